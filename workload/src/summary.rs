@@ -1,0 +1,2 @@
+pub struct Summary;
+pub enum SizeBin {}
