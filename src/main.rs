@@ -1,1 +1,55 @@
-fn main() {}
+//! yard: the command line of a YARN-style cluster manager whose MapReduce masters meet deadlines.
+//! This binary owns argument parsing, exit codes and output formatting; the work lives in the crates.
+
+mod trace;
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "yard", version, about, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Read Hadoop/Facebook workload traces (SWIM, Rumen, SLS, topology, SYNTH).
+    #[command(subcommand)]
+    Trace(trace::TraceCommand),
+}
+
+/// Exit codes: 0 success, 1 an internal or IO failure, 2 bad input (arguments, trace files).
+fn main() -> ExitCode {
+    let cli = Cli::parse(); // clap exits with 2 on a usage error
+    let result = match cli.command {
+        Command::Trace(command) => trace::run(command),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            if is_broken_pipe(&error) {
+                return ExitCode::SUCCESS; // `yard … | head` is not a failure
+            }
+            eprintln!("yard: error: {error:#}");
+            let bad_input = error.downcast_ref::<yard_workload::TraceError>().is_some();
+            ExitCode::from(if bad_input { 2 } else { 1 })
+        }
+    }
+}
+
+fn is_broken_pipe(error: &anyhow::Error) -> bool {
+    error
+        .downcast_ref::<io::Error>()
+        .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
+}
+
+/// Writes to stdout, reporting (rather than panicking on) a closed pipe.
+pub(crate) fn print(text: &str) -> io::Result<()> {
+    let mut out = io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()
+}

@@ -24,7 +24,7 @@ use serde::Serialize;
 pub use detect::detect;
 pub use error::{Position, TraceError};
 pub use model::*;
-pub use summary::{SizeBin, Summary};
+pub use summary::{BinCounts, EndCounts, SizeBin, Summary};
 
 /// The trace formats yard reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
