@@ -1,0 +1,52 @@
+//! Promises about the repository itself: shipped traces are the upstream bytes, and CI runs
+//! exactly the test command the README gives.
+
+use std::path::Path;
+
+use sha2::{Digest, Sha256};
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn read(path: &str) -> String {
+    std::fs::read_to_string(root().join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// Every `traces/README.md` table row naming a shipped file carries its SHA-256; check them all.
+#[test]
+fn shipped_traces_match_the_documented_sha256() {
+    let readme = read("traces/README.md");
+    let mut checked = 0;
+    for line in readme.lines().filter(|l| l.starts_with("| `")) {
+        let cells: Vec<&str> = line.split('|').map(|c| c.trim().trim_matches('`')).collect();
+        let Some(sha) = cells.iter().find(|c| c.len() == 64 && c.bytes().all(|b| b.is_ascii_hexdigit())) else {
+            continue;
+        };
+        let file = root().join("traces").join(cells[1]);
+        let bytes = std::fs::read(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        let digest: String = Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(&digest, sha, "{} differs from upstream", cells[1]);
+        checked += 1;
+    }
+    assert_eq!(checked, 15, "every shipped trace file has a documented digest");
+}
+
+/// The README's test command, as the one line in its second fenced block, is what CI runs.
+#[test]
+fn ci_runs_the_readme_test_command() {
+    let readme = read("README.md");
+    let blocks: Vec<&str> = readme.split("```").skip(1).step_by(2).collect();
+    assert!(blocks.len() >= 2, "README opens with two command blocks");
+    let command = blocks[1]
+        .lines()
+        .skip(1) // the info string, e.g. `sh`
+        .find(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .expect("a test command")
+        .trim();
+    let ci = read(".ci/run");
+    assert!(
+        ci.lines().any(|l| l.trim() == command),
+        ".ci/run must call `{command}` as README.md says"
+    );
+}
