@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::{Args, Subcommand};
-use yard_workload::{DEFAULT_BLOCK_BYTES, Format, ReadOptions, SizeBin, Summary};
+use yard_workload::{Format, ReadOptions, SizeBin, Summary};
 
 #[derive(Subcommand)]
 pub(crate) enum TraceCommand {
@@ -81,10 +81,17 @@ fn table(file: &str, s: &Summary, read: &ReadArgs) -> String {
     row("reduce tasks", s.reduce_tasks.to_string());
     let mut input = format!("{} ({})", s.input_bytes, human_bytes(s.input_bytes));
     if s.maps_without_bytes > 0 {
-        let _ = write!(input, "; {} maps without recorded input", s.maps_without_bytes);
+        let _ = write!(
+            input,
+            "; {} maps without recorded input",
+            s.maps_without_bytes
+        );
     }
     row("input bytes", input);
-    row("time span", format!("{} s ({})", s.span_s, human_duration(s.span_s)));
+    row(
+        "time span",
+        format!("{} s ({})", s.span_s, human_duration(s.span_s)),
+    );
     let bins: Vec<String> = SizeBin::ALL
         .iter()
         .zip([s.size_bins.small, s.size_bins.medium, s.size_bins.large])
@@ -92,16 +99,29 @@ fn table(file: &str, s: &Summary, read: &ReadArgs) -> String {
         .collect();
     row(
         "size bins",
-        format!("{}  (tasks per job: < 100, 100–1000, > 1000)", bins.join(", ")),
+        format!(
+            "{}  (tasks per job: < 100, 100–1000, > 1000)",
+            bins.join(", ")
+        ),
     );
     row(
         "durations",
-        format!("{} of {} tasks have one", s.tasks_with_duration, s.map_tasks + s.reduce_tasks),
+        format!(
+            "{} of {} tasks have one",
+            s.tasks_with_duration,
+            s.map_tasks + s.reduce_tasks
+        ),
     );
-    for (name, ends, jobs) in [("failed", s.failed, s.failed_jobs), ("killed", s.killed, s.killed_jobs)] {
+    for (name, ends, jobs) in [
+        ("failed", s.failed, s.failed_jobs),
+        ("killed", s.killed, s.killed_jobs),
+    ] {
         row(
             name,
-            format!("{} tasks, {} attempts, {jobs} jobs", ends.tasks, ends.attempts),
+            format!(
+                "{} tasks, {} attempts, {jobs} jobs",
+                ends.tasks, ends.attempts
+            ),
         );
     }
     if s.nodes + s.racks > 0 {
@@ -123,7 +143,9 @@ fn table(file: &str, s: &Summary, read: &ReadArgs) -> String {
 /// Sizes such as `64MiB`, `128m`, `1G`, `4096` (binary multiples; `k`/`m`/`g`/`t` mean KiB…TiB).
 fn parse_size(text: &str) -> Result<u64, String> {
     let text = text.trim();
-    let digits = text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len());
+    let digits = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
     let (number, unit) = text.split_at(digits);
     let number: u64 = number
         .parse()
@@ -134,7 +156,11 @@ fn parse_size(text: &str) -> Result<u64, String> {
         "m" | "mb" | "mib" => 20,
         "g" | "gb" | "gib" => 30,
         "t" | "tb" | "tib" => 40,
-        other => return Err(format!("unknown size unit {other:?}; use B, KiB, MiB, GiB or TiB")),
+        other => {
+            return Err(format!(
+                "unknown size unit {other:?}; use B, KiB, MiB, GiB or TiB"
+            ));
+        }
     };
     let size = number
         .checked_mul(1 << shift)
@@ -173,6 +199,7 @@ fn human_duration(seconds: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use yard_workload::DEFAULT_BLOCK_BYTES;
 
     #[test]
     fn sizes() {
@@ -183,7 +210,11 @@ mod tests {
         assert!(parse_size("0").is_err());
         assert!(parse_size("x").is_err());
         assert!(parse_size("5 parsecs").unwrap_err().contains("unit"));
-        assert!(parse_size("99999999999T").unwrap_err().contains("too large"));
+        assert!(
+            parse_size("99999999999T")
+                .unwrap_err()
+                .contains("too large")
+        );
     }
 
     #[test]

@@ -19,17 +19,29 @@ fn shipped_traces_match_the_documented_sha256() {
     let readme = read("traces/README.md");
     let mut checked = 0;
     for line in readme.lines().filter(|l| l.starts_with("| `")) {
-        let cells: Vec<&str> = line.split('|').map(|c| c.trim().trim_matches('`')).collect();
-        let Some(sha) = cells.iter().find(|c| c.len() == 64 && c.bytes().all(|b| b.is_ascii_hexdigit())) else {
+        let cells: Vec<&str> = line
+            .split('|')
+            .map(|c| c.trim().trim_matches('`'))
+            .collect();
+        let Some(sha) = cells
+            .iter()
+            .find(|c| c.len() == 64 && c.bytes().all(|b| b.is_ascii_hexdigit()))
+        else {
             continue;
         };
         let file = root().join("traces").join(cells[1]);
         let bytes = std::fs::read(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
-        let digest: String = Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
+        let digest: String = Sha256::digest(&bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
         assert_eq!(&digest, sha, "{} differs from upstream", cells[1]);
         checked += 1;
     }
-    assert_eq!(checked, 15, "every shipped trace file has a documented digest");
+    assert_eq!(
+        checked, 15,
+        "every shipped trace file has a documented digest"
+    );
 }
 
 /// The README's test command, as the one line in its second fenced block, is what CI runs.

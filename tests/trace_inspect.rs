@@ -32,21 +32,84 @@ fn inspect_json(file: &str) -> Value {
 #[allow(clippy::type_complexity)]
 const SHIPPED: &[(&str, &str, u64, Option<u64>, Option<u64>, Option<u64>)] = &[
     // file, format, jobs, map tasks, reduce tasks, input bytes
-    ("swim/FB-2009_samples_24_times_1hr_0.tsv", "swim", 5894, Some(406_005), Some(349_978), Some(26_886_497_357_605)),
-    ("swim/FB-2009_samples_24_times_1hr_0_first50jobs.tsv", "swim", 50, Some(290), Some(367), Some(16_208_585_408)),
-    ("swim/FB-2010_samples_24_times_1hr_0.tsv", "swim", 24442, Some(16_150_741), Some(9_319_130), Some(1_082_621_755_403_831)),
-    ("swim/Additional_Workloads_Placeholder.tsv", "swim", 10, Some(1825), Some(69), Some(121_902_716_203)),
-    ("rumen/folder-input-trace.json", "rumen", 59, Some(787), Some(321), None),
-    ("rumen/2jobs2min-rumen-jh.json", "rumen", 3, Some(193), Some(0), None),
-    ("rumen/counters-test-trace.json", "rumen", 2, Some(4), Some(10), None),
-    ("rumen/gridmix-wordcount.json", "rumen", 1, Some(3), Some(1), None),
+    (
+        "swim/FB-2009_samples_24_times_1hr_0.tsv",
+        "swim",
+        5894,
+        Some(406_005),
+        Some(349_978),
+        Some(26_886_497_357_605),
+    ),
+    (
+        "swim/FB-2009_samples_24_times_1hr_0_first50jobs.tsv",
+        "swim",
+        50,
+        Some(290),
+        Some(367),
+        Some(16_208_585_408),
+    ),
+    (
+        "swim/FB-2010_samples_24_times_1hr_0.tsv",
+        "swim",
+        24442,
+        Some(16_150_741),
+        Some(9_319_130),
+        Some(1_082_621_755_403_831),
+    ),
+    (
+        "swim/Additional_Workloads_Placeholder.tsv",
+        "swim",
+        10,
+        Some(1825),
+        Some(69),
+        Some(121_902_716_203),
+    ),
+    (
+        "rumen/folder-input-trace.json",
+        "rumen",
+        59,
+        Some(787),
+        Some(321),
+        None,
+    ),
+    (
+        "rumen/2jobs2min-rumen-jh.json",
+        "rumen",
+        3,
+        Some(193),
+        Some(0),
+        None,
+    ),
+    (
+        "rumen/counters-test-trace.json",
+        "rumen",
+        2,
+        Some(4),
+        Some(10),
+        None,
+    ),
+    (
+        "rumen/gridmix-wordcount.json",
+        "rumen",
+        1,
+        Some(3),
+        Some(1),
+        None,
+    ),
     ("sls/inputsls.json", "sls", 2, Some(5), Some(0), None),
     ("sls/sls_dag.json", "sls", 2, Some(5), Some(0), None),
     ("sls/syn.json", "synth", 10, None, None, None),
     ("sls/syn_generic.json", "synth", 10, None, None, None),
     ("sls/syn_stream.json", "synth", 5, None, None, None),
     ("sls/nodes.json", "topology", 0, Some(0), Some(0), Some(0)),
-    ("sls/nodes-with-resources.json", "topology", 0, Some(0), Some(0), Some(0)),
+    (
+        "sls/nodes-with-resources.json",
+        "topology",
+        0,
+        Some(0),
+        Some(0),
+        Some(0),
+    ),
 ];
 
 #[test]
@@ -56,12 +119,19 @@ fn every_shipped_trace_is_read_with_its_documented_figures() {
         let s = inspect_json(&path);
         assert_eq!(s["format"], format, "{file}: detected format");
         assert_eq!(s["jobs"], jobs, "{file}: jobs");
-        for (key, want) in [("map_tasks", maps), ("reduce_tasks", reduces), ("input_bytes", input)] {
+        for (key, want) in [
+            ("map_tasks", maps),
+            ("reduce_tasks", reduces),
+            ("input_bytes", input),
+        ] {
             if let Some(want) = want {
                 assert_eq!(s[key], want, "{file}: {key}");
             }
         }
-        assert!(s["span_s"].as_f64().is_some_and(|v| v >= 0.0), "{file}: span_s");
+        assert!(
+            s["span_s"].as_f64().is_some_and(|v| v >= 0.0),
+            "{file}: span_s"
+        );
     }
 }
 
@@ -70,7 +140,10 @@ fn the_table_covers_every_trace_file_that_ships() {
     let mut shipped = Vec::new();
     for dir in ["swim", "rumen", "sls"] {
         for entry in std::fs::read_dir(root().join("traces").join(dir)).unwrap() {
-            shipped.push(format!("{dir}/{}", entry.unwrap().file_name().to_string_lossy()));
+            shipped.push(format!(
+                "{dir}/{}",
+                entry.unwrap().file_name().to_string_lossy()
+            ));
         }
     }
     shipped.sort();
@@ -82,13 +155,27 @@ fn the_table_covers_every_trace_file_that_ships() {
 #[test]
 fn documented_spans_and_topologies() {
     // README: FB-2009 submit times 49 … 86404 s; folder-input 10:23:48 → 10:40:54 (1026 s).
-    assert_eq!(inspect_json("traces/swim/FB-2009_samples_24_times_1hr_0.tsv")["span_s"], 86355.0);
+    assert_eq!(
+        inspect_json("traces/swim/FB-2009_samples_24_times_1hr_0.tsv")["span_s"],
+        86355.0
+    );
     let folder = inspect_json("traces/rumen/folder-input-trace.json");
     let span = folder["span_s"].as_f64().unwrap();
-    assert!((1025.0..=1027.0).contains(&span), "folder-input span {span}");
-    assert_eq!(folder["racks"], 72);
+    assert!(
+        (1025.0..=1027.0).contains(&span),
+        "folder-input span {span}"
+    );
+    // The README's 834 hosts in 72 racks count task attempts only; the topology also holds the
+    // hosts that preferredLocations name (input block replicas): 1655 nodes in 85 racks.
+    assert_eq!(
+        (folder["racks"].as_u64(), folder["nodes"].as_u64()),
+        (Some(85), Some(1655))
+    );
     let nodes = inspect_json("traces/sls/nodes.json");
-    assert_eq!((nodes["racks"].as_u64(), nodes["nodes"].as_u64()), (Some(5), Some(19)));
+    assert_eq!(
+        (nodes["racks"].as_u64(), nodes["nodes"].as_u64()),
+        (Some(5), Some(19))
+    );
     let killed = inspect_json("traces/rumen/counters-test-trace.json");
     assert_eq!(killed["killed"]["attempts"], 3);
 }
@@ -112,8 +199,20 @@ fn the_block_size_flag_changes_the_map_count() {
 fn the_table_names_the_figures() {
     let out = yard(&["trace", "inspect", "traces/rumen/gridmix-wordcount.json"]);
     let text = String::from_utf8(out.stdout).unwrap();
-    for label in ["jobs", "map tasks", "reduce tasks", "input bytes", "time span", "size bins", "failed", "killed"] {
-        assert!(text.lines().any(|l| l.starts_with(label)), "no `{label}` row in:\n{text}");
+    for label in [
+        "jobs",
+        "map tasks",
+        "reduce tasks",
+        "input bytes",
+        "time span",
+        "size bins",
+        "failed",
+        "killed",
+    ] {
+        assert!(
+            text.lines().any(|l| l.starts_with(label)),
+            "no `{label}` row in:\n{text}"
+        );
     }
 }
 
@@ -127,16 +226,20 @@ fn inspect_bad(name: &str, content: &[u8], extra: &[&str]) -> (i32, String) {
     args.extend_from_slice(extra);
     let out = yard(&args);
     std::fs::remove_dir_all(&dir).unwrap();
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).into_owned())
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 #[test]
 fn bad_input_is_one_line_naming_file_place_and_field_with_exit_code_2() {
     let folder = std::fs::read(root().join("traces/rumen/folder-input-trace.json")).unwrap();
-    let cases: Vec<(&str, Vec<u8>, &[&str], &[&str])> = vec![
-        // name, content, extra flags, what the message must contain
+    // name, content, extra flags, what the message must contain
+    type Case<'a> = (&'a str, Vec<u8>, &'a [&'a str], &'a [&'a str]);
+    let cases: Vec<Case> = vec![
         ("truncated.json", folder[..5000].to_vec(), &[], &["truncated.json:", "EOF"]),
-        ("columns.tsv", b"job0\t1\t1\t5\t0\t0\njob1\t2\t1\t5\n".to_vec(), &[], &["columns.tsv:2:", "6 or 8"]),
+        ("columns.tsv", b"job0\t1\t1\t5\t0\t0\njob1\t2\t1\t5\n".to_vec(), &[], &["columns.tsv:2:", "6 tab-separated columns", "found 4"]),
         ("number.tsv", b"job0\t1\t1\tmany\t0\t0\n".to_vec(), &[], &["number.tsv:1:", "map_input_bytes", "\"many\""]),
         ("unknown.txt", b"hello, world\n".to_vec(), &[], &["unknown.txt:1:", "--format"]),
         ("empty.tsv", Vec::new(), &[], &["empty.tsv", "empty"]),

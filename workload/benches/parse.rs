@@ -11,7 +11,11 @@ use yard_workload::{Format, ReadOptions};
 
 /// (format, file under traces/, goal in MB/s where the issue sets one)
 const CASES: &[(Format, &str, Option<f64>)] = &[
-    (Format::Swim, "swim/FB-2010_samples_24_times_1hr_0.tsv", Some(100.0)),
+    (
+        Format::Swim,
+        "swim/FB-2010_samples_24_times_1hr_0.tsv",
+        Some(100.0),
+    ),
     (Format::Rumen, "rumen/folder-input-trace.json", Some(50.0)),
     (Format::Sls, "sls/inputsls.json", None),
     (Format::Topology, "sls/nodes.json", None),
@@ -50,7 +54,11 @@ fn baseline(format: Format, bytes: &[u8]) -> usize {
 
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../traces");
-    let budget = Duration::from_millis(if std::env::args().any(|a| a == "--quick") { 100 } else { 1500 });
+    let budget = Duration::from_millis(if std::env::args().any(|a| a == "--quick") {
+        100
+    } else {
+        1500
+    });
     println!(
         "{:<9} {:<40} {:>9} {:>10} {:>9} {:>10} {:>6}  goal",
         "format", "file", "bytes", "yard MB/s", "jobs", "base MB/s", "ratio"
@@ -61,7 +69,10 @@ fn main() {
             format: Some(format),
             ..ReadOptions::default()
         };
-        let jobs = yard_workload::parse(file, &bytes, &options).expect("parses").jobs.len();
+        let jobs = yard_workload::parse(file, &bytes, &options)
+            .expect("parses")
+            .jobs
+            .len();
         let yard = median_time(budget, || {
             black_box(yard_workload::parse(file, black_box(&bytes), &options).unwrap());
         });

@@ -73,12 +73,27 @@ mod tests {
     fn detects_by_first_known_key() {
         let d = |s: &str| detect("f", s.as_bytes());
         assert_eq!(d("job0\t1\t1\t0\t0\t0\n").unwrap(), Format::Swim);
-        assert_eq!(d("  {\"priority\": 1, \"jobID\": \"j\"}").unwrap(), Format::Rumen);
-        assert_eq!(d("{\"num.nodes\": 3}{\"job.tasks\": []}").unwrap(), Format::Sls);
-        assert_eq!(d("{\"num_nodes\": 3, \"workloads\": []}").unwrap(), Format::Synth);
-        assert_eq!(d("{\"rack\": \"r\", \"nodes\": []}").unwrap(), Format::Topology);
+        assert_eq!(
+            d("  {\"priority\": 1, \"jobID\": \"j\"}").unwrap(),
+            Format::Rumen
+        );
+        assert_eq!(
+            d("{\"num.nodes\": 3}{\"job.tasks\": []}").unwrap(),
+            Format::Sls
+        );
+        assert_eq!(
+            d("{\"num_nodes\": 3, \"workloads\": []}").unwrap(),
+            Format::Synth
+        );
+        assert_eq!(
+            d("{\"rack\": \"r\", \"nodes\": []}").unwrap(),
+            Format::Topology
+        );
         // A Rumen job whose properties mention a rack is still Rumen: jobID comes first.
-        assert_eq!(d("{\"jobID\": 1, \"p\": {\"rack\": 1}}").unwrap(), Format::Rumen);
+        assert_eq!(
+            d("{\"jobID\": 1, \"p\": {\"rack\": 1}}").unwrap(),
+            Format::Rumen
+        );
     }
 
     #[test]

@@ -50,7 +50,11 @@ fn explain<T: DeserializeOwned>(file: &str, bytes: &[u8], start: usize) -> Trace
     let err = match serde_path_to_error::deserialize::<_, T>(&mut de) {
         Ok(_) => {
             // The object is fine on its own, so what follows it is not JSON.
-            return TraceError::new(file, line_col(bytes, start), "malformed JSON after this object");
+            return TraceError::new(
+                file,
+                line_col(bytes, start),
+                "malformed JSON after this object",
+            );
         }
         Err(e) => e,
     };
@@ -60,7 +64,11 @@ fn explain<T: DeserializeOwned>(file: &str, bytes: &[u8], start: usize) -> Trace
     // serde_json counts lines from the slice start; shift by the lines before the object.
     let base_line = crate::error::line_of(bytes, start);
     let at = if line == 1 {
-        let base_col = start - bytes[..start].iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+        let base_col = start
+            - bytes[..start]
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |p| p + 1);
         Position::LineColumn(base_line, base_col as u64 + col)
     } else {
         Position::LineColumn(base_line + line - 1, col)
@@ -87,7 +95,12 @@ fn skip_ws(bytes: &[u8], mut at: usize) -> usize {
 
 fn line_col(bytes: &[u8], offset: usize) -> Position {
     let line = crate::error::line_of(bytes, offset);
-    let col = offset - bytes[..offset].iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1) + 1;
+    let col = offset
+        - bytes[..offset]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |p| p + 1)
+        + 1;
     Position::LineColumn(line, col as u64)
 }
 
@@ -179,12 +192,16 @@ mod tests {
 
     #[test]
     fn reads_concatenated_objects() {
-        assert_eq!(read("{\"a\":1}\n{\n \"a\": 2\n}{\"a\":3}").unwrap(), vec![1, 2, 3]);
+        assert_eq!(
+            read("{\"a\":1}\n{\n \"a\": 2\n}{\"a\":3}").unwrap(),
+            vec![1, 2, 3]
+        );
     }
 
     #[test]
     fn names_the_field_path_and_the_true_line() {
-        let err = read("{\"a\":1}\n{\n \"a\": 2,\n \"inner\": [{\"b\": 1}, {\"b\": \"x\"}]\n}").unwrap_err();
+        let err = read("{\"a\":1}\n{\n \"a\": 2,\n \"inner\": [{\"b\": 1}, {\"b\": \"x\"}]\n}")
+            .unwrap_err();
         assert_eq!(err.field.as_deref(), Some("inner[1].b"));
         assert!(matches!(err.at, Position::LineColumn(4, _)), "{err}");
         assert!(err.to_string().contains("expected u32"), "{err}");

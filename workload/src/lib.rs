@@ -77,7 +77,10 @@ impl FromStr for Format {
             .find(|f| f.name().eq_ignore_ascii_case(s))
             .ok_or_else(|| {
                 let names: Vec<_> = Format::ALL.iter().map(|f| f.name()).collect();
-                format!("unknown trace format {s:?}; expected one of {}", names.join(", "))
+                format!(
+                    "unknown trace format {s:?}; expected one of {}",
+                    names.join(", ")
+                )
             })
     }
 }
@@ -111,8 +114,9 @@ impl Default for ReadOptions {
 /// Reads a trace file. `file` names the trace in errors.
 pub fn read_file(path: &Path, options: &ReadOptions) -> Result<Workload, TraceError> {
     let name = path.display().to_string();
-    let bytes = std::fs::read(path)
-        .map_err(|e| TraceError::new(&name, Position::File, format!("cannot read the file: {e}")))?;
+    let bytes = std::fs::read(path).map_err(|e| {
+        TraceError::new(&name, Position::File, format!("cannot read the file: {e}"))
+    })?;
     parse(&name, &bytes, options)
 }
 

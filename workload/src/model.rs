@@ -166,10 +166,10 @@ pub struct Attempt {
 }
 
 impl Attempt {
-    /// finishTime − startTime, when both are recorded and in order.
+    /// finishTime − startTime, when both are recorded, in order, and the difference fits.
     pub fn runtime_ms(&self) -> Option<Millis> {
         match (self.start_ms, self.finish_ms) {
-            (Some(s), Some(f)) if f >= s => Some(f - s),
+            (Some(s), Some(f)) if f >= s => f.checked_sub(s),
             _ => None,
         }
     }
@@ -273,7 +273,11 @@ mod tests {
         assert_eq!(t.intern_path("/r2/a"), a);
         assert_eq!(t.node(a).rack, Some(RackId(1)));
         assert_eq!(t.rack_name(t.node(b).rack.unwrap()), "r1");
-        assert_eq!(t.intern_path("b"), b, "a bare host name finds the placed node");
+        assert_eq!(
+            t.intern_path("b"),
+            b,
+            "a bare host name finds the placed node"
+        );
         assert_eq!(t.nodes.len(), 2);
     }
 
@@ -309,6 +313,7 @@ mod tests {
         assert_eq!(a(Some(10), Some(25)).runtime_ms(), Some(15));
         assert_eq!(a(None, Some(25)).runtime_ms(), None);
         assert_eq!(a(Some(30), Some(25)).runtime_ms(), None);
+        assert_eq!(a(Some(i64::MIN), Some(i64::MAX)).runtime_ms(), None);
     }
 
     #[test]

@@ -124,7 +124,10 @@ impl Workload {
                     s.tasks_with_duration += group.count;
                 }
                 let attempts = |o| task.attempts.iter().filter(|a| a.outcome == o).count() as u64;
-                for (outcome, ends) in [(Outcome::Failed, &mut s.failed), (Outcome::Killed, &mut s.killed)] {
+                for (outcome, ends) in [
+                    (Outcome::Failed, &mut s.failed),
+                    (Outcome::Killed, &mut s.killed),
+                ] {
                     ends.tasks += group.count * u64::from(task.status == outcome);
                     ends.attempts += group.count * attempts(outcome);
                 }
@@ -202,9 +205,28 @@ mod tests {
         assert_eq!((s.input_bytes, s.maps_without_bytes), (750, 1));
         assert_eq!(s.tasks_with_duration, 150);
         assert_eq!(s.span_s, 3.5);
-        assert_eq!(s.size_bins, BinCounts { small: 1, medium: 1, large: 0 });
-        assert_eq!(s.killed, EndCounts { tasks: 0, attempts: 150 });
-        assert_eq!(s.failed, EndCounts { tasks: 1, attempts: 0 });
+        assert_eq!(
+            s.size_bins,
+            BinCounts {
+                small: 1,
+                medium: 1,
+                large: 0
+            }
+        );
+        assert_eq!(
+            s.killed,
+            EndCounts {
+                tasks: 0,
+                attempts: 150
+            }
+        );
+        assert_eq!(
+            s.failed,
+            EndCounts {
+                tasks: 1,
+                attempts: 0
+            }
+        );
         assert_eq!((s.failed_jobs, s.killed_jobs), (0, 1));
     }
 }

@@ -20,7 +20,11 @@ const COLUMNS: [&str; 8] = [
     "anonymized_output_path",
 ];
 
-pub(crate) fn parse(file: &str, bytes: &[u8], options: &ReadOptions) -> Result<Workload, TraceError> {
+pub(crate) fn parse(
+    file: &str,
+    bytes: &[u8],
+    options: &ReadOptions,
+) -> Result<Workload, TraceError> {
     let mut reader = csv::ReaderBuilder::new()
         .delimiter(b'\t')
         .has_headers(false)
@@ -29,7 +33,9 @@ pub(crate) fn parse(file: &str, bytes: &[u8], options: &ReadOptions) -> Result<W
         .from_reader(bytes);
     let mut workload = Workload::new(Format::Swim);
     // One job a line: sizing the vector once saves copying it as it grows.
-    workload.jobs.reserve(bytes.iter().filter(|&&b| b == b'\n').count() + 1);
+    workload
+        .jobs
+        .reserve(bytes.iter().filter(|&&b| b == b'\n').count() + 1);
     let mut record = csv::ByteRecord::new();
     let mut width = None;
     loop {
@@ -61,8 +67,11 @@ pub(crate) fn parse(file: &str, bytes: &[u8], options: &ReadOptions) -> Result<W
             ));
         }
         let job = read_job(&record, options).map_err(|(column, problem)| {
-            TraceError::new(file, Position::Line(line), problem)
-                .field(format!("column {} ({})", column + 1, COLUMNS[column]))
+            TraceError::new(file, Position::Line(line), problem).field(format!(
+                "column {} ({})",
+                column + 1,
+                COLUMNS[column]
+            ))
         })?;
         workload.jobs.push(job);
     }
@@ -73,7 +82,10 @@ pub(crate) fn parse(file: &str, bytes: &[u8], options: &ReadOptions) -> Result<W
 fn read_job(record: &csv::ByteRecord, options: &ReadOptions) -> Result<Job, (usize, String)> {
     let id = &record[0];
     if id.is_empty() {
-        return Err((0, "expected a job id such as `job0`, found an empty column".into()));
+        return Err((
+            0,
+            "expected a job id such as `job0`, found an empty column".into(),
+        ));
     }
     let submit_s = integer(record, 1)?;
     integer(record, 2)?; // the gap is column 2 minus the previous line's; column 2 is the truth
@@ -83,7 +95,8 @@ fn read_job(record: &csv::ByteRecord, options: &ReadOptions) -> Result<Job, (usi
     let submit_ms = (submit_s as i64)
         .checked_mul(1000)
         .ok_or((1, format!("{submit_s} seconds is too large a submit time")))?;
-    let text = |i: usize| (record.len() > i).then(|| String::from_utf8_lossy(&record[i]).into_owned());
+    let text =
+        |i: usize| (record.len() > i).then(|| String::from_utf8_lossy(&record[i]).into_owned());
     Ok(Job {
         id: String::from_utf8_lossy(id).into_owned(),
         submit_ms,
@@ -120,7 +133,10 @@ fn map_tasks(input: u64, block: u64) -> Vec<TaskGroup> {
         return vec![TaskGroup::one(sized(0))];
     }
     // Full blocks and one partial tail block.
-    groups([(input / block, block), (u64::from(input % block > 0), input % block)])
+    groups([
+        (input / block, block),
+        (u64::from(input % block > 0), input % block),
+    ])
 }
 
 /// `round((shuffle + output) / per_reduce)` reduces, at least one, when the job shuffles.
@@ -200,7 +216,10 @@ mod tests {
         let w = read("job0\t1\t1\t10\t7\t0\n").unwrap();
         assert_eq!(w.jobs[0].reduce_count(), 1);
         let groups = shares(10, 3);
-        let sizes: Vec<_> = groups.iter().map(|g| (g.count, g.task.bytes.unwrap())).collect();
+        let sizes: Vec<_> = groups
+            .iter()
+            .map(|g| (g.count, g.task.bytes.unwrap()))
+            .collect();
         assert_eq!(sizes, vec![(1, 4), (2, 3)]);
     }
 
@@ -217,7 +236,9 @@ mod tests {
 
     #[test]
     fn eight_columns_carry_paths_and_blank_lines_are_skipped() {
-        let w = read("job0\t9\t9\t1\t0\t0\tinputPath1\toutputPath1\n\njob1\t10\t1\t1\t0\t0\ti2\to2\n").unwrap();
+        let w =
+            read("job0\t9\t9\t1\t0\t0\tinputPath1\toutputPath1\n\njob1\t10\t1\t1\t0\t0\ti2\to2\n")
+                .unwrap();
         assert_eq!(w.jobs.len(), 2);
         assert_eq!(w.jobs[1].input_path.as_deref(), Some("i2"));
         assert_eq!(w.jobs[0].output_path.as_deref(), Some("outputPath1"));
@@ -231,13 +252,23 @@ mod tests {
             "t.tsv:2: field `column 4 (map_input_bytes)`: expected a non-negative integer, found \"x5\""
         );
         let e = read("job0\t1\t1\t5\t0\n").unwrap_err();
-        assert_eq!(e.to_string(), "t.tsv:1: expected 6 or 8 tab-separated columns, found 5");
+        assert_eq!(
+            e.to_string(),
+            "t.tsv:1: expected 6 or 8 tab-separated columns, found 5"
+        );
         let e = read("job0\t1\t1\t5\t0\t0\njob1\t1\t1\t5\t0\t0\ta\tb\n").unwrap_err();
-        assert!(e.to_string().contains("6 tab-separated columns like the first line"), "{e}");
+        assert!(
+            e.to_string()
+                .contains("6 tab-separated columns like the first line"),
+            "{e}"
+        );
         let e = read("job0\t-1\t1\t5\t0\t0\n").unwrap_err();
         assert_eq!(e.at, Position::Line(1));
         assert!(read("job0\t99999999999999999999\t1\t5\t0\t0\n").is_err());
-        assert!(read("job0\t9223372036854776\t1\t5\t0\t0\n").is_err(), "ms overflow");
+        assert!(
+            read("job0\t9223372036854776\t1\t5\t0\t0\n").is_err(),
+            "ms overflow"
+        );
         assert!(read("\t1\t1\t5\t0\t0\n").is_err());
     }
 

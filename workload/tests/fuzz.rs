@@ -11,8 +11,14 @@ fn seeds() -> Vec<(Format, Vec<u8>)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../traces");
     let read = |f: &str| std::fs::read(root.join(f)).unwrap();
     vec![
-        (Format::Swim, read("swim/FB-2009_samples_24_times_1hr_0_first50jobs.tsv")),
-        (Format::Swim, read("swim/Additional_Workloads_Placeholder.tsv")),
+        (
+            Format::Swim,
+            read("swim/FB-2009_samples_24_times_1hr_0_first50jobs.tsv"),
+        ),
+        (
+            Format::Swim,
+            read("swim/Additional_Workloads_Placeholder.tsv"),
+        ),
         (Format::Rumen, read("rumen/gridmix-wordcount.json")),
         (Format::Rumen, read("rumen/counters-test-trace.json")),
         (Format::Sls, read("sls/inputsls.json")),
@@ -33,7 +39,10 @@ fn check(format: Option<Format>, bytes: &[u8]) {
     };
     if let Err(e) = yard_workload::parse("fuzz.in", bytes, &options) {
         let text = e.to_string();
-        assert!(text.starts_with("fuzz.in"), "error must name the file: {text}");
+        assert!(
+            text.starts_with("fuzz.in"),
+            "error must name the file: {text}"
+        );
         assert!(!text.contains('\n'), "error must be one line: {text}");
         assert!(!e.problem.is_empty());
     }
@@ -57,7 +66,8 @@ fn edit() -> impl Strategy<Value = Edit> {
     prop_oneof![
         (any::<usize>(), byte.clone()).prop_map(|(at, b)| Edit::Flip(at, b)),
         (any::<usize>(), 1usize..64).prop_map(|(at, n)| Edit::Delete(at, n)),
-        (any::<usize>(), prop::collection::vec(byte, 1..16)).prop_map(|(at, b)| Edit::Insert(at, b)),
+        (any::<usize>(), prop::collection::vec(byte, 1..16))
+            .prop_map(|(at, b)| Edit::Insert(at, b)),
         any::<usize>().prop_map(Edit::Truncate),
         (any::<usize>(), 1usize..256).prop_map(|(at, n)| Edit::Duplicate(at, n)),
     ]
