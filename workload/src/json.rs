@@ -8,12 +8,28 @@ use serde::de::DeserializeOwned;
 
 use crate::error::{Position, TraceError};
 
-/// Calls `each(object, index)` for every top-level JSON value in `bytes`, in order.
+/// Where a top-level object sits, for errors found after it was deserialized.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Object<'a> {
+    /// 0-based position among the file's top-level objects.
+    pub(crate) index: usize,
+    start: usize,
+    bytes: &'a [u8],
+}
+
+impl Object<'_> {
+    /// The line the object starts on (counted only when asked: it is for error paths).
+    pub(crate) fn position(&self) -> Position {
+        Position::Line(crate::error::line_of(self.bytes, self.start))
+    }
+}
+
+/// Calls `each(value, object)` for every top-level JSON value in `bytes`, in order.
 /// Fails on an empty stream, on anything that is not an object, and on the first bad object.
 pub(crate) fn for_each_object<T, F>(file: &str, bytes: &[u8], mut each: F) -> Result<(), TraceError>
 where
     T: DeserializeOwned,
-    F: FnMut(T, usize) -> Result<(), TraceError>,
+    F: FnMut(T, Object) -> Result<(), TraceError>,
 {
     let mut stream = serde_json::Deserializer::from_slice(bytes).into_iter::<T>();
     let mut index = 0;
@@ -29,7 +45,14 @@ where
         }
         match stream.next() {
             None => break,
-            Some(Ok(value)) => each(value, index)?,
+            Some(Ok(value)) => each(
+                value,
+                Object {
+                    index,
+                    start,
+                    bytes,
+                },
+            )?,
             Some(Err(_)) => return Err(explain::<T>(file, bytes, start)),
         }
         index += 1;

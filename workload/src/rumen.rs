@@ -12,8 +12,8 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
 
 use crate::Format;
-use crate::error::{Position, TraceError};
-use crate::json::{for_each_object, sentinel};
+use crate::error::TraceError;
+use crate::json::{Object, for_each_object, sentinel};
 use crate::model::{Attempt, Job, Millis, NodeId, Outcome, Task, TaskGroup, Topology, Workload};
 
 /// A `LoggedJob`, reduced to what yard uses.
@@ -98,8 +98,8 @@ enum Kind {
 pub(crate) fn parse(file: &str, bytes: &[u8]) -> Result<Workload, TraceError> {
     let mut workload = Workload::new(Format::Rumen);
     let Workload { jobs, topology, .. } = &mut workload;
-    for_each_object::<RawJob, _>(file, bytes, |raw, index| {
-        jobs.push(convert_job(file, raw, index, topology)?);
+    for_each_object::<RawJob, _>(file, bytes, |raw, object| {
+        jobs.push(convert_job(file, raw, object, topology)?);
         Ok(())
     })?;
     Ok(workload)
@@ -108,19 +108,19 @@ pub(crate) fn parse(file: &str, bytes: &[u8]) -> Result<Workload, TraceError> {
 fn convert_job(
     file: &str,
     raw: RawJob,
-    index: usize,
+    object: Object,
     topology: &mut Topology,
 ) -> Result<Job, TraceError> {
-    // for_each_object hands out no byte offsets, so semantic errors name the job by its
-    // 1-based position in the file (and its id when known) at Position::File.
-    let ordinal = index + 1;
+    // Semantic errors point at the line the job starts on and name it by its 1-based
+    // position in the file (and its id when known).
+    let ordinal = object.index + 1;
     let id = match raw.job_id {
         // An empty id cannot key a job any better than a missing one.
         Some(id) if !id.is_empty() => id,
         _ => {
             return Err(TraceError::new(
                 file,
-                Position::File,
+                object.position(),
                 format!(
                     "job object #{ordinal}: expected a job ID string such as \
                      \"job_200910281128_10005\", found none"
@@ -132,7 +132,7 @@ fn convert_job(
     let Some(submit_ms) = raw.submit_time else {
         return Err(TraceError::new(
             file,
-            Position::File,
+            object.position(),
             format!(
                 "job object #{ordinal} (`{id}`): expected the submit time in ms since the epoch, \
                  found none (missing, null or -1)"
@@ -190,7 +190,7 @@ fn convert_task(raw: RawTask, kind: Kind, topology: &mut Topology) -> Task {
         .position(|a| a.outcome == Outcome::Succeeded);
     let chosen = success.or(attempts.len().checked_sub(1));
     let (attempt_duration, host) = match chosen {
-        Some(i) => (runtime(&attempts[i]), attempts[i].host),
+        Some(i) => (attempts[i].runtime_ms(), attempts[i].host),
         None => (None, None),
     };
     // The task-level span is only a stand-in for a run time when something ran: a KILLED task
@@ -235,14 +235,6 @@ fn convert_task(raw: RawTask, kind: Kind, topology: &mut Topology) -> Task {
         preferred,
         status: raw.task_status,
         attempts,
-    }
-}
-
-/// `Attempt::runtime_ms`, but `None` instead of an overflow when the ends are 64-bit extremes.
-fn runtime(a: &Attempt) -> Option<Millis> {
-    match (a.start_ms, a.finish_ms) {
-        (Some(s), Some(f)) if f.checked_sub(s).is_some() => a.runtime_ms(),
-        _ => None,
     }
 }
 
@@ -351,6 +343,7 @@ impl<'de> Visitor<'de> for OutcomeVisitor {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::Position;
 
     fn read(text: &str) -> Result<Workload, TraceError> {
         parse("t.json", text.as_bytes())
@@ -613,7 +606,12 @@ mod tests {
             read(r#"{"jobID": "a", "submitTime": 1} {"user": "u", "submitTime": 2}"#).unwrap_err();
         assert_eq!(e.field.as_deref(), Some("jobID"));
         assert!(e.to_string().contains("job object #2"), "{e}");
-        assert_eq!(e.at, Position::File);
+        assert_eq!(e.at, Position::Line(1));
+        let e = read("{\"jobID\": \"a\", \"submitTime\": 1}\n\n{\"jobID\": \"b\"}").unwrap_err();
+        assert_eq!(
+            (e.at, e.field.as_deref()),
+            (Position::Line(3), Some("submitTime"))
+        );
 
         for bad in [
             r#""submitTime": -1"#,

@@ -7,9 +7,8 @@
 //! invent the nodes SLS would.
 
 use serde::Deserialize;
-use serde::de::IgnoredAny;
 
-use crate::error::{Position, TraceError, line_of};
+use crate::error::TraceError;
 use crate::json::{for_each_object, sentinel};
 use crate::{Format, Job, Outcome, Task, TaskGroup, Workload};
 
@@ -89,7 +88,8 @@ const MAX_COPIES: i64 = 1_000_000;
 pub(crate) fn parse(file: &str, bytes: &[u8]) -> Result<Workload, TraceError> {
     let mut workload = Workload::new(Format::Sls);
     let mut job_objects = 0usize;
-    for_each_object::<Entry, _>(file, bytes, |e, index| {
+    for_each_object::<Entry, _>(file, bytes, |e, object| {
+        let index = object.index;
         let is_job = e.id.is_some()
             || e.user.is_some()
             || e.queue.is_some()
@@ -105,7 +105,7 @@ pub(crate) fn parse(file: &str, bytes: &[u8]) -> Result<Workload, TraceError> {
             }
             return Err(TraceError::new(
                 file,
-                object_line(bytes, index),
+                object.position(),
                 format!(
                     "object {index}: expected an SLS job (`job.*` keys) or cluster size (`num.nodes`), found neither"
                 ),
@@ -117,7 +117,7 @@ pub(crate) fn parse(file: &str, bytes: &[u8]) -> Result<Workload, TraceError> {
         let fail = |field: String, problem: String| {
             TraceError::new(
                 file,
-                object_line(bytes, index),
+                object.position(),
                 format!("job index {index} (`{base}`): {problem}"),
             )
             .field(field)
@@ -232,26 +232,10 @@ pub(crate) fn parse(file: &str, bytes: &[u8]) -> Result<Workload, TraceError> {
     Ok(workload)
 }
 
-/// Where top-level object `index` starts, for problems found after it was deserialized
-/// (`for_each_object` reports only the index). Runs on the error path only.
-pub(crate) fn object_line(bytes: &[u8], index: usize) -> Position {
-    let mut stream = serde_json::Deserializer::from_slice(bytes).into_iter::<IgnoredAny>();
-    for _ in 0..index {
-        if !matches!(stream.next(), Some(Ok(_))) {
-            break;
-        }
-    }
-    let at = stream.byte_offset();
-    let start = bytes[at..]
-        .iter()
-        .position(|b| !b.is_ascii_whitespace())
-        .map_or(bytes.len(), |p| at + p);
-    Position::Line(line_of(bytes, start))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Position;
 
     fn read(text: &str) -> Result<Workload, TraceError> {
         parse("t.json", text.as_bytes())

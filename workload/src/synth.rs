@@ -32,7 +32,6 @@ use serde::Deserialize;
 
 use crate::error::{Position, TraceError};
 use crate::json::for_each_object;
-use crate::sls::object_line;
 use crate::{Format, Job, Millis, Outcome, Task, TaskGroup, Workload};
 
 #[derive(Deserialize)]
@@ -582,11 +581,12 @@ fn expand(plan: &Plan, num_jobs: usize, rng: &mut ChaCha8Rng) -> Vec<Job> {
 
 pub(crate) fn parse(file: &str, bytes: &[u8], seed: Option<u64>) -> Result<Workload, TraceError> {
     let mut config = None;
-    for_each_object::<RawConfig, _>(file, bytes, |raw, index| {
+    for_each_object::<RawConfig, _>(file, bytes, |raw, object| {
+        let index = object.index;
         if index > 0 {
             return Err(TraceError::new(
                 file,
-                object_line(bytes, index),
+                object.position(),
                 "expected one SYNTH config object, found a second",
             ));
         }

@@ -9,7 +9,6 @@ use serde::Deserialize;
 
 use crate::error::{Position, TraceError};
 use crate::json::for_each_object;
-use crate::sls::object_line;
 use crate::{Format, Workload};
 
 #[derive(Deserialize)]
@@ -31,7 +30,7 @@ struct NodeEntry {
 pub(crate) fn parse(file: &str, bytes: &[u8]) -> Result<Workload, TraceError> {
     let mut workload = Workload::new(Format::Topology);
     let (mut named, mut skipped) = (0usize, 0usize);
-    for_each_object::<Rack, _>(file, bytes, |entry, index| {
+    for_each_object::<Rack, _>(file, bytes, |entry, object| {
         let topology = &mut workload.topology;
         for (i, n) in entry.nodes.into_iter().enumerate() {
             let Some(name) = n.node else {
@@ -39,8 +38,7 @@ pub(crate) fn parse(file: &str, bytes: &[u8]) -> Result<Workload, TraceError> {
                 continue;
             };
             let fail = |problem: String| {
-                TraceError::new(file, object_line(bytes, index), problem)
-                    .field(format!("nodes[{i}].node"))
+                TraceError::new(file, object.position(), problem).field(format!("nodes[{i}].node"))
             };
             if name.is_empty() {
                 return Err(fail("expected a node name, found \"\"".into()));
