@@ -8,6 +8,11 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+/// mimalloc keeps freed pages for reuse where glibc returns them to the kernel, and faulting a
+/// page back in is slow on small VMs (ARCHITECTURE.md, "Crates").
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(name = "yard", version, about, propagate_version = true)]
 struct Cli {

@@ -9,6 +9,10 @@ use std::time::{Duration, Instant};
 
 use yard_workload::{Format, ReadOptions};
 
+/// The allocator the `yard` binary uses, so the figures are the CLI's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// (format, file under traces/, goal in MB/s where the issue sets one)
 const CASES: &[(Format, &str, Option<f64>)] = &[
     (
