@@ -582,8 +582,7 @@ fn expand(plan: &Plan, num_jobs: usize, rng: &mut ChaCha8Rng) -> Vec<Job> {
 pub(crate) fn parse(file: &str, bytes: &[u8], seed: Option<u64>) -> Result<Workload, TraceError> {
     let mut config = None;
     for_each_object::<RawConfig, _>(file, bytes, |raw, object| {
-        let index = object.index;
-        if index > 0 {
+        if object.index > 0 {
             return Err(TraceError::new(
                 file,
                 object.position(),
@@ -593,7 +592,14 @@ pub(crate) fn parse(file: &str, bytes: &[u8], seed: Option<u64>) -> Result<Workl
         config = Some(raw);
         Ok(())
     })?;
-    let raw = config.expect("for_each_object fails on an empty stream");
+    // for_each_object already refuses an empty stream; this keeps the reader panic-free regardless.
+    let raw = config.ok_or_else(|| {
+        TraceError::new(
+            file,
+            Position::File,
+            "expected a SYNTH config object, found none",
+        )
+    })?;
     let plan = plan(&raw)
         .map_err(|(field, problem)| TraceError::new(file, Position::File, problem).field(field))?;
     let mut workload = Workload::new(Format::Synth);
