@@ -127,6 +127,9 @@ fn table(file: &str, s: &Summary, read: &ReadArgs) -> String {
     if s.nodes + s.racks > 0 {
         row("topology", format!("{} racks, {} nodes", s.racks, s.nodes));
     }
+    for note in &s.notes {
+        row("note", note.clone());
+    }
     if s.format == Format::Swim {
         row(
             "derived",

@@ -20,6 +20,9 @@ pub struct Workload {
     pub jobs: Vec<Job>,
     /// Racks and nodes named by the trace (topology files, task hosts); empty for SWIM.
     pub topology: Topology,
+    /// What the reader passed over and why (e.g. a nameless node entry), one line each, so
+    /// nothing in the file is dropped without the user being told.
+    pub notes: Vec<String>,
 }
 
 impl Workload {
@@ -29,6 +32,7 @@ impl Workload {
             format,
             jobs: Vec::new(),
             topology: Topology::default(),
+            notes: Vec::new(),
         }
     }
 

@@ -101,6 +101,12 @@ pub(crate) fn parse(file: &str, bytes: &[u8]) -> Result<Workload, TraceError> {
             || e.tasks.is_some();
         if !is_job {
             if e.num_nodes.is_some() || e.num_racks.is_some() {
+                let show = |v: Option<u64>| v.map_or("?".to_owned(), |v| v.to_string());
+                workload.notes.push(format!(
+                    "ignored the cluster size object ({} nodes, {} racks): yard does not invent hosts",
+                    show(e.num_nodes),
+                    show(e.num_racks)
+                ));
                 return Ok(());
             }
             return Err(TraceError::new(
@@ -281,6 +287,8 @@ mod tests {
             "priority 10 without a type is a reduce"
         );
         assert_eq!(w.topology.racks, ["r1"], "num.nodes invents no nodes");
+        assert_eq!(w.notes.len(), 1, "but the user hears of it");
+        assert!(w.notes[0].contains("10 nodes, 2 racks"), "{:?}", w.notes);
         assert_eq!(w.topology.nodes.len(), 2);
         let j = &w.jobs[1];
         assert_eq!(

@@ -79,6 +79,8 @@ pub struct Summary {
     pub killed_jobs: u64,
     pub racks: u64,
     pub nodes: u64,
+    /// What the reader passed over, one line each.
+    pub notes: Vec<String>,
 }
 
 impl Workload {
@@ -101,6 +103,7 @@ impl Workload {
             killed_jobs: 0,
             racks: self.topology.racks.len() as u64,
             nodes: self.topology.nodes.len() as u64,
+            notes: self.notes.clone(),
         };
         for job in &self.jobs {
             s.map_tasks += job.map_count();

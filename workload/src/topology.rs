@@ -67,6 +67,11 @@ pub(crate) fn parse(file: &str, bytes: &[u8]) -> Result<Workload, TraceError> {
         }
         Ok(())
     })?;
+    if skipped > 0 && named > 0 {
+        workload.notes.push(format!(
+            "skipped {skipped} node entries without a `node` name (SLS would name such a host `null`)"
+        ));
+    }
     if named == 0 {
         return Err(TraceError::new(
             file,
