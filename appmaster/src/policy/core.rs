@@ -1,0 +1,565 @@
+//! What every task policy tracks about its job — map and reduce states, attempts, held
+//! containers, pending maps by locality, and `k` — so that policies only decide.
+//!
+//! Costs: finding a map for a container is amortised O(1) (per-node, per-rack and global
+//! queues with lazy deletion); every other operation is O(1) except straggler detection, which
+//! is O(r log r) in the running attempts r and runs on ticks only.
+
+use std::collections::HashMap;
+
+use super::{
+    AttemptId, Container, ContainerId, Decision, Estimate, JobSpec, Locality, Location, MapId,
+    NodeId, RackId, ReduceId, Seconds, TaskRef,
+};
+
+/// Where a job stands: what `Finish` reports and `TaskPolicy::progress` returns.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Progress {
+    /// Map tasks whose output will reach the answer: launched, not killed or dropped.
+    pub k: u32,
+    pub maps: u32,
+    pub maps_done: u32,
+    pub map_phase_closed: bool,
+    /// Input bytes of the finished maps that count, and of the whole job.
+    pub processed_bytes: u64,
+    pub input_bytes: u64,
+    pub reduces: u32,
+    pub reduces_done: u32,
+    /// Reduce input received, and what Alg. 5's sampling kept of it.
+    pub reduce_input_bytes: u64,
+    pub reduce_kept_bytes: u64,
+    pub finished: bool,
+}
+
+impl Progress {
+    /// The fraction of the job's input the answer is built from: the maps' share, thinned by
+    /// any reduce-side sampling.
+    pub fn processed_fraction(&self) -> f64 {
+        let maps = if self.input_bytes == 0 {
+            f64::from(self.maps_done) / f64::from(self.maps.max(1))
+        } else {
+            self.processed_bytes as f64 / self.input_bytes as f64
+        };
+        let reduces = if self.reduce_input_bytes == 0 {
+            1.0
+        } else {
+            self.reduce_kept_bytes as f64 / self.reduce_input_bytes as f64
+        };
+        maps * reduces
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum MapState {
+    Pending,
+    /// Pending, but only a node-local container may take it (Dart Alg. 1).
+    LocalOnly,
+    /// Failed; waiting to be restarted (Dart §5.2.1 approved the restart).
+    Retry,
+    Running,
+    Done,
+    /// Killed as a straggler, failed and not restarted, or never launched before the map
+    /// phase closed: its data is not in the answer.
+    Dropped,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ReduceState {
+    Pending,
+    Running,
+    Done,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct Attempt {
+    pub task: TaskRef,
+    pub container: ContainerId,
+    pub node: NodeId,
+    pub started: Seconds,
+    pub progress: f64,
+    pub locality: Locality,
+    pub speculative: bool,
+    pub live: bool,
+    slot: usize,
+}
+
+/// What a finished attempt was.
+pub(crate) struct Finished {
+    pub task: TaskRef,
+    pub duration: Seconds,
+    pub locality: Locality,
+    /// Another live attempt of the same map (a speculative race's loser), to be killed.
+    pub rival: Option<AttemptId>,
+}
+
+pub(crate) struct Core {
+    pub spec: JobSpec,
+    pub start: Seconds,
+    map_state: Vec<MapState>,
+    /// Live attempts per map: at most an original and one copy.
+    map_attempts: Vec<[Option<AttemptId>; 2]>,
+    by_node: HashMap<NodeId, Vec<MapId>>,
+    by_rack: HashMap<RackId, Vec<MapId>>,
+    any: Vec<MapId>,
+    retry: Vec<MapId>,
+    reduce_state: Vec<ReduceState>,
+    /// Reduces waiting for a container, lowest id on top.
+    reduce_queue: Vec<ReduceId>,
+    pub attempts: Vec<Attempt>,
+    /// Live attempts, in no particular order; `Attempt::slot` is each one's index here.
+    live: Vec<AttemptId>,
+    held: HashMap<ContainerId, (Location, Option<AttemptId>)>,
+    /// Containers freed during this call, for the policy to decide on.
+    pub freed: Vec<ContainerId>,
+    /// Counters kept so `want` and progress are O(1).
+    pending_maps: u32,
+    running_maps: u32,
+    running_attempts: u32,
+    pub progress: Progress,
+    finish_sent: bool,
+}
+
+impl Core {
+    pub fn new(spec: JobSpec, now: Seconds) -> Core {
+        let maps = spec.maps.len();
+        let mut by_node: HashMap<NodeId, Vec<MapId>> = HashMap::new();
+        let mut by_rack: HashMap<RackId, Vec<MapId>> = HashMap::new();
+        // Queues hold maps in reverse so `pop` yields the lowest id first.
+        for (i, map) in spec.maps.iter().enumerate().rev() {
+            let id = MapId(i as u32);
+            for (r, replica) in map.replicas.iter().enumerate() {
+                let node = by_node.entry(replica.node).or_default();
+                if node.last() != Some(&id) {
+                    node.push(id);
+                }
+                let seen_rack = map.replicas[..r].iter().any(|o| o.rack == replica.rack);
+                if !seen_rack {
+                    by_rack.entry(replica.rack).or_default().push(id);
+                }
+            }
+        }
+        let input_bytes = spec.maps.iter().map(|m| m.bytes).sum();
+        let reduces = spec.reduces;
+        Core {
+            start: now,
+            map_state: vec![MapState::Pending; maps],
+            map_attempts: vec![[None; 2]; maps],
+            by_node,
+            by_rack,
+            any: (0..maps as u32).rev().map(MapId).collect(),
+            retry: Vec::new(),
+            reduce_state: vec![ReduceState::Pending; reduces as usize],
+            reduce_queue: (0..reduces).rev().map(ReduceId).collect(),
+            attempts: Vec::new(),
+            live: Vec::new(),
+            held: HashMap::new(),
+            freed: Vec::new(),
+            pending_maps: maps as u32,
+            running_maps: 0,
+            running_attempts: 0,
+            progress: Progress {
+                maps: maps as u32,
+                input_bytes,
+                reduces,
+                ..Progress::default()
+            },
+            finish_sent: false,
+            spec,
+        }
+    }
+
+    /// Seconds since the job started: Dart's `T_p`.
+    pub fn elapsed(&self, now: Seconds) -> Seconds {
+        now - self.start
+    }
+
+    pub fn k(&self) -> u32 {
+        self.progress.k
+    }
+
+    pub fn map_phase_closed(&self) -> bool {
+        self.progress.map_phase_closed
+    }
+
+    pub fn map_state(&self, map: MapId) -> MapState {
+        self.map_state[map.0 as usize]
+    }
+
+    fn set_map_state(&mut self, map: MapId, to: MapState) {
+        let from = std::mem::replace(&mut self.map_state[map.0 as usize], to);
+        let counts = |s: MapState| matches!(s, MapState::Running | MapState::Done);
+        let pending = |s: MapState| matches!(s, MapState::Pending | MapState::LocalOnly);
+        self.progress.k = self.progress.k + u32::from(counts(to)) - u32::from(counts(from));
+        self.pending_maps = self.pending_maps + u32::from(pending(to)) - u32::from(pending(from));
+        self.running_maps = self.running_maps + u32::from(to == MapState::Running)
+            - u32::from(from == MapState::Running);
+    }
+
+    /// Maps still waiting for a container (including local-only ones), and failed maps
+    /// waiting to restart.
+    pub fn pending_maps(&self) -> u32 {
+        self.pending_maps + self.retry.len() as u32
+    }
+
+    pub fn running_maps(&self) -> u32 {
+        self.running_maps
+    }
+
+    pub fn pending_reduces(&self) -> u32 {
+        self.reduce_queue.len() as u32
+    }
+
+    pub fn held(&self) -> u32 {
+        self.held.len() as u32
+    }
+
+    /// Containers the job can use now: every running attempt, every waiting task, plus `extra`.
+    pub fn want(&self, extra: u32) -> u32 {
+        let waiting = if self.map_phase_closed() {
+            self.retry.len() as u32 + self.pending_reduces()
+        } else {
+            self.pending_maps()
+        };
+        self.running_attempts + waiting + extra
+    }
+
+    pub fn grant(&mut self, c: Container) {
+        self.held.insert(c.id, (c.at, None));
+    }
+
+    pub fn location(&self, c: ContainerId) -> Option<Location> {
+        self.held.get(&c).map(|h| h.0)
+    }
+
+    /// Whether `c` is held and has nothing running on it.
+    pub fn is_free(&self, c: ContainerId) -> bool {
+        self.held.get(&c).is_some_and(|h| h.1.is_none())
+    }
+
+    /// The best pending map for a container at `at`: node-local (local-only maps included),
+    /// then rack-local, then any (Hadoop's order; Dart leaves the choice open).
+    pub fn find_map(&mut self, at: Location) -> Option<(MapId, Locality)> {
+        let states = &self.map_state;
+        let live = |m: &MapId, local_only_ok: bool| match states[m.0 as usize] {
+            MapState::Pending => true,
+            MapState::LocalOnly => local_only_ok,
+            _ => false,
+        };
+        if let Some(queue) = self.by_node.get_mut(&at.node) {
+            while let Some(m) = queue.last() {
+                if live(m, true) {
+                    return Some((*m, Locality::NodeLocal));
+                }
+                queue.pop();
+            }
+        }
+        if let Some(queue) = self.by_rack.get_mut(&at.rack) {
+            while let Some(m) = queue.last() {
+                if live(m, false) {
+                    return Some((*m, Locality::RackLocal));
+                }
+                queue.pop();
+            }
+        }
+        while let Some(m) = self.any.last() {
+            if live(m, false) {
+                // A map with a replica in this rack would have been found above; the rest
+                // are remote.
+                return Some((*m, Locality::Remote));
+            }
+            self.any.pop();
+        }
+        None
+    }
+
+    /// The locality of `map` on a container at `at`.
+    pub fn locality(&self, map: MapId, at: Location) -> Locality {
+        let replicas = &self.spec.maps[map.0 as usize].replicas;
+        if replicas.iter().any(|r| r.node == at.node) {
+            Locality::NodeLocal
+        } else if replicas.iter().any(|r| r.rack == at.rack) {
+            Locality::RackLocal
+        } else {
+            Locality::Remote
+        }
+    }
+
+    pub fn mark_local_only(&mut self, map: MapId, out: &mut Vec<Decision>) {
+        self.set_map_state(map, MapState::LocalOnly);
+        out.push(Decision::MarkLocalOnly(map));
+    }
+
+    pub fn pop_retry(&mut self) -> Option<MapId> {
+        self.retry.pop()
+    }
+
+    fn new_attempt(
+        &mut self,
+        task: TaskRef,
+        c: ContainerId,
+        locality: Locality,
+        speculative: bool,
+        now: Seconds,
+    ) -> AttemptId {
+        let id = AttemptId(self.attempts.len() as u32);
+        let slot = self.held.get_mut(&c).expect("launch on a held container");
+        debug_assert!(slot.1.is_none(), "launch on a busy container");
+        slot.1 = Some(id);
+        let node = slot.0.node;
+        self.attempts.push(Attempt {
+            task,
+            container: c,
+            node,
+            started: now,
+            progress: 0.0,
+            locality,
+            speculative,
+            live: true,
+            slot: self.live.len(),
+        });
+        self.live.push(id);
+        self.running_attempts += 1;
+        id
+    }
+
+    /// Launches `map` on the free container `c`. A speculative copy leaves `k` unchanged.
+    pub fn launch_map(
+        &mut self,
+        map: MapId,
+        c: ContainerId,
+        now: Seconds,
+        speculative: bool,
+        out: &mut Vec<Decision>,
+    ) {
+        let at = self.location(c).expect("held container");
+        let locality = self.locality(map, at);
+        let attempt = self.new_attempt(TaskRef::Map(map), c, locality, speculative, now);
+        let slots = &mut self.map_attempts[map.0 as usize];
+        let slot = slots
+            .iter_mut()
+            .find(|s| s.is_none())
+            .expect("at most two attempts per map");
+        *slot = Some(attempt);
+        if !speculative {
+            self.set_map_state(map, MapState::Running);
+        }
+        out.push(Decision::LaunchMap {
+            attempt,
+            map,
+            container: c,
+            locality,
+            speculative,
+        });
+    }
+
+    /// Launches the next reduce on the free container `c`, if one is waiting.
+    pub fn launch_next_reduce(
+        &mut self,
+        c: ContainerId,
+        now: Seconds,
+        out: &mut Vec<Decision>,
+    ) -> bool {
+        let Some(reduce) = self.reduce_queue.pop() else {
+            return false;
+        };
+        self.reduce_state[reduce.0 as usize] = ReduceState::Running;
+        let attempt = self.new_attempt(TaskRef::Reduce(reduce), c, Locality::Remote, false, now);
+        out.push(Decision::LaunchReduce {
+            attempt,
+            reduce,
+            container: c,
+        });
+        true
+    }
+
+    pub fn release(&mut self, c: ContainerId, out: &mut Vec<Decision>) {
+        if self.held.remove(&c).is_some() {
+            out.push(Decision::Release(c));
+        }
+    }
+
+    /// Ends an attempt: frees its container (queued in `freed` when it is still held) and
+    /// unlinks it from its map.
+    fn end_attempt(&mut self, a: AttemptId) -> Option<&Attempt> {
+        let attempt = self.attempts.get_mut(a.0 as usize).filter(|x| x.live)?;
+        attempt.live = false;
+        let (c, task, slot) = (attempt.container, attempt.task, attempt.slot);
+        self.running_attempts -= 1;
+        self.live.swap_remove(slot);
+        if let Some(&moved) = self.live.get(slot) {
+            self.attempts[moved.0 as usize].slot = slot;
+        }
+        if let Some(slot) = self.held.get_mut(&c) {
+            slot.1 = None;
+            self.freed.push(c);
+        }
+        if let TaskRef::Map(m) = task {
+            for slot in &mut self.map_attempts[m.0 as usize] {
+                if *slot == Some(a) {
+                    *slot = None;
+                }
+            }
+        }
+        Some(&self.attempts[a.0 as usize])
+    }
+
+    fn live_attempts(&self, map: MapId) -> impl Iterator<Item = AttemptId> + '_ {
+        self.map_attempts[map.0 as usize].iter().flatten().copied()
+    }
+
+    /// Kills an attempt. A map left with no live attempt is dropped (`k` falls by one).
+    pub fn kill(&mut self, a: AttemptId, out: &mut Vec<Decision>) {
+        let Some(task) = self.end_attempt(a).map(|x| x.task) else {
+            return;
+        };
+        out.push(Decision::Kill(a));
+        match task {
+            TaskRef::Map(m) => {
+                if self.live_attempts(m).next().is_none() && self.map_state(m) == MapState::Running
+                {
+                    self.set_map_state(m, MapState::Dropped);
+                }
+            }
+            TaskRef::Reduce(r) => self.requeue_reduce(r),
+        }
+    }
+
+    pub fn progress_report(&mut self, a: AttemptId, progress: f64) {
+        if let Some(x) = self.attempts.get_mut(a.0 as usize).filter(|x| x.live) {
+            x.progress = progress.clamp(0.0, 1.0).max(x.progress);
+        }
+    }
+
+    /// Records a successful attempt. `None` for an attempt that is not live (killed already, or
+    /// unknown): the adapter may report a finish that raced with a kill.
+    pub fn finished(&mut self, a: AttemptId, now: Seconds) -> Option<Finished> {
+        let attempt = self.end_attempt(a)?;
+        let (task, started, locality) = (attempt.task, attempt.started, attempt.locality);
+        let mut rival = None;
+        match task {
+            TaskRef::Map(m) => {
+                rival = self.live_attempts(m).next();
+                if self.map_state(m) == MapState::Running {
+                    self.set_map_state(m, MapState::Done);
+                    self.progress.maps_done += 1;
+                    self.progress.processed_bytes += self.spec.maps[m.0 as usize].bytes;
+                }
+            }
+            TaskRef::Reduce(r) => {
+                self.reduce_state[r.0 as usize] = ReduceState::Done;
+                self.progress.reduces_done += 1;
+            }
+        }
+        Some(Finished {
+            task,
+            duration: now - started,
+            locality,
+            rival,
+        })
+    }
+
+    /// Records a failed (or lost) attempt and returns its task. A map with no other live
+    /// attempt leaves `k` (Dart §5.2.1: `k −= 1`); the policy then decides whether to retry it.
+    pub fn failed(&mut self, a: AttemptId) -> Option<TaskRef> {
+        let task = self.end_attempt(a)?.task;
+        match task {
+            TaskRef::Map(m) => {
+                if self.live_attempts(m).next().is_none() && self.map_state(m) == MapState::Running
+                {
+                    self.set_map_state(m, MapState::Dropped);
+                }
+            }
+            TaskRef::Reduce(r) => self.requeue_reduce(r),
+        }
+        Some(task)
+    }
+
+    /// A dropped map goes back in line to restart (`k` rises again when it is relaunched).
+    pub fn retry(&mut self, map: MapId) {
+        if self.map_state(map) == MapState::Dropped {
+            self.set_map_state(map, MapState::Retry);
+            self.retry.push(map);
+        }
+    }
+
+    fn requeue_reduce(&mut self, r: ReduceId) {
+        if self.reduce_state[r.0 as usize] != ReduceState::Done {
+            self.reduce_state[r.0 as usize] = ReduceState::Pending;
+            self.reduce_queue.push(r);
+        }
+    }
+
+    /// The container an attempt is lost with, when the cluster loses the container.
+    pub fn attempt_on(&self, c: ContainerId) -> Option<AttemptId> {
+        self.held.get(&c).and_then(|h| h.1)
+    }
+
+    pub fn forget(&mut self, c: ContainerId) {
+        self.held.remove(&c);
+    }
+
+    /// Ends the map phase: unlaunched maps are dropped, and no map is launched again except
+    /// approved restarts.
+    pub fn close_map_phase(&mut self, estimate: Option<Estimate>, out: &mut Vec<Decision>) {
+        if self.map_phase_closed() {
+            return;
+        }
+        for i in 0..self.map_state.len() {
+            if matches!(self.map_state[i], MapState::Pending | MapState::LocalOnly) {
+                self.set_map_state(MapId(i as u32), MapState::Dropped);
+            }
+        }
+        self.by_node.clear();
+        self.by_rack.clear();
+        self.any.clear();
+        self.progress.map_phase_closed = true;
+        out.push(Decision::CloseMapPhase {
+            k: self.k(),
+            estimate,
+        });
+    }
+
+    pub fn reduce_input(&mut self, bytes: u64, kept: u64) {
+        self.progress.reduce_input_bytes += bytes;
+        self.progress.reduce_kept_bytes += kept;
+    }
+
+    /// Emits `Finish` once, when the map phase is closed and every counted task is done.
+    pub fn maybe_finish(&mut self, out: &mut Vec<Decision>) {
+        let maps_done = self.running_maps == 0 && self.retry.is_empty();
+        let reduces_done = self.progress.reduces_done == self.spec.reduces;
+        if self.map_phase_closed() && maps_done && reduces_done && !self.finish_sent {
+            self.finish_sent = true;
+            self.progress.finished = true;
+            out.push(Decision::Finish(self.progress));
+        }
+    }
+
+    /// Live map attempts that are the only attempt of their map, in attempt order (so every
+    /// decision drawn from them is deterministic). O(r log r) in the live attempts.
+    pub fn lone_map_attempts(&self) -> Vec<AttemptId> {
+        let mut lone: Vec<AttemptId> = self
+            .live
+            .iter()
+            .copied()
+            .filter(|a| match self.attempts[a.0 as usize].task {
+                TaskRef::Map(m) => self.live_attempts(m).count() == 1,
+                TaskRef::Reduce(_) => false,
+            })
+            .collect();
+        lone.sort_unstable();
+        lone
+    }
+
+    pub fn attempt(&self, a: AttemptId) -> &Attempt {
+        &self.attempts[a.0 as usize]
+    }
+
+    /// Live speculative copies.
+    pub fn speculative_running(&self) -> u32 {
+        self.live
+            .iter()
+            .filter(|a| self.attempts[a.0 as usize].speculative)
+            .count() as u32
+    }
+}

@@ -1,0 +1,467 @@
+//! Dart (Hu et al., FITEE 2017) and the variants its evaluation compares (§6.1.2): the approach
+//! stage (Alg. 1) launches maps while the estimated completion time stays under the deadline;
+//! the revise stage mitigates map stragglers (Alg. 3–4) and samples reduce input (Alg. 5);
+//! failures and skew follow §5.2, smoothed estimates §5.3.
+//!
+//! D-WOR drops the revise stage, D-WMR its reduce half, D-WOST the skew estimate (eq. 13);
+//! LATE keeps the approach stage and speculates as LATE does; `full` launches every map and
+//! ignores the deadline.
+
+use super::core::{Core, MapState};
+use super::{
+    AttemptId, ContainerId, Decision, Estimate, Estimator, Event, Locality, PolicyConfig,
+    PolicyKind, Progress, Rng, Seconds, TaskPolicy, TaskRef,
+};
+
+/// Which parts of Dart a variant runs.
+#[derive(Debug, Clone, Copy)]
+struct Variant {
+    /// Alg. 1's deadline test; without it every map is launched (`full`).
+    approach: bool,
+    /// Alg. 3–4 on map stragglers.
+    revise_maps: bool,
+    /// Alg. 5 on reduce input.
+    revise_reduces: bool,
+    /// Eq. (13) instead of eq. (8) for the reduce input.
+    skew: bool,
+    /// LATE's speculation after the approach stage.
+    late: bool,
+}
+
+impl Variant {
+    fn of(kind: PolicyKind) -> Variant {
+        let dart = Variant {
+            approach: true,
+            revise_maps: true,
+            revise_reduces: true,
+            skew: true,
+            late: false,
+        };
+        match kind {
+            PolicyKind::Dart => dart,
+            PolicyKind::DartWithoutRevise => Variant {
+                revise_maps: false,
+                revise_reduces: false,
+                ..dart
+            },
+            PolicyKind::DartMapReviseOnly => Variant {
+                revise_reduces: false,
+                ..dart
+            },
+            PolicyKind::DartWithoutSkew => Variant {
+                skew: false,
+                ..dart
+            },
+            PolicyKind::Late => Variant {
+                revise_maps: false,
+                revise_reduces: false,
+                late: true,
+                ..dart
+            },
+            PolicyKind::Full | PolicyKind::Aria | PolicyKind::Ps => Variant {
+                approach: false,
+                revise_maps: false,
+                revise_reduces: false,
+                skew: false,
+                late: false,
+            },
+        }
+    }
+}
+
+/// Dart or one of its variants. Build with [`PolicyKind::build`] or [`Dart::new`].
+pub struct Dart {
+    kind: PolicyKind,
+    config: PolicyConfig,
+    run: Option<Run>,
+}
+
+impl Dart {
+    pub fn new(kind: PolicyKind, config: PolicyConfig) -> Dart {
+        Dart {
+            kind,
+            config,
+            run: None,
+        }
+    }
+}
+
+impl TaskPolicy for Dart {
+    fn name(&self) -> &'static str {
+        self.kind.name()
+    }
+
+    fn handle(&mut self, now: Seconds, event: Event, _rng: &mut Rng, out: &mut Vec<Decision>) {
+        if let Event::JobStarted(spec) = event {
+            if self.run.is_none() {
+                let est = Estimator::new(&spec.profile, spec.reduces, self.config.ewma_alpha);
+                let mut run = Run {
+                    v: Variant::of(self.kind),
+                    config: self.config.clone(),
+                    core: Core::new(spec, now),
+                    est,
+                    stragglers: Vec::new(),
+                    last_want: None,
+                };
+                if run.core.spec.maps.is_empty() {
+                    run.core
+                        .close_map_phase(Some(run.current_estimate(now)), out);
+                }
+                run.settle(now, out);
+                self.run = Some(run);
+            }
+            return;
+        }
+        if let Some(run) = &mut self.run {
+            run.event(now, event, out);
+            run.settle(now, out);
+        }
+    }
+
+    fn estimate(&self, now: Seconds) -> Option<Estimate> {
+        self.run.as_ref().map(|r| r.current_estimate(now))
+    }
+
+    fn progress(&self) -> Progress {
+        self.run
+            .as_ref()
+            .map(|r| r.core.progress)
+            .unwrap_or_default()
+    }
+}
+
+/// One job's run of the policy.
+struct Run {
+    v: Variant,
+    config: PolicyConfig,
+    core: Core,
+    est: Estimator,
+    /// `S`: the map stragglers found at the last tick, oldest attempt first.
+    stragglers: Vec<AttemptId>,
+    last_want: Option<u32>,
+}
+
+impl Run {
+    fn deadline(&self) -> Seconds {
+        self.core.spec.deadline
+    }
+
+    /// `T_J` with no further map: what the job is heading for now.
+    fn current_estimate(&self, now: Seconds) -> Estimate {
+        let t_p = self.core.elapsed(now);
+        self.est
+            .completion(f64::from(self.core.k()), t_p, 0.0, self.v.skew)
+    }
+
+    fn event(&mut self, now: Seconds, event: Event, out: &mut Vec<Decision>) {
+        let t_p = self.core.elapsed(now);
+        match event {
+            Event::JobStarted(_) => {}
+            Event::ContainerGranted(c) => {
+                self.core.grant(c);
+                self.core.freed.push(c.id);
+            }
+            Event::ContainerLost(c) => {
+                let attempt = self.core.attempt_on(c);
+                self.core.forget(c);
+                if let Some(a) = attempt {
+                    self.failed(a, now);
+                }
+            }
+            Event::TaskProgress { attempt, progress } => {
+                self.core.progress_report(attempt, progress)
+            }
+            Event::TaskFinished {
+                attempt,
+                output_bytes,
+            } => self.finished(attempt, output_bytes, now, out),
+            Event::TaskFailed(attempt) => self.failed(attempt, now),
+            Event::ShuffleBytes(bytes) => self.est.shuffled += bytes as f64,
+            Event::ReduceInputReady { reduce, bytes } => {
+                let mut keep = bytes;
+                if self.v.revise_reduces {
+                    // Alg. 5: cap the input at d_max = f⁻¹(D − T_p) (eq. 12) by uniform sampling.
+                    let d_max = self.est.max_reduce_input(t_p, self.deadline());
+                    if bytes as f64 > d_max {
+                        let floor = self.config.min_reduce_sample * bytes as f64;
+                        keep = d_max.max(floor).floor() as u64;
+                        out.push(Decision::SampleReduceInput {
+                            reduce,
+                            keep_bytes: keep,
+                        });
+                    }
+                }
+                self.core.reduce_input(bytes, keep);
+            }
+            Event::Tick => self.detect_stragglers(now),
+        }
+    }
+
+    /// Offers every freed container, then reports completion and the wanted container count.
+    fn settle(&mut self, now: Seconds, out: &mut Vec<Decision>) {
+        while let Some(c) = self.core.freed.pop() {
+            self.offer(c, now, out);
+        }
+        self.core.maybe_finish(out);
+        let extra = if self.core.map_phase_closed() && (self.v.revise_maps || self.v.late) {
+            self.stragglers.len() as u32
+        } else {
+            0
+        };
+        let want = if self.core.progress.finished {
+            0
+        } else {
+            self.core.want(extra)
+        };
+        if self.last_want != Some(want) {
+            self.last_want = Some(want);
+            out.push(Decision::Want(want));
+        }
+    }
+
+    fn finished(&mut self, a: AttemptId, output_bytes: u64, now: Seconds, out: &mut Vec<Decision>) {
+        let Some(f) = self.core.finished(a, now) else {
+            return;
+        };
+        self.stragglers.retain(|&s| s != a);
+        if let TaskRef::Map(_) = f.task {
+            let t_p = self.core.elapsed(now);
+            // T_q: the shuffle starts with the first map output (eq. 5–7).
+            self.est.shuffle_start.get_or_insert(t_p);
+            let reduces = self.core.spec.reduces;
+            let partition = (reduces > 0).then(|| output_bytes as f64 / f64::from(reduces));
+            self.est.map_finished(f.locality, f.duration, partition); // §5.3
+            if let Some(rival) = f.rival {
+                // A speculative race is decided: the slower copy goes.
+                self.stragglers.retain(|&s| s != rival);
+                self.core.kill(rival, out);
+            }
+        }
+    }
+
+    /// §5.2.1: a failed map leaves `k`; it restarts only if the estimate with it is still
+    /// under the deadline (`k` returns when it is relaunched). Failed reduces always restart.
+    fn failed(&mut self, a: AttemptId, now: Seconds) {
+        self.stragglers.retain(|&s| s != a);
+        let Some(TaskRef::Map(m)) = self.core.failed(a) else {
+            return;
+        };
+        if self.core.map_state(m) != MapState::Dropped {
+            return; // a speculative copy still runs
+        }
+        let t_p = self.core.elapsed(now);
+        let restart = !self.v.approach || {
+            let k_next = f64::from(self.core.k() + 1);
+            let e = self
+                .est
+                .completion(k_next, t_p, self.est.remote, self.v.skew);
+            e.total < self.deadline()
+        };
+        if restart {
+            self.core.retry(m);
+        }
+    }
+
+    fn offer(&mut self, c: ContainerId, now: Seconds, out: &mut Vec<Decision>) {
+        if !self.core.is_free(c) {
+            return;
+        }
+        if let Some(m) = self.core.pop_retry() {
+            self.core.launch_map(m, c, now, false, out);
+            self.note_launch(now);
+            return;
+        }
+        if !self.core.map_phase_closed() && self.approach(c, now, out) {
+            return;
+        }
+        if self.v.revise_maps && self.revise(c, now, out) {
+            return;
+        }
+        if self.v.late && self.late(c, now, out) {
+            return;
+        }
+        if !self.core.launch_next_reduce(c, now, out) {
+            self.core.release(c, out);
+        }
+    }
+
+    /// Keeps `T_M^o` (eq. 2) and the shuffle's expected start current after a launch that
+    /// did not go through the approach test (restarts, `full`).
+    fn note_launch(&mut self, now: Seconds) {
+        let t_p = self.core.elapsed(now);
+        let at = self
+            .core
+            .attempts
+            .last()
+            .map_or(Locality::Remote, |a| a.locality);
+        self.est.map_end = self.est.map_phase_end(t_p, self.est.map_duration(at));
+        self.est.first_launch.get_or_insert(t_p);
+    }
+
+    /// Alg. 1, for one container. Returns whether the container was used or released; `false`
+    /// means the map phase is over and the container is free for the revise stage or a reduce.
+    fn approach(&mut self, c: ContainerId, now: Seconds, out: &mut Vec<Decision>) -> bool {
+        let at = self.core.location(c).expect("offered containers are held");
+        let t_p = self.core.elapsed(now);
+        let Some((m, locality)) = self.core.find_map(at) else {
+            if self.core.pending_maps() > 0 {
+                // Only local-only maps are left, none of them local here. If no map is running,
+                // no node-local container will come from this job: the phase is over.
+                self.core.release(c, out);
+                if self.core.running_maps() == 0 {
+                    let e = self.current_estimate(now);
+                    self.core.close_map_phase(Some(e), out);
+                }
+                return true;
+            }
+            let e = self.current_estimate(now);
+            self.core.close_map_phase(Some(e), out); // every map is launched
+            return false;
+        };
+        if !self.v.approach {
+            self.core.launch_map(m, c, now, false, out);
+            self.note_launch(now);
+            return true;
+        }
+        // Alg. 1 line 3: T_J with the candidate counted (k+1) and its locality on c (eq. 1–9).
+        let k_next = f64::from(self.core.k() + 1);
+        let e = self
+            .est
+            .completion(k_next, t_p, self.est.map_duration(locality), self.v.skew);
+        if e.total < self.deadline() {
+            // Alg. 1 lines 4–5 (eq. 10: strictly under D).
+            self.core.launch_map(m, c, now, false, out);
+            self.est.map_end = e.map; // T_M^o := T_M^n
+            self.est.first_launch.get_or_insert(t_p);
+            if self.core.pending_maps() == 0 {
+                let e = self.current_estimate(now);
+                self.core.close_map_phase(Some(e), out);
+            }
+        } else if locality == Locality::NodeLocal {
+            // Alg. 1 lines 6–8: a local task that does not fit means none will: terminate.
+            self.core.release(c, out);
+            let e = self.current_estimate(now);
+            self.core.close_map_phase(Some(e), out);
+        } else {
+            // Alg. 1 lines 9–11: a remote task may still fit on a node-local container later.
+            self.core.release(c, out);
+            self.core.mark_local_only(m, out);
+        }
+        true
+    }
+
+    /// Alg. 3 (and Alg. 4), for one container after the map phase closed. Returns whether the
+    /// container took a speculative copy; after a kill it stays free for a reduce.
+    fn revise(&mut self, c: ContainerId, now: Seconds, out: &mut Vec<Decision>) -> bool {
+        if self.stragglers.is_empty() {
+            return false;
+        }
+        let t_p = self.core.elapsed(now);
+        let w = self
+            .est
+            .window(self.core.k(), t_p, self.deadline(), self.v.skew); // eq. (11)
+        let t_ma = self.est.all;
+        let (i, s) = self.longest_remaining(now); // findMaxRemainingTime
+        if w >= t_ma {
+            // Alg. 3 lines 6–8: time for a copy; k unchanged.
+            self.stragglers.remove(i);
+            let TaskRef::Map(m) = self.core.attempt(s).task else {
+                unreachable!("map stragglers")
+            };
+            self.core.launch_map(m, c, now, true, out);
+            return true;
+        }
+        if w > 0.0 {
+            // Alg. 3 lines 9–11: no time for a copy; the slowest straggler goes (k − 1).
+            self.stragglers.remove(i);
+            self.core.kill(s, out);
+        } else {
+            // Alg. 4: T_J is past D; kill every straggler with T_rem > StragglingsThreshold.
+            let threshold = self.config.straggler_threshold * t_ma;
+            let (kill, keep): (Vec<AttemptId>, Vec<AttemptId>) = self
+                .stragglers
+                .iter()
+                .partition(|&&s| self.remaining(s, now) > threshold);
+            self.stragglers = keep;
+            for s in kill {
+                self.core.kill(s, out);
+            }
+        }
+        false
+    }
+
+    /// LATE (Zaharia et al., OSDI 2008): copy the straggler with the longest time left, on a node
+    /// not itself running a straggler, while copies stay under SpeculativeCap. Never kills.
+    fn late(&mut self, c: ContainerId, now: Seconds, out: &mut Vec<Decision>) -> bool {
+        if self.stragglers.is_empty() {
+            return false;
+        }
+        let cap =
+            ((self.config.speculative_cap * f64::from(self.core.held())).floor() as u32).max(1);
+        let node = self.core.location(c).map(|l| l.node);
+        let slow_node = self
+            .stragglers
+            .iter()
+            .any(|&s| Some(self.core.attempt(s).node) == node);
+        if self.core.speculative_running() >= cap || slow_node {
+            return false;
+        }
+        let (i, s) = self.longest_remaining(now);
+        self.stragglers.remove(i);
+        let TaskRef::Map(m) = self.core.attempt(s).task else {
+            unreachable!("map stragglers")
+        };
+        self.core.launch_map(m, c, now, true, out);
+        true
+    }
+
+    /// The straggler with the most time left (ties: the oldest attempt), and its index in `S`.
+    fn longest_remaining(&self, now: Seconds) -> (usize, AttemptId) {
+        let mut best = (0, self.stragglers[0]);
+        for (i, &s) in self.stragglers.iter().enumerate().skip(1) {
+            if self.remaining(s, now) > self.remaining(best.1, now) {
+                best = (i, s);
+            }
+        }
+        best
+    }
+
+    /// `T_s^rem` from the progress rate: (1 − progress) / (progress / running time) (§5.3 (a)).
+    fn remaining(&self, a: AttemptId, now: Seconds) -> Seconds {
+        let x = self.core.attempt(a);
+        let age = now - x.started;
+        if x.progress <= 0.0 || age <= 0.0 {
+            return f64::INFINITY;
+        }
+        (1.0 - x.progress) * age / x.progress
+    }
+
+    /// `S`: lone map attempts whose progress rate is below `straggler_rate` × the median rate
+    /// (LATE's rule, §2.3; Dart does not give its own detector), judged only once they have run
+    /// `straggler_min_age` × `T_m^a`.
+    fn detect_stragglers(&mut self, now: Seconds) {
+        self.stragglers.clear();
+        if !(self.v.revise_maps || self.v.late) {
+            return;
+        }
+        let min_age = self.config.straggler_min_age * self.est.all;
+        let judged: Vec<(AttemptId, f64)> = self
+            .core
+            .lone_map_attempts()
+            .into_iter()
+            .filter_map(|a| {
+                let x = self.core.attempt(a);
+                let age = now - x.started;
+                (age >= min_age && age > 0.0).then(|| (a, x.progress / age))
+            })
+            .collect();
+        if judged.is_empty() {
+            return;
+        }
+        let mut rates: Vec<f64> = judged.iter().map(|j| j.1).collect();
+        let mid = rates.len() / 2;
+        let median = *rates.select_nth_unstable_by(mid, f64::total_cmp).1;
+        let bar = self.config.straggler_rate * median;
+        self.stragglers = judged.iter().filter(|j| j.1 < bar).map(|j| j.0).collect();
+    }
+}

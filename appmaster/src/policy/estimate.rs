@@ -1,0 +1,402 @@
+//! Dart's completion-time estimator (paper §3, eq. 1–9), its revise-stage formulas (eq. 11–13)
+//! and the online updates of §5.3, as plain arithmetic over a small state.
+//!
+//! Every time here is measured from the job's start, so `T_J` is compared with `D` directly.
+
+use super::{Locality, PowerLaw, PreviousRun, Profile, Seconds};
+
+/// The estimate of the job's completion time and its parts, all measured from the job's start.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Estimate {
+    /// `T_M`: when the map phase ends (eq. 2).
+    pub map: Seconds,
+    /// `T_NS`: the shuffle left after the map phase ends (eq. 3–7).
+    pub shuffle: Seconds,
+    /// `T_R`: the reduce phase (eq. 8–9, or eq. 13 with skew handling).
+    pub reduce: Seconds,
+    /// `T_J = T_M + T_NS + T_R` (eq. 1).
+    pub total: Seconds,
+}
+
+/// The running state the estimator needs: smoothed map durations, partition size, shuffle
+/// progress and the last map-phase estimate. Updated by the policy as events arrive.
+#[derive(Debug, Clone)]
+pub struct Estimator {
+    /// `T_l^a`, `T_r^a`, `T_m^a`: EWMA map durations, node-local / other / all (§5.3).
+    pub local: Seconds,
+    pub remote: Seconds,
+    pub all: Seconds,
+    /// The EWMA factor α (§5.3: 0.8).
+    pub alpha: f64,
+    /// `p`: the average partition size, bytes one map sends to one reducer.
+    pub partition: f64,
+    partitions_seen: u64,
+    /// `T_q`: when the shuffle started (the first map completion), from job start.
+    pub shuffle_start: Option<Seconds>,
+    /// When the first map was launched: before `T_q` is known, the shuffle is taken to start
+    /// one node-local map duration after it.
+    pub first_launch: Option<Seconds>,
+    /// `V_p`: bytes shuffled so far.
+    pub shuffled: f64,
+    /// The profile's shuffle bandwidth, used until eq. 5 can be measured.
+    pub fallback_bandwidth: f64,
+    /// `T_M^o`: the last updated map-phase end (eq. 2).
+    pub map_end: Seconds,
+    /// `R`: the number of reduce tasks.
+    pub reduces: u32,
+    /// `f(d) = a·d^b` (eq. 9), fitted offline by the task sampler (§5.1).
+    pub reduce_time: PowerLaw,
+    /// `(k_i, d_{k_i})` of previous runs, for the skew estimate (eq. 13); empty disables it.
+    pub previous_runs: Vec<PreviousRun>,
+}
+
+impl Estimator {
+    pub fn new(profile: &Profile, reduces: u32, alpha: f64) -> Self {
+        Estimator {
+            local: profile.map_local,
+            remote: profile.map_remote,
+            all: profile.map_local,
+            alpha,
+            partition: profile.partition_bytes,
+            partitions_seen: 0,
+            shuffle_start: None,
+            first_launch: None,
+            shuffled: 0.0,
+            fallback_bandwidth: profile.shuffle_bandwidth,
+            map_end: 0.0,
+            reduces,
+            reduce_time: profile.reduce_time,
+            previous_runs: profile.previous_runs.clone(),
+        }
+    }
+
+    /// `T_m^a` for a candidate of this locality: `T_l^a` when node-local, else `T_r^a`
+    /// (eq. 2; rack-local counts as remote, the paper names only the two).
+    pub fn map_duration(&self, locality: Locality) -> Seconds {
+        match locality {
+            Locality::NodeLocal => self.local,
+            Locality::RackLocal | Locality::Remote => self.remote,
+        }
+    }
+
+    /// Eq. (2): `T_M^n = max(T_M^o, T_p + T_m^a)`.
+    pub fn map_phase_end(&self, t_p: Seconds, duration: Seconds) -> Seconds {
+        self.map_end.max(t_p + duration)
+    }
+
+    /// Eq. (5): `B_J^avg = V_p / (T_p − T_q)`, once the shuffle has moved bytes; before that the
+    /// profile's bandwidth (the paper leaves this case open; Table 3 has no early shuffle estimate).
+    pub fn bandwidth(&self, t_p: Seconds) -> f64 {
+        match self.shuffle_start {
+            Some(t_q) if t_p > t_q && self.shuffled > 0.0 => self.shuffled / (t_p - t_q),
+            _ => self.fallback_bandwidth,
+        }
+    }
+
+    /// Eq. (3)–(7): `T_NS = (k+1)·p·R / B − (T_M^n − T_q)`, clamped at 0 (a shuffle faster than
+    /// the maps produce output leaves nothing after them). `maps` is the `k+1` of the paper.
+    /// Before the first map finishes, `T_q` is when the first map should finish.
+    pub fn non_overlapped_shuffle(&self, maps: f64, map_end: Seconds, t_p: Seconds) -> Seconds {
+        let volume = maps * self.partition * f64::from(self.reduces); // eq. (4) numerator
+        if volume <= 0.0 {
+            return 0.0;
+        }
+        let total = volume / self.bandwidth(t_p); // eq. (4)
+        let expected_t_q = self.first_launch.unwrap_or(t_p) + self.local;
+        let t_q = self.shuffle_start.unwrap_or(expected_t_q).min(map_end);
+        let overlapped = map_end - t_q; // eq. (6)
+        (total - overlapped).max(0.0) // eq. (3), (7)
+    }
+
+    /// Eq. (8) `d = (k+1)·p`, or with skew handling eq. (13): the largest reduce input scaled
+    /// from previous runs, `d_{k_n} = 1/(n−1) · Σ (k_n / k_i) · d_{k_i}`.
+    pub fn reduce_input(&self, maps: f64, skew: bool) -> f64 {
+        let runs = self.previous_runs.iter().filter(|r| r.k > 0);
+        let n = runs.clone().count();
+        if skew && n > 0 {
+            runs.map(|r| maps / f64::from(r.k) * r.max_reduce_input)
+                .sum::<f64>()
+                / n as f64
+        } else {
+            maps * self.partition
+        }
+    }
+
+    /// Eq. (1): `T_J = T_M^n + T_NS + T_R` with `maps` map outputs and a next map of `duration`.
+    pub fn completion(&self, maps: f64, t_p: Seconds, duration: Seconds, skew: bool) -> Estimate {
+        let map = self.map_phase_end(t_p, duration);
+        let shuffle = self.non_overlapped_shuffle(maps, map, t_p);
+        let reduce = if self.reduces == 0 || maps <= 0.0 {
+            0.0
+        } else {
+            self.reduce_time.at(self.reduce_input(maps, skew)) // eq. (9)
+        };
+        Estimate {
+            map,
+            shuffle,
+            reduce,
+            total: map + shuffle + reduce,
+        }
+    }
+
+    /// Eq. (11): the speculative window `W = D − T_p − T_NS − T_R`, with the current `k` (a copy
+    /// adds no map output) and `T_M^n = max(T_M^o, T_p + T_m^a)` for the copy.
+    pub fn window(&self, k: u32, t_p: Seconds, deadline: Seconds, skew: bool) -> Seconds {
+        let e = self.completion(f64::from(k), t_p, self.all, skew);
+        deadline - t_p - e.shuffle - e.reduce
+    }
+
+    /// Eq. (12): `d_max = ((D − T_p) / a)^(1/b)`, the most input a reduce starting now can take
+    /// and still finish by `D`; 0 when no time is left.
+    pub fn max_reduce_input(&self, t_p: Seconds, deadline: Seconds) -> f64 {
+        self.reduce_time.inverse(deadline - t_p)
+    }
+
+    /// §5.3: `T_m^a ← α·T_m^a + (1 − α)·T_i^m` on every map completion, for the task's locality
+    /// class and for all maps; `p` is the running mean of observed partition sizes.
+    pub fn map_finished(&mut self, locality: Locality, duration: Seconds, partition: Option<f64>) {
+        let ewma = |old: f64| self.alpha * old + (1.0 - self.alpha) * duration;
+        match locality {
+            Locality::NodeLocal => self.local = ewma(self.local),
+            Locality::RackLocal | Locality::Remote => self.remote = ewma(self.remote),
+        }
+        self.all = ewma(self.all);
+        if let Some(p) = partition {
+            // The profile's p stands for the first observation's weight; then a plain mean.
+            self.partitions_seen += 1;
+            let n = self.partitions_seen as f64;
+            self.partition = if n == 1.0 {
+                p
+            } else {
+                self.partition + (p - self.partition) / n
+            };
+        }
+    }
+}
+
+impl PowerLaw {
+    /// Eq. (9): `f(d) = a·d^b·e`, with `e = 1` (its mean) at prediction time.
+    pub fn at(&self, d: f64) -> Seconds {
+        if d <= 0.0 {
+            0.0
+        } else {
+            self.a * d.powf(self.b)
+        }
+    }
+
+    /// Eq. (12), the inverse of eq. (9): the input `d` with `f(d) = t`; 0 when `t ≤ 0`.
+    pub fn inverse(&self, t: Seconds) -> f64 {
+        if t <= 0.0 || self.a <= 0.0 || self.b <= 0.0 {
+            return if t > 0.0 { f64::INFINITY } else { 0.0 };
+        }
+        (t / self.a).powf(1.0 / self.b)
+    }
+
+    /// Fits `ln f = ln a + b·ln d` by ordinary least squares over samples `(d, f(d))` (§3.3:
+    /// the task sampler runs sample reduces at several input sizes). Samples with `d ≤ 0` or
+    /// `f ≤ 0` have no logarithm and are skipped; `None` without two distinct sizes.
+    pub fn fit(samples: &[(f64, Seconds)]) -> Option<PowerLaw> {
+        let points: Vec<(f64, f64)> = samples
+            .iter()
+            .filter(|(d, f)| *d > 0.0 && *f > 0.0 && d.is_finite() && f.is_finite())
+            .map(|(d, f)| (d.ln(), f.ln()))
+            .collect();
+        let n = points.len() as f64;
+        let mean_x = points.iter().map(|p| p.0).sum::<f64>() / n;
+        let mean_y = points.iter().map(|p| p.1).sum::<f64>() / n;
+        let sxx: f64 = points.iter().map(|p| (p.0 - mean_x).powi(2)).sum();
+        if points.len() < 2 || sxx <= f64::EPSILON {
+            return None;
+        }
+        let sxy: f64 = points.iter().map(|p| (p.0 - mean_x) * (p.1 - mean_y)).sum();
+        let b = sxy / sxx;
+        Some(PowerLaw {
+            a: (mean_y - b * mean_x).exp(),
+            b,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-9
+    }
+
+    /// The digest's D1: `k=5, p=1, R=3, T_p=3, T_q=1, V_p=6, T_M^o=5, T_r^a=2.5`, `a=0.5, b=1`.
+    fn d1() -> Estimator {
+        let mut e = Estimator::new(
+            &Profile {
+                map_local: 2.0,
+                map_remote: 2.5,
+                partition_bytes: 1.0,
+                shuffle_bandwidth: 1.0,
+                reduce_time: PowerLaw { a: 0.5, b: 1.0 },
+                previous_runs: Vec::new(),
+            },
+            3,
+            0.8,
+        );
+        e.shuffle_start = Some(1.0);
+        e.shuffled = 6.0;
+        e.map_end = 5.0;
+        e
+    }
+
+    #[test]
+    fn fig4_map_phase_end_is_max_of_old_and_new() {
+        // Dart Fig. 4: T_M^n = max(5, 3 + 2.5) = 5.5 for the remote candidate m6.
+        let e = d1();
+        assert_eq!(e.map_phase_end(3.0, e.map_duration(Locality::Remote)), 5.5);
+        // A local candidate (T_l^a = 2) ends before the running remote one: T_M stays 5.
+        assert_eq!(
+            e.map_phase_end(3.0, e.map_duration(Locality::NodeLocal)),
+            5.0
+        );
+    }
+
+    #[test]
+    fn d1_every_equation_by_hand() {
+        let e = d1();
+        assert_eq!(e.bandwidth(3.0), 3.0); // eq. (5): 6 / (3 − 1)
+        // Fig. 5 / eq. (4): the shuffle volume counts the candidate: (k+1)·p·R = 6·1·3 = 18,
+        // so T_S = 18 / 3 = 6; T_OS = 5.5 − 1 = 4.5 (eq. 6); T_NS = 1.5 (eq. 3, 7).
+        assert!(close(e.non_overlapped_shuffle(6.0, 5.5, 3.0), 1.5));
+        assert_eq!(e.reduce_input(6.0, false), 6.0); // eq. (8): d = (k+1)·p
+        assert_eq!(e.reduce_time.at(6.0), 3.0); // eq. (9): 0.5 · 6^1
+        let t = e.completion(6.0, 3.0, 2.5, false); // eq. (1)
+        assert!(close(t.map, 5.5) && close(t.shuffle, 1.5) && close(t.reduce, 3.0));
+        assert!(close(t.total, 10.0));
+    }
+
+    #[test]
+    fn d5_a_fast_shuffle_leaves_nothing_after_the_maps() {
+        // D1 with V_p = 9: B = 4.5, T_S = 4, raw T_NS = 4 − 4.5 = −0.5 → clamped to 0.
+        let mut e = d1();
+        e.shuffled = 9.0;
+        let t = e.completion(6.0, 3.0, 2.5, false);
+        assert_eq!(t.shuffle, 0.0);
+        assert!(close(t.total, 8.5));
+    }
+
+    #[test]
+    fn before_the_first_map_finishes_the_profile_bandwidth_and_earliest_shuffle_start_are_used() {
+        let mut e = d1();
+        e.shuffle_start = None;
+        e.shuffled = 0.0;
+        assert_eq!(e.bandwidth(0.0), 1.0);
+        // 2 maps · p 1 · R 3 = 6 bytes at 1 B/s; T_q ≈ 0 + T_l^a = 2; T_M^n = 2.5 → T_OS = 0.5.
+        assert!(close(e.non_overlapped_shuffle(2.0, 2.5, 0.0), 5.5));
+        // With the first map launched at −1 (T_q ≈ 1), the overlap is 1.5.
+        e.first_launch = Some(-1.0);
+        assert!(close(e.non_overlapped_shuffle(2.0, 2.5, 0.0), 4.5));
+    }
+
+    #[test]
+    fn d6_power_law_fit_recovers_a_and_b() {
+        // (d, f) = (1, 2), (4, 4), (16, 8): f = 2·d^0.5.
+        let f = PowerLaw::fit(&[(1.0, 2.0), (4.0, 4.0), (16.0, 8.0)]).unwrap();
+        assert!(close(f.a, 2.0) && close(f.b, 0.5), "{f:?}");
+        assert!(
+            PowerLaw::fit(&[(3.0, 1.0), (3.0, 2.0)]).is_none(),
+            "one size fits no slope"
+        );
+        assert!(
+            PowerLaw::fit(&[(0.0, 1.0), (2.0, 1.0)]).is_none(),
+            "d = 0 has no logarithm"
+        );
+    }
+
+    #[test]
+    fn power_law_fit_is_close_under_multiplicative_noise_with_mean_one() {
+        use rand::SeedableRng;
+        use rand_distr::{Distribution, LogNormal};
+        let mut rng = rand::rngs::ChaCha8Rng::seed_from_u64(7);
+        // e ~ LN(−σ²/2, σ) has mean 1, as eq. (9) requires.
+        let sigma: f64 = 0.1;
+        let noise = LogNormal::new(-sigma * sigma / 2.0, sigma).unwrap();
+        let samples: Vec<(f64, f64)> = (1..=200)
+            .map(|i| {
+                let d = f64::from(i) * 1e6;
+                (d, 3e-4 * d.powf(0.8) * noise.sample(&mut rng))
+            })
+            .collect();
+        let f = PowerLaw::fit(&samples).unwrap();
+        assert!((f.b - 0.8).abs() < 0.02, "{f:?}");
+        assert!((f.a / 3e-4 - 1.0).abs() < 0.3, "{f:?}");
+    }
+
+    #[test]
+    fn d7_d8_inverse_gives_the_largest_reduce_input() {
+        // Eq. (12): a = 2, b = 0.5, D − T_p = 10 → d_max = (10/2)^2 = 25.
+        assert!(close(PowerLaw { a: 2.0, b: 0.5 }.inverse(10.0), 25.0));
+        // D8: a = 0.5, b = 1, D = 10, T_p = 7 → d_max = 6.
+        let mut e = d1();
+        e.reduce_time = PowerLaw { a: 0.5, b: 1.0 };
+        assert!(close(e.max_reduce_input(7.0, 10.0), 6.0));
+        assert_eq!(
+            e.max_reduce_input(10.0, 10.0),
+            0.0,
+            "no time left, no input"
+        );
+    }
+
+    #[test]
+    fn d9_skew_scales_the_largest_reduce_input_of_previous_runs() {
+        // Eq. (13): runs (10, 100) and (20, 220), k_n = 15: ½(1.5·100 + 0.75·220) = 157.5.
+        let mut e = d1();
+        e.previous_runs = vec![
+            PreviousRun {
+                k: 10,
+                max_reduce_input: 100.0,
+            },
+            PreviousRun {
+                k: 20,
+                max_reduce_input: 220.0,
+            },
+        ];
+        assert!(close(e.reduce_input(15.0, true), 157.5));
+        assert_eq!(
+            e.reduce_input(15.0, false),
+            15.0,
+            "without skew handling, eq. (8)"
+        );
+    }
+
+    #[test]
+    fn d10_ewma_and_running_partition_mean() {
+        // §5.3: T_m^a = 2.5, a map took 4, α = 0.8 → 0.8·2.5 + 0.2·4 = 2.8.
+        let mut e = d1();
+        e.all = 2.5;
+        e.remote = 2.5;
+        e.map_finished(Locality::Remote, 4.0, Some(3.0));
+        assert!(close(e.all, 2.8) && close(e.remote, 2.8));
+        assert_eq!(e.local, 2.0, "the other locality class is untouched");
+        e.map_finished(Locality::NodeLocal, 2.0, Some(5.0));
+        assert_eq!(e.partition, 4.0);
+    }
+
+    #[test]
+    fn d11_window_with_the_current_k() {
+        // W = D − T_p − T_NS − T_R (eq. 11) for D = 10, T_p = 3, with k = 5 outputs.
+        let mut e = d1();
+        e.all = 2.5;
+        let t = e.completion(5.0, 3.0, 2.5, false);
+        let w = e.window(5, 3.0, 10.0, false);
+        assert!(close(w, 10.0 - 3.0 - t.shuffle - t.reduce));
+        assert!(close(t.reduce, 2.5)); // 0.5 · 5
+    }
+
+    #[test]
+    fn the_estimate_never_decreases_as_k_grows() {
+        let e = d1();
+        let mut last = 0.0;
+        for k in 0..50 {
+            let t = e.completion(f64::from(k), 3.0, 2.5, false).total;
+            assert!(t >= last, "k = {k}: {t} < {last}");
+            last = t;
+        }
+    }
+}

@@ -1,0 +1,328 @@
+//! Task policies: how a MapReduce master spends its containers. Each is a deterministic state
+//! machine — `handle(now, event, rng, out)` appends decisions — with no IO, no clock and no
+//! global randomness, so the live master and the simulator run the very same code.
+//!
+//! The contract between a policy and its adapter (the live master or the simulator):
+//! - `JobStarted` comes first, once. Times are seconds on any clock, non-decreasing.
+//! - A granted container is the job's until the policy releases it. When an attempt finishes,
+//!   fails or is killed, its container is free again and the policy decides on it in the same
+//!   call (launch something else, or `Release`). A lost container takes its attempt with it.
+//! - Every attempt the policy launches ends in exactly one of `TaskFinished`, `TaskFailed`,
+//!   a `Kill` decision, or `ContainerLost`.
+//! - `ReduceInputReady` says a reduce has all its map partitions; the policy may answer with
+//!   `SampleReduceInput` before the reduce function runs (Dart Alg. 5).
+
+mod aria;
+mod core;
+mod dart;
+pub mod estimate;
+mod ps;
+
+use std::fmt;
+use std::str::FromStr;
+
+pub use estimate::{Estimate, Estimator};
+
+pub use self::core::Progress;
+pub use aria::Aria;
+pub use dart::Dart;
+pub use ps::PreselectedSampling;
+
+/// Seconds, as f64: policies do arithmetic on times (Dart's estimates), never compare clocks.
+pub type Seconds = f64;
+
+/// The RNG a caller owns and hands to the policy: a named algorithm, so a seed means the same
+/// draws on every platform and rand release.
+pub type Rng = rand::rngs::ChaCha8Rng;
+
+macro_rules! id {
+    ($(#[$doc:meta])* $name:ident($t:ty)) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $name(pub $t);
+    };
+}
+
+id!(
+    /// A map task: an index into `JobSpec::maps`.
+    MapId(u32)
+);
+id!(
+    /// A reduce task, `0..JobSpec::reduces`.
+    ReduceId(u32)
+);
+id!(
+    /// A container the resource manager granted to the job.
+    ContainerId(u64)
+);
+id!(NodeId(u32));
+id!(RackId(u32));
+id!(
+    /// One run of a task, numbered by the policy. Speculative copies are further attempts.
+    AttemptId(u32)
+);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TaskRef {
+    Map(MapId),
+    Reduce(ReduceId),
+}
+
+/// Where something is in the cluster.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Location {
+    pub node: NodeId,
+    pub rack: RackId,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Container {
+    pub id: ContainerId,
+    pub at: Location,
+}
+
+/// How close a map's input is to the container it runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Locality {
+    NodeLocal,
+    RackLocal,
+    Remote,
+}
+
+/// One map task: its input split and where the split's replicas live.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MapSpec {
+    pub bytes: u64,
+    pub replicas: Vec<Location>,
+}
+
+/// `f(d) = a·d^b`: reduce time against reduce input (Dart eq. 9).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PowerLaw {
+    pub a: f64,
+    pub b: f64,
+}
+
+/// What an earlier run of the same recurring job left behind (Dart eq. 13).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PreviousRun {
+    /// Map outputs that reached the answer in that run (`k_i`).
+    pub k: u32,
+    /// The largest reduce input of that run, bytes (`d_{k_i}`).
+    pub max_reduce_input: f64,
+}
+
+/// The job profile of Dart §5.1, from the task sampler and the job profiler: how long maps take,
+/// how big their partitions are, how fast the shuffle goes and how reduce time grows with input.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Profile {
+    /// `T_l^a`: a node-local map's duration.
+    pub map_local: Seconds,
+    /// `T_r^a`: a rack-local or remote map's duration.
+    pub map_remote: Seconds,
+    /// `p`: bytes one map sends to one reducer.
+    pub partition_bytes: f64,
+    /// Bytes per second the job's shuffle moves, until measured (eq. 5).
+    pub shuffle_bandwidth: f64,
+    pub reduce_time: PowerLaw,
+    /// Earlier runs, oldest first; empty for a job's first run.
+    pub previous_runs: Vec<PreviousRun>,
+}
+
+/// Everything a policy knows when the job starts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobSpec {
+    /// `D`, seconds after the job's start.
+    pub deadline: Seconds,
+    pub maps: Vec<MapSpec>,
+    pub reduces: u32,
+    pub profile: Profile,
+    /// The containers the cluster promised the job, where the policy is told (ARIA and PS
+    /// plan with it); `None` leaves the policy to ask for what it wants.
+    pub allotment: Option<u32>,
+}
+
+/// What happens to a job, as its master hears of it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    JobStarted(JobSpec),
+    ContainerGranted(Container),
+    ContainerLost(ContainerId),
+    /// How far an attempt is, in [0, 1] (Hadoop's progress score).
+    TaskProgress {
+        attempt: AttemptId,
+        progress: f64,
+    },
+    /// The attempt succeeded. For a map, `output_bytes` is its whole output (all partitions).
+    TaskFinished {
+        attempt: AttemptId,
+        output_bytes: u64,
+    },
+    TaskFailed(AttemptId),
+    /// Bytes the shuffle moved since the last such event (`V_p` grows by this).
+    ShuffleBytes(u64),
+    /// A reduce has received every partition it will get: `bytes` of input.
+    ReduceInputReady {
+        reduce: ReduceId,
+        bytes: u64,
+    },
+    /// A periodic tick (the master's heartbeat): straggler detection runs here.
+    Tick,
+}
+
+/// What the policy wants done.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Decision {
+    /// The number of containers the job wants to hold now (asks and releases follow from it).
+    Want(u32),
+    LaunchMap {
+        attempt: AttemptId,
+        map: MapId,
+        container: ContainerId,
+        locality: Locality,
+        /// A speculative copy of a map that is already running (Dart Alg. 3, LATE).
+        speculative: bool,
+    },
+    LaunchReduce {
+        attempt: AttemptId,
+        reduce: ReduceId,
+        container: ContainerId,
+    },
+    /// Dart Alg. 5: sample the reduce's input uniformly down to `keep_bytes` before reducing.
+    SampleReduceInput {
+        reduce: ReduceId,
+        keep_bytes: u64,
+    },
+    Release(ContainerId),
+    /// Dart Alg. 1: this map may from now on run only on a node-local container.
+    MarkLocalOnly(MapId),
+    /// No more maps will be launched (Dart's map phase termination, or all maps launched);
+    /// unlaunched maps are dropped. `estimate` is the policy's `T_J` at this moment.
+    CloseMapPhase {
+        k: u32,
+        estimate: Option<Estimate>,
+    },
+    /// Stop this attempt; its container is free (no further event comes for it).
+    Kill(AttemptId),
+    Finish(Progress),
+}
+
+/// Tuning shared by every policy; `Default` is the papers' values.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PolicyConfig {
+    /// §5.3 EWMA factor for map durations.
+    pub ewma_alpha: f64,
+    /// Alg. 4's StragglingsThreshold as a fraction of `T_m^a` (§6.5: 80 %).
+    pub straggler_threshold: f64,
+    /// LATE's rule: a straggler's progress rate is below this fraction of the median.
+    pub straggler_rate: f64,
+    /// An attempt is judged only after running this fraction of `T_m^a` (too early, and every
+    /// task looks slow).
+    pub straggler_min_age: f64,
+    /// LATE's SpeculativeCap: at most this fraction of held containers run copies.
+    pub speculative_cap: f64,
+    /// The smallest fraction of a reduce's input Alg. 5 keeps when no time is left.
+    pub min_reduce_sample: f64,
+}
+
+impl Default for PolicyConfig {
+    fn default() -> Self {
+        PolicyConfig {
+            ewma_alpha: 0.8,
+            straggler_threshold: 0.8,
+            straggler_rate: 0.5,
+            straggler_min_age: 0.5,
+            speculative_cap: 0.1,
+            min_reduce_sample: 0.01,
+        }
+    }
+}
+
+/// A task policy. See the module documentation for the event contract.
+pub trait TaskPolicy {
+    /// The policy's name as `PolicyKind` spells it.
+    fn name(&self) -> &'static str;
+
+    /// Takes one event at time `now` and appends the decisions it leads to.
+    fn handle(&mut self, now: Seconds, event: Event, rng: &mut Rng, out: &mut Vec<Decision>);
+
+    /// The policy's current estimate of the job's completion (from job start), if it makes one.
+    fn estimate(&self, now: Seconds) -> Option<Estimate>;
+
+    /// Where the job stands.
+    fn progress(&self) -> Progress;
+}
+
+/// Every policy yard can run a job with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PolicyKind {
+    Dart,
+    /// Dart without the revise stage.
+    DartWithoutRevise,
+    /// Dart with map revising only (no reduce input sampling).
+    DartMapReviseOnly,
+    /// Dart without skew handling (eq. 8 instead of eq. 13).
+    DartWithoutSkew,
+    /// Dart's approach stage with LATE's speculation instead of Dart's revise stage.
+    Late,
+    /// Process all input, ignoring the deadline: the exact answer, for comparison.
+    Full,
+    /// ARIA (Verma et al.): containers from its bounds model to finish all input by D.
+    Aria,
+    /// Pre-selected sampling: a sample fraction fixed before the job from a linear model.
+    Ps,
+}
+
+impl PolicyKind {
+    pub const ALL: [PolicyKind; 8] = [
+        PolicyKind::Dart,
+        PolicyKind::DartWithoutRevise,
+        PolicyKind::DartMapReviseOnly,
+        PolicyKind::DartWithoutSkew,
+        PolicyKind::Late,
+        PolicyKind::Full,
+        PolicyKind::Aria,
+        PolicyKind::Ps,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            PolicyKind::Dart => "dart",
+            PolicyKind::DartWithoutRevise => "d-wor",
+            PolicyKind::DartMapReviseOnly => "d-wmr",
+            PolicyKind::DartWithoutSkew => "d-wost",
+            PolicyKind::Late => "late",
+            PolicyKind::Full => "full",
+            PolicyKind::Aria => "aria",
+            PolicyKind::Ps => "ps",
+        }
+    }
+
+    pub fn build(self, config: PolicyConfig) -> Box<dyn TaskPolicy> {
+        match self {
+            PolicyKind::Aria => Box::new(Aria::new(config)),
+            PolicyKind::Ps => Box::new(PreselectedSampling::new(config)),
+            dart => Box::new(Dart::new(dart, config)),
+        }
+    }
+}
+
+impl fmt::Display for PolicyKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for PolicyKind {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        PolicyKind::ALL
+            .into_iter()
+            .find(|k| k.name().eq_ignore_ascii_case(s))
+            .ok_or_else(|| {
+                let names: Vec<_> = PolicyKind::ALL.iter().map(|k| k.name()).collect();
+                format!("unknown policy {s:?}; expected one of {}", names.join(", "))
+            })
+    }
+}
