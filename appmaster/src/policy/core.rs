@@ -201,10 +201,6 @@ impl Core {
         self.pending_maps + self.retry.len() as u32
     }
 
-    pub fn running_maps(&self) -> u32 {
-        self.running_maps
-    }
-
     pub fn pending_reduces(&self) -> u32 {
         self.reduce_queue.len() as u32
     }
@@ -524,15 +520,27 @@ impl Core {
         self.progress.reduce_kept_bytes += kept;
     }
 
-    /// Emits `Finish` once, when the map phase is closed and every counted task is done.
-    pub fn maybe_finish(&mut self, out: &mut Vec<Decision>) {
+    /// Whether the job is done: the map phase is closed and every counted task finished.
+    pub fn done(&self) -> bool {
         let maps_done = self.running_maps == 0 && self.retry.is_empty();
         let reduces_done = self.progress.reduces_done == self.spec.reduces;
-        if self.map_phase_closed() && maps_done && reduces_done && !self.finish_sent {
-            self.finish_sent = true;
-            self.progress.finished = true;
-            out.push(Decision::Finish(self.progress));
+        self.map_phase_closed() && maps_done && reduces_done
+    }
+
+    /// Hands back every held container (they are all idle when the job is done), in id
+    /// order, and reports `Finish` — once.
+    pub fn finish(&mut self, out: &mut Vec<Decision>) {
+        if self.finish_sent {
+            return;
         }
+        self.finish_sent = true;
+        let mut held: Vec<ContainerId> = self.held.keys().copied().collect();
+        held.sort_unstable();
+        for c in held {
+            self.release(c, out);
+        }
+        self.progress.finished = true;
+        out.push(Decision::Finish(self.progress));
     }
 
     /// Live map attempts that are the only attempt of their map, in attempt order (so every

@@ -197,25 +197,25 @@ impl Run {
         }
     }
 
-    /// Offers every freed container, then reports completion and the wanted container count.
+    /// Offers every freed container, then reports the wanted container count, and completion
+    /// (after handing every container back).
     fn settle(&mut self, now: Seconds, out: &mut Vec<Decision>) {
         while let Some(c) = self.core.freed.pop() {
             self.offer(c, now, out);
         }
-        self.core.maybe_finish(out);
+        let done = self.core.done();
         let extra = if self.core.map_phase_closed() && (self.v.revise_maps || self.v.late) {
             self.stragglers.len() as u32
         } else {
             0
         };
-        let want = if self.core.progress.finished {
-            0
-        } else {
-            self.core.want(extra)
-        };
+        let want = if done { 0 } else { self.core.want(extra) };
         if self.last_want != Some(want) {
             self.last_want = Some(want);
             out.push(Decision::Want(want));
+        }
+        if done {
+            self.core.finish(out);
         }
     }
 
@@ -304,19 +304,25 @@ impl Run {
         let at = self.core.location(c).expect("offered containers are held");
         let t_p = self.core.elapsed(now);
         let Some((m, locality)) = self.core.find_map(at) else {
-            if self.core.pending_maps() > 0 {
-                // Only local-only maps are left, none of them local here. If no map is running,
-                // no node-local container will come from this job: the phase is over.
-                self.core.release(c, out);
-                if self.core.running_maps() == 0 {
-                    let e = self.current_estimate(now);
-                    self.core.close_map_phase(Some(e), out);
-                }
-                return true;
+            if self.core.pending_maps() == 0 {
+                let e = self.current_estimate(now);
+                self.core.close_map_phase(Some(e), out); // every map is launched
+                return false;
             }
-            let e = self.current_estimate(now);
-            self.core.close_map_phase(Some(e), out); // every map is launched
-            return false;
+            // Only local-only maps are left, none of them local here. Alg. 1's reasoning (a local
+            // task that does not fit means none will) applied to the best case: if even a
+            // node-local launch now would miss D, no later one can — terminate. Else wait for a
+            // node-local container.
+            self.core.release(c, out);
+            let k_next = f64::from(self.core.k() + 1);
+            let best = self
+                .est
+                .completion(k_next, t_p, self.est.local, self.v.skew);
+            if !self.v.approach || best.total >= self.deadline() {
+                let e = self.current_estimate(now);
+                self.core.close_map_phase(Some(e), out);
+            }
+            return true;
         };
         if !self.v.approach {
             self.core.launch_map(m, c, now, false, out);
@@ -436,32 +442,27 @@ impl Run {
         (1.0 - x.progress) * age / x.progress
     }
 
-    /// `S`: lone map attempts whose progress rate is below `straggler_rate` × the median rate
-    /// (LATE's rule, §2.3; Dart does not give its own detector), judged only once they have run
-    /// `straggler_min_age` × `T_m^a`.
+    /// `S`: lone map attempts whose progress rate is below `straggler_rate` × the phase's typical
+    /// rate (LATE's rule, §2.3; Dart gives no detector of its own). Most of a phase's maps have
+    /// finished by the revise stage, so the typical rate is `1 / T_m^a` (the EWMA of finished
+    /// maps) rather than the median of the few still running — a median of one would never
+    /// flag the last straggler. Attempts are judged once they ran `straggler_min_age` × `T_m^a`.
     fn detect_stragglers(&mut self, now: Seconds) {
         self.stragglers.clear();
-        if !(self.v.revise_maps || self.v.late) {
+        if !(self.v.revise_maps || self.v.late) || self.est.all <= 0.0 {
             return;
         }
         let min_age = self.config.straggler_min_age * self.est.all;
-        let judged: Vec<(AttemptId, f64)> = self
+        let bar = self.config.straggler_rate / self.est.all;
+        self.stragglers = self
             .core
             .lone_map_attempts()
             .into_iter()
-            .filter_map(|a| {
+            .filter(|&a| {
                 let x = self.core.attempt(a);
                 let age = now - x.started;
-                (age >= min_age && age > 0.0).then(|| (a, x.progress / age))
+                age >= min_age && age > 0.0 && x.progress / age < bar
             })
             .collect();
-        if judged.is_empty() {
-            return;
-        }
-        let mut rates: Vec<f64> = judged.iter().map(|j| j.1).collect();
-        let mid = rates.len() / 2;
-        let median = *rates.select_nth_unstable_by(mid, f64::total_cmp).1;
-        let bar = self.config.straggler_rate * median;
-        self.stragglers = judged.iter().filter(|j| j.1 < bar).map(|j| j.0).collect();
     }
 }

@@ -214,7 +214,8 @@ pub struct PolicyConfig {
     pub ewma_alpha: f64,
     /// Alg. 4's StragglingsThreshold as a fraction of `T_m^a` (§6.5: 80 %).
     pub straggler_threshold: f64,
-    /// LATE's rule: a straggler's progress rate is below this fraction of the median.
+    /// LATE's rule: a straggler's progress rate is below this fraction of the phase's typical
+    /// rate (`1 / T_m^a`).
     pub straggler_rate: f64,
     /// An attempt is judged only after running this fraction of `T_m^a` (too early, and every
     /// task looks slow).

@@ -1,0 +1,285 @@
+//! Dart on scripted clusters: the scenarios of the paper's §4–5 with known task durations,
+//! run on a virtual clock (no sleeps, no wall clock).
+
+mod support;
+
+use support::{Script, run};
+use yard_appmaster::policy::{Decision, Locality, MapId, PolicyConfig, PolicyKind, TaskPolicy};
+
+fn dart() -> Box<dyn TaskPolicy> {
+    PolicyKind::Dart.build(PolicyConfig::default())
+}
+
+/// 8 containers, 40 node-local maps of 10 s: five waves, 50 s to read everything.
+fn five_waves() -> Script {
+    let mut s = Script::uniform(8, 1, 1, 10.0, 15.0);
+    s.map_output = 100_000;
+    s
+}
+
+#[test]
+fn a_tight_deadline_closes_the_map_phase_early_and_still_finishes_before_it() {
+    let s = five_waves();
+    let spec = s.job(40, 2, 35.0, s.true_profile(10.0, 15.0, 2));
+    let r = run(dart().as_mut(), spec, &s, 1);
+    let (closed_at, k, estimate) = r.closed.expect("the map phase closes");
+    // At t = 20 the first wave's output has crossed the shuffle: V_p = 8 · 100 kB over
+    // T_p − T_q = 10 s, so B = 80 kB/s (eq. 5). A third-wave candidate ends the maps at
+    // T_M^n = 30 (eq. 2), T_OS = 30 − 10 = 20 (eq. 6), T_R = (k+1)·50 kB · 1e-6 s/B (eq. 9):
+    //   k+1 = 19: T_S = 19·100 kB / 80 kB/s = 23.75, T_NS = 3.75, T_J = 30 + 3.75 + 0.95 = 34.7 < 35
+    //   k+1 = 20: T_S = 25, T_NS = 5, T_J = 36 ≥ 35 → a local candidate fails: terminate.
+    assert_eq!((closed_at, k), (20.0, 19));
+    let estimate = estimate.expect("Dart estimates");
+    assert!((estimate.total - 34.7).abs() < 1e-9, "{estimate:?}");
+    let finished = r.finished_at.expect("finishes");
+    assert!(finished < 35.0, "finished at {finished}");
+    let p = r.progress.unwrap();
+    assert_eq!((p.k, p.maps_done), (19, 19));
+    assert!((p.processed_fraction() - 19.0 / 40.0).abs() < 1e-9);
+}
+
+#[test]
+fn the_full_policy_reads_everything_and_misses_the_same_deadline() {
+    let s = five_waves();
+    let spec = s.job(40, 2, 35.0, s.true_profile(10.0, 15.0, 2));
+    let r = run(
+        PolicyKind::Full.build(PolicyConfig::default()).as_mut(),
+        spec,
+        &s,
+        1,
+    );
+    assert_eq!(r.closed.unwrap().1, 40);
+    assert!(r.finished_at.unwrap() > 50.0);
+    assert_eq!(r.progress.unwrap().processed_fraction(), 1.0);
+}
+
+#[test]
+fn a_loose_deadline_processes_all_input_under_every_dart_variant() {
+    for kind in PolicyKind::ALL
+        .into_iter()
+        .filter(|k| !matches!(k, PolicyKind::Aria | PolicyKind::Ps))
+    {
+        let s = five_waves();
+        let spec = s.job(40, 2, 1000.0, s.true_profile(10.0, 15.0, 2));
+        let r = run(kind.build(PolicyConfig::default()).as_mut(), spec, &s, 1);
+        let p = r.progress.unwrap();
+        assert_eq!((p.k, p.maps_done), (40, 40), "{kind}");
+        assert_eq!(p.processed_fraction(), 1.0, "{kind}");
+        assert!(r.finished_at.unwrap() < 1000.0, "{kind}");
+    }
+}
+
+/// 4 containers, 8 maps of 10 s; map 3's first attempt crawls for 60 s.
+fn with_straggler() -> Script {
+    let mut s = Script::uniform(4, 1, 1, 10.0, 10.0);
+    s.map_output = 100_000;
+    s.map_time = Box::new(|m, _, nth| {
+        if m == MapId(3) && nth == 0 {
+            60.0
+        } else {
+            10.0
+        }
+    });
+    s
+}
+
+#[test]
+fn a_straggler_is_speculated_when_the_window_allows() {
+    let s = with_straggler();
+    let spec = s.job(8, 1, 60.0, s.true_profile(10.0, 10.0, 1));
+    let r = run(dart().as_mut(), spec, &s, 1);
+    let copies: Vec<_> = r
+        .log
+        .iter()
+        .filter(|(_, d)| {
+            matches!(
+                d,
+                Decision::LaunchMap {
+                    speculative: true,
+                    ..
+                }
+            )
+        })
+        .collect();
+    assert_eq!(copies.len(), 1, "{:#?}", r.log);
+    assert!(matches!(
+        copies[0].1,
+        Decision::LaunchMap { map: MapId(3), .. }
+    ));
+    // The copy wins; the original is killed; nothing is lost.
+    assert_eq!(r.count(|d| matches!(d, Decision::Kill(_))), 1);
+    let p = r.progress.unwrap();
+    assert_eq!((p.k, p.maps_done), (8, 8));
+    assert!(r.finished_at.unwrap() < 60.0);
+}
+
+#[test]
+fn a_straggler_is_killed_when_the_window_is_too_short_for_a_copy() {
+    let s = with_straggler();
+    let spec = s.job(8, 1, 30.0, s.true_profile(10.0, 10.0, 1));
+    let r = run(dart().as_mut(), spec, &s, 1);
+    assert_eq!(
+        r.count(|d| matches!(
+            d,
+            Decision::LaunchMap {
+                speculative: true,
+                ..
+            }
+        )),
+        0
+    );
+    assert_eq!(r.count(|d| matches!(d, Decision::Kill(_))), 1);
+    let p = r.progress.unwrap();
+    // Maps 0–6 launched (map 7 would end at 30 = D), map 3 killed: k = 6.
+    assert_eq!((p.k, p.maps_done), (6, 6));
+    assert!(r.finished_at.unwrap() < 30.0);
+}
+
+#[test]
+fn without_revise_the_straggler_makes_the_job_miss_its_deadline() {
+    let s = with_straggler();
+    let spec = s.job(8, 1, 30.0, s.true_profile(10.0, 10.0, 1));
+    let r = run(
+        PolicyKind::DartWithoutRevise
+            .build(PolicyConfig::default())
+            .as_mut(),
+        spec,
+        &s,
+        1,
+    );
+    assert_eq!(r.count(|d| matches!(d, Decision::Kill(_))), 0);
+    assert!(r.finished_at.unwrap() >= 60.0);
+}
+
+#[test]
+fn late_speculates_but_never_kills() {
+    let s = with_straggler();
+    let spec = s.job(8, 1, 30.0, s.true_profile(10.0, 10.0, 1));
+    let r = run(
+        PolicyKind::Late.build(PolicyConfig::default()).as_mut(),
+        spec,
+        &s,
+        1,
+    );
+    assert_eq!(
+        r.count(|d| matches!(
+            d,
+            Decision::LaunchMap {
+                speculative: true,
+                ..
+            }
+        )),
+        1
+    );
+    // Only the race's loser is killed, never a straggler outright.
+    let p = r.progress.unwrap();
+    assert_eq!(p.k, 7);
+    assert_eq!(p.maps_done, 7);
+}
+
+#[test]
+fn a_failed_map_is_retried_when_it_still_fits() {
+    let mut s = Script::uniform(4, 1, 1, 10.0, 10.0);
+    s.fail = Box::new(|m, nth| (m == MapId(2) && nth == 0).then_some(5.0));
+    let spec = s.job(8, 1, 60.0, s.true_profile(10.0, 10.0, 1));
+    let r = run(dart().as_mut(), spec, &s, 1);
+    let launches_of_2 = r.count(|d| matches!(d, Decision::LaunchMap { map: MapId(2), .. }));
+    assert_eq!(launches_of_2, 2);
+    let p = r.progress.unwrap();
+    assert_eq!((p.k, p.maps_done), (8, 8));
+}
+
+#[test]
+fn a_failed_map_is_dropped_when_a_restart_would_miss_the_deadline() {
+    // §5.2.1: at t = 9 a restart ends at max(10, 9 + 10) = 19 > D = 15: drop it, k − 1.
+    let mut s = Script::uniform(4, 1, 1, 10.0, 10.0);
+    s.fail = Box::new(|m, nth| (m == MapId(2) && nth == 0).then_some(9.0));
+    let spec = s.job(4, 1, 15.0, s.true_profile(10.0, 10.0, 1));
+    let r = run(dart().as_mut(), spec, &s, 1);
+    assert_eq!(
+        r.count(|d| matches!(d, Decision::LaunchMap { map: MapId(2), .. })),
+        1
+    );
+    let p = r.progress.unwrap();
+    assert_eq!((p.k, p.maps_done), (3, 3));
+    assert!(r.finished_at.unwrap() < 15.0);
+}
+
+#[test]
+fn a_remote_candidate_that_does_not_fit_becomes_local_only_and_runs_only_locally() {
+    // 2 racks × 2 nodes; maps' replicas on nodes 0 and 1 only. Remote maps take 30 s, local 10 s.
+    let mut s = Script::uniform(4, 2, 1, 10.0, 30.0);
+    s.map_output = 1000;
+    let mut spec = s.job(6, 1, 25.0, s.true_profile(10.0, 30.0, 1));
+    for (i, m) in spec.maps.iter_mut().enumerate() {
+        m.replicas = vec![s.location(i as u32 % 2)];
+    }
+    let r = run(dart().as_mut(), spec, &s, 1);
+    assert!(
+        r.count(|d| matches!(d, Decision::MarkLocalOnly(_))) >= 1,
+        "{:#?}",
+        r.log
+    );
+    // The support driver asserts every local-only map later ran node-local.
+    let remote = r.count(|d| {
+        matches!(
+            d,
+            Decision::LaunchMap {
+                locality: Locality::Remote,
+                ..
+            }
+        )
+    });
+    assert_eq!(remote, 0, "no remote map fits a 25 s deadline");
+    assert!(r.finished_at.unwrap() < 25.0);
+}
+
+#[test]
+fn reduce_input_is_sampled_down_to_what_fits_alg5() {
+    // Maps take 22 s where the profile says 10: the approach stage launches all four
+    // (T_J = 10 + 0 + 400 kB · 2.5e-5 s/B = 20 < 30), and the reduce gets its input at
+    // t = 23 with 7 s left: d_max = (30 − 23) / 2.5e-5 = 280 kB of 400 kB (eq. 12, Alg. 5).
+    let mut s = Script::uniform(4, 1, 1, 22.0, 22.0);
+    s.map_output = 100_000;
+    s.reduce_time = yard_appmaster::policy::PowerLaw { a: 2.5e-5, b: 1.0 };
+    let spec = s.job(4, 1, 30.0, s.true_profile(10.0, 10.0, 1));
+    let r = run(dart().as_mut(), spec.clone(), &s, 1);
+    let sampled: Vec<u64> = r
+        .log
+        .iter()
+        .filter_map(|(_, d)| match d {
+            Decision::SampleReduceInput { keep_bytes, .. } => Some(*keep_bytes),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(sampled, vec![280_000]);
+    let p = r.progress.unwrap();
+    assert!((p.processed_fraction() - 0.7).abs() < 1e-9);
+    assert!(r.finished_at.unwrap() <= 30.0 + 1e-9);
+    // D-WMR has no reduce revise: it reduces all 400 kB and finishes at 23 + 10 = 33.
+    let r = run(
+        PolicyKind::DartMapReviseOnly
+            .build(PolicyConfig::default())
+            .as_mut(),
+        spec,
+        &s,
+        1,
+    );
+    assert_eq!(
+        r.count(|d| matches!(d, Decision::SampleReduceInput { .. })),
+        0
+    );
+    assert!(r.finished_at.unwrap() > 30.0);
+}
+
+#[test]
+fn the_same_seed_gives_the_same_decision_log() {
+    let s = with_straggler();
+    let logs: Vec<_> = (0..2)
+        .map(|_| {
+            let spec = s.job(8, 2, 40.0, s.true_profile(10.0, 10.0, 2));
+            format!("{:?}", run(dart().as_mut(), spec, &s, 7).log)
+        })
+        .collect();
+    assert_eq!(logs[0], logs[1]);
+}
