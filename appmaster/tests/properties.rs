@@ -29,43 +29,57 @@ struct Case {
     seed: u64,
 }
 
-/// The policies under test.
+/// The policies under test: all of them.
 fn kinds() -> Vec<PolicyKind> {
-    PolicyKind::ALL.into_iter().filter(|k| !matches!(k, PolicyKind::Aria | PolicyKind::Ps)).collect()
+    PolicyKind::ALL.to_vec()
 }
 
 fn case() -> impl Strategy<Value = Case> {
-    (1u32..6, 1u32..3, 1u32..3, 0u32..40, 0u32..3).prop_flat_map(|(nodes, racks, slots, maps, reduces)| {
-        let racks = racks.min(nodes);
-        (
-            Just((nodes, racks, slots, maps, reduces)),
-            1u32..=nodes * slots,
-            prop::collection::vec(prop_oneof![4 => 2.0f64..20.0, 1 => 40.0f64..120.0], maps as usize),
-            1.0f64..2.0,
-            prop::collection::vec((0u32..maps.max(1), 0.5f64..10.0), 0..3),
-            5.0f64..300.0,
-            0.5f64..2.0,
-            prop::sample::select(kinds()),
-            any::<u64>(),
+    (1u32..6, 1u32..3, 1u32..3, 0u32..40, 0u32..3)
+        .prop_flat_map(|(nodes, racks, slots, maps, reduces)| {
+            let racks = racks.min(nodes);
+            (
+                Just((nodes, racks, slots, maps, reduces)),
+                1u32..=nodes * slots,
+                prop::collection::vec(
+                    prop_oneof![4 => 2.0f64..20.0, 1 => 40.0f64..120.0],
+                    maps as usize,
+                ),
+                1.0f64..2.0,
+                prop::collection::vec((0u32..maps.max(1), 0.5f64..10.0), 0..3),
+                5.0f64..300.0,
+                0.5f64..2.0,
+                prop::sample::select(kinds()),
+                any::<u64>(),
+            )
+        })
+        .prop_map(
+            |(
+                (nodes, racks, slots, maps, reduces),
+                allotment,
+                durations,
+                remote_factor,
+                failures,
+                deadline,
+                profile_bias,
+                kind,
+                seed,
+            )| Case {
+                nodes,
+                racks,
+                slots,
+                allotment,
+                maps,
+                reduces,
+                durations,
+                remote_factor,
+                failures,
+                deadline,
+                profile_bias,
+                kind,
+                seed,
+            },
         )
-    })
-    .prop_map(
-        |((nodes, racks, slots, maps, reduces), allotment, durations, remote_factor, failures, deadline, profile_bias, kind, seed)| Case {
-            nodes,
-            racks,
-            slots,
-            allotment,
-            maps,
-            reduces,
-            durations,
-            remote_factor,
-            failures,
-            deadline,
-            profile_bias,
-            kind,
-            seed,
-        },
-    )
 }
 
 fn script(c: &Case) -> Script {
@@ -77,11 +91,18 @@ fn script(c: &Case) -> Script {
         let base = durations[m.0 as usize];
         // Copies and restarts run at a normal pace: only first attempts straggle.
         let base = if nth > 0 { base.min(20.0) } else { base };
-        if loc == Locality::NodeLocal { base } else { base * remote }
+        if loc == Locality::NodeLocal {
+            base
+        } else {
+            base * remote
+        }
     });
     let failures = c.failures.clone();
     s.fail = Box::new(move |m, nth| {
-        failures.iter().find(|f| nth == 0 && f.0 == m.0).map(|f| f.1)
+        failures
+            .iter()
+            .find(|f| nth == 0 && f.0 == m.0)
+            .map(|f| f.1)
     });
     s.map_output = 50_000;
     s.bandwidth = 200_000.0;
@@ -92,7 +113,10 @@ fn script(c: &Case) -> Script {
 
 fn profile(c: &Case, s: &Script) -> Profile {
     let mut p = s.true_profile(10.0 * c.profile_bias, 15.0 * c.profile_bias, c.reduces);
-    p.previous_runs = vec![PreviousRun { k: 10, max_reduce_input: 300_000.0 }];
+    p.previous_runs = vec![PreviousRun {
+        k: 10,
+        max_reduce_input: 300_000.0,
+    }];
     p
 }
 

@@ -96,6 +96,9 @@ pub(crate) struct Core {
     pub spec: JobSpec,
     pub start: Seconds,
     map_state: Vec<MapState>,
+    /// Maps marked local-only by Alg. 1: every later run of them (restart, speculative copy)
+    /// must be node-local too.
+    local_only: Vec<bool>,
     /// Live attempts per map: at most an original and one copy.
     map_attempts: Vec<[Option<AttemptId>; 2]>,
     by_node: HashMap<NodeId, Vec<MapId>>,
@@ -143,6 +146,7 @@ impl Core {
         Core {
             start: now,
             map_state: vec![MapState::Pending; maps],
+            local_only: vec![false; maps],
             map_attempts: vec![[None; 2]; maps],
             by_node,
             by_rack,
@@ -282,11 +286,27 @@ impl Core {
 
     pub fn mark_local_only(&mut self, map: MapId, out: &mut Vec<Decision>) {
         self.set_map_state(map, MapState::LocalOnly);
+        self.local_only[map.0 as usize] = true;
         out.push(Decision::MarkLocalOnly(map));
     }
 
-    pub fn pop_retry(&mut self) -> Option<MapId> {
-        self.retry.pop()
+    /// Whether `map` may run on a container at `at`: anywhere, unless it is local-only.
+    pub fn may_run(&self, map: MapId, at: Location) -> bool {
+        !self.local_only[map.0 as usize] || self.locality(map, at) == Locality::NodeLocal
+    }
+
+    /// The most recent failed map waiting to restart that may run at `at`.
+    pub fn pop_retry(&mut self, at: Location) -> Option<MapId> {
+        let i = self.retry.iter().rposition(|&m| self.may_run(m, at))?;
+        Some(self.retry.remove(i))
+    }
+
+    /// The map an attempt runs, if it is a map attempt.
+    pub fn map_of(&self, a: AttemptId) -> Option<MapId> {
+        match self.attempts[a.0 as usize].task {
+            TaskRef::Map(m) => Some(m),
+            TaskRef::Reduce(_) => None,
+        }
     }
 
     fn new_attempt(

@@ -266,7 +266,8 @@ impl Run {
         if !self.core.is_free(c) {
             return;
         }
-        if let Some(m) = self.core.pop_retry() {
+        let at = self.core.location(c).expect("offered containers are held");
+        if let Some(m) = self.core.pop_retry(at) {
             self.core.launch_map(m, c, now, false, out);
             self.note_launch(now);
             return;
@@ -367,17 +368,20 @@ impl Run {
             .est
             .window(self.core.k(), t_p, self.deadline(), self.v.skew); // eq. (11)
         let t_ma = self.est.all;
-        let (i, s) = self.longest_remaining(now); // findMaxRemainingTime
         if w >= t_ma {
-            // Alg. 3 lines 6–8: time for a copy; k unchanged.
-            self.stragglers.remove(i);
-            let TaskRef::Map(m) = self.core.attempt(s).task else {
-                unreachable!("map stragglers")
+            // Alg. 3 lines 6–8: time for a copy of the straggler with the most time left
+            // (findMaxRemainingTime) that may run on c; k unchanged.
+            let at = self.core.location(c);
+            let Some((i, m)) = self.longest_remaining(now, at) else {
+                return false;
             };
+            self.stragglers.remove(i);
             self.core.launch_map(m, c, now, true, out);
             return true;
         }
         if w > 0.0 {
+            let (i, _) = self.longest_remaining(now, None).expect("S is not empty");
+            let s = self.stragglers[i];
             // Alg. 3 lines 9–11: no time for a copy; the slowest straggler goes (k − 1).
             self.stragglers.remove(i);
             self.core.kill(s, out);
@@ -412,24 +416,36 @@ impl Run {
         if self.core.speculative_running() >= cap || slow_node {
             return false;
         }
-        let (i, s) = self.longest_remaining(now);
-        self.stragglers.remove(i);
-        let TaskRef::Map(m) = self.core.attempt(s).task else {
-            unreachable!("map stragglers")
+        let Some((i, m)) = self.longest_remaining(now, self.core.location(c)) else {
+            return false;
         };
+        self.stragglers.remove(i);
         self.core.launch_map(m, c, now, true, out);
         true
     }
 
-    /// The straggler with the most time left (ties: the oldest attempt), and its index in `S`.
-    fn longest_remaining(&self, now: Seconds) -> (usize, AttemptId) {
-        let mut best = (0, self.stragglers[0]);
-        for (i, &s) in self.stragglers.iter().enumerate().skip(1) {
-            if self.remaining(s, now) > self.remaining(best.1, now) {
-                best = (i, s);
+    /// The straggler with the most time left (ties: the oldest attempt): its index in `S` and
+    /// its map. With `on`, only stragglers whose map may run there (local-only maps stay
+    /// node-local, copies included).
+    fn longest_remaining(
+        &self,
+        now: Seconds,
+        on: Option<super::Location>,
+    ) -> Option<(usize, super::MapId)> {
+        let mut best: Option<(usize, super::MapId, Seconds)> = None;
+        for (i, &s) in self.stragglers.iter().enumerate() {
+            let Some(m) = self.core.map_of(s) else {
+                continue;
+            };
+            if on.is_some_and(|at| !self.core.may_run(m, at)) {
+                continue;
+            }
+            let left = self.remaining(s, now);
+            if best.is_none_or(|b| left > b.2) {
+                best = Some((i, m, left));
             }
         }
-        best
+        best.map(|(i, m, _)| (i, m))
     }
 
     /// `T_s^rem` from the progress rate: (1 − progress) / (progress / running time) (§5.3 (a)).

@@ -1,25 +1,655 @@
-//! Placeholder: being written.
-use super::{Decision, Estimate, Event, PolicyConfig, Progress, Rng, Seconds, TaskPolicy};
+//! Pre-selected sampling (PS; BlinkDB-style, Agarwal et al. 2013), as Dart's evaluation uses it
+//! (§6.1; EVALUATION.md "Baselines"): before the job starts, fit a linear time-vs-input model
+//! from a few sample runs, pick the largest input fraction predicted to finish by the deadline,
+//! and never revise it. No kills, no speculation, no reduce input sampling.
+//!
+//! Decisions where the papers are vague:
+//! - **The model** is linear in the number of maps `k`: `T(k) = ⌈k / C⌉·T_l^a + k·p·R / B +
+//!   (c₀ + c₁·k·p)`, with `C` the containers the job is granted (`allotment`, or one per map
+//!   when not told), map waves of the profile's node-local duration (as ARIA's `M_avg`: most
+//!   maps of a profiled run are node-local), the whole shuffle after the maps at the profile's
+//!   bandwidth, and one reduce wave whose time is a straight line in its input — Dart Table 4's
+//!   "Linearity" model.
+//! - **The sample runs**: the line is fitted by least squares to the true reduce-time curve
+//!   `f(d) = a·d^b` at [`SAMPLE_RUNS`] input sizes `d_i = (i / 5)·M·p`, `i = 1..=5`: sample
+//!   runs of 20 %, 40 %, … of the input, deterministic. A line that predicts a negative reduce
+//!   time (a convex `f` fitted over large inputs) counts as 0.
+//! - **The fraction** is the largest `k` with `T(k) < D` (strict, as Dart's eq. 10), at least
+//!   one map when there are any, so every job answers something.
+//! - **Which maps**: `k` of the `M` drawn uniformly without replacement with the caller's RNG
+//!   (`rand::seq::index::sample`), so a seed fixes the sample. They run as containers come, in
+//!   Hadoop's locality order among the chosen (node-local, rack-local, any; lowest id first).
+//! - **Failures**: a failed (or lost) chosen map always restarts; the sample is never revised.
+//! - The map phase closes as the last chosen map launches; `CloseMapPhase` carries `T(k)`, and
+//!   the maps never chosen are dropped then.
 
-pub struct PreselectedSampling;
+use std::collections::HashMap;
+
+use super::core::{Core, MapState};
+use super::{
+    AttemptId, ContainerId, Decision, Estimate, Event, JobSpec, Locality, Location, MapId, NodeId,
+    PolicyConfig, Progress, RackId, Rng, Seconds, TaskPolicy, TaskRef,
+};
+
+/// How many sample runs the linear reduce-time model is fitted to.
+pub(crate) const SAMPLE_RUNS: u32 = 5;
+
+/// Least squares `y = c₀ + c₁·x`; returns `(c₀, c₁)`. With fewer than two distinct `x` the line
+/// is flat at the mean.
+pub(crate) fn fit_line(points: &[(f64, f64)]) -> (f64, f64) {
+    if points.is_empty() {
+        return (0.0, 0.0);
+    }
+    let n = points.len() as f64;
+    let mean_x = points.iter().map(|p| p.0).sum::<f64>() / n;
+    let mean_y = points.iter().map(|p| p.1).sum::<f64>() / n;
+    let sxx: f64 = points.iter().map(|p| (p.0 - mean_x).powi(2)).sum();
+    if sxx <= f64::EPSILON * mean_x.abs().max(1.0) {
+        return (mean_y, 0.0);
+    }
+    let sxy: f64 = points.iter().map(|p| (p.0 - mean_x) * (p.1 - mean_y)).sum();
+    let c1 = sxy / sxx;
+    (mean_y - c1 * mean_x, c1)
+}
+
+/// PS's linear completion-time model (see the module documentation).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Linear {
+    /// `C`: the containers the job plans with.
+    pub containers: u32,
+    /// One map wave: `T_l^a`.
+    pub map: Seconds,
+    /// `p`: bytes one map sends to one reducer.
+    pub partition: f64,
+    pub reduces: u32,
+    pub bandwidth: f64,
+    /// Reduce time `≈ c₀ + c₁·d` for a reduce input of `d` bytes.
+    pub c0: Seconds,
+    pub c1: f64,
+}
+
+impl Linear {
+    pub fn new(spec: &JobSpec, containers: u32) -> Linear {
+        let p = &spec.profile;
+        let all = spec.maps.len() as f64 * p.partition_bytes;
+        let samples: Vec<(f64, f64)> = (1..=SAMPLE_RUNS)
+            .map(|i| {
+                let d = all * f64::from(i) / f64::from(SAMPLE_RUNS);
+                (d, p.reduce_time.at(d))
+            })
+            .collect();
+        let (c0, c1) = fit_line(&samples);
+        Linear {
+            containers: containers.max(1),
+            map: p.map_local,
+            partition: p.partition_bytes,
+            reduces: spec.reduces,
+            bandwidth: p.shuffle_bandwidth,
+            c0,
+            c1,
+        }
+    }
+
+    /// `T(k)`, split by phase, from the job's start.
+    pub fn predict(&self, k: u32) -> Estimate {
+        let waves = k.div_ceil(self.containers);
+        let map = f64::from(waves) * self.map;
+        let volume = f64::from(k) * self.partition * f64::from(self.reduces);
+        let shuffle = if volume > 0.0 && self.bandwidth > 0.0 {
+            volume / self.bandwidth
+        } else {
+            0.0
+        };
+        let reduce = if self.reduces > 0 && k > 0 {
+            (self.c0 + self.c1 * f64::from(k) * self.partition).max(0.0)
+        } else {
+            0.0
+        };
+        Estimate {
+            map,
+            shuffle,
+            reduce,
+            total: map + shuffle + reduce,
+        }
+    }
+
+    /// The largest `k ≤ maps` with `T(k) < deadline`; at least 1 when `maps > 0`.
+    pub fn largest_k(&self, maps: u32, deadline: Seconds) -> u32 {
+        (1..=maps)
+            .rev()
+            .find(|&k| self.predict(k).total < deadline)
+            .unwrap_or(maps.min(1))
+    }
+}
+
+/// The chosen maps by replica node, by rack, and all of them, in id order with lazy deletion:
+/// `Core::find_map` restricted to the sample. (A workaround: with a `Core::exclude` that drops
+/// a pending map without counting it, PS would pre-exclude the others and use `find_map`.)
+struct Chosen {
+    by_node: HashMap<NodeId, Vec<MapId>>,
+    by_rack: HashMap<RackId, Vec<MapId>>,
+    any: Vec<MapId>,
+}
+
+impl Chosen {
+    /// `chosen` in ascending id order.
+    fn new(spec: &JobSpec, chosen: &[MapId]) -> Chosen {
+        let mut by_node: HashMap<NodeId, Vec<MapId>> = HashMap::new();
+        let mut by_rack: HashMap<RackId, Vec<MapId>> = HashMap::new();
+        // Reversed so `pop` yields the lowest id first, as in `Core`.
+        for &id in chosen.iter().rev() {
+            let replicas = &spec.maps[id.0 as usize].replicas;
+            for (r, replica) in replicas.iter().enumerate() {
+                let node = by_node.entry(replica.node).or_default();
+                if node.last() != Some(&id) {
+                    node.push(id);
+                }
+                if !replicas[..r].iter().any(|o| o.rack == replica.rack) {
+                    by_rack.entry(replica.rack).or_default().push(id);
+                }
+            }
+        }
+        Chosen {
+            by_node,
+            by_rack,
+            any: chosen.iter().rev().copied().collect(),
+        }
+    }
+
+    /// The best chosen map not yet launched for a container at `at`.
+    fn find(&mut self, core: &Core, at: Location) -> Option<(MapId, Locality)> {
+        let pending = |m: &MapId| core.map_state(*m) == MapState::Pending;
+        let queues = [
+            (self.by_node.get_mut(&at.node), Locality::NodeLocal),
+            (self.by_rack.get_mut(&at.rack), Locality::RackLocal),
+            (Some(&mut self.any), Locality::Remote),
+        ];
+        for (queue, locality) in queues {
+            let Some(queue) = queue else { continue };
+            while let Some(m) = queue.last() {
+                if pending(m) {
+                    return Some((*m, locality));
+                }
+                queue.pop();
+            }
+        }
+        None
+    }
+}
+
+/// The PS baseline. Build with [`PolicyKind::build`](super::PolicyKind::build) or
+/// [`PreselectedSampling::new`].
+pub struct PreselectedSampling {
+    run: Option<Run>,
+}
 
 impl PreselectedSampling {
-    pub fn new(_config: PolicyConfig) -> Self {
-        PreselectedSampling
+    /// PS takes none of the tuning in `PolicyConfig` (no EWMA, stragglers or reduce sampling).
+    pub fn new(_config: PolicyConfig) -> PreselectedSampling {
+        PreselectedSampling { run: None }
     }
 }
 
 impl TaskPolicy for PreselectedSampling {
     fn name(&self) -> &'static str {
-        unimplemented!()
+        "ps"
     }
-    fn handle(&mut self, _now: Seconds, _event: Event, _rng: &mut Rng, _out: &mut Vec<Decision>) {
-        unimplemented!()
+
+    fn handle(&mut self, now: Seconds, event: Event, rng: &mut Rng, out: &mut Vec<Decision>) {
+        if let Event::JobStarted(spec) = event {
+            if self.run.is_none() {
+                let mut run = Run::new(spec, now, rng);
+                if run.unlaunched == 0 {
+                    run.close(out);
+                }
+                run.settle(now, out);
+                self.run = Some(run);
+            }
+            return;
+        }
+        if let Some(run) = &mut self.run {
+            run.event(now, event);
+            run.settle(now, out);
+        }
     }
+
+    /// `T(k)` for the chosen `k`, fixed before the job runs (PS never revises).
     fn estimate(&self, _now: Seconds) -> Option<Estimate> {
-        unimplemented!()
+        self.run.as_ref().map(|r| r.prediction)
     }
+
     fn progress(&self) -> Progress {
-        unimplemented!()
+        self.run
+            .as_ref()
+            .map(|r| r.core.progress)
+            .unwrap_or_default()
+    }
+}
+
+/// One job's run of PS.
+struct Run {
+    core: Core,
+    /// The sample, ascending.
+    chosen: Vec<MapId>,
+    queue: Chosen,
+    /// Chosen maps never launched yet; the map phase closes when it reaches 0.
+    unlaunched: u32,
+    /// Maps left out of the sample: still pending in `Core` until the map phase closes.
+    unchosen: u32,
+    prediction: Estimate,
+    allotment: Option<u32>,
+    last_want: Option<u32>,
+}
+
+impl Run {
+    fn new(spec: JobSpec, now: Seconds, rng: &mut Rng) -> Run {
+        let maps = spec.maps.len() as u32;
+        // A grant of 0 would leave nothing to run on; PS then plans with (and asks for) one.
+        let allotment = spec.allotment.map(|a| a.max(1));
+        let containers = allotment.unwrap_or(maps);
+        let model = Linear::new(&spec, containers);
+        let k = model.largest_k(maps, spec.deadline);
+        let mut chosen: Vec<MapId> = rand::seq::index::sample(rng, maps as usize, k as usize)
+            .into_iter()
+            .map(|i| MapId(i as u32))
+            .collect();
+        chosen.sort_unstable();
+        let queue = Chosen::new(&spec, &chosen);
+        Run {
+            core: Core::new(spec, now),
+            prediction: model.predict(k),
+            chosen,
+            queue,
+            unlaunched: k,
+            unchosen: maps - k,
+            allotment,
+            last_want: None,
+        }
+    }
+
+    fn event(&mut self, now: Seconds, event: Event) {
+        match event {
+            Event::JobStarted(_) | Event::Tick | Event::ShuffleBytes(_) => {}
+            Event::ContainerGranted(c) => {
+                self.core.grant(c);
+                self.core.freed.push(c.id);
+            }
+            Event::ContainerLost(c) => {
+                let attempt = self.core.attempt_on(c);
+                self.core.forget(c);
+                if let Some(a) = attempt {
+                    self.failed(a);
+                }
+            }
+            Event::TaskProgress { attempt, progress } => {
+                self.core.progress_report(attempt, progress)
+            }
+            Event::TaskFinished { attempt, .. } => {
+                let _ = self.core.finished(attempt, now); // no speculation: no rival
+            }
+            Event::TaskFailed(attempt) => self.failed(attempt),
+            // The sample is fixed before the job: reduce input is never thinned further.
+            Event::ReduceInputReady { bytes, .. } => self.core.reduce_input(bytes, bytes),
+        }
+    }
+
+    /// A failed chosen map always restarts; `Core` requeues reduces itself.
+    fn failed(&mut self, a: AttemptId) {
+        if let Some(TaskRef::Map(m)) = self.core.failed(a)
+            && self.core.map_state(m) == MapState::Dropped
+        {
+            self.core.retry(m);
+        }
+    }
+
+    /// Offers every freed container, then reports the wanted container count, and completion
+    /// (`Core::finish` hands every container back first).
+    fn settle(&mut self, now: Seconds, out: &mut Vec<Decision>) {
+        while let Some(c) = self.core.freed.pop() {
+            self.offer(c, now, out);
+        }
+        let done = self.core.done();
+        let want = if done { 0 } else { self.want() };
+        if self.last_want != Some(want) {
+            self.last_want = Some(want);
+            out.push(Decision::Want(want));
+        }
+        if done {
+            self.core.finish(out);
+        }
+    }
+
+    /// Every running or waiting task of the sample (the unchosen maps wait in `Core` until the
+    /// map phase closes, but no container is wanted for them), within the grant.
+    fn want(&self) -> u32 {
+        let want = if self.core.map_phase_closed() {
+            self.core.want(0)
+        } else {
+            self.core.want(0) - self.unchosen
+        };
+        self.allotment.map_or(want, |a| want.min(a))
+    }
+
+    fn offer(&mut self, c: ContainerId, now: Seconds, out: &mut Vec<Decision>) {
+        if !self.core.is_free(c) {
+            return;
+        }
+        let at = self.core.location(c).expect("offered containers are held");
+        if let Some(m) = self.core.pop_retry(at) {
+            self.core.launch_map(m, c, now, false, out);
+            return;
+        }
+        if !self.core.map_phase_closed() {
+            let at = self.core.location(c).expect("offered containers are held");
+            if let Some((m, _)) = self.queue.find(&self.core, at) {
+                debug_assert!(
+                    self.chosen.binary_search(&m).is_ok(),
+                    "{m:?} is not sampled"
+                );
+                self.core.launch_map(m, c, now, false, out);
+                self.unlaunched -= 1;
+                if self.unlaunched == 0 {
+                    self.close(out); // the whole sample is launched
+                }
+                return;
+            }
+            // Unreachable while `unlaunched` counts the chosen pending maps; close, don't stall.
+            self.close(out);
+        }
+        if !self.core.launch_next_reduce(c, now, out) {
+            self.core.release(c, out);
+        }
+    }
+
+    fn close(&mut self, out: &mut Vec<Decision>) {
+        self.core.close_map_phase(Some(self.prediction), out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::{BTreeSet, HashSet, VecDeque};
+
+    use rand::SeedableRng;
+
+    use super::*;
+    use crate::policy::{Container, MapSpec, PowerLaw, Profile};
+
+    fn at(node: u32) -> Location {
+        Location {
+            node: NodeId(node),
+            rack: RackId(node / 4),
+        }
+    }
+
+    /// `maps` maps of 100 bytes (map i on node i mod 8); T_l = 10, p = 1, B = 1, f(d) = d².
+    fn spec(maps: u32, reduces: u32, deadline: Seconds, allotment: Option<u32>) -> JobSpec {
+        JobSpec {
+            deadline,
+            maps: (0..maps)
+                .map(|i| MapSpec {
+                    bytes: 100,
+                    replicas: vec![at(i % 8)],
+                })
+                .collect(),
+            reduces,
+            profile: Profile {
+                map_local: 10.0,
+                map_remote: 15.0,
+                partition_bytes: 1.0,
+                shuffle_bandwidth: 1.0,
+                reduce_time: PowerLaw { a: 1.0, b: 2.0 },
+                previous_runs: Vec::new(),
+            },
+            allotment,
+        }
+    }
+
+    #[test]
+    fn linear_fit_by_hand() {
+        // y = x² at x = 1..5: x̄ = 3, ȳ = 11, Sxx = 10, Sxy = 60 → c₁ = 6, c₀ = 11 − 18 = −7.
+        let pts: Vec<(f64, f64)> = (1..=5).map(|x| (f64::from(x), f64::from(x * x))).collect();
+        assert_eq!(fit_line(&pts), (-7.0, 6.0));
+        assert_eq!(
+            fit_line(&[(0.0, 2.0), (0.0, 4.0)]),
+            (3.0, 0.0),
+            "no spread: flat"
+        );
+        assert_eq!(fit_line(&[]), (0.0, 0.0));
+    }
+
+    #[test]
+    fn picks_the_largest_k_by_hand() {
+        // M = 5, p = 1: samples at d = 1..5 of f(d) = d² → reduce ≈ −7 + 6·k (≥ 0).
+        // C = 2, T_l = 10, R = 1, B = 1: T(k) = 10·⌈k/2⌉ + k + max(0, 6k − 7):
+        // T(1) = 11, T(2) = 17, T(3) = 34, T(4) = 41, T(5) = 58.
+        let m = Linear::new(&spec(5, 1, 0.0, Some(2)), 2);
+        assert_eq!((m.c0, m.c1), (-7.0, 6.0));
+        let totals: Vec<f64> = (1..=5).map(|k| m.predict(k).total).collect();
+        assert_eq!(totals, vec![11.0, 17.0, 34.0, 41.0, 58.0]);
+        let e = m.predict(3);
+        assert_eq!((e.map, e.shuffle, e.reduce), (20.0, 3.0, 11.0));
+        for (deadline, k) in [(40.0, 3), (41.0, 3), (41.5, 4), (5.0, 1), (1e3, 5)] {
+            assert_eq!(m.largest_k(5, deadline), k, "D = {deadline}");
+        }
+        assert_eq!(m.largest_k(0, 1e3), 0);
+        // Not told the grant: one container per map, a single wave: T(5) = 10 + 5 + 23 = 38.
+        let mut rng = Rng::seed_from_u64(1);
+        let run = Run::new(spec(5, 1, 40.0, None), 0.0, &mut rng);
+        assert_eq!(run.chosen.len(), 5);
+        assert_eq!(run.prediction.total, 38.0);
+    }
+
+    /// Grants what PS wants (nodes round-robin), finishes the oldest running attempt, and fails
+    /// the first attempt of `fail_once`.
+    struct Driver {
+        policy: PreselectedSampling,
+        rng: Rng,
+        now: Seconds,
+        want: u32,
+        held: HashSet<ContainerId>,
+        running: VecDeque<(AttemptId, TaskRef)>,
+        next: u64,
+        log: Vec<Decision>,
+        fail_once: Option<MapId>,
+    }
+
+    impl Driver {
+        fn new(spec: JobSpec, seed: u64) -> Driver {
+            let mut d = Driver {
+                policy: PreselectedSampling::new(PolicyConfig::default()),
+                rng: Rng::seed_from_u64(seed),
+                now: 0.0,
+                want: 0,
+                held: HashSet::new(),
+                running: VecDeque::new(),
+                next: 0,
+                log: Vec::new(),
+                fail_once: None,
+            };
+            d.send(Event::JobStarted(spec));
+            d
+        }
+
+        fn chosen(&self) -> Vec<MapId> {
+            self.policy.run.as_ref().unwrap().chosen.clone()
+        }
+
+        fn send(&mut self, e: Event) {
+            assert!(!self.finished(), "event after Finish");
+            let mut out = Vec::new();
+            self.policy.handle(self.now, e, &mut self.rng, &mut out);
+            for d in &out {
+                match d {
+                    Decision::Want(n) => self.want = *n,
+                    Decision::LaunchMap { attempt, map, .. } => {
+                        self.running.push_back((*attempt, TaskRef::Map(*map)))
+                    }
+                    Decision::LaunchReduce {
+                        attempt, reduce, ..
+                    } => self.running.push_back((*attempt, TaskRef::Reduce(*reduce))),
+                    Decision::Release(c) => assert!(self.held.remove(c), "release of {c:?}"),
+                    Decision::Kill(_) | Decision::SampleReduceInput { .. } => {
+                        panic!("PS never revises: {d:?}")
+                    }
+                    _ => {}
+                }
+            }
+            self.log.extend(out);
+        }
+
+        fn finished(&self) -> bool {
+            self.log.iter().any(|d| matches!(d, Decision::Finish(_)))
+        }
+
+        fn run(&mut self) {
+            for _ in 0..10_000 {
+                if self.finished() {
+                    return;
+                }
+                if (self.held.len() as u32) < self.want {
+                    let id = ContainerId(self.next);
+                    self.held.insert(id);
+                    let node = (self.next % 16) as u32;
+                    self.next += 1;
+                    let at = at(node);
+                    self.send(Event::ContainerGranted(Container { id, at }));
+                    continue;
+                }
+                let (a, task) = self
+                    .running
+                    .pop_front()
+                    .expect("stuck with nothing running");
+                self.now += 1.0;
+                if let TaskRef::Map(m) = task
+                    && self.fail_once == Some(m)
+                {
+                    self.fail_once = None;
+                    self.send(Event::TaskFailed(a));
+                    continue;
+                }
+                if let TaskRef::Reduce(reduce) = task {
+                    self.send(Event::ReduceInputReady { reduce, bytes: 10 });
+                }
+                self.send(Event::TaskFinished {
+                    attempt: a,
+                    output_bytes: 1,
+                });
+            }
+            panic!("no finish");
+        }
+
+        fn launched_maps(&self) -> Vec<MapId> {
+            self.log
+                .iter()
+                .filter_map(|d| match d {
+                    Decision::LaunchMap { map, .. } => Some(*map),
+                    _ => None,
+                })
+                .collect()
+        }
+
+        fn count(&self, f: impl Fn(&Decision) -> bool) -> usize {
+            self.log.iter().filter(|d| f(d)).count()
+        }
+    }
+
+    #[test]
+    fn the_sample_is_fixed_by_the_seed() {
+        // 100 maps on 10 containers, D = 200: T(k) = 10·⌈k/10⌉ + k + f-line(k) picks 0 < k < 100.
+        let job = || spec(100, 1, 200.0, Some(10));
+        let a = Driver::new(job(), 1).chosen();
+        let k = a.len();
+        assert!(k > 1 && k < 100, "k = {k}");
+        assert_eq!(Driver::new(job(), 1).chosen(), a, "same seed, same sample");
+        let b = Driver::new(job(), 2).chosen();
+        assert_eq!(b.len(), k, "k does not depend on the seed");
+        assert_ne!(b, a, "another seed, another sample");
+    }
+
+    #[test]
+    fn only_the_sample_runs_and_the_job_finishes_once() {
+        let mut d = Driver::new(spec(100, 2, 200.0, Some(10)), 7);
+        let chosen = d.chosen();
+        d.fail_once = Some(chosen[3]);
+        d.run();
+        let launched: BTreeSet<MapId> = d.launched_maps().into_iter().collect();
+        assert_eq!(
+            launched,
+            chosen.iter().copied().collect(),
+            "the sample, all of it"
+        );
+        assert_eq!(
+            d.launched_maps().len(),
+            chosen.len() + 1,
+            "each chosen map once, the failed one twice"
+        );
+        let k = chosen.len() as u32;
+        let e = d.policy.estimate(0.0);
+        let closes: Vec<_> = d
+            .log
+            .iter()
+            .filter(|x| matches!(x, Decision::CloseMapPhase { .. }))
+            .collect();
+        assert_eq!(
+            closes,
+            vec![&Decision::CloseMapPhase { k, estimate: e }],
+            "closed once, with T(k)"
+        );
+        assert!(e.unwrap().total < 200.0);
+        assert!(
+            d.log
+                .iter()
+                .all(|x| !matches!(x, Decision::Want(n) if *n > 10))
+        );
+        assert_eq!(d.count(|x| matches!(x, Decision::Finish(_))), 1);
+        assert!(matches!(d.log.last(), Some(Decision::Finish(_))));
+        assert!(d.held.is_empty() && d.want == 0);
+        let p = d.policy.progress();
+        assert!(p.finished && p.k == k && p.maps_done == k && p.reduces_done == 2);
+        assert_eq!(p.processed_fraction(), f64::from(k) / 100.0);
+    }
+
+    #[test]
+    fn prefers_a_node_local_chosen_map() {
+        // Every map chosen (loose deadline); a container on node 3 takes map 3 first.
+        let mut d = Driver::new(spec(16, 0, 1e6, Some(4)), 1);
+        d.held.insert(ContainerId(9));
+        d.send(Event::ContainerGranted(Container {
+            id: ContainerId(9),
+            at: at(3),
+        }));
+        assert!(d.log.iter().any(|x| matches!(
+            x,
+            Decision::LaunchMap {
+                map: MapId(3),
+                locality: Locality::NodeLocal,
+                ..
+            }
+        )));
+    }
+
+    #[test]
+    fn a_deadline_too_tight_still_runs_one_map() {
+        let mut d = Driver::new(spec(10, 1, 1.0, Some(3)), 3);
+        assert_eq!(d.chosen().len(), 1);
+        d.run();
+        assert_eq!(d.launched_maps(), d.chosen());
+        assert_eq!(
+            d.count(|x| matches!(x, Decision::CloseMapPhase { k: 1, .. })),
+            1
+        );
+        assert_eq!(d.count(|x| matches!(x, Decision::Finish(_))), 1);
+    }
+
+    #[test]
+    fn an_empty_job_finishes_at_once() {
+        let d = Driver::new(spec(0, 0, 10.0, None), 1);
+        assert_eq!(
+            d.count(|x| matches!(x, Decision::CloseMapPhase { k: 0, .. })),
+            1
+        );
+        assert_eq!(d.count(|x| matches!(x, Decision::Finish(_))), 1);
+        assert_eq!(d.policy.name(), "ps");
     }
 }
