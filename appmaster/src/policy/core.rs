@@ -290,6 +290,14 @@ impl Core {
         out.push(Decision::MarkLocalOnly(map));
     }
 
+    /// Drops a pending map before it ever runs (PS's maps outside the sample): no decision,
+    /// `k` unchanged. No effect on a map in any other state.
+    pub fn exclude(&mut self, map: MapId) {
+        if matches!(self.map_state(map), MapState::Pending | MapState::LocalOnly) {
+            self.set_map_state(map, MapState::Dropped);
+        }
+    }
+
     /// Whether `map` may run on a container at `at`: anywhere, unless it is local-only.
     pub fn may_run(&self, map: MapId, at: Location) -> bool {
         !self.local_only[map.0 as usize] || self.locality(map, at) == Locality::NodeLocal

@@ -196,25 +196,28 @@ impl PowerLaw {
     /// the task sampler runs sample reduces at several input sizes). Samples with `d ≤ 0` or
     /// `f ≤ 0` have no logarithm and are skipped; `None` without two distinct sizes.
     pub fn fit(samples: &[(f64, Seconds)]) -> Option<PowerLaw> {
-        let points: Vec<(f64, f64)> = samples
+        let logs: Vec<(f64, f64)> = samples
             .iter()
             .filter(|(d, f)| *d > 0.0 && *f > 0.0 && d.is_finite() && f.is_finite())
             .map(|(d, f)| (d.ln(), f.ln()))
             .collect();
-        let n = points.len() as f64;
-        let mean_x = points.iter().map(|p| p.0).sum::<f64>() / n;
-        let mean_y = points.iter().map(|p| p.1).sum::<f64>() / n;
-        let sxx: f64 = points.iter().map(|p| (p.0 - mean_x).powi(2)).sum();
-        if points.len() < 2 || sxx <= f64::EPSILON {
-            return None;
-        }
-        let sxy: f64 = points.iter().map(|p| (p.0 - mean_x) * (p.1 - mean_y)).sum();
-        let b = sxy / sxx;
-        Some(PowerLaw {
-            a: (mean_y - b * mean_x).exp(),
-            b,
-        })
+        let (ln_a, b) = least_squares(&logs)?;
+        Some(PowerLaw { a: ln_a.exp(), b })
     }
+}
+
+/// Ordinary least squares `y = c₀ + c₁·x`: `(c₀, c₁)`, or `None` without two distinct `x`.
+pub(crate) fn least_squares(points: &[(f64, f64)]) -> Option<(f64, f64)> {
+    let n = points.len() as f64;
+    let mean_x = points.iter().map(|p| p.0).sum::<f64>() / n;
+    let mean_y = points.iter().map(|p| p.1).sum::<f64>() / n;
+    let sxx: f64 = points.iter().map(|p| (p.0 - mean_x).powi(2)).sum();
+    if points.len() < 2 || sxx <= f64::EPSILON * mean_x.abs().max(1.0) {
+        return None;
+    }
+    let sxy: f64 = points.iter().map(|p| (p.0 - mean_x) * (p.1 - mean_y)).sum();
+    let c1 = sxy / sxx;
+    Some((mean_y - c1 * mean_x, c1))
 }
 
 #[cfg(test)]

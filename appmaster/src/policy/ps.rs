@@ -20,36 +20,25 @@
 //!   (`rand::seq::index::sample`), so a seed fixes the sample. They run as containers come, in
 //!   Hadoop's locality order among the chosen (node-local, rack-local, any; lowest id first).
 //! - **Failures**: a failed (or lost) chosen map always restarts; the sample is never revised.
-//! - The map phase closes as the last chosen map launches; `CloseMapPhase` carries `T(k)`, and
-//!   the maps never chosen are dropped then.
-
-use std::collections::HashMap;
+//! - The maps not chosen are dropped before the job runs (`Core::exclude`); the map phase
+//!   closes as the last chosen map launches, and `CloseMapPhase` carries `T(k)`.
 
 use super::core::{Core, MapState};
+use super::estimate::least_squares;
 use super::{
-    AttemptId, ContainerId, Decision, Estimate, Event, JobSpec, Locality, Location, MapId, NodeId,
-    PolicyConfig, Progress, RackId, Rng, Seconds, TaskPolicy, TaskRef,
+    AttemptId, ContainerId, Decision, Estimate, Event, JobSpec, MapId, PolicyConfig, Progress, Rng,
+    Seconds, TaskPolicy, TaskRef,
 };
 
 /// How many sample runs the linear reduce-time model is fitted to.
 pub(crate) const SAMPLE_RUNS: u32 = 5;
 
-/// Least squares `y = c₀ + c₁·x`; returns `(c₀, c₁)`. With fewer than two distinct `x` the line
-/// is flat at the mean.
+/// Least squares `y = c₀ + c₁·x`; with fewer than two distinct `x` the line is flat at the mean.
 pub(crate) fn fit_line(points: &[(f64, f64)]) -> (f64, f64) {
-    if points.is_empty() {
-        return (0.0, 0.0);
-    }
-    let n = points.len() as f64;
-    let mean_x = points.iter().map(|p| p.0).sum::<f64>() / n;
-    let mean_y = points.iter().map(|p| p.1).sum::<f64>() / n;
-    let sxx: f64 = points.iter().map(|p| (p.0 - mean_x).powi(2)).sum();
-    if sxx <= f64::EPSILON * mean_x.abs().max(1.0) {
-        return (mean_y, 0.0);
-    }
-    let sxy: f64 = points.iter().map(|p| (p.0 - mean_x) * (p.1 - mean_y)).sum();
-    let c1 = sxy / sxx;
-    (mean_y - c1 * mean_x, c1)
+    least_squares(points).unwrap_or_else(|| {
+        let mean = points.iter().map(|p| p.1).sum::<f64>() / points.len().max(1) as f64;
+        (mean, 0.0)
+    })
 }
 
 /// PS's linear completion-time model (see the module documentation).
@@ -122,61 +111,6 @@ impl Linear {
     }
 }
 
-/// The chosen maps by replica node, by rack, and all of them, in id order with lazy deletion:
-/// `Core::find_map` restricted to the sample. (A workaround: with a `Core::exclude` that drops
-/// a pending map without counting it, PS would pre-exclude the others and use `find_map`.)
-struct Chosen {
-    by_node: HashMap<NodeId, Vec<MapId>>,
-    by_rack: HashMap<RackId, Vec<MapId>>,
-    any: Vec<MapId>,
-}
-
-impl Chosen {
-    /// `chosen` in ascending id order.
-    fn new(spec: &JobSpec, chosen: &[MapId]) -> Chosen {
-        let mut by_node: HashMap<NodeId, Vec<MapId>> = HashMap::new();
-        let mut by_rack: HashMap<RackId, Vec<MapId>> = HashMap::new();
-        // Reversed so `pop` yields the lowest id first, as in `Core`.
-        for &id in chosen.iter().rev() {
-            let replicas = &spec.maps[id.0 as usize].replicas;
-            for (r, replica) in replicas.iter().enumerate() {
-                let node = by_node.entry(replica.node).or_default();
-                if node.last() != Some(&id) {
-                    node.push(id);
-                }
-                if !replicas[..r].iter().any(|o| o.rack == replica.rack) {
-                    by_rack.entry(replica.rack).or_default().push(id);
-                }
-            }
-        }
-        Chosen {
-            by_node,
-            by_rack,
-            any: chosen.iter().rev().copied().collect(),
-        }
-    }
-
-    /// The best chosen map not yet launched for a container at `at`.
-    fn find(&mut self, core: &Core, at: Location) -> Option<(MapId, Locality)> {
-        let pending = |m: &MapId| core.map_state(*m) == MapState::Pending;
-        let queues = [
-            (self.by_node.get_mut(&at.node), Locality::NodeLocal),
-            (self.by_rack.get_mut(&at.rack), Locality::RackLocal),
-            (Some(&mut self.any), Locality::Remote),
-        ];
-        for (queue, locality) in queues {
-            let Some(queue) = queue else { continue };
-            while let Some(m) = queue.last() {
-                if pending(m) {
-                    return Some((*m, locality));
-                }
-                queue.pop();
-            }
-        }
-        None
-    }
-}
-
 /// The PS baseline. Build with [`PolicyKind::build`](super::PolicyKind::build) or
 /// [`PreselectedSampling::new`].
 pub struct PreselectedSampling {
@@ -187,6 +121,11 @@ impl PreselectedSampling {
     /// PS takes none of the tuning in `PolicyConfig` (no EWMA, stragglers or reduce sampling).
     pub fn new(_config: PolicyConfig) -> PreselectedSampling {
         PreselectedSampling { run: None }
+    }
+
+    /// The maps PS chose before the job ran, ascending (empty before `JobStarted`).
+    pub fn sample(&self) -> &[MapId] {
+        self.run.as_ref().map_or(&[], |r| &r.chosen)
     }
 }
 
@@ -199,7 +138,7 @@ impl TaskPolicy for PreselectedSampling {
         if let Event::JobStarted(spec) = event {
             if self.run.is_none() {
                 let mut run = Run::new(spec, now, rng);
-                if run.unlaunched == 0 {
+                if run.core.pending_maps() == 0 {
                     run.close(out);
                 }
                 run.settle(now, out);
@@ -228,14 +167,10 @@ impl TaskPolicy for PreselectedSampling {
 
 /// One job's run of PS.
 struct Run {
+    /// Maps outside the sample are excluded from the start: `Core` sees only the sample.
     core: Core,
     /// The sample, ascending.
     chosen: Vec<MapId>,
-    queue: Chosen,
-    /// Chosen maps never launched yet; the map phase closes when it reaches 0.
-    unlaunched: u32,
-    /// Maps left out of the sample: still pending in `Core` until the map phase closes.
-    unchosen: u32,
     prediction: Estimate,
     allotment: Option<u32>,
     last_want: Option<u32>,
@@ -254,14 +189,17 @@ impl Run {
             .map(|i| MapId(i as u32))
             .collect();
         chosen.sort_unstable();
-        let queue = Chosen::new(&spec, &chosen);
+        let mut core = Core::new(spec, now);
+        let mut sampled = chosen.iter().peekable();
+        for m in (0..maps).map(MapId) {
+            if sampled.next_if_eq(&&m).is_none() {
+                core.exclude(m);
+            }
+        }
         Run {
-            core: Core::new(spec, now),
-            prediction: model.predict(k),
+            core,
             chosen,
-            queue,
-            unlaunched: k,
-            unchosen: maps - k,
+            prediction: model.predict(k),
             allotment,
             last_want: None,
         }
@@ -319,14 +257,9 @@ impl Run {
         }
     }
 
-    /// Every running or waiting task of the sample (the unchosen maps wait in `Core` until the
-    /// map phase closes, but no container is wanted for them), within the grant.
+    /// Every running or waiting task of the sample, within the grant.
     fn want(&self) -> u32 {
-        let want = if self.core.map_phase_closed() {
-            self.core.want(0)
-        } else {
-            self.core.want(0) - self.unchosen
-        };
+        let want = self.core.want(0);
         self.allotment.map_or(want, |a| want.min(a))
     }
 
@@ -340,21 +273,14 @@ impl Run {
             return;
         }
         if !self.core.map_phase_closed() {
-            let at = self.core.location(c).expect("offered containers are held");
-            if let Some((m, _)) = self.queue.find(&self.core, at) {
-                debug_assert!(
-                    self.chosen.binary_search(&m).is_ok(),
-                    "{m:?} is not sampled"
-                );
+            if let Some((m, _)) = self.core.find_map(at) {
                 self.core.launch_map(m, c, now, false, out);
-                self.unlaunched -= 1;
-                if self.unlaunched == 0 {
+                if self.core.pending_maps() == 0 {
                     self.close(out); // the whole sample is launched
                 }
                 return;
             }
-            // Unreachable while `unlaunched` counts the chosen pending maps; close, don't stall.
-            self.close(out);
+            self.close(out); // only when the sample was empty
         }
         if !self.core.launch_next_reduce(c, now, out) {
             self.core.release(c, out);
@@ -374,6 +300,7 @@ mod tests {
 
     use super::*;
     use crate::policy::{Container, MapSpec, PowerLaw, Profile};
+    use crate::policy::{Locality, Location, NodeId, RackId};
 
     fn at(node: u32) -> Location {
         Location {
@@ -436,7 +363,7 @@ mod tests {
         // Not told the grant: one container per map, a single wave: T(5) = 10 + 5 + 23 = 38.
         let mut rng = Rng::seed_from_u64(1);
         let run = Run::new(spec(5, 1, 40.0, None), 0.0, &mut rng);
-        assert_eq!(run.chosen.len(), 5);
+        assert_eq!(run.chosen.len(), 5, "five maps sampled");
         assert_eq!(run.prediction.total, 38.0);
     }
 
@@ -472,7 +399,7 @@ mod tests {
         }
 
         fn chosen(&self) -> Vec<MapId> {
-            self.policy.run.as_ref().unwrap().chosen.clone()
+            self.policy.sample().to_vec()
         }
 
         fn send(&mut self, e: Event) {
