@@ -482,3 +482,188 @@ impl Run {
             .collect();
     }
 }
+
+/// The paper's worked state (digest D1: `k = 5, p = 1, R = 3, T_p = 3, T_q = 1, V_p = 6,
+/// T_M^o = 5, T_m^a = 2.5, a = 0.5, b = 1`), set up directly so Alg. 1, 3 and 4 can be checked
+/// at their boundaries.
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::{
+        Container, JobSpec, Location, MapId, MapSpec, NodeId, PowerLaw, Profile, RackId,
+    };
+
+    const NOW: Seconds = 3.0;
+
+    fn at(node: u32) -> Location {
+        Location {
+            node: NodeId(node),
+            rack: RackId(node),
+        }
+    }
+
+    /// Maps 0–4 running (k = 5) on containers 0–4; map 5 (the paper's m6) pending with its
+    /// replica on node 7; container 5 offered on node 7 (local) or node 8 (remote).
+    fn d1(kind: PolicyKind, deadline: Seconds, local: bool) -> (Run, ContainerId) {
+        let spec = JobSpec {
+            deadline,
+            maps: (0..6)
+                .map(|i| MapSpec {
+                    bytes: 1,
+                    replicas: vec![at(if i < 5 { i } else { 7 })],
+                })
+                .collect(),
+            reduces: 3,
+            profile: Profile {
+                map_local: 2.5,
+                map_remote: 2.5,
+                partition_bytes: 1.0,
+                shuffle_bandwidth: 1.0,
+                reduce_time: PowerLaw { a: 0.5, b: 1.0 },
+                previous_runs: Vec::new(),
+            },
+            allotment: None,
+        };
+        let config = PolicyConfig::default();
+        let est = Estimator::new(&spec.profile, spec.reduces, config.ewma_alpha);
+        let mut run = Run {
+            v: Variant::of(kind),
+            config,
+            core: Core::new(spec, 0.0),
+            est,
+            stragglers: Vec::new(),
+            last_want: None,
+        };
+        let mut out = Vec::new();
+        for i in 0..5 {
+            run.core.grant(Container {
+                id: ContainerId(i),
+                at: at(i as u32),
+            });
+            run.core
+                .launch_map(MapId(i as u32), ContainerId(i), 0.0, false, &mut out);
+        }
+        let offered = Container {
+            id: ContainerId(5),
+            at: at(if local { 7 } else { 8 }),
+        };
+        run.core.grant(offered);
+        run.est.map_end = 5.0;
+        run.est.shuffle_start = Some(1.0);
+        run.est.shuffled = 6.0;
+        (run, offered.id)
+    }
+
+    fn approach(run: &mut Run, c: ContainerId) -> Vec<Decision> {
+        let mut out = Vec::new();
+        assert!(run.approach(c, NOW, &mut out));
+        out
+    }
+
+    #[test]
+    fn d2_a_remote_candidate_at_exactly_d_is_not_launched_and_becomes_local_only() {
+        // T_J = 5.5 + 1.5 + 3 = 10.0, and eq. (10) is strict: 10 < 10 is false.
+        let (mut run, c) = d1(PolicyKind::Dart, 10.0, false);
+        let out = approach(&mut run, c);
+        assert_eq!(
+            out,
+            vec![Decision::Release(c), Decision::MarkLocalOnly(MapId(5))]
+        );
+        assert!(!run.core.map_phase_closed());
+        assert_eq!(run.core.k(), 5);
+    }
+
+    #[test]
+    fn d3_a_local_candidate_at_exactly_d_terminates_the_map_phase() {
+        let (mut run, c) = d1(PolicyKind::Dart, 10.0, true);
+        let out = approach(&mut run, c);
+        assert_eq!(out[0], Decision::Release(c));
+        assert!(
+            matches!(out[1], Decision::CloseMapPhase { k: 5, .. }),
+            "{out:?}"
+        );
+        assert!(run.core.map_phase_closed());
+    }
+
+    #[test]
+    fn d4_with_half_a_unit_more_the_candidate_is_launched() {
+        let (mut run, c) = d1(PolicyKind::Dart, 10.5, false);
+        let out = approach(&mut run, c);
+        assert!(
+            matches!(
+                out[0],
+                Decision::LaunchMap {
+                    map: MapId(5),
+                    locality: Locality::Remote,
+                    ..
+                }
+            ),
+            "{out:?}"
+        );
+        assert_eq!(run.core.k(), 6);
+        assert_eq!(run.est.map_end, 5.5, "T_M^o := T_M^n");
+    }
+
+    /// D1 after the map phase closed, with maps 0–2 as stragglers whose remaining times are
+    /// 1.5, 2.0 and 3.0 (progress ½ after 1.5, 2.0 and 3.0 s).
+    fn revise_state(deadline: Seconds) -> (Run, ContainerId) {
+        let (mut run, c) = d1(PolicyKind::Dart, deadline, false);
+        let mut out = Vec::new();
+        run.core.close_map_phase(None, &mut out);
+        for (i, age) in [1.5, 2.0, 3.0].into_iter().enumerate() {
+            let a = AttemptId(i as u32);
+            run.core.attempts[i].started = NOW - age;
+            run.core.progress_report(a, 0.5);
+            run.stragglers.push(a);
+        }
+        (run, c)
+    }
+
+    fn window(run: &Run) -> Seconds {
+        run.est
+            .window(run.core.k(), NOW, run.deadline(), run.v.skew)
+    }
+
+    #[test]
+    fn d11_a_window_of_t_ma_speculates_the_straggler_with_most_time_left() {
+        // Eq. (11) with k = 5: T_NS = 0.5, T_R = 2.5; D = 8.5 makes W = 2.5 = T_m^a (≥: copy).
+        let (mut run, c) = revise_state(8.5);
+        assert!((window(&run) - 2.5).abs() < 1e-12);
+        let mut out = Vec::new();
+        assert!(run.revise(c, NOW, &mut out));
+        assert!(
+            matches!(
+                out[..],
+                [Decision::LaunchMap {
+                    map: MapId(2),
+                    speculative: true,
+                    ..
+                }]
+            ),
+            "{out:?}"
+        );
+        assert_eq!(run.core.k(), 5, "a copy leaves k unchanged");
+    }
+
+    #[test]
+    fn d12_a_window_under_t_ma_kills_the_straggler_with_most_time_left() {
+        let (mut run, c) = revise_state(8.0); // W = 2.0
+        let mut out = Vec::new();
+        assert!(!run.revise(c, NOW, &mut out), "the container stays free");
+        assert_eq!(out, vec![Decision::Kill(AttemptId(2))]);
+        assert_eq!(run.core.k(), 4);
+    }
+
+    #[test]
+    fn d13_no_window_kills_every_straggler_over_the_threshold_strictly() {
+        // W = −1.5: Alg. 4 with StragglingsThreshold 0.8 · 2.5 = 2.0 kills only T_rem = 3.0
+        // (T_rem = 2.0 is not > 2.0).
+        let (mut run, c) = revise_state(4.5);
+        assert!(window(&run) <= 0.0);
+        let mut out = Vec::new();
+        assert!(!run.revise(c, NOW, &mut out));
+        assert_eq!(out, vec![Decision::Kill(AttemptId(2))]);
+        assert_eq!(run.core.k(), 4);
+        assert_eq!(run.stragglers, vec![AttemptId(0), AttemptId(1)]);
+    }
+}
