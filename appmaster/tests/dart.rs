@@ -283,3 +283,25 @@ fn the_same_seed_gives_the_same_decision_log() {
         .collect();
     assert_eq!(logs[0], logs[1]);
 }
+
+#[test]
+fn a_recurring_job_profiled_from_its_first_run_does_better_in_its_second() {
+    // The first run guesses maps take 25 s (they take 10): it stops after one wave.
+    let s = five_waves();
+    let mut guess = s.true_profile(25.0, 30.0, 2);
+    guess.reduce_time.a = 1e-5;
+    let first = run(dart().as_mut(), s.job(40, 2, 35.0, guess.clone()), &s, 1);
+    let k1 = first.progress.unwrap().k;
+    let mut profiler = yard_appmaster::policy::Profiler::new(guess);
+    profiler.add_run(first.record.clone());
+    let learned = profiler.profile();
+    assert_eq!(
+        learned.map_local, 10.0,
+        "the job profiler measured the maps"
+    );
+    assert_eq!(learned.previous_runs.len(), 1);
+    let second = run(dart().as_mut(), s.job(40, 2, 35.0, learned), &s, 1);
+    let k2 = second.progress.unwrap().k;
+    assert!(k2 > k1, "k {k1} → {k2}");
+    assert!(second.finished_at.unwrap() < 35.0);
+}

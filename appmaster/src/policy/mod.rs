@@ -16,12 +16,14 @@ mod aria;
 mod core;
 mod dart;
 pub mod estimate;
+pub mod profiler;
 mod ps;
 
 use std::fmt;
 use std::str::FromStr;
 
 pub use estimate::{Estimate, Estimator};
+pub use profiler::{Profiler, RunObserver, RunRecord};
 
 pub use self::core::Progress;
 pub use aria::Aria;

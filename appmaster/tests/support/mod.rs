@@ -14,8 +14,8 @@ use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap};
 use rand::SeedableRng;
 use yard_appmaster::policy::{
     AttemptId, Container, ContainerId, Decision, Estimate, Event, JobSpec, Locality, Location,
-    MapId, MapSpec, NodeId, PowerLaw, Profile, Progress, RackId, ReduceId, Rng, Seconds,
-    TaskPolicy,
+    MapId, MapSpec, NodeId, PowerLaw, Profile, Progress, RackId, ReduceId, Rng, RunObserver,
+    RunRecord, Seconds, TaskPolicy,
 };
 
 pub type MapTime = Box<dyn Fn(MapId, Locality, u32) -> Seconds>;
@@ -132,6 +132,8 @@ pub struct Run {
     pub finished_at: Option<Seconds>,
     pub progress: Option<Progress>,
     pub closed: Option<(Seconds, u32, Option<Estimate>)>,
+    /// The run as the job profiler saw it.
+    pub record: RunRecord,
 }
 
 impl Run {
@@ -171,6 +173,7 @@ struct Driver<'a> {
     kept: HashMap<ReduceId, u64>,
     reduces: u32,
     out: Run,
+    observer: RunObserver,
 }
 
 fn key(t: Seconds) -> u64 {
@@ -214,7 +217,9 @@ impl<'a> Driver<'a> {
                 finished_at: None,
                 progress: None,
                 closed: None,
+                record: RunRecord::default(),
             },
+            observer: RunObserver::new(),
         }
     }
 
@@ -283,6 +288,7 @@ impl<'a> Driver<'a> {
             }
         }
         self.out.progress = Some(policy.progress());
+        self.out.record = self.observer.record();
         self.out
     }
 
@@ -353,7 +359,9 @@ impl<'a> Driver<'a> {
 
     fn call(&mut self, policy: &mut dyn TaskPolicy, event: Event) {
         let mut decisions = Vec::new();
+        self.observer.event(self.now, &event);
         policy.handle(self.now, event, &mut self.rng, &mut decisions);
+        self.observer.decisions(self.now, &decisions);
         for d in decisions {
             self.apply(&d);
             self.out.log.push((self.now, d));

@@ -1,0 +1,379 @@
+//! Where a job's [`Profile`] comes from (Dart §5.1): the task sampler runs sample reduces at a
+//! few input sizes before the job to fit `f(d) = a·d^b` (eq. 9); the job profiler keeps what
+//! earlier runs of the recurring job measured — map durations by locality, partition size,
+//! shuffle bandwidth, and `(k_i, d_{k_i})` for the skew estimate (eq. 13).
+//!
+//! Both are plain values: [`RunObserver`] watches the same events and decisions a policy sees
+//! and sums a run up in a [`RunRecord`]; [`Profiler`] turns records and samples into the next
+//! run's profile. Where they are stored (SQLite) is the profile store's business (issue 7).
+
+use std::collections::HashMap;
+
+use super::{
+    AttemptId, Decision, Event, Locality, PowerLaw, PreviousRun, Profile, ReduceId, Seconds,
+};
+
+/// What one finished run measured.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RunRecord {
+    /// Mean duration of successful node-local maps, and of the others.
+    pub map_local: Option<Seconds>,
+    pub map_remote: Option<Seconds>,
+    /// Mean bytes one map sent to one reducer.
+    pub partition_bytes: Option<f64>,
+    /// Shuffle bytes over the time from the first to the last transfer.
+    pub shuffle_bandwidth: Option<f64>,
+    /// Map outputs in the answer, and the largest reduce input (eq. 13's `k_i`, `d_{k_i}`).
+    pub k: u32,
+    pub max_reduce_input: u64,
+    /// `(input bytes, seconds)` of every reduce that ran: more points for `f(d)`.
+    pub reduce_samples: Vec<(f64, Seconds)>,
+}
+
+/// A running mean.
+#[derive(Debug, Clone, Copy, Default)]
+struct Mean {
+    sum: f64,
+    n: u64,
+}
+
+impl Mean {
+    fn add(&mut self, x: f64) {
+        self.sum += x;
+        self.n += 1;
+    }
+
+    fn get(self) -> Option<f64> {
+        (self.n > 0).then(|| self.sum / self.n as f64)
+    }
+}
+
+/// Watches one run's events and decisions (in the order the policy saw and made them) and
+/// sums it up. It owns no clock: times come with the events.
+#[derive(Debug, Default)]
+pub struct RunObserver {
+    reduces: u32,
+    /// Live attempts: start, locality (maps) or reduce id.
+    maps: HashMap<AttemptId, (Seconds, Locality)>,
+    reduce_attempts: HashMap<AttemptId, ReduceId>,
+    /// When each reduce got its input, and how much it kept.
+    reduce_ready: HashMap<ReduceId, (Seconds, u64)>,
+    local: Mean,
+    remote: Mean,
+    partition: Mean,
+    shuffle_bytes: f64,
+    shuffle_window: Option<(Seconds, Seconds)>,
+    record: RunRecord,
+}
+
+impl RunObserver {
+    pub fn new() -> Self {
+        RunObserver::default()
+    }
+
+    pub fn event(&mut self, now: Seconds, event: &Event) {
+        match event {
+            Event::JobStarted(spec) => self.reduces = spec.reduces,
+            Event::TaskFinished {
+                attempt,
+                output_bytes,
+            } => {
+                if let Some((started, locality)) = self.maps.remove(attempt) {
+                    let took = now - started;
+                    match locality {
+                        Locality::NodeLocal => self.local.add(took),
+                        _ => self.remote.add(took),
+                    }
+                    if self.reduces > 0 {
+                        self.partition
+                            .add(*output_bytes as f64 / f64::from(self.reduces));
+                    }
+                } else if let Some(r) = self.reduce_attempts.remove(attempt)
+                    && let Some((ready, kept)) = self.reduce_ready.remove(&r)
+                {
+                    self.record.reduce_samples.push((kept as f64, now - ready));
+                }
+            }
+            Event::TaskFailed(a) => {
+                self.maps.remove(a);
+                self.reduce_attempts.remove(a);
+            }
+            Event::ShuffleBytes(bytes) => {
+                self.shuffle_bytes += *bytes as f64;
+                let (first, _) = self.shuffle_window.unwrap_or((now, now));
+                self.shuffle_window = Some((first, now));
+            }
+            Event::ReduceInputReady { reduce, bytes } => {
+                self.reduce_ready.insert(*reduce, (now, *bytes));
+                self.record.max_reduce_input = self.record.max_reduce_input.max(*bytes);
+            }
+            _ => {}
+        }
+    }
+
+    pub fn decisions(&mut self, now: Seconds, decisions: &[Decision]) {
+        for d in decisions {
+            match *d {
+                Decision::LaunchMap {
+                    attempt, locality, ..
+                } => {
+                    self.maps.insert(attempt, (now, locality));
+                }
+                Decision::LaunchReduce {
+                    attempt, reduce, ..
+                } => {
+                    self.reduce_attempts.insert(attempt, reduce);
+                }
+                Decision::SampleReduceInput { reduce, keep_bytes } => {
+                    if let Some(ready) = self.reduce_ready.get_mut(&reduce) {
+                        ready.1 = keep_bytes;
+                    }
+                }
+                Decision::Kill(a) => {
+                    self.maps.remove(&a);
+                    self.reduce_attempts.remove(&a);
+                }
+                Decision::Finish(p) => self.record.k = p.k,
+                _ => {}
+            }
+        }
+    }
+
+    /// The run summed up.
+    pub fn record(&self) -> RunRecord {
+        let bandwidth = self.shuffle_window.and_then(|(first, last)| {
+            (last > first && self.shuffle_bytes > 0.0).then(|| self.shuffle_bytes / (last - first))
+        });
+        RunRecord {
+            map_local: self.local.get(),
+            map_remote: self.remote.get(),
+            partition_bytes: self.partition.get(),
+            shuffle_bandwidth: bandwidth,
+            ..self.record.clone()
+        }
+    }
+}
+
+/// Builds profiles from the task sampler's samples and earlier runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Profiler {
+    /// What to assume where nothing has been measured yet.
+    pub defaults: Profile,
+    /// `(d, f(d))` from sample reduces and from earlier runs' reduces.
+    pub reduce_samples: Vec<(f64, Seconds)>,
+    /// Earlier runs, oldest first.
+    pub runs: Vec<RunRecord>,
+}
+
+/// How many recent runs the profile averages over: recurring jobs drift as their data grows.
+pub const RECENT_RUNS: usize = 5;
+
+impl Profiler {
+    pub fn new(defaults: Profile) -> Self {
+        Profiler {
+            defaults,
+            reduce_samples: Vec::new(),
+            runs: Vec::new(),
+        }
+    }
+
+    /// The task sampler's plan: `n` sample reduce inputs spread geometrically over
+    /// `(0, total]` (the power law is fitted in log space, so log-spaced sizes weigh each
+    /// decade alike), largest last.
+    pub fn sample_sizes(total: f64, n: usize) -> Vec<f64> {
+        (0..n)
+            .map(|i| total / 2f64.powi((n - 1 - i) as i32 * 2))
+            .collect()
+    }
+
+    pub fn add_run(&mut self, record: RunRecord) {
+        self.reduce_samples
+            .extend(record.reduce_samples.iter().copied());
+        self.runs.push(record);
+    }
+
+    /// The profile for the next run: the recent runs' means where measured, `f(d)` fitted to
+    /// every sample (the defaults' where no fit is possible), and every run's `(k, d_max)`.
+    pub fn profile(&self) -> Profile {
+        let recent = &self.runs[self.runs.len().saturating_sub(RECENT_RUNS)..];
+        let mean = |f: fn(&RunRecord) -> Option<f64>, default: f64| {
+            let mut m = Mean::default();
+            recent.iter().filter_map(f).for_each(|x| m.add(x));
+            m.get().unwrap_or(default)
+        };
+        let d = &self.defaults;
+        Profile {
+            map_local: mean(|r| r.map_local, d.map_local),
+            map_remote: mean(|r| r.map_remote, d.map_remote),
+            partition_bytes: mean(|r| r.partition_bytes, d.partition_bytes),
+            shuffle_bandwidth: mean(|r| r.shuffle_bandwidth, d.shuffle_bandwidth),
+            reduce_time: PowerLaw::fit(&self.reduce_samples).unwrap_or(d.reduce_time),
+            previous_runs: self
+                .runs
+                .iter()
+                .filter(|r| r.k > 0 && r.max_reduce_input > 0)
+                .map(|r| PreviousRun {
+                    k: r.k,
+                    max_reduce_input: r.max_reduce_input as f64,
+                })
+                .collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::{ContainerId, JobSpec, MapId, Progress, ReduceId};
+
+    fn defaults() -> Profile {
+        Profile {
+            map_local: 1.0,
+            map_remote: 2.0,
+            partition_bytes: 3.0,
+            shuffle_bandwidth: 4.0,
+            reduce_time: PowerLaw { a: 1.0, b: 1.0 },
+            previous_runs: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_sampler_spreads_sizes_geometrically_up_to_the_whole_input() {
+        assert_eq!(Profiler::sample_sizes(64.0, 3), vec![4.0, 16.0, 64.0]);
+        assert!(Profiler::sample_sizes(1.0, 0).is_empty());
+    }
+
+    #[test]
+    fn a_profile_with_nothing_measured_is_the_defaults() {
+        assert_eq!(Profiler::new(defaults()).profile(), defaults());
+    }
+
+    #[test]
+    fn sampled_reduces_fit_the_power_law_and_runs_average_over_the_recent_ones() {
+        let mut p = Profiler::new(defaults());
+        for d in Profiler::sample_sizes(1e9, 5) {
+            p.reduce_samples.push((d, 3e-4 * d.powf(0.7)));
+        }
+        for i in 0..7 {
+            p.add_run(RunRecord {
+                map_local: Some(f64::from(i)),
+                partition_bytes: None,
+                k: 10 + i as u32,
+                max_reduce_input: 100,
+                ..RunRecord::default()
+            });
+        }
+        let profile = p.profile();
+        assert!(
+            (profile.reduce_time.b - 0.7).abs() < 1e-9,
+            "{:?}",
+            profile.reduce_time
+        );
+        assert!((profile.reduce_time.a / 3e-4 - 1.0).abs() < 1e-6);
+        // The last five runs: 2, 3, 4, 5, 6.
+        assert_eq!(profile.map_local, 4.0);
+        assert_eq!(profile.partition_bytes, 3.0, "never measured: the default");
+        assert_eq!(profile.previous_runs.len(), 7);
+        assert_eq!(
+            profile.previous_runs[0],
+            PreviousRun {
+                k: 10,
+                max_reduce_input: 100.0
+            }
+        );
+    }
+
+    #[test]
+    fn the_observer_sums_a_run_up_from_its_events_and_decisions() {
+        let mut o = RunObserver::new();
+        let spec = JobSpec {
+            deadline: 100.0,
+            maps: Vec::new(),
+            reduces: 2,
+            profile: defaults(),
+            allotment: None,
+        };
+        o.event(0.0, &Event::JobStarted(spec));
+        let launch = |a: u32, locality| Decision::LaunchMap {
+            attempt: AttemptId(a),
+            map: MapId(a),
+            container: ContainerId(u64::from(a)),
+            locality,
+            speculative: false,
+        };
+        o.decisions(
+            0.0,
+            &[
+                launch(0, Locality::NodeLocal),
+                launch(1, Locality::Remote),
+                launch(2, Locality::NodeLocal),
+            ],
+        );
+        o.event(
+            10.0,
+            &Event::TaskFinished {
+                attempt: AttemptId(0),
+                output_bytes: 100,
+            },
+        );
+        o.event(11.0, &Event::ShuffleBytes(100));
+        o.event(
+            12.0,
+            &Event::TaskFinished {
+                attempt: AttemptId(2),
+                output_bytes: 300,
+            },
+        );
+        o.event(
+            15.0,
+            &Event::TaskFinished {
+                attempt: AttemptId(1),
+                output_bytes: 200,
+            },
+        );
+        o.event(16.0, &Event::ShuffleBytes(500));
+        o.decisions(
+            16.0,
+            &[Decision::LaunchReduce {
+                attempt: AttemptId(3),
+                reduce: ReduceId(0),
+                container: ContainerId(0),
+            }],
+        );
+        o.event(
+            17.0,
+            &Event::ReduceInputReady {
+                reduce: ReduceId(0),
+                bytes: 300,
+            },
+        );
+        o.decisions(
+            17.0,
+            &[Decision::SampleReduceInput {
+                reduce: ReduceId(0),
+                keep_bytes: 200,
+            }],
+        );
+        o.event(
+            21.0,
+            &Event::TaskFinished {
+                attempt: AttemptId(3),
+                output_bytes: 0,
+            },
+        );
+        o.decisions(
+            21.0,
+            &[Decision::Finish(Progress {
+                k: 3,
+                ..Progress::default()
+            })],
+        );
+        let r = o.record();
+        assert_eq!(r.map_local, Some(11.0)); // (10 + 12) / 2
+        assert_eq!(r.map_remote, Some(15.0));
+        assert_eq!(r.partition_bytes, Some(100.0)); // (50 + 150 + 100) / 3
+        assert_eq!(r.shuffle_bandwidth, Some(120.0)); // 600 bytes over 11 → 16
+        assert_eq!((r.k, r.max_reduce_input), (3, 300));
+        assert_eq!(r.reduce_samples, vec![(200.0, 4.0)]);
+    }
+}
