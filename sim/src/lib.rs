@@ -1,2 +1,10 @@
-//! yard-sim: the discrete-event simulator that replays a workload on a virtual clock through the same
-//! policy code the daemons run. Empty until the simulator lands (issue 5).
+//! yard-sim: the discrete-event simulator that replays a workload on a virtual clock through the
+//! same task policies the live master runs, and the Dart paper's evaluation built on it.
+
+pub mod config;
+pub mod job;
+pub mod oracle;
+pub mod workloads;
+
+pub use config::{ClusterConfig, DeadlineConfig};
+pub use job::{JobTruth, MapTruth, SimJob};
