@@ -1,6 +1,7 @@
 //! yard: the command line of a YARN-style cluster manager whose MapReduce masters meet deadlines.
 //! This binary owns argument parsing, exit codes and output formatting; the work lives in the crates.
 
+mod sim;
 mod trace;
 
 use std::io::{self, Write};
@@ -25,6 +26,8 @@ enum Command {
     /// Read Hadoop/Facebook workload traces (SWIM, Rumen, SLS, topology, SYNTH).
     #[command(subcommand)]
     Trace(trace::TraceCommand),
+    /// Replay a workload through the task policies on the simulator (the Dart paper's evaluation).
+    Sim(Box<sim::SimArgs>),
 }
 
 /// Exit codes: 0 success, 1 an internal or IO failure, 2 bad input (arguments, trace files).
@@ -32,6 +35,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse(); // clap exits with 2 on a usage error
     let result = match cli.command {
         Command::Trace(command) => trace::run(command),
+        Command::Sim(args) => sim::run(*args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -36,9 +36,10 @@ pub(crate) struct ReadArgs {
     /// SWIM: shuffle + output bytes per reduce task (SWIM's bytesPerReduce).
     #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = parse_size)]
     reduce_size: u64,
-    /// SYNTH: the seed for expanding the generator config (default: the config's rand_seed).
+    /// The seed: SYNTH configs are expanded with it (default: the config's rand_seed), and
+    /// `yard sim` draws everything from it (default 1).
     #[arg(long)]
-    seed: Option<u64>,
+    pub(crate) seed: Option<u64>,
 }
 
 impl ReadArgs {

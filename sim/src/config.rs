@@ -50,15 +50,29 @@ pub struct DeadlineConfig {
 
 impl DeadlineConfig {
     /// C1: all the containers, a deadline too tight to read all input.
-    pub const C1: DeadlineConfig = DeadlineConfig { name: "C1", delta: 1.0, mu: 0.95 };
+    pub const C1: DeadlineConfig = DeadlineConfig {
+        name: "C1",
+        delta: 1.0,
+        mu: 0.95,
+    };
     /// C2: half the containers, a loose deadline.
-    pub const C2: DeadlineConfig = DeadlineConfig { name: "C2", delta: 0.5, mu: 1.6 };
+    pub const C2: DeadlineConfig = DeadlineConfig {
+        name: "C2",
+        delta: 0.5,
+        mu: 1.6,
+    };
     /// C3: the ideal: all the containers, deadline = MDT.
-    pub const C3: DeadlineConfig = DeadlineConfig { name: "C3", delta: 1.0, mu: 1.0 };
+    pub const C3: DeadlineConfig = DeadlineConfig {
+        name: "C3",
+        delta: 1.0,
+        mu: 1.0,
+    };
     pub const ALL: [DeadlineConfig; 3] = [Self::C1, Self::C2, Self::C3];
 
     pub fn by_name(name: &str) -> Option<DeadlineConfig> {
-        Self::ALL.into_iter().find(|c| c.name.eq_ignore_ascii_case(name))
+        Self::ALL
+            .into_iter()
+            .find(|c| c.name.eq_ignore_ascii_case(name))
     }
 
     /// Containers for a job with this MRA: `⌈δ·MRA⌉`, at least 1.

@@ -2,9 +2,14 @@
 //! same task policies the live master runs, and the Dart paper's evaluation built on it.
 
 pub mod config;
+pub mod engine;
+pub mod experiment;
 pub mod job;
 pub mod oracle;
+pub mod plot;
+pub mod report;
 pub mod workloads;
 
 pub use config::{ClusterConfig, DeadlineConfig};
+pub use engine::{Experiment, JobResult, Plan, mdt, simulate};
 pub use job::{JobTruth, MapTruth, SimJob};

@@ -1,1 +1,941 @@
-//! Placeholder: being written.
+//! The k_max oracle (EVALUATION.md; Dart §6.1.3): the largest number of maps any schedule could
+//! finish by the deadline with the job's containers, found by replaying every task's true
+//! duration through the engine's model and searching over schedules and over k. Also MDT.
+//! Pure: no IO, no clock, no randomness.
+//!
+//! # The model (the engine implements exactly this)
+//! - A map on a container takes `duration × speed`; the oracle runs every map node-local, so a
+//!   container's speed is its node's factor (1, or `slowdown` on a slow node).
+//! - A finished map's output joins the job's shuffle link, a FIFO at `shuffle_bandwidth`: its
+//!   transfer ends at `max(finish, link_free_at) + output / bandwidth`.
+//! - The shuffle ends when every counted map has finished and the link has drained; reduces
+//!   start then, on the same containers (all free by then), reduce `r` taking
+//!   `reduce_seconds(r, round(Σ output × partition_shares[r])) × speed` (whole bytes, as the
+//!   engine hands them over), in waves when R > C.
+//! - A map-only job (R = 0) completes when its last map finishes: no shuffle.
+//! - Times are measured from the job's start, t = 0, when every container is free.
+//!
+//! # The schedule search ([`completion`])
+//! The completion is `shuffle end + reduce makespan`, and the two parts are independent (the
+//! reduce inputs depend on *which* maps are counted, not on where they ran), so each phase is
+//! minimised on its own:
+//! - **Maps** minimise the shuffle end: the time the last output has crossed the FIFO link,
+//!   `E = max_t (t + bytes arriving at or after t / bandwidth)` over the maps' finish times, or
+//!   the last finish when R = 0. A container runs its maps back to back from t = 0, shortest
+//!   first (ties: larger output first). With equal outputs that order is optimal: it gives each
+//!   container its earliest possible i-th finish, and `E` only grows with any finish time.
+//! - **Reduces** minimise their makespan on the containers (Q||Cmax).
+//!
+//! A phase of n tasks on C containers (only the n fastest are ever needed) is scheduled by:
+//! 1. **One wave** when n ≤ the number of fastest containers: every task alone on one. Optimal
+//!    (each task finishes as early as it possibly can).
+//! 2. **Exact** branch and bound when n ≤ [`EXACT_MAX_TASKS`] and min(n, C) ≤
+//!    [`EXACT_MAX_CONTAINERS`]: every assignment of tasks to containers, longest task first,
+//!    interchangeable containers tried once, pruned by lower bounds (placed tasks' finishes can
+//!    only grow; the containers' capacity; the link drained with the unplaced tasks at their
+//!    earliest possible finishes); started from the heuristics' value. Optimal (for equal
+//!    outputs; see above) unless it visits more than [`NODE_BUDGET`] nodes, when it keeps the
+//!    best schedule found. Instances with equal outputs stay far below the budget (≤ 20,000
+//!    nodes seen on 12 tasks × 4 containers); some with unequal outputs and a link about as
+//!    slow as the maps reach it, costing ~50 ms.
+//! 3. **Otherwise** list scheduling on uniform machines: LPT (longest task first, to the
+//!    container where it would finish earliest, ties to the faster), and for maps, when LPT's
+//!    link is still queueing after its last map, also SPT list scheduling (shortest first, same
+//!    rule: outputs reach the link early); the better of the two. For the makespan, Graham's
+//!    bound: LPT ≤ (4/3 − 1/(3C))·OPT on identical containers; on uniform ones ≤ 2C/(C+1)·OPT
+//!    (Gonzalez, Ibarra and Sahni, 1977). LPT is optimal on identical containers when n ≤ 2C
+//!    (at most two tasks each). With a link no such factor is claimed: `E` is between the
+//!    schedule's makespan plus one transfer and its makespan plus every transfer.
+//!
+//! Every value returned is the time of a schedule that exists in the model, so the oracle
+//! never claims more than the engine could do; it is the optimum in cases 1–2 (for unequal
+//! outputs, the optimum among shortest-first orders) and within the bounds above in case 3.
+//! The result depends only on the multisets of maps and speeds, not on their order, so
+//! `mdt` and `k_max` at deadline = MDT agree to the last bit.
+//!
+//! # Choosing the maps ([`k_max`])
+//! With equal outputs the k shortest maps are an optimal choice (exchange: give any feasible
+//! k-set's schedule the k shortest maps instead, the i-th shortest in the place of the chosen
+//! set's i-th shortest; no finish time grows, the link carries the same bytes and the reduces
+//! get the same inputs). The same holds when outputs grow with duration (a shorter map then also
+//! has no more output). Otherwise a map with a small output can beat a shorter one (less link
+//! time, smaller reduce inputs), so the oracle tries two orders, shortest first (ties: smaller
+//! output) and smallest output first (ties: shorter), and keeps the larger k: exact for equal
+//! outputs, and still achievable (a lower bound on the true k_max) for unequal ones.
+//!
+//! # Searching over k
+//! The optimal completion is monotone in k (drop a map from a schedule: no finish is later, the
+//! link carries less, reduce inputs shrink), and heuristic completions nearly so. So:
+//! 1. A lower bound on the first k maps' completion from prefix sums (capacity, longest map,
+//!    link, reduce capacity and longest reduce) is monotone and costs O(R): binary search on it
+//!    gives a ceiling above which nothing can fit. If the ceiling fits, it is the answer.
+//! 2. Otherwise regula falsi (Illinois) on `completion(k) − deadline` between 0 and the
+//!    ceiling, with a bisection step whenever a step fails to halve the bracket, until `lo`
+//!    fits and `lo + 1` does not.
+//! 3. If the "no" at `lo + 1` came from a heuristic (LPT anomalies make those non-monotone),
+//!    [`MONOTONE_GUARD`] more k are tried. An exact "no" rules out every larger k.
+//!
+//! Cost: O(M log M) to sort, then a handful to a dozen evaluations of O(k log k + k (S + log C))
+//! each (S distinct container speeds, 1 or 2 in the simulator's clusters). A 100,000-map job
+//! takes 10–120 ms in release builds (`timing_a_hundred_thousand_maps` in tests/oracle.rs).
+
+use std::cmp::{Ordering, Reverse};
+use std::collections::BinaryHeap;
+
+use crate::job::JobTruth;
+
+/// The exact branch is used when a phase has at most this many tasks...
+pub const EXACT_MAX_TASKS: usize = 12;
+/// ...and at most this many containers can be used (`min(C, tasks)`).
+pub const EXACT_MAX_CONTAINERS: usize = 4;
+/// Nodes an exact search may visit before it settles for the best schedule found so far.
+pub const NODE_BUDGET: u64 = 250_000;
+/// How many k past the binary search's answer `k_max` still tries when the answer's
+/// neighbour was judged by a heuristic.
+pub const MONOTONE_GUARD: usize = 4;
+
+/// The completion time (seconds from the job's start) when exactly `maps` (indices into
+/// `truth.maps`, each once) are processed on containers with these speed factors (1 = a
+/// normal node, `slowdown` on a slow one), with the best schedule the oracle finds (see the
+/// module documentation). `f64::INFINITY` when there is work but no container. Depends only
+/// on the multiset of maps and of speeds, not on the order they are given in.
+pub fn completion(truth: &JobTruth, maps: &[usize], speeds: &[f64]) -> f64 {
+    let mut tasks: Vec<Task> = maps
+        .iter()
+        .map(|&i| {
+            let m = &truth.maps[i];
+            Task {
+                d: m.duration,
+                o: m.output_bytes,
+            }
+        })
+        .collect();
+    tasks.sort_by(by_duration);
+    evaluate(truth, &tasks, &sorted_speeds(speeds)).time
+}
+
+/// The largest k such that some schedule of k maps on containers with these speed factors
+/// completes by `deadline` (finishing exactly at the deadline meets it); 0 when not even one
+/// map fits. See the module documentation for how the maps are chosen and k is searched.
+pub fn k_max(truth: &JobTruth, speeds: &[f64], deadline: f64) -> u32 {
+    if truth.maps.is_empty() || speeds.is_empty() {
+        return 0;
+    }
+    let speeds = sorted_speeds(speeds);
+    let all: Vec<Task> = truth
+        .maps
+        .iter()
+        .map(|m| Task {
+            d: m.duration,
+            o: m.output_bytes,
+        })
+        .collect();
+    let mut shortest = all.clone();
+    shortest.sort_by(by_duration);
+    let mut best = Search::new(truth, &shortest, &speeds, deadline).largest(0);
+    if best < all.len() {
+        let mut smallest = all;
+        smallest.sort_by(by_output);
+        if smallest != shortest {
+            best = best.max(Search::new(truth, &smallest, &speeds, deadline).largest(best));
+        }
+    }
+    best as u32
+}
+
+/// MDT: the completion time processing all maps under MRA (`max(M, R, 1)` containers of speed
+/// 1). Exact: with a container per task every task starts at once and nothing can finish
+/// earlier.
+pub fn mdt(truth: &JobTruth) -> f64 {
+    let mra = truth.maps.len().max(truth.partition_shares.len()).max(1);
+    let all: Vec<usize> = (0..truth.maps.len()).collect();
+    completion(truth, &all, &vec![1.0; mra])
+}
+
+/// A task as the scheduler sees it: `d` seconds at speed 1, `o` output bytes (0 for reduces).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Task {
+    d: f64,
+    o: u64,
+}
+
+/// Shortest first, ties smaller output first: the canonical order `evaluate` takes, and the
+/// first k_max candidate order.
+fn by_duration(a: &Task, b: &Task) -> Ordering {
+    a.d.total_cmp(&b.d).then(a.o.cmp(&b.o))
+}
+
+/// Smallest output first, ties shorter first: the second k_max candidate order.
+fn by_output(a: &Task, b: &Task) -> Ordering {
+    a.o.cmp(&b.o).then(a.d.total_cmp(&b.d))
+}
+
+/// Fastest (smallest factor) first.
+fn sorted_speeds(speeds: &[f64]) -> Vec<f64> {
+    debug_assert!(
+        speeds.iter().all(|s| *s > 0.0 && s.is_finite()),
+        "speed factors must be positive: {speeds:?}"
+    );
+    let mut s = speeds.to_vec();
+    s.sort_by(f64::total_cmp);
+    s
+}
+
+/// A phase's (or a job's) best time found, and whether it is provably optimal.
+#[derive(Debug, Clone, Copy)]
+struct Eval {
+    time: f64,
+    optimal: bool,
+}
+
+/// `completion` for maps in `by_duration` order and speeds fastest first.
+fn evaluate(truth: &JobTruth, maps: &[Task], speeds: &[f64]) -> Eval {
+    let reduces = truth.partition_shares.len();
+    if maps.is_empty() && reduces == 0 {
+        return Eval {
+            time: 0.0,
+            optimal: true,
+        };
+    }
+    if speeds.is_empty() {
+        return Eval {
+            time: f64::INFINITY,
+            optimal: true,
+        };
+    }
+    if reduces == 0 {
+        return phase(maps, speeds, None);
+    }
+    let shuffle = phase(maps, speeds, Some(truth.shuffle_bandwidth));
+    // Summed exactly, so the inputs do not depend on the order the maps are given in.
+    let total = maps.iter().map(|t| u128::from(t.o)).sum::<u128>() as f64;
+    let mut work: Vec<Task> = (0..reduces)
+        .map(|r| Task {
+            d: reduce_time(truth, r, total),
+            o: 0,
+        })
+        .collect();
+    work.sort_by(by_duration);
+    let reduce = phase(&work, speeds, None);
+    Eval {
+        time: shuffle.time + reduce.time,
+        optimal: shuffle.optimal && reduce.optimal,
+    }
+}
+
+/// Reduce `r`'s time at speed 1 when the counted maps output `total` bytes: its input is its
+/// share of them in whole bytes, rounded as the engine rounds it (`ReduceInputReady` carries
+/// bytes).
+fn reduce_time(truth: &JobTruth, r: usize, total: f64) -> f64 {
+    truth.reduce_seconds(r as u32, (total * truth.partition_shares[r]).round())
+}
+
+/// The best schedule the oracle finds for `tasks` (in `by_duration` order) on containers with
+/// `speeds` (fastest first): with a link, the time the last output has crossed it; without,
+/// the makespan.
+fn phase(tasks: &[Task], speeds: &[f64], link: Option<f64>) -> Eval {
+    if tasks.is_empty() {
+        return Eval {
+            time: 0.0,
+            optimal: true,
+        };
+    }
+    let run = run_order(tasks);
+    let fastest = speeds.iter().take_while(|s| **s == speeds[0]).count();
+    if run.len() <= fastest {
+        // One wave on the fastest containers: every task finishes as early as it possibly can,
+        // and the objective only grows with finish times.
+        let mut arrivals: Vec<(f64, u64)> = run.iter().map(|t| (t.d * speeds[0], t.o)).collect();
+        return Eval {
+            time: drain(&mut arrivals, link),
+            optimal: true,
+        };
+    }
+    // No schedule needs more containers than tasks, and the fastest ones do at least as well.
+    let speeds = &speeds[..speeds.len().min(run.len())];
+    let (mut best, makespan) = lpt(&run, speeds, link);
+    if let Some(bandwidth) = link {
+        // SPT gets outputs onto the link early, which only pays when the link queues: when
+        // LPT's shuffle ends later than its last map plus one transfer.
+        let longest_transfer = run
+            .iter()
+            .map(|t| transfer(t.o, bandwidth))
+            .fold(0.0, f64::max);
+        if best > makespan + longest_transfer {
+            best = best.min(spt(&run, speeds, link));
+        }
+    }
+    if run.len() <= EXACT_MAX_TASKS && speeds.len() <= EXACT_MAX_CONTAINERS {
+        return Exact::search(&run, speeds, link, best);
+    }
+    Eval {
+        time: best,
+        optimal: false,
+    }
+}
+
+/// The order maps run in on a container: shortest first, ties larger output first (its bytes
+/// then reach the link sooner). From `by_duration` order: each run of equal durations reversed.
+fn run_order(tasks: &[Task]) -> Vec<Task> {
+    let mut run = tasks.to_vec();
+    for group in run.chunk_by_mut(|a, b| a.d == b.d) {
+        group.reverse();
+    }
+    run
+}
+
+/// LPT: longest first (ties smaller output first), each to the container where it would
+/// finish earliest; each container then runs its tasks shortest first. The objective and the
+/// makespan.
+fn lpt(run: &[Task], speeds: &[f64], link: Option<f64>) -> (f64, f64) {
+    let mut pool = Pool::new(speeds);
+    let placed: Vec<(u32, f64, u64)> = run
+        .iter()
+        .rev()
+        .map(|t| {
+            let (id, before, _) = pool.place(t.d);
+            (id, before, t.o)
+        })
+        .collect();
+    // Run shortest first, a task finishes when everything placed after it (all no longer) and
+    // itself are done: the container's final load less what was placed before it.
+    let mut arrivals: Vec<(f64, u64)> = placed
+        .iter()
+        .map(|&(id, before, o)| (pool.loads[id as usize] - before, o))
+        .collect();
+    let makespan = pool.loads.iter().copied().fold(0.0, f64::max);
+    (drain(&mut arrivals, link), makespan)
+}
+
+/// SPT list scheduling: shortest first, each to the container where it finishes earliest.
+fn spt(run: &[Task], speeds: &[f64], link: Option<f64>) -> f64 {
+    let mut pool = Pool::new(speeds);
+    let mut arrivals: Vec<(f64, u64)> = run.iter().map(|t| (pool.place(t.d).2, t.o)).collect();
+    drain(&mut arrivals, link)
+}
+
+/// Containers for list scheduling, grouped by speed.
+struct Pool {
+    classes: Vec<Class>,
+    /// Each opened container's load.
+    loads: Vec<f64>,
+}
+
+/// Containers of one speed: how many are still empty, and the open ones by load (the bits of
+/// a non-negative f64 order as the f64 does).
+struct Class {
+    speed: f64,
+    unused: usize,
+    open: BinaryHeap<Reverse<(u64, u32)>>,
+}
+
+impl Pool {
+    fn new(speeds: &[f64]) -> Pool {
+        let mut classes: Vec<Class> = Vec::new();
+        for &s in speeds {
+            match classes.last_mut() {
+                Some(c) if c.speed == s => c.unused += 1,
+                _ => classes.push(Class {
+                    speed: s,
+                    unused: 1,
+                    open: BinaryHeap::new(),
+                }),
+            }
+        }
+        Pool {
+            classes,
+            loads: Vec::new(),
+        }
+    }
+
+    /// Places a task of `d` seconds (at speed 1) where it finishes earliest (ties: the faster
+    /// container): its container, the container's load before and after it.
+    fn place(&mut self, d: f64) -> (u32, f64, f64) {
+        let mut pick: Option<(usize, f64)> = None;
+        for (i, c) in self.classes.iter().enumerate() {
+            let load = if c.unused > 0 {
+                0.0
+            } else if let Some(Reverse((bits, _))) = c.open.peek() {
+                f64::from_bits(*bits)
+            } else {
+                continue;
+            };
+            let finish = load + d * c.speed;
+            if pick.is_none_or(|(_, f)| finish < f) {
+                pick = Some((i, finish));
+            }
+        }
+        let (i, finish) = pick.expect("at least one container");
+        let class = &mut self.classes[i];
+        let id = if class.unused > 0 {
+            class.unused -= 1;
+            self.loads.push(0.0);
+            (self.loads.len() - 1) as u32
+        } else {
+            class.open.pop().expect("an open container").0.1
+        };
+        let before = self.loads[id as usize];
+        self.loads[id as usize] = finish;
+        class.open.push(Reverse((finish.to_bits(), id)));
+        (id, before, finish)
+    }
+}
+
+/// When the last of these (finish, output bytes) arrivals has crossed the FIFO link; without
+/// a link, the last finish.
+fn drain(arrivals: &mut [(f64, u64)], link: Option<f64>) -> f64 {
+    let Some(bandwidth) = link else {
+        return arrivals.iter().fold(0.0, |m, a| f64::max(m, a.0));
+    };
+    // Finish times are non-negative, so their bits order as they do.
+    let key = |a: &(f64, u64)| (a.0.to_bits(), Reverse(a.1));
+    if !arrivals.is_sorted_by_key(key) {
+        arrivals.sort_unstable_by_key(key);
+    }
+    arrivals.iter().fold(0.0, |free, &(finish, bytes)| {
+        free.max(finish) + transfer(bytes, bandwidth)
+    })
+}
+
+fn transfer(bytes: u64, bandwidth: f64) -> f64 {
+    if bytes == 0 {
+        0.0
+    } else {
+        bytes as f64 / bandwidth
+    }
+}
+
+/// The search over k for one candidate order of the maps.
+struct Search<'a> {
+    truth: &'a JobTruth,
+    order: &'a [Task],
+    speeds: &'a [f64],
+    deadline: f64,
+    /// Over the first k maps of `order`: work (speed-1 seconds), output bytes, the longest.
+    work: Vec<f64>,
+    bytes: Vec<u128>,
+    longest: Vec<f64>,
+    /// Over all maps: the shortest duration and the smallest transfer.
+    shortest: f64,
+    least_transfer: f64,
+    /// `Σ 1/speed`: the containers' capacity, speed-1 seconds per second.
+    rate: f64,
+    /// Whether reduce time grows with input (the power law and noise are non-negative), so
+    /// the reduce part of the lower bound is monotone in k.
+    reduce_monotone: bool,
+    scratch: Vec<Task>,
+    seen: Vec<(usize, Eval)>,
+}
+
+impl<'a> Search<'a> {
+    fn new(truth: &'a JobTruth, order: &'a [Task], speeds: &'a [f64], deadline: f64) -> Self {
+        let mut work = Vec::with_capacity(order.len() + 1);
+        let mut bytes = Vec::with_capacity(order.len() + 1);
+        let mut longest = Vec::with_capacity(order.len() + 1);
+        let (mut w, mut b, mut l) = (0.0, 0u128, 0.0f64);
+        work.push(w);
+        bytes.push(b);
+        longest.push(l);
+        for t in order {
+            w += t.d;
+            b += u128::from(t.o);
+            l = l.max(t.d);
+            work.push(w);
+            bytes.push(b);
+            longest.push(l);
+        }
+        let bandwidth = truth.shuffle_bandwidth;
+        let p = truth.reduce_time;
+        Search {
+            truth,
+            order,
+            speeds,
+            deadline,
+            work,
+            bytes,
+            longest,
+            shortest: order.iter().map(|t| t.d).fold(f64::INFINITY, f64::min),
+            least_transfer: order
+                .iter()
+                .map(|t| transfer(t.o, bandwidth))
+                .fold(f64::INFINITY, f64::min),
+            rate: speeds.iter().map(|s| 1.0 / s).sum(),
+            reduce_monotone: p.a >= 0.0
+                && p.b >= 0.0
+                && truth.reduce_noise.iter().all(|e| *e >= 0.0),
+            scratch: Vec::with_capacity(order.len()),
+            seen: Vec::new(),
+        }
+    }
+
+    /// A lower bound on any schedule of the first k maps, monotone in k, from prefix sums:
+    /// the containers' capacity and the longest map bound the last finish; the link carries
+    /// every byte after the first finish; the reduces need their longest task and capacity.
+    fn lower_bound(&self, k: usize) -> f64 {
+        if k == 0 {
+            return 0.0;
+        }
+        let fastest = self.speeds[0];
+        let last_finish = (self.work[k] / self.rate).max(self.longest[k] * fastest);
+        let reduces = self.truth.partition_shares.len();
+        let bound = if reduces == 0 {
+            last_finish
+        } else {
+            let bandwidth = self.truth.shuffle_bandwidth;
+            let bytes = self.bytes[k];
+            let link = if bytes == 0 {
+                0.0
+            } else {
+                bytes as f64 / bandwidth
+            };
+            let shuffle = (last_finish + self.least_transfer).max(self.shortest * fastest + link);
+            let reduce = if self.reduce_monotone {
+                let total = bytes as f64;
+                let times = (0..reduces).map(|r| reduce_time(self.truth, r, total));
+                let (longest, sum) = times.fold((0.0f64, 0.0), |(l, s), t| (l.max(t), s + t));
+                (longest * fastest).max(sum / self.rate)
+            } else {
+                0.0
+            };
+            shuffle + reduce
+        };
+        // Leave room for rounding: the bound only rules out k that cannot fit.
+        bound * (1.0 - 1e-9)
+    }
+
+    /// The completion of the first k maps (remembered: the search may come back to a k).
+    fn eval(&mut self, k: usize) -> Eval {
+        if let Some(&(_, e)) = self.seen.iter().find(|(j, _)| *j == k) {
+            return e;
+        }
+        self.scratch.clear();
+        self.scratch.extend_from_slice(&self.order[..k]);
+        self.scratch.sort_by(by_duration);
+        let e = evaluate(self.truth, &self.scratch, self.speeds);
+        self.seen.push((k, e));
+        e
+    }
+
+    /// The largest k that fits, or 0 when no k above `floor` can.
+    fn largest(&mut self, floor: usize) -> usize {
+        let deadline = self.deadline;
+        if deadline.is_nan() || deadline < 0.0 {
+            return 0;
+        }
+        // Above `ceiling` even the lower bound misses the deadline.
+        let (mut lo, mut hi) = (0, self.order.len() + 1);
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            if self.lower_bound(mid) <= deadline {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        let ceiling = lo;
+        if ceiling <= floor {
+            return 0;
+        }
+        let top = self.eval(ceiling);
+        if top.time <= deadline {
+            return ceiling;
+        }
+        // `lo` fits (0 maps finish at 0), `hi` does not: regula falsi (Illinois) on
+        // completion − deadline, which is smooth enough in k to take a few steps, with a
+        // bisection step whenever a step fails to halve the bracket.
+        let (mut lo, mut over_lo) = (0, -deadline);
+        let (mut hi, mut over_hi, mut exact) = (ceiling, top.time - deadline, top.optimal);
+        let mut last_side = 0i8;
+        let mut stalled = false;
+        while hi - lo > 1 {
+            let width = hi - lo;
+            let interpolated = lo as f64 + width as f64 * (-over_lo / (over_hi - over_lo));
+            let mid = if stalled || !interpolated.is_finite() {
+                lo + width / 2
+            } else {
+                (interpolated.round() as usize).clamp(lo + 1, hi - 1)
+            };
+            let e = self.eval(mid);
+            if e.time <= deadline {
+                (lo, over_lo) = (mid, e.time - deadline);
+                if last_side == -1 {
+                    over_hi /= 2.0;
+                }
+                last_side = -1;
+            } else {
+                (hi, over_hi, exact) = (mid, e.time - deadline, e.optimal);
+                if last_side == 1 {
+                    over_lo /= 2.0;
+                }
+                last_side = 1;
+            }
+            stalled = hi - lo > width / 2;
+        }
+        // The optimum is monotone in k, so an exact "no" at `hi` rules out every larger k; a
+        // heuristic "no" may be an anomaly: probe a few more.
+        if !exact {
+            let mut probe = hi + 1;
+            while probe < ceiling && probe <= lo + 1 + MONOTONE_GUARD {
+                if self.eval(probe).time <= deadline {
+                    lo = probe;
+                }
+                probe += 1;
+            }
+        }
+        lo
+    }
+}
+
+/// The earliest T with `Σ_j max(0, T − load_j) / speed_j ≥ work`: no schedule finishes `work`
+/// more seconds (at speed 1) on these containers before it.
+fn capacity_bound(loads: &[f64], speeds: &[f64], work: f64) -> f64 {
+    let mut by_load: Vec<(f64, f64)> = loads.iter().copied().zip(speeds.iter().copied()).collect();
+    by_load.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let (mut rate, mut base) = (0.0, 0.0);
+    let mut t = 0.0;
+    for (i, &(load, speed)) in by_load.iter().enumerate() {
+        rate += 1.0 / speed;
+        base += load / speed;
+        t = (work + base) / rate;
+        if by_load.get(i + 1).is_none_or(|next| t <= next.0) {
+            break;
+        }
+    }
+    t
+}
+
+/// Branch and bound over every assignment of tasks to containers, longest first (the order
+/// that prunes best); each container runs its tasks in run order, so a task placed later (no
+/// longer) runs before the ones already there.
+struct Exact<'a> {
+    /// Longest first: the reverse of run order.
+    tasks: Vec<Task>,
+    speeds: &'a [f64],
+    link: Option<f64>,
+    /// Work (speed-1 seconds) of tasks `i..`.
+    suffix_work: Vec<f64>,
+    /// The smallest transfer of any task: the last output to arrive still crosses the link.
+    least_transfer: f64,
+    /// For each depth i, lower bounds on the arrivals of tasks `i..` (see `bound`): by rank,
+    /// and (when their outputs differ) by task.
+    early: Vec<Vec<(f64, u64)>>,
+    alone: Vec<Option<Vec<(f64, u64)>>>,
+    placed: Vec<(f64, u64)>,
+    /// Each container's tasks, in placement order (so run order reversed), and load.
+    lists: Vec<Vec<Task>>,
+    loads: Vec<f64>,
+    arrivals: Vec<(f64, u64)>,
+    best: f64,
+    nodes: u64,
+}
+
+impl<'a> Exact<'a> {
+    /// The optimum over every assignment (optimal unless the node budget ran out), or `upper`
+    /// when nothing beats it.
+    fn search(run: &[Task], speeds: &'a [f64], link: Option<f64>, upper: f64) -> Eval {
+        let tasks: Vec<Task> = run.iter().rev().copied().collect();
+        let mut suffix_work = vec![0.0; tasks.len() + 1];
+        for i in (0..tasks.len()).rev() {
+            suffix_work[i] = suffix_work[i + 1] + tasks[i].d;
+        }
+        let least_transfer = match link {
+            Some(bw) => tasks
+                .iter()
+                .map(|t| transfer(t.o, bw))
+                .fold(f64::INFINITY, f64::min),
+            None => 0.0,
+        };
+        let rate: f64 = speeds.iter().map(|s| 1.0 / s).sum();
+        let early = (0..=tasks.len())
+            .map(|i| {
+                // The j-th to finish of tasks `i..` finishes no earlier than the j shortest of
+                // them could on all the containers, nor than the j-th shortest alone on the
+                // fastest; the link is kindest with the largest outputs first.
+                let mut ascending: Vec<Task> = tasks[i..].to_vec();
+                ascending.reverse();
+                let mut outputs: Vec<u64> = ascending.iter().map(|t| t.o).collect();
+                outputs.sort_unstable_by(|a, b| b.cmp(a));
+                let mut work = 0.0;
+                ascending
+                    .iter()
+                    .zip(outputs)
+                    .map(|(t, o)| {
+                        work += t.d;
+                        ((work / rate).max(t.d * speeds[0]), o)
+                    })
+                    .collect()
+            })
+            .collect();
+        let alone = (0..=tasks.len())
+            .map(|i| {
+                let rest = &tasks[i..];
+                let differ = rest.windows(2).any(|w| w[0].o != w[1].o);
+                differ.then(|| rest.iter().map(|t| (t.d * speeds[0], t.o)).collect())
+            })
+            .collect();
+        let mut e = Exact {
+            speeds,
+            link,
+            suffix_work,
+            least_transfer,
+            early,
+            alone,
+            placed: Vec::with_capacity(tasks.len()),
+            lists: vec![Vec::with_capacity(tasks.len()); speeds.len()],
+            loads: vec![0.0; speeds.len()],
+            arrivals: Vec::with_capacity(tasks.len()),
+            best: upper,
+            nodes: 0,
+            tasks,
+        };
+        e.dfs(0);
+        Eval {
+            time: e.best,
+            optimal: e.nodes <= NODE_BUDGET,
+        }
+    }
+
+    fn dfs(&mut self, i: usize) {
+        self.nodes += 1;
+        if self.nodes > NODE_BUDGET {
+            return;
+        }
+        let value = self.bound(i);
+        if i == self.tasks.len() {
+            // With every task placed the bound is the schedule's objective.
+            if value < self.best {
+                self.best = value;
+            }
+            return;
+        }
+        if value >= self.best {
+            return;
+        }
+        let task = self.tasks[i];
+        for j in 0..self.speeds.len() {
+            let (load, speed) = (self.loads[j], self.speeds[j]);
+            // Containers with the same speed and the same future are interchangeable: without
+            // a link that is the same load, with one the same tasks.
+            let twin = (0..j).any(|k| {
+                self.speeds[k] == speed
+                    && match self.link {
+                        None => self.loads[k] == load,
+                        Some(_) => self.lists[k] == self.lists[j],
+                    }
+            });
+            if twin {
+                continue;
+            }
+            let finish = load + task.d * speed;
+            if finish >= self.best {
+                continue;
+            }
+            self.loads[j] = finish;
+            self.lists[j].push(task);
+            self.dfs(i + 1);
+            self.lists[j].pop();
+            self.loads[j] = load;
+        }
+    }
+
+    /// A lower bound on every completion of the partial schedule (tasks `..i` placed), and
+    /// its objective when every task is placed. Tasks yet to be placed run before the placed
+    /// ones on their container, so placed tasks only finish later than they do now. Each task
+    /// yet to be placed finishes no earlier than alone on the fastest container; and the j-th
+    /// of them to finish does so no earlier than the capacity of all the containers allows the
+    /// j shortest of them to, nor than the j-th shortest alone on the fastest container, so,
+    /// whichever tasks those are, the link drains no earlier than with the largest outputs at
+    /// the earliest of those times (a larger output arriving earlier never delays the drain).
+    /// And the last finish is no earlier than the containers' capacity allows, its output
+    /// still to cross the link.
+    fn bound(&mut self, i: usize) -> f64 {
+        self.placed.clear();
+        for (list, &speed) in self.lists.iter().zip(self.speeds) {
+            let mut t = 0.0;
+            for task in list.iter().rev() {
+                t += task.d * speed;
+                self.placed.push((t, task.o));
+            }
+        }
+        self.arrivals.clone_from(&self.placed);
+        self.arrivals.extend_from_slice(&self.early[i]);
+        let mut bound = drain(&mut self.arrivals, self.link);
+        if i == self.tasks.len() {
+            return bound;
+        }
+        if let (Some(alone), Some(_)) = (&self.alone[i], self.link) {
+            self.arrivals.clone_from(&self.placed);
+            self.arrivals.extend_from_slice(alone);
+            bound = bound.max(drain(&mut self.arrivals, self.link));
+        }
+        let by_capacity = capacity_bound(&self.loads, self.speeds, self.suffix_work[i]);
+        bound.max(by_capacity + self.least_transfer)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::job::MapTruth;
+    use yard_appmaster::policy::PowerLaw;
+
+    /// A job: maps of these durations and outputs, reduces with these shares, reduce time
+    /// `a·d` (linear, so hand sums are easy) and no noise.
+    fn job(maps: &[(f64, u64)], shares: &[f64], bandwidth: f64, a: f64) -> JobTruth {
+        JobTruth {
+            maps: maps
+                .iter()
+                .map(|&(duration, output_bytes)| MapTruth {
+                    duration,
+                    input_bytes: 0,
+                    output_bytes,
+                    replicas: vec![0],
+                })
+                .collect(),
+            partition_shares: shares.to_vec(),
+            reduce_time: PowerLaw { a, b: 1.0 },
+            reduce_noise: vec![1.0; shares.len()],
+            shuffle_bandwidth: bandwidth,
+        }
+    }
+
+    fn all(truth: &JobTruth) -> Vec<usize> {
+        (0..truth.maps.len()).collect()
+    }
+
+    #[test]
+    fn one_map_one_container() {
+        // 10 s map, 100 B at 10 B/s: shuffle ends at 20; reduce 100 B × 0.05 s/B = 5.
+        let t = job(&[(10.0, 100)], &[1.0], 10.0, 0.05);
+        assert_eq!(completion(&t, &[0], &[1.0]), 25.0);
+        assert_eq!(mdt(&t), 25.0);
+        assert_eq!(k_max(&t, &[1.0], 25.0), 1);
+        assert_eq!(k_max(&t, &[1.0], 24.9), 0);
+    }
+
+    #[test]
+    fn equal_maps_in_waves() {
+        // 5 maps of 4 s on 2 containers: 3 waves, last finish at 12; fast link, no reduce work.
+        let t = job(&[(4.0, 0); 5], &[], 1e9, 0.0);
+        assert_eq!(completion(&t, &all(&t), &[1.0, 1.0]), 12.0);
+        assert_eq!(completion(&t, &[0, 1, 2, 3], &[1.0, 1.0]), 8.0);
+        assert_eq!(k_max(&t, &[1.0, 1.0], 11.9), 4);
+        assert_eq!(k_max(&t, &[1.0, 1.0], 12.0), 5);
+        assert_eq!(k_max(&t, &[1.0, 1.0], 3.9), 0);
+        // Past the exact branch (6 containers): 13 maps of 4 s are 3 waves, 12 are 2.
+        let big = job(&[(4.0, 0); 13], &[], 1e9, 0.0);
+        assert_eq!(completion(&big, &all(&big), &[1.0; 6]), 12.0);
+        assert_eq!(k_max(&big, &[1.0; 6], 11.0), 12);
+        // A slow container (4×) takes no map: one more on a normal one ends sooner.
+        let mut speeds = [1.0; 6];
+        speeds[5] = 4.0;
+        assert_eq!(completion(&big, &all(&big), &speeds), 12.0);
+        assert_eq!(k_max(&big, &speeds, 8.0), 10);
+    }
+
+    #[test]
+    fn fifo_link_delays_the_shuffle() {
+        // 3 maps of 1 s on 3 containers finish together; each sends 10 B at 1 B/s: the link
+        // drains at 1 + 30 = 31, then the reduce (30 B × 0.1) takes 3.
+        let t = job(&[(1.0, 10); 3], &[1.0], 1.0, 0.1);
+        assert_eq!(completion(&t, &all(&t), &[1.0; 3]), 34.0);
+        // On one container they finish at 1, 2, 3 and still queue: 31 again.
+        assert_eq!(completion(&t, &all(&t), &[1.0]), 34.0);
+        // A fast link: the shuffle ends at the last finish plus one transfer.
+        let fast = job(&[(1.0, 10); 3], &[1.0], 100.0, 0.1);
+        assert!((completion(&fast, &all(&fast), &[1.0]) - (3.1 + 3.0)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn reduces_in_waves() {
+        // One map of 2 s, output 90 B over 3 equal reduces of 30 B × 0.1 = 3 s each, on 2
+        // containers: the reduces take two waves (6 s) after the shuffle end at 2 + 0.9.
+        let t = job(&[(2.0, 90)], &[1.0 / 3.0; 3], 100.0, 0.1);
+        let c = completion(&t, &[0], &[1.0, 1.0]);
+        assert!((c - (2.9 + 6.0)).abs() < 1e-9, "{c}");
+        // With 3 containers one wave.
+        let c3 = completion(&t, &[0], &[1.0; 3]);
+        assert!((c3 - (2.9 + 3.0)).abs() < 1e-9, "{c3}");
+    }
+
+    #[test]
+    fn map_only_job_ends_with_its_last_map() {
+        // No reduces: the link does not matter, even a slow one.
+        let t = job(&[(3.0, 1000), (5.0, 1000)], &[], 1.0, 1.0);
+        assert_eq!(completion(&t, &all(&t), &[1.0, 1.0]), 5.0);
+        assert_eq!(completion(&t, &all(&t), &[1.0]), 8.0);
+        assert_eq!(mdt(&t), 5.0);
+    }
+
+    #[test]
+    fn a_slow_container() {
+        // Maps 6, 2, 2 on a normal and a 4× slow container: 6 + 2 on the normal one and a 2 s
+        // map on the slow one (8 s) finish at 8; everything on the normal one takes 10.
+        let t = job(&[(6.0, 0), (2.0, 0), (2.0, 0)], &[], 1.0, 0.0);
+        assert_eq!(completion(&t, &all(&t), &[1.0, 4.0]), 8.0);
+        // One map goes to the normal container whatever the order speeds are given in.
+        assert_eq!(completion(&t, &[0], &[4.0, 1.0]), 6.0);
+        assert_eq!(k_max(&t, &[1.0, 4.0], 7.9), 2); // 2 + 2 on the fast container: 4
+        assert_eq!(k_max(&t, &[1.0, 4.0], 8.0), 3);
+    }
+
+    #[test]
+    fn deadline_equal_to_completion_meets_it() {
+        let t = job(
+            &[(3.3, 7), (1.1, 13), (2.7, 5), (0.9, 11)],
+            &[0.3, 0.7],
+            3.7,
+            0.013,
+        );
+        let speeds = [1.0, 1.7];
+        let c = completion(&t, &all(&t), &speeds);
+        assert_eq!(k_max(&t, &speeds, c), 4);
+        assert!(k_max(&t, &speeds, c - 1e-9) < 4);
+    }
+
+    #[test]
+    fn mdt_hand_case() {
+        // 3 maps (4, 6, 5 s; 10 B each at 5 B/s) and 2 reduces (shares 0.25/0.75 of 30 B, so
+        // 7.5 → 8 B and 22.5 → 23 B in whole bytes, 1 s per B): MRA = 3. Finishes 4, 5, 6:
+        // the link frees at 6, 8, 10. Reduces 8 and 23 s.
+        let t = job(&[(4.0, 10), (6.0, 10), (5.0, 10)], &[0.25, 0.75], 5.0, 1.0);
+        assert_eq!(mdt(&t), 10.0 + 23.0);
+        assert_eq!(k_max(&t, &[1.0; 3], mdt(&t)), 3);
+        // Just below MDT two maps fit: finishes 4, 5, link at 6, 8; reduces 5 and 15 → 23.
+        assert_eq!(k_max(&t, &[1.0; 3], 0.95 * mdt(&t)), 2);
+    }
+
+    #[test]
+    fn no_containers_no_maps() {
+        let t = job(&[(1.0, 1)], &[1.0], 1.0, 1.0);
+        assert_eq!(k_max(&t, &[], 100.0), 0);
+        assert_eq!(completion(&t, &[0], &[]), f64::INFINITY);
+        assert_eq!(completion(&t, &[], &[1.0]), 0.0);
+        let empty = job(&[], &[], 1.0, 1.0);
+        assert_eq!(mdt(&empty), 0.0);
+        assert_eq!(k_max(&empty, &[1.0], 1.0), 0);
+    }
+
+    #[test]
+    fn smaller_outputs_can_fit_more_maps() {
+        // Two 1 s maps with 100 B at 10 B/s (10 s on the link) and two 1.5 s maps with 1 B:
+        // by deadline 4 on 2 containers only the small-output maps fit.
+        let t = job(
+            &[(1.0, 100), (1.0, 100), (1.5, 1), (1.5, 1)],
+            &[1.0],
+            10.0,
+            0.0,
+        );
+        assert_eq!(k_max(&t, &[1.0, 1.0], 4.0), 2);
+    }
+
+    #[test]
+    fn capacity_bound_levels_the_loads() {
+        // Loads 0 and 4 at speed 1, 6 s of work: level at 5.
+        assert_eq!(capacity_bound(&[0.0, 4.0], &[1.0, 1.0], 6.0), 5.0);
+        // Not enough to reach the second: 3 s on the first.
+        assert_eq!(capacity_bound(&[0.0, 4.0], &[1.0, 1.0], 3.0), 3.0);
+        // A 2× slow container at load 0 with a normal one: rate 1.5, 6 s → 4.
+        assert_eq!(capacity_bound(&[0.0, 0.0], &[1.0, 2.0], 6.0), 4.0);
+    }
+}

@@ -1,0 +1,759 @@
+//! The discrete-event engine: one job, one deadline configuration, one policy, on a virtual
+//! clock. It turns the job's truth into the events of the task-policy interface and carries out
+//! the policy's decisions; it decides nothing a policy decides.
+//!
+//! Runs are isolated — the job holds its δ·MRA containers on a cluster of its own — because the
+//! paper's metrics are per job (δ and μ are per job). Everything random is a pure function of
+//! the experiment seed and *what* it is for (job, map, attempt number), never of the order
+//! events happen in, so every policy meets the same slow nodes and the same failures.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+
+use yard_appmaster::policy::{
+    AttemptId, Container, ContainerId, Decision, Estimate, Event, JobSpec, Locality, Location,
+    MapId, MapSpec, NodeId, PolicyConfig, PolicyKind, RackId, ReduceId, Rng, Seconds, TaskPolicy,
+};
+use yard_workload::SizeBin;
+
+use crate::config::{ClusterConfig, DeadlineConfig};
+use crate::job::SimJob;
+use crate::oracle;
+
+/// What every run of an experiment shares.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Experiment {
+    pub cluster: ClusterConfig,
+    pub policy: PolicyConfig,
+    pub seed: u64,
+}
+
+/// A job under one deadline configuration: its containers, deadline and the oracle's k_max,
+/// shared by every policy run on it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    pub config: DeadlineConfig,
+    pub containers: u32,
+    /// Nodes of the job's cluster: the paper's, or whole copies of it to hold the containers.
+    pub nodes: u32,
+    /// Which nodes are slow (stragglers), the same pattern in every copy of the paper's cluster.
+    pub slow: Vec<bool>,
+    pub mdt: Seconds,
+    pub deadline: Seconds,
+    pub k_max: u32,
+}
+
+impl Plan {
+    /// The plan for `job` under `config`, given its MDT ([`mdt`]).
+    pub fn new(job: &SimJob, config: DeadlineConfig, exp: &Experiment, mdt: Seconds) -> Plan {
+        let mut plan = Plan::bare(job, config, exp);
+        plan.mdt = mdt;
+        plan.deadline = config.mu * mdt;
+        plan.k_max = oracle::k_max(&job.truth, &plan.oracle_speeds(exp), plan.deadline);
+        plan
+    }
+
+    /// Containers and cluster only: no deadline (infinite), no k_max.
+    fn bare(job: &SimJob, config: DeadlineConfig, exp: &Experiment) -> Plan {
+        let c = &exp.cluster;
+        let containers = config.containers(job.mra());
+        let base = c.nodes.max(1);
+        let scale = containers
+            .div_ceil(base * c.containers_per_node.max(1))
+            .max(1);
+        let nodes = base * scale;
+        let pattern = slow_nodes(c, exp.seed);
+        Plan {
+            config,
+            containers,
+            nodes,
+            slow: (0..nodes).map(|n| pattern[(n % base) as usize]).collect(),
+            mdt: f64::INFINITY,
+            deadline: f64::INFINITY,
+            k_max: 0,
+        }
+    }
+
+    /// The oracle places tasks as it likes: on normal nodes while they have room, then on slow.
+    fn oracle_speeds(&self, exp: &Experiment) -> Vec<f64> {
+        let per_node = exp.cluster.containers_per_node.max(1);
+        let normal = self.slow.iter().filter(|s| !**s).count() as u32 * per_node;
+        (0..self.containers)
+            .map(|i| {
+                if i < normal {
+                    1.0
+                } else {
+                    exp.cluster.slowdown
+                }
+            })
+            .collect()
+    }
+
+    fn location(&self, node: u32, cluster: &ClusterConfig) -> Location {
+        Location {
+            node: NodeId(node),
+            rack: RackId(node / cluster.nodes_per_rack.max(1)),
+        }
+    }
+}
+
+/// MDT (EVALUATION.md): the job's completion under MRA processing all its input — simulated,
+/// as `full` on MRA containers with no slow nodes and no failures, so it counts the same
+/// locality and shuffle the runs will meet.
+pub fn mdt(job: &SimJob, exp: &Experiment, job_index: u64) -> Seconds {
+    let mut ideal = exp.clone();
+    ideal.cluster.slow_nodes = 0;
+    ideal.cluster.failure_rate = 0.0;
+    let mra = DeadlineConfig {
+        name: "MRA",
+        delta: 1.0,
+        mu: f64::INFINITY,
+    };
+    let plan = Plan::bare(job, mra, &ideal);
+    simulate(job, &plan, PolicyKind::Full, &ideal, job_index).completion
+}
+
+/// Which of the paper's cluster nodes are slow: a seeded choice, the same for every job.
+fn slow_nodes(c: &ClusterConfig, seed: u64) -> Vec<bool> {
+    let n = c.nodes.max(1) as usize;
+    let mut order: Vec<(u64, usize)> = (0..n)
+        .map(|i| (mix(seed, 0x5105, i as u64, 0), i))
+        .collect();
+    order.sort_unstable();
+    let mut slow = vec![false; n];
+    for &(_, i) in order.iter().take(c.slow_nodes as usize) {
+        slow[i] = true;
+    }
+    slow
+}
+
+/// splitmix64 over the experiment seed and what a draw is for: order-independent randomness.
+fn mix(seed: u64, what: u64, a: u64, b: u64) -> u64 {
+    let mut z =
+        seed ^ what.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ a.rotate_left(21) ^ b.rotate_left(42);
+    for _ in 0..2 {
+        z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+    }
+    z
+}
+
+fn unit(x: u64) -> f64 {
+    (x >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// One run's outcome: what EVALUATION.md's tables are made of.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobResult {
+    pub job: String,
+    pub config: &'static str,
+    pub policy: PolicyKind,
+    pub bin: SizeBin,
+    pub maps: u32,
+    pub k: u32,
+    pub k_max: u32,
+    pub deadline: Seconds,
+    /// From the job's start to its `Finish`; infinite if the policy never finished.
+    pub completion: Seconds,
+    /// The policy's `T_J` when it closed the map phase, from the job's start.
+    pub estimate: Option<Seconds>,
+    pub processed_fraction: f64,
+    /// Events the engine handed to the policy.
+    pub events: u64,
+}
+
+impl JobResult {
+    /// The job finished after its deadline (its answer came late).
+    pub fn missed(&self) -> bool {
+        self.completion > self.deadline + 1e-9
+    }
+
+    /// k / k_max; `None` when no map could fit (k_max = 0).
+    pub fn deviation(&self) -> Option<f64> {
+        (self.k_max > 0).then(|| f64::from(self.k) / f64::from(self.k_max))
+    }
+
+    /// |T − T̂| / T at map close.
+    pub fn estimation_error(&self) -> Option<f64> {
+        let t = self.completion;
+        self.estimate
+            .filter(|_| t.is_finite() && t > 0.0)
+            .map(|e| (t - e).abs() / t)
+    }
+}
+
+/// Runs `job` under `plan` with a fresh policy of `kind`. `job_index` keys the run's faults.
+pub fn simulate(
+    job: &SimJob,
+    plan: &Plan,
+    kind: PolicyKind,
+    exp: &Experiment,
+    job_index: u64,
+) -> JobResult {
+    let mut run = Run::new(job, plan, exp, job_index, kind.build(exp.policy.clone()));
+    run.go();
+    let progress = run.policy.progress();
+    JobResult {
+        job: job.id.clone(),
+        config: plan.config.name,
+        policy: kind,
+        bin: SizeBin::of_tasks(job.tasks()),
+        maps: job.maps(),
+        k: progress.k,
+        k_max: plan.k_max,
+        deadline: plan.deadline,
+        completion: run.finished.unwrap_or(f64::INFINITY),
+        estimate: run.estimate.map(|e| e.total),
+        processed_fraction: progress.processed_fraction(),
+        events: run.events,
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Ev {
+    Tick,
+    MapEnd(AttemptId, bool),
+    ReduceEnd(AttemptId, bool),
+    Shuffled(u64),
+}
+
+struct Live {
+    node: u32,
+    started: Seconds,
+    duration: Seconds,
+    map: Option<MapId>,
+}
+
+struct Run<'a> {
+    job: &'a SimJob,
+    plan: &'a Plan,
+    exp: &'a Experiment,
+    index: u64,
+    policy: Box<dyn TaskPolicy>,
+    rng: Rng,
+    now: Seconds,
+    seq: u64,
+    queue: BinaryHeap<Reverse<(u64, u64, Ev)>>,
+    /// Free container capacity per node, and the node of every held container.
+    free: Vec<u32>,
+    held: HashMap<ContainerId, u32>,
+    next_container: u64,
+    /// When the job last released a container on each node: the rm does not hand the job a
+    /// node it just gave back within a heartbeat (else release and grant could loop forever).
+    released_at: Vec<Seconds>,
+    next_node: u32,
+    /// The lowest map not launched yet: grants go where its replicas are, as the master's
+    /// node-local asks would have them.
+    launched: Vec<bool>,
+    next_unlaunched: usize,
+    want: u32,
+    live: HashMap<AttemptId, Live>,
+    /// Attempts so far per map and per reduce: faults are keyed by (task, n-th attempt).
+    attempts_of: Vec<u32>,
+    reduce_attempts_of: Vec<u32>,
+    map_done: Vec<bool>,
+    maps_running: u32,
+    closed: bool,
+    link_free_at: Seconds,
+    in_flight: u64,
+    output_done: f64,
+    /// Reduces launched and waiting for their input, in launch order.
+    waiting: Vec<(AttemptId, ReduceId)>,
+    kept: HashMap<ReduceId, u64>,
+    estimate: Option<Estimate>,
+    finished: Option<Seconds>,
+    events: u64,
+    out: Vec<Decision>,
+}
+
+/// How many of the next unlaunched maps a grant looks at for a node-local place.
+const LOCALITY_LOOKAHEAD: usize = 16;
+
+/// Give up on a policy that has not finished after this many deadlines (a policy bug, reported
+/// as an infinite completion rather than a hang).
+const HORIZON_DEADLINES: f64 = 1000.0;
+
+impl<'a> Run<'a> {
+    fn new(
+        job: &'a SimJob,
+        plan: &'a Plan,
+        exp: &'a Experiment,
+        index: u64,
+        policy: Box<dyn TaskPolicy>,
+    ) -> Self {
+        use rand::SeedableRng;
+        Run {
+            job,
+            plan,
+            exp,
+            index,
+            policy,
+            rng: Rng::seed_from_u64(mix(exp.seed, 0x4E6, index, 0)),
+            now: 0.0,
+            seq: 0,
+            queue: BinaryHeap::new(),
+            free: vec![exp.cluster.containers_per_node.max(1); plan.nodes as usize],
+            held: HashMap::new(),
+            next_container: 0,
+            released_at: vec![f64::NEG_INFINITY; plan.nodes as usize],
+            next_node: 0,
+            launched: vec![false; job.truth.maps.len()],
+            next_unlaunched: 0,
+            want: 0,
+            live: HashMap::new(),
+            attempts_of: vec![0; job.truth.maps.len()],
+            reduce_attempts_of: vec![0; job.reduces() as usize],
+            map_done: vec![false; job.truth.maps.len()],
+            maps_running: 0,
+            closed: false,
+            link_free_at: 0.0,
+            in_flight: 0,
+            output_done: 0.0,
+            waiting: Vec::new(),
+            kept: HashMap::new(),
+            estimate: None,
+            finished: None,
+            events: 0,
+            out: Vec::new(),
+        }
+    }
+
+    fn spec(&self) -> JobSpec {
+        JobSpec {
+            deadline: self.plan.deadline,
+            maps: self
+                .job
+                .truth
+                .maps
+                .iter()
+                .enumerate()
+                .map(|(m, t)| MapSpec {
+                    bytes: t.input_bytes,
+                    // On a scaled cluster, map m's replicas sit on copy m mod scale of the
+                    // paper's nodes, so data spreads as evenly as containers do.
+                    replicas: self
+                        .replica_nodes(m)
+                        .into_iter()
+                        .map(|n| self.plan.location(n, &self.exp.cluster))
+                        .collect(),
+                })
+                .collect(),
+            reduces: self.job.reduces(),
+            profile: self.job.profile.clone(),
+            allotment: Some(self.plan.containers),
+        }
+    }
+
+    fn at(&mut self, t: Seconds, ev: Ev) {
+        self.seq += 1;
+        self.queue
+            // Rounded up to the microsecond: the engine is never faster than the oracle's sums.
+            .push(Reverse(((t * 1e6).ceil() as u64, self.seq, ev)));
+    }
+
+    fn go(&mut self) {
+        let spec = self.spec();
+        self.call(Event::JobStarted(spec));
+        self.settle();
+        self.at(self.exp.cluster.heartbeat, Ev::Tick);
+        let scale = if self.plan.deadline.is_finite() {
+            self.plan.deadline
+        } else {
+            self.plan.mdt
+        };
+        let horizon = if scale.is_finite() {
+            HORIZON_DEADLINES * scale.max(1.0)
+        } else {
+            f64::INFINITY // the MDT run itself: `full` always finishes
+        };
+        while let Some(Reverse((t, _, ev))) = self.queue.pop() {
+            if self.finished.is_some() {
+                break;
+            }
+            self.now = t as f64 / 1e6;
+            if self.now > horizon {
+                break;
+            }
+            match ev {
+                Ev::Tick => self.tick(),
+                Ev::MapEnd(a, ok) => self.map_end(a, ok),
+                Ev::ReduceEnd(a, ok) => {
+                    if self.end(a).is_some() {
+                        let event = if ok {
+                            Event::TaskFinished {
+                                attempt: a,
+                                output_bytes: 0,
+                            }
+                        } else {
+                            Event::TaskFailed(a)
+                        };
+                        self.call(event);
+                    }
+                }
+                Ev::Shuffled(bytes) => {
+                    self.in_flight -= bytes;
+                    self.call(Event::ShuffleBytes(bytes));
+                }
+            }
+            self.settle();
+        }
+    }
+
+    /// Carries on until nothing is left to do at this instant: reduces whose input is complete
+    /// get it, and wanted containers are granted (each may lead the policy to want more).
+    fn settle(&mut self) {
+        loop {
+            let before = self.events;
+            self.feed_reduces();
+            self.grant();
+            if self.events == before || self.finished.is_some() {
+                return;
+            }
+        }
+    }
+
+    fn map_end(&mut self, a: AttemptId, ok: bool) {
+        let Some(live) = self.end(a) else { return };
+        self.maps_running -= 1;
+        let m = live.map.expect("a map attempt").0 as usize;
+        if !ok {
+            self.call(Event::TaskFailed(a));
+            return;
+        }
+        let output = self.job.truth.maps[m].output_bytes;
+        if !self.map_done[m] {
+            self.map_done[m] = true;
+            self.output_done += output as f64;
+            if self.job.reduces() > 0 && output > 0 {
+                // The output queues for the job's shuffle link (FIFO at its bottleneck bandwidth).
+                let start = self.link_free_at.max(self.now);
+                self.link_free_at = start + output as f64 / self.job.truth.shuffle_bandwidth;
+                self.in_flight += output;
+                self.at(self.link_free_at, Ev::Shuffled(output));
+            }
+        }
+        self.call(Event::TaskFinished {
+            attempt: a,
+            output_bytes: output,
+        });
+    }
+
+    fn tick(&mut self) {
+        let mut reports: Vec<(AttemptId, f64)> = self
+            .live
+            .iter()
+            .filter(|(_, l)| l.duration.is_finite())
+            .map(|(a, l)| (*a, ((self.now - l.started) / l.duration).clamp(0.0, 1.0)))
+            .collect();
+        reports.sort_unstable_by_key(|r| r.0);
+        for (attempt, progress) in reports {
+            self.call(Event::TaskProgress { attempt, progress });
+        }
+        self.call(Event::Tick);
+        if self.finished.is_none() {
+            self.at(self.now + self.exp.cluster.heartbeat, Ev::Tick);
+        }
+    }
+
+    /// Hands reduces their input once every counted map is done and the link has drained.
+    fn feed_reduces(&mut self) {
+        if !self.closed || self.maps_running > 0 || self.in_flight > 0 || self.waiting.is_empty() {
+            return;
+        }
+        for (a, r) in std::mem::take(&mut self.waiting) {
+            if !self.live.contains_key(&a) {
+                continue;
+            }
+            let share = self.job.truth.partition_shares[r.0 as usize];
+            let bytes = (self.output_done * share).round() as u64;
+            self.call(Event::ReduceInputReady { reduce: r, bytes });
+            let kept = self.kept.remove(&r).unwrap_or(bytes);
+            let Some(live) = self.live.get(&a) else {
+                continue;
+            };
+            let speed = self.speed(live.node);
+            let duration = self.job.truth.reduce_seconds(r.0, kept as f64) * speed;
+            let nth = self.reduce_attempts_of[r.0 as usize];
+            self.reduce_attempts_of[r.0 as usize] += 1;
+            let fail_at =
+                self.failure(0x0FA1_12ED, u64::from(r.0) << 16 | u64::from(nth), duration);
+            if let Some(l) = self.live.get_mut(&a) {
+                l.started = self.now;
+                l.duration = duration;
+            }
+            match fail_at {
+                Some(t) => self.at(self.now + t, Ev::ReduceEnd(a, false)),
+                None => self.at(self.now + duration, Ev::ReduceEnd(a, true)),
+            }
+        }
+    }
+
+    fn speed(&self, node: u32) -> f64 {
+        if self.plan.slow[node as usize] {
+            self.exp.cluster.slowdown
+        } else {
+            1.0
+        }
+    }
+
+    /// Whether (and when into its run) an attempt fails: a pure function of what it is.
+    fn failure(&self, what: u64, n: u64, duration: Seconds) -> Option<Seconds> {
+        let rate = self.exp.cluster.failure_rate;
+        if rate <= 0.0 {
+            return None;
+        }
+        let x = mix(self.exp.seed, what, self.index, n);
+        (unit(x) < rate).then(|| duration * unit(mix(x, 1, 2, 3)))
+    }
+
+    /// Grants containers up to what the policy wants (at most its allotment) as soon as there is
+    /// room — the rm answers pending asks at once, not on the next heartbeat — on a node holding
+    /// an unlaunched map's input where one has room (the master asks node-local first), else on
+    /// the next node with room.
+    fn grant(&mut self) {
+        while (self.held.len() as u32) < self.want.min(self.plan.containers) {
+            let Some(node) = self.local_node().or_else(|| self.any_node()) else {
+                return;
+            };
+            self.free[node as usize] -= 1;
+            let id = ContainerId(self.next_container);
+            self.next_container += 1;
+            self.held.insert(id, node);
+            let at = self.plan.location(node, &self.exp.cluster);
+            self.call(Event::ContainerGranted(Container { id, at }));
+        }
+    }
+
+    fn has_room(&self, node: u32) -> bool {
+        self.free[node as usize] > 0
+            && self.released_at[node as usize] + self.exp.cluster.heartbeat <= self.now
+    }
+
+    /// A node with room holding the input of one of the next few unlaunched maps.
+    fn local_node(&mut self) -> Option<u32> {
+        while self.next_unlaunched < self.launched.len() && self.launched[self.next_unlaunched] {
+            self.next_unlaunched += 1;
+        }
+        let spec_nodes = |m: usize| self.replica_nodes(m);
+        (self.next_unlaunched..self.launched.len())
+            .filter(|&m| !self.launched[m])
+            .take(LOCALITY_LOOKAHEAD)
+            .flat_map(spec_nodes)
+            .find(|&n| self.has_room(n))
+    }
+
+    fn any_node(&mut self) -> Option<u32> {
+        for _ in 0..self.plan.nodes {
+            let n = self.next_node;
+            self.next_node = (self.next_node + 1) % self.plan.nodes;
+            if self.has_room(n) {
+                return Some(n);
+            }
+        }
+        None
+    }
+
+    /// Map `m`'s replica nodes on this job's cluster (see `spec`).
+    fn replica_nodes(&self, m: usize) -> Vec<u32> {
+        let base = self.exp.cluster.nodes.max(1);
+        let scale = self.plan.nodes / base;
+        self.job.truth.maps[m]
+            .replicas
+            .iter()
+            .map(|&n| n % base + base * (m as u32 % scale))
+            .collect()
+    }
+
+    fn end(&mut self, a: AttemptId) -> Option<Live> {
+        self.live.remove(&a)
+    }
+
+    fn call(&mut self, event: Event) {
+        self.events += 1;
+        let mut out = std::mem::take(&mut self.out);
+        out.clear();
+        self.policy.handle(self.now, event, &mut self.rng, &mut out);
+        for d in &out {
+            self.apply(d);
+        }
+        self.out = out;
+    }
+
+    fn apply(&mut self, d: &Decision) {
+        match *d {
+            Decision::Want(n) => self.want = n,
+            Decision::LaunchMap {
+                attempt,
+                map,
+                container,
+                locality,
+                ..
+            } => {
+                let node = self.held[&container];
+                let m = map.0 as usize;
+                self.launched[m] = true;
+                let factor = match locality {
+                    Locality::NodeLocal => 1.0,
+                    Locality::RackLocal => self.exp.cluster.rack_local_factor,
+                    Locality::Remote => self.exp.cluster.remote_factor,
+                };
+                let duration = self.job.truth.maps[m].duration * factor * self.speed(node);
+                let nth = self.attempts_of[m];
+                self.attempts_of[m] += 1;
+                match self.failure(0x0FA1_13A9, (m as u64) << 16 | u64::from(nth), duration) {
+                    Some(t) => self.at(self.now + t, Ev::MapEnd(attempt, false)),
+                    None => self.at(self.now + duration, Ev::MapEnd(attempt, true)),
+                }
+                self.maps_running += 1;
+                self.live.insert(
+                    attempt,
+                    Live {
+                        node,
+                        started: self.now,
+                        duration,
+                        map: Some(map),
+                    },
+                );
+            }
+            Decision::LaunchReduce {
+                attempt,
+                reduce,
+                container,
+            } => {
+                let node = self.held[&container];
+                self.live.insert(
+                    attempt,
+                    Live {
+                        node,
+                        started: self.now,
+                        duration: f64::INFINITY,
+                        map: None,
+                    },
+                );
+                self.waiting.push((attempt, reduce));
+            }
+            Decision::SampleReduceInput { reduce, keep_bytes } => {
+                self.kept.insert(reduce, keep_bytes);
+            }
+            Decision::Release(c) => {
+                if let Some(node) = self.held.remove(&c) {
+                    self.free[node as usize] += 1;
+                    self.released_at[node as usize] = self.now;
+                }
+            }
+            Decision::MarkLocalOnly(_) => {}
+            Decision::CloseMapPhase { estimate, .. } => {
+                self.closed = true;
+                self.estimate = estimate;
+            }
+            Decision::Kill(a) => {
+                if let Some(l) = self.end(a)
+                    && l.map.is_some()
+                {
+                    self.maps_running -= 1;
+                }
+            }
+            Decision::Finish(_) => self.finished = Some(self.now),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::job::{JobTruth, MapTruth};
+    use yard_appmaster::policy::{PowerLaw, Profile};
+
+    /// One node, one container, maps of fixed durations, no reduces: the answer is the sum.
+    fn tiny(durations: &[f64], reduces: u32) -> SimJob {
+        SimJob {
+            id: "tiny".into(),
+            submit: 0.0,
+            truth: JobTruth {
+                maps: durations
+                    .iter()
+                    .map(|&d| MapTruth {
+                        duration: d,
+                        input_bytes: 100,
+                        output_bytes: 1000,
+                        replicas: vec![0],
+                    })
+                    .collect(),
+                partition_shares: vec![1.0 / f64::from(reduces.max(1)); reduces as usize],
+                reduce_time: PowerLaw { a: 0.001, b: 1.0 },
+                reduce_noise: vec![1.0; reduces as usize],
+                shuffle_bandwidth: 1000.0,
+            },
+            profile: Profile {
+                map_local: 10.0,
+                map_remote: 15.0,
+                partition_bytes: 1000.0 / f64::from(reduces.max(1)),
+                shuffle_bandwidth: 1000.0,
+                reduce_time: PowerLaw { a: 0.001, b: 1.0 },
+                previous_runs: Vec::new(),
+            },
+        }
+    }
+
+    fn experiment(nodes: u32) -> Experiment {
+        Experiment {
+            cluster: ClusterConfig {
+                nodes,
+                containers_per_node: 1,
+                nodes_per_rack: 1,
+                heartbeat: 1.0,
+                ..ClusterConfig::default()
+            },
+            policy: PolicyConfig::default(),
+            seed: 1,
+        }
+    }
+
+    fn plan(job: &SimJob, exp: &Experiment, delta: f64, mu: f64) -> Plan {
+        let config = DeadlineConfig {
+            name: "T",
+            delta,
+            mu,
+        };
+        Plan::new(job, config, exp, mdt(job, exp, 0))
+    }
+
+    #[test]
+    fn one_map_one_container_finishes_after_its_duration() {
+        let job = tiny(&[10.0], 0);
+        let exp = experiment(1);
+        let p = plan(&job, &exp, 1.0, 10.0);
+        assert_eq!(p.mdt, 10.0);
+        let r = simulate(&job, &p, PolicyKind::Full, &exp, 0);
+        assert_eq!((r.completion, r.k, r.k_max), (10.0, 1, 1));
+        assert!(!r.missed());
+    }
+
+    #[test]
+    fn three_maps_on_one_container_run_back_to_back_then_shuffle_and_reduce() {
+        // δ = 1/3 of MRA 3 → one container: maps end at 10, 20, 30; each 1000 B output takes 1 s
+        // on the link; the reduce gets 3000 B at 31 and takes 3 s: done at 34.
+        let job = tiny(&[10.0, 10.0, 10.0], 1);
+        let exp = experiment(1);
+        let p = plan(&job, &exp, 1.0 / 3.0, 100.0);
+        assert_eq!(p.containers, 1);
+        let r = simulate(&job, &p, PolicyKind::Full, &exp, 0);
+        assert!((r.completion - 34.0).abs() < 1e-6, "{r:?}");
+        assert_eq!(r.processed_fraction, 1.0);
+    }
+
+    #[test]
+    fn the_same_seed_gives_the_same_result_for_every_policy() {
+        let job = tiny(&[5.0, 7.0, 30.0, 6.0, 5.0, 8.0], 2);
+        let mut exp = experiment(3);
+        exp.cluster.failure_rate = 0.2;
+        for kind in PolicyKind::ALL {
+            let p = plan(&job, &exp, 0.5, 1.2);
+            let a = simulate(&job, &p, kind, &exp, 3);
+            let b = simulate(&job, &p, kind, &exp, 3);
+            assert_eq!(a, b, "{kind}");
+        }
+    }
+}

@@ -1,0 +1,191 @@
+//! Running an experiment: every job under every deadline configuration and policy, and the
+//! Dart paper's experiments as named presets.
+//!
+//! Jobs are spread over the machine's cores; results are gathered in job order, so a seed
+//! gives byte-identical output whatever the core count.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use yard_appmaster::policy::PolicyKind;
+
+use crate::config::DeadlineConfig;
+use crate::engine::{Experiment, JobResult, Plan, mdt, simulate};
+use crate::job::SimJob;
+use crate::report::{self, Report};
+
+/// What to run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Setup {
+    /// The preset's name, or "custom"; picks which paper figures are set beside the rows.
+    pub name: String,
+    pub configs: Vec<DeadlineConfig>,
+    pub policies: Vec<PolicyKind>,
+    pub experiment: Experiment,
+}
+
+/// The Dart paper's experiments (§6.2–6.6) as presets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Preset {
+    /// §6.2–6.3: missed deadlines and k/k_max, Dart vs ARIA vs PS, C1–C3.
+    Deadlines,
+    /// §6.4: estimation error, Dart vs ARIA.
+    Estimation,
+    /// §6.5: 8 of 64 nodes slowed; LATE, D-WOR, D-WMR, Dart in C1 and C2 (Table 5).
+    Stragglers,
+    /// §6.6: failures (Dart at rising failure rates) and skew (Dart vs D-WOST under Zipf skew).
+    Optimizations,
+}
+
+impl Preset {
+    pub const ALL: [Preset; 4] = [
+        Preset::Deadlines,
+        Preset::Estimation,
+        Preset::Stragglers,
+        Preset::Optimizations,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Preset::Deadlines => "deadlines",
+            Preset::Estimation => "estimation",
+            Preset::Stragglers => "stragglers",
+            Preset::Optimizations => "optimizations",
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<Preset, String> {
+        Preset::ALL
+            .into_iter()
+            .find(|p| p.name() == s)
+            .ok_or_else(|| {
+                let names: Vec<_> = Preset::ALL.iter().map(|p| p.name()).collect();
+                format!(
+                    "unknown experiment {s:?}; expected one of {}",
+                    names.join(", ")
+                )
+            })
+    }
+
+    /// The runs the preset makes, starting from `base` (seed, cluster, policy tuning).
+    /// Optimizations is two setups: failures, then skew (the caller builds skewed jobs).
+    pub fn setups(self, base: &Experiment) -> Vec<Setup> {
+        let setup = |name: &str,
+                     configs: &[DeadlineConfig],
+                     policies: &[PolicyKind],
+                     exp: Experiment| Setup {
+            name: name.to_owned(),
+            configs: configs.to_vec(),
+            policies: policies.to_vec(),
+            experiment: exp,
+        };
+        let c12 = [DeadlineConfig::C1, DeadlineConfig::C2];
+        match self {
+            Preset::Deadlines => vec![setup(
+                "deadlines",
+                &DeadlineConfig::ALL,
+                &[PolicyKind::Dart, PolicyKind::Aria, PolicyKind::Ps],
+                base.clone(),
+            )],
+            Preset::Estimation => vec![setup(
+                "estimation",
+                &DeadlineConfig::ALL,
+                &[PolicyKind::Dart, PolicyKind::Aria],
+                base.clone(),
+            )],
+            Preset::Stragglers => {
+                let mut exp = base.clone();
+                exp.cluster.slow_nodes = exp.cluster.nodes / 8; // 8 of 64
+                vec![setup(
+                    "stragglers",
+                    &c12,
+                    &[
+                        PolicyKind::Late,
+                        PolicyKind::DartWithoutRevise,
+                        PolicyKind::DartMapReviseOnly,
+                        PolicyKind::Dart,
+                    ],
+                    exp,
+                )]
+            }
+            Preset::Optimizations => {
+                let mut failures = base.clone();
+                if failures.cluster.failure_rate == 0.0 {
+                    failures.cluster.failure_rate = 0.05;
+                }
+                vec![
+                    setup(
+                        "failures",
+                        &c12,
+                        &[PolicyKind::Dart, PolicyKind::DartWithoutRevise],
+                        failures,
+                    ),
+                    setup(
+                        "skew",
+                        &c12,
+                        &[PolicyKind::Dart, PolicyKind::DartWithoutSkew],
+                        base.clone(),
+                    ),
+                ]
+            }
+        }
+    }
+}
+
+/// Runs every job under every configuration and policy of `setup`. `progress(done, total)` is
+/// called as jobs complete (from worker threads).
+pub fn run(jobs: &[SimJob], setup: &Setup, progress: &(dyn Fn(u64, u64) + Sync)) -> Vec<JobResult> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(jobs.len().max(1));
+    let done = AtomicU64::new(0);
+    let total = jobs.len() as u64;
+    let mut per_job: Vec<Vec<JobResult>> = vec![Vec::new(); jobs.len()];
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|t| {
+                let done = &done;
+                scope.spawn(move || {
+                    let mut mine = Vec::new();
+                    for (i, job) in jobs.iter().enumerate().skip(t).step_by(threads) {
+                        let mut results = Vec::new();
+                        let mdt = mdt(job, &setup.experiment, i as u64);
+                        for &config in &setup.configs {
+                            let plan = Plan::new(job, config, &setup.experiment, mdt);
+                            for &policy in &setup.policies {
+                                results.push(simulate(
+                                    job,
+                                    &plan,
+                                    policy,
+                                    &setup.experiment,
+                                    i as u64,
+                                ));
+                            }
+                        }
+                        mine.push((i, results));
+                        progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
+                    }
+                    mine
+                })
+            })
+            .collect();
+        for worker in workers {
+            for (i, results) in worker.join().expect("a simulation worker panicked") {
+                per_job[i] = results;
+            }
+        }
+    });
+    per_job.into_iter().flatten().collect()
+}
+
+/// The report of a finished run.
+pub fn report(setup: &Setup, jobs: usize, results: &[JobResult]) -> Report {
+    let configs: Vec<&str> = setup.configs.iter().map(|c| c.name).collect();
+    let rows = report::rows(results, &configs, &setup.policies);
+    let paper = report::compare(&rows, &setup.name, &configs);
+    Report {
+        seed: setup.experiment.seed,
+        jobs,
+        rows,
+        paper,
+    }
+}

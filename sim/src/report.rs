@@ -1,0 +1,623 @@
+//! What an experiment prints (EVALUATION.md "What every experiment prints"): per configuration,
+//! policy and size bin — jobs, median and mean k/k_max, the share of missed deadlines, mean and
+//! 90th-percentile estimation error — beside the Dart paper's figure where it has one.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+use yard_appmaster::policy::PolicyKind;
+use yard_workload::SizeBin;
+
+use crate::engine::JobResult;
+
+/// One line of the table. Rows with no value for a metric (no job could fit a map, no
+/// estimate was made) carry `null` there.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Row {
+    pub config: String,
+    pub policy: String,
+    pub bin: String,
+    pub jobs: usize,
+    pub median_deviation: Option<f64>,
+    pub mean_deviation: Option<f64>,
+    pub missed_fraction: f64,
+    pub mean_estimation_error: Option<f64>,
+    pub p90_estimation_error: Option<f64>,
+}
+
+/// A figure the Dart paper reports, for the experiment it belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct PaperFigure {
+    pub experiment: &'static str,
+    pub config: &'static str,
+    pub policy: &'static str,
+    pub bin: &'static str,
+    pub metric: &'static str,
+    pub value: f64,
+    pub source: &'static str,
+}
+
+/// A paper figure next to the matching simulated value.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Comparison {
+    #[serde(flatten)]
+    pub figure: PaperFigure,
+    pub simulated: Option<f64>,
+    pub difference: Option<f64>,
+}
+
+/// Everything `yard sim --json` prints.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Report {
+    pub seed: u64,
+    pub jobs: usize,
+    pub rows: Vec<Row>,
+    pub paper: Vec<Comparison>,
+}
+
+const fn fig(
+    experiment: &'static str,
+    config: &'static str,
+    policy: &'static str,
+    bin: &'static str,
+    metric: &'static str,
+    value: f64,
+    source: &'static str,
+) -> PaperFigure {
+    PaperFigure {
+        experiment,
+        config,
+        policy,
+        bin,
+        metric,
+        value,
+        source,
+    }
+}
+
+/// Every figure of the Dart paper's evaluation that one of yard's rows can be set beside
+/// (papers/dart.md §4). "all" configurations means every configuration run (the paper's
+/// deviation figures are over C1 and C2, its missed-deadline figures over C1–C3).
+pub const PAPER: &[PaperFigure] = &[
+    fig(
+        "deadlines",
+        "all",
+        "dart",
+        "all",
+        "missed_fraction",
+        0.035,
+        "§6.2 Fig. 8a",
+    ),
+    fig(
+        "deadlines",
+        "all",
+        "ps",
+        "all",
+        "missed_fraction",
+        0.058,
+        "§6.2 Fig. 8a",
+    ),
+    fig(
+        "deadlines",
+        "all",
+        "dart",
+        "all",
+        "mean_deviation",
+        0.884,
+        "§6.3 (C1+C2)",
+    ),
+    fig(
+        "deadlines",
+        "all",
+        "dart",
+        "small",
+        "mean_deviation",
+        0.852,
+        "§6.3 Fig. 11 (C1+C2)",
+    ),
+    fig(
+        "deadlines",
+        "all",
+        "dart",
+        "large",
+        "mean_deviation",
+        0.951,
+        "§6.3 Fig. 11 (C1+C2)",
+    ),
+    fig(
+        "deadlines",
+        "all",
+        "ps",
+        "small",
+        "mean_deviation",
+        0.892,
+        "§6.3 Fig. 11 (C1+C2)",
+    ),
+    fig(
+        "deadlines",
+        "all",
+        "ps",
+        "large",
+        "mean_deviation",
+        0.737,
+        "§6.3 Fig. 11 (C1+C2)",
+    ),
+    fig(
+        "stragglers",
+        "C1",
+        "late",
+        "small",
+        "missed_fraction",
+        0.229,
+        "§6.5 Table 5",
+    ),
+    fig(
+        "stragglers",
+        "C1",
+        "late",
+        "medium",
+        "missed_fraction",
+        0.130,
+        "§6.5 Table 5",
+    ),
+    fig(
+        "stragglers",
+        "C1",
+        "late",
+        "large",
+        "missed_fraction",
+        0.103,
+        "§6.5 Table 5",
+    ),
+    fig(
+        "stragglers",
+        "C1",
+        "d-wor",
+        "small",
+        "missed_fraction",
+        0.141,
+        "§6.5 Table 5",
+    ),
+    fig(
+        "stragglers",
+        "C1",
+        "d-wor",
+        "medium",
+        "missed_fraction",
+        0.095,
+        "§6.5 Table 5",
+    ),
+    fig(
+        "stragglers",
+        "C1",
+        "d-wor",
+        "large",
+        "missed_fraction",
+        0.087,
+        "§6.5 Table 5",
+    ),
+    fig(
+        "stragglers",
+        "C1",
+        "d-wmr",
+        "small",
+        "missed_fraction",
+        0.076,
+        "§6.5 Table 5",
+    ),
+    fig(
+        "stragglers",
+        "C1",
+        "d-wmr",
+        "medium",
+        "missed_fraction",
+        0.059,
+        "§6.5 Table 5",
+    ),
+    fig(
+        "stragglers",
+        "C1",
+        "d-wmr",
+        "large",
+        "missed_fraction",
+        0.042,
+        "§6.5 Table 5",
+    ),
+    fig(
+        "stragglers",
+        "C1",
+        "dart",
+        "small",
+        "missed_fraction",
+        0.074,
+        "§6.5 Table 5",
+    ),
+    fig(
+        "stragglers",
+        "C1",
+        "dart",
+        "medium",
+        "missed_fraction",
+        0.056,
+        "§6.5 Table 5",
+    ),
+    fig(
+        "stragglers",
+        "C1",
+        "dart",
+        "large",
+        "missed_fraction",
+        0.038,
+        "§6.5 Table 5",
+    ),
+    fig(
+        "stragglers",
+        "C2",
+        "late",
+        "small",
+        "missed_fraction",
+        0.108,
+        "§6.5 Table 5",
+    ),
+    fig(
+        "stragglers",
+        "C2",
+        "late",
+        "medium",
+        "missed_fraction",
+        0.074,
+        "§6.5 Table 5",
+    ),
+    fig(
+        "stragglers",
+        "C2",
+        "late",
+        "large",
+        "missed_fraction",
+        0.052,
+        "§6.5 Table 5",
+    ),
+    fig(
+        "stragglers",
+        "C2",
+        "d-wor",
+        "small",
+        "missed_fraction",
+        0.125,
+        "§6.5 Table 5",
+    ),
+    fig(
+        "stragglers",
+        "C2",
+        "d-wor",
+        "medium",
+        "missed_fraction",
+        0.148,
+        "§6.5 Table 5",
+    ),
+    fig(
+        "stragglers",
+        "C2",
+        "d-wor",
+        "large",
+        "missed_fraction",
+        0.117,
+        "§6.5 Table 5",
+    ),
+    fig(
+        "stragglers",
+        "C2",
+        "d-wmr",
+        "small",
+        "missed_fraction",
+        0.047,
+        "§6.5 Table 5",
+    ),
+    fig(
+        "stragglers",
+        "C2",
+        "d-wmr",
+        "medium",
+        "missed_fraction",
+        0.043,
+        "§6.5 Table 5",
+    ),
+    fig(
+        "stragglers",
+        "C2",
+        "d-wmr",
+        "large",
+        "missed_fraction",
+        0.031,
+        "§6.5 Table 5",
+    ),
+    fig(
+        "stragglers",
+        "C2",
+        "dart",
+        "small",
+        "missed_fraction",
+        0.038,
+        "§6.5 Table 5",
+    ),
+    fig(
+        "stragglers",
+        "C2",
+        "dart",
+        "medium",
+        "missed_fraction",
+        0.035,
+        "§6.5 Table 5",
+    ),
+    fig(
+        "stragglers",
+        "C2",
+        "dart",
+        "large",
+        "missed_fraction",
+        0.025,
+        "§6.5 Table 5",
+    ),
+];
+
+fn bins() -> impl Iterator<Item = Option<SizeBin>> {
+    SizeBin::ALL.into_iter().map(Some).chain([None])
+}
+
+fn median(sorted: &[f64]) -> Option<f64> {
+    let n = sorted.len();
+    match n {
+        0 => None,
+        _ if n % 2 == 1 => Some(sorted[n / 2]),
+        _ => Some((sorted[n / 2 - 1] + sorted[n / 2]) / 2.0),
+    }
+}
+
+/// Nearest-rank percentile of sorted values.
+fn percentile(sorted: &[f64], p: f64) -> Option<f64> {
+    if sorted.is_empty() {
+        return None;
+    }
+    let rank = (p * sorted.len() as f64).ceil().max(1.0) as usize;
+    Some(sorted[rank.min(sorted.len()) - 1])
+}
+
+fn mean(values: &[f64]) -> Option<f64> {
+    (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
+}
+
+fn row(config: &str, policy: &str, bin: &str, results: &[&JobResult]) -> Row {
+    let mut deviations: Vec<f64> = results.iter().filter_map(|r| r.deviation()).collect();
+    let mut errors: Vec<f64> = results
+        .iter()
+        .filter_map(|r| r.estimation_error())
+        .collect();
+    deviations.sort_by(f64::total_cmp);
+    errors.sort_by(f64::total_cmp);
+    let missed = results.iter().filter(|r| r.missed()).count();
+    Row {
+        config: config.to_owned(),
+        policy: policy.to_owned(),
+        bin: bin.to_owned(),
+        jobs: results.len(),
+        median_deviation: median(&deviations),
+        mean_deviation: mean(&deviations),
+        missed_fraction: if results.is_empty() {
+            0.0
+        } else {
+            missed as f64 / results.len() as f64
+        },
+        mean_estimation_error: mean(&errors),
+        p90_estimation_error: percentile(&errors, 0.9),
+    }
+}
+
+/// Rows per configuration (in `configs` order, then "all" when there are several), policy (in
+/// `policies` order) and bin (small, medium, large, all); empty bins are left out.
+pub fn rows(results: &[JobResult], configs: &[&str], policies: &[PolicyKind]) -> Vec<Row> {
+    let mut scopes: Vec<Option<&str>> = configs.iter().map(|c| Some(*c)).collect();
+    if configs.len() > 1 {
+        scopes.push(None);
+    }
+    let mut out = Vec::new();
+    for scope in scopes {
+        for &policy in policies {
+            for bin in bins() {
+                let matching: Vec<&JobResult> = results
+                    .iter()
+                    .filter(|r| scope.is_none_or(|c| r.config == c) && r.policy == policy)
+                    .filter(|r| bin.is_none_or(|b| r.bin == b))
+                    .collect();
+                if matching.is_empty() {
+                    continue;
+                }
+                let bin_name = bin.map_or("all", SizeBin::name);
+                out.push(row(
+                    scope.unwrap_or("all"),
+                    policy.name(),
+                    bin_name,
+                    &matching,
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// The paper's figures for `experiment` that have a matching row, with the difference.
+pub fn compare(rows: &[Row], experiment: &str, configs: &[&str]) -> Vec<Comparison> {
+    // With one configuration, the paper's "all configurations" figures sit beside it.
+    let lone = (configs.len() == 1).then(|| configs[0]);
+    PAPER
+        .iter()
+        .filter(|f| f.experiment == experiment)
+        .filter_map(|f| {
+            let config = if f.config == "all" {
+                lone.unwrap_or("all")
+            } else {
+                f.config
+            };
+            let row = rows
+                .iter()
+                .find(|r| r.config == config && r.policy == f.policy && r.bin == f.bin)?;
+            let simulated = match f.metric {
+                "missed_fraction" => Some(row.missed_fraction),
+                "mean_deviation" => row.mean_deviation,
+                "median_deviation" => row.median_deviation,
+                "mean_estimation_error" => row.mean_estimation_error,
+                _ => None,
+            };
+            Some(Comparison {
+                figure: *f,
+                simulated,
+                difference: simulated.map(|s| s - f.value),
+            })
+        })
+        .collect()
+}
+
+fn pct(v: Option<f64>) -> String {
+    v.map_or("–".to_owned(), |v| format!("{:.1}", v * 100.0))
+}
+
+/// The Markdown table, then the paper's figures beside the simulated ones.
+pub fn markdown(report: &Report) -> String {
+    let mut t = String::new();
+    let _ = writeln!(t, "seed {}, {} jobs\n", report.seed, report.jobs);
+    let _ = writeln!(
+        t,
+        "| config | policy | bin | jobs | median k/k_max % | mean k/k_max % | missed % | mean est. err % | p90 est. err % |"
+    );
+    let _ = writeln!(t, "|---|---|---|---:|---:|---:|---:|---:|---:|");
+    for r in &report.rows {
+        let _ = writeln!(
+            t,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            r.config,
+            r.policy,
+            r.bin,
+            r.jobs,
+            pct(r.median_deviation),
+            pct(r.mean_deviation),
+            pct(Some(r.missed_fraction)),
+            pct(r.mean_estimation_error),
+            pct(r.p90_estimation_error)
+        );
+    }
+    if !report.paper.is_empty() {
+        let _ = writeln!(
+            t,
+            "\n| beside the paper | metric | paper % | yard % | difference (points) | source |"
+        );
+        let _ = writeln!(t, "|---|---|---:|---:|---:|---|");
+        for c in &report.paper {
+            let f = &c.figure;
+            let _ = writeln!(
+                t,
+                "| {} {} {} | {} | {:.1} | {} | {} | {} |",
+                f.config,
+                f.policy,
+                f.bin,
+                f.metric,
+                f.value * 100.0,
+                pct(c.simulated),
+                c.difference
+                    .map_or("–".to_owned(), |d| format!("{:+.1}", d * 100.0)),
+                f.source
+            );
+        }
+    }
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(
+        config: &'static str,
+        policy: PolicyKind,
+        bin: SizeBin,
+        k: u32,
+        k_max: u32,
+        missed: bool,
+        est: f64,
+    ) -> JobResult {
+        JobResult {
+            job: "j".into(),
+            config,
+            policy,
+            bin,
+            maps: 10,
+            k,
+            k_max,
+            deadline: 100.0,
+            completion: if missed { 120.0 } else { 80.0 },
+            estimate: Some(est),
+            processed_fraction: 1.0,
+            events: 1,
+        }
+    }
+
+    #[test]
+    fn statistics_by_hand() {
+        assert_eq!(median(&[1.0, 2.0, 10.0]), Some(2.0));
+        assert_eq!(median(&[1.0, 2.0, 3.0, 10.0]), Some(2.5));
+        let v: Vec<f64> = (1..=10).map(f64::from).collect();
+        assert_eq!(percentile(&v, 0.9), Some(9.0));
+        assert_eq!(percentile(&[5.0], 0.9), Some(5.0));
+        assert_eq!(percentile(&[], 0.9), None);
+    }
+
+    #[test]
+    fn rows_by_config_policy_and_bin_with_the_paper_beside() {
+        let results = vec![
+            result("C1", PolicyKind::Dart, SizeBin::Small, 8, 10, false, 80.0),
+            result("C1", PolicyKind::Dart, SizeBin::Large, 10, 10, true, 60.0),
+            result("C2", PolicyKind::Dart, SizeBin::Small, 5, 10, false, 88.0),
+        ];
+        let rows = rows(&results, &["C1", "C2"], &[PolicyKind::Dart]);
+        let names: Vec<String> = rows
+            .iter()
+            .map(|r| format!("{} {}", r.config, r.bin))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "C1 small",
+                "C1 large",
+                "C1 all",
+                "C2 small",
+                "C2 all",
+                "all small",
+                "all large",
+                "all all"
+            ]
+        );
+        let all = rows.last().unwrap();
+        assert_eq!(all.jobs, 3);
+        assert_eq!(all.median_deviation, Some(0.8));
+        assert!((all.mean_deviation.unwrap() - 2.3 / 3.0).abs() < 1e-12);
+        assert!((all.missed_fraction - 1.0 / 3.0).abs() < 1e-12);
+        // |80 − 80| / 80, |120 − 60| / 120, |80 − 88| / 80 → 0, 0.5, 0.1.
+        assert!((all.mean_estimation_error.unwrap() - 0.2).abs() < 1e-12);
+        assert_eq!(all.p90_estimation_error, Some(0.5));
+        let c = compare(&rows, "deadlines", &["C1", "C2"]);
+        let missed = c
+            .iter()
+            .find(|c| c.figure.metric == "missed_fraction" && c.figure.policy == "dart")
+            .unwrap();
+        assert_eq!(missed.simulated, Some(1.0 / 3.0));
+        assert!((missed.difference.unwrap() - (1.0 / 3.0 - 0.035)).abs() < 1e-12);
+        let table = markdown(&Report {
+            seed: 1,
+            jobs: 3,
+            rows,
+            paper: c,
+        });
+        assert!(
+            table.contains("| all | dart | all | 3 | 80.0 | 76.7 | 33.3 | 20.0 | 50.0 |"),
+            "{table}"
+        );
+    }
+}

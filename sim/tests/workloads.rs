@@ -1,0 +1,431 @@
+//! Workloads built from the traces in `traces/` and from ARIA's Table I.
+
+use std::path::Path;
+
+use yard_sim::SimJob;
+use yard_sim::workloads::{
+    FACEBOOK_TABLE_I, WorkloadOptions, facebook_synthetic, from_trace, zipf_shares,
+};
+use yard_workload::{ReadOptions, Workload, read_file};
+
+fn trace(name: &str) -> Workload {
+    let path = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../traces")).join(name);
+    read_file(&path, &ReadOptions::default()).expect("a readable trace")
+}
+
+const FIRST50: &str = "swim/FB-2009_samples_24_times_1hr_0_first50jobs.tsv";
+const FB2009: &str = "swim/FB-2009_samples_24_times_1hr_0.tsv";
+const FOLDER: &str = "rumen/folder-input-trace.json";
+
+fn seeded(seed: u64) -> WorkloadOptions {
+    WorkloadOptions {
+        seed,
+        ..WorkloadOptions::default()
+    }
+}
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs[xs.len() / 2]
+}
+
+fn within(x: f64, target: f64, factor: f64) -> bool {
+    x > target / factor && x < target * factor
+}
+
+/// e^9.9511 ms: the median of ARIA's map fit, seconds.
+fn aria_map_median() -> f64 {
+    9.9511f64.exp() / 1000.0
+}
+
+/// Named so that `cargo test -p yard-sim workloads` runs these beside the unit tests.
+mod workloads {
+    use super::*;
+
+    #[test]
+    fn a_seed_fixes_the_jobs_and_another_seed_changes_them() {
+        let w = trace(FIRST50);
+        assert_eq!(from_trace(&w, &seeded(3)), from_trace(&w, &seeded(3)));
+        assert_ne!(from_trace(&w, &seeded(3)), from_trace(&w, &seeded(4)));
+        assert_eq!(
+            facebook_synthetic(40, 10.0, &seeded(3)),
+            facebook_synthetic(40, 10.0, &seeded(3))
+        );
+        assert_ne!(
+            facebook_synthetic(40, 10.0, &seeded(3)),
+            facebook_synthetic(40, 10.0, &seeded(4))
+        );
+    }
+
+    #[test]
+    fn a_jobs_draws_do_not_depend_on_later_jobs() {
+        let options = seeded(11);
+        let first = from_trace(&trace(FIRST50), &options);
+        let full = from_trace(&trace(FB2009), &options);
+        assert_eq!(first[..], full[..50]);
+    }
+
+    #[test]
+    fn swim_jobs_keep_the_traces_shape_and_get_positive_durations() {
+        let w = trace(FIRST50);
+        let jobs = from_trace(&w, &WorkloadOptions::default());
+        assert_eq!(jobs.len(), 50);
+        for (job, sim) in w.jobs.iter().zip(&jobs) {
+            assert_eq!(sim.id, job.id);
+            assert_eq!(u64::from(sim.maps()), job.map_count());
+            assert_eq!(u64::from(sim.reduces()), job.reduce_count());
+            assert_eq!(sim.submit, (job.submit_ms - 49_000) as f64 / 1000.0);
+            let inputs: u64 = sim.truth.maps.iter().map(|m| m.input_bytes).sum();
+            assert_eq!(inputs, job.input_bytes());
+            let outputs: u64 = sim.truth.maps.iter().map(|m| m.output_bytes).sum();
+            match job.reduce_count() {
+                0 => assert_eq!(outputs, 0, "{}: a map-only job has no output", job.id),
+                r => assert_eq!(outputs, job.shuffle_bytes.unwrap().max(r)),
+            }
+            for m in &sim.truth.maps {
+                assert!(m.duration.is_finite() && m.duration > 0.0, "{}", job.id);
+            }
+            for r in 0..sim.reduces() {
+                let full = outputs as f64 * sim.truth.partition_shares[r as usize];
+                let t = sim.truth.reduce_seconds(r, full);
+                assert!(t.is_finite() && t > 0.0, "{} reduce {r}: {t}", job.id);
+            }
+        }
+        assert_eq!(jobs[0].submit, 0.0);
+    }
+
+    #[test]
+    fn a_tail_block_map_is_shorter_than_its_jobs_full_blocks() {
+        let w = trace(FIRST50);
+        let jobs = from_trace(&w, &WorkloadOptions::default());
+        let block = WorkloadOptions::default().block_bytes;
+        let job = jobs
+            .iter()
+            .find(|j| j.truth.maps.iter().any(|m| m.input_bytes < block / 4) && j.maps() > 10)
+            .expect("a job with many full blocks and a short tail");
+        let full = median(
+            job.truth
+                .maps
+                .iter()
+                .filter(|m| m.input_bytes == block)
+                .map(|m| m.duration)
+                .collect(),
+        );
+        let tail = job
+            .truth
+            .maps
+            .iter()
+            .find(|m| m.input_bytes < block)
+            .unwrap();
+        let fraction = tail.input_bytes as f64 / block as f64;
+        // σ = 0.3 noise on either side: a factor 3 is more than 3σ.
+        assert!(
+            tail.duration < full * fraction.max(0.01) * 3.0,
+            "{} vs {full}",
+            tail.duration
+        );
+    }
+
+    #[test]
+    fn fb2009_map_durations_centre_on_arias_fit() {
+        let jobs = from_trace(&trace(FB2009), &WorkloadOptions::default());
+        let block = WorkloadOptions::default().block_bytes;
+        // A job's full-block maps centre on its mean, one draw from ARIA's fit per job: the
+        // median over jobs of their median full-block map is near the fit's median e^9.9511 ms
+        // (a job's median map is e^{-σ_t²/2} ≈ 0.96 of its mean).
+        let per_job: Vec<f64> = jobs
+            .iter()
+            .filter_map(|j| {
+                let full: Vec<f64> = j
+                    .truth
+                    .maps
+                    .iter()
+                    .filter(|m| m.input_bytes == block)
+                    .map(|m| m.duration)
+                    .collect();
+                (!full.is_empty()).then(|| median(full))
+            })
+            .collect();
+        assert!(per_job.len() > 300, "{}", per_job.len());
+        let m = median(per_job);
+        assert!(
+            within(m, aria_map_median(), 1.3),
+            "median of job medians {m} s"
+        );
+        // Over every map, the huge jobs dominate; still within a plausible factor.
+        let all = median(
+            jobs.iter()
+                .flat_map(|j| j.truth.maps.iter().map(|m| m.duration))
+                .collect(),
+        );
+        assert!(within(all, aria_map_median(), 20.0), "median map {all} s");
+    }
+
+    #[test]
+    fn rumen_jobs_replay_their_recorded_maps_and_reduces() {
+        let w = trace(FOLDER);
+        let jobs = from_trace(&w, &WorkloadOptions::default());
+        assert_eq!(jobs.len(), 59);
+        for (job, sim) in w.jobs.iter().zip(&jobs) {
+            let recorded: Vec<f64> = job
+                .map_tasks()
+                .map(|t| t.duration_ms.unwrap() as f64 / 1000.0)
+                .collect();
+            let got: Vec<f64> = sim.truth.maps.iter().map(|m| m.duration).collect();
+            assert_eq!(got, recorded, "{}", job.id);
+            // Without skew, a reduce's input in a full run is its recorded shuffle bytes (at
+            // least one), and its time the recorded one.
+            let total: f64 = sim.truth.maps.iter().map(|m| m.output_bytes as f64).sum();
+            for (r, task) in job.reduce_tasks().enumerate() {
+                let share = sim.truth.partition_shares[r];
+                let input = total * share;
+                assert!((input - task.bytes.unwrap().max(1) as f64).abs() < 1e-6 * input.max(1.0));
+                let want = task.duration_ms.unwrap() as f64 / 1000.0;
+                let t = sim.truth.reduce_seconds(r as u32, input);
+                assert!(
+                    (t / want - 1.0).abs() < 1e-6,
+                    "{} reduce {r}: {t} vs {want}",
+                    job.id
+                );
+            }
+            assert!(
+                (sim.truth.partition_shares.iter().sum::<f64>() - 1.0).abs() < 1e-9
+                    || sim.reduces() == 0
+            );
+            assert!(sim.truth.reduce_time.b >= 0.0 && sim.truth.reduce_time.b <= 2.0);
+        }
+        let submits: Vec<f64> = jobs.iter().map(|j| j.submit).collect();
+        assert_eq!(submits.iter().copied().fold(f64::INFINITY, f64::min), 0.0);
+    }
+
+    #[test]
+    fn rumen_replicas_are_the_preferred_hosts_on_the_cluster() {
+        let w = trace(FOLDER);
+        let options = WorkloadOptions::default();
+        let jobs = from_trace(&w, &options);
+        let mut preferred = 0;
+        for (job, sim) in w.jobs.iter().zip(&jobs) {
+            for (task, m) in job.map_tasks().zip(&sim.truth.maps) {
+                if !task.preferred.is_empty() {
+                    preferred += 1;
+                    let mut want: Vec<u32> = Vec::new();
+                    for n in task.preferred.iter().map(|n| n.0 % options.nodes) {
+                        if !want.contains(&n) {
+                            want.push(n);
+                        }
+                    }
+                    assert_eq!(m.replicas, want);
+                }
+            }
+        }
+        assert!(preferred > 100, "{preferred}");
+    }
+
+    #[test]
+    fn replicas_are_distinct_valid_nodes_on_two_racks() {
+        let options = WorkloadOptions::default();
+        let jobs = from_trace(&trace(FIRST50), &options);
+        let racks = |n: &u32| n / options.nodes_per_rack;
+        for m in jobs.iter().flat_map(|j| &j.truth.maps) {
+            let mut nodes = m.replicas.clone();
+            assert_eq!(nodes.len(), 3);
+            assert!(nodes.iter().all(|&n| n < options.nodes));
+            let mut on: Vec<u32> = nodes.iter().map(racks).collect();
+            on.dedup();
+            assert!(
+                on.len() >= 2 || racks(&nodes[0]) != racks(&nodes[2]),
+                "{nodes:?}"
+            );
+            nodes.sort_unstable();
+            nodes.dedup();
+            assert_eq!(nodes.len(), 3);
+        }
+    }
+
+    #[test]
+    fn skew_gives_zipf_shares_that_sum_to_one_and_fall() {
+        let options = WorkloadOptions {
+            skew: 1.2,
+            ..WorkloadOptions::default()
+        };
+        for jobs in [
+            from_trace(&trace(FIRST50), &options),
+            from_trace(&trace(FOLDER), &options),
+        ] {
+            let skewed: Vec<&SimJob> = jobs.iter().filter(|j| j.reduces() > 1).collect();
+            assert!(!skewed.is_empty());
+            for job in skewed {
+                let shares = &job.truth.partition_shares;
+                assert!((shares.iter().sum::<f64>() - 1.0).abs() < 1e-9);
+                assert!(shares.windows(2).all(|w| w[0] > w[1]), "{shares:?}");
+                assert_eq!(shares, &zipf_shares(job.reduces(), 1.2));
+            }
+        }
+        for job in from_trace(&trace(FIRST50), &WorkloadOptions::default()) {
+            let r = job.reduces() as usize;
+            assert!(
+                job.truth
+                    .partition_shares
+                    .iter()
+                    .all(|&s| s == 1.0 / r as f64)
+            );
+        }
+    }
+
+    #[test]
+    fn the_synthetic_workload_has_table_ones_bins_and_arias_medians() {
+        let jobs = facebook_synthetic(1000, 100.0, &WorkloadOptions::default());
+        assert_eq!(jobs.len(), 1000);
+        for bin in FACEBOOK_TABLE_I {
+            let n = jobs
+                .iter()
+                .filter(|j| j.maps() == bin.maps && j.reduces() == bin.reduces)
+                .count();
+            assert_eq!(n, bin.jobs as usize, "{bin:?}");
+        }
+        let maps: Vec<f64> = jobs
+            .iter()
+            .flat_map(|j| j.truth.maps.iter().map(|m| m.duration))
+            .collect();
+        assert!(within(median(maps.clone()), aria_map_median(), 1.05));
+        let logs: Vec<f64> = maps.iter().map(|d| (d * 1000.0).ln()).collect();
+        let mean = logs.iter().sum::<f64>() / logs.len() as f64;
+        let sd = (logs.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / logs.len() as f64).sqrt();
+        assert!(
+            (mean - 9.9511).abs() < 0.02 && (sd - 1.6764).abs() < 0.02,
+            "{mean} {sd}"
+        );
+        // Reduces on their full, even input take their drawn time: LN(12.375, 1.6262) ms.
+        let reduces: Vec<f64> = jobs
+            .iter()
+            .flat_map(|j| {
+                let total: f64 = j.truth.maps.iter().map(|m| m.output_bytes as f64).sum();
+                (0..j.reduces()).map(move |r| {
+                    j.truth
+                        .reduce_seconds(r, total * j.truth.partition_shares[r as usize])
+                })
+            })
+            .collect();
+        assert!(reduces.len() > 10_000);
+        assert!(within(median(reduces), 12.375f64.exp() / 1000.0, 1.1));
+        // Poisson arrivals: gaps average the mean.
+        let last = jobs.last().unwrap().submit;
+        assert!(within(last / 999.0, 100.0, 1.15), "{last}");
+        assert!(jobs.windows(2).all(|w| w[0].submit <= w[1].submit));
+    }
+
+    #[test]
+    fn profiles_come_from_sample_runs_near_but_not_at_the_truth() {
+        let options = WorkloadOptions::default();
+        let jobs = from_trace(&trace(FB2009), &options);
+        let mut checked = 0;
+        for job in jobs.iter().filter(|j| j.maps() >= 20 && j.reduces() > 0) {
+            let t = &job.truth;
+            let p = &job.profile;
+            let mean = t.maps.iter().map(|m| m.duration).sum::<f64>() / t.maps.len() as f64;
+            assert_ne!(p.map_local, mean);
+            assert!(
+                within(p.map_local, mean, 2.0),
+                "{}: {} vs {mean}",
+                job.id,
+                p.map_local
+            );
+            assert_eq!(p.map_remote, p.map_local * options.remote_factor);
+            assert_ne!(p.shuffle_bandwidth, t.shuffle_bandwidth);
+            assert!(within(p.shuffle_bandwidth, t.shuffle_bandwidth, 1.6));
+            assert_ne!(p.reduce_time, t.reduce_time);
+            let d = t.maps.iter().map(|m| m.output_bytes as f64).sum::<f64>()
+                / f64::from(job.reduces());
+            // Five samples with σ = 0.2 noise: the fit's error at the largest size is ~0.15 in ln.
+            assert!(
+                within(p.reduce_time.at(d), t.reduce_time.at(d), 2.0),
+                "{}: {:?} vs {:?} at {d}",
+                job.id,
+                p.reduce_time,
+                t.reduce_time
+            );
+            let output: f64 = t.maps.iter().map(|m| m.output_bytes as f64).sum();
+            let want = output / f64::from(job.maps()) / f64::from(job.reduces());
+            assert!((p.partition_bytes / want - 1.0).abs() < 1e-9);
+            assert_eq!(p.previous_runs.len(), 1);
+            assert_eq!(p.previous_runs[0].k, job.maps());
+            assert!(within(p.previous_runs[0].max_reduce_input, d, 1.6));
+            checked += 1;
+        }
+        assert!(checked > 20, "{checked}");
+        for job in jobs.iter().filter(|j| j.reduces() == 0).take(50) {
+            assert!(job.profile.previous_runs.is_empty());
+            assert_eq!(job.profile.partition_bytes, 0.0);
+        }
+    }
+
+    #[test]
+    fn every_trace_with_tasks_builds_sane_jobs() {
+        let traces = [
+            "rumen/2jobs2min-rumen-jh.json",
+            "rumen/counters-test-trace.json",
+            "rumen/gridmix-wordcount.json",
+            FOLDER,
+            "sls/inputsls.json",
+            "sls/sls_dag.json",
+            "sls/syn.json",
+            "sls/syn_generic.json",
+            "swim/Additional_Workloads_Placeholder.tsv",
+        ];
+        for name in traces {
+            let w = trace(name);
+            let jobs = from_trace(&w, &WorkloadOptions::default());
+            assert_eq!(jobs.len(), w.jobs.len(), "{name}");
+            for (job, sim) in w.jobs.iter().zip(&jobs) {
+                assert_eq!(u64::from(sim.maps()), job.map_count(), "{name}");
+                for m in &sim.truth.maps {
+                    assert!(
+                        m.duration.is_finite() && m.duration > 0.0,
+                        "{name} {}",
+                        job.id
+                    );
+                    assert!(!m.replicas.is_empty() && m.replicas.iter().all(|&n| n < 64));
+                }
+                let total: f64 = sim.truth.maps.iter().map(|m| m.output_bytes as f64).sum();
+                for (r, share) in sim.truth.partition_shares.iter().enumerate() {
+                    let t = sim.truth.reduce_seconds(r as u32, total * share);
+                    assert!(t.is_finite() && t > 0.0, "{name} {} reduce {r}", job.id);
+                }
+                let p = &sim.profile;
+                assert!(p.map_local.is_finite() && p.map_local > 0.0, "{name}");
+                assert!(p.shuffle_bandwidth.is_finite() && p.shuffle_bandwidth > 0.0);
+                assert!(p.reduce_time.a.is_finite() && p.reduce_time.b.is_finite());
+                assert!(sim.submit >= 0.0);
+            }
+        }
+    }
+
+    #[test]
+    fn a_rumen_profile_is_sampled_not_copied() {
+        let w = trace(FOLDER);
+        let jobs = from_trace(&w, &WorkloadOptions::default());
+        for job in jobs.iter().filter(|j| j.maps() >= 10) {
+            let mean =
+                job.truth.maps.iter().map(|m| m.duration).sum::<f64>() / f64::from(job.maps());
+            assert_ne!(job.profile.map_local, mean);
+            // Three samples of a spread like job 10049's (2.5–24 s, σ ≈ 0.8 in ln) stray further
+            // than SWIM's σ = 0.3 ones.
+            assert!(
+                within(job.profile.map_local, mean, 4.0),
+                "{}: {} vs {mean}",
+                job.id,
+                job.profile.map_local
+            );
+        }
+    }
+
+    #[test]
+    fn synthetic_workloads_of_any_size() {
+        assert!(facebook_synthetic(0, 100.0, &WorkloadOptions::default()).is_empty());
+        let jobs = facebook_synthetic(7, 0.0, &WorkloadOptions::default());
+        assert_eq!(jobs.len(), 7);
+        assert!(jobs.iter().all(|j| j.submit == 0.0));
+        let ids: Vec<&str> = jobs.iter().map(|j| j.id.as_str()).collect();
+        assert_eq!(ids, ["fb0", "fb1", "fb2", "fb3", "fb4", "fb5", "fb6"]);
+    }
+}

@@ -1,0 +1,191 @@
+//! `yard sim`: replay a trace (or the Facebook synthetic workload) through the task policies
+//! on the simulator, and print the Dart paper's tables beside its figures.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result, bail};
+use clap::Args;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use yard_appmaster::policy::{PolicyConfig, PolicyKind};
+use yard_sim::experiment::{self, Preset, Setup};
+use yard_sim::workloads::{self, WorkloadOptions};
+use yard_sim::{ClusterConfig, DeadlineConfig, Experiment, SimJob};
+
+use crate::trace::ReadArgs;
+
+#[derive(Args)]
+pub(crate) struct SimArgs {
+    /// The trace to replay (SWIM, Rumen, SLS, SYNTH).
+    #[arg(long, value_name = "FILE", conflicts_with = "synthetic")]
+    trace: Option<PathBuf>,
+    #[command(flatten)]
+    read: ReadArgs,
+    /// Replay ARIA's synthetic Facebook workload (Table I) instead of a trace.
+    #[arg(long)]
+    synthetic: bool,
+    /// Use only the first N jobs.
+    #[arg(long, value_name = "N")]
+    jobs: Option<usize>,
+    /// Deadline configurations (C1, C2, C3).
+    #[arg(long, value_delimiter = ',', default_value = "C1,C2,C3", value_parser = parse_config)]
+    configs: Vec<DeadlineConfig>,
+    /// Policies (dart, aria, ps, late, d-wor, d-wmr, d-wost, full).
+    #[arg(long, value_delimiter = ',', default_value = "dart,aria,ps")]
+    policies: Vec<PolicyKind>,
+    /// One of the paper's experiments: deadlines, estimation, stragglers, optimizations.
+    /// Sets configurations, policies and faults; `--configs`/`--policies` are then ignored.
+    #[arg(long, value_name = "NAME", value_parser = Preset::parse)]
+    experiment: Option<Preset>,
+    /// Slow nodes among the cluster's 64 (Dart §6.5 uses 8).
+    #[arg(long, default_value_t = 0)]
+    stragglers: u32,
+    /// Probability that a task attempt fails.
+    #[arg(long, value_name = "F", default_value_t = 0.0, value_parser = parse_fraction)]
+    failure_rate: f64,
+    /// Zipf exponent of reduce partition sizes (0: no skew).
+    #[arg(long, default_value_t = 0.0)]
+    skew: f64,
+    /// Print one JSON object instead of tables.
+    #[arg(long)]
+    json: bool,
+    /// Write the paper's plots (CDFs of k/k_max and of estimation error) as SVG here.
+    #[arg(long, value_name = "DIR")]
+    svg: Option<PathBuf>,
+}
+
+/// The seed when `--seed` is not given: runs repeat by default.
+const DEFAULT_SEED: u64 = 1;
+
+fn parse_config(s: &str) -> Result<DeadlineConfig, String> {
+    DeadlineConfig::by_name(s)
+        .ok_or_else(|| format!("unknown configuration {s:?}; expected C1, C2 or C3"))
+}
+
+fn parse_fraction(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if (0.0..=1.0).contains(&v) => Ok(v),
+        _ => Err(format!(
+            "expected a probability between 0 and 1, found {s:?}"
+        )),
+    }
+}
+
+pub(crate) fn run(args: SimArgs) -> Result<()> {
+    let mut cluster = ClusterConfig::default();
+    if args.stragglers > cluster.nodes {
+        bail!(
+            "--stragglers {} is more than the cluster's {} nodes",
+            args.stragglers,
+            cluster.nodes
+        );
+    }
+    cluster.slow_nodes = args.stragglers;
+    cluster.failure_rate = args.failure_rate;
+    let base = Experiment {
+        cluster,
+        policy: PolicyConfig::default(),
+        seed: args.read.seed.unwrap_or(DEFAULT_SEED),
+    };
+    let setups = match args.experiment {
+        Some(preset) => preset.setups(&base),
+        None => vec![Setup {
+            name: if args.stragglers > 0 {
+                "stragglers"
+            } else {
+                "deadlines"
+            }
+            .to_owned(),
+            configs: args.configs.clone(),
+            policies: args.policies.clone(),
+            experiment: base,
+        }],
+    };
+    let mut text = String::new();
+    let mut json = Vec::new();
+    for setup in &setups {
+        // The skew half of the optimizations preset needs skewed partitions.
+        let skew = if setup.name == "skew" && args.skew == 0.0 {
+            1.0
+        } else {
+            args.skew
+        };
+        let jobs = load(&args, skew)?;
+        let results = experiment::run(&jobs, setup, &progress_bar(jobs.len() as u64, &setup.name));
+        let report = experiment::report(setup, jobs.len(), &results);
+        if let Some(dir) = &args.svg {
+            yard_sim::plot::write_cdfs(dir, &setup.name, &setup.policies, &results)
+                .with_context(|| format!("writing plots to {}", dir.display()))?;
+        }
+        if args.json {
+            json.push(report);
+        } else {
+            text += &format!(
+                "## {} ({})\n\n{}\n",
+                setup.name,
+                describe(setup),
+                yard_sim::report::markdown(&report)
+            );
+        }
+    }
+    let out = if args.json {
+        let value = if json.len() == 1 {
+            serde_json::to_value(&json[0])?
+        } else {
+            serde_json::to_value(&json)?
+        };
+        serde_json::to_string_pretty(&value)? + "\n"
+    } else {
+        text
+    };
+    crate::print(&out)?;
+    Ok(())
+}
+
+fn describe(setup: &Setup) -> String {
+    let c = &setup.experiment.cluster;
+    format!(
+        "{} × {} containers, {} slow nodes, failure rate {}",
+        c.nodes, c.containers_per_node, c.slow_nodes, c.failure_rate
+    )
+}
+
+fn load(args: &SimArgs, skew: f64) -> Result<Vec<SimJob>> {
+    let options = WorkloadOptions {
+        seed: args.read.seed.unwrap_or(DEFAULT_SEED),
+        block_bytes: args.read.options().block_bytes,
+        skew,
+        ..WorkloadOptions::default()
+    };
+    let mut jobs = match (&args.trace, args.synthetic) {
+        (Some(path), _) => {
+            let workload = yard_workload::read_file(path, &args.read.options())?;
+            workloads::from_trace(&workload, &options)
+        }
+        (None, true) => workloads::facebook_synthetic(args.jobs.unwrap_or(1000), 100.0, &options),
+        (None, false) => bail!("give a trace (--trace FILE) or --synthetic"),
+    };
+    if let Some(n) = args.jobs {
+        jobs.truncate(n);
+    }
+    if jobs.is_empty() {
+        bail!("the workload has no jobs to simulate");
+    }
+    Ok(jobs)
+}
+
+/// A bar on stderr while jobs run; hidden when stderr is not a terminal.
+fn progress_bar(total: u64, name: &str) -> impl Fn(u64, u64) + Sync {
+    let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template("{prefix} [{bar:40}] {pos}/{len} jobs {elapsed} (eta {eta})")
+            .expect("a valid template")
+            .progress_chars("=> "),
+    );
+    bar.set_prefix(name.to_owned());
+    move |done, _| {
+        bar.set_position(done);
+        if done == total {
+            bar.finish_and_clear();
+        }
+    }
+}
