@@ -8,7 +8,7 @@
 //! events happen in, so every policy meets the same slow nodes and the same failures.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BTreeMap, BinaryHeap, HashMap};
 
 use yard_appmaster::policy::{
     AttemptId, Container, ContainerId, Decision, Estimate, Event, JobSpec, Locality, Location,
@@ -249,7 +249,10 @@ struct Run<'a> {
     launched: Vec<bool>,
     next_unlaunched: usize,
     want: u32,
-    live: HashMap<AttemptId, Live>,
+    /// Live map attempts, ordered by id so progress reports go out in a fixed order without
+    /// sorting, and live reduce attempts apart: a tick touches running maps only.
+    live: BTreeMap<AttemptId, Live>,
+    live_reduces: HashMap<AttemptId, Live>,
     /// Attempts so far per map and per reduce: faults are keyed by (task, n-th attempt).
     attempts_of: Vec<u32>,
     reduce_attempts_of: Vec<u32>,
@@ -302,7 +305,8 @@ impl<'a> Run<'a> {
             launched: vec![false; job.truth.maps.len()],
             next_unlaunched: 0,
             want: 0,
-            live: HashMap::new(),
+            live: BTreeMap::new(),
+            live_reduces: HashMap::new(),
             attempts_of: vec![0; job.truth.maps.len()],
             reduce_attempts_of: vec![0; job.reduces() as usize],
             map_done: vec![false; job.truth.maps.len()],
@@ -441,13 +445,12 @@ impl<'a> Run<'a> {
     }
 
     fn tick(&mut self) {
-        let mut reports: Vec<(AttemptId, f64)> = self
+        // Progress of running maps (what straggler detection reads); reduces report none.
+        let reports: Vec<(AttemptId, f64)> = self
             .live
             .iter()
-            .filter(|(_, l)| l.duration.is_finite())
             .map(|(a, l)| (*a, ((self.now - l.started) / l.duration).clamp(0.0, 1.0)))
             .collect();
-        reports.sort_unstable_by_key(|r| r.0);
         for (attempt, progress) in reports {
             self.call(Event::TaskProgress { attempt, progress });
         }
@@ -463,14 +466,14 @@ impl<'a> Run<'a> {
             return;
         }
         for (a, r) in std::mem::take(&mut self.waiting) {
-            if !self.live.contains_key(&a) {
+            if !self.live_reduces.contains_key(&a) {
                 continue;
             }
             let share = self.job.truth.partition_shares[r.0 as usize];
             let bytes = (self.output_done * share).round() as u64;
             self.call(Event::ReduceInputReady { reduce: r, bytes });
             let kept = self.kept.remove(&r).unwrap_or(bytes);
-            let Some(live) = self.live.get(&a) else {
+            let Some(live) = self.live_reduces.get(&a) else {
                 continue;
             };
             let speed = self.speed(live.node);
@@ -479,7 +482,7 @@ impl<'a> Run<'a> {
             self.reduce_attempts_of[r.0 as usize] += 1;
             let fail_at =
                 self.failure(0x0FA1_12ED, u64::from(r.0) << 16 | u64::from(nth), duration);
-            if let Some(l) = self.live.get_mut(&a) {
+            if let Some(l) = self.live_reduces.get_mut(&a) {
                 l.started = self.now;
                 l.duration = duration;
             }
@@ -567,7 +570,9 @@ impl<'a> Run<'a> {
     }
 
     fn end(&mut self, a: AttemptId) -> Option<Live> {
-        self.live.remove(&a)
+        self.live
+            .remove(&a)
+            .or_else(|| self.live_reduces.remove(&a))
     }
 
     fn call(&mut self, event: Event) {
@@ -623,7 +628,7 @@ impl<'a> Run<'a> {
                 container,
             } => {
                 let node = self.held[&container];
-                self.live.insert(
+                self.live_reduces.insert(
                     attempt,
                     Live {
                         node,

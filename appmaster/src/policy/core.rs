@@ -205,6 +205,11 @@ impl Core {
         self.pending_maps + self.retry.len() as u32
     }
 
+    /// Maps with an attempt running.
+    pub fn maps_running(&self) -> u32 {
+        self.running_maps
+    }
+
     pub fn pending_reduces(&self) -> u32 {
         self.reduce_queue.len() as u32
     }

@@ -465,7 +465,10 @@ impl Run {
     /// flag the last straggler. Attempts are judged once they ran `straggler_min_age` × `T_m^a`.
     fn detect_stragglers(&mut self, now: Seconds) {
         self.stragglers.clear();
-        if !(self.v.revise_maps || self.v.late) || self.est.all <= 0.0 {
+        if !(self.v.revise_maps || self.v.late)
+            || self.est.all <= 0.0
+            || self.core.maps_running() == 0
+        {
             return;
         }
         let min_age = self.config.straggler_min_age * self.est.all;
