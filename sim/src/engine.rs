@@ -192,7 +192,32 @@ pub fn simulate(
     exp: &Experiment,
     job_index: u64,
 ) -> JobResult {
+    run(job, plan, kind, exp, job_index, None)
+}
+
+/// `simulate`, also returning every decision the policy made, with its time.
+pub fn trace(
+    job: &SimJob,
+    plan: &Plan,
+    kind: PolicyKind,
+    exp: &Experiment,
+    job_index: u64,
+) -> (JobResult, Vec<(Seconds, Decision)>) {
+    let mut log = Vec::new();
+    let result = run(job, plan, kind, exp, job_index, Some(&mut log));
+    (result, log)
+}
+
+fn run(
+    job: &SimJob,
+    plan: &Plan,
+    kind: PolicyKind,
+    exp: &Experiment,
+    job_index: u64,
+    log: Option<&mut Vec<(Seconds, Decision)>>,
+) -> JobResult {
     let mut run = Run::new(job, plan, exp, job_index, kind.build(exp.policy.clone()));
+    run.log = log;
     run.go();
     let progress = run.policy.progress();
     JobResult {
@@ -227,6 +252,7 @@ struct Live {
 }
 
 struct Run<'a> {
+    log: Option<&'a mut Vec<(Seconds, Decision)>>,
     job: &'a SimJob,
     plan: &'a Plan,
     exp: &'a Experiment,
@@ -288,6 +314,7 @@ impl<'a> Run<'a> {
     ) -> Self {
         use rand::SeedableRng;
         Run {
+            log: None,
             job,
             plan,
             exp,
@@ -582,6 +609,9 @@ impl<'a> Run<'a> {
         self.policy.handle(self.now, event, &mut self.rng, &mut out);
         for d in &out {
             self.apply(d);
+        }
+        if let Some(log) = self.log.as_mut() {
+            log.extend(out.iter().map(|d| (self.now, d.clone())));
         }
         self.out = out;
     }

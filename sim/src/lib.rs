@@ -11,5 +11,5 @@ pub mod report;
 pub mod workloads;
 
 pub use config::{ClusterConfig, DeadlineConfig};
-pub use engine::{Experiment, JobResult, Plan, mdt, simulate};
+pub use engine::{Experiment, JobResult, Plan, mdt, simulate, trace};
 pub use job::{JobTruth, MapTruth, SimJob};

@@ -69,6 +69,9 @@ impl Variant {
     }
 }
 
+/// How many recently finished maps the straggler median counts.
+const RECENT_MAPS: usize = 64;
+
 /// Dart or one of its variants. Build with [`PolicyKind::build`] or [`Dart::new`].
 pub struct Dart {
     kind: PolicyKind,
@@ -101,6 +104,7 @@ impl TaskPolicy for Dart {
                     core: Core::new(spec, now),
                     est,
                     stragglers: Vec::new(),
+                    recent_rates: std::collections::VecDeque::new(),
                     last_want: None,
                 };
                 if run.core.spec.maps.is_empty() {
@@ -138,6 +142,8 @@ struct Run {
     est: Estimator,
     /// `S`: the map stragglers found at the last tick, oldest attempt first.
     stragglers: Vec<AttemptId>,
+    /// Progress rates (1 / duration) of the last finished maps, for the straggler median.
+    recent_rates: std::collections::VecDeque<f64>,
     last_want: Option<u32>,
 }
 
@@ -176,7 +182,7 @@ impl Run {
                 output_bytes,
             } => self.finished(attempt, output_bytes, now, out),
             Event::TaskFailed(attempt) => self.failed(attempt, now),
-            Event::ShuffleBytes(bytes) => self.est.shuffled += bytes as f64,
+            Event::ShuffleBytes(bytes) => self.est.bytes_shuffled(t_p, bytes as f64),
             Event::ReduceInputReady { reduce, bytes } => {
                 let mut keep = bytes;
                 if self.v.revise_reduces {
@@ -230,7 +236,16 @@ impl Run {
             self.est.shuffle_start.get_or_insert(t_p);
             let reduces = self.core.spec.reduces;
             let partition = (reduces > 0).then(|| output_bytes as f64 / f64::from(reduces));
+            if reduces > 0 {
+                self.est.output_produced(t_p, output_bytes as f64);
+            }
             self.est.map_finished(f.locality, f.duration, partition); // §5.3
+            if f.duration > 0.0 {
+                if self.recent_rates.len() == RECENT_MAPS {
+                    self.recent_rates.pop_front();
+                }
+                self.recent_rates.push_back(1.0 / f.duration);
+            }
             if let Some(rival) = f.rival {
                 // A speculative race is decided: the slower copy goes.
                 self.stragglers.retain(|&s| s != rival);
@@ -458,30 +473,43 @@ impl Run {
         (1.0 - x.progress) * age / x.progress
     }
 
-    /// `S`: lone map attempts whose progress rate is below `straggler_rate` × the phase's typical
-    /// rate (LATE's rule, §2.3; Dart gives no detector of its own). Most of a phase's maps have
-    /// finished by the revise stage, so the typical rate is `1 / T_m^a` (the EWMA of finished
-    /// maps) rather than the median of the few still running — a median of one would never
-    /// flag the last straggler. Attempts are judged once they ran `straggler_min_age` × `T_m^a`.
+    /// `S`: lone map attempts whose progress rate is below `straggler_rate` × the median rate of
+    /// the phase (LATE's rule, §2.3; Dart gives no detector of its own), judged once they ran
+    /// `straggler_min_age` × `T_m^a`. The median is over the running attempts *and* the last
+    /// [`RECENT_MAPS`] finished maps: running ones alone leave a lone last straggler as its own
+    /// median, finished ones alone (or the EWMA `T_m^a`) are biased fast early in a wave, when
+    /// only the quickest maps have finished.
     fn detect_stragglers(&mut self, now: Seconds) {
         self.stragglers.clear();
-        if !(self.v.revise_maps || self.v.late)
-            || self.est.all <= 0.0
-            || self.core.maps_running() == 0
-        {
+        if !(self.v.revise_maps || self.v.late) || self.core.maps_running() == 0 {
             return;
         }
         let min_age = self.config.straggler_min_age * self.est.all;
-        let bar = self.config.straggler_rate / self.est.all;
-        self.stragglers = self
+        let running: Vec<(AttemptId, f64)> = self
             .core
             .lone_map_attempts()
             .into_iter()
-            .filter(|&a| {
+            .filter_map(|a| {
                 let x = self.core.attempt(a);
                 let age = now - x.started;
-                age >= min_age && age > 0.0 && x.progress / age < bar
+                (age > 0.0).then(|| (a, x.progress / age))
             })
+            .collect();
+        let mut rates: Vec<f64> = running
+            .iter()
+            .map(|r| r.1)
+            .chain(self.recent_rates.iter().copied())
+            .collect();
+        if rates.is_empty() {
+            return;
+        }
+        let mid = rates.len() / 2;
+        let median = *rates.select_nth_unstable_by(mid, f64::total_cmp).1;
+        let bar = self.config.straggler_rate * median;
+        self.stragglers = running
+            .into_iter()
+            .filter(|&(a, rate)| now - self.core.attempt(a).started >= min_age && rate < bar)
+            .map(|(a, _)| a)
             .collect();
     }
 }
@@ -535,6 +563,7 @@ mod tests {
             core: Core::new(spec, 0.0),
             est,
             stragglers: Vec::new(),
+            recent_rates: std::collections::VecDeque::new(),
             last_want: None,
         };
         let mut out = Vec::new();
@@ -554,6 +583,8 @@ mod tests {
         run.est.map_end = 5.0;
         run.est.shuffle_start = Some(1.0);
         run.est.shuffled = 6.0;
+        run.est.busy_since = Some(1.0); // the link busy since T_q, the paper's premise
+        run.est.backlog = 1.0;
         (run, offered.id)
     }
 

@@ -38,6 +38,11 @@ pub struct Estimator {
     pub first_launch: Option<Seconds>,
     /// `V_p`: bytes shuffled so far.
     pub shuffled: f64,
+    /// Map output produced and not yet shuffled, and the time the shuffle had bytes to move:
+    /// eq. 5's `T_p − T_q` measured where the paper assumes it (a link busy from `T_q` on).
+    pub backlog: f64,
+    pub busy: Seconds,
+    pub busy_since: Option<Seconds>,
     /// The profile's shuffle bandwidth, used until eq. 5 can be measured.
     pub fallback_bandwidth: f64,
     /// `T_M^o`: the last updated map-phase end (eq. 2).
@@ -62,6 +67,9 @@ impl Estimator {
             shuffle_start: None,
             first_launch: None,
             shuffled: 0.0,
+            backlog: 0.0,
+            busy: 0.0,
+            busy_since: None,
             fallback_bandwidth: profile.shuffle_bandwidth,
             map_end: 0.0,
             reduces,
@@ -84,12 +92,40 @@ impl Estimator {
         self.map_end.max(t_p + duration)
     }
 
-    /// Eq. (5): `B_J^avg = V_p / (T_p − T_q)`, once the shuffle has moved bytes; before that the
-    /// profile's bandwidth (the paper leaves this case open; Table 3 has no early shuffle estimate).
+    /// Eq. (5): `B_J^avg = V_p / (T_p − T_q)`, over the time the shuffle had bytes to move. The
+    /// paper's premise (§3.2) is a bottleneck saturated from `T_q` on, where the two coincide;
+    /// when map output trickles in, `T_p − T_q` would measure how fast maps produce, not how
+    /// fast the shuffle moves (a 112,000-map job's first seconds read as 41 KB/s). Before any
+    /// byte moved, the profile's bandwidth (the paper leaves this open).
     pub fn bandwidth(&self, t_p: Seconds) -> f64 {
-        match self.shuffle_start {
-            Some(t_q) if t_p > t_q && self.shuffled > 0.0 => self.shuffled / (t_p - t_q),
-            _ => self.fallback_bandwidth,
+        let busy = self.busy + self.busy_since.map_or(0.0, |since| (t_p - since).max(0.0));
+        if self.shuffled > 0.0 && busy > 0.0 {
+            self.shuffled / busy
+        } else {
+            self.fallback_bandwidth
+        }
+    }
+
+    /// A map produced `bytes` of output to shuffle: the link is busy from now if it was idle.
+    pub fn output_produced(&mut self, t_p: Seconds, bytes: f64) {
+        if bytes <= 0.0 {
+            return;
+        }
+        if self.backlog <= 0.0 {
+            self.busy_since = Some(t_p);
+        }
+        self.backlog += bytes;
+    }
+
+    /// The shuffle moved `bytes` (`V_p` grows); the link goes idle when nothing is left.
+    pub fn bytes_shuffled(&mut self, t_p: Seconds, bytes: f64) {
+        self.shuffled += bytes;
+        self.backlog -= bytes;
+        if self.backlog <= 0.0 {
+            self.backlog = 0.0;
+            if let Some(since) = self.busy_since.take() {
+                self.busy += (t_p - since).max(0.0);
+            }
         }
     }
 
@@ -244,6 +280,9 @@ mod tests {
         );
         e.shuffle_start = Some(1.0);
         e.shuffled = 6.0;
+        // The link has been busy since T_q = 1 (the paper's premise).
+        e.busy_since = Some(1.0);
+        e.backlog = 1.0;
         e.map_end = 5.0;
         e
     }
@@ -275,6 +314,26 @@ mod tests {
     }
 
     #[test]
+    fn eq5_measures_the_time_the_shuffle_had_bytes_to_move() {
+        let mut e = d1();
+        e.busy_since = None;
+        e.backlog = 0.0;
+        e.shuffled = 0.0;
+        // 10 bytes produced at 1, moved by 3; idle until 8; 10 more produced at 8, moved by 10.
+        e.output_produced(1.0, 10.0);
+        e.bytes_shuffled(3.0, 10.0);
+        assert_eq!(
+            e.bandwidth(8.0),
+            5.0,
+            "idle time does not count: 10 B / 2 s"
+        );
+        e.output_produced(8.0, 10.0);
+        assert_eq!(e.bandwidth(9.0), 10.0 / 3.0, "busy again since 8");
+        e.bytes_shuffled(10.0, 10.0);
+        assert_eq!(e.bandwidth(20.0), 5.0, "20 B over 4 busy seconds");
+    }
+
+    #[test]
     fn d5_a_fast_shuffle_leaves_nothing_after_the_maps() {
         // D1 with V_p = 9: B = 4.5, T_S = 4, raw T_NS = 4 − 4.5 = −0.5 → clamped to 0.
         let mut e = d1();
@@ -289,6 +348,7 @@ mod tests {
         let mut e = d1();
         e.shuffle_start = None;
         e.shuffled = 0.0;
+        e.busy_since = None;
         assert_eq!(e.bandwidth(0.0), 1.0);
         // 2 maps · p 1 · R 3 = 6 bytes at 1 B/s; T_q ≈ 0 + T_l^a = 2; T_M^n = 2.5 → T_OS = 0.5.
         assert!(close(e.non_overlapped_shuffle(2.0, 2.5, 0.0), 5.5));
