@@ -9,7 +9,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use yard_appmaster::policy::{PolicyConfig, PolicyKind};
 use yard_sim::experiment::{self, Preset, Setup};
 use yard_sim::workloads::{self, WorkloadOptions};
-use yard_sim::{ClusterConfig, DeadlineConfig, Experiment, SimJob};
+use yard_sim::{ClusterConfig, DeadlineConfig, Experiment};
 
 use crate::trace::ReadArgs;
 
@@ -55,6 +55,10 @@ pub(crate) struct SimArgs {
 
 /// The seed when `--seed` is not given: runs repeat by default.
 const DEFAULT_SEED: u64 = 1;
+
+/// ARIA's synthetic workload: 1000 jobs (Table I), exponential inter-arrival with this mean.
+const SYNTHETIC_JOBS: usize = 1000;
+const SYNTHETIC_INTERARRIVAL_S: f64 = 100.0;
 
 fn parse_config(s: &str) -> Result<DeadlineConfig, String> {
     DeadlineConfig::by_name(s)
@@ -102,6 +106,11 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
     };
     let mut text = String::new();
     let mut json = Vec::new();
+    let trace = match &args.trace {
+        Some(path) => Some(yard_workload::read_file(path, &args.read.options())?),
+        None if args.synthetic => None,
+        None => bail!("give a trace (--trace FILE) or --synthetic"),
+    };
     for setup in &setups {
         // The skew half of the optimizations preset needs skewed partitions.
         let skew = if setup.name == "skew" && args.skew == 0.0 {
@@ -109,9 +118,28 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
         } else {
             args.skew
         };
-        let jobs = load(&args, skew)?;
-        let results = experiment::run(&jobs, setup, &progress_bar(jobs.len() as u64, &setup.name));
-        let report = experiment::report(setup, jobs.len(), &results);
+        let options = WorkloadOptions {
+            seed: args.read.seed.unwrap_or(DEFAULT_SEED),
+            block_bytes: args.read.options().block_bytes,
+            skew,
+            ..WorkloadOptions::default()
+        };
+        let available = trace.as_ref().map_or(SYNTHETIC_JOBS, |w| w.jobs.len());
+        let count = args.jobs.map_or(available, |n| {
+            if trace.is_some() { n.min(available) } else { n }
+        });
+        if count == 0 {
+            bail!("the workload has no jobs to simulate");
+        }
+        let bar = progress_bar(count as u64, &setup.name);
+        let results = match &trace {
+            Some(w) => experiment::run(workloads::trace_jobs(w, &options).take(count), setup, &bar),
+            None => {
+                let jobs = workloads::facebook_synthetic(count, SYNTHETIC_INTERARRIVAL_S, &options);
+                experiment::run(jobs.into_iter(), setup, &bar)
+            }
+        };
+        let report = experiment::report(setup, count, &results);
         if let Some(dir) = &args.svg {
             yard_sim::plot::write_cdfs(dir, &setup.name, &setup.policies, &results)
                 .with_context(|| format!("writing plots to {}", dir.display()))?;
@@ -149,32 +177,8 @@ fn describe(setup: &Setup) -> String {
     )
 }
 
-fn load(args: &SimArgs, skew: f64) -> Result<Vec<SimJob>> {
-    let options = WorkloadOptions {
-        seed: args.read.seed.unwrap_or(DEFAULT_SEED),
-        block_bytes: args.read.options().block_bytes,
-        skew,
-        ..WorkloadOptions::default()
-    };
-    let mut jobs = match (&args.trace, args.synthetic) {
-        (Some(path), _) => {
-            let workload = yard_workload::read_file(path, &args.read.options())?;
-            workloads::from_trace(&workload, &options)
-        }
-        (None, true) => workloads::facebook_synthetic(args.jobs.unwrap_or(1000), 100.0, &options),
-        (None, false) => bail!("give a trace (--trace FILE) or --synthetic"),
-    };
-    if let Some(n) = args.jobs {
-        jobs.truncate(n);
-    }
-    if jobs.is_empty() {
-        bail!("the workload has no jobs to simulate");
-    }
-    Ok(jobs)
-}
-
 /// A bar on stderr while jobs run; hidden when stderr is not a terminal.
-fn progress_bar(total: u64, name: &str) -> impl Fn(u64, u64) + Sync {
+fn progress_bar(total: u64, name: &str) -> impl Fn(u64) + Sync {
     let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
     bar.set_style(
         ProgressStyle::with_template("{prefix} [{bar:40}] {pos}/{len} jobs {elapsed} (eta {eta})")
@@ -182,7 +186,7 @@ fn progress_bar(total: u64, name: &str) -> impl Fn(u64, u64) + Sync {
             .progress_chars("=> "),
     );
     bar.set_prefix(name.to_owned());
-    move |done, _| {
+    move |done| {
         bar.set_position(done);
         if done == total {
             bar.finish_and_clear();

@@ -1,9 +1,10 @@
 //! Running an experiment: every job under every deadline configuration and policy, and the
 //! Dart paper's experiments as named presets.
 //!
-//! Jobs are spread over the machine's cores; results are gathered in job order, so a seed
-//! gives byte-identical output whatever the core count.
+//! Jobs are spread over the machine's cores as they are built; results are gathered in job
+//! order, so a seed gives byte-identical output whatever the core count.
 
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use yard_appmaster::policy::PolicyKind;
@@ -131,50 +132,52 @@ impl Preset {
     }
 }
 
-/// Runs every job under every configuration and policy of `setup`. `progress(done, total)` is
-/// called as jobs complete (from worker threads).
-pub fn run(jobs: &[SimJob], setup: &Setup, progress: &(dyn Fn(u64, u64) + Sync)) -> Vec<JobResult> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(jobs.len().max(1));
+/// Runs every job under every configuration and policy of `setup`. Jobs are taken from `jobs`
+/// as workers free up, so only the jobs being simulated are in memory; results come back in
+/// job order. `progress(done)` is called as jobs complete (from worker threads).
+pub fn run<I>(jobs: I, setup: &Setup, progress: &(dyn Fn(u64) + Sync)) -> Vec<JobResult>
+where
+    I: Iterator<Item = SimJob> + Send,
+{
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let source = Mutex::new(jobs.enumerate());
     let done = AtomicU64::new(0);
-    let total = jobs.len() as u64;
-    let mut per_job: Vec<Vec<JobResult>> = vec![Vec::new(); jobs.len()];
+    let mut per_job: Vec<(usize, Vec<JobResult>)> = Vec::new();
     std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
-            .map(|t| {
-                let done = &done;
+            .map(|_| {
+                let (source, done) = (&source, &done);
                 scope.spawn(move || {
                     let mut mine = Vec::new();
-                    for (i, job) in jobs.iter().enumerate().skip(t).step_by(threads) {
-                        let mut results = Vec::new();
-                        let mdt = mdt(job, &setup.experiment, i as u64);
-                        for &config in &setup.configs {
-                            let plan = Plan::new(job, config, &setup.experiment, mdt);
-                            for &policy in &setup.policies {
-                                results.push(simulate(
-                                    job,
-                                    &plan,
-                                    policy,
-                                    &setup.experiment,
-                                    i as u64,
-                                ));
-                            }
-                        }
-                        mine.push((i, results));
-                        progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
+                    loop {
+                        let next = source.lock().expect("a worker panicked").next();
+                        let Some((i, job)) = next else { break };
+                        mine.push((i, run_job(&job, i as u64, setup)));
+                        progress(done.fetch_add(1, Ordering::Relaxed) + 1);
                     }
                     mine
                 })
             })
             .collect();
         for worker in workers {
-            for (i, results) in worker.join().expect("a simulation worker panicked") {
-                per_job[i] = results;
-            }
+            per_job.extend(worker.join().expect("a simulation worker panicked"));
         }
     });
-    per_job.into_iter().flatten().collect()
+    per_job.sort_unstable_by_key(|(i, _)| *i);
+    per_job.into_iter().flat_map(|(_, r)| r).collect()
+}
+
+/// One job under every configuration and policy: its MDT once, its plan per configuration.
+pub fn run_job(job: &SimJob, index: u64, setup: &Setup) -> Vec<JobResult> {
+    let mdt = mdt(job, &setup.experiment, index);
+    let mut results = Vec::with_capacity(setup.configs.len() * setup.policies.len());
+    for &config in &setup.configs {
+        let plan = Plan::new(job, config, &setup.experiment, mdt);
+        for &policy in &setup.policies {
+            results.push(simulate(job, &plan, policy, &setup.experiment, index));
+        }
+    }
+    results
 }
 
 /// The report of a finished run.

@@ -31,7 +31,7 @@ use crate::job::{JobTruth, MapTruth, SimJob};
 
 pub use draw::zipf_shares;
 pub use facebook::{FACEBOOK_TABLE_I, FacebookBin, facebook_synthetic};
-pub use trace::from_trace;
+pub use trace::{from_trace, trace_jobs};
 
 use draw::MapLaw;
 use reduce::Reduces;

@@ -22,15 +22,21 @@ use crate::job::SimJob;
 /// - Replicas: the split's preferred hosts, topology node id mod `nodes`; HDFS's placement
 ///   where the trace names none.
 pub fn from_trace(w: &Workload, options: &WorkloadOptions) -> Vec<SimJob> {
+    trace_jobs(w, options).collect()
+}
+
+/// [`from_trace`], one job at a time: a day of a production cluster need not be held in
+/// memory at once (the draws are the same, in the same order).
+pub fn trace_jobs<'a>(
+    w: &'a Workload,
+    options: &'a WorkloadOptions,
+) -> impl Iterator<Item = SimJob> + Send + 'a {
     let origin = w.origin_ms().unwrap_or(0);
     let mut rng = options.rng();
-    w.jobs
-        .iter()
-        .map(|job| {
-            let draft = draft(job, origin, &mut rng, options);
-            realise(draft, &mut rng, options)
-        })
-        .collect()
+    w.jobs.iter().map(move |job| {
+        let draft = draft(job, origin, &mut rng, options);
+        realise(draft, &mut rng, options)
+    })
 }
 
 fn draft(job: &Job, origin: Millis, rng: &mut Rng, o: &WorkloadOptions) -> Draft {
