@@ -44,7 +44,8 @@ fn main() -> ExitCode {
                 return ExitCode::SUCCESS; // `yard … | head` is not a failure
             }
             eprintln!("yard: error: {error:#}");
-            let bad_input = error.downcast_ref::<yard_workload::TraceError>().is_some();
+            let bad_input = error.downcast_ref::<yard_workload::TraceError>().is_some()
+                || error.downcast_ref::<sim::BadInput>().is_some();
             ExitCode::from(if bad_input { 2 } else { 1 })
         }
     }

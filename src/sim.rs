@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use yard_appmaster::policy::{PolicyConfig, PolicyKind};
@@ -16,7 +16,12 @@ use crate::trace::ReadArgs;
 #[derive(Args)]
 pub(crate) struct SimArgs {
     /// The trace to replay (SWIM, Rumen, SLS, SYNTH).
-    #[arg(long, value_name = "FILE", conflicts_with = "synthetic")]
+    #[arg(
+        long,
+        value_name = "FILE",
+        conflicts_with = "synthetic",
+        required_unless_present = "synthetic"
+    )]
     trace: Option<PathBuf>,
     #[command(flatten)]
     read: ReadArgs,
@@ -37,7 +42,7 @@ pub(crate) struct SimArgs {
     #[arg(long, value_name = "NAME", value_parser = Preset::parse)]
     experiment: Option<Preset>,
     /// Slow nodes among the cluster's 64 (Dart §6.5 uses 8).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=64))]
     stragglers: u32,
     /// Probability that a task attempt fails.
     #[arg(long, value_name = "F", default_value_t = 0.0, value_parser = parse_fraction)]
@@ -52,6 +57,11 @@ pub(crate) struct SimArgs {
     #[arg(long, value_name = "DIR")]
     svg: Option<PathBuf>,
 }
+
+/// Input the user must fix (exit code 2, like a bad trace or flag).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub(crate) struct BadInput(pub(crate) String);
 
 /// The seed when `--seed` is not given: runs repeat by default.
 const DEFAULT_SEED: u64 = 1;
@@ -76,13 +86,6 @@ fn parse_fraction(s: &str) -> Result<f64, String> {
 
 pub(crate) fn run(args: SimArgs) -> Result<()> {
     let mut cluster = ClusterConfig::default();
-    if args.stragglers > cluster.nodes {
-        bail!(
-            "--stragglers {} is more than the cluster's {} nodes",
-            args.stragglers,
-            cluster.nodes
-        );
-    }
     cluster.slow_nodes = args.stragglers;
     cluster.failure_rate = args.failure_rate;
     let base = Experiment {
@@ -108,8 +111,7 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
     let mut json = Vec::new();
     let trace = match &args.trace {
         Some(path) => Some(yard_workload::read_file(path, &args.read.options())?),
-        None if args.synthetic => None,
-        None => bail!("give a trace (--trace FILE) or --synthetic"),
+        None => None, // --synthetic (clap requires one of the two)
     };
     for setup in &setups {
         // The skew half of the optimizations preset needs skewed partitions.
@@ -129,7 +131,10 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
             if trace.is_some() { n.min(available) } else { n }
         });
         if count == 0 {
-            bail!("the workload has no jobs to simulate");
+            return Err(BadInput(
+                "the workload has no jobs to simulate; check --jobs and the trace".into(),
+            )
+            .into());
         }
         let bar = progress_bar(count as u64, &setup.name);
         let results = match &trace {

@@ -1,0 +1,139 @@
+//! `yard sim` as a user runs it: the real binary, a real trace, its JSON, plots and errors.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn yard(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_yard"))
+        .args(args)
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")))
+        .output()
+        .expect("the yard binary runs")
+}
+
+const TRACE: &str = "traces/swim/FB-2009_samples_24_times_1hr_0_first50jobs.tsv";
+
+#[test]
+fn json_is_byte_identical_for_a_seed_and_has_the_documented_keys() {
+    let args = [
+        "sim", "--trace", TRACE, "--jobs", "30", "--seed", "5", "--json",
+    ];
+    let (a, b) = (yard(&args), yard(&args));
+    assert!(a.status.success(), "{}", String::from_utf8_lossy(&a.stderr));
+    assert_eq!(a.stdout, b.stdout);
+    let report: Value = serde_json::from_slice(&a.stdout).unwrap();
+    assert_eq!(
+        (report["seed"].as_u64(), report["jobs"].as_u64()),
+        (Some(5), Some(30))
+    );
+    let rows = report["rows"].as_array().unwrap();
+    // 4 scopes (C1, C2, C3, all) × 3 policies × at least the "all" bin.
+    assert!(rows.len() >= 12, "{} rows", rows.len());
+    for key in [
+        "config",
+        "policy",
+        "bin",
+        "jobs",
+        "median_deviation",
+        "mean_deviation",
+        "missed_fraction",
+        "mean_estimation_error",
+        "p90_estimation_error",
+    ] {
+        assert!(
+            rows.iter().all(|r| r.get(key).is_some()),
+            "a row lacks {key}"
+        );
+    }
+    let all = rows
+        .iter()
+        .find(|r| r["config"] == "C1" && r["policy"] == "dart" && r["bin"] == "all")
+        .unwrap();
+    assert_eq!(all["jobs"], 30);
+}
+
+#[test]
+fn the_table_sets_the_papers_figures_beside_its_own() {
+    let out = yard(&["sim", "--trace", TRACE, "--jobs", "20"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("| config | policy | bin | jobs |"), "{text}");
+    assert!(
+        text.contains("| beside the paper |") && text.contains("§6.2 Fig. 8a"),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_stragglers_experiment_prints_table_5_beside_its_rows() {
+    let out = yard(&[
+        "sim",
+        "--trace",
+        TRACE,
+        "--jobs",
+        "20",
+        "--experiment",
+        "stragglers",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("8 slow nodes"), "{text}");
+    for policy in ["late", "d-wor", "d-wmr", "dart"] {
+        assert!(
+            text.contains(&format!("| C1 | {policy} |")),
+            "no {policy} row"
+        );
+    }
+    assert!(text.contains("§6.5 Table 5"), "{text}");
+}
+
+#[test]
+fn svg_plots_are_written() {
+    let dir = std::env::temp_dir().join(format!("yard-svg-{}", std::process::id()));
+    let out = yard(&[
+        "sim",
+        "--trace",
+        TRACE,
+        "--jobs",
+        "10",
+        "--svg",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for name in ["deadlines-deviation.svg", "deadlines-estimation-error.svg"] {
+        let svg = std::fs::read_to_string(dir.join(name)).unwrap();
+        assert!(svg.starts_with("<svg") && svg.contains("dart"), "{name}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bad_flags_are_refused_with_exit_code_2() {
+    for args in [
+        &["sim"][..],
+        &["sim", "--trace", TRACE, "--configs", "C9"],
+        &["sim", "--trace", TRACE, "--policies", "magic"],
+        &["sim", "--trace", TRACE, "--failure-rate", "2"],
+        &["sim", "--trace", TRACE, "--experiment", "everything"],
+        &["sim", "--trace", TRACE, "--jobs", "0"],
+        &["sim", "--trace", "traces/nonexistent.tsv"],
+    ] {
+        let out = yard(args);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
+    }
+}
