@@ -85,9 +85,11 @@ fn parse_fraction(s: &str) -> Result<f64, String> {
 }
 
 pub(crate) fn run(args: SimArgs) -> Result<()> {
-    let mut cluster = ClusterConfig::default();
-    cluster.slow_nodes = args.stragglers;
-    cluster.failure_rate = args.failure_rate;
+    let cluster = ClusterConfig {
+        slow_nodes: args.stragglers,
+        failure_rate: args.failure_rate,
+        ..ClusterConfig::default()
+    };
     let base = Experiment {
         cluster,
         policy: PolicyConfig::default(),
