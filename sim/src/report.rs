@@ -33,6 +33,10 @@ pub struct PaperFigure {
     pub policy: &'static str,
     pub bin: &'static str,
     pub metric: &'static str,
+    /// Set for a relative figure: the policy it is relative to, and whether it is the
+    /// reduction `1 − ours / theirs` (else the increase `ours / theirs − 1`).
+    pub versus: Option<&'static str>,
+    pub reduction: bool,
     pub value: f64,
     pub source: &'static str,
 }
@@ -70,6 +74,31 @@ const fn fig(
         policy,
         bin,
         metric,
+        versus: None,
+        reduction: false,
+        value,
+        source,
+    }
+}
+
+/// A relative figure: `policy`'s `metric` against `versus`'s, as a reduction or an increase.
+const fn rel(
+    experiment: &'static str,
+    policy: &'static str,
+    versus: &'static str,
+    metric: &'static str,
+    reduction: bool,
+    value: f64,
+    source: &'static str,
+) -> PaperFigure {
+    PaperFigure {
+        experiment,
+        config: "all",
+        policy,
+        bin: "all",
+        metric,
+        versus: Some(versus),
+        reduction,
         value,
         source,
     }
@@ -78,286 +107,42 @@ const fn fig(
 /// Every figure of the Dart paper's evaluation that one of yard's rows can be set beside
 /// (papers/dart.md §4). "all" configurations means every configuration run (the paper's
 /// deviation figures are over C1 and C2, its missed-deadline figures over C1–C3).
+#[rustfmt::skip]
 pub const PAPER: &[PaperFigure] = &[
-    fig(
-        "deadlines",
-        "all",
-        "dart",
-        "all",
-        "missed_fraction",
-        0.035,
-        "§6.2 Fig. 8a",
-    ),
-    fig(
-        "deadlines",
-        "all",
-        "ps",
-        "all",
-        "missed_fraction",
-        0.058,
-        "§6.2 Fig. 8a",
-    ),
-    fig(
-        "deadlines",
-        "all",
-        "dart",
-        "all",
-        "mean_deviation",
-        0.884,
-        "§6.3 (C1+C2)",
-    ),
-    fig(
-        "deadlines",
-        "all",
-        "dart",
-        "small",
-        "mean_deviation",
-        0.852,
-        "§6.3 Fig. 11 (C1+C2)",
-    ),
-    fig(
-        "deadlines",
-        "all",
-        "dart",
-        "large",
-        "mean_deviation",
-        0.951,
-        "§6.3 Fig. 11 (C1+C2)",
-    ),
-    fig(
-        "deadlines",
-        "all",
-        "ps",
-        "small",
-        "mean_deviation",
-        0.892,
-        "§6.3 Fig. 11 (C1+C2)",
-    ),
-    fig(
-        "deadlines",
-        "all",
-        "ps",
-        "large",
-        "mean_deviation",
-        0.737,
-        "§6.3 Fig. 11 (C1+C2)",
-    ),
-    fig(
-        "stragglers",
-        "C1",
-        "late",
-        "small",
-        "missed_fraction",
-        0.229,
-        "§6.5 Table 5",
-    ),
-    fig(
-        "stragglers",
-        "C1",
-        "late",
-        "medium",
-        "missed_fraction",
-        0.130,
-        "§6.5 Table 5",
-    ),
-    fig(
-        "stragglers",
-        "C1",
-        "late",
-        "large",
-        "missed_fraction",
-        0.103,
-        "§6.5 Table 5",
-    ),
-    fig(
-        "stragglers",
-        "C1",
-        "d-wor",
-        "small",
-        "missed_fraction",
-        0.141,
-        "§6.5 Table 5",
-    ),
-    fig(
-        "stragglers",
-        "C1",
-        "d-wor",
-        "medium",
-        "missed_fraction",
-        0.095,
-        "§6.5 Table 5",
-    ),
-    fig(
-        "stragglers",
-        "C1",
-        "d-wor",
-        "large",
-        "missed_fraction",
-        0.087,
-        "§6.5 Table 5",
-    ),
-    fig(
-        "stragglers",
-        "C1",
-        "d-wmr",
-        "small",
-        "missed_fraction",
-        0.076,
-        "§6.5 Table 5",
-    ),
-    fig(
-        "stragglers",
-        "C1",
-        "d-wmr",
-        "medium",
-        "missed_fraction",
-        0.059,
-        "§6.5 Table 5",
-    ),
-    fig(
-        "stragglers",
-        "C1",
-        "d-wmr",
-        "large",
-        "missed_fraction",
-        0.042,
-        "§6.5 Table 5",
-    ),
-    fig(
-        "stragglers",
-        "C1",
-        "dart",
-        "small",
-        "missed_fraction",
-        0.074,
-        "§6.5 Table 5",
-    ),
-    fig(
-        "stragglers",
-        "C1",
-        "dart",
-        "medium",
-        "missed_fraction",
-        0.056,
-        "§6.5 Table 5",
-    ),
-    fig(
-        "stragglers",
-        "C1",
-        "dart",
-        "large",
-        "missed_fraction",
-        0.038,
-        "§6.5 Table 5",
-    ),
-    fig(
-        "stragglers",
-        "C2",
-        "late",
-        "small",
-        "missed_fraction",
-        0.108,
-        "§6.5 Table 5",
-    ),
-    fig(
-        "stragglers",
-        "C2",
-        "late",
-        "medium",
-        "missed_fraction",
-        0.074,
-        "§6.5 Table 5",
-    ),
-    fig(
-        "stragglers",
-        "C2",
-        "late",
-        "large",
-        "missed_fraction",
-        0.052,
-        "§6.5 Table 5",
-    ),
-    fig(
-        "stragglers",
-        "C2",
-        "d-wor",
-        "small",
-        "missed_fraction",
-        0.125,
-        "§6.5 Table 5",
-    ),
-    fig(
-        "stragglers",
-        "C2",
-        "d-wor",
-        "medium",
-        "missed_fraction",
-        0.148,
-        "§6.5 Table 5",
-    ),
-    fig(
-        "stragglers",
-        "C2",
-        "d-wor",
-        "large",
-        "missed_fraction",
-        0.117,
-        "§6.5 Table 5",
-    ),
-    fig(
-        "stragglers",
-        "C2",
-        "d-wmr",
-        "small",
-        "missed_fraction",
-        0.047,
-        "§6.5 Table 5",
-    ),
-    fig(
-        "stragglers",
-        "C2",
-        "d-wmr",
-        "medium",
-        "missed_fraction",
-        0.043,
-        "§6.5 Table 5",
-    ),
-    fig(
-        "stragglers",
-        "C2",
-        "d-wmr",
-        "large",
-        "missed_fraction",
-        0.031,
-        "§6.5 Table 5",
-    ),
-    fig(
-        "stragglers",
-        "C2",
-        "dart",
-        "small",
-        "missed_fraction",
-        0.038,
-        "§6.5 Table 5",
-    ),
-    fig(
-        "stragglers",
-        "C2",
-        "dart",
-        "medium",
-        "missed_fraction",
-        0.035,
-        "§6.5 Table 5",
-    ),
-    fig(
-        "stragglers",
-        "C2",
-        "dart",
-        "large",
-        "missed_fraction",
-        0.025,
-        "§6.5 Table 5",
-    ),
+    fig("deadlines", "all", "dart", "all", "missed_fraction", 0.035, "§6.2 Fig. 8a"),
+    fig("deadlines", "all", "ps", "all", "missed_fraction", 0.058, "§6.2 Fig. 8a"),
+    fig("deadlines", "all", "dart", "all", "mean_deviation", 0.884, "§6.3 (C1+C2)"),
+    fig("deadlines", "all", "dart", "small", "mean_deviation", 0.852, "§6.3 Fig. 11 (C1+C2)"),
+    fig("deadlines", "all", "dart", "large", "mean_deviation", 0.951, "§6.3 Fig. 11 (C1+C2)"),
+    fig("deadlines", "all", "ps", "small", "mean_deviation", 0.892, "§6.3 Fig. 11 (C1+C2)"),
+    fig("deadlines", "all", "ps", "large", "mean_deviation", 0.737, "§6.3 Fig. 11 (C1+C2)"),
+    rel("estimation", "dart", "aria", "mean_estimation_error", true, 0.558, "§6.4 Fig. 12a"),
+    rel("skew", "dart", "d-wost", "missed_fraction", true, 0.583, "§6.6 Fig. 15a (inverted index; PageRank 65.1 %)"),
+    rel("skew", "dart", "d-wost", "mean_deviation", false, 0.195, "§6.6 Fig. 15b (inverted index; PageRank 10.6 %)"),
+    fig("stragglers", "C1", "late", "small", "missed_fraction", 0.229, "§6.5 Table 5"),
+    fig("stragglers", "C1", "late", "medium", "missed_fraction", 0.130, "§6.5 Table 5"),
+    fig("stragglers", "C1", "late", "large", "missed_fraction", 0.103, "§6.5 Table 5"),
+    fig("stragglers", "C1", "d-wor", "small", "missed_fraction", 0.141, "§6.5 Table 5"),
+    fig("stragglers", "C1", "d-wor", "medium", "missed_fraction", 0.095, "§6.5 Table 5"),
+    fig("stragglers", "C1", "d-wor", "large", "missed_fraction", 0.087, "§6.5 Table 5"),
+    fig("stragglers", "C1", "d-wmr", "small", "missed_fraction", 0.076, "§6.5 Table 5"),
+    fig("stragglers", "C1", "d-wmr", "medium", "missed_fraction", 0.059, "§6.5 Table 5"),
+    fig("stragglers", "C1", "d-wmr", "large", "missed_fraction", 0.042, "§6.5 Table 5"),
+    fig("stragglers", "C1", "dart", "small", "missed_fraction", 0.074, "§6.5 Table 5"),
+    fig("stragglers", "C1", "dart", "medium", "missed_fraction", 0.056, "§6.5 Table 5"),
+    fig("stragglers", "C1", "dart", "large", "missed_fraction", 0.038, "§6.5 Table 5"),
+    fig("stragglers", "C2", "late", "small", "missed_fraction", 0.108, "§6.5 Table 5"),
+    fig("stragglers", "C2", "late", "medium", "missed_fraction", 0.074, "§6.5 Table 5"),
+    fig("stragglers", "C2", "late", "large", "missed_fraction", 0.052, "§6.5 Table 5"),
+    fig("stragglers", "C2", "d-wor", "small", "missed_fraction", 0.125, "§6.5 Table 5"),
+    fig("stragglers", "C2", "d-wor", "medium", "missed_fraction", 0.148, "§6.5 Table 5"),
+    fig("stragglers", "C2", "d-wor", "large", "missed_fraction", 0.117, "§6.5 Table 5"),
+    fig("stragglers", "C2", "d-wmr", "small", "missed_fraction", 0.047, "§6.5 Table 5"),
+    fig("stragglers", "C2", "d-wmr", "medium", "missed_fraction", 0.043, "§6.5 Table 5"),
+    fig("stragglers", "C2", "d-wmr", "large", "missed_fraction", 0.031, "§6.5 Table 5"),
+    fig("stragglers", "C2", "dart", "small", "missed_fraction", 0.038, "§6.5 Table 5"),
+    fig("stragglers", "C2", "dart", "medium", "missed_fraction", 0.035, "§6.5 Table 5"),
+    fig("stragglers", "C2", "dart", "large", "missed_fraction", 0.025, "§6.5 Table 5"),
 ];
 
 fn bins() -> impl Iterator<Item = Option<SizeBin>> {
@@ -457,15 +242,30 @@ pub fn compare(rows: &[Row], experiment: &str, configs: &[&str]) -> Vec<Comparis
             } else {
                 f.config
             };
-            let row = rows
-                .iter()
-                .find(|r| r.config == config && r.policy == f.policy && r.bin == f.bin)?;
-            let simulated = match f.metric {
+            let find = |policy: &str| {
+                rows.iter()
+                    .find(|r| r.config == config && r.policy == policy && r.bin == f.bin)
+            };
+            let value = |row: &Row| match f.metric {
                 "missed_fraction" => Some(row.missed_fraction),
                 "mean_deviation" => row.mean_deviation,
                 "median_deviation" => row.median_deviation,
                 "mean_estimation_error" => row.mean_estimation_error,
                 _ => None,
+            };
+            let ours = value(find(f.policy)?);
+            let simulated = match f.versus {
+                None => ours,
+                Some(versus) => {
+                    let theirs = value(find(versus)?).filter(|t| *t > 0.0);
+                    ours.zip(theirs).map(|(o, t)| {
+                        if f.reduction {
+                            1.0 - o / t
+                        } else {
+                            o / t - 1.0
+                        }
+                    })
+                }
             };
             Some(Comparison {
                 figure: *f,
@@ -512,13 +312,20 @@ pub fn markdown(report: &Report) -> String {
         let _ = writeln!(t, "|---|---|---:|---:|---:|---|");
         for c in &report.paper {
             let f = &c.figure;
+            let metric = match f.versus {
+                None => f.metric.to_owned(),
+                Some(v) => {
+                    let how = if f.reduction { "reduction" } else { "increase" };
+                    format!("{} {how} vs {v}", f.metric)
+                }
+            };
             let _ = writeln!(
                 t,
                 "| {} {} {} | {} | {:.1} | {} | {} | {} |",
                 f.config,
                 f.policy,
                 f.bin,
-                f.metric,
+                metric,
                 f.value * 100.0,
                 pct(c.simulated),
                 c.difference
@@ -617,6 +424,31 @@ mod tests {
         });
         assert!(
             table.contains("| all | dart | all | 3 | 80.0 | 76.7 | 33.3 | 20.0 | 50.0 |"),
+            "{table}"
+        );
+    }
+
+    #[test]
+    fn relative_figures_compare_two_policies() {
+        let results = vec![
+            result("C1", PolicyKind::Dart, SizeBin::Small, 8, 10, false, 88.0), // error 0.1
+            result("C1", PolicyKind::Aria, SizeBin::Small, 8, 10, false, 64.0), // error 0.2
+        ];
+        let rows = rows(&results, &["C1"], &[PolicyKind::Dart, PolicyKind::Aria]);
+        let c = compare(&rows, "estimation", &["C1"]);
+        assert_eq!(c.len(), 1);
+        assert!(
+            (c[0].simulated.unwrap() - 0.5).abs() < 1e-12,
+            "1 − 0.1 / 0.2"
+        );
+        let table = markdown(&Report {
+            seed: 1,
+            jobs: 1,
+            rows,
+            paper: c,
+        });
+        assert!(
+            table.contains("mean_estimation_error reduction vs aria | 55.8 | 50.0 | -5.8 |"),
             "{table}"
         );
     }
