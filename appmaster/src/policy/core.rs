@@ -118,6 +118,7 @@ pub(crate) struct Core {
     pending_maps: u32,
     running_maps: u32,
     running_attempts: u32,
+    speculative_attempts: u32,
     pub progress: Progress,
     finish_sent: bool,
 }
@@ -161,6 +162,7 @@ impl Core {
             pending_maps: maps as u32,
             running_maps: 0,
             running_attempts: 0,
+            speculative_attempts: 0,
             progress: Progress {
                 maps: maps as u32,
                 input_bytes,
@@ -348,6 +350,7 @@ impl Core {
         });
         self.live.push(id);
         self.running_attempts += 1;
+        self.speculative_attempts += u32::from(speculative);
         id
     }
 
@@ -414,6 +417,7 @@ impl Core {
         attempt.live = false;
         let (c, task, slot) = (attempt.container, attempt.task, attempt.slot);
         self.running_attempts -= 1;
+        self.speculative_attempts -= u32::from(attempt.speculative);
         self.live.swap_remove(slot);
         if let Some(&moved) = self.live.get(slot) {
             self.attempts[moved.0 as usize].slot = slot;
@@ -598,9 +602,6 @@ impl Core {
 
     /// Live speculative copies.
     pub fn speculative_running(&self) -> u32 {
-        self.live
-            .iter()
-            .filter(|a| self.attempts[a.0 as usize].speculative)
-            .count() as u32
+        self.speculative_attempts
     }
 }
