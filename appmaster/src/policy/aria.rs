@@ -306,7 +306,6 @@ struct Run {
     /// The most maps that ran at once: the map slots ARIA actually held.
     peak_maps: u32,
     prediction: Estimate,
-    last_want: Option<u32>,
 }
 
 impl Run {
@@ -328,7 +327,6 @@ impl Run {
             unlaunched: n_m,
             peak_maps: 0,
             prediction,
-            last_want: None,
         }
     }
 
@@ -378,15 +376,8 @@ impl Run {
         while let Some(c) = self.core.freed.pop() {
             self.offer(c, now, out);
         }
-        let done = self.core.done();
-        let want = if done { 0 } else { self.want() };
-        if self.last_want != Some(want) {
-            self.last_want = Some(want);
-            out.push(Decision::Want(want));
-        }
-        if done {
-            self.core.finish(out);
-        }
+        let want = self.want();
+        self.core.report(want, out);
     }
 
     /// Maps running now: ARIA never speculates or kills, so every counted map that is not done
@@ -465,12 +456,32 @@ impl Run {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::{HashSet, VecDeque};
-
-    use rand::SeedableRng;
 
     use super::*;
-    use crate::policy::{Container, Location, MapSpec, NodeId, PowerLaw, Profile, RackId};
+    use crate::policy::testing::{self, at};
+    use crate::policy::{MapSpec, PowerLaw, Profile};
+
+    type Driver = testing::Driver<Aria>;
+
+    fn new_driver(spec: JobSpec) -> Driver {
+        testing::Driver::new(Aria::new(PolicyConfig::default()), spec, 1)
+    }
+
+    /// ARIA never kills, speculates or samples: no kill, no speculative copy, no reduce sampling, ever.
+    fn assert_never_revises(d: &Driver) {
+        let revises = |x: &Decision| {
+            matches!(
+                x,
+                Decision::Kill(_)
+                    | Decision::SampleReduceInput { .. }
+                    | Decision::LaunchMap {
+                        speculative: true,
+                        ..
+                    }
+            )
+        };
+        assert_eq!(d.count(revises), 0, "{:?}", d.log);
+    }
 
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() < 1e-9 * a.abs().max(1.0)
@@ -568,13 +579,6 @@ mod tests {
         assert!(e.shuffle == 0.0 && e.reduce == 0.0 && close(e.total, 99.5 + 7.5));
     }
 
-    fn at(node: u32) -> Location {
-        Location {
-            node: NodeId(node),
-            rack: RackId(node / 4),
-        }
-    }
-
     /// `maps` maps of 100 bytes, map i replicated on node i mod 8.
     fn spec(maps: u32, reduces: u32, deadline: Seconds, allotment: Option<u32>) -> JobSpec {
         JobSpec {
@@ -595,131 +599,6 @@ mod tests {
                 previous_runs: Vec::new(),
             },
             allotment,
-        }
-    }
-
-    /// A small driver: grants what the policy wants, one container at a time (nodes round-robin),
-    /// then finishes the oldest running attempt; optionally fails the first attempt of map 0.
-    struct Driver {
-        policy: Aria,
-        rng: Rng,
-        now: Seconds,
-        want: u32,
-        held: HashSet<ContainerId>,
-        running: VecDeque<(AttemptId, TaskRef)>,
-        next: u64,
-        log: Vec<Decision>,
-        max_maps: u32,
-        max_reduces: u32,
-        max_held: u32,
-        fail_once: Option<MapId>,
-    }
-
-    impl Driver {
-        fn new(spec: JobSpec) -> Driver {
-            let mut d = Driver {
-                policy: Aria::new(PolicyConfig::default()),
-                rng: Rng::seed_from_u64(1),
-                now: 0.0,
-                want: 0,
-                held: HashSet::new(),
-                running: VecDeque::new(),
-                next: 0,
-                log: Vec::new(),
-                max_maps: 0,
-                max_reduces: 0,
-                max_held: 0,
-                fail_once: None,
-            };
-            d.send(Event::JobStarted(spec));
-            d
-        }
-
-        fn send(&mut self, e: Event) -> Vec<Decision> {
-            let mut out = Vec::new();
-            self.policy.handle(self.now, e, &mut self.rng, &mut out);
-            for d in &out {
-                match d {
-                    Decision::Want(n) => self.want = *n,
-                    Decision::LaunchMap { attempt, map, .. } => {
-                        self.running.push_back((*attempt, TaskRef::Map(*map)))
-                    }
-                    Decision::LaunchReduce {
-                        attempt, reduce, ..
-                    } => self.running.push_back((*attempt, TaskRef::Reduce(*reduce))),
-                    Decision::Release(c) => assert!(self.held.remove(c), "release of {c:?}"),
-                    Decision::Kill(_) => panic!("ARIA never kills"),
-                    _ => {}
-                }
-            }
-            let count = |r: &VecDeque<(AttemptId, TaskRef)>, map: bool| {
-                r.iter()
-                    .filter(|x| matches!(x.1, TaskRef::Map(_)) == map)
-                    .count() as u32
-            };
-            self.max_maps = self.max_maps.max(count(&self.running, true));
-            self.max_reduces = self.max_reduces.max(count(&self.running, false));
-            self.max_held = self.max_held.max(self.held.len() as u32);
-            self.log.extend(out.iter().cloned());
-            out
-        }
-
-        fn grant(&mut self) -> Vec<Decision> {
-            let id = ContainerId(self.next);
-            self.held.insert(id);
-            let node = (self.next % 16) as u32;
-            self.next += 1;
-            self.send(Event::ContainerGranted(Container { id, at: at(node) }))
-        }
-
-        fn finished(&self) -> bool {
-            self.log.iter().any(|d| matches!(d, Decision::Finish(_)))
-        }
-
-        fn run(&mut self) {
-            for _ in 0..10_000 {
-                if self.finished() {
-                    return;
-                }
-                if (self.held.len() as u32) < self.want {
-                    self.grant();
-                    continue;
-                }
-                let (a, task) = self
-                    .running
-                    .pop_front()
-                    .expect("stuck with nothing running");
-                self.now += 1.0;
-                if let TaskRef::Map(m) = task
-                    && self.fail_once == Some(m)
-                {
-                    self.fail_once = None;
-                    self.send(Event::TaskFailed(a));
-                    continue;
-                }
-                if let TaskRef::Reduce(reduce) = task {
-                    self.send(Event::ReduceInputReady { reduce, bytes: 400 });
-                }
-                self.send(Event::TaskFinished {
-                    attempt: a,
-                    output_bytes: 200,
-                });
-            }
-            panic!("no finish");
-        }
-
-        fn launched_maps(&self) -> Vec<MapId> {
-            self.log
-                .iter()
-                .filter_map(|d| match d {
-                    Decision::LaunchMap { map, .. } => Some(*map),
-                    _ => None,
-                })
-                .collect()
-        }
-
-        fn count(&self, f: impl Fn(&Decision) -> bool) -> usize {
-            self.log.iter().filter(|d| f(d)).count()
         }
     }
 
@@ -760,7 +639,7 @@ mod tests {
 
     #[test]
     fn wants_its_slots_and_predicts_t_j_avg_by_hand() {
-        let mut d = Driver::new(spec(4, 2, 54.6875 + 80.0, None));
+        let mut d = new_driver(spec(4, 2, 54.6875 + 80.0, None));
         assert_eq!(d.policy.run.as_ref().map(|r| (r.s_m, r.s_r)), Some((2, 2)));
         assert_eq!(d.log, vec![Decision::Want(2)]);
         // T_J^avg(2, 2): T_M = (20 + 30)/2 = 25; shuffle (33.75 + 0 + 50.625 + 40)/2 = 62.1875;
@@ -769,6 +648,7 @@ mod tests {
         assert!(close(e.map, 25.0) && close(e.shuffle, 62.1875) && close(e.reduce, 30.0));
         assert!(close(e.total, 117.1875) && e.total < 134.6875);
         d.run();
+        assert_never_revises(&d);
         assert_eq!(d.max_maps, 2, "ARIA runs at most S_M maps at once");
         assert_eq!(d.max_reduces, 2);
         let closes: Vec<_> = d
@@ -792,7 +672,7 @@ mod tests {
 
     #[test]
     fn too_tight_a_deadline_launches_every_map_on_the_whole_grant() {
-        let mut d = Driver::new(spec(20, 3, 1.0, Some(5)));
+        let mut d = new_driver(spec(20, 3, 1.0, Some(5)));
         assert_eq!(d.policy.run.as_ref().map(|r| (r.s_m, r.s_r)), Some((5, 3)));
         assert_eq!(d.log, vec![Decision::Want(5)]);
         // The RM grants more than asked: the spare containers go straight back.
@@ -801,6 +681,7 @@ mod tests {
         }
         assert_eq!(d.count(|x| matches!(x, Decision::Release(_))), 2);
         d.run();
+        assert_never_revises(&d);
         let mut maps = d.launched_maps();
         maps.sort();
         assert_eq!(
@@ -832,8 +713,9 @@ mod tests {
 
     #[test]
     fn reduces_wait_for_the_map_phase_to_close() {
-        let mut d = Driver::new(spec(6, 2, 1e6, None));
+        let mut d = new_driver(spec(6, 2, 1e6, None));
         d.run();
+        assert_never_revises(&d);
         let close_at = d
             .log
             .iter()
@@ -850,22 +732,24 @@ mod tests {
 
     #[test]
     fn failed_maps_and_lost_containers_are_always_retried() {
-        let mut d = Driver::new(spec(6, 1, 1.0, Some(2)));
+        let mut d = new_driver(spec(6, 1, 1.0, Some(2)));
         d.fail_once = Some(MapId(0));
         d.run();
+        assert_never_revises(&d);
         let m0 = d.launched_maps().iter().filter(|&&m| m == MapId(0)).count();
         assert_eq!(m0, 2, "map 0 relaunched after its failure");
         let p = d.policy.progress();
         assert!(p.finished && p.k == 6 && p.maps_done == 6);
 
         // A container lost with its attempt: the map comes back on the next container.
-        let mut d = Driver::new(spec(2, 0, 1e6, Some(1)));
+        let mut d = new_driver(spec(2, 0, 1e6, Some(1)));
         d.grant();
         d.running.clear(); // the attempt goes with its container
         let c = *d.held.iter().next().unwrap();
         d.held.remove(&c);
         d.send(Event::ContainerLost(c));
         d.run();
+        assert_never_revises(&d);
         let mut maps = d.launched_maps();
         maps.sort();
         assert_eq!(maps, vec![MapId(0), MapId(0), MapId(1)]);
@@ -874,7 +758,7 @@ mod tests {
 
     #[test]
     fn an_empty_job_finishes_at_once() {
-        let d = Driver::new(spec(0, 0, 10.0, None));
+        let d = new_driver(spec(0, 0, 10.0, None));
         assert_eq!(
             d.count(|x| matches!(x, Decision::CloseMapPhase { k: 0, .. })),
             1

@@ -120,6 +120,7 @@ pub(crate) struct Core {
     running_attempts: u32,
     speculative_attempts: u32,
     pub progress: Progress,
+    last_want: Option<u32>,
     finish_sent: bool,
 }
 
@@ -169,6 +170,7 @@ impl Core {
                 reduces,
                 ..Progress::default()
             },
+            last_want: None,
             finish_sent: false,
             spec,
         }
@@ -564,9 +566,23 @@ impl Core {
         self.map_phase_closed() && maps_done && reduces_done
     }
 
+    /// Ends a call: reports the containers wanted (`want`, or 0 once the job is done) when that
+    /// changed, and, once the job is done, hands every container back and reports `Finish`.
+    pub fn report(&mut self, want: u32, out: &mut Vec<Decision>) {
+        let done = self.done();
+        let want = if done { 0 } else { want };
+        if self.last_want != Some(want) {
+            self.last_want = Some(want);
+            out.push(Decision::Want(want));
+        }
+        if done {
+            self.finish(out);
+        }
+    }
+
     /// Hands back every held container (they are all idle when the job is done), in id
     /// order, and reports `Finish` — once.
-    pub fn finish(&mut self, out: &mut Vec<Decision>) {
+    fn finish(&mut self, out: &mut Vec<Decision>) {
         if self.finish_sent {
             return;
         }

@@ -105,7 +105,6 @@ impl TaskPolicy for Dart {
                     est,
                     stragglers: Vec::new(),
                     recent_rates: std::collections::VecDeque::new(),
-                    last_want: None,
                 };
                 if run.core.spec.maps.is_empty() {
                     run.core
@@ -144,7 +143,6 @@ struct Run {
     stragglers: Vec<AttemptId>,
     /// Progress rates (1 / duration) of the last finished maps, for the straggler median.
     recent_rates: std::collections::VecDeque<f64>,
-    last_want: Option<u32>,
 }
 
 impl Run {
@@ -209,20 +207,13 @@ impl Run {
         while let Some(c) = self.core.freed.pop() {
             self.offer(c, now, out);
         }
-        let done = self.core.done();
+        // Revising needs a container per straggler (Alg. 3 runs on container offers).
         let extra = if self.core.map_phase_closed() && (self.v.revise_maps || self.v.late) {
             self.stragglers.len() as u32
         } else {
             0
         };
-        let want = if done { 0 } else { self.core.want(extra) };
-        if self.last_want != Some(want) {
-            self.last_want = Some(want);
-            out.push(Decision::Want(want));
-        }
-        if done {
-            self.core.finish(out);
-        }
+        self.core.report(self.core.want(extra), out);
     }
 
     fn finished(&mut self, a: AttemptId, output_bytes: u64, now: Seconds, out: &mut Vec<Decision>) {
@@ -564,7 +555,6 @@ mod tests {
             est,
             stragglers: Vec::new(),
             recent_rates: std::collections::VecDeque::new(),
-            last_want: None,
         };
         let mut out = Vec::new();
         for i in 0..5 {

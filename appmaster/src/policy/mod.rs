@@ -18,6 +18,8 @@ mod dart;
 pub mod estimate;
 pub mod profiler;
 mod ps;
+#[cfg(test)]
+mod testing;
 
 use std::fmt;
 use std::str::FromStr;

@@ -173,7 +173,6 @@ struct Run {
     chosen: Vec<MapId>,
     prediction: Estimate,
     allotment: Option<u32>,
-    last_want: Option<u32>,
 }
 
 impl Run {
@@ -201,7 +200,6 @@ impl Run {
             chosen,
             prediction: model.predict(k),
             allotment,
-            last_want: None,
         }
     }
 
@@ -246,15 +244,8 @@ impl Run {
         while let Some(c) = self.core.freed.pop() {
             self.offer(c, now, out);
         }
-        let done = self.core.done();
-        let want = if done { 0 } else { self.want() };
-        if self.last_want != Some(want) {
-            self.last_want = Some(want);
-            out.push(Decision::Want(want));
-        }
-        if done {
-            self.core.finish(out);
-        }
+        let want = self.want();
+        self.core.report(want, out);
     }
 
     /// Every running or waiting task of the sample, within the grant.
@@ -294,19 +285,41 @@ impl Run {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::{BTreeSet, HashSet, VecDeque};
+    use std::collections::BTreeSet;
 
     use rand::SeedableRng;
 
     use super::*;
+    use crate::policy::Locality;
+    use crate::policy::testing::{self, at};
     use crate::policy::{Container, MapSpec, PowerLaw, Profile};
-    use crate::policy::{Locality, Location, NodeId, RackId};
 
-    fn at(node: u32) -> Location {
-        Location {
-            node: NodeId(node),
-            rack: RackId(node / 4),
-        }
+    type Driver = testing::Driver<PreselectedSampling>;
+
+    fn new_driver(spec: JobSpec, seed: u64) -> Driver {
+        let mut d = testing::Driver::new(
+            PreselectedSampling::new(PolicyConfig::default()),
+            spec,
+            seed,
+        );
+        (d.map_output, d.reduce_input) = (1, 10);
+        d
+    }
+
+    /// PS never revises: no kill, no speculative copy, no reduce sampling, ever.
+    fn assert_never_revises(d: &Driver) {
+        let revises = |x: &Decision| {
+            matches!(
+                x,
+                Decision::Kill(_)
+                    | Decision::SampleReduceInput { .. }
+                    | Decision::LaunchMap {
+                        speculative: true,
+                        ..
+                    }
+            )
+        };
+        assert_eq!(d.count(revises), 0, "{:?}", d.log);
     }
 
     /// `maps` maps of 100 bytes (map i on node i mod 8); T_l = 10, p = 1, B = 1, f(d) = d².
@@ -367,139 +380,30 @@ mod tests {
         assert_eq!(run.prediction.total, 38.0);
     }
 
-    /// Grants what PS wants (nodes round-robin), finishes the oldest running attempt, and fails
-    /// the first attempt of `fail_once`.
-    struct Driver {
-        policy: PreselectedSampling,
-        rng: Rng,
-        now: Seconds,
-        want: u32,
-        held: HashSet<ContainerId>,
-        running: VecDeque<(AttemptId, TaskRef)>,
-        next: u64,
-        log: Vec<Decision>,
-        fail_once: Option<MapId>,
-    }
-
-    impl Driver {
-        fn new(spec: JobSpec, seed: u64) -> Driver {
-            let mut d = Driver {
-                policy: PreselectedSampling::new(PolicyConfig::default()),
-                rng: Rng::seed_from_u64(seed),
-                now: 0.0,
-                want: 0,
-                held: HashSet::new(),
-                running: VecDeque::new(),
-                next: 0,
-                log: Vec::new(),
-                fail_once: None,
-            };
-            d.send(Event::JobStarted(spec));
-            d
-        }
-
-        fn chosen(&self) -> Vec<MapId> {
-            self.policy.sample().to_vec()
-        }
-
-        fn send(&mut self, e: Event) {
-            assert!(!self.finished(), "event after Finish");
-            let mut out = Vec::new();
-            self.policy.handle(self.now, e, &mut self.rng, &mut out);
-            for d in &out {
-                match d {
-                    Decision::Want(n) => self.want = *n,
-                    Decision::LaunchMap { attempt, map, .. } => {
-                        self.running.push_back((*attempt, TaskRef::Map(*map)))
-                    }
-                    Decision::LaunchReduce {
-                        attempt, reduce, ..
-                    } => self.running.push_back((*attempt, TaskRef::Reduce(*reduce))),
-                    Decision::Release(c) => assert!(self.held.remove(c), "release of {c:?}"),
-                    Decision::Kill(_) | Decision::SampleReduceInput { .. } => {
-                        panic!("PS never revises: {d:?}")
-                    }
-                    _ => {}
-                }
-            }
-            self.log.extend(out);
-        }
-
-        fn finished(&self) -> bool {
-            self.log.iter().any(|d| matches!(d, Decision::Finish(_)))
-        }
-
-        fn run(&mut self) {
-            for _ in 0..10_000 {
-                if self.finished() {
-                    return;
-                }
-                if (self.held.len() as u32) < self.want {
-                    let id = ContainerId(self.next);
-                    self.held.insert(id);
-                    let node = (self.next % 16) as u32;
-                    self.next += 1;
-                    let at = at(node);
-                    self.send(Event::ContainerGranted(Container { id, at }));
-                    continue;
-                }
-                let (a, task) = self
-                    .running
-                    .pop_front()
-                    .expect("stuck with nothing running");
-                self.now += 1.0;
-                if let TaskRef::Map(m) = task
-                    && self.fail_once == Some(m)
-                {
-                    self.fail_once = None;
-                    self.send(Event::TaskFailed(a));
-                    continue;
-                }
-                if let TaskRef::Reduce(reduce) = task {
-                    self.send(Event::ReduceInputReady { reduce, bytes: 10 });
-                }
-                self.send(Event::TaskFinished {
-                    attempt: a,
-                    output_bytes: 1,
-                });
-            }
-            panic!("no finish");
-        }
-
-        fn launched_maps(&self) -> Vec<MapId> {
-            self.log
-                .iter()
-                .filter_map(|d| match d {
-                    Decision::LaunchMap { map, .. } => Some(*map),
-                    _ => None,
-                })
-                .collect()
-        }
-
-        fn count(&self, f: impl Fn(&Decision) -> bool) -> usize {
-            self.log.iter().filter(|d| f(d)).count()
-        }
-    }
-
     #[test]
     fn the_sample_is_fixed_by_the_seed() {
         // 100 maps on 10 containers, D = 200: T(k) = 10·⌈k/10⌉ + k + f-line(k) picks 0 < k < 100.
         let job = || spec(100, 1, 200.0, Some(10));
-        let a = Driver::new(job(), 1).chosen();
+        let a = new_driver(job(), 1).policy.sample().to_vec();
         let k = a.len();
         assert!(k > 1 && k < 100, "k = {k}");
-        assert_eq!(Driver::new(job(), 1).chosen(), a, "same seed, same sample");
-        let b = Driver::new(job(), 2).chosen();
+        assert_eq!(
+            new_driver(job(), 1).policy.sample().to_vec(),
+            a,
+            "same seed, same sample"
+        );
+        let b = new_driver(job(), 2).policy.sample().to_vec();
         assert_eq!(b.len(), k, "k does not depend on the seed");
         assert_ne!(b, a, "another seed, another sample");
     }
 
     #[test]
     fn only_the_sample_runs_and_the_job_finishes_once() {
-        let mut d = Driver::new(spec(100, 2, 200.0, Some(10)), 7);
-        let chosen = d.chosen();
+        let mut d = new_driver(spec(100, 2, 200.0, Some(10)), 7);
+        let chosen = d.policy.sample().to_vec();
         d.fail_once = Some(chosen[3]);
         d.run();
+        assert_never_revises(&d);
         let launched: BTreeSet<MapId> = d.launched_maps().into_iter().collect();
         assert_eq!(
             launched,
@@ -540,7 +444,7 @@ mod tests {
     #[test]
     fn prefers_a_node_local_chosen_map() {
         // Every map chosen (loose deadline); a container on node 3 takes map 3 first.
-        let mut d = Driver::new(spec(16, 0, 1e6, Some(4)), 1);
+        let mut d = new_driver(spec(16, 0, 1e6, Some(4)), 1);
         d.held.insert(ContainerId(9));
         d.send(Event::ContainerGranted(Container {
             id: ContainerId(9),
@@ -558,10 +462,11 @@ mod tests {
 
     #[test]
     fn a_deadline_too_tight_still_runs_one_map() {
-        let mut d = Driver::new(spec(10, 1, 1.0, Some(3)), 3);
-        assert_eq!(d.chosen().len(), 1);
+        let mut d = new_driver(spec(10, 1, 1.0, Some(3)), 3);
+        assert_eq!(d.policy.sample().to_vec().len(), 1);
         d.run();
-        assert_eq!(d.launched_maps(), d.chosen());
+        assert_never_revises(&d);
+        assert_eq!(d.launched_maps(), d.policy.sample().to_vec());
         assert_eq!(
             d.count(|x| matches!(x, Decision::CloseMapPhase { k: 1, .. })),
             1
@@ -571,7 +476,7 @@ mod tests {
 
     #[test]
     fn an_empty_job_finishes_at_once() {
-        let d = Driver::new(spec(0, 0, 10.0, None), 1);
+        let d = new_driver(spec(0, 0, 10.0, None), 1);
         assert_eq!(
             d.count(|x| matches!(x, Decision::CloseMapPhase { k: 0, .. })),
             1
