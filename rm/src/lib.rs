@@ -1,2 +1,5 @@
-//! yard-rm: the resource manager — cluster state, the sans-IO cluster policies (FIFO, fair, EDF, MinEDF,
-//! MinEDF-WC, the node classifier) and the REST server. Empty until the live cluster lands (issue 6).
+//! yard-rm: the resource manager — cluster state, the sans-IO cluster policies (`scheduler`:
+//! FIFO and fair now; EDF, MinEDF, MinEDF-WC and the node classifier later) and the REST server.
+//! The daemon and its REST surface arrive with the rest of issue 6.
+
+pub mod scheduler;
