@@ -1,2 +1,4 @@
-//! yard-wire: the JSON messages the daemons exchange (NM heartbeats, AM allocate, client REST bodies).
-//! It owns only data shapes and their validation; no IO. Empty until the live cluster lands (issue 6).
+//! yard-wire: the JSON messages the daemons exchange (NM heartbeats, AM allocate, client REST
+//! bodies) and the container tokens that bind them. Data shapes and their checks only; no IO.
+
+pub mod token;
