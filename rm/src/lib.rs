@@ -2,4 +2,5 @@
 //! FIFO and fair now; EDF, MinEDF, MinEDF-WC and the node classifier later) and the REST server.
 //! The daemon and its REST surface arrive with the rest of issue 6.
 
+pub mod app;
 pub mod scheduler;
