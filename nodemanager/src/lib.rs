@@ -1,2 +1,4 @@
-//! yard-nodemanager: the node manager — container launcher, telemetry sampler (sysinfo) and shuffle server.
-//! Empty until the live cluster lands (issue 6).
+//! yard-nodemanager: the node manager — container launcher (processes, logs, stop, cgroup v2
+//! limits where the host allows), and, with the rest of issue 6, telemetry and the shuffle server.
+
+pub mod launcher;
