@@ -206,6 +206,11 @@ fn exit_of(status: std::process::ExitStatus) -> Exit {
 }
 
 impl Running {
+    /// The container's process id (its process group's id too), for telemetry.
+    pub fn pid(&self) -> u32 {
+        self.pgid.as_raw() as u32
+    }
+
     /// Waits for the process to end.
     pub async fn wait(&mut self) -> std::io::Result<Exit> {
         self.child.wait().await.map(exit_of)
@@ -276,6 +281,7 @@ mod tests {
         )
         .await
         .unwrap();
+        assert!(c.pid() > 0);
         assert_eq!(c.wait().await.unwrap(), Exit::Code(3));
         let out = std::fs::read_to_string(&c.stdout).unwrap();
         let mut lines = out.lines();
