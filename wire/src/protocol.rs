@@ -1,0 +1,150 @@
+//! The two pull protocols between the daemons (DESIGN.md "Processes and protocols"): a
+//! nodemanager's heartbeat to the rm, and a master's allocate call. JSON, camelCase, unknown
+//! fields refused (a misspelt field is a client bug worth hearing about).
+
+use serde::{Deserialize, Serialize};
+
+use crate::telemetry::NodeTelemetry;
+use crate::token::ContainerToken;
+
+/// Memory and cores.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Resource {
+    pub memory_mb: u64,
+    pub vcores: u32,
+}
+
+/// A nodemanager introduces itself.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RegisterNode {
+    /// `host:port` of the nodemanager's HTTP endpoint: its identity.
+    pub node_id: String,
+    pub rack: String,
+    pub capability: Resource,
+}
+
+/// How a container ended, as the rm tells a master (YARN's ContainerExitStatus where it has one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ContainerEnd {
+    /// The process exited by itself with this code.
+    Exited,
+    /// Stopped by request (release, kill).
+    Killed,
+    /// Its node stopped heartbeating.
+    Lost,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ContainerStatus {
+    pub container_id: String,
+    pub end: ContainerEnd,
+    /// The exit code, when the process exited by itself.
+    pub exit_code: Option<i32>,
+}
+
+/// Every second or so: what runs and what ended on the node, and its load.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NodeHeartbeat {
+    pub node_id: String,
+    pub running: Vec<String>,
+    pub completed: Vec<ContainerStatus>,
+    pub telemetry: NodeTelemetry,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct HeartbeatReply {
+    /// Containers the node must stop (released, killed, of finished applications).
+    pub stop: Vec<String>,
+    /// The rm does not know this node (e.g. it restarted): register again.
+    pub reregister: bool,
+}
+
+/// One line of a master's ask (YARN's ResourceRequest): `resourceName` is a node id, a rack,
+/// or `*`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ResourceRequest {
+    pub priority: u32,
+    pub resource_name: String,
+    pub capability: Resource,
+    pub num_containers: u32,
+    #[serde(default = "yes")]
+    pub relax_locality: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AllocateRequest {
+    pub application_id: String,
+    pub asks: Vec<ResourceRequest>,
+    pub releases: Vec<String>,
+    /// The job's progress, 0–1.
+    pub progress: f64,
+}
+
+/// A container granted to a master, with the token its nodemanager will check.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Allocated {
+    pub container_id: String,
+    pub node_id: String,
+    /// Where the master reaches the nodemanager (`http://host:port`).
+    pub node_http_address: String,
+    pub resource: Resource,
+    pub priority: u32,
+    pub token: ContainerToken,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AllocateReply {
+    pub allocated: Vec<Allocated>,
+    pub completed: Vec<ContainerStatus>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn asks_read_as_yarn_writes_them_and_refuse_misspellings() {
+        let json = r#"{"applicationId": "application_1_0001", "progress": 0.5, "releases": [],
+            "asks": [{"priority": 1, "resourceName": "*", "capability": {"memoryMb": 1024, "vcores": 1},
+                      "numContainers": 3}]}"#;
+        let r: AllocateRequest = serde_json::from_str(json).unwrap();
+        assert_eq!(r.asks[0].num_containers, 3);
+        assert!(r.asks[0].relax_locality, "YARN's default");
+        let typo = json.replace("numContainers", "numContainer");
+        let err = serde_json::from_str::<AllocateRequest>(&typo)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("numContainer"), "{err}");
+    }
+
+    #[test]
+    fn a_heartbeat_round_trips() {
+        let hb = NodeHeartbeat {
+            node_id: "127.0.0.1:8042".into(),
+            running: vec!["container_1".into()],
+            completed: vec![ContainerStatus {
+                container_id: "container_0".into(),
+                end: ContainerEnd::Exited,
+                exit_code: Some(0),
+            }],
+            telemetry: NodeTelemetry::default(),
+        };
+        let json = serde_json::to_string(&hb).unwrap();
+        assert!(json.contains("\"end\":\"EXITED\""), "{json}");
+        assert_eq!(serde_json::from_str::<NodeHeartbeat>(&json).unwrap(), hb);
+    }
+}
