@@ -3,4 +3,5 @@
 //! The daemon and its REST surface arrive with the rest of issue 6.
 
 pub mod app;
+pub mod cluster;
 pub mod scheduler;

@@ -1,0 +1,866 @@
+//! The resource manager's state, without IO: nodes and their heartbeats (silent past the
+//! expiry → LOST, their containers complete as LOST), applications and their lifecycles, the
+//! allocate protocol over the [`Scheduler`], and a signed token on every container. The
+//! daemon turns HTTP calls into these methods, passes the time in, and carries out what they
+//! return: masters to launch ([`Cluster::take_master_launches`]) and containers to stop (in
+//! each node's heartbeat reply).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use yard_wire::protocol::{
+    AllocateReply, AllocateRequest, Allocated, ContainerEnd, ContainerStatus, HeartbeatReply,
+    NodeHeartbeat, RegisterNode, Resource,
+};
+use yard_wire::telemetry::NodeTelemetry;
+use yard_wire::token::{TokenKey, mint};
+
+use crate::app::{AppAction, AppEvent, AppState, InvalidTransition, Lifecycle};
+use crate::scheduler::{
+    self, AppId, Ask, Assignment, Ordering, Place, RackId, Resources, SchedEvent, Scheduler,
+};
+
+/// Settings that shape the rm's decisions.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settings {
+    /// A node silent this long is LOST.
+    pub node_expiry_ms: i64,
+    /// How long a container token stays valid after its grant.
+    pub token_ttl_ms: i64,
+    pub am_max_attempts: u32,
+    /// The resource of an application master's container.
+    pub am_resource: Resource,
+    pub ordering: Ordering,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            node_expiry_ms: 10_000,
+            token_ttl_ms: 600_000,
+            am_max_attempts: crate::app::DEFAULT_AM_MAX_ATTEMPTS,
+            am_resource: Resource {
+                memory_mb: 512,
+                vcores: 1,
+            },
+            ordering: Ordering::Fifo,
+        }
+    }
+}
+
+/// What a client asked for, and why it cannot be done.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ClusterError {
+    #[error("no application {0}")]
+    UnknownApp(String),
+    #[error("no node {0}; nodes register before they heartbeat")]
+    UnknownNode(String),
+    #[error("application {0} was already submitted")]
+    AlreadySubmitted(String),
+    #[error("{0}")]
+    Transition(#[from] InvalidTransition),
+    #[error("application {0} is not running; only a running application's master may allocate")]
+    NotRunning(String),
+    #[error("ask {index}: {problem}")]
+    BadAsk { index: usize, problem: String },
+}
+
+/// A master the daemon must start: its container is granted, its token signed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MasterLaunch {
+    pub application_id: String,
+    pub attempt: u32,
+    pub container: Allocated,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NodeState {
+    Running,
+    Lost,
+}
+
+/// What the rm knows of a node.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NodeInfo {
+    pub node_id: String,
+    pub rack: String,
+    pub capability: Resource,
+    pub state: NodeState,
+    pub last_heartbeat_ms: i64,
+    pub telemetry: NodeTelemetry,
+    pub containers: BTreeSet<String>,
+}
+
+/// What the rm knows of an application.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AppInfo {
+    pub application_id: String,
+    pub name: String,
+    pub user: String,
+    pub queue: String,
+    pub lifecycle: Lifecycle,
+    pub progress: f64,
+    pub submitted_ms: i64,
+    /// The master's container of the current attempt, once granted.
+    pub master: Option<String>,
+    pub containers: BTreeSet<String>,
+    /// Granted or completed since the master last asked: its next allocate reply.
+    pending: AllocateReply,
+}
+
+pub struct Cluster {
+    settings: Settings,
+    key: TokenKey,
+    /// Part of every id: YARN uses the rm's start time so ids of restarts never collide.
+    epoch: i64,
+    scheduler: Scheduler,
+    nodes: BTreeMap<String, NodeInfo>,
+    node_index: BTreeMap<String, scheduler::NodeId>,
+    node_names: BTreeMap<scheduler::NodeId, String>,
+    racks: BTreeMap<String, RackId>,
+    apps: BTreeMap<String, AppInfo>,
+    app_index: BTreeMap<AppId, String>,
+    app_ids: BTreeMap<String, AppId>,
+    next_app: u64,
+    /// The time of the call being handled: grants made during it are signed from then.
+    now_ms: i64,
+    /// Container id (the scheduler's) → its string id and application.
+    containers: BTreeMap<scheduler::ContainerId, (String, String)>,
+    container_index: BTreeMap<String, scheduler::ContainerId>,
+    launches: Vec<MasterLaunch>,
+    /// Containers each node must stop, told in its next heartbeat reply.
+    stop_orders: BTreeMap<String, Vec<String>>,
+}
+
+/// The priority an application master's container is asked at (before any of its tasks).
+const AM_PRIORITY: u32 = 0;
+
+impl Cluster {
+    pub fn new(settings: Settings, key: TokenKey, epoch: i64) -> Self {
+        Cluster {
+            scheduler: Scheduler::new(settings.ordering),
+            settings,
+            key,
+            epoch,
+            nodes: BTreeMap::new(),
+            node_index: BTreeMap::new(),
+            node_names: BTreeMap::new(),
+            racks: BTreeMap::new(),
+            apps: BTreeMap::new(),
+            app_index: BTreeMap::new(),
+            app_ids: BTreeMap::new(),
+            next_app: 1,
+            now_ms: epoch,
+            containers: BTreeMap::new(),
+            container_index: BTreeMap::new(),
+            launches: Vec::new(),
+            stop_orders: BTreeMap::new(),
+        }
+    }
+
+    pub fn nodes(&self) -> impl Iterator<Item = &NodeInfo> {
+        self.nodes.values()
+    }
+
+    pub fn apps(&self) -> impl Iterator<Item = &AppInfo> {
+        self.apps.values()
+    }
+
+    pub fn app(&self, id: &str) -> Option<&AppInfo> {
+        self.apps.get(id)
+    }
+
+    /// A node joins (or rejoins after being lost or after an rm restart).
+    pub fn register_node(&mut self, now_ms: i64, r: RegisterNode) {
+        self.now_ms = now_ms;
+        let next_rack = RackId(self.racks.len() as u32);
+        let rack = *self.racks.entry(r.rack.clone()).or_insert(next_rack);
+        let next_node = scheduler::NodeId(self.node_index.len() as u32);
+        let id = *self
+            .node_index
+            .entry(r.node_id.clone())
+            .or_insert(next_node);
+        self.node_names.insert(id, r.node_id.clone());
+        self.nodes.insert(
+            r.node_id.clone(),
+            NodeInfo {
+                node_id: r.node_id,
+                rack: r.rack,
+                capability: r.capability,
+                state: NodeState::Running,
+                last_heartbeat_ms: now_ms,
+                telemetry: NodeTelemetry::default(),
+                containers: BTreeSet::new(),
+            },
+        );
+        let capacity = Resources::new(r.capability.memory_mb, r.capability.vcores);
+        self.schedule(SchedEvent::NodeAdded {
+            node: id,
+            rack,
+            capacity,
+        });
+    }
+
+    /// A node's heartbeat: its load, and the containers that ended on it.
+    pub fn heartbeat(&mut self, now_ms: i64, hb: NodeHeartbeat) -> HeartbeatReply {
+        self.now_ms = now_ms;
+        let Some(node) = self
+            .nodes
+            .get_mut(&hb.node_id)
+            .filter(|n| n.state == NodeState::Running)
+        else {
+            return HeartbeatReply {
+                stop: Vec::new(),
+                reregister: true,
+            };
+        };
+        node.last_heartbeat_ms = now_ms;
+        node.telemetry = hb.telemetry;
+        for status in hb.completed {
+            self.container_ended(status);
+        }
+        HeartbeatReply {
+            stop: self.stop_orders.remove(&hb.node_id).unwrap_or_default(),
+            reregister: false,
+        }
+    }
+
+    /// Nodes silent past the expiry become LOST; their containers complete as LOST (a master
+    /// on one fails its attempt). Returns the nodes lost now.
+    pub fn expire(&mut self, now_ms: i64) -> Vec<String> {
+        self.now_ms = now_ms;
+        let lost: Vec<String> = self
+            .nodes
+            .values()
+            .filter(|n| {
+                n.state == NodeState::Running
+                    && now_ms - n.last_heartbeat_ms > self.settings.node_expiry_ms
+            })
+            .map(|n| n.node_id.clone())
+            .collect();
+        for id in &lost {
+            if let Some(n) = self.nodes.get_mut(id) {
+                n.state = NodeState::Lost;
+            }
+            self.stop_orders.remove(id);
+            self.schedule(SchedEvent::NodeRemoved(self.node_index[id]));
+        }
+        lost
+    }
+
+    /// `new-application`: an id for an application about to be submitted.
+    pub fn new_application(&mut self) -> String {
+        let id = format!("application_{}_{:04}", self.epoch, self.next_app);
+        self.next_app += 1;
+        id
+    }
+
+    /// Submits an application; it is accepted at once and its master's container asked for.
+    pub fn submit(
+        &mut self,
+        now_ms: i64,
+        id: &str,
+        name: &str,
+        user: &str,
+        queue: &str,
+    ) -> Result<(), ClusterError> {
+        self.now_ms = now_ms;
+        if self.apps.contains_key(id) {
+            return Err(ClusterError::AlreadySubmitted(id.to_owned()));
+        }
+        let mut lifecycle = Lifecycle::new(self.settings.am_max_attempts);
+        lifecycle.apply(AppEvent::Submit)?;
+        let app = AppId(self.app_index.len() as u64 + 1);
+        self.app_index.insert(app, id.to_owned());
+        self.app_ids.insert(id.to_owned(), app);
+        self.apps.insert(
+            id.to_owned(),
+            AppInfo {
+                application_id: id.to_owned(),
+                name: name.to_owned(),
+                user: user.to_owned(),
+                queue: queue.to_owned(),
+                lifecycle,
+                progress: 0.0,
+                submitted_ms: now_ms,
+                master: None,
+                containers: BTreeSet::new(),
+                pending: AllocateReply::default(),
+            },
+        );
+        self.schedule(SchedEvent::AppAdded {
+            app,
+            queue: queue.to_owned(),
+            weight: 1.0,
+        });
+        self.transition(id, AppEvent::Accept)
+    }
+
+    /// The master registered: the application runs.
+    pub fn master_registered(&mut self, id: &str) -> Result<(), ClusterError> {
+        self.transition(id, AppEvent::MasterRegistered)
+    }
+
+    /// The master unregistered with its final status.
+    pub fn master_finished(&mut self, id: &str, succeeded: bool) -> Result<(), ClusterError> {
+        self.transition(id, AppEvent::MasterFinished { succeeded })
+    }
+
+    pub fn kill(&mut self, id: &str) -> Result<(), ClusterError> {
+        self.transition(id, AppEvent::Kill)
+    }
+
+    /// A running master's allocate call: its asks replace the previous ones, its releases go;
+    /// the reply carries what was granted and what completed since its last call.
+    pub fn allocate(
+        &mut self,
+        now_ms: i64,
+        req: AllocateRequest,
+    ) -> Result<AllocateReply, ClusterError> {
+        self.now_ms = now_ms;
+        let app_id = req.application_id.clone();
+        let info = self
+            .apps
+            .get(&app_id)
+            .ok_or_else(|| ClusterError::UnknownApp(app_id.clone()))?;
+        if info.lifecycle.state != AppState::Running {
+            return Err(ClusterError::NotRunning(app_id));
+        }
+        let app = self.app_of(&app_id);
+        let mut asks = Vec::with_capacity(req.asks.len());
+        for (index, r) in req.asks.iter().enumerate() {
+            let bad = |problem: String| ClusterError::BadAsk { index, problem };
+            if r.priority == AM_PRIORITY {
+                return Err(bad(format!(
+                    "priority {AM_PRIORITY} is the master's own; ask at 1 or more"
+                )));
+            }
+            if r.capability.memory_mb == 0 || r.capability.vcores == 0 {
+                return Err(bad(
+                    "a container needs some memory and at least one vcore".into()
+                ));
+            }
+            let place = match r.resource_name.as_str() {
+                "*" => Place::Any,
+                name => match (self.node_index.get(name), self.racks.get(name)) {
+                    (Some(n), _) => Place::Node(*n),
+                    (None, Some(r)) => Place::Rack(*r),
+                    (None, None) => {
+                        return Err(bad(format!("{name:?} is no node, no rack and not \"*\"")));
+                    }
+                },
+            };
+            let size = Resources::new(r.capability.memory_mb, r.capability.vcores);
+            asks.push(Ask {
+                priority: r.priority,
+                place,
+                size,
+                count: r.num_containers,
+                relax_locality: r.relax_locality,
+            });
+        }
+        for release in &req.releases {
+            if let Some(&c) = self.container_index.get(release)
+                && self
+                    .containers
+                    .get(&c)
+                    .is_some_and(|(_, owner)| *owner == app_id)
+            {
+                self.stop_container(release);
+                self.schedule(SchedEvent::Release { app, container: c });
+            }
+        }
+        if let Some(info) = self.apps.get_mut(&app_id) {
+            info.progress = req.progress.clamp(0.0, 1.0);
+        }
+        self.schedule(SchedEvent::Asks { app, asks });
+        Ok(std::mem::take(
+            &mut self.apps.get_mut(&app_id).expect("checked above").pending,
+        ))
+    }
+
+    /// Masters granted a container since the last call, for the daemon to launch.
+    pub fn take_master_launches(&mut self) -> Vec<MasterLaunch> {
+        std::mem::take(&mut self.launches)
+    }
+
+    fn app_of(&self, id: &str) -> AppId {
+        self.app_ids[id]
+    }
+
+    fn transition(&mut self, id: &str, event: AppEvent) -> Result<(), ClusterError> {
+        let info = self
+            .apps
+            .get_mut(id)
+            .ok_or_else(|| ClusterError::UnknownApp(id.to_owned()))?;
+        let action = info.lifecycle.apply(event)?;
+        let app = self.app_of(id);
+        match action {
+            AppAction::None => {}
+            AppAction::LaunchMaster { .. } => {
+                // A new attempt: the previous one's containers go, and a master container is asked.
+                self.stop_all(id);
+                let r = self.settings.am_resource;
+                let ask = Ask {
+                    priority: AM_PRIORITY,
+                    place: Place::Any,
+                    size: Resources::new(r.memory_mb, r.vcores),
+                    count: 1,
+                    relax_locality: true,
+                };
+                self.schedule(SchedEvent::Asks {
+                    app,
+                    asks: vec![ask],
+                });
+            }
+            AppAction::StopContainers => {
+                self.stop_all(id);
+                self.schedule(SchedEvent::AppRemoved(app));
+            }
+        }
+        Ok(())
+    }
+
+    /// Orders every container of `id` stopped and forgets them.
+    fn stop_all(&mut self, id: &str) {
+        let Some(info) = self.apps.get_mut(id) else {
+            return;
+        };
+        let containers = std::mem::take(&mut info.containers);
+        info.master = None;
+        let app = self.app_of(id);
+        for c in containers {
+            self.stop_container(&c);
+            if let Some(&sc) = self.container_index.get(&c) {
+                self.schedule(SchedEvent::Release { app, container: sc });
+            }
+        }
+    }
+
+    fn stop_container(&mut self, container: &str) {
+        let node = self
+            .nodes
+            .values_mut()
+            .find(|n| n.containers.contains(container));
+        if let Some(n) = node {
+            n.containers.remove(container);
+            self.stop_orders
+                .entry(n.node_id.clone())
+                .or_default()
+                .push(container.to_owned());
+        }
+    }
+
+    /// A container's process ended on its node (or the node was lost).
+    fn container_ended(&mut self, status: ContainerStatus) {
+        let Some(&c) = self.container_index.get(&status.container_id) else {
+            return;
+        };
+        let Some((_, app_id)) = self.containers.get(&c).cloned() else {
+            return;
+        };
+        for n in self.nodes.values_mut() {
+            n.containers.remove(&status.container_id);
+        }
+        let app = self.app_of(&app_id);
+        self.schedule(SchedEvent::ContainerCompleted { app, container: c });
+        let Some(info) = self.apps.get_mut(&app_id) else {
+            return;
+        };
+        info.containers.remove(&status.container_id);
+        if info.master.as_deref() == Some(status.container_id.as_str()) {
+            info.master = None;
+            // A master that ended without unregistering failed its attempt.
+            if !info.lifecycle.state.is_final() {
+                let _ = self.transition(&app_id, AppEvent::MasterFailed);
+            }
+        } else {
+            info.pending.completed.push(status);
+        }
+    }
+
+    /// Feeds the scheduler and carries out its assignments.
+    fn schedule(&mut self, event: SchedEvent) {
+        let mut out = Vec::new();
+        self.scheduler.handle(event, &mut out);
+        for a in out {
+            match a {
+                Assignment::Allocate {
+                    app,
+                    container,
+                    node,
+                    size,
+                    priority,
+                    ..
+                } => self.granted(app, container, node, size, priority),
+                Assignment::Lost { container, .. } => {
+                    if let Some((id, _)) = self.containers.get(&container).cloned() {
+                        self.container_ended(ContainerStatus {
+                            container_id: id,
+                            end: ContainerEnd::Lost,
+                            exit_code: None,
+                        });
+                    }
+                }
+            }
+        }
+    }
+
+    fn granted(
+        &mut self,
+        app: AppId,
+        container: scheduler::ContainerId,
+        node: scheduler::NodeId,
+        size: Resources,
+        priority: u32,
+    ) {
+        let Some(app_id) = self.app_index.get(&app).cloned() else {
+            return;
+        };
+        let node_id = self.node_names[&node].clone();
+        let Some(info) = self.apps.get_mut(&app_id) else {
+            return;
+        };
+        let attempt = info.lifecycle.attempts;
+        let seq = &app_id[app_id.rfind('_').map_or(0, |i| i + 1)..];
+        let id = format!(
+            "container_{}_{seq}_{attempt:02}_{:06}",
+            self.epoch, container.0
+        );
+        let resource = Resource {
+            memory_mb: size.memory_mb,
+            vcores: size.vcores,
+        };
+        let token = mint(
+            &self.key,
+            &id,
+            &node_id,
+            size.memory_mb,
+            size.vcores,
+            self.now_ms.saturating_add(self.settings.token_ttl_ms),
+        );
+        let allocated = Allocated {
+            container_id: id.clone(),
+            node_id: node_id.clone(),
+            node_http_address: format!("http://{node_id}"),
+            resource,
+            priority,
+            token,
+        };
+        info.containers.insert(id.clone());
+        self.containers
+            .insert(container, (id.clone(), app_id.clone()));
+        self.container_index.insert(id.clone(), container);
+        if let Some(n) = self.nodes.get_mut(&node_id) {
+            n.containers.insert(id.clone());
+        }
+        if priority == AM_PRIORITY {
+            info.master = Some(id);
+            self.launches.push(MasterLaunch {
+                application_id: app_id,
+                attempt,
+                container: allocated,
+            });
+        } else {
+            info.pending.allocated.push(allocated);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use yard_wire::protocol::ResourceRequest;
+    use yard_wire::token::verify;
+
+    const KEY: [u8; 32] = [9; 32];
+
+    fn cluster(nodes: &[(&str, &str)]) -> Cluster {
+        let mut c = Cluster::new(Settings::default(), TokenKey::new(KEY), 1_000);
+        for (node, rack) in nodes {
+            let capability = Resource {
+                memory_mb: 4096,
+                vcores: 4,
+            };
+            c.register_node(
+                1_000,
+                RegisterNode {
+                    node_id: (*node).into(),
+                    rack: (*rack).into(),
+                    capability,
+                },
+            );
+        }
+        c
+    }
+
+    fn heartbeat(
+        c: &mut Cluster,
+        now: i64,
+        node: &str,
+        completed: Vec<ContainerStatus>,
+    ) -> HeartbeatReply {
+        c.heartbeat(
+            now,
+            NodeHeartbeat {
+                node_id: node.into(),
+                running: vec![],
+                completed,
+                telemetry: NodeTelemetry::default(),
+            },
+        )
+    }
+
+    fn ask(count: u32, at: &str) -> ResourceRequest {
+        ResourceRequest {
+            priority: 1,
+            resource_name: at.into(),
+            capability: Resource {
+                memory_mb: 1024,
+                vcores: 1,
+            },
+            num_containers: count,
+            relax_locality: true,
+        }
+    }
+
+    fn allocate(
+        c: &mut Cluster,
+        now: i64,
+        app: &str,
+        asks: Vec<ResourceRequest>,
+        releases: Vec<String>,
+    ) -> Result<AllocateReply, ClusterError> {
+        c.allocate(
+            now,
+            AllocateRequest {
+                application_id: app.into(),
+                asks,
+                releases,
+                progress: 0.5,
+            },
+        )
+    }
+
+    /// Submits an application and registers its master; returns its id and master launch.
+    fn running_app(c: &mut Cluster) -> (String, MasterLaunch) {
+        let id = c.new_application();
+        c.submit(2_000, &id, "wordcount", "alice", "default")
+            .unwrap();
+        let launches = c.take_master_launches();
+        assert_eq!(launches.len(), 1);
+        c.master_registered(&id).unwrap();
+        (id, launches[0].clone())
+    }
+
+    #[test]
+    fn a_submitted_app_gets_a_master_with_a_valid_token_then_its_containers() {
+        let mut c = cluster(&[("n1:8042", "r1"), ("n2:8042", "r1")]);
+        let (id, master) = running_app(&mut c);
+        assert_eq!(id, "application_1000_0001");
+        assert_eq!(master.attempt, 1);
+        let t = &master.container.token;
+        assert_eq!(
+            verify(
+                &TokenKey::new(KEY),
+                Some(t),
+                &master.container.node_id,
+                2_001
+            ),
+            Ok(())
+        );
+        assert_eq!(c.app(&id).unwrap().lifecycle.state, AppState::Running);
+        let reply = allocate(
+            &mut c,
+            3_000,
+            &id,
+            vec![ask(3, "*"), ask(2, "n2:8042")],
+            vec![],
+        )
+        .unwrap();
+        assert_eq!(reply.allocated.len(), 3);
+        assert_eq!(
+            reply
+                .allocated
+                .iter()
+                .filter(|a| a.node_id == "n2:8042")
+                .count(),
+            2,
+            "node asks first"
+        );
+        for a in &reply.allocated {
+            assert_eq!(
+                verify(&TokenKey::new(KEY), Some(&a.token), &a.node_id, 3_001),
+                Ok(())
+            );
+            assert!(
+                a.container_id.starts_with("container_1000_0001_01_"),
+                "{}",
+                a.container_id
+            );
+        }
+        // A container ends on its node: the master hears of it in its next allocate reply.
+        let done = ContainerStatus {
+            container_id: reply.allocated[0].container_id.clone(),
+            end: ContainerEnd::Exited,
+            exit_code: Some(0),
+        };
+        heartbeat(
+            &mut c,
+            4_000,
+            &reply.allocated[0].node_id,
+            vec![done.clone()],
+        );
+        let next = allocate(&mut c, 4_100, &id, vec![ask(0, "*")], vec![]).unwrap();
+        assert_eq!(next.completed, vec![done]);
+        assert!(next.allocated.is_empty());
+    }
+
+    #[test]
+    fn a_lost_node_loses_its_containers_and_the_master_gets_another_attempt_then_fails() {
+        let mut c = cluster(&[("n1:8042", "r1")]);
+        let (id, master) = running_app(&mut c);
+        assert_eq!(master.container.node_id, "n1:8042");
+        // The node falls silent; a second node arrives to host a new attempt.
+        c.register_node(
+            5_000,
+            RegisterNode {
+                node_id: "n2:8042".into(),
+                rack: "r1".into(),
+                capability: Resource {
+                    memory_mb: 4096,
+                    vcores: 4,
+                },
+            },
+        );
+        assert_eq!(c.expire(11_500), vec!["n1:8042".to_owned()]);
+        assert_eq!(
+            c.nodes().find(|n| n.node_id == "n1:8042").unwrap().state,
+            NodeState::Lost
+        );
+        let relaunch = c.take_master_launches();
+        assert_eq!(relaunch.len(), 1);
+        assert_eq!(
+            (relaunch[0].attempt, relaunch[0].container.node_id.as_str()),
+            (2, "n2:8042")
+        );
+        assert_eq!(c.app(&id).unwrap().lifecycle.state, AppState::Accepted);
+        // The lost node's heartbeat is refused: it must register again.
+        assert!(heartbeat(&mut c, 12_000, "n1:8042", vec![]).reregister);
+        // The second attempt's master dies too: am_max_attempts = 2 → FAILED.
+        let died = ContainerStatus {
+            container_id: relaunch[0].container.container_id.clone(),
+            end: ContainerEnd::Exited,
+            exit_code: Some(1),
+        };
+        heartbeat(&mut c, 13_000, "n2:8042", vec![died]);
+        let app = c.app(&id).unwrap();
+        assert_eq!(app.lifecycle.state, AppState::Failed);
+        assert!(c.take_master_launches().is_empty());
+    }
+
+    #[test]
+    fn killing_an_app_orders_its_containers_stopped_on_their_nodes() {
+        let mut c = cluster(&[("n1:8042", "r1")]);
+        let (id, master) = running_app(&mut c);
+        let reply = allocate(&mut c, 3_000, &id, vec![ask(2, "*")], vec![]).unwrap();
+        c.kill(&id).unwrap();
+        assert_eq!(c.app(&id).unwrap().lifecycle.state, AppState::Killed);
+        let mut stop = heartbeat(&mut c, 4_000, "n1:8042", vec![]).stop;
+        stop.sort();
+        let mut expected: Vec<String> = reply
+            .allocated
+            .iter()
+            .map(|a| a.container_id.clone())
+            .chain([master.container.container_id])
+            .collect();
+        expected.sort();
+        assert_eq!(stop, expected);
+        assert!(
+            heartbeat(&mut c, 5_000, "n1:8042", vec![]).stop.is_empty(),
+            "told once"
+        );
+        assert!(matches!(c.kill(&id), Err(ClusterError::Transition(_))));
+    }
+
+    #[test]
+    fn a_released_container_is_stopped_and_its_room_reused() {
+        let mut c = cluster(&[("n1:8042", "r1")]); // 4 vcores: the master's and 3
+        let (id, _) = running_app(&mut c);
+        let first = allocate(&mut c, 3_000, &id, vec![ask(5, "*")], vec![]).unwrap();
+        assert_eq!(first.allocated.len(), 3);
+        let released = first.allocated[0].container_id.clone();
+        let second = allocate(
+            &mut c,
+            3_100,
+            &id,
+            vec![ask(2, "*")],
+            vec![released.clone()],
+        )
+        .unwrap();
+        assert_eq!(
+            second.allocated.len(),
+            1,
+            "the released container's room goes to the next ask"
+        );
+        assert_eq!(
+            heartbeat(&mut c, 3_200, "n1:8042", vec![]).stop,
+            vec![released]
+        );
+    }
+
+    #[test]
+    fn bad_calls_say_what_is_wrong_and_change_nothing() {
+        let mut c = cluster(&[("n1:8042", "r1")]);
+        assert!(matches!(
+            allocate(&mut c, 1, "application_1000_0099", vec![], vec![]),
+            Err(ClusterError::UnknownApp(_))
+        ));
+        let id = c.new_application();
+        c.submit(2_000, &id, "x", "u", "q").unwrap();
+        assert!(matches!(
+            c.submit(2_000, &id, "x", "u", "q"),
+            Err(ClusterError::AlreadySubmitted(_))
+        ));
+        assert!(
+            matches!(
+                allocate(&mut c, 3_000, &id, vec![], vec![]),
+                Err(ClusterError::NotRunning(_))
+            ),
+            "master not registered yet"
+        );
+        c.master_registered(&id).unwrap();
+        let err = allocate(
+            &mut c,
+            3_000,
+            &id,
+            vec![ask(1, "*"), ask(1, "nowhere")],
+            vec![],
+        )
+        .unwrap_err();
+        assert_eq!(
+            err,
+            ClusterError::BadAsk {
+                index: 1,
+                problem: "\"nowhere\" is no node, no rack and not \"*\"".into()
+            }
+        );
+        let zero = ResourceRequest {
+            priority: 0,
+            ..ask(1, "*")
+        };
+        assert!(
+            allocate(&mut c, 3_000, &id, vec![zero], vec![])
+                .unwrap_err()
+                .to_string()
+                .contains("priority 0")
+        );
+        // Nothing was asked by the refused calls.
+        assert!(
+            allocate(&mut c, 3_000, &id, vec![], vec![])
+                .unwrap()
+                .allocated
+                .is_empty()
+        );
+        assert!(heartbeat(&mut c, 3_000, "stranger:1", vec![]).reregister);
+    }
+}
