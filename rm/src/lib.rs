@@ -4,4 +4,5 @@
 
 pub mod app;
 pub mod cluster;
+pub mod rest;
 pub mod scheduler;

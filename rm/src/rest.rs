@@ -1,0 +1,366 @@
+//! The rm's HTTP surface: a thin adapter from requests to [`Cluster`] calls. yard's own
+//! protocols live under `/ws/v1/yard/` (node registration and heartbeats, a master's
+//! register/allocate/unregister); the client routes are a compatible subset of Hadoop's
+//! ResourceManager REST API, with Hadoop's paths and JSON field names. Every refusal is a 4xx
+//! with `{"error": "...", "detail": ...}` saying what to fix.
+
+use std::sync::{Arc, Mutex};
+
+use axum::extract::rejection::{JsonRejection, QueryRejection};
+use axum::extract::{DefaultBodyLimit, Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use yard_wire::protocol::{AllocateRequest, NodeHeartbeat, RegisterNode};
+
+use crate::app::AppState;
+use crate::cluster::{AppInfo, Cluster, ClusterError, NodeInfo, NodeState};
+
+/// Milliseconds since the Unix epoch; the daemon passes the wall clock, tests a fake one.
+pub type Clock = Arc<dyn Fn() -> i64 + Send + Sync>;
+
+#[derive(Clone)]
+pub struct Rm {
+    pub cluster: Arc<Mutex<Cluster>>,
+    pub clock: Clock,
+    pub started_ms: i64,
+}
+
+/// Request bodies larger than this are refused (413): nothing the rm accepts is this big.
+pub const MAX_BODY_BYTES: usize = 1 << 20;
+
+/// A refusal: status, what went wrong, and details to fix it.
+#[derive(Debug)]
+pub struct ApiError {
+    pub status: StatusCode,
+    pub error: String,
+    pub detail: Value,
+}
+
+impl ApiError {
+    fn new(status: StatusCode, error: impl Into<String>, detail: Value) -> Self {
+        ApiError {
+            status,
+            error: error.into(),
+            detail,
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        (
+            self.status,
+            Json(json!({ "error": self.error, "detail": self.detail })),
+        )
+            .into_response()
+    }
+}
+
+impl From<JsonRejection> for ApiError {
+    fn from(r: JsonRejection) -> Self {
+        // Keeps axum's status (400 syntax, 415 content type, 422 shape, 413 size).
+        ApiError::new(
+            r.status(),
+            "the request body is not what this route takes",
+            json!(r.body_text()),
+        )
+    }
+}
+
+impl From<QueryRejection> for ApiError {
+    fn from(r: QueryRejection) -> Self {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "the query string is not what this route takes",
+            json!(r.body_text()),
+        )
+    }
+}
+
+impl From<ClusterError> for ApiError {
+    fn from(e: ClusterError) -> Self {
+        let status = match e {
+            ClusterError::UnknownApp(_) | ClusterError::UnknownNode(_) => StatusCode::NOT_FOUND,
+            ClusterError::AlreadySubmitted(_)
+            | ClusterError::Transition(_)
+            | ClusterError::NotRunning(_) => StatusCode::CONFLICT,
+            ClusterError::BadAsk { .. } => StatusCode::BAD_REQUEST,
+        };
+        ApiError::new(status, e.to_string(), Value::Null)
+    }
+}
+
+type Reply = Result<Response, ApiError>;
+
+fn ok(v: Value) -> Reply {
+    Ok(Json(v).into_response())
+}
+
+impl Rm {
+    fn with<T>(&self, f: impl FnOnce(&mut Cluster, i64) -> T) -> T {
+        let now = (self.clock)();
+        let mut cluster = self
+            .cluster
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        f(&mut cluster, now)
+    }
+}
+
+/// Every route, bound to `rm`.
+pub fn router(rm: Rm) -> Router {
+    Router::new()
+        .route("/ws/v1/yard/nodes", post(register_node))
+        .route("/ws/v1/yard/nodes/heartbeat", post(heartbeat))
+        .route("/ws/v1/yard/apps/{id}/register", post(master_register))
+        .route("/ws/v1/yard/apps/{id}/allocate", post(allocate))
+        .route("/ws/v1/yard/apps/{id}/unregister", post(master_unregister))
+        .route("/ws/v1/cluster/info", get(cluster_info))
+        .route("/ws/v1/cluster/nodes", get(nodes))
+        .route("/ws/v1/cluster/nodes/{id}", get(node))
+        .route("/ws/v1/cluster/apps", get(apps).post(submit))
+        .route("/ws/v1/cluster/apps/new-application", post(new_application))
+        .route("/ws/v1/cluster/apps/{id}", get(app))
+        .route(
+            "/ws/v1/cluster/apps/{id}/state",
+            get(app_state).put(set_app_state),
+        )
+        .fallback(|| async {
+            ApiError::new(
+                StatusCode::NOT_FOUND,
+                "no such route",
+                json!("see /ws/v1/cluster/info"),
+            )
+        })
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .with_state(rm)
+}
+
+async fn register_node(
+    State(rm): State<Rm>,
+    body: Result<Json<RegisterNode>, JsonRejection>,
+) -> Reply {
+    let Json(r) = body?;
+    if r.node_id.is_empty() || r.capability.memory_mb == 0 || r.capability.vcores == 0 {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "a node needs an id and some memory and vcores",
+            json!(r),
+        ));
+    }
+    rm.with(|c, now| c.register_node(now, r));
+    ok(json!({}))
+}
+
+async fn heartbeat(
+    State(rm): State<Rm>,
+    body: Result<Json<NodeHeartbeat>, JsonRejection>,
+) -> Reply {
+    let Json(hb) = body?;
+    ok(json!(rm.with(|c, now| c.heartbeat(now, hb))))
+}
+
+async fn master_register(State(rm): State<Rm>, Path(id): Path<String>) -> Reply {
+    rm.with(|c, _| c.master_registered(&id))?;
+    ok(json!({}))
+}
+
+async fn allocate(
+    State(rm): State<Rm>,
+    Path(id): Path<String>,
+    body: Result<Json<AllocateRequest>, JsonRejection>,
+) -> Reply {
+    let Json(req) = body?;
+    if req.application_id != id {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "applicationId in the body differs from the one in the path",
+            json!({ "path": id, "body": req.application_id }),
+        ));
+    }
+    ok(json!(rm.with(|c, now| c.allocate(now, req))?))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Unregister {
+    succeeded: bool,
+}
+
+async fn master_unregister(
+    State(rm): State<Rm>,
+    Path(id): Path<String>,
+    body: Result<Json<Unregister>, JsonRejection>,
+) -> Reply {
+    let Json(u) = body?;
+    rm.with(|c, _| c.master_finished(&id, u.succeeded))?;
+    ok(json!({}))
+}
+
+async fn cluster_info(State(rm): State<Rm>) -> Reply {
+    ok(json!({ "clusterInfo": {
+        "id": rm.started_ms,
+        "startedOn": rm.started_ms,
+        "state": "STARTED",
+        "haState": "ACTIVE",
+        "resourceManagerVersion": env!("CARGO_PKG_VERSION"),
+        "hadoopVersion": "yard",
+    }}))
+}
+
+fn node_json(n: &NodeInfo) -> Value {
+    json!({
+        "id": n.node_id,
+        "rack": n.rack,
+        "state": match n.state { NodeState::Running => "RUNNING", NodeState::Lost => "LOST" },
+        "nodeHostName": n.node_id.split(':').next().unwrap_or(&n.node_id),
+        "nodeHTTPAddress": n.node_id,
+        "lastHealthUpdate": n.last_heartbeat_ms,
+        "numContainers": n.containers.len(),
+        "totalResource": { "memory": n.capability.memory_mb, "vCores": n.capability.vcores },
+    })
+}
+
+async fn nodes(State(rm): State<Rm>) -> Reply {
+    let list: Vec<Value> = rm.with(|c, _| c.nodes().map(node_json).collect());
+    ok(json!({ "nodes": { "node": list } }))
+}
+
+async fn node(State(rm): State<Rm>, Path(id): Path<String>) -> Reply {
+    let found = rm.with(|c, _| c.nodes().find(|n| n.node_id == id).map(node_json));
+    match found {
+        Some(n) => ok(json!({ "node": n })),
+        None => Err(ClusterError::UnknownNode(id).into()),
+    }
+}
+
+fn state_name(s: AppState) -> String {
+    serde_json::to_value(s)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+fn app_json(a: &AppInfo) -> Value {
+    json!({
+        "id": a.application_id,
+        "name": a.name,
+        "user": a.user,
+        "queue": a.queue,
+        "state": state_name(a.lifecycle.state),
+        "finalStatus": a.lifecycle.final_status,
+        "progress": a.progress * 100.0,
+        "diagnostics": a.lifecycle.diagnostics,
+        "startedTime": a.submitted_ms,
+        "runningContainers": a.containers.len(),
+        "applicationType": "YARD",
+    })
+}
+
+/// Hadoop's filters on `/apps`: `states` (comma-separated), `user`, `queue`, `limit`.
+#[derive(Deserialize)]
+struct AppsFilter {
+    states: Option<String>,
+    user: Option<String>,
+    queue: Option<String>,
+    limit: Option<usize>,
+}
+
+async fn apps(State(rm): State<Rm>, filter: Result<Query<AppsFilter>, QueryRejection>) -> Reply {
+    let Query(f) = filter?;
+    let states: Option<Vec<String>> = f.states.map(|s| {
+        s.split(',')
+            .map(|x| x.trim().to_ascii_uppercase())
+            .collect()
+    });
+    let list: Vec<Value> = rm.with(|c, _| {
+        c.apps()
+            .filter(|a| {
+                states
+                    .as_ref()
+                    .is_none_or(|s| s.contains(&state_name(a.lifecycle.state)))
+            })
+            .filter(|a| f.user.as_ref().is_none_or(|u| *u == a.user))
+            .filter(|a| f.queue.as_ref().is_none_or(|q| *q == a.queue))
+            .take(f.limit.unwrap_or(usize::MAX))
+            .map(app_json)
+            .collect()
+    });
+    ok(json!({ "apps": { "app": list } }))
+}
+
+async fn app(State(rm): State<Rm>, Path(id): Path<String>) -> Reply {
+    match rm.with(|c, _| c.app(&id).map(app_json)) {
+        Some(a) => ok(json!({ "app": a })),
+        None => Err(ClusterError::UnknownApp(id).into()),
+    }
+}
+
+async fn new_application(State(rm): State<Rm>) -> Reply {
+    let id = rm.with(|c, _| c.new_application());
+    ok(
+        json!({ "application-id": id, "maximum-resource-capability": { "memory": 8192, "vCores": 8 } }),
+    )
+}
+
+/// Hadoop's application submission context, the fields yard reads.
+#[derive(Deserialize)]
+#[serde(rename_all = "kebab-case")]
+struct Submission {
+    application_id: String,
+    #[serde(default)]
+    application_name: String,
+    #[serde(default = "default_queue")]
+    queue: String,
+    #[serde(default)]
+    user: Option<String>,
+}
+
+fn default_queue() -> String {
+    "default".into()
+}
+
+async fn submit(State(rm): State<Rm>, body: Result<Json<Submission>, JsonRejection>) -> Reply {
+    let Json(s) = body?;
+    let user = s.user.unwrap_or_else(|| "yard".into());
+    rm.with(|c, now| c.submit(now, &s.application_id, &s.application_name, &user, &s.queue))?;
+    Ok((
+        StatusCode::ACCEPTED,
+        Json(json!({ "application-id": s.application_id })),
+    )
+        .into_response())
+}
+
+async fn app_state(State(rm): State<Rm>, Path(id): Path<String>) -> Reply {
+    match rm.with(|c, _| c.app(&id).map(|a| state_name(a.lifecycle.state))) {
+        Some(state) => ok(json!({ "state": state })),
+        None => Err(ClusterError::UnknownApp(id).into()),
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NewState {
+    state: String,
+}
+
+async fn set_app_state(
+    State(rm): State<Rm>,
+    Path(id): Path<String>,
+    body: Result<Json<NewState>, JsonRejection>,
+) -> Reply {
+    let Json(s) = body?;
+    if s.state != "KILLED" {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "the only state a client may set is KILLED",
+            json!({ "asked": s.state }),
+        ));
+    }
+    rm.with(|c, _| c.kill(&id))?;
+    Ok((StatusCode::ACCEPTED, Json(json!({ "state": "KILLED" }))).into_response())
+}

@@ -1,0 +1,292 @@
+//! The rm's HTTP surface: the protocols end to end through the router, Hadoop's JSON shapes,
+//! and a 4xx that says what to fix for every kind of bad request.
+
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use axum::body::Body;
+use axum::http::{Method, Request, StatusCode};
+use http_body_util::BodyExt;
+use serde_json::{Value, json};
+use tower::ServiceExt;
+use yard_rm::cluster::{Cluster, Settings};
+use yard_rm::rest::{Clock, MAX_BODY_BYTES, Rm, router};
+use yard_wire::token::TokenKey;
+
+struct Harness {
+    rm: Rm,
+    now: Arc<AtomicI64>,
+}
+
+impl Harness {
+    fn new() -> Self {
+        let now = Arc::new(AtomicI64::new(1_000));
+        let clock_now = now.clone();
+        let clock: Clock = Arc::new(move || clock_now.load(Ordering::SeqCst));
+        let cluster = Cluster::new(Settings::default(), TokenKey::new([3; 32]), 1_000);
+        Harness {
+            rm: Rm {
+                cluster: Arc::new(Mutex::new(cluster)),
+                clock,
+                started_ms: 1_000,
+            },
+            now,
+        }
+    }
+
+    async fn call(&self, method: Method, uri: &str, body: Option<String>) -> (StatusCode, Value) {
+        let request = Request::builder()
+            .method(method)
+            .uri(uri)
+            .header("content-type", "application/json")
+            .body(body.map_or_else(Body::empty, Body::from))
+            .unwrap();
+        let response = router(self.rm.clone()).oneshot(request).await.unwrap();
+        let status = response.status();
+        let bytes = response.into_body().collect().await.unwrap().to_bytes();
+        let value = serde_json::from_slice(&bytes)
+            .unwrap_or_else(|_| json!(String::from_utf8_lossy(&bytes)));
+        (status, value)
+    }
+
+    async fn get(&self, uri: &str) -> (StatusCode, Value) {
+        self.call(Method::GET, uri, None).await
+    }
+
+    async fn post(&self, uri: &str, body: Value) -> (StatusCode, Value) {
+        self.call(Method::POST, uri, Some(body.to_string())).await
+    }
+
+    async fn node(&self, id: &str) {
+        let body =
+            json!({"nodeId": id, "rack": "r1", "capability": {"memoryMb": 4096, "vcores": 4}});
+        assert_eq!(self.post("/ws/v1/yard/nodes", body).await.0, StatusCode::OK);
+    }
+
+    /// new-application, submit, and the master registering: a running application.
+    async fn running_app(&self) -> String {
+        let (status, created) = self
+            .post("/ws/v1/cluster/apps/new-application", json!({}))
+            .await;
+        assert_eq!(status, StatusCode::OK);
+        let id = created["application-id"].as_str().unwrap().to_owned();
+        let submission = json!({"application-id": id, "application-name": "wordcount", "queue": "default", "user": "alice"});
+        assert_eq!(
+            self.post("/ws/v1/cluster/apps", submission).await.0,
+            StatusCode::ACCEPTED
+        );
+        let launches = self.rm.cluster.lock().unwrap().take_master_launches();
+        assert_eq!(launches.len(), 1, "the master's container is granted");
+        assert_eq!(
+            self.post(&format!("/ws/v1/yard/apps/{id}/register"), json!({}))
+                .await
+                .0,
+            StatusCode::OK
+        );
+        id
+    }
+}
+
+fn asks(app: &str, n: u32) -> Value {
+    json!({"applicationId": app, "progress": 0.1, "releases": [],
+           "asks": [{"priority": 1, "resourceName": "*", "capability": {"memoryMb": 1024, "vcores": 1}, "numContainers": n}]})
+}
+
+#[tokio::test]
+async fn the_protocols_end_to_end_in_hadoops_shapes() {
+    let h = Harness::new();
+    h.node("n1:8042").await;
+    h.node("n2:8042").await;
+    let id = h.running_app().await;
+    let (status, reply) = h
+        .post(&format!("/ws/v1/yard/apps/{id}/allocate"), asks(&id, 2))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{reply}");
+    let granted = reply["allocated"].as_array().unwrap();
+    assert_eq!(granted.len(), 2);
+    assert!(granted[0]["token"]["signature"].as_str().unwrap().len() == 64);
+    // A heartbeat reports one container done; the master hears of it next time.
+    h.now.store(2_000, Ordering::SeqCst);
+    let container = granted[0]["containerId"].as_str().unwrap();
+    let node = granted[0]["nodeId"].as_str().unwrap();
+    let hb = json!({"nodeId": node, "running": [], "telemetry": {"cpuPercent": 5.0, "load1m": 0.1, "load5m": 0.1, "load15m": 0.1,
+        "memoryTotalBytes": 1, "memoryUsedBytes": 1, "diskReadBytesPerS": 0.0, "diskWriteBytesPerS": 0.0,
+        "netRxBytesPerS": 0.0, "netTxBytesPerS": 0.0, "containers": []},
+        "completed": [{"containerId": container, "end": "EXITED", "exitCode": 0}]});
+    let (status, reply) = h.post("/ws/v1/yard/nodes/heartbeat", hb).await;
+    assert_eq!(
+        (status, reply["reregister"].as_bool()),
+        (StatusCode::OK, Some(false))
+    );
+    let (_, next) = h
+        .post(&format!("/ws/v1/yard/apps/{id}/allocate"), asks(&id, 0))
+        .await;
+    assert_eq!(next["completed"][0]["containerId"], container);
+    // Hadoop's client routes.
+    let (_, info) = h.get("/ws/v1/cluster/info").await;
+    assert_eq!(info["clusterInfo"]["state"], "STARTED");
+    let (_, nodes) = h.get("/ws/v1/cluster/nodes").await;
+    assert_eq!(nodes["nodes"]["node"].as_array().unwrap().len(), 2);
+    let (_, one) = h.get("/ws/v1/cluster/nodes/n2:8042").await;
+    assert_eq!(one["node"]["rack"], "r1");
+    let (_, app) = h.get(&format!("/ws/v1/cluster/apps/{id}")).await;
+    assert_eq!(
+        (app["app"]["state"].as_str(), app["app"]["user"].as_str()),
+        (Some("RUNNING"), Some("alice"))
+    );
+    assert_eq!(
+        h.get(&format!("/ws/v1/cluster/apps/{id}/state")).await.1["state"],
+        "RUNNING"
+    );
+    // Kill it; the filters find it among the KILLED.
+    let (status, _) = h
+        .call(
+            Method::PUT,
+            &format!("/ws/v1/cluster/apps/{id}/state"),
+            Some(json!({"state": "KILLED"}).to_string()),
+        )
+        .await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    let (_, killed) = h
+        .get("/ws/v1/cluster/apps?states=killed&user=alice&limit=5")
+        .await;
+    assert_eq!(killed["apps"]["app"].as_array().unwrap().len(), 1);
+    let (_, none) = h.get("/ws/v1/cluster/apps?states=RUNNING").await;
+    assert!(none["apps"]["app"].as_array().unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn bad_requests_get_a_4xx_that_says_what_to_fix_and_lose_nothing() {
+    let h = Harness::new();
+    h.node("n1:8042").await;
+    let id = h.running_app().await;
+    let allocate = format!("/ws/v1/yard/apps/{id}/allocate");
+    let state = format!("/ws/v1/cluster/apps/{id}/state");
+    let cases: Vec<(Method, String, Option<String>, StatusCode, &str)> = vec![
+        (
+            Method::POST,
+            allocate.clone(),
+            Some("{\"applicationId\": ".into()),
+            StatusCode::BAD_REQUEST,
+            "not what this route takes",
+        ),
+        (
+            Method::POST,
+            allocate.clone(),
+            Some(asks(&id, 1).to_string().replace("numContainers", "count")),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "numContainers",
+        ),
+        (
+            Method::POST,
+            allocate.clone(),
+            Some(json!({"applicationId": id}).to_string()),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "missing field",
+        ),
+        (
+            Method::POST,
+            allocate.clone(),
+            Some(asks("application_1000_0042", 1).to_string()),
+            StatusCode::BAD_REQUEST,
+            "differs",
+        ),
+        (
+            Method::POST,
+            "/ws/v1/yard/apps/application_9_0009/allocate".into(),
+            Some(asks("application_9_0009", 1).to_string()),
+            StatusCode::NOT_FOUND,
+            "no application",
+        ),
+        (
+            Method::POST,
+            allocate.clone(),
+            Some("x".repeat(MAX_BODY_BYTES + 1)),
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "",
+        ),
+        (
+            Method::PUT,
+            state.clone(),
+            Some(json!({"state": "RUNNING"}).to_string()),
+            StatusCode::BAD_REQUEST,
+            "KILLED",
+        ),
+        (
+            Method::GET,
+            "/ws/v1/cluster/apps/application_9_0009".into(),
+            None,
+            StatusCode::NOT_FOUND,
+            "no application",
+        ),
+        (
+            Method::GET,
+            "/ws/v1/cluster/nowhere".into(),
+            None,
+            StatusCode::NOT_FOUND,
+            "no such route",
+        ),
+        (
+            Method::GET,
+            "/ws/v1/cluster/apps?limit=many".into(),
+            None,
+            StatusCode::BAD_REQUEST,
+            "query string",
+        ),
+        (
+            Method::POST,
+            "/ws/v1/cluster/apps".into(),
+            Some(json!({"application-id": id}).to_string()),
+            StatusCode::CONFLICT,
+            "already submitted",
+        ),
+    ];
+    for (method, uri, body, want, says) in cases {
+        let (status, reply) = h.call(method.clone(), &uri, body).await;
+        assert_eq!(status, want, "{method} {uri}: {reply}");
+        if status != StatusCode::PAYLOAD_TOO_LARGE {
+            assert!(
+                reply["error"].is_string() && reply.get("detail").is_some(),
+                "{method} {uri}: {reply}"
+            );
+            assert!(
+                reply.to_string().contains(says),
+                "{method} {uri}: `{says}` not in {reply}"
+            );
+        }
+    }
+    // Killing twice is an invalid transition (409); nothing stored was lost along the way.
+    let kill = || {
+        h.call(
+            Method::PUT,
+            &state,
+            Some(json!({"state": "KILLED"}).to_string()),
+        )
+    };
+    assert_eq!(kill().await.0, StatusCode::ACCEPTED);
+    let (status, reply) = kill().await;
+    assert_eq!(status, StatusCode::CONFLICT, "{reply}");
+    let (_, apps) = h.get("/ws/v1/cluster/apps").await;
+    assert_eq!(apps["apps"]["app"].as_array().unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn a_real_listener_on_loopback_answers() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let h = Harness::new();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server = tokio::spawn(axum::serve(listener, router(h.rm.clone())).into_future());
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream
+        .write_all(
+            b"GET /ws/v1/cluster/info HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+        )
+        .await
+        .unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).await.unwrap();
+    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+    assert!(response.contains("\"clusterInfo\""), "{response}");
+    server.abort();
+}
