@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use yard_wire::protocol::{
     AllocateReply, AllocateRequest, Allocated, ContainerEnd, ContainerStatus, HeartbeatReply,
-    NodeHeartbeat, RegisterNode, Resource,
+    NodeHeartbeat, RegisterNode, Resource, StartContainer,
 };
 use yard_wire::telemetry::NodeTelemetry;
 use yard_wire::token::{TokenKey, mint};
@@ -103,6 +103,9 @@ pub struct AppInfo {
     /// The master's container of the current attempt, once granted.
     pub master: Option<String>,
     pub containers: BTreeSet<String>,
+    /// How to start the master: its command and environment.
+    pub master_command: Vec<String>,
+    pub master_env: BTreeMap<String, String>,
     /// Granted or completed since the master last asked: its next allocate reply.
     pending: AllocateReply,
 }
@@ -157,6 +160,11 @@ impl Cluster {
         }
     }
 
+    /// The container-token key, as hex, for a registering nodemanager.
+    pub fn token_key_hex(&self) -> String {
+        self.key.to_hex()
+    }
+
     pub fn nodes(&self) -> impl Iterator<Item = &NodeInfo> {
         self.nodes.values()
     }
@@ -209,8 +217,8 @@ impl Cluster {
             .filter(|n| n.state == NodeState::Running)
         else {
             return HeartbeatReply {
-                stop: Vec::new(),
                 reregister: true,
+                ..HeartbeatReply::default()
             };
         };
         node.last_heartbeat_ms = now_ms;
@@ -218,8 +226,29 @@ impl Cluster {
         for status in hb.completed {
             self.container_ended(status);
         }
+        // Masters granted on this node start now (the rm launches masters through heartbeats).
+        let (here, elsewhere): (Vec<MasterLaunch>, Vec<MasterLaunch>) =
+            std::mem::take(&mut self.launches)
+                .into_iter()
+                .partition(|l| l.container.node_id == hb.node_id);
+        self.launches = elsewhere;
+        let start = here
+            .into_iter()
+            .filter_map(|l| {
+                let app = self.apps.get(&l.application_id)?;
+                let mut env = app.master_env.clone();
+                env.insert("APPLICATION_ID".into(), l.application_id.clone());
+                env.insert("APP_ATTEMPT".into(), l.attempt.to_string());
+                Some(StartContainer {
+                    token: Some(l.container.token),
+                    command: app.master_command.clone(),
+                    env,
+                })
+            })
+            .collect();
         HeartbeatReply {
             stop: self.stop_orders.remove(&hb.node_id).unwrap_or_default(),
+            start,
             reregister: false,
         }
     }
@@ -263,6 +292,22 @@ impl Cluster {
         user: &str,
         queue: &str,
     ) -> Result<(), ClusterError> {
+        self.submit_with_master(now_ms, id, name, user, queue, Vec::new(), BTreeMap::new())
+    }
+
+    /// Submits an application whose master runs `command` with `env` (Hadoop's
+    /// am-container-spec).
+    #[allow(clippy::too_many_arguments)]
+    pub fn submit_with_master(
+        &mut self,
+        now_ms: i64,
+        id: &str,
+        name: &str,
+        user: &str,
+        queue: &str,
+        command: Vec<String>,
+        env: BTreeMap<String, String>,
+    ) -> Result<(), ClusterError> {
         self.now_ms = now_ms;
         if self.apps.contains_key(id) {
             return Err(ClusterError::AlreadySubmitted(id.to_owned()));
@@ -284,6 +329,8 @@ impl Cluster {
                 submitted_ms: now_ms,
                 master: None,
                 containers: BTreeSet::new(),
+                master_command: command,
+                master_env: env,
                 pending: AllocateReply::default(),
             },
         );

@@ -14,7 +14,7 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::{Value, json};
-use yard_wire::protocol::{AllocateRequest, NodeHeartbeat, RegisterNode};
+use yard_wire::protocol::{AllocateRequest, NodeHeartbeat, RegisterNode, Registered};
 
 use crate::app::AppState;
 use crate::cluster::{AppInfo, Cluster, ClusterError, NodeInfo, NodeState};
@@ -152,8 +152,11 @@ async fn register_node(
             json!(r),
         ));
     }
-    rm.with(|c, now| c.register_node(now, r));
-    ok(json!({}))
+    let token_key = rm.with(|c, now| {
+        c.register_node(now, r);
+        c.token_key_hex()
+    });
+    ok(json!(Registered { token_key }))
 }
 
 async fn heartbeat(
@@ -318,6 +321,35 @@ struct Submission {
     queue: String,
     #[serde(default)]
     user: Option<String>,
+    #[serde(default)]
+    am_container_spec: AmContainerSpec,
+}
+
+/// Hadoop's `am-container-spec`: `{"commands": {"command": "..."}, "environment": {"entry":
+/// [{"key", "value"}]}}`. The command runs under `/bin/sh -c`.
+#[derive(Deserialize, Default)]
+struct AmContainerSpec {
+    #[serde(default)]
+    commands: Option<Commands>,
+    #[serde(default)]
+    environment: Option<Environment>,
+}
+
+#[derive(Deserialize)]
+struct Commands {
+    command: String,
+}
+
+#[derive(Deserialize)]
+struct Environment {
+    #[serde(default)]
+    entry: Vec<Entry>,
+}
+
+#[derive(Deserialize)]
+struct Entry {
+    key: String,
+    value: String,
 }
 
 fn default_queue() -> String {
@@ -327,7 +359,26 @@ fn default_queue() -> String {
 async fn submit(State(rm): State<Rm>, body: Result<Json<Submission>, JsonRejection>) -> Reply {
     let Json(s) = body?;
     let user = s.user.unwrap_or_else(|| "yard".into());
-    rm.with(|c, now| c.submit(now, &s.application_id, &s.application_name, &user, &s.queue))?;
+    let spec = s.am_container_spec;
+    let command = spec
+        .commands
+        .map(|c| vec!["/bin/sh".to_owned(), "-c".to_owned(), c.command])
+        .unwrap_or_default();
+    let env = spec
+        .environment
+        .map(|e| e.entry.into_iter().map(|x| (x.key, x.value)).collect())
+        .unwrap_or_default();
+    rm.with(|c, now| {
+        c.submit_with_master(
+            now,
+            &s.application_id,
+            &s.application_name,
+            &user,
+            &s.queue,
+            command,
+            env,
+        )
+    })?;
     Ok((
         StatusCode::ACCEPTED,
         Json(json!({ "application-id": s.application_id })),

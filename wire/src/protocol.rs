@@ -2,6 +2,8 @@
 //! nodemanager's heartbeat to the rm, and a master's allocate call. JSON, camelCase, unknown
 //! fields refused (a misspelt field is a client bug worth hearing about).
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use crate::telemetry::NodeTelemetry;
@@ -56,11 +58,31 @@ pub struct NodeHeartbeat {
     pub telemetry: NodeTelemetry,
 }
 
+/// The rm's answer to a registration: the key container tokens are signed with.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Registered {
+    pub token_key: String,
+}
+
+/// Start a container: its token (checked by the nodemanager), its command and environment.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct StartContainer {
+    pub token: Option<ContainerToken>,
+    pub command: Vec<String>,
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+}
+
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct HeartbeatReply {
     /// Containers the node must stop (released, killed, of finished applications).
     pub stop: Vec<String>,
+    /// Application masters the node must start (the rm launches masters through heartbeats).
+    #[serde(default)]
+    pub start: Vec<StartContainer>,
     /// The rm does not know this node (e.g. it restarted): register again.
     pub reregister: bool,
 }

@@ -17,6 +17,16 @@ impl TokenKey {
         TokenKey(bytes)
     }
 
+    /// The key as hex, for handing to a nodemanager at registration.
+    pub fn to_hex(&self) -> String {
+        hex(&self.0)
+    }
+
+    pub fn from_hex(s: &str) -> Option<TokenKey> {
+        let bytes = unhex(s)?;
+        Some(TokenKey(bytes.try_into().ok()?))
+    }
+
     fn mac(&self) -> Hmac<Sha256> {
         Hmac::<Sha256>::new_from_slice(&self.0).expect("HMAC takes a key of any length")
     }
@@ -236,6 +246,14 @@ mod tests {
         assert_eq!(back, token());
         let extra = json.replacen('{', "{\"admin\":true,", 1);
         assert!(serde_json::from_str::<ContainerToken>(&extra).is_err());
+    }
+
+    #[test]
+    fn a_key_travels_as_hex() {
+        let k = key(7);
+        assert_eq!(TokenKey::from_hex(&k.to_hex()).map(|k| k.0), Some([7; 32]));
+        assert!(TokenKey::from_hex("abcd").is_none(), "too short");
+        assert!(TokenKey::from_hex("zz").is_none());
     }
 
     #[test]
