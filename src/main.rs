@@ -1,6 +1,7 @@
 //! yard: the command line of a YARN-style cluster manager whose MapReduce masters meet deadlines.
 //! This binary owns argument parsing, exit codes and output formatting; the work lives in the crates.
 
+mod daemons;
 mod sim;
 mod trace;
 
@@ -28,6 +29,10 @@ enum Command {
     Trace(trace::TraceCommand),
     /// Replay a workload through the task policies on the simulator (the Dart paper's evaluation).
     Sim(Box<sim::SimArgs>),
+    /// Run the resource manager.
+    Rm(daemons::RmArgs),
+    /// Run a node manager.
+    Nm(daemons::NmArgs),
 }
 
 /// Exit codes: 0 success, 1 an internal or IO failure, 2 bad input (arguments, trace files).
@@ -36,6 +41,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Trace(command) => trace::run(command),
         Command::Sim(args) => sim::run(*args),
+        Command::Rm(args) => daemons::rm(args),
+        Command::Nm(args) => daemons::nm(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

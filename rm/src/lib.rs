@@ -4,5 +4,6 @@
 
 pub mod app;
 pub mod cluster;
+pub mod daemon;
 pub mod rest;
 pub mod scheduler;

@@ -1,0 +1,331 @@
+//! `yard nm`: the node manager as a process. It registers with the rm (which hands it the
+//! container-token key), serves its small REST surface — node info, its containers, and
+//! starting a container on a valid token — and heartbeats: what ended, its load, and the rm's
+//! orders back (containers to stop, masters to start, register again).
+
+use std::collections::BTreeMap;
+use std::io;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use axum::extract::rejection::JsonRejection;
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use serde_json::json;
+use yard_wire::protocol::{
+    ContainerEnd, ContainerStatus, HeartbeatReply, NodeHeartbeat, RegisterNode, Registered,
+    Resource, StartContainer,
+};
+use yard_wire::token::{TokenKey, verify};
+
+use crate::launcher::{Cgroups, ContainerSpec, Exit, Running, launch};
+use crate::telemetry::Sampler;
+
+/// What `yard nm` is started with.
+#[derive(Debug, Clone)]
+pub struct NmOptions {
+    pub bind: SocketAddr,
+    /// The rm's base URL, e.g. `http://127.0.0.1:8088`.
+    pub rm: String,
+    pub rack: String,
+    pub capability: Resource,
+    /// Where containers' directories (and their logs) go.
+    pub work_dir: PathBuf,
+    pub heartbeat: Duration,
+    /// Between SIGTERM and SIGKILL when the rm orders a container stopped.
+    pub stop_grace: Duration,
+}
+
+struct Node {
+    id: String,
+    options: NmOptions,
+    key: Mutex<Option<TokenKey>>,
+    containers: Mutex<BTreeMap<String, Running>>,
+    /// Ended since the last heartbeat the rm acknowledged.
+    completed: Mutex<Vec<ContainerStatus>>,
+    cgroups: Cgroups,
+    http: reqwest::Client,
+}
+
+fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Why a container was not started, as the REST surface reports it.
+struct Refused(StatusCode, String);
+
+impl IntoResponse for Refused {
+    fn into_response(self) -> Response {
+        (self.0, Json(json!({ "error": self.1, "detail": null }))).into_response()
+    }
+}
+
+impl Node {
+    async fn register(&self) -> Result<(), String> {
+        let body = RegisterNode {
+            node_id: self.id.clone(),
+            rack: self.options.rack.clone(),
+            capability: self.options.capability,
+        };
+        let url = format!("{}/ws/v1/yard/nodes", self.options.rm);
+        let reply = self
+            .http
+            .post(&url)
+            .json(&body)
+            .send()
+            .await
+            .map_err(|e| e.to_string())?;
+        if !reply.status().is_success() {
+            return Err(format!("{url} answered {}", reply.status()));
+        }
+        let registered: Registered = reply.json().await.map_err(|e| e.to_string())?;
+        let key = TokenKey::from_hex(&registered.token_key)
+            .ok_or("the rm's token key is not 32 bytes of hex")?;
+        *lock(&self.key) = Some(key);
+        Ok(())
+    }
+
+    /// Starts a container on a valid token for this node.
+    async fn start(&self, s: StartContainer) -> Result<String, Refused> {
+        let key = lock(&self.key).clone().ok_or(Refused(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "not registered with the rm yet".into(),
+        ))?;
+        verify(&key, s.token.as_ref(), &self.id, now_ms())
+            .map_err(|e| Refused(StatusCode::FORBIDDEN, e.to_string()))?;
+        let token = s.token.expect("verified");
+        if lock(&self.containers).contains_key(&token.container_id) {
+            return Err(Refused(
+                StatusCode::CONFLICT,
+                format!("container {} is already running here", token.container_id),
+            ));
+        }
+        let spec = ContainerSpec {
+            id: token.container_id.clone(),
+            command: s.command,
+            env: s.env,
+            memory_mb: token.memory_mb,
+            vcores: token.vcores,
+        };
+        let running = launch(&spec, &self.options.work_dir, &self.cgroups)
+            .await
+            .map_err(|e| Refused(StatusCode::BAD_REQUEST, e.to_string()))?;
+        tracing::info!(container = %spec.id, "started");
+        lock(&self.containers).insert(spec.id.clone(), running);
+        Ok(spec.id)
+    }
+
+    /// Moves containers whose process ended into `completed`.
+    fn reap(&self) {
+        let mut containers = lock(&self.containers);
+        let ended: Vec<(String, Exit)> = containers
+            .iter_mut()
+            .filter_map(|(id, r)| r.try_exit().ok().flatten().map(|e| (id.clone(), e)))
+            .collect();
+        let mut completed = lock(&self.completed);
+        for (id, exit) in ended {
+            containers.remove(&id);
+            let code = match exit {
+                Exit::Code(c) => c,
+                Exit::Signal(s) => 128 + s, // the shell's convention
+            };
+            completed.push(ContainerStatus {
+                container_id: id,
+                end: ContainerEnd::Exited,
+                exit_code: Some(code),
+            });
+        }
+    }
+
+    async fn heartbeat(
+        self: &Arc<Self>,
+        sampler: &mut Sampler,
+        elapsed_s: f64,
+    ) -> Result<HeartbeatReply, String> {
+        self.reap();
+        let running: Vec<(String, u32)> = lock(&self.containers)
+            .iter()
+            .map(|(id, r)| (id.clone(), r.pid()))
+            .collect();
+        let completed = lock(&self.completed).clone();
+        let body = NodeHeartbeat {
+            node_id: self.id.clone(),
+            running: running.iter().map(|(id, _)| id.clone()).collect(),
+            completed: completed.clone(),
+            telemetry: sampler.sample(elapsed_s, &running),
+        };
+        let url = format!("{}/ws/v1/yard/nodes/heartbeat", self.options.rm);
+        let reply = self
+            .http
+            .post(&url)
+            .json(&body)
+            .send()
+            .await
+            .map_err(|e| e.to_string())?;
+        let reply: HeartbeatReply = reply.json().await.map_err(|e| e.to_string())?;
+        // The rm has these now; anything that ended meanwhile waits for the next beat.
+        lock(&self.completed).retain(|c| !completed.contains(c));
+        Ok(reply)
+    }
+
+    fn carry_out(self: &Arc<Self>, reply: HeartbeatReply) {
+        for id in reply.stop {
+            let Some(mut running) = lock(&self.containers).remove(&id) else {
+                continue;
+            };
+            let node = self.clone();
+            tokio::spawn(async move {
+                let exit = running.stop(node.options.stop_grace).await;
+                tracing::info!(container = %id, ?exit, "stopped on the rm's order");
+                let status = ContainerStatus {
+                    container_id: id,
+                    end: ContainerEnd::Killed,
+                    exit_code: None,
+                };
+                lock(&node.completed).push(status);
+            });
+        }
+        for start in reply.start {
+            let node = self.clone();
+            tokio::spawn(async move {
+                if let Err(Refused(_, why)) = node.start(start).await {
+                    tracing::warn!(%why, "a master the rm asked for was not started");
+                }
+            });
+        }
+    }
+}
+
+async fn info(State(node): State<Arc<Node>>) -> Json<serde_json::Value> {
+    let cgroups = match &node.cgroups {
+        Cgroups::Available(dir) => json!({ "available": true, "dir": dir }),
+        Cgroups::Unavailable(why) => json!({ "available": false, "reason": why }),
+    };
+    Json(json!({ "nodeInfo": {
+        "id": node.id,
+        "rack": node.options.rack,
+        "totalMemoryMb": node.options.capability.memory_mb,
+        "totalVCores": node.options.capability.vcores,
+        "numContainers": lock(&node.containers).len(),
+        "registered": lock(&node.key).is_some(),
+        "cgroups": cgroups,
+    }}))
+}
+
+async fn containers(State(node): State<Arc<Node>>) -> Json<serde_json::Value> {
+    let list: Vec<_> = lock(&node.containers)
+        .values()
+        .map(|r| json!({ "id": r.id, "state": "RUNNING", "pid": r.pid(), "dir": r.dir, "stdout": r.stdout, "stderr": r.stderr }))
+        .collect();
+    Json(json!({ "containers": { "container": list } }))
+}
+
+async fn start_container(
+    State(node): State<Arc<Node>>,
+    body: Result<Json<StartContainer>, JsonRejection>,
+) -> Response {
+    let Json(start) = match body {
+        Ok(b) => b,
+        Err(r) => {
+            return Refused(
+                r.status(),
+                format!(
+                    "the request body is not a container start: {}",
+                    r.body_text()
+                ),
+            )
+            .into_response();
+        }
+    };
+    match node.start(start).await {
+        Ok(id) => (StatusCode::CREATED, Json(json!({ "containerId": id }))).into_response(),
+        Err(refused) => refused.into_response(),
+    }
+}
+
+/// Runs the nodemanager until `shutdown` resolves; `ready` hears the bound address first.
+pub async fn serve(
+    options: NmOptions,
+    ready: impl FnOnce(SocketAddr),
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> io::Result<()> {
+    std::fs::create_dir_all(&options.work_dir)?;
+    let listener = tokio::net::TcpListener::bind(options.bind).await?;
+    let addr = listener.local_addr()?;
+    let cgroups = Cgroups::detect(std::path::Path::new("/sys/fs/cgroup"));
+    if let Cgroups::Unavailable(why) = &cgroups {
+        tracing::warn!(%why, "containers run without cgroup limits");
+    }
+    let node = Arc::new(Node {
+        id: addr.to_string(),
+        options,
+        key: Mutex::new(None),
+        containers: Mutex::new(BTreeMap::new()),
+        completed: Mutex::new(Vec::new()),
+        cgroups,
+        http: reqwest::Client::new(),
+    });
+    ready(addr);
+    let beating = node.clone();
+    let heartbeats = tokio::spawn(async move {
+        let mut sampler = Sampler::new();
+        let mut last = Instant::now();
+        let mut registered = false;
+        let mut tick = tokio::time::interval(beating.options.heartbeat);
+        loop {
+            tick.tick().await;
+            if !registered {
+                match beating.register().await {
+                    Ok(()) => {
+                        registered = true;
+                        tracing::info!(node = %beating.id, "registered with the rm");
+                    }
+                    Err(why) => {
+                        tracing::warn!(%why, "cannot register with the rm yet");
+                        continue;
+                    }
+                }
+            }
+            let elapsed = last.elapsed().as_secs_f64();
+            last = Instant::now();
+            match beating.heartbeat(&mut sampler, elapsed).await {
+                Ok(reply) => {
+                    registered = !reply.reregister;
+                    beating.carry_out(reply);
+                }
+                Err(why) => tracing::warn!(%why, "heartbeat failed"),
+            }
+        }
+    });
+    let router = Router::new()
+        .route("/ws/v1/node/info", get(info))
+        .route(
+            "/ws/v1/node/containers",
+            get(containers).post(start_container),
+        )
+        .layer(DefaultBodyLimit::max(1 << 20))
+        .with_state(node.clone());
+    let served = axum::serve(listener, router)
+        .with_graceful_shutdown(shutdown)
+        .await;
+    heartbeats.abort();
+    // Containers do not outlive their nodemanager.
+    let running: Vec<Running> = std::mem::take(&mut *lock(&node.containers))
+        .into_values()
+        .collect();
+    for mut r in running {
+        let _ = r.stop(node.options.stop_grace).await;
+    }
+    served
+}

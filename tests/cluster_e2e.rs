@@ -1,0 +1,210 @@
+//! The live cluster end to end: a real rm and three real nodemanagers on 127.0.0.1 (ephemeral
+//! ports), an application whose master runs as a container, a forged token refused, a kill that
+//! stops the container, and a nodemanager that dies and is marked LOST. Waits poll with a
+//! deadline; nothing sleeps for a fixed time.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// A daemon process, stopped when dropped.
+struct Daemon {
+    child: Child,
+    addr: String,
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start(args: &[&str]) -> Daemon {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_yard"))
+        .args(args)
+        .env("YARD_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("yard starts");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let addr = line
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("no address in {line:?}"))
+        .to_owned();
+    Daemon { child, addr }
+}
+
+fn nm(rm: &Daemon, dir: &Path) -> Daemon {
+    let rm_url = format!("http://{}", rm.addr);
+    let work = dir.to_str().unwrap();
+    start(&[
+        "nm",
+        "--rm",
+        &rm_url,
+        "--bind",
+        "127.0.0.1:0",
+        "--heartbeat-ms",
+        "100",
+        "--work-dir",
+        work,
+        "--memory-mb",
+        "4096",
+        "--vcores",
+        "4",
+    ])
+}
+
+/// Polls `f` until it returns `Some`, for at most 30 s.
+fn eventually<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Some(v) = f() {
+            return v;
+        }
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn get(url: &str) -> Value {
+    reqwest::blocking::get(url)
+        .and_then(|r| r.json())
+        .unwrap_or(Value::Null)
+}
+
+fn node_states(rm: &Daemon) -> Vec<(String, String)> {
+    let nodes = get(&format!("http://{}/ws/v1/cluster/nodes", rm.addr));
+    nodes["nodes"]["node"]
+        .as_array()
+        .map(|l| {
+            l.iter()
+                .map(|n| {
+                    (
+                        n["id"].as_str().unwrap().to_owned(),
+                        n["state"].as_str().unwrap().to_owned(),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn containers_on(nm: &Daemon) -> Vec<Value> {
+    get(&format!("http://{}/ws/v1/node/containers", nm.addr))["containers"]["container"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_cluster_on_loopback_runs_a_master_refuses_forgeries_kills_and_loses_nodes() {
+    let tmp = std::env::temp_dir().join(format!("yard-e2e-{}", std::process::id()));
+    let rm = start(&["rm", "--bind", "127.0.0.1:0", "--node-expiry-ms", "1000"]);
+    let nms: Vec<Daemon> = (0..3)
+        .map(|i| nm(&rm, &tmp.join(format!("nm{i}"))))
+        .collect();
+    eventually("three running nodes", || {
+        (node_states(&rm).iter().filter(|n| n.1 == "RUNNING").count() == 3).then_some(())
+    });
+
+    // Submit an application whose master is a plain command.
+    let http = reqwest::blocking::Client::new();
+    let base = format!("http://{}/ws/v1/cluster", rm.addr);
+    let created: Value = http
+        .post(format!("{base}/apps/new-application"))
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    let id = created["application-id"].as_str().unwrap().to_owned();
+    let submission = json!({
+        "application-id": id, "application-name": "e2e", "queue": "default",
+        "am-container-spec": {"commands": {"command": "echo master of $APPLICATION_ID > master.txt; exec sleep 60"},
+                              "environment": {"entry": [{"key": "MODE", "value": "e2e"}]}}
+    });
+    assert_eq!(
+        http.post(format!("{base}/apps"))
+            .json(&submission)
+            .send()
+            .unwrap()
+            .status(),
+        202
+    );
+
+    // The master runs on one nodemanager, in its own directory, with its logs.
+    let (host, master) = eventually("the master container", || {
+        nms.iter()
+            .find_map(|n| containers_on(n).into_iter().next().map(|c| (n, c)))
+    });
+    let dir = PathBuf::from(master["dir"].as_str().unwrap());
+    let written = eventually("the master's output", || {
+        std::fs::read_to_string(dir.join("master.txt")).ok()
+    });
+    assert_eq!(written.trim(), format!("master of {id}"));
+    assert!(
+        Path::new(master["stdout"].as_str().unwrap()).exists()
+            && Path::new(master["stderr"].as_str().unwrap()).exists()
+    );
+    let app: Value = get(&format!("{base}/apps/{id}"));
+    assert_eq!(
+        app["app"]["state"], "ACCEPTED",
+        "the master has not registered"
+    );
+
+    // A forged token is refused by the nodemanager.
+    let forged = json!({"token": {"containerId": "container_x", "nodeId": host.addr, "memoryMb": 1, "vcores": 1,
+                                    "expiresMs": i64::MAX, "signature": "00".repeat(32)},
+                        "command": ["/bin/true"]});
+    let refused = http
+        .post(format!("http://{}/ws/v1/node/containers", host.addr))
+        .json(&forged)
+        .send()
+        .unwrap();
+    assert_eq!(refused.status(), 403);
+    let why: Value = refused.json().unwrap();
+    assert!(
+        why["error"].as_str().unwrap().contains("signature"),
+        "{why}"
+    );
+    let missing = json!({"token": null, "command": ["/bin/true"]});
+    assert_eq!(
+        http.post(format!("http://{}/ws/v1/node/containers", host.addr))
+            .json(&missing)
+            .send()
+            .unwrap()
+            .status(),
+        403
+    );
+
+    // Killing the application stops its container on the node.
+    let killed = http
+        .put(format!("{base}/apps/{id}/state"))
+        .json(&json!({"state": "KILLED"}))
+        .send()
+        .unwrap();
+    assert_eq!(killed.status(), 202);
+    eventually("the master stopped", || {
+        containers_on(host).is_empty().then_some(())
+    });
+    assert_eq!(get(&format!("{base}/apps/{id}"))["app"]["state"], "KILLED");
+
+    // A nodemanager that dies is marked LOST.
+    let victim = nms[2].addr.clone();
+    drop(nms.into_iter().nth(2));
+    eventually("the dead node marked LOST", || {
+        node_states(&rm)
+            .iter()
+            .any(|(n, s)| *n == victim && s == "LOST")
+            .then_some(())
+    });
+    let _ = std::fs::remove_dir_all(&tmp);
+}
