@@ -1,6 +1,7 @@
 //! yard: the command line of a YARN-style cluster manager whose MapReduce masters meet deadlines.
 //! This binary owns argument parsing, exit codes and output formatting; the work lives in the crates.
 
+mod client;
 mod daemons;
 mod sim;
 mod trace;
@@ -33,6 +34,16 @@ enum Command {
     Rm(daemons::RmArgs),
     /// Run a node manager.
     Nm(daemons::NmArgs),
+    /// Submit an application whose master runs a command; prints its id.
+    Submit(client::SubmitArgs),
+    /// List applications.
+    Apps(client::AppsArgs),
+    /// Show one application.
+    App(client::AppArgs),
+    /// Kill an application.
+    Kill(client::AppArgs),
+    /// List nodes.
+    Nodes(client::NodesArgs),
 }
 
 /// Exit codes: 0 success, 1 an internal or IO failure, 2 bad input (arguments, trace files).
@@ -43,6 +54,11 @@ fn main() -> ExitCode {
         Command::Sim(args) => sim::run(*args),
         Command::Rm(args) => daemons::rm(args),
         Command::Nm(args) => daemons::nm(args),
+        Command::Submit(args) => client::submit(args),
+        Command::Apps(args) => client::apps(args),
+        Command::App(args) => client::app(args),
+        Command::Kill(args) => client::kill(args),
+        Command::Nodes(args) => client::nodes(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

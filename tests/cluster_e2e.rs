@@ -208,3 +208,107 @@ fn a_cluster_on_loopback_runs_a_master_refuses_forgeries_kills_and_loses_nodes()
     });
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+/// Runs the yard client; returns (exit code, stdout, stderr).
+fn yard(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_yard"))
+        .args(args)
+        .output()
+        .expect("yard runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn the_client_commands_submit_list_show_kill_and_say_what_went_wrong() {
+    let tmp = std::env::temp_dir().join(format!("yard-cli-{}", std::process::id()));
+    let rm = start(&["rm", "--bind", "127.0.0.1:0"]);
+    let node = nm(&rm, &tmp.join("nm0"));
+    let url = format!("http://{}", rm.addr);
+    eventually("the node", || (node_states(&rm).len() == 1).then_some(()));
+
+    let (code, stdout, stderr) = yard(&[
+        "submit",
+        "--rm",
+        &url,
+        "--name",
+        "sleeper",
+        "--user",
+        "bob",
+        "--command",
+        "exec sleep 60",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let id = stdout.trim().to_owned();
+    assert!(id.starts_with("application_"), "{stdout}");
+
+    let (_, table, _) = yard(&["apps", "--rm", &url]);
+    let header = table.lines().next().unwrap();
+    assert!(
+        header.starts_with("ID") && header.contains("STATE"),
+        "{table}"
+    );
+    assert!(
+        table
+            .lines()
+            .any(|l| l.starts_with(&id) && l.contains("sleeper") && l.contains("bob")),
+        "{table}"
+    );
+    let (_, json, _) = yard(&[
+        "apps",
+        "--rm",
+        &url,
+        "--states",
+        "accepted,running",
+        "--json",
+    ]);
+    let listed: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(listed["apps"]["app"][0]["id"], id.as_str());
+    let (_, shown, _) = yard(&["app", "--rm", &url, &id]);
+    assert!(
+        shown
+            .lines()
+            .any(|l| l.starts_with("name") && l.ends_with("sleeper")),
+        "{shown}"
+    );
+    let (_, nodes, _) = yard(&["nodes", "--rm", &url]);
+    assert!(
+        nodes
+            .lines()
+            .nth(1)
+            .is_some_and(|l| l.starts_with(&node.addr) && l.contains("RUNNING")),
+        "{nodes}"
+    );
+    eventually("the master running", || {
+        (!containers_on(&node).is_empty()).then_some(())
+    });
+
+    assert_eq!(yard(&["kill", "--rm", &url, &id]).0, 0);
+    eventually("the master stopped", || {
+        containers_on(&node).is_empty().then_some(())
+    });
+    // Killing again, or an unknown id: the rm's own explanation, exit code 2.
+    let (code, _, stderr) = yard(&["kill", "--rm", &url, &id]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("KILLED") || stderr.contains("Killed"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = yard(&["app", "--rm", &url, "application_0_0000"]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("no application application_0_0000"),
+        "{stderr}"
+    );
+    // No rm at all: exit 1 and where it looked.
+    let (code, _, stderr) = yard(&["nodes", "--rm", "http://127.0.0.1:9"]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("cannot reach the rm at http://127.0.0.1:9"),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&tmp);
+}

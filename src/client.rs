@@ -1,0 +1,277 @@
+//! The client commands over the rm's REST API: `yard submit`, `apps`, `app`, `kill`, `nodes`.
+//! Tables for people, `--json` for scripts. A refusal from the rm (4xx) is bad input: exit 2.
+
+use std::fmt::Write as _;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use serde_json::{Value, json};
+
+use crate::sim::BadInput;
+
+#[derive(Args)]
+pub(crate) struct Rm {
+    /// The rm's base URL.
+    #[arg(
+        long,
+        global = true,
+        default_value = "http://127.0.0.1:8088",
+        env = "YARD_RM"
+    )]
+    rm: String,
+}
+
+#[derive(Args)]
+pub(crate) struct SubmitArgs {
+    #[command(flatten)]
+    rm: Rm,
+    /// The command the application's master runs (under /bin/sh -c).
+    #[arg(long)]
+    command: String,
+    #[arg(long, default_value = "yard-app")]
+    name: String,
+    #[arg(long, default_value = "default")]
+    queue: String,
+    #[arg(long, env = "USER", default_value = "yard")]
+    user: String,
+}
+
+#[derive(Args)]
+pub(crate) struct AppsArgs {
+    #[command(flatten)]
+    rm: Rm,
+    /// Only these states, comma-separated (e.g. RUNNING,ACCEPTED).
+    #[arg(long)]
+    states: Option<String>,
+    #[arg(long)]
+    user: Option<String>,
+    #[arg(long)]
+    queue: Option<String>,
+    #[arg(long)]
+    limit: Option<usize>,
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+pub(crate) struct AppArgs {
+    #[command(flatten)]
+    rm: Rm,
+    /// The application id (application_…).
+    id: String,
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+pub(crate) struct NodesArgs {
+    #[command(flatten)]
+    rm: Rm,
+    #[arg(long)]
+    json: bool,
+}
+
+struct Client {
+    base: String,
+    http: reqwest::blocking::Client,
+}
+
+impl Client {
+    fn new(rm: &Rm) -> Self {
+        Client {
+            base: rm.rm.trim_end_matches('/').to_owned(),
+            http: reqwest::blocking::Client::new(),
+        }
+    }
+
+    /// Sends a request; a 4xx becomes [`BadInput`] carrying the rm's own explanation.
+    fn call(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> Result<Value> {
+        let url = format!("{}{path}", self.base);
+        let mut request = self.http.request(method, &url);
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        let response = request
+            .send()
+            .with_context(|| format!("cannot reach the rm at {}", self.base))?;
+        let status = response.status();
+        let value: Value = response.json().unwrap_or(Value::Null);
+        if status.is_client_error() {
+            let error = value["error"].as_str().unwrap_or("refused").to_owned();
+            let detail = match &value["detail"] {
+                Value::Null => String::new(),
+                Value::String(s) => format!(" ({s})"),
+                other => format!(" ({other})"),
+            };
+            return Err(BadInput(format!("the rm refused: {error}{detail}")).into());
+        }
+        anyhow::ensure!(status.is_success(), "{url} answered {status}");
+        Ok(value)
+    }
+}
+
+fn print_json(v: &Value) -> Result<()> {
+    crate::print(&(serde_json::to_string_pretty(v)? + "\n"))?;
+    Ok(())
+}
+
+/// Left-aligned columns wide enough for their widest cell.
+fn table(header: &[&str], rows: &[Vec<String>]) -> String {
+    let mut widths: Vec<usize> = header.iter().map(|h| h.len()).collect();
+    for row in rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    let mut line = |cells: Vec<String>| {
+        let padded: Vec<String> = cells
+            .iter()
+            .zip(&widths)
+            .map(|(c, w)| format!("{c:<w$}"))
+            .collect();
+        let _ = writeln!(out, "{}", padded.join("  ").trim_end());
+    };
+    line(header.iter().map(|h| h.to_string()).collect());
+    for row in rows {
+        line(row.clone());
+    }
+    out
+}
+
+fn text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+pub(crate) fn submit(args: SubmitArgs) -> Result<()> {
+    let client = Client::new(&args.rm);
+    let created = client.call(
+        reqwest::Method::POST,
+        "/ws/v1/cluster/apps/new-application",
+        None,
+    )?;
+    let id = text(&created["application-id"]);
+    let submission = json!({
+        "application-id": id,
+        "application-name": args.name,
+        "queue": args.queue,
+        "user": args.user,
+        "am-container-spec": {"commands": {"command": args.command}},
+    });
+    client.call(
+        reqwest::Method::POST,
+        "/ws/v1/cluster/apps",
+        Some(submission),
+    )?;
+    crate::print(&format!("{id}\n"))?;
+    Ok(())
+}
+
+pub(crate) fn apps(args: AppsArgs) -> Result<()> {
+    let mut query = Vec::new();
+    for (key, value) in [
+        ("states", args.states),
+        ("user", args.user),
+        ("queue", args.queue),
+        ("limit", args.limit.map(|l| l.to_string())),
+    ] {
+        if let Some(v) = value {
+            query.push(format!("{key}={v}"));
+        }
+    }
+    let path = format!(
+        "/ws/v1/cluster/apps{}{}",
+        if query.is_empty() { "" } else { "?" },
+        query.join("&")
+    );
+    let reply = Client::new(&args.rm).call(reqwest::Method::GET, &path, None)?;
+    if args.json {
+        return print_json(&reply);
+    }
+    let rows: Vec<Vec<String>> = reply["apps"]["app"]
+        .as_array()
+        .map(|apps| {
+            apps.iter()
+                .map(|a| {
+                    ["id", "name", "user", "queue", "state", "finalStatus"]
+                        .iter()
+                        .map(|k| text(&a[*k]))
+                        .chain([format!("{:.0} %", a["progress"].as_f64().unwrap_or(0.0))])
+                        .collect()
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    crate::print(&table(
+        &["ID", "NAME", "USER", "QUEUE", "STATE", "FINAL", "PROGRESS"],
+        &rows,
+    ))?;
+    Ok(())
+}
+
+pub(crate) fn app(args: AppArgs) -> Result<()> {
+    let reply = Client::new(&args.rm).call(
+        reqwest::Method::GET,
+        &format!("/ws/v1/cluster/apps/{}", args.id),
+        None,
+    )?;
+    if args.json {
+        return print_json(&reply);
+    }
+    let mut out = String::new();
+    if let Some(fields) = reply["app"].as_object() {
+        for (k, v) in fields {
+            let _ = writeln!(out, "{k:<18}{}", text(v));
+        }
+    }
+    crate::print(&out)?;
+    Ok(())
+}
+
+pub(crate) fn kill(args: AppArgs) -> Result<()> {
+    let path = format!("/ws/v1/cluster/apps/{}/state", args.id);
+    let reply = Client::new(&args.rm).call(
+        reqwest::Method::PUT,
+        &path,
+        Some(json!({"state": "KILLED"})),
+    )?;
+    if args.json {
+        return print_json(&reply);
+    }
+    crate::print(&format!("{} killed\n", args.id))?;
+    Ok(())
+}
+
+pub(crate) fn nodes(args: NodesArgs) -> Result<()> {
+    let reply = Client::new(&args.rm).call(reqwest::Method::GET, "/ws/v1/cluster/nodes", None)?;
+    if args.json {
+        return print_json(&reply);
+    }
+    let rows: Vec<Vec<String>> = reply["nodes"]["node"]
+        .as_array()
+        .map(|nodes| {
+            nodes
+                .iter()
+                .map(|n| {
+                    vec![
+                        text(&n["id"]),
+                        text(&n["rack"]),
+                        text(&n["state"]),
+                        text(&n["numContainers"]),
+                        format!("{} MB", text(&n["totalResource"]["memory"])),
+                        text(&n["totalResource"]["vCores"]),
+                    ]
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    crate::print(&table(
+        &["NODE", "RACK", "STATE", "CONTAINERS", "MEMORY", "VCORES"],
+        &rows,
+    ))?;
+    Ok(())
+}
