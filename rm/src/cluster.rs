@@ -90,6 +90,33 @@ pub struct NodeInfo {
     pub containers: BTreeSet<String>,
 }
 
+/// One master attempt.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AttemptInfo {
+    pub attempt: u32,
+    pub container_id: String,
+    pub node_id: String,
+    pub started_ms: i64,
+}
+
+/// Cluster-wide counts, as Hadoop's `/ws/v1/cluster/metrics` reports them.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Metrics {
+    pub apps_submitted: usize,
+    pub apps_pending: usize,
+    pub apps_running: usize,
+    pub apps_completed: usize,
+    pub apps_failed: usize,
+    pub apps_killed: usize,
+    pub total_mb: u64,
+    pub allocated_mb: u64,
+    pub total_vcores: u64,
+    pub allocated_vcores: u64,
+    pub containers_allocated: usize,
+    pub active_nodes: usize,
+    pub lost_nodes: usize,
+}
+
 /// What the rm knows of an application.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AppInfo {
@@ -103,6 +130,8 @@ pub struct AppInfo {
     /// The master's container of the current attempt, once granted.
     pub master: Option<String>,
     pub containers: BTreeSet<String>,
+    /// Every master attempt's container, oldest first (Hadoop's appattempts).
+    pub attempts: Vec<AttemptInfo>,
     /// How to start the master: its command and environment.
     pub master_command: Vec<String>,
     pub master_env: BTreeMap<String, String>,
@@ -158,6 +187,39 @@ impl Cluster {
             launches: Vec::new(),
             stop_orders: BTreeMap::new(),
         }
+    }
+
+    /// Counts over applications, nodes and allocated resources.
+    pub fn metrics(&self) -> Metrics {
+        let mut m = Metrics {
+            apps_submitted: self.apps.len(),
+            ..Metrics::default()
+        };
+        for a in self.apps.values() {
+            match a.lifecycle.state {
+                AppState::New | AppState::Submitted | AppState::Accepted => m.apps_pending += 1,
+                AppState::Running => m.apps_running += 1,
+                AppState::Finished => m.apps_completed += 1,
+                AppState::Failed => m.apps_failed += 1,
+                AppState::Killed => m.apps_killed += 1,
+            }
+            if let Some(used) = self.scheduler.used(self.app_of(&a.application_id)) {
+                m.allocated_mb += used.memory_mb;
+                m.allocated_vcores += u64::from(used.vcores);
+            }
+            m.containers_allocated += a.containers.len();
+        }
+        for n in self.nodes.values() {
+            match n.state {
+                NodeState::Running => {
+                    m.active_nodes += 1;
+                    m.total_mb += n.capability.memory_mb;
+                    m.total_vcores += u64::from(n.capability.vcores);
+                }
+                NodeState::Lost => m.lost_nodes += 1,
+            }
+        }
+        m
     }
 
     /// The container-token key, as hex, for a registering nodemanager.
@@ -329,6 +391,7 @@ impl Cluster {
                 submitted_ms: now_ms,
                 master: None,
                 containers: BTreeSet::new(),
+                attempts: Vec::new(),
                 master_command: command,
                 master_env: env,
                 pending: AllocateReply::default(),
@@ -601,6 +664,12 @@ impl Cluster {
             n.containers.insert(id.clone());
         }
         if priority == AM_PRIORITY {
+            info.attempts.push(AttemptInfo {
+                attempt,
+                container_id: id.clone(),
+                node_id: node_id.clone(),
+                started_ms: self.now_ms,
+            });
             info.master = Some(id);
             self.launches.push(MasterLaunch {
                 application_id: app_id,

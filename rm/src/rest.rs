@@ -120,11 +120,13 @@ pub fn router(rm: Rm) -> Router {
         .route("/ws/v1/yard/apps/{id}/allocate", post(allocate))
         .route("/ws/v1/yard/apps/{id}/unregister", post(master_unregister))
         .route("/ws/v1/cluster/info", get(cluster_info))
+        .route("/ws/v1/cluster/metrics", get(metrics))
         .route("/ws/v1/cluster/nodes", get(nodes))
         .route("/ws/v1/cluster/nodes/{id}", get(node))
         .route("/ws/v1/cluster/apps", get(apps).post(submit))
         .route("/ws/v1/cluster/apps/new-application", post(new_application))
         .route("/ws/v1/cluster/apps/{id}", get(app))
+        .route("/ws/v1/cluster/apps/{id}/appattempts", get(app_attempts))
         .route(
             "/ws/v1/cluster/apps/{id}/state",
             get(app_state).put(set_app_state),
@@ -213,6 +215,51 @@ async fn cluster_info(State(rm): State<Rm>) -> Reply {
         "resourceManagerVersion": env!("CARGO_PKG_VERSION"),
         "hadoopVersion": "yard",
     }}))
+}
+
+async fn metrics(State(rm): State<Rm>) -> Reply {
+    let m = rm.with(|c, _| c.metrics());
+    ok(json!({ "clusterMetrics": {
+        "appsSubmitted": m.apps_submitted,
+        "appsCompleted": m.apps_completed,
+        "appsPending": m.apps_pending,
+        "appsRunning": m.apps_running,
+        "appsFailed": m.apps_failed,
+        "appsKilled": m.apps_killed,
+        "totalMB": m.total_mb,
+        "allocatedMB": m.allocated_mb,
+        "availableMB": m.total_mb.saturating_sub(m.allocated_mb),
+        "totalVirtualCores": m.total_vcores,
+        "allocatedVirtualCores": m.allocated_vcores,
+        "availableVirtualCores": m.total_vcores.saturating_sub(m.allocated_vcores),
+        "containersAllocated": m.containers_allocated,
+        "totalNodes": m.active_nodes + m.lost_nodes,
+        "activeNodes": m.active_nodes,
+        "lostNodes": m.lost_nodes,
+    }}))
+}
+
+async fn app_attempts(State(rm): State<Rm>, Path(id): Path<String>) -> Reply {
+    let attempts = rm.with(|c, _| {
+        c.app(&id).map(|a| {
+            a.attempts
+                .iter()
+                .map(|t| {
+                    json!({
+                        "id": t.attempt,
+                        "startTime": t.started_ms,
+                        "containerId": t.container_id,
+                        "nodeId": t.node_id,
+                        "nodeHttpAddress": t.node_id,
+                    })
+                })
+                .collect::<Vec<_>>()
+        })
+    });
+    match attempts {
+        Some(list) => ok(json!({ "appAttempts": { "appAttempt": list } })),
+        None => Err(ClusterError::UnknownApp(id).into()),
+    }
 }
 
 fn node_json(n: &NodeInfo) -> Value {

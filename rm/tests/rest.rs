@@ -123,6 +123,34 @@ async fn the_protocols_end_to_end_in_hadoops_shapes() {
         .await;
     assert_eq!(next["completed"][0]["containerId"], container);
     // Hadoop's client routes.
+    let (_, metrics) = h.get("/ws/v1/cluster/metrics").await;
+    let m = &metrics["clusterMetrics"];
+    assert_eq!(
+        (
+            m["appsRunning"].as_u64(),
+            m["activeNodes"].as_u64(),
+            m["totalMB"].as_u64()
+        ),
+        (Some(1), Some(2), Some(8192))
+    );
+    // The master's 512 MB and two 1024 MB containers, one of which completed.
+    assert_eq!(
+        (m["allocatedMB"].as_u64(), m["containersAllocated"].as_u64()),
+        (Some(512 + 1024), Some(2))
+    );
+    let (_, attempts) = h
+        .get(&format!("/ws/v1/cluster/apps/{id}/appattempts"))
+        .await;
+    let list = attempts["appAttempts"]["appAttempt"].as_array().unwrap();
+    assert_eq!(list.len(), 1);
+    assert_eq!(list[0]["id"], 1);
+    assert!(
+        list[0]["containerId"]
+            .as_str()
+            .unwrap()
+            .ends_with("_01_000001"),
+        "{attempts}"
+    );
     let (_, info) = h.get("/ws/v1/cluster/info").await;
     assert_eq!(info["clusterInfo"]["state"], "STARTED");
     let (_, nodes) = h.get("/ws/v1/cluster/nodes").await;
