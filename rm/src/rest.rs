@@ -10,7 +10,7 @@ use axum::extract::rejection::{JsonRejection, QueryRejection};
 use axum::extract::{DefaultBodyLimit, Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{MethodRouter, get, post};
 use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -111,26 +111,62 @@ impl Rm {
     }
 }
 
+/// The OpenAPI document of every route below (checked against [`routes`] by a test).
+pub const OPENAPI: &str = include_str!("../openapi.json");
+
+/// Every route: its path, its methods, and its handlers. The router is built from this table,
+/// and a test checks the OpenAPI document lists exactly these paths and methods.
+pub fn routes() -> Vec<(&'static str, &'static [&'static str], MethodRouter<Rm>)> {
+    vec![
+        ("/ws/v1/yard/nodes", &["post"], post(register_node)),
+        ("/ws/v1/yard/nodes/heartbeat", &["post"], post(heartbeat)),
+        (
+            "/ws/v1/yard/apps/{id}/register",
+            &["post"],
+            post(master_register),
+        ),
+        ("/ws/v1/yard/apps/{id}/allocate", &["post"], post(allocate)),
+        (
+            "/ws/v1/yard/apps/{id}/unregister",
+            &["post"],
+            post(master_unregister),
+        ),
+        ("/ws/v1/yard/openapi.json", &["get"], get(openapi)),
+        ("/ws/v1/cluster/info", &["get"], get(cluster_info)),
+        ("/ws/v1/cluster/metrics", &["get"], get(metrics)),
+        ("/ws/v1/cluster/nodes", &["get"], get(nodes)),
+        ("/ws/v1/cluster/nodes/{id}", &["get"], get(node)),
+        (
+            "/ws/v1/cluster/apps",
+            &["get", "post"],
+            get(apps).post(submit),
+        ),
+        (
+            "/ws/v1/cluster/apps/new-application",
+            &["post"],
+            post(new_application),
+        ),
+        ("/ws/v1/cluster/apps/{id}", &["get"], get(app)),
+        (
+            "/ws/v1/cluster/apps/{id}/appattempts",
+            &["get"],
+            get(app_attempts),
+        ),
+        (
+            "/ws/v1/cluster/apps/{id}/state",
+            &["get", "put"],
+            get(app_state).put(set_app_state),
+        ),
+    ]
+}
+
 /// Every route, bound to `rm`.
 pub fn router(rm: Rm) -> Router {
-    Router::new()
-        .route("/ws/v1/yard/nodes", post(register_node))
-        .route("/ws/v1/yard/nodes/heartbeat", post(heartbeat))
-        .route("/ws/v1/yard/apps/{id}/register", post(master_register))
-        .route("/ws/v1/yard/apps/{id}/allocate", post(allocate))
-        .route("/ws/v1/yard/apps/{id}/unregister", post(master_unregister))
-        .route("/ws/v1/cluster/info", get(cluster_info))
-        .route("/ws/v1/cluster/metrics", get(metrics))
-        .route("/ws/v1/cluster/nodes", get(nodes))
-        .route("/ws/v1/cluster/nodes/{id}", get(node))
-        .route("/ws/v1/cluster/apps", get(apps).post(submit))
-        .route("/ws/v1/cluster/apps/new-application", post(new_application))
-        .route("/ws/v1/cluster/apps/{id}", get(app))
-        .route("/ws/v1/cluster/apps/{id}/appattempts", get(app_attempts))
-        .route(
-            "/ws/v1/cluster/apps/{id}/state",
-            get(app_state).put(set_app_state),
-        )
+    routes()
+        .into_iter()
+        .fold(Router::new(), |r, (path, _, handlers)| {
+            r.route(path, handlers)
+        })
         .fallback(|| async {
             ApiError::new(
                 StatusCode::NOT_FOUND,
@@ -204,6 +240,14 @@ async fn master_unregister(
     let Json(u) = body?;
     rm.with(|c, _| c.master_finished(&id, u.succeeded))?;
     ok(json!({}))
+}
+
+async fn openapi() -> Response {
+    (
+        [(axum::http::header::CONTENT_TYPE, "application/json")],
+        OPENAPI,
+    )
+        .into_response()
 }
 
 async fn cluster_info(State(rm): State<Rm>) -> Reply {

@@ -318,3 +318,56 @@ async fn a_real_listener_on_loopback_answers() {
     assert!(response.contains("\"clusterInfo\""), "{response}");
     server.abort();
 }
+
+#[tokio::test]
+async fn the_openapi_document_lists_exactly_the_routes_served() {
+    use std::collections::BTreeSet;
+    let spec: Value =
+        serde_json::from_str(yard_rm::rest::OPENAPI).expect("the OpenAPI document is JSON");
+    assert_eq!(spec["openapi"], "3.0.3");
+    let documented: BTreeSet<(String, String)> = spec["paths"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .flat_map(|(path, ops)| {
+            ops.as_object()
+                .unwrap()
+                .keys()
+                .map(move |m| (path.clone(), m.clone()))
+        })
+        .collect();
+    let served: BTreeSet<(String, String)> = yard_rm::rest::routes()
+        .into_iter()
+        .flat_map(|(path, methods, _)| {
+            methods
+                .iter()
+                .map(move |m| (path.to_owned(), (*m).to_owned()))
+        })
+        .collect();
+    assert_eq!(documented, served);
+    // Every documented operation has a summary and documents its errors.
+    for (path, method) in &documented {
+        let op = &spec["paths"][path][method];
+        assert!(
+            op["summary"].is_string() && op["responses"]["4XX"].is_object(),
+            "{method} {path}"
+        );
+    }
+    // The table's methods are the ones the handlers answer: any other method is 405.
+    let h = Harness::new();
+    for (path, methods, _) in yard_rm::rest::routes() {
+        let uri = path.replace("{id}", "application_1000_0001");
+        for method in [Method::GET, Method::POST, Method::PUT, Method::DELETE] {
+            let (status, _) = h.call(method.clone(), &uri, Some("{}".into())).await;
+            let listed = methods.contains(&method.as_str().to_ascii_lowercase().as_str());
+            assert_eq!(
+                status == StatusCode::METHOD_NOT_ALLOWED,
+                !listed,
+                "{method} {path}: {status}"
+            );
+        }
+    }
+    // And the rm serves the document itself.
+    let (status, served_spec) = h.get("/ws/v1/yard/openapi.json").await;
+    assert_eq!((status, served_spec), (StatusCode::OK, spec));
+}
