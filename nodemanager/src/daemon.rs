@@ -72,24 +72,33 @@ impl IntoResponse for Refused {
 }
 
 impl Node {
+    /// POSTs `body` to the rm and decodes its answer; any failure as one line for the log.
+    async fn post_rm<B: serde::Serialize, R: serde::de::DeserializeOwned>(
+        &self,
+        path: &str,
+        body: &B,
+    ) -> Result<R, String> {
+        let url = format!("{}{path}", self.options.rm);
+        let reply = self
+            .http
+            .post(&url)
+            .json(body)
+            .send()
+            .await
+            .map_err(|e| format!("{url}: {e}"))?;
+        if !reply.status().is_success() {
+            return Err(format!("{url} answered {}", reply.status()));
+        }
+        reply.json().await.map_err(|e| format!("{url}: {e}"))
+    }
+
     async fn register(&self) -> Result<(), String> {
         let body = RegisterNode {
             node_id: self.id.clone(),
             rack: self.options.rack.clone(),
             capability: self.options.capability,
         };
-        let url = format!("{}/ws/v1/yard/nodes", self.options.rm);
-        let reply = self
-            .http
-            .post(&url)
-            .json(&body)
-            .send()
-            .await
-            .map_err(|e| e.to_string())?;
-        if !reply.status().is_success() {
-            return Err(format!("{url} answered {}", reply.status()));
-        }
-        let registered: Registered = reply.json().await.map_err(|e| e.to_string())?;
+        let registered: Registered = self.post_rm("/ws/v1/yard/nodes", &body).await?;
         let key = TokenKey::from_hex(&registered.token_key)
             .ok_or("the rm's token key is not 32 bytes of hex")?;
         *lock(&self.key) = Some(key);
@@ -165,15 +174,7 @@ impl Node {
             completed: completed.clone(),
             telemetry: sampler.sample(elapsed_s, &running),
         };
-        let url = format!("{}/ws/v1/yard/nodes/heartbeat", self.options.rm);
-        let reply = self
-            .http
-            .post(&url)
-            .json(&body)
-            .send()
-            .await
-            .map_err(|e| e.to_string())?;
-        let reply: HeartbeatReply = reply.json().await.map_err(|e| e.to_string())?;
+        let reply: HeartbeatReply = self.post_rm("/ws/v1/yard/nodes/heartbeat", &body).await?;
         // The rm has these now; anything that ended meanwhile waits for the next beat.
         lock(&self.completed).retain(|c| !completed.contains(c));
         Ok(reply)

@@ -90,6 +90,31 @@ pub struct NodeInfo {
     pub containers: BTreeSet<String>,
 }
 
+/// An application as submitted: who, where, and how to start its master (Hadoop's
+/// submission context with its am-container-spec).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct NewApp {
+    pub id: String,
+    pub name: String,
+    pub user: String,
+    pub queue: String,
+    pub master_command: Vec<String>,
+    pub master_env: BTreeMap<String, String>,
+}
+
+impl NewApp {
+    /// An application whose master command is yet to be said.
+    pub fn new(id: &str, name: &str, user: &str, queue: &str) -> NewApp {
+        NewApp {
+            id: id.into(),
+            name: name.into(),
+            user: user.into(),
+            queue: queue.into(),
+            ..NewApp::default()
+        }
+    }
+}
+
 /// One master attempt.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AttemptInfo {
@@ -346,30 +371,16 @@ impl Cluster {
     }
 
     /// Submits an application; it is accepted at once and its master's container asked for.
-    pub fn submit(
-        &mut self,
-        now_ms: i64,
-        id: &str,
-        name: &str,
-        user: &str,
-        queue: &str,
-    ) -> Result<(), ClusterError> {
-        self.submit_with_master(now_ms, id, name, user, queue, Vec::new(), BTreeMap::new())
-    }
-
-    /// Submits an application whose master runs `command` with `env` (Hadoop's
-    /// am-container-spec).
-    #[allow(clippy::too_many_arguments)]
-    pub fn submit_with_master(
-        &mut self,
-        now_ms: i64,
-        id: &str,
-        name: &str,
-        user: &str,
-        queue: &str,
-        command: Vec<String>,
-        env: BTreeMap<String, String>,
-    ) -> Result<(), ClusterError> {
+    pub fn submit(&mut self, now_ms: i64, new: NewApp) -> Result<(), ClusterError> {
+        let NewApp {
+            id,
+            name,
+            user,
+            queue,
+            master_command: command,
+            master_env: env,
+        } = new;
+        let (id, name, user, queue) = (id.as_str(), name.as_str(), user.as_str(), queue.as_str());
         self.now_ms = now_ms;
         if self.apps.contains_key(id) {
             return Err(ClusterError::AlreadySubmitted(id.to_owned()));
@@ -760,7 +771,7 @@ mod tests {
     /// Submits an application and registers its master; returns its id and master launch.
     fn running_app(c: &mut Cluster) -> (String, MasterLaunch) {
         let id = c.new_application();
-        c.submit(2_000, &id, "wordcount", "alice", "default")
+        c.submit(2_000, NewApp::new(&id, "wordcount", "alice", "default"))
             .unwrap();
         let launches = c.take_master_launches();
         assert_eq!(launches.len(), 1);
@@ -932,9 +943,9 @@ mod tests {
             Err(ClusterError::UnknownApp(_))
         ));
         let id = c.new_application();
-        c.submit(2_000, &id, "x", "u", "q").unwrap();
+        c.submit(2_000, NewApp::new(&id, "x", "u", "q")).unwrap();
         assert!(matches!(
-            c.submit(2_000, &id, "x", "u", "q"),
+            c.submit(2_000, NewApp::new(&id, "x", "u", "q")),
             Err(ClusterError::AlreadySubmitted(_))
         ));
         assert!(

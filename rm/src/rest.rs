@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 use yard_wire::protocol::{AllocateRequest, NodeHeartbeat, RegisterNode, Registered};
 
 use crate::app::AppState;
-use crate::cluster::{AppInfo, Cluster, ClusterError, NodeInfo, NodeState};
+use crate::cluster::{AppInfo, Cluster, ClusterError, NewApp, NodeInfo, NodeState};
 
 /// Milliseconds since the Unix epoch; the daemon passes the wall clock, tests a fake one.
 pub type Clock = Arc<dyn Fn() -> i64 + Send + Sync>;
@@ -459,17 +459,15 @@ async fn submit(State(rm): State<Rm>, body: Result<Json<Submission>, JsonRejecti
         .environment
         .map(|e| e.entry.into_iter().map(|x| (x.key, x.value)).collect())
         .unwrap_or_default();
-    rm.with(|c, now| {
-        c.submit_with_master(
-            now,
-            &s.application_id,
-            &s.application_name,
-            &user,
-            &s.queue,
-            command,
-            env,
-        )
-    })?;
+    let new = NewApp {
+        id: s.application_id.clone(),
+        name: s.application_name,
+        user,
+        queue: s.queue,
+        master_command: command,
+        master_env: env,
+    };
+    rm.with(|c, now| c.submit(now, new))?;
     Ok((
         StatusCode::ACCEPTED,
         Json(json!({ "application-id": s.application_id })),
