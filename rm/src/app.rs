@@ -121,6 +121,8 @@ impl Lifecycle {
                 self.state = S::Running;
                 AppAction::None
             }
+            // A running master registers again after an rm restart (YARN's work-preserving restart).
+            (S::Running, AppEvent::MasterRegistered) => AppAction::None,
             (S::Running, AppEvent::MasterFinished { succeeded }) => {
                 self.state = if succeeded { S::Finished } else { S::Failed };
                 self.final_status = if succeeded {

@@ -115,6 +115,38 @@ impl NewApp {
     }
 }
 
+/// What the store keeps of an application: enough to report it after a restart.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AppRecord {
+    pub id: String,
+    pub name: String,
+    pub user: String,
+    pub queue: String,
+    pub lifecycle: Lifecycle,
+    pub progress: f64,
+    pub submitted_ms: i64,
+    pub attempts: Vec<AttemptInfo>,
+    pub master_command: Vec<String>,
+    pub master_env: BTreeMap<String, String>,
+}
+
+impl AppInfo {
+    pub fn record(&self) -> AppRecord {
+        AppRecord {
+            id: self.application_id.clone(),
+            name: self.name.clone(),
+            user: self.user.clone(),
+            queue: self.queue.clone(),
+            lifecycle: self.lifecycle.clone(),
+            progress: self.progress,
+            submitted_ms: self.submitted_ms,
+            attempts: self.attempts.clone(),
+            master_command: self.master_command.clone(),
+            master_env: self.master_env.clone(),
+        }
+    }
+}
+
 /// One master attempt.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AttemptInfo {
@@ -186,6 +218,9 @@ pub struct Cluster {
     launches: Vec<MasterLaunch>,
     /// Containers each node must stop, told in its next heartbeat reply.
     stop_orders: BTreeMap<String, Vec<String>>,
+    /// Applications and nodes changed since the store last took them.
+    dirty_apps: BTreeSet<String>,
+    dirty_nodes: BTreeSet<String>,
 }
 
 /// The priority an application master's container is asked at (before any of its tasks).
@@ -211,7 +246,92 @@ impl Cluster {
             container_index: BTreeMap::new(),
             launches: Vec::new(),
             stop_orders: BTreeMap::new(),
+            dirty_apps: BTreeSet::new(),
+            dirty_nodes: BTreeSet::new(),
         }
+    }
+
+    /// What changed since the last call, for the store to write.
+    pub fn take_dirty(&mut self) -> (Vec<AppRecord>, Vec<NodeInfo>) {
+        let apps = std::mem::take(&mut self.dirty_apps)
+            .iter()
+            .filter_map(|id| self.apps.get(id))
+            .map(AppInfo::record)
+            .collect();
+        let nodes = std::mem::take(&mut self.dirty_nodes)
+            .iter()
+            .filter_map(|id| self.nodes.get(id))
+            .cloned()
+            .collect();
+        (apps, nodes)
+    }
+
+    /// Brings back what the store kept, after an rm restart. Applications are known and
+    /// reported again in their states; unfinished ones rejoin the scheduler, and one whose
+    /// master was never granted asks for it again. Nodes come back LOST until they register
+    /// again (their next heartbeat is told to): the new scheduler knows nothing of them yet.
+    pub fn restore(&mut self, apps: Vec<AppRecord>, nodes: Vec<NodeInfo>) {
+        for n in nodes {
+            self.nodes.insert(
+                n.node_id.clone(),
+                NodeInfo {
+                    state: NodeState::Lost,
+                    ..n
+                },
+            );
+        }
+        for r in apps {
+            let app = AppId(self.app_index.len() as u64 + 1);
+            self.app_index.insert(app, r.id.clone());
+            self.app_ids.insert(r.id.clone(), app);
+            let unfinished = !r.lifecycle.state.is_final();
+            let needs_master = r.lifecycle.state == AppState::Accepted
+                && r.attempts.len() < r.lifecycle.attempts as usize;
+            self.apps.insert(
+                r.id.clone(),
+                AppInfo {
+                    application_id: r.id.clone(),
+                    name: r.name,
+                    user: r.user,
+                    queue: r.queue.clone(),
+                    lifecycle: r.lifecycle,
+                    progress: r.progress,
+                    submitted_ms: r.submitted_ms,
+                    master: None,
+                    containers: BTreeSet::new(),
+                    attempts: r.attempts,
+                    master_command: r.master_command,
+                    master_env: r.master_env,
+                    pending: AllocateReply::default(),
+                },
+            );
+            if unfinished {
+                self.schedule(SchedEvent::AppAdded {
+                    app,
+                    queue: r.queue,
+                    weight: 1.0,
+                });
+            }
+            if needs_master {
+                self.ask_master(app);
+            }
+        }
+    }
+
+    /// Asks the scheduler for an application master's container.
+    fn ask_master(&mut self, app: AppId) {
+        let r = self.settings.am_resource;
+        let ask = Ask {
+            priority: AM_PRIORITY,
+            place: Place::Any,
+            size: Resources::new(r.memory_mb, r.vcores),
+            count: 1,
+            relax_locality: true,
+        };
+        self.schedule(SchedEvent::Asks {
+            app,
+            asks: vec![ask],
+        });
     }
 
     /// Counts over applications, nodes and allocated resources.
@@ -287,6 +407,7 @@ impl Cluster {
                 containers: BTreeSet::new(),
             },
         );
+        self.dirty_nodes.insert(self.node_names[&id].clone());
         let capacity = Resources::new(r.capability.memory_mb, r.capability.vcores);
         self.schedule(SchedEvent::NodeAdded {
             node: id,
@@ -310,6 +431,7 @@ impl Cluster {
         };
         node.last_heartbeat_ms = now_ms;
         node.telemetry = hb.telemetry;
+        self.dirty_nodes.insert(hb.node_id.clone());
         for status in hb.completed {
             self.container_ended(status);
         }
@@ -357,6 +479,7 @@ impl Cluster {
             if let Some(n) = self.nodes.get_mut(id) {
                 n.state = NodeState::Lost;
             }
+            self.dirty_nodes.insert(id.clone());
             self.stop_orders.remove(id);
             self.schedule(SchedEvent::NodeRemoved(self.node_index[id]));
         }
@@ -493,6 +616,7 @@ impl Cluster {
         if let Some(info) = self.apps.get_mut(&app_id) {
             info.progress = req.progress.clamp(0.0, 1.0);
         }
+        self.dirty_apps.insert(app_id.clone());
         self.schedule(SchedEvent::Asks { app, asks });
         Ok(std::mem::take(
             &mut self.apps.get_mut(&app_id).expect("checked above").pending,
@@ -514,24 +638,14 @@ impl Cluster {
             .get_mut(id)
             .ok_or_else(|| ClusterError::UnknownApp(id.to_owned()))?;
         let action = info.lifecycle.apply(event)?;
+        self.dirty_apps.insert(id.to_owned());
         let app = self.app_of(id);
         match action {
             AppAction::None => {}
             AppAction::LaunchMaster { .. } => {
                 // A new attempt: the previous one's containers go, and a master container is asked.
                 self.stop_all(id);
-                let r = self.settings.am_resource;
-                let ask = Ask {
-                    priority: AM_PRIORITY,
-                    place: Place::Any,
-                    size: Resources::new(r.memory_mb, r.vcores),
-                    count: 1,
-                    relax_locality: true,
-                };
-                self.schedule(SchedEvent::Asks {
-                    app,
-                    asks: vec![ask],
-                });
+                self.ask_master(app);
             }
             AppAction::StopContainers => {
                 self.stop_all(id);
@@ -675,6 +789,7 @@ impl Cluster {
             n.containers.insert(id.clone());
         }
         if priority == AM_PRIORITY {
+            self.dirty_apps.insert(app_id.clone());
             info.attempts.push(AttemptInfo {
                 attempt,
                 container_id: id.clone(),

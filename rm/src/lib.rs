@@ -7,3 +7,4 @@ pub mod cluster;
 pub mod daemon;
 pub mod rest;
 pub mod scheduler;
+pub mod store;

@@ -1,0 +1,245 @@
+//! The rm's state store: SQLite through sqlx, in WAL mode, with the schema of the top-level
+//! `migrations/` applied at open. It keeps what must survive a restart — applications with
+//! their master attempts, and nodes — as [`AppRecord`]s and [`NodeInfo`]s; the daemon writes
+//! what changed (`Cluster::take_dirty`) and restores all of it at start.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::str::FromStr;
+
+use sqlx::Row;
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions};
+use yard_wire::protocol::Resource;
+use yard_wire::telemetry::NodeTelemetry;
+
+use crate::app::{AppState, FinalStatus, Lifecycle};
+use crate::cluster::{AppRecord, AttemptInfo, NodeInfo, NodeState};
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("the state database {path}: {source}")]
+    Open { path: String, source: sqlx::Error },
+    #[error("the state database's schema cannot be brought up to date: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+    #[error("the state database: {0}")]
+    Query(#[from] sqlx::Error),
+    #[error(
+        "the state database holds a row yard cannot read ({what}): is it another program's file?"
+    )]
+    Corrupt { what: String },
+}
+
+pub struct Store {
+    pool: SqlitePool,
+}
+
+fn state_name(s: AppState) -> &'static str {
+    match s {
+        AppState::New => "NEW",
+        AppState::Submitted => "SUBMITTED",
+        AppState::Accepted => "ACCEPTED",
+        AppState::Running => "RUNNING",
+        AppState::Finished => "FINISHED",
+        AppState::Failed => "FAILED",
+        AppState::Killed => "KILLED",
+    }
+}
+
+fn parse_state(s: &str) -> Option<AppState> {
+    [
+        AppState::New,
+        AppState::Submitted,
+        AppState::Accepted,
+        AppState::Running,
+        AppState::Finished,
+        AppState::Failed,
+        AppState::Killed,
+    ]
+    .into_iter()
+    .find(|x| state_name(*x) == s)
+}
+
+fn final_name(s: FinalStatus) -> &'static str {
+    match s {
+        FinalStatus::Undefined => "UNDEFINED",
+        FinalStatus::Succeeded => "SUCCEEDED",
+        FinalStatus::Failed => "FAILED",
+        FinalStatus::Killed => "KILLED",
+    }
+}
+
+fn parse_final(s: &str) -> Option<FinalStatus> {
+    [
+        FinalStatus::Undefined,
+        FinalStatus::Succeeded,
+        FinalStatus::Failed,
+        FinalStatus::Killed,
+    ]
+    .into_iter()
+    .find(|x| final_name(*x) == s)
+}
+
+impl Store {
+    /// Opens (creating if missing) the database at `path` and applies the migrations.
+    pub async fn open(path: &Path) -> Result<Store, StoreError> {
+        let shown = path.display().to_string();
+        let options = SqliteConnectOptions::from_str(&format!("sqlite://{shown}"))
+            .map_err(|source| StoreError::Open {
+                path: shown.clone(),
+                source,
+            })?
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .foreign_keys(true);
+        let pool = SqlitePoolOptions::new()
+            .max_connections(4)
+            .connect_with(options)
+            .await
+            .map_err(|source| StoreError::Open {
+                path: shown,
+                source,
+            })?;
+        sqlx::migrate!("../migrations").run(&pool).await?;
+        Ok(Store { pool })
+    }
+
+    /// Writes applications and nodes (inserting or replacing), in one transaction.
+    pub async fn save(&self, apps: &[AppRecord], nodes: &[NodeInfo]) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await?;
+        for a in apps {
+            sqlx::query(
+                "INSERT INTO applications (id, name, user_name, queue, state, final_status, attempts, max_attempts, \
+                 diagnostics, progress, submitted_ms, master_command, master_env) \
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) \
+                 ON CONFLICT(id) DO UPDATE SET state = excluded.state, final_status = excluded.final_status, \
+                 attempts = excluded.attempts, diagnostics = excluded.diagnostics, progress = excluded.progress",
+            )
+            .bind(&a.id)
+            .bind(&a.name)
+            .bind(&a.user)
+            .bind(&a.queue)
+            .bind(state_name(a.lifecycle.state))
+            .bind(final_name(a.lifecycle.final_status))
+            .bind(i64::from(a.lifecycle.attempts))
+            .bind(i64::from(a.lifecycle.max_attempts))
+            .bind(&a.lifecycle.diagnostics)
+            .bind(a.progress)
+            .bind(a.submitted_ms)
+            .bind(serde_json::to_string(&a.master_command).unwrap_or_default())
+            .bind(serde_json::to_string(&a.master_env).unwrap_or_default())
+            .execute(&mut *tx)
+            .await?;
+            for t in &a.attempts {
+                sqlx::query(
+                    "INSERT OR REPLACE INTO attempts (application_id, attempt, container_id, node_id, started_ms) VALUES (?, ?, ?, ?, ?)",
+                )
+                .bind(&a.id)
+                .bind(i64::from(t.attempt))
+                .bind(&t.container_id)
+                .bind(&t.node_id)
+                .bind(t.started_ms)
+                .execute(&mut *tx)
+                .await?;
+            }
+        }
+        for n in nodes {
+            sqlx::query(
+                "INSERT OR REPLACE INTO nodes (node_id, rack, memory_mb, vcores, state, last_heartbeat_ms) VALUES (?, ?, ?, ?, ?, ?)",
+            )
+            .bind(&n.node_id)
+            .bind(&n.rack)
+            .bind(n.capability.memory_mb as i64)
+            .bind(i64::from(n.capability.vcores))
+            .bind(match n.state {
+                NodeState::Running => "RUNNING",
+                NodeState::Lost => "LOST",
+            })
+            .bind(n.last_heartbeat_ms)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Everything stored, applications in submission order.
+    pub async fn load(&self) -> Result<(Vec<AppRecord>, Vec<NodeInfo>), StoreError> {
+        let corrupt = |what: &str| StoreError::Corrupt {
+            what: what.to_owned(),
+        };
+        let mut attempts: BTreeMap<String, Vec<AttemptInfo>> = BTreeMap::new();
+        for row in sqlx::query("SELECT application_id, attempt, container_id, node_id, started_ms FROM attempts ORDER BY attempt")
+            .fetch_all(&self.pool)
+            .await?
+        {
+            attempts.entry(row.try_get("application_id")?).or_default().push(AttemptInfo {
+                attempt: u32::try_from(row.try_get::<i64, _>("attempt")?).map_err(|_| corrupt("attempt number"))?,
+                container_id: row.try_get("container_id")?,
+                node_id: row.try_get("node_id")?,
+                started_ms: row.try_get("started_ms")?,
+            });
+        }
+        let mut apps = Vec::new();
+        for row in sqlx::query("SELECT * FROM applications ORDER BY submitted_ms, id")
+            .fetch_all(&self.pool)
+            .await?
+        {
+            let id: String = row.try_get("id")?;
+            let state = parse_state(&row.try_get::<String, _>("state")?)
+                .ok_or_else(|| corrupt("application state"))?;
+            let final_status = parse_final(&row.try_get::<String, _>("final_status")?)
+                .ok_or_else(|| corrupt("final status"))?;
+            let lifecycle = Lifecycle {
+                state,
+                final_status,
+                attempts: u32::try_from(row.try_get::<i64, _>("attempts")?)
+                    .map_err(|_| corrupt("attempts"))?,
+                max_attempts: u32::try_from(row.try_get::<i64, _>("max_attempts")?)
+                    .map_err(|_| corrupt("max attempts"))?,
+                diagnostics: row.try_get("diagnostics")?,
+            };
+            let command: String = row.try_get("master_command")?;
+            let env: String = row.try_get("master_env")?;
+            apps.push(AppRecord {
+                attempts: attempts.remove(&id).unwrap_or_default(),
+                id,
+                name: row.try_get("name")?,
+                user: row.try_get("user_name")?,
+                queue: row.try_get("queue")?,
+                lifecycle,
+                progress: row.try_get("progress")?,
+                submitted_ms: row.try_get("submitted_ms")?,
+                master_command: serde_json::from_str(&command)
+                    .map_err(|_| corrupt("master command"))?,
+                master_env: serde_json::from_str(&env)
+                    .map_err(|_| corrupt("master environment"))?,
+            });
+        }
+        let mut nodes = Vec::new();
+        for row in sqlx::query("SELECT * FROM nodes ORDER BY node_id")
+            .fetch_all(&self.pool)
+            .await?
+        {
+            let state = match row.try_get::<String, _>("state")?.as_str() {
+                "RUNNING" => NodeState::Running,
+                "LOST" => NodeState::Lost,
+                _ => return Err(corrupt("node state")),
+            };
+            nodes.push(NodeInfo {
+                node_id: row.try_get("node_id")?,
+                rack: row.try_get("rack")?,
+                capability: Resource {
+                    memory_mb: u64::try_from(row.try_get::<i64, _>("memory_mb")?)
+                        .map_err(|_| corrupt("node memory"))?,
+                    vcores: u32::try_from(row.try_get::<i64, _>("vcores")?)
+                        .map_err(|_| corrupt("node vcores"))?,
+                },
+                state,
+                last_heartbeat_ms: row.try_get("last_heartbeat_ms")?,
+                telemetry: NodeTelemetry::default(),
+                containers: Default::default(),
+            });
+        }
+        Ok((apps, nodes))
+    }
+}

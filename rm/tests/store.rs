@@ -1,0 +1,89 @@
+//! The rm's state survives a restart: what the store wrote, a new cluster restores.
+
+use yard_rm::app::AppState;
+use yard_rm::cluster::{Cluster, NewApp, NodeState, Settings};
+use yard_rm::store::Store;
+use yard_wire::protocol::{RegisterNode, Resource};
+use yard_wire::token::TokenKey;
+
+fn node(id: &str) -> RegisterNode {
+    RegisterNode {
+        node_id: id.into(),
+        rack: "r1".into(),
+        capability: Resource {
+            memory_mb: 4096,
+            vcores: 4,
+        },
+    }
+}
+
+#[tokio::test]
+async fn applications_and_nodes_come_back_after_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("rm.db");
+    let store = Store::open(&path).await.unwrap();
+    let mut before = Cluster::new(Settings::default(), TokenKey::new([1; 32]), 1_000);
+    before.register_node(1_000, node("n1:8042"));
+    let running = before.new_application();
+    let mut new = NewApp::new(&running, "wordcount", "alice", "default");
+    new.master_command = vec!["/bin/sh".into(), "-c".into(), "sleep 60".into()];
+    before.submit(2_000, new).unwrap();
+    before.master_registered(&running).unwrap();
+    let killed = before.new_application();
+    before
+        .submit(2_100, NewApp::new(&killed, "grep", "bob", "etl"))
+        .unwrap();
+    before.kill(&killed).unwrap();
+    let (apps, nodes) = before.take_dirty();
+    assert_eq!((apps.len(), nodes.len()), (2, 1));
+    store.save(&apps, &nodes).await.unwrap();
+    assert_eq!(before.take_dirty(), (vec![], vec![]), "taken once");
+    drop(store);
+
+    // A new rm process: another epoch, the same file.
+    let store = Store::open(&path).await.unwrap();
+    let (apps, nodes) = store.load().await.unwrap();
+    let mut after = Cluster::new(Settings::default(), TokenKey::new([2; 32]), 9_000);
+    after.restore(apps, nodes);
+    let app = after.app(&running).unwrap();
+    assert_eq!(
+        (app.lifecycle.state, app.user.as_str()),
+        (AppState::Running, "alice")
+    );
+    assert_eq!(app.master_command[2], "sleep 60");
+    assert_eq!(app.attempts.len(), 1, "the master attempt is remembered");
+    assert_eq!(
+        after.app(&killed).unwrap().lifecycle.state,
+        AppState::Killed
+    );
+    let n = after.nodes().next().unwrap();
+    assert_eq!(
+        (n.node_id.as_str(), n.state),
+        ("n1:8042", NodeState::Lost),
+        "until it registers again"
+    );
+    // The running master re-registers with the new rm; the node registers again.
+    after.master_registered(&running).unwrap();
+    after.register_node(9_500, node("n1:8042"));
+    assert_eq!(after.nodes().next().unwrap().state, NodeState::Running);
+    // New ids do not collide with the old ones.
+    assert_ne!(after.new_application(), running);
+}
+
+#[tokio::test]
+async fn a_file_that_is_not_a_state_database_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("rm.db");
+    std::fs::write(&path, b"this is not SQLite, it is a note to self").unwrap();
+    let err = Store::open(&path).await.err().expect("refused");
+    let text = err.to_string();
+    assert!(
+        text.contains("rm.db") || text.contains("database"),
+        "{text}"
+    );
+    // And the file is left as it was.
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        b"this is not SQLite, it is a note to self"
+    );
+}
