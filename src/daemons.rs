@@ -21,6 +21,9 @@ pub(crate) struct RmArgs {
     /// A nodemanager silent this long is LOST, milliseconds.
     #[arg(long, default_value_t = 10_000, env = "YARD_RM_NODE_EXPIRY_MS")]
     node_expiry_ms: i64,
+    /// The SQLite state database: applications and nodes survive a restart.
+    #[arg(long, default_value = "yard-rm.db", env = "YARD_RM_STATE_DB")]
+    state_db: PathBuf,
     /// How many times an application's master is started before the application fails.
     #[arg(long, default_value_t = yard_rm::app::DEFAULT_AM_MAX_ATTEMPTS, env = "YARD_RM_AM_MAX_ATTEMPTS")]
     am_max_attempts: u32,
@@ -92,6 +95,7 @@ pub(crate) fn rm(args: RmArgs) -> Result<()> {
     let tick = Duration::from_millis((args.node_expiry_ms / 4).clamp(50, 1000) as u64);
     let options = RmOptions {
         bind: args.bind,
+        state_db: args.state_db,
         settings,
         tick,
     };

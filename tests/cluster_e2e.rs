@@ -108,7 +108,17 @@ fn containers_on(nm: &Daemon) -> Vec<Value> {
 #[test]
 fn a_cluster_on_loopback_runs_a_master_refuses_forgeries_kills_and_loses_nodes() {
     let tmp = std::env::temp_dir().join(format!("yard-e2e-{}", std::process::id()));
-    let rm = start(&["rm", "--bind", "127.0.0.1:0", "--node-expiry-ms", "1000"]);
+    std::fs::create_dir_all(&tmp).unwrap();
+    let db = tmp.join("rm.db");
+    let rm = start(&[
+        "rm",
+        "--bind",
+        "127.0.0.1:0",
+        "--node-expiry-ms",
+        "1000",
+        "--state-db",
+        db.to_str().unwrap(),
+    ]);
     let nms: Vec<Daemon> = (0..3)
         .map(|i| nm(&rm, &tmp.join(format!("nm{i}"))))
         .collect();
@@ -225,7 +235,15 @@ fn yard(args: &[&str]) -> (i32, String, String) {
 #[test]
 fn the_client_commands_submit_list_show_kill_and_say_what_went_wrong() {
     let tmp = std::env::temp_dir().join(format!("yard-cli-{}", std::process::id()));
-    let rm = start(&["rm", "--bind", "127.0.0.1:0"]);
+    std::fs::create_dir_all(&tmp).unwrap();
+    let db = tmp.join("rm.db");
+    let rm = start(&[
+        "rm",
+        "--bind",
+        "127.0.0.1:0",
+        "--state-db",
+        db.to_str().unwrap(),
+    ]);
     let node = nm(&rm, &tmp.join("nm0"));
     let url = format!("http://{}", rm.addr);
     eventually("the node", || (node_states(&rm).len() == 1).then_some(()));
@@ -310,5 +328,53 @@ fn the_client_commands_submit_list_show_kill_and_say_what_went_wrong() {
         stderr.contains("cannot reach the rm at http://127.0.0.1:9"),
         "{stderr}"
     );
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+#[test]
+fn applications_are_still_known_after_the_rm_restarts() {
+    let tmp = std::env::temp_dir().join(format!("yard-restart-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let db = tmp.join("rm.db");
+    let db = db.to_str().unwrap();
+    let mut rm = start(&["rm", "--bind", "127.0.0.1:0", "--state-db", db]);
+    let url = format!("http://{}", rm.addr);
+    let (code, stdout, stderr) = yard(&[
+        "submit",
+        "--rm",
+        &url,
+        "--name",
+        "survivor",
+        "--command",
+        "exec sleep 60",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let id = stdout.trim().to_owned();
+    assert_eq!(yard(&["kill", "--rm", &url, &id]).0, 0);
+    // Stop the rm gracefully (SIGTERM) and start a new one on the same database.
+    let pid = rm.child.id().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let _ = rm.child.wait();
+    let again = start(&["rm", "--bind", "127.0.0.1:0", "--state-db", db]);
+    let (code, shown, stderr) = yard(&[
+        "app",
+        "--rm",
+        &format!("http://{}", again.addr),
+        &id,
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let app: Value = serde_json::from_str(&shown).unwrap();
+    assert_eq!(
+        (app["app"]["name"].as_str(), app["app"]["state"].as_str()),
+        (Some("survivor"), Some("KILLED"))
+    );
+    drop(again);
     let _ = std::fs::remove_dir_all(&tmp);
 }

@@ -1,8 +1,10 @@
-//! `yard rm`: the resource manager as a process. Binds its HTTP listener, draws the token key
-//! from the OS, serves the routes over a [`Cluster`], and expires silent nodes every tick.
+//! `yard rm`: the resource manager as a process. Restores its state from SQLite, binds its HTTP
+//! listener, draws the token key from the OS, serves the routes over a [`Cluster`], and every
+//! tick expires silent nodes and writes what changed (once more at shutdown).
 
 use std::io;
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -10,13 +12,16 @@ use yard_wire::token::TokenKey;
 
 use crate::cluster::{Cluster, Settings};
 use crate::rest::{Clock, Rm, router};
+use crate::store::Store;
 
 /// What `yard rm` is started with.
 #[derive(Debug, Clone)]
 pub struct RmOptions {
     pub bind: SocketAddr,
+    /// The SQLite state database (created if missing).
+    pub state_db: PathBuf,
     pub settings: Settings,
-    /// How often silent nodes are looked for.
+    /// How often silent nodes are looked for and changes written.
     pub tick: Duration,
 }
 
@@ -35,6 +40,10 @@ fn random_key() -> io::Result<[u8; 32]> {
     Ok(key)
 }
 
+fn lock(cluster: &Mutex<Cluster>) -> std::sync::MutexGuard<'_, Cluster> {
+    cluster.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 /// Runs the rm until `shutdown` resolves. `ready` hears the bound address first (port 0 picks
 /// a free one).
 pub async fn serve(
@@ -43,7 +52,17 @@ pub async fn serve(
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> io::Result<()> {
     let started_ms = now_ms();
-    let cluster = Cluster::new(options.settings, TokenKey::new(random_key()?), started_ms);
+    let store = Arc::new(
+        Store::open(&options.state_db)
+            .await
+            .map_err(io::Error::other)?,
+    );
+    let (apps, nodes) = store.load().await.map_err(io::Error::other)?;
+    if !apps.is_empty() || !nodes.is_empty() {
+        tracing::info!(apps = apps.len(), nodes = nodes.len(), db = %options.state_db.display(), "restored");
+    }
+    let mut cluster = Cluster::new(options.settings, TokenKey::new(random_key()?), started_ms);
+    cluster.restore(apps, nodes);
     let clock: Clock = Arc::new(now_ms);
     let rm = Rm {
         cluster: Arc::new(Mutex::new(cluster)),
@@ -52,23 +71,29 @@ pub async fn serve(
     };
     let listener = tokio::net::TcpListener::bind(options.bind).await?;
     ready(listener.local_addr()?);
-    let cluster = rm.cluster.clone();
-    let expiry = tokio::spawn(async move {
+    let (cluster, writer) = (rm.cluster.clone(), store.clone());
+    let ticker = tokio::spawn(async move {
         let mut tick = tokio::time::interval(options.tick);
         loop {
             tick.tick().await;
-            let lost = cluster
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .expire(now_ms());
+            let (lost, (apps, nodes)) = {
+                let mut c = lock(&cluster);
+                (c.expire(now_ms()), c.take_dirty())
+            };
             for node in lost {
                 tracing::warn!(%node, "node lost: no heartbeat within the expiry interval");
             }
+            if let Err(e) = writer.save(&apps, &nodes).await {
+                tracing::error!(error = %e, "cannot write the rm's state");
+            }
         }
     });
-    let served = axum::serve(listener, router(rm))
+    let served = axum::serve(listener, router(rm.clone()))
         .with_graceful_shutdown(shutdown)
         .await;
-    expiry.abort();
+    ticker.abort();
+    // What changed since the last tick is written before the process ends.
+    let (apps, nodes) = lock(&rm.cluster).take_dirty();
+    store.save(&apps, &nodes).await.map_err(io::Error::other)?;
     served
 }
