@@ -8,47 +8,113 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::Args;
+use serde::Deserialize;
 use yard_nodemanager::daemon::NmOptions;
 use yard_rm::cluster::Settings;
 use yard_rm::daemon::RmOptions;
 use yard_wire::protocol::Resource;
 
+use crate::sim::BadInput;
+
+/// Each setting comes from, in order: its flag, its environment variable, the `--config` TOML
+/// file (`[rm]` and `[nm]` sections, the same keys as the flags with `_`), its default.
 #[derive(Args)]
 pub(crate) struct RmArgs {
-    /// Address to listen on (loopback by default; port 0 picks a free port).
-    #[arg(long, default_value = "127.0.0.1:8088", env = "YARD_RM_BIND")]
-    bind: SocketAddr,
-    /// A nodemanager silent this long is LOST, milliseconds.
-    #[arg(long, default_value_t = 10_000, env = "YARD_RM_NODE_EXPIRY_MS")]
-    node_expiry_ms: i64,
-    /// The SQLite state database: applications and nodes survive a restart.
-    #[arg(long, default_value = "yard-rm.db", env = "YARD_RM_STATE_DB")]
-    state_db: PathBuf,
-    /// How many times an application's master is started before the application fails.
-    #[arg(long, default_value_t = yard_rm::app::DEFAULT_AM_MAX_ATTEMPTS, env = "YARD_RM_AM_MAX_ATTEMPTS")]
-    am_max_attempts: u32,
+    /// A TOML file with an `[rm]` section.
+    #[arg(long, env = "YARD_CONFIG", value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Address to listen on [default: 127.0.0.1:8088; port 0 picks a free port].
+    #[arg(long, env = "YARD_RM_BIND")]
+    bind: Option<SocketAddr>,
+    /// A nodemanager silent this long is LOST, milliseconds [default: 10000].
+    #[arg(long, env = "YARD_RM_NODE_EXPIRY_MS")]
+    node_expiry_ms: Option<i64>,
+    /// The SQLite state database: applications and nodes survive a restart [default: yard-rm.db].
+    #[arg(long, env = "YARD_RM_STATE_DB")]
+    state_db: Option<PathBuf>,
+    /// How many times an application's master is started before the application fails [default: 2].
+    #[arg(long, env = "YARD_RM_AM_MAX_ATTEMPTS")]
+    am_max_attempts: Option<u32>,
 }
 
 #[derive(Args)]
 pub(crate) struct NmArgs {
-    /// The rm's base URL.
-    #[arg(long, default_value = "http://127.0.0.1:8088", env = "YARD_NM_RM")]
-    rm: String,
-    /// Address to listen on (loopback by default; port 0 picks a free port).
-    #[arg(long, default_value = "127.0.0.1:8042", env = "YARD_NM_BIND")]
-    bind: SocketAddr,
-    #[arg(long, default_value = "default-rack", env = "YARD_NM_RACK")]
-    rack: String,
-    #[arg(long, default_value_t = 8192, env = "YARD_NM_MEMORY_MB")]
-    memory_mb: u64,
-    #[arg(long, default_value_t = 8, env = "YARD_NM_VCORES")]
-    vcores: u32,
-    /// Where containers' working directories and logs go.
-    #[arg(long, default_value = "yard-nm", env = "YARD_NM_WORK_DIR")]
-    work_dir: PathBuf,
-    /// Heartbeat interval, milliseconds.
-    #[arg(long, default_value_t = 1000, env = "YARD_NM_HEARTBEAT_MS")]
-    heartbeat_ms: u64,
+    /// A TOML file with an `[nm]` section.
+    #[arg(long, env = "YARD_CONFIG", value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// The rm's base URL [default: http://127.0.0.1:8088].
+    #[arg(long, env = "YARD_NM_RM")]
+    rm: Option<String>,
+    /// Address to listen on [default: 127.0.0.1:8042; port 0 picks a free port].
+    #[arg(long, env = "YARD_NM_BIND")]
+    bind: Option<SocketAddr>,
+    /// [default: default-rack]
+    #[arg(long, env = "YARD_NM_RACK")]
+    rack: Option<String>,
+    /// [default: 8192]
+    #[arg(long, env = "YARD_NM_MEMORY_MB")]
+    memory_mb: Option<u64>,
+    /// [default: 8]
+    #[arg(long, env = "YARD_NM_VCORES")]
+    vcores: Option<u32>,
+    /// Where containers' working directories and logs go [default: yard-nm].
+    #[arg(long, env = "YARD_NM_WORK_DIR")]
+    work_dir: Option<PathBuf>,
+    /// Heartbeat interval, milliseconds [default: 1000].
+    #[arg(long, env = "YARD_NM_HEARTBEAT_MS")]
+    heartbeat_ms: Option<u64>,
+}
+
+/// The `--config` file.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct ConfigFile {
+    #[serde(default)]
+    rm: RmFile,
+    #[serde(default)]
+    nm: NmFile,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RmFile {
+    bind: Option<SocketAddr>,
+    node_expiry_ms: Option<i64>,
+    state_db: Option<PathBuf>,
+    am_max_attempts: Option<u32>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct NmFile {
+    rm: Option<String>,
+    bind: Option<SocketAddr>,
+    rack: Option<String>,
+    memory_mb: Option<u64>,
+    vcores: Option<u32>,
+    work_dir: Option<PathBuf>,
+    heartbeat_ms: Option<u64>,
+}
+
+/// Reads the `--config` file; a file that cannot be read or parsed is bad input (exit 2).
+fn config_file(path: Option<&PathBuf>) -> Result<ConfigFile> {
+    let Some(path) = path else {
+        return Ok(ConfigFile::default());
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        BadInput(format!(
+            "{}: cannot read the config file: {e}",
+            path.display()
+        ))
+    })?;
+    toml::from_str(&text).map_err(|e| {
+        BadInput(format!(
+            "{}: {}",
+            path.display(),
+            e.to_string().replace('\n', " ")
+        ))
+        .into()
+    })
 }
 
 fn init_logs() {
@@ -86,36 +152,70 @@ fn runtime() -> Result<tokio::runtime::Runtime> {
 }
 
 pub(crate) fn rm(args: RmArgs) -> Result<()> {
+    let file = config_file(args.config.as_ref())?.rm;
+    let bind = args
+        .bind
+        .or(file.bind)
+        .unwrap_or(([127, 0, 0, 1], 8088).into());
+    let node_expiry_ms = args
+        .node_expiry_ms
+        .or(file.node_expiry_ms)
+        .unwrap_or(10_000);
+    let state_db = args
+        .state_db
+        .or(file.state_db)
+        .unwrap_or_else(|| "yard-rm.db".into());
+    let am_max_attempts = args
+        .am_max_attempts
+        .or(file.am_max_attempts)
+        .unwrap_or(yard_rm::app::DEFAULT_AM_MAX_ATTEMPTS);
     init_logs();
     let settings = Settings {
-        node_expiry_ms: args.node_expiry_ms,
-        am_max_attempts: args.am_max_attempts,
+        node_expiry_ms,
+        am_max_attempts,
         ..Settings::default()
     };
-    let tick = Duration::from_millis((args.node_expiry_ms / 4).clamp(50, 1000) as u64);
+    let tick = Duration::from_millis((node_expiry_ms / 4).clamp(50, 1000) as u64);
     let options = RmOptions {
-        bind: args.bind,
-        state_db: args.state_db,
+        bind,
+        state_db,
         settings,
         tick,
     };
     runtime()?
         .block_on(yard_rm::daemon::serve(options, announce, stop_signal()))
-        .with_context(|| format!("serving the rm on {}", args.bind))
+        .with_context(|| format!("serving the rm on {bind}"))
 }
 
 pub(crate) fn nm(args: NmArgs) -> Result<()> {
+    let file = config_file(args.config.as_ref())?.nm;
+    let bind = args
+        .bind
+        .or(file.bind)
+        .unwrap_or(([127, 0, 0, 1], 8042).into());
+    let rm = args
+        .rm
+        .or(file.rm)
+        .unwrap_or_else(|| "http://127.0.0.1:8088".into());
+    let capability = Resource {
+        memory_mb: args.memory_mb.or(file.memory_mb).unwrap_or(8192),
+        vcores: args.vcores.or(file.vcores).unwrap_or(8),
+    };
+    let heartbeat_ms = args.heartbeat_ms.or(file.heartbeat_ms).unwrap_or(1000);
     init_logs();
     let options = NmOptions {
-        bind: args.bind,
-        rm: args.rm.trim_end_matches('/').to_owned(),
-        rack: args.rack,
-        capability: Resource {
-            memory_mb: args.memory_mb,
-            vcores: args.vcores,
-        },
-        work_dir: args.work_dir,
-        heartbeat: Duration::from_millis(args.heartbeat_ms.max(10)),
+        bind,
+        rm: rm.trim_end_matches('/').to_owned(),
+        rack: args
+            .rack
+            .or(file.rack)
+            .unwrap_or_else(|| "default-rack".into()),
+        capability,
+        work_dir: args
+            .work_dir
+            .or(file.work_dir)
+            .unwrap_or_else(|| "yard-nm".into()),
+        heartbeat: Duration::from_millis(heartbeat_ms.max(10)),
         stop_grace: Duration::from_secs(5),
     };
     runtime()?
@@ -124,5 +224,5 @@ pub(crate) fn nm(args: NmArgs) -> Result<()> {
             announce,
             stop_signal(),
         ))
-        .with_context(|| format!("serving the nodemanager on {}", args.bind))
+        .with_context(|| format!("serving the nodemanager on {bind}"))
 }

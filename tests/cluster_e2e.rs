@@ -24,8 +24,13 @@ impl Drop for Daemon {
 }
 
 fn start(args: &[&str]) -> Daemon {
+    start_with_env(args, &[])
+}
+
+fn start_with_env(args: &[&str], env: &[(&str, &str)]) -> Daemon {
     let mut child = Command::new(env!("CARGO_BIN_EXE_yard"))
         .args(args)
+        .envs(env.iter().copied())
         .env("YARD_LOG", "warn")
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -376,5 +381,57 @@ fn applications_are_still_known_after_the_rm_restarts() {
         (Some("survivor"), Some("KILLED"))
     );
     drop(again);
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+#[test]
+fn settings_come_from_flags_then_environment_then_the_config_file() {
+    let tmp = std::env::temp_dir().join(format!("yard-config-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let config = tmp.join("yard.toml");
+    let db = |name: &str| tmp.join(name).to_str().unwrap().to_owned();
+    std::fs::write(
+        &config,
+        format!(
+            "[rm]\nbind = \"127.0.0.1:0\"\nstate_db = \"{}\"\n",
+            db("file.db")
+        ),
+    )
+    .unwrap();
+    let config = config.to_str().unwrap();
+    // Which database the rm opened tells where its setting came from.
+    let from_file = start(&["rm", "--config", config]);
+    assert!(Path::new(&db("file.db")).exists(), "the file's state_db");
+    drop(from_file);
+    let env_db = db("env.db");
+    let from_env = start_with_env(
+        &["rm", "--config", config],
+        &[("YARD_RM_STATE_DB", &env_db)],
+    );
+    assert!(
+        Path::new(&env_db).exists(),
+        "the environment beats the file"
+    );
+    drop(from_env);
+    let flag_db = db("flag.db");
+    let from_flag = start_with_env(
+        &["rm", "--config", config, "--state-db", &flag_db],
+        &[("YARD_RM_STATE_DB", &env_db)],
+    );
+    assert!(
+        Path::new(&flag_db).exists(),
+        "the flag beats the environment"
+    );
+    drop(from_flag);
+    // A misspelt key is bad input: exit 2, naming the file and the key.
+    let bad = tmp.join("bad.toml");
+    std::fs::write(&bad, "[rm]\nnode_expiry = 5\n").unwrap();
+    let (code, _, stderr) = yard(&["rm", "--config", bad.to_str().unwrap()]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("bad.toml") && stderr.contains("node_expiry"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
     let _ = std::fs::remove_dir_all(&tmp);
 }
