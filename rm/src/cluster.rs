@@ -221,6 +221,8 @@ pub struct Cluster {
     /// Applications and nodes changed since the store last took them.
     dirty_apps: BTreeSet<String>,
     dirty_nodes: BTreeSet<String>,
+    /// The rm's own URL, given to every master as `YARD_RM` so it can reach the rm.
+    url: Option<String>,
 }
 
 /// The priority an application master's container is asked at (before any of its tasks).
@@ -229,6 +231,7 @@ const AM_PRIORITY: u32 = 0;
 impl Cluster {
     pub fn new(settings: Settings, key: TokenKey, epoch: i64) -> Self {
         Cluster {
+            url: None,
             scheduler: Scheduler::new(settings.ordering),
             settings,
             key,
@@ -270,6 +273,11 @@ impl Cluster {
     /// reported again in their states; unfinished ones rejoin the scheduler, and one whose
     /// master was never granted asks for it again. Nodes come back LOST until they register
     /// again (their next heartbeat is told to): the new scheduler knows nothing of them yet.
+    /// Where the rm listens, e.g. `http://127.0.0.1:8088`: masters are told it as `YARD_RM`.
+    pub fn set_url(&mut self, url: String) {
+        self.url = Some(url);
+    }
+
     pub fn restore(&mut self, apps: Vec<AppRecord>, nodes: Vec<NodeInfo>) {
         for n in nodes {
             self.nodes.insert(
@@ -448,6 +456,10 @@ impl Cluster {
                 let mut env = app.master_env.clone();
                 env.insert("APPLICATION_ID".into(), l.application_id.clone());
                 env.insert("APP_ATTEMPT".into(), l.attempt.to_string());
+                env.insert("CONTAINER_ID".into(), l.container.container_id.clone());
+                if let Some(url) = &self.url {
+                    env.insert("YARD_RM".into(), url.clone());
+                }
                 Some(StartContainer {
                     token: Some(l.container.token),
                     command: app.master_command.clone(),

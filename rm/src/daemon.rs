@@ -61,16 +61,18 @@ pub async fn serve(
     if !apps.is_empty() || !nodes.is_empty() {
         tracing::info!(apps = apps.len(), nodes = nodes.len(), db = %options.state_db.display(), "restored");
     }
+    let listener = tokio::net::TcpListener::bind(options.bind).await?;
+    let address = listener.local_addr()?;
     let mut cluster = Cluster::new(options.settings, TokenKey::new(random_key()?), started_ms);
     cluster.restore(apps, nodes);
+    cluster.set_url(format!("http://{address}"));
     let clock: Clock = Arc::new(now_ms);
     let rm = Rm {
         cluster: Arc::new(Mutex::new(cluster)),
         clock,
         started_ms,
     };
-    let listener = tokio::net::TcpListener::bind(options.bind).await?;
-    ready(listener.local_addr()?);
+    ready(address);
     let (cluster, writer) = (rm.cluster.clone(), store.clone());
     let ticker = tokio::spawn(async move {
         let mut tick = tokio::time::interval(options.tick);
