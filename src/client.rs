@@ -18,7 +18,7 @@ pub(crate) struct Rm {
         default_value = "http://127.0.0.1:8088",
         env = "YARD_RM"
     )]
-    rm: String,
+    pub(crate) rm: String,
 }
 
 #[derive(Args)]
@@ -71,13 +71,13 @@ pub(crate) struct NodesArgs {
     json: bool,
 }
 
-struct Client {
+pub(crate) struct Client {
     base: String,
     http: reqwest::blocking::Client,
 }
 
 impl Client {
-    fn new(rm: &Rm) -> Self {
+    pub(crate) fn new(rm: &Rm) -> Self {
         Client {
             base: rm.rm.trim_end_matches('/').to_owned(),
             http: reqwest::blocking::Client::new(),
@@ -85,7 +85,12 @@ impl Client {
     }
 
     /// Sends a request; a 4xx becomes [`BadInput`] carrying the rm's own explanation.
-    fn call(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> Result<Value> {
+    pub(crate) fn call(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<Value>,
+    ) -> Result<Value> {
         let url = format!("{}{path}", self.base);
         let mut request = self.http.request(method, &url);
         if let Some(body) = body {
@@ -139,7 +144,7 @@ fn table(header: &[&str], rows: &[Vec<String>]) -> String {
     out
 }
 
-fn text(v: &Value) -> String {
+pub(crate) fn text(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
         Value::Null => String::new(),
@@ -149,26 +154,41 @@ fn text(v: &Value) -> String {
 
 pub(crate) fn submit(args: SubmitArgs) -> Result<()> {
     let client = Client::new(&args.rm);
-    let created = client.call(
-        reqwest::Method::POST,
-        "/ws/v1/cluster/apps/new-application",
-        None,
-    )?;
-    let id = text(&created["application-id"]);
-    let submission = json!({
-        "application-id": id,
-        "application-name": args.name,
-        "queue": args.queue,
-        "user": args.user,
-        "am-container-spec": {"commands": {"command": args.command}},
-    });
-    client.call(
-        reqwest::Method::POST,
-        "/ws/v1/cluster/apps",
-        Some(submission),
-    )?;
+    let id = client.submit(&args.name, &args.queue, &args.user, &args.command)?;
     crate::print(&format!("{id}\n"))?;
     Ok(())
+}
+
+impl Client {
+    /// Asks the rm for an id and submits an application whose master runs `command` (under
+    /// `/bin/sh -c`); returns the id.
+    pub(crate) fn submit(
+        &self,
+        name: &str,
+        queue: &str,
+        user: &str,
+        command: &str,
+    ) -> Result<String> {
+        let created = self.call(
+            reqwest::Method::POST,
+            "/ws/v1/cluster/apps/new-application",
+            None,
+        )?;
+        let id = text(&created["application-id"]);
+        let submission = json!({
+            "application-id": id,
+            "application-name": name,
+            "queue": queue,
+            "user": user,
+            "am-container-spec": {"commands": {"command": command}},
+        });
+        self.call(
+            reqwest::Method::POST,
+            "/ws/v1/cluster/apps",
+            Some(submission),
+        )?;
+        Ok(id)
+    }
 }
 
 pub(crate) fn apps(args: AppsArgs) -> Result<()> {

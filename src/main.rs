@@ -3,6 +3,7 @@
 
 mod client;
 mod daemons;
+mod shell;
 mod sim;
 mod trace;
 
@@ -44,6 +45,11 @@ enum Command {
     Kill(client::AppArgs),
     /// List nodes.
     Nodes(client::NodesArgs),
+    /// Run a command in containers across the cluster (YARN's distributed shell) and wait.
+    Shell(shell::ShellArgs),
+    /// The master `yard shell` submits; runs in a container the rm starts.
+    #[command(hide = true)]
+    ShellMaster(shell::ShellMasterArgs),
 }
 
 /// Exit codes: 0 success, 1 an internal or IO failure, 2 bad input (arguments, trace files).
@@ -59,6 +65,8 @@ fn main() -> ExitCode {
         Command::App(args) => client::app(args),
         Command::Kill(args) => client::kill(args),
         Command::Nodes(args) => client::nodes(args),
+        Command::Shell(args) => shell::shell(args),
+        Command::ShellMaster(args) => shell::master(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

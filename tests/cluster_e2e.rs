@@ -435,3 +435,124 @@ fn settings_come_from_flags_then_environment_then_the_config_file() {
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+/// What each container on a nodemanager printed: (container id, stdout), read from its work dir.
+fn outputs(work_dir: &Path) -> Vec<(String, String)> {
+    let mut found: Vec<(String, String)> = std::fs::read_dir(work_dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter_map(|e| {
+                    let out = std::fs::read_to_string(e.path().join("stdout")).ok()?;
+                    Some((e.file_name().to_string_lossy().into_owned(), out))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    found.sort();
+    found
+}
+
+#[test]
+fn a_distributed_shell_runs_where_it_asked_hears_of_lost_nodes_and_is_killed_whole() {
+    let tmp = std::env::temp_dir().join(format!("yard-e2e-shell-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let db = tmp.join("rm.db");
+    let rm = start(&[
+        "rm",
+        "--bind",
+        "127.0.0.1:0",
+        "--node-expiry-ms",
+        "1000",
+        "--state-db",
+        db.to_str().unwrap(),
+    ]);
+    let rm_url = format!("http://{}", rm.addr);
+    let dirs: Vec<PathBuf> = (0..3).map(|i| tmp.join(format!("nm{i}"))).collect();
+    let mut nms: Vec<Option<Daemon>> = dirs.iter().map(|d| Some(nm(&rm, d))).collect();
+    let ids: Vec<String> = nms
+        .iter()
+        .map(|n| n.as_ref().unwrap().addr.clone())
+        .collect();
+    eventually("three running nodes", || {
+        (node_states(&rm).iter().filter(|n| n.1 == "RUNNING").count() == 3).then_some(())
+    });
+    let on: Vec<String> = ids.iter().map(|id| format!("--on={id}")).collect();
+    let shell = |extra: &[&str], command: &[&str]| {
+        let mut args = vec!["shell", "--rm", &rm_url];
+        args.extend(on.iter().map(String::as_str));
+        args.extend(extra);
+        args.push("--");
+        args.extend(command);
+        yard(&args)
+    };
+
+    // One container on each named node: each prints its working directory, which lies under
+    // the work dir of the nodemanager that ran it.
+    let (code, out, err) = shell(&[], &["/bin/sh", "-c", "pwd"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let id = out.lines().next().unwrap().to_owned();
+    assert_eq!(
+        out.lines().nth(1),
+        Some(format!("{id} FINISHED SUCCEEDED").as_str()),
+        "{out}"
+    );
+    for dir in &dirs {
+        let tasks: Vec<(String, String)> = outputs(dir)
+            .into_iter()
+            .filter(|(cid, out)| out.trim() == dir.join(cid).to_str().unwrap())
+            .collect();
+        assert_eq!(
+            tasks.len(),
+            1,
+            "one task container ran in {}: {:?}",
+            dir.display(),
+            outputs(dir)
+        );
+    }
+    let master_log = dirs
+        .iter()
+        .flat_map(|d| outputs(d))
+        .find(|(_, out)| out.starts_with(&format!("registered {id}")))
+        .expect("the master's log")
+        .1;
+    assert!(
+        master_log.contains("3 containers ended, 0 failed"),
+        "{master_log}"
+    );
+
+    // A long-running shell: a node that dies under it is reported to its master as LOST, and
+    // killing the application stops every container it has left.
+    let (code, out, err) = shell(&["--no-wait"], &["sleep", "60"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let id = out.trim().to_owned();
+    let running = || -> Vec<usize> {
+        nms.iter()
+            .map(|n| n.as_ref().map_or(0, |n| containers_on(n).len()))
+            .collect()
+    };
+    let per_node = eventually("the master and three tasks running", || {
+        let r = running();
+        (r.iter().sum::<usize>() == 4).then_some(r)
+    });
+    // The master's node runs two containers; a node with one runs only a task.
+    let victim = per_node.iter().position(|&n| n == 1).unwrap();
+    let master_dir = dirs[per_node.iter().position(|&n| n == 2).unwrap()].clone();
+    nms[victim] = None;
+    let lost = eventually("the master told of the lost task", || {
+        outputs(&master_dir).into_iter().find(|(_, out)| {
+            out.starts_with(&format!("registered {id}")) && out.contains("ended Lost")
+        })
+    });
+    assert!(lost.1.contains("ended Lost exit None"), "{}", lost.1);
+    let (code, _, err) = yard(&["kill", "--rm", &rm_url, &id]);
+    assert_eq!(code, 0, "{err}");
+    eventually("every container of the killed application stopped", || {
+        (nms.iter().flatten().all(|n| containers_on(n).is_empty())).then_some(())
+    });
+    assert_eq!(
+        get(&format!("{rm_url}/ws/v1/cluster/apps/{id}"))["app"]["state"],
+        "KILLED"
+    );
+    let _ = std::fs::remove_dir_all(&tmp);
+}
