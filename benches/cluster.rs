@@ -64,6 +64,7 @@ fn baseline(rounds: usize) -> f64 {
                     memory_mb: 65_536,
                     vcores: 16,
                 },
+                containers: Vec::new(),
             },
         );
     }

@@ -242,10 +242,7 @@ pub(crate) fn master(args: ShellMasterArgs) -> Result<()> {
             *granted_on.entry(container.node_id.clone()).or_default() += 1;
             let start = json!({"token": container.token, "command": args.command});
             match post(
-                &format!(
-                    "{}/ws/v1/node/containers",
-                    container.node_http_address
-                ),
+                &format!("{}/ws/v1/node/containers", container.node_http_address),
                 &start,
             ) {
                 Ok(_) => {

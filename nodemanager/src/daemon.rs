@@ -97,6 +97,7 @@ impl Node {
             node_id: self.id.clone(),
             rack: self.options.rack.clone(),
             capability: self.options.capability,
+            containers: Vec::new(),
         };
         let registered: Registered = self.post_rm("/ws/v1/yard/nodes", &body).await?;
         let key = TokenKey::from_hex(&registered.token_key)

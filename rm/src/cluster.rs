@@ -5,11 +5,11 @@
 //! return: masters to launch ([`Cluster::take_master_launches`]) and containers to stop (in
 //! each node's heartbeat reply).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use yard_wire::protocol::{
     AllocateReply, AllocateRequest, Allocated, ContainerEnd, ContainerStatus, HeartbeatReply,
-    NodeHeartbeat, RegisterNode, Resource, StartContainer,
+    NodeHeartbeat, RegisterNode, Resource, StartContainer, application_of,
 };
 use yard_wire::telemetry::NodeTelemetry;
 use yard_wire::token::{TokenKey, mint};
@@ -221,6 +221,8 @@ pub struct Cluster {
     /// Applications and nodes changed since the store last took them.
     dirty_apps: BTreeSet<String>,
     dirty_nodes: BTreeSet<String>,
+    /// Containers a rejoining node reported, in the order the scheduler answers them.
+    recovering: VecDeque<(String, AppId)>,
     /// The rm's own URL, given to every master as `YARD_RM` so it can reach the rm.
     url: Option<String>,
 }
@@ -232,6 +234,7 @@ impl Cluster {
     pub fn new(settings: Settings, key: TokenKey, epoch: i64) -> Self {
         Cluster {
             url: None,
+            recovering: VecDeque::new(),
             scheduler: Scheduler::new(settings.ordering),
             settings,
             key,
@@ -416,12 +419,65 @@ impl Cluster {
             },
         );
         self.dirty_nodes.insert(self.node_names[&id].clone());
+        // What the node already runs: containers of unfinished applications granted by an
+        // earlier rm are taken back (work-preserving restart); any other is an orphan (its
+        // application ended, or this rm already reported it LOST) and is stopped.
+        let this_epoch = format!("container_e{}_", self.epoch);
+        let mut running = Vec::new();
+        for c in r.containers {
+            if self.container_index.contains_key(&c.container_id) {
+                continue;
+            }
+            let app = application_of(&c.container_id)
+                .filter(|_| !c.container_id.starts_with(&this_epoch))
+                .and_then(|a| self.app_ids.get(&a).copied());
+            match app {
+                Some(app) => {
+                    let size = Resources::new(c.resource.memory_mb, c.resource.vcores);
+                    running.push((app, size));
+                    self.recovering.push_back((c.container_id, app));
+                }
+                None => self.stop_on(id, c.container_id),
+            }
+        }
         let capacity = Resources::new(r.capability.memory_mb, r.capability.vcores);
         self.schedule(SchedEvent::NodeAdded {
             node: id,
             rack,
             capacity,
+            running,
         });
+    }
+
+    fn stop_on(&mut self, node: scheduler::NodeId, container: String) {
+        let name = self.node_names[&node].clone();
+        self.stop_orders.entry(name).or_default().push(container);
+    }
+
+    /// A container taken back from a rejoining node; a master's own makes its attempt current.
+    fn recovered(
+        &mut self,
+        container: scheduler::ContainerId,
+        id: String,
+        app: AppId,
+        node: scheduler::NodeId,
+    ) {
+        let Some(app_id) = self.app_index.get(&app).cloned() else {
+            return;
+        };
+        let node_id = self.node_names[&node].clone();
+        if let Some(n) = self.nodes.get_mut(&node_id) {
+            n.containers.insert(id.clone());
+        }
+        if let Some(info) = self.apps.get_mut(&app_id) {
+            if info.attempts.last().is_some_and(|a| a.container_id == id) {
+                info.master = Some(id.clone());
+            }
+            info.containers.insert(id.clone());
+        }
+        tracing::info!(container = %id, node = %node_id, "recovered");
+        self.container_index.insert(id.clone(), container);
+        self.containers.insert(container, (id, app_id));
     }
 
     /// A node's heartbeat: its load, and the containers that ended on it.
@@ -739,6 +795,15 @@ impl Cluster {
                     priority,
                     ..
                 } => self.granted(app, container, node, size, priority),
+                Assignment::Recovered { container, node } => {
+                    let Some((id, app)) = self.recovering.pop_front() else {
+                        continue;
+                    };
+                    match container {
+                        Some(c) => self.recovered(c, id, app, node),
+                        None => self.stop_on(node, id),
+                    }
+                }
                 Assignment::Lost { container, .. } => {
                     if let Some((id, _)) = self.containers.get(&container).cloned() {
                         self.container_ended(ContainerStatus {
@@ -768,9 +833,10 @@ impl Cluster {
             return;
         };
         let attempt = info.lifecycle.attempts;
-        let seq = &app_id[app_id.rfind('_').map_or(0, |i| i + 1)..];
+        // YARN's epoch format: the application stays readable from the id across restarts.
+        let app_part = app_id.strip_prefix("application_").unwrap_or(&app_id);
         let id = format!(
-            "container_{}_{seq}_{attempt:02}_{:06}",
+            "container_e{}_{app_part}_{attempt:02}_{:06}",
             self.epoch, container.0
         );
         let resource = Resource {
@@ -823,7 +889,7 @@ impl Cluster {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use yard_wire::protocol::ResourceRequest;
+    use yard_wire::protocol::{NodeContainer, ResourceRequest};
     use yard_wire::token::verify;
 
     const KEY: [u8; 32] = [9; 32];
@@ -841,6 +907,7 @@ mod tests {
                     node_id: (*node).into(),
                     rack: (*rack).into(),
                     capability,
+                    containers: Vec::new(),
                 },
             );
         }
@@ -947,9 +1014,13 @@ mod tests {
                 Ok(())
             );
             assert!(
-                a.container_id.starts_with("container_1000_0001_01_"),
+                a.container_id.starts_with("container_e1000_1000_0001_01_"),
                 "{}",
                 a.container_id
+            );
+            assert_eq!(
+                application_of(&a.container_id).as_deref(),
+                Some(id.as_str())
             );
         }
         // A container ends on its node: the master hears of it in its next allocate reply.
@@ -984,6 +1055,7 @@ mod tests {
                     memory_mb: 4096,
                     vcores: 4,
                 },
+                containers: Vec::new(),
             },
         );
         assert_eq!(c.expire(11_500), vec!["n1:8042".to_owned()]);
@@ -1116,5 +1188,96 @@ mod tests {
                 .is_empty()
         );
         assert!(heartbeat(&mut c, 3_000, "stranger:1", vec![]).reregister);
+    }
+
+    #[test]
+    fn a_restarted_rm_takes_back_what_rejoining_nodes_run_and_stops_orphans() {
+        // On n1 (4 GiB) a 512 MiB master and three 1 GiB tasks fill 3.5 GiB.
+        let mut before = cluster(&[("n1:8042", "r1")]);
+        let (id, master) = running_app(&mut before);
+        let tasks: Vec<String> = allocate(&mut before, 3_000, &id, vec![ask(3, "*")], vec![])
+            .unwrap()
+            .allocated
+            .into_iter()
+            .map(|a| a.container_id)
+            .collect();
+        assert_eq!(tasks.len(), 3);
+        let (apps, nodes) = before.take_dirty();
+
+        let mut after = Cluster::new(Settings::default(), TokenKey::new(KEY), 9_000);
+        after.restore(apps, nodes);
+        let held = |id: &str, memory_mb| NodeContainer {
+            container_id: id.into(),
+            resource: Resource {
+                memory_mb,
+                vcores: 1,
+            },
+        };
+        let orphan = "container_e1000_1000_0099_01_000042"; // an application never submitted
+        let mut reported: Vec<NodeContainer> = tasks.iter().map(|t| held(t, 1024)).collect();
+        reported.extend([
+            held(&master.container.container_id, 512),
+            held(orphan, 64),
+            held("garbage", 64),
+        ]);
+        after.register_node(
+            10_000,
+            RegisterNode {
+                node_id: "n1:8042".into(),
+                rack: "r1".into(),
+                capability: Resource {
+                    memory_mb: 4096,
+                    vcores: 8,
+                },
+                containers: reported,
+            },
+        );
+        let app = after.app(&id).unwrap();
+        assert_eq!(
+            app.master.as_deref(),
+            Some(master.container.container_id.as_str())
+        );
+        assert_eq!(app.containers.len(), 4, "{:?}", app.containers);
+        assert_eq!(after.metrics().allocated_mb, 512 + 3 * 1024);
+        let stop = heartbeat(&mut after, 10_100, "n1:8042", vec![]).stop;
+        assert_eq!(stop, [orphan.to_owned(), "garbage".to_owned()]);
+
+        // The master re-registers and asks again: only the room left (512 MiB) is granted, as a
+        // 512 MiB container; a 1 GiB one does not fit.
+        after.master_registered(&id).unwrap();
+        let small = |count| ResourceRequest {
+            capability: Resource {
+                memory_mb: 512,
+                vcores: 1,
+            },
+            ..ask(count, "*")
+        };
+        assert!(
+            allocate(&mut after, 10_200, &id, vec![ask(1, "*")], vec![])
+                .unwrap()
+                .allocated
+                .is_empty()
+        );
+        let granted = allocate(&mut after, 10_300, &id, vec![small(2)], vec![])
+            .unwrap()
+            .allocated;
+        assert_eq!(granted.len(), 1);
+        assert!(
+            granted[0]
+                .container_id
+                .starts_with("container_e9000_1000_0001_"),
+            "{}",
+            granted[0].container_id
+        );
+
+        // A recovered task ends: its master hears of it.
+        let ended = ContainerStatus {
+            container_id: tasks[0].clone(),
+            end: ContainerEnd::Exited,
+            exit_code: Some(0),
+        };
+        heartbeat(&mut after, 10_400, "n1:8042", vec![ended.clone()]);
+        let reply = allocate(&mut after, 10_500, &id, vec![], vec![]).unwrap();
+        assert_eq!(reply.completed, [ended]);
     }
 }

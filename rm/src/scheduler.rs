@@ -80,6 +80,9 @@ pub enum SchedEvent {
         node: NodeId,
         rack: RackId,
         capacity: Resources,
+        /// Containers already running there (a node rejoining a restarted rm): booked before
+        /// anything new is placed, each answered by an [`Assignment::Recovered`], in order.
+        running: Vec<(AppId, Resources)>,
     },
     /// A node lost (silent past the expiry interval) or removed: its containers are gone.
     NodeRemoved(NodeId),
@@ -120,6 +123,12 @@ pub enum Assignment {
     },
     /// A container that vanished with its node: tell its master it completed as LOST.
     Lost { app: AppId, container: ContainerId },
+    /// A running container taken back from a rejoining node, under this id. An application
+    /// the scheduler does not know gets `None`: the container must be stopped.
+    Recovered {
+        container: Option<ContainerId>,
+        node: NodeId,
+    },
 }
 
 /// Which application is served first when several wait.
@@ -186,6 +195,7 @@ impl Scheduler {
                 node,
                 rack,
                 capacity,
+                running,
             } => {
                 self.nodes.entry(node).or_insert(Node {
                     rack,
@@ -193,6 +203,14 @@ impl Scheduler {
                     used: Resources::default(),
                     containers: BTreeSet::new(),
                 });
+                for (app, size) in running {
+                    let container = self.apps.contains_key(&app).then(|| {
+                        let c = self.new_container();
+                        self.book(c, app, node, size);
+                        c
+                    });
+                    out.push(Assignment::Recovered { container, node });
+                }
             }
             SchedEvent::NodeRemoved(node) => {
                 if let Some(n) = self.nodes.remove(&node) {
@@ -253,6 +271,25 @@ impl Scheduler {
             }
         }
         self.schedule(out);
+    }
+
+    fn new_container(&mut self) -> ContainerId {
+        self.next_container += 1;
+        ContainerId(self.next_container - 1)
+    }
+
+    /// Books a container's room on its node and under its application. A node may end up
+    /// over-full (a rejoining node reporting more than it has): nothing new fits there then.
+    fn book(&mut self, container: ContainerId, app: AppId, node: NodeId, size: Resources) {
+        if let Some(n) = self.nodes.get_mut(&node) {
+            n.used = n.used.plus(size);
+            n.containers.insert(container);
+        }
+        if let Some(a) = self.apps.get_mut(&app) {
+            a.used = a.used.plus(size);
+            a.containers.insert(container);
+        }
+        self.containers.insert(container, (app, node, size));
     }
 
     fn free(&mut self, c: ContainerId) {
@@ -344,15 +381,10 @@ impl Scheduler {
             }
         }
         let (priority, size, node, satisfied) = choice?;
-        let container = ContainerId(self.next_container);
-        self.next_container += 1;
+        let container = self.new_container();
+        self.book(container, app, node, size);
         let rack = self.nodes[&node].rack;
-        let n = self.nodes.get_mut(&node).expect("chosen node");
-        n.used = n.used.plus(size);
-        n.containers.insert(container);
         let a = self.apps.get_mut(&app).expect("waiting app");
-        a.used = a.used.plus(size);
-        a.containers.insert(container);
         let set = a.asks.get_mut(&(priority, size)).expect("chosen ask");
         set.any -= 1;
         if let Some(c) = set.nodes.get_mut(&node) {
@@ -364,7 +396,6 @@ impl Scheduler {
         if set.any == 0 {
             a.asks.remove(&(priority, size));
         }
-        self.containers.insert(container, (app, node, size));
         Some(Assignment::Allocate {
             app,
             container,
@@ -405,6 +436,7 @@ mod tests {
                     node: NodeId(i),
                     rack: RackId(i / 2),
                     capacity,
+                    running: Vec::new(),
                 },
                 &mut out,
             );

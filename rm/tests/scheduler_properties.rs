@@ -54,6 +54,7 @@ fn run(ordering: Ordering, steps: &[Step]) -> Vec<Assignment> {
                     node: NodeId(n),
                     rack: RackId(n / 2),
                     capacity: Resources::new(1024 * c, c as u32),
+                    running: Vec::new(),
                 }
             }
             Step::LoseNode(n) => {
@@ -125,6 +126,7 @@ fn run(ordering: Ordering, steps: &[Step]) -> Vec<Assignment> {
                     live.push((app, container, node));
                 }
                 Assignment::Lost { container, .. } => live.retain(|l| l.1 != container),
+                Assignment::Recovered { .. } => panic!("no node here rejoins with containers"),
             }
         }
         for (node, cap) in &capacity {

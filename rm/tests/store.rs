@@ -14,6 +14,7 @@ fn node(id: &str) -> RegisterNode {
             memory_mb: 4096,
             vcores: 4,
         },
+        containers: Vec::new(),
     }
 }
 

@@ -25,6 +25,36 @@ pub struct RegisterNode {
     pub node_id: String,
     pub rack: String,
     pub capability: Resource,
+    /// Containers already on the node whose end the rm has not heard yet (after an rm restart,
+    /// or a node rejoining): the rm takes them back instead of losing them (YARN's
+    /// work-preserving restart).
+    #[serde(default)]
+    pub containers: Vec<NodeContainer>,
+}
+
+/// The application a container belongs to. Container ids follow YARN's epoch format,
+/// `container_e{rm epoch}_{application timestamp}_{sequence}_{attempt}_{number}`, so the
+/// application is known from the id alone (`application_{timestamp}_{sequence}`), across rm
+/// restarts. `None` for an id not of that form.
+pub fn application_of(container_id: &str) -> Option<String> {
+    let rest = container_id.strip_prefix("container_e")?;
+    let parts: Vec<&str> = rest.split('_').collect();
+    let [epoch, timestamp, sequence, attempt, number] = parts[..] else {
+        return None;
+    };
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    [epoch, timestamp, sequence, attempt, number]
+        .iter()
+        .all(|p| digits(p))
+        .then(|| format!("application_{timestamp}_{sequence}"))
+}
+
+/// A container a registering nodemanager already runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NodeContainer {
+    pub container_id: String,
+    pub resource: Resource,
 }
 
 /// How a container ended, as the rm tells a master (YARN's ContainerExitStatus where it has one).
@@ -137,6 +167,23 @@ pub struct AllocateReply {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_container_id_names_its_application() {
+        assert_eq!(
+            application_of("container_e1795_1700_0042_01_000007").as_deref(),
+            Some("application_1700_0042")
+        );
+        for bad in [
+            "container_1700_0042_01_000007",
+            "container_e1_2_3_4",
+            "container_e1_2_x_4_5",
+            "container_e1_2_3_4_5_6",
+            "",
+        ] {
+            assert_eq!(application_of(bad), None, "{bad}");
+        }
+    }
 
     #[test]
     fn asks_read_as_yarn_writes_them_and_refuse_misspellings() {
