@@ -82,6 +82,9 @@ pub(crate) struct ShellMasterArgs {
     /// Milliseconds between allocate calls (YARN's masters use 1 s).
     #[arg(long, default_value_t = 200)]
     interval_ms: u64,
+    /// How long an unreachable rm (restarting) is tried again before the master gives up.
+    #[arg(long, default_value_t = 60)]
+    rm_patience_secs: u64,
     #[arg(trailing_var_arg = true, required = true, num_args = 1..)]
     command: Vec<String>,
 }
@@ -213,7 +216,22 @@ pub(crate) fn master(args: ShellMasterArgs) -> Result<()> {
         anyhow::ensure!(status.is_success(), "{url} answered {status}: {value}");
         Ok(value)
     };
-    post(&format!("{rm}/ws/v1/yard/apps/{app}/register"), &json!({}))?;
+    // The rm may be restarting (work-preserving): keep trying it for a while, as YARN's
+    // masters do, rather than failing a job whose containers still run.
+    let patience = Duration::from_secs(args.rm_patience_secs);
+    let to_rm = |path: &str, body: &Value| -> Result<Value> {
+        let (url, give_up) = (format!("{rm}{path}"), Instant::now() + patience);
+        loop {
+            match post(&url, body) {
+                Err(e) if Instant::now() < give_up && is_unreachable(&e) => {
+                    eprintln!("the rm is unreachable ({e:#}); trying again");
+                    std::thread::sleep(Duration::from_millis(args.interval_ms));
+                }
+                other => return other,
+            }
+        }
+    };
+    to_rm(&format!("/ws/v1/yard/apps/{app}/register"), &json!({}))?;
     println!(
         "registered {app} with {rm}; running {:?} in {} containers",
         args.command,
@@ -232,8 +250,8 @@ pub(crate) fn master(args: ShellMasterArgs) -> Result<()> {
             releases: std::mem::take(&mut releases),
             progress: f64::from(ended) / f64::from(total),
         };
-        let reply: AllocateReply = serde_json::from_value(post(
-            &format!("{rm}/ws/v1/yard/apps/{app}/allocate"),
+        let reply: AllocateReply = serde_json::from_value(to_rm(
+            &format!("/ws/v1/yard/apps/{app}/allocate"),
             &serde_json::to_value(&request)?,
         )?)
         .context("the rm's allocate reply")?;
@@ -279,8 +297,8 @@ pub(crate) fn master(args: ShellMasterArgs) -> Result<()> {
         }
     }
     let succeeded = failed == 0;
-    post(
-        &format!("{rm}/ws/v1/yard/apps/{app}/unregister"),
+    to_rm(
+        &format!("/ws/v1/yard/apps/{app}/unregister"),
         &json!({ "succeeded": succeeded }),
     )?;
     println!("{total} containers ended, {failed} failed");
@@ -288,6 +306,12 @@ pub(crate) fn master(args: ShellMasterArgs) -> Result<()> {
         bail!("{failed} of {total} containers failed");
     }
     Ok(())
+}
+
+/// A connection that could not be made (nothing listens yet), as opposed to a refusal.
+fn is_unreachable(e: &anyhow::Error) -> bool {
+    e.downcast_ref::<reqwest::Error>()
+        .is_some_and(|e| e.is_connect())
 }
 
 #[cfg(test)]
