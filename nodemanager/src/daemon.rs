@@ -1,7 +1,8 @@
 //! `yard nm`: the node manager as a process. It registers with the rm (which hands it the
 //! container-token key), serves its small REST surface — node info, its containers, and
 //! starting a container on a valid token — and heartbeats: what ended, its load, and the rm's
-//! orders back (containers to stop, masters to start, register again).
+//! orders back (containers to stop, masters to start, register again). It also serves its data
+//! directory: dataset blocks and map outputs (`crate::data`).
 
 use std::collections::BTreeMap;
 use std::io;
@@ -23,6 +24,7 @@ use yard_wire::protocol::{
 };
 use yard_wire::token::{TokenKey, verify};
 
+use crate::data::{DataDir, DataSettings, EnvError};
 use crate::launcher::{Cgroups, ContainerSpec, Exit, Running, launch};
 use crate::telemetry::Sampler;
 
@@ -49,6 +51,7 @@ struct Node {
     /// Ended since the last heartbeat the rm acknowledged.
     completed: Mutex<Vec<ContainerStatus>>,
     cgroups: Cgroups,
+    data: Arc<DataDir>,
     http: reqwest::Client,
 }
 
@@ -121,10 +124,21 @@ impl Node {
                 format!("container {} is already running here", token.container_id),
             ));
         }
+        // The node's values win over any a master chose: a task must not write another
+        // application's map outputs.
+        let mut env = s.env;
+        let data_env = self.data.container_env(&token.container_id).map_err(|e| {
+            let status = match e {
+                EnvError::NoApplication(_) => StatusCode::BAD_REQUEST,
+                EnvError::Io { .. } => StatusCode::INTERNAL_SERVER_ERROR,
+            };
+            Refused(status, e.to_string())
+        })?;
+        env.extend(data_env);
         let spec = ContainerSpec {
             id: token.container_id.clone(),
             command: s.command,
-            env: s.env,
+            env,
             memory_mb: token.memory_mb,
             vcores: token.vcores,
         };
@@ -210,6 +224,11 @@ impl Node {
 }
 
 async fn info(State(node): State<Arc<Node>>) -> Json<serde_json::Value> {
+    let blocks = node.data.inventory().await;
+    if let Err(e) = &blocks {
+        tracing::warn!(error = %e, "cannot list the node's blocks");
+    }
+    let blocks = blocks.ok();
     let cgroups = match &node.cgroups {
         Cgroups::Available(dir) => json!({ "available": true, "dir": dir }),
         Cgroups::Unavailable(why) => json!({ "available": false, "reason": why }),
@@ -222,6 +241,9 @@ async fn info(State(node): State<Arc<Node>>) -> Json<serde_json::Value> {
         "numContainers": lock(&node.containers).len(),
         "registered": lock(&node.key).is_some(),
         "cgroups": cgroups,
+        "dataDir": node.data.root(),
+        "numBlocks": blocks.as_ref().map(Vec::len),
+        "blockBytes": blocks.map(|b| b.iter().map(|b| b.bytes).sum::<u64>()),
     }}))
 }
 
@@ -262,7 +284,18 @@ pub async fn serve(
     ready: impl FnOnce(SocketAddr),
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> io::Result<()> {
+    serve_with(options, DataSettings::default(), ready, shutdown).await
+}
+
+/// [`serve`] with the data service's settings.
+pub async fn serve_with(
+    options: NmOptions,
+    data: DataSettings,
+    ready: impl FnOnce(SocketAddr),
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> io::Result<()> {
     std::fs::create_dir_all(&options.work_dir)?;
+    let data = Arc::new(DataDir::open(&options.work_dir, data)?);
     let listener = tokio::net::TcpListener::bind(options.bind).await?;
     let addr = listener.local_addr()?;
     let cgroups = Cgroups::detect(std::path::Path::new("/sys/fs/cgroup"));
@@ -276,6 +309,7 @@ pub async fn serve(
         containers: Mutex::new(BTreeMap::new()),
         completed: Mutex::new(Vec::new()),
         cgroups,
+        data: data.clone(),
         http: reqwest::Client::new(),
     });
     ready(addr);
@@ -317,7 +351,10 @@ pub async fn serve(
             get(containers).post(start_container),
         )
         .layer(DefaultBodyLimit::max(1 << 20))
-        .with_state(node.clone());
+        .with_state(node.clone())
+        // Merged after the 1 MiB layer, which so does not cover blocks: they stream under
+        // their own limit.
+        .merge(crate::data::router(data));
     let served = axum::serve(listener, router)
         .with_graceful_shutdown(shutdown)
         .await;

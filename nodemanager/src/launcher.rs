@@ -14,6 +14,8 @@ use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 use tokio::process::{Child, Command};
 
+use crate::data::plain_name;
+
 /// What to run in a container.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ContainerSpec {
@@ -35,7 +37,9 @@ pub enum Exit {
 
 #[derive(Debug, thiserror::Error)]
 pub enum LaunchError {
-    #[error("container id {0:?} cannot name a directory: use letters, digits, '_', '-' and '.'")]
+    #[error(
+        "container id {0:?} cannot name a directory: use at most 200 letters, digits, '_', '-' and '.'"
+    )]
     BadId(String),
     #[error("container {0} has no command to run")]
     NoCommand(String),
@@ -110,15 +114,6 @@ pub struct Running {
     pub cgroup: Option<PathBuf>,
     child: Child,
     pgid: Pid,
-}
-
-fn plain_name(id: &str) -> bool {
-    !id.is_empty()
-        && id != "."
-        && id != ".."
-        && id
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
 }
 
 /// Starts a container under `work_root/<id>/`, with `stdout` and `stderr` files there.

@@ -1,0 +1,221 @@
+//! The data service on a real nodemanager (127.0.0.1, ephemeral ports), registered with a
+//! stand-in rm that only hands out the token key: blocks over HTTP, and a real container
+//! that reads a block and writes map output the node then serves.
+
+use std::future::Future;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use axum::routing::post;
+use axum::{Json, Router};
+use serde_json::{Value, json};
+use tokio::io::AsyncWriteExt;
+use yard_nodemanager::daemon::{NmOptions, serve};
+use yard_wire::protocol::{HeartbeatReply, Registered, Resource};
+use yard_wire::token::{TokenKey, mint};
+
+/// Polls `probe` until it gives `Some`, or fails after a generous deadline (no fixed sleeps).
+async fn eventually<T, F: Future<Output = Option<T>>>(what: &str, probe: impl Fn() -> F) -> T {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Some(v) = probe().await {
+            return v;
+        }
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+/// An rm that registers every node with `key` and answers heartbeats with no orders.
+async fn stand_in_rm(key: &TokenKey) -> String {
+    let token_key = key.to_hex();
+    let router = Router::new()
+        .route(
+            "/ws/v1/yard/nodes",
+            post(move || async move { Json(Registered { token_key }) }),
+        )
+        .route(
+            "/ws/v1/yard/nodes/heartbeat",
+            post(|| async { Json(HeartbeatReply::default()) }),
+        );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    format!("http://{addr}")
+}
+
+#[tokio::test]
+async fn blocks_and_map_outputs_on_a_live_nodemanager() {
+    let key = TokenKey::new([7; 32]);
+    let rm = stand_in_rm(&key).await;
+    let work = tempfile::tempdir().unwrap();
+    let (ready, bound) = tokio::sync::oneshot::channel();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let options = NmOptions {
+        bind: ([127, 0, 0, 1], 0).into(),
+        rm,
+        rack: "r1".into(),
+        capability: Resource {
+            memory_mb: 1024,
+            vcores: 2,
+        },
+        work_dir: work.path().join("nm"),
+        heartbeat: Duration::from_millis(20),
+        stop_grace: Duration::from_secs(5),
+    };
+    let nm_task = tokio::spawn(serve(
+        options,
+        move |a| ready.send(a).unwrap(),
+        async move {
+            let _ = stopped.await;
+        },
+    ));
+    let nm = bound.await.unwrap();
+    let base = format!("http://{nm}/ws/v1/node");
+    let http = reqwest::Client::new();
+    let info = || async {
+        let v: Value = http
+            .get(format!("{base}/info"))
+            .send()
+            .await
+            .ok()?
+            .json()
+            .await
+            .ok()?;
+        Some(v["nodeInfo"].clone())
+    };
+    let registered = eventually("registration", || async {
+        info().await.filter(|i| i["registered"] == true)
+    })
+    .await;
+    let data_dir = std::fs::canonicalize(work.path().join("nm/data")).unwrap();
+    assert_eq!(registered["dataDir"], json!(data_dir));
+    assert_eq!(
+        (
+            registered["numBlocks"].clone(),
+            registered["blockBytes"].clone()
+        ),
+        (json!(0), json!(0))
+    );
+
+    // A 3 MiB block over a real socket, back byte for byte, counted in the node's info.
+    let block: Vec<u8> = (0..3u32 << 20)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    let put = http
+        .put(format!("{base}/blocks/words/blk_0"))
+        .body(block.clone())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(put.status(), 201);
+    let got = http
+        .get(format!("{base}/blocks/words/blk_0"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(got.status(), 200);
+    assert!(
+        got.bytes().await.unwrap()[..] == block[..],
+        "the block came back different"
+    );
+    let after = info().await.unwrap();
+    assert_eq!(
+        (after["numBlocks"].clone(), after["blockBytes"].clone()),
+        (json!(1), json!(block.len()))
+    );
+
+    // An upload whose client goes away mid-body leaves nothing: wait until its temporary
+    // file exists, hang up, and it goes.
+    let dataset = data_dir.join("blocks/cut");
+    let files = || std::fs::read_dir(&dataset).map_or(0, |d| d.count());
+    let mut socket = tokio::net::TcpStream::connect(nm).await.unwrap();
+    let head =
+        "PUT /ws/v1/node/blocks/cut/b HTTP/1.1\r\nHost: nm\r\nContent-Length: 100000\r\n\r\n";
+    socket.write_all(head.as_bytes()).await.unwrap();
+    socket.write_all(&[1; 10]).await.unwrap();
+    eventually("the upload to start", || async {
+        (files() == 1).then_some(())
+    })
+    .await;
+    drop(socket);
+    eventually("the partial upload to go", || async {
+        (files() == 0).then_some(())
+    })
+    .await;
+
+    // A container reads the local block and writes map output; a master's attempt to point
+    // it elsewhere is overridden by the node.
+    let container = "container_e1000_1000_0001_01_000002";
+    let script = r#"printf '%s\n%s\n' "$YARD_DATA_DIR" "$YARD_SHUFFLE_DIR" > env.txt &&
+        mkdir -p "$YARD_SHUFFLE_DIR/m1" &&
+        cp "$YARD_DATA_DIR/words/blk_0" "$YARD_SHUFFLE_DIR/m1/1" &&
+        printf abc > "$YARD_SHUFFLE_DIR/m1/0""#;
+    let start = |id: &str| {
+        json!({
+            "token": mint(&key, id, &nm.to_string(), 128, 1, i64::MAX),
+            "command": ["/bin/sh", "-c", script],
+            "env": {"YARD_SHUFFLE_DIR": "/tmp/elsewhere"},
+        })
+    };
+    let started = http
+        .post(format!("{base}/containers"))
+        .json(&start(container))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(started.status(), 201, "{:?}", started.text().await);
+    let partition = format!("{base}/shuffle/application_1000_0001/m1/0");
+    let fetch = |url: String| {
+        let http = http.clone();
+        async move {
+            let r = http.get(url).send().await.ok()?;
+            if r.status() != 200 {
+                return None;
+            }
+            r.bytes().await.ok()
+        }
+    };
+    eventually("the map output", || async {
+        fetch(partition.clone()).await.filter(|b| &b[..] == b"abc")
+    })
+    .await;
+    let copied = fetch(format!("{base}/shuffle/application_1000_0001/m1/1"))
+        .await
+        .unwrap();
+    assert!(copied[..] == block[..], "the task read a different block");
+    let env =
+        std::fs::read_to_string(work.path().join("nm").join(container).join("env.txt")).unwrap();
+    let shuffle = data_dir.join("shuffle/application_1000_0001");
+    assert_eq!(
+        env.lines().map(PathBuf::from).collect::<Vec<_>>(),
+        [data_dir.join("blocks"), shuffle.clone()]
+    );
+
+    // A container id without an application is refused before anything runs.
+    let refused = http
+        .post(format!("{base}/containers"))
+        .json(&start("c_1"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), 400);
+    let why: Value = refused.json().await.unwrap();
+    assert!(why["error"].as_str().unwrap().contains("YARN"), "{why}");
+    assert!(!work.path().join("nm/c_1").exists());
+
+    // The master's clean-up: gone, and again is fine.
+    for _ in 0..2 {
+        let deleted = http
+            .delete(format!("{base}/shuffle/application_1000_0001"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(deleted.status(), 204);
+    }
+    assert_eq!(http.get(&partition).send().await.unwrap().status(), 404);
+    assert!(!shuffle.exists());
+
+    stop.send(()).unwrap();
+    nm_task.await.unwrap().unwrap();
+}
