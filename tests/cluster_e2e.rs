@@ -556,3 +556,98 @@ fn a_distributed_shell_runs_where_it_asked_hears_of_lost_nodes_and_is_killed_who
     );
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+/// Stops a daemon gracefully (SIGTERM) and waits for it.
+fn terminate(daemon: &mut Daemon) {
+    let pid = daemon.child.id().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let _ = daemon.child.wait();
+}
+
+#[test]
+fn a_restarted_rm_takes_back_running_work_and_the_job_still_finishes() {
+    let tmp = std::env::temp_dir().join(format!("yard-e2e-wp-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let db = tmp.join("rm.db");
+    let db = db.to_str().unwrap();
+    let mut rm = start(&["rm", "--bind", "127.0.0.1:0", "--state-db", db]);
+    let (addr, url) = (rm.addr.clone(), format!("http://{}", rm.addr));
+    let dirs: Vec<PathBuf> = (0..2).map(|i| tmp.join(format!("nm{i}"))).collect();
+    let nms: Vec<Daemon> = dirs.iter().map(|d| nm(&rm, d)).collect();
+    eventually("two running nodes", || {
+        (node_states(&rm).iter().filter(|n| n.1 == "RUNNING").count() == 2).then_some(())
+    });
+    // Two tasks that run until a flag file appears.
+    let flag = tmp.join("go");
+    let wait = format!("while [ ! -e '{}' ]; do sleep 0.05; done", flag.display());
+    let (code, out, err) = yard(&[
+        "shell",
+        "--rm",
+        &url,
+        "--no-wait",
+        "--on",
+        &nms[0].addr,
+        "--on",
+        &nms[1].addr,
+        "--",
+        "/bin/sh",
+        "-c",
+        &wait,
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let id = out.trim().to_owned();
+    let metrics =
+        |url: &str| get(&format!("{url}/ws/v1/cluster/metrics"))["clusterMetrics"].clone();
+    eventually("the master and both tasks running", || {
+        (nms.iter().map(|n| containers_on(n).len()).sum::<usize>() == 3
+            && metrics(&url)["containersAllocated"] == 3)
+            .then_some(())
+    });
+
+    // The rm goes away and comes back on the same address and database.
+    terminate(&mut rm);
+    let again = start(&["rm", "--bind", &addr, "--state-db", db]);
+    assert_eq!(again.addr, addr);
+    eventually(
+        "the nodes back, with their three containers taken back",
+        || {
+            let m = metrics(&url);
+            (m["activeNodes"] == 2 && m["containersAllocated"] == 3).then_some(())
+        },
+    );
+    assert_eq!(
+        get(&format!("{url}/ws/v1/cluster/apps/{id}"))["app"]["state"],
+        "RUNNING"
+    );
+    assert_eq!(
+        nms.iter().map(|n| containers_on(n).len()).sum::<usize>(),
+        3,
+        "nothing was restarted"
+    );
+
+    // The tasks end; their master hears of it through the new rm and finishes the job.
+    std::fs::write(&flag, "").unwrap();
+    let app = eventually("the job finished", || {
+        let app = get(&format!("{url}/ws/v1/cluster/apps/{id}"))["app"].clone();
+        (app["state"] == "FINISHED").then_some(app)
+    });
+    assert_eq!(app["finalStatus"], "SUCCEEDED", "{app}");
+    let master_log = dirs
+        .iter()
+        .flat_map(|d| outputs(d))
+        .find(|(_, out)| out.starts_with(&format!("registered {id}")))
+        .expect("the master's log")
+        .1;
+    assert!(
+        master_log.contains("2 containers ended, 0 failed"),
+        "{master_log}"
+    );
+    drop(again);
+    let _ = std::fs::remove_dir_all(&tmp);
+}

@@ -19,8 +19,8 @@ use axum::routing::get;
 use axum::{Json, Router};
 use serde_json::json;
 use yard_wire::protocol::{
-    ContainerEnd, ContainerStatus, HeartbeatReply, NodeHeartbeat, RegisterNode, Registered,
-    Resource, StartContainer,
+    ContainerEnd, ContainerStatus, HeartbeatReply, NodeContainer, NodeHeartbeat, RegisterNode,
+    Registered, Resource, StartContainer,
 };
 use yard_wire::token::{TokenKey, verify};
 
@@ -49,7 +49,7 @@ struct Node {
     key: Mutex<Option<TokenKey>>,
     containers: Mutex<BTreeMap<String, Running>>,
     /// Ended since the last heartbeat the rm acknowledged.
-    completed: Mutex<Vec<ContainerStatus>>,
+    completed: Mutex<Vec<Ended>>,
     cgroups: Cgroups,
     data: Arc<DataDir>,
     http: reqwest::Client,
@@ -96,11 +96,28 @@ impl Node {
     }
 
     async fn register(&self) -> Result<(), String> {
+        self.reap();
+        // Everything whose end the rm has not heard: a restarted rm takes these back (YARN's
+        // work-preserving restart) and hears of the ended ones in the next heartbeat.
+        let mut containers: Vec<NodeContainer> = lock(&self.containers)
+            .values()
+            .map(|r| NodeContainer {
+                container_id: r.id.clone(),
+                resource: Resource {
+                    memory_mb: r.memory_mb,
+                    vcores: r.vcores,
+                },
+            })
+            .collect();
+        containers.extend(lock(&self.completed).iter().map(|e| NodeContainer {
+            container_id: e.status.container_id.clone(),
+            resource: e.resource,
+        }));
         let body = RegisterNode {
             node_id: self.id.clone(),
             rack: self.options.rack.clone(),
             capability: self.options.capability,
-            containers: Vec::new(),
+            containers,
         };
         let registered: Registered = self.post_rm("/ws/v1/yard/nodes", &body).await?;
         let key = TokenKey::from_hex(&registered.token_key)
@@ -159,15 +176,23 @@ impl Node {
             .collect();
         let mut completed = lock(&self.completed);
         for (id, exit) in ended {
-            containers.remove(&id);
+            let Some(r) = containers.remove(&id) else {
+                continue;
+            };
             let code = match exit {
                 Exit::Code(c) => c,
                 Exit::Signal(s) => 128 + s, // the shell's convention
             };
-            completed.push(ContainerStatus {
-                container_id: id,
-                end: ContainerEnd::Exited,
-                exit_code: Some(code),
+            completed.push(Ended {
+                status: ContainerStatus {
+                    container_id: id,
+                    end: ContainerEnd::Exited,
+                    exit_code: Some(code),
+                },
+                resource: Resource {
+                    memory_mb: r.memory_mb,
+                    vcores: r.vcores,
+                },
             });
         }
     }
@@ -182,7 +207,10 @@ impl Node {
             .iter()
             .map(|(id, r)| (id.clone(), r.pid()))
             .collect();
-        let completed = lock(&self.completed).clone();
+        let completed: Vec<ContainerStatus> = lock(&self.completed)
+            .iter()
+            .map(|e| e.status.clone())
+            .collect();
         let body = NodeHeartbeat {
             node_id: self.id.clone(),
             running: running.iter().map(|(id, _)| id.clone()).collect(),
@@ -190,8 +218,11 @@ impl Node {
             telemetry: sampler.sample(elapsed_s, &running),
         };
         let reply: HeartbeatReply = self.post_rm("/ws/v1/yard/nodes/heartbeat", &body).await?;
-        // The rm has these now; anything that ended meanwhile waits for the next beat.
-        lock(&self.completed).retain(|c| !completed.contains(c));
+        // The rm has these now, unless it does not know this node (it restarted): then they
+        // go with the registration. Anything that ended meanwhile waits for the next beat.
+        if !reply.reregister {
+            lock(&self.completed).retain(|e| !completed.contains(&e.status));
+        }
         Ok(reply)
     }
 
@@ -209,7 +240,11 @@ impl Node {
                     end: ContainerEnd::Killed,
                     exit_code: None,
                 };
-                lock(&node.completed).push(status);
+                let resource = Resource {
+                    memory_mb: running.memory_mb,
+                    vcores: running.vcores,
+                };
+                lock(&node.completed).push(Ended { status, resource });
             });
         }
         for start in reply.start {
@@ -221,6 +256,12 @@ impl Node {
             });
         }
     }
+}
+
+/// A container that ended, kept until the rm acknowledges it.
+struct Ended {
+    status: ContainerStatus,
+    resource: Resource,
 }
 
 async fn info(State(node): State<Arc<Node>>) -> Json<serde_json::Value> {

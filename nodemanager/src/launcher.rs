@@ -112,6 +112,9 @@ pub struct Running {
     pub stderr: PathBuf,
     /// The cgroup the container runs in, if any.
     pub cgroup: Option<PathBuf>,
+    /// The size its token granted (reported again when the node re-registers).
+    pub memory_mb: u64,
+    pub vcores: u32,
     child: Child,
     pgid: Pid,
 }
@@ -169,6 +172,8 @@ pub async fn launch(
         stdout,
         stderr,
         cgroup,
+        memory_mb: spec.memory_mb,
+        vcores: spec.vcores,
         child,
         pgid: Pid::from_raw(pid),
     })
