@@ -94,11 +94,15 @@ impl Cgroups {
                 ours.display()
             ));
         }
-        if let Err(e) = std::fs::write(root.join("cgroup.subtree_control"), "+cpu +memory") {
-            return Cgroups::Unavailable(format!(
-                "cannot delegate cpu and memory below {}: {e}; containers run without limits",
-                root.display()
-            ));
+        // Each level must hand the controllers down for `memory.max` and `cpu.max` to exist in
+        // the containers' cgroups, two levels below `root`.
+        for parent in [root, ours.as_path()] {
+            if let Err(e) = std::fs::write(parent.join("cgroup.subtree_control"), "+cpu +memory") {
+                return Cgroups::Unavailable(format!(
+                    "cannot delegate cpu and memory below {}: {e}; containers run without limits",
+                    parent.display()
+                ));
+            }
         }
         Cgroups::Available(ours)
     }
@@ -163,7 +167,13 @@ pub async fn launch(
         })?;
     let pid = child.id().map_or(0, |p| p as i32);
     let cgroup = match cgroups {
-        Cgroups::Available(root) => limit(root, spec, pid).ok(),
+        Cgroups::Available(root) => match limit(root, spec, pid) {
+            Ok(dir) => Some(dir),
+            Err(e) => {
+                tracing::warn!(container = %spec.id, error = %e, "cannot limit the container with a cgroup; it runs without limits");
+                None
+            }
+        },
         Cgroups::Unavailable(_) => None,
     };
     Ok(Running {
@@ -377,5 +387,36 @@ mod tests {
         assert!(why.contains("memory"), "{why}");
         // On this machine: whatever the host offers, detection answers without panicking.
         let _ = Cgroups::detect(Path::new("/sys/fs/cgroup"));
+    }
+
+    /// What the launcher writes into a cgroup v2 tree, checked on a stand-in directory (this
+    /// host has cgroup v1, so the kernel's enforcement itself is not exercised here).
+    #[tokio::test]
+    async fn on_cgroup_v2_a_container_gets_its_limits_and_its_process() {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::write(
+            root.path().join("cgroup.controllers"),
+            "cpuset cpu io memory pids",
+        )
+        .unwrap();
+        let cgroups = Cgroups::detect(root.path());
+        let Cgroups::Available(ours) = &cgroups else {
+            panic!("a hierarchy with cpu and memory is usable: {cgroups:?}")
+        };
+        for level in [root.path(), ours.as_path()] {
+            let delegated = std::fs::read_to_string(level.join("cgroup.subtree_control")).unwrap();
+            assert_eq!(delegated, "+cpu +memory", "{}", level.display());
+        }
+        let mut c = spec("container_e1_2_0003_01_000004", "exec sleep 60");
+        (c.memory_mb, c.vcores) = (256, 2);
+        let work = tempfile::tempdir().unwrap();
+        let mut running = launch(&c, work.path(), &cgroups).await.unwrap();
+        let dir = running.cgroup.clone().expect("a cgroup");
+        assert_eq!(dir, ours.join(&c.id));
+        let read = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap();
+        assert_eq!(read("memory.max"), (256u64 << 20).to_string());
+        assert_eq!(read("cpu.max"), "200000 100000");
+        assert_eq!(read("cgroup.procs"), running.pid().to_string());
+        running.stop(Duration::from_secs(1)).await;
     }
 }
