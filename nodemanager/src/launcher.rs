@@ -417,6 +417,6 @@ mod tests {
         assert_eq!(read("memory.max"), (256u64 << 20).to_string());
         assert_eq!(read("cpu.max"), "200000 100000");
         assert_eq!(read("cgroup.procs"), running.pid().to_string());
-        running.stop(Duration::from_secs(1)).await;
+        running.stop(Duration::from_secs(1)).await.unwrap();
     }
 }
