@@ -10,6 +10,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 use serde::Deserialize;
 use yard_nodemanager::daemon::NmOptions;
+use yard_nodemanager::data::DataSettings;
 use yard_rm::cluster::Settings;
 use yard_rm::daemon::RmOptions;
 use yard_wire::protocol::Resource;
@@ -63,6 +64,9 @@ pub(crate) struct NmArgs {
     /// Heartbeat interval, milliseconds [default: 1000].
     #[arg(long, env = "YARD_NM_HEARTBEAT_MS")]
     heartbeat_ms: Option<u64>,
+    /// The largest dataset block the node accepts, MiB [default: 1024].
+    #[arg(long, env = "YARD_NM_MAX_BLOCK_MB")]
+    max_block_mb: Option<u64>,
 }
 
 /// The `--config` file.
@@ -94,6 +98,7 @@ struct NmFile {
     vcores: Option<u32>,
     work_dir: Option<PathBuf>,
     heartbeat_ms: Option<u64>,
+    max_block_mb: Option<u64>,
 }
 
 /// Reads the `--config` file; a file that cannot be read or parsed is bad input (exit 2).
@@ -202,6 +207,13 @@ pub(crate) fn nm(args: NmArgs) -> Result<()> {
         vcores: args.vcores.or(file.vcores).unwrap_or(8),
     };
     let heartbeat_ms = args.heartbeat_ms.or(file.heartbeat_ms).unwrap_or(1000);
+    let data = match args.max_block_mb.or(file.max_block_mb) {
+        Some(0) => return Err(BadInput("--max-block-mb must be at least 1".into()).into()),
+        Some(mb) => DataSettings {
+            max_block_bytes: mb.saturating_mul(1 << 20),
+        },
+        None => DataSettings::default(),
+    };
     init_logs();
     let options = NmOptions {
         bind,
@@ -219,8 +231,9 @@ pub(crate) fn nm(args: NmArgs) -> Result<()> {
         stop_grace: Duration::from_secs(5),
     };
     runtime()?
-        .block_on(yard_nodemanager::daemon::serve(
+        .block_on(yard_nodemanager::daemon::serve_with(
             options,
+            data,
             announce,
             stop_signal(),
         ))
