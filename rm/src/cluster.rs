@@ -62,6 +62,8 @@ pub enum ClusterError {
     NotRunning(String),
     #[error("ask {index}: {problem}")]
     BadAsk { index: usize, problem: String },
+    #[error("application {0} has ended; its deadline can no longer change")]
+    Ended(String),
 }
 
 /// A master the daemon must start: its container is granted, its token signed.
@@ -128,6 +130,16 @@ pub struct AppRecord {
     pub attempts: Vec<AttemptInfo>,
     pub master_command: Vec<String>,
     pub master_env: BTreeMap<String, String>,
+    pub deadline_ms: Option<i64>,
+    pub result: Option<AppResult>,
+}
+
+/// What a deadline-bound job answered: from how much of its input, and the answer itself
+/// (opaque to the rm: the master's JSON).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AppResult {
+    pub processed_fraction: f64,
+    pub answer: serde_json::Value,
 }
 
 impl AppInfo {
@@ -143,6 +155,8 @@ impl AppInfo {
             attempts: self.attempts.clone(),
             master_command: self.master_command.clone(),
             master_env: self.master_env.clone(),
+            deadline_ms: self.deadline_ms,
+            result: self.result.clone(),
         }
     }
 }
@@ -192,6 +206,9 @@ pub struct AppInfo {
     /// How to start the master: its command and environment.
     pub master_command: Vec<String>,
     pub master_env: BTreeMap<String, String>,
+    /// When the client wants the answer, ms since the epoch (yard's, not Hadoop's).
+    pub deadline_ms: Option<i64>,
+    pub result: Option<AppResult>,
     /// Granted or completed since the master last asked: its next allocate reply.
     pending: AllocateReply,
 }
@@ -313,6 +330,8 @@ impl Cluster {
                     attempts: r.attempts,
                     master_command: r.master_command,
                     master_env: r.master_env,
+                    deadline_ms: r.deadline_ms,
+                    result: r.result,
                     pending: AllocateReply::default(),
                 },
             );
@@ -596,6 +615,8 @@ impl Cluster {
                 attempts: Vec::new(),
                 master_command: command,
                 master_env: env,
+                deadline_ms: None,
+                result: None,
                 pending: AllocateReply::default(),
             },
         );
@@ -615,6 +636,34 @@ impl Cluster {
     /// The master unregistered with its final status.
     pub fn master_finished(&mut self, id: &str, succeeded: bool) -> Result<(), ClusterError> {
         self.transition(id, AppEvent::MasterFinished { succeeded })
+    }
+
+    /// The client says when it wants the answer (any time before the application ends).
+    pub fn set_deadline(&mut self, id: &str, deadline_ms: i64) -> Result<(), ClusterError> {
+        let app = self
+            .apps
+            .get_mut(id)
+            .ok_or_else(|| ClusterError::UnknownApp(id.into()))?;
+        if app.lifecycle.state.is_final() {
+            return Err(ClusterError::Ended(id.into()));
+        }
+        app.deadline_ms = Some(deadline_ms);
+        self.dirty_apps.insert(id.into());
+        Ok(())
+    }
+
+    /// A running master reports its answer (again, as it improves); the last one stands.
+    pub fn report_result(&mut self, id: &str, result: AppResult) -> Result<(), ClusterError> {
+        let app = self
+            .apps
+            .get_mut(id)
+            .ok_or_else(|| ClusterError::UnknownApp(id.into()))?;
+        if app.lifecycle.state != AppState::Running {
+            return Err(ClusterError::NotRunning(id.into()));
+        }
+        app.result = Some(result);
+        self.dirty_apps.insert(id.into());
+        Ok(())
     }
 
     pub fn kill(&mut self, id: &str) -> Result<(), ClusterError> {

@@ -10,14 +10,14 @@ use axum::extract::rejection::{JsonRejection, QueryRejection};
 use axum::extract::{DefaultBodyLimit, Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use axum::routing::{MethodRouter, get, post};
+use axum::routing::{MethodRouter, get, post, put};
 use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use yard_wire::protocol::{AllocateRequest, NodeHeartbeat, RegisterNode, Registered};
 
 use crate::app::AppState;
-use crate::cluster::{AppInfo, Cluster, ClusterError, NewApp, NodeInfo, NodeState};
+use crate::cluster::{AppInfo, AppResult, Cluster, ClusterError, NewApp, NodeInfo, NodeState};
 
 /// Milliseconds since the Unix epoch; the daemon passes the wall clock, tests a fake one.
 pub type Clock = Arc<dyn Fn() -> i64 + Send + Sync>;
@@ -87,7 +87,8 @@ impl From<ClusterError> for ApiError {
             ClusterError::UnknownApp(_) | ClusterError::UnknownNode(_) => StatusCode::NOT_FOUND,
             ClusterError::AlreadySubmitted(_)
             | ClusterError::Transition(_)
-            | ClusterError::NotRunning(_) => StatusCode::CONFLICT,
+            | ClusterError::NotRunning(_)
+            | ClusterError::Ended(_) => StatusCode::CONFLICT,
             ClusterError::BadAsk { .. } => StatusCode::BAD_REQUEST,
         };
         ApiError::new(status, e.to_string(), Value::Null)
@@ -131,6 +132,13 @@ pub fn routes() -> Vec<(&'static str, &'static [&'static str], MethodRouter<Rm>)
             &["post"],
             post(master_unregister),
         ),
+        ("/ws/v1/yard/apps/{id}", &["get"], get(yard_app)),
+        (
+            "/ws/v1/yard/apps/{id}/deadline",
+            &["put"],
+            put(set_deadline),
+        ),
+        ("/ws/v1/yard/apps/{id}/result", &["put"], put(report_result)),
         ("/ws/v1/yard/openapi.json", &["get"], get(openapi)),
         ("/ws/v1/cluster/info", &["get"], get(cluster_info)),
         ("/ws/v1/cluster/metrics", &["get"], get(metrics)),
@@ -240,6 +248,80 @@ async fn master_unregister(
     let Json(u) = body?;
     rm.with(|c, _| c.master_finished(&id, u.succeeded))?;
     ok(json!({}))
+}
+
+/// yard's view of an application: what Hadoop's lacks (deadline, processed fraction, answer).
+fn yard_app_json(a: &AppInfo) -> Value {
+    json!({ "app": {
+        "id": a.application_id,
+        "state": state_name(a.lifecycle.state),
+        "finalStatus": a.lifecycle.final_status,
+        "deadlineMs": a.deadline_ms,
+        "processedFraction": a.result.as_ref().map(|r| r.processed_fraction),
+        "answer": a.result.as_ref().map(|r| &r.answer),
+    }})
+}
+
+async fn yard_app(State(rm): State<Rm>, Path(id): Path<String>) -> Reply {
+    match rm.with(|c, _| c.app(&id).map(yard_app_json)) {
+        Some(v) => ok(v),
+        None => Err(ClusterError::UnknownApp(id).into()),
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct Deadline {
+    deadline_ms: i64,
+}
+
+async fn set_deadline(
+    State(rm): State<Rm>,
+    Path(id): Path<String>,
+    body: Result<Json<Deadline>, JsonRejection>,
+) -> Reply {
+    let Json(d) = body?;
+    if d.deadline_ms <= 0 {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "deadlineMs is a time: milliseconds since the Unix epoch",
+            json!({ "deadlineMs": d.deadline_ms }),
+        ));
+    }
+    ok(rm.with(|c, _| {
+        c.set_deadline(&id, d.deadline_ms)?;
+        Ok::<_, ClusterError>(c.app(&id).map(yard_app_json).unwrap_or_default())
+    })?)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct ResultBody {
+    processed_fraction: f64,
+    answer: Value,
+}
+
+async fn report_result(
+    State(rm): State<Rm>,
+    Path(id): Path<String>,
+    body: Result<Json<ResultBody>, JsonRejection>,
+) -> Reply {
+    let Json(r) = body?;
+    if !(0.0..=1.0).contains(&r.processed_fraction) {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "processedFraction is the share of the input processed, from 0 to 1",
+            json!({ "processedFraction": r.processed_fraction }),
+        ));
+    }
+    let result = AppResult {
+        processed_fraction: r.processed_fraction,
+        answer: r.answer,
+    };
+    ok(rm.with(|c, _| {
+        c.report_result(&id, result)?;
+        Ok::<_, ClusterError>(c.app(&id).map(yard_app_json).unwrap_or_default())
+    })?)
 }
 
 async fn openapi() -> Response {

@@ -13,7 +13,7 @@ use yard_wire::protocol::Resource;
 use yard_wire::telemetry::NodeTelemetry;
 
 use crate::app::{AppState, FinalStatus, Lifecycle};
-use crate::cluster::{AppRecord, AttemptInfo, NodeInfo, NodeState};
+use crate::cluster::{AppRecord, AppResult, AttemptInfo, NodeInfo, NodeState};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -109,10 +109,12 @@ impl Store {
         for a in apps {
             sqlx::query(
                 "INSERT INTO applications (id, name, user_name, queue, state, final_status, attempts, max_attempts, \
-                 diagnostics, progress, submitted_ms, master_command, master_env) \
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) \
+                 diagnostics, progress, submitted_ms, master_command, master_env, deadline_ms, processed_fraction, answer) \
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) \
                  ON CONFLICT(id) DO UPDATE SET state = excluded.state, final_status = excluded.final_status, \
-                 attempts = excluded.attempts, diagnostics = excluded.diagnostics, progress = excluded.progress",
+                 attempts = excluded.attempts, diagnostics = excluded.diagnostics, progress = excluded.progress, \
+                 deadline_ms = excluded.deadline_ms, processed_fraction = excluded.processed_fraction, \
+                 answer = excluded.answer",
             )
             .bind(&a.id)
             .bind(&a.name)
@@ -127,6 +129,9 @@ impl Store {
             .bind(a.submitted_ms)
             .bind(serde_json::to_string(&a.master_command).unwrap_or_default())
             .bind(serde_json::to_string(&a.master_env).unwrap_or_default())
+            .bind(a.deadline_ms)
+            .bind(a.result.as_ref().map(|r| r.processed_fraction))
+            .bind(a.result.as_ref().map(|r| r.answer.to_string()))
             .execute(&mut *tx)
             .await?;
             for t in &a.attempts {
@@ -200,7 +205,18 @@ impl Store {
             };
             let command: String = row.try_get("master_command")?;
             let env: String = row.try_get("master_env")?;
+            let fraction: Option<f64> = row.try_get("processed_fraction")?;
+            let answer: Option<String> = row.try_get("answer")?;
+            let result = match (fraction, answer) {
+                (Some(processed_fraction), Some(answer)) => Some(AppResult {
+                    processed_fraction,
+                    answer: serde_json::from_str(&answer).map_err(|_| corrupt("answer"))?,
+                }),
+                _ => None,
+            };
             apps.push(AppRecord {
+                deadline_ms: row.try_get("deadline_ms")?,
+                result,
                 attempts: attempts.remove(&id).unwrap_or_default(),
                 id,
                 name: row.try_get("name")?,

@@ -299,6 +299,100 @@ async fn bad_requests_get_a_4xx_that_says_what_to_fix_and_lose_nothing() {
 }
 
 #[tokio::test]
+async fn yards_own_routes_keep_the_deadline_and_the_answer_and_refuse_nonsense() {
+    let h = Harness::new();
+    let put = |uri: String, body: Value| {
+        let h = &h;
+        async move { h.call(Method::PUT, &uri, Some(body.to_string())).await }
+    };
+    h.node("n1:8042").await;
+    let id = h.running_app().await;
+    let app = format!("/ws/v1/yard/apps/{id}");
+    let (status, view) = h.get(&app).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        (&view["app"]["deadlineMs"], &view["app"]["answer"]),
+        (&Value::Null, &Value::Null)
+    );
+
+    let (status, view) = put(format!("{app}/deadline"), json!({"deadlineMs": 90_000})).await;
+    assert_eq!(
+        (status, &view["app"]["deadlineMs"]),
+        (StatusCode::OK, &json!(90_000))
+    );
+    let answer = json!({"words": {"the": 412}, "interval95": [400, 424]});
+    let (status, view) = put(
+        format!("{app}/result"),
+        json!({"processedFraction": 0.6, "answer": answer}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        (&view["app"]["processedFraction"], &view["app"]["answer"]),
+        (&json!(0.6), &answer)
+    );
+
+    // Nonsense is refused with a reason, and what is stored stays.
+    for (uri, body, want) in [
+        (
+            format!("{app}/deadline"),
+            json!({"deadlineMs": -5}),
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            format!("{app}/deadline"),
+            json!({"deadline": 5}),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
+            format!("{app}/result"),
+            json!({"processedFraction": 1.5, "answer": 1}),
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            format!("{app}/result"),
+            json!({"processedFraction": 0.5}),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
+            "/ws/v1/yard/apps/application_1_9999/deadline".into(),
+            json!({"deadlineMs": 5}),
+            StatusCode::NOT_FOUND,
+        ),
+    ] {
+        let (status, why) = put(uri.clone(), body).await;
+        assert_eq!(status, want, "{uri}: {why}");
+        assert!(
+            why["error"].as_str().is_some_and(|e| !e.is_empty()),
+            "{why}"
+        );
+    }
+    let (_, view) = h.get(&app).await;
+    assert_eq!(
+        (
+            &view["app"]["deadlineMs"],
+            &view["app"]["processedFraction"]
+        ),
+        (&json!(90_000), &json!(0.6))
+    );
+
+    // Once the application ends, its deadline is history and its master can report no more.
+    let (status, _) = h
+        .post(&format!("{app}/unregister"), json!({"succeeded": true}))
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, why) = put(format!("{app}/deadline"), json!({"deadlineMs": 5})).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{why}");
+    let (status, why) = put(
+        format!("{app}/result"),
+        json!({"processedFraction": 1.0, "answer": 2}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CONFLICT, "{why}");
+    assert_eq!(h.get(&app).await.1["app"]["answer"], answer);
+}
+
+#[tokio::test]
 async fn a_real_listener_on_loopback_answers() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let h = Harness::new();

@@ -1,7 +1,7 @@
 //! The rm's state survives a restart: what the store wrote, a new cluster restores.
 
 use yard_rm::app::AppState;
-use yard_rm::cluster::{Cluster, NewApp, NodeState, Settings};
+use yard_rm::cluster::{AppResult, Cluster, NewApp, NodeState, Settings};
 use yard_rm::store::Store;
 use yard_wire::protocol::{RegisterNode, Resource};
 use yard_wire::token::TokenKey;
@@ -30,6 +30,12 @@ async fn applications_and_nodes_come_back_after_a_restart() {
     new.master_command = vec!["/bin/sh".into(), "-c".into(), "sleep 60".into()];
     before.submit(2_000, new).unwrap();
     before.master_registered(&running).unwrap();
+    before.set_deadline(&running, 60_000).unwrap();
+    let answer = AppResult {
+        processed_fraction: 0.75,
+        answer: serde_json::json!({"the": 412, "yard": 3}),
+    };
+    before.report_result(&running, answer.clone()).unwrap();
     let killed = before.new_application();
     before
         .submit(2_100, NewApp::new(&killed, "grep", "bob", "etl"))
@@ -52,6 +58,10 @@ async fn applications_and_nodes_come_back_after_a_restart() {
         (AppState::Running, "alice")
     );
     assert_eq!(app.master_command[2], "sleep 60");
+    assert_eq!(
+        (app.deadline_ms, app.result.as_ref()),
+        (Some(60_000), Some(&answer))
+    );
     assert_eq!(app.attempts.len(), 1, "the master attempt is remembered");
     assert_eq!(
         after.app(&killed).unwrap().lifecycle.state,
