@@ -3,6 +3,8 @@
 
 use std::fmt::Write as _;
 
+use std::time::Duration;
+
 use anyhow::{Context, Result};
 use clap::Args;
 use serde_json::{Value, json};
@@ -34,6 +36,38 @@ pub(crate) struct SubmitArgs {
     queue: String,
     #[arg(long, env = "USER", default_value = "yard")]
     user: String,
+    /// When the answer is wanted, from now: 90s, 5m, 1h, 500ms (a bare number is seconds).
+    #[arg(long, value_parser = parse_duration)]
+    deadline: Option<Duration>,
+}
+
+/// `90s`, `5m`, `1h`, `500ms`, or a bare number of seconds.
+pub(crate) fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    let split = s
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(s.len());
+    let (number, unit) = s.split_at(split);
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("{s:?} is no duration: write 90s, 5m, 1h or 500ms"))?;
+    let seconds = match unit {
+        "" | "s" => value,
+        "ms" => value / 1000.0,
+        "m" => value * 60.0,
+        "h" => value * 3600.0,
+        other => {
+            return Err(format!(
+                "unknown unit {other:?} in {s:?}: use ms, s, m or h"
+            ));
+        }
+    };
+    if !(seconds > 0.0 && seconds < 1e9) {
+        return Err(format!(
+            "{s:?}: a deadline must be in the future (and within 30 years)"
+        ));
+    }
+    Ok(Duration::from_secs_f64(seconds))
 }
 
 #[derive(Args)]
@@ -155,6 +189,15 @@ pub(crate) fn text(v: &Value) -> String {
 pub(crate) fn submit(args: SubmitArgs) -> Result<()> {
     let client = Client::new(&args.rm);
     let id = client.submit(&args.name, &args.queue, &args.user, &args.command)?;
+    if let Some(after) = args.deadline {
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?;
+        let deadline_ms = (now + after).as_millis() as i64;
+        client.call(
+            reqwest::Method::PUT,
+            &format!("/ws/v1/yard/apps/{id}/deadline"),
+            Some(json!({ "deadlineMs": deadline_ms })),
+        )?;
+    }
     crate::print(&format!("{id}\n"))?;
     Ok(())
 }
@@ -234,11 +277,19 @@ pub(crate) fn apps(args: AppsArgs) -> Result<()> {
 }
 
 pub(crate) fn app(args: AppArgs) -> Result<()> {
-    let reply = Client::new(&args.rm).call(
+    let client = Client::new(&args.rm);
+    let mut reply = client.call(
         reqwest::Method::GET,
         &format!("/ws/v1/cluster/apps/{}", args.id),
         None,
     )?;
+    // Hadoop's report, then what it lacks (deadline, processed fraction, answer).
+    let yard = client.call(
+        reqwest::Method::GET,
+        &format!("/ws/v1/yard/apps/{}", args.id),
+        None,
+    )?;
+    reply["yard"] = yard["app"].clone();
     if args.json {
         return print_json(&reply);
     }
@@ -247,6 +298,9 @@ pub(crate) fn app(args: AppArgs) -> Result<()> {
         for (k, v) in fields {
             let _ = writeln!(out, "{k:<18}{}", text(v));
         }
+    }
+    for k in ["deadlineMs", "processedFraction", "answer"] {
+        let _ = writeln!(out, "{k:<18}{}", text(&reply["yard"][k]));
     }
     crate::print(&out)?;
     Ok(())
@@ -294,4 +348,34 @@ pub(crate) fn nodes(args: NodesArgs) -> Result<()> {
         &rows,
     ))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_read_as_people_write_them() {
+        for (text, secs) in [
+            ("90s", 90.0),
+            ("5m", 300.0),
+            ("1h", 3600.0),
+            ("500ms", 0.5),
+            ("42", 42.0),
+            ("1.5m", 90.0),
+        ] {
+            assert_eq!(
+                parse_duration(text),
+                Ok(Duration::from_secs_f64(secs)),
+                "{text}"
+            );
+        }
+        for bad in ["", "s", "5 parsecs", "-3s", "0", "1e99h", "1y"] {
+            let err = parse_duration(bad).unwrap_err();
+            assert!(
+                err.contains(bad.trim()) || err.contains("future"),
+                "{bad}: {err}"
+            );
+        }
+    }
 }

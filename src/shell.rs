@@ -205,9 +205,9 @@ pub(crate) fn master(args: ShellMasterArgs) -> Result<()> {
     };
     let (rm, app) = (env("YARD_RM")?, env("APPLICATION_ID")?);
     let http = reqwest::blocking::Client::new();
-    let post = |url: &str, body: &Value| -> Result<Value> {
+    let send = |method: reqwest::Method, url: &str, body: &Value| -> Result<Value> {
         let response = http
-            .post(url)
+            .request(method, url)
             .json(body)
             .send()
             .with_context(|| format!("cannot reach {url}"))?;
@@ -219,10 +219,11 @@ pub(crate) fn master(args: ShellMasterArgs) -> Result<()> {
     // The rm may be restarting (work-preserving): keep trying it for a while, as YARN's
     // masters do, rather than failing a job whose containers still run.
     let patience = Duration::from_secs(args.rm_patience_secs);
-    let to_rm = |path: &str, body: &Value| -> Result<Value> {
+    let post = |url: &str, body: &Value| send(reqwest::Method::POST, url, body);
+    let to_rm = |method: reqwest::Method, path: &str, body: &Value| -> Result<Value> {
         let (url, give_up) = (format!("{rm}{path}"), Instant::now() + patience);
         loop {
-            match post(&url, body) {
+            match send(method.clone(), &url, body) {
                 Err(e) if Instant::now() < give_up && is_unreachable(&e) => {
                     eprintln!("the rm is unreachable ({e:#}); trying again");
                     std::thread::sleep(Duration::from_millis(args.interval_ms));
@@ -231,7 +232,11 @@ pub(crate) fn master(args: ShellMasterArgs) -> Result<()> {
             }
         }
     };
-    to_rm(&format!("/ws/v1/yard/apps/{app}/register"), &json!({}))?;
+    to_rm(
+        reqwest::Method::POST,
+        &format!("/ws/v1/yard/apps/{app}/register"),
+        &json!({}),
+    )?;
     println!(
         "registered {app} with {rm}; running {:?} in {} containers",
         args.command,
@@ -251,6 +256,7 @@ pub(crate) fn master(args: ShellMasterArgs) -> Result<()> {
             progress: f64::from(ended) / f64::from(total),
         };
         let reply: AllocateReply = serde_json::from_value(to_rm(
+            reqwest::Method::POST,
             &format!("/ws/v1/yard/apps/{app}/allocate"),
             &serde_json::to_value(&request)?,
         )?)
@@ -297,7 +303,18 @@ pub(crate) fn master(args: ShellMasterArgs) -> Result<()> {
         }
     }
     let succeeded = failed == 0;
+    // A shell's "answer": how many of its containers exited 0.
+    let result = json!({
+        "processedFraction": f64::from(total - failed) / f64::from(total),
+        "answer": {"containers": total, "succeeded": total - failed},
+    });
     to_rm(
+        reqwest::Method::PUT,
+        &format!("/ws/v1/yard/apps/{app}/result"),
+        &result,
+    )?;
+    to_rm(
+        reqwest::Method::POST,
         &format!("/ws/v1/yard/apps/{app}/unregister"),
         &json!({ "succeeded": succeeded }),
     )?;

@@ -350,6 +350,8 @@ fn applications_are_still_known_after_the_rm_restarts() {
         &url,
         "--name",
         "survivor",
+        "--deadline",
+        "1h",
         "--command",
         "exec sleep 60",
     ]);
@@ -379,6 +381,12 @@ fn applications_are_still_known_after_the_rm_restarts() {
     assert_eq!(
         (app["app"]["name"].as_str(), app["app"]["state"].as_str()),
         (Some("survivor"), Some("KILLED"))
+    );
+    let hour_after_submission =
+        app["yard"]["deadlineMs"].as_i64().unwrap() - app["app"]["startedTime"].as_i64().unwrap();
+    assert!(
+        (3_600_000..=3_660_000).contains(&hour_after_submission),
+        "{app}"
     );
     drop(again);
     let _ = std::fs::remove_dir_all(&tmp);
@@ -520,6 +528,9 @@ fn a_distributed_shell_runs_where_it_asked_hears_of_lost_nodes_and_is_killed_who
         master_log.contains("3 containers ended, 0 failed"),
         "{master_log}"
     );
+    let reported = get(&format!("{rm_url}/ws/v1/yard/apps/{id}"))["app"].clone();
+    assert_eq!(reported["processedFraction"], 1.0, "{reported}");
+    assert_eq!(reported["answer"], json!({"containers": 3, "succeeded": 3}));
 
     // A long-running shell: a node that dies under it is reported to its master as LOST, and
     // killing the application stops every container it has left.
