@@ -1,5 +1,5 @@
 //! The rm's state store: SQLite through sqlx, in WAL mode, with the schema of the top-level
-//! `migrations/` applied at open. It keeps what must survive a restart — applications with
+//! `migrations/rm/` applied at open. It keeps what must survive a restart — applications with
 //! their master attempts, and nodes — as [`AppRecord`]s and [`NodeInfo`]s; the daemon writes
 //! what changed (`Cluster::take_dirty`) and restores all of it at start.
 
@@ -99,7 +99,7 @@ impl Store {
                 path: shown,
                 source,
             })?;
-        sqlx::migrate!("../migrations").run(&pool).await?;
+        sqlx::migrate!("../migrations/rm").run(&pool).await?;
         Ok(Store { pool })
     }
 
