@@ -5,6 +5,7 @@
 pub mod app;
 pub mod cluster;
 pub mod daemon;
+pub mod placement;
 pub mod rest;
 pub mod scheduler;
 pub mod store;
