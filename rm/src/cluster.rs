@@ -289,15 +289,15 @@ impl Cluster {
         (apps, nodes)
     }
 
-    /// Brings back what the store kept, after an rm restart. Applications are known and
-    /// reported again in their states; unfinished ones rejoin the scheduler, and one whose
-    /// master was never granted asks for it again. Nodes come back LOST until they register
-    /// again (their next heartbeat is told to): the new scheduler knows nothing of them yet.
     /// Where the rm listens, e.g. `http://127.0.0.1:8088`: masters are told it as `YARD_RM`.
     pub fn set_url(&mut self, url: String) {
         self.url = Some(url);
     }
 
+    /// Brings back what the store kept, after an rm restart. Applications are known and
+    /// reported again in their states; unfinished ones rejoin the scheduler, and one whose
+    /// master was never granted asks for it again. Nodes come back LOST until they register
+    /// again (their next heartbeat is told to): the new scheduler knows nothing of them yet.
     pub fn restore(&mut self, apps: Vec<AppRecord>, nodes: Vec<NodeInfo>) {
         for n in nodes {
             self.nodes.insert(
