@@ -8,8 +8,8 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use yard_wire::protocol::{
-    AllocateReply, AllocateRequest, Allocated, ContainerEnd, ContainerStatus, HeartbeatReply,
-    NodeHeartbeat, RegisterNode, Resource, StartContainer, application_of,
+    AllocateReply, AllocateRequest, Allocated, ContainerEnd, ContainerStatus, Dataset,
+    HeartbeatReply, NodeHeartbeat, RegisterNode, Resource, StartContainer, application_of,
 };
 use yard_wire::telemetry::NodeTelemetry;
 use yard_wire::token::{TokenKey, mint};
@@ -64,6 +64,20 @@ pub enum ClusterError {
     BadAsk { index: usize, problem: String },
     #[error("application {0} has ended; its deadline can no longer change")]
     Ended(String),
+    #[error("dataset {name}: {problem}")]
+    BadDataset { name: String, problem: String },
+    #[error("no dataset {0}")]
+    UnknownDataset(String),
+}
+
+/// A name that is safe as a path component on a nodemanager: 1–200 of `[A-Za-z0-9_.-]`, not
+/// `.` or `..` (the nodemanager's own rule for dataset and block names).
+pub fn plain_name(s: &str) -> bool {
+    (1..=200).contains(&s.len())
+        && s != "."
+        && s != ".."
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
 }
 
 /// A master the daemon must start: its container is granted, its token signed.
@@ -238,6 +252,9 @@ pub struct Cluster {
     /// Applications and nodes changed since the store last took them.
     dirty_apps: BTreeSet<String>,
     dirty_nodes: BTreeSet<String>,
+    /// Datasets' block maps, by name; and those changed since the store last took them.
+    datasets: BTreeMap<String, Dataset>,
+    dirty_datasets: BTreeSet<String>,
     /// Containers a rejoining node reported, in the order the scheduler answers them.
     recovering: VecDeque<(String, AppId)>,
     /// The rm's own URL, given to every master as `YARD_RM` so it can reach the rm.
@@ -251,6 +268,8 @@ impl Cluster {
     pub fn new(settings: Settings, key: TokenKey, epoch: i64) -> Self {
         Cluster {
             url: None,
+            datasets: BTreeMap::new(),
+            dirty_datasets: BTreeSet::new(),
             recovering: VecDeque::new(),
             scheduler: Scheduler::new(settings.ordering),
             settings,
@@ -287,6 +306,68 @@ impl Cluster {
             .cloned()
             .collect();
         (apps, nodes)
+    }
+
+    /// Records (or replaces) a dataset's block map. Every block needs a plain, unique name and
+    /// at least one replica, on nodes that have registered.
+    pub fn put_dataset(&mut self, now_ms: i64, mut d: Dataset) -> Result<(), ClusterError> {
+        let bad = |problem: String| ClusterError::BadDataset {
+            name: d.name.clone(),
+            problem,
+        };
+        if !plain_name(&d.name) {
+            return Err(bad(
+                "name it with 1 to 200 letters, digits, '_', '-' or '.'".into(),
+            ));
+        }
+        if d.blocks.is_empty() {
+            return Err(bad("it has no blocks".into()));
+        }
+        let mut seen = BTreeSet::new();
+        for b in &d.blocks {
+            if !plain_name(&b.block) || !seen.insert(b.block.as_str()) {
+                return Err(bad(format!(
+                    "block {:?} is not a plain, unique name",
+                    b.block
+                )));
+            }
+            if b.nodes.is_empty() {
+                return Err(bad(format!("block {} has no replica", b.block)));
+            }
+            if let Some(n) = b.nodes.iter().find(|n| !self.nodes.contains_key(*n)) {
+                return Err(bad(format!(
+                    "block {} is on {n}, which is no node of this cluster",
+                    b.block
+                )));
+            }
+        }
+        d.created_ms = now_ms;
+        self.dirty_datasets.insert(d.name.clone());
+        self.datasets.insert(d.name.clone(), d);
+        Ok(())
+    }
+
+    pub fn datasets(&self) -> impl Iterator<Item = &Dataset> {
+        self.datasets.values()
+    }
+
+    pub fn dataset(&self, name: &str) -> Result<&Dataset, ClusterError> {
+        self.datasets
+            .get(name)
+            .ok_or_else(|| ClusterError::UnknownDataset(name.into()))
+    }
+
+    /// Datasets changed since the last call, for the store.
+    pub fn take_dirty_datasets(&mut self) -> Vec<Dataset> {
+        std::mem::take(&mut self.dirty_datasets)
+            .iter()
+            .filter_map(|n| self.datasets.get(n).cloned())
+            .collect()
+    }
+
+    pub fn restore_datasets(&mut self, datasets: Vec<Dataset>) {
+        self.datasets
+            .extend(datasets.into_iter().map(|d| (d.name.clone(), d)));
     }
 
     /// Where the rm listens, e.g. `http://127.0.0.1:8088`: masters are told it as `YARD_RM`.

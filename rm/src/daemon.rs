@@ -65,6 +65,7 @@ pub async fn serve(
     let address = listener.local_addr()?;
     let mut cluster = Cluster::new(options.settings, TokenKey::new(random_key()?), started_ms);
     cluster.restore(apps, nodes);
+    cluster.restore_datasets(store.load_datasets().await.map_err(io::Error::other)?);
     cluster.set_url(format!("http://{address}"));
     let clock: Clock = Arc::new(now_ms);
     let rm = Rm {
@@ -78,15 +79,18 @@ pub async fn serve(
         let mut tick = tokio::time::interval(options.tick);
         loop {
             tick.tick().await;
-            let (lost, (apps, nodes)) = {
+            let (lost, (apps, nodes), datasets) = {
                 let mut c = lock(&cluster);
-                (c.expire(now_ms()), c.take_dirty())
+                (c.expire(now_ms()), c.take_dirty(), c.take_dirty_datasets())
             };
             for node in lost {
                 tracing::warn!(%node, "node lost: no heartbeat within the expiry interval");
             }
             if let Err(e) = writer.save(&apps, &nodes).await {
                 tracing::error!(error = %e, "cannot write the rm's state");
+            }
+            if let Err(e) = writer.save_datasets(&datasets).await {
+                tracing::error!(error = %e, "cannot write the datasets' block maps");
             }
         }
     });
@@ -95,7 +99,14 @@ pub async fn serve(
         .await;
     ticker.abort();
     // What changed since the last tick is written before the process ends.
-    let (apps, nodes) = lock(&rm.cluster).take_dirty();
+    let ((apps, nodes), datasets) = {
+        let mut c = lock(&rm.cluster);
+        (c.take_dirty(), c.take_dirty_datasets())
+    };
     store.save(&apps, &nodes).await.map_err(io::Error::other)?;
+    store
+        .save_datasets(&datasets)
+        .await
+        .map_err(io::Error::other)?;
     served
 }

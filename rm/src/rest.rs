@@ -14,7 +14,7 @@ use axum::routing::{MethodRouter, get, post, put};
 use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::{Value, json};
-use yard_wire::protocol::{AllocateRequest, NodeHeartbeat, RegisterNode, Registered};
+use yard_wire::protocol::{AllocateRequest, Dataset, NodeHeartbeat, RegisterNode, Registered};
 
 use crate::app::AppState;
 use crate::cluster::{AppInfo, AppResult, Cluster, ClusterError, NewApp, NodeInfo, NodeState};
@@ -89,6 +89,8 @@ impl From<ClusterError> for ApiError {
             | ClusterError::Transition(_)
             | ClusterError::NotRunning(_)
             | ClusterError::Ended(_) => StatusCode::CONFLICT,
+            ClusterError::BadDataset { .. } => StatusCode::BAD_REQUEST,
+            ClusterError::UnknownDataset(_) => StatusCode::NOT_FOUND,
             ClusterError::BadAsk { .. } => StatusCode::BAD_REQUEST,
         };
         ApiError::new(status, e.to_string(), Value::Null)
@@ -139,6 +141,12 @@ pub fn routes() -> Vec<(&'static str, &'static [&'static str], MethodRouter<Rm>)
             put(set_deadline),
         ),
         ("/ws/v1/yard/apps/{id}/result", &["put"], put(report_result)),
+        ("/ws/v1/yard/datasets", &["get"], get(datasets)),
+        (
+            "/ws/v1/yard/datasets/{name}",
+            &["get", "put"],
+            get(dataset).put(put_dataset),
+        ),
         ("/ws/v1/yard/openapi.json", &["get"], get(openapi)),
         ("/ws/v1/cluster/info", &["get"], get(cluster_info)),
         ("/ws/v1/cluster/metrics", &["get"], get(metrics)),
@@ -321,6 +329,45 @@ async fn report_result(
     ok(rm.with(|c, _| {
         c.report_result(&id, result)?;
         Ok::<_, ClusterError>(c.app(&id).map(yard_app_json).unwrap_or_default())
+    })?)
+}
+
+async fn datasets(State(rm): State<Rm>) -> Reply {
+    let list: Vec<Value> = rm.with(|c, _| {
+        c.datasets()
+            .map(|d| {
+                json!({
+                    "name": d.name,
+                    "createdMs": d.created_ms,
+                    "blocks": d.blocks.len(),
+                    "bytes": d.blocks.iter().map(|b| b.bytes).sum::<u64>(),
+                })
+            })
+            .collect()
+    });
+    ok(json!({ "datasets": list }))
+}
+
+async fn dataset(State(rm): State<Rm>, Path(name): Path<String>) -> Reply {
+    ok(rm.with(|c, _| c.dataset(&name).map(|d| json!(d)))?)
+}
+
+async fn put_dataset(
+    State(rm): State<Rm>,
+    Path(name): Path<String>,
+    body: Result<Json<Dataset>, JsonRejection>,
+) -> Reply {
+    let Json(d) = body?;
+    if d.name != name {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "name in the body differs from the one in the path",
+            json!({ "path": name, "body": d.name }),
+        ));
+    }
+    ok(rm.with(|c, now| {
+        c.put_dataset(now, d)?;
+        c.dataset(&name).map(|d| json!(d))
     })?)
 }
 

@@ -9,7 +9,7 @@ use std::str::FromStr;
 
 use sqlx::Row;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions};
-use yard_wire::protocol::Resource;
+use yard_wire::protocol::{Dataset, Resource};
 use yard_wire::telemetry::NodeTelemetry;
 
 use crate::app::{AppState, FinalStatus, Lifecycle};
@@ -101,6 +101,41 @@ impl Store {
             })?;
         sqlx::migrate!("../migrations/rm").run(&pool).await?;
         Ok(Store { pool })
+    }
+
+    /// Writes datasets' block maps (inserting or replacing), in one transaction.
+    pub async fn save_datasets(&self, datasets: &[Dataset]) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await?;
+        for d in datasets {
+            sqlx::query(
+                "INSERT OR REPLACE INTO datasets (name, created_ms, blocks) VALUES (?, ?, ?)",
+            )
+            .bind(&d.name)
+            .bind(d.created_ms)
+            .bind(serde_json::to_string(&d.blocks).unwrap_or_default())
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    pub async fn load_datasets(&self) -> Result<Vec<Dataset>, StoreError> {
+        let mut out = Vec::new();
+        for row in sqlx::query("SELECT name, created_ms, blocks FROM datasets ORDER BY name")
+            .fetch_all(&self.pool)
+            .await?
+        {
+            let blocks: String = row.try_get("blocks")?;
+            out.push(Dataset {
+                name: row.try_get("name")?,
+                created_ms: row.try_get("created_ms")?,
+                blocks: serde_json::from_str(&blocks).map_err(|_| StoreError::Corrupt {
+                    what: "dataset blocks".into(),
+                })?,
+            });
+        }
+        Ok(out)
     }
 
     /// Writes applications and nodes (inserting or replacing), in one transaction.

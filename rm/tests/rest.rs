@@ -393,6 +393,85 @@ async fn yards_own_routes_keep_the_deadline_and_the_answer_and_refuse_nonsense()
 }
 
 #[tokio::test]
+async fn datasets_block_maps_are_recorded_listed_and_checked() {
+    let h = Harness::new();
+    h.node("n1:8042").await;
+    h.node("n2:8042").await;
+    let put = |name: &str, body: Value| {
+        let (h, uri) = (&h, format!("/ws/v1/yard/datasets/{name}"));
+        async move { h.call(Method::PUT, &uri, Some(body.to_string())).await }
+    };
+    let logs = json!({"name": "logs", "blocks": [
+        {"block": "b000000", "bytes": 100, "nodes": ["n1:8042", "n2:8042"]},
+        {"block": "b000001", "bytes": 40, "nodes": ["n2:8042"]}]});
+    let (status, stored) = put("logs", logs.clone()).await;
+    assert_eq!(status, StatusCode::OK, "{stored}");
+    assert_eq!(
+        (&stored["blocks"], &stored["createdMs"]),
+        (&logs["blocks"], &json!(1_000))
+    );
+    assert_eq!(h.get("/ws/v1/yard/datasets/logs").await.1, stored);
+    let (_, list) = h.get("/ws/v1/yard/datasets").await;
+    assert_eq!(
+        list,
+        json!({"datasets": [{"name": "logs", "createdMs": 1_000, "blocks": 2, "bytes": 140}]})
+    );
+
+    let block = |name: &str, nodes: Value| json!({"block": name, "bytes": 1, "nodes": nodes});
+    for (name, body, want) in [
+        ("other", logs.clone(), StatusCode::BAD_REQUEST),
+        (
+            "x",
+            json!({"name": "x", "blocks": []}),
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            "x",
+            json!({"name": "x", "blocks": [block("b", json!(["n9:1"]))]}),
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            "x",
+            json!({"name": "x", "blocks": [block("b", json!([]))]}),
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            "x",
+            json!({"name": "x", "blocks": [block("../b", json!(["n1:8042"]))]}),
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            "x",
+            json!({"name": "x", "blocks": [block("b", json!(["n1:8042"])), block("b", json!(["n1:8042"]))]}),
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            "x",
+            json!({"name": "x", "blocks": [{"block": "b", "nodes": ["n1:8042"]}]}),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+    ] {
+        let (status, why) = put(name, body.clone()).await;
+        assert_eq!(status, want, "{body}: {why}");
+        assert!(
+            why["error"].as_str().is_some_and(|e| !e.is_empty()),
+            "{why}"
+        );
+    }
+    assert_eq!(
+        h.get("/ws/v1/yard/datasets/x").await.0,
+        StatusCode::NOT_FOUND
+    );
+    assert_eq!(
+        h.get("/ws/v1/yard/datasets").await.1["datasets"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+}
+
+#[tokio::test]
 async fn a_real_listener_on_loopback_answers() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let h = Harness::new();

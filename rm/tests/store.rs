@@ -3,7 +3,7 @@
 use yard_rm::app::AppState;
 use yard_rm::cluster::{AppResult, Cluster, NewApp, NodeState, Settings};
 use yard_rm::store::Store;
-use yard_wire::protocol::{RegisterNode, Resource};
+use yard_wire::protocol::{BlockReplicas, Dataset, RegisterNode, Resource};
 use yard_wire::token::TokenKey;
 
 fn node(id: &str) -> RegisterNode {
@@ -41,9 +41,24 @@ async fn applications_and_nodes_come_back_after_a_restart() {
         .submit(2_100, NewApp::new(&killed, "grep", "bob", "etl"))
         .unwrap();
     before.kill(&killed).unwrap();
+    let logs = Dataset {
+        name: "logs".into(),
+        created_ms: 0,
+        blocks: vec![BlockReplicas {
+            block: "b0".into(),
+            bytes: 7,
+            nodes: vec!["n1:8042".into()],
+        }],
+    };
+    before.put_dataset(2_200, logs).unwrap();
     let (apps, nodes) = before.take_dirty();
     assert_eq!((apps.len(), nodes.len()), (2, 1));
     store.save(&apps, &nodes).await.unwrap();
+    store
+        .save_datasets(&before.take_dirty_datasets())
+        .await
+        .unwrap();
+    assert!(before.take_dirty_datasets().is_empty(), "taken once");
     assert_eq!(before.take_dirty(), (vec![], vec![]), "taken once");
     drop(store);
 
@@ -52,6 +67,9 @@ async fn applications_and_nodes_come_back_after_a_restart() {
     let (apps, nodes) = store.load().await.unwrap();
     let mut after = Cluster::new(Settings::default(), TokenKey::new([2; 32]), 9_000);
     after.restore(apps, nodes);
+    after.restore_datasets(store.load_datasets().await.unwrap());
+    let logs = after.dataset("logs").unwrap();
+    assert_eq!((logs.created_ms, logs.blocks[0].bytes), (2_200, 7));
     let app = after.app(&running).unwrap();
     assert_eq!(
         (app.lifecycle.state, app.user.as_str()),

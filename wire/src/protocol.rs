@@ -49,6 +49,25 @@ pub fn application_of(container_id: &str) -> Option<String> {
         .then(|| format!("application_{timestamp}_{sequence}"))
 }
 
+/// One block of a dataset and the nodes holding its replicas (first replica first).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct BlockReplicas {
+    pub block: String,
+    pub bytes: u64,
+    pub nodes: Vec<String>,
+}
+
+/// A dataset's block map, as the rm records it (the blocks live on the nodemanagers).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Dataset {
+    pub name: String,
+    #[serde(default)]
+    pub created_ms: i64,
+    pub blocks: Vec<BlockReplicas>,
+}
+
 /// A container a registering nodemanager already runs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
