@@ -3,6 +3,7 @@
 
 mod client;
 mod daemons;
+mod data;
 mod shell;
 mod sim;
 mod trace;
@@ -45,6 +46,9 @@ enum Command {
     Kill(client::AppArgs),
     /// List nodes.
     Nodes(client::NodesArgs),
+    /// Datasets on the cluster: put files as replicated blocks, list them.
+    #[command(subcommand)]
+    Data(data::DataCommand),
     /// Run a command in containers across the cluster (YARN's distributed shell) and wait.
     Shell(shell::ShellArgs),
     /// The master `yard shell` submits; runs in a container the rm starts.
@@ -65,6 +69,7 @@ fn main() -> ExitCode {
         Command::App(args) => client::app(args),
         Command::Kill(args) => client::kill(args),
         Command::Nodes(args) => client::nodes(args),
+        Command::Data(command) => data::run(command),
         Command::Shell(args) => shell::shell(args),
         Command::ShellMaster(args) => shell::master(args),
     };

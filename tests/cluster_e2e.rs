@@ -662,3 +662,110 @@ fn a_restarted_rm_takes_back_running_work_and_the_job_still_finishes() {
     drop(again);
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+#[test]
+fn a_dataset_is_split_replicated_onto_the_nodes_and_recorded() {
+    let tmp = std::env::temp_dir().join(format!("yard-e2e-data-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let db = tmp.join("rm.db");
+    let rm = start(&[
+        "rm",
+        "--bind",
+        "127.0.0.1:0",
+        "--state-db",
+        db.to_str().unwrap(),
+    ]);
+    let url = format!("http://{}", rm.addr);
+    let _nms: Vec<Daemon> = (0..3)
+        .map(|i| nm(&rm, &tmp.join(format!("nm{i}"))))
+        .collect();
+    eventually("three running nodes", || {
+        (node_states(&rm).iter().filter(|n| n.1 == "RUNNING").count() == 3).then_some(())
+    });
+    let file = tmp.join("input.txt");
+    let content: String = (0..200)
+        .map(|i| format!("line {i} of the input\n"))
+        .collect();
+    std::fs::write(&file, &content).unwrap();
+
+    let (code, out, err) = yard(&[
+        "data",
+        "put",
+        "--rm",
+        &url,
+        "logs",
+        file.to_str().unwrap(),
+        "--block-size",
+        "512",
+        "--replication",
+        "2",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, shown, err) = yard(&["data", "ls", "--rm", &url, "logs", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let dataset: Value = serde_json::from_str(&shown).unwrap();
+    let blocks = dataset["blocks"].as_array().unwrap();
+    assert!(blocks.len() >= content.len() / 512, "{dataset}");
+    let mut rebuilt = String::new();
+    for b in blocks {
+        let nodes: Vec<&str> = b["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n.as_str().unwrap())
+            .collect();
+        assert_eq!(nodes.len(), 2, "{b}");
+        assert_ne!(nodes[0], nodes[1]);
+        let copies: Vec<String> = nodes
+            .iter()
+            .map(|n| {
+                let url = format!(
+                    "http://{n}/ws/v1/node/blocks/logs/{}",
+                    b["block"].as_str().unwrap()
+                );
+                reqwest::blocking::get(url).unwrap().text().unwrap()
+            })
+            .collect();
+        assert_eq!(copies[0], copies[1], "replicas are identical");
+        assert_eq!(copies[0].len() as u64, b["bytes"].as_u64().unwrap());
+        assert!(copies[0].ends_with('\n'), "blocks end at line ends");
+        rebuilt += &copies[0];
+    }
+    assert_eq!(rebuilt, content, "the blocks in order are the file");
+
+    // Bad input: a clear refusal, exit 2, and nothing recorded.
+    for args in [
+        vec![
+            "data",
+            "put",
+            "--rm",
+            &url,
+            "bad/name",
+            file.to_str().unwrap(),
+        ],
+        vec!["data", "put", "--rm", &url, "missing", "/no/such/file"],
+        vec![
+            "data",
+            "put",
+            "--rm",
+            &url,
+            "tiny",
+            file.to_str().unwrap(),
+            "--block-size",
+            "0",
+        ],
+    ] {
+        let (code, _, err) = yard(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains("error"), "{err}");
+    }
+    let (_, list, _) = yard(&["data", "ls", "--rm", &url, "--json"]);
+    assert_eq!(
+        serde_json::from_str::<Value>(&list).unwrap()["datasets"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    let _ = std::fs::remove_dir_all(&tmp);
+}

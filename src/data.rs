@@ -1,0 +1,301 @@
+//! `yard data put|ls`: datasets on the cluster. `put` splits files into blocks (at line ends,
+//! so no record straddles two blocks), places the replicas with the rm's HDFS-style rule
+//! (`yard_rm::placement`), uploads each replica to its nodemanager, and only then records the
+//! block map at the rm — a failed upload leaves no dataset that points at missing blocks.
+
+use std::fs::File;
+use std::io::{BufReader, Read, Seek, SeekFrom};
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::{Args, Subcommand};
+use yard_rm::cluster::plain_name;
+use yard_rm::placement::{Holder, place};
+use yard_wire::protocol::{BlockReplicas, Dataset};
+
+use crate::client::{Client, Rm, text};
+use crate::sim::BadInput;
+
+#[derive(Subcommand)]
+pub(crate) enum DataCommand {
+    /// Split files into blocks, place them on the nodemanagers and record the dataset.
+    Put(PutArgs),
+    /// List datasets, or one dataset's blocks and where they are.
+    Ls(LsArgs),
+}
+
+#[derive(Args)]
+pub(crate) struct PutArgs {
+    #[command(flatten)]
+    rm: Rm,
+    /// The dataset's name (letters, digits, '_', '-', '.').
+    name: String,
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// Block size: 64MiB, 512KiB, 4096 (bytes).
+    #[arg(long, default_value = "64MiB", value_parser = parse_size)]
+    block_size: u64,
+    /// Replicas of each block, on distinct nodes (capped at the node count).
+    #[arg(long, default_value_t = 3)]
+    replication: usize,
+}
+
+#[derive(Args)]
+pub(crate) struct LsArgs {
+    #[command(flatten)]
+    rm: Rm,
+    name: Option<String>,
+    #[arg(long)]
+    json: bool,
+}
+
+/// `64MiB`, `512KiB`, `1GiB`, `10MB`, or plain bytes.
+pub(crate) fn parse_size(s: &str) -> Result<u64, String> {
+    let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let (number, unit) = s.split_at(split);
+    let n: u64 = number
+        .parse()
+        .map_err(|_| format!("{s:?} is no size: write 64MiB, 512KiB or a number of bytes"))?;
+    let scale: u64 = match unit {
+        "" | "B" => 1,
+        "KiB" | "K" => 1 << 10,
+        "MiB" | "M" => 1 << 20,
+        "GiB" | "G" => 1 << 30,
+        "KB" => 1_000,
+        "MB" => 1_000_000,
+        "GB" => 1_000_000_000,
+        other => {
+            return Err(format!(
+                "unknown unit {other:?} in {s:?}: use B, KiB, MiB, GiB, KB, MB or GB"
+            ));
+        }
+    };
+    match n.checked_mul(scale) {
+        Some(0) | None => Err(format!(
+            "{s:?}: a size must be at least one byte (and under 16 EiB)"
+        )),
+        Some(bytes) => Ok(bytes),
+    }
+}
+
+pub(crate) fn run(command: DataCommand) -> Result<()> {
+    match command {
+        DataCommand::Put(args) => put(args),
+        DataCommand::Ls(args) => ls(args),
+    }
+}
+
+/// A block: which file, where in it, how long.
+struct Span {
+    file: usize,
+    offset: u64,
+    len: u64,
+}
+
+/// Cuts each file into blocks of at most `block_size` bytes, each ending at a newline where the
+/// file has one within the block (a line longer than a block is cut where the block ends).
+fn split(files: &[PathBuf], block_size: u64) -> Result<Vec<Span>> {
+    let mut spans = Vec::new();
+    for (index, path) in files.iter().enumerate() {
+        let file = File::open(path).map_err(|e| BadInput(format!("{}: {e}", path.display())))?;
+        let size = file.metadata()?.len();
+        let mut reader = BufReader::new(file);
+        let mut offset = 0;
+        let mut chunk = Vec::new();
+        while offset < size {
+            let want = block_size.min(size - offset);
+            chunk.clear();
+            reader.seek(SeekFrom::Start(offset))?;
+            (&mut reader).take(want).read_to_end(&mut chunk)?;
+            let at_end = offset + want == size;
+            let len = match chunk.iter().rposition(|&b| b == b'\n') {
+                Some(i) if !at_end => i as u64 + 1,
+                _ => chunk.len() as u64,
+            };
+            anyhow::ensure!(len > 0, "{} changed while being read", path.display());
+            spans.push(Span {
+                file: index,
+                offset,
+                len,
+            });
+            offset += len;
+        }
+    }
+    Ok(spans)
+}
+
+fn put(args: PutArgs) -> Result<()> {
+    if !plain_name(&args.name) {
+        return Err(BadInput(format!(
+            "dataset name {:?}: use 1 to 200 letters, digits, '_', '-' or '.'",
+            args.name
+        ))
+        .into());
+    }
+    let client = Client::new(&args.rm);
+    let nodes = client.call(reqwest::Method::GET, "/ws/v1/cluster/nodes", None)?;
+    let holders: Vec<Holder> = nodes["nodes"]["node"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|n| n["state"] == "RUNNING")
+        .map(|n| Holder {
+            node: text(&n["id"]),
+            rack: text(&n["rack"]),
+        })
+        .collect();
+    let spans = split(&args.files, args.block_size)?;
+    if spans.is_empty() {
+        return Err(
+            BadInput("the files are empty: a dataset needs at least one byte".into()).into(),
+        );
+    }
+    let sizes: Vec<u64> = spans.iter().map(|s| s.len).collect();
+    let placed = place(&holders, &sizes, args.replication).map_err(|e| BadInput(e.to_string()))?;
+    let total: u64 = sizes.iter().sum();
+    let copies: u64 = spans
+        .iter()
+        .zip(&placed)
+        .map(|(s, r)| s.len * r.len() as u64)
+        .sum();
+    let bar = indicatif::ProgressBar::new(copies).with_style(
+        indicatif::ProgressStyle::with_template(
+            "{msg} {bar:30} {bytes}/{total_bytes} ({bytes_per_sec})",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    bar.set_message(format!("uploading {}", args.name));
+    let http = reqwest::blocking::Client::new();
+    let mut blocks = Vec::with_capacity(spans.len());
+    let mut bytes = Vec::new();
+    for (i, (span, replicas)) in spans.iter().zip(&placed).enumerate() {
+        let block = format!("b{i:06}");
+        let mut file = File::open(&args.files[span.file])?;
+        file.seek(SeekFrom::Start(span.offset))?;
+        bytes.clear();
+        file.take(span.len).read_to_end(&mut bytes)?;
+        let mut nodes = Vec::with_capacity(replicas.len());
+        for &r in replicas {
+            let node = &holders[r].node;
+            let url = format!("http://{node}/ws/v1/node/blocks/{}/{block}", args.name);
+            let response = http
+                .put(&url)
+                .body(bytes.clone())
+                .send()
+                .with_context(|| format!("cannot reach {node}"))?;
+            let status = response.status();
+            anyhow::ensure!(
+                status.is_success(),
+                "{node} refused block {block}: {status} {}",
+                response.text().unwrap_or_default()
+            );
+            nodes.push(node.clone());
+            bar.inc(span.len);
+        }
+        blocks.push(BlockReplicas {
+            block,
+            bytes: span.len,
+            nodes,
+        });
+    }
+    bar.finish_and_clear();
+    let dataset = Dataset {
+        name: args.name.clone(),
+        created_ms: 0,
+        blocks,
+    };
+    client.call(
+        reqwest::Method::PUT,
+        &format!("/ws/v1/yard/datasets/{}", args.name),
+        Some(serde_json::to_value(&dataset)?),
+    )?;
+    let replication = placed.iter().map(Vec::len).min().unwrap_or(0);
+    crate::print(&format!(
+        "{}: {} blocks, {total} bytes, {replication} replicas each on {} nodes\n",
+        args.name,
+        dataset.blocks.len(),
+        holders.len()
+    ))?;
+    Ok(())
+}
+
+fn ls(args: LsArgs) -> Result<()> {
+    let client = Client::new(&args.rm);
+    let path = match &args.name {
+        Some(name) => format!("/ws/v1/yard/datasets/{name}"),
+        None => "/ws/v1/yard/datasets".into(),
+    };
+    let reply = client.call(reqwest::Method::GET, &path, None)?;
+    if args.json {
+        return crate::print(&(serde_json::to_string_pretty(&reply)? + "\n")).map_err(Into::into);
+    }
+    let rows: Vec<Vec<String>> = if args.name.is_some() {
+        reply["blocks"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|b| {
+                let nodes: Vec<String> = b["nodes"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(text)
+                    .collect();
+                vec![text(&b["block"]), text(&b["bytes"]), nodes.join(",")]
+            })
+            .collect()
+    } else {
+        reply["datasets"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|d| vec![text(&d["name"]), text(&d["blocks"]), text(&d["bytes"])])
+            .collect()
+    };
+    let header: &[&str] = if args.name.is_some() {
+        &["BLOCK", "BYTES", "NODES"]
+    } else {
+        &["DATASET", "BLOCKS", "BYTES"]
+    };
+    crate::print(&crate::client::table(header, &rows))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_read_as_people_write_them() {
+        assert_eq!(parse_size("64MiB"), Ok(64 << 20));
+        assert_eq!(parse_size("512KiB"), Ok(512 << 10));
+        assert_eq!(parse_size("10MB"), Ok(10_000_000));
+        assert_eq!(parse_size("4096"), Ok(4096));
+        for bad in ["", "0", "MiB", "12 MiB", "5TiB", "99999999999GiB"] {
+            assert!(parse_size(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn blocks_end_at_line_ends_and_cover_every_byte() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.txt");
+        let long_line = "x".repeat(25);
+        std::fs::write(&a, format!("one\ntwo two\nthree\n{long_line}\nend")).unwrap();
+        let b = dir.path().join("b.txt");
+        std::fs::write(&b, "").unwrap();
+        let spans = split(&[a.clone(), b], 10).unwrap();
+        let text = std::fs::read(&a).unwrap();
+        let pieces: Vec<&[u8]> = spans
+            .iter()
+            .map(|s| &text[s.offset as usize..(s.offset + s.len) as usize])
+            .collect();
+        assert_eq!(pieces.concat(), text, "every byte once, in order");
+        assert!(spans.iter().all(|s| s.file == 0 && s.len <= 10));
+        for p in &pieces[..pieces.len() - 1] {
+            let whole_line_or_full = p.ends_with(b"\n") || p.len() == 10;
+            assert!(whole_line_or_full, "{:?}", String::from_utf8_lossy(p));
+        }
+        assert_eq!(pieces[0], b"one\n", "'two two\\n' does not fit after it");
+    }
+}
