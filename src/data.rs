@@ -22,6 +22,30 @@ pub(crate) enum DataCommand {
     Put(PutArgs),
     /// List datasets, or one dataset's blocks and where they are.
     Ls(LsArgs),
+    /// Write a synthetic dataset file: Zipf-distributed text, or web-server logs.
+    Gen(GenArgs),
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub(crate) enum Kind {
+    /// Lines of words whose frequencies follow Zipf's law (word count's natural input).
+    Text,
+    /// Access-log lines: time, host, method, path, status, latency (grep's natural input).
+    Logs,
+}
+
+#[derive(Args)]
+pub(crate) struct GenArgs {
+    #[arg(long, value_enum, default_value = "text")]
+    kind: Kind,
+    /// How much to write: 64MiB, 512KiB, or bytes (the last line ends at or before it).
+    #[arg(long, value_parser = parse_size)]
+    size: u64,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// The file to write.
+    #[arg(long)]
+    out: PathBuf,
 }
 
 #[derive(Args)]
@@ -82,6 +106,95 @@ pub(crate) fn run(command: DataCommand) -> Result<()> {
     match command {
         DataCommand::Put(args) => put(args),
         DataCommand::Ls(args) => ls(args),
+        DataCommand::Gen(args) => {
+            let file = File::create(&args.out)
+                .map_err(|e| BadInput(format!("{}: {e}", args.out.display())))?;
+            let mut out = std::io::BufWriter::new(file);
+            let written = generate(args.kind, args.size, args.seed, &mut out)?;
+            std::io::Write::flush(&mut out)?;
+            crate::print(&format!("{}: {written} bytes\n", args.out.display()))?;
+            Ok(())
+        }
+    }
+}
+
+/// A pronounceable word for a vocabulary rank (the same word for the same rank, always).
+fn word(mut rank: usize) -> String {
+    const ONSETS: [&str; 16] = [
+        "b", "d", "f", "g", "k", "l", "m", "n", "p", "r", "s", "t", "v", "z", "st", "tr",
+    ];
+    const VOWELS: [&str; 5] = ["a", "e", "i", "o", "u"];
+    let mut w = String::new();
+    loop {
+        w.push_str(ONSETS[rank % ONSETS.len()]);
+        rank /= ONSETS.len();
+        w.push_str(VOWELS[rank % VOWELS.len()]);
+        rank /= VOWELS.len();
+        if rank == 0 {
+            return w;
+        }
+    }
+}
+
+/// Writes `kind` lines drawn from a ChaCha8 stream seeded with `seed` until the next line
+/// would pass `size` bytes; returns the bytes written. Same arguments, same bytes.
+pub(crate) fn generate(
+    kind: Kind,
+    size: u64,
+    seed: u64,
+    out: &mut impl std::io::Write,
+) -> Result<u64> {
+    use rand::rngs::ChaCha8Rng;
+    use rand::{RngExt, SeedableRng};
+    use rand_distr::Distribution;
+    const VOCABULARY: usize = 20_000;
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let zipf = rand_distr::Zipf::new(VOCABULARY as f64, 1.07).expect("valid Zipf parameters");
+    let words: Vec<String> = (0..VOCABULARY).map(word).collect();
+    let (mut written, mut line) = (0u64, String::new());
+    loop {
+        line.clear();
+        match kind {
+            Kind::Text => {
+                for i in 0..rng.random_range(6..16) {
+                    let rank = zipf.sample(&mut rng) as usize - 1;
+                    if i > 0 {
+                        line.push(' ');
+                    }
+                    line.push_str(&words[rank.min(VOCABULARY - 1)]);
+                }
+            }
+            Kind::Logs => {
+                const METHODS: [&str; 4] = ["GET", "GET", "POST", "PUT"];
+                let second = written / 64; // time advances with the log
+                let status = match rng.random_range(0..100) {
+                    0..=89 => 200,
+                    90..=95 => 404,
+                    96..=98 => 503,
+                    _ => 500,
+                };
+                let _ = std::fmt::Write::write_fmt(
+                    &mut line,
+                    format_args!(
+                        "2026-11-22T{:02}:{:02}:{:02}Z host{:02} {} /api/{}/{} {status} {}ms",
+                        second / 3600 % 24,
+                        second / 60 % 60,
+                        second % 60,
+                        rng.random_range(0..32),
+                        METHODS[rng.random_range(0..METHODS.len())],
+                        words[(zipf.sample(&mut rng) as usize - 1).min(50)],
+                        rng.random_range(0..100_000),
+                        rng.random_range(1..2_000),
+                    ),
+                );
+            }
+        }
+        line.push('\n');
+        if written + line.len() as u64 > size {
+            return Ok(written);
+        }
+        out.write_all(line.as_bytes())?;
+        written += line.len() as u64;
     }
 }
 
@@ -264,6 +377,37 @@ fn ls(args: LsArgs) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn generated_data_is_reproducible_sized_and_skewed() {
+        for kind in [Kind::Text, Kind::Logs] {
+            let mut a = Vec::new();
+            let n = generate(kind, 100_000, 7, &mut a).unwrap();
+            assert_eq!(n as usize, a.len());
+            assert!(n <= 100_000 && n > 99_000, "{n}");
+            assert!(a.ends_with(b"\n"));
+            let mut b = Vec::new();
+            generate(kind, 100_000, 7, &mut b).unwrap();
+            assert_eq!(a, b, "same seed, same bytes");
+            let mut c = Vec::new();
+            generate(kind, 100_000, 8, &mut c).unwrap();
+            assert_ne!(a, c, "another seed, other bytes");
+        }
+        let mut text = Vec::new();
+        generate(Kind::Text, 200_000, 1, &mut text).unwrap();
+        let text = String::from_utf8(text).unwrap();
+        let mut counts = std::collections::HashMap::new();
+        text.split_whitespace()
+            .for_each(|w| *counts.entry(w).or_insert(0u64) += 1);
+        let mut freq: Vec<u64> = counts.into_values().collect();
+        freq.sort_unstable_by(|a, b| b.cmp(a));
+        assert!(
+            freq[0] > 20 * freq[freq.len() / 2],
+            "Zipf: a few words dominate ({} vs {})",
+            freq[0],
+            freq[freq.len() / 2]
+        );
+    }
 
     #[test]
     fn sizes_read_as_people_write_them() {
