@@ -103,10 +103,7 @@ impl Node {
             .values()
             .map(|r| NodeContainer {
                 container_id: r.id.clone(),
-                resource: Resource {
-                    memory_mb: r.memory_mb,
-                    vcores: r.vcores,
-                },
+                resource: size_of(r),
             })
             .collect();
         containers.extend(lock(&self.completed).iter().map(|e| NodeContainer {
@@ -189,10 +186,7 @@ impl Node {
                     end: ContainerEnd::Exited,
                     exit_code: Some(code),
                 },
-                resource: Resource {
-                    memory_mb: r.memory_mb,
-                    vcores: r.vcores,
-                },
+                resource: size_of(&r),
             });
         }
     }
@@ -240,10 +234,7 @@ impl Node {
                     end: ContainerEnd::Killed,
                     exit_code: None,
                 };
-                let resource = Resource {
-                    memory_mb: running.memory_mb,
-                    vcores: running.vcores,
-                };
+                let resource = size_of(&running);
                 lock(&node.completed).push(Ended { status, resource });
             });
         }
@@ -255,6 +246,14 @@ impl Node {
                 }
             });
         }
+    }
+}
+
+/// The size a container's token granted.
+fn size_of(r: &Running) -> Resource {
+    Resource {
+        memory_mb: r.memory_mb,
+        vcores: r.vcores,
     }
 }
 
