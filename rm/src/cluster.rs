@@ -27,6 +27,9 @@ pub struct Settings {
     /// How long a container token stays valid after its grant.
     pub token_ttl_ms: i64,
     pub am_max_attempts: u32,
+    /// A registered master silent this long (no allocate, no register) has failed its attempt
+    /// (YARN's `yarn.am.liveness-monitor.expiry-interval-ms`).
+    pub am_expiry_ms: i64,
     /// The resource of an application master's container.
     pub am_resource: Resource,
     pub ordering: Ordering,
@@ -38,6 +41,7 @@ impl Default for Settings {
             node_expiry_ms: 10_000,
             token_ttl_ms: 600_000,
             am_max_attempts: crate::app::DEFAULT_AM_MAX_ATTEMPTS,
+            am_expiry_ms: 600_000,
             am_resource: Resource {
                 memory_mb: 512,
                 vcores: 1,
@@ -223,6 +227,8 @@ pub struct AppInfo {
     /// When the client wants the answer, ms since the epoch (yard's, not Hadoop's).
     pub deadline_ms: Option<i64>,
     pub result: Option<AppResult>,
+    /// When the master last called (register or allocate), for the liveness check.
+    pub master_seen_ms: i64,
     /// Granted or completed since the master last asked: its next allocate reply.
     pending: AllocateReply,
 }
@@ -413,6 +419,9 @@ impl Cluster {
                     master_env: r.master_env,
                     deadline_ms: r.deadline_ms,
                     result: r.result,
+                    // A master of a restored application has until the expiry, from the rm's
+                    // start, to call the new rm.
+                    master_seen_ms: self.epoch,
                     pending: AllocateReply::default(),
                 },
             );
@@ -651,6 +660,20 @@ impl Cluster {
             self.stop_orders.remove(id);
             self.schedule(SchedEvent::NodeRemoved(self.node_index[id]));
         }
+        // Registered masters that fell silent: their attempt failed (its containers are
+        // stopped; another attempt is launched while attempts remain).
+        let silent: Vec<String> = self
+            .apps
+            .values()
+            .filter(|a| {
+                a.lifecycle.state == AppState::Running
+                    && now_ms - a.master_seen_ms > self.settings.am_expiry_ms
+            })
+            .map(|a| a.application_id.clone())
+            .collect();
+        for id in silent {
+            let _ = self.transition(&id, AppEvent::MasterFailed);
+        }
         lost
     }
 
@@ -698,6 +721,7 @@ impl Cluster {
                 master_env: env,
                 deadline_ms: None,
                 result: None,
+                master_seen_ms: now_ms,
                 pending: AllocateReply::default(),
             },
         );
@@ -711,7 +735,12 @@ impl Cluster {
 
     /// The master registered: the application runs.
     pub fn master_registered(&mut self, id: &str) -> Result<(), ClusterError> {
-        self.transition(id, AppEvent::MasterRegistered)
+        self.transition(id, AppEvent::MasterRegistered)?;
+        let now = self.now_ms;
+        if let Some(app) = self.apps.get_mut(id) {
+            app.master_seen_ms = now;
+        }
+        Ok(())
     }
 
     /// The master unregistered with its final status.
@@ -766,6 +795,9 @@ impl Cluster {
             .ok_or_else(|| ClusterError::UnknownApp(app_id.clone()))?;
         if info.lifecycle.state != AppState::Running {
             return Err(ClusterError::NotRunning(app_id));
+        }
+        if let Some(info) = self.apps.get_mut(&app_id) {
+            info.master_seen_ms = now_ms;
         }
         let app = self.app_of(&app_id);
         let mut asks = Vec::with_capacity(req.asks.len());
@@ -1409,5 +1441,36 @@ mod tests {
         heartbeat(&mut after, 10_400, "n1:8042", vec![ended.clone()]);
         let reply = allocate(&mut after, 10_500, &id, vec![], vec![]).unwrap();
         assert_eq!(reply.completed, [ended]);
+    }
+
+    #[test]
+    fn a_registered_master_that_falls_silent_fails_its_attempt() {
+        let mut c = cluster(&[("n1:8042", "r1")]);
+        let (id, master) = running_app(&mut c);
+        let expiry = Settings::default().am_expiry_ms;
+        allocate(&mut c, 3_000, &id, vec![], vec![]).unwrap();
+        // The node stays alive; the master calls once more, then never again.
+        heartbeat(&mut c, 3_000 + expiry, "n1:8042", vec![]);
+        allocate(&mut c, 3_000 + expiry, &id, vec![], vec![]).unwrap();
+        heartbeat(&mut c, 3_000 + 2 * expiry, "n1:8042", vec![]);
+        c.expire(3_000 + 2 * expiry);
+        assert_eq!(
+            c.app(&id).unwrap().lifecycle.state,
+            AppState::Running,
+            "silent for exactly the expiry"
+        );
+        heartbeat(&mut c, 3_001 + 2 * expiry, "n1:8042", vec![]);
+        c.expire(3_001 + 2 * expiry);
+        let app = c.app(&id).unwrap();
+        assert_eq!(
+            (app.lifecycle.state, app.lifecycle.attempts),
+            (AppState::Accepted, 2)
+        );
+        let reply = heartbeat(&mut c, 3_002 + 2 * expiry, "n1:8042", vec![]);
+        assert!(
+            reply.stop.contains(&master.container.container_id),
+            "{reply:?}"
+        );
+        assert_eq!(reply.start.len(), 1, "the second attempt's master starts");
     }
 }
