@@ -9,6 +9,8 @@ use anyhow::{Context, Result};
 use clap::Args;
 use serde_json::{Value, json};
 
+use yard_rm::placement::Holder;
+
 use crate::sim::BadInput;
 
 #[derive(Args)]
@@ -203,6 +205,21 @@ pub(crate) fn submit(args: SubmitArgs) -> Result<()> {
 }
 
 impl Client {
+    /// The nodes the rm lists as RUNNING, with their racks.
+    pub(crate) fn running_nodes(&self) -> Result<Vec<Holder>> {
+        let nodes = self.call(reqwest::Method::GET, "/ws/v1/cluster/nodes", None)?;
+        Ok(nodes["nodes"]["node"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|n| n["state"] == "RUNNING")
+            .map(|n| Holder {
+                node: text(&n["id"]),
+                rack: text(&n["rack"]),
+            })
+            .collect())
+    }
+
     /// Asks the rm for an id and submits an application whose master runs `command` (under
     /// `/bin/sh -c`); returns the id.
     pub(crate) fn submit(

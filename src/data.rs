@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use yard_rm::cluster::plain_name;
-use yard_rm::placement::{Holder, place};
+use yard_rm::placement::place;
 use yard_wire::protocol::{BlockReplicas, Dataset};
 
 use crate::client::{Client, Rm, text};
@@ -246,17 +246,7 @@ fn put(args: PutArgs) -> Result<()> {
         .into());
     }
     let client = Client::new(&args.rm);
-    let nodes = client.call(reqwest::Method::GET, "/ws/v1/cluster/nodes", None)?;
-    let holders: Vec<Holder> = nodes["nodes"]["node"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|n| n["state"] == "RUNNING")
-        .map(|n| Holder {
-            node: text(&n["id"]),
-            rack: text(&n["rack"]),
-        })
-        .collect();
+    let holders = client.running_nodes()?;
     let spans = split(&args.files, args.block_size)?;
     if spans.is_empty() {
         return Err(

@@ -100,13 +100,10 @@ pub(crate) fn shell(args: ShellArgs) -> Result<()> {
         return Err(BadInput("--count must be at least 1".into()).into());
     }
     if !args.shape.on.is_empty() {
-        let nodes = client.call(reqwest::Method::GET, "/ws/v1/cluster/nodes", None)?;
-        let running: BTreeSet<String> = nodes["nodes"]["node"]
-            .as_array()
+        let running: BTreeSet<String> = client
+            .running_nodes()?
             .into_iter()
-            .flatten()
-            .filter(|n| n["state"] == "RUNNING")
-            .map(|n| text(&n["id"]))
+            .map(|h| h.node)
             .collect();
         if let Some(missing) = args.shape.on.iter().find(|n| !running.contains(*n)) {
             let known: Vec<&str> = running.iter().map(String::as_str).collect();

@@ -103,6 +103,34 @@ fn node_states(rm: &Daemon) -> Vec<(String, String)> {
         .unwrap_or_default()
 }
 
+/// A fresh directory for one test's daemons.
+fn work_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// An rm on 127.0.0.1:0 keeping its state in `dir/rm.db`, with `extra` flags.
+fn rm_in(dir: &Path, extra: &[&str]) -> Daemon {
+    let db = dir.join("rm.db");
+    let mut args = vec![
+        "rm",
+        "--bind",
+        "127.0.0.1:0",
+        "--state-db",
+        db.to_str().unwrap(),
+    ];
+    args.extend(extra);
+    start(&args)
+}
+
+/// Waits until the rm lists `n` RUNNING nodes.
+fn await_running(rm: &Daemon, n: usize) {
+    eventually(&format!("{n} running nodes"), || {
+        (node_states(rm).iter().filter(|s| s.1 == "RUNNING").count() == n).then_some(())
+    });
+}
+
 fn containers_on(nm: &Daemon) -> Vec<Value> {
     get(&format!("http://{}/ws/v1/node/containers", nm.addr))["containers"]["container"]
         .as_array()
@@ -112,24 +140,12 @@ fn containers_on(nm: &Daemon) -> Vec<Value> {
 
 #[test]
 fn a_cluster_on_loopback_runs_a_master_refuses_forgeries_kills_and_loses_nodes() {
-    let tmp = std::env::temp_dir().join(format!("yard-e2e-{}", std::process::id()));
-    std::fs::create_dir_all(&tmp).unwrap();
-    let db = tmp.join("rm.db");
-    let rm = start(&[
-        "rm",
-        "--bind",
-        "127.0.0.1:0",
-        "--node-expiry-ms",
-        "1000",
-        "--state-db",
-        db.to_str().unwrap(),
-    ]);
+    let tmp = work_dir("yard-e2e");
+    let rm = rm_in(&tmp, &["--node-expiry-ms", "1000"]);
     let nms: Vec<Daemon> = (0..3)
         .map(|i| nm(&rm, &tmp.join(format!("nm{i}"))))
         .collect();
-    eventually("three running nodes", || {
-        (node_states(&rm).iter().filter(|n| n.1 == "RUNNING").count() == 3).then_some(())
-    });
+    await_running(&rm, 3);
 
     // Submit an application whose master is a plain command.
     let http = reqwest::blocking::Client::new();
@@ -239,16 +255,8 @@ fn yard(args: &[&str]) -> (i32, String, String) {
 
 #[test]
 fn the_client_commands_submit_list_show_kill_and_say_what_went_wrong() {
-    let tmp = std::env::temp_dir().join(format!("yard-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&tmp).unwrap();
-    let db = tmp.join("rm.db");
-    let rm = start(&[
-        "rm",
-        "--bind",
-        "127.0.0.1:0",
-        "--state-db",
-        db.to_str().unwrap(),
-    ]);
+    let tmp = work_dir("yard-cli");
+    let rm = rm_in(&tmp, &[]);
     let node = nm(&rm, &tmp.join("nm0"));
     let url = format!("http://{}", rm.addr);
     eventually("the node", || (node_states(&rm).len() == 1).then_some(()));
@@ -338,8 +346,7 @@ fn the_client_commands_submit_list_show_kill_and_say_what_went_wrong() {
 
 #[test]
 fn applications_are_still_known_after_the_rm_restarts() {
-    let tmp = std::env::temp_dir().join(format!("yard-restart-{}", std::process::id()));
-    std::fs::create_dir_all(&tmp).unwrap();
+    let tmp = work_dir("yard-restart");
     let db = tmp.join("rm.db");
     let db = db.to_str().unwrap();
     let mut rm = start(&["rm", "--bind", "127.0.0.1:0", "--state-db", db]);
@@ -394,8 +401,7 @@ fn applications_are_still_known_after_the_rm_restarts() {
 
 #[test]
 fn settings_come_from_flags_then_environment_then_the_config_file() {
-    let tmp = std::env::temp_dir().join(format!("yard-config-{}", std::process::id()));
-    std::fs::create_dir_all(&tmp).unwrap();
+    let tmp = work_dir("yard-config");
     let config = tmp.join("yard.toml");
     let db = |name: &str| tmp.join(name).to_str().unwrap().to_owned();
     std::fs::write(
@@ -463,18 +469,8 @@ fn outputs(work_dir: &Path) -> Vec<(String, String)> {
 
 #[test]
 fn a_distributed_shell_runs_where_it_asked_hears_of_lost_nodes_and_is_killed_whole() {
-    let tmp = std::env::temp_dir().join(format!("yard-e2e-shell-{}", std::process::id()));
-    std::fs::create_dir_all(&tmp).unwrap();
-    let db = tmp.join("rm.db");
-    let rm = start(&[
-        "rm",
-        "--bind",
-        "127.0.0.1:0",
-        "--node-expiry-ms",
-        "1000",
-        "--state-db",
-        db.to_str().unwrap(),
-    ]);
+    let tmp = work_dir("yard-e2e-shell");
+    let rm = rm_in(&tmp, &["--node-expiry-ms", "1000"]);
     let rm_url = format!("http://{}", rm.addr);
     let dirs: Vec<PathBuf> = (0..3).map(|i| tmp.join(format!("nm{i}"))).collect();
     let mut nms: Vec<Option<Daemon>> = dirs.iter().map(|d| Some(nm(&rm, d))).collect();
@@ -482,9 +478,7 @@ fn a_distributed_shell_runs_where_it_asked_hears_of_lost_nodes_and_is_killed_who
         .iter()
         .map(|n| n.as_ref().unwrap().addr.clone())
         .collect();
-    eventually("three running nodes", || {
-        (node_states(&rm).iter().filter(|n| n.1 == "RUNNING").count() == 3).then_some(())
-    });
+    await_running(&rm, 3);
     let on: Vec<String> = ids.iter().map(|id| format!("--on={id}")).collect();
     let shell = |extra: &[&str], command: &[&str]| {
         let mut args = vec!["shell", "--rm", &rm_url];
@@ -583,17 +577,14 @@ fn terminate(daemon: &mut Daemon) {
 
 #[test]
 fn a_restarted_rm_takes_back_running_work_and_the_job_still_finishes() {
-    let tmp = std::env::temp_dir().join(format!("yard-e2e-wp-{}", std::process::id()));
-    std::fs::create_dir_all(&tmp).unwrap();
+    let tmp = work_dir("yard-e2e-wp");
     let db = tmp.join("rm.db");
     let db = db.to_str().unwrap();
     let mut rm = start(&["rm", "--bind", "127.0.0.1:0", "--state-db", db]);
     let (addr, url) = (rm.addr.clone(), format!("http://{}", rm.addr));
     let dirs: Vec<PathBuf> = (0..2).map(|i| tmp.join(format!("nm{i}"))).collect();
     let nms: Vec<Daemon> = dirs.iter().map(|d| nm(&rm, d)).collect();
-    eventually("two running nodes", || {
-        (node_states(&rm).iter().filter(|n| n.1 == "RUNNING").count() == 2).then_some(())
-    });
+    await_running(&rm, 2);
     // Two tasks that run until a flag file appears.
     let flag = tmp.join("go");
     let wait = format!("while [ ! -e '{}' ]; do sleep 0.05; done", flag.display());
@@ -665,23 +656,13 @@ fn a_restarted_rm_takes_back_running_work_and_the_job_still_finishes() {
 
 #[test]
 fn a_dataset_is_split_replicated_onto_the_nodes_and_recorded() {
-    let tmp = std::env::temp_dir().join(format!("yard-e2e-data-{}", std::process::id()));
-    std::fs::create_dir_all(&tmp).unwrap();
-    let db = tmp.join("rm.db");
-    let rm = start(&[
-        "rm",
-        "--bind",
-        "127.0.0.1:0",
-        "--state-db",
-        db.to_str().unwrap(),
-    ]);
+    let tmp = work_dir("yard-e2e-data");
+    let rm = rm_in(&tmp, &[]);
     let url = format!("http://{}", rm.addr);
     let _nms: Vec<Daemon> = (0..3)
         .map(|i| nm(&rm, &tmp.join(format!("nm{i}"))))
         .collect();
-    eventually("three running nodes", || {
-        (node_states(&rm).iter().filter(|n| n.1 == "RUNNING").count() == 3).then_some(())
-    });
+    await_running(&rm, 3);
     let file = tmp.join("input.txt");
     let content: String = (0..200)
         .map(|i| format!("line {i} of the input\n"))
