@@ -28,7 +28,7 @@
 //! allocation cannot meet `D` (`D ≤ c`), ARIA takes everything it is granted ("the jobs missing
 //! their deadlines start requiring the maximum number of slots", seed 000 §IV).
 
-use super::core::{Core, MapState};
+use super::core::{Core, JobRun, MapState, drive, progress_of};
 use super::{
     AttemptId, ContainerId, Decision, Estimate, Event, JobSpec, MapId, PolicyConfig, Progress, Rng,
     Seconds, TaskPolicy, TaskRef,
@@ -261,21 +261,13 @@ impl TaskPolicy for Aria {
     }
 
     fn handle(&mut self, now: Seconds, event: Event, _rng: &mut Rng, out: &mut Vec<Decision>) {
-        if let Event::JobStarted(spec) = event {
-            if self.run.is_none() {
-                let mut run = Run::new(spec, now);
-                if run.unlaunched == 0 {
-                    run.close(out);
-                }
-                run.settle(now, out);
-                self.run = Some(run);
+        drive(&mut self.run, now, event, out, |spec, out| {
+            let mut run = Run::new(spec, now);
+            if run.unlaunched == 0 {
+                run.close(out);
             }
-            return;
-        }
-        if let Some(run) = &mut self.run {
-            run.event(now, event);
-            run.settle(now, out);
-        }
+            run
+        });
     }
 
     /// ARIA's `T_J^avg`: planned at the start, revised once when the map phase closes to the map
@@ -285,10 +277,7 @@ impl TaskPolicy for Aria {
     }
 
     fn progress(&self) -> Progress {
-        self.run
-            .as_ref()
-            .map(|r| r.core.progress)
-            .unwrap_or_default()
+        progress_of(&self.run)
     }
 }
 
@@ -306,6 +295,49 @@ struct Run {
     /// The most maps that ran at once: the map slots ARIA actually held.
     peak_maps: u32,
     prediction: Estimate,
+}
+
+impl JobRun for Run {
+    fn core(&self) -> &Core {
+        &self.core
+    }
+
+    fn event(&mut self, now: Seconds, event: Event, _out: &mut Vec<Decision>) {
+        match event {
+            Event::JobStarted(_) | Event::Tick | Event::ShuffleBytes(_) => {}
+            Event::ContainerGranted(c) => {
+                self.core.grant(c);
+                self.core.freed.push(c.id);
+            }
+            Event::ContainerLost(c) => {
+                let attempt = self.core.attempt_on(c);
+                self.core.forget(c);
+                if let Some(a) = attempt {
+                    self.failed(a);
+                }
+            }
+            Event::TaskProgress { attempt, progress } => {
+                self.core.progress_report(attempt, progress)
+            }
+            Event::TaskFinished { attempt, .. } => {
+                // No speculation, so no rival to kill.
+                let _ = self.core.finished(attempt, now);
+            }
+            Event::TaskFailed(attempt) => self.failed(attempt),
+            // ARIA never samples reduce input: all of it is kept.
+            Event::ReduceInputReady { bytes, .. } => self.core.reduce_input(bytes, bytes),
+        }
+    }
+
+    /// Offers every freed container, then reports the wanted container count, and completion
+    /// (`Core::finish` hands every container back first).
+    fn settle(&mut self, now: Seconds, out: &mut Vec<Decision>) {
+        while let Some(c) = self.core.freed.pop() {
+            self.offer(c, now, out);
+        }
+        let want = self.want();
+        self.core.report(want, out);
+    }
 }
 
 impl Run {
@@ -334,33 +366,6 @@ impl Run {
         self.core.spec.reduces - self.core.progress.reduces_done - self.core.pending_reduces()
     }
 
-    fn event(&mut self, now: Seconds, event: Event) {
-        match event {
-            Event::JobStarted(_) | Event::Tick | Event::ShuffleBytes(_) => {}
-            Event::ContainerGranted(c) => {
-                self.core.grant(c);
-                self.core.freed.push(c.id);
-            }
-            Event::ContainerLost(c) => {
-                let attempt = self.core.attempt_on(c);
-                self.core.forget(c);
-                if let Some(a) = attempt {
-                    self.failed(a);
-                }
-            }
-            Event::TaskProgress { attempt, progress } => {
-                self.core.progress_report(attempt, progress)
-            }
-            Event::TaskFinished { attempt, .. } => {
-                // No speculation, so no rival to kill.
-                let _ = self.core.finished(attempt, now);
-            }
-            Event::TaskFailed(attempt) => self.failed(attempt),
-            // ARIA never samples reduce input: all of it is kept.
-            Event::ReduceInputReady { bytes, .. } => self.core.reduce_input(bytes, bytes),
-        }
-    }
-
     /// A failed map always restarts (ARIA processes all input); `Core` requeues reduces itself.
     fn failed(&mut self, a: AttemptId) {
         if let Some(TaskRef::Map(m)) = self.core.failed(a)
@@ -368,16 +373,6 @@ impl Run {
         {
             self.core.retry(m);
         }
-    }
-
-    /// Offers every freed container, then reports the wanted container count, and completion
-    /// (`Core::finish` hands every container back first).
-    fn settle(&mut self, now: Seconds, out: &mut Vec<Decision>) {
-        while let Some(c) = self.core.freed.pop() {
-            self.offer(c, now, out);
-        }
-        let want = self.want();
-        self.core.report(want, out);
     }
 
     /// Maps running now: ARIA never speculates or kills, so every counted map that is not done

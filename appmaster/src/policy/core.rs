@@ -8,9 +8,47 @@
 use std::collections::HashMap;
 
 use super::{
-    AttemptId, Container, ContainerId, Decision, Estimate, JobSpec, Locality, Location, MapId,
-    NodeId, RackId, ReduceId, Seconds, TaskRef,
+    AttemptId, Container, ContainerId, Decision, Estimate, Event, JobSpec, Locality, Location,
+    MapId, NodeId, RackId, ReduceId, Seconds, TaskRef,
 };
+
+/// One job's run under a policy, as the shared [`drive`] sees it.
+pub(crate) trait JobRun {
+    fn core(&self) -> &Core;
+    /// Takes an event (after `JobStarted`).
+    fn event(&mut self, now: Seconds, event: Event, out: &mut Vec<Decision>);
+    /// Makes every decision the run's state now calls for.
+    fn settle(&mut self, now: Seconds, out: &mut Vec<Decision>);
+}
+
+/// The `handle` every policy shares: the first `JobStarted` begins a run with `start` (which
+/// also closes the map phase of a job with nothing to map), later events go to the run, and
+/// after either the run settles. A second `JobStarted` is ignored.
+pub(crate) fn drive<R: JobRun>(
+    run: &mut Option<R>,
+    now: Seconds,
+    event: Event,
+    out: &mut Vec<Decision>,
+    start: impl FnOnce(JobSpec, &mut Vec<Decision>) -> R,
+) {
+    if let Event::JobStarted(spec) = event {
+        if run.is_none() {
+            let mut r = start(spec, out);
+            r.settle(now, out);
+            *run = Some(r);
+        }
+        return;
+    }
+    if let Some(r) = run {
+        r.event(now, event, out);
+        r.settle(now, out);
+    }
+}
+
+/// `TaskPolicy::progress` for a policy holding its run in an `Option`.
+pub(crate) fn progress_of<R: JobRun>(run: &Option<R>) -> Progress {
+    run.as_ref().map(|r| r.core().progress).unwrap_or_default()
+}
 
 /// Where a job stands: what `Finish` reports and `TaskPolicy::progress` returns.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]

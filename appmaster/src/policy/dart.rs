@@ -7,7 +7,7 @@
 //! LATE keeps the approach stage and speculates as LATE does; `full` launches every map and
 //! ignores the deadline.
 
-use super::core::{Core, MapState};
+use super::core::{Core, JobRun, MapState, drive, progress_of};
 use super::{
     AttemptId, ContainerId, Decision, Estimate, Estimator, Event, Locality, PolicyConfig,
     PolicyKind, Progress, Rng, Seconds, TaskPolicy, TaskRef,
@@ -95,30 +95,23 @@ impl TaskPolicy for Dart {
     }
 
     fn handle(&mut self, now: Seconds, event: Event, _rng: &mut Rng, out: &mut Vec<Decision>) {
-        if let Event::JobStarted(spec) = event {
-            if self.run.is_none() {
-                let est = Estimator::new(&spec.profile, spec.reduces, self.config.ewma_alpha);
-                let mut run = Run {
-                    v: Variant::of(self.kind),
-                    config: self.config.clone(),
-                    core: Core::new(spec, now),
-                    est,
-                    stragglers: Vec::new(),
-                    recent_rates: std::collections::VecDeque::new(),
-                };
-                if run.core.spec.maps.is_empty() {
-                    run.core
-                        .close_map_phase(Some(run.current_estimate(now)), out);
-                }
-                run.settle(now, out);
-                self.run = Some(run);
+        let (kind, config) = (self.kind, &self.config);
+        drive(&mut self.run, now, event, out, |spec, out| {
+            let est = Estimator::new(&spec.profile, spec.reduces, config.ewma_alpha);
+            let mut run = Run {
+                v: Variant::of(kind),
+                config: config.clone(),
+                core: Core::new(spec, now),
+                est,
+                stragglers: Vec::new(),
+                recent_rates: std::collections::VecDeque::new(),
+            };
+            if run.core.spec.maps.is_empty() {
+                run.core
+                    .close_map_phase(Some(run.current_estimate(now)), out);
             }
-            return;
-        }
-        if let Some(run) = &mut self.run {
-            run.event(now, event, out);
-            run.settle(now, out);
-        }
+            run
+        });
     }
 
     fn estimate(&self, now: Seconds) -> Option<Estimate> {
@@ -126,10 +119,7 @@ impl TaskPolicy for Dart {
     }
 
     fn progress(&self) -> Progress {
-        self.run
-            .as_ref()
-            .map(|r| r.core.progress)
-            .unwrap_or_default()
+        progress_of(&self.run)
     }
 }
 
@@ -145,16 +135,9 @@ struct Run {
     recent_rates: std::collections::VecDeque<f64>,
 }
 
-impl Run {
-    fn deadline(&self) -> Seconds {
-        self.core.spec.deadline
-    }
-
-    /// `T_J` with no further map: what the job is heading for now.
-    fn current_estimate(&self, now: Seconds) -> Estimate {
-        let t_p = self.core.elapsed(now);
-        self.est
-            .completion(f64::from(self.core.k()), t_p, 0.0, self.v.skew)
+impl JobRun for Run {
+    fn core(&self) -> &Core {
+        &self.core
     }
 
     fn event(&mut self, now: Seconds, event: Event, out: &mut Vec<Decision>) {
@@ -214,6 +197,19 @@ impl Run {
             0
         };
         self.core.report(self.core.want(extra), out);
+    }
+}
+
+impl Run {
+    fn deadline(&self) -> Seconds {
+        self.core.spec.deadline
+    }
+
+    /// `T_J` with no further map: what the job is heading for now.
+    fn current_estimate(&self, now: Seconds) -> Estimate {
+        let t_p = self.core.elapsed(now);
+        self.est
+            .completion(f64::from(self.core.k()), t_p, 0.0, self.v.skew)
     }
 
     fn finished(&mut self, a: AttemptId, output_bytes: u64, now: Seconds, out: &mut Vec<Decision>) {

@@ -23,7 +23,7 @@
 //! - The maps not chosen are dropped before the job runs (`Core::exclude`); the map phase
 //!   closes as the last chosen map launches, and `CloseMapPhase` carries `T(k)`.
 
-use super::core::{Core, MapState};
+use super::core::{Core, JobRun, MapState, drive, progress_of};
 use super::estimate::least_squares;
 use super::{
     AttemptId, ContainerId, Decision, Estimate, Event, JobSpec, MapId, PolicyConfig, Progress, Rng,
@@ -135,21 +135,13 @@ impl TaskPolicy for PreselectedSampling {
     }
 
     fn handle(&mut self, now: Seconds, event: Event, rng: &mut Rng, out: &mut Vec<Decision>) {
-        if let Event::JobStarted(spec) = event {
-            if self.run.is_none() {
-                let mut run = Run::new(spec, now, rng);
-                if run.core.pending_maps() == 0 {
-                    run.close(out);
-                }
-                run.settle(now, out);
-                self.run = Some(run);
+        drive(&mut self.run, now, event, out, |spec, out| {
+            let mut run = Run::new(spec, now, rng);
+            if run.core.pending_maps() == 0 {
+                run.close(out);
             }
-            return;
-        }
-        if let Some(run) = &mut self.run {
-            run.event(now, event);
-            run.settle(now, out);
-        }
+            run
+        });
     }
 
     /// `T(k)` for the chosen `k`, fixed before the job runs (PS never revises).
@@ -158,10 +150,7 @@ impl TaskPolicy for PreselectedSampling {
     }
 
     fn progress(&self) -> Progress {
-        self.run
-            .as_ref()
-            .map(|r| r.core.progress)
-            .unwrap_or_default()
+        progress_of(&self.run)
     }
 }
 
@@ -173,6 +162,48 @@ struct Run {
     chosen: Vec<MapId>,
     prediction: Estimate,
     allotment: Option<u32>,
+}
+
+impl JobRun for Run {
+    fn core(&self) -> &Core {
+        &self.core
+    }
+
+    fn event(&mut self, now: Seconds, event: Event, _out: &mut Vec<Decision>) {
+        match event {
+            Event::JobStarted(_) | Event::Tick | Event::ShuffleBytes(_) => {}
+            Event::ContainerGranted(c) => {
+                self.core.grant(c);
+                self.core.freed.push(c.id);
+            }
+            Event::ContainerLost(c) => {
+                let attempt = self.core.attempt_on(c);
+                self.core.forget(c);
+                if let Some(a) = attempt {
+                    self.failed(a);
+                }
+            }
+            Event::TaskProgress { attempt, progress } => {
+                self.core.progress_report(attempt, progress)
+            }
+            Event::TaskFinished { attempt, .. } => {
+                let _ = self.core.finished(attempt, now); // no speculation: no rival
+            }
+            Event::TaskFailed(attempt) => self.failed(attempt),
+            // The sample is fixed before the job: reduce input is never thinned further.
+            Event::ReduceInputReady { bytes, .. } => self.core.reduce_input(bytes, bytes),
+        }
+    }
+
+    /// Offers every freed container, then reports the wanted container count, and completion
+    /// (`Core::finish` hands every container back first).
+    fn settle(&mut self, now: Seconds, out: &mut Vec<Decision>) {
+        while let Some(c) = self.core.freed.pop() {
+            self.offer(c, now, out);
+        }
+        let want = self.want();
+        self.core.report(want, out);
+    }
 }
 
 impl Run {
@@ -203,32 +234,6 @@ impl Run {
         }
     }
 
-    fn event(&mut self, now: Seconds, event: Event) {
-        match event {
-            Event::JobStarted(_) | Event::Tick | Event::ShuffleBytes(_) => {}
-            Event::ContainerGranted(c) => {
-                self.core.grant(c);
-                self.core.freed.push(c.id);
-            }
-            Event::ContainerLost(c) => {
-                let attempt = self.core.attempt_on(c);
-                self.core.forget(c);
-                if let Some(a) = attempt {
-                    self.failed(a);
-                }
-            }
-            Event::TaskProgress { attempt, progress } => {
-                self.core.progress_report(attempt, progress)
-            }
-            Event::TaskFinished { attempt, .. } => {
-                let _ = self.core.finished(attempt, now); // no speculation: no rival
-            }
-            Event::TaskFailed(attempt) => self.failed(attempt),
-            // The sample is fixed before the job: reduce input is never thinned further.
-            Event::ReduceInputReady { bytes, .. } => self.core.reduce_input(bytes, bytes),
-        }
-    }
-
     /// A failed chosen map always restarts; `Core` requeues reduces itself.
     fn failed(&mut self, a: AttemptId) {
         if let Some(TaskRef::Map(m)) = self.core.failed(a)
@@ -236,16 +241,6 @@ impl Run {
         {
             self.core.retry(m);
         }
-    }
-
-    /// Offers every freed container, then reports the wanted container count, and completion
-    /// (`Core::finish` hands every container back first).
-    fn settle(&mut self, now: Seconds, out: &mut Vec<Decision>) {
-        while let Some(c) = self.core.freed.pop() {
-            self.offer(c, now, out);
-        }
-        let want = self.want();
-        self.core.report(want, out);
     }
 
     /// Every running or waiting task of the sample, within the grant.
