@@ -4,7 +4,7 @@
 //! block map at the rm — a failed upload leaves no dataset that points at missing blocks.
 
 use std::fs::File;
-use std::io::{BufReader, Read, Seek, SeekFrom};
+use std::io::{Read, Seek, SeekFrom};
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
@@ -208,22 +208,39 @@ struct Span {
 /// Cuts each file into blocks of at most `block_size` bytes, each ending at a newline where the
 /// file has one within the block (a line longer than a block is cut where the block ends).
 fn split(files: &[PathBuf], block_size: u64) -> Result<Vec<Span>> {
+    split_reading(files, block_size, TAIL_WINDOW)
+}
+
+/// [`split`], reading a block's tail `tail` bytes at a time.
+fn split_reading(files: &[PathBuf], block_size: u64, tail: u64) -> Result<Vec<Span>> {
     let mut spans = Vec::new();
+    let mut window = Vec::new();
     for (index, path) in files.iter().enumerate() {
-        let file = File::open(path).map_err(|e| BadInput(format!("{}: {e}", path.display())))?;
+        let mut file =
+            File::open(path).map_err(|e| BadInput(format!("{}: {e}", path.display())))?;
         let size = file.metadata()?.len();
-        let mut reader = BufReader::new(file);
         let mut offset = 0;
-        let mut chunk = Vec::new();
         while offset < size {
-            let want = block_size.min(size - offset);
-            chunk.clear();
-            reader.seek(SeekFrom::Start(offset))?;
-            (&mut reader).take(want).read_to_end(&mut chunk)?;
-            let at_end = offset + want == size;
-            let len = match chunk.iter().rposition(|&b| b == b'\n') {
-                Some(i) if !at_end => i as u64 + 1,
-                _ => chunk.len() as u64,
+            let end = (offset + block_size).min(size);
+            let len = if end == size {
+                end - offset
+            } else {
+                // The last newline before `end`, read backwards a window at a time: only the
+                // block's tail is read here (the upload reads the block itself).
+                let mut cut = None;
+                let mut stop = end;
+                while cut.is_none() && stop > offset {
+                    let from = stop.saturating_sub(tail).max(offset);
+                    window.clear();
+                    file.seek(SeekFrom::Start(from))?;
+                    (&mut file).take(stop - from).read_to_end(&mut window)?;
+                    cut = window
+                        .iter()
+                        .rposition(|&b| b == b'\n')
+                        .map(|i| from + i as u64 + 1);
+                    stop = from;
+                }
+                cut.unwrap_or(end) - offset
             };
             anyhow::ensure!(len > 0, "{} changed while being read", path.display());
             spans.push(Span {
@@ -236,6 +253,9 @@ fn split(files: &[PathBuf], block_size: u64) -> Result<Vec<Span>> {
     }
     Ok(spans)
 }
+
+/// How much of a block's tail is read at a time looking for its last line end.
+const TAIL_WINDOW: u64 = 64 << 10;
 
 fn put(args: PutArgs) -> Result<()> {
     if !plain_name(&args.name) {
@@ -396,6 +416,30 @@ mod tests {
             "Zipf: a few words dominate ({} vs {})",
             freq[0],
             freq[freq.len() / 2]
+        );
+    }
+
+    #[test]
+    fn reading_the_tail_in_small_windows_cuts_the_same_blocks() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.txt");
+        std::fs::write(
+            &a,
+            format!("short\n{}\nx\n{}", "y".repeat(40), "z".repeat(30)),
+        )
+        .unwrap();
+        let cut = |tail| -> Vec<(u64, u64)> {
+            split_reading(std::slice::from_ref(&a), 32, tail)
+                .unwrap()
+                .iter()
+                .map(|s| (s.offset, s.len))
+                .collect()
+        };
+        assert_eq!(cut(3), cut(1 << 16));
+        assert_eq!(
+            cut(3)[0],
+            (0, 6),
+            "the newline lies windows before the block's end"
         );
     }
 
