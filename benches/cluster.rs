@@ -72,7 +72,7 @@ fn baseline(rounds: usize) -> f64 {
         .map(|_| {
             let id = c.new_application();
             c.submit(0, NewApp::new(&id, "bench", "u", "q")).unwrap();
-            c.master_registered(&id).unwrap();
+            c.master_registered(&id, None).unwrap();
             id
         })
         .collect();
@@ -109,6 +109,7 @@ async fn main() {
         state_db: tmp.join("rm.db"),
         settings: Settings::default(),
         tick: Duration::from_millis(500),
+        master_env: Default::default(),
     };
     tokio::spawn(yard_rm::daemon::serve(
         rm_options,

@@ -36,6 +36,10 @@ pub(crate) struct RmArgs {
     /// How many times an application's master is started before the application fails [default: 2].
     #[arg(long, env = "YARD_RM_AM_MAX_ATTEMPTS")]
     am_max_attempts: Option<u32>,
+    /// The SQLite job-profile store every MapReduce master reads and writes (told to them as
+    /// `YARD_PROFILES`) [default: yard-profiles.db].
+    #[arg(long, env = "YARD_RM_PROFILES_DB")]
+    profiles_db: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -86,6 +90,7 @@ struct RmFile {
     node_expiry_ms: Option<i64>,
     state_db: Option<PathBuf>,
     am_max_attempts: Option<u32>,
+    profiles_db: Option<PathBuf>,
 }
 
 #[derive(Deserialize, Default)]
@@ -174,6 +179,13 @@ pub(crate) fn rm(args: RmArgs) -> Result<()> {
         .am_max_attempts
         .or(file.am_max_attempts)
         .unwrap_or(yard_rm::app::DEFAULT_AM_MAX_ATTEMPTS);
+    let profiles_db = args
+        .profiles_db
+        .or(file.profiles_db)
+        .unwrap_or_else(|| "yard-profiles.db".into());
+    // Masters run in their containers' directories: they need the path from anywhere.
+    let profiles_db = std::path::absolute(&profiles_db)
+        .with_context(|| format!("--profiles-db {}", profiles_db.display()))?;
     init_logs();
     let settings = Settings {
         node_expiry_ms,
@@ -186,6 +198,11 @@ pub(crate) fn rm(args: RmArgs) -> Result<()> {
         state_db,
         settings,
         tick,
+        master_env: [(
+            "YARD_PROFILES".to_string(),
+            profiles_db.display().to_string(),
+        )]
+        .into(),
     };
     runtime()?
         .block_on(yard_rm::daemon::serve(options, announce, stop_signal()))

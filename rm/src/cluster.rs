@@ -227,6 +227,9 @@ pub struct AppInfo {
     /// When the client wants the answer, ms since the epoch (yard's, not Hadoop's).
     pub deadline_ms: Option<i64>,
     pub result: Option<AppResult>,
+    /// Where the current master serves its own status, if it said (not kept across restarts:
+    /// a master that survives one registers again).
+    pub tracking_url: Option<String>,
     /// When the master last called (register or allocate), for the liveness check.
     pub master_seen_ms: i64,
     /// Granted or completed since the master last asked: its next allocate reply.
@@ -265,6 +268,8 @@ pub struct Cluster {
     recovering: VecDeque<(String, AppId)>,
     /// The rm's own URL, given to every master as `YARD_RM` so it can reach the rm.
     url: Option<String>,
+    /// Set for every master (the submission's own variables win).
+    master_env: BTreeMap<String, String>,
 }
 
 /// The priority an application master's container is asked at (before any of its tasks).
@@ -274,6 +279,7 @@ impl Cluster {
     pub fn new(settings: Settings, key: TokenKey, epoch: i64) -> Self {
         Cluster {
             url: None,
+            master_env: BTreeMap::new(),
             datasets: BTreeMap::new(),
             dirty_datasets: BTreeSet::new(),
             recovering: VecDeque::new(),
@@ -381,6 +387,12 @@ impl Cluster {
         self.url = Some(url);
     }
 
+    /// A variable every master gets, whatever its submission says: the cluster's own settings
+    /// (e.g. `YARD_PROFILES`, the job-profile store all masters share).
+    pub fn set_master_env(&mut self, name: &str, value: String) {
+        self.master_env.insert(name.into(), value);
+    }
+
     /// Brings back what the store kept, after an rm restart. Applications are known and
     /// reported again in their states; unfinished ones rejoin the scheduler, and one whose
     /// master was never granted asks for it again. Nodes come back LOST until they register
@@ -422,6 +434,7 @@ impl Cluster {
                     // A master of a restored application has until the expiry, from the rm's
                     // start, to call the new rm.
                     master_seen_ms: self.epoch,
+                    tracking_url: None,
                     pending: AllocateReply::default(),
                 },
             );
@@ -618,7 +631,8 @@ impl Cluster {
             .into_iter()
             .filter_map(|l| {
                 let app = self.apps.get(&l.application_id)?;
-                let mut env = app.master_env.clone();
+                let mut env = self.master_env.clone();
+                env.extend(app.master_env.clone());
                 env.insert("APPLICATION_ID".into(), l.application_id.clone());
                 env.insert("APP_ATTEMPT".into(), l.attempt.to_string());
                 env.insert("CONTAINER_ID".into(), l.container.container_id.clone());
@@ -722,6 +736,7 @@ impl Cluster {
                 deadline_ms: None,
                 result: None,
                 master_seen_ms: now_ms,
+                tracking_url: None,
                 pending: AllocateReply::default(),
             },
         );
@@ -734,11 +749,16 @@ impl Cluster {
     }
 
     /// The master registered: the application runs.
-    pub fn master_registered(&mut self, id: &str) -> Result<(), ClusterError> {
+    pub fn master_registered(
+        &mut self,
+        id: &str,
+        tracking_url: Option<String>,
+    ) -> Result<(), ClusterError> {
         self.transition(id, AppEvent::MasterRegistered)?;
         let now = self.now_ms;
         if let Some(app) = self.apps.get_mut(id) {
             app.master_seen_ms = now;
+            app.tracking_url = tracking_url;
         }
         Ok(())
     }
@@ -1131,7 +1151,7 @@ mod tests {
             .unwrap();
         let launches = c.take_master_launches();
         assert_eq!(launches.len(), 1);
-        c.master_registered(&id).unwrap();
+        c.master_registered(&id, None).unwrap();
         (id, launches[0].clone())
     }
 
@@ -1316,7 +1336,7 @@ mod tests {
             ),
             "master not registered yet"
         );
-        c.master_registered(&id).unwrap();
+        c.master_registered(&id, None).unwrap();
         let err = allocate(
             &mut c,
             3_000,
@@ -1406,7 +1426,7 @@ mod tests {
 
         // The master re-registers and asks again: only the room left (512 MiB) is granted, as a
         // 512 MiB container; a 1 GiB one does not fit.
-        after.master_registered(&id).unwrap();
+        after.master_registered(&id, None).unwrap();
         let small = |count| ResourceRequest {
             capability: Resource {
                 memory_mb: 512,

@@ -2,6 +2,7 @@
 //! listener, draws the token key from the OS, serves the routes over a [`Cluster`], and every
 //! tick expires silent nodes and writes what changed (once more at shutdown).
 
+use std::collections::BTreeMap;
 use std::io;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -23,6 +24,8 @@ pub struct RmOptions {
     pub settings: Settings,
     /// How often silent nodes are looked for and changes written.
     pub tick: Duration,
+    /// Variables every master gets (the cluster's settings for masters, e.g. `YARD_PROFILES`).
+    pub master_env: BTreeMap<String, String>,
 }
 
 /// Milliseconds since the Unix epoch.
@@ -67,6 +70,9 @@ pub async fn serve(
     cluster.restore(apps, nodes);
     cluster.restore_datasets(store.load_datasets().await.map_err(io::Error::other)?);
     cluster.set_url(format!("http://{address}"));
+    for (name, value) in &options.master_env {
+        cluster.set_master_env(name, value.clone());
+    }
     let clock: Clock = Arc::new(now_ms);
     let rm = Rm {
         cluster: Arc::new(Mutex::new(cluster)),

@@ -221,8 +221,41 @@ async fn heartbeat(
     ok(json!(rm.with(|c, now| c.heartbeat(now, hb))))
 }
 
-async fn master_register(State(rm): State<Rm>, Path(id): Path<String>) -> Reply {
-    rm.with(|c, _| c.master_registered(&id))?;
+/// Hadoop's RegisterApplicationMasterRequest, the part yard uses: where the master serves its
+/// own status (clients follow it for progress). An empty body is a master without one.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct MasterRegistration {
+    #[serde(default)]
+    tracking_url: Option<String>,
+}
+
+async fn master_register(
+    State(rm): State<Rm>,
+    Path(id): Path<String>,
+    body: axum::body::Bytes,
+) -> Reply {
+    let registration: MasterRegistration = if body.iter().all(u8::is_ascii_whitespace) {
+        MasterRegistration::default()
+    } else {
+        serde_json::from_slice(&body).map_err(|e| {
+            ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "the registration is not {\"trackingUrl\": \"http://…\"} (or empty)",
+                json!(e.to_string()),
+            )
+        })?
+    };
+    if let Some(url) = &registration.tracking_url
+        && !(url.starts_with("http://") || url.starts_with("https://"))
+    {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "trackingUrl must be an http(s) URL",
+            json!(url),
+        ));
+    }
+    rm.with(|c, _| c.master_registered(&id, registration.tracking_url))?;
     ok(json!({}))
 }
 
@@ -265,6 +298,7 @@ fn yard_app_json(a: &AppInfo) -> Value {
         "state": state_name(a.lifecycle.state),
         "finalStatus": a.lifecycle.final_status,
         "deadlineMs": a.deadline_ms,
+        "trackingUrl": a.tracking_url,
         "processedFraction": a.result.as_ref().map(|r| r.processed_fraction),
         "answer": a.result.as_ref().map(|r| &r.answer),
     }})

@@ -29,7 +29,7 @@ async fn applications_and_nodes_come_back_after_a_restart() {
     let mut new = NewApp::new(&running, "wordcount", "alice", "default");
     new.master_command = vec!["/bin/sh".into(), "-c".into(), "sleep 60".into()];
     before.submit(2_000, new).unwrap();
-    before.master_registered(&running).unwrap();
+    before.master_registered(&running, None).unwrap();
     before.set_deadline(&running, 60_000).unwrap();
     let answer = AppResult {
         processed_fraction: 0.75,
@@ -92,7 +92,7 @@ async fn applications_and_nodes_come_back_after_a_restart() {
         "until it registers again"
     );
     // The running master re-registers with the new rm; the node registers again.
-    after.master_registered(&running).unwrap();
+    after.master_registered(&running, None).unwrap();
     after.register_node(9_500, node("n1:8042"));
     assert_eq!(after.nodes().next().unwrap().state, NodeState::Running);
     // New ids do not collide with the old ones.
