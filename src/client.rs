@@ -29,11 +29,18 @@ pub(crate) struct Rm {
 pub(crate) struct SubmitArgs {
     #[command(flatten)]
     rm: Rm,
-    /// The command the application's master runs (under /bin/sh -c).
+    /// A built-in MapReduce application: wordcount, grep, topk, index, synthetic. The command
+    /// waits for the answer and prints it (with --no-wait, only the id).
+    #[arg(value_name = "APP", required_unless_present = "command")]
+    app: Option<String>,
+    /// Instead of an APP: the command the application's master runs (under /bin/sh -c).
+    #[arg(long, conflicts_with = "app")]
+    command: Option<String>,
+    #[command(flatten)]
+    job: crate::mapreduce::submit::JobArgs,
+    /// The application's name [default: the APP, or yard-app].
     #[arg(long)]
-    command: String,
-    #[arg(long, default_value = "yard-app")]
-    name: String,
+    name: Option<String>,
     #[arg(long, default_value = "default")]
     queue: String,
     #[arg(long, env = "USER", default_value = "yard")]
@@ -41,6 +48,15 @@ pub(crate) struct SubmitArgs {
     /// When the answer is wanted, from now: 90s, 5m, 1h, 500ms (a bare number is seconds).
     #[arg(long, value_parser = parse_duration)]
     deadline: Option<Duration>,
+    /// Print the id and return at once (an APP's answer is then read with `yard app ID`).
+    #[arg(long)]
+    no_wait: bool,
+    /// Give up waiting for an APP's answer (the job keeps running) after this many seconds.
+    #[arg(long, default_value_t = 3600)]
+    wait_secs: u64,
+    /// Print yard's view of the finished application (answer included) as JSON.
+    #[arg(long)]
+    json: bool,
 }
 
 /// `90s`, `5m`, `1h`, `500ms`, or a bare number of seconds.
@@ -189,18 +205,49 @@ pub(crate) fn text(v: &Value) -> String {
 }
 
 pub(crate) fn submit(args: SubmitArgs) -> Result<()> {
+    use crate::mapreduce::submit;
     let client = Client::new(&args.rm);
-    let id = client.submit(&args.name, &args.queue, &args.user, &args.command)?;
-    if let Some(after) = args.deadline {
-        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?;
-        let deadline_ms = (now + after).as_millis() as i64;
-        client.call(
-            reqwest::Method::PUT,
-            &format!("/ws/v1/yard/apps/{id}/deadline"),
-            Some(json!({ "deadlineMs": deadline_ms })),
-        )?;
+    let name = args
+        .name
+        .clone()
+        .or_else(|| args.app.clone())
+        .unwrap_or_else(|| "yard-app".into());
+    let owner = (name.as_str(), args.queue.as_str(), args.user.as_str());
+    let Some(app) = &args.app else {
+        let command = args.command.as_deref().unwrap_or_default();
+        let id = client.submit(owner.0, owner.1, owner.2, command)?;
+        if let Some(after) = args.deadline {
+            let deadline_ms =
+                (std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)? + after)
+                    .as_millis() as i64;
+            client.call(
+                reqwest::Method::PUT,
+                &format!("/ws/v1/yard/apps/{id}/deadline"),
+                Some(json!({ "deadlineMs": deadline_ms })),
+            )?;
+        }
+        crate::print(&format!("{id}\n"))?;
+        return Ok(());
+    };
+    let job = submit::submit_job(&client, app, &args.job, args.deadline, owner)?;
+    if args.no_wait {
+        crate::print(&format!("{}\n", job.id))?;
+        return Ok(());
     }
-    crate::print(&format!("{id}\n"))?;
+    eprintln!("submitted {}", job.id);
+    let finished = submit::wait(&client, &job, Duration::from_secs(args.wait_secs))?;
+    if args.json {
+        print_json(&finished)?;
+    } else {
+        crate::print(&submit::render(&finished))?;
+    }
+    let status = text(&finished["app"]["finalStatus"]);
+    if status != "SUCCEEDED" {
+        anyhow::bail!(
+            "{} ended {status}; see its master's log on the nodemanager",
+            job.id
+        );
+    }
     Ok(())
 }
 

@@ -4,6 +4,7 @@
 mod client;
 mod daemons;
 mod data;
+mod mapreduce;
 mod shell;
 mod sim;
 mod trace;
@@ -54,6 +55,15 @@ enum Command {
     /// The master `yard shell` submits; runs in a container the rm starts.
     #[command(hide = true)]
     ShellMaster(shell::ShellMasterArgs),
+    /// A MapReduce job's master; runs in a container the rm starts (`yard submit wordcount`).
+    #[command(hide = true)]
+    MrMaster(Box<mapreduce::master::MasterArgs>),
+    /// Holds a container for a MapReduce job and runs its tasks; started by the master.
+    #[command(hide = true)]
+    MrRunner(mapreduce::task::RunnerArgs),
+    /// One map or reduce attempt; started by a runner, its spec on stdin.
+    #[command(hide = true)]
+    MrTask,
 }
 
 /// Exit codes: 0 success, 1 an internal or IO failure, 2 bad input (arguments, trace files).
@@ -72,6 +82,9 @@ fn main() -> ExitCode {
         Command::Data(command) => data::run(command),
         Command::Shell(args) => shell::shell(args),
         Command::ShellMaster(args) => shell::master(args),
+        Command::MrMaster(args) => mapreduce::master::master(*args),
+        Command::MrRunner(args) => mapreduce::task::runner(args),
+        Command::MrTask => mapreduce::task::task(),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 use yard_wire::protocol::{AllocateReply, AllocateRequest, Resource, ResourceRequest};
 
 use crate::client::{Client, Rm, text};
+use crate::mapreduce::submit::sh_quote;
 use crate::sim::BadInput;
 
 #[derive(Args)]
@@ -87,11 +88,6 @@ pub(crate) struct ShellMasterArgs {
     rm_patience_secs: u64,
     #[arg(trailing_var_arg = true, required = true, num_args = 1..)]
     command: Vec<String>,
-}
-
-/// `'…'` quoting for `/bin/sh -c`, which the rm runs a master's command under.
-fn sh_quote(arg: &str) -> String {
-    format!("'{}'", arg.replace('\'', r"'\''"))
 }
 
 pub(crate) fn shell(args: ShellArgs) -> Result<()> {

@@ -303,7 +303,7 @@ impl PolicyKind {
         }
     }
 
-    pub fn build(self, config: PolicyConfig) -> Box<dyn TaskPolicy> {
+    pub fn build(self, config: PolicyConfig) -> Box<dyn TaskPolicy + Send> {
         match self {
             PolicyKind::Aria => Box::new(Aria::new(config)),
             PolicyKind::Ps => Box::new(PreselectedSampling::new(config)),

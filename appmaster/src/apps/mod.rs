@@ -1,0 +1,488 @@
+//! The built-in MapReduce applications, pure functions of their input bytes, and their
+//! approximate answers.
+//!
+//! A job runs `map` on each split it has time for, each reducer runs `reduce` on the
+//! partitions it kept (all, or a `sample_partitions` draw when Dart shrinks its input), and
+//! the master combines every map's [`MapStats`] and every reducer's [`ReducePartial`] with
+//! `answer`. When maps or partitions were left out, the answer's totals are ratio estimates
+//! with 95 % intervals ([`approx`]); when nothing was left out they are exact, and equal to
+//! [`AppSpec::exact`].
+//!
+//! - [`records`]: the partition format; [`hash`]: partitioning.
+//! - No IO, no clock, no global randomness; bad input (partition bytes, specs) is an
+//!   [`AppError`], never a panic.
+
+mod answer;
+pub mod approx;
+pub mod hash;
+mod maps;
+pub mod records;
+mod reduce;
+mod text;
+
+use rand::RngExt;
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::policy::Rng;
+pub use approx::{Estimate, Sums};
+pub use records::RecordError;
+use records::{APPS, Writer};
+
+/// Most reducers a map writes for (each gets at least a header, so this bounds a map's
+/// memory whatever it is asked).
+pub const MAX_REDUCES: u32 = 1 << 20;
+
+/// A built-in application and its parameters. Serialized (serde_json) into every task's spec.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "app", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum AppSpec {
+    /// Words (maximal runs of alphanumeric chars, lowercased) counted; the answer lists the
+    /// `top` most frequent.
+    Wordcount { top: usize },
+    /// Lines matching a regex: their count, and up to `sample` matching lines. Maps also emit
+    /// each match's text, so the answer lists the `sample` most frequent matches too.
+    Grep { pattern: String, sample: usize },
+    /// Count lines per key, key = whitespace-separated field number `field` (0-based) of each
+    /// line (lines without it are skipped and counted as such); the answer gives the `k`
+    /// largest.
+    Topk { field: usize, k: usize },
+    /// Inverted index: word → the (map index, line number within the split) postings; the
+    /// answer reports distinct terms, postings, and the `top` terms by document frequency with
+    /// a few postings each. Line numbers are 1-based.
+    Index { top: usize },
+    /// Reproduces a trace's recorded tasks: map i emits `maps[i].output_bytes` of filler
+    /// records spread evenly over the partitions; its duration is applied by the task process
+    /// (not here).
+    Synthetic {
+        maps: Vec<SyntheticTask>,
+        reduce_seconds: Vec<f64>,
+    },
+}
+
+/// One recorded map task of a trace.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SyntheticTask {
+    pub seconds: f64,
+    pub input_bytes: u64,
+    pub output_bytes: u64,
+}
+
+/// A map's split: its index among the job's maps and its bytes (the estimator's `x_i`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Split {
+    pub index: u32,
+    pub bytes: u64,
+}
+
+/// The whole job's input: every map, and its bytes (the estimator's N and X).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Population {
+    pub maps: u32,
+    pub bytes: u64,
+}
+
+/// One map task's output.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MapOutput {
+    /// One per reducer, in the [`records`] format, keys sorted.
+    pub partitions: Vec<Vec<u8>>,
+    pub stats: MapStats,
+}
+
+/// Per-map statistics the master carries to `answer`. Fields an app does not use are 0.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MapStats {
+    /// Input bytes read.
+    pub bytes: u64,
+    /// Lines read (grep, topk, index, wordcount).
+    pub lines: u64,
+    /// Words read (wordcount, index).
+    pub words: u64,
+    /// Lines the pattern matched (grep).
+    pub matching_lines: u64,
+    /// Lines without the key field (topk).
+    pub skipped_lines: u64,
+    /// Records written over all partitions (distinct keys; filler records for synthetic).
+    pub records: u64,
+    /// Bytes written over all partitions, headers included.
+    pub output_bytes: u64,
+    /// The first matching lines (grep), at most `sample`.
+    pub sample: Vec<SampleLine>,
+}
+
+/// A matching line kept as an example.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SampleLine {
+    /// 1-based, within the split.
+    pub line: u64,
+    /// Lossy UTF-8, cut to 1 KiB (ending in "…") when longer.
+    pub text: String,
+}
+
+/// An index posting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Posting {
+    pub map: u32,
+    /// 1-based line within the map's split.
+    pub line: u32,
+}
+
+/// A reducer's partial answer: what it read, and its largest keys already estimated.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReducePartial {
+    pub app: String,
+    /// Which reducer, from the partitions' headers; `None` if it kept none.
+    pub partition: Option<u32>,
+    pub reduces: Option<u32>,
+    /// The job's maps (N) as the reducer was told.
+    pub maps: u32,
+    /// Partitions kept (this reducer's k).
+    pub kept: u32,
+    /// Σ split bytes of the maps whose partitions it kept.
+    pub kept_bytes: u64,
+    /// Partition bytes read.
+    pub input_bytes: u64,
+    /// Records read.
+    pub records: u64,
+    /// Σ of the records' counts (index: postings).
+    pub counted: u64,
+    pub distinct_keys: u64,
+    /// The reducer's largest keys by estimate (as many as the answer lists), ties by key.
+    pub top: Vec<TopEntry>,
+}
+
+/// One key of a reducer's top list.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TopEntry {
+    pub key: String,
+    pub estimate: Estimate,
+    /// Index: the first postings in (map, line) order, at most 5.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub postings: Vec<Posting>,
+}
+
+/// What is wrong with a spec, a parameter or a partition.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum AppError {
+    #[error(
+        "unknown app `{0}`: expected one of wordcount, grep, topk, index (synthetic jobs come \
+         from a trace, not from a name)"
+    )]
+    UnknownApp(String),
+    #[error("app `{app}` has no parameter `{param}`: it accepts {accepted}")]
+    UnknownParam {
+        app: &'static str,
+        param: String,
+        accepted: &'static str,
+    },
+    #[error("app `{app}`: parameter `{param}` should be KEY=VALUE; it accepts {accepted}")]
+    NotKeyValue {
+        app: &'static str,
+        param: String,
+        accepted: &'static str,
+    },
+    #[error("app `{app}`: parameter `{param}` given twice")]
+    DuplicateParam { app: &'static str, param: String },
+    #[error("app `{app}`: `{param}` must be a non-negative integer, found `{value}`")]
+    BadNumber {
+        app: &'static str,
+        param: String,
+        value: String,
+    },
+    #[error("app `{app}` needs `{param}`")]
+    MissingParam {
+        app: &'static str,
+        param: &'static str,
+    },
+    #[error("invalid pattern `{pattern}`: {reason}")]
+    BadPattern { pattern: String, reason: String },
+    #[error("a job needs at least one reduce")]
+    NoReduces,
+    #[error("{what} exceeds the limit of {limit}")]
+    TooLarge { what: String, limit: u64 },
+    #[error("map {map} does not exist: the synthetic job has {maps} maps")]
+    NoSuchMap { map: u32, maps: usize },
+    #[error("partition from map {map}: the job has only {maps} maps")]
+    OutsidePopulation { map: u32, maps: u32 },
+    #[error("partition from map {map} given twice")]
+    DuplicateInput { map: u32 },
+    #[error("partition from map {map} was written by app `{found}`, not `{expected}`")]
+    WrongApp {
+        map: u32,
+        expected: &'static str,
+        found: &'static str,
+    },
+    #[error(
+        "partition from map {map} is partition {} of {}, the others are partition {} of {}",
+        found.0, found.1, expected.0, expected.1
+    )]
+    MixedPartitions {
+        map: u32,
+        found: (u32, u32),
+        expected: (u32, u32),
+    },
+    #[error("partition from map {map}: {error}")]
+    Malformed { map: u32, error: RecordError },
+}
+
+/// The grep pattern, compiled for bytes (input need not be UTF-8).
+fn compile(pattern: &str) -> Result<regex::bytes::Regex, AppError> {
+    regex::bytes::Regex::new(pattern).map_err(|e| AppError::BadPattern {
+        pattern: pattern.to_owned(),
+        reason: e.to_string(),
+    })
+}
+
+/// (name, parameters, what `parse` accepts) for the apps made from a name.
+const PARSED: [(&str, &[&str], &str); 4] = [
+    ("wordcount", &["top"], "top=N (default 20)"),
+    (
+        "grep",
+        &["pattern", "sample"],
+        "pattern=REGEX (required), sample=N (default 10)",
+    ),
+    (
+        "topk",
+        &["field", "k"],
+        "field=N (default 0), k=N (default 10)",
+    ),
+    ("index", &["top"], "top=N (default 20)"),
+];
+
+impl AppSpec {
+    /// Parses the CLI form: name + key=value params, e.g. `("grep", &["pattern=ERROR"])`,
+    /// `("topk", &["field=6", "k=10"])`, `("wordcount", &[])`. Defaults: top 20, sample 10,
+    /// k 10, field 0. An unknown name or parameter is an error listing what is accepted; a
+    /// grep pattern that does not compile is an error here already.
+    pub fn parse(name: &str, params: &[String]) -> Result<AppSpec, AppError> {
+        let Some(&(app, keys, accepted)) = PARSED.iter().find(|(n, _, _)| *n == name) else {
+            return Err(AppError::UnknownApp(name.to_owned()));
+        };
+        let mut given: Vec<(&str, &str)> = Vec::new();
+        for p in params {
+            let Some((key, value)) = p.split_once('=') else {
+                return Err(AppError::NotKeyValue {
+                    app,
+                    param: p.clone(),
+                    accepted,
+                });
+            };
+            if !keys.contains(&key) {
+                return Err(AppError::UnknownParam {
+                    app,
+                    param: key.to_owned(),
+                    accepted,
+                });
+            }
+            if given.iter().any(|(k, _)| *k == key) {
+                return Err(AppError::DuplicateParam {
+                    app,
+                    param: key.to_owned(),
+                });
+            }
+            given.push((key, value));
+        }
+        let get = |key: &str| given.iter().find(|(k, _)| *k == key).map(|(_, v)| *v);
+        let number = |key: &str, default: usize| match get(key) {
+            None => Ok(default),
+            Some(v) => v.parse().map_err(|_| AppError::BadNumber {
+                app,
+                param: key.to_owned(),
+                value: v.to_owned(),
+            }),
+        };
+        Ok(match app {
+            "wordcount" => AppSpec::Wordcount {
+                top: number("top", 20)?,
+            },
+            "grep" => {
+                let pattern = get("pattern").ok_or(AppError::MissingParam {
+                    app,
+                    param: "pattern=REGEX",
+                })?;
+                compile(pattern)?;
+                AppSpec::Grep {
+                    pattern: pattern.to_owned(),
+                    sample: number("sample", 10)?,
+                }
+            }
+            "topk" => AppSpec::Topk {
+                field: number("field", 0)?,
+                k: number("k", 10)?,
+            },
+            _ => AppSpec::Index {
+                top: number("top", 20)?,
+            },
+        })
+    }
+
+    /// The job kind for the profile store: the app name plus the parameters that change
+    /// cost, e.g. "wordcount", "grep:ERROR", "topk:field=6".
+    pub fn kind(&self) -> String {
+        match self {
+            AppSpec::Grep { pattern, .. } => format!("grep:{pattern}"),
+            AppSpec::Topk { field, .. } => format!("topk:field={field}"),
+            _ => self.name().to_owned(),
+        }
+    }
+
+    /// The app's short name ("wordcount", "grep", "topk", "index", "synthetic").
+    pub fn name(&self) -> &'static str {
+        APPS[usize::from(self.tag()) - 1]
+    }
+
+    /// The app's tag in partition headers.
+    fn tag(&self) -> u8 {
+        match self {
+            AppSpec::Wordcount { .. } => 1,
+            AppSpec::Grep { .. } => 2,
+            AppSpec::Topk { .. } => 3,
+            AppSpec::Index { .. } => 4,
+            AppSpec::Synthetic { .. } => 5,
+        }
+    }
+
+    /// How many keys the answer lists.
+    fn top_len(&self) -> usize {
+        match self {
+            AppSpec::Wordcount { top } | AppSpec::Index { top } => *top,
+            AppSpec::Grep { sample, .. } => *sample,
+            AppSpec::Topk { k, .. } => *k,
+            AppSpec::Synthetic { .. } => 0,
+        }
+    }
+
+    /// One map task over its split's bytes (whole lines; a split may be empty). Returns
+    /// `reduces` partitions (hash-partitioned by key, each sorted by key) and the map's
+    /// statistics. `reduces` must be in `1..=MAX_REDUCES`.
+    pub fn map(&self, split: Split, input: &[u8], reduces: u32) -> Result<MapOutput, AppError> {
+        if reduces == 0 {
+            return Err(AppError::NoReduces);
+        }
+        if reduces > MAX_REDUCES {
+            return Err(AppError::TooLarge {
+                what: format!("{reduces} reduces"),
+                limit: MAX_REDUCES.into(),
+            });
+        }
+        let mut w = Writer::new(self.tag(), split.index, reduces);
+        let mut stats = match self {
+            AppSpec::Wordcount { .. } => maps::wordcount(input, &mut w),
+            AppSpec::Grep { pattern, sample } => maps::grep(pattern, *sample, input, &mut w)?,
+            AppSpec::Topk { field, .. } => maps::topk(*field, input, &mut w),
+            AppSpec::Index { .. } => maps::index(input, &mut w)?,
+            AppSpec::Synthetic { maps: tasks, .. } => {
+                let task = tasks.get(split.index as usize).ok_or(AppError::NoSuchMap {
+                    map: split.index,
+                    maps: tasks.len(),
+                })?;
+                maps::synthetic(task, &mut w)?
+            }
+        };
+        let (partitions, records, bytes) = w.finish();
+        stats.bytes = input.len() as u64;
+        stats.records = records;
+        stats.output_bytes = bytes;
+        Ok(MapOutput { partitions, stats })
+    }
+
+    /// One reduce task over the partitions it kept (one per map, tagged with the map's
+    /// split), for the population of the whole job. Returns this reducer's partial answer.
+    /// Every partition is checked (format, app, map, partition, key order and routing).
+    pub fn reduce(
+        &self,
+        population: Population,
+        inputs: &[(Split, &[u8])],
+    ) -> Result<ReducePartial, AppError> {
+        reduce::reduce(self, population, inputs)
+    }
+
+    /// The job's answer from every finished map's stats and every reducer's partial (JSON,
+    /// camelCase; see ARCHITECTURE.md). A map listed twice counts once; maps outside the
+    /// population are ignored.
+    pub fn answer(
+        &self,
+        population: Population,
+        maps: &[(Split, MapStats)],
+        reduces: &[ReducePartial],
+    ) -> serde_json::Value {
+        answer::answer(self, population, maps, reduces)
+    }
+
+    /// The exact answer, computed in one process over every split's bytes: map, reduce and
+    /// answer with all splits (split `i` is map `i`). Synthetic jobs ignore `splits` and use
+    /// their recorded maps, with the recorded input bytes as split sizes.
+    pub fn exact(&self, splits: &[&[u8]], reduces: u32) -> Result<serde_json::Value, AppError> {
+        if reduces == 0 {
+            return Err(AppError::NoReduces);
+        }
+        let sizes: Vec<u64> = match self {
+            AppSpec::Synthetic { maps, .. } => maps.iter().map(|m| m.input_bytes).collect(),
+            _ => splits.iter().map(|s| s.len() as u64).collect(),
+        };
+        let count = u32::try_from(sizes.len()).map_err(|_| AppError::TooLarge {
+            what: format!("{} maps", sizes.len()),
+            limit: u32::MAX.into(),
+        })?;
+        let population = Population {
+            maps: count,
+            bytes: sizes.iter().sum(),
+        };
+        let mut done = Vec::with_capacity(sizes.len());
+        let mut outputs = Vec::with_capacity(sizes.len());
+        for (i, &bytes) in sizes.iter().enumerate() {
+            let split = Split {
+                index: i as u32,
+                bytes,
+            };
+            let out = self.map(split, splits.get(i).copied().unwrap_or_default(), reduces)?;
+            done.push((split, out.stats));
+            outputs.push(out.partitions);
+        }
+        let mut partials = Vec::with_capacity(reduces as usize);
+        for r in 0..reduces as usize {
+            let inputs: Vec<(Split, &[u8])> = done
+                .iter()
+                .zip(&outputs)
+                .map(|((split, _), parts)| (*split, parts[r].as_slice()))
+                .collect();
+            partials.push(self.reduce(population, &inputs)?);
+        }
+        Ok(self.answer(population, &done, &partials))
+    }
+}
+
+/// Dart Alg. 5 carried out: choose map partitions uniformly at random (whole partitions, so a
+/// reducer's input stays a random sample of blocks and the estimator stays valid) until at
+/// least `keep_bytes` are kept — all of them when `keep_bytes` ≥ the total, none when it is 0
+/// and the total is not. Returns indices into `sizes`, ascending; deterministic given the rng.
+///
+/// The draw is a random permutation cut where the bytes first reach `keep_bytes`, so its size
+/// depends on the sizes drawn; with partitions of similar size (blocks) that is a simple
+/// random sample for all practical purposes.
+pub fn sample_partitions(sizes: &[u64], keep_bytes: u64, rng: &mut Rng) -> Vec<usize> {
+    let total: u128 = sizes.iter().map(|&s| u128::from(s)).sum();
+    let keep = u128::from(keep_bytes);
+    let mut order: Vec<usize> = (0..sizes.len()).collect();
+    if keep >= total {
+        return order;
+    }
+    // A partial Fisher–Yates shuffle; it stops before running out because keep < total.
+    let mut kept = 0u128;
+    let mut chosen = 0;
+    while kept < keep && chosen < order.len() {
+        let j = rng.random_range(chosen..order.len());
+        order.swap(chosen, j);
+        kept += u128::from(sizes[order[chosen]]);
+        chosen += 1;
+    }
+    order.truncate(chosen);
+    order.sort_unstable();
+    order
+}

@@ -1,0 +1,349 @@
+//! The map output (partition) format, shared by every built-in app.
+//!
+//! A partition is an 18-byte header and then records, keys strictly increasing (bytewise, so
+//! also as UTF-8 strings):
+//!
+//! ```text
+//! header  "yard" | version 1 (u8) | app tag (u8) | partition (u32 LE) | reduces (u32 LE) | map (u32 LE)
+//! record  key length (varint) | key (UTF-8) | count (varint, ≥ 1) | index only: count line numbers
+//! ```
+//!
+//! Varints are unsigned LEB128 (at most 10 bytes). The app tags are 1 wordcount, 2 grep,
+//! 3 topk, 4 index, 5 synthetic. A key is in partition `partition_of(key, reduces)` (FNV-1a;
+//! synthetic filler is spread evenly instead). Index postings are the 1-based line numbers
+//! within the map's split where the term occurs, ascending: the first as is, the rest as
+//! deltas (≥ 1). The header repeats what the reducer is told (which map, which partition) so
+//! a misrouted or mixed-up partition is an error, not a wrong answer.
+
+use thiserror::Error;
+
+use super::hash::partition_of;
+
+/// Bytes before the first record.
+pub const HEADER_LEN: usize = 18;
+const MAGIC: &[u8; 4] = b"yard";
+const VERSION: u8 = 1;
+/// App names by tag − 1.
+pub(crate) const APPS: [&str; 5] = ["wordcount", "grep", "topk", "index", "synthetic"];
+/// The tag of the app that carries postings.
+pub(crate) const INDEX_TAG: u8 = 4;
+pub(crate) const SYNTHETIC_TAG: u8 = 5;
+
+/// What is wrong with a partition, and where.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("byte {offset}: {problem}")]
+pub struct RecordError {
+    /// Offset into the partition.
+    pub offset: usize,
+    pub problem: String,
+}
+
+fn bad(offset: usize, problem: impl Into<String>) -> RecordError {
+    RecordError {
+        offset,
+        problem: problem.into(),
+    }
+}
+
+/// A partition's header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Header {
+    /// The app's name (`AppSpec::name`).
+    pub app: &'static str,
+    pub(crate) tag: u8,
+    /// Which reducer this partition is for, `0..reduces`.
+    pub partition: u32,
+    pub reduces: u32,
+    /// The map (split index) that wrote it.
+    pub map: u32,
+}
+
+pub(crate) fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// Builds one map's partitions.
+pub(crate) struct Writer {
+    parts: Vec<Vec<u8>>,
+    reduces: u32,
+    records: u64,
+}
+
+impl Writer {
+    pub fn new(tag: u8, map: u32, reduces: u32) -> Writer {
+        let parts = (0..reduces)
+            .map(|p| {
+                let mut h = Vec::with_capacity(HEADER_LEN);
+                h.extend_from_slice(MAGIC);
+                h.push(VERSION);
+                h.push(tag);
+                h.extend_from_slice(&p.to_le_bytes());
+                h.extend_from_slice(&reduces.to_le_bytes());
+                h.extend_from_slice(&map.to_le_bytes());
+                h
+            })
+            .collect();
+        Writer {
+            parts,
+            reduces,
+            records: 0,
+        }
+    }
+
+    /// The partition buffer `key` hashes to, counted as one more record. Callers append keys
+    /// in ascending order.
+    fn part_for(&mut self, key: &str) -> &mut Vec<u8> {
+        let p = partition_of(key.as_bytes(), self.reduces) as usize;
+        self.records += 1;
+        let out = &mut self.parts[p];
+        put_varint(out, key.len() as u64);
+        out.extend_from_slice(key.as_bytes());
+        out
+    }
+
+    /// A counted key.
+    pub fn push(&mut self, key: &str, count: u64) {
+        put_varint(self.part_for(key), count);
+    }
+
+    /// An index term and its 1-based line numbers, ascending and distinct.
+    pub fn push_postings(&mut self, key: &str, lines: &[u32]) {
+        let out = self.part_for(key);
+        put_varint(out, lines.len() as u64);
+        let mut prev = 0;
+        for &l in lines {
+            put_varint(out, u64::from(l - prev));
+            prev = l;
+        }
+    }
+
+    /// The partition buffers (for synthetic filler, which is not hashed).
+    pub fn parts_mut(&mut self) -> &mut [Vec<u8>] {
+        &mut self.parts
+    }
+
+    pub fn add_records(&mut self, n: u64) {
+        self.records += n;
+    }
+
+    /// The partitions, the records written, and their bytes (headers included).
+    pub fn finish(self) -> (Vec<Vec<u8>>, u64, u64) {
+        let bytes = self.parts.iter().map(|p| p.len() as u64).sum();
+        (self.parts, self.records, bytes)
+    }
+}
+
+/// Reads and checks a partition.
+#[derive(Debug, Clone)]
+pub struct Reader<'a> {
+    buf: &'a [u8],
+    pos: usize,
+    header: Header,
+    prev: Option<&'a [u8]>,
+}
+
+/// One record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Record<'a> {
+    pub key: &'a str,
+    /// The key's count in the map's split (for index: its number of postings).
+    pub count: u64,
+    postings: &'a [u8],
+}
+
+impl<'a> Record<'a> {
+    /// Index postings: the 1-based line numbers within the split, ascending (empty for the
+    /// other apps).
+    pub fn lines(&self) -> impl Iterator<Item = u32> + 'a {
+        let mut r = Cursor {
+            buf: self.postings,
+            pos: 0,
+        };
+        let mut line = 0u32;
+        std::iter::from_fn(move || {
+            let d = r.varint().ok()?;
+            line = line.checked_add(u32::try_from(d).ok()?)?;
+            Some(line)
+        })
+    }
+}
+
+struct Cursor<'a> {
+    buf: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn varint(&mut self) -> Result<u64, RecordError> {
+        let start = self.pos;
+        let mut v = 0u64;
+        let mut shift = 0;
+        loop {
+            let Some(&b) = self.buf.get(self.pos) else {
+                return Err(bad(start, "truncated number"));
+            };
+            self.pos += 1;
+            if shift == 63 && b > 1 {
+                return Err(bad(start, "number does not fit in 64 bits"));
+            }
+            v |= u64::from(b & 0x7f) << shift;
+            if b & 0x80 == 0 {
+                return Ok(v);
+            }
+            shift += 7;
+        }
+    }
+
+    fn take(&mut self, n: u64) -> Option<&'a [u8]> {
+        let end = self.pos.checked_add(usize::try_from(n).ok()?)?;
+        let s = self.buf.get(self.pos..end)?;
+        self.pos = end;
+        Some(s)
+    }
+}
+
+impl<'a> Reader<'a> {
+    /// Checks the header.
+    pub fn new(buf: &'a [u8]) -> Result<Reader<'a>, RecordError> {
+        if buf.len() < HEADER_LEN {
+            return Err(bad(
+                buf.len(),
+                format!(
+                    "{} bytes is shorter than the {HEADER_LEN}-byte header",
+                    buf.len()
+                ),
+            ));
+        }
+        if &buf[..4] != MAGIC {
+            return Err(bad(0, "not a yard partition (no \"yard\" magic)"));
+        }
+        if buf[4] != VERSION {
+            return Err(bad(4, format!("format version {}, expected 1", buf[4])));
+        }
+        let tag = buf[5];
+        let Some(app) = APPS.get(usize::from(tag).wrapping_sub(1)) else {
+            return Err(bad(5, format!("unknown app tag {tag}")));
+        };
+        let u32_at =
+            |at: usize| u32::from_le_bytes([buf[at], buf[at + 1], buf[at + 2], buf[at + 3]]);
+        let (partition, reduces, map) = (u32_at(6), u32_at(10), u32_at(14));
+        if partition >= reduces {
+            return Err(bad(
+                6,
+                format!("partition {partition} is not below the reduce count {reduces}"),
+            ));
+        }
+        Ok(Reader {
+            buf,
+            pos: HEADER_LEN,
+            header: Header {
+                app,
+                tag,
+                partition,
+                reduces,
+                map,
+            },
+            prev: None,
+        })
+    }
+
+    pub fn header(&self) -> Header {
+        self.header
+    }
+
+    /// Where the next record starts.
+    pub fn offset(&self) -> usize {
+        self.pos
+    }
+
+    /// The next record, `None` at the end; checks lengths, UTF-8, key order, counts and
+    /// postings.
+    pub fn next_record(&mut self) -> Result<Option<Record<'a>>, RecordError> {
+        if self.pos == self.buf.len() {
+            return Ok(None);
+        }
+        let mut c = Cursor {
+            buf: self.buf,
+            pos: self.pos,
+        };
+        let start = c.pos;
+        let len = c.varint()?;
+        let key = c
+            .take(len)
+            .ok_or_else(|| bad(start, format!("key of {len} bytes runs past the end")))?;
+        if self.prev.is_some_and(|p| p >= key) {
+            return Err(bad(start, "keys are not in strictly increasing order"));
+        }
+        let key_str = std::str::from_utf8(key).map_err(|_| bad(start, "key is not valid UTF-8"))?;
+        let at = c.pos;
+        let count = c.varint()?;
+        if count == 0 {
+            return Err(bad(at, "a record with count 0"));
+        }
+        let postings_start = c.pos;
+        if self.header.tag == INDEX_TAG {
+            let mut line = 0u64;
+            for _ in 0..count {
+                let at = c.pos;
+                let d = c.varint()?;
+                if d == 0 {
+                    return Err(bad(at, "postings are not strictly increasing"));
+                }
+                line = line.saturating_add(d);
+                if line > u64::from(u32::MAX) {
+                    return Err(bad(at, "line number does not fit in 32 bits"));
+                }
+            }
+        }
+        let postings = &self.buf[postings_start..c.pos];
+        self.pos = c.pos;
+        self.prev = Some(key);
+        Ok(Some(Record {
+            key: key_str,
+            count,
+            postings,
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn varints_round_trip() {
+        for v in [0, 1, 127, 128, 300, u64::from(u32::MAX), u64::MAX] {
+            let mut b = Vec::new();
+            put_varint(&mut b, v);
+            let mut c = Cursor { buf: &b, pos: 0 };
+            assert_eq!(c.varint(), Ok(v));
+            assert_eq!(c.pos, b.len());
+        }
+        let mut c = Cursor {
+            buf: &[0xff; 11],
+            pos: 0,
+        };
+        assert!(c.varint().is_err());
+    }
+
+    #[test]
+    fn a_written_partition_reads_back() {
+        let mut w = Writer::new(INDEX_TAG, 3, 1);
+        w.push_postings("a", &[1, 4, 9]);
+        w.push_postings("b", &[2]);
+        let (parts, records, bytes) = w.finish();
+        assert_eq!((records, bytes), (2, parts[0].len() as u64));
+        let mut r = Reader::new(&parts[0]).unwrap();
+        assert_eq!(r.header().map, 3);
+        let a = r.next_record().unwrap().unwrap();
+        assert_eq!((a.key, a.count), ("a", 3));
+        assert_eq!(a.lines().collect::<Vec<_>>(), [1, 4, 9]);
+        let b = r.next_record().unwrap().unwrap();
+        assert_eq!(b.lines().collect::<Vec<_>>(), [2]);
+        assert_eq!(r.next_record(), Ok(None));
+    }
+}

@@ -1,0 +1,161 @@
+//! The reduce function, shared by the apps: merge the kept partitions per key, keep the
+//! estimator's sums per key, and hand back the reducer's top keys already estimated.
+
+use super::approx::Sums;
+use super::hash::{FastMap, partition_of};
+use super::records::{INDEX_TAG, Reader, RecordError, SYNTHETIC_TAG};
+use super::{AppError, AppSpec, Population, Posting, ReducePartial, Split, TopEntry};
+
+/// Postings an index answer shows per term.
+pub(crate) const POSTINGS_SHOWN: usize = 5;
+
+/// One key's share of the estimator's sums (`k, Σx, Σx²` are the reducer's).
+#[derive(Default)]
+struct Acc {
+    y: u64,
+    xy: f64,
+    y2: f64,
+    postings: Vec<Posting>,
+}
+
+pub(crate) fn reduce(
+    spec: &AppSpec,
+    population: Population,
+    inputs: &[(Split, &[u8])],
+) -> Result<ReducePartial, AppError> {
+    let tag = spec.tag();
+    // Map order makes the index's first postings the lowest (map, line) ones, whatever order
+    // the partitions arrived in.
+    let mut order: Vec<&(Split, &[u8])> = inputs.iter().collect();
+    order.sort_by_key(|(s, _)| s.index);
+    if let Some(w) = order.windows(2).find(|w| w[0].0.index == w[1].0.index) {
+        return Err(AppError::DuplicateInput { map: w[0].0.index });
+    }
+    let mut blocks = Sums::default();
+    let mut accs: FastMap<&str, Acc> = FastMap::default();
+    let mut partial = ReducePartial {
+        app: spec.name().to_owned(),
+        partition: None,
+        reduces: None,
+        maps: population.maps,
+        kept: 0,
+        kept_bytes: 0,
+        input_bytes: 0,
+        records: 0,
+        counted: 0,
+        distinct_keys: 0,
+        top: Vec::new(),
+    };
+    for &&(split, bytes) in &order {
+        let map = split.index;
+        if map >= population.maps {
+            return Err(AppError::OutsidePopulation {
+                map,
+                maps: population.maps,
+            });
+        }
+        let malformed = |error| AppError::Malformed { map, error };
+        let mut reader = Reader::new(bytes).map_err(malformed)?;
+        let h = reader.header();
+        if h.tag != tag {
+            return Err(AppError::WrongApp {
+                map,
+                expected: spec.name(),
+                found: h.app,
+            });
+        }
+        if h.map != map {
+            return Err(malformed(RecordError {
+                offset: 14,
+                problem: format!("the header says it comes from map {}", h.map),
+            }));
+        }
+        match (partial.partition, partial.reduces) {
+            (Some(p), Some(r)) if (p, r) != (h.partition, h.reduces) => {
+                return Err(AppError::MixedPartitions {
+                    map,
+                    found: (h.partition, h.reduces),
+                    expected: (p, r),
+                });
+            }
+            _ => {
+                partial.partition = Some(h.partition);
+                partial.reduces = Some(h.reduces);
+            }
+        }
+        blocks.add(split.bytes, 0);
+        partial.kept += 1;
+        partial.kept_bytes = partial.kept_bytes.saturating_add(split.bytes);
+        partial.input_bytes += bytes.len() as u64;
+        let x = split.bytes as f64;
+        loop {
+            let at = reader.offset();
+            let Some(rec) = reader.next_record().map_err(malformed)? else {
+                break;
+            };
+            partial.records += 1;
+            // Every key's Σy is at most this, so checking it here covers them all.
+            partial.counted = partial.counted.checked_add(rec.count).ok_or_else(|| {
+                malformed(RecordError {
+                    offset: at,
+                    problem: "counts add up to more than 2⁶⁴".into(),
+                })
+            })?;
+            if tag == SYNTHETIC_TAG {
+                continue;
+            }
+            if partition_of(rec.key.as_bytes(), h.reduces) != h.partition {
+                return Err(malformed(RecordError {
+                    offset: at,
+                    problem: format!("key {:?} belongs to another partition", rec.key),
+                }));
+            }
+            let acc = accs.entry(rec.key).or_default();
+            let y = rec.count as f64;
+            acc.y += rec.count;
+            acc.xy += x * y;
+            acc.y2 += y * y;
+            if tag == INDEX_TAG && acc.postings.len() < POSTINGS_SHOWN {
+                let room = POSTINGS_SHOWN - acc.postings.len();
+                acc.postings
+                    .extend(rec.lines().take(room).map(|line| Posting { map, line }));
+            }
+        }
+    }
+    partial.distinct_keys = if tag == SYNTHETIC_TAG {
+        partial.records
+    } else {
+        accs.len() as u64
+    };
+    partial.top = top(accs, spec.top_len(), blocks, population);
+    Ok(partial)
+}
+
+/// The `n` keys with the largest estimates. Within one reducer every key's estimate is its Σy
+/// times the same factor, so ranking by Σy (ties by key) ranks by estimate.
+fn top(accs: FastMap<&str, Acc>, n: usize, blocks: Sums, population: Population) -> Vec<TopEntry> {
+    if n == 0 {
+        return Vec::new();
+    }
+    let mut entries: Vec<(&str, Acc)> = accs.into_iter().collect();
+    let rank = |a: &(&str, Acc), b: &(&str, Acc)| b.1.y.cmp(&a.1.y).then_with(|| a.0.cmp(b.0));
+    if entries.len() > n {
+        entries.select_nth_unstable_by(n - 1, rank);
+        entries.truncate(n);
+    }
+    entries.sort_unstable_by(rank);
+    entries
+        .into_iter()
+        .map(|(key, acc)| TopEntry {
+            key: key.to_owned(),
+            estimate: Sums {
+                y: acc.y,
+                xy: acc.xy,
+                y2: acc.y2,
+                ..blocks
+            }
+            .estimate(population),
+            postings: acc.postings,
+        })
+        .collect()
+}

@@ -1,0 +1,121 @@
+//! MapReduce on the live cluster: the process adapters around the appmaster crate's pure parts.
+//!
+//! - `master`: `yard mr-master`, the job's application master, launched by the rm in a
+//!   container. It registers, asks for containers with locality from the dataset's block map,
+//!   feeds the task policy (Dart or a baseline) real events and carries out its decisions.
+//!   Tasks reach it over HTTP (Hadoop's umbilical protocol), on a port it binds on loopback.
+//! - `task`: `yard mr-runner`, started by the master in each granted container, asks the
+//!   master for work and runs every task as a child process, `yard mr-task` (Hadoop's
+//!   `YarnChild`): a container stays the job's across tasks, as the policy contract says,
+//!   until the policy releases it (Tez's container reuse).
+//! - `submit`: the client side, `yard submit wordcount …`: progress from the master's
+//!   tracking URL, then the answer.
+//!
+//! These live in the `yard` binary, not the appmaster crate, because the profile store they
+//! write depends on that crate (ARCHITECTURE.md, "MapReduce on the cluster").
+
+pub(crate) mod master;
+pub(crate) mod submit;
+pub(crate) mod task;
+
+use serde::{Deserialize, Serialize};
+use yard_appmaster::apps::{AppSpec, MapStats, Population, ReducePartial, Split};
+
+/// The exit code of a task process that stopped because its master killed its attempt.
+pub(crate) const KILLED_EXIT: i32 = 143;
+
+/// What a runner is to do next.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "order", rename_all = "camelCase")]
+pub(crate) enum Order {
+    Run {
+        task: Box<TaskSpec>,
+    },
+    /// Nothing yet: ask again.
+    Wait,
+    /// The container goes back to the rm: end.
+    Exit,
+}
+
+/// One attempt of a task, as the master hands it to a runner (and the runner to `mr-task` on
+/// its stdin).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(crate) struct TaskSpec {
+    /// The master's umbilical base URL.
+    pub master: String,
+    pub application: String,
+    /// The attempt's name at the master (`{phase}-{attempt}`).
+    pub attempt: String,
+    pub app: AppSpec,
+    pub reduces: u32,
+    pub seed: u64,
+    pub work: Work,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase", deny_unknown_fields)]
+pub(crate) enum Work {
+    #[serde(rename_all = "camelCase")]
+    Map {
+        split: Split,
+        /// The directory under the container's `YARD_SHUFFLE_DIR` its partitions go to; the
+        /// NM's shuffle service serves them as `/ws/v1/node/shuffle/{app}/{output}/{r}`.
+        output: String,
+        /// The dataset block to read; `None` for a synthetic map, which reads nothing.
+        block: Option<BlockRef>,
+    },
+    #[serde(rename_all = "camelCase")]
+    Reduce { reduce: u32, population: Population },
+}
+
+/// A dataset block and the nodes holding it (`host:port`), first replica first.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(crate) struct BlockRef {
+    pub dataset: String,
+    pub block: String,
+    pub replicas: Vec<String>,
+}
+
+/// A map output a reducer fetches.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(crate) struct OutputRef {
+    pub split: Split,
+    /// The nodemanager that ran the map, `http://host:port`.
+    pub node: String,
+    pub output: String,
+}
+
+/// The master's answer to a reducer asking for map outputs from index `from` on.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(crate) struct Outputs {
+    pub outputs: Vec<OutputRef>,
+    /// No further output will come: the map phase is closed and every counted map is done.
+    pub complete: bool,
+    pub kill: bool,
+}
+
+/// A task's report of success.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(crate) struct Done {
+    /// For a map, all its partitions; for a reduce, the input it kept.
+    pub output_bytes: u64,
+    #[serde(default)]
+    pub stats: Option<MapStats>,
+    #[serde(default)]
+    pub partial: Option<ReducePartial>,
+}
+
+/// The master's reply to a task's progress, shuffle or readiness report.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(crate) struct Reply {
+    pub kill: bool,
+    /// To `ready`: how much of its input the reduce keeps (Dart Alg. 5).
+    #[serde(default)]
+    pub keep_bytes: Option<u64>,
+}

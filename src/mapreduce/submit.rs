@@ -1,0 +1,317 @@
+//! The client side of a MapReduce job: `yard submit wordcount --input NAME --deadline 30s`
+//! submits an application whose master is `yard mr-master`, follows its progress on the
+//! master's tracking URL (a bar: maps done of launched, the estimate against the deadline),
+//! and prints the answer with its processed fraction and bounds.
+
+use std::fmt::Write as _;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use anyhow::{Result, bail};
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use serde_json::{Value, json};
+use yard_appmaster::apps::AppSpec;
+use yard_appmaster::policy::PolicyKind;
+
+use crate::client::{Client, text};
+use crate::sim::BadInput;
+
+/// A MapReduce job's settings, shared by `yard submit APP` and `yard demo`.
+#[derive(Args, Clone, Debug)]
+pub(crate) struct JobArgs {
+    /// The dataset to read (`yard data put`); not for synthetic.
+    #[arg(long)]
+    pub(crate) input: Option<String>,
+    /// The task policy: dart, aria, ps, late, full (every map, the exact answer), d-wor, d-wmr, d-wost.
+    #[arg(long, default_value = "dart")]
+    pub(crate) policy: PolicyKind,
+    /// An application parameter, key=value (repeat): pattern=REGEX for grep; field=N, k=N for topk; top=N.
+    #[arg(long = "param", value_name = "KEY=VALUE")]
+    pub(crate) params: Vec<String>,
+    #[arg(long, default_value_t = 2)]
+    pub(crate) reduces: u32,
+    /// Seeds the master's random choices (which blocks the task sampler reads, reduce sampling).
+    #[arg(long, default_value_t = 1)]
+    pub(crate) seed: u64,
+    /// Memory of each task container.
+    #[arg(long, default_value_t = 256)]
+    pub(crate) memory_mb: u64,
+    /// Only run the task sampler (Dart §5.1) to profile the job; no answer.
+    #[arg(long)]
+    pub(crate) sample_only: bool,
+    /// Synthetic jobs: maps, seconds per map, bytes each map writes, seconds per reduce.
+    #[arg(long, default_value_t = 0)]
+    pub(crate) maps: u32,
+    #[arg(long, default_value_t = 1.0)]
+    pub(crate) map_seconds: f64,
+    #[arg(long, default_value_t = 1 << 16)]
+    pub(crate) map_output_bytes: u64,
+    #[arg(long, default_value_t = 1.0)]
+    pub(crate) reduce_seconds: f64,
+}
+
+/// `'…'` quoting for `/bin/sh -c`, which the rm runs a master's command under.
+pub(crate) fn sh_quote(arg: &str) -> String {
+    format!("'{}'", arg.replace('\'', r"'\''"))
+}
+
+impl JobArgs {
+    /// Refuses what the master would refuse, before anything is submitted.
+    fn check(&self, app: &str) -> Result<()> {
+        if app == "synthetic" {
+            if self.maps == 0 {
+                return Err(BadInput("a synthetic job needs --maps N (N ≥ 1)".into()).into());
+            }
+            if !(self.map_seconds >= 0.0 && self.reduce_seconds >= 0.0) {
+                return Err(BadInput("--map-seconds and --reduce-seconds are ≥ 0".into()).into());
+            }
+        } else {
+            AppSpec::parse(app, &self.params).map_err(|e| BadInput(e.to_string()))?;
+            if self.input.is_none() {
+                return Err(BadInput(format!(
+                    "{app} reads a dataset: name it with --input (see `yard data ls`)"
+                ))
+                .into());
+            }
+        }
+        if self.reduces == 0 {
+            return Err(BadInput("--reduces must be at least 1".into()).into());
+        }
+        Ok(())
+    }
+
+    /// The master's command line.
+    fn master_command(&self, app: &str, deadline_ms: Option<i64>) -> Result<String> {
+        let exe = std::env::current_exe()?;
+        let mut args: Vec<String> = vec![
+            exe.display().to_string(),
+            "mr-master".into(),
+            format!("--app={app}"),
+            format!("--policy={}", self.policy),
+            format!("--reduces={}", self.reduces),
+            format!("--seed={}", self.seed),
+            format!("--memory-mb={}", self.memory_mb),
+        ];
+        if let Some(input) = &self.input {
+            args.push(format!("--input={input}"));
+        }
+        args.extend(self.params.iter().map(|p| format!("--param={p}")));
+        if let Some(d) = deadline_ms {
+            args.push(format!("--deadline-ms={d}"));
+        }
+        if self.sample_only {
+            args.push("--sample-only".into());
+        }
+        if app == "synthetic" {
+            args.extend([
+                format!("--maps={}", self.maps),
+                format!("--map-seconds={}", self.map_seconds),
+                format!("--map-output-bytes={}", self.map_output_bytes),
+                format!("--reduce-seconds={}", self.reduce_seconds),
+            ]);
+        }
+        Ok(args
+            .iter()
+            .map(|a| sh_quote(a))
+            .collect::<Vec<_>>()
+            .join(" "))
+    }
+}
+
+/// A submitted job: its id and when its answer is due.
+pub(crate) struct Submitted {
+    pub(crate) id: String,
+    pub(crate) deadline_ms: Option<i64>,
+}
+
+fn epoch_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+/// Submits `app` over `job`; the deadline counts from now.
+pub(crate) fn submit_job(
+    client: &Client,
+    app: &str,
+    job: &JobArgs,
+    deadline: Option<Duration>,
+    (name, queue, user): (&str, &str, &str),
+) -> Result<Submitted> {
+    job.check(app)?;
+    if let Some(input) = &job.input {
+        // A missing dataset is the user's to fix (a 404 here is bad input, exit 2).
+        client.call(
+            reqwest::Method::GET,
+            &format!("/ws/v1/yard/datasets/{input}"),
+            None,
+        )?;
+    }
+    let deadline_ms = deadline.map(|d| epoch_ms() + d.as_millis() as i64);
+    let command = job.master_command(app, deadline_ms)?;
+    let id = client.submit(name, queue, user, &command)?;
+    if let Some(deadline_ms) = deadline_ms {
+        client.call(
+            reqwest::Method::PUT,
+            &format!("/ws/v1/yard/apps/{id}/deadline"),
+            Some(json!({ "deadlineMs": deadline_ms })),
+        )?;
+    }
+    Ok(Submitted { id, deadline_ms })
+}
+
+/// Waits for the job to end, drawing a progress bar on stderr (hidden when it is not a
+/// terminal); returns yard's view of the application (answer included).
+pub(crate) fn wait(client: &Client, job: &Submitted, patience: Duration) -> Result<Value> {
+    let bar = ProgressBar::new(1);
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} [{bar:30}] {pos}/{len} maps {msg}")
+            .expect("a valid template")
+            .progress_chars("=> "),
+    );
+    let give_up = Instant::now() + patience;
+    let status_client = reqwest::blocking::Client::builder()
+        .timeout(Duration::from_secs(2))
+        .build()?;
+    loop {
+        let app = client.call(
+            reqwest::Method::GET,
+            &format!("/ws/v1/yard/apps/{}", job.id),
+            None,
+        )?;
+        let state = text(&app["app"]["state"]);
+        if matches!(state.as_str(), "FINISHED" | "FAILED" | "KILLED") {
+            bar.finish_and_clear();
+            return Ok(app);
+        }
+        if let Some(url) = app["app"]["trackingUrl"].as_str()
+            && let Ok(status) = status_client
+                .get(url)
+                .send()
+                .and_then(|r| r.json::<Value>())
+        {
+            show(&bar, &status, job.deadline_ms);
+        } else {
+            bar.set_message(state.to_lowercase());
+            bar.tick();
+        }
+        if Instant::now() > give_up {
+            bar.abandon();
+            bail!(
+                "{} is still {state} after {} s; it keeps running (`yard app {}` shows it later)",
+                job.id,
+                patience.as_secs(),
+                job.id
+            );
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+fn show(bar: &ProgressBar, status: &Value, deadline_ms: Option<i64>) {
+    bar.set_length(status["maps"].as_u64().unwrap_or(1).max(1));
+    bar.set_position(status["mapsDone"].as_u64().unwrap_or(0));
+    let mut msg = format!(
+        "({} launched) · reduces {}/{}",
+        status["mapsLaunched"], status["reducesDone"], status["reduces"]
+    );
+    if status["phase"] == "sampling" {
+        msg.push_str(" · task sampler");
+    }
+    if let (Some(estimate), Some(elapsed)) =
+        (status["estimate"].as_f64(), status["elapsed"].as_f64())
+    {
+        let _ = write!(msg, " · estimate {estimate:.1} s");
+        if let Some(d) = deadline_ms {
+            let left = (d - epoch_ms()) as f64 / 1000.0;
+            let _ = write!(msg, " vs deadline {:.1} s", elapsed + left.max(0.0));
+        }
+    }
+    bar.set_message(msg);
+}
+
+/// An estimated quantity as one line: `12,345 (95 % CI 12,000 – 12,700; seen 6,100)`.
+pub(crate) fn estimate_text(v: &Value) -> String {
+    let num = |v: &Value| v.as_f64().map(|x| format!("{:.0}", x));
+    match (num(&v["estimate"]), num(&v["low"]), num(&v["high"])) {
+        (Some(e), Some(l), Some(h)) if l == h && l == e => e,
+        (Some(e), Some(l), Some(h)) => format!("{e} (95 % CI {l} – {h}; seen {})", v["observed"]),
+        (Some(e), Some(l), None) => format!("{e} (at least {l}; too few blocks for a bound)"),
+        _ => format!("none (seen {})", v["observed"]),
+    }
+}
+
+fn is_estimate(v: &Value) -> bool {
+    v.get("estimate").is_some() && v.get("observed").is_some()
+}
+
+/// The answer for people: the job's line, then every estimated quantity, then top lists.
+pub(crate) fn render(app: &Value) -> String {
+    let a = &app["app"];
+    let answer = &a["answer"];
+    let job = &answer["job"];
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} {} {}",
+        text(&a["id"]),
+        text(&a["state"]),
+        text(&a["finalStatus"])
+    );
+    if job.is_object() {
+        let met = match job["deadlineMet"].as_bool() {
+            Some(true) => "deadline met",
+            Some(false) => "deadline MISSED",
+            None => "no deadline",
+        };
+        let _ = writeln!(
+            out,
+            "policy {} · finished in {:.1} s{} · {met}",
+            text(&job["policy"]),
+            job["completionSeconds"].as_f64().unwrap_or(f64::NAN),
+            job["deadlineSeconds"]
+                .as_f64()
+                .map(|d| format!(" of {d:.1} s"))
+                .unwrap_or_default(),
+        );
+        let exact = if answer["exact"] == true {
+            " · exact answer"
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            out,
+            "processed {:.1} % of the input ({} of {} maps){exact}",
+            100.0 * a["processedFraction"].as_f64().unwrap_or(0.0),
+            job["k"],
+            job["maps"],
+        );
+    }
+    let Some(fields) = answer.as_object() else {
+        return out;
+    };
+    for (key, value) in fields {
+        if is_estimate(value) {
+            let _ = writeln!(out, "{key}: {}", estimate_text(value));
+        }
+    }
+    for (key, value) in fields {
+        let Some(rows) = value.as_array().filter(|r| !r.is_empty()) else {
+            continue;
+        };
+        let _ = writeln!(out, "{key}:");
+        for row in rows {
+            let label = row
+                .as_object()
+                .and_then(|o| o.iter().find(|(_, v)| v.is_string()))
+                .map(|(_, v)| text(v))
+                .unwrap_or_else(|| row.to_string());
+            if is_estimate(row) {
+                let _ = writeln!(out, "  {label:<20} {}", estimate_text(row));
+            } else {
+                let _ = writeln!(out, "  {label}");
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,371 @@
+//! The task side: `yard mr-runner` holds a container for the job and runs one task process
+//! after another in it; `yard mr-task` is one attempt of a map or a reduce.
+//!
+//! A task process talks to the master directly (progress, shuffle bytes, readiness, done); the
+//! replies carry `kill`, so a killed attempt stops within one progress interval. The runner
+//! only reports what the task could not: that it died (non-zero exit, signal).
+
+use std::io::{Read as _, Write as _};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, anyhow, bail};
+use clap::Args;
+use rand::SeedableRng as _;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::json;
+use yard_appmaster::apps::{AppSpec, Split, sample_partitions};
+use yard_appmaster::policy::Rng;
+
+use super::{BlockRef, Done, KILLED_EXIT, Order, OutputRef, Outputs, Reply, TaskSpec, Work};
+
+/// How often a task reports progress (and learns whether it was killed).
+const PROGRESS_EVERY: Duration = Duration::from_millis(200);
+/// How long a runner keeps trying an unreachable master before it gives up (its container
+/// then ends, and the rm tells the master, if any, that it was lost).
+const MASTER_PATIENCE: Duration = Duration::from_secs(30);
+
+#[derive(Args)]
+pub(crate) struct RunnerArgs {
+    /// The master's umbilical base URL.
+    #[arg(long)]
+    master: String,
+    /// This container's id.
+    #[arg(long)]
+    container: String,
+}
+
+fn http() -> reqwest::blocking::Client {
+    reqwest::blocking::Client::builder()
+        .timeout(Duration::from_secs(120))
+        .build()
+        .expect("an HTTP client")
+}
+
+fn post<T: DeserializeOwned>(
+    http: &reqwest::blocking::Client,
+    url: &str,
+    body: &impl Serialize,
+) -> Result<T> {
+    let response = http
+        .post(url)
+        .json(body)
+        .send()
+        .with_context(|| format!("cannot reach {url}"))?;
+    let status = response.status();
+    if !status.is_success() {
+        let text = response.text().unwrap_or_default();
+        bail!("{url} answered {status}: {text}");
+    }
+    response
+        .json()
+        .with_context(|| format!("{url} answered something unreadable"))
+}
+
+/// The runner: asks for orders until told to exit.
+pub(crate) fn runner(args: RunnerArgs) -> Result<()> {
+    let http = http();
+    let next = format!("{}/mr/runners/{}/next", args.master, args.container);
+    let exe = std::env::current_exe().context("cannot find the yard binary to run tasks")?;
+    let mut unreachable_since: Option<Instant> = None;
+    loop {
+        let order: Order = match post(&http, &next, &json!({})) {
+            Ok(order) => {
+                unreachable_since = None;
+                order
+            }
+            Err(e) => {
+                let since = *unreachable_since.get_or_insert_with(Instant::now);
+                if since.elapsed() > MASTER_PATIENCE {
+                    return Err(e.context("the master is gone"));
+                }
+                std::thread::sleep(Duration::from_millis(200));
+                continue;
+            }
+        };
+        match order {
+            Order::Wait => {}
+            Order::Exit => return Ok(()),
+            Order::Run { task } => {
+                let attempt = task.attempt.clone();
+                eprintln!("runner: attempt {attempt} starts");
+                let outcome = run_child(&exe, &task);
+                if let Some(reason) = outcome {
+                    eprintln!("runner: attempt {attempt} failed: {reason}");
+                    let url = format!("{}/mr/attempts/{attempt}/failed", args.master);
+                    if let Err(e) = post::<Reply>(&http, &url, &json!({ "reason": reason })) {
+                        eprintln!("runner: cannot report the failure: {e:#}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Runs one attempt as a child process; `Some(reason)` if it did not end well.
+fn run_child(exe: &std::path::Path, task: &TaskSpec) -> Option<String> {
+    let spawned = Command::new(exe)
+        .arg("mr-task")
+        .stdin(Stdio::piped())
+        .spawn();
+    let mut child = match spawned {
+        Ok(child) => child,
+        Err(e) => return Some(format!("cannot start the task process: {e}")),
+    };
+    let spec = serde_json::to_vec(task).expect("a task spec serializes");
+    if let Some(mut stdin) = child.stdin.take()
+        && let Err(e) = stdin.write_all(&spec)
+    {
+        let _ = child.kill();
+        let _ = child.wait();
+        return Some(format!("cannot hand the task its spec: {e}"));
+    }
+    match child.wait() {
+        Ok(status) if status.success() => None,
+        Ok(status) if status.code() == Some(KILLED_EXIT) => None, // the master asked for it
+        Ok(status) => Some(
+            match (
+                status.code(),
+                std::os::unix::process::ExitStatusExt::signal(&status),
+            ) {
+                (Some(code), _) => format!("exit code {code}"),
+                (None, Some(signal)) => format!("killed by signal {signal}"),
+                _ => "ended abnormally".into(),
+            },
+        ),
+        Err(e) => Some(format!("cannot wait for the task process: {e}")),
+    }
+}
+
+/// Progress shared with the reporting thread, as f64 bits.
+#[derive(Clone)]
+struct Progress(Arc<AtomicU64>);
+
+impl Progress {
+    fn set(&self, p: f64) {
+        self.0.store(p.clamp(0.0, 1.0).to_bits(), Ordering::Relaxed);
+    }
+
+    fn get(&self) -> f64 {
+        f64::from_bits(self.0.load(Ordering::Relaxed))
+    }
+}
+
+/// One attempt: reads its spec from stdin, runs, reports.
+pub(crate) fn task() -> Result<()> {
+    let mut raw = Vec::new();
+    std::io::stdin()
+        .read_to_end(&mut raw)
+        .context("reading the task spec from stdin")?;
+    let spec: TaskSpec = serde_json::from_slice(&raw)
+        .context("the task spec on stdin (mr-task is started by mr-runner)")?;
+    let http = http();
+    let base = format!("{}/mr/attempts/{}", spec.master, spec.attempt);
+    let progress = Progress(Arc::new(AtomicU64::new(0)));
+    // Progress reports, and the kill switch: a killed attempt ends at once.
+    {
+        let (http, url, progress) = (http.clone(), format!("{base}/progress"), progress.clone());
+        std::thread::spawn(move || {
+            loop {
+                std::thread::sleep(PROGRESS_EVERY);
+                let reply = post::<Reply>(&http, &url, &json!({ "progress": progress.get() }));
+                if reply.is_ok_and(|r| r.kill) {
+                    eprintln!("task: killed by the master");
+                    std::process::exit(KILLED_EXIT);
+                }
+            }
+        });
+    }
+    let done = match &spec.work {
+        Work::Map {
+            split,
+            output,
+            block,
+        } => map(&spec, &http, *split, output, block.as_ref(), &progress)?,
+        Work::Reduce { reduce, population } => {
+            reduce_task(&spec, &http, &base, *reduce, *population, &progress)?
+        }
+    };
+    let reply: Reply = post(&http, &format!("{base}/done"), &done)?;
+    if reply.kill {
+        std::process::exit(KILLED_EXIT);
+    }
+    Ok(())
+}
+
+fn env_dir(name: &str) -> Result<PathBuf> {
+    std::env::var_os(name)
+        .map(PathBuf::from)
+        .ok_or_else(|| anyhow!("{name} is not set: tasks run in containers a nodemanager starts"))
+}
+
+/// The block's bytes: from this node's data directory when a replica is here, else over HTTP
+/// from the first replica that answers.
+fn read_block(http: &reqwest::blocking::Client, block: &BlockRef) -> Result<Vec<u8>> {
+    let local = env_dir("YARD_DATA_DIR")?
+        .join(&block.dataset)
+        .join(&block.block);
+    if let Ok(bytes) = std::fs::read(&local) {
+        return Ok(bytes);
+    }
+    let mut errors = Vec::new();
+    for node in &block.replicas {
+        let url = format!(
+            "http://{node}/ws/v1/node/blocks/{}/{}",
+            block.dataset, block.block
+        );
+        match http
+            .get(&url)
+            .send()
+            .and_then(|r| r.error_for_status())
+            .and_then(|r| r.bytes())
+        {
+            Ok(bytes) => return Ok(bytes.to_vec()),
+            Err(e) => errors.push(format!("{node}: {e}")),
+        }
+    }
+    bail!(
+        "no replica of block {}/{} could be read: {}",
+        block.dataset,
+        block.block,
+        errors.join("; ")
+    )
+}
+
+/// A synthetic task's recorded duration, spent with progress reports.
+fn hold(seconds: f64, progress: &Progress) {
+    let start = Instant::now();
+    let total = Duration::from_secs_f64(seconds.max(0.0));
+    while start.elapsed() < total {
+        progress.set(start.elapsed().as_secs_f64() / seconds);
+        std::thread::sleep((total - start.elapsed()).min(Duration::from_millis(50)));
+    }
+}
+
+fn map(
+    spec: &TaskSpec,
+    http: &reqwest::blocking::Client,
+    split: Split,
+    output: &str,
+    block: Option<&BlockRef>,
+    progress: &Progress,
+) -> Result<Done> {
+    let input = match block {
+        Some(block) => read_block(http, block)?,
+        None => Vec::new(),
+    };
+    progress.set(0.3);
+    if let AppSpec::Synthetic { maps, .. } = &spec.app {
+        let seconds = maps.get(split.index as usize).map_or(0.0, |m| m.seconds);
+        hold(seconds, progress);
+    }
+    let out = spec
+        .app
+        .map(split, &input, spec.reduces)
+        .with_context(|| format!("map {}", split.index))?;
+    progress.set(0.9);
+    let dir = env_dir("YARD_SHUFFLE_DIR")?.join(output);
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let mut output_bytes = 0;
+    for (r, partition) in out.partitions.iter().enumerate() {
+        // Written aside and renamed: the shuffle service never serves half a partition.
+        let (tmp, file) = (dir.join(format!(".{r}.tmp")), dir.join(r.to_string()));
+        std::fs::write(&tmp, partition).with_context(|| format!("writing {}", tmp.display()))?;
+        std::fs::rename(&tmp, &file).with_context(|| format!("renaming {}", tmp.display()))?;
+        output_bytes += partition.len() as u64;
+    }
+    progress.set(1.0);
+    Ok(Done {
+        output_bytes,
+        stats: Some(out.stats),
+        partial: None,
+    })
+}
+
+fn reduce_task(
+    spec: &TaskSpec,
+    http: &reqwest::blocking::Client,
+    base: &str,
+    reduce: u32,
+    population: yard_appmaster::apps::Population,
+    progress: &Progress,
+) -> Result<Done> {
+    // The shuffle: fetch every map output as the master lists it, until it says no more come.
+    let mut fetched: Vec<(Split, Vec<u8>)> = Vec::new();
+    loop {
+        let outputs: Outputs = post(
+            http,
+            &format!("{base}/outputs"),
+            &json!({ "from": fetched.len() }),
+        )?;
+        if outputs.kill {
+            std::process::exit(KILLED_EXIT);
+        }
+        for OutputRef {
+            split,
+            node,
+            output,
+        } in outputs.outputs
+        {
+            let url = format!(
+                "{node}/ws/v1/node/shuffle/{}/{output}/{reduce}",
+                spec.application
+            );
+            let bytes = http
+                .get(&url)
+                .send()
+                .and_then(|r| r.error_for_status())
+                .and_then(|r| r.bytes())
+                .with_context(|| format!("fetching map output {url}"))?;
+            let _: Reply = post(
+                http,
+                &format!("{base}/shuffled"),
+                &json!({ "bytes": bytes.len() }),
+            )?;
+            fetched.push((split, bytes.to_vec()));
+        }
+        if outputs.complete {
+            break;
+        }
+    }
+    progress.set(0.5);
+    let bytes: u64 = fetched.iter().map(|(_, b)| b.len() as u64).sum();
+    let reply: Reply = post(http, &format!("{base}/ready"), &json!({ "bytes": bytes }))?;
+    if reply.kill {
+        std::process::exit(KILLED_EXIT);
+    }
+    // Dart Alg. 5: whole map partitions, chosen at random, down to what the master keeps.
+    let sizes: Vec<u64> = fetched.iter().map(|(_, b)| b.len() as u64).collect();
+    let mut rng = Rng::seed_from_u64(spec.seed ^ (u64::from(reduce) << 32));
+    let keep = reply.keep_bytes.unwrap_or(bytes);
+    let chosen = sample_partitions(&sizes, keep, &mut rng);
+    let kept: Vec<(Split, &[u8])> = chosen
+        .iter()
+        .map(|&i| (fetched[i].0, fetched[i].1.as_slice()))
+        .collect();
+    let kept_bytes = chosen.iter().map(|&i| sizes[i]).sum();
+    if let AppSpec::Synthetic { reduce_seconds, .. } = &spec.app {
+        let seconds = reduce_seconds.get(reduce as usize).copied().unwrap_or(0.0);
+        // The recorded time, scaled to the input kept (f(d) is the master's to learn).
+        let share = if bytes == 0 {
+            1.0
+        } else {
+            kept_bytes as f64 / bytes as f64
+        };
+        hold(seconds * share, progress);
+    }
+    let partial = spec
+        .app
+        .reduce(population, &kept)
+        .with_context(|| format!("reduce {reduce}"))?;
+    progress.set(1.0);
+    Ok(Done {
+        output_bytes: kept_bytes,
+        stats: None,
+        partial: Some(partial),
+    })
+}
