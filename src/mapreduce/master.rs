@@ -275,13 +275,27 @@ impl State {
                 }
             }
             Decision::MarkLocalOnly(_) => {}
-            Decision::CloseMapPhase { estimate, .. } => job.closed = Some((now, estimate)),
+            Decision::CloseMapPhase { k, estimate } => {
+                tracing_line(&format!(
+                    "{now:.3} s: map phase closed at k = {k} of {}, estimate {:.3} s, deadline {:.3} s",
+                    job.maps.len(),
+                    estimate.map_or(f64::NAN, |e| e.total),
+                    job.deadline
+                ));
+                job.closed = Some((now, estimate));
+            }
             Decision::Kill(a) => {
                 if let Some(live) = job.attempts.get_mut(&a) {
                     live.ended = true;
                 }
             }
-            Decision::Finish(progress) => job.finished = Some((progress, now)),
+            Decision::Finish(progress) => {
+                tracing_line(&format!(
+                    "{now:.3} s: finished, {:.1} % of the input",
+                    100.0 * progress.processed_fraction()
+                ));
+                job.finished = Some((progress, now));
+            }
         }
     }
 
@@ -475,6 +489,11 @@ impl State {
         } else {
             job.keep.remove(&reduce).unwrap_or(bytes)
         };
+        tracing_line(&format!(
+            "{:.3} s: reduce {} has {bytes} bytes, keeps {keep}",
+            job.now(),
+            reduce.0
+        ));
         Reply {
             kill: false,
             keep_bytes: Some(keep),
@@ -1188,7 +1207,9 @@ async fn job(
         Some(store) => store.load(&kind).await?,
         None => Default::default(),
     };
-    let cold = stored.runs.is_empty() && stored.sampled.is_empty();
+    // The task sampler runs once per kind: runs alone (a `full` run, say) give reduce samples
+    // all of one size, from which f(d) cannot be fitted.
+    let cold = stored.sampled.is_empty();
     let estimates = !matches!(args.policy, PolicyKind::Full);
     // The whole input is the population, for the task sampler's reduces too: its maps are a
     // sample of it.
@@ -1215,7 +1236,12 @@ async fn job(
         )
         .await?;
         if let Some(store) = &store {
-            store.add_run(&kind, now_ms(), &outcome.record).await?;
+            // Its reduce samples are the sampler's; the rest (map durations, partition size,
+            // shuffle bandwidth) is a run like any other.
+            let mut record = outcome.record.clone();
+            store.add_samples(&kind, &record.reduce_samples).await?;
+            record.reduce_samples.clear();
+            store.add_run(&kind, now_ms(), &record).await?;
         }
         tracing_line(&format!(
             "task sampler: {:?} in {:.2} s",

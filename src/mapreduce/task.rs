@@ -28,6 +28,8 @@ const PROGRESS_EVERY: Duration = Duration::from_millis(200);
 /// How long a runner keeps trying an unreachable master before it gives up (its container
 /// then ends, and the rm tells the master, if any, that it was lost).
 const MASTER_PATIENCE: Duration = Duration::from_secs(30);
+/// Map outputs a reducer fetches at once.
+const FETCH_PARALLELISM: usize = 8;
 
 #[derive(Args)]
 pub(crate) struct RunnerArgs {
@@ -286,6 +288,26 @@ fn map(
     })
 }
 
+/// One map's partition for `reduce`, from the nodemanager that ran the map.
+fn fetch(
+    http: &reqwest::blocking::Client,
+    application: &str,
+    o: &OutputRef,
+    reduce: u32,
+) -> Result<(Split, Vec<u8>)> {
+    let url = format!(
+        "{}/ws/v1/node/shuffle/{application}/{}/{reduce}",
+        o.node, o.output
+    );
+    let bytes = http
+        .get(&url)
+        .send()
+        .and_then(|r| r.error_for_status())
+        .and_then(|r| r.bytes())
+        .with_context(|| format!("fetching map output {url}"))?;
+    Ok((o.split, bytes.to_vec()))
+}
+
 fn reduce_task(
     spec: &TaskSpec,
     http: &reqwest::blocking::Client,
@@ -305,28 +327,32 @@ fn reduce_task(
         if outputs.kill {
             std::process::exit(KILLED_EXIT);
         }
-        for OutputRef {
-            split,
-            node,
-            output,
-        } in outputs.outputs
-        {
-            let url = format!(
-                "{node}/ws/v1/node/shuffle/{}/{output}/{reduce}",
-                spec.application
-            );
-            let bytes = http
-                .get(&url)
-                .send()
-                .and_then(|r| r.error_for_status())
-                .and_then(|r| r.bytes())
-                .with_context(|| format!("fetching map output {url}"))?;
+        // Fetched a few at a time: per-request latency, not bytes, bounds a small shuffle.
+        for batch in outputs.outputs.chunks(FETCH_PARALLELISM) {
+            let got: Vec<Result<(Split, Vec<u8>)>> = std::thread::scope(|scope| {
+                let handles: Vec<_> = batch
+                    .iter()
+                    .map(|o| scope.spawn(|| fetch(http, &spec.application, o, reduce)))
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| {
+                        h.join()
+                            .unwrap_or_else(|_| Err(anyhow!("a fetch panicked")))
+                    })
+                    .collect()
+            });
+            let mut bytes = 0;
+            for output in got {
+                let (split, data) = output?;
+                bytes += data.len();
+                fetched.push((split, data));
+            }
             let _: Reply = post(
                 http,
                 &format!("{base}/shuffled"),
-                &json!({ "bytes": bytes.len() }),
+                &json!({ "bytes": bytes }),
             )?;
-            fetched.push((split, bytes.to_vec()));
         }
         if outputs.complete {
             break;

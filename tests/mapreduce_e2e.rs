@@ -1,0 +1,307 @@
+//! MapReduce jobs end to end: an rm and three nodemanagers on 127.0.0.1, a generated dataset,
+//! and `yard submit` running real masters, runners and task processes. Deadlines are set from
+//! times measured in the same test (a slow machine stretches both), never from constants.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+mod support;
+use support::*;
+
+/// An rm with a profile store, and three nodemanagers of two task-sized slots each.
+struct Cluster {
+    rm: Daemon,
+    _nms: Vec<Daemon>,
+    url: String,
+    profiles: std::path::PathBuf,
+}
+
+fn cluster(dir: &Path) -> Cluster {
+    let profiles = dir.join("profiles.db");
+    let rm = rm_in(dir, &["--profiles-db", profiles.to_str().unwrap()]);
+    let url = format!("http://{}", rm.addr);
+    let nms = (0..3)
+        .map(|i| {
+            let work = dir.join(format!("nm{i}"));
+            start(&[
+                "nm",
+                "--rm",
+                &url,
+                "--bind",
+                "127.0.0.1:0",
+                "--heartbeat-ms",
+                "100",
+                "--work-dir",
+                work.to_str().unwrap(),
+                "--memory-mb",
+                "1024",
+                "--vcores",
+                "2",
+            ])
+        })
+        .collect();
+    await_running(&rm, 3);
+    Cluster {
+        rm,
+        _nms: nms,
+        url,
+        profiles,
+    }
+}
+
+/// Generates a text dataset and puts it on the cluster as `name`; returns the file.
+fn dataset(c: &Cluster, dir: &Path, name: &str, size: &str, block: &str) -> std::path::PathBuf {
+    let file = dir.join(format!("{name}.txt"));
+    let (code, _, err) = yard(&[
+        "data",
+        "gen",
+        "--size",
+        size,
+        "--seed",
+        "7",
+        "--out",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = yard(&[
+        "data",
+        "put",
+        name,
+        file.to_str().unwrap(),
+        "--block-size",
+        block,
+        "--replication",
+        "2",
+        "--rm",
+        &c.url,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    file
+}
+
+/// Word counts computed directly, independently of yard's applications.
+fn exact_counts(file: &Path) -> (u64, HashMap<String, u64>) {
+    let text = std::fs::read_to_string(file).unwrap();
+    let mut counts: HashMap<String, u64> = HashMap::new();
+    let mut total = 0;
+    for word in text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+    {
+        total += 1;
+        *counts.entry(word.to_lowercase()).or_default() += 1;
+    }
+    (total, counts)
+}
+
+/// Runs `yard submit wordcount … --json`; returns yard's view of the finished app and the
+/// wall time from submission to answer.
+fn wordcount(c: &Cluster, input: &str, extra: &[&str]) -> (Value, Duration) {
+    let mut args = vec![
+        "submit",
+        "wordcount",
+        "--input",
+        input,
+        "--json",
+        "--rm",
+        &c.url,
+    ];
+    args.extend(extra);
+    let started = Instant::now();
+    let (code, out, err) = yard(&args);
+    let took = started.elapsed();
+    assert_eq!(code, 0, "yard submit failed: {err}\n{out}");
+    let app: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    assert_eq!(app["app"]["finalStatus"], "SUCCEEDED", "{app}");
+    (app, took)
+}
+
+fn runs_stored(c: &Cluster, kind: &str) -> usize {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let store = yard_profiles::ProfileStore::open(&c.profiles)
+            .await
+            .unwrap();
+        store.load(kind).await.unwrap().runs.len()
+    })
+}
+
+#[test]
+fn a_word_count_with_a_loose_deadline_is_exact_and_each_run_feeds_the_profile_store() {
+    let tmp = work_dir("yard-mr-exact");
+    let c = cluster(&tmp);
+    let file = dataset(&c, &tmp, "text", "2MiB", "128KiB");
+    let (total, counts) = exact_counts(&file);
+
+    let (app, _) = wordcount(&c, "text", &["--deadline", "10m", "--param", "top=50"]);
+    let answer = &app["app"]["answer"];
+    assert_eq!(answer["exact"], true, "{answer}");
+    assert_eq!(app["app"]["processedFraction"], 1.0);
+    assert_eq!(answer["words"]["estimate"], total as f64);
+    assert_eq!(answer["words"]["observed"], total);
+    let top = answer["top"].as_array().unwrap();
+    assert_eq!(top.len(), 50);
+    for row in top {
+        let word = row["word"].as_str().unwrap();
+        assert_eq!(row["observed"], counts[word], "{word}");
+    }
+    // The most frequent words, in order.
+    let mut expected: Vec<(&String, &u64)> = counts.iter().collect();
+    expected.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    assert_eq!(top[0]["word"], expected[0].0.as_str());
+    let job = &answer["job"];
+    assert_eq!(job["deadlineMet"], true);
+    assert_eq!(job["k"], job["maps"]);
+    // A first run of the kind: the task sampler ran and was stored, then the job.
+    assert_eq!(job["taskSamplerRan"], true);
+    assert_eq!(runs_stored(&c, "wordcount@text"), 2);
+
+    // The next run uses the stored profile and adds its own.
+    let (again, _) = wordcount(&c, "text", &["--deadline", "10m"]);
+    assert_eq!(again["app"]["answer"]["job"]["taskSamplerRan"], false);
+    assert_eq!(again["app"]["answer"]["words"]["estimate"], total as f64);
+    assert_eq!(runs_stored(&c, "wordcount@text"), 3);
+    drop(c);
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+#[test]
+fn under_a_tight_deadline_dart_answers_in_time_from_part_of_the_input_with_honest_bounds() {
+    let tmp = work_dir("yard-mr-tight");
+    let c = cluster(&tmp);
+    let file = dataset(&c, &tmp, "text", "12MiB", "256KiB");
+    let (total, _) = exact_counts(&file);
+
+    // The whole job under `full`, without a deadline: how long everything takes here.
+    let (full, full_took) = wordcount(&c, "text", &["--policy", "full"]);
+    assert_eq!(full["app"]["answer"]["words"]["estimate"], total as f64);
+    let maps = full["app"]["answer"]["job"]["maps"].as_u64().unwrap();
+
+    // Half of that: `full` could not make it; Dart must answer in time from what fits.
+    let deadline = full_took / 2;
+    let (app, took) = wordcount(
+        &c,
+        "text",
+        &["--deadline", &format!("{}ms", deadline.as_millis())],
+    );
+    let answer = &app["app"]["answer"];
+    let job = &answer["job"];
+    assert_eq!(job["deadlineMet"], true, "{job}");
+    assert!(took < full_took, "{took:?} vs {full_took:?}");
+    let fraction = app["app"]["processedFraction"].as_f64().unwrap();
+    assert!(fraction > 0.0 && fraction < 1.0, "{fraction}");
+    assert!(job["k"].as_u64().unwrap() < maps);
+    assert_eq!(answer["exact"], false);
+
+    // The estimate with its bounds. The reported interval is a 95 % one: it misses the
+    // truth one run in twenty by design (the apps' tests check that rate over 2,000 samples).
+    // Here the truth must lie within 3.3 standard errors (99.9 %), so the test does not flake.
+    let words = &answer["words"];
+    let (estimate, low, high) = (
+        words["estimate"].as_f64().unwrap(),
+        words["low"].as_f64().unwrap(),
+        words["high"].as_f64().unwrap(),
+    );
+    let se = words["stdError"].as_f64().unwrap();
+    assert!(low <= estimate && estimate <= high, "{words}");
+    assert!(se > 0.0 && high - low <= 2.0 * 2.6 * se + 1.0, "{words}");
+    let error = (estimate - total as f64).abs();
+    assert!(
+        error <= 3.3 * se,
+        "estimate {estimate} vs exact {total}: {error} > 3.3 × {se}"
+    );
+    assert!(words["observed"].as_u64().unwrap() < total);
+    drop(c);
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// Processes whose environment names `application` and whose command is `yard mr-task`.
+fn task_processes(application: &str) -> Vec<u32> {
+    let mut pids = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        let environ = std::fs::read(entry.path().join("environ")).unwrap_or_default();
+        let is_task = cmdline.split(|b| *b == 0).any(|a| a == b"mr-task");
+        let ours = String::from_utf8_lossy(&environ).contains(application);
+        if is_task && ours {
+            pids.push(pid);
+        }
+    }
+    pids
+}
+
+#[test]
+fn a_task_process_killed_mid_run_fails_its_attempt_and_the_map_runs_again() {
+    let tmp = work_dir("yard-mr-kill");
+    let c = cluster(&tmp);
+    // Synthetic maps of 1.5 s: long enough to be caught running.
+    let (code, out, err) = yard(&[
+        "submit",
+        "synthetic",
+        "--maps",
+        "8",
+        "--map-seconds",
+        "1.5",
+        "--reduce-seconds",
+        "0.2",
+        "--deadline",
+        "10m",
+        "--no-wait",
+        "--rm",
+        &c.url,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let id = out.trim().to_owned();
+    let victim = eventually("a running task process", || {
+        task_processes(&id).first().copied()
+    });
+    let status = std::process::Command::new("kill")
+        .args(["-KILL", &victim.to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+
+    let app = eventually("the job's end", || {
+        let app = get(&format!("{}/ws/v1/yard/apps/{id}", c.url));
+        (app["app"]["state"] == "FINISHED").then_some(app)
+    });
+    assert_eq!(app["app"]["finalStatus"], "SUCCEEDED", "{app}");
+    // Dart §5.2.1: with time to spare, the failed map is restarted and nothing is lost.
+    assert_eq!(app["app"]["processedFraction"], 1.0, "{app}");
+    assert_eq!(app["app"]["answer"]["job"]["k"], 8);
+    // The master heard of the death from the runner.
+    let logs = master_log(&tmp, &id);
+    assert!(logs.contains("killed by signal 9"), "{logs}");
+    let _ = c.rm;
+    drop(c);
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// The master's stderr: the container of the application whose log says it registered.
+fn master_log(dir: &Path, application: &str) -> String {
+    let suffix = application.trim_start_matches("application_");
+    for i in 0..3 {
+        let Ok(entries) = std::fs::read_dir(dir.join(format!("nm{i}"))) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            if !e.file_name().to_string_lossy().contains(suffix) {
+                continue;
+            }
+            let log = std::fs::read_to_string(e.path().join("stderr")).unwrap_or_default();
+            if log.contains("master: registered") {
+                return log;
+            }
+        }
+    }
+    String::new()
+}

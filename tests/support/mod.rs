@@ -1,0 +1,164 @@
+//! What the end-to-end tests share: real daemons on 127.0.0.1 (ephemeral ports), stopped when
+//! dropped, and polling with a deadline (nothing sleeps for a fixed time).
+#![allow(dead_code)] // each test file uses its own subset
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// A daemon process, stopped when dropped.
+pub struct Daemon {
+    pub child: Child,
+    pub addr: String,
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub fn start(args: &[&str]) -> Daemon {
+    start_with_env(args, &[])
+}
+
+pub fn start_with_env(args: &[&str], env: &[(&str, &str)]) -> Daemon {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_yard"))
+        .args(args)
+        .envs(env.iter().copied())
+        .env("YARD_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("yard starts");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let addr = line
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("no address in {line:?}"))
+        .to_owned();
+    Daemon { child, addr }
+}
+
+pub fn nm(rm: &Daemon, dir: &Path) -> Daemon {
+    let rm_url = format!("http://{}", rm.addr);
+    let work = dir.to_str().unwrap();
+    start(&[
+        "nm",
+        "--rm",
+        &rm_url,
+        "--bind",
+        "127.0.0.1:0",
+        "--heartbeat-ms",
+        "100",
+        "--work-dir",
+        work,
+        "--memory-mb",
+        "4096",
+        "--vcores",
+        "4",
+    ])
+}
+
+/// Polls `f` until it returns `Some`, for at most 30 s.
+pub fn eventually<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Some(v) = f() {
+            return v;
+        }
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+pub fn get(url: &str) -> Value {
+    reqwest::blocking::get(url)
+        .and_then(|r| r.json())
+        .unwrap_or(Value::Null)
+}
+
+pub fn node_states(rm: &Daemon) -> Vec<(String, String)> {
+    let nodes = get(&format!("http://{}/ws/v1/cluster/nodes", rm.addr));
+    nodes["nodes"]["node"]
+        .as_array()
+        .map(|l| {
+            l.iter()
+                .map(|n| {
+                    (
+                        n["id"].as_str().unwrap().to_owned(),
+                        n["state"].as_str().unwrap().to_owned(),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// A fresh directory for one test's daemons.
+pub fn work_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// An rm on 127.0.0.1:0 keeping its state in `dir/rm.db`, with `extra` flags.
+pub fn rm_in(dir: &Path, extra: &[&str]) -> Daemon {
+    let db = dir.join("rm.db");
+    let mut args = vec![
+        "rm",
+        "--bind",
+        "127.0.0.1:0",
+        "--state-db",
+        db.to_str().unwrap(),
+    ];
+    args.extend(extra);
+    start(&args)
+}
+
+/// Waits until the rm lists `n` RUNNING nodes.
+pub fn await_running(rm: &Daemon, n: usize) {
+    eventually(&format!("{n} running nodes"), || {
+        (node_states(rm).iter().filter(|s| s.1 == "RUNNING").count() == n).then_some(())
+    });
+}
+
+pub fn containers_on(nm: &Daemon) -> Vec<Value> {
+    get(&format!("http://{}/ws/v1/node/containers", nm.addr))["containers"]["container"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// Runs the yard client; returns (exit code, stdout, stderr).
+pub fn yard(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_yard"))
+        .args(args)
+        .output()
+        .expect("yard runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Stops a daemon gracefully (SIGTERM) and waits for it.
+pub fn terminate(daemon: &mut Daemon) {
+    let pid = daemon.child.id().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let _ = daemon.child.wait();
+}
