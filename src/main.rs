@@ -4,6 +4,7 @@
 mod client;
 mod daemons;
 mod data;
+mod demo;
 mod mapreduce;
 mod shell;
 mod sim;
@@ -28,6 +29,9 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// yard's main job on this machine: a local cluster, a word count under a deadline too tight
+    /// to read everything, run under `full` and under `dart`, side by side.
+    Demo(demo::DemoArgs),
     /// Read Hadoop/Facebook workload traces (SWIM, Rumen, SLS, topology, SYNTH).
     #[command(subcommand)]
     Trace(trace::TraceCommand),
@@ -70,6 +74,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse(); // clap exits with 2 on a usage error
     let result = match cli.command {
+        Command::Demo(args) => demo::demo(args),
         Command::Trace(command) => trace::run(command),
         Command::Sim(args) => sim::run(*args),
         Command::Rm(args) => daemons::rm(args),

@@ -66,7 +66,7 @@ fn run(app: &AppSpec, splits: &[&[u8]], reduces: u32, read: &[u32]) -> Value {
 
 fn exact_count(n: u64) -> Value {
     let v = n as f64;
-    json!({"estimate": v, "low": v, "high": v, "observed": n})
+    json!({"estimate": v, "low": v, "high": v, "observed": n, "stdError": 0.0})
 }
 
 fn row(name: &str, key: &str, n: u64) -> Value {
@@ -184,7 +184,7 @@ fn half_the_maps_of_identical_blocks_estimate_the_whole_exactly() {
     // Every block alike: R̂ is the truth and the residuals are 0.
     assert_eq!(
         a["words"],
-        json!({"estimate": 50.0, "low": 50.0, "high": 50.0, "observed": 25})
+        json!({"estimate": 50.0, "low": 50.0, "high": 50.0, "observed": 25, "stdError": 0.0})
     );
     assert_eq!(a["top"][0]["word"], "to");
     assert_eq!(a["top"][0]["estimate"], 20.0);
@@ -201,7 +201,7 @@ fn one_map_read_is_unbounded_above_and_says_so() {
     let a = run(&app, &[block; 4], 1, &[2]);
     assert_eq!(
         a["words"],
-        json!({"estimate": 12.0, "low": 3.0, "high": null, "observed": 3})
+        json!({"estimate": 12.0, "low": 3.0, "high": null, "observed": 3, "stdError": null})
     );
     assert_eq!(a["top"][0]["high"], Value::Null);
     let notes = a["notes"].to_string();
@@ -278,6 +278,59 @@ fn a_reducer_that_samples_partitions_estimates_from_what_it_kept() {
     assert_eq!(a["top"][0]["word"], "x");
     assert_eq!(a["top"][0]["observed"], 8);
     assert_eq!(a["top"][0]["estimate"], 24.0);
+}
+
+#[test]
+fn a_key_missing_from_a_block_counts_as_zero_there() {
+    // 8 blocks of 8 bytes; "rare" is in one of the 4 read, so it is estimated at 2, not 8.
+    let splits: [&[u8]; 8] = [
+        b"rare xx\n",
+        b"aa bb c\n",
+        b"aa bb c\n",
+        b"aa bb c\n",
+        b"aa bb c\n",
+        b"aa bb c\n",
+        b"aa bb c\n",
+        b"aa bb c\n",
+    ];
+    let a = run(&spec("wordcount", &["top=10"]), &splits, 1, &[0, 1, 2, 3]);
+    let rare = a["top"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["word"] == "rare")
+        .unwrap();
+    assert_eq!(rare["estimate"], 2.0);
+    assert_eq!(rare["observed"], 1);
+    assert!(rare["high"].as_f64().unwrap() > 2.0);
+}
+
+#[test]
+fn a_missing_reducer_makes_the_answer_inexact_and_says_so() {
+    let app = spec("wordcount", &[]);
+    let (list, population) = splits_of(&STORY);
+    let outputs: Vec<MapOutput> = list
+        .iter()
+        .map(|&s| app.map(s, STORY[s.index as usize], 2).unwrap())
+        .collect();
+    let inputs: Vec<(Split, &[u8])> = list
+        .iter()
+        .zip(&outputs)
+        .map(|(s, o)| (*s, o.partitions[1].as_slice()))
+        .collect();
+    let partial = app.reduce(population, &inputs).unwrap();
+    let stats: Vec<(Split, MapStats)> = list
+        .iter()
+        .zip(&outputs)
+        .map(|(s, o)| (*s, o.stats.clone()))
+        .collect();
+    let a = app.answer(population, &stats, std::slice::from_ref(&partial));
+    assert_eq!(a["exact"], false);
+    assert_eq!(a["words"], exact_count(12));
+    assert!(a["notes"].to_string().contains("1 of 2 reducers"), "{a}");
+    // The same partial twice is still one reducer.
+    let twice = app.answer(population, &stats, &[partial.clone(), partial]);
+    assert_eq!(twice, a);
 }
 
 // ---------------------------------------------------------------- grep

@@ -986,17 +986,28 @@ struct Outcome {
     deadline: f64,
 }
 
-/// Runs one policy over `maps` to its `Finish`.
-async fn run_phase(
-    shared: &Arc<Shared>,
-    kind: PolicyKind,
+/// One run of a policy: the task sampler or the job proper.
+struct Phase {
+    policy: PolicyKind,
     maps: Vec<MapInput>,
+    /// The whole job's input (the sampler's maps are a sample of it).
     population: Population,
     profile: Profile,
+    /// Seconds from the phase's start.
     deadline: f64,
     sampler: bool,
-    seed: u64,
-) -> Result<Outcome> {
+}
+
+/// Runs one policy over its maps to its `Finish`.
+async fn run_phase(shared: &Arc<Shared>, phase: Phase) -> Result<Outcome> {
+    let Phase {
+        policy: kind,
+        maps,
+        population,
+        profile,
+        deadline,
+        sampler,
+    } = phase;
     with(shared, |s| {
         let spec = JobSpec {
             deadline,
@@ -1018,7 +1029,7 @@ async fn run_phase(
             sampler,
             policy: kind.build(PolicyConfig::default()),
             observer: RunObserver::new(),
-            rng: Rng::seed_from_u64(seed),
+            rng: Rng::seed_from_u64(s.seed),
             started: Instant::now(),
             deadline,
             maps,
@@ -1224,17 +1235,15 @@ async fn job(
         let mut sample = maps.clone();
         sample.shuffle(&mut rng);
         sample.truncate(args.sample_maps.max(1) as usize);
-        let outcome = run_phase(
-            &shared,
-            PolicyKind::Full,
-            sample,
+        let sampler = Phase {
+            policy: PolicyKind::Full,
+            maps: sample,
             population,
-            default_profile(),
-            1e9,
-            true,
-            args.seed,
-        )
-        .await?;
+            profile: default_profile(),
+            deadline: 1e9,
+            sampler: true,
+        };
+        let outcome = run_phase(&shared, sampler).await?;
         if let Some(store) = &store {
             // Its reduce samples are the sampler's; the rest (map durations, partition size,
             // shuffle bandwidth) is a run like any other.
@@ -1264,17 +1273,15 @@ async fn job(
             ((d - now_ms()) as f64 / 1000.0 - FINISH_MARGIN).max(0.001)
         });
         let phase_start_ms = now_ms();
-        let outcome = run_phase(
-            &shared,
-            args.policy,
+        let job = Phase {
+            policy: args.policy,
             maps,
             population,
             profile,
             deadline,
-            false,
-            args.seed,
-        )
-        .await?;
+            sampler: false,
+        };
+        let outcome = run_phase(&shared, job).await?;
         if let Some(store) = &store {
             store.add_run(&kind, now_ms(), &outcome.record).await?;
         }

@@ -11,6 +11,7 @@ fn estimate_fields(e: &Estimate, into: &mut Map<String, Value>) {
     into.insert("low".into(), json!(e.low));
     into.insert("high".into(), json!(e.high));
     into.insert("observed".into(), json!(e.observed));
+    into.insert("stdError".into(), json!(e.std_error));
 }
 
 fn estimate_json(e: &Estimate) -> Value {

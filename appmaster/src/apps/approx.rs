@@ -6,8 +6,9 @@
 //! known before anything runs. A deadline-bound job reads `k` of them. For any total
 //! `Y = Σy_i` — all words, one word's count, the matching lines, one key's count — we treat
 //! the blocks read as a **simple random sample without replacement** of the `N` blocks and use
-//! the block bytes as the auxiliary variable of Cochran's ratio estimator (W. G. Cochran,
-//! *Sampling Techniques*, 3rd ed., Wiley 1977, §6.2–6.4, eqs. 6.9 and 6.13):
+//! the block bytes as the auxiliary variable of the ratio estimator (W. G. Cochran, *Sampling
+//! Techniques*, 3rd ed., Wiley 1977, ch. 6: the ratio estimate, its approximate variance, and
+//! that variance estimated from the sample):
 //!
 //! ```text
 //! R̂ = Σy / Σx                      (sums over the k blocks read)
@@ -30,7 +31,7 @@
 //! - `k = 0`: nothing observed; the estimate is `None` (`low` = 0, `high` = `None`).
 //! - `Σx = 0` (every block read is empty, e.g. `N` blocks of a 0-byte input): the ratio is
 //!   undefined, so the mean-per-block estimator `Ŷ = N·ȳ`, `V̂ = N²(1 − k/N)/k · s_y²`
-//!   (Cochran eq. 2.19) stands in.
+//!   (Cochran ch. 2) stands in.
 //! - The estimate is never below the observed `Σy`, and neither is `low`: the true total
 //!   cannot be smaller than what was seen.
 //!
@@ -45,7 +46,7 @@
 //!   is *ordered by the quantity measured* (a log sorted by error level, a file grouped by
 //!   key): then the blocks read are not representative and the interval is wrong, not wide.
 //! - **y is roughly proportional to x** within a block (words per byte steady). The ratio
-//!   estimator is biased by O(1/k) (Cochran §6.8); with a few tens of blocks the bias is small
+//!   estimator is biased by O(1/k) (Cochran ch. 6); with a few tens of blocks the bias is small
 //!   next to the standard error, and the interval's coverage is close to nominal (the crate's
 //!   coverage test asserts 88–99 % for 15 of 60 blocks).
 //! - The variance is the usual large-sample approximation; for rare keys (seen in one or two
@@ -79,6 +80,10 @@ pub struct Estimate {
     pub high: Option<f64>,
     /// `Σy`: what the blocks read actually contained.
     pub observed: u64,
+    /// `√V̂`, the estimate's standard error: 0 when exact, `None` when it cannot be estimated
+    /// (fewer than two blocks read). Checks at other confidence levels start from it.
+    #[serde(rename = "stdError", default)]
+    pub std_error: Option<f64>,
 }
 
 impl Estimate {
@@ -90,6 +95,7 @@ impl Estimate {
             low: Some(v),
             high: Some(v),
             observed,
+            std_error: Some(0.0),
         }
     }
 }
@@ -136,6 +142,7 @@ impl Sums {
                 low: Some(0.0),
                 high: None,
                 observed,
+                std_error: None,
             };
         }
         let k = f64::from(self.k);
@@ -156,6 +163,7 @@ impl Sums {
                 low: Some(obs),
                 high: None,
                 observed,
+                std_error: None,
             };
         }
         let variance = n * n * (1.0 - k / n) / k * (sse.max(0.0) / (k - 1.0));
@@ -165,6 +173,7 @@ impl Sums {
             low: Some((estimate - half).max(obs)),
             high: Some(estimate + half),
             observed,
+            std_error: Some(variance.sqrt()),
         }
     }
 }
@@ -257,7 +266,8 @@ mod tests {
                 estimate: Some(150.0),
                 low: Some(30.0),
                 high: None,
-                observed: 30
+                observed: 30,
+                std_error: None,
             }
         );
     }

@@ -8,7 +8,27 @@
 //! with 95 % intervals ([`approx`]); when nothing was left out they are exact, and equal to
 //! [`AppSpec::exact`].
 //!
-//! - [`records`]: the partition format; [`hash`]: partitioning.
+//! # Answers
+//!
+//! JSON, camelCase. Every estimated count is `{"estimate", "low", "high", "observed"}`
+//! ([`Estimate`]). Always: `app`, `exact` (every map read and every partition kept), `mapsRead`,
+//! `maps`, `bytesRead`, `bytes`, and `notes` (what the numbers cannot claim: one map read, a
+//! reducer with one partition, reducers missing, the sampling assumption). Then:
+//!
+//! - wordcount: `words` (from the maps' stats), `distinctWordsSeen`, `top` `[{word, …}]`;
+//! - grep: `pattern`, `matchingLines`, `lines`, `sample` `[{map, line, text}]` (the first
+//!   matching lines in map order), `matches` `[{text, …}]` (the most frequent matched texts);
+//! - topk: `field`, `keys` `[{key, …}]`, `lines`, `skippedLines` (observed);
+//! - index: `distinctTermsSeen`, `postingsSeen`, `top` `[{term, …, postings: [{map, line}]}]`;
+//! - synthetic: `records` (estimated), `outputBytes` (observed), `recordsReduced`.
+//!
+//! Top lists are each reducer's largest keys merged by estimate (reducers' keys are disjoint),
+//! ties by key. Totals come from the maps' stats over the maps that finished (k of N); a key's
+//! count comes from its reducer, over the partitions it kept (its own k).
+//!
+//! # Modules
+//!
+//! - [`approx`]: the estimator; [`records`]: the partition format; [`hash`]: partitioning.
 //! - No IO, no clock, no global randomness; bad input (partition bytes, specs) is an
 //!   [`AppError`], never a panic.
 

@@ -7,7 +7,7 @@ use super::records::{INDEX_TAG, Reader, RecordError, SYNTHETIC_TAG};
 use super::{AppError, AppSpec, Population, Posting, ReducePartial, Split, TopEntry};
 
 /// Postings an index answer shows per term.
-pub(crate) const POSTINGS_SHOWN: usize = 5;
+const POSTINGS_SHOWN: usize = 5;
 
 /// One key's share of the estimator's sums (`k, Σx, Σx²` are the reducer's).
 #[derive(Default)]

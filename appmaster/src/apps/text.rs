@@ -34,9 +34,9 @@ fn char_at(bytes: &[u8]) -> (Option<char>, usize) {
     }
 }
 
-/// Calls `f` with each word of `input`: a maximal run of alphanumeric characters
-/// (`char::is_alphanumeric`), as bytes that are valid UTF-8. ASCII takes a fast path.
-pub(crate) fn for_each_word<'a>(input: &'a [u8], mut f: impl FnMut(&'a [u8])) {
+/// Calls `f(start, end)` with each word of `input`: a maximal run of alphanumeric characters
+/// (`char::is_alphanumeric`), `input[start..end]`, valid UTF-8. ASCII takes a fast path.
+pub(crate) fn for_each_word(input: &[u8], mut f: impl FnMut(usize, usize)) {
     let mut start: Option<usize> = None;
     let mut i = 0;
     while i < input.len() {
@@ -50,12 +50,12 @@ pub(crate) fn for_each_word<'a>(input: &'a [u8], mut f: impl FnMut(&'a [u8])) {
         if alnum {
             start.get_or_insert(i);
         } else if let Some(s) = start.take() {
-            f(&input[s..i]);
+            f(s, i);
         }
         i += len;
     }
     if let Some(s) = start {
-        f(&input[s..]);
+        f(s, input.len());
     }
 }
 
@@ -75,7 +75,7 @@ mod tests {
 
     fn words(input: &[u8]) -> Vec<String> {
         let mut out = Vec::new();
-        for_each_word(input, |w| out.push(lowercase(w).into_owned()));
+        for_each_word(input, |s, e| out.push(lowercase(&input[s..e]).into_owned()));
         out
     }
 

@@ -1,0 +1,374 @@
+//! `yard demo`: yard's main job on a fresh machine. It starts an rm and three nodemanagers on
+//! loopback (temporary directories), generates a text dataset and puts it on them, profiles
+//! word count with the task sampler (Dart §5.1), then runs the same word count twice under one
+//! deadline too tight to read everything: once under `full`, once under `dart`. It prints both
+//! side by side against the exact answer, computed directly at the end, and shuts it all down.
+
+use std::fmt::Write as _;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use clap::Args;
+use serde_json::Value;
+use yard_appmaster::apps::AppSpec;
+use yard_appmaster::policy::PolicyKind;
+
+use crate::client::{Client, Rm, table};
+use crate::data::Kind;
+use crate::mapreduce::submit::{JobArgs, estimate_text, submit_job, wait};
+
+#[derive(Args)]
+pub(crate) struct DemoArgs {
+    /// The dataset's size.
+    #[arg(long, default_value = "256MiB", value_parser = crate::data::parse_size)]
+    size: u64,
+    /// Its block size: one map task per block.
+    #[arg(long, default_value = "4MiB", value_parser = crate::data::parse_size)]
+    block_size: u64,
+    /// The deadline as a share of the full job's time the profile predicts.
+    #[arg(long, default_value_t = 0.5)]
+    tightness: f64,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Keep the temporary directory (daemons' logs, containers' logs) instead of deleting it.
+    #[arg(long)]
+    keep: bool,
+}
+
+/// A daemon the demo started; stopped (SIGTERM, then SIGKILL) when dropped.
+struct Daemon {
+    child: Child,
+    addr: String,
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = nix_term(self.child.id());
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn nix_term(pid: u32) -> std::io::Result<std::process::ExitStatus> {
+    Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+}
+
+/// Starts `yard ARGS`, logging to `log`, and waits for its `listening on ADDR` line.
+fn daemon(exe: &Path, args: &[&str], log: &Path) -> Result<Daemon> {
+    let mut child = Command::new(exe)
+        .args(args)
+        .env("YARD_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(log)?)
+        .spawn()
+        .with_context(|| format!("starting yard {}", args.join(" ")))?;
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().expect("piped"))
+        .read_line(&mut line)
+        .context("reading the daemon's address")?;
+    let Some(addr) = line.trim().strip_prefix("listening on ") else {
+        let _ = child.kill();
+        bail!(
+            "yard {} did not start (see {}): {line:?}",
+            args.join(" "),
+            log.display()
+        );
+    };
+    Ok(Daemon {
+        addr: addr.to_owned(),
+        child,
+    })
+}
+
+fn step(text: &str) {
+    eprintln!("==> {text}");
+}
+
+pub(crate) fn demo(args: DemoArgs) -> Result<()> {
+    if !(args.tightness > 0.0 && args.tightness < 1.0) {
+        return Err(crate::sim::BadInput("--tightness is a share in (0, 1)".into()).into());
+    }
+    let dir = std::env::temp_dir().join(format!("yard-demo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let result = run(&args, &dir);
+    if args.keep || result.is_err() {
+        eprintln!("logs kept in {}", dir.display());
+    } else {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    result
+}
+
+fn run(args: &DemoArgs, dir: &Path) -> Result<()> {
+    let exe = std::env::current_exe().context("cannot find the yard binary")?;
+    step("starting an rm and three nodemanagers on 127.0.0.1");
+    let profiles = dir.join("profiles.db");
+    let (rm_db, rm_log) = (dir.join("rm.db"), dir.join("rm.log"));
+    let rm = daemon(
+        &exe,
+        &[
+            "rm",
+            "--bind",
+            "127.0.0.1:0",
+            "--state-db",
+            &rm_db.display().to_string(),
+            "--profiles-db",
+            &profiles.display().to_string(),
+        ],
+        &rm_log,
+    )?;
+    let url = format!("http://{}", rm.addr);
+    // Two one-core slots per node: the master takes one, five run tasks.
+    let mut nms = Vec::new();
+    for i in 0..3 {
+        let work = dir.join(format!("nm{i}"));
+        nms.push(daemon(
+            &exe,
+            &[
+                "nm",
+                "--rm",
+                &url,
+                "--bind",
+                "127.0.0.1:0",
+                "--heartbeat-ms",
+                "100",
+                "--work-dir",
+                &work.display().to_string(),
+                "--memory-mb",
+                "1024",
+                "--vcores",
+                "2",
+            ],
+            &dir.join(format!("nm{i}.log")),
+        )?);
+    }
+    let client = Client::new(&Rm { rm: url.clone() });
+    let started = Instant::now();
+    while client.running_nodes().map_or(0, |n| n.len()) < 3 {
+        if started.elapsed() > Duration::from_secs(30) {
+            bail!(
+                "the nodemanagers did not join the rm (see {})",
+                dir.display()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+
+    step(&format!(
+        "generating {} MiB of Zipf text and putting it on the nodes in {} KiB blocks",
+        args.size >> 20,
+        args.block_size >> 10
+    ));
+    let file = dir.join("text.txt");
+    {
+        let mut out = std::io::BufWriter::new(std::fs::File::create(&file)?);
+        crate::data::generate(Kind::Text, args.size, args.seed, &mut out)?;
+        std::io::Write::flush(&mut out)?;
+    }
+    let put = Command::new(&exe)
+        .args(["data", "put", "demo"])
+        .arg(&file)
+        .args([
+            "--block-size",
+            &args.block_size.to_string(),
+            "--replication",
+            "2",
+            "--rm",
+            &url,
+        ])
+        .output()?;
+    if !put.status.success() {
+        bail!("yard data put: {}", String::from_utf8_lossy(&put.stderr));
+    }
+
+    let job = |policy: PolicyKind, sample_only: bool| JobArgs {
+        input: Some("demo".into()),
+        policy,
+        params: vec!["top=5".into()],
+        reduces: 2,
+        seed: args.seed,
+        memory_mb: 256,
+        sample_only,
+        maps: 0,
+        map_seconds: 0.0,
+        map_output_bytes: 0,
+        reduce_seconds: 0.0,
+    };
+    let owner = ("demo", "default", "yard");
+    let patience = Duration::from_secs(600);
+
+    step("profiling word count: the task sampler runs a few maps and reduces (Dart §5.1)");
+    let sampler = submit_job(
+        &client,
+        "wordcount",
+        &job(PolicyKind::Dart, true),
+        None,
+        owner,
+    )?;
+    wait(&client, &sampler, patience)?;
+    let predicted = predicted_full_seconds(&profiles, &client)?;
+    let deadline = Duration::from_secs_f64((predicted * args.tightness).max(1.0));
+    step(&format!(
+        "the profile predicts {predicted:.1} s for the whole job; the deadline is {:.1} s",
+        deadline.as_secs_f64()
+    ));
+
+    let mut runs = Vec::new();
+    for policy in [PolicyKind::Full, PolicyKind::Dart] {
+        step(&format!(
+            "word count under {policy}, deadline {:.1} s",
+            deadline.as_secs_f64()
+        ));
+        let submitted = submit_job(
+            &client,
+            "wordcount",
+            &job(policy, false),
+            Some(deadline),
+            owner,
+        )?;
+        let finished = wait(&client, &submitted, patience)?;
+        if finished["app"]["finalStatus"] != "SUCCEEDED" {
+            bail!(
+                "{} ended {}; logs in {}",
+                submitted.id,
+                finished["app"]["finalStatus"],
+                dir.display()
+            );
+        }
+        runs.push((policy, finished));
+    }
+
+    step("computing the exact answer directly from the file");
+    let text = std::fs::read(&file)?;
+    let exact = AppSpec::parse("wordcount", &["top=5".into()])
+        .map_err(|e| anyhow::anyhow!("{e}"))?
+        .exact(&[&text], 2)
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    crate::print(&side_by_side(&runs, &exact, deadline))?;
+    drop(nms);
+    drop(rm);
+    Ok(())
+}
+
+/// The full job's time the stored profile predicts on this cluster: waves of maps over the
+/// task slots, then the reduce of all their output (eq. 9).
+fn predicted_full_seconds(profiles: &Path, client: &Client) -> Result<f64> {
+    let dataset = client.call(reqwest::Method::GET, "/ws/v1/yard/datasets/demo", None)?;
+    let maps = dataset["blocks"].as_array().map_or(0, |b| b.len()) as f64;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let stored = runtime.block_on(async {
+        let store = yard_profiles::ProfileStore::open(profiles).await?;
+        store.load("wordcount@demo").await
+    })?;
+    let profile = stored
+        .profiler(yard_appmaster::policy::Profile {
+            map_local: 1.0,
+            map_remote: f64::NAN, // not measured: the node-local time stands in
+            partition_bytes: 1.0,
+            shuffle_bandwidth: 1e9,
+            reduce_time: yard_appmaster::policy::PowerLaw { a: 0.0, b: 1.0 },
+            previous_runs: Vec::new(),
+        })
+        .profile();
+    eprintln!(
+        "    profile: map {:.3} s node-local, {:.3} s remote; {:.0} KiB per partition; reduce f(d) = {:.2e}·d^{:.2}",
+        profile.map_local,
+        profile.map_remote,
+        profile.partition_bytes / 1024.0,
+        profile.reduce_time.a,
+        profile.reduce_time.b
+    );
+    const TASK_SLOTS: f64 = 5.0;
+    let waves = (maps / TASK_SLOTS).ceil();
+    let reduce_input = maps * profile.partition_bytes;
+    let map = if profile.map_remote.is_nan() {
+        profile.map_local
+    } else {
+        profile.map_local.max(profile.map_remote)
+    };
+    Ok(waves * map + profile.reduce_time.a * reduce_input.powf(profile.reduce_time.b))
+}
+
+fn seconds(v: &Value) -> String {
+    v.as_f64().map_or("—".into(), |s| format!("{s:.1} s"))
+}
+
+/// The two runs against the exact answer.
+fn side_by_side(runs: &[(PolicyKind, Value)], exact: &Value, deadline: Duration) -> String {
+    let exact_words = exact["words"]["observed"].as_f64().unwrap_or(f64::NAN);
+    let mut rows: Vec<Vec<String>> = vec![
+        vec!["deadline".into()],
+        vec!["finished after".into()],
+        vec!["deadline met".into()],
+        vec!["input processed".into()],
+        vec!["words".into()],
+        vec!["error vs exact".into()],
+        vec!["exact inside the 95 % CI".into()],
+    ];
+    for (_, app) in runs {
+        let a = &app["app"];
+        let answer = &a["answer"];
+        let job = &answer["job"];
+        let words = &answer["words"];
+        let estimate = words["estimate"].as_f64().unwrap_or(f64::NAN);
+        let error = estimate - exact_words;
+        let inside = match (words["low"].as_f64(), words["high"].as_f64()) {
+            _ if answer["exact"] == true => "exact answer".to_string(),
+            (Some(l), Some(h)) => if l <= exact_words && exact_words <= h {
+                "yes"
+            } else {
+                "no"
+            }
+            .into(),
+            _ => "no bound".into(),
+        };
+        let cells = [
+            format!("{:.1} s", deadline.as_secs_f64()),
+            seconds(&job["completionSeconds"]),
+            match job["deadlineMet"].as_bool() {
+                Some(true) => "yes".into(),
+                Some(false) => "NO".into(),
+                None => "—".into(),
+            },
+            format!(
+                "{:.1} % ({} of {} maps)",
+                100.0 * a["processedFraction"].as_f64().unwrap_or(0.0),
+                job["k"],
+                job["maps"]
+            ),
+            estimate_text(words),
+            format!("{error:+.0} ({:+.3} %)", 100.0 * error / exact_words),
+            inside,
+        ];
+        for (row, cell) in rows.iter_mut().zip(cells) {
+            row.push(cell);
+        }
+    }
+    let mut header = vec![""];
+    header.extend(runs.iter().map(|(p, _)| p.name()));
+    let mut out = format!(
+        "\nword count, {} words in the input (exact)\n\n",
+        exact_words
+    );
+    out.push_str(&table(&header, &rows));
+    let _ = writeln!(
+        out,
+        "\nfull reads every block and answers late; dart stops launching maps when its estimate \
+         (Dart eq. 1–9) reaches the deadline and answers in time, scaled from what it read."
+    );
+    out
+}
