@@ -234,6 +234,29 @@ fn a_remote_candidate_that_does_not_fit_becomes_local_only_and_runs_only_locally
 }
 
 #[test]
+fn maps_without_replicas_close_the_map_phase_when_the_next_one_misses() {
+    // Synthetic maps read nothing, so no container is ever local to them: the first that would
+    // miss D ends the map phase, as a local one would (Alg. 1 lines 6–8), instead of every
+    // remaining map being marked local-only and its container handed back.
+    let s = five_waves();
+    let mut spec = s.job(40, 2, 35.0, s.true_profile(10.0, 15.0, 2));
+    for m in &mut spec.maps {
+        m.replicas.clear();
+    }
+    let r = run(dart().as_mut(), spec, &s, 1);
+    assert!(
+        !r.log
+            .iter()
+            .any(|(_, d)| matches!(d, Decision::MarkLocalOnly(_))),
+        "no map is marked local-only"
+    );
+    let (closed_at, k, _) = r.closed.expect("the map phase closes");
+    assert!(k > 0 && k < 40, "k = {k}");
+    assert!(closed_at < 35.0);
+    assert!(r.finished_at.expect("finishes") < 35.0);
+}
+
+#[test]
 fn reduce_input_is_sampled_down_to_what_fits_alg5() {
     // Maps take 22 s where the profile says 10: the approach stage launches all four
     // (T_J = 10 + 0 + 400 kB · 2.5e-5 s/B = 20 < 30), and the reduce gets its input at

@@ -395,6 +395,11 @@ pub async fn serve_with(
         // Merged after the 1 MiB layer, which so does not cover blocks: they stream under
         // their own limit.
         .merge(crate::data::router(data));
+    // Replies are small and come back to back: without TCP_NODELAY, Nagle's algorithm holds a
+    // reply's last segment for the peer's delayed ACK (40 ms a round trip on Linux).
+    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
     let served = axum::serve(listener, router)
         .with_graceful_shutdown(shutdown)
         .await;

@@ -100,6 +100,11 @@ pub async fn serve(
             }
         }
     });
+    // Replies are small and come back to back: without TCP_NODELAY, Nagle's algorithm holds a
+    // reply's last segment for the peer's delayed ACK (40 ms a round trip on Linux).
+    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
     let served = axum::serve(listener, router(rm.clone()))
         .with_graceful_shutdown(shutdown)
         .await;

@@ -189,6 +189,10 @@ struct State {
     locations: HashMap<String, Location>,
     /// Nodes that ran tasks: their shuffle data is deleted at the end.
     used_nodes: BTreeSet<String>,
+    /// When each container's last attempt ended (done or failed), until the next one starts.
+    freed_at: HashMap<String, Instant>,
+    /// Seconds from a container becoming free to its next task process starting.
+    overheads: Vec<f64>,
     stopping: bool,
 }
 
@@ -372,6 +376,7 @@ impl State {
             return kill();
         };
         live.ended = true;
+        self.freed_at.insert(live.container.clone(), Instant::now());
         match live.task {
             TaskRef::Map(map) => {
                 let node = self
@@ -414,6 +419,7 @@ impl State {
         };
         live.ended = true;
         let task = live.task;
+        self.freed_at.insert(live.container.clone(), Instant::now());
         tracing_line(&format!("attempt {name} failed: {reason}"));
         if let Some(job) = self.job.as_mut() {
             let failures = job.failures.entry(task).or_default();
@@ -425,6 +431,22 @@ impl State {
             }
         }
         self.feed(Event::TaskFailed(attempt));
+    }
+
+    /// A task process started: the scheduling overhead of its container, if it was freed by
+    /// an earlier attempt (a fresh container's first task counts the runner's start instead).
+    fn started(&mut self, name: &str) -> Reply {
+        let Some(container) = self
+            .attempt(name)
+            .and_then(|a| self.job.as_ref()?.live(a))
+            .map(|l| l.container.clone())
+        else {
+            return kill();
+        };
+        if let Some(freed) = self.freed_at.remove(&container) {
+            self.overheads.push(freed.elapsed().as_secs_f64());
+        }
+        Reply::default()
     }
 
     fn outputs(&self, name: &str, from: usize) -> Option<Outputs> {
@@ -644,6 +666,10 @@ async fn progress(
     Json(with(&shared, |s| s.progress(&attempt, body.progress)))
 }
 
+async fn started(AxumState(shared): St, Path(attempt): Path<String>) -> Json<Reply> {
+    Json(with(&shared, |s| s.started(&attempt)))
+}
+
 async fn done(
     AxumState(shared): St,
     Path(attempt): Path<String>,
@@ -721,6 +747,7 @@ fn umbilical(shared: Arc<Shared>) -> axum::Router {
     axum::Router::new()
         .route("/status", get(status))
         .route("/mr/runners/{container}/next", post(next))
+        .route("/mr/attempts/{attempt}/started", post(started))
         .route("/mr/attempts/{attempt}/progress", post(progress))
         .route("/mr/attempts/{attempt}/done", post(done))
         .route("/mr/attempts/{attempt}/failed", post(failed))
@@ -984,6 +1011,8 @@ struct Outcome {
     population: Population,
     record: yard_appmaster::policy::RunRecord,
     deadline: f64,
+    /// Seconds from a container becoming free to its next task process starting.
+    overheads: Vec<f64>,
 }
 
 /// One run of a policy: the task sampler or the job proper.
@@ -1072,7 +1101,9 @@ async fn run_phase(shared: &Arc<Shared>, phase: Phase) -> Result<Outcome> {
             && let Some((progress, finished_at)) = job.finished
         {
             let job = s.job.take().expect("the job");
+            let overheads = std::mem::take(&mut s.overheads);
             return Ok(Outcome {
+                overheads,
                 progress,
                 finished_at,
                 closed: job.closed,
@@ -1185,12 +1216,19 @@ async fn job(
             releases: Vec::new(),
             locations,
             used_nodes: BTreeSet::new(),
+            freed_at: HashMap::new(),
+            overheads: Vec::new(),
             stopping: false,
         }),
         changed: Notify::new(),
     });
     tokio::spawn({
         let router = umbilical(shared.clone());
+        // Small request/response pairs back to back: Nagle's algorithm would hold a reply's
+        // last segment for the peer's delayed ACK (40 ms a round on Linux).
+        let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+            let _ = tcp.set_nodelay(true);
+        });
         async move { axum::serve(listener, router).await }
     });
     rm.app_call(
@@ -1317,6 +1355,23 @@ async fn job(
     Ok(())
 }
 
+/// Mean and quantiles of the scheduling overheads, in milliseconds.
+fn overhead_summary(seconds: &[f64]) -> Value {
+    if seconds.is_empty() {
+        return Value::Null;
+    }
+    let mut ms: Vec<f64> = seconds.iter().map(|s| s * 1000.0).collect();
+    ms.sort_by(f64::total_cmp);
+    let at = |q: f64| ms[((ms.len() - 1) as f64 * q).round() as usize];
+    json!({
+        "tasks": ms.len(),
+        "mean": ms.iter().sum::<f64>() / ms.len() as f64,
+        "p50": at(0.5),
+        "p99": at(0.99),
+        "max": at(1.0),
+    })
+}
+
 /// The result the rm keeps: the application's answer with the job's metadata.
 fn answer(
     args: &MasterArgs,
@@ -1344,6 +1399,7 @@ fn answer(
         "deadlineMet": args.deadline_ms.map(|d| finished_ms <= d),
         "policyDeadline": outcome.deadline,
         "taskSamplerRan": sampled,
+        "schedulingOverheadMs": overhead_summary(&outcome.overheads),
     });
     if let Some(object) = answer.as_object_mut() {
         object.insert("job".into(), job);

@@ -167,6 +167,10 @@ pub(crate) fn task() -> Result<()> {
         .context("the task spec on stdin (mr-task is started by mr-runner)")?;
     let http = http();
     let base = format!("{}/mr/attempts/{}", spec.master, spec.attempt);
+    // The master measures its scheduling overhead up to this moment.
+    if let Err(e) = post::<Reply>(&http, &format!("{base}/started"), &json!({})) {
+        eprintln!("task: cannot report the start: {e:#}");
+    }
     let progress = Progress(Arc::new(AtomicU64::new(0)));
     // Progress reports, and the kill switch: a killed attempt ends at once.
     {
@@ -318,12 +322,16 @@ fn reduce_task(
 ) -> Result<Done> {
     // The shuffle: fetch every map output as the master lists it, until it says no more come.
     let mut fetched: Vec<(Split, Vec<u8>)> = Vec::new();
+    let (began, mut polls, mut waited) = (Instant::now(), 0, Duration::ZERO);
     loop {
+        polls += 1;
+        let asked = Instant::now();
         let outputs: Outputs = post(
             http,
             &format!("{base}/outputs"),
             &json!({ "from": fetched.len() }),
         )?;
+        waited += asked.elapsed();
         if outputs.kill {
             std::process::exit(KILLED_EXIT);
         }
@@ -360,6 +368,12 @@ fn reduce_task(
     }
     progress.set(0.5);
     let bytes: u64 = fetched.iter().map(|(_, b)| b.len() as u64).sum();
+    eprintln!(
+        "reduce {reduce}: {} map outputs, {bytes} bytes in {:.3} s ({polls} polls, {:.3} s waiting for maps)",
+        fetched.len(),
+        began.elapsed().as_secs_f64(),
+        waited.as_secs_f64()
+    );
     let reply: Reply = post(http, &format!("{base}/ready"), &json!({ "bytes": bytes }))?;
     if reply.kill {
         std::process::exit(KILLED_EXIT);

@@ -346,8 +346,13 @@ impl Run {
                 let e = self.current_estimate(now);
                 self.core.close_map_phase(Some(e), out);
             }
-        } else if locality == Locality::NodeLocal {
-            // Alg. 1 lines 6–8: a local task that does not fit means none will: terminate.
+        } else if locality == Locality::NodeLocal
+            || self.core.spec.maps[m.0 as usize].replicas.is_empty()
+        {
+            // Alg. 1 lines 6–8: a local task that does not fit means none will: terminate. A
+            // map whose input is on no node (a synthetic task) is never local: where it is now
+            // is its best case, so the same holds. Marking it local-only would only have every
+            // container offered and handed back, one per map, before the phase closes.
             self.core.release(c, out);
             let e = self.current_estimate(now);
             self.core.close_map_phase(Some(e), out);
