@@ -1,0 +1,615 @@
+//! `yard mr-master`: a MapReduce job's application master, a thin adapter around a task policy.
+//!
+//! Everything the job does is a policy decision: the master turns what happens (a runner
+//! ready in a granted container, a task's progress, success or death, shuffle bytes, a reduce's
+//! input complete, a container lost, a tick) into the policy's events, and carries out its
+//! decisions (ask for containers, hand a runner a task, kill an attempt, sample a reduce's
+//! input, release a container). State lives behind one mutex; handlers hold it only to feed
+//! an event, never across IO.
+//!
+//! A job kind the profile store knows nothing about first runs the task sampler (Dart §5.1):
+//! a few maps and reduces at geometric input sizes under `full`, whose run is stored; the job
+//! proper then starts with that profile, its deadline shortened by the time the sampler took.
+
+mod rm;
+mod state;
+mod umbilical;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use anyhow::{Context, Result, anyhow, bail};
+use axum::Json;
+use axum::extract::{Path, State as AxumState};
+use axum::routing::{get, post};
+use clap::Args;
+use rand::SeedableRng as _;
+use rand::seq::SliceRandom as _;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tokio::sync::Notify;
+use yard_appmaster::apps::{AppSpec, MapStats, Population, ReducePartial, Split, SyntheticTask};
+use yard_appmaster::policy::{
+    AttemptId, Container, ContainerId, Decision, Estimate, Event, JobSpec, Location, MapId,
+    MapSpec, NodeId, PolicyConfig, PolicyKind, PowerLaw, Profile, Profiler, Progress, RackId,
+    ReduceId, Rng, RunObserver, TaskPolicy, TaskRef,
+};
+use yard_profiles::ProfileStore;
+use yard_wire::protocol::{
+    AllocateReply, AllocateRequest, Allocated, Dataset, Resource, ResourceRequest, StartContainer,
+};
+
+use super::{BlockRef, Done, Order, OutputRef, Outputs, Reply, TaskSpec, Work};
+
+use rm::*;
+use state::*;
+use umbilical::*;
+
+/// How often the master calls the rm, and ticks the policy (straggler detection).
+const ALLOCATE_EVERY: Duration = Duration::from_millis(100);
+const TICK_EVERY: Duration = Duration::from_millis(500);
+/// How long a long-poll (a runner's `next`, a reducer's `outputs`) waits before answering
+/// "nothing yet".
+const LONG_POLL: Duration = Duration::from_secs(5);
+/// Time the master keeps for itself after the job: answer, store, unregister.
+const FINISH_MARGIN: f64 = 0.3;
+/// A task that fails this often fails the job (Hadoop's `mapreduce.map.maxattempts`): a
+/// deterministic failure (bad input, a bug) must not be retried for ever.
+const MAX_TASK_FAILURES: u32 = 4;
+
+#[derive(Args)]
+pub(crate) struct MasterArgs {
+    /// The built-in application: wordcount, grep, topk, index, synthetic.
+    #[arg(long)]
+    app: String,
+    /// An application parameter, key=value (repeat): pattern=… for grep, field=…, k=… for topk.
+    #[arg(long = "param")]
+    params: Vec<String>,
+    /// The dataset to read (not for synthetic).
+    #[arg(long)]
+    input: Option<String>,
+    #[arg(long, default_value = "dart")]
+    policy: PolicyKind,
+    #[arg(long, default_value_t = 2)]
+    reduces: u32,
+    /// When the answer is due, ms since the Unix epoch; none: as late as it takes.
+    #[arg(long)]
+    deadline_ms: Option<i64>,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Each task container's memory.
+    #[arg(long, default_value_t = 256)]
+    memory_mb: u64,
+    /// Only run the task sampler (Dart §5.1) and store what it measured.
+    #[arg(long)]
+    sample_only: bool,
+    /// Maps the task sampler runs.
+    #[arg(long, default_value_t = 3)]
+    sample_maps: u32,
+    /// Synthetic jobs: how many maps, how long each runs, what each writes, how long a reduce runs.
+    #[arg(long, default_value_t = 0)]
+    maps: u32,
+    #[arg(long, default_value_t = 1.0)]
+    map_seconds: f64,
+    #[arg(long, default_value_t = 1 << 16)]
+    map_output_bytes: u64,
+    #[arg(long, default_value_t = 1.0)]
+    reduce_seconds: f64,
+}
+
+/// What to assume before anything was measured; the task sampler replaces it on a first run.
+fn default_profile() -> Profile {
+    Profile {
+        map_local: 1.0,
+        map_remote: 1.5,
+        partition_bytes: 1e6,
+        shuffle_bandwidth: 50e6,
+        reduce_time: PowerLaw { a: 1e-7, b: 1.0 },
+        previous_runs: Vec::new(),
+    }
+}
+
+fn app_spec(args: &MasterArgs) -> Result<AppSpec> {
+    if args.app == "synthetic" {
+        anyhow::ensure!(args.maps > 0, "a synthetic job needs --maps");
+        return Ok(AppSpec::Synthetic {
+            maps: vec![
+                SyntheticTask {
+                    seconds: args.map_seconds,
+                    input_bytes: 1 << 20,
+                    output_bytes: args.map_output_bytes,
+                };
+                args.maps as usize
+            ],
+            reduce_seconds: vec![args.reduce_seconds; args.reduces as usize],
+        });
+    }
+    AppSpec::parse(&args.app, &args.params).map_err(|e| anyhow!("{e}"))
+}
+
+/// Every map of the job, with the racks of the nodes holding its block.
+async fn plan_maps(rm: &RmClient, args: &MasterArgs, app: &AppSpec) -> Result<Vec<MapInput>> {
+    if let AppSpec::Synthetic { maps, .. } = app {
+        return Ok(maps
+            .iter()
+            .enumerate()
+            .map(|(i, m)| MapInput {
+                split: Split {
+                    index: i as u32,
+                    bytes: m.input_bytes,
+                },
+                block: None,
+                at: Vec::new(),
+                nodes: Vec::new(),
+            })
+            .collect());
+    }
+    let name = args
+        .input
+        .as_deref()
+        .ok_or_else(|| anyhow!("--input names the dataset to read"))?;
+    let dataset: Dataset = serde_json::from_value(
+        rm.call(
+            reqwest::Method::GET,
+            &format!("/ws/v1/yard/datasets/{name}"),
+            None,
+        )
+        .await?,
+    )
+    .context("the rm's dataset")?;
+    Ok(dataset
+        .blocks
+        .iter()
+        .enumerate()
+        .map(|(i, b)| MapInput {
+            split: Split {
+                index: i as u32,
+                bytes: b.bytes,
+            },
+            block: Some(BlockRef {
+                dataset: name.to_owned(),
+                block: b.block.clone(),
+                replicas: b.nodes.clone(),
+            }),
+            at: Vec::new(),
+            nodes: b.nodes.clone(),
+        })
+        .collect())
+}
+
+/// Node and rack numbers for the policy, from the rm's node list.
+async fn locations(rm: &RmClient) -> Result<HashMap<String, Location>> {
+    let nodes = rm
+        .call(reqwest::Method::GET, "/ws/v1/cluster/nodes", None)
+        .await?;
+    let mut racks: BTreeMap<String, u32> = BTreeMap::new();
+    let mut out = HashMap::new();
+    for (i, n) in nodes["nodes"]["node"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let rack = n["rack"].as_str().unwrap_or("default-rack").to_owned();
+        let next = racks.len() as u32;
+        let rack = *racks.entry(rack).or_insert(next);
+        if let Some(id) = n["id"].as_str() {
+            out.insert(
+                id.to_owned(),
+                Location {
+                    node: NodeId(i as u32),
+                    rack: RackId(rack),
+                },
+            );
+        }
+    }
+    Ok(out)
+}
+
+/// What a finished phase leaves.
+struct Outcome {
+    progress: Progress,
+    finished_at: f64,
+    closed: Option<(f64, Option<Estimate>)>,
+    stats: Vec<(Split, MapStats)>,
+    partials: Vec<ReducePartial>,
+    population: Population,
+    record: yard_appmaster::policy::RunRecord,
+    deadline: f64,
+    /// Seconds from a container becoming free to its next task process starting.
+    overheads: Vec<f64>,
+}
+
+/// One run of a policy: the task sampler or the job proper.
+struct Phase {
+    policy: PolicyKind,
+    maps: Vec<MapInput>,
+    /// The whole job's input (the sampler's maps are a sample of it).
+    population: Population,
+    profile: Profile,
+    /// Seconds from the phase's start.
+    deadline: f64,
+    sampler: bool,
+}
+
+/// Runs one policy over its maps to its `Finish`.
+async fn run_phase(shared: &Arc<Shared>, phase: Phase) -> Result<Outcome> {
+    let Phase {
+        policy: kind,
+        maps,
+        population,
+        profile,
+        deadline,
+        sampler,
+    } = phase;
+    with(shared, |s| {
+        let spec = JobSpec {
+            deadline,
+            maps: maps
+                .iter()
+                .map(|m| MapSpec {
+                    bytes: m.split.bytes,
+                    replicas: m.at.clone(),
+                })
+                .collect(),
+            reduces: s.reduces,
+            profile,
+            allotment: None,
+        };
+        s.phases += 1;
+        let launched = vec![false; maps.len()];
+        s.job = Some(Job {
+            phase: s.phases,
+            sampler,
+            policy: kind.build(PolicyConfig::default()),
+            observer: RunObserver::new(),
+            rng: Rng::seed_from_u64(s.seed),
+            started: Instant::now(),
+            deadline,
+            maps,
+            population,
+            launched,
+            want: 0,
+            attempts: HashMap::new(),
+            outputs: Vec::new(),
+            output_of: HashSet::new(),
+            stats: Vec::new(),
+            partials: Vec::new(),
+            keep: HashMap::new(),
+            failures: HashMap::new(),
+            fatal: None,
+            closed: None,
+            finished: None,
+        });
+        s.feed(Event::JobStarted(spec));
+        // Containers left over from an earlier phase are offered again.
+        let ids: Vec<String> = s
+            .containers
+            .iter()
+            .filter(|(_, h)| !h.released)
+            .map(|(n, _)| n.clone())
+            .collect();
+        for name in ids {
+            if let Some(h) = s.containers.get_mut(&name) {
+                h.offered = false;
+            }
+        }
+    });
+    let mut tick = tokio::time::interval(TICK_EVERY);
+    loop {
+        tick.tick().await;
+        let mut s = shared.lock();
+        if let Some(fatal) = s.job.as_ref().and_then(|j| j.fatal.clone()) {
+            bail!(fatal);
+        }
+        if let Some(job) = s.job.as_ref()
+            && let Some((progress, finished_at)) = job.finished
+        {
+            let job = s.job.take().expect("the job");
+            let overheads = std::mem::take(&mut s.overheads);
+            return Ok(Outcome {
+                overheads,
+                progress,
+                finished_at,
+                closed: job.closed,
+                stats: job.stats,
+                partials: job.partials,
+                population: job.population,
+                record: job.observer.record(),
+                deadline: job.deadline,
+            });
+        }
+        s.feed(Event::Tick);
+        drop(s);
+        shared.changed.notify_waiters();
+    }
+}
+
+/// Runs inside the master container the rm started.
+pub(crate) fn master(args: MasterArgs) -> Result<()> {
+    let env = |name: &str| {
+        std::env::var(name).with_context(|| {
+            format!("{name} is not set: `yard mr-master` runs in a container the rm starts (use `yard submit wordcount …`)")
+        })
+    };
+    let (rm, application) = (env("YARD_RM")?, env("APPLICATION_ID")?);
+    let profiles = std::env::var_os("YARD_PROFILES").map(PathBuf::from);
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?
+        .block_on(run(args, rm, application, profiles))
+}
+
+async fn run(
+    args: MasterArgs,
+    rm_url: String,
+    application: String,
+    profiles: Option<PathBuf>,
+) -> Result<()> {
+    let started_ms = now_ms();
+    let rm = Arc::new(RmClient {
+        http: reqwest::Client::new(),
+        base: rm_url,
+        application: application.clone(),
+    });
+    let outcome = job(&args, &rm, &application, profiles, started_ms).await;
+    let succeeded = match &outcome {
+        Ok(()) => true,
+        Err(e) => {
+            tracing_line(&format!("the job failed: {e:#}"));
+            false
+        }
+    };
+    rm.app_call(
+        reqwest::Method::POST,
+        "unregister",
+        json!({ "succeeded": succeeded }),
+    )
+    .await?;
+    outcome
+}
+
+async fn job(
+    args: &MasterArgs,
+    rm: &Arc<RmClient>,
+    application: &str,
+    profiles: Option<PathBuf>,
+    started_ms: i64,
+) -> Result<()> {
+    let app = app_spec(args)?;
+    // A recurring job is the same application over the same (growing) dataset: its profile
+    // is kept per application, parameters and input.
+    let kind = match &args.input {
+        Some(input) => format!("{}@{input}", app.kind()),
+        None => app.kind(),
+    };
+    let exe = std::env::current_exe()
+        .context("cannot find the yard binary for the task runners")?
+        .display()
+        .to_string();
+    let locations = locations(rm).await?;
+    let mut maps = plan_maps(rm, args, &app).await?;
+    for m in &mut maps {
+        m.at = m
+            .nodes
+            .iter()
+            .filter_map(|n| locations.get(n).copied())
+            .collect();
+    }
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .context("binding the master's umbilical port")?;
+    let url = format!("http://{}", listener.local_addr()?);
+    let shared = Arc::new(Shared {
+        state: Mutex::new(State {
+            url: url.clone(),
+            application: application.to_owned(),
+            app: app.clone(),
+            reduces: args.reduces.max(1),
+            seed: args.seed,
+            capability: Resource {
+                memory_mb: args.memory_mb,
+                vcores: 1,
+            },
+            job: None,
+            phases: 0,
+            containers: HashMap::new(),
+            by_id: HashMap::new(),
+            next_container: 0,
+            releases: Vec::new(),
+            locations,
+            used_nodes: BTreeSet::new(),
+            freed_at: HashMap::new(),
+            overheads: Vec::new(),
+            stopping: false,
+        }),
+        changed: Notify::new(),
+    });
+    tokio::spawn({
+        let router = umbilical(shared.clone());
+        // Small request/response pairs back to back: Nagle's algorithm would hold a reply's
+        // last segment for the peer's delayed ACK (40 ms a round on Linux).
+        let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+            let _ = tcp.set_nodelay(true);
+        });
+        async move { axum::serve(listener, router).await }
+    });
+    rm.app_call(
+        reqwest::Method::POST,
+        "register",
+        json!({ "trackingUrl": format!("{url}/status") }),
+    )
+    .await?;
+    tracing_line(&format!(
+        "registered {application}: {} over {} maps under {}, umbilical {url}",
+        app.name(),
+        maps.len(),
+        args.policy
+    ));
+    let allocator = tokio::spawn(allocate_loop(shared.clone(), rm.clone(), exe));
+
+    let store = match &profiles {
+        Some(path) => Some(ProfileStore::open(path).await?),
+        None => {
+            tracing_line("YARD_PROFILES is not set: no profile is read or stored");
+            None
+        }
+    };
+    let stored = match &store {
+        Some(store) => store.load(&kind).await?,
+        None => Default::default(),
+    };
+    // The task sampler runs once per kind: runs alone (a `full` run, say) give reduce samples
+    // all of one size, from which f(d) cannot be fitted.
+    let cold = stored.sampled.is_empty();
+    let estimates = !matches!(args.policy, PolicyKind::Full);
+    // The whole input is the population, for the task sampler's reduces too: its maps are a
+    // sample of it.
+    let population = Population {
+        maps: maps.len() as u32,
+        bytes: maps.iter().map(|m| m.split.bytes).sum(),
+    };
+    let mut sampled = false;
+    if args.sample_only || (cold && estimates) {
+        // Dart §5.1, the task sampler: a few maps chosen at random, reduces at geometric sizes.
+        let mut rng = Rng::seed_from_u64(args.seed ^ 0x5A3B);
+        let mut sample = maps.clone();
+        sample.shuffle(&mut rng);
+        sample.truncate(args.sample_maps.max(1) as usize);
+        let sampler = Phase {
+            policy: PolicyKind::Full,
+            maps: sample,
+            population,
+            profile: default_profile(),
+            deadline: 1e9,
+            sampler: true,
+        };
+        let outcome = run_phase(&shared, sampler).await?;
+        if let Some(store) = &store {
+            // Its reduce samples are the sampler's; the rest (map durations, partition size,
+            // shuffle bandwidth) is a run like any other.
+            let mut record = outcome.record.clone();
+            store.add_samples(&kind, &record.reduce_samples).await?;
+            record.reduce_samples.clear();
+            store.add_run(&kind, now_ms(), &record).await?;
+        }
+        tracing_line(&format!(
+            "task sampler: {:?} in {:.2} s",
+            outcome.record, outcome.finished_at
+        ));
+        sampled = true;
+    }
+    let result = if args.sample_only {
+        json!({
+            "processedFraction": 0.0,
+            "answer": { "app": app.name(), "sampled": true },
+        })
+    } else {
+        let stored = match &store {
+            Some(store) => store.load(&kind).await?,
+            None => Default::default(),
+        };
+        let profile = stored.profiler(default_profile()).profile();
+        let deadline = args.deadline_ms.map_or(1e9, |d| {
+            ((d - now_ms()) as f64 / 1000.0 - FINISH_MARGIN).max(0.001)
+        });
+        let phase_start_ms = now_ms();
+        let job = Phase {
+            policy: args.policy,
+            maps,
+            population,
+            profile,
+            deadline,
+            sampler: false,
+        };
+        let outcome = run_phase(&shared, job).await?;
+        if let Some(store) = &store {
+            store.add_run(&kind, now_ms(), &outcome.record).await?;
+        }
+        answer(
+            args,
+            &app,
+            &kind,
+            &outcome,
+            sampled,
+            started_ms,
+            phase_start_ms,
+        )
+    };
+    rm.app_call(reqwest::Method::PUT, "result", result).await?;
+    // The runners go, and the job's map outputs with them.
+    let nodes = with(&shared, |s| {
+        s.stopping = true;
+        for held in s.containers.values_mut() {
+            held.orders = VecDeque::from([Order::Exit]);
+            held.released = true;
+        }
+        let all: Vec<String> = s.containers.keys().cloned().collect();
+        s.releases.extend(all);
+        s.used_nodes.clone()
+    });
+    let _ = allocator.await;
+    for node in nodes {
+        let url = format!("{node}/ws/v1/node/shuffle/{application}");
+        if let Err(e) = rm.http.delete(&url).send().await {
+            tracing_line(&format!("cannot delete the map outputs at {url}: {e}"));
+        }
+    }
+    Ok(())
+}
+
+/// Mean and quantiles of the scheduling overheads, in milliseconds.
+fn overhead_summary(seconds: &[f64]) -> Value {
+    if seconds.is_empty() {
+        return Value::Null;
+    }
+    let mut ms: Vec<f64> = seconds.iter().map(|s| s * 1000.0).collect();
+    ms.sort_by(f64::total_cmp);
+    let at = |q: f64| ms[((ms.len() - 1) as f64 * q).round() as usize];
+    json!({
+        "tasks": ms.len(),
+        "mean": ms.iter().sum::<f64>() / ms.len() as f64,
+        "p50": at(0.5),
+        "p99": at(0.99),
+        "max": at(1.0),
+    })
+}
+
+/// The result the rm keeps: the application's answer with the job's metadata.
+fn answer(
+    args: &MasterArgs,
+    app: &AppSpec,
+    kind: &str,
+    outcome: &Outcome,
+    sampled: bool,
+    started_ms: i64,
+    phase_start_ms: i64,
+) -> Value {
+    let p = outcome.progress;
+    let mut answer = app.answer(outcome.population, &outcome.stats, &outcome.partials);
+    let finished_ms = phase_start_ms + (outcome.finished_at * 1000.0) as i64;
+    let job = json!({
+        "policy": args.policy.name(),
+        "kind": kind,
+        "k": p.k,
+        "maps": p.maps,
+        "processedFraction": p.processed_fraction(),
+        "estimateAtClose": outcome.closed.and_then(|(_, e)| e).map(|e| e.total),
+        "mapPhaseClosedAt": outcome.closed.map(|(t, _)| t),
+        "completionSeconds": (finished_ms - started_ms) as f64 / 1000.0,
+        "jobSeconds": outcome.finished_at,
+        "deadlineSeconds": args.deadline_ms.map(|d| (d - started_ms) as f64 / 1000.0),
+        "deadlineMet": args.deadline_ms.map(|d| finished_ms <= d),
+        "policyDeadline": outcome.deadline,
+        "taskSamplerRan": sampled,
+        "schedulingOverheadMs": overhead_summary(&outcome.overheads),
+    });
+    if let Some(object) = answer.as_object_mut() {
+        object.insert("job".into(), job);
+    }
+    json!({ "processedFraction": p.processed_fraction(), "answer": answer })
+}

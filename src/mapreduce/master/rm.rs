@@ -1,0 +1,136 @@
+//! The rm and the nodemanagers: allocate calls, and runners started in granted containers.
+
+use super::*;
+
+pub(super) struct RmClient {
+    pub(super) http: reqwest::Client,
+    pub(super) base: String,
+    pub(super) application: String,
+}
+
+impl RmClient {
+    pub(super) async fn call(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<Value>,
+    ) -> Result<Value> {
+        let url = format!("{}{path}", self.base);
+        let mut request = self.http.request(method, &url);
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        let response = request
+            .send()
+            .await
+            .with_context(|| format!("cannot reach {url}"))?;
+        let status = response.status();
+        let value: Value = response.json().await.unwrap_or(Value::Null);
+        if !status.is_success() {
+            bail!("{url} answered {status}: {value}");
+        }
+        Ok(value)
+    }
+
+    pub(super) async fn app_call(
+        &self,
+        method: reqwest::Method,
+        what: &str,
+        body: Value,
+    ) -> Result<Value> {
+        let path = format!("/ws/v1/yard/apps/{}/{what}", self.application);
+        self.call(method, &path, Some(body)).await
+    }
+}
+
+/// Starts a runner in a granted container.
+pub(super) async fn start_runner(
+    http: &reqwest::Client,
+    exe: &str,
+    master: &str,
+    c: &Allocated,
+) -> Result<()> {
+    let start = StartContainer {
+        token: Some(c.token.clone()),
+        command: vec![
+            exe.to_owned(),
+            "mr-runner".into(),
+            "--master".into(),
+            master.to_owned(),
+            "--container".into(),
+            c.container_id.clone(),
+        ],
+        env: Default::default(),
+    };
+    let url = format!("{}/ws/v1/node/containers", c.node_http_address);
+    let response = http.post(&url).json(&start).send().await?;
+    if !response.status().is_success() {
+        bail!(
+            "{url} answered {}: {}",
+            response.status(),
+            response.text().await.unwrap_or_default()
+        );
+    }
+    Ok(())
+}
+
+/// Calls the rm every `ALLOCATE_EVERY` (at once when something changed) until stopping.
+pub(super) async fn allocate_loop(shared: Arc<Shared>, rm: Arc<RmClient>, exe: String) {
+    let mut unreachable_since: Option<Instant> = None;
+    loop {
+        let changed = shared.changed.notified();
+        let (request, stopping) = {
+            let mut s = shared.lock();
+            let progress = s
+                .job
+                .as_ref()
+                .map_or(if s.stopping { 1.0 } else { 0.0 }, |j| {
+                    let p = j.policy.progress();
+                    f64::from(p.maps_done) / f64::from(p.maps.max(1))
+                });
+            let request = AllocateRequest {
+                application_id: s.application.clone(),
+                asks: s.asks(),
+                releases: std::mem::take(&mut s.releases),
+                progress: progress.clamp(0.0, 1.0),
+            };
+            (request, s.stopping)
+        };
+        let releases = request.releases.clone();
+        match rm
+            .app_call(reqwest::Method::POST, "allocate", json!(request))
+            .await
+            .and_then(|v| serde_json::from_value::<AllocateReply>(v).map_err(Into::into))
+        {
+            Ok(reply) => {
+                unreachable_since = None;
+                let fresh = with(&shared, |s| s.allocated(reply));
+                for c in fresh {
+                    let (shared, rm, exe) = (shared.clone(), rm.clone(), exe.clone());
+                    tokio::spawn(async move {
+                        let master = shared.lock().url.clone();
+                        if let Err(e) = start_runner(&rm.http, &exe, &master, &c).await {
+                            tracing_line(&format!(
+                                "container {} could not start: {e:#}",
+                                c.container_id
+                            ));
+                            with(&shared, |s| s.start_failed(&c.container_id));
+                        }
+                    });
+                }
+            }
+            Err(e) => {
+                shared.lock().releases.extend(releases);
+                let since = *unreachable_since.get_or_insert_with(Instant::now);
+                if since.elapsed() > Duration::from_secs(60) {
+                    tracing_line(&format!("the rm stays unreachable: {e:#}"));
+                }
+            }
+        }
+        if stopping {
+            return;
+        }
+        let _ = tokio::time::timeout(ALLOCATE_EVERY, changed).await;
+        tokio::time::sleep(Duration::from_millis(5)).await; // batch a burst of changes
+    }
+}

@@ -1,0 +1,131 @@
+//! The umbilical: the routes runners and tasks call (Hadoop's TaskUmbilicalProtocol over
+//! HTTP), and the tracking URL's status.
+
+use super::*;
+
+pub(super) type St = AxumState<Arc<Shared>>;
+
+/// Runs `f` on the state, then wakes every long-poll: whatever changed may answer one.
+pub(super) fn with<T>(shared: &Shared, f: impl FnOnce(&mut State) -> T) -> T {
+    let out = f(&mut shared.lock());
+    shared.changed.notify_waiters();
+    out
+}
+
+pub(super) async fn next(AxumState(shared): St, Path(container): Path<String>) -> Json<Order> {
+    let give_up = tokio::time::Instant::now() + LONG_POLL;
+    loop {
+        let changed = shared.changed.notified();
+        if let Some(order) = with(&shared, |s| s.next_order(&container)) {
+            return Json(order);
+        }
+        if tokio::time::timeout_at(give_up, changed).await.is_err() {
+            return Json(Order::Wait);
+        }
+    }
+}
+
+#[derive(Deserialize)]
+pub(super) struct ProgressBody {
+    progress: f64,
+}
+
+pub(super) async fn progress(
+    AxumState(shared): St,
+    Path(attempt): Path<String>,
+    Json(body): Json<ProgressBody>,
+) -> Json<Reply> {
+    Json(with(&shared, |s| s.progress(&attempt, body.progress)))
+}
+
+pub(super) async fn started(AxumState(shared): St, Path(attempt): Path<String>) -> Json<Reply> {
+    Json(with(&shared, |s| s.started(&attempt)))
+}
+
+pub(super) async fn done(
+    AxumState(shared): St,
+    Path(attempt): Path<String>,
+    Json(body): Json<Done>,
+) -> Json<Reply> {
+    Json(with(&shared, |s| s.done(&attempt, body)))
+}
+
+#[derive(Deserialize)]
+pub(super) struct FailedBody {
+    reason: String,
+}
+
+pub(super) async fn failed(
+    AxumState(shared): St,
+    Path(attempt): Path<String>,
+    Json(body): Json<FailedBody>,
+) -> Json<Reply> {
+    with(&shared, |s| s.failed(&attempt, &body.reason));
+    Json(Reply::default())
+}
+
+#[derive(Deserialize)]
+pub(super) struct FromBody {
+    from: usize,
+}
+
+pub(super) async fn outputs(
+    AxumState(shared): St,
+    Path(attempt): Path<String>,
+    Json(body): Json<FromBody>,
+) -> Json<Outputs> {
+    let give_up = tokio::time::Instant::now() + LONG_POLL;
+    loop {
+        let changed = shared.changed.notified();
+        if let Some(outputs) = shared.lock().outputs(&attempt, body.from) {
+            return Json(outputs);
+        }
+        if tokio::time::timeout_at(give_up, changed).await.is_err() {
+            return Json(Outputs {
+                outputs: Vec::new(),
+                complete: false,
+                kill: false,
+            });
+        }
+    }
+}
+
+#[derive(Deserialize)]
+pub(super) struct BytesBody {
+    bytes: u64,
+}
+
+pub(super) async fn shuffled(
+    AxumState(shared): St,
+    Path(attempt): Path<String>,
+    Json(body): Json<BytesBody>,
+) -> Json<Reply> {
+    Json(with(&shared, |s| s.shuffled(&attempt, body.bytes)))
+}
+
+pub(super) async fn ready(
+    AxumState(shared): St,
+    Path(attempt): Path<String>,
+    Json(body): Json<BytesBody>,
+) -> Json<Reply> {
+    Json(with(&shared, |s| s.ready(&attempt, body.bytes)))
+}
+
+pub(super) async fn status(AxumState(shared): St) -> Json<Value> {
+    Json(shared.lock().status())
+}
+
+pub(super) fn umbilical(shared: Arc<Shared>) -> axum::Router {
+    axum::Router::new()
+        .route("/status", get(status))
+        .route("/mr/runners/{container}/next", post(next))
+        .route("/mr/attempts/{attempt}/started", post(started))
+        .route("/mr/attempts/{attempt}/progress", post(progress))
+        .route("/mr/attempts/{attempt}/done", post(done))
+        .route("/mr/attempts/{attempt}/failed", post(failed))
+        .route("/mr/attempts/{attempt}/outputs", post(outputs))
+        .route("/mr/attempts/{attempt}/shuffled", post(shuffled))
+        .route("/mr/attempts/{attempt}/ready", post(ready))
+        .layer(axum::extract::DefaultBodyLimit::max(64 << 20))
+        .with_state(shared)
+}
