@@ -205,6 +205,9 @@ fn run(args: &DemoArgs, dir: &Path) -> Result<()> {
         map_seconds: 0.0,
         map_output_bytes: 0,
         reduce_seconds: 0.0,
+        trace: None,
+        job: "0".into(),
+        time_scale: 1.0,
     };
     let owner = ("demo", "default", "yard");
     let patience = Duration::from_secs(600);

@@ -16,6 +16,7 @@
 
 pub(crate) mod master;
 pub(crate) mod submit;
+mod synthetic;
 pub(crate) mod task;
 
 use serde::{Deserialize, Serialize};

@@ -48,6 +48,15 @@ pub(crate) struct JobArgs {
     pub(crate) map_output_bytes: u64,
     #[arg(long, default_value_t = 1.0)]
     pub(crate) reduce_seconds: f64,
+    /// Synthetic jobs: replay this trace's job (its maps' and reduces' recorded durations).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) trace: Option<std::path::PathBuf>,
+    /// The trace's job: its id, or its index in the file.
+    #[arg(long, default_value = "0")]
+    pub(crate) job: String,
+    /// Multiplies the trace's durations (0.01 replays a 100 s task in 1 s).
+    #[arg(long, default_value_t = 1.0)]
+    pub(crate) time_scale: f64,
 }
 
 /// `'…'` quoting for `/bin/sh -c`, which the rm runs a master's command under.
@@ -58,7 +67,12 @@ pub(crate) fn sh_quote(arg: &str) -> String {
 impl JobArgs {
     /// Refuses what the master would refuse, before anything is submitted.
     fn check(&self, app: &str) -> Result<()> {
-        if app == "synthetic" {
+        if app == "synthetic"
+            && let Some(trace) = &self.trace
+        {
+            // The master reads the trace too: it must be readable and hold the job.
+            super::synthetic::from_trace(trace, &self.job, self.time_scale)?;
+        } else if app == "synthetic" {
             if self.maps == 0 {
                 return Err(BadInput("a synthetic job needs --maps N (N ≥ 1)".into()).into());
             }
@@ -102,7 +116,14 @@ impl JobArgs {
         if self.sample_only {
             args.push("--sample-only".into());
         }
-        if app == "synthetic" {
+        if let (true, Some(trace)) = (app == "synthetic", &self.trace) {
+            let trace = std::path::absolute(trace)?;
+            args.extend([
+                format!("--trace={}", trace.display()),
+                format!("--job={}", self.job),
+                format!("--time-scale={}", self.time_scale),
+            ]);
+        } else if app == "synthetic" {
             args.extend([
                 format!("--maps={}", self.maps),
                 format!("--map-seconds={}", self.map_seconds),

@@ -97,6 +97,15 @@ pub(crate) struct MasterArgs {
     map_output_bytes: u64,
     #[arg(long, default_value_t = 1.0)]
     reduce_seconds: f64,
+    /// Synthetic jobs: replay this trace's job instead (Rumen records task durations).
+    #[arg(long)]
+    trace: Option<PathBuf>,
+    /// The trace's job: its id, or its index in the file.
+    #[arg(long, default_value = "0")]
+    job: String,
+    /// Multiplies the trace's durations.
+    #[arg(long, default_value_t = 1.0)]
+    time_scale: f64,
 }
 
 /// What to assume before anything was measured; the task sampler replaces it on a first run.
@@ -112,6 +121,16 @@ fn default_profile() -> Profile {
 }
 
 fn app_spec(args: &MasterArgs) -> Result<AppSpec> {
+    if args.app == "synthetic"
+        && let Some(trace) = &args.trace
+    {
+        let (maps, reduce_seconds) =
+            super::synthetic::from_trace(trace, &args.job, args.time_scale)?;
+        return Ok(AppSpec::Synthetic {
+            maps,
+            reduce_seconds,
+        });
+    }
     if args.app == "synthetic" {
         anyhow::ensure!(args.maps > 0, "a synthetic job needs --maps");
         return Ok(AppSpec::Synthetic {
@@ -409,7 +428,10 @@ async fn job(
             url: url.clone(),
             application: application.to_owned(),
             app: app.clone(),
-            reduces: args.reduces.max(1),
+            reduces: match &app {
+                AppSpec::Synthetic { reduce_seconds, .. } => reduce_seconds.len() as u32,
+                _ => args.reduces.max(1),
+            },
             seed: args.seed,
             capability: Resource {
                 memory_mb: args.memory_mb,
