@@ -54,10 +54,24 @@ fn cluster(dir: &Path) -> Cluster {
 
 /// Generates a text dataset and puts it on the cluster as `name`; returns the file.
 fn dataset(c: &Cluster, dir: &Path, name: &str, size: &str, block: &str) -> std::path::PathBuf {
+    dataset_of(c, dir, "text", name, size, block)
+}
+
+/// `yard data gen --kind KIND`, then `yard data put NAME` in `block`-sized blocks.
+fn dataset_of(
+    c: &Cluster,
+    dir: &Path,
+    kind: &str,
+    name: &str,
+    size: &str,
+    block: &str,
+) -> std::path::PathBuf {
     let file = dir.join(format!("{name}.txt"));
     let (code, _, err) = yard(&[
         "data",
         "gen",
+        "--kind",
+        kind,
         "--size",
         size,
         "--seed",
@@ -217,6 +231,51 @@ fn under_a_tight_deadline_dart_answers_in_time_from_part_of_the_input_with_hones
         "estimate {estimate} vs exact {total}: {error} > 3.3 × {se}"
     );
     assert!(words["observed"].as_u64().unwrap() < total);
+    drop(c);
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+#[test]
+fn grep_and_topk_read_every_block_under_full_and_match_a_direct_count() {
+    let tmp = work_dir("yard-mr-apps");
+    let c = cluster(&tmp);
+    let file = dataset_of(&c, &tmp, "logs", "logs", "1MiB", "128KiB");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let submit = |app: &str, params: &[&str]| -> Value {
+        let mut args = vec![
+            "submit", app, "--input", "logs", "--policy", "full", "--json", "--rm", &c.url,
+        ];
+        for p in params {
+            args.extend(["--param", p]);
+        }
+        let (code, out, err) = yard(&args);
+        assert_eq!(code, 0, "{err}");
+        let app: Value = serde_json::from_str(&out).unwrap();
+        app["app"]["answer"].clone()
+    };
+
+    let grep = submit("grep", &["pattern= 50[03] "]);
+    let matching = text
+        .lines()
+        .filter(|l| l.contains(" 500 ") || l.contains(" 503 "))
+        .count();
+    assert!(matching > 0);
+    assert_eq!(grep["exact"], true, "{grep}");
+    assert_eq!(grep["matchingLines"]["estimate"], matching as f64, "{grep}");
+    assert!(!grep["sample"].as_array().unwrap().is_empty());
+
+    // Requests per host (field 1), the busiest first.
+    let topk = submit("topk", &["field=1", "k=3"]);
+    let mut hosts: HashMap<&str, u64> = HashMap::new();
+    for line in text.lines() {
+        *hosts
+            .entry(line.split_whitespace().nth(1).unwrap())
+            .or_default() += 1;
+    }
+    let busiest = hosts.values().max().unwrap();
+    let keys = topk["keys"].as_array().unwrap();
+    assert_eq!(keys.len(), 3, "{topk}");
+    assert_eq!(keys[0]["observed"], *busiest, "{topk}");
     drop(c);
     let _ = std::fs::remove_dir_all(&tmp);
 }
