@@ -287,10 +287,14 @@ fn predicted_full_seconds(profiles: &Path, client: &Client) -> Result<f64> {
             previous_runs: Vec::new(),
         })
         .profile();
+    let remote = if profile.map_remote.is_nan() {
+        "not measured".to_string()
+    } else {
+        format!("{:.3} s", profile.map_remote)
+    };
     eprintln!(
-        "    profile: map {:.3} s node-local, {:.3} s remote; {:.0} KiB per partition; reduce f(d) = {:.2e}·d^{:.2}",
+        "    profile: map {:.3} s node-local, remote {remote}; {:.0} KiB per partition; reduce f(d) = {:.2e}·d^{:.2}",
         profile.map_local,
-        profile.map_remote,
         profile.partition_bytes / 1024.0,
         profile.reduce_time.a,
         profile.reduce_time.b
