@@ -6,10 +6,8 @@
 //! simulator predicts it for the same job (same shape, profile, containers and deadline).
 //! Figures, not assertions: the tests check behaviour.
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 use yard_appmaster::policy::{PolicyConfig, PolicyKind};
@@ -21,34 +19,8 @@ const REDUCE_SECONDS: f64 = 0.2;
 /// Three nodemanagers of two one-core slots; the master holds one.
 const TASK_CONTAINERS: u32 = 5;
 
-struct Daemon(Child, String);
-
-impl Drop for Daemon {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn yard() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_yard"))
-}
-
-fn daemon(args: &[&str]) -> Daemon {
-    let mut child = yard()
-        .args(args)
-        .env("YARD_LOG", "warn")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("yard starts");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let addr = line.trim().trim_start_matches("listening on ").to_owned();
-    Daemon(child, addr)
-}
+#[path = "../tests/support/mod.rs"]
+mod support;
 
 fn submit(rm: &str, extra: &[&str]) -> Value {
     let maps = MAPS.to_string();
@@ -71,7 +43,10 @@ fn submit(rm: &str, extra: &[&str]) -> Value {
         &reduce_s,
     ];
     args.extend(extra);
-    let out = yard().args(&args).output().expect("yard submit runs");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_yard"))
+        .args(&args)
+        .output()
+        .expect("yard submit runs");
     assert!(
         out.status.success(),
         "yard submit: {}",
@@ -150,50 +125,9 @@ fn simulated(profile: &yard_appmaster::policy::Profile, deadline: f64) -> (f64, 
 }
 
 fn main() {
-    let dir = std::env::temp_dir().join(format!("yard-bench-mr-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let (db, profiles) = (dir.join("rm.db"), dir.join("profiles.db"));
-    let rm = daemon(&[
-        "rm",
-        "--bind",
-        "127.0.0.1:0",
-        "--state-db",
-        db.to_str().unwrap(),
-        "--profiles-db",
-        profiles.to_str().unwrap(),
-    ]);
-    let url = format!("http://{}", rm.1);
-    let _nms: Vec<Daemon> = (0..3)
-        .map(|i| {
-            let work = dir.join(format!("nm{i}"));
-            daemon(&[
-                "nm",
-                "--rm",
-                &url,
-                "--bind",
-                "127.0.0.1:0",
-                "--heartbeat-ms",
-                "100",
-                "--work-dir",
-                work.to_str().unwrap(),
-                "--memory-mb",
-                "1024",
-                "--vcores",
-                "2",
-            ])
-        })
-        .collect();
-    let started = Instant::now();
-    while Instant::now() - started < Duration::from_secs(30) {
-        let nodes: Value = reqwest::blocking::get(format!("{url}/ws/v1/cluster/nodes"))
-            .and_then(|r| r.json())
-            .unwrap_or(Value::Null);
-        if nodes["nodes"]["node"].as_array().map_or(0, |n| n.len()) == 3 {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-
+    let dir = support::work_dir("yard-bench-mr");
+    let cluster = support::cluster(&dir);
+    let (url, profiles) = (cluster.url.clone(), cluster.profiles.clone());
     println!(
         "{MAPS} synthetic maps of {:.0} ms, one reduce of {:.0} ms, on 3 local nodemanagers ({TASK_CONTAINERS} task containers)",
         MAP_SECONDS * 1000.0,
@@ -246,6 +180,6 @@ fn main() {
         100.0 * (actual - estimate).abs() / actual,
         100.0 * (sim_actual - sim_estimate).abs() / sim_actual,
     );
-    drop(rm);
+    drop(cluster);
     let _ = std::fs::remove_dir_all(&dir);
 }

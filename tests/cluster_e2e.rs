@@ -4,7 +4,6 @@
 //! deadline; nothing sleeps for a fixed time.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::{Value, json};
 
@@ -226,15 +225,7 @@ fn applications_are_still_known_after_the_rm_restarts() {
     let id = stdout.trim().to_owned();
     assert_eq!(yard(&["kill", "--rm", &url, &id]).0, 0);
     // Stop the rm gracefully (SIGTERM) and start a new one on the same database.
-    let pid = rm.child.id().to_string();
-    assert!(
-        Command::new("kill")
-            .args(["-TERM", &pid])
-            .status()
-            .unwrap()
-            .success()
-    );
-    let _ = rm.child.wait();
+    terminate(&mut rm);
     let again = start(&["rm", "--bind", "127.0.0.1:0", "--state-db", db]);
     let (code, shown, stderr) = yard(&[
         "app",

@@ -11,47 +11,6 @@ use serde_json::Value;
 mod support;
 use support::*;
 
-/// An rm with a profile store, and three nodemanagers of two task-sized slots each.
-struct Cluster {
-    rm: Daemon,
-    _nms: Vec<Daemon>,
-    url: String,
-    profiles: std::path::PathBuf,
-}
-
-fn cluster(dir: &Path) -> Cluster {
-    let profiles = dir.join("profiles.db");
-    let rm = rm_in(dir, &["--profiles-db", profiles.to_str().unwrap()]);
-    let url = format!("http://{}", rm.addr);
-    let nms = (0..3)
-        .map(|i| {
-            let work = dir.join(format!("nm{i}"));
-            start(&[
-                "nm",
-                "--rm",
-                &url,
-                "--bind",
-                "127.0.0.1:0",
-                "--heartbeat-ms",
-                "100",
-                "--work-dir",
-                work.to_str().unwrap(),
-                "--memory-mb",
-                "1024",
-                "--vcores",
-                "2",
-            ])
-        })
-        .collect();
-    await_running(&rm, 3);
-    Cluster {
-        rm,
-        _nms: nms,
-        url,
-        profiles,
-    }
-}
-
 /// Generates a text dataset and puts it on the cluster as `name`; returns the file.
 fn dataset(c: &Cluster, dir: &Path, name: &str, size: &str, block: &str) -> std::path::PathBuf {
     dataset_of(c, dir, "text", name, size, block)

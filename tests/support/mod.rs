@@ -162,3 +162,45 @@ pub fn terminate(daemon: &mut Daemon) {
     );
     let _ = daemon.child.wait();
 }
+
+/// An rm with a profile store, and three nodemanagers of two one-core slots each: the master
+/// of a job takes one, five run its tasks.
+pub struct Cluster {
+    pub rm: Daemon,
+    pub nms: Vec<Daemon>,
+    pub url: String,
+    pub profiles: PathBuf,
+}
+
+pub fn cluster(dir: &Path) -> Cluster {
+    let profiles = dir.join("profiles.db");
+    let rm = rm_in(dir, &["--profiles-db", profiles.to_str().unwrap()]);
+    let url = format!("http://{}", rm.addr);
+    let nms = (0..3)
+        .map(|i| {
+            let work = dir.join(format!("nm{i}"));
+            start(&[
+                "nm",
+                "--rm",
+                &url,
+                "--bind",
+                "127.0.0.1:0",
+                "--heartbeat-ms",
+                "100",
+                "--work-dir",
+                work.to_str().unwrap(),
+                "--memory-mb",
+                "1024",
+                "--vcores",
+                "2",
+            ])
+        })
+        .collect();
+    await_running(&rm, 3);
+    Cluster {
+        rm,
+        nms,
+        url,
+        profiles,
+    }
+}

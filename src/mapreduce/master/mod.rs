@@ -448,6 +448,7 @@ async fn job(
             freed_at: HashMap::new(),
             overheads: Vec::new(),
             stopping: false,
+            fed: false,
         }),
         changed: Notify::new(),
     });

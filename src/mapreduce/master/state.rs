@@ -106,6 +106,8 @@ pub(super) struct State {
     /// Seconds from a container becoming free to its next task process starting.
     pub(super) overheads: Vec<f64>,
     pub(super) stopping: bool,
+    /// The policy was fed since the last long-poll look: waiters must look again.
+    pub(super) fed: bool,
 }
 
 pub(super) struct Shared {
@@ -136,6 +138,7 @@ impl State {
         let Some(job) = self.job.as_mut() else {
             return;
         };
+        self.fed = true;
         let now = job.now();
         job.observer.event(now, &event);
         let mut out = Vec::new();

@@ -12,17 +12,38 @@ pub(super) fn with<T>(shared: &Shared, f: impl FnOnce(&mut State) -> T) -> T {
     out
 }
 
-pub(super) async fn next(AxumState(shared): St, Path(container): Path<String>) -> Json<Order> {
+/// A long-poll: the first `Some` that `f` gives, re-asked whenever the state changes, or
+/// `nothing` after [`LONG_POLL`] (the caller asks again).
+async fn long_poll<T>(
+    shared: &Shared,
+    mut f: impl FnMut(&mut State) -> Option<T>,
+    nothing: T,
+) -> T {
     let give_up = tokio::time::Instant::now() + LONG_POLL;
     loop {
+        // Registered before looking, so a change between the look and the wait is not missed.
         let changed = shared.changed.notified();
-        if let Some(order) = with(&shared, |s| s.next_order(&container)) {
-            return Json(order);
+        let (answer, fed) = {
+            let mut state = shared.lock();
+            let answer = f(&mut state);
+            (answer, std::mem::take(&mut state.fed))
+        };
+        // Looking changes nothing unless it fed the policy (a runner's first ask offers its
+        // container): waking the other waiters for nothing would have them spin.
+        if fed {
+            shared.changed.notify_waiters();
+        }
+        if let Some(answer) = answer {
+            return answer;
         }
         if tokio::time::timeout_at(give_up, changed).await.is_err() {
-            return Json(Order::Wait);
+            return nothing;
         }
     }
+}
+
+pub(super) async fn next(AxumState(shared): St, Path(container): Path<String>) -> Json<Order> {
+    Json(long_poll(&shared, |s| s.next_order(&container), Order::Wait).await)
 }
 
 #[derive(Deserialize)]
@@ -74,20 +95,12 @@ pub(super) async fn outputs(
     Path(attempt): Path<String>,
     Json(body): Json<FromBody>,
 ) -> Json<Outputs> {
-    let give_up = tokio::time::Instant::now() + LONG_POLL;
-    loop {
-        let changed = shared.changed.notified();
-        if let Some(outputs) = shared.lock().outputs(&attempt, body.from) {
-            return Json(outputs);
-        }
-        if tokio::time::timeout_at(give_up, changed).await.is_err() {
-            return Json(Outputs {
-                outputs: Vec::new(),
-                complete: false,
-                kill: false,
-            });
-        }
-    }
+    let nothing = Outputs {
+        outputs: Vec::new(),
+        complete: false,
+        kill: false,
+    };
+    Json(long_poll(&shared, |s| s.outputs(&attempt, body.from), nothing).await)
 }
 
 #[derive(Deserialize)]
