@@ -363,8 +363,21 @@ pub(crate) fn app(args: AppArgs) -> Result<()> {
             let _ = writeln!(out, "{k:<18}{}", text(v));
         }
     }
-    for k in ["deadlineMs", "processedFraction", "answer"] {
-        let _ = writeln!(out, "{k:<18}{}", text(&reply["yard"][k]));
+    if reply["yard"]["answer"]["job"].is_object() {
+        // A MapReduce job's answer, as `yard submit` prints it.
+        let _ = writeln!(
+            out,
+            "deadlineMs        {}",
+            text(&reply["yard"]["deadlineMs"])
+        );
+        out.push('\n');
+        out.push_str(&crate::mapreduce::submit::render(
+            &json!({ "app": reply["yard"] }),
+        ));
+    } else {
+        for k in ["deadlineMs", "processedFraction", "answer"] {
+            let _ = writeln!(out, "{k:<18}{}", text(&reply["yard"][k]));
+        }
     }
     crate::print(&out)?;
     Ok(())

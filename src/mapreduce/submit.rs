@@ -322,11 +322,14 @@ pub(crate) fn render(app: &Value) -> String {
         };
         let _ = writeln!(out, "{key}:");
         for row in rows {
-            let label = row
-                .as_object()
-                .and_then(|o| o.iter().find(|(_, v)| v.is_string()))
-                .map(|(_, v)| text(v))
-                .unwrap_or_else(|| row.to_string());
+            let label = match row {
+                Value::String(line) => line.clone(),
+                _ => row
+                    .as_object()
+                    .and_then(|o| o.iter().find(|(_, v)| v.is_string()))
+                    .map(|(_, v)| text(v))
+                    .unwrap_or_else(|| row.to_string()),
+            };
             if is_estimate(row) {
                 let _ = writeln!(out, "  {label:<20} {}", estimate_text(row));
             } else {
