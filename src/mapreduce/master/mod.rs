@@ -383,12 +383,17 @@ async fn run(
             false
         }
     };
-    rm.app_call(
-        reqwest::Method::POST,
-        "unregister",
-        json!({ "succeeded": succeeded }),
-    )
-    .await?;
+    if let Err(e) = rm
+        .app_call(
+            reqwest::Method::POST,
+            "unregister",
+            json!({ "succeeded": succeeded }),
+        )
+        .await
+    {
+        // The job's own error (if any) is the one worth reporting.
+        tracing_line(&format!("cannot unregister: {e:#}"));
+    }
     outcome
 }
 
