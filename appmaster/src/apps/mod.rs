@@ -191,8 +191,8 @@ pub struct TopEntry {
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum AppError {
     #[error(
-        "unknown app `{0}`: expected one of wordcount, grep, topk, index (synthetic jobs come \
-         from a trace, not from a name)"
+        "unknown app `{0}`: expected one of wordcount, grep, topk, index, or synthetic (which \
+         takes --maps N or --trace FILE instead of parameters)"
     )]
     UnknownApp(String),
     #[error("app `{app}` has no parameter `{param}`: it accepts {accepted}")]
