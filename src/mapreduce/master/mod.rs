@@ -198,23 +198,25 @@ async fn plan_maps(rm: &RmClient, args: &MasterArgs, app: &AppSpec) -> Result<Ve
         .collect())
 }
 
-/// Node and rack numbers for the policy, from the rm's node list.
-async fn locations(rm: &RmClient) -> Result<HashMap<String, Location>> {
+/// Node and rack numbers for the policy, and each node's rack by name (for rack asks), from
+/// the rm's node list.
+async fn locations(rm: &RmClient) -> Result<(HashMap<String, Location>, HashMap<String, String>)> {
     let nodes = rm
         .call(reqwest::Method::GET, "/ws/v1/cluster/nodes", None)
         .await?;
     let mut racks: BTreeMap<String, u32> = BTreeMap::new();
-    let mut out = HashMap::new();
+    let (mut out, mut rack_of) = (HashMap::new(), HashMap::new());
     for (i, n) in nodes["nodes"]["node"]
         .as_array()
         .into_iter()
         .flatten()
         .enumerate()
     {
-        let rack = n["rack"].as_str().unwrap_or("default-rack").to_owned();
+        let name = n["rack"].as_str().unwrap_or("default-rack").to_owned();
         let next = racks.len() as u32;
-        let rack = *racks.entry(rack).or_insert(next);
+        let rack = *racks.entry(name.clone()).or_insert(next);
         if let Some(id) = n["id"].as_str() {
+            rack_of.insert(id.to_owned(), name);
             out.insert(
                 id.to_owned(),
                 Location {
@@ -224,7 +226,7 @@ async fn locations(rm: &RmClient) -> Result<HashMap<String, Location>> {
             );
         }
     }
-    Ok(out)
+    Ok((out, rack_of))
 }
 
 /// What a finished phase leaves.
@@ -241,81 +243,9 @@ struct Outcome {
     overheads: Vec<f64>,
 }
 
-/// One run of a policy: the task sampler or the job proper.
-struct Phase {
-    policy: PolicyKind,
-    maps: Vec<MapInput>,
-    /// The whole job's input (the sampler's maps are a sample of it).
-    population: Population,
-    profile: Profile,
-    /// Seconds from the phase's start.
-    deadline: f64,
-    sampler: bool,
-}
-
 /// Runs one policy over its maps to its `Finish`.
 async fn run_phase(shared: &Arc<Shared>, phase: Phase) -> Result<Outcome> {
-    let Phase {
-        policy: kind,
-        maps,
-        population,
-        profile,
-        deadline,
-        sampler,
-    } = phase;
-    with(shared, |s| {
-        let spec = JobSpec {
-            deadline,
-            maps: maps
-                .iter()
-                .map(|m| MapSpec {
-                    bytes: m.split.bytes,
-                    replicas: m.at.clone(),
-                })
-                .collect(),
-            reduces: s.reduces,
-            profile,
-            allotment: None,
-        };
-        s.phases += 1;
-        let launched = vec![false; maps.len()];
-        s.job = Some(Job {
-            phase: s.phases,
-            sampler,
-            policy: kind.build(PolicyConfig::default()),
-            observer: RunObserver::new(),
-            rng: Rng::seed_from_u64(s.seed),
-            started: Instant::now(),
-            deadline,
-            maps,
-            population,
-            launched,
-            want: 0,
-            attempts: HashMap::new(),
-            outputs: Vec::new(),
-            output_of: HashSet::new(),
-            stats: Vec::new(),
-            partials: Vec::new(),
-            keep: HashMap::new(),
-            failures: HashMap::new(),
-            fatal: None,
-            closed: None,
-            finished: None,
-        });
-        s.feed(Event::JobStarted(spec));
-        // Containers left over from an earlier phase are offered again.
-        let ids: Vec<String> = s
-            .containers
-            .iter()
-            .filter(|(_, h)| !h.released)
-            .map(|(n, _)| n.clone())
-            .collect();
-        for name in ids {
-            if let Some(h) = s.containers.get_mut(&name) {
-                h.offered = false;
-            }
-        }
-    });
+    with(shared, |s| s.start_phase(phase));
     let mut tick = tokio::time::interval(TICK_EVERY);
     loop {
         tick.tick().await;
@@ -415,7 +345,7 @@ async fn job(
         .context("cannot find the yard binary for the task runners")?
         .display()
         .to_string();
-    let locations = locations(rm).await?;
+    let (locations, rack_of) = locations(rm).await?;
     let mut maps = plan_maps(rm, args, &app).await?;
     for m in &mut maps {
         m.at = m
@@ -429,32 +359,18 @@ async fn job(
         .context("binding the master's umbilical port")?;
     let url = format!("http://{}", listener.local_addr()?);
     let shared = Arc::new(Shared {
-        state: Mutex::new(State {
-            url: url.clone(),
-            application: application.to_owned(),
-            app: app.clone(),
-            reduces: match &app {
-                AppSpec::Synthetic { reduce_seconds, .. } => reduce_seconds.len() as u32,
-                _ => args.reduces.max(1),
-            },
-            seed: args.seed,
-            capability: Resource {
+        state: Mutex::new(State::new(
+            url.clone(),
+            application.to_owned(),
+            app.clone(),
+            args.reduces,
+            args.seed,
+            Resource {
                 memory_mb: args.memory_mb,
                 vcores: 1,
             },
-            job: None,
-            phases: 0,
-            containers: HashMap::new(),
-            by_id: HashMap::new(),
-            next_container: 0,
-            releases: Vec::new(),
-            locations,
-            used_nodes: BTreeSet::new(),
-            freed_at: HashMap::new(),
-            overheads: Vec::new(),
-            stopping: false,
-            fed: false,
-        }),
+            (locations, rack_of),
+        )),
         changed: Notify::new(),
     });
     tokio::spawn({

@@ -99,6 +99,8 @@ pub(super) struct State {
     pub(super) next_container: u64,
     pub(super) releases: Vec<String>,
     pub(super) locations: HashMap<String, Location>,
+    /// Each node's rack, by name: rack asks name racks.
+    pub(super) rack_of: HashMap<String, String>,
     /// Nodes that ran tasks: their shuffle data is deleted at the end.
     pub(super) used_nodes: BTreeSet<String>,
     /// When each container's last attempt ended (done or failed), until the next one starts.
@@ -125,7 +127,113 @@ pub(super) fn attempt_name(phase: u32, a: AttemptId) -> String {
     format!("{phase}-{}", a.0)
 }
 
+/// One run of a policy: the task sampler or the job proper.
+pub(super) struct Phase {
+    pub(super) policy: PolicyKind,
+    pub(super) maps: Vec<MapInput>,
+    /// The whole job's input (the sampler's maps are a sample of it).
+    pub(super) population: Population,
+    pub(super) profile: Profile,
+    /// Seconds from the phase's start.
+    pub(super) deadline: f64,
+    pub(super) sampler: bool,
+}
+
 impl State {
+    /// A master's state before its first phase. A synthetic job has as many reduces as it
+    /// has recorded reduce times; any other has `reduces` (at least one).
+    pub(super) fn new(
+        url: String,
+        application: String,
+        app: AppSpec,
+        reduces: u32,
+        seed: u64,
+        capability: Resource,
+        (locations, rack_of): (HashMap<String, Location>, HashMap<String, String>),
+    ) -> State {
+        let reduces = match &app {
+            AppSpec::Synthetic { reduce_seconds, .. } => reduce_seconds.len() as u32,
+            _ => reduces.max(1),
+        };
+        State {
+            url,
+            application,
+            app,
+            reduces,
+            seed,
+            capability,
+            job: None,
+            phases: 0,
+            containers: HashMap::new(),
+            by_id: HashMap::new(),
+            next_container: 0,
+            releases: Vec::new(),
+            locations,
+            rack_of,
+            used_nodes: BTreeSet::new(),
+            freed_at: HashMap::new(),
+            overheads: Vec::new(),
+            stopping: false,
+            fed: false,
+        }
+    }
+
+    /// Starts a phase: a fresh policy gets `JobStarted`, and containers still held (granted
+    /// after the last phase finished) are offered to it when their runners next ask.
+    pub(super) fn start_phase(&mut self, phase: Phase) {
+        let Phase {
+            policy: kind,
+            maps,
+            population,
+            profile,
+            deadline,
+            sampler,
+        } = phase;
+        let spec = JobSpec {
+            deadline,
+            maps: maps
+                .iter()
+                .map(|m| MapSpec {
+                    bytes: m.split.bytes,
+                    replicas: m.at.clone(),
+                })
+                .collect(),
+            reduces: self.reduces,
+            profile,
+            allotment: None,
+        };
+        self.phases += 1;
+        let launched = vec![false; maps.len()];
+        self.job = Some(Job {
+            phase: self.phases,
+            sampler,
+            policy: kind.build(PolicyConfig::default()),
+            observer: RunObserver::new(),
+            rng: Rng::seed_from_u64(self.seed),
+            started: Instant::now(),
+            deadline,
+            maps,
+            population,
+            launched,
+            want: 0,
+            attempts: HashMap::new(),
+            outputs: Vec::new(),
+            output_of: HashSet::new(),
+            stats: Vec::new(),
+            partials: Vec::new(),
+            keep: HashMap::new(),
+            failures: HashMap::new(),
+            fatal: None,
+            closed: None,
+            finished: None,
+        });
+        self.feed(Event::JobStarted(spec));
+        // Containers left over from an earlier phase are offered again.
+        for held in self.containers.values_mut().filter(|h| !h.released) {
+            held.offered = false;
+        }
+    }
+
     /// The current job's attempt named `name`, if it is of the current phase.
     pub(super) fn attempt(&self, name: &str) -> Option<AttemptId> {
         let (phase, a) = name.split_once('-')?;
@@ -452,6 +560,14 @@ impl State {
             };
             self.by_id.remove(&held.id);
             if !held.released && held.offered {
+                // The attempt in it went with it (the policy contract): its reports count no more.
+                if let Some(job) = self.job.as_mut() {
+                    for live in job.attempts.values_mut() {
+                        if live.container == status.container_id {
+                            live.ended = true;
+                        }
+                    }
+                }
                 self.feed(Event::ContainerLost(held.id));
             }
         }
@@ -488,15 +604,21 @@ impl State {
         let want = self.job.as_ref().map_or(0, |j| j.want);
         let held = self.containers.values().filter(|h| !h.released).count() as u32;
         let outstanding = want.saturating_sub(held);
-        // Rack asks are left out: with `*` relaxing locality, a node ask already draws the
-        // container to the node, and yard's racks are few.
+        // Each unlaunched map counts once at every node and every rack holding its block.
         let mut nodes: BTreeMap<String, u32> = BTreeMap::new();
+        let mut racks: BTreeMap<String, u32> = BTreeMap::new();
         if let Some(job) = self.job.as_ref().filter(|j| j.closed.is_none()) {
             for (m, input) in job.maps.iter().enumerate() {
-                if !job.launched[m] {
-                    for node in &input.nodes {
-                        *nodes.entry(node.clone()).or_default() += 1;
-                    }
+                if job.launched[m] {
+                    continue;
+                }
+                let mut its_racks = BTreeSet::new();
+                for node in &input.nodes {
+                    *nodes.entry(node.clone()).or_default() += 1;
+                    its_racks.extend(self.rack_of.get(node));
+                }
+                for rack in its_racks {
+                    *racks.entry(rack.clone()).or_default() += 1;
                 }
             }
         }
@@ -507,8 +629,11 @@ impl State {
             num_containers: n.min(outstanding),
             relax_locality: true,
         };
-        let mut asks: Vec<ResourceRequest> =
-            nodes.into_iter().map(|(name, n)| ask(name, n)).collect();
+        let mut asks: Vec<ResourceRequest> = nodes
+            .into_iter()
+            .chain(racks)
+            .map(|(name, n)| ask(name, n))
+            .collect();
         asks.push(ask("*".into(), outstanding));
         asks
     }
@@ -547,4 +672,219 @@ pub(super) fn kill() -> Reply {
 
 pub(super) fn tracing_line(line: &str) {
     eprintln!("master: {line}");
+}
+
+#[cfg(test)]
+mod tests {
+    use yard_wire::protocol::ContainerStatus;
+    use yard_wire::token::ContainerToken;
+
+    use super::*;
+
+    /// Three nodes in two racks; three maps, each on two of them.
+    fn state() -> State {
+        let nodes = [("a:1", 0, "r1"), ("b:1", 1, "r1"), ("c:1", 2, "r2")];
+        let locations = nodes
+            .iter()
+            .map(|(n, i, r)| {
+                let rack = RackId(u32::from(*r == "r2"));
+                (
+                    n.to_string(),
+                    Location {
+                        node: NodeId(*i),
+                        rack,
+                    },
+                )
+            })
+            .collect();
+        let racks = nodes
+            .iter()
+            .map(|(n, _, r)| (n.to_string(), r.to_string()))
+            .collect();
+        let app = AppSpec::parse("wordcount", &[]).unwrap();
+        let capability = Resource {
+            memory_mb: 256,
+            vcores: 1,
+        };
+        let mut s = State::new(
+            "http://m".into(),
+            "application_1_0001".into(),
+            app,
+            1,
+            7,
+            capability,
+            (locations, racks),
+        );
+        let on = |names: &[&str], s: &State| MapInput {
+            split: Split {
+                index: 0,
+                bytes: 100,
+            },
+            block: None,
+            at: names.iter().map(|n| s.locations[*n]).collect(),
+            nodes: names.iter().map(|n| n.to_string()).collect(),
+        };
+        let mut maps = vec![
+            on(&["a:1", "b:1"], &s),
+            on(&["b:1", "c:1"], &s),
+            on(&["a:1", "c:1"], &s),
+        ];
+        for (i, m) in maps.iter_mut().enumerate() {
+            m.split.index = i as u32;
+        }
+        s.start_phase(Phase {
+            policy: PolicyKind::Full,
+            maps,
+            population: Population {
+                maps: 3,
+                bytes: 300,
+            },
+            profile: Profile {
+                map_local: 1.0,
+                map_remote: 1.0,
+                partition_bytes: 10.0,
+                shuffle_bandwidth: 1e6,
+                reduce_time: PowerLaw { a: 1e-3, b: 1.0 },
+                previous_runs: Vec::new(),
+            },
+            deadline: 100.0,
+            sampler: false,
+        });
+        s
+    }
+
+    fn granted(id: &str, node: &str) -> Allocated {
+        Allocated {
+            container_id: id.into(),
+            node_id: node.into(),
+            node_http_address: format!("http://{node}"),
+            resource: Resource {
+                memory_mb: 256,
+                vcores: 1,
+            },
+            priority: 1,
+            token: ContainerToken {
+                container_id: id.into(),
+                node_id: node.into(),
+                memory_mb: 256,
+                vcores: 1,
+                expires_ms: 0,
+                signature: String::new(),
+            },
+        }
+    }
+
+    fn counts(asks: &[ResourceRequest]) -> BTreeMap<String, u32> {
+        asks.iter()
+            .map(|a| (a.resource_name.clone(), a.num_containers))
+            .collect()
+    }
+
+    #[test]
+    fn asks_name_every_node_and_rack_holding_an_unlaunched_map() {
+        let s = state();
+        let want = s.job.as_ref().unwrap().want;
+        assert!(want >= 3, "full wants a container per map: {want}");
+        let asks = counts(&s.asks());
+        assert_eq!(asks["*"], want);
+        assert_eq!((asks["a:1"], asks["b:1"], asks["c:1"]), (2, 2, 2));
+        // A map on a and b counts once for r1.
+        assert_eq!((asks["r1"], asks["r2"]), (3, 2));
+    }
+
+    #[test]
+    fn a_runner_gets_a_local_map_then_its_output_is_listed_for_the_reducers() {
+        let mut s = state();
+        let fresh = s.allocated(AllocateReply {
+            allocated: vec![granted("c1", "c:1")],
+            completed: Vec::new(),
+        });
+        assert_eq!(fresh.len(), 1);
+        // The policy hears of the container only when its runner asks: then a map runs there.
+        let Some(Order::Run { task }) = s.next_order("c1") else {
+            panic!("a task for the runner");
+        };
+        let Work::Map { split, output, .. } = &task.work else {
+            panic!("a map first");
+        };
+        assert!(
+            matches!(split.index, 1 | 2),
+            "a map with a replica on c: {split:?}"
+        );
+        assert!(
+            s.asks()
+                .iter()
+                .all(|a| a.resource_name != "c:1" || a.num_containers == 1)
+        );
+        assert_eq!(
+            s.outputs(&task.attempt, 0).map(|o| o.outputs.len()),
+            None,
+            "nothing yet"
+        );
+        assert!(!s.started(&task.attempt).kill);
+        let done = Done {
+            output_bytes: 30,
+            stats: None,
+            partial: None,
+        };
+        assert!(!s.done(&task.attempt, done.clone()).kill);
+        // A second report of the same attempt is told to stop, and counts nothing.
+        assert!(s.done(&task.attempt, done).kill);
+        let job = s.job.as_ref().unwrap();
+        assert_eq!(job.outputs.len(), 1);
+        assert_eq!(job.outputs[0].node, "http://c:1");
+        assert_eq!(&job.outputs[0].output, output);
+        assert_eq!(job.policy.progress().maps_done, 1);
+    }
+
+    #[test]
+    fn a_container_that_ends_under_a_task_is_lost_to_the_policy() {
+        let mut s = state();
+        s.allocated(AllocateReply {
+            allocated: vec![granted("c1", "a:1")],
+            completed: Vec::new(),
+        });
+        let Some(Order::Run { task }) = s.next_order("c1") else {
+            panic!("a task");
+        };
+        s.allocated(AllocateReply {
+            allocated: Vec::new(),
+            completed: vec![ContainerStatus {
+                container_id: "c1".into(),
+                end: yard_wire::protocol::ContainerEnd::Lost,
+                exit_code: None,
+            }],
+        });
+        // The attempt went with it: its reports are refused, and the map waits for another
+        // container.
+        assert!(s.progress(&task.attempt, 0.5).kill);
+        assert!(s.containers.is_empty());
+        assert_eq!(s.job.as_ref().unwrap().policy.progress().maps_done, 0);
+        assert!(counts(&s.asks())["*"] >= 3);
+    }
+
+    #[test]
+    fn a_task_failing_four_times_fails_the_job() {
+        let mut s = state();
+        s.allocated(AllocateReply {
+            allocated: vec![granted("c1", "a:1")],
+            completed: Vec::new(),
+        });
+        let mut order = s.next_order("c1");
+        for _ in 0..MAX_TASK_FAILURES {
+            let Some(Order::Run { task }) = order else {
+                panic!("the map runs again: {order:?}");
+            };
+            s.failed(&task.attempt, "exit code 1");
+            order = s.next_order("c1");
+        }
+        let fatal = s
+            .job
+            .as_ref()
+            .unwrap()
+            .fatal
+            .clone()
+            .expect("the job fails");
+        assert!(fatal.contains("exit code 1"), "{fatal}");
+    }
 }
