@@ -217,9 +217,7 @@ pub(crate) fn submit(args: SubmitArgs) -> Result<()> {
         let command = args.command.as_deref().unwrap_or_default();
         let id = client.submit(owner.0, owner.1, owner.2, command)?;
         if let Some(after) = args.deadline {
-            let deadline_ms =
-                (std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)? + after)
-                    .as_millis() as i64;
+            let deadline_ms = submit::epoch_ms() + after.as_millis() as i64;
             client.call(
                 reqwest::Method::PUT,
                 &format!("/ws/v1/yard/apps/{id}/deadline"),

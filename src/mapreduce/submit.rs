@@ -145,7 +145,7 @@ pub(crate) struct Submitted {
     pub(crate) deadline_ms: Option<i64>,
 }
 
-fn epoch_ms() -> i64 {
+pub(crate) fn epoch_ms() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as i64)
