@@ -306,12 +306,13 @@ pub(crate) fn master(args: ShellMasterArgs) -> Result<()> {
         &format!("/ws/v1/yard/apps/{app}/result"),
         &result,
     )?;
+    // Logged before unregistering: once the rm says FINISHED, the log is complete.
+    println!("{total} containers ended, {failed} failed");
     to_rm(
         reqwest::Method::POST,
         &format!("/ws/v1/yard/apps/{app}/unregister"),
         &json!({ "succeeded": succeeded }),
     )?;
-    println!("{total} containers ended, {failed} failed");
     if !succeeded {
         bail!("{failed} of {total} containers failed");
     }

@@ -838,9 +838,11 @@ impl Cluster {
                 name => match (self.node_index.get(name), self.racks.get(name)) {
                     (Some(n), _) => Place::Node(*n),
                     (None, Some(r)) => Place::Rack(*r),
-                    (None, None) => {
-                        return Err(bad(format!("{name:?} is no node, no rack and not \"*\"")));
-                    }
+                    // A name the rm does not know (yet): a node that has not registered since
+                    // an rm restart, or one that left. YARN keeps such asks; asks here are
+                    // absolute and sent again with every allocate, so skipping it now loses
+                    // nothing once the node joins. Refusing it failed masters during a restart.
+                    (None, None) => continue,
                 },
             };
             let size = Resources::new(r.capability.memory_mb, r.capability.vcores);
@@ -1337,21 +1339,15 @@ mod tests {
             "master not registered yet"
         );
         c.master_registered(&id, None).unwrap();
-        let err = allocate(
+        // A node the rm does not know (yet) is no error: the ask waits for it to join.
+        allocate(
             &mut c,
             3_000,
             &id,
             vec![ask(1, "*"), ask(1, "nowhere")],
             vec![],
         )
-        .unwrap_err();
-        assert_eq!(
-            err,
-            ClusterError::BadAsk {
-                index: 1,
-                problem: "\"nowhere\" is no node, no rack and not \"*\"".into()
-            }
-        );
+        .expect("an ask for an unknown node is kept waiting, not refused");
         let zero = ResourceRequest {
             priority: 0,
             ..ask(1, "*")
