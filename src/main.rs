@@ -41,7 +41,8 @@ enum Command {
     Rm(daemons::RmArgs),
     /// Run a node manager.
     Nm(daemons::NmArgs),
-    /// Submit an application whose master runs a command; prints its id.
+    /// Run a MapReduce job (wordcount, grep, topk, index, synthetic) and print its answer, or
+    /// submit an application whose master runs a command (--command) and print its id.
     Submit(client::SubmitArgs),
     /// List applications.
     Apps(client::AppsArgs),
