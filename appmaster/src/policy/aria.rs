@@ -462,22 +462,6 @@ mod tests {
         testing::Driver::new(Aria::new(PolicyConfig::default()), spec, 1)
     }
 
-    /// ARIA never kills, speculates or samples: no kill, no speculative copy, no reduce sampling, ever.
-    fn assert_never_revises(d: &Driver) {
-        let revises = |x: &Decision| {
-            matches!(
-                x,
-                Decision::Kill(_)
-                    | Decision::SampleReduceInput { .. }
-                    | Decision::LaunchMap {
-                        speculative: true,
-                        ..
-                    }
-            )
-        };
-        assert_eq!(d.count(revises), 0, "{:?}", d.log);
-    }
-
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() < 1e-9 * a.abs().max(1.0)
     }
@@ -643,7 +627,7 @@ mod tests {
         assert!(close(e.map, 25.0) && close(e.shuffle, 62.1875) && close(e.reduce, 30.0));
         assert!(close(e.total, 117.1875) && e.total < 134.6875);
         d.run();
-        assert_never_revises(&d);
+        d.assert_never_revises();
         assert_eq!(d.max_maps, 2, "ARIA runs at most S_M maps at once");
         assert_eq!(d.max_reduces, 2);
         let closes: Vec<_> = d
@@ -676,7 +660,7 @@ mod tests {
         }
         assert_eq!(d.count(|x| matches!(x, Decision::Release(_))), 2);
         d.run();
-        assert_never_revises(&d);
+        d.assert_never_revises();
         let mut maps = d.launched_maps();
         maps.sort();
         assert_eq!(
@@ -710,7 +694,7 @@ mod tests {
     fn reduces_wait_for_the_map_phase_to_close() {
         let mut d = new_driver(spec(6, 2, 1e6, None));
         d.run();
-        assert_never_revises(&d);
+        d.assert_never_revises();
         let close_at = d
             .log
             .iter()
@@ -730,7 +714,7 @@ mod tests {
         let mut d = new_driver(spec(6, 1, 1.0, Some(2)));
         d.fail_once = Some(MapId(0));
         d.run();
-        assert_never_revises(&d);
+        d.assert_never_revises();
         let m0 = d.launched_maps().iter().filter(|&&m| m == MapId(0)).count();
         assert_eq!(m0, 2, "map 0 relaunched after its failure");
         let p = d.policy.progress();
@@ -744,7 +728,7 @@ mod tests {
         d.held.remove(&c);
         d.send(Event::ContainerLost(c));
         d.run();
-        assert_never_revises(&d);
+        d.assert_never_revises();
         let mut maps = d.launched_maps();
         maps.sort();
         assert_eq!(maps, vec![MapId(0), MapId(0), MapId(1)]);

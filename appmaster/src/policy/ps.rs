@@ -301,22 +301,6 @@ mod tests {
         d
     }
 
-    /// PS never revises: no kill, no speculative copy, no reduce sampling, ever.
-    fn assert_never_revises(d: &Driver) {
-        let revises = |x: &Decision| {
-            matches!(
-                x,
-                Decision::Kill(_)
-                    | Decision::SampleReduceInput { .. }
-                    | Decision::LaunchMap {
-                        speculative: true,
-                        ..
-                    }
-            )
-        };
-        assert_eq!(d.count(revises), 0, "{:?}", d.log);
-    }
-
     /// `maps` maps of 100 bytes (map i on node i mod 8); T_l = 10, p = 1, B = 1, f(d) = d².
     fn spec(maps: u32, reduces: u32, deadline: Seconds, allotment: Option<u32>) -> JobSpec {
         JobSpec {
@@ -398,7 +382,7 @@ mod tests {
         let chosen = d.policy.sample().to_vec();
         d.fail_once = Some(chosen[3]);
         d.run();
-        assert_never_revises(&d);
+        d.assert_never_revises();
         let launched: BTreeSet<MapId> = d.launched_maps().into_iter().collect();
         assert_eq!(
             launched,
@@ -460,7 +444,7 @@ mod tests {
         let mut d = new_driver(spec(10, 1, 1.0, Some(3)), 3);
         assert_eq!(d.policy.sample().to_vec().len(), 1);
         d.run();
-        assert_never_revises(&d);
+        d.assert_never_revises();
         assert_eq!(d.launched_maps(), d.policy.sample().to_vec());
         assert_eq!(
             d.count(|x| matches!(x, Decision::CloseMapPhase { k: 1, .. })),

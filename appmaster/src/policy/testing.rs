@@ -148,6 +148,23 @@ impl<P: TaskPolicy> Driver<P> {
             .collect()
     }
 
+    /// The baselines (ARIA, PS) never revise: no kill, no speculative copy, no reduce
+    /// sampling, ever.
+    pub fn assert_never_revises(&self) {
+        let revises = |x: &Decision| {
+            matches!(
+                x,
+                Decision::Kill(_)
+                    | Decision::SampleReduceInput { .. }
+                    | Decision::LaunchMap {
+                        speculative: true,
+                        ..
+                    }
+            )
+        };
+        assert_eq!(self.count(revises), 0, "{:?}", self.log);
+    }
+
     pub fn count(&self, f: impl Fn(&Decision) -> bool) -> usize {
         self.log.iter().filter(|d| f(d)).count()
     }

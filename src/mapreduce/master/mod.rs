@@ -309,7 +309,7 @@ async fn run(
     let succeeded = match &outcome {
         Ok(()) => true,
         Err(e) => {
-            tracing_line(&format!("the job failed: {e:#}"));
+            log_line(&format!("the job failed: {e:#}"));
             false
         }
     };
@@ -322,7 +322,7 @@ async fn run(
         .await
     {
         // The job's own error (if any) is the one worth reporting.
-        tracing_line(&format!("cannot unregister: {e:#}"));
+        log_line(&format!("cannot unregister: {e:#}"));
     }
     outcome
 }
@@ -388,7 +388,7 @@ async fn job(
         json!({ "trackingUrl": format!("{url}/status") }),
     )
     .await?;
-    tracing_line(&format!(
+    log_line(&format!(
         "registered {application}: {} over {} maps under {}, umbilical {url}",
         app.name(),
         maps.len(),
@@ -399,7 +399,7 @@ async fn job(
     let store = match &profiles {
         Some(path) => Some(ProfileStore::open(path).await?),
         None => {
-            tracing_line("YARD_PROFILES is not set: no profile is read or stored");
+            log_line("YARD_PROFILES is not set: no profile is read or stored");
             None
         }
     };
@@ -441,7 +441,7 @@ async fn job(
             record.reduce_samples.clear();
             store.add_run(&kind, now_ms(), &record).await?;
         }
-        tracing_line(&format!(
+        log_line(&format!(
             "task sampler: {:?} in {:.2} s",
             outcome.record, outcome.finished_at
         ));
@@ -453,9 +453,10 @@ async fn job(
             "answer": { "app": app.name(), "sampled": true },
         })
     } else {
+        // What the sampler just stored, if it ran; else what was loaded above.
         let stored = match &store {
-            Some(store) => store.load(&kind).await?,
-            None => Default::default(),
+            Some(store) if sampled => store.load(&kind).await?,
+            _ => stored,
         };
         let profile = stored.profiler(default_profile()).profile();
         let deadline = args.deadline_ms.map_or(1e9, |d| {
@@ -500,7 +501,7 @@ async fn job(
     for node in nodes {
         let url = format!("{node}/ws/v1/node/shuffle/{application}");
         if let Err(e) = rm.http.delete(&url).send().await {
-            tracing_line(&format!("cannot delete the map outputs at {url}: {e}"));
+            log_line(&format!("cannot delete the map outputs at {url}: {e}"));
         }
     }
     Ok(())

@@ -110,7 +110,7 @@ pub(super) async fn allocate_loop(shared: Arc<Shared>, rm: Arc<RmClient>, exe: S
                     tokio::spawn(async move {
                         let master = shared.lock().url.clone();
                         if let Err(e) = start_runner(&rm.http, &exe, &master, &c).await {
-                            tracing_line(&format!(
+                            log_line(&format!(
                                 "container {} could not start: {e:#}",
                                 c.container_id
                             ));
@@ -123,7 +123,7 @@ pub(super) async fn allocate_loop(shared: Arc<Shared>, rm: Arc<RmClient>, exe: S
                 shared.lock().releases.extend(releases);
                 let since = *unreachable_since.get_or_insert_with(Instant::now);
                 if since.elapsed() > Duration::from_secs(60) {
-                    tracing_line(&format!("the rm stays unreachable: {e:#}"));
+                    log_line(&format!("the rm stays unreachable: {e:#}"));
                 }
             }
         }

@@ -303,7 +303,7 @@ impl State {
             }
             Decision::MarkLocalOnly(_) => {}
             Decision::CloseMapPhase { k, estimate } => {
-                tracing_line(&format!(
+                log_line(&format!(
                     "{now:.3} s: map phase closed at k = {k} of {}, estimate {:.3} s, deadline {:.3} s",
                     job.maps.len(),
                     estimate.map_or(f64::NAN, |e| e.total),
@@ -317,7 +317,7 @@ impl State {
                 }
             }
             Decision::Finish(progress) => {
-                tracing_line(&format!(
+                log_line(&format!(
                     "{now:.3} s: finished, {:.1} % of the input",
                     100.0 * progress.processed_fraction()
                 ));
@@ -449,7 +449,7 @@ impl State {
         live.ended = true;
         let task = live.task;
         self.freed_at.insert(live.container.clone(), Instant::now());
-        tracing_line(&format!("attempt {name} failed: {reason}"));
+        log_line(&format!("attempt {name} failed: {reason}"));
         if let Some(job) = self.job.as_mut() {
             let failures = job.failures.entry(task).or_default();
             *failures += 1;
@@ -540,7 +540,7 @@ impl State {
         } else {
             job.keep.remove(&reduce).unwrap_or(bytes)
         };
-        tracing_line(&format!(
+        log_line(&format!(
             "{:.3} s: reduce {} has {bytes} bytes, keeps {keep}",
             job.now(),
             reduce.0
@@ -670,7 +670,8 @@ pub(super) fn kill() -> Reply {
     }
 }
 
-pub(super) fn tracing_line(line: &str) {
+/// One line of the master's log: its container's stderr, which the nodemanager keeps.
+pub(super) fn log_line(line: &str) {
     eprintln!("master: {line}");
 }
 
