@@ -4,7 +4,9 @@
 mod support;
 
 use support::{Script, run};
-use yard_appmaster::policy::{Decision, Locality, MapId, PolicyConfig, PolicyKind, TaskPolicy};
+use yard_appmaster::policy::{
+    ContainerId, Decision, Locality, MapId, PolicyConfig, PolicyKind, TaskPolicy,
+};
 
 fn dart() -> Box<dyn TaskPolicy> {
     PolicyKind::Dart.build(PolicyConfig::default())
@@ -106,7 +108,12 @@ fn a_straggler_is_speculated_when_the_window_allows() {
         Decision::LaunchMap { map: MapId(3), .. }
     ));
     // The copy wins; the original is killed; nothing is lost.
-    assert_eq!(r.count(|d| matches!(d, Decision::Kill(_))), 1);
+    assert_eq!(
+        r.count(|d| matches!(d, Decision::Kill(_))),
+        1,
+        "{:#?}",
+        r.log
+    );
     let p = r.progress.unwrap();
     assert_eq!((p.k, p.maps_done), (8, 8));
     assert!(r.finished_at.unwrap() < 60.0);
@@ -326,4 +333,111 @@ fn a_recurring_job_profiled_from_its_first_run_does_better_in_its_second() {
     let k2 = second.progress.unwrap().k;
     assert!(k2 > k1, "k {k1} → {k2}");
     assert!(second.finished_at.unwrap() < 35.0);
+}
+
+#[test]
+fn a_speculative_race_that_neither_copy_can_win_in_time_is_ended() {
+    // 4 containers, 8 maps of 10 s, but map 3 takes 60 s wherever it runs (the slowness is in
+    // its data, not its node). Alg. 3 copies it at t = 20 (W ≈ 19 ≥ T_m^a); once the copy
+    // reports, neither attempt can end within W, so both go (k = 8 − 1) and the job answers
+    // by D instead of waiting for map 3 until t = 60.
+    let mut s = Script::uniform(4, 1, 1, 10.0, 10.0);
+    s.map_output = 100_000;
+    s.map_time = Box::new(|m, _, _| if m == MapId(3) { 60.0 } else { 10.0 });
+    let spec = s.job(8, 1, 40.0, s.true_profile(10.0, 10.0, 1));
+    let r = run(dart().as_mut(), spec.clone(), &s, 1);
+    let copies = r.count(|d| {
+        matches!(
+            d,
+            Decision::LaunchMap {
+                speculative: true,
+                map: MapId(3),
+                ..
+            }
+        )
+    });
+    assert_eq!(copies, 1, "{:#?}", r.log);
+    assert_eq!(
+        r.count(|d| matches!(d, Decision::Kill(_))),
+        2,
+        "original and copy"
+    );
+    let p = r.progress.unwrap();
+    assert_eq!((p.k, p.maps_done), (7, 7));
+    assert!(r.finished_at.unwrap() < 40.0, "{:?}", r.finished_at);
+
+    // Without the revise stage the job waits for map 3 and misses.
+    let r = run(
+        PolicyKind::DartWithoutRevise
+            .build(PolicyConfig::default())
+            .as_mut(),
+        spec,
+        &s,
+        1,
+    );
+    assert!(r.finished_at.unwrap() >= 60.0);
+}
+
+#[test]
+fn a_reduce_on_a_node_its_maps_found_slow_gets_the_input_it_can_finish_there() {
+    // 2 nodes, one container each; node 1 runs everything 3× slower. Maps 0 and 2 run on
+    // node 0, map 1 on node 1 (30 s: 3× what node 0's maps took), map 3 remote on node 0
+    // (15 s, as profiled). The reduce lands on node 1, the first container free after the map
+    // phase closed. Its full input (400 kB) takes 10 s on a normal node, 30 s there.
+    // Alg. 5 as printed sees 14–15 s left and keeps everything (a 30 s reduce: late); on the
+    // node's measured pace it keeps what 3× slower can finish by D.
+    let mut s = Script::uniform(2, 1, 1, 10.0, 15.0);
+    s.map_output = 100_000;
+    s.reduce_time = yard_appmaster::policy::PowerLaw { a: 2.5e-5, b: 1.0 };
+    s.node_slowdown = Box::new(|n| if n.0 == 1 { 3.0 } else { 1.0 });
+    let deadline = 50.0;
+    let spec = s.job(4, 1, deadline, s.true_profile(10.0, 15.0, 1));
+    let r = run(dart().as_mut(), spec.clone(), &s, 1);
+    let launched_on_1 = r.log.iter().any(|(_, d)| {
+        matches!(
+            d,
+            Decision::LaunchReduce {
+                container: ContainerId(1),
+                ..
+            }
+        )
+    });
+    assert!(
+        launched_on_1,
+        "the scenario puts the reduce on node 1: {:#?}",
+        r.log
+    );
+    let sampled: Vec<(f64, u64)> = r
+        .log
+        .iter()
+        .filter_map(|(t, d)| match d {
+            Decision::SampleReduceInput { keep_bytes, .. } => Some((*t, *keep_bytes)),
+            _ => None,
+        })
+        .collect();
+    let [(at, kept)] = sampled[..] else {
+        panic!("one sample: {sampled:?}")
+    };
+    let fits_at_pace_3 = (deadline - at) / 3.0 / 2.5e-5;
+    assert!(
+        (kept as f64 - fits_at_pace_3).abs() <= 1.0,
+        "kept {kept} at t = {at}"
+    );
+    assert_eq!(r.progress.unwrap().k, 4);
+    assert!(
+        r.finished_at.unwrap() <= deadline + 1e-9,
+        "{:?}",
+        r.finished_at
+    );
+
+    // D-WMR (no reduce revise) keeps the full input and misses.
+    let r = run(
+        PolicyKind::DartMapReviseOnly
+            .build(PolicyConfig::default())
+            .as_mut(),
+        spec,
+        &s,
+        1,
+    );
+    assert!(r.finished_at.unwrap() > deadline);
 }

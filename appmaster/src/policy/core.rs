@@ -126,6 +126,7 @@ pub(crate) struct Finished {
     pub task: TaskRef,
     pub duration: Seconds,
     pub locality: Locality,
+    pub node: NodeId,
     /// Another live attempt of the same map (a speculative race's loser), to be killed.
     pub rival: Option<AttemptId>,
 }
@@ -144,6 +145,8 @@ pub(crate) struct Core {
     any: Vec<MapId>,
     retry: Vec<MapId>,
     reduce_state: Vec<ReduceState>,
+    /// The latest attempt of every reduce (where its input goes).
+    reduce_attempt: Vec<Option<AttemptId>>,
     /// Reduces waiting for a container, lowest id on top.
     reduce_queue: Vec<ReduceId>,
     pub attempts: Vec<Attempt>,
@@ -193,6 +196,7 @@ impl Core {
             any: (0..maps as u32).rev().map(MapId).collect(),
             retry: Vec::new(),
             reduce_state: vec![ReduceState::Pending; reduces as usize],
+            reduce_attempt: vec![None; reduces as usize],
             reduce_queue: (0..reduces).rev().map(ReduceId).collect(),
             attempts: Vec::new(),
             live: Vec::new(),
@@ -357,6 +361,29 @@ impl Core {
     }
 
     /// The map an attempt runs, if it is a map attempt.
+    /// The node a live reduce attempt runs on.
+    pub fn reduce_node(&self, r: ReduceId) -> Option<NodeId> {
+        let a = (*self.reduce_attempt.get(r.0 as usize)?)?;
+        let x = &self.attempts[a.0 as usize];
+        x.live.then_some(x.node)
+    }
+
+    /// Every map racing a speculative copy, with both live attempts: O(live attempts).
+    pub fn speculative_races(&self) -> Vec<(MapId, [Option<AttemptId>; 2])> {
+        if self.speculative_attempts == 0 {
+            return Vec::new();
+        }
+        self.live
+            .iter()
+            .map(|a| &self.attempts[a.0 as usize])
+            .filter(|x| x.speculative)
+            .filter_map(|x| match x.task {
+                TaskRef::Map(m) => Some((m, self.map_attempts[m.0 as usize])),
+                TaskRef::Reduce(_) => None,
+            })
+            .collect()
+    }
+
     pub fn map_of(&self, a: AttemptId) -> Option<MapId> {
         match self.attempts[a.0 as usize].task {
             TaskRef::Map(m) => Some(m),
@@ -436,6 +463,7 @@ impl Core {
         };
         self.reduce_state[reduce.0 as usize] = ReduceState::Running;
         let attempt = self.new_attempt(TaskRef::Reduce(reduce), c, Locality::Remote, false, now);
+        self.reduce_attempt[reduce.0 as usize] = Some(attempt);
         out.push(Decision::LaunchReduce {
             attempt,
             reduce,
@@ -507,7 +535,12 @@ impl Core {
     /// unknown): the adapter may report a finish that raced with a kill.
     pub fn finished(&mut self, a: AttemptId, now: Seconds) -> Option<Finished> {
         let attempt = self.end_attempt(a)?;
-        let (task, started, locality) = (attempt.task, attempt.started, attempt.locality);
+        let (task, started, locality, node) = (
+            attempt.task,
+            attempt.started,
+            attempt.locality,
+            attempt.node,
+        );
         let mut rival = None;
         match task {
             TaskRef::Map(m) => {
@@ -527,6 +560,7 @@ impl Core {
             task,
             duration: now - started,
             locality,
+            node,
             rival,
         })
     }

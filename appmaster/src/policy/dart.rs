@@ -8,9 +8,11 @@
 //! ignores the deadline.
 
 use super::core::{Core, JobRun, MapState, drive, progress_of};
+use std::collections::HashMap;
+
 use super::{
-    AttemptId, ContainerId, Decision, Estimate, Estimator, Event, Locality, PolicyConfig,
-    PolicyKind, Progress, Rng, Seconds, TaskPolicy, TaskRef,
+    AttemptId, ContainerId, Decision, Estimate, Estimator, Event, Locality, NodeId, PolicyConfig,
+    PolicyKind, Progress, ReduceId, Rng, Seconds, TaskPolicy, TaskRef,
 };
 
 /// Which parts of Dart a variant runs.
@@ -105,6 +107,8 @@ impl TaskPolicy for Dart {
                 est,
                 stragglers: Vec::new(),
                 recent_rates: std::collections::VecDeque::new(),
+                node_pace: HashMap::new(),
+                all_pace: (0.0, 0),
             };
             if run.core.spec.maps.is_empty() {
                 run.core
@@ -133,6 +137,11 @@ struct Run {
     stragglers: Vec<AttemptId>,
     /// Progress rates (1 / duration) of the last finished maps, for the straggler median.
     recent_rates: std::collections::VecDeque<f64>,
+    /// Per node, the sum and count of (map duration / the profile's duration for its
+    /// locality): how the node runs this job's tasks.
+    node_pace: HashMap<NodeId, (f64, u32)>,
+    /// The same over every node.
+    all_pace: (f64, u32),
 }
 
 impl JobRun for Run {
@@ -167,8 +176,9 @@ impl JobRun for Run {
             Event::ReduceInputReady { reduce, bytes } => {
                 let mut keep = bytes;
                 if self.v.revise_reduces {
-                    // Alg. 5: cap the input at d_max = f⁻¹(D − T_p) (eq. 12) by uniform sampling.
-                    let d_max = self.est.max_reduce_input(t_p, self.deadline());
+                    // Alg. 5: cap the input at d_max = f⁻¹(D − T_p) (eq. 12) by uniform sampling,
+                    // on the reduce's node's observed pace.
+                    let d_max = self.reduce_input_cap(reduce, t_p);
                     if bytes as f64 > d_max {
                         let floor = self.config.min_reduce_sample * bytes as f64;
                         keep = d_max.max(floor).floor() as u64;
@@ -180,7 +190,12 @@ impl JobRun for Run {
                 }
                 self.core.reduce_input(bytes, keep);
             }
-            Event::Tick => self.detect_stragglers(now),
+            Event::Tick => {
+                self.detect_stragglers(now);
+                if self.v.revise_maps && self.core.map_phase_closed() {
+                    self.end_lost_races(now, out);
+                }
+            }
         }
     }
 
@@ -225,6 +240,18 @@ impl Run {
             let partition = (reduces > 0).then(|| output_bytes as f64 / f64::from(reduces));
             if reduces > 0 {
                 self.est.output_produced(t_p, output_bytes as f64);
+            }
+            // Timed against the profile, a fixed yardstick (the EWMA moves as maps finish).
+            let profile = &self.core.spec.profile;
+            let expected = match f.locality {
+                Locality::NodeLocal => profile.map_local,
+                Locality::RackLocal | Locality::Remote => profile.map_remote,
+            };
+            if expected > 0.0 {
+                let ratio = f.duration / expected;
+                let pace = self.node_pace.entry(f.node).or_insert((0.0, 0));
+                *pace = (pace.0 + ratio, pace.1 + 1);
+                self.all_pace = (self.all_pace.0 + ratio, self.all_pace.1 + 1);
             }
             self.est.map_finished(f.locality, f.duration, partition); // §5.3
             if f.duration > 0.0 {
@@ -465,6 +492,69 @@ impl Run {
         (1.0 - x.progress) * age / x.progress
     }
 
+    /// Eq. (12) on the node the reduce runs on: `d_max = f⁻¹((D − T_p) / pace)`, where `pace`
+    /// is how much slower this job's maps ran on that node than on the other nodes (each map
+    /// timed against the profile's `T_l^a` or `T_r^a`, by its locality). It is never below 1
+    /// — a fast node does not stretch the profile — and 1 where no map of the job ran, or
+    /// none ran elsewhere. Alg. 5 as printed assumes
+    /// every node runs at the profile's speed, so a reduce that lands on a loaded node (§6.5's
+    /// stragglers) gets an input it cannot finish by `D`; the maps have already measured the
+    /// node, so yard uses what they measured. (A yard extension, not in the paper.)
+    fn reduce_input_cap(&self, reduce: ReduceId, t_p: Seconds) -> f64 {
+        let (all, n_all) = self.all_pace;
+        let pace = self
+            .core
+            .reduce_node(reduce)
+            .and_then(|n| self.node_pace.get(&n))
+            .filter(|&&(_, n)| n < n_all)
+            .map_or(1.0, |&(sum, n)| {
+                let elsewhere = (all - sum) / f64::from(n_all - n);
+                (sum / f64::from(n) / elsewhere).max(1.0)
+            });
+        self.est.max_reduce_input(t_p, self.deadline(), pace)
+    }
+
+    /// Alg. 3 copies a straggler on the premise that the copy runs at the job's average speed.
+    /// When neither copy can now end within the window `W` (eq. 11) — the straggling was in the
+    /// task, not its node, or the copy landed on a slow node too — the map can no longer reach
+    /// the answer in time: both attempts go and `k` falls by one, as Alg. 3 would have done had
+    /// it known. Past `D` (`W ≤ 0`), Alg. 4's threshold spares races about to end. Runs on each
+    /// tick, since a race needs no container to be judged. (A yard extension, not in the paper.)
+    fn end_lost_races(&mut self, now: Seconds, out: &mut Vec<Decision>) {
+        let races = self.core.speculative_races();
+        if races.is_empty() {
+            return;
+        }
+        let t_p = self.core.elapsed(now);
+        let w = self
+            .est
+            .window(self.core.k(), t_p, self.deadline(), self.v.skew);
+        let bar = if w > 0.0 {
+            w
+        } else {
+            self.config.straggler_threshold * self.est.all
+        };
+        for (_, pair) in races {
+            let left = pair
+                .iter()
+                .flatten()
+                .map(|&a| {
+                    // A copy that has not reported yet is taken at Alg. 3's own premise.
+                    let x = self.core.attempt(a);
+                    match self.remaining(a, now) {
+                        r if r.is_finite() => r,
+                        _ => (x.started + self.est.map_duration(x.locality) - now).max(0.0),
+                    }
+                })
+                .fold(f64::INFINITY, f64::min);
+            if left > bar {
+                for &a in pair.iter().flatten() {
+                    self.core.kill(a, out);
+                }
+            }
+        }
+    }
+
     /// `S`: lone map attempts whose progress rate is below `straggler_rate` × the median rate of
     /// the phase (LATE's rule, §2.3; Dart gives no detector of its own), judged once they ran
     /// `straggler_min_age` × `T_m^a`. The median is over the running attempts *and* the last
@@ -556,6 +646,8 @@ mod tests {
             est,
             stragglers: Vec::new(),
             recent_rates: std::collections::VecDeque::new(),
+            node_pace: HashMap::new(),
+            all_pace: (0.0, 0),
         };
         let mut out = Vec::new();
         for i in 0..5 {

@@ -183,9 +183,10 @@ impl Estimator {
     }
 
     /// Eq. (12): `d_max = ((D − T_p) / a)^(1/b)`, the most input a reduce starting now can take
-    /// and still finish by `D`; 0 when no time is left.
-    pub fn max_reduce_input(&self, t_p: Seconds, deadline: Seconds) -> f64 {
-        self.reduce_time.inverse(deadline - t_p)
+    /// and still finish by `D`, on a node running `pace` times slower than the profile (1: as
+    /// the paper has it); 0 when no time is left.
+    pub fn max_reduce_input(&self, t_p: Seconds, deadline: Seconds, pace: f64) -> f64 {
+        self.reduce_time.inverse((deadline - t_p) / pace)
     }
 
     /// §5.3: `T_m^a ← α·T_m^a + (1 − α)·T_i^m` on every map completion, for the task's locality
@@ -398,9 +399,11 @@ mod tests {
         // D8: a = 0.5, b = 1, D = 10, T_p = 7 → d_max = 6.
         let mut e = d1();
         e.reduce_time = PowerLaw { a: 0.5, b: 1.0 };
-        assert!(close(e.max_reduce_input(7.0, 10.0), 6.0));
+        assert!(close(e.max_reduce_input(7.0, 10.0, 1.0), 6.0));
+        // On a node twice as slow, the 3 s left fit half of it.
+        assert!(close(e.max_reduce_input(7.0, 10.0, 2.0), 3.0));
         assert_eq!(
-            e.max_reduce_input(10.0, 10.0),
+            e.max_reduce_input(10.0, 10.0, 1.0),
             0.0,
             "no time left, no input"
         );

@@ -32,6 +32,8 @@ pub struct Script {
     /// Maps that fail: (map, attempt number) → seconds into the attempt.
     pub fail: Box<dyn Fn(MapId, u32) -> Option<Seconds>>,
     pub reduce_time: PowerLaw,
+    /// How many times slower than scripted every task runs on a node (1: a normal node).
+    pub node_slowdown: Box<dyn Fn(NodeId) -> f64>,
     pub map_output: u64,
     /// Shuffle bytes per second.
     pub bandwidth: f64,
@@ -65,6 +67,7 @@ impl Script {
             }),
             fail: Box::new(|_, _| None),
             reduce_time: PowerLaw { a: 1e-6, b: 1.0 },
+            node_slowdown: Box::new(|_| 1.0),
             map_output: 1_000_000,
             bandwidth: 1e9,
             tick: 1.0,
@@ -318,7 +321,10 @@ impl<'a> Driver<'a> {
                 let bytes = self.maps_done_output / u64::from(self.reduces.max(1));
                 self.call(policy, Event::ReduceInputReady { reduce: r, bytes });
                 let kept = self.kept.get(&r).copied().unwrap_or(bytes);
-                let t = self.s.reduce_time.a * (kept as f64).powf(self.s.reduce_time.b);
+                let node = self.slots[self.live[&a].container.0 as usize].node;
+                let t = self.s.reduce_time.a
+                    * (kept as f64).powf(self.s.reduce_time.b)
+                    * (self.s.node_slowdown)(node);
                 if let Some(l) = self.live.get_mut(&a) {
                     l.duration = t;
                 }
@@ -408,7 +414,8 @@ impl<'a> Driver<'a> {
                 let n = self.attempts_of.entry(map).or_default();
                 let nth = *n;
                 *n += 1;
-                let duration = (self.s.map_time)(map, locality, nth);
+                let node = self.slots[container.0 as usize].node;
+                let duration = (self.s.map_time)(map, locality, nth) * (self.s.node_slowdown)(node);
                 match (self.s.fail)(map, nth) {
                     Some(t) if t < duration => self.at(self.now + t, Kind::MapFailed(attempt)),
                     _ => self.at(self.now + duration, Kind::MapDone(attempt)),
