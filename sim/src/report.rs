@@ -84,6 +84,7 @@ const fn fig(
 /// A relative figure: `policy`'s `metric` against `versus`'s, as a reduction or an increase.
 const fn rel(
     experiment: &'static str,
+    config: &'static str,
     policy: &'static str,
     versus: &'static str,
     metric: &'static str,
@@ -93,7 +94,7 @@ const fn rel(
 ) -> PaperFigure {
     PaperFigure {
         experiment,
-        config: "all",
+        config,
         policy,
         bin: "all",
         metric,
@@ -106,19 +107,21 @@ const fn rel(
 
 /// Every figure of the Dart paper's evaluation that one of yard's rows can be set beside
 /// (papers/dart.md §4). "all" configurations means every configuration run (the paper's
-/// deviation figures are over C1 and C2, its missed-deadline figures over C1–C3).
+/// missed-deadline figures are over C1–C3); its deviation figures are over C1 and C2 only,
+/// and sit beside yard's "C1+C2" rows.
 #[rustfmt::skip]
 pub const PAPER: &[PaperFigure] = &[
     fig("deadlines", "all", "dart", "all", "missed_fraction", 0.035, "§6.2 Fig. 8a"),
     fig("deadlines", "all", "ps", "all", "missed_fraction", 0.058, "§6.2 Fig. 8a"),
-    fig("deadlines", "all", "dart", "all", "mean_deviation", 0.884, "§6.3 (C1+C2)"),
-    fig("deadlines", "all", "dart", "small", "mean_deviation", 0.852, "§6.3 Fig. 11 (C1+C2)"),
-    fig("deadlines", "all", "dart", "large", "mean_deviation", 0.951, "§6.3 Fig. 11 (C1+C2)"),
-    fig("deadlines", "all", "ps", "small", "mean_deviation", 0.892, "§6.3 Fig. 11 (C1+C2)"),
-    fig("deadlines", "all", "ps", "large", "mean_deviation", 0.737, "§6.3 Fig. 11 (C1+C2)"),
-    rel("estimation", "dart", "aria", "mean_estimation_error", true, 0.558, "§6.4 Fig. 12a"),
-    rel("skew", "dart", "d-wost", "missed_fraction", true, 0.583, "§6.6 Fig. 15a (inverted index; PageRank 65.1 %)"),
-    rel("skew", "dart", "d-wost", "mean_deviation", false, 0.195, "§6.6 Fig. 15b (inverted index; PageRank 10.6 %)"),
+    fig("deadlines", C12, "dart", "all", "mean_deviation", 0.884, "§6.3"),
+    rel("deadlines", C12, "dart", "ps", "mean_deviation", false, 0.138, "§6.3 (\"about 13.8 % more data\")"),
+    fig("deadlines", C12, "dart", "small", "mean_deviation", 0.852, "§6.3 Fig. 11"),
+    fig("deadlines", C12, "dart", "large", "mean_deviation", 0.951, "§6.3 Fig. 11"),
+    fig("deadlines", C12, "ps", "small", "mean_deviation", 0.892, "§6.3 Fig. 11"),
+    fig("deadlines", C12, "ps", "large", "mean_deviation", 0.737, "§6.3 Fig. 11"),
+    rel("estimation", "all", "dart", "aria", "mean_estimation_error", true, 0.558, "§6.4 Fig. 12a"),
+    rel("skew", "all", "dart", "d-wost", "missed_fraction", true, 0.583, "§6.6 Fig. 15a (inverted index; PageRank 65.1 %)"),
+    rel("skew", "all", "dart", "d-wost", "mean_deviation", false, 0.195, "§6.6 Fig. 15b (inverted index; PageRank 10.6 %)"),
     fig("stragglers", "C1", "late", "small", "missed_fraction", 0.229, "§6.5 Table 5"),
     fig("stragglers", "C1", "late", "medium", "missed_fraction", 0.130, "§6.5 Table 5"),
     fig("stragglers", "C1", "late", "large", "missed_fraction", 0.103, "§6.5 Table 5"),
@@ -144,6 +147,9 @@ pub const PAPER: &[PaperFigure] = &[
     fig("stragglers", "C2", "dart", "medium", "missed_fraction", 0.035, "§6.5 Table 5"),
     fig("stragglers", "C2", "dart", "large", "missed_fraction", 0.025, "§6.5 Table 5"),
 ];
+
+/// The scope of the paper's deviation figures (§6.3: C1 and C2 together).
+const C12: &str = "C1+C2";
 
 fn bins() -> impl Iterator<Item = Option<SizeBin>> {
     SizeBin::ALL.into_iter().map(Some).chain([None])
@@ -197,30 +203,34 @@ fn row(config: &str, policy: &str, bin: &str, results: &[&JobResult]) -> Row {
     }
 }
 
-/// Rows per configuration (in `configs` order, then "all" when there are several), policy (in
-/// `policies` order) and bin (small, medium, large, all); empty bins are left out.
+/// Rows per configuration (in `configs` order; then "C1+C2" when both run beside another, as
+/// the paper's §6.3 pools them; then "all" when there are several), policy (in `policies`
+/// order) and bin (small, medium, large, all); empty bins are left out.
 pub fn rows(results: &[JobResult], configs: &[&str], policies: &[PolicyKind]) -> Vec<Row> {
-    let mut scopes: Vec<Option<&str>> = configs.iter().map(|c| Some(*c)).collect();
+    let mut scopes: Vec<(&str, Vec<&str>)> = configs.iter().map(|&c| (c, vec![c])).collect();
+    let has = |name: &str| configs.iter().any(|c| c.eq_ignore_ascii_case(name));
+    if configs.len() > 2 && has("C1") && has("C2") {
+        scopes.push((C12, vec!["C1", "C2"]));
+    }
     if configs.len() > 1 {
-        scopes.push(None);
+        scopes.push(("all", configs.to_vec()));
     }
     let mut out = Vec::new();
-    for scope in scopes {
+    for (scope, members) in scopes {
         for &policy in policies {
             for bin in bins() {
                 let matching: Vec<&JobResult> = results
                     .iter()
-                    .filter(|r| scope.is_none_or(|c| r.config == c) && r.policy == policy)
+                    .filter(|r| members.contains(&r.config) && r.policy == policy)
                     .filter(|r| bin.is_none_or(|b| r.bin == b))
                     .collect();
                 if matching.is_empty() {
                     continue;
                 }
-                let bin_name = bin.map_or("all", SizeBin::name);
                 out.push(row(
-                    scope.unwrap_or("all"),
+                    scope,
                     policy.name(),
-                    bin_name,
+                    bin.map_or("all", SizeBin::name),
                     &matching,
                 ));
             }
@@ -231,16 +241,20 @@ pub fn rows(results: &[JobResult], configs: &[&str], policies: &[PolicyKind]) ->
 
 /// The paper's figures for `experiment` that have a matching row, with the difference.
 pub fn compare(rows: &[Row], experiment: &str, configs: &[&str]) -> Vec<Comparison> {
-    // With one configuration, the paper's "all configurations" figures sit beside it.
+    // With one configuration, the paper's "all configurations" figures sit beside it; with
+    // exactly C1 and C2, "all" is the paper's C1+C2.
     let lone = (configs.len() == 1).then(|| configs[0]);
+    let just_c12 = configs.len() == 2
+        && configs.iter().any(|c| *c == "C1")
+        && configs.iter().any(|c| *c == "C2");
     PAPER
         .iter()
         .filter(|f| f.experiment == experiment)
         .filter_map(|f| {
-            let config = if f.config == "all" {
-                lone.unwrap_or("all")
-            } else {
-                f.config
+            let config = match f.config {
+                "all" => lone.unwrap_or("all"),
+                C12 if just_c12 => "all",
+                other => other,
             };
             let find = |policy: &str| {
                 rows.iter()
@@ -426,6 +440,40 @@ mod tests {
             table.contains("| all | dart | all | 3 | 80.0 | 76.7 | 33.3 | 20.0 | 50.0 |"),
             "{table}"
         );
+    }
+
+    #[test]
+    fn the_papers_deviation_figures_sit_beside_c1_and_c2_pooled_not_beside_c3() {
+        // §6.3 pools C1 and C2; a C3 job (k/k_max = 1) must not lift the figure.
+        let results = vec![
+            result("C1", PolicyKind::Dart, SizeBin::Small, 8, 10, false, 80.0),
+            result("C2", PolicyKind::Dart, SizeBin::Small, 6, 10, false, 80.0),
+            result("C3", PolicyKind::Dart, SizeBin::Small, 10, 10, false, 80.0),
+        ];
+        let configs = ["C1", "C2", "C3"];
+        let all_three = rows(&results, &configs, &[PolicyKind::Dart]);
+        let scopes: Vec<&str> = all_three.iter().map(|r| r.config.as_str()).collect();
+        assert_eq!(
+            scopes,
+            [
+                "C1", "C1", "C2", "C2", "C3", "C3", "C1+C2", "C1+C2", "all", "all"
+            ]
+        );
+        let c = compare(&all_three, "deadlines", &configs);
+        let deviation = c
+            .iter()
+            .find(|c| c.figure.metric == "mean_deviation" && c.figure.bin == "all")
+            .unwrap();
+        assert_eq!(deviation.figure.config, "C1+C2");
+        assert!((deviation.simulated.unwrap() - 0.7).abs() < 1e-12);
+        // With exactly C1 and C2, "all" is the pool.
+        let two = rows(&results[..2], &["C1", "C2"], &[PolicyKind::Dart]);
+        let c = compare(&two, "deadlines", &["C1", "C2"]);
+        let deviation = c
+            .iter()
+            .find(|c| c.figure.metric == "mean_deviation" && c.figure.bin == "all")
+            .unwrap();
+        assert!((deviation.simulated.unwrap() - 0.7).abs() < 1e-12);
     }
 
     #[test]
