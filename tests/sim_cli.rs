@@ -137,3 +137,55 @@ fn bad_flags_are_refused_with_exit_code_2() {
         assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
     }
 }
+
+#[test]
+fn min_maps_keeps_only_jobs_with_that_many_maps() {
+    // The first 50 FB-2009 jobs include 1-map jobs (small) and jobs of 100+ maps.
+    let args = |min: &'static str| {
+        [
+            "sim",
+            "--trace",
+            TRACE,
+            "--configs",
+            "C1",
+            "--policies",
+            "dart",
+            "--min-maps",
+            min,
+            "--json",
+        ]
+    };
+    let bins = |out: &Output| -> Vec<(String, u64)> {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+        report["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                (
+                    r["bin"].as_str().unwrap().to_owned(),
+                    r["jobs"].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let everything = bins(&yard(&args("0")));
+    assert!(
+        everything.iter().any(|(b, _)| b == "small"),
+        "{everything:?}"
+    );
+    let big = bins(&yard(&args("100")));
+    assert!(!big.iter().any(|(b, _)| b == "small"), "{big:?}");
+    let total = |rows: &[(String, u64)]| rows.iter().find(|r| r.0 == "all").unwrap().1;
+    assert!(0 < total(&big) && total(&big) < total(&everything));
+
+    let none = yard(&args("100000000"));
+    assert_eq!(none.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&none.stderr);
+    assert!(err.contains("--min-maps"), "{err}");
+}
