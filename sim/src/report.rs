@@ -81,17 +81,28 @@ const fn fig(
     }
 }
 
-/// A relative figure: `policy`'s `metric` against `versus`'s, as a reduction or an increase.
+/// How a relative figure compares two policies.
+enum Change {
+    /// `1 − ours / theirs`.
+    Reduction(f64),
+    /// `ours / theirs − 1`.
+    Increase(f64),
+}
+
+/// A relative figure: `policy`'s `metric` against `versus`'s.
 const fn rel(
     experiment: &'static str,
     config: &'static str,
     policy: &'static str,
     versus: &'static str,
     metric: &'static str,
-    reduction: bool,
-    value: f64,
+    change: Change,
     source: &'static str,
 ) -> PaperFigure {
+    let (reduction, value) = match change {
+        Change::Reduction(v) => (true, v),
+        Change::Increase(v) => (false, v),
+    };
     PaperFigure {
         experiment,
         config,
@@ -114,14 +125,14 @@ pub const PAPER: &[PaperFigure] = &[
     fig("deadlines", "all", "dart", "all", "missed_fraction", 0.035, "§6.2 Fig. 8a"),
     fig("deadlines", "all", "ps", "all", "missed_fraction", 0.058, "§6.2 Fig. 8a"),
     fig("deadlines", C12, "dart", "all", "mean_deviation", 0.884, "§6.3"),
-    rel("deadlines", C12, "dart", "ps", "mean_deviation", false, 0.138, "§6.3 (\"about 13.8 % more data\")"),
+    rel("deadlines", C12, "dart", "ps", "mean_deviation", Change::Increase(0.138), "§6.3 (\"about 13.8 % more data\")"),
     fig("deadlines", C12, "dart", "small", "mean_deviation", 0.852, "§6.3 Fig. 11"),
     fig("deadlines", C12, "dart", "large", "mean_deviation", 0.951, "§6.3 Fig. 11"),
     fig("deadlines", C12, "ps", "small", "mean_deviation", 0.892, "§6.3 Fig. 11"),
     fig("deadlines", C12, "ps", "large", "mean_deviation", 0.737, "§6.3 Fig. 11"),
-    rel("estimation", "all", "dart", "aria", "mean_estimation_error", true, 0.558, "§6.4 Fig. 12a"),
-    rel("skew", "all", "dart", "d-wost", "missed_fraction", true, 0.583, "§6.6 Fig. 15a (inverted index; PageRank 65.1 %)"),
-    rel("skew", "all", "dart", "d-wost", "mean_deviation", false, 0.195, "§6.6 Fig. 15b (inverted index; PageRank 10.6 %)"),
+    rel("estimation", "all", "dart", "aria", "mean_estimation_error", Change::Reduction(0.558), "§6.4 Fig. 12a"),
+    rel("skew", "all", "dart", "d-wost", "missed_fraction", Change::Reduction(0.583), "§6.6 Fig. 15a (inverted index; PageRank 65.1 %)"),
+    rel("skew", "all", "dart", "d-wost", "mean_deviation", Change::Increase(0.195), "§6.6 Fig. 15b (inverted index; PageRank 10.6 %)"),
     fig("stragglers", "C1", "late", "small", "missed_fraction", 0.229, "§6.5 Table 5"),
     fig("stragglers", "C1", "late", "medium", "missed_fraction", 0.130, "§6.5 Table 5"),
     fig("stragglers", "C1", "late", "large", "missed_fraction", 0.103, "§6.5 Table 5"),
@@ -244,9 +255,7 @@ pub fn compare(rows: &[Row], experiment: &str, configs: &[&str]) -> Vec<Comparis
     // With one configuration, the paper's "all configurations" figures sit beside it; with
     // exactly C1 and C2, "all" is the paper's C1+C2.
     let lone = (configs.len() == 1).then(|| configs[0]);
-    let just_c12 = configs.len() == 2
-        && configs.iter().any(|c| *c == "C1")
-        && configs.iter().any(|c| *c == "C2");
+    let just_c12 = configs.len() == 2 && configs.contains(&"C1") && configs.contains(&"C2");
     PAPER
         .iter()
         .filter(|f| f.experiment == experiment)
