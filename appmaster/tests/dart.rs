@@ -9,7 +9,11 @@ use yard_appmaster::policy::{
 };
 
 fn dart() -> Box<dyn TaskPolicy> {
-    PolicyKind::Dart.build(PolicyConfig::default())
+    policy(PolicyKind::Dart)
+}
+
+fn policy(kind: PolicyKind) -> Box<dyn TaskPolicy> {
+    kind.build(PolicyConfig::default())
 }
 
 /// 8 containers, 40 node-local maps of 10 s: five waves, 50 s to read everything.
@@ -43,12 +47,7 @@ fn a_tight_deadline_closes_the_map_phase_early_and_still_finishes_before_it() {
 fn the_full_policy_reads_everything_and_misses_the_same_deadline() {
     let s = five_waves();
     let spec = s.job(40, 2, 35.0, s.true_profile(10.0, 15.0, 2));
-    let r = run(
-        PolicyKind::Full.build(PolicyConfig::default()).as_mut(),
-        spec,
-        &s,
-        1,
-    );
+    let r = run(policy(PolicyKind::Full).as_mut(), spec, &s, 1);
     assert_eq!(r.closed.unwrap().1, 40);
     assert!(r.finished_at.unwrap() > 50.0);
     assert_eq!(r.progress.unwrap().processed_fraction(), 1.0);
@@ -62,7 +61,7 @@ fn a_loose_deadline_processes_all_input_under_every_dart_variant() {
     {
         let s = five_waves();
         let spec = s.job(40, 2, 1000.0, s.true_profile(10.0, 15.0, 2));
-        let r = run(kind.build(PolicyConfig::default()).as_mut(), spec, &s, 1);
+        let r = run(policy(kind).as_mut(), spec, &s, 1);
         let p = r.progress.unwrap();
         assert_eq!((p.k, p.maps_done), (40, 40), "{kind}");
         assert_eq!(p.processed_fraction(), 1.0, "{kind}");
@@ -145,14 +144,7 @@ fn a_straggler_is_killed_when_the_window_is_too_short_for_a_copy() {
 fn without_revise_the_straggler_makes_the_job_miss_its_deadline() {
     let s = with_straggler();
     let spec = s.job(8, 1, 30.0, s.true_profile(10.0, 10.0, 1));
-    let r = run(
-        PolicyKind::DartWithoutRevise
-            .build(PolicyConfig::default())
-            .as_mut(),
-        spec,
-        &s,
-        1,
-    );
+    let r = run(policy(PolicyKind::DartWithoutRevise).as_mut(), spec, &s, 1);
     assert_eq!(r.count(|d| matches!(d, Decision::Kill(_))), 0);
     assert!(r.finished_at.unwrap() >= 60.0);
 }
@@ -161,12 +153,7 @@ fn without_revise_the_straggler_makes_the_job_miss_its_deadline() {
 fn late_speculates_but_never_kills() {
     let s = with_straggler();
     let spec = s.job(8, 1, 30.0, s.true_profile(10.0, 10.0, 1));
-    let r = run(
-        PolicyKind::Late.build(PolicyConfig::default()).as_mut(),
-        spec,
-        &s,
-        1,
-    );
+    let r = run(policy(PolicyKind::Late).as_mut(), spec, &s, 1);
     assert_eq!(
         r.count(|d| matches!(
             d,
@@ -286,14 +273,7 @@ fn reduce_input_is_sampled_down_to_what_fits_alg5() {
     assert!((p.processed_fraction() - 0.7).abs() < 1e-9);
     assert!(r.finished_at.unwrap() <= 30.0 + 1e-9);
     // D-WMR has no reduce revise: it reduces all 400 kB and finishes at 23 + 10 = 33.
-    let r = run(
-        PolicyKind::DartMapReviseOnly
-            .build(PolicyConfig::default())
-            .as_mut(),
-        spec,
-        &s,
-        1,
-    );
+    let r = run(policy(PolicyKind::DartMapReviseOnly).as_mut(), spec, &s, 1);
     assert_eq!(
         r.count(|d| matches!(d, Decision::SampleReduceInput { .. })),
         0
@@ -367,14 +347,7 @@ fn a_speculative_race_that_neither_copy_can_win_in_time_is_ended() {
     assert!(r.finished_at.unwrap() < 40.0, "{:?}", r.finished_at);
 
     // Without the revise stage the job waits for map 3 and misses.
-    let r = run(
-        PolicyKind::DartWithoutRevise
-            .build(PolicyConfig::default())
-            .as_mut(),
-        spec,
-        &s,
-        1,
-    );
+    let r = run(policy(PolicyKind::DartWithoutRevise).as_mut(), spec, &s, 1);
     assert!(r.finished_at.unwrap() >= 60.0);
 }
 
@@ -431,13 +404,6 @@ fn a_reduce_on_a_node_its_maps_found_slow_gets_the_input_it_can_finish_there() {
     );
 
     // D-WMR (no reduce revise) keeps the full input and misses.
-    let r = run(
-        PolicyKind::DartMapReviseOnly
-            .build(PolicyConfig::default())
-            .as_mut(),
-        spec,
-        &s,
-        1,
-    );
+    let r = run(policy(PolicyKind::DartMapReviseOnly).as_mut(), spec, &s, 1);
     assert!(r.finished_at.unwrap() > deadline);
 }
