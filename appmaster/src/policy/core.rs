@@ -360,7 +360,6 @@ impl Core {
         Some(self.retry.remove(i))
     }
 
-    /// The map an attempt runs, if it is a map attempt.
     /// The node a live reduce attempt runs on.
     pub fn reduce_node(&self, r: ReduceId) -> Option<NodeId> {
         let a = (*self.reduce_attempt.get(r.0 as usize)?)?;
@@ -368,8 +367,8 @@ impl Core {
         x.live.then_some(x.node)
     }
 
-    /// Every map racing a speculative copy, with both live attempts: O(live attempts).
-    pub fn speculative_races(&self) -> Vec<(MapId, [Option<AttemptId>; 2])> {
+    /// The live attempts of every map racing a speculative copy: O(live attempts).
+    pub fn speculative_races(&self) -> Vec<[Option<AttemptId>; 2]> {
         if self.speculative_attempts == 0 {
             return Vec::new();
         }
@@ -378,12 +377,13 @@ impl Core {
             .map(|a| &self.attempts[a.0 as usize])
             .filter(|x| x.speculative)
             .filter_map(|x| match x.task {
-                TaskRef::Map(m) => Some((m, self.map_attempts[m.0 as usize])),
+                TaskRef::Map(m) => Some(self.map_attempts[m.0 as usize]),
                 TaskRef::Reduce(_) => None,
             })
             .collect()
     }
 
+    /// The map an attempt runs, if it is a map attempt.
     pub fn map_of(&self, a: AttemptId) -> Option<MapId> {
         match self.attempts[a.0 as usize].task {
             TaskRef::Map(m) => Some(m),

@@ -7,9 +7,9 @@
 //! LATE keeps the approach stage and speculates as LATE does; `full` launches every map and
 //! ignores the deadline.
 
-use super::core::{Core, JobRun, MapState, drive, progress_of};
 use std::collections::HashMap;
 
+use super::core::{Core, JobRun, MapState, drive, progress_of};
 use super::{
     AttemptId, ContainerId, Decision, Estimate, Estimator, Event, Locality, NodeId, PolicyConfig,
     PolicyKind, Progress, ReduceId, Rng, Seconds, TaskPolicy, TaskRef,
@@ -496,10 +496,10 @@ impl Run {
     /// is how much slower this job's maps ran on that node than on the other nodes (each map
     /// timed against the profile's `T_l^a` or `T_r^a`, by its locality). It is never below 1
     /// — a fast node does not stretch the profile — and 1 where no map of the job ran, or
-    /// none ran elsewhere. Alg. 5 as printed assumes
-    /// every node runs at the profile's speed, so a reduce that lands on a loaded node (§6.5's
-    /// stragglers) gets an input it cannot finish by `D`; the maps have already measured the
-    /// node, so yard uses what they measured. (A yard extension, not in the paper.)
+    /// none ran elsewhere. Alg. 5 as printed assumes every node runs at the profile's speed,
+    /// so a reduce that lands on a loaded node (§6.5's stragglers) gets an input it cannot
+    /// finish by `D`; the maps have already measured the node, so yard uses what they
+    /// measured. (A yard extension, not in the paper.)
     fn reduce_input_cap(&self, reduce: ReduceId, t_p: Seconds) -> f64 {
         let (all, n_all) = self.all_pace;
         let pace = self
@@ -534,7 +534,7 @@ impl Run {
         } else {
             self.config.straggler_threshold * self.est.all
         };
-        for (_, pair) in races {
+        for pair in races {
             let left = pair
                 .iter()
                 .flatten()
