@@ -207,7 +207,7 @@ fn the_client_commands_submit_list_show_kill_and_say_what_went_wrong() {
 fn applications_are_still_known_after_the_rm_restarts() {
     let tmp = work_dir("yard-restart");
     let mut rm = rm_in(&tmp, &[]);
-    let db = tmp.join("rm.db"); // rm_in's database, for the restart
+    let db = rm_db(&tmp);
     let db = db.to_str().unwrap();
     let url = format!("http://{}", rm.addr);
     let (code, stdout, stderr) = yard(&[
@@ -417,7 +417,7 @@ fn a_distributed_shell_runs_where_it_asked_hears_of_lost_nodes_and_is_killed_who
 fn a_restarted_rm_takes_back_running_work_and_the_job_still_finishes() {
     let tmp = work_dir("yard-e2e-wp");
     let mut rm = rm_in(&tmp, &[]);
-    let db = tmp.join("rm.db"); // rm_in's database, for the restart
+    let db = rm_db(&tmp);
     let db = db.to_str().unwrap();
     let (addr, url) = (rm.addr.clone(), format!("http://{}", rm.addr));
     let dirs: Vec<PathBuf> = (0..2).map(|i| tmp.join(format!("nm{i}"))).collect();

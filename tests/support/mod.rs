@@ -110,8 +110,13 @@ pub fn work_dir(name: &str) -> PathBuf {
 }
 
 /// An rm on 127.0.0.1:0 keeping its state in `dir/rm.db`, with `extra` flags.
+/// The state database of the rm `rm_in(dir, …)` starts: restart tests start it again on it.
+pub fn rm_db(dir: &Path) -> std::path::PathBuf {
+    dir.join("rm.db")
+}
+
 pub fn rm_in(dir: &Path, extra: &[&str]) -> Daemon {
-    let db = dir.join("rm.db");
+    let db = rm_db(dir);
     let mut args = vec![
         "rm",
         "--bind",
