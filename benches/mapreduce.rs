@@ -70,7 +70,11 @@ fn profile(db: &Path) -> yard_appmaster::policy::Profile {
             map_remote: MAP_SECONDS,
             partition_bytes: 4096.0,
             shuffle_bandwidth: 1e8,
-            reduce_time: yard_appmaster::policy::PowerLaw { a: 0.0, b: 1.0 },
+            reduce_time: yard_appmaster::policy::PowerLaw {
+                a: 0.0,
+                b: 1.0,
+                spread: 0.0,
+            },
             previous_runs: Vec::new(),
         })
         .profile()

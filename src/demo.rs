@@ -283,7 +283,11 @@ fn predicted_full_seconds(profiles: &Path, client: &Client) -> Result<f64> {
             map_remote: f64::NAN, // not measured: the node-local time stands in
             partition_bytes: 1.0,
             shuffle_bandwidth: 1e9,
-            reduce_time: yard_appmaster::policy::PowerLaw { a: 0.0, b: 1.0 },
+            reduce_time: yard_appmaster::policy::PowerLaw {
+                a: 0.0,
+                b: 1.0,
+                spread: 0.0,
+            },
             previous_runs: Vec::new(),
         })
         .profile();

@@ -41,7 +41,11 @@ fn spec(maps: u32) -> JobSpec {
             map_remote: 15.0,
             partition_bytes: 1e6,
             shuffle_bandwidth: 1e8,
-            reduce_time: PowerLaw { a: 1e-6, b: 1.0 },
+            reduce_time: PowerLaw {
+                a: 1e-6,
+                b: 1.0,
+                spread: 0.0,
+            },
             previous_runs: Vec::new(),
         },
         allotment: Some(NODES * SLOTS),

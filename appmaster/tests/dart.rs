@@ -257,7 +257,11 @@ fn reduce_input_is_sampled_down_to_what_fits_alg5() {
     // t = 23 with 7 s left: d_max = (30 − 23) / 2.5e-5 = 280 kB of 400 kB (eq. 12, Alg. 5).
     let mut s = Script::uniform(4, 1, 1, 22.0, 22.0);
     s.map_output = 100_000;
-    s.reduce_time = yard_appmaster::policy::PowerLaw { a: 2.5e-5, b: 1.0 };
+    s.reduce_time = yard_appmaster::policy::PowerLaw {
+        a: 2.5e-5,
+        b: 1.0,
+        spread: 0.0,
+    };
     let spec = s.job(4, 1, 30.0, s.true_profile(10.0, 10.0, 1));
     let r = run(dart().as_mut(), spec.clone(), &s, 1);
     let sampled: Vec<u64> = r
@@ -361,7 +365,11 @@ fn a_reduce_on_a_node_its_maps_found_slow_gets_the_input_it_can_finish_there() {
     // node's measured pace it keeps what 3× slower can finish by D.
     let mut s = Script::uniform(2, 1, 1, 10.0, 15.0);
     s.map_output = 100_000;
-    s.reduce_time = yard_appmaster::policy::PowerLaw { a: 2.5e-5, b: 1.0 };
+    s.reduce_time = yard_appmaster::policy::PowerLaw {
+        a: 2.5e-5,
+        b: 1.0,
+        spread: 0.0,
+    };
     s.node_slowdown = Box::new(|n| if n.0 == 1 { 3.0 } else { 1.0 });
     let deadline = 50.0;
     let spec = s.job(4, 1, deadline, s.true_profile(10.0, 15.0, 1));

@@ -205,7 +205,7 @@ impl ProfileStore {
                 None => sampled.push(sample),
             }
         }
-        let fit = sqlx::query("SELECT a, b FROM fits WHERE kind = ?")
+        let fit = sqlx::query("SELECT a, b, spread FROM fits WHERE kind = ?")
             .bind(kind)
             .fetch_optional(&self.pool)
             .await?
@@ -213,6 +213,7 @@ impl ProfileStore {
                 Ok::<_, sqlx::Error>(PowerLaw {
                     a: row.try_get("a")?,
                     b: row.try_get("b")?,
+                    spread: row.try_get("spread")?,
                 })
             })
             .transpose()?;
@@ -274,13 +275,16 @@ async fn refit(conn: &mut sqlx::SqliteConnection, kind: &str) -> Result<(), Prof
             .map(|row| Ok((row.try_get("bytes")?, row.try_get("seconds")?)))
             .collect::<Result<_, sqlx::Error>>()?;
     if let Some(fit) = PowerLaw::fit(&samples) {
-        sqlx::query("INSERT OR REPLACE INTO fits (kind, a, b, samples) VALUES (?, ?, ?, ?)")
-            .bind(kind)
-            .bind(fit.a)
-            .bind(fit.b)
-            .bind(samples.len() as i64)
-            .execute(&mut *conn)
-            .await?;
+        sqlx::query(
+            "INSERT OR REPLACE INTO fits (kind, a, b, spread, samples) VALUES (?, ?, ?, ?, ?)",
+        )
+        .bind(kind)
+        .bind(fit.a)
+        .bind(fit.b)
+        .bind(fit.spread)
+        .bind(samples.len() as i64)
+        .execute(&mut *conn)
+        .await?;
     }
     Ok(())
 }

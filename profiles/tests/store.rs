@@ -22,7 +22,11 @@ fn defaults() -> Profile {
         map_remote: 2.0,
         partition_bytes: 3.0,
         shuffle_bandwidth: 4.0,
-        reduce_time: PowerLaw { a: 1.0, b: 1.0 },
+        reduce_time: PowerLaw {
+            a: 1.0,
+            b: 1.0,
+            spread: 0.0,
+        },
         previous_runs: Vec::new(),
     }
 }
@@ -81,6 +85,74 @@ async fn runs_and_samples_come_back_and_the_fit_follows_them() {
     );
     assert!((profile.reduce_time.b - 0.5).abs() < 1e-9);
     assert_eq!(profile.previous_runs.len(), 1);
+}
+
+#[tokio::test]
+async fn the_fit_keeps_the_spread_of_its_samples() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = ProfileStore::open(&dir.path().join("profiles.db"))
+        .await
+        .unwrap();
+    // Around f(d) = 2·d^0.5, each sample 10 % over or under.
+    let samples: Vec<(f64, f64)> = (1..=6)
+        .map(|i| {
+            let (d, f) = law(10f64.powi(i));
+            (d, f * if i % 2 == 0 { 1.1 } else { 0.9 })
+        })
+        .collect();
+    store.add_samples("sort", &samples).await.unwrap();
+    let fit = store.load("sort").await.unwrap().fit.unwrap();
+    let want = PowerLaw::fit(&samples).unwrap();
+    assert!(fit.spread > 0.05, "{fit:?}");
+    assert_eq!(fit, want, "stored as fitted");
+}
+
+/// A database written before the fit had a spread (migration 0001 only) opens, keeps its fit
+/// and samples, and reads the old fit's spread as 0.
+#[tokio::test]
+async fn a_database_from_before_the_spread_is_brought_up_to_date() {
+    use sqlx::sqlite::SqliteConnectOptions;
+    let dir = tempfile::tempdir().unwrap();
+    let old = dir.path().join("old-migrations");
+    std::fs::create_dir(&old).unwrap();
+    let first = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../migrations/profiles/0001_profiles.sql"
+    );
+    std::fs::copy(first, old.join("0001_profiles.sql")).unwrap();
+    let path = dir.path().join("profiles.db");
+    {
+        let options = SqliteConnectOptions::new()
+            .filename(&path)
+            .create_if_missing(true);
+        let pool = sqlx::SqlitePool::connect_with(options).await.unwrap();
+        let migrator = sqlx::migrate::Migrator::new(old.as_path()).await.unwrap();
+        migrator.run(&pool).await.unwrap();
+        sqlx::query("INSERT INTO fits (kind, a, b, samples) VALUES ('sort', 2.0, 0.5, 3)")
+            .execute(&pool)
+            .await
+            .unwrap();
+        sqlx::query("INSERT INTO reduce_samples (kind, bytes, seconds) VALUES ('sort', 4, 4)")
+            .execute(&pool)
+            .await
+            .unwrap();
+        pool.close().await;
+    }
+    let stored = ProfileStore::open(&path)
+        .await
+        .unwrap()
+        .load("sort")
+        .await
+        .unwrap();
+    assert_eq!(
+        stored.fit,
+        Some(PowerLaw {
+            a: 2.0,
+            b: 0.5,
+            spread: 0.0
+        })
+    );
+    assert_eq!(stored.sampled, [(4.0, 4.0)]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

@@ -732,7 +732,11 @@ mod tests {
                     })
                     .collect(),
                 partition_shares: vec![1.0 / f64::from(reduces.max(1)); reduces as usize],
-                reduce_time: PowerLaw { a: 0.001, b: 1.0 },
+                reduce_time: PowerLaw {
+                    a: 0.001,
+                    b: 1.0,
+                    spread: 0.0,
+                },
                 reduce_noise: vec![1.0; reduces as usize],
                 shuffle_bandwidth: 1000.0,
             },
@@ -741,7 +745,11 @@ mod tests {
                 map_remote: 15.0,
                 partition_bytes: 1000.0 / f64::from(reduces.max(1)),
                 shuffle_bandwidth: 1000.0,
-                reduce_time: PowerLaw { a: 0.001, b: 1.0 },
+                reduce_time: PowerLaw {
+                    a: 0.001,
+                    b: 1.0,
+                    spread: 0.0,
+                },
                 previous_runs: Vec::new(),
             },
         }

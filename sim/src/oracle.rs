@@ -793,7 +793,11 @@ mod tests {
                 })
                 .collect(),
             partition_shares: shares.to_vec(),
-            reduce_time: PowerLaw { a, b: 1.0 },
+            reduce_time: PowerLaw {
+                a,
+                b: 1.0,
+                spread: 0.0,
+            },
             reduce_noise: vec![1.0; shares.len()],
             shuffle_bandwidth: bandwidth,
         }

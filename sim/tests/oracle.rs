@@ -63,7 +63,7 @@ mod oracle {
                                     })
                                     .collect(),
                                 partition_shares: reduces.iter().map(|r| r.0 / total).collect(),
-                                reduce_time: PowerLaw { a, b },
+                                reduce_time: PowerLaw { a, b, spread: 0.0 },
                                 reduce_noise: reduces.iter().map(|r| r.1).collect(),
                                 shuffle_bandwidth: bandwidth,
                             },
@@ -273,7 +273,11 @@ mod oracle {
         JobTruth {
             maps,
             partition_shares: vec![1.0 / 50.0; 50],
-            reduce_time: PowerLaw { a: 1e-6, b: 1.0 },
+            reduce_time: PowerLaw {
+                a: 1e-6,
+                b: 1.0,
+                spread: 0.0,
+            },
             reduce_noise: vec![1.0; 50],
             shuffle_bandwidth: 5e8,
         }

@@ -574,7 +574,11 @@ mod tests {
                 map_remote: 12.0,
                 partition_bytes: 100.0,
                 shuffle_bandwidth: 20.0,
-                reduce_time: PowerLaw { a: 0.05, b: 1.0 },
+                reduce_time: PowerLaw {
+                    a: 0.05,
+                    b: 1.0,
+                    spread: 0.0,
+                },
                 previous_runs: Vec::new(),
             },
             allotment,

@@ -99,7 +99,12 @@ impl TaskPolicy for Dart {
     fn handle(&mut self, now: Seconds, event: Event, _rng: &mut Rng, out: &mut Vec<Decision>) {
         let (kind, config) = (self.kind, &self.config);
         drive(&mut self.run, now, event, out, |spec, out| {
-            let est = Estimator::new(&spec.profile, spec.reduces, config.ewma_alpha);
+            let est = Estimator::new(
+                &spec.profile,
+                spec.reduces,
+                spec.allotment,
+                config.ewma_alpha,
+            );
             let mut run = Run {
                 v: Variant::of(kind),
                 config: config.clone(),
@@ -632,13 +637,22 @@ mod tests {
                 map_remote: 2.5,
                 partition_bytes: 1.0,
                 shuffle_bandwidth: 1.0,
-                reduce_time: PowerLaw { a: 0.5, b: 1.0 },
+                reduce_time: PowerLaw {
+                    a: 0.5,
+                    b: 1.0,
+                    spread: 0.0,
+                },
                 previous_runs: Vec::new(),
             },
             allotment: None,
         };
         let config = PolicyConfig::default();
-        let est = Estimator::new(&spec.profile, spec.reduces, config.ewma_alpha);
+        let est = Estimator::new(
+            &spec.profile,
+            spec.reduces,
+            spec.allotment,
+            config.ewma_alpha,
+        );
         let mut run = Run {
             v: Variant::of(kind),
             config,

@@ -51,12 +51,17 @@ pub struct Estimator {
     pub reduces: u32,
     /// `f(d) = a·d^b` (eq. 9), fitted offline by the task sampler (§5.1).
     pub reduce_time: PowerLaw,
+    /// `T_R / f(d)`: how much longer the last of the job's reduces runs than `f(d)`
+    /// ([`reduce_phase_factor`]); 1 for a law fitted without spread and one wave.
+    pub reduce_phase: f64,
     /// `(k_i, d_{k_i})` of previous runs, for the skew estimate (eq. 13); empty disables it.
     pub previous_runs: Vec<PreviousRun>,
 }
 
 impl Estimator {
-    pub fn new(profile: &Profile, reduces: u32, alpha: f64) -> Self {
+    /// The estimator of a job with `reduces` reduce tasks, of which `slots` can run at once
+    /// (the containers the job is promised; `None`: all of them).
+    pub fn new(profile: &Profile, reduces: u32, slots: Option<u32>, alpha: f64) -> Self {
         Estimator {
             local: profile.map_local,
             remote: profile.map_remote,
@@ -74,6 +79,7 @@ impl Estimator {
             map_end: 0.0,
             reduces,
             reduce_time: profile.reduce_time,
+            reduce_phase: reduce_phase_factor(profile.reduce_time.spread, reduces, slots),
             previous_runs: profile.previous_runs.clone(),
         }
     }
@@ -165,7 +171,8 @@ impl Estimator {
         let reduce = if self.reduces == 0 || maps <= 0.0 {
             0.0
         } else {
-            self.reduce_time.at(self.reduce_input(maps, skew)) // eq. (9)
+            // Eq. (9), for the last reduce to finish (see `reduce_phase_factor`).
+            self.reduce_time.at(self.reduce_input(maps, skew)) * self.reduce_phase
         };
         Estimate {
             map,
@@ -212,7 +219,9 @@ impl Estimator {
 }
 
 impl PowerLaw {
-    /// Eq. (9): `f(d) = a·d^b·e`, with `e = 1` (its mean) at prediction time.
+    /// Eq. (9): `f(d) = a·d^b·e` with `ln e = 0`, as the paper predicts: the median reduce of
+    /// input `d` (the fit is in log space). The mean and the largest of many are
+    /// [`reduce_phase_factor`]'s business.
     pub fn at(&self, d: f64) -> Seconds {
         if d <= 0.0 {
             0.0
@@ -229,9 +238,11 @@ impl PowerLaw {
         (t / self.a).powf(1.0 / self.b)
     }
 
-    /// Fits `ln f = ln a + b·ln d` by ordinary least squares over samples `(d, f(d))` (§3.3:
-    /// the task sampler runs sample reduces at several input sizes). Samples with `d ≤ 0` or
-    /// `f ≤ 0` have no logarithm and are skipped; `None` without two distinct sizes.
+    /// Fits `ln f = ln a + b·ln d + ln e` by ordinary least squares over samples `(d, f(d))`
+    /// (§3.3: the task sampler runs sample reduces at several input sizes), and `ln e`'s
+    /// standard deviation from the residuals (0 with two samples: a line through two points
+    /// has none). Samples with `d ≤ 0` or `f ≤ 0` have no logarithm and are skipped; `None`
+    /// without two distinct sizes.
     pub fn fit(samples: &[(f64, Seconds)]) -> Option<PowerLaw> {
         let logs: Vec<(f64, f64)> = samples
             .iter()
@@ -239,8 +250,66 @@ impl PowerLaw {
             .map(|(d, f)| (d.ln(), f.ln()))
             .collect();
         let (ln_a, b) = least_squares(&logs)?;
-        Some(PowerLaw { a: ln_a.exp(), b })
+        let squares: f64 = logs.iter().map(|(x, y)| (y - ln_a - b * x).powi(2)).sum();
+        let spread = match logs.len() {
+            n if n > 2 => (squares / (n - 2) as f64).sqrt(),
+            _ => 0.0,
+        };
+        Some(PowerLaw {
+            a: ln_a.exp(),
+            b,
+            spread,
+        })
     }
+}
+
+/// `T_R / f(d)` for `reduces` reduces of which `slots` run at once, when each takes
+/// `f(d)·e` with `ln e ~ N(0, spread²)` around the fitted curve.
+///
+/// yard's reading of eq. (9). The paper defines `T_R` as "the execution time of the last
+/// reduce task" and estimates it as the average one (§3.3). With independent noise the last
+/// of R reduces ends at the *largest* of R draws, not at their mean: for R = 545 and a spread
+/// of 0.2 that is 1.8× the mean. And eq. (9) assumes one wave; with fewer slots than reduces
+/// the phase runs `w = ⌈R / slots⌉` waves. So: `(w − 1)·E[e] + E[max of min(R, slots) e]`,
+/// every earlier wave at its mean and the last one at its largest. With no spread and one
+/// wave this is 1: the paper's eq. (9).
+pub fn reduce_phase_factor(spread: f64, reduces: u32, slots: Option<u32>) -> f64 {
+    if reduces == 0 {
+        return 1.0;
+    }
+    let slots = slots.unwrap_or(reduces).clamp(1, reduces);
+    let waves = reduces.div_ceil(slots);
+    let mean = expected_max_lognormal(spread, 1);
+    f64::from(waves - 1) * mean + expected_max_lognormal(spread, slots)
+}
+
+/// `E[max of n draws of exp(σ·Z)]`, Z standard normal:
+/// `∫ exp(σx) · n·φ(x)·Φ(x)^(n−1) dx`, by Simpson's rule (the density of the largest of n).
+pub fn expected_max_lognormal(sigma: f64, n: u32) -> f64 {
+    if sigma <= 0.0 || n == 0 {
+        return 1.0;
+    }
+    if n == 1 {
+        return (sigma * sigma / 2.0).exp();
+    }
+    let n = f64::from(n);
+    let integrand = |x: f64| {
+        let pdf = (-x * x / 2.0).exp() / (2.0 * std::f64::consts::PI).sqrt();
+        let cdf = 0.5 * libm::erfc(-x / std::f64::consts::SQRT_2);
+        (sigma * x).exp() * n * pdf * cdf.powf(n - 1.0)
+    };
+    // The largest of n lies above −8; exp(σx)·φ(x) is φ(x − σ) up to a constant, so 9 past σ
+    // leaves nothing. 400 steps of at most 0.06: the largest of 10⁹ still has a spread of 0.2.
+    let (lo, hi) = (-8.0, 9.0 + sigma);
+    let steps = 400;
+    let h = (hi - lo) / f64::from(steps);
+    let inner: f64 = (1..steps)
+        .map(|i| {
+            let weight = if i % 2 == 1 { 4.0 } else { 2.0 };
+            weight * integrand(lo + h * f64::from(i))
+        })
+        .sum();
+    (integrand(lo) + inner + integrand(hi)) * h / 3.0
 }
 
 /// Ordinary least squares `y = c₀ + c₁·x`: `(c₀, c₁)`, or `None` without two distinct `x`.
@@ -266,19 +335,23 @@ mod tests {
     }
 
     /// The digest's D1: `k=5, p=1, R=3, T_p=3, T_q=1, V_p=6, T_M^o=5, T_r^a=2.5`, `a=0.5, b=1`.
-    fn d1() -> Estimator {
-        let mut e = Estimator::new(
-            &Profile {
-                map_local: 2.0,
-                map_remote: 2.5,
-                partition_bytes: 1.0,
-                shuffle_bandwidth: 1.0,
-                reduce_time: PowerLaw { a: 0.5, b: 1.0 },
-                previous_runs: Vec::new(),
+    fn d1_profile() -> Profile {
+        Profile {
+            map_local: 2.0,
+            map_remote: 2.5,
+            partition_bytes: 1.0,
+            shuffle_bandwidth: 1.0,
+            reduce_time: PowerLaw {
+                a: 0.5,
+                b: 1.0,
+                spread: 0.0,
             },
-            3,
-            0.8,
-        );
+            previous_runs: Vec::new(),
+        }
+    }
+
+    fn d1() -> Estimator {
+        let mut e = Estimator::new(&d1_profile(), 3, None, 0.8);
         e.shuffle_start = Some(1.0);
         e.shuffled = 6.0;
         // The link has been busy since T_q = 1 (the paper's premise).
@@ -390,15 +463,103 @@ mod tests {
         let f = PowerLaw::fit(&samples).unwrap();
         assert!((f.b - 0.8).abs() < 0.02, "{f:?}");
         assert!((f.a / 3e-4 - 1.0).abs() < 0.3, "{f:?}");
+        assert!((f.spread - sigma).abs() < 0.015, "ln e's spread: {f:?}");
+        let exact = PowerLaw::fit(&[(1.0, 2.0), (4.0, 4.0), (16.0, 8.0)]).unwrap();
+        assert!(exact.spread < 1e-12, "points on the curve: {exact:?}");
+    }
+
+    #[test]
+    fn the_largest_of_n_lognormal_draws_matches_monte_carlo() {
+        use rand::SeedableRng;
+        use rand_distr::{Distribution, StandardNormal};
+        let mut rng = rand::rngs::ChaCha8Rng::seed_from_u64(11);
+        for (sigma, n) in [(0.2, 1), (0.2, 2), (0.2, 545), (1.0, 10), (0.5, 5000)] {
+            let trials = (1_000_000 / n).clamp(500, 4000);
+            let maxima: Vec<f64> = (0..trials)
+                .map(|_| {
+                    (0..n)
+                        .map(|_| {
+                            let z: f64 = StandardNormal.sample(&mut rng);
+                            (sigma * z).exp()
+                        })
+                        .fold(0.0, f64::max)
+                })
+                .collect();
+            let t = f64::from(trials);
+            let mean = maxima.iter().sum::<f64>() / t;
+            let var = maxima.iter().map(|m| (m - mean).powi(2)).sum::<f64>() / (t - 1.0);
+            let quadrature = expected_max_lognormal(sigma, n);
+            // Four standard errors of the Monte Carlo mean.
+            assert!(
+                (quadrature - mean).abs() < 4.0 * (var / t).sqrt(),
+                "σ {sigma}, n {n}: {quadrature} vs Monte Carlo {mean} ± {}",
+                (var / t).sqrt()
+            );
+        }
+        // One draw: the lognormal's mean; no spread: every draw is 1.
+        assert!(close(expected_max_lognormal(0.3, 1), (0.045f64).exp()));
+        assert_eq!(expected_max_lognormal(0.0, 1000), 1.0);
+        // The largest of 545 draws with σ 0.2 is ~1.8× their mean (job261 of FB-2009).
+        let ratio = expected_max_lognormal(0.2, 545) / expected_max_lognormal(0.2, 1);
+        assert!((ratio - 1.81).abs() < 0.01, "{ratio}");
+    }
+
+    #[test]
+    fn the_reduce_phase_is_its_earlier_waves_at_their_mean_and_its_last_at_its_largest() {
+        let mean = expected_max_lognormal(0.2, 1);
+        // No spread, one wave: eq. (9) as the paper has it.
+        assert_eq!(reduce_phase_factor(0.0, 8, None), 1.0);
+        assert_eq!(reduce_phase_factor(0.0, 8, Some(100)), 1.0);
+        // No spread, 8 reduces on 3 slots: three waves.
+        assert_eq!(reduce_phase_factor(0.0, 8, Some(3)), 3.0);
+        // With spread: the last wave is the largest of the 3 that run together.
+        let three = reduce_phase_factor(0.2, 8, Some(3));
+        assert!(close(three, 2.0 * mean + expected_max_lognormal(0.2, 3)));
+        assert!(
+            reduce_phase_factor(0.2, 8, None) > mean,
+            "the last of 8 is later than the mean"
+        );
+        assert_eq!(
+            reduce_phase_factor(0.2, 0, None),
+            1.0,
+            "no reduces: nothing to scale"
+        );
+    }
+
+    #[test]
+    fn the_estimate_counts_the_last_of_many_noisy_reduces() {
+        // D1 with a law that has spread: T_R is f(d) times the largest of 3 draws.
+        let mut profile = d1_profile();
+        profile.reduce_time.spread = 0.2;
+        let e = Estimator::new(&profile, 3, None, 0.8);
+        let t = e.completion(6.0, 3.0, 2.5, false);
+        assert!(close(t.reduce, 3.0 * expected_max_lognormal(0.2, 3)));
+        // Two slots for three reduces: a wave at the mean, then the largest of two.
+        let e = Estimator::new(&profile, 3, Some(2), 0.8);
+        let t = e.completion(6.0, 3.0, 2.5, false);
+        let two_waves = expected_max_lognormal(0.2, 1) + expected_max_lognormal(0.2, 2);
+        assert!(close(t.reduce, 3.0 * two_waves));
     }
 
     #[test]
     fn d7_d8_inverse_gives_the_largest_reduce_input() {
         // Eq. (12): a = 2, b = 0.5, D − T_p = 10 → d_max = (10/2)^2 = 25.
-        assert!(close(PowerLaw { a: 2.0, b: 0.5 }.inverse(10.0), 25.0));
+        assert!(close(
+            PowerLaw {
+                a: 2.0,
+                b: 0.5,
+                spread: 0.0
+            }
+            .inverse(10.0),
+            25.0
+        ));
         // D8: a = 0.5, b = 1, D = 10, T_p = 7 → d_max = 6.
         let mut e = d1();
-        e.reduce_time = PowerLaw { a: 0.5, b: 1.0 };
+        e.reduce_time = PowerLaw {
+            a: 0.5,
+            b: 1.0,
+            spread: 0.0,
+        };
         assert!(close(e.max_reduce_input(7.0, 10.0, 1.0), 6.0));
         // On a node twice as slow, the 3 s left fit half of it.
         assert!(close(e.max_reduce_input(7.0, 10.0, 2.0), 3.0));

@@ -100,11 +100,14 @@ pub struct MapSpec {
     pub replicas: Vec<Location>,
 }
 
-/// `f(d) = a·d^b`: reduce time against reduce input (Dart eq. 9).
+/// `f(d) = a·d^b·e`: reduce time against reduce input (Dart eq. 9).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PowerLaw {
     pub a: f64,
     pub b: f64,
+    /// The standard deviation of `ln e` around `a·d^b`, from the fit's residuals: how much
+    /// reduces of one input size differ (0: not known, or none).
+    pub spread: f64,
 }
 
 /// What an earlier run of the same recurring job left behind (Dart eq. 13).

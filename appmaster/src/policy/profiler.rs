@@ -232,7 +232,11 @@ mod tests {
             map_remote: 2.0,
             partition_bytes: 3.0,
             shuffle_bandwidth: 4.0,
-            reduce_time: PowerLaw { a: 1.0, b: 1.0 },
+            reduce_time: PowerLaw {
+                a: 1.0,
+                b: 1.0,
+                spread: 0.0,
+            },
             previous_runs: Vec::new(),
         }
     }

@@ -317,7 +317,11 @@ mod tests {
                 map_remote: 15.0,
                 partition_bytes: 1.0,
                 shuffle_bandwidth: 1.0,
-                reduce_time: PowerLaw { a: 1.0, b: 2.0 },
+                reduce_time: PowerLaw {
+                    a: 1.0,
+                    b: 2.0,
+                    spread: 0.0,
+                },
                 previous_runs: Vec::new(),
             },
             allotment,

@@ -66,7 +66,11 @@ impl Script {
                 }
             }),
             fail: Box::new(|_, _| None),
-            reduce_time: PowerLaw { a: 1e-6, b: 1.0 },
+            reduce_time: PowerLaw {
+                a: 1e-6,
+                b: 1.0,
+                spread: 0.0,
+            },
             node_slowdown: Box::new(|_| 1.0),
             map_output: 1_000_000,
             bandwidth: 1e9,

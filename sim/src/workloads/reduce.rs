@@ -42,7 +42,11 @@ pub(super) struct ReduceTruth {
 }
 
 /// A map-only job's law: no reduce ever runs it.
-const NO_REDUCES: PowerLaw = PowerLaw { a: 0.0, b: 1.0 };
+const NO_REDUCES: PowerLaw = PowerLaw {
+    a: 0.0,
+    b: 1.0,
+    spread: 0.0,
+};
 
 pub(super) fn truth(reduces: &Reduces, rng: &mut Rng, o: &WorkloadOptions) -> ReduceTruth {
     match reduces {
@@ -84,7 +88,7 @@ fn timed(
         .filter(|b| b.is_finite())
         .map_or(fallback_b, |b| b.clamp(0.0, MAX_FITTED_EXPONENT));
     let a = points.iter().map(|&(d, t)| t / d.powf(b)).sum::<f64>() / points.len().max(1) as f64;
-    let law = PowerLaw { a, b };
+    let law = PowerLaw { a, b, spread: 0.0 };
     let noise = reduces
         .iter()
         .map(|&(d, t)| match t {
@@ -123,6 +127,8 @@ fn drawn(
         law: PowerLaw {
             a: mean / mean_input.powf(b),
             b,
+            // The truth's noise is drawn per reduce, below.
+            spread: 0.0,
         },
         noise: (0..count).map(|_| noise(rng, o.reduce_noise)).collect(),
         shuffle,

@@ -115,7 +115,11 @@ fn default_profile() -> Profile {
         map_remote: 1.5,
         partition_bytes: 1e6,
         shuffle_bandwidth: 50e6,
-        reduce_time: PowerLaw { a: 1e-7, b: 1.0 },
+        reduce_time: PowerLaw {
+            a: 1e-7,
+            b: 1.0,
+            spread: 0.0,
+        },
         previous_runs: Vec::new(),
     }
 }

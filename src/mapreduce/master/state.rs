@@ -745,7 +745,11 @@ mod tests {
                 map_remote: 1.0,
                 partition_bytes: 10.0,
                 shuffle_bandwidth: 1e6,
-                reduce_time: PowerLaw { a: 1e-3, b: 1.0 },
+                reduce_time: PowerLaw {
+                    a: 1e-3,
+                    b: 1.0,
+                    spread: 0.0,
+                },
                 previous_runs: Vec::new(),
             },
             deadline: 100.0,
