@@ -286,6 +286,40 @@ fn reduce_input_is_sampled_down_to_what_fits_alg5() {
 }
 
 #[test]
+fn a_one_map_job_over_its_deadline_runs_its_map_and_samples_the_reduce() {
+    // One 10 s map, one reduce of its 400 kB output at 2.5e-5 s/B: T_J(1) = 10 + 0 + 10 = 20
+    // against D = 15. Alg. 1 as printed answers with nothing; Dart launches the map (it and its
+    // shuffle fit) and Alg. 5 keeps what the time left can reduce: the scripted cluster hands
+    // the reduce its input on the next heartbeat, t = 11, so 4 s, 160 kB.
+    let mut s = Script::uniform(1, 1, 1, 10.0, 10.0);
+    s.map_output = 400_000;
+    s.reduce_time = yard_appmaster::policy::PowerLaw {
+        a: 2.5e-5,
+        b: 1.0,
+        spread: 0.0,
+    };
+    let spec = s.job(1, 1, 15.0, s.true_profile(10.0, 10.0, 1));
+    let r = run(dart().as_mut(), spec.clone(), &s, 1);
+    let (closed_at, k, estimate) = r.closed.expect("the map phase closes");
+    assert_eq!((closed_at, k), (0.0, 1), "the only map is launched");
+    // The forecast at close is what Alg. 5 will make of the reduce: it ends at D.
+    let estimate = estimate.unwrap();
+    assert!((estimate.total - 15.0).abs() < 1e-3, "{estimate:?}");
+    let kept = r.log.iter().find_map(|(_, d)| match d {
+        Decision::SampleReduceInput { keep_bytes, .. } => Some(*keep_bytes),
+        _ => None,
+    });
+    assert_eq!(kept, Some(160_000));
+    let finished = r.finished_at.unwrap();
+    assert!(finished <= 15.0 + 1e-6, "finished at {finished}");
+    assert_eq!(r.progress.unwrap().k, 1);
+    // Without Alg. 5 (D-WMR) nothing could cut the reduce: Alg. 1 as printed, k = 0.
+    let r = run(policy(PolicyKind::DartMapReviseOnly).as_mut(), spec, &s, 1);
+    assert_eq!(r.closed.unwrap().1, 0);
+    assert_eq!(r.progress.unwrap().k, 0);
+}
+
+#[test]
 fn the_same_seed_gives_the_same_decision_log() {
     let s = with_straggler();
     let logs: Vec<_> = (0..2)

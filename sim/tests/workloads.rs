@@ -336,7 +336,7 @@ mod workloads {
             assert_ne!(p.reduce_time, t.reduce_time);
             let d = t.maps.iter().map(|m| m.output_bytes as f64).sum::<f64>()
                 / f64::from(job.reduces());
-            // Five samples with σ = 0.2 noise: the fit's error at the largest size is ~0.15 in ln.
+            // Five sampler reduces and the earlier run's R, each with σ = 0.2 noise.
             assert!(
                 within(p.reduce_time.at(d), t.reduce_time.at(d), 2.0),
                 "{}: {:?} vs {:?} at {d}",
@@ -344,6 +344,12 @@ mod workloads {
                 p.reduce_time,
                 t.reduce_time
             );
+            // The spread of ln e is measured, not copied; with 50+ reduces it is near σ.
+            assert_ne!(p.reduce_time.spread, options.reduce_noise);
+            if job.reduces() >= 50 {
+                let spread = p.reduce_time.spread;
+                assert!((spread / options.reduce_noise - 1.0).abs() < 0.3, "{spread}");
+            }
             let output: f64 = t.maps.iter().map(|m| m.output_bytes as f64).sum();
             let want = output / f64::from(job.maps()) / f64::from(job.reduces());
             assert!((p.partition_bytes / want - 1.0).abs() < 1e-9);

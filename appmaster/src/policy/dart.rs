@@ -225,11 +225,22 @@ impl Run {
         self.core.spec.deadline
     }
 
-    /// `T_J` with no further map: what the job is heading for now.
+    /// `T_J` with no further map: what the job is heading for now. With Alg. 5 on, a reduce
+    /// phase that would run past `D` is cut to end there (down to the smallest sample Alg. 5
+    /// keeps, `f(c·d) = c^b·f(d)`): that is what Alg. 5 will make of it. Alg. 1 and eq. 11 use
+    /// the uncut `T_J`; this is only the policy's forecast.
     fn current_estimate(&self, now: Seconds) -> Estimate {
         let t_p = self.core.elapsed(now);
-        self.est
-            .completion(f64::from(self.core.k()), t_p, 0.0, self.v.skew)
+        let mut e = self
+            .est
+            .completion(f64::from(self.core.k()), t_p, 0.0, self.v.skew);
+        if self.v.revise_reduces {
+            let room = (self.deadline() - e.map - e.shuffle).max(0.0);
+            let floor = e.reduce * self.config.min_reduce_sample.powf(self.est.reduce_time.b);
+            e.reduce = e.reduce.min(room.max(floor));
+            e.total = e.map + e.shuffle + e.reduce;
+        }
+        e
     }
 
     fn finished(&mut self, a: AttemptId, output_bytes: u64, now: Seconds, out: &mut Vec<Decision>) {
@@ -353,7 +364,7 @@ impl Run {
             let best = self
                 .est
                 .completion(k_next, t_p, self.est.local, self.v.skew);
-            if !self.v.approach || best.total >= self.deadline() {
+            if !self.v.approach || !self.fits(&best) {
                 let e = self.current_estimate(now);
                 self.core.close_map_phase(Some(e), out);
             }
@@ -369,8 +380,8 @@ impl Run {
         let e = self
             .est
             .completion(k_next, t_p, self.est.map_duration(locality), self.v.skew);
-        if e.total < self.deadline() {
-            // Alg. 1 lines 4–5 (eq. 10: strictly under D).
+        if self.fits(&e) {
+            // Alg. 1 lines 4–5.
             self.core.launch_map(m, c, now, false, out);
             self.est.map_end = e.map; // T_M^o := T_M^n
             self.est.first_launch.get_or_insert(t_p);
@@ -394,6 +405,16 @@ impl Run {
             self.core.mark_local_only(m, out);
         }
         true
+    }
+
+    /// Alg. 1's test for the next map, `T_J(k+1) < D` (eq. 10, strictly under `D`) — except for
+    /// the first map when Alg. 5 runs: it need only finish and shuffle by `D`, since Alg. 5
+    /// then sizes the reduces to the time left, and an answer from part of one map's output
+    /// beats none. Alg. 1 as printed answers every job whose whole estimate exceeds `D` (most
+    /// one-map jobs under a tight deadline) with nothing, at once. (A yard extension.)
+    fn fits(&self, e: &Estimate) -> bool {
+        let first_map = self.v.revise_reduces && self.core.k() == 0;
+        e.total < self.deadline() || (first_map && e.map + e.shuffle < self.deadline())
     }
 
     /// Alg. 3 (and Alg. 4), for one container after the map phase closed. Returns whether the

@@ -54,6 +54,9 @@ pub struct Estimator {
     /// `T_R / f(d)`: how much longer the last of the job's reduces runs than `f(d)`
     /// ([`reduce_phase_factor`]); 1 for a law fitted without spread and one wave.
     pub reduce_phase: f64,
+    /// How much longer the last of one wave of reduces runs than `f(d)`: what a reduce that
+    /// starts now must leave room for, among the others that run beside it.
+    pub reduce_wave: f64,
     /// `(k_i, d_{k_i})` of previous runs, for the skew estimate (eq. 13); empty disables it.
     pub previous_runs: Vec<PreviousRun>,
 }
@@ -80,6 +83,10 @@ impl Estimator {
             reduces,
             reduce_time: profile.reduce_time,
             reduce_phase: reduce_phase_factor(profile.reduce_time.spread, reduces, slots),
+            reduce_wave: expected_max_lognormal(
+                profile.reduce_time.spread,
+                slots.unwrap_or(reduces).min(reduces),
+            ),
             previous_runs: profile.previous_runs.clone(),
         }
     }
@@ -191,9 +198,13 @@ impl Estimator {
 
     /// Eq. (12): `d_max = ((D − T_p) / a)^(1/b)`, the most input a reduce starting now can take
     /// and still finish by `D`, on a node running `pace` times slower than the profile (1: as
-    /// the paper has it); 0 when no time is left.
+    /// the paper has it); 0 when no time is left. The time left is shared out as `T_R` is
+    /// estimated: the reduce must fit with the largest of its wave's noise draws, not the
+    /// median one, or half the reduces sized to `D` end after it (`reduce_wave`; 1 without
+    /// spread, as in the paper).
     pub fn max_reduce_input(&self, t_p: Seconds, deadline: Seconds, pace: f64) -> f64 {
-        self.reduce_time.inverse((deadline - t_p) / pace)
+        self.reduce_time
+            .inverse((deadline - t_p) / (pace * self.reduce_wave))
     }
 
     /// §5.3: `T_m^a ← α·T_m^a + (1 − α)·T_i^m` on every map completion, for the task's locality
@@ -568,6 +579,20 @@ mod tests {
             0.0,
             "no time left, no input"
         );
+    }
+
+    #[test]
+    fn alg5_leaves_room_for_the_largest_of_a_wave_of_noisy_reduces() {
+        // D8 with spread 0.2 and 4 reduces in one wave: the 3 s left are shared out as T_R is
+        // estimated, the largest of 4 draws; on 2 slots, the largest of 2.
+        let mut profile = d1_profile();
+        profile.reduce_time.spread = 0.2;
+        let e = Estimator::new(&profile, 4, None, 0.8);
+        let wave = expected_max_lognormal(0.2, 4);
+        assert!(close(e.max_reduce_input(7.0, 10.0, 1.0), 6.0 / wave));
+        let e = Estimator::new(&profile, 4, Some(2), 0.8);
+        let wave = expected_max_lognormal(0.2, 2);
+        assert!(close(e.max_reduce_input(7.0, 10.0, 1.0), 6.0 / wave));
     }
 
     #[test]

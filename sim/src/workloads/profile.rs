@@ -1,6 +1,8 @@
 //! The profile a policy starts a job with, measured the way Dart's profiler measures it
 //! (§5.1, §2.7 of the digest): sample runs of the same job shape and one earlier run of the
-//! recurring job, each with its own draws — never the truth's numbers themselves.
+//! recurring job, each with its own draws — never the truth's numbers themselves. As in the
+//! live profiler (`Profiler::add_run`), the earlier run's reduces are points of the `f(d)` fit
+//! beside the task sampler's.
 
 use yard_appmaster::policy::{PowerLaw, PreviousRun, Profile, Profiler, Rng, Seconds};
 
@@ -23,7 +25,7 @@ pub(super) fn measure(
     let shuffle_bandwidth = truth.shuffle_bandwidth * noise(rng, o.profile_noise);
     let reduce_time = match reduces {
         0 => truth.reduce_time,
-        _ => sample_reduces(truth.reduce_time, largest_input, rng, o),
+        _ => sample_reduces(truth, output, largest_input, rng, o),
     };
     let previous_runs = match reduces {
         0 => Vec::new(),
@@ -61,17 +63,24 @@ fn sample_maps(draft: &Draft, rng: &mut Rng, o: &WorkloadOptions) -> Seconds {
     runs / n as f64 * scale
 }
 
-/// The task sampler (Dart §5.1): `sample_reduces` reduces at `Profiler::sample_sizes` up to
-/// the largest reduce's input, each timed as `f(d)` × fresh noise, and `f` fitted to them;
-/// the truth's law when they cannot fit one.
+/// `f` fitted to the task sampler's reduces (Dart §5.1: `sample_reduces` of them at
+/// `Profiler::sample_sizes` up to the largest reduce's input) and to the earlier run's
+/// reduces (every partition of all `output`), each timed as `f(d)` × fresh noise; the truth's
+/// law when they cannot fit one. The earlier run's reduces are what make the fit's spread
+/// (and so the last of many reduces, `reduce_phase_factor`) known to more than a few points.
 fn sample_reduces(
-    law: PowerLaw,
+    truth: &JobTruth,
+    output: f64,
     largest_input: f64,
     rng: &mut Rng,
     o: &WorkloadOptions,
 ) -> PowerLaw {
-    let samples: Vec<(f64, Seconds)> = Profiler::sample_sizes(largest_input, o.sample_reduces)
+    let law = truth.reduce_time;
+    let sampler = Profiler::sample_sizes(largest_input, o.sample_reduces);
+    let earlier_run = truth.partition_shares.iter().map(|share| output * share);
+    let samples: Vec<(f64, Seconds)> = sampler
         .into_iter()
+        .chain(earlier_run)
         .map(|d| (d, law.at(d) * noise(rng, o.reduce_noise)))
         .collect();
     PowerLaw::fit(&samples).unwrap_or(law)
