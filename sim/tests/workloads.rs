@@ -348,7 +348,10 @@ mod workloads {
             assert_ne!(p.reduce_time.spread, options.reduce_noise);
             if job.reduces() >= 50 {
                 let spread = p.reduce_time.spread;
-                assert!((spread / options.reduce_noise - 1.0).abs() < 0.3, "{spread}");
+                assert!(
+                    (spread / options.reduce_noise - 1.0).abs() < 0.3,
+                    "{spread}"
+                );
             }
             let output: f64 = t.maps.iter().map(|m| m.output_bytes as f64).sum();
             let want = output / f64::from(job.maps()) / f64::from(job.reduces());

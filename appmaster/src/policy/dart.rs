@@ -104,7 +104,8 @@ impl TaskPolicy for Dart {
                 spec.reduces,
                 spec.allotment,
                 config.ewma_alpha,
-            );
+            )
+            .with_reduce_confidence(config.reduce_confidence);
             let mut run = Run {
                 v: Variant::of(kind),
                 config: config.clone(),
@@ -226,18 +227,18 @@ impl Run {
     }
 
     /// `T_J` with no further map: what the job is heading for now. With Alg. 5 on, a reduce
-    /// phase that would run past `D` is cut to end there (down to the smallest sample Alg. 5
-    /// keeps, `f(c·d) = c^b·f(d)`): that is what Alg. 5 will make of it. Alg. 1 and eq. 11 use
-    /// the uncut `T_J`; this is only the policy's forecast.
+    /// phase that would run past `D` is cut as Alg. 5 will cut it (down to the smallest sample
+    /// it keeps, `f(c·d) = c^b·f(d)`). Alg. 1 and eq. 11 use the uncut `T_J`; this is only the
+    /// policy's forecast.
     fn current_estimate(&self, now: Seconds) -> Estimate {
         let t_p = self.core.elapsed(now);
         let mut e = self
             .est
             .completion(f64::from(self.core.k()), t_p, 0.0, self.v.skew);
         if self.v.revise_reduces {
-            let room = (self.deadline() - e.map - e.shuffle).max(0.0);
+            let room = self.deadline() - e.map - e.shuffle;
             let floor = e.reduce * self.config.min_reduce_sample.powf(self.est.reduce_time.b);
-            e.reduce = e.reduce.min(room.max(floor));
+            e.reduce = self.est.reduce_after_sampling(e.reduce, room).max(floor);
             e.total = e.map + e.shuffle + e.reduce;
         }
         e
@@ -673,7 +674,8 @@ mod tests {
             spec.reduces,
             spec.allotment,
             config.ewma_alpha,
-        );
+        )
+        .with_reduce_confidence(config.reduce_confidence);
         let mut run = Run {
             v: Variant::of(kind),
             config,

@@ -54,9 +54,13 @@ pub struct Estimator {
     /// `T_R / f(d)`: how much longer the last of the job's reduces runs than `f(d)`
     /// ([`reduce_phase_factor`]); 1 for a law fitted without spread and one wave.
     pub reduce_phase: f64,
-    /// How much longer the last of one wave of reduces runs than `f(d)`: what a reduce that
-    /// starts now must leave room for, among the others that run beside it.
+    /// How many reduces run at once: `min(R, slots)`.
+    pub wave_size: u32,
+    /// How much longer the last of one wave of reduces runs than `f(d)`, on average.
     pub reduce_wave: f64,
+    /// What a reduce that starts now must leave room for among the others of its wave, in
+    /// Alg. 5: `reduce_wave` unless a confidence is set ([`Estimator::with_reduce_confidence`]).
+    pub reduce_bound: f64,
     /// `(k_i, d_{k_i})` of previous runs, for the skew estimate (eq. 13); empty disables it.
     pub previous_runs: Vec<PreviousRun>,
 }
@@ -65,6 +69,8 @@ impl Estimator {
     /// The estimator of a job with `reduces` reduce tasks, of which `slots` can run at once
     /// (the containers the job is promised; `None`: all of them).
     pub fn new(profile: &Profile, reduces: u32, slots: Option<u32>, alpha: f64) -> Self {
+        let wave_size = slots.unwrap_or(reduces).min(reduces);
+        let reduce_wave = expected_max_lognormal(profile.reduce_time.spread, wave_size);
         Estimator {
             local: profile.map_local,
             remote: profile.map_remote,
@@ -83,12 +89,27 @@ impl Estimator {
             reduces,
             reduce_time: profile.reduce_time,
             reduce_phase: reduce_phase_factor(profile.reduce_time.spread, reduces, slots),
-            reduce_wave: expected_max_lognormal(
-                profile.reduce_time.spread,
-                slots.unwrap_or(reduces).min(reduces),
-            ),
+            wave_size,
+            reduce_wave,
+            reduce_bound: reduce_wave,
             previous_runs: profile.previous_runs.clone(),
         }
+    }
+
+    /// Alg. 5 sizes each reduce so that its whole wave ends by `D` with probability `q` (when
+    /// the fit's spread is the truth's), not merely on average: the `q`-quantile of the
+    /// largest of the wave's draws. `T_R` stays the expected largest.
+    pub fn with_reduce_confidence(mut self, q: f64) -> Self {
+        self.reduce_bound = quantile_max_lognormal(self.reduce_time.spread, self.wave_size, q)
+            .max(self.reduce_wave);
+        self
+    }
+
+    /// The reduce phase Alg. 5 will leave of `reduce` (the estimate's `T_R`) when `room`
+    /// seconds are left before `D`: each reduce is cut to end by `D` at `reduce_bound`, so
+    /// the wave's expected last one ends `reduce_wave / reduce_bound` of the way there.
+    pub fn reduce_after_sampling(&self, reduce: Seconds, room: Seconds) -> Seconds {
+        reduce.min(room.max(0.0) * self.reduce_wave / self.reduce_bound)
     }
 
     /// `T_m^a` for a candidate of this locality: `T_l^a` when node-local, else `T_r^a`
@@ -198,13 +219,12 @@ impl Estimator {
 
     /// Eq. (12): `d_max = ((D − T_p) / a)^(1/b)`, the most input a reduce starting now can take
     /// and still finish by `D`, on a node running `pace` times slower than the profile (1: as
-    /// the paper has it); 0 when no time is left. The time left is shared out as `T_R` is
-    /// estimated: the reduce must fit with the largest of its wave's noise draws, not the
-    /// median one, or half the reduces sized to `D` end after it (`reduce_wave`; 1 without
-    /// spread, as in the paper).
+    /// the paper has it); 0 when no time is left. The reduce must fit with the largest of its
+    /// wave's noise draws, not the median one, or half the reduces sized to `D` end after it
+    /// (`reduce_bound`; 1 without spread, as in the paper).
     pub fn max_reduce_input(&self, t_p: Seconds, deadline: Seconds, pace: f64) -> f64 {
         self.reduce_time
-            .inverse((deadline - t_p) / (pace * self.reduce_wave))
+            .inverse((deadline - t_p) / (pace * self.reduce_bound))
     }
 
     /// §5.3: `T_m^a ← α·T_m^a + (1 − α)·T_i^m` on every map completion, for the task's locality
@@ -321,6 +341,34 @@ pub fn expected_max_lognormal(sigma: f64, n: u32) -> f64 {
         })
         .sum();
     (integrand(lo) + inner + integrand(hi)) * h / 3.0
+}
+
+/// The `q`-quantile of the largest of `n` draws of `exp(σ·Z)`: `exp(σ·Φ⁻¹(q^(1/n)))`, since
+/// all `n` stay under `x` with probability `Φ(ln x / σ)^n`.
+pub fn quantile_max_lognormal(sigma: f64, n: u32, q: f64) -> f64 {
+    if sigma <= 0.0 || n == 0 {
+        return 1.0;
+    }
+    let p = q.clamp(1e-12, 1.0 - 1e-12).powf(1.0 / f64::from(n));
+    (sigma * normal_quantile(p)).exp()
+}
+
+/// `Φ⁻¹(p)` by bisection on `Φ(x) = erfc(−x/√2)/2` (once per job; 1e-10 is plenty).
+fn normal_quantile(p: f64) -> f64 {
+    let cdf = |x: f64| 0.5 * libm::erfc(-x / std::f64::consts::SQRT_2);
+    let (mut lo, mut hi) = (-40.0, 40.0);
+    for _ in 0..100 {
+        let mid = 0.5 * (lo + hi);
+        if cdf(mid) < p {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+        if hi - lo < 1e-10 {
+            break;
+        }
+    }
+    0.5 * (lo + hi)
 }
 
 /// Ordinary least squares `y = c₀ + c₁·x`: `(c₀, c₁)`, or `None` without two distinct `x`.
@@ -593,6 +641,27 @@ mod tests {
         let e = Estimator::new(&profile, 4, Some(2), 0.8);
         let wave = expected_max_lognormal(0.2, 2);
         assert!(close(e.max_reduce_input(7.0, 10.0, 1.0), 6.0 / wave));
+    }
+
+    #[test]
+    fn with_a_confidence_alg5_sizes_a_wave_to_end_by_d_that_often() {
+        // The 0.95-quantile of the largest of n: Φ(ln x / σ)^n = 0.95.
+        let x = quantile_max_lognormal(0.2, 4, 0.95);
+        let cdf = |x: f64| 0.5 * libm::erfc(-(x.ln() / 0.2) / std::f64::consts::SQRT_2);
+        assert!((cdf(x).powi(4) - 0.95).abs() < 1e-9, "{x}");
+        // One draw at 0.5 is the median: ln x = 0.
+        assert!(quantile_max_lognormal(0.3, 1, 0.5).ln().abs() < 1e-9);
+        let mut profile = d1_profile();
+        profile.reduce_time.spread = 0.2;
+        let e = Estimator::new(&profile, 4, None, 0.8).with_reduce_confidence(0.95);
+        assert!(close(e.max_reduce_input(7.0, 10.0, 1.0), 6.0 / x));
+        // Alg. 5's cut as forecast: 3 s left, cut at the bound, the expected last ends earlier.
+        let wave = expected_max_lognormal(0.2, 4);
+        assert!(close(e.reduce_after_sampling(100.0, 3.0), 3.0 * wave / x));
+        assert_eq!(e.reduce_after_sampling(1.0, 3.0), 1.0, "nothing to cut");
+        // A confidence below the expected largest never sizes reduces above the average case.
+        let low = Estimator::new(&profile, 4, None, 0.8).with_reduce_confidence(0.1);
+        assert_eq!(low.reduce_bound, low.reduce_wave);
     }
 
     #[test]

@@ -231,6 +231,10 @@ pub struct PolicyConfig {
     pub speculative_cap: f64,
     /// The smallest fraction of a reduce's input Alg. 5 keeps when no time is left.
     pub min_reduce_sample: f64,
+    /// How sure Alg. 5 wants to be that a wave of reduces, each sized to `D`, ends by `D`
+    /// given the spread of reduce times the profile measured (yard's; the paper sizes to the
+    /// average reduce, which ends after `D` about half the time).
+    pub reduce_confidence: f64,
 }
 
 impl Default for PolicyConfig {
@@ -242,6 +246,7 @@ impl Default for PolicyConfig {
             straggler_min_age: 0.5,
             speculative_cap: 0.1,
             min_reduce_sample: 0.01,
+            reduce_confidence: 0.95,
         }
     }
 }
