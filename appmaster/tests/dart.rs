@@ -314,9 +314,21 @@ fn a_one_map_job_over_its_deadline_runs_its_map_and_samples_the_reduce() {
     assert!(finished <= 15.0 + 1e-6, "finished at {finished}");
     assert_eq!(r.progress.unwrap().k, 1);
     // Without Alg. 5 (D-WMR) nothing could cut the reduce: Alg. 1 as printed, k = 0.
-    let r = run(policy(PolicyKind::DartMapReviseOnly).as_mut(), spec, &s, 1);
+    let r = run(
+        policy(PolicyKind::DartMapReviseOnly).as_mut(),
+        spec.clone(),
+        &s,
+        1,
+    );
     assert_eq!(r.closed.unwrap().1, 0);
     assert_eq!(r.progress.unwrap().k, 0);
+    // The map fails at t = 1: the restart test (§5.2.1) is the same as the launch test, so it
+    // runs again (ending at 11) and the reduce gets what the 3 s left at t = 12 can take.
+    s.fail = Box::new(|_, nth| (nth == 0).then_some(1.0));
+    let r = run(dart().as_mut(), spec, &s, 1);
+    assert_eq!(r.count(|d| matches!(d, Decision::LaunchMap { .. })), 2);
+    assert_eq!(r.progress.unwrap().k, 1);
+    assert!(r.finished_at.unwrap() <= 15.0 + 1e-6);
 }
 
 #[test]

@@ -301,7 +301,7 @@ impl Run {
             let e = self
                 .est
                 .completion(k_next, t_p, self.est.remote, self.v.skew);
-            e.total < self.deadline()
+            self.fits(&e)
         };
         if restart {
             self.core.retry(m);

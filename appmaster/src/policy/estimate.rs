@@ -192,6 +192,22 @@ impl Estimator {
         }
     }
 
+    /// `T_R` (eq. 9) for the last reduce to finish: the job's reduces of the average input
+    /// (eq. 8) at the largest of their draws over their waves (`reduce_phase_factor`) — or,
+    /// with skew handling, the largest reduce (eq. 13) at its mean draw when that ends later.
+    /// Both are lower bounds of the expected last end; with no skew the first is the larger,
+    /// with much skew the second, and eq. 13's largest input times the largest of R draws
+    /// would count the maximum twice.
+    fn reduce_duration(&self, maps: f64, skew: bool) -> Seconds {
+        let typical = self.reduce_time.at(self.reduce_input(maps, false)) * self.reduce_phase;
+        if !skew {
+            return typical;
+        }
+        let mean_draw = expected_max_lognormal(self.reduce_time.spread, 1);
+        let largest = self.reduce_time.at(self.reduce_input(maps, true)) * mean_draw;
+        typical.max(largest)
+    }
+
     /// Eq. (1): `T_J = T_M^n + T_NS + T_R` with `maps` map outputs and a next map of `duration`.
     pub fn completion(&self, maps: f64, t_p: Seconds, duration: Seconds, skew: bool) -> Estimate {
         let map = self.map_phase_end(t_p, duration);
@@ -199,8 +215,7 @@ impl Estimator {
         let reduce = if self.reduces == 0 || maps <= 0.0 {
             0.0
         } else {
-            // Eq. (9), for the last reduce to finish (see `reduce_phase_factor`).
-            self.reduce_time.at(self.reduce_input(maps, skew)) * self.reduce_phase
+            self.reduce_duration(maps, skew)
         };
         Estimate {
             map,
@@ -641,6 +656,30 @@ mod tests {
         let e = Estimator::new(&profile, 4, Some(2), 0.8);
         let wave = expected_max_lognormal(0.2, 2);
         assert!(close(e.max_reduce_input(7.0, 10.0, 1.0), 6.0 / wave));
+    }
+
+    #[test]
+    fn with_skew_the_last_reduce_is_the_largest_at_its_mean_or_the_many_at_their_largest() {
+        let mut profile = d1_profile();
+        profile.reduce_time.spread = 0.2;
+        let (mean, max8) = (
+            expected_max_lognormal(0.2, 1),
+            expected_max_lognormal(0.2, 8),
+        );
+        let run = |max_reduce_input| PreviousRun {
+            k: 6,
+            max_reduce_input,
+        };
+        // Eq. 8: d = 6·1 = 6, f = 3. A previous run as even as eq. 8: the 8 at their largest.
+        profile.previous_runs = vec![run(6.0)];
+        let e = Estimator::new(&profile, 8, None, 0.8);
+        assert!(close(e.completion(6.0, 3.0, 2.5, true).reduce, 3.0 * max8));
+        // A largest partition 10× the average: that reduce, at its mean draw, ends last.
+        profile.previous_runs = vec![run(60.0)];
+        let e = Estimator::new(&profile, 8, None, 0.8);
+        assert!(close(e.completion(6.0, 3.0, 2.5, true).reduce, 30.0 * mean));
+        // Without skew handling, eq. 8 and the largest of 8 (D-WOST).
+        assert!(close(e.completion(6.0, 3.0, 2.5, false).reduce, 3.0 * max8));
     }
 
     #[test]
