@@ -238,7 +238,8 @@ impl Run {
         if self.v.revise_reduces {
             let room = self.deadline() - e.map - e.shuffle;
             let floor = e.reduce * self.config.min_reduce_sample.powf(self.est.reduce_time.b);
-            e.reduce = self.est.reduce_after_sampling(e.reduce, room).max(floor);
+            let k = f64::from(self.core.k());
+            e.reduce = (self.est.reduce_after_sampling(k, self.v.skew, room)).max(floor);
             e.total = e.map + e.shuffle + e.reduce;
         }
         e

@@ -105,11 +105,18 @@ impl Estimator {
         self
     }
 
-    /// The reduce phase Alg. 5 will leave of `reduce` (the estimate's `T_R`) when `room`
-    /// seconds are left before `D`: each reduce is cut to end by `D` at `reduce_bound`, so
-    /// the wave's expected last one ends `reduce_wave / reduce_bound` of the way there.
-    pub fn reduce_after_sampling(&self, reduce: Seconds, room: Seconds) -> Seconds {
-        reduce.min(room.max(0.0) * self.reduce_wave / self.reduce_bound)
+    /// The reduce phase Alg. 5 will leave when `room` seconds are left before `D` and `maps`
+    /// map outputs reach the reduces: each reduce is cut to end by `D` at `reduce_bound`, so
+    /// each candidate for the last (`last_reduce`) ends `its draw / reduce_bound` of the way.
+    pub fn reduce_after_sampling(&self, maps: f64, skew: bool, room: Seconds) -> Seconds {
+        if self.reduces == 0 || maps <= 0.0 {
+            return 0.0;
+        }
+        let room = room.max(0.0);
+        self.last_reduce(maps, skew)
+            .iter()
+            .map(|&(end, draw)| end.min(room * draw / self.reduce_bound))
+            .fold(0.0, f64::max)
     }
 
     /// `T_m^a` for a candidate of this locality: `T_l^a` when node-local, else `T_r^a`
@@ -192,20 +199,27 @@ impl Estimator {
         }
     }
 
-    /// `T_R` (eq. 9) for the last reduce to finish: the job's reduces of the average input
-    /// (eq. 8) at the largest of their draws over their waves (`reduce_phase_factor`) — or,
-    /// with skew handling, the largest reduce (eq. 13) at its mean draw when that ends later.
-    /// Both are lower bounds of the expected last end; with no skew the first is the larger,
-    /// with much skew the second, and eq. 13's largest input times the largest of R draws
-    /// would count the maximum twice.
+    /// `T_R` (eq. 9) for the last reduce to finish: the later of [`Self::last_reduce`]'s two.
     fn reduce_duration(&self, maps: f64, skew: bool) -> Seconds {
-        let typical = self.reduce_time.at(self.reduce_input(maps, false)) * self.reduce_phase;
+        let [many, largest] = self.last_reduce(maps, skew);
+        many.0.max(largest.0)
+    }
+
+    /// The two candidates for the last reduce to finish, each as (its end after the phase
+    /// starts, the draw of `e` it stands on): the job's reduces of the average input (eq. 8)
+    /// at the largest of their draws over their waves (`reduce_phase_factor`), and — with skew
+    /// handling — the largest reduce (eq. 13) at its mean draw. Both are lower bounds of the
+    /// expected last end; with no skew the first is the larger, with much skew the second
+    /// (eq. 13's largest input times the largest of R draws would count the maximum twice).
+    fn last_reduce(&self, maps: f64, skew: bool) -> [(Seconds, f64); 2] {
+        let typical = self.reduce_time.at(self.reduce_input(maps, false));
+        let many = (typical * self.reduce_phase, self.reduce_wave);
         if !skew {
-            return typical;
+            return [many, (0.0, 1.0)];
         }
         let mean_draw = expected_max_lognormal(self.reduce_time.spread, 1);
-        let largest = self.reduce_time.at(self.reduce_input(maps, true)) * mean_draw;
-        typical.max(largest)
+        let largest = self.reduce_time.at(self.reduce_input(maps, true));
+        [many, (largest * mean_draw, mean_draw)]
     }
 
     /// Eq. (1): `T_J = T_M^n + T_NS + T_R` with `maps` map outputs and a next map of `duration`.
@@ -696,8 +710,17 @@ mod tests {
         assert!(close(e.max_reduce_input(7.0, 10.0, 1.0), 6.0 / x));
         // Alg. 5's cut as forecast: 3 s left, cut at the bound, the expected last ends earlier.
         let wave = expected_max_lognormal(0.2, 4);
-        assert!(close(e.reduce_after_sampling(100.0, 3.0), 3.0 * wave / x));
-        assert_eq!(e.reduce_after_sampling(1.0, 3.0), 1.0, "nothing to cut");
+        // D1's f(6) = 3, at the largest of 4: cut to 3 s left, it ends 3·wave/x in.
+        assert!(close(
+            e.reduce_after_sampling(6.0, false, 3.0),
+            3.0 * wave / x
+        ));
+        let uncut = e.completion(6.0, 3.0, 2.5, false).reduce;
+        assert_eq!(
+            e.reduce_after_sampling(6.0, false, 100.0),
+            uncut,
+            "nothing to cut"
+        );
         // A confidence below the expected largest never sizes reduces above the average case.
         let low = Estimator::new(&profile, 4, None, 0.8).with_reduce_confidence(0.1);
         assert_eq!(low.reduce_bound, low.reduce_wave);
