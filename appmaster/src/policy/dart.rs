@@ -11,8 +11,8 @@ use std::collections::HashMap;
 
 use super::core::{Core, JobRun, MapState, drive, progress_of};
 use super::{
-    AttemptId, ContainerId, Decision, Estimate, Estimator, Event, Locality, NodeId, PolicyConfig,
-    PolicyKind, Progress, ReduceId, Rng, Seconds, TaskPolicy, TaskRef,
+    AttemptId, ContainerId, Decision, Estimate, Estimator, Event, JobSpec, Locality, NodeId,
+    PolicyConfig, PolicyKind, Progress, ReduceId, Rng, Seconds, TaskPolicy, TaskRef,
 };
 
 /// Which parts of Dart a variant runs.
@@ -99,23 +99,7 @@ impl TaskPolicy for Dart {
     fn handle(&mut self, now: Seconds, event: Event, _rng: &mut Rng, out: &mut Vec<Decision>) {
         let (kind, config) = (self.kind, &self.config);
         drive(&mut self.run, now, event, out, |spec, out| {
-            let est = Estimator::new(
-                &spec.profile,
-                spec.reduces,
-                spec.allotment,
-                config.ewma_alpha,
-            )
-            .with_reduce_confidence(config.reduce_confidence);
-            let mut run = Run {
-                v: Variant::of(kind),
-                config: config.clone(),
-                core: Core::new(spec, now),
-                est,
-                stragglers: Vec::new(),
-                recent_rates: std::collections::VecDeque::new(),
-                node_pace: HashMap::new(),
-                all_pace: (0.0, 0),
-            };
+            let mut run = Run::new(kind, config.clone(), spec, now);
             if run.core.spec.maps.is_empty() {
                 run.core
                     .close_map_phase(Some(run.current_estimate(now)), out);
@@ -222,6 +206,26 @@ impl JobRun for Run {
 }
 
 impl Run {
+    fn new(kind: PolicyKind, config: PolicyConfig, spec: JobSpec, now: Seconds) -> Run {
+        let est = Estimator::new(
+            &spec.profile,
+            spec.reduces,
+            spec.allotment,
+            config.ewma_alpha,
+        )
+        .with_reduce_confidence(config.reduce_confidence);
+        Run {
+            v: Variant::of(kind),
+            config,
+            core: Core::new(spec, now),
+            est,
+            stragglers: Vec::new(),
+            recent_rates: std::collections::VecDeque::new(),
+            node_pace: HashMap::new(),
+            all_pace: (0.0, 0),
+        }
+    }
+
     fn deadline(&self) -> Seconds {
         self.core.spec.deadline
     }
@@ -669,24 +673,7 @@ mod tests {
             },
             allotment: None,
         };
-        let config = PolicyConfig::default();
-        let est = Estimator::new(
-            &spec.profile,
-            spec.reduces,
-            spec.allotment,
-            config.ewma_alpha,
-        )
-        .with_reduce_confidence(config.reduce_confidence);
-        let mut run = Run {
-            v: Variant::of(kind),
-            config,
-            core: Core::new(spec, 0.0),
-            est,
-            stragglers: Vec::new(),
-            recent_rates: std::collections::VecDeque::new(),
-            node_pace: HashMap::new(),
-            all_pace: (0.0, 0),
-        };
+        let mut run = Run::new(kind, PolicyConfig::default(), spec, 0.0);
         let mut out = Vec::new();
         for i in 0..5 {
             run.core.grant(Container {
