@@ -69,7 +69,7 @@ impl Estimator {
     /// The estimator of a job with `reduces` reduce tasks, of which `slots` can run at once
     /// (the containers the job is promised; `None`: all of them).
     pub fn new(profile: &Profile, reduces: u32, slots: Option<u32>, alpha: f64) -> Self {
-        let wave_size = slots.unwrap_or(reduces).min(reduces);
+        let wave_size = wave_size(reduces, slots);
         let reduce_wave = expected_max_lognormal(profile.reduce_time.spread, wave_size);
         Estimator {
             local: profile.map_local,
@@ -337,10 +337,20 @@ pub fn reduce_phase_factor(spread: f64, reduces: u32, slots: Option<u32>) -> f64
     if reduces == 0 {
         return 1.0;
     }
-    let slots = slots.unwrap_or(reduces).clamp(1, reduces);
+    let slots = wave_size(reduces, slots);
     let waves = reduces.div_ceil(slots);
     let mean = expected_max_lognormal(spread, 1);
     f64::from(waves - 1) * mean + expected_max_lognormal(spread, slots)
+}
+
+/// How many of `reduces` run at once on `slots` containers (`None`: all of them); at least 1.
+fn wave_size(reduces: u32, slots: Option<u32>) -> u32 {
+    slots.unwrap_or(reduces).clamp(1, reduces.max(1))
+}
+
+/// `Φ(x)`, the standard normal distribution function.
+fn normal_cdf(x: f64) -> f64 {
+    0.5 * libm::erfc(-x / std::f64::consts::SQRT_2)
 }
 
 /// `E[max of n draws of exp(σ·Z)]`, Z standard normal:
@@ -355,8 +365,7 @@ pub fn expected_max_lognormal(sigma: f64, n: u32) -> f64 {
     let n = f64::from(n);
     let integrand = |x: f64| {
         let pdf = (-x * x / 2.0).exp() / (2.0 * std::f64::consts::PI).sqrt();
-        let cdf = 0.5 * libm::erfc(-x / std::f64::consts::SQRT_2);
-        (sigma * x).exp() * n * pdf * cdf.powf(n - 1.0)
+        (sigma * x).exp() * n * pdf * normal_cdf(x).powf(n - 1.0)
     };
     // The largest of n lies above −8; exp(σx)·φ(x) is φ(x − σ) up to a constant, so 9 past σ
     // leaves nothing. 400 steps of at most 0.06: the largest of 10⁹ still has a spread of 0.2.
@@ -382,13 +391,12 @@ pub fn quantile_max_lognormal(sigma: f64, n: u32, q: f64) -> f64 {
     (sigma * normal_quantile(p)).exp()
 }
 
-/// `Φ⁻¹(p)` by bisection on `Φ(x) = erfc(−x/√2)/2` (once per job; 1e-10 is plenty).
+/// `Φ⁻¹(p)` by bisection (once per job; 1e-10 is plenty).
 fn normal_quantile(p: f64) -> f64 {
-    let cdf = |x: f64| 0.5 * libm::erfc(-x / std::f64::consts::SQRT_2);
     let (mut lo, mut hi) = (-40.0, 40.0);
     for _ in 0..100 {
         let mid = 0.5 * (lo + hi);
-        if cdf(mid) < p {
+        if normal_cdf(mid) < p {
             lo = mid;
         } else {
             hi = mid;
@@ -700,8 +708,10 @@ mod tests {
     fn with_a_confidence_alg5_sizes_a_wave_to_end_by_d_that_often() {
         // The 0.95-quantile of the largest of n: Φ(ln x / σ)^n = 0.95.
         let x = quantile_max_lognormal(0.2, 4, 0.95);
-        let cdf = |x: f64| 0.5 * libm::erfc(-(x.ln() / 0.2) / std::f64::consts::SQRT_2);
-        assert!((cdf(x).powi(4) - 0.95).abs() < 1e-9, "{x}");
+        assert!(
+            (normal_cdf(x.ln() / 0.2).powi(4) - 0.95).abs() < 1e-9,
+            "{x}"
+        );
         // One draw at 0.5 is the median: ln x = 0.
         assert!(quantile_max_lognormal(0.3, 1, 0.5).ln().abs() < 1e-9);
         let mut profile = d1_profile();
