@@ -235,15 +235,15 @@ impl Run {
     /// it keeps, `f(c·d) = c^b·f(d)`). Alg. 1 and eq. 11 use the uncut `T_J`; this is only the
     /// policy's forecast.
     fn current_estimate(&self, now: Seconds) -> Estimate {
-        let t_p = self.core.elapsed(now);
-        let mut e = self
-            .est
-            .completion(f64::from(self.core.k()), t_p, 0.0, self.v.skew);
+        let (t_p, k) = (self.core.elapsed(now), f64::from(self.core.k()));
+        let mut e = self.est.completion(k, t_p, 0.0, self.v.skew);
         if self.v.revise_reduces {
             let room = self.deadline() - e.map - e.shuffle;
             let floor = e.reduce * self.config.min_reduce_sample.powf(self.est.reduce_time.b);
-            let k = f64::from(self.core.k());
-            e.reduce = (self.est.reduce_after_sampling(k, self.v.skew, room)).max(floor);
+            e.reduce = self
+                .est
+                .reduce_after_sampling(k, self.v.skew, room)
+                .max(floor);
             e.total = e.map + e.shuffle + e.reduce;
         }
         e
