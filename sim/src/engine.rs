@@ -244,6 +244,50 @@ enum Ev {
     Shuffled(u64),
 }
 
+/// The event queue, in (time in µs, sequence number) order — the order one heap of every
+/// event would pop them in — kept as three queues so the heap holds task ends only: a job's
+/// shuffle link is a FIFO, so its `Shuffled` events come in time order and wait in a plain
+/// queue, and there is at most one tick pending. An event that would break a queue's order
+/// goes to the heap instead, so the order never depends on that reasoning.
+#[derive(Default)]
+struct Queue {
+    seq: u64,
+    heap: BinaryHeap<Reverse<(u128, Ev)>>,
+    fifo: VecDeque<(u128, Ev)>,
+    tick: Option<u128>,
+}
+
+impl Queue {
+    /// Schedules `ev` at `t` seconds, rounded up to the microsecond: the engine is never
+    /// faster than the oracle's sums.
+    fn push(&mut self, t: Seconds, ev: Ev) {
+        self.seq += 1;
+        let key = u128::from((t * 1e6).ceil() as u64) << 64 | u128::from(self.seq);
+        match ev {
+            Ev::Tick if self.tick.is_none() => self.tick = Some(key),
+            Ev::Shuffled(_) if self.fifo.back().is_none_or(|&(k, _)| k < key) => {
+                self.fifo.push_back((key, ev));
+            }
+            _ => self.heap.push(Reverse((key, ev))),
+        }
+    }
+
+    /// The next event and its time in µs.
+    fn pop(&mut self) -> Option<(u64, Ev)> {
+        let heap = self.heap.peek().map_or(u128::MAX, |Reverse((k, _))| *k);
+        let fifo = self.fifo.front().map_or(u128::MAX, |(k, _)| *k);
+        let tick = self.tick.unwrap_or(u128::MAX);
+        let (key, ev) = if tick < heap && tick < fifo {
+            (self.tick.take()?, Ev::Tick)
+        } else if fifo < heap {
+            self.fifo.pop_front()?
+        } else {
+            self.heap.pop()?.0
+        };
+        Some(((key >> 64) as u64, ev))
+    }
+}
+
 #[derive(Clone, Copy)]
 struct Live {
     node: u32,
@@ -352,8 +396,7 @@ struct Run<'a> {
     policy: Box<dyn TaskPolicy>,
     rng: Rng,
     now: Seconds,
-    seq: u64,
-    queue: BinaryHeap<Reverse<(u64, u64, Ev)>>,
+    queue: Queue,
     /// Free container capacity per node, and the node of every container by id (the engine
     /// numbers them from 0; `NOT_HELD` once released), and how many are held.
     free: Vec<u32>,
@@ -423,8 +466,7 @@ impl<'a> Run<'a> {
             policy,
             rng: Rng::seed_from_u64(mix(exp.seed, 0x4E6, index, 0)),
             now: 0.0,
-            seq: 0,
-            queue: BinaryHeap::new(),
+            queue: Queue::default(),
             free: vec![exp.cluster.containers_per_node.max(1); plan.nodes as usize],
             held: Vec::new(),
             holding: 0,
@@ -479,10 +521,7 @@ impl<'a> Run<'a> {
     }
 
     fn at(&mut self, t: Seconds, ev: Ev) {
-        self.seq += 1;
-        self.queue
-            // Rounded up to the microsecond: the engine is never faster than the oracle's sums.
-            .push(Reverse(((t * 1e6).ceil() as u64, self.seq, ev)));
+        self.queue.push(t, ev);
     }
 
     fn go(&mut self) {
@@ -500,7 +539,7 @@ impl<'a> Run<'a> {
         } else {
             f64::INFINITY // the MDT run itself: `full` always finishes
         };
-        while let Some(Reverse((t, _, ev))) = self.queue.pop() {
+        while let Some((t, ev)) = self.queue.pop() {
             if self.finished.is_some() {
                 break;
             }
