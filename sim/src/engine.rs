@@ -336,20 +336,22 @@ impl Attempts {
         self.table.get_mut(a.0 as usize)?.take()
     }
 
-    /// The live map attempts in id order (what a `BTreeMap` by id would iterate).
-    fn live_maps(&mut self) -> impl Iterator<Item = (AttemptId, &Live)> {
-        let table = &self.table;
-        let live = |a: &AttemptId| table[a.0 as usize].is_some_and(|l| l.map.is_some());
-        self.maps.retain(live);
+    /// Appends every live map attempt's progress at `now` to `reports`, in id order (what a
+    /// `BTreeMap` by id would iterate), dropping ended attempts from the list in the same pass.
+    fn progress(&mut self, now: Seconds, reports: &mut Vec<(AttemptId, f64)>) {
         if self.unsorted {
             self.maps.sort_unstable();
             self.maps.dedup();
             self.unsorted = false;
         }
         let table = &self.table;
-        self.maps
-            .iter()
-            .filter_map(move |&a| Some((a, table[a.0 as usize].as_ref()?)))
+        self.maps.retain(|&a| match table[a.0 as usize] {
+            Some(l) if l.map.is_some() => {
+                reports.push((a, ((now - l.started) / l.duration).clamp(0.0, 1.0)));
+                true
+            }
+            _ => false,
+        });
     }
 }
 
@@ -616,12 +618,7 @@ impl<'a> Run<'a> {
         // Taken first: the policy's answers may launch or end attempts.
         let mut reports = std::mem::take(&mut self.reports);
         reports.clear();
-        let now = self.now;
-        reports.extend(
-            self.live
-                .live_maps()
-                .map(|(a, l)| (a, ((now - l.started) / l.duration).clamp(0.0, 1.0))),
-        );
+        self.live.progress(self.now, &mut reports);
         for &(attempt, progress) in &reports {
             self.call(Event::TaskProgress { attempt, progress });
         }
