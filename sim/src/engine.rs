@@ -8,7 +8,7 @@
 //! events happen in, so every policy meets the same slow nodes and the same failures.
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap, HashMap, VecDeque};
+use std::collections::{BinaryHeap, VecDeque};
 
 use yard_appmaster::policy::{
     AttemptId, Container, ContainerId, Decision, Estimate, Event, JobSpec, Locality, Location,
@@ -244,11 +244,149 @@ enum Ev {
     Shuffled(u64),
 }
 
+/// The event queue, in (time in µs, sequence number) order — the order one heap of every
+/// event would pop them in — kept as three queues so the heap holds task ends only: a job's
+/// shuffle link is a FIFO, so its `Shuffled` events come in time order and wait in a plain
+/// queue, and there is at most one tick pending. An event that would break a queue's order
+/// goes to the heap instead, so the order never depends on that reasoning.
+#[derive(Default)]
+struct Queue {
+    seq: u64,
+    heap: BinaryHeap<Reverse<(u128, Ev)>>,
+    fifo: VecDeque<(u128, Ev)>,
+    tick: Option<u128>,
+}
+
+impl Queue {
+    /// Schedules `ev` at `t` seconds, rounded up to the microsecond: the engine is never
+    /// faster than the oracle's sums.
+    fn push(&mut self, t: Seconds, ev: Ev) {
+        self.seq += 1;
+        let key = u128::from((t * 1e6).ceil() as u64) << 64 | u128::from(self.seq);
+        match ev {
+            Ev::Tick if self.tick.is_none() => self.tick = Some(key),
+            Ev::Shuffled(_) if self.fifo.back().is_none_or(|&(k, _)| k < key) => {
+                self.fifo.push_back((key, ev));
+            }
+            _ => self.heap.push(Reverse((key, ev))),
+        }
+    }
+
+    /// The next event and its time in µs.
+    fn pop(&mut self) -> Option<(u64, Ev)> {
+        let heap = self.heap.peek().map_or(u128::MAX, |Reverse((k, _))| *k);
+        let fifo = self.fifo.front().map_or(u128::MAX, |(k, _)| *k);
+        let tick = self.tick.unwrap_or(u128::MAX);
+        let (key, ev) = if tick < heap && tick < fifo {
+            (self.tick.take()?, Ev::Tick)
+        } else if fifo < heap {
+            self.fifo.pop_front()?
+        } else {
+            self.heap.pop()?.0
+        };
+        Some(((key >> 64) as u64, ev))
+    }
+}
+
+#[derive(Clone, Copy)]
 struct Live {
     node: u32,
     started: Seconds,
     duration: Seconds,
     map: Option<MapId>,
+}
+
+/// Live attempts, map and reduce, in a table indexed by attempt id (policies number attempts
+/// from 0, so the table stays as small as the run's attempts), and the live map attempts in
+/// id order for progress reports: the order a tick reports in without a tree.
+#[derive(Default)]
+struct Attempts {
+    table: Vec<Option<Live>>,
+    /// Map attempts as launched; an entry whose attempt has ended is dropped at the next
+    /// tick. Launches come in id order, so this stays sorted; `unsorted` says one did not.
+    maps: Vec<AttemptId>,
+    unsorted: bool,
+}
+
+impl Attempts {
+    fn insert(&mut self, a: AttemptId, live: Live) {
+        let i = a.0 as usize;
+        if i >= self.table.len() {
+            self.table.resize(i + 1, None);
+        }
+        self.table[i] = Some(live);
+        if live.map.is_some() {
+            // `<=`: an id used again would otherwise be listed twice.
+            if self.maps.last().is_some_and(|last| a <= *last) {
+                self.unsorted = true;
+            }
+            self.maps.push(a);
+        }
+    }
+
+    fn get(&self, a: AttemptId) -> Option<&Live> {
+        self.table.get(a.0 as usize)?.as_ref()
+    }
+
+    fn get_mut(&mut self, a: AttemptId) -> Option<&mut Live> {
+        self.table.get_mut(a.0 as usize)?.as_mut()
+    }
+
+    fn remove(&mut self, a: AttemptId) -> Option<Live> {
+        self.table.get_mut(a.0 as usize)?.take()
+    }
+
+    /// Appends every live map attempt's progress at `now` to `reports`, in id order (what a
+    /// `BTreeMap` by id would iterate), dropping ended attempts from the list in the same pass.
+    fn progress(&mut self, now: Seconds, reports: &mut Vec<(AttemptId, f64)>) {
+        if self.unsorted {
+            self.maps.sort_unstable();
+            self.maps.dedup();
+            self.unsorted = false;
+        }
+        let table = &self.table;
+        self.maps.retain(|&a| match table[a.0 as usize] {
+            Some(l) if l.map.is_some() => {
+                reports.push((a, ((now - l.started) / l.duration).clamp(0.0, 1.0)));
+                true
+            }
+            _ => false,
+        });
+    }
+}
+
+/// The lowest unlaunched map at or after any index, in amortised near-O(1): `next[m]` points
+/// at or before the first unlaunched map from `m` on (itself while `m` is unlaunched), with
+/// paths halved as they are walked. A grant looks at the first few unlaunched maps, and maps
+/// launch out of order (node-local first), so scanning a `launched` flag per map would cost
+/// up to O(M) per grant.
+struct Unlaunched {
+    next: Vec<u32>,
+}
+
+impl Unlaunched {
+    fn new(maps: usize) -> Self {
+        Unlaunched {
+            next: (0..=maps as u32).collect(),
+        }
+    }
+
+    fn launch(&mut self, m: usize) {
+        if self.next[m] == m as u32 {
+            self.next[m] = m as u32 + 1;
+        }
+    }
+
+    /// The first unlaunched map at or after `m`; the map count when there is none.
+    fn from(&mut self, m: usize) -> usize {
+        let mut i = m;
+        while self.next[i] as usize != i {
+            let up = self.next[i] as usize;
+            self.next[i] = self.next[up];
+            i = up;
+        }
+        i
+    }
 }
 
 struct Run<'a> {
@@ -260,11 +398,12 @@ struct Run<'a> {
     policy: Box<dyn TaskPolicy>,
     rng: Rng,
     now: Seconds,
-    seq: u64,
-    queue: BinaryHeap<Reverse<(u64, u64, Ev)>>,
-    /// Free container capacity per node, and the node of every held container.
+    queue: Queue,
+    /// Free container capacity per node, and the node of every container by id (the engine
+    /// numbers them from 0; `NOT_HELD` once released), and how many are held.
     free: Vec<u32>,
-    held: HashMap<ContainerId, u32>,
+    held: Vec<u32>,
+    holding: u32,
     next_container: u64,
     /// When the job last released a container on each node: the rm does not hand the job a
     /// node it just gave back within a heartbeat (else release and grant could loop forever).
@@ -274,15 +413,14 @@ struct Run<'a> {
     /// costs O(1) even on a cluster of tens of thousands of nodes.
     ready: VecDeque<u32>,
     cooling: VecDeque<(Seconds, u32)>,
-    /// The lowest map not launched yet: grants go where its replicas are, as the master's
+    /// Maps not launched yet: grants go where the lowest ones' replicas are, as the master's
     /// node-local asks would have them.
-    launched: Vec<bool>,
-    next_unlaunched: usize,
+    unlaunched: Unlaunched,
     want: u32,
-    /// Live map attempts, ordered by id so progress reports go out in a fixed order without
-    /// sorting, and live reduce attempts apart: a tick touches running maps only.
-    live: BTreeMap<AttemptId, Live>,
-    live_reduces: HashMap<AttemptId, Live>,
+    /// Live attempts; a tick reports on the running maps only, in id order.
+    live: Attempts,
+    /// The tick's progress reports, kept to reuse the buffer.
+    reports: Vec<(AttemptId, f64)>,
     /// Attempts so far per map and per reduce: faults are keyed by (task, n-th attempt).
     attempts_of: Vec<u32>,
     reduce_attempts_of: Vec<u32>,
@@ -294,12 +432,16 @@ struct Run<'a> {
     output_done: f64,
     /// Reduces launched and waiting for their input, in launch order.
     waiting: Vec<(AttemptId, ReduceId)>,
-    kept: HashMap<ReduceId, u64>,
+    /// Input bytes a reduce keeps after Alg. 5's sampling, per reduce, if the policy said.
+    kept: Vec<Option<u64>>,
     estimate: Option<Estimate>,
     finished: Option<Seconds>,
     events: u64,
     out: Vec<Decision>,
 }
+
+/// `Run::held` of a container the job no longer holds.
+const NOT_HELD: u32 = u32::MAX;
 
 /// How many of the next unlaunched maps a grant looks at for a node-local place.
 const LOCALITY_LOOKAHEAD: usize = 16;
@@ -326,19 +468,18 @@ impl<'a> Run<'a> {
             policy,
             rng: Rng::seed_from_u64(mix(exp.seed, 0x4E6, index, 0)),
             now: 0.0,
-            seq: 0,
-            queue: BinaryHeap::new(),
+            queue: Queue::default(),
             free: vec![exp.cluster.containers_per_node.max(1); plan.nodes as usize],
-            held: HashMap::new(),
+            held: Vec::new(),
+            holding: 0,
             next_container: 0,
             released_at: vec![f64::NEG_INFINITY; plan.nodes as usize],
             ready: (0..plan.nodes).collect(),
             cooling: VecDeque::new(),
-            launched: vec![false; job.truth.maps.len()],
-            next_unlaunched: 0,
+            unlaunched: Unlaunched::new(job.truth.maps.len()),
             want: 0,
-            live: BTreeMap::new(),
-            live_reduces: HashMap::new(),
+            live: Attempts::default(),
+            reports: Vec::new(),
             attempts_of: vec![0; job.truth.maps.len()],
             reduce_attempts_of: vec![0; job.reduces() as usize],
             map_done: vec![false; job.truth.maps.len()],
@@ -348,7 +489,7 @@ impl<'a> Run<'a> {
             in_flight: 0,
             output_done: 0.0,
             waiting: Vec::new(),
-            kept: HashMap::new(),
+            kept: vec![None; job.reduces() as usize],
             estimate: None,
             finished: None,
             events: 0,
@@ -371,7 +512,6 @@ impl<'a> Run<'a> {
                     // paper's nodes, so data spreads as evenly as containers do.
                     replicas: self
                         .replica_nodes(m)
-                        .into_iter()
                         .map(|n| self.plan.location(n, &self.exp.cluster))
                         .collect(),
                 })
@@ -383,10 +523,7 @@ impl<'a> Run<'a> {
     }
 
     fn at(&mut self, t: Seconds, ev: Ev) {
-        self.seq += 1;
-        self.queue
-            // Rounded up to the microsecond: the engine is never faster than the oracle's sums.
-            .push(Reverse(((t * 1e6).ceil() as u64, self.seq, ev)));
+        self.queue.push(t, ev);
     }
 
     fn go(&mut self) {
@@ -404,7 +541,7 @@ impl<'a> Run<'a> {
         } else {
             f64::INFINITY // the MDT run itself: `full` always finishes
         };
-        while let Some(Reverse((t, _, ev))) = self.queue.pop() {
+        while let Some((t, ev)) = self.queue.pop() {
             if self.finished.is_some() {
                 break;
             }
@@ -478,14 +615,14 @@ impl<'a> Run<'a> {
 
     fn tick(&mut self) {
         // Progress of running maps (what straggler detection reads); reduces report none.
-        let reports: Vec<(AttemptId, f64)> = self
-            .live
-            .iter()
-            .map(|(a, l)| (*a, ((self.now - l.started) / l.duration).clamp(0.0, 1.0)))
-            .collect();
-        for (attempt, progress) in reports {
+        // Taken first: the policy's answers may launch or end attempts.
+        let mut reports = std::mem::take(&mut self.reports);
+        reports.clear();
+        self.live.progress(self.now, &mut reports);
+        for &(attempt, progress) in &reports {
             self.call(Event::TaskProgress { attempt, progress });
         }
+        self.reports = reports;
         self.call(Event::Tick);
         if self.finished.is_none() {
             self.at(self.now + self.exp.cluster.heartbeat, Ev::Tick);
@@ -498,14 +635,18 @@ impl<'a> Run<'a> {
             return;
         }
         for (a, r) in std::mem::take(&mut self.waiting) {
-            if !self.live_reduces.contains_key(&a) {
+            if self.live.get(a).is_none() {
                 continue;
             }
             let share = self.job.truth.partition_shares[r.0 as usize];
             let bytes = (self.output_done * share).round() as u64;
             self.call(Event::ReduceInputReady { reduce: r, bytes });
-            let kept = self.kept.remove(&r).unwrap_or(bytes);
-            let Some(live) = self.live_reduces.get(&a) else {
+            let kept = self
+                .kept
+                .get_mut(r.0 as usize)
+                .and_then(Option::take)
+                .unwrap_or(bytes);
+            let Some(live) = self.live.get(a) else {
                 continue;
             };
             let speed = self.speed(live.node);
@@ -514,7 +655,7 @@ impl<'a> Run<'a> {
             self.reduce_attempts_of[r.0 as usize] += 1;
             let fail_at =
                 self.failure(0x0FA1_12ED, u64::from(r.0) << 16 | u64::from(nth), duration);
-            if let Some(l) = self.live_reduces.get_mut(&a) {
+            if let Some(l) = self.live.get_mut(a) {
                 l.started = self.now;
                 l.duration = duration;
             }
@@ -548,14 +689,15 @@ impl<'a> Run<'a> {
     /// an unlaunched map's input where one has room (the master asks node-local first), else on
     /// the next node with room.
     fn grant(&mut self) {
-        while (self.held.len() as u32) < self.want.min(self.plan.containers) {
+        while self.holding < self.want.min(self.plan.containers) {
             let Some(node) = self.local_node().or_else(|| self.any_node()) else {
                 return;
             };
             self.free[node as usize] -= 1;
             let id = ContainerId(self.next_container);
             self.next_container += 1;
-            self.held.insert(id, node);
+            self.held.push(node);
+            self.holding += 1;
             let at = self.plan.location(node, &self.exp.cluster);
             self.call(Event::ContainerGranted(Container { id, at }));
         }
@@ -568,15 +710,18 @@ impl<'a> Run<'a> {
 
     /// A node with room holding the input of one of the next few unlaunched maps.
     fn local_node(&mut self) -> Option<u32> {
-        while self.next_unlaunched < self.launched.len() && self.launched[self.next_unlaunched] {
-            self.next_unlaunched += 1;
+        let maps = self.job.truth.maps.len();
+        let mut m = self.unlaunched.from(0);
+        for _ in 0..LOCALITY_LOOKAHEAD {
+            if m >= maps {
+                break;
+            }
+            if let Some(n) = self.replica_nodes(m).find(|&n| self.has_room(n)) {
+                return Some(n);
+            }
+            m = self.unlaunched.from(m + 1);
         }
-        let spec_nodes = |m: usize| self.replica_nodes(m);
-        (self.next_unlaunched..self.launched.len())
-            .filter(|&m| !self.launched[m])
-            .take(LOCALITY_LOOKAHEAD)
-            .flat_map(spec_nodes)
-            .find(|&n| self.has_room(n))
+        None
     }
 
     fn any_node(&mut self) -> Option<u32> {
@@ -600,20 +745,17 @@ impl<'a> Run<'a> {
     }
 
     /// Map `m`'s replica nodes on this job's cluster (see `spec`).
-    fn replica_nodes(&self, m: usize) -> Vec<u32> {
+    fn replica_nodes(&self, m: usize) -> impl Iterator<Item = u32> + use<'a> {
         let base = self.exp.cluster.nodes.max(1);
         let scale = self.plan.nodes / base;
         self.job.truth.maps[m]
             .replicas
             .iter()
-            .map(|&n| n % base + base * (m as u32 % scale))
-            .collect()
+            .map(move |&n| n % base + base * (m as u32 % scale))
     }
 
     fn end(&mut self, a: AttemptId) -> Option<Live> {
-        self.live
-            .remove(&a)
-            .or_else(|| self.live_reduces.remove(&a))
+        self.live.remove(a)
     }
 
     fn call(&mut self, event: Event) {
@@ -640,9 +782,9 @@ impl<'a> Run<'a> {
                 locality,
                 ..
             } => {
-                let node = self.held[&container];
+                let node = self.held[container.0 as usize];
                 let m = map.0 as usize;
-                self.launched[m] = true;
+                self.unlaunched.launch(m);
                 let factor = match locality {
                     Locality::NodeLocal => 1.0,
                     Locality::RackLocal => self.exp.cluster.rack_local_factor,
@@ -671,8 +813,8 @@ impl<'a> Run<'a> {
                 reduce,
                 container,
             } => {
-                let node = self.held[&container];
-                self.live_reduces.insert(
+                let node = self.held[container.0 as usize];
+                self.live.insert(
                     attempt,
                     Live {
                         node,
@@ -684,10 +826,17 @@ impl<'a> Run<'a> {
                 self.waiting.push((attempt, reduce));
             }
             Decision::SampleReduceInput { reduce, keep_bytes } => {
-                self.kept.insert(reduce, keep_bytes);
+                if let Some(kept) = self.kept.get_mut(reduce.0 as usize) {
+                    *kept = Some(keep_bytes);
+                }
             }
             Decision::Release(c) => {
-                if let Some(node) = self.held.remove(&c) {
+                let node = self
+                    .held
+                    .get_mut(c.0 as usize)
+                    .map(|n| std::mem::replace(n, NOT_HELD));
+                if let Some(node) = node.filter(|&n| n != NOT_HELD) {
+                    self.holding -= 1;
                     self.free[node as usize] += 1;
                     self.released_at[node as usize] = self.now;
                     self.cooling.push_back((self.now, node));

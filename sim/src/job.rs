@@ -36,7 +36,8 @@ impl JobTruth {
         self.partition_shares.len() as u32
     }
 
-    /// The true time of reduce `r` on `bytes` of input.
+    /// The true time of reduce `r` on `bytes` of input. (The oracle's `reduce_times` computes
+    /// the same product, reusing `f(d)` across reduces of equal input: change both together.)
     pub fn reduce_seconds(&self, r: u32, bytes: f64) -> Seconds {
         self.reduce_time.at(bytes) * self.reduce_noise[r as usize]
     }

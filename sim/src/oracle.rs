@@ -209,11 +209,8 @@ fn evaluate(truth: &JobTruth, maps: &[Task], speeds: &[f64]) -> Eval {
     let shuffle = phase(maps, speeds, Some(truth.shuffle_bandwidth));
     // Summed exactly, so the inputs do not depend on the order the maps are given in.
     let total = maps.iter().map(|t| u128::from(t.o)).sum::<u128>() as f64;
-    let mut work: Vec<Task> = (0..reduces)
-        .map(|r| Task {
-            d: reduce_time(truth, r, total),
-            o: 0,
-        })
+    let mut work: Vec<Task> = reduce_times(truth, total)
+        .map(|d| Task { d, o: 0 })
         .collect();
     work.sort_by(by_duration);
     let reduce = phase(&work, speeds, None);
@@ -223,11 +220,27 @@ fn evaluate(truth: &JobTruth, maps: &[Task], speeds: &[f64]) -> Eval {
     }
 }
 
-/// Reduce `r`'s time at speed 1 when the counted maps output `total` bytes: its input is its
-/// share of them in whole bytes, rounded as the engine rounds it (`ReduceInputReady` carries
-/// bytes).
-fn reduce_time(truth: &JobTruth, r: usize, total: f64) -> f64 {
-    truth.reduce_seconds(r as u32, (total * truth.partition_shares[r]).round())
+/// Every reduce's time at speed 1 when the counted maps output `total` bytes, in reduce
+/// order: reduce `r`'s input is its share of them in whole bytes, rounded as the engine rounds
+/// it (`ReduceInputReady` carries bytes), and its time `truth.reduce_seconds(r, input)`.
+/// Reduces with the same input as the one before (all of them, without skew) reuse its
+/// `f(d)`, the same value `reduce_seconds` computes, instead of another `powf`.
+fn reduce_times(truth: &JobTruth, total: f64) -> impl Iterator<Item = f64> + '_ {
+    debug_assert_eq!(truth.partition_shares.len(), truth.reduce_noise.len());
+    let mut last: Option<(f64, f64)> = None;
+    truth
+        .partition_shares
+        .iter()
+        .zip(&truth.reduce_noise)
+        .map(move |(share, noise)| {
+            let bytes = (total * share).round();
+            let f = match last {
+                Some((b, f)) if b == bytes => f,
+                _ => truth.reduce_time.at(bytes),
+            };
+            last = Some((bytes, f));
+            f * noise
+        })
 }
 
 /// The best schedule the oracle finds for `tasks` (in `by_duration` order) on containers with
@@ -491,7 +504,7 @@ impl<'a> Search<'a> {
             let shuffle = (last_finish + self.least_transfer).max(self.shortest * fastest + link);
             let reduce = if self.reduce_monotone {
                 let total = bytes as f64;
-                let times = (0..reduces).map(|r| reduce_time(self.truth, r, total));
+                let times = reduce_times(self.truth, total);
                 let (longest, sum) = times.fold((0.0f64, 0.0), |(l, s), t| (l.max(t), s + t));
                 (longest * fastest).max(sum / self.rate)
             } else {
