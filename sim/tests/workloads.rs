@@ -66,6 +66,22 @@ mod workloads {
     }
 
     #[test]
+    fn how_profiles_are_measured_never_changes_the_jobs() {
+        let options = seeded(11);
+        let more_samples = WorkloadOptions {
+            sample_maps: 7,
+            sample_reduces: 9,
+            ..seeded(11)
+        };
+        let a = from_trace(&trace(FIRST50), &options);
+        let b = from_trace(&trace(FIRST50), &more_samples);
+        for (a, b) in a.iter().zip(&b) {
+            assert_eq!(a.truth, b.truth, "{}", a.id);
+        }
+        assert!(a.iter().zip(&b).any(|(a, b)| a.profile != b.profile));
+    }
+
+    #[test]
     fn swim_jobs_keep_the_traces_shape_and_get_positive_durations() {
         let w = trace(FIRST50);
         let jobs = from_trace(&w, &WorkloadOptions::default());

@@ -22,7 +22,7 @@ mod profile;
 mod reduce;
 mod trace;
 
-use rand::SeedableRng;
+use rand::{RngExt, SeedableRng};
 use serde::Serialize;
 use yard_appmaster::policy::{Rng, Seconds};
 
@@ -181,7 +181,7 @@ struct MapDraft {
 }
 
 /// Rolls the dice a draft leaves open, in a fixed order: map durations, replicas, the reduce
-/// truth, the bandwidth, then the profile's sample runs.
+/// truth, the bandwidth, then the seed of the profile's sample runs.
 fn realise(draft: Draft, rng: &mut Rng, o: &WorkloadOptions) -> SimJob {
     let mut maps: Vec<MapTruth> = draft
         .maps
@@ -211,7 +211,10 @@ fn realise(draft: Draft, rng: &mut Rng, o: &WorkloadOptions) -> SimJob {
         reduce_noise: reduce.noise,
         shuffle_bandwidth: o.shuffle_bandwidth * draw::noise(rng, o.bandwidth_spread),
     };
-    let profile = profile::measure(&draft, &truth, rng, o);
+    // The profile's sample runs draw from a stream of their own, forked with one draw: how a
+    // profile is measured (how many samples) never changes the jobs that come after.
+    let mut samples = Rng::seed_from_u64(rng.random());
+    let profile = profile::measure(&draft, &truth, &mut samples, o);
     SimJob {
         id: draft.id,
         submit: draft.submit,
