@@ -5,7 +5,7 @@ mod support;
 
 use support::{Script, run};
 use yard_appmaster::policy::{
-    ContainerId, Decision, Locality, MapId, PolicyConfig, PolicyKind, TaskPolicy,
+    ContainerId, Decision, Locality, MapId, PolicyConfig, PolicyKind, PowerLaw, TaskPolicy,
 };
 
 fn dart() -> Box<dyn TaskPolicy> {
@@ -15,6 +15,13 @@ fn dart() -> Box<dyn TaskPolicy> {
 fn policy(kind: PolicyKind) -> Box<dyn TaskPolicy> {
     kind.build(PolicyConfig::default())
 }
+
+/// Reduces at 2.5e-5 s per byte, every one alike.
+const LINEAR_REDUCE: PowerLaw = PowerLaw {
+    a: 2.5e-5,
+    b: 1.0,
+    spread: 0.0,
+};
 
 /// 8 containers, 40 node-local maps of 10 s: five waves, 50 s to read everything.
 fn five_waves() -> Script {
@@ -257,22 +264,10 @@ fn reduce_input_is_sampled_down_to_what_fits_alg5() {
     // t = 23 with 7 s left: d_max = (30 − 23) / 2.5e-5 = 280 kB of 400 kB (eq. 12, Alg. 5).
     let mut s = Script::uniform(4, 1, 1, 22.0, 22.0);
     s.map_output = 100_000;
-    s.reduce_time = yard_appmaster::policy::PowerLaw {
-        a: 2.5e-5,
-        b: 1.0,
-        spread: 0.0,
-    };
+    s.reduce_time = LINEAR_REDUCE;
     let spec = s.job(4, 1, 30.0, s.true_profile(10.0, 10.0, 1));
     let r = run(dart().as_mut(), spec.clone(), &s, 1);
-    let sampled: Vec<u64> = r
-        .log
-        .iter()
-        .filter_map(|(_, d)| match d {
-            Decision::SampleReduceInput { keep_bytes, .. } => Some(*keep_bytes),
-            _ => None,
-        })
-        .collect();
-    assert_eq!(sampled, vec![280_000]);
+    assert_eq!(r.sampled(), vec![280_000]);
     let p = r.progress.unwrap();
     assert!((p.processed_fraction() - 0.7).abs() < 1e-9);
     assert!(r.finished_at.unwrap() <= 30.0 + 1e-9);
@@ -293,11 +288,7 @@ fn a_one_map_job_over_its_deadline_runs_its_map_and_samples_the_reduce() {
     // the reduce its input on the next heartbeat, t = 11, so 4 s, 160 kB.
     let mut s = Script::uniform(1, 1, 1, 10.0, 10.0);
     s.map_output = 400_000;
-    s.reduce_time = yard_appmaster::policy::PowerLaw {
-        a: 2.5e-5,
-        b: 1.0,
-        spread: 0.0,
-    };
+    s.reduce_time = LINEAR_REDUCE;
     let spec = s.job(1, 1, 15.0, s.true_profile(10.0, 10.0, 1));
     let r = run(dart().as_mut(), spec.clone(), &s, 1);
     let (closed_at, k, estimate) = r.closed.expect("the map phase closes");
@@ -305,11 +296,7 @@ fn a_one_map_job_over_its_deadline_runs_its_map_and_samples_the_reduce() {
     // The forecast at close is what Alg. 5 will make of the reduce: it ends at D.
     let estimate = estimate.unwrap();
     assert!((estimate.total - 15.0).abs() < 1e-3, "{estimate:?}");
-    let kept = r.log.iter().find_map(|(_, d)| match d {
-        Decision::SampleReduceInput { keep_bytes, .. } => Some(*keep_bytes),
-        _ => None,
-    });
-    assert_eq!(kept, Some(160_000));
+    assert_eq!(r.sampled(), vec![160_000]);
     let finished = r.finished_at.unwrap();
     assert!(finished <= 15.0 + 1e-6, "finished at {finished}");
     assert_eq!(r.progress.unwrap().k, 1);
@@ -411,11 +398,7 @@ fn a_reduce_on_a_node_its_maps_found_slow_gets_the_input_it_can_finish_there() {
     // node's measured pace it keeps what 3× slower can finish by D.
     let mut s = Script::uniform(2, 1, 1, 10.0, 15.0);
     s.map_output = 100_000;
-    s.reduce_time = yard_appmaster::policy::PowerLaw {
-        a: 2.5e-5,
-        b: 1.0,
-        spread: 0.0,
-    };
+    s.reduce_time = LINEAR_REDUCE;
     s.node_slowdown = Box::new(|n| if n.0 == 1 { 3.0 } else { 1.0 });
     let deadline = 50.0;
     let spec = s.job(4, 1, deadline, s.true_profile(10.0, 15.0, 1));

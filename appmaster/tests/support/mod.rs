@@ -147,6 +147,17 @@ impl Run {
     pub fn count(&self, f: impl Fn(&Decision) -> bool) -> usize {
         self.log.iter().filter(|(_, d)| f(d)).count()
     }
+
+    /// The input each `SampleReduceInput` kept, in decision order.
+    pub fn sampled(&self) -> Vec<u64> {
+        self.log
+            .iter()
+            .filter_map(|(_, d)| match d {
+                Decision::SampleReduceInput { keep_bytes, .. } => Some(*keep_bytes),
+                _ => None,
+            })
+            .collect()
+    }
 }
 
 /// Runs a job to its end (or the horizon) and checks the invariants on the way.
