@@ -231,19 +231,16 @@ impl Run {
     }
 
     /// `T_J` with no further map: what the job is heading for now. With Alg. 5 on, a reduce
-    /// phase that would run past `D` is cut as Alg. 5 will cut it (down to the smallest sample
-    /// it keeps, `f(c·d) = c^b·f(d)`). Alg. 1 and eq. 11 use the uncut `T_J`; this is only the
-    /// policy's forecast.
+    /// phase that would run past `D` is cut as Alg. 5 will cut it. Alg. 1 and eq. 11 use the
+    /// uncut `T_J`; this is only the policy's forecast.
     fn current_estimate(&self, now: Seconds) -> Estimate {
         let (t_p, k) = (self.core.elapsed(now), f64::from(self.core.k()));
         let mut e = self.est.completion(k, t_p, 0.0, self.v.skew);
         if self.v.revise_reduces {
             let room = self.deadline() - e.map - e.shuffle;
-            let floor = e.reduce * self.config.min_reduce_sample.powf(self.est.reduce_time.b);
-            e.reduce = self
-                .est
-                .reduce_after_sampling(k, self.v.skew, room)
-                .max(floor);
+            e.reduce =
+                self.est
+                    .reduce_after_sampling(k, self.v.skew, room, self.config.min_reduce_sample);
             e.total = e.map + e.shuffle + e.reduce;
         }
         e
@@ -264,11 +261,7 @@ impl Run {
                 self.est.output_produced(t_p, output_bytes as f64);
             }
             // Timed against the profile, a fixed yardstick (the EWMA moves as maps finish).
-            let profile = &self.core.spec.profile;
-            let expected = match f.locality {
-                Locality::NodeLocal => profile.map_local,
-                Locality::RackLocal | Locality::Remote => profile.map_remote,
-            };
+            let expected = self.core.spec.profile.map_duration(f.locality);
             if expected > 0.0 {
                 let ratio = f.duration / expected;
                 let pace = self.node_pace.entry(f.node).or_insert((0.0, 0));

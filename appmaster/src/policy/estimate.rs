@@ -107,15 +107,23 @@ impl Estimator {
 
     /// The reduce phase Alg. 5 will leave when `room` seconds are left before `D` and `maps`
     /// map outputs reach the reduces: each reduce is cut to end by `D` at `reduce_bound`, so
-    /// each candidate for the last (`last_reduce`) ends `its draw / reduce_bound` of the way.
-    pub fn reduce_after_sampling(&self, maps: f64, skew: bool, room: Seconds) -> Seconds {
+    /// each candidate for the last (`last_reduce`) ends `its draw / reduce_bound` of the way —
+    /// but no reduce keeps less than `min_fraction` of its input (`f(c·d) = c^b·f(d)`).
+    pub fn reduce_after_sampling(
+        &self,
+        maps: f64,
+        skew: bool,
+        room: Seconds,
+        min_fraction: f64,
+    ) -> Seconds {
         if self.reduces == 0 || maps <= 0.0 {
             return 0.0;
         }
         let room = room.max(0.0);
+        let floor = min_fraction.powf(self.reduce_time.b);
         self.last_reduce(maps, skew)
             .iter()
-            .map(|&(end, draw)| end.min(room * draw / self.reduce_bound))
+            .map(|&(end, draw)| end.min((room * draw / self.reduce_bound).max(end * floor)))
             .fold(0.0, f64::max)
     }
 
@@ -722,12 +730,12 @@ mod tests {
         let wave = expected_max_lognormal(0.2, 4);
         // D1's f(6) = 3, at the largest of 4: cut to 3 s left, it ends 3·wave/x in.
         assert!(close(
-            e.reduce_after_sampling(6.0, false, 3.0),
+            e.reduce_after_sampling(6.0, false, 3.0, 0.0),
             3.0 * wave / x
         ));
         let uncut = e.completion(6.0, 3.0, 2.5, false).reduce;
         assert_eq!(
-            e.reduce_after_sampling(6.0, false, 100.0),
+            e.reduce_after_sampling(6.0, false, 100.0, 0.0),
             uncut,
             "nothing to cut"
         );

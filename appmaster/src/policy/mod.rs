@@ -136,6 +136,16 @@ pub struct Profile {
     pub previous_runs: Vec<PreviousRun>,
 }
 
+impl Profile {
+    /// `T_l^a` for a node-local map, else `T_r^a` (rack-local counts as remote, as in eq. 2).
+    pub fn map_duration(&self, locality: Locality) -> Seconds {
+        match locality {
+            Locality::NodeLocal => self.map_local,
+            Locality::RackLocal | Locality::Remote => self.map_remote,
+        }
+    }
+}
+
 /// Everything a policy knows when the job starts.
 #[derive(Debug, Clone, PartialEq)]
 pub struct JobSpec {
