@@ -162,8 +162,47 @@ pub const PAPER: &[PaperFigure] = &[
 /// The scope of the paper's deviation figures (§6.3: C1 and C2 together).
 const C12: &str = "C1+C2";
 
-fn bins() -> impl Iterator<Item = Option<SizeBin>> {
-    SizeBin::ALL.into_iter().map(Some).chain([None])
+/// Which of a scope's jobs a row counts: a size bin, every job, or the jobs grouped by what
+/// their deadline leaves to read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Slice {
+    Size(SizeBin),
+    All,
+    /// 0 < k_max < maps: some but not all of the input can be read by the deadline. Only here
+    /// can k/k_max tell policies apart: where all input fits, reading it all scores 100 %.
+    Partial,
+    /// k_max = 0: no schedule reads a single map by the deadline, so k/k_max is undefined and
+    /// every policy misses or answers from nothing.
+    NoneFits,
+}
+
+impl Slice {
+    const ALL: [Slice; 6] = [
+        Slice::Size(SizeBin::Small),
+        Slice::Size(SizeBin::Medium),
+        Slice::Size(SizeBin::Large),
+        Slice::All,
+        Slice::Partial,
+        Slice::NoneFits,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            Slice::Size(bin) => bin.name(),
+            Slice::All => "all",
+            Slice::Partial => "partial",
+            Slice::NoneFits => "none-fits",
+        }
+    }
+
+    fn holds(self, r: &JobResult) -> bool {
+        match self {
+            Slice::Size(bin) => r.bin == bin,
+            Slice::All => true,
+            Slice::Partial => r.k_max > 0 && r.k_max < r.maps,
+            Slice::NoneFits => r.k_max == 0,
+        }
+    }
 }
 
 fn median(sorted: &[f64]) -> Option<f64> {
@@ -216,7 +255,9 @@ fn row(config: &str, policy: &str, bin: &str, results: &[&JobResult]) -> Row {
 
 /// Rows per configuration (in `configs` order; then "C1+C2" when both run beside another, as
 /// the paper's §6.3 pools them; then "all" when there are several), policy (in `policies`
-/// order) and bin (small, medium, large, all); empty bins are left out.
+/// order) and bin: small, medium, large, all, then "partial" (0 < k_max < maps) and
+/// "none-fits" (k_max = 0), which cut the same jobs by what their deadline leaves to read.
+/// Empty bins are left out.
 pub fn rows(results: &[JobResult], configs: &[&str], policies: &[PolicyKind]) -> Vec<Row> {
     let mut scopes: Vec<(&str, Vec<&str>)> = configs.iter().map(|&c| (c, vec![c])).collect();
     let has = |name: &str| configs.iter().any(|c| c.eq_ignore_ascii_case(name));
@@ -229,21 +270,16 @@ pub fn rows(results: &[JobResult], configs: &[&str], policies: &[PolicyKind]) ->
     let mut out = Vec::new();
     for (scope, members) in scopes {
         for &policy in policies {
-            for bin in bins() {
+            for slice in Slice::ALL {
                 let matching: Vec<&JobResult> = results
                     .iter()
                     .filter(|r| members.contains(&r.config) && r.policy == policy)
-                    .filter(|r| bin.is_none_or(|b| r.bin == b))
+                    .filter(|r| slice.holds(r))
                     .collect();
                 if matching.is_empty() {
                     continue;
                 }
-                out.push(row(
-                    scope,
-                    policy.name(),
-                    bin.map_or("all", SizeBin::name),
-                    &matching,
-                ));
+                out.push(row(scope, policy.name(), slice.name(), &matching));
             }
         }
     }
@@ -325,6 +361,15 @@ pub fn markdown(report: &Report) -> String {
             pct(Some(r.missed_fraction)),
             pct(r.mean_estimation_error),
             pct(r.p90_estimation_error)
+        );
+    }
+    let has = |slice: Slice| report.rows.iter().any(|r| r.bin == slice.name());
+    if has(Slice::Partial) || has(Slice::NoneFits) {
+        let _ = writeln!(
+            t,
+            "\n`partial`: jobs whose deadline admits some but not all of their maps (0 < k_max < maps), \
+             the only jobs where k/k_max tells policies apart. `none-fits`: jobs where no schedule \
+             reads a map in time (k_max = 0). Both cut the same jobs as the size bins."
         );
     }
     if !report.paper.is_empty() {
@@ -447,6 +492,44 @@ mod tests {
         });
         assert!(
             table.contains("| all | dart | all | 3 | 80.0 | 76.7 | 33.3 | 20.0 | 50.0 |"),
+            "{table}"
+        );
+    }
+
+    #[test]
+    fn partial_and_none_fits_cut_jobs_by_what_their_deadline_leaves_to_read() {
+        let results = vec![
+            result("C2", PolicyKind::Dart, SizeBin::Small, 4, 5, false, 80.0), // partial
+            result("C2", PolicyKind::Dart, SizeBin::Large, 10, 10, false, 80.0), // all fits
+            result("C2", PolicyKind::Dart, SizeBin::Small, 1, 0, true, 80.0),  // nothing fits
+            result("C2", PolicyKind::Dart, SizeBin::Medium, 9, 9, true, 80.0), // partial, late
+        ];
+        let rows = rows(&results, &["C2"], &[PolicyKind::Dart]);
+        let by_bin = |bin: &str| rows.iter().find(|r| r.bin == bin).unwrap();
+        let partial = by_bin("partial");
+        assert_eq!(partial.jobs, 2);
+        assert_eq!(partial.median_deviation, Some(0.9));
+        assert_eq!(partial.missed_fraction, 0.5);
+        let none = by_bin("none-fits");
+        assert_eq!((none.jobs, none.median_deviation), (1, None));
+        assert_eq!(none.missed_fraction, 1.0);
+        assert_eq!(
+            by_bin("all").jobs,
+            4,
+            "the cuts leave the other bins as they were"
+        );
+        let table = markdown(&Report {
+            seed: 1,
+            jobs: 4,
+            rows,
+            paper: Vec::new(),
+        });
+        assert!(
+            table.contains("| C2 | dart | partial | 2 | 90.0 |"),
+            "{table}"
+        );
+        assert!(
+            table.contains("`none-fits`: jobs where no schedule"),
             "{table}"
         );
     }
