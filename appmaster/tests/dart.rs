@@ -444,3 +444,55 @@ fn a_reduce_on_a_node_its_maps_found_slow_gets_the_input_it_can_finish_there() {
     let r = run(policy(PolicyKind::DartMapReviseOnly).as_mut(), spec, &s, 1);
     assert!(r.finished_at.unwrap() > deadline);
 }
+
+#[test]
+fn a_reduce_that_will_end_after_the_deadline_is_restarted_elsewhere_on_what_time_allows() {
+    // 3 nodes, one container each; node 2 runs 4× slower and no map runs there to say so.
+    // Maps 0 and 1 run node-local on nodes 0 and 1 (10 s); the map phase closes at once and
+    // the third container, on node 2, takes reduce 0; reduce 1 starts on node 0 at t = 10.
+    // Both get 400 kB at t = 11: 10 s on a normal node, 40 s on node 2 (ending at 51, D = 30).
+    // At t = 16 reduce 0 has run half of what the profile expects and its rate says 51: it is
+    // killed; its restart waits for node 0 (free at 21, where the same heartbeat hands it its
+    // input), and Alg. 5 keeps what the 9 s left can reduce there: 360 kB.
+    let mut s = Script::uniform(3, 1, 1, 10.0, 15.0);
+    s.map_output = 400_000;
+    s.reduce_time = LINEAR_REDUCE;
+    s.node_slowdown = Box::new(|n| if n.0 == 2 { 4.0 } else { 1.0 });
+    let deadline = 30.0;
+    let spec = s.job(2, 2, deadline, s.true_profile(10.0, 15.0, 2));
+    let r = run(dart().as_mut(), spec.clone(), &s, 1);
+    let reduce_launches: Vec<(f64, ContainerId)> = r
+        .log
+        .iter()
+        .filter_map(|(t, d)| match d {
+            Decision::LaunchReduce {
+                reduce, container, ..
+            } if reduce.0 == 0 => Some((*t, *container)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        reduce_launches,
+        [(0.0, ContainerId(2)), (21.0, ContainerId(0))],
+        "reduce 0 on node 2, then again on node 0: {:#?}",
+        r.log
+    );
+    let kills: Vec<f64> = r
+        .log
+        .iter()
+        .filter(|(_, d)| matches!(d, Decision::Kill(_)))
+        .map(|(t, _)| *t)
+        .collect();
+    assert_eq!(kills, [16.0]);
+    assert_eq!(r.sampled(), vec![360_000]);
+    let finished = r.finished_at.unwrap();
+    assert!(finished <= deadline + 1e-6, "finished at {finished}");
+    let p = r.progress.unwrap();
+    assert_eq!(p.k, 2);
+    // Reduce 0's answer comes from 360 of its 400 kB (counted once), reduce 1's from all of it.
+    assert!((p.processed_fraction() - 0.95).abs() < 1e-9, "{p:?}");
+
+    // D-WMR (no reduce revise) waits for node 2 and misses.
+    let r = run(policy(PolicyKind::DartMapReviseOnly).as_mut(), spec, &s, 1);
+    assert!(r.finished_at.unwrap() > 50.0, "{:?}", r.finished_at);
+}

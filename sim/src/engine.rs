@@ -432,6 +432,10 @@ struct Run<'a> {
     output_done: f64,
     /// Reduces launched and waiting for their input, in launch order.
     waiting: Vec<(AttemptId, ReduceId)>,
+    /// Reduces given their input (some may have ended), in that order, and when they next
+    /// report their progress.
+    reducing: Vec<AttemptId>,
+    next_reduce_report: Seconds,
     /// Input bytes a reduce keeps after Alg. 5's sampling, per reduce, if the policy said.
     kept: Vec<Option<u64>>,
     estimate: Option<Estimate>,
@@ -442,6 +446,11 @@ struct Run<'a> {
 
 /// `Run::held` of a container the job no longer holds.
 const NOT_HELD: u32 = u32::MAX;
+
+/// Running reduces report their progress this many times per deadline (at most once a tick).
+/// Maps report on every tick; a reduce may run for hours, and a report per tick would be most
+/// of a day's events.
+const REDUCE_REPORTS_PER_DEADLINE: f64 = 20.0;
 
 /// How many of the next unlaunched maps a grant looks at for a node-local place.
 const LOCALITY_LOOKAHEAD: usize = 16;
@@ -489,6 +498,8 @@ impl<'a> Run<'a> {
             in_flight: 0,
             output_done: 0.0,
             waiting: Vec::new(),
+            reducing: Vec::new(),
+            next_reduce_report: 0.0,
             kept: vec![None; job.reduces() as usize],
             estimate: None,
             finished: None,
@@ -614,8 +625,8 @@ impl<'a> Run<'a> {
     }
 
     fn tick(&mut self) {
-        // Progress of running maps (what straggler detection reads); reduces report none.
-        // Taken first: the policy's answers may launch or end attempts.
+        // Progress of running maps (what straggler detection reads), taken first: the policy's
+        // answers may launch or end attempts. Reduces report less often.
         let mut reports = std::mem::take(&mut self.reports);
         reports.clear();
         self.live.progress(self.now, &mut reports);
@@ -623,10 +634,31 @@ impl<'a> Run<'a> {
             self.call(Event::TaskProgress { attempt, progress });
         }
         self.reports = reports;
+        if self.now >= self.next_reduce_report && !self.reducing.is_empty() {
+            self.report_reduces();
+            let every = self.plan.deadline / REDUCE_REPORTS_PER_DEADLINE;
+            self.next_reduce_report = self.now + every.max(self.exp.cluster.heartbeat);
+        }
         self.call(Event::Tick);
         if self.finished.is_none() {
             self.at(self.now + self.exp.cluster.heartbeat, Ev::Tick);
         }
+    }
+
+    /// Reports the progress of every reduce running its function, in the order their input
+    /// came, dropping ended ones from the list.
+    fn report_reduces(&mut self) {
+        let mut running = std::mem::take(&mut self.reducing);
+        running.retain(|&a| self.live.get(a).is_some());
+        for &attempt in &running {
+            let Some(l) = self.live.get(attempt).copied() else {
+                continue; // ended by the policy's answer to an earlier report
+            };
+            let progress = ((self.now - l.started) / l.duration).clamp(0.0, 1.0);
+            self.call(Event::TaskProgress { attempt, progress });
+        }
+        running.append(&mut self.reducing);
+        self.reducing = running;
     }
 
     /// Hands reduces their input once every counted map is done and the link has drained.
@@ -663,6 +695,7 @@ impl<'a> Run<'a> {
                 Some(t) => self.at(self.now + t, Ev::ReduceEnd(a, false)),
                 None => self.at(self.now + duration, Ev::ReduceEnd(a, true)),
             }
+            self.reducing.push(a);
         }
     }
 

@@ -317,7 +317,7 @@ impl JobRun for Run {
                 }
             }
             Event::TaskProgress { attempt, progress } => {
-                self.core.progress_report(attempt, progress)
+                self.core.progress_report(attempt, progress, now)
             }
             Event::TaskFinished { attempt, .. } => {
                 // No speculation, so no rival to kill.
@@ -325,7 +325,9 @@ impl JobRun for Run {
             }
             Event::TaskFailed(attempt) => self.failed(attempt),
             // ARIA never samples reduce input: all of it is kept.
-            Event::ReduceInputReady { bytes, .. } => self.core.reduce_input(bytes, bytes),
+            Event::ReduceInputReady { reduce, bytes } => {
+                self.core.reduce_input(reduce, bytes, bytes, now)
+            }
         }
     }
 

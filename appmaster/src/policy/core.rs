@@ -115,6 +115,8 @@ pub(crate) struct Attempt {
     pub node: NodeId,
     pub started: Seconds,
     pub progress: f64,
+    /// When `progress` was reported.
+    pub reported: Seconds,
     pub locality: Locality,
     pub speculative: bool,
     pub live: bool,
@@ -147,6 +149,10 @@ pub(crate) struct Core {
     reduce_state: Vec<ReduceState>,
     /// The latest attempt of every reduce (where its input goes).
     reduce_attempt: Vec<Option<AttemptId>>,
+    /// Per reduce, the input its latest attempt received and kept (what `progress` counts),
+    /// and when the input was ready: the reduce function's start.
+    reduce_io: Vec<(u64, u64)>,
+    reduce_ready: Vec<Option<Seconds>>,
     /// Reduces waiting for a container, lowest id on top.
     reduce_queue: Vec<ReduceId>,
     pub attempts: Vec<Attempt>,
@@ -197,6 +203,8 @@ impl Core {
             retry: Vec::new(),
             reduce_state: vec![ReduceState::Pending; reduces as usize],
             reduce_attempt: vec![None; reduces as usize],
+            reduce_io: vec![(0, 0); reduces as usize],
+            reduce_ready: vec![None; reduces as usize],
             reduce_queue: (0..reduces).rev().map(ReduceId).collect(),
             attempts: Vec::new(),
             live: Vec::new(),
@@ -254,6 +262,11 @@ impl Core {
     /// Maps with an attempt running.
     pub fn maps_running(&self) -> u32 {
         self.running_maps
+    }
+
+    /// The reduce the next `launch_next_reduce` starts.
+    pub fn next_reduce(&self) -> Option<ReduceId> {
+        self.reduce_queue.last().copied()
     }
 
     pub fn pending_reduces(&self) -> u32 {
@@ -410,6 +423,7 @@ impl Core {
             node,
             started: now,
             progress: 0.0,
+            reported: now,
             locality,
             speculative,
             live: true,
@@ -525,9 +539,10 @@ impl Core {
         }
     }
 
-    pub fn progress_report(&mut self, a: AttemptId, progress: f64) {
+    pub fn progress_report(&mut self, a: AttemptId, progress: f64, now: Seconds) {
         if let Some(x) = self.attempts.get_mut(a.0 as usize).filter(|x| x.live) {
             x.progress = progress.clamp(0.0, 1.0).max(x.progress);
+            x.reported = now;
         }
     }
 
@@ -592,6 +607,7 @@ impl Core {
     fn requeue_reduce(&mut self, r: ReduceId) {
         if self.reduce_state[r.0 as usize] != ReduceState::Done {
             self.reduce_state[r.0 as usize] = ReduceState::Pending;
+            self.reduce_ready[r.0 as usize] = None;
             self.reduce_queue.push(r);
         }
     }
@@ -626,9 +642,37 @@ impl Core {
         });
     }
 
-    pub fn reduce_input(&mut self, bytes: u64, kept: u64) {
-        self.progress.reduce_input_bytes += bytes;
-        self.progress.reduce_kept_bytes += kept;
+    /// Reduce `r`'s latest attempt has its input at `now`: `bytes`, of which it keeps `kept`.
+    /// A restarted reduce's input replaces what its earlier attempt was counted with.
+    pub fn reduce_input(&mut self, r: ReduceId, bytes: u64, kept: u64, now: Seconds) {
+        let Some(io) = self.reduce_io.get_mut(r.0 as usize) else {
+            return;
+        };
+        let (old_bytes, old_kept) = std::mem::replace(io, (bytes, kept));
+        let p = &mut self.progress;
+        p.reduce_input_bytes = p.reduce_input_bytes - old_bytes + bytes;
+        p.reduce_kept_bytes = p.reduce_kept_bytes - old_kept + kept;
+        self.reduce_ready[r.0 as usize] = Some(now);
+    }
+
+    /// When reduce `r`'s latest attempt had its input, and the bytes it kept; `None` while it
+    /// waits for its input.
+    pub fn reduce_running_since(&self, r: ReduceId) -> Option<(Seconds, u64)> {
+        let ready = (*self.reduce_ready.get(r.0 as usize)?)?;
+        Some((ready, self.reduce_io[r.0 as usize].1))
+    }
+
+    /// The reduce an attempt runs, if it is a reduce attempt.
+    pub fn reduce_of(&self, a: AttemptId) -> Option<ReduceId> {
+        match self.attempts.get(a.0 as usize)?.task {
+            TaskRef::Reduce(r) => Some(r),
+            TaskRef::Map(_) => None,
+        }
+    }
+
+    /// Attempts running now, maps and reduces.
+    pub fn running(&self) -> u32 {
+        self.running_attempts
     }
 
     /// Whether the job is done: the map phase is closed and every counted task finished.

@@ -22,7 +22,7 @@ struct Variant {
     approach: bool,
     /// Alg. 3–4 on map stragglers.
     revise_maps: bool,
-    /// Alg. 5 on reduce input.
+    /// Alg. 5 on reduce input, and restarting reduces that will end after `D`.
     revise_reduces: bool,
     /// Eq. (13) instead of eq. (8) for the reduce input.
     skew: bool,
@@ -132,6 +132,15 @@ struct Run {
     node_pace: HashMap<NodeId, (f64, u32)>,
     /// The same over every node.
     all_pace: (f64, u32),
+    /// Reduces killed for running past `D` (each is revised at most once), and of those the
+    /// ones waiting to restart.
+    reduce_revised: Vec<bool>,
+    restart_pending: Vec<bool>,
+    /// Nodes a reduce ran past `D` on: a restart does not go there while another attempt runs
+    /// (and will free a container elsewhere).
+    reduce_avoid: Vec<NodeId>,
+    /// Free containers on such nodes, held back while a restart is next in line.
+    parked: Vec<ContainerId>,
 }
 
 impl JobRun for Run {
@@ -155,7 +164,10 @@ impl JobRun for Run {
                 }
             }
             Event::TaskProgress { attempt, progress } => {
-                self.core.progress_report(attempt, progress)
+                self.core.progress_report(attempt, progress, now);
+                if self.v.revise_reduces && self.core.map_phase_closed() {
+                    self.judge_reduce(attempt, out);
+                }
             }
             Event::TaskFinished {
                 attempt,
@@ -178,7 +190,7 @@ impl JobRun for Run {
                         });
                     }
                 }
-                self.core.reduce_input(bytes, keep);
+                self.core.reduce_input(reduce, bytes, keep, now);
             }
             Event::Tick => {
                 self.detect_stragglers(now);
@@ -195,6 +207,7 @@ impl JobRun for Run {
         while let Some(c) = self.core.freed.pop() {
             self.offer(c, now, out);
         }
+        self.unpark(now, out);
         // Revising needs a container per straggler (Alg. 3 runs on container offers).
         let extra = if self.core.map_phase_closed() && (self.v.revise_maps || self.v.late) {
             self.stragglers.len() as u32
@@ -207,6 +220,7 @@ impl JobRun for Run {
 
 impl Run {
     fn new(kind: PolicyKind, config: PolicyConfig, spec: JobSpec, now: Seconds) -> Run {
+        let reduces = spec.reduces;
         let est = Estimator::new(
             &spec.profile,
             spec.reduces,
@@ -223,6 +237,10 @@ impl Run {
             recent_rates: std::collections::VecDeque::new(),
             node_pace: HashMap::new(),
             all_pace: (0.0, 0),
+            reduce_revised: vec![false; reduces as usize],
+            restart_pending: vec![false; reduces as usize],
+            reduce_avoid: Vec::new(),
+            parked: Vec::new(),
         }
     }
 
@@ -325,8 +343,34 @@ impl Run {
         if self.v.late && self.late(c, now, out) {
             return;
         }
+        let next = self.core.next_reduce();
+        if let Some(r) = next.filter(|r| self.restart_pending[r.0 as usize]) {
+            if self.core.running() > 0 && self.reduce_avoid.contains(&at.node) {
+                self.parked.push(c); // see `judge_reduce`
+                return;
+            }
+            self.restart_pending[r.0 as usize] = false;
+        }
         if !self.core.launch_next_reduce(c, now, out) {
             self.core.release(c, out);
+        }
+    }
+
+    /// Parked containers are offered again once no restart is next in line, or nothing else
+    /// runs to free a better one.
+    fn unpark(&mut self, now: Seconds, out: &mut Vec<Decision>) {
+        if self.parked.is_empty() {
+            return;
+        }
+        let restart_next = self
+            .core
+            .next_reduce()
+            .is_some_and(|r| self.restart_pending[r.0 as usize]);
+        if restart_next && self.core.running() > 0 {
+            return;
+        }
+        for c in std::mem::take(&mut self.parked) {
+            self.offer(c, now, out);
         }
     }
 
@@ -507,14 +551,50 @@ impl Run {
         best.map(|(i, m, _)| (i, m))
     }
 
-    /// `T_s^rem` from the progress rate: (1 − progress) / (progress / running time) (§5.3 (a)).
+    /// `T_s^rem` of a map attempt (§5.3 (a)).
     fn remaining(&self, a: AttemptId, now: Seconds) -> Seconds {
         let x = self.core.attempt(a);
-        let age = now - x.started;
-        if x.progress <= 0.0 || age <= 0.0 {
-            return f64::INFINITY;
+        remaining(x.progress, now - x.started)
+    }
+
+    /// Reduce revising, on each progress report of reduce attempt `a`: a reduce whose
+    /// progress rate says it ends after `D` is killed and queued again, once. Its restart
+    /// waits for a container on another node than any a reduce ran late on, while another
+    /// attempt runs to free one (containers offered there meanwhile are parked, not released,
+    /// so the job does not hand a slow node back only to be granted it again); Alg. 5 samples
+    /// its input to the time then left.
+    ///
+    /// Why: Alg. 5 sizes a reduce at its start for a node of the profile's speed; one that
+    /// lands on a node slowed since (§6.5's hogs), or where the job ran no map to measure,
+    /// runs several times longer, and the job misses `D` by that much. A reduce is judged once
+    /// it ran `straggler_min_age` of what the profile expects for its input, as maps are,
+    /// on its rate as of the report. (A yard extension; the paper's reduce revising is Alg. 5
+    /// alone.)
+    fn judge_reduce(&mut self, a: AttemptId, out: &mut Vec<Decision>) {
+        let Some(r) = self.core.reduce_of(a) else {
+            return;
+        };
+        let Some((ready, kept)) = self.core.reduce_running_since(r) else {
+            return;
+        };
+        let x = self.core.attempt(a);
+        if !x.live || self.reduce_revised[r.0 as usize] {
+            return;
         }
-        (1.0 - x.progress) * age / x.progress
+        let age = x.reported - ready;
+        let expected = self.core.spec.profile.reduce_time.at(kept as f64);
+        if age <= 0.0 || age < self.config.straggler_min_age * expected {
+            return;
+        }
+        if x.reported + remaining(x.progress, age) > self.core.start + self.deadline() {
+            let node = x.node;
+            self.reduce_revised[r.0 as usize] = true;
+            self.restart_pending[r.0 as usize] = true;
+            if !self.reduce_avoid.contains(&node) {
+                self.reduce_avoid.push(node);
+            }
+            self.core.kill(a, out);
+        }
     }
 
     /// Eq. (12) on the node the reduce runs on: `d_max = f⁻¹((D − T_p) / pace)`, where `pace`
@@ -619,6 +699,15 @@ impl Run {
             .map(|(a, _)| a)
             .collect();
     }
+}
+
+/// Time left from the progress rate: (1 − progress) / (progress / running time); infinite
+/// before any progress.
+fn remaining(progress: f64, age: Seconds) -> Seconds {
+    if progress <= 0.0 || age <= 0.0 {
+        return f64::INFINITY;
+    }
+    (1.0 - progress) * age / progress
 }
 
 /// The paper's worked state (digest D1: `k = 5, p = 1, R = 3, T_p = 3, T_q = 1, V_p = 6,
@@ -748,7 +837,7 @@ mod tests {
         for (i, age) in [1.5, 2.0, 3.0].into_iter().enumerate() {
             let a = AttemptId(i as u32);
             run.core.attempts[i].started = NOW - age;
-            run.core.progress_report(a, 0.5);
+            run.core.progress_report(a, 0.5, NOW);
             run.stragglers.push(a);
         }
         (run, c)

@@ -184,14 +184,16 @@ impl JobRun for Run {
                 }
             }
             Event::TaskProgress { attempt, progress } => {
-                self.core.progress_report(attempt, progress)
+                self.core.progress_report(attempt, progress, now)
             }
             Event::TaskFinished { attempt, .. } => {
                 let _ = self.core.finished(attempt, now); // no speculation: no rival
             }
             Event::TaskFailed(attempt) => self.failed(attempt),
             // The sample is fixed before the job: reduce input is never thinned further.
-            Event::ReduceInputReady { bytes, .. } => self.core.reduce_input(bytes, bytes),
+            Event::ReduceInputReady { reduce, bytes } => {
+                self.core.reduce_input(reduce, bytes, bytes, now)
+            }
         }
     }
 

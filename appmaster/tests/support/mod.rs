@@ -335,12 +335,14 @@ impl<'a> Driver<'a> {
                 self.ready_sent.insert(r);
                 let bytes = self.maps_done_output / u64::from(self.reduces.max(1));
                 self.call(policy, Event::ReduceInputReady { reduce: r, bytes });
-                let kept = self.kept.get(&r).copied().unwrap_or(bytes);
+                let kept = self.kept.remove(&r).unwrap_or(bytes);
                 let node = self.slots[self.live[&a].container.0 as usize].node;
                 let t = self.s.reduce_time.a
                     * (kept as f64).powf(self.s.reduce_time.b)
                     * (self.s.node_slowdown)(node);
+                // Its progress counts from here: the reduce function starts on its input.
                 if let Some(l) = self.live.get_mut(&a) {
+                    l.started = self.now;
                     l.duration = t;
                 }
                 self.at(self.now + t, Kind::ReduceDone(a));
