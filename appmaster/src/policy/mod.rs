@@ -282,7 +282,7 @@ pub enum PolicyKind {
     Dart,
     /// Dart without the revise stage.
     DartWithoutRevise,
-    /// Dart with map revising only (no reduce input sampling).
+    /// Dart with map revising only (no reduce input sampling, no reduce restarts).
     DartMapReviseOnly,
     /// Dart without skew handling (eq. 8 instead of eq. 13).
     DartWithoutSkew,
