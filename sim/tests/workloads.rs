@@ -385,6 +385,32 @@ mod workloads {
     }
 
     #[test]
+    fn a_profile_meets_the_spread_of_the_jobs_own_reduces() {
+        // ARIA's synthetic reduces are each drawn from LN(12.375, 1.6262) ms: their times
+        // spread far more than the default noise (σ 0.2). A sample run of such a job meets
+        // that spread, so its profile must: fitted at σ 0.2, Alg. 5 and `T_R` took the last of
+        // 50 reduces for 1.6× the mean where it is ~40×.
+        let options = WorkloadOptions::default();
+        let jobs = facebook_synthetic(200, 100.0, &options);
+        let mut checked = 0;
+        for job in jobs.iter().filter(|j| j.reduces() >= 50) {
+            let logs: Vec<f64> = job.truth.reduce_noise.iter().map(|e| e.ln()).collect();
+            let n = logs.len() as f64;
+            let m = logs.iter().sum::<f64>() / n;
+            let truth = (logs.iter().map(|l| (l - m).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+            let spread = job.profile.reduce_time.spread;
+            assert!(truth > 1.0, "{}: truth's σ {truth}", job.id);
+            assert!(
+                (spread / truth - 1.0).abs() < 0.3,
+                "{}: profile σ {spread}, truth's {truth}",
+                job.id
+            );
+            checked += 1;
+        }
+        assert!(checked >= 5, "{checked}");
+    }
+
+    #[test]
     fn every_trace_with_tasks_builds_sane_jobs() {
         let traces = [
             "rumen/2jobs2min-rumen-jh.json",

@@ -199,6 +199,7 @@ fn realise(draft: Draft, rng: &mut Rng, o: &WorkloadOptions) -> SimJob {
         map.replicas = draw::hdfs_replicas(rng, o);
     }
     let reduce = reduce::truth(&draft.reduces, rng, o);
+    let reduce_sigma = reduce.noise_sigma;
     // Map output goes with map input: a bigger split emits more (SWIM gives only the total).
     let inputs: Vec<u64> = maps.iter().map(|m| m.input_bytes).collect();
     for (map, bytes) in maps.iter_mut().zip(draw::split(reduce.shuffle, &inputs)) {
@@ -214,7 +215,7 @@ fn realise(draft: Draft, rng: &mut Rng, o: &WorkloadOptions) -> SimJob {
     // The profile's sample runs draw from a stream of their own, forked with one draw: how a
     // profile is measured (how many samples) never changes the jobs that come after.
     let mut samples = Rng::seed_from_u64(rng.random());
-    let profile = profile::measure(&draft, &truth, &mut samples, o);
+    let profile = profile::measure(&draft, &truth, reduce_sigma, &mut samples, o);
     SimJob {
         id: draft.id,
         submit: draft.submit,

@@ -10,9 +10,12 @@ use super::draw::noise;
 use super::{Draft, WorkloadOptions};
 use crate::job::JobTruth;
 
+/// `reduce_sigma`: the spread of the job's reduce noise, which the sample runs' reduces meet
+/// afresh (for recorded reduces, the spread of the recorded ones).
 pub(super) fn measure(
     draft: &Draft,
     truth: &JobTruth,
+    reduce_sigma: f64,
     rng: &mut Rng,
     o: &WorkloadOptions,
 ) -> Profile {
@@ -25,7 +28,7 @@ pub(super) fn measure(
     let shuffle_bandwidth = truth.shuffle_bandwidth * noise(rng, o.profile_noise);
     let reduce_time = match reduces {
         0 => truth.reduce_time,
-        _ => sample_reduces(truth, output, largest_input, rng, o),
+        _ => sample_reduces(truth, output, largest_input, reduce_sigma, rng, o),
     };
     let previous_runs = match reduces {
         0 => Vec::new(),
@@ -65,13 +68,14 @@ fn sample_maps(draft: &Draft, rng: &mut Rng, o: &WorkloadOptions) -> Seconds {
 
 /// `f` fitted to the task sampler's reduces (Dart §5.1: `sample_reduces` of them at
 /// `Profiler::sample_sizes` up to the largest reduce's input) and to the earlier run's
-/// reduces (every partition of all `output`), each timed as `f(d)` × fresh noise; the truth's
-/// law when they cannot fit one. The earlier run's reduces are what make the fit's spread
+/// reduces (every partition of all `output`), each timed as `f(d)` × fresh noise of the job's
+/// spread `sigma`; the truth's law when they cannot fit one. The earlier run's reduces are what make the fit's spread
 /// (and so the last of many reduces, `reduce_phase_factor`) known to more than a few points.
 fn sample_reduces(
     truth: &JobTruth,
     output: f64,
     largest_input: f64,
+    sigma: f64,
     rng: &mut Rng,
     o: &WorkloadOptions,
 ) -> PowerLaw {
@@ -81,7 +85,7 @@ fn sample_reduces(
     let samples: Vec<(f64, Seconds)> = sampler
         .into_iter()
         .chain(earlier_run)
-        .map(|d| (d, law.at(d) * noise(rng, o.reduce_noise)))
+        .map(|d| (d, law.at(d) * noise(rng, sigma)))
         .collect();
     PowerLaw::fit(&samples).unwrap_or(law)
 }

@@ -37,6 +37,9 @@ pub(super) struct ReduceTruth {
     pub shares: Vec<f64>,
     pub law: PowerLaw,
     pub noise: Vec<f64>,
+    /// The spread (σ of `ln e`) the noise is drawn with, or, for recorded times, the spread
+    /// of theirs: what a sample run of the same job would meet.
+    pub noise_sigma: f64,
     /// Map output bytes, all maps together.
     pub shuffle: u64,
 }
@@ -54,6 +57,7 @@ pub(super) fn truth(reduces: &Reduces, rng: &mut Rng, o: &WorkloadOptions) -> Re
             shares: Vec::new(),
             law: NO_REDUCES,
             noise: Vec::new(),
+            noise_sigma: 0.0,
             shuffle: 0,
         },
         Reduces::Timed {
@@ -89,12 +93,26 @@ fn timed(
         .map_or(fallback_b, |b| b.clamp(0.0, MAX_FITTED_EXPONENT));
     let a = points.iter().map(|&(d, t)| t / d.powf(b)).sum::<f64>() / points.len().max(1) as f64;
     let law = PowerLaw { a, b, spread: 0.0 };
+    let recorded = |d: u64, t: Option<Seconds>| {
+        let at = law.at(d.max(1) as f64);
+        t.filter(|_| at > 0.0).map(|t| t / at)
+    };
+    let logs: Vec<f64> = reduces
+        .iter()
+        .filter_map(|&(d, t)| recorded(d, t))
+        .filter(|e| *e > 0.0)
+        .map(f64::ln)
+        .collect();
+    let noise_sigma = match logs.len() {
+        0 | 1 => o.reduce_noise,
+        n => {
+            let mean = logs.iter().sum::<f64>() / n as f64;
+            (logs.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
+        }
+    };
     let noise = reduces
         .iter()
-        .map(|&(d, t)| match t {
-            Some(t) if law.at(d.max(1) as f64) > 0.0 => t / law.at(d.max(1) as f64),
-            _ => noise(rng, o.reduce_noise),
-        })
+        .map(|&(d, t)| recorded(d, t).unwrap_or_else(|| noise(rng, noise_sigma)))
         .collect();
     let inputs: Vec<u64> = reduces.iter().map(|&(d, _)| d.max(1)).collect();
     let shuffle = inputs.iter().sum::<u64>();
@@ -106,6 +124,7 @@ fn timed(
         shares,
         law,
         noise,
+        noise_sigma,
         shuffle,
     }
 }
@@ -131,6 +150,7 @@ fn drawn(
             spread: 0.0,
         },
         noise: (0..count).map(|_| noise(rng, o.reduce_noise)).collect(),
+        noise_sigma: o.reduce_noise,
         shuffle,
     }
 }
