@@ -693,9 +693,19 @@ impl Run {
         let mid = rates.len() / 2;
         let median = *rates.select_nth_unstable_by(mid, f64::total_cmp).1;
         let bar = self.config.straggler_rate * median;
+        // Revising, a map whose rate says it ends after D is one too: the revise stage is to
+        // "make sure that the real job completion time is less than the deadline" (§4), and
+        // a map at 1.5× the median, the longest draw of a wave, is no LATE straggler but
+        // still ends the job late. (A yard extension.)
+        let due = self.v.revise_maps && self.core.map_phase_closed();
+        let deadline = self.core.start + self.deadline();
         self.stragglers = running
             .into_iter()
-            .filter(|&(a, rate)| now - self.core.attempt(a).started >= min_age && rate < bar)
+            .filter(|&(a, rate)| {
+                let age = now - self.core.attempt(a).started;
+                let late = due && rate > 0.0 && now + (1.0 / rate - age).max(0.0) > deadline;
+                age >= min_age && (rate < bar || late)
+            })
             .map(|(a, _)| a)
             .collect();
     }
