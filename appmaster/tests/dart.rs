@@ -501,9 +501,9 @@ fn a_reduce_that_will_end_after_the_deadline_is_restarted_elsewhere_on_what_time
 fn a_map_that_will_end_after_the_deadline_is_revised_though_no_late_straggler() {
     // Four node-local maps in one wave, map 3 the longest draw: 15 s where the others take 10.
     // Its rate is 2/3 of the median, so LATE's rule (under half) never calls it a straggler,
-    // but its rate says it ends at 15, after D = 14. When the other maps free their containers
-    // at t = 10, Alg. 3's window is 14 − 10 = 4 s, under T_m^a: it is killed (k = 3) and the
-    // job ends at 10. D-WOR waits for it.
+    // but its rate says it ends at 15, after D = 14. Judged from t = 5 (half of T_m^a), Alg. 3's
+    // window is 14 − 5 = 9 s, under T_m^a = 10: no copy fits, it is killed (k = 3), and the
+    // job ends with the other maps at 10. D-WOR waits for it.
     let mut s = Script::uniform(4, 1, 1, 10.0, 15.0);
     s.map_time = Box::new(|m, _, _| if m.0 == 3 { 15.0 } else { 10.0 });
     let spec = s.job(4, 0, 14.0, s.true_profile(10.0, 15.0, 0));
@@ -514,11 +514,35 @@ fn a_map_that_will_end_after_the_deadline_is_revised_though_no_late_straggler() 
         .filter(|(_, d)| matches!(d, Decision::Kill(_)))
         .map(|(t, _)| *t)
         .collect();
-    assert_eq!(kills, [10.0], "{:#?}", r.log);
+    assert_eq!(kills, [5.0], "{:#?}", r.log);
     assert_eq!(r.progress.unwrap().k, 3);
     assert_eq!(r.finished_at, Some(10.0));
 
     let r = run(policy(PolicyKind::DartWithoutRevise).as_mut(), spec, &s, 1);
     assert_eq!(r.finished_at, Some(15.0));
     assert_eq!(r.progress.unwrap().k, 4);
+}
+
+#[test]
+fn a_lone_map_that_will_end_after_the_deadline_is_killed_on_a_tick() {
+    // One map, one container: the map takes 20 s where the profile says 10, D = 15. From
+    // t = 5 its rate says it ends at 20. Alg. 3 runs when a container is offered, and no other
+    // task will free one; once the window D − T_p falls under T_m^a (t = 6) no copy could
+    // help, and the kill is made on the tick: k = 0, an empty answer at t = 6, in time.
+    let mut s = Script::uniform(1, 1, 1, 20.0, 20.0);
+    s.map_output = 0;
+    let spec = s.job(1, 0, 15.0, s.true_profile(10.0, 10.0, 0));
+    let r = run(dart().as_mut(), spec.clone(), &s, 1);
+    let kills: Vec<f64> = r
+        .log
+        .iter()
+        .filter(|(_, d)| matches!(d, Decision::Kill(_)))
+        .map(|(t, _)| *t)
+        .collect();
+    assert_eq!(kills, [6.0], "{:#?}", r.log);
+    assert_eq!(r.progress.unwrap().k, 0);
+    assert_eq!(r.finished_at, Some(6.0));
+
+    let r = run(policy(PolicyKind::DartWithoutRevise).as_mut(), spec, &s, 1);
+    assert_eq!(r.finished_at, Some(20.0));
 }

@@ -196,6 +196,7 @@ impl JobRun for Run {
                 self.detect_stragglers(now);
                 if self.v.revise_maps && self.core.map_phase_closed() {
                     self.end_lost_races(now, out);
+                    self.revise_on_tick(now, out);
                 }
             }
         }
@@ -482,6 +483,13 @@ impl Run {
             self.core.launch_map(m, c, now, true, out);
             return true;
         }
+        self.kill_stragglers(w, now, out);
+        false
+    }
+
+    /// Alg. 3's kill branches when the window `w` has no room for a copy (`w < T_m^a`).
+    fn kill_stragglers(&mut self, w: Seconds, now: Seconds, out: &mut Vec<Decision>) {
+        let t_ma = self.est.all;
         if w > 0.0 {
             let (i, _) = self.longest_remaining(now, None).expect("S is not empty");
             let s = self.stragglers[i];
@@ -500,7 +508,23 @@ impl Run {
                 self.core.kill(s, out);
             }
         }
-        false
+    }
+
+    /// Alg. 3 runs as containers are offered, since a copy needs one; a kill does not. When
+    /// the window has no room for a copy, the kill is made on the tick, not when some other
+    /// task happens to free a container: a job whose last map is its straggler (a one-map
+    /// job, above all) has no other task to free one. (A yard extension.)
+    fn revise_on_tick(&mut self, now: Seconds, out: &mut Vec<Decision>) {
+        if self.stragglers.is_empty() {
+            return;
+        }
+        let t_p = self.core.elapsed(now);
+        let w = self
+            .est
+            .window(self.core.k(), t_p, self.deadline(), self.v.skew); // eq. (11)
+        if w < self.est.all {
+            self.kill_stragglers(w, now, out);
+        }
     }
 
     /// LATE (Zaharia et al., OSDI 2008): copy the straggler with the longest time left, on a node
