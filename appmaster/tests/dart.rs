@@ -477,12 +477,7 @@ fn a_reduce_that_will_end_after_the_deadline_is_restarted_elsewhere_on_what_time
         "reduce 0 on node 2, then again on node 0: {:#?}",
         r.log
     );
-    let kills: Vec<f64> = r
-        .log
-        .iter()
-        .filter(|(_, d)| matches!(d, Decision::Kill(_)))
-        .map(|(t, _)| *t)
-        .collect();
+    let kills = r.times(|d| matches!(d, Decision::Kill(_)));
     assert_eq!(kills, [16.0]);
     assert_eq!(r.sampled(), vec![360_000]);
     let finished = r.finished_at.unwrap();
@@ -508,12 +503,7 @@ fn a_map_that_will_end_after_the_deadline_is_revised_though_no_late_straggler() 
     s.map_time = Box::new(|m, _, _| if m.0 == 3 { 15.0 } else { 10.0 });
     let spec = s.job(4, 0, 14.0, s.true_profile(10.0, 15.0, 0));
     let r = run(dart().as_mut(), spec.clone(), &s, 1);
-    let kills: Vec<f64> = r
-        .log
-        .iter()
-        .filter(|(_, d)| matches!(d, Decision::Kill(_)))
-        .map(|(t, _)| *t)
-        .collect();
+    let kills = r.times(|d| matches!(d, Decision::Kill(_)));
     assert_eq!(kills, [5.0], "{:#?}", r.log);
     assert_eq!(r.progress.unwrap().k, 3);
     assert_eq!(r.finished_at, Some(10.0));
@@ -533,12 +523,7 @@ fn a_lone_map_that_will_end_after_the_deadline_is_killed_on_a_tick() {
     s.map_output = 0;
     let spec = s.job(1, 0, 15.0, s.true_profile(10.0, 10.0, 0));
     let r = run(dart().as_mut(), spec.clone(), &s, 1);
-    let kills: Vec<f64> = r
-        .log
-        .iter()
-        .filter(|(_, d)| matches!(d, Decision::Kill(_)))
-        .map(|(t, _)| *t)
-        .collect();
+    let kills = r.times(|d| matches!(d, Decision::Kill(_)));
     assert_eq!(kills, [6.0], "{:#?}", r.log);
     assert_eq!(r.progress.unwrap().k, 0);
     assert_eq!(r.finished_at, Some(6.0));

@@ -1,6 +1,7 @@
 //! The Dart paper's evaluation on a real trace (SWIM FB-2009), through the simulator: what must
 //! hold whatever the seed, checked on the first jobs of the day.
 
+use std::ops::RangeInclusive;
 use std::path::Path;
 
 use yard_appmaster::policy::{PolicyConfig, PolicyKind};
@@ -35,6 +36,19 @@ fn run(w: &Workload, jobs: usize, setup: &Setup) -> Vec<JobResult> {
         ..WorkloadOptions::default()
     };
     experiment::run(trace_jobs(w, &options).take(jobs), setup, &|_| {})
+}
+
+/// The report's rows for the first `n` jobs with a map count in `maps`.
+fn rows_for_maps(w: &Workload, setup: &Setup, maps: RangeInclusive<u32>, n: usize) -> Vec<Row> {
+    let options = WorkloadOptions {
+        seed: setup.experiment.seed,
+        ..WorkloadOptions::default()
+    };
+    let jobs = trace_jobs(w, &options)
+        .filter(|j| maps.contains(&j.maps()))
+        .take(n);
+    let results = experiment::run(jobs, setup, &|_| {});
+    experiment::report(setup, n, &results).rows
 }
 
 fn row<'a>(rows: &'a [Row], config: &str, policy: &str) -> &'a Row {
@@ -113,15 +127,7 @@ fn dart_beats_ps_on_median_k_over_k_max_in_c2() {
             &[PolicyKind::Dart, PolicyKind::Ps],
             seed,
         );
-        let options = WorkloadOptions {
-            seed,
-            ..WorkloadOptions::default()
-        };
-        let jobs = trace_jobs(&w, &options)
-            .filter(|j| (2..=200).contains(&j.maps()))
-            .take(200);
-        let results = experiment::run(jobs, &s, &|_| {});
-        let rows = experiment::report(&s, 300, &results).rows;
+        let rows = rows_for_maps(&w, &s, 2..=200, 200);
         let (dart, ps) = (
             binned(&rows, "C2", "dart", "partial"),
             binned(&rows, "C2", "ps", "partial"),
@@ -152,15 +158,7 @@ fn with_slow_nodes_dart_revising_reduces_misses_far_fewer_deadlines_than_d_wmr()
             seed,
         );
         s.experiment.cluster.slow_nodes = 8;
-        let options = WorkloadOptions {
-            seed,
-            ..WorkloadOptions::default()
-        };
-        let jobs = trace_jobs(&w, &options)
-            .filter(|j| (10..=300).contains(&j.maps()))
-            .take(60);
-        let results = experiment::run(jobs, &s, &|_| {});
-        let rows = experiment::report(&s, 60, &results).rows;
+        let rows = rows_for_maps(&w, &s, 10..=300, 60);
         let missed = |p: &str| row(&rows, "C1", p).missed_fraction;
         let (dart, wmr, wor) = (missed("dart"), missed("d-wmr"), missed("d-wor"));
         assert!(

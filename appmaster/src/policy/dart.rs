@@ -726,8 +726,9 @@ impl Run {
         self.stragglers = running
             .into_iter()
             .filter(|&(a, rate)| {
-                let age = now - self.core.attempt(a).started;
-                let late = due && rate > 0.0 && now + (1.0 / rate - age).max(0.0) > deadline;
+                let x = self.core.attempt(a);
+                let age = now - x.started;
+                let late = due && now + remaining(x.progress, age) > deadline;
                 age >= min_age && (rate < bar || late)
             })
             .map(|(a, _)| a)

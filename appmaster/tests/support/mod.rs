@@ -148,6 +148,15 @@ impl Run {
         self.log.iter().filter(|(_, d)| f(d)).count()
     }
 
+    /// When each decision matching `f` was made, in order.
+    pub fn times(&self, f: impl Fn(&Decision) -> bool) -> Vec<Seconds> {
+        self.log
+            .iter()
+            .filter(|(_, d)| f(d))
+            .map(|(t, _)| *t)
+            .collect()
+    }
+
     /// The input each `SampleReduceInput` kept, in decision order.
     pub fn sampled(&self) -> Vec<u64> {
         self.log
