@@ -654,7 +654,10 @@ impl<'a> Run<'a> {
             let Some(l) = self.live.get(attempt).copied() else {
                 continue; // ended by the policy's answer to an earlier report
             };
-            let progress = ((self.now - l.started) / l.duration).clamp(0.0, 1.0);
+            let progress = match l.duration {
+                d if d > 0.0 => ((self.now - l.started) / d).clamp(0.0, 1.0),
+                _ => 1.0, // an instant reduce, reported before its end event
+            };
             self.call(Event::TaskProgress { attempt, progress });
         }
         running.append(&mut self.reducing);
