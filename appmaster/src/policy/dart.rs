@@ -605,9 +605,10 @@ impl Run {
         if !x.live || self.reduce_revised[r.0 as usize] {
             return;
         }
+        // No progress yet says nothing of its rate (a report may predate its input).
         let age = x.reported - ready;
         let expected = self.core.spec.profile.reduce_time.at(kept as f64);
-        if age <= 0.0 || age < self.config.straggler_min_age * expected {
+        if age <= 0.0 || x.progress <= 0.0 || age < self.config.straggler_min_age * expected {
             return;
         }
         if x.reported + remaining(x.progress, age) > self.core.start + self.deadline() {
@@ -861,6 +862,61 @@ mod tests {
         );
         assert_eq!(run.core.k(), 6);
         assert_eq!(run.est.map_end, 5.5, "T_M^o := T_M^n");
+    }
+
+    #[test]
+    fn a_reduce_is_judged_on_its_rate_once_it_reports_progress_and_only_once() {
+        // D1 with D = 10.5; reduce 0 on container 5 gets 2 B at t = 4 (f = 1 s, judged from
+        // 0.5 s on).
+        let (mut run, c) = d1(PolicyKind::Dart, 10.5, true);
+        let mut out = Vec::new();
+        run.core.close_map_phase(None, &mut out);
+        assert!(run.core.launch_next_reduce(c, NOW, &mut out));
+        let a = AttemptId(run.core.attempts.len() as u32 - 1);
+        let ready = Event::ReduceInputReady {
+            reduce: ReduceId(0),
+            bytes: 2,
+        };
+        run.event(4.0, ready.clone(), &mut out);
+        let kills = |run: &mut Run, t: Seconds, progress: f64| {
+            let mut out = Vec::new();
+            run.event(
+                t,
+                Event::TaskProgress {
+                    attempt: a,
+                    progress,
+                },
+                &mut out,
+            );
+            out.iter()
+                .filter(|d| matches!(d, Decision::Kill(_)))
+                .count()
+        };
+        // No progress yet says nothing of the rate (a report may predate the input).
+        assert_eq!(kills(&mut run, 6.0, 0.0), 0);
+        // 40 % in 2 s: it ends at 9, before D.
+        assert_eq!(kills(&mut run, 6.0, 0.4), 0);
+        // 45 % in 4 s: it ends at 4 + 8.9, after D: killed and queued again.
+        assert_eq!(kills(&mut run, 8.0, 0.45), 1);
+        assert_eq!(run.core.next_reduce(), Some(ReduceId(0)));
+        assert!(run.restart_pending[0] && run.reduce_avoid == [NodeId(7)]);
+        // Its restart, however slow, is not killed again.
+        assert!(run.core.launch_next_reduce(c, 8.0, &mut out));
+        let a = AttemptId(run.core.attempts.len() as u32 - 1);
+        run.event(8.0, ready, &mut out);
+        let mut out = Vec::new();
+        run.event(
+            10.0,
+            Event::TaskProgress {
+                attempt: a,
+                progress: 0.01,
+            },
+            &mut out,
+        );
+        assert!(
+            !out.iter().any(|d| matches!(d, Decision::Kill(_))),
+            "{out:?}"
+        );
     }
 
     /// D1 after the map phase closed, with maps 0–2 as stragglers whose remaining times are
