@@ -752,9 +752,7 @@ fn remaining(progress: f64, age: Seconds) -> Seconds {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::{
-        Container, JobSpec, Location, MapId, MapSpec, NodeId, PowerLaw, Profile, RackId,
-    };
+    use crate::policy::{Container, JobSpec, Location, MapId, MapSpec, NodeId, RackId, testing};
 
     const NOW: Seconds = 3.0;
 
@@ -777,18 +775,7 @@ mod tests {
                 })
                 .collect(),
             reduces: 3,
-            profile: Profile {
-                map_local: 2.5,
-                map_remote: 2.5,
-                partition_bytes: 1.0,
-                shuffle_bandwidth: 1.0,
-                reduce_time: PowerLaw {
-                    a: 0.5,
-                    b: 1.0,
-                    spread: 0.0,
-                },
-                previous_runs: Vec::new(),
-            },
+            profile: testing::d1_profile(2.5),
             allotment: None,
         };
         let mut run = Run::new(kind, PolicyConfig::default(), spec, 0.0);
@@ -806,11 +793,7 @@ mod tests {
             at: at(if local { 7 } else { 8 }),
         };
         run.core.grant(offered);
-        run.est.map_end = 5.0;
-        run.est.shuffle_start = Some(1.0);
-        run.est.shuffled = 6.0;
-        run.est.busy_since = Some(1.0); // the link busy since T_q, the paper's premise
-        run.est.backlog = 1.0;
+        testing::set_d1_state(&mut run.est);
         (run, offered.id)
     }
 

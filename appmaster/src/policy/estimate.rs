@@ -433,6 +433,7 @@ pub(crate) fn least_squares(points: &[(f64, f64)]) -> Option<(f64, f64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::policy::testing;
 
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() < 1e-9
@@ -440,28 +441,12 @@ mod tests {
 
     /// The digest's D1: `k=5, p=1, R=3, T_p=3, T_q=1, V_p=6, T_M^o=5, T_r^a=2.5`, `a=0.5, b=1`.
     fn d1_profile() -> Profile {
-        Profile {
-            map_local: 2.0,
-            map_remote: 2.5,
-            partition_bytes: 1.0,
-            shuffle_bandwidth: 1.0,
-            reduce_time: PowerLaw {
-                a: 0.5,
-                b: 1.0,
-                spread: 0.0,
-            },
-            previous_runs: Vec::new(),
-        }
+        testing::d1_profile(2.0)
     }
 
     fn d1() -> Estimator {
         let mut e = Estimator::new(&d1_profile(), 3, None, 0.8);
-        e.shuffle_start = Some(1.0);
-        e.shuffled = 6.0;
-        // The link has been busy since T_q = 1 (the paper's premise).
-        e.busy_since = Some(1.0);
-        e.backlog = 1.0;
-        e.map_end = 5.0;
+        testing::set_d1_state(&mut e);
         e
     }
 

@@ -7,9 +7,36 @@ use std::collections::{HashSet, VecDeque};
 use rand::SeedableRng;
 
 use super::{
-    AttemptId, Container, ContainerId, Decision, Event, JobSpec, Location, MapId, NodeId, RackId,
-    Rng, Seconds, TaskPolicy, TaskRef,
+    AttemptId, Container, ContainerId, Decision, Estimator, Event, JobSpec, Location, MapId,
+    NodeId, PowerLaw, Profile, RackId, Rng, Seconds, TaskPolicy, TaskRef,
 };
+
+/// The profile of the Dart paper's worked state (digest D1): `p = 1`, `T_r^a = 2.5`,
+/// `f(d) = 0.5·d`, with `map_local` as `T_l^a`.
+pub(crate) fn d1_profile(map_local: Seconds) -> Profile {
+    Profile {
+        map_local,
+        map_remote: 2.5,
+        partition_bytes: 1.0,
+        shuffle_bandwidth: 1.0,
+        reduce_time: PowerLaw {
+            a: 0.5,
+            b: 1.0,
+            spread: 0.0,
+        },
+        previous_runs: Vec::new(),
+    }
+}
+
+/// D1's shuffle and map-phase state at `T_p = 3`: `T_q = 1`, `V_p = 6`, `T_M^o = 5`, the link
+/// busy since `T_q` (the paper's premise) with one byte still to cross.
+pub(crate) fn set_d1_state(e: &mut Estimator) {
+    e.shuffle_start = Some(1.0);
+    e.shuffled = 6.0;
+    e.busy_since = Some(1.0);
+    e.backlog = 1.0;
+    e.map_end = 5.0;
+}
 
 /// Node `node`, four nodes to a rack.
 pub(crate) fn at(node: u32) -> Location {
