@@ -71,6 +71,16 @@ impl Variant {
     }
 }
 
+/// Where a reduce stands in reduce revising (`Run::judge_reduce`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Revision {
+    None,
+    /// Killed for running past `D`; waiting for a container to restart on.
+    Waiting,
+    /// Restarted; never judged again.
+    Restarted,
+}
+
 /// How many recently finished maps the straggler median counts.
 const RECENT_MAPS: usize = 64;
 
@@ -132,10 +142,8 @@ struct Run {
     node_pace: HashMap<NodeId, (f64, u32)>,
     /// The same over every node.
     all_pace: (f64, u32),
-    /// Reduces killed for running past `D` (each is revised at most once), and of those the
-    /// ones waiting to restart.
-    reduce_revised: Vec<bool>,
-    restart_pending: Vec<bool>,
+    /// Per reduce, how far reduce revising has gone (each is revised at most once).
+    reduce_revision: Vec<Revision>,
     /// Nodes a reduce ran past `D` on: a restart does not go there while another attempt runs
     /// (and will free a container elsewhere).
     reduce_avoid: Vec<NodeId>,
@@ -238,8 +246,7 @@ impl Run {
             recent_rates: std::collections::VecDeque::new(),
             node_pace: HashMap::new(),
             all_pace: (0.0, 0),
-            reduce_revised: vec![false; reduces as usize],
-            restart_pending: vec![false; reduces as usize],
+            reduce_revision: vec![Revision::None; reduces as usize],
             reduce_avoid: Vec::new(),
             parked: Vec::new(),
         }
@@ -345,16 +352,21 @@ impl Run {
             return;
         }
         let next = self.core.next_reduce();
-        if let Some(r) = next.filter(|r| self.restart_pending[r.0 as usize]) {
+        if let Some(r) = next.filter(|&r| self.restart_waits(r)) {
             if self.core.running() > 0 && self.reduce_avoid.contains(&at.node) {
                 self.parked.push(c); // see `judge_reduce`
                 return;
             }
-            self.restart_pending[r.0 as usize] = false;
+            self.reduce_revision[r.0 as usize] = Revision::Restarted;
         }
         if !self.core.launch_next_reduce(c, now, out) {
             self.core.release(c, out);
         }
+    }
+
+    /// Whether reduce `r` was killed for running past `D` and waits to restart.
+    fn restart_waits(&self, r: ReduceId) -> bool {
+        self.reduce_revision[r.0 as usize] == Revision::Waiting
     }
 
     /// Parked containers are offered again once no restart is next in line, or nothing else
@@ -366,7 +378,7 @@ impl Run {
         let restart_next = self
             .core
             .next_reduce()
-            .is_some_and(|r| self.restart_pending[r.0 as usize]);
+            .is_some_and(|r| self.restart_waits(r));
         if restart_next && self.core.running() > 0 {
             return;
         }
@@ -602,7 +614,7 @@ impl Run {
             return;
         };
         let x = self.core.attempt(a);
-        if !x.live || self.reduce_revised[r.0 as usize] {
+        if !x.live || self.reduce_revision[r.0 as usize] != Revision::None {
             return;
         }
         // No progress yet says nothing of its rate (a report may predate its input).
@@ -613,8 +625,7 @@ impl Run {
         }
         if x.reported + remaining(x.progress, age) > self.core.start + self.deadline() {
             let node = x.node;
-            self.reduce_revised[r.0 as usize] = true;
-            self.restart_pending[r.0 as usize] = true;
+            self.reduce_revision[r.0 as usize] = Revision::Waiting;
             if !self.reduce_avoid.contains(&node) {
                 self.reduce_avoid.push(node);
             }
@@ -882,7 +893,7 @@ mod tests {
         // 45 % in 4 s: it ends at 4 + 8.9, after D: killed and queued again.
         assert_eq!(kills(&mut run, 8.0, 0.45), 1);
         assert_eq!(run.core.next_reduce(), Some(ReduceId(0)));
-        assert!(run.restart_pending[0] && run.reduce_avoid == [NodeId(7)]);
+        assert!(run.restart_waits(ReduceId(0)) && run.reduce_avoid == [NodeId(7)]);
         // Its restart, however slow, is not killed again.
         assert!(run.core.launch_next_reduce(c, 8.0, &mut out));
         let a = AttemptId(run.core.attempts.len() as u32 - 1);
