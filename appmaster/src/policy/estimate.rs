@@ -88,7 +88,12 @@ impl Estimator {
             map_end: 0.0,
             reduces,
             reduce_time: profile.reduce_time,
-            reduce_phase: reduce_phase_factor(profile.reduce_time.spread, reduces, slots),
+            reduce_phase: phase_over_waves(
+                profile.reduce_time.spread,
+                reduces,
+                wave_size,
+                reduce_wave,
+            ),
             wave_size,
             reduce_wave,
             reduce_bound: reduce_wave,
@@ -342,13 +347,18 @@ impl PowerLaw {
 /// every earlier wave at its mean and the last one at its largest. With no spread and one
 /// wave this is 1: the paper's eq. (9).
 pub fn reduce_phase_factor(spread: f64, reduces: u32, slots: Option<u32>) -> f64 {
+    let wave = wave_size(reduces, slots);
+    phase_over_waves(spread, reduces, wave, expected_max_lognormal(spread, wave))
+}
+
+/// [`reduce_phase_factor`] given the wave size and the expected largest draw of a wave
+/// (`Estimator::new` has both already; the quadrature is not run twice).
+fn phase_over_waves(spread: f64, reduces: u32, wave: u32, last_wave: f64) -> f64 {
     if reduces == 0 {
         return 1.0;
     }
-    let slots = wave_size(reduces, slots);
-    let waves = reduces.div_ceil(slots);
-    let mean = expected_max_lognormal(spread, 1);
-    f64::from(waves - 1) * mean + expected_max_lognormal(spread, slots)
+    let waves = reduces.div_ceil(wave);
+    f64::from(waves - 1) * expected_max_lognormal(spread, 1) + last_wave
 }
 
 /// How many of `reduces` run at once on `slots` containers (`None`: all of them); at least 1.
