@@ -52,15 +52,11 @@ impl MapLaw {
     pub fn fitted(recorded: &[Seconds], fallback_sigma: f64) -> Option<MapLaw> {
         let n = recorded.len() as f64;
         let mean = recorded.iter().sum::<f64>() / n;
-        let sigma = match recorded.len() {
-            0 => return None,
-            1 => fallback_sigma,
-            _ => {
-                let logs: Vec<f64> = recorded.iter().map(|t| t.ln()).collect();
-                let m = logs.iter().sum::<f64>() / n;
-                (logs.iter().map(|l| (l - m).powi(2)).sum::<f64>() / (n - 1.0)).sqrt()
-            }
-        };
+        if recorded.is_empty() {
+            return None;
+        }
+        let logs: Vec<f64> = recorded.iter().map(|t| t.ln()).collect();
+        let sigma = spread_of_logs(&logs).unwrap_or(fallback_sigma);
         Some(MapLaw {
             mean,
             sigma,
@@ -82,6 +78,15 @@ impl MapLaw {
             _ => 1.0,
         }
     }
+}
+
+/// The sample standard deviation of `logs` (a log-normal's σ); `None` with fewer than two.
+pub(super) fn spread_of_logs(logs: &[f64]) -> Option<f64> {
+    let n = logs.len();
+    (n >= 2).then(|| {
+        let mean = logs.iter().sum::<f64>() / n as f64;
+        (logs.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
+    })
 }
 
 /// Where HDFS's default policy puts a block's replicas: the first on a random node (the

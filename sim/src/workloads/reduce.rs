@@ -4,7 +4,7 @@
 use yard_appmaster::policy::{PowerLaw, Rng, Seconds};
 
 use super::WorkloadOptions;
-use super::draw::{noise, zipf_shares};
+use super::draw::{noise, spread_of_logs, zipf_shares};
 
 /// The largest exponent a fit to recorded reduces may give `f`. A few reduces of nearly equal
 /// input can fit any slope; past quadratic (or below flat) the slope says that input does
@@ -103,13 +103,7 @@ fn timed(
         .filter(|e| *e > 0.0)
         .map(f64::ln)
         .collect();
-    let noise_sigma = match logs.len() {
-        0 | 1 => o.reduce_noise,
-        n => {
-            let mean = logs.iter().sum::<f64>() / n as f64;
-            (logs.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
-        }
-    };
+    let noise_sigma = spread_of_logs(&logs).unwrap_or(o.reduce_noise);
     let noise = reduces
         .iter()
         .map(|&(d, t)| recorded(d, t).unwrap_or_else(|| noise(rng, noise_sigma)))
