@@ -86,6 +86,8 @@ pub enum ContainerEnd {
     Killed,
     /// Its node stopped heartbeating.
     Lost,
+    /// Its node could not start it (the reason is in the node's log).
+    LaunchFailed,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -107,11 +109,14 @@ pub struct NodeHeartbeat {
     pub telemetry: NodeTelemetry,
 }
 
-/// The rm's answer to a registration: the key container tokens are signed with.
+/// The rm's answer to an authenticated registration: the node's own container-token key
+/// (it signs this node's container tokens only) and the cluster's data key (it checks job
+/// tokens and upload grants on the data routes), both as hex.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Registered {
-    pub token_key: String,
+    pub container_key: String,
+    pub data_key: String,
 }
 
 /// Start a container: its token (checked by the nodemanager), its command and environment.

@@ -7,6 +7,8 @@ use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
 use sha2::Sha256;
 
+use crate::auth::{hex, unhex};
+
 /// The secret the rm shares with its nodemanagers. 32 bytes, from the OS's randomness at rm
 /// start (the daemon's business, not this crate's).
 #[derive(Clone)]
@@ -90,20 +92,6 @@ fn message(
     m.extend_from_slice(&vcores.to_be_bytes());
     m.extend_from_slice(&expires_ms.to_be_bytes());
     m
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-fn unhex(s: &str) -> Option<Vec<u8>> {
-    if s.len() % 2 != 0 || !s.is_ascii() {
-        return None;
-    }
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).ok())
-        .collect()
 }
 
 /// The rm signs a container.

@@ -1,0 +1,111 @@
+//! The documented range of every number and name the daemons accept from outside. A value out
+//! of range is refused with a [`FieldError`] naming the field (a 400 at the REST layer), so
+//! nothing the rm stores can overflow when it is written or read back.
+
+use crate::protocol::Resource;
+
+/// The most memory a node may offer: 16 TiB.
+pub const NODE_MAX_MEMORY_MB: u64 = 16 << 20;
+/// The most vcores a node may offer.
+pub const NODE_MAX_VCORES: u32 = 65_536;
+/// The largest container one may ask for: 1 TiB.
+pub const CONTAINER_MAX_MEMORY_MB: u64 = 1 << 20;
+pub const CONTAINER_MAX_VCORES: u32 = 1_024;
+/// The most containers one ask line may want.
+pub const MAX_CONTAINERS_PER_ASK: u32 = 100_000;
+/// The most ask lines, or releases, in one allocate call; the most containers a registering
+/// node may list.
+pub const MAX_LIST: usize = 100_000;
+/// The longest node id, rack, user, queue or application name.
+pub const MAX_NAME_LEN: usize = 255;
+/// The latest deadline: the end of year 9999, in ms since the epoch.
+pub const MAX_TIME_MS: i64 = 253_402_300_799_999;
+
+/// A value outside its documented range.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("field `{field}`: {problem}")]
+pub struct FieldError {
+    pub field: String,
+    pub problem: String,
+}
+
+fn bad(field: &str, problem: String) -> FieldError {
+    FieldError {
+        field: field.into(),
+        problem,
+    }
+}
+
+/// `memoryMb` in 1..=`max_mb` and `vcores` in 1..=`max_vcores`.
+pub fn check_resource(
+    field: &str,
+    r: Resource,
+    max_mb: u64,
+    max_vcores: u32,
+) -> Result<(), FieldError> {
+    if !(1..=max_mb).contains(&r.memory_mb) {
+        return Err(bad(
+            &format!("{field}.memoryMb"),
+            format!("{} is outside 1..={max_mb}", r.memory_mb),
+        ));
+    }
+    if !(1..=max_vcores).contains(&r.vcores) {
+        return Err(bad(
+            &format!("{field}.vcores"),
+            format!("{} is outside 1..={max_vcores}", r.vcores),
+        ));
+    }
+    Ok(())
+}
+
+/// 1..=[`MAX_NAME_LEN`] printable ASCII characters, no spaces.
+pub fn check_name(field: &str, s: &str) -> Result<(), FieldError> {
+    if !(1..=MAX_NAME_LEN).contains(&s.len()) {
+        return Err(bad(
+            field,
+            format!("{} characters, outside 1..={MAX_NAME_LEN}", s.len()),
+        ));
+    }
+    if !s.bytes().all(|b| b.is_ascii_graphic()) {
+        return Err(bad(
+            field,
+            "only printable ASCII without spaces is allowed".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// At most [`MAX_LIST`] entries.
+pub fn check_len(field: &str, len: usize) -> Result<(), FieldError> {
+    if len > MAX_LIST {
+        return Err(bad(field, format!("{len} entries, over {MAX_LIST}")));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resources_out_of_range_name_their_field() {
+        let r = |memory_mb, vcores| Resource { memory_mb, vcores };
+        assert!(check_resource("capability", r(1, 1), 10, 10).is_ok());
+        let e = check_resource("capability", r(1 << 63, 1), 10, 10).unwrap_err();
+        assert_eq!(e.field, "capability.memoryMb");
+        assert!(e.to_string().contains("1..=10"), "{e}");
+        let e = check_resource("capability", r(1, 0), 10, 10).unwrap_err();
+        assert_eq!(e.field, "capability.vcores");
+        // Every node limit survives SQLite's i64.
+        assert!(i64::try_from(NODE_MAX_MEMORY_MB).is_ok());
+    }
+
+    #[test]
+    fn names_are_short_printable_ascii() {
+        assert!(check_name("nodeId", "127.0.0.1:8042").is_ok());
+        assert!(check_name("nodeId", "").is_err());
+        assert!(check_name("nodeId", &"a".repeat(256)).is_err());
+        assert!(check_name("nodeId", "a b").is_err());
+        assert!(check_name("nodeId", "ü").is_err());
+    }
+}
