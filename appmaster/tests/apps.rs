@@ -6,7 +6,7 @@ use rand::SeedableRng;
 use rand_distr::{Distribution, Normal};
 use serde_json::{Value, json};
 use yard_appmaster::apps::hash::partition_of;
-use yard_appmaster::apps::records::Reader;
+use yard_appmaster::apps::records::{Reader, reseal};
 use yard_appmaster::apps::{
     AppError, AppSpec, MapOutput, MapStats, Population, ReducePartial, Split, Sums, SyntheticTask,
     sample_partitions,
@@ -465,9 +465,9 @@ fn synthetic_maps_write_their_recorded_output_evenly() {
     let a = app.exact(&[], 3).unwrap();
     assert_eq!(a["exact"], true);
     assert_eq!(a["bytes"], 2500);
-    assert_eq!(a["outputBytes"], 10_000 + 3_333 + 54);
-    // Map 0: bodies of 3316 and 3315 bytes → 33 bulk records and a short one in each
-    // partition; map 1: 1093 → 10 and a short one; map 2: headers only.
+    assert_eq!(a["outputBytes"], 10_000 + 3_333 + 66);
+    // Map 0: bodies of 3312 and 3311 bytes → 33 bulk records and a short one in each
+    // partition; map 1: 1089 → 10 and a short one; map 2: headers and checksums only.
     assert_eq!(a["records"], exact_count(3 * 34 + 3 * 11));
     assert_eq!(a["recordsReduced"], 3 * 34 + 3 * 11);
 }
@@ -553,22 +553,33 @@ fn bad_partitions_are_errors_that_say_what_is_wrong() {
     let err = reduce(&[(at(0), &two[0]), (at(1), &three[0])]);
     assert!(err.contains("partition 0 of 3"), "{err}");
 
+    // Any edit is a checksum error first; the edits below are resealed (their checksum
+    // rewritten) to reach the checks behind it.
+    let mut flipped = good.clone();
+    flipped[19] ^= 1;
+    let err = reduce(&[(at(1), &flipped)]);
+    assert!(err.contains("partition 0 of map 1 is damaged"), "{err}");
+
     // A key in the wrong partition: rewrite the header's partition number.
-    let mut moved = two.iter().find(|p| p.len() > 18).unwrap().clone();
+    let mut moved = two.iter().find(|p| p.len() > 22).unwrap().clone();
     moved[6] ^= 1;
+    reseal(&mut moved);
     assert!(reduce(&[(at(0), &moved)]).contains("belongs to another partition"));
 
     // Keys out of order: swap the two one-letter records of a one-reducer partition.
     let ab = one_partition(&wc, b"a b", 0, 1).remove(0);
     let mut ba = ab[..18].to_vec();
-    ba.extend_from_slice(&[1, b'b', 1, 1, b'a', 1]);
-    assert_eq!(&ab[18..], &[1, b'a', 1, 1, b'b', 1]);
+    ba.extend_from_slice(&[1, b'b', 1, 1, b'a', 1, 0, 0, 0, 0]);
+    assert_eq!(&ab[18..24], &[1, b'a', 1, 1, b'b', 1]);
+    reseal(&mut ba);
     assert!(reduce(&[(at(0), &ba)]).contains("strictly increasing"));
     let mut zero = ab.clone();
     zero[20] = 0;
+    reseal(&mut zero);
     assert!(reduce(&[(at(0), &zero)]).contains("count 0"));
     let mut utf8 = ab.clone();
     utf8[19] = 0xff;
+    reseal(&mut utf8);
     assert!(reduce(&[(at(0), &utf8)]).contains("UTF-8"));
 }
 

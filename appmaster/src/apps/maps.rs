@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 
 use super::hash::KeyTable;
-use super::records::{HEADER_LEN, Writer};
+use super::records::{HEADER_LEN, TRAILER_LEN, Writer};
 use super::text::{count_lines, for_each_word, lines, lowercase};
 use super::{AppError, MapStats, SampleLine, SyntheticTask};
 
@@ -230,17 +230,18 @@ fn merge_sorted(a: &[u32], b: &[u32]) -> Vec<u32> {
     out
 }
 
-/// Filler records: `task.output_bytes` in all, partitions (headers included) as even as the
-/// bytes allow — the first `output_bytes % reduces` one byte larger. A partition smaller than
-/// the header is just the header, and a one-byte record body cannot be written, so a
-/// partition may be up to `HEADER_LEN` bytes over or one byte under its share.
+/// Filler records: `task.output_bytes` in all, partitions (headers and checksums included) as
+/// even as the bytes allow — the first `output_bytes % reduces` one byte larger. A partition
+/// smaller than its header and checksum is just those, and a one-byte record body cannot be
+/// written, so a partition may be up to `HEADER_LEN + TRAILER_LEN` bytes over or one byte
+/// under its share.
 pub(crate) fn synthetic(task: &SyntheticTask, w: &mut Writer) -> Result<MapStats, AppError> {
     let parts = w.parts_mut();
     let r = parts.len() as u64;
     let mut records = 0;
     for (p, out) in parts.iter_mut().enumerate() {
         let share = task.output_bytes / r + u64::from((p as u64) < task.output_bytes % r);
-        let body = share.saturating_sub(HEADER_LEN as u64);
+        let body = share.saturating_sub((HEADER_LEN + TRAILER_LEN) as u64);
         let too_large = || AppError::TooLarge {
             what: format!("a synthetic partition of {share} bytes"),
             limit: isize::MAX as u64,

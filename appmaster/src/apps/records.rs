@@ -1,11 +1,12 @@
 //! The map output (partition) format, shared by every built-in app.
 //!
-//! A partition is an 18-byte header and then records, keys strictly increasing (bytewise, so
-//! also as UTF-8 strings):
+//! A partition is an 18-byte header, then records, keys strictly increasing (bytewise, so
+//! also as UTF-8 strings), then a 4-byte trailer:
 //!
 //! ```text
-//! header  "yard" | version 1 (u8) | app tag (u8) | partition (u32 LE) | reduces (u32 LE) | map (u32 LE)
+//! header  "yard" | version 2 (u8) | app tag (u8) | partition (u32 LE) | reduces (u32 LE) | map (u32 LE)
 //! record  key length (varint) | key (UTF-8) | count (varint, ≥ 1) | index only: count line numbers
+//! trailer CRC-32 (IEEE, u32 LE) of the header and the records
 //! ```
 //!
 //! Varints are unsigned LEB128 (at most 10 bytes). The app tags are 1 wordcount, 2 grep,
@@ -13,7 +14,10 @@
 //! synthetic filler is spread evenly instead). Index postings are the 1-based line numbers
 //! within the map's split where the term occurs, ascending: the first as is, the rest as
 //! deltas (≥ 1). The header repeats what the reducer is told (which map, which partition) so
-//! a misrouted or mixed-up partition is an error, not a wrong answer.
+//! a misrouted or mixed-up partition is an error, not a wrong answer. The trailer is checked
+//! before any record is read, so a partition damaged on a disk or on the wire is an error that
+//! names it, not records that read wrong. Partitions never outlive their job, so the reader
+//! refuses other versions (version 1 had no trailer) instead of reading them.
 
 use thiserror::Error;
 
@@ -21,8 +25,10 @@ use super::hash::partition_of;
 
 /// Bytes before the first record.
 pub const HEADER_LEN: usize = 18;
+/// Bytes after the last record: the CRC-32.
+pub const TRAILER_LEN: usize = 4;
 const MAGIC: &[u8; 4] = b"yard";
-const VERSION: u8 = 1;
+const VERSION: u8 = 2;
 /// App names by tag − 1.
 pub(crate) const APPS: [&str; 5] = ["wordcount", "grep", "topk", "index", "synthetic"];
 /// The tag of the app that carries postings.
@@ -130,10 +136,25 @@ impl Writer {
         self.records += n;
     }
 
-    /// The partitions, the records written, and their bytes (headers included).
-    pub fn finish(self) -> (Vec<Vec<u8>>, u64, u64) {
+    /// The partitions, each sealed with its CRC-32 trailer, the records written, and their
+    /// bytes (headers and trailers included).
+    pub fn finish(mut self) -> (Vec<Vec<u8>>, u64, u64) {
+        for part in &mut self.parts {
+            let crc = crc32fast::hash(part);
+            part.extend_from_slice(&crc.to_le_bytes());
+        }
         let bytes = self.parts.iter().map(|p| p.len() as u64).sum();
         (self.parts, self.records, bytes)
+    }
+}
+
+/// Rewrites the CRC-32 trailer of a partition edited in place, so that it matches the header
+/// and records again. For tests that build malformed partitions on purpose, to reach the
+/// checks behind the checksum; a partition shorter than its trailer is left as it is.
+pub fn reseal(partition: &mut [u8]) {
+    if let Some(body) = partition.len().checked_sub(TRAILER_LEN) {
+        let crc = crc32fast::hash(&partition[..body]);
+        partition[body..].copy_from_slice(&crc.to_le_bytes());
     }
 }
 
@@ -207,7 +228,8 @@ impl<'a> Cursor<'a> {
 }
 
 impl<'a> Reader<'a> {
-    /// Checks the header.
+    /// Checks the header and the checksum (over the whole partition: no record is read from
+    /// a partition whose bytes are not the ones its map wrote).
     pub fn new(buf: &'a [u8]) -> Result<Reader<'a>, RecordError> {
         if buf.len() < HEADER_LEN {
             return Err(bad(
@@ -222,15 +244,40 @@ impl<'a> Reader<'a> {
             return Err(bad(0, "not a yard partition (no \"yard\" magic)"));
         }
         if buf[4] != VERSION {
-            return Err(bad(4, format!("format version {}, expected 1", buf[4])));
+            return Err(bad(
+                4,
+                format!(
+                    "format version {}, expected {VERSION}: map outputs are not kept across \
+                     yard versions (run the job again)",
+                    buf[4]
+                ),
+            ));
         }
+        if buf.len() < HEADER_LEN + TRAILER_LEN {
+            return Err(bad(
+                buf.len(),
+                format!("the partition ends before its {TRAILER_LEN}-byte checksum"),
+            ));
+        }
+        let u32_at =
+            |at: usize| u32::from_le_bytes([buf[at], buf[at + 1], buf[at + 2], buf[at + 3]]);
+        let (partition, reduces, map) = (u32_at(6), u32_at(10), u32_at(14));
+        let body = buf.len() - TRAILER_LEN;
+        let (stored, computed) = (u32_at(body), crc32fast::hash(&buf[..body]));
+        if stored != computed {
+            return Err(bad(
+                body,
+                format!(
+                    "partition {partition} of map {map} is damaged: its checksum says CRC-32 \
+                     {stored:08x}, its {body} bytes give {computed:08x}"
+                ),
+            ));
+        }
+        let buf = &buf[..body];
         let tag = buf[5];
         let Some(app) = APPS.get(usize::from(tag).wrapping_sub(1)) else {
             return Err(bad(5, format!("unknown app tag {tag}")));
         };
-        let u32_at =
-            |at: usize| u32::from_le_bytes([buf[at], buf[at + 1], buf[at + 2], buf[at + 3]]);
-        let (partition, reduces, map) = (u32_at(6), u32_at(10), u32_at(14));
         if partition >= reduces {
             return Err(bad(
                 6,
@@ -345,5 +392,80 @@ mod tests {
         let b = r.next_record().unwrap().unwrap();
         assert_eq!(b.lines().collect::<Vec<_>>(), [2]);
         assert_eq!(r.next_record(), Ok(None));
+    }
+
+    #[test]
+    fn one_flipped_byte_anywhere_is_a_checksum_error_that_names_the_partition() {
+        let mut w = Writer::new(INDEX_TAG, 7, 3);
+        for key in ["alpha", "beta", "gamma", "delta", "epsilon"] {
+            w.push_postings(key, &[2, 3]);
+        }
+        let (parts, _, _) = w.finish();
+        let (p, part) = parts
+            .iter()
+            .enumerate()
+            .find(|(_, p)| p.len() > HEADER_LEN + TRAILER_LEN)
+            .unwrap();
+        assert!(Reader::new(part).is_ok());
+        let body = part.len() - TRAILER_LEN;
+        // Past the magic and version (checked first, as what the bytes are): the partition
+        // number, a record, the trailer.
+        for at in [6, HEADER_LEN, body - 1, body, part.len() - 1] {
+            for bit in [0x01, 0x80] {
+                let mut damaged = part.clone();
+                damaged[at] ^= bit;
+                let err = Reader::new(&damaged).unwrap_err();
+                assert_eq!(err.offset, body, "{err}");
+                let p = if at == 6 { p ^ usize::from(bit) } else { p };
+                assert!(
+                    err.problem
+                        .starts_with(&format!("partition {p} of map 7 is damaged")),
+                    "{err}"
+                );
+                assert!(err.problem.contains("CRC-32"), "{err}");
+            }
+        }
+        // A damaged record, resealed, reaches the record checks again.
+        let mut resealed = part.clone();
+        resealed[HEADER_LEN] = 0xff;
+        reseal(&mut resealed);
+        let mut r = Reader::new(&resealed).unwrap();
+        assert!(r.next_record().is_err());
+    }
+
+    #[test]
+    fn the_trailer_is_not_a_record_and_older_versions_are_refused() {
+        let mut w = Writer::new(1, 0, 1);
+        w.push("a", 2);
+        let (mut parts, records, bytes) = w.finish();
+        let part = parts.remove(0);
+        assert_eq!((records, bytes), (1, part.len() as u64));
+        assert_eq!(part.len(), HEADER_LEN + 3 + TRAILER_LEN);
+        let mut r = Reader::new(&part).unwrap();
+        assert_eq!(
+            r.next_record().unwrap().map(|r| (r.key, r.count)),
+            Some(("a", 2))
+        );
+        assert_eq!(r.next_record(), Ok(None));
+
+        let empty = Writer::new(1, 0, 1).finish().0.remove(0);
+        assert_eq!(empty.len(), HEADER_LEN + TRAILER_LEN);
+        assert_eq!(Reader::new(&empty).unwrap().next_record(), Ok(None));
+        assert!(
+            Reader::new(&empty[..HEADER_LEN])
+                .unwrap_err()
+                .problem
+                .contains("checksum")
+        );
+
+        // Version 1: the same header and records, no trailer.
+        let mut v1 = part[..part.len() - TRAILER_LEN].to_vec();
+        v1[4] = 1;
+        let err = Reader::new(&v1).unwrap_err();
+        assert_eq!(err.offset, 4);
+        assert!(
+            err.problem.contains("format version 1, expected 2"),
+            "{err}"
+        );
     }
 }
