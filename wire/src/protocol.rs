@@ -56,6 +56,17 @@ pub struct BlockReplicas {
     pub block: String,
     pub bytes: u64,
     pub nodes: Vec<String>,
+    /// The block's SHA-256, lower-case hex (64 characters; [`valid_sha256_hex`]), computed by
+    /// `yard data put` as it uploads; a map task checks every replica it reads against it.
+    /// `None` in block maps written before digests were recorded: those blocks are read
+    /// unchecked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
+}
+
+/// Whether `s` is a SHA-256 digest as block maps spell it: exactly 64 lower-case hex digits.
+pub fn valid_sha256_hex(s: &str) -> bool {
+    s.len() == 64 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
 /// A dataset's block map, as the rm records it (the blocks live on the nodemanagers).
@@ -191,6 +202,32 @@ pub struct AllocateReply {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_block_digest_is_64_lower_case_hex_digits_and_optional_on_the_wire() {
+        let digest = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+        assert!(valid_sha256_hex(digest));
+        for bad in [
+            "",
+            &digest[1..],
+            &format!("{digest}0"),
+            &digest.to_uppercase(),
+            &digest.replace('e', "g"),
+        ] {
+            assert!(!valid_sha256_hex(bad), "{bad}");
+        }
+        let old: BlockReplicas =
+            serde_json::from_str(r#"{"block": "b000000", "bytes": 3, "nodes": ["n:1"]}"#).unwrap();
+        assert_eq!(old.sha256, None, "block maps without digests still read");
+        assert!(!serde_json::to_string(&old).unwrap().contains("sha256"));
+        let new = BlockReplicas {
+            sha256: Some(digest.into()),
+            ..old
+        };
+        let json = serde_json::to_string(&new).unwrap();
+        assert!(json.contains(r#""sha256":"e3b0"#), "{json}");
+        assert_eq!(serde_json::from_str::<BlockReplicas>(&json).unwrap(), new);
+    }
 
     #[test]
     fn a_container_id_names_its_application() {
