@@ -25,6 +25,15 @@ use yard_appmaster::apps::{AppSpec, MapStats, Population, ReducePartial, Split};
 /// The exit code of a task process that stopped because its master killed its attempt.
 pub(crate) const KILLED_EXIT: i32 = 143;
 
+/// The job token the nodemanager gave this container (`YARD_JOB_TOKEN`), if any. Every request
+/// a task, runner or master makes to a nodemanager's data routes (blocks, shuffle) or to the
+/// master's umbilical carries it as `Authorization: Bearer …`; unset (or empty), none is sent.
+pub(crate) fn job_token() -> Option<String> {
+    std::env::var("YARD_JOB_TOKEN")
+        .ok()
+        .filter(|t| !t.is_empty())
+}
+
 /// What a runner is to do next.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "order", rename_all = "camelCase")]
@@ -77,6 +86,10 @@ pub(crate) struct BlockRef {
     pub dataset: String,
     pub block: String,
     pub replicas: Vec<String>,
+    /// The block's SHA-256 (lower-case hex) from the block map: every replica read is checked
+    /// against it. `None` for a block recorded without one, read unchecked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
 }
 
 /// A map output a reducer fetches.

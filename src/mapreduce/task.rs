@@ -5,8 +5,8 @@
 //! replies carry `kill`, so a killed attempt stops within one progress interval. The runner
 //! only reports what the task could not: that it died (non-zero exit, signal).
 
-use std::io::{Read as _, Write as _};
-use std::path::PathBuf;
+use std::io::{Read, Write as _};
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -21,7 +21,9 @@ use serde_json::json;
 use yard_appmaster::apps::{AppSpec, Split, sample_partitions};
 use yard_appmaster::policy::Rng;
 
-use super::{BlockRef, Done, KILLED_EXIT, Order, OutputRef, Outputs, Reply, TaskSpec, Work};
+use super::{
+    BlockRef, Done, KILLED_EXIT, Order, OutputRef, Outputs, Reply, TaskSpec, Work, job_token,
+};
 
 /// How often a task reports progress (and learns whether it was killed).
 const PROGRESS_EVERY: Duration = Duration::from_millis(200);
@@ -48,14 +50,23 @@ fn http() -> reqwest::blocking::Client {
         .expect("an HTTP client")
 }
 
+/// `request` with `Authorization: Bearer <token>` when there is a token.
+fn authorized(
+    request: reqwest::blocking::RequestBuilder,
+    token: Option<&str>,
+) -> reqwest::blocking::RequestBuilder {
+    match token {
+        Some(token) => request.bearer_auth(token),
+        None => request,
+    }
+}
+
 fn post<T: DeserializeOwned>(
     http: &reqwest::blocking::Client,
     url: &str,
     body: &impl Serialize,
 ) -> Result<T> {
-    let response = http
-        .post(url)
-        .json(body)
+    let response = authorized(http.post(url).json(body), job_token().as_deref())
         .send()
         .with_context(|| format!("cannot reach {url}"))?;
     let status = response.status();
@@ -209,37 +220,105 @@ fn env_dir(name: &str) -> Result<PathBuf> {
         .ok_or_else(|| anyhow!("{name} is not set: tasks run in containers a nodemanager starts"))
 }
 
-/// The block's bytes: from this node's data directory when a replica is here, else over HTTP
-/// from the first replica that answers.
-fn read_block(http: &reqwest::blocking::Client, block: &BlockRef) -> Result<Vec<u8>> {
-    let local = env_dir("YARD_DATA_DIR")?
-        .join(&block.dataset)
-        .join(&block.block);
-    if let Ok(bytes) = std::fs::read(&local) {
-        return Ok(bytes);
+/// The block's bytes, each copy checked against the block map's SHA-256 as it is read: from
+/// this node's data directory (`data_dir`) when a replica is here, then over HTTP from the
+/// replicas in their order. A copy that cannot be read, or whose digest differs, is logged
+/// and the next one tried; the map fails only when every replica did, saying why each did.
+/// A block without a recorded digest is taken as read.
+fn read_block(
+    http: &reqwest::blocking::Client,
+    data_dir: &Path,
+    block: &BlockRef,
+    token: Option<&str>,
+) -> Result<Vec<u8>> {
+    let name = format!("{}/{}", block.dataset, block.block);
+    let verify = |replica: &str, copy| verified(&name, block.sha256.as_deref(), replica, copy);
+    let mut failures = Vec::new();
+    let local = data_dir.join(&block.dataset).join(&block.block);
+    let here = format!("the local data directory ({})", local.display());
+    let read_here = match std::fs::File::open(&local) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None, // no replica here
+        opened => Some(opened.and_then(|file| read_hashing(file, None))),
+    };
+    if let Some(read) = read_here {
+        let copy = read.map_err(|e| {
+            eprintln!("task: block {name}: cannot read {here}: {e}; trying the next replica");
+            format!("{here}: {e}")
+        });
+        match copy.and_then(|read| verify(&here, read)) {
+            Ok(bytes) => return Ok(bytes),
+            Err(failure) => failures.push(failure),
+        }
     }
-    let mut errors = Vec::new();
     for node in &block.replicas {
         let url = format!(
             "http://{node}/ws/v1/node/blocks/{}/{}",
             block.dataset, block.block
         );
-        match http
-            .get(&url)
+        let copy = authorized(http.get(&url), token)
             .send()
             .and_then(|r| r.error_for_status())
-            .and_then(|r| r.bytes())
-        {
-            Ok(bytes) => return Ok(bytes.to_vec()),
-            Err(e) => errors.push(format!("{node}: {e}")),
+            .map_err(anyhow::Error::from)
+            .and_then(|r| {
+                let size = r.content_length();
+                read_hashing(r, size).map_err(anyhow::Error::from)
+            })
+            .map_err(|e| {
+                eprintln!("task: block {name}: cannot read the replica at {node}: {e:#}");
+                format!("{node}: {e:#}")
+            });
+        match copy.and_then(|read| verify(node, read)) {
+            Ok(bytes) => return Ok(bytes),
+            Err(failure) => failures.push(failure),
         }
     }
+    if failures.is_empty() {
+        failures.push("the block map lists no replica".into());
+    }
     bail!(
-        "no replica of block {}/{} could be read: {}",
-        block.dataset,
-        block.block,
-        errors.join("; ")
+        "no replica of block {name} could be read (tried {}): {}",
+        failures.len(),
+        failures.join("; ")
     )
+}
+
+/// A copy of block `name` read whole from `replica`, as (bytes, digest): its bytes if the
+/// digest is the `expected` one (or none is recorded), else the logged reason it is not.
+fn verified(
+    name: &str,
+    expected: Option<&str>,
+    replica: &str,
+    (bytes, digest): (Vec<u8>, String),
+) -> Result<Vec<u8>, String> {
+    match expected {
+        Some(expected) if digest != expected => {
+            eprintln!(
+                "task: block {name}: the replica at {replica} is damaged: sha256 {digest}, \
+                 the block map records {expected}; trying the next replica"
+            );
+            Err(format!("{replica}: sha256 {digest}, expected {expected}"))
+        }
+        _ => Ok(bytes),
+    }
+}
+
+/// Reads `from` to its end, hashing as it goes: the bytes and their SHA-256 in lower-case hex.
+fn read_hashing(mut from: impl Read, size: Option<u64>) -> std::io::Result<(Vec<u8>, String)> {
+    use sha2::{Digest as _, Sha256};
+    let mut bytes = Vec::with_capacity(size.unwrap_or(0).min(1 << 30) as usize);
+    let mut hasher = Sha256::new();
+    let mut chunk = vec![0; 256 << 10];
+    loop {
+        let n = match from.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        hasher.update(&chunk[..n]);
+        bytes.extend_from_slice(&chunk[..n]);
+    }
+    Ok((bytes, crate::data::hex(&hasher.finalize())))
 }
 
 /// A synthetic task's recorded duration, spent with progress reports.
@@ -261,7 +340,12 @@ fn map(
     progress: &Progress,
 ) -> Result<Done> {
     let input = match block {
-        Some(block) => read_block(http, block)?,
+        Some(block) => read_block(
+            http,
+            &env_dir("YARD_DATA_DIR")?,
+            block,
+            job_token().as_deref(),
+        )?,
         None => Vec::new(),
     };
     progress.set(0.3);
@@ -303,8 +387,7 @@ fn fetch(
         "{}/ws/v1/node/shuffle/{application}/{}/{reduce}",
         o.node, o.output
     );
-    let bytes = http
-        .get(&url)
+    let bytes = authorized(http.get(&url), job_token().as_deref())
         .send()
         .and_then(|r| r.error_for_status())
         .and_then(|r| r.bytes())
@@ -408,4 +491,159 @@ fn reduce_task(
         stats: None,
         partial: Some(partial),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Read as _, Write as _};
+    use std::net::TcpListener;
+    use std::sync::Mutex;
+
+    use super::*;
+    use crate::data::sha256_hex;
+
+    /// An HTTP server on 127.0.0.1 answering every request with `body`; its `host:port` and
+    /// the heads of the requests it received.
+    fn serve(body: &[u8]) -> (String, Arc<Mutex<Vec<String>>>) {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        let heads = Arc::new(Mutex::new(Vec::new()));
+        let (seen, body) = (heads.clone(), body.to_vec());
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { continue };
+                let (mut head, mut byte) = (Vec::new(), [0u8; 1]);
+                while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).is_ok_and(|n| n == 1) {
+                    head.push(byte[0]);
+                }
+                let head = String::from_utf8_lossy(&head).to_lowercase();
+                seen.lock().unwrap().push(head);
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                    body.len()
+                );
+                let _ = stream.write_all(&body);
+            }
+        });
+        (addr, heads)
+    }
+
+    /// A `host:port` nothing listens on.
+    fn nobody() -> String {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().to_string()
+    }
+
+    /// A data directory holding `bytes` as this node's replica of `ds/b0`.
+    fn local_replica(bytes: &[u8]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("ds")).unwrap();
+        std::fs::write(dir.path().join("ds").join("b0"), bytes).unwrap();
+        dir
+    }
+
+    fn block(replicas: &[&String], sha256: Option<String>) -> BlockRef {
+        BlockRef {
+            dataset: "ds".into(),
+            block: "b0".into(),
+            replicas: replicas.iter().map(|r| r.to_string()).collect(),
+            sha256,
+        }
+    }
+
+    const GOOD: &[u8] = b"one two\nthree\n";
+    const DAMAGED: &[u8] = b"one twp\nthree\n";
+
+    #[test]
+    fn a_damaged_local_replica_falls_back_to_a_replica_with_the_recorded_digest() {
+        let here = local_replica(DAMAGED);
+        let gone = nobody();
+        let (damaged, damaged_heads) = serve(DAMAGED);
+        let (good, good_heads) = serve(GOOD);
+        let b = block(&[&gone, &damaged, &good], Some(sha256_hex(GOOD)));
+        let bytes = read_block(&http(), here.path(), &b, Some("job-secret")).unwrap();
+        assert_eq!(bytes, GOOD);
+        // The replicas were tried in order, each with the job token.
+        for heads in [&damaged_heads, &good_heads] {
+            let heads = heads.lock().unwrap();
+            assert_eq!(heads.len(), 1, "{heads:?}");
+            assert!(
+                heads[0].starts_with("get /ws/v1/node/blocks/ds/b0 "),
+                "{heads:?}"
+            );
+            assert!(
+                heads[0].contains("\r\nauthorization: bearer job-secret\r\n"),
+                "{heads:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_block_whose_every_replica_fails_fails_the_map_saying_why_each_did() {
+        let here = local_replica(DAMAGED);
+        let gone = nobody();
+        let (damaged, _) = serve(DAMAGED);
+        let b = block(&[&damaged, &gone], Some(sha256_hex(GOOD)));
+        let err = format!(
+            "{:#}",
+            read_block(&http(), here.path(), &b, None).unwrap_err()
+        );
+        assert!(
+            err.starts_with("no replica of block ds/b0 could be read (tried 3)"),
+            "{err}"
+        );
+        let mismatch = format!(
+            "sha256 {}, expected {}",
+            sha256_hex(DAMAGED),
+            sha256_hex(GOOD)
+        );
+        let local = here.path().join("ds").join("b0");
+        assert!(
+            err.contains(&format!(
+                "the local data directory ({}): {mismatch}",
+                local.display()
+            )),
+            "{err}"
+        );
+        assert!(err.contains(&format!("{damaged}: {mismatch}")), "{err}");
+        assert!(err.contains(&format!("{gone}: ")), "{err}");
+
+        let none = block(&[], Some(sha256_hex(GOOD)));
+        let empty = tempfile::tempdir().unwrap();
+        let err = format!(
+            "{:#}",
+            read_block(&http(), empty.path(), &none, None).unwrap_err()
+        );
+        assert!(err.contains("the block map lists no replica"), "{err}");
+    }
+
+    #[test]
+    fn a_block_without_a_digest_is_read_unchecked_and_no_token_means_no_header() {
+        let here = local_replica(DAMAGED);
+        let (remote, heads) = serve(GOOD);
+        let b = block(&[&remote], None);
+        assert_eq!(read_block(&http(), here.path(), &b, None).unwrap(), DAMAGED);
+        assert!(
+            heads.lock().unwrap().is_empty(),
+            "the local copy was enough"
+        );
+
+        let elsewhere = tempfile::tempdir().unwrap();
+        assert_eq!(
+            read_block(&http(), elsewhere.path(), &b, None).unwrap(),
+            GOOD
+        );
+        let heads = heads.lock().unwrap();
+        assert_eq!(heads.len(), 1);
+        assert!(!heads[0].contains("authorization"), "{heads:?}");
+    }
+
+    #[test]
+    fn hashing_while_reading_gives_the_bytes_and_their_digest() {
+        let data: Vec<u8> = (0..700_000u32).map(|i| (i % 251) as u8).collect();
+        let (bytes, digest) = read_hashing(&data[..], None).unwrap();
+        assert_eq!(bytes, data);
+        assert_eq!(digest, sha256_hex(&data));
+    }
 }

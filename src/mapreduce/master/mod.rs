@@ -195,6 +195,7 @@ async fn plan_maps(rm: &RmClient, args: &MasterArgs, app: &AppSpec) -> Result<Ve
                 dataset: name.to_owned(),
                 block: b.block.clone(),
                 replicas: b.nodes.clone(),
+                sha256: b.sha256.clone(),
             }),
             at: Vec::new(),
             nodes: b.nodes.clone(),
@@ -502,9 +503,14 @@ async fn job(
         s.used_nodes.clone()
     });
     let _ = allocator.await;
+    let token = super::job_token();
     for node in nodes {
         let url = format!("{node}/ws/v1/node/shuffle/{application}");
-        if let Err(e) = rm.http.delete(&url).send().await {
+        let mut request = rm.http.delete(&url);
+        if let Some(token) = &token {
+            request = request.bearer_auth(token);
+        }
+        if let Err(e) = request.send().await {
             log_line(&format!("cannot delete the map outputs at {url}: {e}"));
         }
     }
