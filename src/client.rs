@@ -23,6 +23,20 @@ pub(crate) struct Rm {
         env = "YARD_RM"
     )]
     pub(crate) rm: String,
+    /// A file holding your bearer token [default: the rm's local credentials, when run as its
+    /// OS user on its host; YARD_TOKEN, if set, wins].
+    #[arg(long, global = true, env = "YARD_TOKEN_FILE", value_name = "FILE")]
+    pub(crate) token_file: Option<std::path::PathBuf>,
+}
+
+impl Rm {
+    /// The rm at `url`, with the credentials found for it.
+    pub(crate) fn at(url: &str) -> Rm {
+        Rm {
+            rm: url.to_owned(),
+            token_file: None,
+        }
+    }
 }
 
 #[derive(Args)]
@@ -126,14 +140,22 @@ pub(crate) struct NodesArgs {
 pub(crate) struct Client {
     base: String,
     http: reqwest::blocking::Client,
+    token: Option<String>,
 }
 
 impl Client {
-    pub(crate) fn new(rm: &Rm) -> Self {
-        Client {
-            base: rm.rm.trim_end_matches('/').to_owned(),
+    pub(crate) fn new(rm: &Rm) -> Result<Self> {
+        let base = rm.rm.trim_end_matches('/').to_owned();
+        Ok(Client {
+            token: crate::auth::bearer_for(&base, rm.token_file.as_deref())?,
+            base,
             http: reqwest::blocking::Client::new(),
-        }
+        })
+    }
+
+    /// The bearer token this client sends, if it found one.
+    pub(crate) fn token(&self) -> Option<&str> {
+        self.token.as_deref()
     }
 
     /// Sends a request; a 4xx becomes [`BadInput`] carrying the rm's own explanation.
@@ -145,6 +167,9 @@ impl Client {
     ) -> Result<Value> {
         let url = format!("{}{path}", self.base);
         let mut request = self.http.request(method, &url);
+        if let Some(token) = &self.token {
+            request = request.bearer_auth(token);
+        }
         if let Some(body) = body {
             request = request.json(&body);
         }
@@ -153,6 +178,11 @@ impl Client {
             .with_context(|| format!("cannot reach the rm at {}", self.base))?;
         let status = response.status();
         let value: Value = response.json().unwrap_or(Value::Null);
+        if status == reqwest::StatusCode::UNAUTHORIZED {
+            let error = value["error"].as_str().unwrap_or("no valid credential");
+            let hint = crate::auth::NO_CREDENTIAL_HINT;
+            return Err(BadInput(format!("the rm refused: {error}; {hint}")).into());
+        }
         if status.is_client_error() {
             let error = value["error"].as_str().unwrap_or("refused").to_owned();
             let detail = match &value["detail"] {
@@ -206,7 +236,7 @@ pub(crate) fn text(v: &Value) -> String {
 
 pub(crate) fn submit(args: SubmitArgs) -> Result<()> {
     use crate::mapreduce::submit;
-    let client = Client::new(&args.rm);
+    let client = Client::new(&args.rm)?;
     let name = args
         .name
         .clone()
@@ -313,7 +343,7 @@ pub(crate) fn apps(args: AppsArgs) -> Result<()> {
         if query.is_empty() { "" } else { "?" },
         query.join("&")
     );
-    let reply = Client::new(&args.rm).call(reqwest::Method::GET, &path, None)?;
+    let reply = Client::new(&args.rm)?.call(reqwest::Method::GET, &path, None)?;
     if args.json {
         return print_json(&reply);
     }
@@ -339,7 +369,7 @@ pub(crate) fn apps(args: AppsArgs) -> Result<()> {
 }
 
 pub(crate) fn app(args: AppArgs) -> Result<()> {
-    let client = Client::new(&args.rm);
+    let client = Client::new(&args.rm)?;
     let mut reply = client.call(
         reqwest::Method::GET,
         &format!("/ws/v1/cluster/apps/{}", args.id),
@@ -383,7 +413,7 @@ pub(crate) fn app(args: AppArgs) -> Result<()> {
 
 pub(crate) fn kill(args: AppArgs) -> Result<()> {
     let path = format!("/ws/v1/cluster/apps/{}/state", args.id);
-    let reply = Client::new(&args.rm).call(
+    let reply = Client::new(&args.rm)?.call(
         reqwest::Method::PUT,
         &path,
         Some(json!({"state": "KILLED"})),
@@ -396,7 +426,7 @@ pub(crate) fn kill(args: AppArgs) -> Result<()> {
 }
 
 pub(crate) fn nodes(args: NodesArgs) -> Result<()> {
-    let reply = Client::new(&args.rm).call(reqwest::Method::GET, "/ws/v1/cluster/nodes", None)?;
+    let reply = Client::new(&args.rm)?.call(reqwest::Method::GET, "/ws/v1/cluster/nodes", None)?;
     if args.json {
         return print_json(&reply);
     }

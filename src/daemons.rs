@@ -40,6 +40,14 @@ pub(crate) struct RmArgs {
     /// `YARD_PROFILES`) [default: yard-profiles.db].
     #[arg(long, env = "YARD_RM_PROFILES_DB")]
     profiles_db: Option<PathBuf>,
+    /// The cluster secret every credential derives from; created (mode 0600) at first start
+    /// [default: the state database's path with the extension .secret].
+    #[arg(long, env = "YARD_RM_SECRET_FILE")]
+    secret_file: Option<PathBuf>,
+    /// The share of the cluster application masters may hold together, 0–1 (at least one
+    /// master always runs) [default: 0.1].
+    #[arg(long, env = "YARD_RM_MASTER_SHARE")]
+    master_share: Option<f64>,
 }
 
 #[derive(Args)]
@@ -71,6 +79,13 @@ pub(crate) struct NmArgs {
     /// The largest dataset block the node accepts, MiB [default: 1024].
     #[arg(long, env = "YARD_NM_MAX_BLOCK_MB")]
     max_block_mb: Option<u64>,
+    /// A file holding this node's credential for the rm [default: the rm's local credentials,
+    /// when run as its OS user on its host; YARD_NM_CREDENTIAL, if set, wins].
+    #[arg(long, env = "YARD_NM_CREDENTIAL_FILE", value_name = "FILE")]
+    credential_file: Option<PathBuf>,
+    /// How many ended containers' directories (with their logs) to keep [default: 50].
+    #[arg(long, env = "YARD_NM_KEEP_FINISHED")]
+    keep_finished: Option<usize>,
 }
 
 /// The `--config` file.
@@ -91,6 +106,8 @@ struct RmFile {
     state_db: Option<PathBuf>,
     am_max_attempts: Option<u32>,
     profiles_db: Option<PathBuf>,
+    secret_file: Option<PathBuf>,
+    master_share: Option<f64>,
 }
 
 #[derive(Deserialize, Default)]
@@ -104,6 +121,8 @@ struct NmFile {
     work_dir: Option<PathBuf>,
     heartbeat_ms: Option<u64>,
     max_block_mb: Option<u64>,
+    credential_file: Option<PathBuf>,
+    keep_finished: Option<usize>,
 }
 
 /// Reads the `--config` file; a file that cannot be read or parsed is bad input (exit 2).
@@ -186,16 +205,28 @@ pub(crate) fn rm(args: RmArgs) -> Result<()> {
     // Masters run in their containers' directories: they need the path from anywhere.
     let profiles_db = std::path::absolute(&profiles_db)
         .with_context(|| format!("--profiles-db {}", profiles_db.display()))?;
+    let master_share = args.master_share.or(file.master_share).unwrap_or(0.1);
+    if !(0.0..=1.0).contains(&master_share) {
+        return Err(BadInput(format!("--master-share {master_share}: give a share from 0 to 1")).into());
+    }
+    let secret_file = args
+        .secret_file
+        .or(file.secret_file)
+        .unwrap_or_else(|| state_db.with_extension("secret"));
     init_logs();
     let settings = Settings {
         node_expiry_ms,
         am_max_attempts,
+        master_share,
         ..Settings::default()
     };
     let tick = Duration::from_millis((node_expiry_ms / 4).clamp(50, 1000) as u64);
     let options = RmOptions {
         bind,
         state_db,
+        secret_file,
+        yard_home: yard_rm::credentials::yard_home(),
+        admin_user: std::env::var("USER").unwrap_or_else(|_| "admin".into()),
         settings,
         tick,
         master_env: [(
@@ -231,10 +262,15 @@ pub(crate) fn nm(args: NmArgs) -> Result<()> {
         },
         None => DataSettings::default(),
     };
+    let rm = rm.trim_end_matches('/').to_owned();
+    let credential_file = args.credential_file.or(file.credential_file);
+    let credential = crate::auth::node_credential_for(&rm, credential_file.as_deref())?;
     init_logs();
     let options = NmOptions {
         bind,
-        rm: rm.trim_end_matches('/').to_owned(),
+        credential,
+        keep_finished: args.keep_finished.or(file.keep_finished).unwrap_or(50),
+        rm,
         rack: args
             .rack
             .or(file.rack)

@@ -267,7 +267,7 @@ fn put(args: PutArgs) -> Result<()> {
         ))
         .into());
     }
-    let client = Client::new(&args.rm);
+    let client = Client::new(&args.rm)?;
     let holders = client.running_nodes()?;
     let spans = split(&args.files, args.block_size)?;
     if spans.is_empty() {
@@ -291,7 +291,7 @@ fn put(args: PutArgs) -> Result<()> {
     );
     bar.set_message(format!("uploading {}", args.name));
     let http = reqwest::blocking::Client::new();
-    let grant = upload_token(&client, &args.name);
+    let grant = upload_token(&client, &args.name)?;
     let mut blocks = Vec::with_capacity(spans.len());
     let mut bytes = Vec::new();
     for (i, (span, replicas)) in spans.iter().zip(&placed).enumerate() {
@@ -356,9 +356,10 @@ fn put(args: PutArgs) -> Result<()> {
 
 /// The bearer token `put`'s block uploads carry: the nodemanagers' data routes take a block
 /// only from a holder of a dataset upload grant. The one place `put` gets it.
-fn upload_token(_client: &Client, _dataset: &str) -> Option<String> {
-    // TODO(auth): ask the rm for a dataset upload grant
-    None
+fn upload_token(client: &Client, dataset: &str) -> Result<Option<String>> {
+    let path = format!("/ws/v1/yard/datasets/{dataset}/upload-grant");
+    let reply = client.call(reqwest::Method::POST, &path, None)?;
+    Ok(reply["token"].as_str().map(str::to_owned))
 }
 
 /// SHA-256 of `bytes` as block maps spell it: 64 lower-case hex digits.
@@ -378,7 +379,7 @@ pub(crate) fn hex(digest: &[u8]) -> String {
 }
 
 fn ls(args: LsArgs) -> Result<()> {
-    let client = Client::new(&args.rm);
+    let client = Client::new(&args.rm)?;
     let path = match &args.name {
         Some(name) => format!("/ws/v1/yard/datasets/{name}"),
         None => "/ws/v1/yard/datasets".into(),

@@ -154,7 +154,7 @@ fn run(args: &DemoArgs, dir: &Path) -> Result<()> {
             &dir.join(format!("nm{i}.log")),
         )?);
     }
-    let client = Client::new(&Rm { rm: url.clone() });
+    let client = Client::new(&Rm::at(&url))?;
     let started = Instant::now();
     while client.running_nodes().map_or(0, |n| n.len()) < 3 {
         if started.elapsed() > Duration::from_secs(30) {

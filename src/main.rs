@@ -1,6 +1,7 @@
 //! yard: the command line of a YARN-style cluster manager whose MapReduce masters meet deadlines.
 //! This binary owns argument parsing, exit codes and output formatting; the work lives in the crates.
 
+mod auth;
 mod client;
 mod daemons;
 mod data;
@@ -52,6 +53,9 @@ enum Command {
     Kill(client::AppArgs),
     /// List nodes.
     Nodes(client::NodesArgs),
+    /// Credentials: print your bearer token, or (admins) issue one for a user or a node.
+    #[command(subcommand)]
+    Auth(auth::AuthCommand),
     /// Datasets on the cluster: put files as replicated blocks, list them.
     #[command(subcommand)]
     Data(data::DataCommand),
@@ -85,6 +89,7 @@ fn main() -> ExitCode {
         Command::App(args) => client::app(args),
         Command::Kill(args) => client::kill(args),
         Command::Nodes(args) => client::nodes(args),
+        Command::Auth(command) => auth::run(command),
         Command::Data(command) => data::run(command),
         Command::Shell(args) => shell::shell(args),
         Command::ShellMaster(args) => shell::master(args),

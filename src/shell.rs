@@ -91,7 +91,7 @@ pub(crate) struct ShellMasterArgs {
 }
 
 pub(crate) fn shell(args: ShellArgs) -> Result<()> {
-    let client = Client::new(&args.rm);
+    let client = Client::new(&args.rm)?;
     if args.shape.total() == 0 {
         return Err(BadInput("--count must be at least 1".into()).into());
     }
@@ -198,9 +198,12 @@ pub(crate) fn master(args: ShellMasterArgs) -> Result<()> {
     };
     let (rm, app) = (env("YARD_RM")?, env("APPLICATION_ID")?);
     let http = reqwest::blocking::Client::new();
+    // The master's own credential, from the rm: good for this application's attempt only.
+    let token = std::env::var("YARD_TOKEN").unwrap_or_default();
     let send = |method: reqwest::Method, url: &str, body: &Value| -> Result<Value> {
         let response = http
             .request(method, url)
+            .bearer_auth(&token)
             .json(body)
             .send()
             .with_context(|| format!("cannot reach {url}"))?;

@@ -20,7 +20,7 @@ fn a_cluster_on_loopback_runs_a_master_refuses_forgeries_kills_and_loses_nodes()
     await_running(&rm, 3);
 
     // Submit an application whose master is a plain command.
-    let http = reqwest::blocking::Client::new();
+    let http = admin_client(&format!("http://{}", rm.addr));
     let base = format!("http://{}/ws/v1/cluster", rm.addr);
     let created: Value = http
         .post(format!("{base}/apps/new-application"))
@@ -525,6 +525,7 @@ fn a_dataset_is_split_replicated_onto_the_nodes_and_recorded() {
     let dataset: Value = serde_json::from_str(&shown).unwrap();
     let blocks = dataset["blocks"].as_array().unwrap();
     assert!(blocks.len() >= content.len() / 512, "{dataset}");
+    let grant = upload_grant(&url, "logs");
     let mut rebuilt = String::new();
     for b in blocks {
         let nodes: Vec<&str> = b["nodes"]
@@ -542,7 +543,13 @@ fn a_dataset_is_split_replicated_onto_the_nodes_and_recorded() {
                     "http://{n}/ws/v1/node/blocks/logs/{}",
                     b["block"].as_str().unwrap()
                 );
-                reqwest::blocking::get(url).unwrap().text().unwrap()
+                reqwest::blocking::Client::new()
+                    .get(url)
+                    .bearer_auth(&grant)
+                    .send()
+                    .unwrap()
+                    .text()
+                    .unwrap()
             })
             .collect();
         assert_eq!(copies[0], copies[1], "replicas are identical");

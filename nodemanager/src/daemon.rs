@@ -22,6 +22,7 @@ use yard_wire::protocol::{
     ContainerEnd, ContainerStatus, HeartbeatReply, NodeContainer, NodeHeartbeat, RegisterNode,
     Registered, Resource, StartContainer,
 };
+use yard_wire::auth::DataKey;
 use yard_wire::token::{TokenKey, verify};
 
 use crate::data::{DataDir, DataSettings, EnvError};
@@ -41,6 +42,12 @@ pub struct NmOptions {
     pub heartbeat: Duration,
     /// Between SIGTERM and SIGKILL when the rm orders a container stopped.
     pub stop_grace: Duration,
+    /// The node's bearer credential for the rm (from the rm's local credentials file, or
+    /// handed over by the operator). Never logged.
+    pub credential: String,
+    /// How many ended containers' directories (logs included) to keep for debugging; older
+    /// ones are removed.
+    pub keep_finished: usize,
 }
 
 struct Node {
@@ -50,6 +57,8 @@ struct Node {
     containers: Mutex<BTreeMap<String, Running>>,
     /// Ended since the last heartbeat the rm acknowledged.
     completed: Mutex<Vec<Ended>>,
+    /// Directories of ended containers, oldest first: the last `keep_finished` stay.
+    finished_dirs: Mutex<std::collections::VecDeque<PathBuf>>,
     cgroups: Cgroups,
     data: Arc<DataDir>,
     http: reqwest::Client,
@@ -85,12 +94,15 @@ impl Node {
         let reply = self
             .http
             .post(&url)
+            .bearer_auth(&self.options.credential)
             .json(body)
             .send()
             .await
             .map_err(|e| format!("{url}: {e}"))?;
         if !reply.status().is_success() {
-            return Err(format!("{url} answered {}", reply.status()));
+            let status = reply.status();
+            let why = reply.text().await.unwrap_or_default();
+            return Err(format!("{url} answered {status}: {why}"));
         }
         reply.json().await.map_err(|e| format!("{url}: {e}"))
     }
@@ -117,8 +129,11 @@ impl Node {
             containers,
         };
         let registered: Registered = self.post_rm("/ws/v1/yard/nodes", &body).await?;
-        let key = TokenKey::from_hex(&registered.token_key)
-            .ok_or("the rm's token key is not 32 bytes of hex")?;
+        let key = TokenKey::from_hex(&registered.container_key)
+            .ok_or("the rm's container key is not 32 bytes of hex")?;
+        let data_key = DataKey::from_hex(&registered.data_key)
+            .ok_or("the rm's data key is not 32 bytes of hex")?;
+        self.data.set_key(data_key);
         *lock(&self.key) = Some(key);
         Ok(())
     }
@@ -164,6 +179,24 @@ impl Node {
         Ok(spec.id)
     }
 
+    /// Keeps an ended container's directory for debugging while it is among the last
+    /// `keep_finished`; removes the oldest beyond that.
+    fn retire(&self, dir: PathBuf) {
+        let old: Vec<PathBuf> = {
+            let mut dirs = lock(&self.finished_dirs);
+            dirs.push_back(dir);
+            let excess = dirs.len().saturating_sub(self.options.keep_finished);
+            dirs.drain(..excess).collect()
+        };
+        for d in old {
+            if let Err(e) = std::fs::remove_dir_all(&d)
+                && e.kind() != io::ErrorKind::NotFound
+            {
+                tracing::warn!(dir = %d.display(), error = %e, "cannot remove an ended container's directory");
+            }
+        }
+    }
+
     /// Moves containers whose process ended into `completed`.
     fn reap(&self) {
         let mut containers = lock(&self.containers);
@@ -176,6 +209,7 @@ impl Node {
             let Some(r) = containers.remove(&id) else {
                 continue;
             };
+            self.retire(r.dir.clone());
             let code = match exit {
                 Exit::Code(c) => c,
                 Exit::Signal(s) => 128 + s, // the shell's convention
@@ -235,14 +269,30 @@ impl Node {
                     exit_code: None,
                 };
                 let resource = size_of(&running);
+                node.retire(running.dir.clone());
                 lock(&node.completed).push(Ended { status, resource });
             });
         }
         for start in reply.start {
             let node = self.clone();
             tokio::spawn(async move {
+                let id = start.token.as_ref().map(|t| t.container_id.clone());
+                let resource = start.token.as_ref().map_or(Resource::default(), |t| Resource {
+                    memory_mb: t.memory_mb,
+                    vcores: t.vcores,
+                });
                 if let Err(Refused(_, why)) = node.start(start).await {
                     tracing::warn!(%why, "a master the rm asked for was not started");
+                    // The rm hears of it as an ended container, so the attempt fails over
+                    // instead of holding its reservation forever.
+                    if let Some(container_id) = id {
+                        let status = ContainerStatus {
+                            container_id,
+                            end: ContainerEnd::LaunchFailed,
+                            exit_code: None,
+                        };
+                        lock(&node.completed).push(Ended { status, resource });
+                    }
                 }
             });
         }
@@ -348,6 +398,7 @@ pub async fn serve_with(
         key: Mutex::new(None),
         containers: Mutex::new(BTreeMap::new()),
         completed: Mutex::new(Vec::new()),
+        finished_dirs: Mutex::new(std::collections::VecDeque::new()),
         cgroups,
         data: data.clone(),
         http: reqwest::Client::new(),

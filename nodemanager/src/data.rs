@@ -6,7 +6,10 @@
 //! ```
 //!
 //! Every name that comes from outside is checked by [`plain_name`] before it touches a path,
-//! so no request reaches a file outside these trees. Bodies stream both ways: a 64 MiB block
+//! so no request reaches a file outside these trees. Every route but the inventory needs a
+//! data-plane grant signed with the cluster's data key (which the node gets when it registers):
+//! an application's job token for its shuffle output and for reading blocks (Hadoop's job
+//! token), a dataset's upload grant for writing (and reading) that dataset's blocks. Bodies stream both ways: a 64 MiB block
 //! (or a 1 GiB one) never sits in the node's memory.
 
 use std::io;
@@ -19,7 +22,7 @@ use axum::body::{Body, HttpBody};
 use axum::extract::rejection::PathRejection;
 use axum::extract::{Path as UrlPath, State};
 use axum::http::header::{CONTENT_LENGTH, CONTENT_TYPE};
-use axum::http::{StatusCode, Uri};
+use axum::http::{HeaderMap, StatusCode, Uri, header::AUTHORIZATION};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get};
 use http_body_util::BodyExt;
@@ -27,6 +30,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;
 use tokio_util::io::ReaderStream;
+use yard_wire::auth::{DataGrant, DataKey, bearer_of};
 use yard_wire::protocol::application_of;
 
 /// The longest name a dataset, block, application, map or partition may have.
@@ -86,6 +90,14 @@ pub struct Block {
 pub struct DataDir {
     root: PathBuf,
     settings: DataSettings,
+    /// The cluster's data key, once the node has registered: it checks every grant.
+    key: std::sync::RwLock<Option<DataKey>>,
+}
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
 }
 
 impl DataDir {
@@ -99,6 +111,7 @@ impl DataDir {
         let data = DataDir {
             root: std::fs::canonicalize(root)?,
             settings,
+            key: std::sync::RwLock::new(None),
         };
         for dataset in std::fs::read_dir(data.blocks_dir())?.flatten() {
             for entry in std::fs::read_dir(dataset.path())
@@ -118,6 +131,34 @@ impl DataDir {
         &self.root
     }
 
+    /// The key grants are checked with (the rm hands it over at registration).
+    pub fn set_key(&self, key: DataKey) {
+        *self.key.write().unwrap_or_else(|p| p.into_inner()) = Some(key);
+    }
+
+    fn key(&self) -> Option<DataKey> {
+        self.key.read().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// The grant the request's bearer token carries: 401 without a valid one, 503 before the
+    /// node has the key to check it.
+    fn grant(&self, headers: &HeaderMap) -> Result<DataGrant, ApiError> {
+        let key = self.key().ok_or_else(|| {
+            ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "this node has not registered with the rm yet, so it cannot check credentials",
+            )
+        })?;
+        let unauthorized = |e: yard_wire::auth::AuthError| {
+            ApiError::new(StatusCode::UNAUTHORIZED, format!("{e} (a job token or upload grant)"))
+        };
+        let header = headers
+            .get(AUTHORIZATION)
+            .map(|v| v.to_str().unwrap_or_default());
+        let token = bearer_of(header).map_err(unauthorized)?;
+        key.verify(token, now_ms()).map_err(unauthorized)
+    }
+
     pub fn blocks_dir(&self) -> PathBuf {
         self.root.join("blocks")
     }
@@ -129,19 +170,23 @@ impl DataDir {
     /// The variables a container gets: `YARD_DATA_DIR` (the blocks, to read) and
     /// `YARD_SHUFFLE_DIR` (its application's map outputs, created here so a task can write
     /// `<map>/<partition>` into it at once).
-    pub fn container_env(&self, container_id: &str) -> Result<[(String, String); 2], EnvError> {
+    pub fn container_env(&self, container_id: &str) -> Result<Vec<(String, String)>, EnvError> {
         let app = application_of(container_id)
             .ok_or_else(|| EnvError::NoApplication(container_id.to_owned()))?;
+        let job_token = self.key().map(|k| k.job_token(&app));
         let shuffle = self.shuffle_dir().join(app);
         std::fs::create_dir_all(&shuffle).map_err(|source| EnvError::Io {
             path: shuffle.clone(),
             source,
         })?;
         let text = |p: PathBuf| p.to_string_lossy().into_owned();
-        Ok([
+        let mut env = vec![
             ("YARD_DATA_DIR".into(), text(self.blocks_dir())),
             ("YARD_SHUFFLE_DIR".into(), text(shuffle)),
-        ])
+        ];
+        // The application's job token: its tasks read blocks and shuffle output with it.
+        env.extend(job_token.map(|t| ("YARD_JOB_TOKEN".to_owned(), t)));
+        Ok(env)
     }
 
     /// Every block on this node, sorted.
@@ -296,12 +341,25 @@ impl Drop for Partial {
 /// Streams the body into a temporary file beside the block and renames it into place, so a
 /// reader sees the old block or the new one, never half of one (an open GET keeps reading
 /// the file it opened).
+fn forbidden(what: String) -> ApiError {
+    ApiError::new(StatusCode::FORBIDDEN, what)
+}
+
 async fn put_block(
     State(data): State<Arc<DataDir>>,
+    headers: HeaderMap,
     path: Result<UrlPath<Vec<(String, String)>>, PathRejection>,
     mut body: Body,
 ) -> Result<Response, ApiError> {
     let [dataset, block] = names(path)?;
+    match data.grant(&headers)? {
+        DataGrant::Upload { dataset: d, .. } if d == dataset => {}
+        _ => {
+            return Err(forbidden(format!(
+                "writing dataset {dataset}'s blocks needs its upload grant (POST /ws/v1/yard/datasets/{dataset}/upload-grant at the rm)"
+            )));
+        }
+    }
     let limit = data.settings.max_block_bytes;
     let too_large = || {
         ApiError(
@@ -365,9 +423,19 @@ async fn put_block(
 
 async fn get_block(
     State(data): State<Arc<DataDir>>,
+    headers: HeaderMap,
     path: Result<UrlPath<Vec<(String, String)>>, PathRejection>,
 ) -> Result<Response, ApiError> {
     let [dataset, block] = names(path)?;
+    match data.grant(&headers)? {
+        DataGrant::Job { .. } => {}
+        DataGrant::Upload { dataset: d, .. } if d == dataset => {}
+        DataGrant::Upload { .. } => {
+            return Err(forbidden(format!(
+                "this upload grant is for another dataset than {dataset}"
+            )));
+        }
+    }
     let file = data.blocks_dir().join(&dataset).join(&block);
     stream(&file, || {
         format!("no block {block} of dataset {dataset} on this node")
@@ -377,11 +445,23 @@ async fn get_block(
 
 /// A map output partition. The master fetches it only after the map reported success, so
 /// the file is complete by then.
+/// The request carries `app`'s job token.
+fn job_of(data: &DataDir, headers: &HeaderMap, app: &str) -> Result<(), ApiError> {
+    match data.grant(headers)? {
+        DataGrant::Job { app: a } if a == app => Ok(()),
+        _ => Err(forbidden(format!(
+            "{app}'s map outputs need {app}'s job token (its containers get it as YARD_JOB_TOKEN)"
+        ))),
+    }
+}
+
 async fn get_partition(
     State(data): State<Arc<DataDir>>,
+    headers: HeaderMap,
     path: Result<UrlPath<Vec<(String, String)>>, PathRejection>,
 ) -> Result<Response, ApiError> {
     let [app, map, partition] = names(path)?;
+    job_of(&data, &headers, &app)?;
     let file = data.shuffle_dir().join(&app).join(&map).join(&partition);
     stream(&file, || {
         format!("no partition {partition} of map {map} of {app} on this node")
@@ -392,9 +472,11 @@ async fn get_partition(
 /// Removes an application's map outputs (its master calls this when the job ends).
 async fn delete_shuffle(
     State(data): State<Arc<DataDir>>,
+    headers: HeaderMap,
     path: Result<UrlPath<Vec<(String, String)>>, PathRejection>,
 ) -> Result<StatusCode, ApiError> {
     let [app] = names(path)?;
+    job_of(&data, &headers, &app)?;
     // remove_dir_all removes a symlink itself, never what it points to.
     match tokio::fs::remove_dir_all(data.shuffle_dir().join(app)).await {
         Ok(()) => Ok(StatusCode::NO_CONTENT),

@@ -12,6 +12,8 @@ use yard_wire::protocol::{
     HeartbeatReply, NodeHeartbeat, RegisterNode, Resource, StartContainer, application_of,
 };
 use yard_wire::telemetry::NodeTelemetry;
+use yard_wire::auth::{BearerKey, ClusterSecret, Principal};
+use yard_wire::protocol::Registered;
 use yard_wire::token::{TokenKey, mint};
 
 use crate::app::{AppAction, AppEvent, AppState, InvalidTransition, Lifecycle};
@@ -33,6 +35,9 @@ pub struct Settings {
     /// The resource of an application master's container.
     pub am_resource: Resource,
     pub ordering: Ordering,
+    /// The share of the cluster masters may hold together (YARN's
+    /// maximum-am-resource-percent; at least one master always runs).
+    pub master_share: f64,
 }
 
 impl Default for Settings {
@@ -47,6 +52,7 @@ impl Default for Settings {
                 vcores: 1,
             },
             ordering: Ordering::Fifo,
+            master_share: scheduler::DEFAULT_MASTER_SHARE,
         }
     }
 }
@@ -72,6 +78,20 @@ pub enum ClusterError {
     BadDataset { name: String, problem: String },
     #[error("no dataset {0}")]
     UnknownDataset(String),
+    #[error(
+        "application id {0} was not issued by this rm (or was already used): ask POST /ws/v1/cluster/apps/new-application for one"
+    )]
+    NotIssued(String),
+    #[error("application id {id} was issued to {owner}, not to {caller}")]
+    IssuedToOther {
+        id: String,
+        owner: String,
+        caller: String,
+    },
+    #[error(
+        "{0} application ids are issued and not yet submitted; submit or wait for them to expire (1 h)"
+    )]
+    TooManyIssued(usize),
 }
 
 /// A name that is safe as a path component on a nodemanager: 1–200 of `[A-Za-z0-9_.-]`, not
@@ -238,7 +258,14 @@ pub struct AppInfo {
 
 pub struct Cluster {
     settings: Settings,
-    key: TokenKey,
+    secret: ClusterSecret,
+    bearer: BearerKey,
+    /// Each node's container-token key (derived from the secret), by node id.
+    node_keys: BTreeMap<String, TokenKey>,
+    /// Application ids handed out by `new_application` and not yet submitted: to whom, when.
+    issued: BTreeMap<String, (String, i64)>,
+    /// Who put each dataset (the only user, beside admins, who may replace it).
+    dataset_owners: BTreeMap<String, String>,
     /// Part of every id: YARN uses the rm's start time so ids of restarts never collide.
     epoch: i64,
     scheduler: Scheduler,
@@ -273,19 +300,58 @@ pub struct Cluster {
 }
 
 /// The priority an application master's container is asked at (before any of its tasks).
-const AM_PRIORITY: u32 = 0;
+const AM_PRIORITY: u32 = scheduler::MASTER_PRIORITY;
+
+/// How long an issued application id may wait for its submission.
+const ISSUED_TTL_MS: i64 = 3_600_000;
+/// The most issued, unsubmitted application ids at once (each is a few bytes; the cap bounds a
+/// client that asks in a loop).
+pub const MAX_ISSUED: usize = 10_000;
+
+/// What changed in the rm's state, for the store.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Changes {
+    pub apps: Vec<AppRecord>,
+    pub nodes: Vec<NodeInfo>,
+    pub datasets: Vec<(Dataset, String)>,
+}
+
+impl Changes {
+    pub fn is_empty(&self) -> bool {
+        self.apps.is_empty() && self.nodes.is_empty() && self.datasets.is_empty()
+    }
+
+    /// `later` on top of `self`: a record in both is `later`'s.
+    pub fn merge(&mut self, later: Changes) {
+        fn upsert<T>(into: &mut Vec<T>, from: Vec<T>, same: impl Fn(&T, &T) -> bool) {
+            for x in from {
+                match into.iter_mut().find(|y| same(y, &x)) {
+                    Some(y) => *y = x,
+                    None => into.push(x),
+                }
+            }
+        }
+        upsert(&mut self.apps, later.apps, |a, b| a.id == b.id);
+        upsert(&mut self.nodes, later.nodes, |a, b| a.node_id == b.node_id);
+        upsert(&mut self.datasets, later.datasets, |a, b| a.0.name == b.0.name);
+    }
+}
 
 impl Cluster {
-    pub fn new(settings: Settings, key: TokenKey, epoch: i64) -> Self {
+    pub fn new(settings: Settings, secret: ClusterSecret, epoch: i64) -> Self {
         Cluster {
+            bearer: secret.bearer_key(),
+            secret,
+            node_keys: BTreeMap::new(),
+            issued: BTreeMap::new(),
+            dataset_owners: BTreeMap::new(),
             url: None,
             master_env: BTreeMap::new(),
             datasets: BTreeMap::new(),
             dirty_datasets: BTreeSet::new(),
             recovering: VecDeque::new(),
-            scheduler: Scheduler::new(settings.ordering),
+            scheduler: Scheduler::new(settings.ordering).with_master_share(settings.master_share),
             settings,
-            key,
             epoch,
             nodes: BTreeMap::new(),
             node_index: BTreeMap::new(),
@@ -322,7 +388,12 @@ impl Cluster {
 
     /// Records (or replaces) a dataset's block map. Every block needs a plain, unique name and
     /// at least one replica, on nodes that have registered.
-    pub fn put_dataset(&mut self, now_ms: i64, mut d: Dataset) -> Result<(), ClusterError> {
+    pub fn put_dataset(
+        &mut self,
+        now_ms: i64,
+        mut d: Dataset,
+        owner: &str,
+    ) -> Result<(), ClusterError> {
         let bad = |problem: String| ClusterError::BadDataset {
             name: d.name.clone(),
             problem,
@@ -354,6 +425,7 @@ impl Cluster {
             }
         }
         d.created_ms = now_ms;
+        self.dataset_owners.insert(d.name.clone(), owner.to_owned());
         self.dirty_datasets.insert(d.name.clone());
         self.datasets.insert(d.name.clone(), d);
         Ok(())
@@ -369,17 +441,43 @@ impl Cluster {
             .ok_or_else(|| ClusterError::UnknownDataset(name.into()))
     }
 
-    /// Datasets changed since the last call, for the store.
-    pub fn take_dirty_datasets(&mut self) -> Vec<Dataset> {
+    /// Datasets changed since the last call, with their owners, for the store.
+    pub fn take_dirty_datasets(&mut self) -> Vec<(Dataset, String)> {
         std::mem::take(&mut self.dirty_datasets)
             .iter()
-            .filter_map(|n| self.datasets.get(n).cloned())
+            .filter_map(|n| {
+                let owner = self.dataset_owners.get(n).cloned().unwrap_or_default();
+                Some((self.datasets.get(n).cloned()?, owner))
+            })
             .collect()
     }
 
-    pub fn restore_datasets(&mut self, datasets: Vec<Dataset>) {
-        self.datasets
-            .extend(datasets.into_iter().map(|d| (d.name.clone(), d)));
+    pub fn restore_datasets(&mut self, datasets: Vec<(Dataset, String)>) {
+        for (d, owner) in datasets {
+            self.dataset_owners.insert(d.name.clone(), owner);
+            self.datasets.insert(d.name.clone(), d);
+        }
+    }
+
+    /// Everything changed since the last call, for the store to write in one transaction.
+    pub fn take_changes(&mut self) -> Changes {
+        let (apps, nodes) = self.take_dirty();
+        Changes {
+            apps,
+            nodes,
+            datasets: self.take_dirty_datasets(),
+        }
+    }
+
+    /// Changes the store failed to write are written again with the next ones (by id, so
+    /// the then-current state is what gets written).
+    pub fn mark_changed(&mut self, changes: &Changes) {
+        self.dirty_apps
+            .extend(changes.apps.iter().map(|a| a.id.clone()));
+        self.dirty_nodes
+            .extend(changes.nodes.iter().map(|n| n.node_id.clone()));
+        self.dirty_datasets
+            .extend(changes.datasets.iter().map(|(d, _)| d.name.clone()));
     }
 
     /// Where the rm listens, e.g. `http://127.0.0.1:8088`: masters are told it as `YARD_RM`.
@@ -500,9 +598,32 @@ impl Cluster {
         m
     }
 
-    /// The container-token key, as hex, for a registering nodemanager.
-    pub fn token_key_hex(&self) -> String {
-        self.key.to_hex()
+    /// What an authenticated nodemanager gets at registration: its own container-token key
+    /// and the data key.
+    pub fn registration(&self, node_id: &str) -> Registered {
+        Registered {
+            container_key: self.secret.container_key(node_id).to_hex(),
+            data_key: self.secret.data_key().to_hex(),
+        }
+    }
+
+    /// The bearer key the REST layer checks callers' tokens with.
+    pub fn bearer_key(&self) -> &BearerKey {
+        &self.bearer
+    }
+
+    /// The attempt whose master may act for `id` now: the latest, while the application runs
+    /// or waits for that master.
+    pub fn current_attempt(&self, id: &str) -> Option<u32> {
+        self.apps
+            .get(id)
+            .filter(|a| !a.lifecycle.state.is_final())
+            .map(|a| a.lifecycle.attempts)
+    }
+
+    /// Who put dataset `name`, if anyone has.
+    pub fn dataset_owner(&self, name: &str) -> Option<&str> {
+        self.dataset_owners.get(name).map(String::as_str)
     }
 
     pub fn nodes(&self) -> impl Iterator<Item = &NodeInfo> {
@@ -528,6 +649,9 @@ impl Cluster {
             .entry(r.node_id.clone())
             .or_insert(next_node);
         self.node_names.insert(id, r.node_id.clone());
+        self.node_keys
+            .entry(r.node_id.clone())
+            .or_insert_with(|| self.secret.container_key(&r.node_id));
         self.nodes.insert(
             r.node_id.clone(),
             NodeInfo {
@@ -630,12 +754,23 @@ impl Cluster {
         let start = here
             .into_iter()
             .filter_map(|l| {
-                let app = self.apps.get(&l.application_id)?;
+                // A launch that lost its race (the app ended, or this attempt was re-placed
+                // while the node was away) must not start a second master.
+                let app = self.apps.get(&l.application_id).filter(|a| {
+                    !a.lifecycle.state.is_final()
+                        && a.master.as_deref() == Some(l.container.container_id.as_str())
+                })?;
                 let mut env = self.master_env.clone();
                 env.extend(app.master_env.clone());
                 env.insert("APPLICATION_ID".into(), l.application_id.clone());
                 env.insert("APP_ATTEMPT".into(), l.attempt.to_string());
                 env.insert("CONTAINER_ID".into(), l.container.container_id.clone());
+                // The master's credential for the rm: good for this application and attempt.
+                let principal = Principal::Master {
+                    app: l.application_id.clone(),
+                    attempt: l.attempt,
+                };
+                env.insert("YARD_TOKEN".into(), self.bearer.issue(&principal));
                 if let Some(url) = &self.url {
                     env.insert("YARD_RM".into(), url.clone());
                 }
@@ -672,6 +807,9 @@ impl Cluster {
             }
             self.dirty_nodes.insert(id.clone());
             self.stop_orders.remove(id);
+            // Masters waiting for this node's heartbeat to start never will: their containers
+            // complete as LOST below, and their attempts fail over to other nodes.
+            self.launches.retain(|l| l.container.node_id != *id);
             self.schedule(SchedEvent::NodeRemoved(self.node_index[id]));
         }
         // Registered masters that fell silent: their attempt failed (its containers are
@@ -691,14 +829,47 @@ impl Cluster {
         lost
     }
 
-    /// `new-application`: an id for an application about to be submitted.
-    pub fn new_application(&mut self) -> String {
+    /// `new-application`: an id for an application `owner` is about to submit. Only ids issued
+    /// here may be submitted, by their owner (or an admin), once; one not submitted within an
+    /// hour lapses, and at most [`MAX_ISSUED`] wait at once.
+    pub fn new_application(&mut self, now_ms: i64, owner: &str) -> Result<String, ClusterError> {
+        self.issued
+            .retain(|_, (_, issued_ms)| now_ms - *issued_ms <= ISSUED_TTL_MS);
+        if self.issued.len() >= MAX_ISSUED {
+            return Err(ClusterError::TooManyIssued(self.issued.len()));
+        }
         let id = format!("application_{}_{:04}", self.epoch, self.next_app);
         self.next_app += 1;
-        id
+        self.issued.insert(id.clone(), (owner.to_owned(), now_ms));
+        Ok(id)
     }
 
-    /// Submits an application; it is accepted at once and its master's container asked for.
+    /// [`Cluster::submit`] by `caller`, who must be the one the id was issued to (or an admin).
+    pub fn submit_issued(
+        &mut self,
+        now_ms: i64,
+        new: NewApp,
+        caller: &Principal,
+    ) -> Result<(), ClusterError> {
+        if let Some((owner, _)) = self.issued.get(&new.id)
+            && !caller.owns(owner)
+        {
+            return Err(ClusterError::IssuedToOther {
+                id: new.id,
+                owner: owner.clone(),
+                caller: caller.user().unwrap_or("?").to_owned(),
+            });
+        }
+        self.submit(now_ms, new)
+    }
+
+    /// A data-plane grant signed with the cluster's data key (nodemanagers check it).
+    pub fn data_token(&self, grant: &yard_wire::auth::DataGrant) -> String {
+        self.secret.data_key().issue(grant)
+    }
+
+    /// Submits an application whose id this rm issued; it is accepted at once and its
+    /// master's container asked for.
     pub fn submit(&mut self, now_ms: i64, new: NewApp) -> Result<(), ClusterError> {
         let NewApp {
             id,
@@ -712,6 +883,9 @@ impl Cluster {
         self.now_ms = now_ms;
         if self.apps.contains_key(id) {
             return Err(ClusterError::AlreadySubmitted(id.to_owned()));
+        }
+        if self.issued.remove(id).is_none() {
+            return Err(ClusterError::NotIssued(id.to_owned()));
         }
         let mut lifecycle = Lifecycle::new(self.settings.am_max_attempts);
         lifecycle.apply(AppEvent::Submit)?;
@@ -1027,8 +1201,12 @@ impl Cluster {
             memory_mb: size.memory_mb,
             vcores: size.vcores,
         };
+        let key = self
+            .node_keys
+            .entry(node_id.clone())
+            .or_insert_with(|| self.secret.container_key(&node_id));
         let token = mint(
-            &self.key,
+            key,
             &id,
             &node_id,
             size.memory_mb,
@@ -1076,10 +1254,14 @@ mod tests {
     use yard_wire::protocol::{NodeContainer, ResourceRequest};
     use yard_wire::token::verify;
 
+    fn key_of(node: &str) -> TokenKey {
+        ClusterSecret::new(KEY).container_key(node)
+    }
+
     const KEY: [u8; 32] = [9; 32];
 
     fn cluster(nodes: &[(&str, &str)]) -> Cluster {
-        let mut c = Cluster::new(Settings::default(), TokenKey::new(KEY), 1_000);
+        let mut c = Cluster::new(Settings::default(), ClusterSecret::new(KEY), 1_000);
         for (node, rack) in nodes {
             let capability = Resource {
                 memory_mb: 4096,
@@ -1148,7 +1330,7 @@ mod tests {
 
     /// Submits an application and registers its master; returns its id and master launch.
     fn running_app(c: &mut Cluster) -> (String, MasterLaunch) {
-        let id = c.new_application();
+        let id = c.new_application(2_000, "alice").unwrap();
         c.submit(2_000, NewApp::new(&id, "wordcount", "alice", "default"))
             .unwrap();
         let launches = c.take_master_launches();
@@ -1166,7 +1348,7 @@ mod tests {
         let t = &master.container.token;
         assert_eq!(
             verify(
-                &TokenKey::new(KEY),
+                &key_of(&master.container.node_id),
                 Some(t),
                 &master.container.node_id,
                 2_001
@@ -1194,7 +1376,7 @@ mod tests {
         );
         for a in &reply.allocated {
             assert_eq!(
-                verify(&TokenKey::new(KEY), Some(&a.token), &a.node_id, 3_001),
+                verify(&key_of(&a.node_id), Some(&a.token), &a.node_id, 3_001),
                 Ok(())
             );
             assert!(
@@ -1325,7 +1507,7 @@ mod tests {
             allocate(&mut c, 1, "application_1000_0099", vec![], vec![]),
             Err(ClusterError::UnknownApp(_))
         ));
-        let id = c.new_application();
+        let id = c.new_application(2_000, "alice").unwrap();
         c.submit(2_000, NewApp::new(&id, "x", "u", "q")).unwrap();
         assert!(matches!(
             c.submit(2_000, NewApp::new(&id, "x", "u", "q")),
@@ -1382,7 +1564,7 @@ mod tests {
         assert_eq!(tasks.len(), 3);
         let (apps, nodes) = before.take_dirty();
 
-        let mut after = Cluster::new(Settings::default(), TokenKey::new(KEY), 9_000);
+        let mut after = Cluster::new(Settings::default(), ClusterSecret::new(KEY), 9_000);
         after.restore(apps, nodes);
         let held = |id: &str, memory_mb| NodeContainer {
             container_id: id.into(),

@@ -1,6 +1,7 @@
 //! `yard rm`: the resource manager as a process. Restores its state from SQLite, binds its HTTP
-//! listener, draws the token key from the OS, serves the routes over a [`Cluster`], and every
-//! tick expires silent nodes and writes what changed (once more at shutdown).
+//! listener, reads (or creates) the cluster secret, leaves the local credentials, serves the
+//! routes over a [`Cluster`], and every tick expires silent nodes and queues what changed in
+//! the background for the [`Journal`] (the routes that change state wait for their commit).
 
 use std::collections::BTreeMap;
 use std::io;
@@ -9,9 +10,11 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use yard_wire::token::TokenKey;
+use yard_wire::auth::Principal;
 
 use crate::cluster::{Cluster, Settings};
+use crate::credentials::{LocalCredentials, load_or_create_secret, write_local};
+use crate::journal::Journal;
 use crate::rest::{Clock, Rm, router};
 use crate::store::Store;
 
@@ -21,8 +24,14 @@ pub struct RmOptions {
     pub bind: SocketAddr,
     /// The SQLite state database (created if missing).
     pub state_db: PathBuf,
+    /// The cluster secret (created if missing, mode 0600).
+    pub secret_file: PathBuf,
+    /// Where to leave the same OS user's local credentials (`$YARD_HOME`), if anywhere.
+    pub yard_home: Option<PathBuf>,
+    /// The user the local admin token names (the OS user running the rm).
+    pub admin_user: String,
     pub settings: Settings,
-    /// How often silent nodes are looked for and changes written.
+    /// How often silent nodes are looked for and background changes written.
     pub tick: Duration,
     /// Variables every master gets (the cluster's settings for masters, e.g. `YARD_PROFILES`).
     pub master_env: BTreeMap<String, String>,
@@ -33,14 +42,6 @@ pub fn now_ms() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as i64)
-}
-
-/// 32 bytes from the OS's randomness, for the container-token key.
-fn random_key() -> io::Result<[u8; 32]> {
-    use std::io::Read;
-    let mut key = [0u8; 32];
-    std::fs::File::open("/dev/urandom")?.read_exact(&mut key)?;
-    Ok(key)
 }
 
 fn lock(cluster: &Mutex<Cluster>) -> std::sync::MutexGuard<'_, Cluster> {
@@ -60,43 +61,59 @@ pub async fn serve(
             .await
             .map_err(io::Error::other)?,
     );
+    let secret = load_or_create_secret(&options.secret_file)?;
     let (apps, nodes) = store.load().await.map_err(io::Error::other)?;
     if !apps.is_empty() || !nodes.is_empty() {
         tracing::info!(apps = apps.len(), nodes = nodes.len(), db = %options.state_db.display(), "restored");
     }
     let listener = tokio::net::TcpListener::bind(options.bind).await?;
     let address = listener.local_addr()?;
-    let mut cluster = Cluster::new(options.settings, TokenKey::new(random_key()?), started_ms);
+    let url = format!("http://{address}");
+    let mut cluster = Cluster::new(options.settings, secret.clone(), started_ms);
     cluster.restore(apps, nodes);
     cluster.restore_datasets(store.load_datasets().await.map_err(io::Error::other)?);
-    cluster.set_url(format!("http://{address}"));
+    cluster.set_url(url.clone());
     for (name, value) in &options.master_env {
         cluster.set_master_env(name, value.clone());
     }
+    let cluster = Arc::new(Mutex::new(cluster));
+    let journal = Journal::start(store.clone(), cluster.clone());
     let clock: Clock = Arc::new(now_ms);
     let rm = Rm {
-        cluster: Arc::new(Mutex::new(cluster)),
+        cluster,
         clock,
         started_ms,
+        bearer: secret.bearer_key(),
+        journal: Some(journal.clone()),
     };
+    if let Some(home) = &options.yard_home {
+        let creds = LocalCredentials {
+            rm: url,
+            token: rm.bearer.issue(&Principal::Admin {
+                user: options.admin_user.clone(),
+            }),
+            node_credential: rm.bearer.issue(&Principal::Node { node: None }),
+        };
+        match write_local(home, &creds) {
+            Ok(path) => tracing::info!(credentials = %path.display(), "left local credentials for this OS user"),
+            Err(e) => tracing::warn!(error = %e, home = %home.display(), "cannot leave local credentials; hand tokens over with `yard auth token`"),
+        }
+    }
     ready(address);
-    let (cluster, writer) = (rm.cluster.clone(), store.clone());
+    let (cluster, queue) = (rm.cluster.clone(), journal.clone());
     let ticker = tokio::spawn(async move {
         let mut tick = tokio::time::interval(options.tick);
         loop {
             tick.tick().await;
-            let (lost, (apps, nodes), datasets) = {
+            let lost = {
                 let mut c = lock(&cluster);
-                (c.expire(now_ms()), c.take_dirty(), c.take_dirty_datasets())
+                let lost = c.expire(now_ms());
+                // Heartbeats, allocations and expiries: written behind the replies.
+                let _ = queue.queue(c.take_changes(), false);
+                lost
             };
             for node in lost {
                 tracing::warn!(%node, "node lost: no heartbeat within the expiry interval");
-            }
-            if let Err(e) = writer.save(&apps, &nodes).await {
-                tracing::error!(error = %e, "cannot write the rm's state");
-            }
-            if let Err(e) = writer.save_datasets(&datasets).await {
-                tracing::error!(error = %e, "cannot write the datasets' block maps");
             }
         }
     });
@@ -110,14 +127,10 @@ pub async fn serve(
         .await;
     ticker.abort();
     // What changed since the last tick is written before the process ends.
-    let ((apps, nodes), datasets) = {
+    let last = {
         let mut c = lock(&rm.cluster);
-        (c.take_dirty(), c.take_dirty_datasets())
+        journal.queue(c.take_changes(), true)
     };
-    store.save(&apps, &nodes).await.map_err(io::Error::other)?;
-    store
-        .save_datasets(&datasets)
-        .await
-        .map_err(io::Error::other)?;
+    last.committed().await.map_err(io::Error::other)?;
     served
 }

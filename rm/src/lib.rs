@@ -4,7 +4,9 @@
 
 pub mod app;
 pub mod cluster;
+pub mod credentials;
 pub mod daemon;
+pub mod journal;
 pub mod placement;
 pub mod rest;
 pub mod scheduler;

@@ -3,21 +3,31 @@
 //! register/allocate/unregister); the client routes are a compatible subset of Hadoop's
 //! ResourceManager REST API, with Hadoop's paths and JSON field names. Every refusal is a 4xx
 //! with `{"error": "...", "detail": ...}` saying what to fix.
+//!
+//! Every route but `cluster/info`, `yard/health` and the OpenAPI document needs a bearer token
+//! ([`Caller`]), and acts only on what its principal owns: a user its applications and
+//! datasets, a master its own application (and only while its attempt is the current one), a
+//! node itself, an admin everything. A route that changes state answers only after the change
+//! is committed to the store ([`Rm::commit`]); if it cannot be, the answer is 503.
 
 use std::sync::{Arc, Mutex};
 
 use axum::extract::rejection::{JsonRejection, QueryRejection};
-use axum::extract::{DefaultBodyLimit, Path, Query, State};
-use axum::http::StatusCode;
+use axum::extract::{DefaultBodyLimit, FromRequestParts, Path, Query, State};
+use axum::http::request::Parts;
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodRouter, get, post, put};
 use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::{Value, json};
-use yard_wire::protocol::{AllocateRequest, Dataset, NodeHeartbeat, RegisterNode, Registered};
+use yard_wire::auth::{AuthError, BearerKey, DataGrant, Principal, bearer_of};
+use yard_wire::limits::{self, FieldError};
+use yard_wire::protocol::{AllocateRequest, Dataset, NodeHeartbeat, RegisterNode};
 
 use crate::app::AppState;
 use crate::cluster::{AppInfo, AppResult, Cluster, ClusterError, NewApp, NodeInfo, NodeState};
+use crate::journal::{Journal, Pending};
 
 /// Milliseconds since the Unix epoch; the daemon passes the wall clock, tests a fake one.
 pub type Clock = Arc<dyn Fn() -> i64 + Send + Sync>;
@@ -27,7 +37,28 @@ pub struct Rm {
     pub cluster: Arc<Mutex<Cluster>>,
     pub clock: Clock,
     pub started_ms: i64,
+    /// Checks callers' tokens (the cluster's, copied out so a check takes no lock).
+    pub bearer: BearerKey,
+    /// Where changes go before a reply acknowledges them; `None` keeps them in memory only
+    /// (tests of the routes alone).
+    pub journal: Option<Journal>,
 }
+
+impl Rm {
+    /// The routes over `cluster`, its state kept in memory only.
+    pub fn in_memory(cluster: Cluster, clock: Clock, started_ms: i64) -> Rm {
+        Rm {
+            bearer: cluster.bearer_key().clone(),
+            cluster: Arc::new(Mutex::new(cluster)),
+            clock,
+            started_ms,
+            journal: None,
+        }
+    }
+}
+
+/// How long a dataset upload grant stays valid.
+const UPLOAD_GRANT_MS: i64 = 3_600_000;
 
 /// Request bodies larger than this are refused (413): nothing the rm accepts is this big.
 pub const MAX_BODY_BYTES: usize = 1 << 20;
@@ -48,15 +79,125 @@ impl ApiError {
             detail,
         }
     }
+
+    fn forbidden(error: impl Into<String>) -> Self {
+        ApiError::new(StatusCode::FORBIDDEN, error, Value::Null)
+    }
 }
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        (
+        let unauthorized = self.status == StatusCode::UNAUTHORIZED;
+        let mut response = (
             self.status,
             Json(json!({ "error": self.error, "detail": self.detail })),
         )
-            .into_response()
+            .into_response();
+        if unauthorized {
+            response.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static("Bearer realm=\"yard\""),
+            );
+        }
+        response
+    }
+}
+
+impl From<AuthError> for ApiError {
+    fn from(e: AuthError) -> Self {
+        ApiError::new(StatusCode::UNAUTHORIZED, e.to_string(), Value::Null)
+    }
+}
+
+impl From<FieldError> for ApiError {
+    fn from(e: FieldError) -> Self {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            e.to_string(),
+            json!({ "field": e.field }),
+        )
+    }
+}
+
+/// Who calls: the principal of a valid bearer token. A route that takes a `Caller` refuses
+/// (401) a request without one.
+pub struct Caller(pub Principal);
+
+impl FromRequestParts<Rm> for Caller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, rm: &Rm) -> Result<Self, Self::Rejection> {
+        let header = parts
+            .headers
+            .get(header::AUTHORIZATION)
+            .map(|v| v.to_str().map_err(|_| AuthError::NotBearer))
+            .transpose()?;
+        Ok(Caller(rm.bearer.verify(bearer_of(header)?)?))
+    }
+}
+
+impl Caller {
+    /// Users and admins (who own applications and datasets); not masters, not nodes.
+    fn user(&self) -> Result<&str, ApiError> {
+        self.0.user().ok_or_else(|| {
+            ApiError::forbidden("only a user or an admin may do this; masters and nodes may not")
+        })
+    }
+
+    /// The caller owns `app` (its user, or an admin).
+    fn owner_of(&self, app: &AppInfo) -> Result<(), ApiError> {
+        if self.0.owns(&app.user) {
+            return Ok(());
+        }
+        Err(ApiError::forbidden(format!(
+            "application {} belongs to {}; only its owner or an admin may do this",
+            app.application_id, app.user
+        )))
+    }
+
+    /// The caller may read `app`'s answer: its owner, an admin, or one of its masters.
+    fn reader_of(&self, app: &AppInfo) -> Result<(), ApiError> {
+        match &self.0 {
+            Principal::Master { app: id, .. } if *id == app.application_id => Ok(()),
+            _ => self.owner_of(app),
+        }
+    }
+
+    /// The caller is the current attempt of `id`'s master.
+    fn master_of(&self, cluster: &Cluster, id: &str) -> Result<(), ApiError> {
+        let Principal::Master { app, attempt } = &self.0 else {
+            return Err(ApiError::forbidden(format!(
+                "only application {id}'s master may do this (with the token the rm gave it as YARD_TOKEN)"
+            )));
+        };
+        if app != id {
+            return Err(ApiError::forbidden(format!(
+                "this token is application {app}'s master's, not {id}'s"
+            )));
+        }
+        match cluster.current_attempt(id) {
+            None if cluster.app(id).is_none() => Err(ClusterError::UnknownApp(id.into()).into()),
+            None => Err(ClusterError::NotRunning(id.into()).into()),
+            Some(current) if current == *attempt => Ok(()),
+            current => Err(ApiError::forbidden(format!(
+                "attempt {attempt} of {id} is over (the current attempt is {}); its calls are dropped",
+                current.map_or("none: the application ended".to_owned(), |c| c.to_string())
+            ))),
+        }
+    }
+
+    /// The caller is a nodemanager that may act as `node`.
+    fn node(&self, node: &str) -> Result<(), ApiError> {
+        match &self.0 {
+            Principal::Node { node: None } => Ok(()),
+            Principal::Node { node: Some(n) } if n == node => Ok(()),
+            Principal::Node { node: Some(n) } => Err(ApiError::forbidden(format!(
+                "this credential is node {n}'s, not {node}'s"
+            ))),
+            _ => Err(ApiError::forbidden(
+                "only a nodemanager, with its node credential, may do this",
+            )),
+        }
     }
 }
 
@@ -85,6 +226,9 @@ impl From<ClusterError> for ApiError {
     fn from(e: ClusterError) -> Self {
         let status = match e {
             ClusterError::UnknownApp(_) | ClusterError::UnknownNode(_) => StatusCode::NOT_FOUND,
+            ClusterError::NotIssued(_) => StatusCode::BAD_REQUEST,
+            ClusterError::IssuedToOther { .. } => StatusCode::FORBIDDEN,
+            ClusterError::TooManyIssued(_) => StatusCode::TOO_MANY_REQUESTS,
             ClusterError::AlreadySubmitted(_)
             | ClusterError::Transition(_)
             | ClusterError::NotRunning(_)
@@ -104,13 +248,46 @@ fn ok(v: Value) -> Reply {
 }
 
 impl Rm {
+    /// Reads or changes the cluster; what changed is written in the background (heartbeats,
+    /// allocate: the rm recovers those from the nodes and masters after a crash).
     fn with<T>(&self, f: impl FnOnce(&mut Cluster, i64) -> T) -> T {
+        self.locked(false, f).0
+    }
+
+    /// Changes the cluster and waits until the change is committed: a reply built after this
+    /// is a promise the change survives a crash. 503 if it could not be written.
+    async fn commit<T, E>(
+        &self,
+        f: impl FnOnce(&mut Cluster, i64) -> Result<T, E>,
+    ) -> Result<T, ApiError>
+    where
+        ApiError: From<E>,
+    {
+        let (result, pending) = self.locked(true, f);
+        let value = result?;
+        pending.committed().await.map_err(|reason| {
+            ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "the rm could not save this change, so it is not acknowledged; try again",
+                json!(reason),
+            )
+        })?;
+        Ok(value)
+    }
+
+    fn locked<T>(&self, wait: bool, f: impl FnOnce(&mut Cluster, i64) -> T) -> (T, Pending) {
         let now = (self.clock)();
         let mut cluster = self
             .cluster
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        f(&mut cluster, now)
+        let value = f(&mut cluster, now);
+        // Queued under the lock: the store sees changes in the order they were made.
+        let pending = match &self.journal {
+            Some(j) => j.queue(cluster.take_changes(), wait),
+            None => Pending::none(),
+        };
+        (value, pending)
     }
 }
 
@@ -142,6 +319,14 @@ pub fn routes() -> Vec<(&'static str, &'static [&'static str], MethodRouter<Rm>)
         ),
         ("/ws/v1/yard/apps/{id}/result", &["put"], put(report_result)),
         ("/ws/v1/yard/datasets", &["get"], get(datasets)),
+        (
+            "/ws/v1/yard/datasets/{name}/upload-grant",
+            &["post"],
+            post(upload_grant),
+        ),
+        ("/ws/v1/yard/auth/whoami", &["get"], get(whoami)),
+        ("/ws/v1/yard/auth/tokens", &["post"], post(issue_token)),
+        ("/ws/v1/yard/health", &["get"], get(health)),
         (
             "/ws/v1/yard/datasets/{name}",
             &["get", "put"],
@@ -196,28 +381,37 @@ pub fn router(rm: Rm) -> Router {
 
 async fn register_node(
     State(rm): State<Rm>,
+    caller: Caller,
     body: Result<Json<RegisterNode>, JsonRejection>,
 ) -> Reply {
     let Json(r) = body?;
-    if r.node_id.is_empty() || r.capability.memory_mb == 0 || r.capability.vcores == 0 {
-        return Err(ApiError::new(
-            StatusCode::BAD_REQUEST,
-            "a node needs an id and some memory and vcores",
-            json!(r),
-        ));
-    }
-    let token_key = rm.with(|c, now| {
+    caller.node(&r.node_id)?;
+    limits::check_name("nodeId", &r.node_id)?;
+    limits::check_name("rack", &r.rack)?;
+    limits::check_resource(
+        "capability",
+        r.capability,
+        limits::NODE_MAX_MEMORY_MB,
+        limits::NODE_MAX_VCORES,
+    )?;
+    limits::check_len("containers", r.containers.len())?;
+    let registered = rm.with(|c, now| {
+        let node = r.node_id.clone();
         c.register_node(now, r);
-        c.token_key_hex()
+        c.registration(&node)
     });
-    ok(json!(Registered { token_key }))
+    ok(json!(registered))
 }
 
 async fn heartbeat(
     State(rm): State<Rm>,
+    caller: Caller,
     body: Result<Json<NodeHeartbeat>, JsonRejection>,
 ) -> Reply {
     let Json(hb) = body?;
+    caller.node(&hb.node_id)?;
+    limits::check_len("running", hb.running.len())?;
+    limits::check_len("completed", hb.completed.len())?;
     ok(json!(rm.with(|c, now| c.heartbeat(now, hb))))
 }
 
@@ -233,6 +427,7 @@ struct MasterRegistration {
 async fn master_register(
     State(rm): State<Rm>,
     Path(id): Path<String>,
+    caller: Caller,
     body: axum::body::Bytes,
 ) -> Reply {
     let registration: MasterRegistration = if body.iter().all(u8::is_ascii_whitespace) {
@@ -255,16 +450,50 @@ async fn master_register(
             json!(url),
         ));
     }
-    rm.with(|c, _| c.master_registered(&id, registration.tracking_url))?;
+    rm.commit(|c, _| {
+        caller.master_of(c, &id)?;
+        c.master_registered(&id, registration.tracking_url)
+            .map_err(ApiError::from)
+    })
+    .await?;
     ok(json!({}))
 }
 
 async fn allocate(
     State(rm): State<Rm>,
     Path(id): Path<String>,
+    caller: Caller,
     body: Result<Json<AllocateRequest>, JsonRejection>,
 ) -> Reply {
     let Json(req) = body?;
+    limits::check_len("asks", req.asks.len())?;
+    limits::check_len("releases", req.releases.len())?;
+    for (i, ask) in req.asks.iter().enumerate() {
+        limits::check_resource(
+            &format!("asks[{i}].capability"),
+            ask.capability,
+            limits::CONTAINER_MAX_MEMORY_MB,
+            limits::CONTAINER_MAX_VCORES,
+        )?;
+        if ask.num_containers > limits::MAX_CONTAINERS_PER_ASK {
+            return Err(FieldError {
+                field: format!("asks[{i}].numContainers"),
+                problem: format!(
+                    "{} is over {}",
+                    ask.num_containers,
+                    limits::MAX_CONTAINERS_PER_ASK
+                ),
+            }
+            .into());
+        }
+    }
+    if !(0.0..=1.0).contains(&req.progress) {
+        return Err(FieldError {
+            field: "progress".into(),
+            problem: format!("{} is outside 0..=1", req.progress),
+        }
+        .into());
+    }
     if req.application_id != id {
         return Err(ApiError::new(
             StatusCode::BAD_REQUEST,
@@ -272,7 +501,10 @@ async fn allocate(
             json!({ "path": id, "body": req.application_id }),
         ));
     }
-    ok(json!(rm.with(|c, now| c.allocate(now, req))?))
+    ok(json!(rm.with(|c, now| {
+        caller.master_of(c, &id)?;
+        c.allocate(now, req).map_err(ApiError::from)
+    })?))
 }
 
 #[derive(Deserialize)]
@@ -284,10 +516,15 @@ struct Unregister {
 async fn master_unregister(
     State(rm): State<Rm>,
     Path(id): Path<String>,
+    caller: Caller,
     body: Result<Json<Unregister>, JsonRejection>,
 ) -> Reply {
     let Json(u) = body?;
-    rm.with(|c, _| c.master_finished(&id, u.succeeded))?;
+    rm.commit(|c, _| {
+        caller.master_of(c, &id)?;
+        c.master_finished(&id, u.succeeded).map_err(ApiError::from)
+    })
+    .await?;
     ok(json!({}))
 }
 
@@ -304,11 +541,26 @@ fn yard_app_json(a: &AppInfo) -> Value {
     }})
 }
 
-async fn yard_app(State(rm): State<Rm>, Path(id): Path<String>) -> Reply {
-    match rm.with(|c, _| c.app(&id).map(yard_app_json)) {
-        Some(v) => ok(v),
-        None => Err(ClusterError::UnknownApp(id).into()),
-    }
+/// The application `id`, if the caller may read its answer.
+fn readable<'a>(c: &'a Cluster, caller: &Caller, id: &str) -> Result<&'a AppInfo, ApiError> {
+    let app = c
+        .app(id)
+        .ok_or_else(|| ClusterError::UnknownApp(id.into()))?;
+    caller.reader_of(app)?;
+    Ok(app)
+}
+
+/// The application `id`, if the caller owns it.
+fn owned<'a>(c: &'a Cluster, caller: &Caller, id: &str) -> Result<&'a AppInfo, ApiError> {
+    let app = c
+        .app(id)
+        .ok_or_else(|| ClusterError::UnknownApp(id.into()))?;
+    caller.owner_of(app)?;
+    Ok(app)
+}
+
+async fn yard_app(State(rm): State<Rm>, Path(id): Path<String>, caller: Caller) -> Reply {
+    ok(rm.with(|c, _| readable(c, &caller, &id).map(yard_app_json))?)
 }
 
 #[derive(Deserialize)]
@@ -320,20 +572,24 @@ struct Deadline {
 async fn set_deadline(
     State(rm): State<Rm>,
     Path(id): Path<String>,
+    caller: Caller,
     body: Result<Json<Deadline>, JsonRejection>,
 ) -> Reply {
     let Json(d) = body?;
-    if d.deadline_ms <= 0 {
+    if !(1..=limits::MAX_TIME_MS).contains(&d.deadline_ms) {
         return Err(ApiError::new(
             StatusCode::BAD_REQUEST,
             "deadlineMs is a time: milliseconds since the Unix epoch",
             json!({ "deadlineMs": d.deadline_ms }),
         ));
     }
-    ok(rm.with(|c, _| {
-        c.set_deadline(&id, d.deadline_ms)?;
-        Ok::<_, ClusterError>(c.app(&id).map(yard_app_json).unwrap_or_default())
-    })?)
+    ok(rm
+        .commit(|c, _| {
+            owned(c, &caller, &id)?;
+            c.set_deadline(&id, d.deadline_ms)?;
+            Ok::<_, ApiError>(c.app(&id).map(yard_app_json).unwrap_or_default())
+        })
+        .await?)
 }
 
 #[derive(Deserialize)]
@@ -346,6 +602,7 @@ struct ResultBody {
 async fn report_result(
     State(rm): State<Rm>,
     Path(id): Path<String>,
+    caller: Caller,
     body: Result<Json<ResultBody>, JsonRejection>,
 ) -> Reply {
     let Json(r) = body?;
@@ -360,13 +617,16 @@ async fn report_result(
         processed_fraction: r.processed_fraction,
         answer: r.answer,
     };
-    ok(rm.with(|c, _| {
-        c.report_result(&id, result)?;
-        Ok::<_, ClusterError>(c.app(&id).map(yard_app_json).unwrap_or_default())
-    })?)
+    ok(rm
+        .commit(|c, _| {
+            caller.master_of(c, &id)?;
+            c.report_result(&id, result)?;
+            Ok::<_, ApiError>(c.app(&id).map(yard_app_json).unwrap_or_default())
+        })
+        .await?)
 }
 
-async fn datasets(State(rm): State<Rm>) -> Reply {
+async fn datasets(State(rm): State<Rm>, _caller: Caller) -> Reply {
     let list: Vec<Value> = rm.with(|c, _| {
         c.datasets()
             .map(|d| {
@@ -382,13 +642,27 @@ async fn datasets(State(rm): State<Rm>) -> Reply {
     ok(json!({ "datasets": list }))
 }
 
-async fn dataset(State(rm): State<Rm>, Path(name): Path<String>) -> Reply {
+async fn dataset(State(rm): State<Rm>, Path(name): Path<String>, _caller: Caller) -> Reply {
     ok(rm.with(|c, _| c.dataset(&name).map(|d| json!(d)))?)
+}
+
+/// Whether `caller` may write dataset `name`: anyone who is a user when it is new, else its
+/// owner or an admin.
+fn may_write_dataset(c: &Cluster, caller: &Caller, name: &str) -> Result<String, ApiError> {
+    let user = caller.user()?.to_owned();
+    match c.dataset_owner(name) {
+        Some(owner) if !caller.0.owns(owner) => Err(ApiError::forbidden(format!(
+            "dataset {name} belongs to {}; only its owner or an admin may replace it",
+            if owner.is_empty() { "nobody (it predates owners)" } else { owner }
+        ))),
+        _ => Ok(user),
+    }
 }
 
 async fn put_dataset(
     State(rm): State<Rm>,
     Path(name): Path<String>,
+    caller: Caller,
     body: Result<Json<Dataset>, JsonRejection>,
 ) -> Reply {
     let Json(d) = body?;
@@ -399,10 +673,93 @@ async fn put_dataset(
             json!({ "path": name, "body": d.name }),
         ));
     }
-    ok(rm.with(|c, now| {
-        c.put_dataset(now, d)?;
-        c.dataset(&name).map(|d| json!(d))
-    })?)
+    ok(rm
+        .commit(|c, now| {
+            let owner = may_write_dataset(c, &caller, &name)?;
+            c.put_dataset(now, d, &owner)?;
+            Ok::<_, ApiError>(c.dataset(&name).map(|d| json!(d))?)
+        })
+        .await?)
+}
+
+/// A grant to upload dataset `name`'s blocks to the nodemanagers, for its owner (or whoever
+/// puts it first).
+async fn upload_grant(State(rm): State<Rm>, Path(name): Path<String>, caller: Caller) -> Reply {
+    if !crate::cluster::plain_name(&name) {
+        return Err(ClusterError::BadDataset {
+            name,
+            problem: "name it with 1 to 200 letters, digits, '_', '-' or '.'".into(),
+        }
+        .into());
+    }
+    let (token, expires_ms) = rm.with(|c, now| {
+        may_write_dataset(c, &caller, &name)?;
+        let expires_ms = now + UPLOAD_GRANT_MS;
+        let grant = DataGrant::Upload {
+            dataset: name.clone(),
+            expires_ms,
+        };
+        Ok::<_, ApiError>((c.data_token(&grant), expires_ms))
+    })?;
+    ok(json!({ "token": token, "expiresMs": expires_ms }))
+}
+
+/// The caller's principal, as the rm reads its token.
+async fn whoami(caller: Caller) -> Reply {
+    ok(json!({ "principal": caller.0 }))
+}
+
+/// What an admin may issue: a user's token, or one node's credential.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct TokenRequest {
+    #[serde(default)]
+    user: Option<String>,
+    #[serde(default)]
+    node: Option<String>,
+}
+
+async fn issue_token(
+    State(rm): State<Rm>,
+    caller: Caller,
+    body: Result<Json<TokenRequest>, JsonRejection>,
+) -> Reply {
+    let Json(t) = body?;
+    if !caller.0.is_admin() {
+        return Err(ApiError::forbidden(
+            "only an admin may issue tokens; ask the cluster's operator",
+        ));
+    }
+    let principal = match (t.user, t.node) {
+        (Some(user), None) => {
+            limits::check_name("user", &user)?;
+            Principal::User { user }
+        }
+        (None, Some(node)) => {
+            limits::check_name("node", &node)?;
+            Principal::Node { node: Some(node) }
+        }
+        _ => {
+            return Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "say whose token: {\"user\": NAME} or {\"node\": HOST:PORT}",
+                Value::Null,
+            ));
+        }
+    };
+    ok(json!({ "token": rm.bearer.issue(&principal), "principal": principal }))
+}
+
+/// Whether the rm can write its state. 503 while it cannot (a full or read-only disk).
+async fn health(State(rm): State<Rm>) -> Reply {
+    match rm.journal.as_ref().and_then(Journal::failing) {
+        None => ok(json!({ "health": { "store": "ok" } })),
+        Some(reason) => Err(ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "the rm cannot write its state store: changes are refused until it can",
+            json!(reason),
+        )),
+    }
 }
 
 async fn openapi() -> Response {
@@ -424,7 +781,7 @@ async fn cluster_info(State(rm): State<Rm>) -> Reply {
     }}))
 }
 
-async fn metrics(State(rm): State<Rm>) -> Reply {
+async fn metrics(State(rm): State<Rm>, _caller: Caller) -> Reply {
     let m = rm.with(|c, _| c.metrics());
     ok(json!({ "clusterMetrics": {
         "appsSubmitted": m.apps_submitted,
@@ -446,7 +803,7 @@ async fn metrics(State(rm): State<Rm>) -> Reply {
     }}))
 }
 
-async fn app_attempts(State(rm): State<Rm>, Path(id): Path<String>) -> Reply {
+async fn app_attempts(State(rm): State<Rm>, Path(id): Path<String>, _caller: Caller) -> Reply {
     let attempts = rm.with(|c, _| {
         c.app(&id).map(|a| {
             a.attempts
@@ -482,12 +839,12 @@ fn node_json(n: &NodeInfo) -> Value {
     })
 }
 
-async fn nodes(State(rm): State<Rm>) -> Reply {
+async fn nodes(State(rm): State<Rm>, _caller: Caller) -> Reply {
     let list: Vec<Value> = rm.with(|c, _| c.nodes().map(node_json).collect());
     ok(json!({ "nodes": { "node": list } }))
 }
 
-async fn node(State(rm): State<Rm>, Path(id): Path<String>) -> Reply {
+async fn node(State(rm): State<Rm>, Path(id): Path<String>, _caller: Caller) -> Reply {
     let found = rm.with(|c, _| c.nodes().find(|n| n.node_id == id).map(node_json));
     match found {
         Some(n) => ok(json!({ "node": n })),
@@ -527,7 +884,11 @@ struct AppsFilter {
     limit: Option<usize>,
 }
 
-async fn apps(State(rm): State<Rm>, filter: Result<Query<AppsFilter>, QueryRejection>) -> Reply {
+async fn apps(
+    State(rm): State<Rm>,
+    _caller: Caller,
+    filter: Result<Query<AppsFilter>, QueryRejection>,
+) -> Reply {
     let Query(f) = filter?;
     let states: Option<Vec<String>> = f.states.map(|s| {
         s.split(',')
@@ -550,15 +911,16 @@ async fn apps(State(rm): State<Rm>, filter: Result<Query<AppsFilter>, QueryRejec
     ok(json!({ "apps": { "app": list } }))
 }
 
-async fn app(State(rm): State<Rm>, Path(id): Path<String>) -> Reply {
+async fn app(State(rm): State<Rm>, Path(id): Path<String>, _caller: Caller) -> Reply {
     match rm.with(|c, _| c.app(&id).map(app_json)) {
         Some(a) => ok(json!({ "app": a })),
         None => Err(ClusterError::UnknownApp(id).into()),
     }
 }
 
-async fn new_application(State(rm): State<Rm>) -> Reply {
-    let id = rm.with(|c, _| c.new_application());
+async fn new_application(State(rm): State<Rm>, caller: Caller) -> Reply {
+    let user = caller.user()?.to_owned();
+    let id = rm.with(|c, now| c.new_application(now, &user))?;
     ok(
         json!({ "application-id": id, "maximum-resource-capability": { "memory": 8192, "vCores": 8 } }),
     )
@@ -610,9 +972,32 @@ fn default_queue() -> String {
     "default".into()
 }
 
-async fn submit(State(rm): State<Rm>, body: Result<Json<Submission>, JsonRejection>) -> Reply {
+async fn submit(
+    State(rm): State<Rm>,
+    caller: Caller,
+    body: Result<Json<Submission>, JsonRejection>,
+) -> Reply {
     let Json(s) = body?;
-    let user = s.user.unwrap_or_else(|| "yard".into());
+    let caller_user = caller.user()?.to_owned();
+    // A user submits as itself; only an admin may submit for another user.
+    let user = match s.user {
+        Some(u) if u != caller_user && !caller.0.is_admin() => {
+            return Err(ApiError::forbidden(format!(
+                "you are {caller_user}; only an admin may submit as {u}"
+            )));
+        }
+        Some(u) => u,
+        None => caller_user,
+    };
+    limits::check_name("user", &user)?;
+    limits::check_name("queue", &s.queue)?;
+    if s.application_name.len() > 1024 {
+        return Err(FieldError {
+            field: "application-name".into(),
+            problem: format!("{} characters, over 1024", s.application_name.len()),
+        }
+        .into());
+    }
     let spec = s.am_container_spec;
     let command = spec
         .commands
@@ -630,7 +1015,18 @@ async fn submit(State(rm): State<Rm>, body: Result<Json<Submission>, JsonRejecti
         master_command: command,
         master_env: env,
     };
-    rm.with(|c, now| c.submit(now, new))?;
+    rm.commit(|c, now| {
+        // Submitting again what is already accepted (a retry after a 503 or a lost reply)
+        // succeeds once it is committed.
+        if let Some(app) = c.app(&new.id)
+            && app.user == new.user
+            && app.name == new.name
+        {
+            return Ok(());
+        }
+        c.submit_issued(now, new, &caller.0)
+    })
+    .await?;
     Ok((
         StatusCode::ACCEPTED,
         Json(json!({ "application-id": s.application_id })),
@@ -638,7 +1034,7 @@ async fn submit(State(rm): State<Rm>, body: Result<Json<Submission>, JsonRejecti
         .into_response())
 }
 
-async fn app_state(State(rm): State<Rm>, Path(id): Path<String>) -> Reply {
+async fn app_state(State(rm): State<Rm>, Path(id): Path<String>, _caller: Caller) -> Reply {
     match rm.with(|c, _| c.app(&id).map(|a| state_name(a.lifecycle.state))) {
         Some(state) => ok(json!({ "state": state })),
         None => Err(ClusterError::UnknownApp(id).into()),
@@ -654,6 +1050,7 @@ struct NewState {
 async fn set_app_state(
     State(rm): State<Rm>,
     Path(id): Path<String>,
+    caller: Caller,
     body: Result<Json<NewState>, JsonRejection>,
 ) -> Reply {
     let Json(s) = body?;
@@ -664,6 +1061,10 @@ async fn set_app_state(
             json!({ "asked": s.state }),
         ));
     }
-    rm.with(|c, _| c.kill(&id))?;
+    rm.commit(|c, _| {
+        owned(c, &caller, &id)?;
+        c.kill(&id).map_err(ApiError::from)
+    })
+    .await?;
     Ok((StatusCode::ACCEPTED, Json(json!({ "state": "KILLED" }))).into_response())
 }

@@ -165,13 +165,26 @@ struct App {
     containers: BTreeSet<ContainerId>,
 }
 
+/// Asks at this priority are application masters' containers; together they may hold only
+/// [`Scheduler::with_master_share`] of the cluster (YARN's maximum-am-resource-percent), so
+/// tasks always find room.
+pub const MASTER_PRIORITY: u32 = 0;
+
+/// The share of the cluster masters may hold by default (YARN's 0.1).
+pub const DEFAULT_MASTER_SHARE: f64 = 0.1;
+
 /// The cluster scheduler. See the module documentation.
 pub struct Scheduler {
     ordering: Ordering,
+    master_share: f64,
+    /// What masters' containers hold now.
+    masters_used: Resources,
     nodes: BTreeMap<NodeId, Node>,
     apps: BTreeMap<AppId, App>,
     /// Every live container: its application, node and size.
     containers: BTreeMap<ContainerId, (AppId, NodeId, Resources)>,
+    /// The live containers that are masters'.
+    masters: BTreeSet<ContainerId>,
     next_container: u64,
     arrivals: u64,
 }
@@ -180,12 +193,36 @@ impl Scheduler {
     pub fn new(ordering: Ordering) -> Self {
         Scheduler {
             ordering,
+            master_share: DEFAULT_MASTER_SHARE,
+            masters_used: Resources::default(),
             nodes: BTreeMap::new(),
             apps: BTreeMap::new(),
             containers: BTreeMap::new(),
+            masters: BTreeSet::new(),
             next_container: 1,
             arrivals: 0,
         }
+    }
+
+    /// Masters may hold at most `share` (0–1) of the cluster's memory and of its vcores; one
+    /// master may always run, however small the share.
+    pub fn with_master_share(mut self, share: f64) -> Self {
+        self.master_share = share.clamp(0.0, 1.0);
+        self
+    }
+
+    /// Whether one more master of `size` keeps masters within their share.
+    fn master_fits(&self, size: Resources) -> bool {
+        if self.masters_used == Resources::default() {
+            return true;
+        }
+        let total = self
+            .nodes
+            .values()
+            .fold(Resources::default(), |t, n| t.plus(n.capacity));
+        let after = self.masters_used.plus(size);
+        after.memory_mb as f64 <= self.master_share * total.memory_mb as f64
+            && f64::from(after.vcores) <= self.master_share * f64::from(total.vcores)
     }
 
     /// Takes one event and appends the assignments it leads to.
@@ -219,6 +256,9 @@ impl Scheduler {
                             if let Some(a) = self.apps.get_mut(&app) {
                                 a.used = a.used.minus(size);
                                 a.containers.remove(&c);
+                            }
+                            if self.masters.remove(&c) {
+                                self.masters_used = self.masters_used.minus(size);
                             }
                             out.push(Assignment::Lost { app, container: c });
                         }
@@ -294,6 +334,9 @@ impl Scheduler {
 
     fn free(&mut self, c: ContainerId) {
         if let Some((app, node, size)) = self.containers.remove(&c) {
+            if self.masters.remove(&c) {
+                self.masters_used = self.masters_used.minus(size);
+            }
             if let Some(n) = self.nodes.get_mut(&node) {
                 n.used = n.used.minus(size);
                 n.containers.remove(&c);
@@ -352,6 +395,9 @@ impl Scheduler {
         let fits = |n: &Node, size: Resources| size.fits_in(n.capacity.minus(n.used));
         let mut choice = None;
         'asks: for (&(priority, size), set) in &a.asks {
+            if priority == MASTER_PRIORITY && !self.master_fits(size) {
+                continue;
+            }
             for (&node, &count) in &set.nodes {
                 if count > 0 && self.nodes.get(&node).is_some_and(|n| fits(n, size)) {
                     choice = Some((priority, size, node, Place::Node(node)));
@@ -383,6 +429,10 @@ impl Scheduler {
         let (priority, size, node, satisfied) = choice?;
         let container = self.new_container();
         self.book(container, app, node, size);
+        if priority == MASTER_PRIORITY {
+            self.masters.insert(container);
+            self.masters_used = self.masters_used.plus(size);
+        }
         let rack = self.nodes[&node].rack;
         let a = self.apps.get_mut(&app).expect("waiting app");
         let set = a.asks.get_mut(&(priority, size)).expect("chosen ask");

@@ -8,12 +8,15 @@ use std::path::Path;
 use std::str::FromStr;
 
 use sqlx::Row;
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions};
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqliteLockingMode, SqlitePool, SqlitePoolOptions,
+    SqliteSynchronous,
+};
 use yard_wire::protocol::{Dataset, Resource};
 use yard_wire::telemetry::NodeTelemetry;
 
 use crate::app::{AppState, FinalStatus, Lifecycle};
-use crate::cluster::{AppRecord, AppResult, AttemptInfo, NodeInfo, NodeState};
+use crate::cluster::{AppRecord, AppResult, AttemptInfo, Changes, NodeInfo, NodeState};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -90,9 +93,15 @@ impl Store {
             })?
             .create_if_missing(true)
             .journal_mode(SqliteJournalMode::Wal)
+            // Only this rm uses the file: an exclusive lock keeps a second rm out, and with it
+            // WAL needs no shared-memory index, whose mmap turns a full or read-only disk into
+            // SIGBUS instead of an error.
+            .locking_mode(SqliteLockingMode::Exclusive)
+            // A reply says a change is saved: it must survive power loss, not only a crash.
+            .synchronous(SqliteSynchronous::Full)
             .foreign_keys(true);
         let pool = SqlitePoolOptions::new()
-            .max_connections(4)
+            .max_connections(1)
             .connect_with(options)
             .await
             .map_err(|source| StoreError::Open {
@@ -103,44 +112,45 @@ impl Store {
         Ok(Store { pool })
     }
 
-    /// Writes datasets' block maps (inserting or replacing), in one transaction.
-    pub async fn save_datasets(&self, datasets: &[Dataset]) -> Result<(), StoreError> {
-        let mut tx = self.pool.begin().await?;
-        for d in datasets {
-            sqlx::query(
-                "INSERT OR REPLACE INTO datasets (name, created_ms, blocks) VALUES (?, ?, ?)",
-            )
-            .bind(&d.name)
-            .bind(d.created_ms)
-            .bind(serde_json::to_string(&d.blocks).unwrap_or_default())
-            .execute(&mut *tx)
-            .await?;
-        }
-        tx.commit().await?;
-        Ok(())
-    }
-
-    pub async fn load_datasets(&self) -> Result<Vec<Dataset>, StoreError> {
+    /// Datasets' block maps with their owners.
+    pub async fn load_datasets(&self) -> Result<Vec<(Dataset, String)>, StoreError> {
         let mut out = Vec::new();
-        for row in sqlx::query("SELECT name, created_ms, blocks FROM datasets ORDER BY name")
+        for row in sqlx::query("SELECT name, created_ms, blocks, owner FROM datasets ORDER BY name")
             .fetch_all(&self.pool)
             .await?
         {
             let blocks: String = row.try_get("blocks")?;
-            out.push(Dataset {
+            let dataset = Dataset {
                 name: row.try_get("name")?,
                 created_ms: row.try_get("created_ms")?,
                 blocks: serde_json::from_str(&blocks).map_err(|_| StoreError::Corrupt {
                     what: "dataset blocks".into(),
                 })?,
-            });
+            };
+            out.push((dataset, row.try_get("owner")?));
         }
         Ok(out)
     }
 
-    /// Writes applications and nodes (inserting or replacing), in one transaction.
-    pub async fn save(&self, apps: &[AppRecord], nodes: &[NodeInfo]) -> Result<(), StoreError> {
+    /// Writes applications, nodes and datasets (inserting or replacing), in one transaction.
+    pub async fn save_changes(&self, changes: &Changes) -> Result<(), StoreError> {
+        let Changes {
+            apps,
+            nodes,
+            datasets,
+        } = changes;
         let mut tx = self.pool.begin().await?;
+        for (d, owner) in datasets {
+            sqlx::query(
+                "INSERT OR REPLACE INTO datasets (name, created_ms, blocks, owner) VALUES (?, ?, ?, ?)",
+            )
+            .bind(&d.name)
+            .bind(d.created_ms)
+            .bind(serde_json::to_string(&d.blocks).unwrap_or_default())
+            .bind(owner)
+            .execute(&mut *tx)
+            .await?;
+        }
         for a in apps {
             sqlx::query(
                 "INSERT INTO applications (id, name, user_name, queue, state, final_status, attempts, max_attempts, \

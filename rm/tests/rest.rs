@@ -2,7 +2,7 @@
 //! and a 4xx that says what to fix for every kind of bad request.
 
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use axum::body::Body;
 use axum::http::{Method, Request, StatusCode};
@@ -11,7 +11,24 @@ use serde_json::{Value, json};
 use tower::ServiceExt;
 use yard_rm::cluster::{Cluster, Settings};
 use yard_rm::rest::{Clock, MAX_BODY_BYTES, Rm, router};
-use yard_wire::token::TokenKey;
+use yard_wire::auth::{ClusterSecret, Principal};
+
+const SECRET: [u8; 32] = [3; 32];
+
+/// A bearer token of this test cluster.
+fn token(p: Principal) -> String {
+    ClusterSecret::new(SECRET).bearer_key().issue(&p)
+}
+
+fn admin() -> String {
+    token(Principal::Admin {
+        user: "operator".into(),
+    })
+}
+
+fn user(name: &str) -> String {
+    token(Principal::User { user: name.into() })
+}
 
 struct Harness {
     rm: Rm,
@@ -23,22 +40,58 @@ impl Harness {
         let now = Arc::new(AtomicI64::new(1_000));
         let clock_now = now.clone();
         let clock: Clock = Arc::new(move || clock_now.load(Ordering::SeqCst));
-        let cluster = Cluster::new(Settings::default(), TokenKey::new([3; 32]), 1_000);
+        let cluster = Cluster::new(Settings::default(), ClusterSecret::new(SECRET), 1_000);
         Harness {
-            rm: Rm {
-                cluster: Arc::new(Mutex::new(cluster)),
-                clock,
-                started_ms: 1_000,
-            },
+            rm: Rm::in_memory(cluster, clock, 1_000),
             now,
         }
     }
 
+    /// The credential the rightful caller of `uri` has: a node's for node routes, the current
+    /// master's for an application's master routes, an admin's otherwise.
+    fn rightful(&self, uri: &str) -> String {
+        if uri.starts_with("/ws/v1/yard/nodes") {
+            return token(Principal::Node { node: None });
+        }
+        let parts: Vec<&str> = uri.split('/').collect();
+        if let ["", "ws", "v1", "yard", "apps", id, what] = parts[..]
+            && ["register", "allocate", "unregister", "result"].contains(&what)
+        {
+            let attempt = self
+                .rm
+                .cluster
+                .lock()
+                .unwrap()
+                .current_attempt(id)
+                .unwrap_or(1);
+            return token(Principal::Master {
+                app: id.into(),
+                attempt,
+            });
+        }
+        admin()
+    }
+
     async fn call(&self, method: Method, uri: &str, body: Option<String>) -> (StatusCode, Value) {
-        let request = Request::builder()
+        let bearer = self.rightful(uri);
+        self.call_as(Some(&bearer), method, uri, body).await
+    }
+
+    async fn call_as(
+        &self,
+        bearer: Option<&str>,
+        method: Method,
+        uri: &str,
+        body: Option<String>,
+    ) -> (StatusCode, Value) {
+        let mut request = Request::builder()
             .method(method)
             .uri(uri)
-            .header("content-type", "application/json")
+            .header("content-type", "application/json");
+        if let Some(b) = bearer {
+            request = request.header("authorization", format!("Bearer {b}"));
+        }
+        let request = request
             .body(body.map_or_else(Body::empty, Body::from))
             .unwrap();
         let response = router(self.rm.clone()).oneshot(request).await.unwrap();

@@ -4,7 +4,7 @@ use yard_rm::app::AppState;
 use yard_rm::cluster::{AppResult, Cluster, NewApp, NodeState, Settings};
 use yard_rm::store::Store;
 use yard_wire::protocol::{BlockReplicas, Dataset, RegisterNode, Resource};
-use yard_wire::token::TokenKey;
+use yard_wire::auth::ClusterSecret;
 
 fn node(id: &str) -> RegisterNode {
     RegisterNode {
@@ -23,9 +23,9 @@ async fn applications_and_nodes_come_back_after_a_restart() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("rm.db");
     let store = Store::open(&path).await.unwrap();
-    let mut before = Cluster::new(Settings::default(), TokenKey::new([1; 32]), 1_000);
+    let mut before = Cluster::new(Settings::default(), ClusterSecret::new([1; 32]), 1_000);
     before.register_node(1_000, node("n1:8042"));
-    let running = before.new_application();
+    let running = before.new_application(1_500, "alice").unwrap();
     let mut new = NewApp::new(&running, "wordcount", "alice", "default");
     new.master_command = vec!["/bin/sh".into(), "-c".into(), "sleep 60".into()];
     before.submit(2_000, new).unwrap();
@@ -36,7 +36,7 @@ async fn applications_and_nodes_come_back_after_a_restart() {
         answer: serde_json::json!({"the": 412, "yard": 3}),
     };
     before.report_result(&running, answer.clone()).unwrap();
-    let killed = before.new_application();
+    let killed = before.new_application(1_500, "bob").unwrap();
     before
         .submit(2_100, NewApp::new(&killed, "grep", "bob", "etl"))
         .unwrap();
@@ -48,28 +48,28 @@ async fn applications_and_nodes_come_back_after_a_restart() {
             block: "b0".into(),
             bytes: 7,
             nodes: vec!["n1:8042".into()],
+            sha256: None,
         }],
     };
-    before.put_dataset(2_200, logs).unwrap();
-    let (apps, nodes) = before.take_dirty();
-    assert_eq!((apps.len(), nodes.len()), (2, 1));
-    store.save(&apps, &nodes).await.unwrap();
-    store
-        .save_datasets(&before.take_dirty_datasets())
-        .await
-        .unwrap();
-    assert!(before.take_dirty_datasets().is_empty(), "taken once");
-    assert_eq!(before.take_dirty(), (vec![], vec![]), "taken once");
+    before.put_dataset(2_200, logs, "carol").unwrap();
+    let changes = before.take_changes();
+    assert_eq!(
+        (changes.apps.len(), changes.nodes.len(), changes.datasets.len()),
+        (2, 1, 1)
+    );
+    store.save_changes(&changes).await.unwrap();
+    assert!(before.take_changes().is_empty(), "taken once");
     drop(store);
 
     // A new rm process: another epoch, the same file.
     let store = Store::open(&path).await.unwrap();
     let (apps, nodes) = store.load().await.unwrap();
-    let mut after = Cluster::new(Settings::default(), TokenKey::new([2; 32]), 9_000);
+    let mut after = Cluster::new(Settings::default(), ClusterSecret::new([2; 32]), 9_000);
     after.restore(apps, nodes);
     after.restore_datasets(store.load_datasets().await.unwrap());
     let logs = after.dataset("logs").unwrap();
     assert_eq!((logs.created_ms, logs.blocks[0].bytes), (2_200, 7));
+    assert_eq!(after.dataset_owner("logs"), Some("carol"));
     let app = after.app(&running).unwrap();
     assert_eq!(
         (app.lifecycle.state, app.user.as_str()),
@@ -96,7 +96,7 @@ async fn applications_and_nodes_come_back_after_a_restart() {
     after.register_node(9_500, node("n1:8042"));
     assert_eq!(after.nodes().next().unwrap().state, NodeState::Running);
     // New ids do not collide with the old ones.
-    assert_ne!(after.new_application(), running);
+    assert_ne!(after.new_application(9_600, "alice").unwrap(), running);
 }
 
 #[tokio::test]

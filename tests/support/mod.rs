@@ -26,9 +26,51 @@ pub fn start(args: &[&str]) -> Daemon {
     start_with_env(args, &[])
 }
 
+/// The `YARD_HOME` of every process these tests start (one per test binary; the rm's local
+/// credentials in it are named by port, so concurrent tests do not meet), never the user's own.
+pub fn yard_home() -> PathBuf {
+    let home = std::env::temp_dir().join(format!("yard-home-{}", std::process::id()));
+    std::fs::create_dir_all(&home).unwrap();
+    home
+}
+
+/// The admin token the rm at `url` left in [`yard_home`], if it is an rm's URL.
+pub fn admin_token(url: &str) -> Option<String> {
+    let path = yard_rm::credentials::file_for(&yard_home(), url)?;
+    let creds: yard_rm::credentials::LocalCredentials =
+        serde_json::from_slice(&std::fs::read(path).ok()?).ok()?;
+    Some(creds.token)
+}
+
+/// An HTTP client that sends the admin token of the rm at `rm_url` with every request.
+pub fn admin_client(rm_url: &str) -> reqwest::blocking::Client {
+    let token = admin_token(rm_url).expect("the rm left its local credentials");
+    let mut headers = reqwest::header::HeaderMap::new();
+    headers.insert(
+        reqwest::header::AUTHORIZATION,
+        format!("Bearer {token}").parse().unwrap(),
+    );
+    reqwest::blocking::Client::builder()
+        .default_headers(headers)
+        .build()
+        .unwrap()
+}
+
+/// A grant, from the rm at `rm_url`, to upload and read dataset `name`'s blocks.
+pub fn upload_grant(rm_url: &str, name: &str) -> String {
+    let reply: Value = admin_client(rm_url)
+        .post(format!("{rm_url}/ws/v1/yard/datasets/{name}/upload-grant"))
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    reply["token"].as_str().expect("a grant").to_owned()
+}
+
 pub fn start_with_env(args: &[&str], env: &[(&str, &str)]) -> Daemon {
     let mut child = Command::new(env!("CARGO_BIN_EXE_yard"))
         .args(args)
+        .env("YARD_HOME", yard_home())
         .envs(env.iter().copied())
         .env("YARD_LOG", "warn")
         .stdout(Stdio::piped())
@@ -79,8 +121,14 @@ pub fn eventually<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
     }
 }
 
+/// GETs `url` as the cluster's admin (when it is an rm's URL); `Null` on any failure.
 pub fn get(url: &str) -> Value {
-    reqwest::blocking::get(url)
+    let mut request = reqwest::blocking::Client::new().get(url);
+    if let Some(token) = admin_token(url) {
+        request = request.bearer_auth(token);
+    }
+    request
+        .send()
         .and_then(|r| r.json())
         .unwrap_or(Value::Null)
 }
@@ -146,6 +194,7 @@ pub fn containers_on(nm: &Daemon) -> Vec<Value> {
 pub fn yard(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_yard"))
         .args(args)
+        .env("YARD_HOME", yard_home())
         .output()
         .expect("yard runs");
     (

@@ -17,6 +17,10 @@ impl RmClient {
     ) -> Result<Value> {
         let url = format!("{}{path}", self.base);
         let mut request = self.http.request(method, &url);
+        // The master's credential, from the rm: good for this application's attempt only.
+        if let Ok(token) = std::env::var("YARD_TOKEN") {
+            request = request.bearer_auth(token);
+        }
         if let Some(body) = body {
             request = request.json(&body);
         }
