@@ -524,19 +524,38 @@ mod tests {
     use axum::http::{Method, Request};
     use tower::ServiceExt;
 
+    fn key() -> DataKey {
+        yard_wire::auth::ClusterSecret::new([5; 32]).data_key()
+    }
+
     fn setup(max_block_bytes: u64) -> (tempfile::TempDir, Arc<DataDir>, Router) {
         let work = tempfile::tempdir().unwrap();
         let data = Arc::new(DataDir::open(work.path(), DataSettings { max_block_bytes }).unwrap());
+        data.set_key(key());
         let router = router(data.clone());
         (work, data, router)
     }
 
+    /// The grant the rightful caller of `uri` holds: the dataset's upload grant for blocks,
+    /// the application's job token for map outputs.
+    fn rightful(uri: &str) -> Option<String> {
+        let parts: Vec<&str> = uri.split('/').collect();
+        match parts.get(4..6)? {
+            ["blocks", dataset] => Some(key().issue(&DataGrant::Upload {
+                dataset: (*dataset).to_owned(),
+                expires_ms: i64::MAX,
+            })),
+            ["shuffle", app] => Some(key().job_token(app)),
+            _ => None,
+        }
+    }
+
     async fn call(router: &Router, method: Method, uri: &str, body: Body) -> (StatusCode, Vec<u8>) {
-        let request = Request::builder()
-            .method(method)
-            .uri(uri)
-            .body(body)
-            .unwrap();
+        let mut request = Request::builder().method(method).uri(uri);
+        if let Some(token) = rightful(uri) {
+            request = request.header(AUTHORIZATION, format!("Bearer {token}"));
+        }
+        let request = request.body(body).unwrap();
         let response = router.clone().oneshot(request).await.unwrap();
         let status = response.status();
         let bytes = response.into_body().collect().await.unwrap().to_bytes();
@@ -621,7 +640,10 @@ mod tests {
             "{}",
             String::from_utf8_lossy(&body)
         );
-        let request = Request::get(uri).body(Body::empty()).unwrap();
+        let request = Request::get(uri)
+            .header(AUTHORIZATION, format!("Bearer {}", key().job_token("app")))
+            .body(Body::empty())
+            .unwrap();
         let response = router.clone().oneshot(request).await.unwrap();
         assert_eq!(response.status(), StatusCode::OK);
         assert_eq!(response.headers()[CONTENT_LENGTH], bytes.len().to_string());
@@ -795,7 +817,9 @@ mod tests {
     #[tokio::test]
     async fn map_outputs_are_served_and_deleted_per_application() {
         let (work, data, router) = setup(1 << 20);
-        let [_, (_, shuffle)] = data.container_env("container_e9_7_0003_01_000002").unwrap();
+        let env = data.container_env("container_e9_7_0003_01_000002").unwrap();
+        let shuffle = env[1].1.clone();
+        assert_eq!(env[2], ("YARD_JOB_TOKEN".into(), key().job_token("application_7_0003")));
         assert_eq!(
             PathBuf::from(&shuffle),
             data.shuffle_dir().join("application_7_0003")

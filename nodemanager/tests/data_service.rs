@@ -1,6 +1,6 @@
 //! The data service on a real nodemanager (127.0.0.1, ephemeral ports), registered with a
-//! stand-in rm that only hands out the token key: blocks over HTTP, and a real container
-//! that reads a block and writes map output the node then serves.
+//! stand-in rm that only hands out the keys: blocks over HTTP with an upload grant, and a real
+//! container that reads a block and writes map output the node serves to its job token only.
 
 use std::future::Future;
 use std::path::PathBuf;
@@ -11,8 +11,9 @@ use axum::{Json, Router};
 use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;
 use yard_nodemanager::daemon::{NmOptions, serve};
+use yard_wire::auth::{ClusterSecret, DataGrant};
 use yard_wire::protocol::{HeartbeatReply, Registered, Resource};
-use yard_wire::token::{TokenKey, mint};
+use yard_wire::token::mint;
 
 /// Polls `probe` until it gives `Some`, or fails after a generous deadline (no fixed sleeps).
 async fn eventually<T, F: Future<Output = Option<T>>>(what: &str, probe: impl Fn() -> F) -> T {
@@ -26,13 +27,19 @@ async fn eventually<T, F: Future<Output = Option<T>>>(what: &str, probe: impl Fn
     }
 }
 
-/// An rm that registers every node with `key` and answers heartbeats with no orders.
-async fn stand_in_rm(key: &TokenKey) -> String {
-    let token_key = key.to_hex();
+/// An rm that registers every node with `secret`'s keys (container keys for the node id
+/// `node` names) and answers heartbeats with no orders.
+async fn stand_in_rm(secret: ClusterSecret) -> String {
     let router = Router::new()
         .route(
             "/ws/v1/yard/nodes",
-            post(move || async move { Json(Registered { token_key }) }),
+            post(move |Json(node): Json<Value>| async move {
+                let id = node["nodeId"].as_str().unwrap_or_default().to_owned();
+                Json(Registered {
+                    container_key: secret.container_key(&id).to_hex(),
+                    data_key: secret.data_key().to_hex(),
+                })
+            }),
         )
         .route(
             "/ws/v1/yard/nodes/heartbeat",
@@ -46,8 +53,9 @@ async fn stand_in_rm(key: &TokenKey) -> String {
 
 #[tokio::test]
 async fn blocks_and_map_outputs_on_a_live_nodemanager() {
-    let key = TokenKey::new([7; 32]);
-    let rm = stand_in_rm(&key).await;
+    let secret = ClusterSecret::new([7; 32]);
+    let rm = stand_in_rm(secret.clone()).await;
+    let data_key = secret.data_key();
     let work = tempfile::tempdir().unwrap();
     let (ready, bound) = tokio::sync::oneshot::channel();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -62,6 +70,8 @@ async fn blocks_and_map_outputs_on_a_live_nodemanager() {
         work_dir: work.path().join("nm"),
         heartbeat: Duration::from_millis(20),
         stop_grace: Duration::from_secs(5),
+        credential: "a node credential".into(),
+        keep_finished: 1,
     };
     let nm_task = tokio::spawn(serve(
         options,
@@ -98,19 +108,47 @@ async fn blocks_and_map_outputs_on_a_live_nodemanager() {
         (json!(0), json!(0))
     );
 
-    // A 3 MiB block over a real socket, back byte for byte, counted in the node's info.
+    // A 3 MiB block over a real socket, back byte for byte, counted in the node's info. Only
+    // the dataset's upload grant writes it.
     let block: Vec<u8> = (0..3u32 << 20)
         .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
         .collect();
-    let put = http
-        .put(format!("{base}/blocks/words/blk_0"))
-        .body(block.clone())
-        .send()
-        .await
-        .unwrap();
+    let upload = |dataset: &str| {
+        data_key.issue(&DataGrant::Upload {
+            dataset: dataset.into(),
+            expires_ms: i64::MAX,
+        })
+    };
+    let put_with = |token: Option<String>| {
+        let mut r = http
+            .put(format!("{base}/blocks/words/blk_0"))
+            .body(block.clone());
+        if let Some(t) = token {
+            r = r.bearer_auth(t);
+        }
+        r.send()
+    };
+    for (token, refused) in [
+        (None, 401),
+        (Some("yarddata1.00.00".to_owned()), 401),
+        (Some(upload("other")), 403),
+        (Some(data_key.job_token("application_1000_0001")), 403),
+    ] {
+        assert_eq!(put_with(token).await.unwrap().status(), refused);
+    }
+    let put = put_with(Some(upload("words"))).await.unwrap();
     assert_eq!(put.status(), 201);
+    assert_eq!(
+        http.get(format!("{base}/blocks/words/blk_0"))
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        401
+    );
     let got = http
         .get(format!("{base}/blocks/words/blk_0"))
+        .bearer_auth(data_key.job_token("application_1000_0001"))
         .send()
         .await
         .unwrap();
@@ -130,8 +168,10 @@ async fn blocks_and_map_outputs_on_a_live_nodemanager() {
     let dataset = data_dir.join("blocks/cut");
     let files = || std::fs::read_dir(&dataset).map_or(0, |d| d.count());
     let mut socket = tokio::net::TcpStream::connect(nm).await.unwrap();
-    let head =
-        "PUT /ws/v1/node/blocks/cut/b HTTP/1.1\r\nHost: nm\r\nContent-Length: 100000\r\n\r\n";
+    let head = format!(
+        "PUT /ws/v1/node/blocks/cut/b HTTP/1.1\r\nHost: nm\r\nAuthorization: Bearer {}\r\nContent-Length: 100000\r\n\r\n",
+        upload("cut")
+    );
     socket.write_all(head.as_bytes()).await.unwrap();
     socket.write_all(&[1; 10]).await.unwrap();
     eventually("the upload to start", || async {
@@ -148,12 +188,13 @@ async fn blocks_and_map_outputs_on_a_live_nodemanager() {
     // it elsewhere is overridden by the node.
     let container = "container_e1000_1000_0001_01_000002";
     let script = r#"printf '%s\n%s\n' "$YARD_DATA_DIR" "$YARD_SHUFFLE_DIR" > env.txt &&
+        printf '%s' "$YARD_JOB_TOKEN" > job-token.txt &&
         mkdir -p "$YARD_SHUFFLE_DIR/m1" &&
         cp "$YARD_DATA_DIR/words/blk_0" "$YARD_SHUFFLE_DIR/m1/1" &&
         printf abc > "$YARD_SHUFFLE_DIR/m1/0""#;
     let start = |id: &str| {
         json!({
-            "token": mint(&key, id, &nm.to_string(), 128, 1, i64::MAX),
+            "token": mint(&secret.container_key(&nm.to_string()), id, &nm.to_string(), 128, 1, i64::MAX),
             "command": ["/bin/sh", "-c", script],
             "env": {"YARD_SHUFFLE_DIR": "/tmp/elsewhere"},
         })
@@ -166,10 +207,11 @@ async fn blocks_and_map_outputs_on_a_live_nodemanager() {
         .unwrap();
     assert_eq!(started.status(), 201, "{:?}", started.text().await);
     let partition = format!("{base}/shuffle/application_1000_0001/m1/0");
+    let job = data_key.job_token("application_1000_0001");
     let fetch = |url: String| {
-        let http = http.clone();
+        let (http, job) = (http.clone(), job.clone());
         async move {
-            let r = http.get(url).send().await.ok()?;
+            let r = http.get(url).bearer_auth(job).send().await.ok()?;
             if r.status() != 200 {
                 return None;
             }
@@ -184,6 +226,17 @@ async fn blocks_and_map_outputs_on_a_live_nodemanager() {
         .await
         .unwrap();
     assert!(copied[..] == block[..], "the task read a different block");
+    // Another application's job token, or none, reads nothing of this one's output.
+    for token in [Some(data_key.job_token("application_1000_0002")), None] {
+        let mut r = http.get(&partition);
+        if let Some(t) = token {
+            r = r.bearer_auth(t);
+        }
+        assert!([401, 403].contains(&r.send().await.unwrap().status().as_u16()));
+    }
+    let given = std::fs::read_to_string(work.path().join("nm").join(container).join("job-token.txt"))
+        .unwrap();
+    assert_eq!(given, job, "the container gets its application's job token");
     let env =
         std::fs::read_to_string(work.path().join("nm").join(container).join("env.txt")).unwrap();
     let shuffle = data_dir.join("shuffle/application_1000_0001");
@@ -204,16 +257,32 @@ async fn blocks_and_map_outputs_on_a_live_nodemanager() {
     assert!(why["error"].as_str().unwrap().contains("YARN"), "{why}");
     assert!(!work.path().join("nm/c_1").exists());
 
-    // The master's clean-up: gone, and again is fine.
+    // The master's clean-up: only with the job token; gone, and again is fine.
+    let other = http
+        .delete(format!("{base}/shuffle/application_1000_0001"))
+        .bearer_auth(data_key.job_token("application_1000_0002"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(other.status(), 403);
     for _ in 0..2 {
         let deleted = http
             .delete(format!("{base}/shuffle/application_1000_0001"))
+            .bearer_auth(&job)
             .send()
             .await
             .unwrap();
         assert_eq!(deleted.status(), 204);
     }
-    assert_eq!(http.get(&partition).send().await.unwrap().status(), 404);
+    assert_eq!(
+        http.get(&partition)
+            .bearer_auth(&job)
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        404
+    );
     assert!(!shuffle.exists());
 
     stop.send(()).unwrap();
