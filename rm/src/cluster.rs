@@ -417,6 +417,14 @@ impl Cluster {
             if b.nodes.is_empty() {
                 return Err(bad(format!("block {} has no replica", b.block)));
             }
+            if let Some(digest) = &b.sha256
+                && !yard_wire::protocol::valid_sha256_hex(digest)
+            {
+                return Err(bad(format!(
+                    "block {}'s sha256 is not 64 lower-case hex digits",
+                    b.block
+                )));
+            }
             if let Some(n) = b.nodes.iter().find(|n| !self.nodes.contains_key(*n)) {
                 return Err(bad(format!(
                     "block {} is on {n}, which is no node of this cluster",

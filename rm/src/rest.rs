@@ -1062,7 +1062,12 @@ async fn set_app_state(
         ));
     }
     rm.commit(|c, _| {
-        owned(c, &caller, &id)?;
+        let app = owned(c, &caller, &id)?;
+        // Killing a killed application again succeeds once that is saved: a client retrying
+        // after a 503 or a lost reply gets its answer.
+        if app.lifecycle.state == AppState::Killed {
+            return Ok(());
+        }
         c.kill(&id).map_err(ApiError::from)
     })
     .await?;

@@ -112,6 +112,22 @@ impl Store {
         Ok(Store { pool })
     }
 
+    /// Caps the database at its current size plus `pages` pages: every write that needs more
+    /// then fails as a full disk does (SQLite's `SQLITE_FULL`). For tests of what the rm does
+    /// when its disk fills; the cap lasts while the store's one connection does.
+    #[doc(hidden)]
+    pub async fn cap_growth(&self, pages: i64) -> Result<(), StoreError> {
+        let (count,): (i64,) = sqlx::query_as("PRAGMA page_count")
+            .fetch_one(&self.pool)
+            .await?;
+        // Two integers of ours, no input from outside: safe to format into the statement.
+        let statement = format!("PRAGMA max_page_count = {}", count + pages);
+        sqlx::query(sqlx::AssertSqlSafe(statement))
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
     /// Datasets' block maps with their owners.
     pub async fn load_datasets(&self) -> Result<Vec<(Dataset, String)>, StoreError> {
         let mut out = Vec::new();

@@ -336,19 +336,33 @@ async fn bad_requests_get_a_4xx_that_says_what_to_fix_and_lose_nothing() {
             );
         }
     }
-    // Killing twice is an invalid transition (409); nothing stored was lost along the way.
-    let kill = || {
-        h.call(
-            Method::PUT,
-            &state,
-            Some(json!({"state": "KILLED"}).to_string()),
-        )
+    // Killing twice is the same kill (a retry is safe); killing a finished application is an
+    // invalid transition (409); nothing stored was lost along the way.
+    let kill = |uri: String| {
+        let h = &h;
+        async move {
+            h.call(
+                Method::PUT,
+                &uri,
+                Some(json!({"state": "KILLED"}).to_string()),
+            )
+            .await
+        }
     };
-    assert_eq!(kill().await.0, StatusCode::ACCEPTED);
-    let (status, reply) = kill().await;
+    assert_eq!(kill(state.clone()).await.0, StatusCode::ACCEPTED);
+    assert_eq!(kill(state.clone()).await.0, StatusCode::ACCEPTED);
+    let done = h.running_app().await;
+    let (status, _) = h
+        .post(
+            &format!("/ws/v1/yard/apps/{done}/unregister"),
+            json!({"succeeded": true}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, reply) = kill(format!("/ws/v1/cluster/apps/{done}/state")).await;
     assert_eq!(status, StatusCode::CONFLICT, "{reply}");
     let (_, apps) = h.get("/ws/v1/cluster/apps").await;
-    assert_eq!(apps["apps"]["app"].as_array().unwrap().len(), 1);
+    assert_eq!(apps["apps"]["app"].as_array().unwrap().len(), 2);
 }
 
 #[tokio::test]
@@ -503,6 +517,11 @@ async fn datasets_block_maps_are_recorded_listed_and_checked() {
             json!({"name": "x", "blocks": [{"block": "b", "nodes": ["n1:8042"]}]}),
             StatusCode::UNPROCESSABLE_ENTITY,
         ),
+        (
+            "x",
+            json!({"name": "x", "blocks": [{"block": "b", "bytes": 1, "nodes": ["n1:8042"], "sha256": "ABC"}]}),
+            StatusCode::BAD_REQUEST,
+        ),
     ] {
         let (status, why) = put(name, body.clone()).await;
         assert_eq!(status, want, "{body}: {why}");
@@ -596,4 +615,170 @@ async fn the_openapi_document_lists_exactly_the_routes_served() {
     // And the rm serves the document itself.
     let (status, served_spec) = h.get("/ws/v1/yard/openapi.json").await;
     assert_eq!((status, served_spec), (StatusCode::OK, spec));
+}
+
+/// Every route refuses a caller without a credential and one with a forged credential (401),
+/// and one acting on what it does not own (403); the refusals change nothing.
+#[tokio::test]
+async fn every_route_wants_a_credential_and_acts_only_on_what_its_caller_owns() {
+    let h = Harness::new();
+    h.node("n1:8042").await;
+    let id = h.running_app().await; // alice's, submitted by the admin for her
+    let open = [
+        "/ws/v1/cluster/info",
+        "/ws/v1/yard/openapi.json",
+        "/ws/v1/yard/health",
+    ];
+    let forged = ClusterSecret::new([9; 32])
+        .bearer_key()
+        .issue(&Principal::Admin { user: "op".into() });
+    for (path, methods, _) in yard_rm::rest::routes() {
+        let uri = path
+            .replace("{id}", &id)
+            .replace("{name}", "logs")
+            .replace("n1", "n1");
+        for method in methods {
+            let method = Method::from_bytes(method.to_ascii_uppercase().as_bytes()).unwrap();
+            for bearer in [None, Some(forged.as_str()), Some("not-a-token")] {
+                let (status, reply) = h
+                    .call_as(bearer, method.clone(), &uri, Some("{}".into()))
+                    .await;
+                if open.contains(&path) {
+                    assert!(status.is_success(), "{method} {path}: {status} {reply}");
+                } else {
+                    assert_eq!(
+                        status,
+                        StatusCode::UNAUTHORIZED,
+                        "{method} {path} with {bearer:?}: {reply}"
+                    );
+                    assert!(reply["error"].is_string(), "{reply}");
+                }
+            }
+        }
+    }
+
+    // Someone else's credential: 403, saying whose it is.
+    let bob = user("bob");
+    let alice = user("alice");
+    let other_master = token(Principal::Master {
+        app: "application_1000_0099".into(),
+        attempt: 1,
+    });
+    let stale_master = token(Principal::Master {
+        app: id.clone(),
+        attempt: 2,
+    });
+    let other_node = token(Principal::Node {
+        node: Some("n2:8042".into()),
+    });
+    let app = format!("/ws/v1/yard/apps/{id}");
+    let cases: Vec<(&str, Method, String, Value)> = vec![
+        (&bob, Method::GET, app.clone(), Value::Null),
+        (&bob, Method::PUT, format!("{app}/deadline"), json!({"deadlineMs": 5})),
+        (
+            &bob,
+            Method::PUT,
+            format!("/ws/v1/cluster/apps/{id}/state"),
+            json!({"state": "KILLED"}),
+        ),
+        (&alice, Method::POST, format!("{app}/allocate"), asks(&id, 1)),
+        (&alice, Method::PUT, format!("{app}/result"), json!({"processedFraction": 1.0, "answer": "forged"})),
+        (&alice, Method::POST, format!("{app}/unregister"), json!({"succeeded": true})),
+        (&other_master, Method::POST, format!("{app}/allocate"), asks(&id, 1)),
+        (&stale_master, Method::POST, format!("{app}/allocate"), asks(&id, 1)),
+        (&other_master, Method::PUT, format!("{app}/result"), json!({"processedFraction": 1.0, "answer": "forged"})),
+        (&alice, Method::POST, "/ws/v1/yard/nodes".into(),
+            json!({"nodeId": "evil:1", "rack": "r1", "capability": {"memoryMb": 1024, "vcores": 1}})),
+        (&other_node, Method::POST, "/ws/v1/yard/nodes".into(),
+            json!({"nodeId": "n1:8042", "rack": "r1", "capability": {"memoryMb": 1024, "vcores": 1}})),
+        (&alice, Method::POST, "/ws/v1/yard/auth/tokens".into(), json!({"user": "bob"})),
+        (&other_master, Method::POST, "/ws/v1/cluster/apps/new-application".into(), json!({})),
+    ];
+    for (bearer, method, uri, body) in cases {
+        let body = (!body.is_null()).then(|| body.to_string());
+        let (status, reply) = h.call_as(Some(bearer), method.clone(), &uri, body).await;
+        assert_eq!(status, StatusCode::FORBIDDEN, "{method} {uri}: {reply}");
+        assert!(reply["error"].as_str().is_some_and(|e| !e.is_empty()), "{reply}");
+    }
+    // Nothing moved: alice's application runs, with no forged answer and no grant.
+    let (_, view) = h.get(&app).await;
+    assert_eq!(
+        (&view["app"]["state"], &view["app"]["answer"], &view["app"]["deadlineMs"]),
+        (&json!("RUNNING"), &Value::Null, &Value::Null)
+    );
+    assert_eq!(h.get("/ws/v1/cluster/nodes").await.1["nodes"]["node"].as_array().unwrap().len(), 1);
+    // alice herself may read and kill her own application, and bob may not submit under
+    // alice's name nor use an id issued to her.
+    let (status, _) = h.call_as(Some(&alice), Method::GET, &app, None).await;
+    assert_eq!(status, StatusCode::OK);
+    let (_, issued) = h
+        .call_as(Some(&alice), Method::POST, "/ws/v1/cluster/apps/new-application", Some("{}".into()))
+        .await;
+    let fresh = issued["application-id"].as_str().unwrap().to_owned();
+    for body in [
+        json!({"application-id": fresh, "user": "alice"}),
+        json!({"application-id": fresh}),
+    ] {
+        let (status, reply) = h
+            .call_as(Some(&bob), Method::POST, "/ws/v1/cluster/apps", Some(body.to_string()))
+            .await;
+        assert_eq!(status, StatusCode::FORBIDDEN, "{reply}");
+    }
+    // Ids the rm never issued are refused, whoever asks.
+    for made_up in ["..", "a/b", &"x".repeat(100_000), "application_1000_0777"] {
+        let body = json!({"application-id": made_up}).to_string();
+        let (status, reply) = h
+            .call_as(Some(&admin()), Method::POST, "/ws/v1/cluster/apps", Some(body))
+            .await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{reply}");
+        assert!(reply["error"].as_str().unwrap().contains("not issued"), "{reply}");
+    }
+    let (status, _) = h
+        .call_as(Some(&alice), Method::POST, "/ws/v1/cluster/apps", Some(json!({"application-id": fresh}).to_string()))
+        .await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    let (status, _) = h
+        .call_as(Some(&alice), Method::PUT, &format!("/ws/v1/cluster/apps/{id}/state"), Some(json!({"state": "KILLED"}).to_string()))
+        .await;
+    assert_eq!(status, StatusCode::ACCEPTED, "an admin submitted it for alice: it is hers");
+}
+
+/// Numbers out of their documented range are a 400 naming the field, and nothing is stored.
+#[tokio::test]
+async fn numbers_out_of_range_are_refused_naming_the_field() {
+    let h = Harness::new();
+    h.node("n1:8042").await;
+    let id = h.running_app().await;
+    let node = |memory: u64, vcores: u64| {
+        json!({"nodeId": "n2:8042", "rack": "r1", "capability": {"memoryMb": memory, "vcores": vcores}})
+    };
+    for (body, field) in [
+        (node(1 << 63, 4), "capability.memoryMb"),
+        (node(0, 4), "capability.memoryMb"),
+        (node(4096, 0), "capability.vcores"),
+        (node(4096, 1 << 20), "capability.vcores"),
+    ] {
+        let (status, reply) = h.post("/ws/v1/yard/nodes", body).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{reply}");
+        assert_eq!(reply["detail"]["field"], field, "{reply}");
+    }
+    let ask = |memory: u64, vcores: u64, n: u64| {
+        json!({"applicationId": id, "progress": 0.1, "releases": [],
+               "asks": [{"priority": 1, "resourceName": "*", "capability": {"memoryMb": memory, "vcores": vcores}, "numContainers": n}]})
+    };
+    for (body, field) in [
+        (ask(1 << 40, 1, 1), "asks[0].capability.memoryMb"),
+        (ask(1024, 5000, 1), "asks[0].capability.vcores"),
+        (ask(1024, 1, 1_000_000), "asks[0].numContainers"),
+    ] {
+        let (status, reply) = h.post(&format!("/ws/v1/yard/apps/{id}/allocate"), body).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{reply}");
+        assert_eq!(reply["detail"]["field"], field, "{reply}");
+    }
+    let (status, reply) = h
+        .call(Method::PUT, &format!("/ws/v1/yard/apps/{id}/deadline"), Some(json!({"deadlineMs": i64::MAX}).to_string()))
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{reply}");
+    let (_, nodes) = h.get("/ws/v1/cluster/nodes").await;
+    assert_eq!(nodes["nodes"]["node"].as_array().unwrap().len(), 1, "nothing stored");
 }
