@@ -376,7 +376,24 @@ fn map(
     })
 }
 
-/// One map's partition for `reduce`, from the nodemanager that ran the map.
+/// Tries at one map output before a reducer tells the master it cannot be fetched, and the
+/// pause before the second (doubled before each further one): a busy or restarting
+/// nodemanager gets a moment, a lost one costs about a second.
+const FETCH_TRIES: u32 = 3;
+const FETCH_RETRY_AFTER: Duration = Duration::from_millis(300);
+
+/// The client a reducer fetches map outputs with: a node that does not answer is given up on
+/// after a few seconds, not after the whole request timeout.
+fn fetch_client() -> reqwest::blocking::Client {
+    reqwest::blocking::Client::builder()
+        .connect_timeout(Duration::from_secs(5))
+        .timeout(Duration::from_secs(120))
+        .build()
+        .expect("an HTTP client")
+}
+
+/// One map's partition for `reduce`, from the nodemanager that ran the map, tried
+/// `FETCH_TRIES` times (connection refused, 404, a timeout, a broken body all count).
 fn fetch(
     http: &reqwest::blocking::Client,
     application: &str,
@@ -387,12 +404,26 @@ fn fetch(
         "{}/ws/v1/node/shuffle/{application}/{}/{reduce}",
         o.node, o.output
     );
-    let bytes = authorized(http.get(&url), job_token().as_deref())
-        .send()
-        .and_then(|r| r.error_for_status())
-        .and_then(|r| r.bytes())
-        .with_context(|| format!("fetching map output {url}"))?;
-    Ok((o.split, bytes.to_vec()))
+    let mut pause = FETCH_RETRY_AFTER;
+    for tries in 1.. {
+        let got = authorized(http.get(&url), job_token().as_deref())
+            .send()
+            .and_then(|r| r.error_for_status())
+            .and_then(|r| r.bytes());
+        match got {
+            Ok(bytes) => return Ok((o.split, bytes.to_vec())),
+            Err(e) if tries < FETCH_TRIES => {
+                eprintln!("reduce {reduce}: fetching map output {url}: {e}; trying again");
+                std::thread::sleep(pause);
+                pause *= 2;
+            }
+            Err(e) => {
+                return Err(anyhow::Error::from(e)
+                    .context(format!("fetching map output {url} ({tries} tries)")));
+            }
+        }
+    }
+    unreachable!("the loop returns")
 }
 
 fn reduce_task(
@@ -404,26 +435,47 @@ fn reduce_task(
     progress: &Progress,
 ) -> Result<Done> {
     // The shuffle: fetch every map output as the master lists it, until it says no more come.
+    // An output that cannot be fetched is reported to the master (Hadoop's fetch-failure
+    // notification), which runs its map again and lists the new output (or drops the map):
+    // the reducer waits for that instead of failing. A split fetched once is not fetched
+    // again; of a split listed twice in one answer, the later (re-run) entry is taken.
+    let fetcher = fetch_client();
     let mut fetched: Vec<(Split, Vec<u8>)> = Vec::new();
+    let mut have: std::collections::HashSet<u32> = std::collections::HashSet::new();
+    let mut missing: std::collections::BTreeSet<u32> = std::collections::BTreeSet::new();
+    // Entries of the master's list read so far (lost outputs' entries included).
+    let mut seen = 0;
     let (began, mut polls, mut waited) = (Instant::now(), 0, Duration::ZERO);
     loop {
         polls += 1;
         let asked = Instant::now();
-        let outputs: Outputs = post(
-            http,
-            &format!("{base}/outputs"),
-            &json!({ "from": fetched.len() }),
-        )?;
+        let outputs: Outputs = post(http, &format!("{base}/outputs"), &json!({ "from": seen }))?;
         waited += asked.elapsed();
         if outputs.kill {
             std::process::exit(KILLED_EXIT);
         }
+        seen += outputs.outputs.len();
+        let mut todo: Vec<OutputRef> = Vec::new();
+        let mut slot: std::collections::HashMap<u32, usize> = std::collections::HashMap::new();
+        for o in outputs.outputs {
+            if have.contains(&o.split.index) {
+                continue;
+            }
+            match slot.get(&o.split.index) {
+                Some(&i) => todo[i] = o,
+                None => {
+                    slot.insert(o.split.index, todo.len());
+                    todo.push(o);
+                }
+            }
+        }
+        let mut reported = false;
         // Fetched a few at a time: per-request latency, not bytes, bounds a small shuffle.
-        for batch in outputs.outputs.chunks(FETCH_PARALLELISM) {
+        for batch in todo.chunks(FETCH_PARALLELISM) {
             let got: Vec<Result<(Split, Vec<u8>)>> = std::thread::scope(|scope| {
                 let handles: Vec<_> = batch
                     .iter()
-                    .map(|o| scope.spawn(|| fetch(http, &spec.application, o, reduce)))
+                    .map(|o| scope.spawn(|| fetch(&fetcher, &spec.application, o, reduce)))
                     .collect();
                 handles
                     .into_iter()
@@ -434,10 +486,28 @@ fn reduce_task(
                     .collect()
             });
             let mut bytes = 0;
-            for output in got {
-                let (split, data) = output?;
-                bytes += data.len();
-                fetched.push((split, data));
+            for (o, output) in batch.iter().zip(got) {
+                match output {
+                    Ok((split, data)) => {
+                        bytes += data.len();
+                        have.insert(split.index);
+                        missing.remove(&split.index);
+                        fetched.push((split, data));
+                    }
+                    Err(e) => {
+                        eprintln!("reduce {reduce}: {e:#}; telling the master");
+                        let reply: Reply = post(
+                            http,
+                            &format!("{base}/fetch-failure"),
+                            &json!({ "output": o.output, "node": o.node, "reason": format!("{e:#}") }),
+                        )?;
+                        if reply.kill {
+                            std::process::exit(KILLED_EXIT);
+                        }
+                        missing.insert(o.split.index);
+                        reported = true;
+                    }
+                }
             }
             let _: Reply = post(
                 http,
@@ -445,9 +515,16 @@ fn reduce_task(
                 &json!({ "bytes": bytes }),
             )?;
         }
-        if outputs.complete {
+        // A report may have the master run a map again: ask once more before taking
+        // `complete` as final.
+        if outputs.complete && !reported {
             break;
         }
+    }
+    if !missing.is_empty() {
+        eprintln!(
+            "reduce {reduce}: the outputs of splits {missing:?} were lost and their maps not run again: reducing without them"
+        );
     }
     progress.set(0.5);
     let bytes: u64 = fetched.iter().map(|(_, b)| b.len() as u64).sum();

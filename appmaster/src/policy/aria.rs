@@ -302,9 +302,17 @@ impl JobRun for Run {
         &self.core
     }
 
+    fn core_mut(&mut self) -> &mut Core {
+        &mut self.core
+    }
+
     fn event(&mut self, now: Seconds, event: Event, _out: &mut Vec<Decision>) {
         match event {
-            Event::JobStarted(_) | Event::Tick | Event::ShuffleBytes(_) => {}
+            // `drive` handles `JobStarted` and `MapOutputLost` (the map always runs again).
+            Event::JobStarted(_)
+            | Event::MapOutputLost(_)
+            | Event::Tick
+            | Event::ShuffleBytes(_) => {}
             Event::ContainerGranted(c) => {
                 self.core.grant(c);
                 self.core.freed.push(c.id);

@@ -15,6 +15,13 @@ use super::{
 /// One job's run under a policy, as the shared [`drive`] sees it.
 pub(crate) trait JobRun {
     fn core(&self) -> &Core;
+    fn core_mut(&mut self) -> &mut Core;
+    /// Whether a map that left `k` (its attempt failed, or its finished output was lost) may
+    /// run again now. Every map by default; Dart's estimating variants test the deadline
+    /// (§5.2.1).
+    fn restart_approved(&self, _now: Seconds) -> bool {
+        true
+    }
     /// Takes an event (after `JobStarted`).
     fn event(&mut self, now: Seconds, event: Event, out: &mut Vec<Decision>);
     /// Makes every decision the run's state now calls for.
@@ -23,7 +30,9 @@ pub(crate) trait JobRun {
 
 /// The `handle` every policy shares: the first `JobStarted` begins a run with `start` (which
 /// also closes the map phase of a job with nothing to map), later events go to the run, and
-/// after either the run settles. A second `JobStarted` is ignored.
+/// after either the run settles. A second `JobStarted` is ignored. `MapOutputLost` is handled
+/// here, the same way for every policy: a finished map's output is gone, so the map leaves `k`
+/// and is queued to run again if the policy approves the restart, else stays dropped.
 pub(crate) fn drive<R: JobRun>(
     run: &mut Option<R>,
     now: Seconds,
@@ -40,7 +49,14 @@ pub(crate) fn drive<R: JobRun>(
         return;
     }
     if let Some(r) = run {
-        r.event(now, event, out);
+        match event {
+            Event::MapOutputLost(map) => {
+                if r.core_mut().output_lost(map) && r.restart_approved(now) {
+                    r.core_mut().retry(map);
+                }
+            }
+            event => r.event(now, event, out),
+        }
         r.settle(now, out);
     }
 }
@@ -66,6 +82,9 @@ pub struct Progress {
     /// Reduce input received, and what Alg. 5's sampling kept of it.
     pub reduce_input_bytes: u64,
     pub reduce_kept_bytes: u64,
+    /// Maps approved to run again (a failed attempt, or a finished map whose output was lost)
+    /// and not relaunched yet: not in `k` now, but their output is still to come.
+    pub restarts_waiting: u32,
     pub finished: bool,
 }
 
@@ -92,12 +111,13 @@ pub(crate) enum MapState {
     Pending,
     /// Pending, but only a node-local container may take it (Dart Alg. 1).
     LocalOnly,
-    /// Failed; waiting to be restarted (Dart §5.2.1 approved the restart).
+    /// Failed, or its output was lost; waiting to be restarted (Dart §5.2.1 approved the
+    /// restart).
     Retry,
     Running,
     Done,
-    /// Killed as a straggler, failed and not restarted, or never launched before the map
-    /// phase closed: its data is not in the answer.
+    /// Killed as a straggler, failed (or its output lost) and not restarted, or never
+    /// launched before the map phase closed: its data is not in the answer.
     Dropped,
 }
 
@@ -370,7 +390,9 @@ impl Core {
     /// The most recent failed map waiting to restart that may run at `at`.
     pub fn pop_retry(&mut self, at: Location) -> Option<MapId> {
         let i = self.retry.iter().rposition(|&m| self.may_run(m, at))?;
-        Some(self.retry.remove(i))
+        let m = self.retry.remove(i);
+        self.progress.restarts_waiting = self.retry.len() as u32;
+        Some(m)
     }
 
     /// The node a live reduce attempt runs on.
@@ -601,7 +623,22 @@ impl Core {
         if self.map_state(map) == MapState::Dropped {
             self.set_map_state(map, MapState::Retry);
             self.retry.push(map);
+            self.progress.restarts_waiting = self.retry.len() as u32;
         }
+    }
+
+    /// A finished map's output is gone (its node was lost, or a reducer could not fetch it):
+    /// the map leaves `k` and the finished maps, as a failed one does (Dart §5.2.1), and is
+    /// dropped until the policy approves a restart. Returns whether it was finished; a map in
+    /// any other state (running again, waiting to, dropped) is left as it is.
+    pub fn output_lost(&mut self, map: MapId) -> bool {
+        if self.map_state.get(map.0 as usize) != Some(&MapState::Done) {
+            return false;
+        }
+        self.set_map_state(map, MapState::Dropped);
+        self.progress.maps_done -= 1;
+        self.progress.processed_bytes -= self.spec.maps[map.0 as usize].bytes;
+        true
     }
 
     fn requeue_reduce(&mut self, r: ReduceId) {
@@ -735,5 +772,139 @@ impl Core {
     /// Live speculative copies.
     pub fn speculative_running(&self) -> u32 {
         self.speculative_attempts
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{Driver, at, d1_profile};
+    use super::super::{
+        Aria, Dart, MapSpec, PolicyConfig, PolicyKind, PreselectedSampling, TaskPolicy,
+    };
+    use super::*;
+
+    /// Three maps of 10 B and one reduce, with deadline `d`.
+    fn spec(deadline: Seconds) -> JobSpec {
+        JobSpec {
+            deadline,
+            maps: (0..3)
+                .map(|i| MapSpec {
+                    bytes: 10,
+                    replicas: vec![at(i)],
+                })
+                .collect(),
+            reduces: 1,
+            profile: d1_profile(1.0),
+            allotment: None,
+        }
+    }
+
+    /// Runs every map to its end; the reduce is then launched and waits for its input.
+    fn maps_done<P: TaskPolicy>(d: &mut Driver<P>) {
+        for _ in 0..3 {
+            d.grant_wanted();
+            d.finish_where(|t| matches!(t, TaskRef::Map(_)));
+        }
+        d.grant_wanted();
+        let p = d.policy.progress();
+        assert_eq!((p.k, p.maps_done, p.map_phase_closed), (3, 3, true));
+        assert!(d.running.iter().all(|x| matches!(x.1, TaskRef::Reduce(_))));
+        assert_eq!(d.running.len(), 1, "the reduce runs: {:?}", d.log);
+    }
+
+    fn relaunches_of(d: &Driver<impl TaskPolicy>, from: usize, map: MapId) -> usize {
+        d.log[from..]
+            .iter()
+            .filter(|x| matches!(x, Decision::LaunchMap { map: m, .. } if *m == map))
+            .count()
+    }
+
+    /// A finished map's output is lost while the reduce waits: the map leaves k, is run again
+    /// (every policy, under a deadline that allows it), and the job finishes with k = M.
+    fn lost_output_is_rerun<P: TaskPolicy>(policy: P) {
+        let name = policy.name();
+        let mut d = Driver::new(policy, spec(1e6), 1);
+        maps_done(&mut d);
+        let from = d.log.len();
+        d.send(Event::MapOutputLost(MapId(1)));
+        let p = d.policy.progress();
+        // Until the restart gets a container, the map is out of k and its output is to come.
+        assert_eq!((p.k, p.maps_done), (2, 2), "{name}");
+        assert_eq!(p.processed_bytes, 20, "{name}");
+        assert_eq!(p.restarts_waiting, 1, "{name}");
+        // A second report of the same loss changes nothing.
+        d.send(Event::MapOutputLost(MapId(1)));
+        assert_eq!(d.policy.progress(), p, "{name}");
+        d.grant_wanted();
+        assert_eq!(relaunches_of(&d, from, MapId(1)), 1, "{name}: {:?}", d.log);
+        assert_eq!(d.policy.progress().restarts_waiting, 0, "{name}");
+        assert_eq!(
+            d.policy.progress().k,
+            3,
+            "{name}: back in k once relaunched"
+        );
+        d.finish_where(|t| t == TaskRef::Map(MapId(1)));
+        assert!(!d.finished(), "{name}: the reduce still runs");
+        d.finish_where(|t| matches!(t, TaskRef::Reduce(_)));
+        let p = d
+            .finish()
+            .unwrap_or_else(|| panic!("{name} finishes: {:?}", d.log));
+        assert_eq!((p.k, p.maps_done, p.processed_bytes), (3, 3, 30), "{name}");
+        assert_eq!(relaunches_of(&d, from, MapId(1)), 1, "{name}");
+    }
+
+    #[test]
+    fn every_policy_reruns_a_finished_map_whose_output_was_lost() {
+        for kind in PolicyKind::ALL {
+            match kind {
+                PolicyKind::Aria => lost_output_is_rerun(Aria::new(PolicyConfig::default())),
+                PolicyKind::Ps => {
+                    lost_output_is_rerun(PreselectedSampling::new(PolicyConfig::default()))
+                }
+                dart => lost_output_is_rerun(Dart::new(dart, PolicyConfig::default())),
+            }
+        }
+    }
+
+    #[test]
+    fn dart_reruns_a_lost_output_only_if_it_fits_the_deadline_and_full_always_does() {
+        for (kind, rerun) in [(PolicyKind::Dart, false), (PolicyKind::Full, true)] {
+            let mut d = Driver::new(Dart::new(kind, PolicyConfig::default()), spec(30.0), 1);
+            maps_done(&mut d);
+            // Past D: T_J with the map back in k misses D (the §5.2.1 test).
+            d.now = 40.0;
+            let from = d.log.len();
+            d.send(Event::MapOutputLost(MapId(0)));
+            d.grant_wanted();
+            assert_eq!(
+                relaunches_of(&d, from, MapId(0)),
+                usize::from(rerun),
+                "{kind}"
+            );
+            if rerun {
+                d.finish_where(|t| t == TaskRef::Map(MapId(0)));
+            }
+            d.finish_where(|t| matches!(t, TaskRef::Reduce(_)));
+            let p = d
+                .finish()
+                .unwrap_or_else(|| panic!("{kind} finishes: {:?}", d.log));
+            let k = if rerun { 3 } else { 2 };
+            // A dropped map stays dropped: k = maps done, without it.
+            assert_eq!((p.k, p.maps_done), (k, k), "{kind}");
+        }
+    }
+
+    #[test]
+    fn an_output_lost_of_a_map_that_is_not_finished_changes_nothing() {
+        let mut d = Driver::new(
+            Dart::new(PolicyKind::Full, PolicyConfig::default()),
+            spec(1e6),
+            1,
+        );
+        d.grant_wanted();
+        let before = d.policy.progress();
+        let out = d.send(Event::MapOutputLost(MapId(0)));
+        assert_eq!(d.policy.progress(), before);
+        assert!(out.is_empty(), "{out:?}");
     }
 }

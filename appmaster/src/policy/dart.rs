@@ -156,10 +156,29 @@ impl JobRun for Run {
         &self.core
     }
 
+    fn core_mut(&mut self) -> &mut Core {
+        &mut self.core
+    }
+
+    /// §5.2.1: a map that left `k` (failed, or its output lost) restarts only if `T_J` with it
+    /// back (remote duration, the pessimistic case) is under the deadline; `full` always
+    /// restarts.
+    fn restart_approved(&self, now: Seconds) -> bool {
+        !self.v.approach || {
+            let t_p = self.core.elapsed(now);
+            let k_next = f64::from(self.core.k() + 1);
+            let e = self
+                .est
+                .completion(k_next, t_p, self.est.remote, self.v.skew);
+            self.fits(&e)
+        }
+    }
+
     fn event(&mut self, now: Seconds, event: Event, out: &mut Vec<Decision>) {
         let t_p = self.core.elapsed(now);
         match event {
-            Event::JobStarted(_) => {}
+            // Both handled by `drive`.
+            Event::JobStarted(_) | Event::MapOutputLost(_) => {}
             Event::ContainerGranted(c) => {
                 self.core.grant(c);
                 self.core.freed.push(c.id);
@@ -319,15 +338,7 @@ impl Run {
         if self.core.map_state(m) != MapState::Dropped {
             return; // a speculative copy still runs
         }
-        let t_p = self.core.elapsed(now);
-        let restart = !self.v.approach || {
-            let k_next = f64::from(self.core.k() + 1);
-            let e = self
-                .est
-                .completion(k_next, t_p, self.est.remote, self.v.skew);
-            self.fits(&e)
-        };
-        if restart {
+        if self.restart_approved(now) {
             self.core.retry(m);
         }
     }

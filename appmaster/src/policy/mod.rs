@@ -10,7 +10,12 @@
 //! - Every attempt the policy launches ends in exactly one of `TaskFinished`, `TaskFailed`,
 //!   a `Kill` decision, or `ContainerLost`.
 //! - `ReduceInputReady` says a reduce has all its map partitions; the policy may answer with
-//!   `SampleReduceInput` before the reduce function runs (Dart Alg. 5).
+//!   `SampleReduceInput` before the reduce function runs (Dart Alg. 5). The adapter sends it
+//!   only once no map output is still to come: every map counted in `k` is done and
+//!   `Progress::restarts_waiting` is 0 (a restarted map's output counts).
+//! - `MapOutputLost` says a finished map's output is gone and a reduce still needs it; the map
+//!   leaves `k` and is restarted or dropped as a failed map is. A map counted in `k` at
+//!   `Finish` has an output that was not reported lost after it finished.
 
 mod aria;
 mod core;
@@ -183,6 +188,11 @@ pub enum Event {
         reduce: ReduceId,
         bytes: u64,
     },
+    /// A finished map's output is gone while some reduce still needs it: its node was lost, or
+    /// a reducer could not fetch it (Hadoop's fetch-failure notification). The map leaves `k`
+    /// and runs again where the policy approves the restart (the test a failed map's restart
+    /// passes); otherwise it stays dropped. No effect on a map that is not finished.
+    MapOutputLost(MapId),
     /// A periodic tick (the master's heartbeat): straggler detection runs here.
     Tick,
 }

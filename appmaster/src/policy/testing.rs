@@ -49,7 +49,7 @@ pub(crate) fn at(node: u32) -> Location {
 pub(crate) struct Driver<P: TaskPolicy> {
     pub policy: P,
     rng: Rng,
-    now: Seconds,
+    pub now: Seconds,
     pub want: u32,
     pub held: HashSet<ContainerId>,
     pub running: VecDeque<(AttemptId, TaskRef)>,
@@ -124,6 +124,43 @@ impl<P: TaskPolicy> Driver<P> {
         let node = (self.next % 16) as u32;
         self.next += 1;
         self.send(Event::ContainerGranted(Container { id, at: at(node) }))
+    }
+
+    /// Grants containers until the policy holds what it wants.
+    pub fn grant_wanted(&mut self) {
+        while (self.held.len() as u32) < self.want && !self.finished() {
+            self.grant();
+        }
+    }
+
+    /// A second later, finishes the oldest running attempt whose task `pick` accepts (a
+    /// reduce gets its input first), and returns it.
+    pub fn finish_where(&mut self, pick: impl Fn(TaskRef) -> bool) -> (AttemptId, TaskRef) {
+        let i = self
+            .running
+            .iter()
+            .position(|x| pick(x.1))
+            .expect("such an attempt runs");
+        let (a, task) = self.running.remove(i).expect("in range");
+        self.now += 1.0;
+        if let TaskRef::Reduce(reduce) = task {
+            let bytes = self.reduce_input;
+            self.send(Event::ReduceInputReady { reduce, bytes });
+        }
+        let output_bytes = self.map_output;
+        self.send(Event::TaskFinished {
+            attempt: a,
+            output_bytes,
+        });
+        (a, task)
+    }
+
+    /// The `Finish` decision's progress, once made.
+    pub fn finish(&self) -> Option<super::Progress> {
+        self.log.iter().find_map(|d| match d {
+            Decision::Finish(p) => Some(*p),
+            _ => None,
+        })
     }
 
     pub fn finished(&self) -> bool {

@@ -1,6 +1,8 @@
 //! The master's state: the policy's job, the containers and attempts, and what every event
 //! from the tasks and the rm does to them. Handlers hold the lock only to feed an event.
 
+use yard_wire::protocol::ContainerEnd;
+
 use super::*;
 
 pub(super) fn now_ms() -> i64 {
@@ -51,13 +53,22 @@ pub(super) struct Job {
     pub(super) launched: Vec<bool>,
     pub(super) want: u32,
     pub(super) attempts: HashMap<AttemptId, Live>,
+    /// Every map output listed for the reducers, in the order they finished. A lost output's
+    /// entry stays (reducers read the list by position); its re-run's output is listed anew.
     pub(super) outputs: Vec<OutputRef>,
-    pub(super) output_of: HashSet<MapId>,
+    /// Each finished map's current output: its index in `outputs`. A lost output leaves.
+    pub(super) output_at: HashMap<MapId, usize>,
+    /// Reduces whose latest attempt has all its input (it reported `ready`) or finished: they
+    /// need no map output any more.
+    pub(super) inputs_in: HashSet<ReduceId>,
     pub(super) stats: Vec<(Split, MapStats)>,
     pub(super) partials: Vec<ReducePartial>,
     pub(super) keep: HashMap<ReduceId, u64>,
+    /// Failed attempts per task: a runner's failure report, a container that ended under the
+    /// attempt, or (for a map) a lost output. `MAX_TASK_FAILURES` of them fail the job.
     pub(super) failures: HashMap<TaskRef, u32>,
-    /// Why the job cannot go on.
+    /// Why the job cannot go on. Once set, the policy hears nothing more, no attempt starts
+    /// and every task's report is answered with `kill`: the master is failing the job.
     pub(super) fatal: Option<String>,
     /// When the map phase closed, and the estimate then.
     pub(super) closed: Option<(f64, Option<Estimate>)>,
@@ -73,11 +84,13 @@ impl Job {
         self.attempts.get(&a).filter(|l| !l.ended)
     }
 
-    /// No further map output will come.
+    /// No further map output will come: the map phase is closed, every map in `k` is done,
+    /// and no map waits to run again (a failed one, or one whose output was lost).
     pub(super) fn outputs_complete(&self) -> bool {
         let p = self.policy.progress();
         self.closed.is_some()
             && p.maps_done >= p.k
+            && p.restarts_waiting == 0
             && !self
                 .attempts
                 .values()
@@ -218,7 +231,8 @@ impl State {
             want: 0,
             attempts: HashMap::new(),
             outputs: Vec::new(),
-            output_of: HashSet::new(),
+            output_at: HashMap::new(),
+            inputs_in: HashSet::new(),
             stats: Vec::new(),
             partials: Vec::new(),
             keep: HashMap::new(),
@@ -234,16 +248,18 @@ impl State {
         }
     }
 
-    /// The current job's attempt named `name`, if it is of the current phase.
+    /// The current job's attempt named `name`, if it is of the current phase (and the job is
+    /// not failing: then no attempt counts any more).
     pub(super) fn attempt(&self, name: &str) -> Option<AttemptId> {
         let (phase, a) = name.split_once('-')?;
-        let job = self.job.as_ref()?;
+        let job = self.job.as_ref().filter(|j| j.fatal.is_none())?;
         (phase.parse::<u32>().ok()? == job.phase).then_some(AttemptId(a.parse().ok()?))
     }
 
-    /// Feeds the policy one event and carries out what it decides.
+    /// Feeds the policy one event and carries out what it decides. Nothing once the job is
+    /// failing: a restart the policy would approve must not run.
     pub(super) fn feed(&mut self, event: Event) {
-        let Some(job) = self.job.as_mut() else {
+        let Some(job) = self.job.as_mut().filter(|j| j.fatal.is_none()) else {
             return;
         };
         self.fed = true;
@@ -273,7 +289,7 @@ impl State {
                 job.launched[map.0 as usize] = true;
                 let work = Work::Map {
                     split: input.split,
-                    output: format!("{}-{}", job.phase, input.split.index),
+                    output: output_name(job.phase, input.split),
                     block: input.block,
                 };
                 self.launch(TaskRef::Map(map), attempt, container, work);
@@ -283,6 +299,7 @@ impl State {
                 reduce,
                 container,
             } => {
+                job.inputs_in.remove(&reduce);
                 let work = Work::Reduce {
                     reduce: reduce.0,
                     population: job.population,
@@ -366,10 +383,11 @@ impl State {
 
     /// A runner asks for work: the first time, the policy hears of its container.
     pub(super) fn next_order(&mut self, container: &str) -> Option<Order> {
+        let failing = self.job.as_ref().is_some_and(|j| j.fatal.is_some());
         let Some(held) = self.containers.get_mut(container) else {
             return Some(Order::Exit);
         };
-        if held.released {
+        if held.released || failing {
             return Some(Order::Exit);
         }
         if !held.offered && self.job.is_some() {
@@ -414,18 +432,22 @@ impl State {
                     .map(|h| h.http.clone())
                     .unwrap_or_default();
                 let split = job.maps[map.0 as usize].split;
-                if job.output_of.insert(map) {
+                if !job.output_at.contains_key(&map) {
+                    job.output_at.insert(map, job.outputs.len());
                     job.outputs.push(OutputRef {
                         split,
                         node,
-                        output: format!("{}-{}", job.phase, split.index),
+                        output: output_name(job.phase, split),
                     });
                     if let Some(stats) = done.stats {
                         job.stats.push((split, stats));
                     }
                 }
             }
-            TaskRef::Reduce(_) => job.partials.extend(done.partial),
+            TaskRef::Reduce(reduce) => {
+                job.inputs_in.insert(reduce);
+                job.partials.extend(done.partial)
+            }
         }
         self.feed(Event::TaskFinished {
             attempt,
@@ -450,16 +472,125 @@ impl State {
         let task = live.task;
         self.freed_at.insert(live.container.clone(), Instant::now());
         log_line(&format!("attempt {name} failed: {reason}"));
-        if let Some(job) = self.job.as_mut() {
-            let failures = job.failures.entry(task).or_default();
-            *failures += 1;
-            if *failures >= MAX_TASK_FAILURES {
-                job.fatal = Some(format!(
-                    "{task:?} failed {failures} times, the last: {reason} (see the task's log in its container)"
-                ));
-            }
+        if self.count_failure(task, reason) {
+            self.feed(Event::TaskFailed(attempt));
         }
-        self.feed(Event::TaskFailed(attempt));
+    }
+
+    /// Counts a failed attempt of `task` (Hadoop's `maxattempts`): at the
+    /// `MAX_TASK_FAILURES`th the job fails, with this failure as its diagnostic, before the
+    /// policy can restart the task again. Returns whether the job goes on.
+    pub(super) fn count_failure(&mut self, task: TaskRef, reason: &str) -> bool {
+        let Some(job) = self.job.as_mut().filter(|j| j.fatal.is_none()) else {
+            return false;
+        };
+        let failures = job.failures.entry(task).or_default();
+        *failures += 1;
+        if *failures < MAX_TASK_FAILURES {
+            return true;
+        }
+        let what = match task {
+            TaskRef::Map(m) => {
+                format!("map {} (split {})", m.0, job.maps[m.0 as usize].split.index)
+            }
+            TaskRef::Reduce(r) => format!("reduce {}", r.0),
+        };
+        let fatal = format!(
+            "{what} failed {failures} times (the limit is {MAX_TASK_FAILURES}), the last: {reason} \
+             (see the task's log in its container)"
+        );
+        log_line(&format!("the job fails: {fatal}"));
+        job.fatal = Some(fatal);
+        false
+    }
+
+    /// A finished map's output is gone (its node was lost, or a reducer could not fetch it
+    /// from there): unless every reduce already has its input, it counts as a failure of the
+    /// map, is no longer listed as current, and the policy hears `MapOutputLost` — it re-runs
+    /// the map or drops it. Reducers are told the outputs are complete only once the re-run
+    /// is done (or the map dropped). A map whose output is not the current one is ignored.
+    pub(super) fn output_lost(&mut self, map: MapId, why: &str) {
+        let reduces = self.reduces as usize;
+        let Some(job) = self.job.as_mut() else {
+            return;
+        };
+        let Some(&i) = job.output_at.get(&map) else {
+            return;
+        };
+        if job.inputs_in.len() >= reduces {
+            return; // no reduce needs it
+        }
+        job.output_at.remove(&map);
+        let lost = job.outputs[i].clone();
+        // Its map's statistics go with it; a re-run reports them again.
+        job.stats
+            .retain(|(split, _)| split.index != lost.split.index);
+        log_line(&format!(
+            "{:.3} s: the output of map {} at {} is lost ({why}); it runs again if the policy approves",
+            job.now(),
+            map.0,
+            lost.node
+        ));
+        if self.count_failure(
+            TaskRef::Map(map),
+            &format!("its output at {} was lost: {why}", lost.node),
+        ) {
+            self.feed(Event::MapOutputLost(map));
+        }
+    }
+
+    /// Every current map output on the nodemanager `node` (`http://host:port`) is lost.
+    pub(super) fn node_lost(&mut self, node: &str, why: &str) {
+        let Some(job) = self.job.as_ref() else {
+            return;
+        };
+        let mut there: Vec<MapId> = job
+            .output_at
+            .iter()
+            .filter(|&(_, &i)| job.outputs[i].node == node)
+            .map(|(&m, _)| m)
+            .collect();
+        there.sort_unstable();
+        for map in there {
+            self.output_lost(map, why);
+        }
+    }
+
+    /// A reducer could not fetch `output` from `node` (after its retries): Hadoop's
+    /// fetch-failure notification. If that is the map's current output, it is lost; the
+    /// reducer then waits for the re-run's output (or for the list to complete without it).
+    pub(super) fn fetch_failed(
+        &mut self,
+        name: &str,
+        output: &str,
+        node: &str,
+        reason: &str,
+    ) -> Reply {
+        let Some(attempt) = self.attempt(name) else {
+            return kill();
+        };
+        let Some(job) = self.job.as_ref() else {
+            return kill();
+        };
+        let Some(TaskRef::Reduce(reduce)) = job.live(attempt).map(|l| l.task) else {
+            return kill();
+        };
+        let current = job
+            .output_at
+            .iter()
+            .find(|&(_, &i)| job.outputs[i].output == output && job.outputs[i].node == node)
+            .map(|(&m, _)| m);
+        match current {
+            Some(map) => self.output_lost(
+                map,
+                &format!("reduce {} could not fetch it: {reason}", reduce.0),
+            ),
+            None => log_line(&format!(
+                "reduce {} could not fetch {output} from {node} ({reason}): not a current output, ignored",
+                reduce.0
+            )),
+        }
+        Reply::default()
     }
 
     /// A task process started: the scheduling overhead of its container, if it was freed by
@@ -523,6 +654,7 @@ impl State {
         let Some(job) = self.job.as_mut() else {
             return kill();
         };
+        job.inputs_in.insert(reduce);
         let keep = if job.sampler {
             // The task sampler's reduces take geometric shares of their input, so that
             // f(d) = a·d^b can be fitted (Dart §5.1, eq. 9).
@@ -552,24 +684,52 @@ impl State {
     }
 
     /// The rm's reply: new containers (their runners are started by the caller), and ended
-    /// ones: a container the policy held ends with whatever ran in it.
+    /// ones: a container the policy held ends with whatever ran in it, and that attempt counts
+    /// as failed. A container that ended `LOST` means its node is gone, and with it the map
+    /// outputs there: they are re-run where a reduce still needs them.
     pub(super) fn allocated(&mut self, reply: AllocateReply) -> Vec<Allocated> {
+        let mut lost_nodes = BTreeSet::new();
         for status in reply.completed {
             let Some(held) = self.containers.remove(&status.container_id) else {
                 continue;
             };
             self.by_id.remove(&held.id);
+            if status.end == ContainerEnd::Lost {
+                lost_nodes.insert(held.http.clone());
+            }
             if !held.released && held.offered {
                 // The attempt in it went with it (the policy contract): its reports count no more.
+                let mut ended = Vec::new();
                 if let Some(job) = self.job.as_mut() {
                     for live in job.attempts.values_mut() {
-                        if live.container == status.container_id {
+                        if live.container == status.container_id && !live.ended {
                             live.ended = true;
+                            ended.push(live.task);
                         }
                     }
                 }
-                self.feed(Event::ContainerLost(held.id));
+                let reason = match status.exit_code {
+                    Some(code) => format!(
+                        "its container {} ended ({:?}, exit code {code})",
+                        status.container_id, status.end
+                    ),
+                    None => format!(
+                        "its container {} ended ({:?})",
+                        status.container_id, status.end
+                    ),
+                };
+                let mut going = true;
+                for task in ended {
+                    log_line(&format!("{task:?}: {reason}"));
+                    going &= self.count_failure(task, &reason);
+                }
+                if going {
+                    self.feed(Event::ContainerLost(held.id));
+                }
             }
+        }
+        for node in lost_nodes {
+            self.node_lost(&node, "its node was lost");
         }
         for c in &reply.allocated {
             let id = ContainerId(self.next_container);
@@ -661,6 +821,11 @@ impl State {
             "containers": self.containers.values().filter(|h| !h.released).count(),
         })
     }
+}
+
+/// The directory a map's partitions go to, under its container's shuffle directory.
+pub(super) fn output_name(phase: u32, split: Split) -> String {
+    format!("{phase}-{}", split.index)
 }
 
 pub(super) fn kill() -> Reply {
@@ -891,5 +1056,203 @@ mod tests {
             .clone()
             .expect("the job fails");
         assert!(fatal.contains("exit code 1"), "{fatal}");
+    }
+
+    fn run_order(order: Option<Order>) -> Box<TaskSpec> {
+        match order {
+            Some(Order::Run { task }) => task,
+            other => panic!("a task to run: {other:?}"),
+        }
+    }
+
+    fn done(bytes: u64) -> Done {
+        Done {
+            output_bytes: bytes,
+            stats: None,
+            partial: None,
+        }
+    }
+
+    fn ended(container: &str, end: ContainerEnd, exit_code: Option<i32>) -> AllocateReply {
+        AllocateReply {
+            allocated: Vec::new(),
+            completed: vec![ContainerStatus {
+                container_id: container.into(),
+                end,
+                exit_code,
+            }],
+        }
+    }
+
+    #[test]
+    fn a_task_that_failed_four_times_is_not_run_again_and_fails_the_job_at_once() {
+        // Testers saw tasks fail 13–32 times: the cap was noticed only at the next tick, and
+        // meanwhile the policy restarted the task, which failed again within milliseconds.
+        let mut s = state();
+        s.allocated(AllocateReply {
+            allocated: vec![granted("c1", "a:1")],
+            completed: Vec::new(),
+        });
+        let mut order = s.next_order("c1");
+        let mut map = None;
+        for _ in 0..MAX_TASK_FAILURES {
+            let task = run_order(order);
+            let Work::Map { split, .. } = task.work else {
+                panic!("a map");
+            };
+            assert!(map.is_none_or(|m| m == split.index), "the same map again");
+            map = Some(split.index);
+            s.failed(&task.attempt, "exit code 1");
+            order = s.next_order("c1");
+        }
+        assert!(
+            matches!(order, Some(Order::Exit)),
+            "no fifth attempt: {order:?}"
+        );
+        let job = s.job.as_ref().unwrap();
+        let fatal = job.fatal.clone().expect("the job fails");
+        assert!(fatal.contains("failed 4 times"), "{fatal}");
+        assert!(fatal.contains("exit code 1"), "{fatal}");
+        assert_eq!(
+            job.failures.values().copied().max(),
+            Some(MAX_TASK_FAILURES)
+        );
+    }
+
+    #[test]
+    fn attempts_lost_with_their_containers_count_toward_the_limit() {
+        let mut s = state();
+        let mut maps = BTreeSet::new();
+        for i in 0..MAX_TASK_FAILURES {
+            let c = format!("c{i}");
+            assert!(s.job.as_ref().unwrap().fatal.is_none());
+            s.allocated(AllocateReply {
+                allocated: vec![granted(&c, "a:1")],
+                completed: Vec::new(),
+            });
+            let task = run_order(s.next_order(&c));
+            let Work::Map { split, .. } = task.work else {
+                panic!("a map");
+            };
+            maps.insert(split.index);
+            // The container dies under the attempt (the nodemanager killed it, say).
+            s.allocated(ended(&c, ContainerEnd::Exited, Some(137)));
+        }
+        assert_eq!(maps.len(), 1, "the lost map restarts first: {maps:?}");
+        let fatal = s
+            .job
+            .as_ref()
+            .unwrap()
+            .fatal
+            .clone()
+            .expect("the job fails");
+        assert!(fatal.contains("failed 4 times"), "{fatal}");
+        assert!(fatal.contains("exit code 137"), "{fatal}");
+    }
+
+    /// Runs the three maps, one per node (map 0 on a, 1 on b, 2 on c), to their end: the
+    /// reduce then runs on a's container, b's and c's are handed back. Returns the reduce's
+    /// attempt name.
+    fn maps_done(s: &mut State) -> String {
+        s.allocated(AllocateReply {
+            allocated: vec![
+                granted("c1", "a:1"),
+                granted("c2", "b:1"),
+                granted("c3", "c:1"),
+            ],
+            completed: Vec::new(),
+        });
+        let tasks: Vec<_> = ["c1", "c2", "c3"]
+            .iter()
+            .map(|c| run_order(s.next_order(c)))
+            .collect();
+        for task in &tasks {
+            assert!(!s.done(&task.attempt, done(30)).kill);
+        }
+        let job = s.job.as_ref().unwrap();
+        let at: Vec<_> = job
+            .outputs
+            .iter()
+            .map(|o| (o.split.index, o.node.as_str()))
+            .collect();
+        assert_eq!(
+            at,
+            [(0, "http://a:1"), (1, "http://b:1"), (2, "http://c:1")]
+        );
+        let reduce = run_order(s.next_order("c1"));
+        assert!(matches!(reduce.work, Work::Reduce { .. }));
+        assert!(s.outputs(&reduce.attempt, 0).unwrap().complete);
+        reduce.attempt
+    }
+
+    fn rerun_until_complete(s: &mut State, reduce: &str, container: &str, node: &str) -> u32 {
+        s.allocated(AllocateReply {
+            allocated: vec![granted(container, node)],
+            completed: Vec::new(),
+        });
+        let task = run_order(s.next_order(container));
+        let Work::Map { split, .. } = task.work else {
+            panic!("the lost map runs again");
+        };
+        assert!(
+            s.outputs(reduce, 3).is_none(),
+            "nothing listed before the re-run is done"
+        );
+        assert!(!s.done(&task.attempt, done(30)).kill);
+        let listed = s.outputs(reduce, 3).expect("the re-run's output");
+        assert!(listed.complete);
+        assert_eq!(listed.outputs.len(), 1);
+        assert_eq!(listed.outputs[0].split.index, split.index);
+        assert_eq!(listed.outputs[0].node, format!("http://{node}"));
+        split.index
+    }
+
+    #[test]
+    fn a_lost_node_reruns_exactly_the_finished_maps_whose_outputs_were_there() {
+        let mut s = state();
+        let reduce = maps_done(&mut s);
+        // Node b is lost: the rm completes its container (handed back, not yet ended) LOST.
+        s.allocated(ended("c2", ContainerEnd::Lost, None));
+        let job = s.job.as_ref().unwrap();
+        let p = job.policy.progress();
+        assert_eq!((p.k, p.maps_done, p.restarts_waiting), (2, 2, 1));
+        let mut current: Vec<_> = job.output_at.keys().map(|m| m.0).collect();
+        current.sort_unstable();
+        assert_eq!(current, [0, 2]);
+        // The reducer is not told the outputs are complete: the lost one is still to come.
+        let listed = s.outputs(&reduce, 0).unwrap();
+        assert!(!listed.complete);
+        assert!(counts(&s.asks())["*"] >= 1, "a container for the re-run");
+        assert_eq!(rerun_until_complete(&mut s, &reduce, "c4", "c:1"), 1);
+        let p = s.job.as_ref().unwrap().policy.progress();
+        assert_eq!((p.k, p.maps_done, p.restarts_waiting), (3, 3, 0));
+    }
+
+    #[test]
+    fn a_reducer_that_cannot_fetch_an_output_has_its_map_run_again() {
+        let mut s = state();
+        let reduce = maps_done(&mut s);
+        let refused = "connection refused";
+        assert!(!s.fetch_failed(&reduce, "1-2", "http://c:1", refused).kill);
+        let job = s.job.as_ref().unwrap();
+        assert_eq!(job.policy.progress().restarts_waiting, 1);
+        assert_eq!(job.failures[&TaskRef::Map(MapId(2))], 1);
+        // The same report again (another fetch of the stale entry) changes nothing.
+        assert!(!s.fetch_failed(&reduce, "1-2", "http://c:1", refused).kill);
+        assert_eq!(s.job.as_ref().unwrap().failures[&TaskRef::Map(MapId(2))], 1);
+        // Only a live reduce attempt may report.
+        assert!(s.fetch_failed("1-0", "1-0", "http://a:1", refused).kill);
+        assert!(s.fetch_failed("9-9", "1-0", "http://a:1", refused).kill);
+        assert_eq!(rerun_until_complete(&mut s, &reduce, "c4", "b:1"), 2);
+    }
+
+    #[test]
+    fn a_lost_output_no_reduce_still_needs_is_not_run_again() {
+        let mut s = state();
+        let reduce = maps_done(&mut s);
+        assert!(!s.ready(&reduce, 90).kill);
+        s.allocated(ended("c2", ContainerEnd::Lost, None));
+        let p = s.job.as_ref().unwrap().policy.progress();
+        assert_eq!((p.k, p.maps_done, p.restarts_waiting), (3, 3, 0));
     }
 }

@@ -124,6 +124,26 @@ pub(super) async fn ready(
     Json(with(&shared, |s| s.ready(&attempt, body.bytes)))
 }
 
+#[derive(Deserialize)]
+pub(super) struct FetchFailureBody {
+    /// The output as the master listed it (`OutputRef::output`) and the node it was on.
+    output: String,
+    node: String,
+    #[serde(default)]
+    reason: String,
+}
+
+/// A reducer could not fetch a map output (Hadoop's fetch-failure notification).
+pub(super) async fn fetch_failure(
+    AxumState(shared): St,
+    Path(attempt): Path<String>,
+    Json(body): Json<FetchFailureBody>,
+) -> Json<Reply> {
+    Json(with(&shared, |s| {
+        s.fetch_failed(&attempt, &body.output, &body.node, &body.reason)
+    }))
+}
+
 pub(super) async fn status(AxumState(shared): St) -> Json<Value> {
     Json(shared.lock().status())
 }
@@ -139,6 +159,7 @@ pub(super) fn umbilical(shared: Arc<Shared>) -> axum::Router {
         .route("/mr/attempts/{attempt}/outputs", post(outputs))
         .route("/mr/attempts/{attempt}/shuffled", post(shuffled))
         .route("/mr/attempts/{attempt}/ready", post(ready))
+        .route("/mr/attempts/{attempt}/fetch-failure", post(fetch_failure))
         .layer(axum::extract::DefaultBodyLimit::max(64 << 20))
         .with_state(shared)
 }
