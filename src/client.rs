@@ -413,7 +413,13 @@ pub(crate) fn app(args: AppArgs) -> Result<()> {
 
 pub(crate) fn kill(args: AppArgs) -> Result<()> {
     let path = format!("/ws/v1/cluster/apps/{}/state", args.id);
-    let reply = Client::new(&args.rm)?.call(
+    let client = Client::new(&args.rm)?;
+    // The rm takes a second kill as a retry of the first; a person is told it is done already.
+    let state = client.call(reqwest::Method::GET, &path, None)?;
+    if let Some(ended @ ("KILLED" | "FINISHED" | "FAILED")) = state["state"].as_str() {
+        return Err(BadInput(format!("application {} has already ended: it is {ended}", args.id)).into());
+    }
+    let reply = client.call(
         reqwest::Method::PUT,
         &path,
         Some(json!({"state": "KILLED"})),

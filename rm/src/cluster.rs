@@ -1679,4 +1679,133 @@ mod tests {
         );
         assert_eq!(reply.start.len(), 1, "the second attempt's master starts");
     }
+
+    #[test]
+    fn a_master_launch_waiting_for_a_node_that_dies_is_replaced_not_started_twice() {
+        let mut c = cluster(&[("n1:8042", "r1"), ("n2:8042", "r1")]);
+        let id = c.new_application(2_000, "alice").unwrap();
+        c.submit(2_000, NewApp::new(&id, "job", "alice", "q")).unwrap();
+        let first = c.app(&id).unwrap().master.clone().unwrap();
+        let first_node = c.app(&id).unwrap().attempts[0].node_id.clone();
+        let other = if first_node == "n1:8042" { "n2:8042" } else { "n1:8042" };
+        // The master's node falls silent before its heartbeat could start it; the other lives.
+        heartbeat(&mut c, 11_000, other, vec![]);
+        assert_eq!(c.expire(12_000), vec![first_node.clone()]);
+        let app = c.app(&id).unwrap();
+        assert_eq!(app.lifecycle.attempts, 2);
+        let second = app.master.clone().unwrap();
+        assert_ne!(first, second);
+        // The node comes back: it is not told to start the first attempt's master.
+        c.register_node(
+            13_000,
+            RegisterNode {
+                node_id: first_node.clone(),
+                rack: "r1".into(),
+                capability: Resource {
+                    memory_mb: 4096,
+                    vcores: 4,
+                },
+                containers: Vec::new(),
+            },
+        );
+        let back = heartbeat(&mut c, 13_100, &first_node, vec![]);
+        assert!(back.start.is_empty(), "{back:?}");
+        let started = heartbeat(&mut c, 13_200, other, vec![]);
+        let ids: Vec<String> = started
+            .start
+            .iter()
+            .filter_map(|s| s.token.as_ref().map(|t| t.container_id.clone()))
+            .collect();
+        assert_eq!(ids, vec![second]);
+        assert_eq!(started.start[0].env["APP_ATTEMPT"], "2");
+        assert!(started.start[0].env["YARD_TOKEN"].starts_with("yard1."));
+    }
+
+    #[test]
+    fn a_master_its_node_could_not_start_fails_over_instead_of_holding_its_room() {
+        let mut c = cluster(&[("n1:8042", "r1")]);
+        let id = c.new_application(2_000, "alice").unwrap();
+        c.submit(2_000, NewApp::new(&id, "job", "alice", "q")).unwrap();
+        let launch = heartbeat(&mut c, 2_100, "n1:8042", vec![]).start;
+        let container = launch[0].token.as_ref().unwrap().container_id.clone();
+        let failed = ContainerStatus {
+            container_id: container,
+            end: ContainerEnd::LaunchFailed,
+            exit_code: None,
+        };
+        // The reply that hears of the failure already carries the next attempt's master.
+        let next = heartbeat(&mut c, 2_200, "n1:8042", vec![failed]).start;
+        let app = c.app(&id).unwrap();
+        assert_eq!((app.lifecycle.state, app.lifecycle.attempts), (AppState::Accepted, 2));
+        assert_eq!(next.len(), 1);
+        assert_eq!(next[0].env["APP_ATTEMPT"], "2");
+    }
+
+    #[test]
+    fn masters_hold_at_most_their_share_and_one_always_runs() {
+        // Two nodes of 4 vcores: 10 % is 0.8 vcores, so one 1-vcore master at a time.
+        let mut c = cluster(&[("n1:8042", "r1"), ("n2:8042", "r1")]);
+        let ids: Vec<String> = (0..3)
+            .map(|_| {
+                let id = c.new_application(2_000, "alice").unwrap();
+                c.submit(2_000, NewApp::new(&id, "job", "alice", "q")).unwrap();
+                id
+            })
+            .collect();
+        let with_master = |c: &Cluster| ids.iter().filter(|i| c.app(i).unwrap().master.is_some()).count();
+        assert_eq!(with_master(&c), 1);
+        // The first finishes: the next master gets its room.
+        c.master_registered(&ids[0], None).unwrap();
+        c.master_finished(&ids[0], true).unwrap();
+        assert_eq!(with_master(&c), 1);
+        assert!(c.app(&ids[1]).unwrap().master.is_some());
+        // A larger share admits more at once.
+        let settings = Settings {
+            master_share: 0.5,
+            ..Settings::default()
+        };
+        let mut wide = Cluster::new(settings, ClusterSecret::new(KEY), 1_000);
+        for n in ["n1:8042", "n2:8042"] {
+            wide.register_node(
+                1_000,
+                RegisterNode {
+                    node_id: n.into(),
+                    rack: "r1".into(),
+                    capability: Resource {
+                        memory_mb: 4096,
+                        vcores: 4,
+                    },
+                    containers: Vec::new(),
+                },
+            );
+        }
+        let mut admitted = 0;
+        for _ in 0..6 {
+            let id = wide.new_application(2_000, "alice").unwrap();
+            wide.submit(2_000, NewApp::new(&id, "job", "alice", "q")).unwrap();
+            admitted += usize::from(wide.app(&id).unwrap().master.is_some());
+        }
+        assert_eq!(admitted, 4, "4 of 8 vcores");
+    }
+
+    #[test]
+    fn only_issued_ids_are_submitted_once_and_unsubmitted_ones_lapse() {
+        let mut c = cluster(&[("n1:8042", "r1")]);
+        assert!(matches!(
+            c.submit(2_000, NewApp::new("application_1000_0001", "x", "u", "q")),
+            Err(ClusterError::NotIssued(_))
+        ));
+        let id = c.new_application(2_000, "alice").unwrap();
+        let bob = Principal::User { user: "bob".into() };
+        assert!(matches!(
+            c.submit_issued(2_000, NewApp::new(&id, "x", "bob", "q"), &bob),
+            Err(ClusterError::IssuedToOther { .. })
+        ));
+        // An hour later it has lapsed.
+        c.new_application(2_000 + ISSUED_TTL_MS + 1, "alice").unwrap();
+        assert!(matches!(
+            c.submit(2_000 + ISSUED_TTL_MS + 2, NewApp::new(&id, "x", "alice", "q")),
+            Err(ClusterError::NotIssued(_))
+        ));
+    }
 }

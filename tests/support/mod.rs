@@ -110,8 +110,13 @@ pub fn nm(rm: &Daemon, dir: &Path) -> Daemon {
 }
 
 /// Polls `f` until it returns `Some`, for at most 30 s.
-pub fn eventually<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
-    let deadline = Instant::now() + Duration::from_secs(30);
+pub fn eventually<T>(what: &str, f: impl FnMut() -> Option<T>) -> T {
+    eventually_for(what, Duration::from_secs(30), f)
+}
+
+/// Polls `f` until it returns `Some`, for at most `limit`.
+pub fn eventually_for<T>(what: &str, limit: Duration, mut f: impl FnMut() -> Option<T>) -> T {
+    let deadline = Instant::now() + limit;
     loop {
         if let Some(v) = f() {
             return v;
