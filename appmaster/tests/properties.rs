@@ -145,6 +145,28 @@ proptest! {
         prop_assert_eq!(p.reduces_done, c.reduces);
     }
 
+    /// Finished maps' outputs are lost (their node fails) while reduces still need them:
+    /// every policy still finishes, with k = the maps whose output exists (the driver checks
+    /// it at `Finish`); `full` and ARIA re-run every lost output, so they still read all input.
+    #[test]
+    fn every_policy_finishes_when_map_outputs_are_lost(c in case()) {
+        let mut s = script(&c);
+        let losses = c.failures.clone();
+        s.lose_output = Box::new(move |m, nth| {
+            losses.iter().find(|f| nth == 0 && f.0 == m.0).map(|f| f.1)
+        });
+        let spec = s.job(c.maps, c.reduces, c.deadline, profile(&c, &s));
+        let mut policy = c.kind.build(PolicyConfig::default());
+        let r = run(policy.as_mut(), spec, &s, c.seed);
+        prop_assert!(r.finished_at.is_some(), "{} did not finish", c.kind);
+        let p = r.progress.unwrap();
+        prop_assert_eq!(p.k, p.maps_done, "every counted map finished");
+        prop_assert_eq!(p.reduces_done, c.reduces);
+        if matches!(c.kind, PolicyKind::Full | PolicyKind::Aria) {
+            prop_assert_eq!(p.k, c.maps, "{} reads all input", c.kind);
+        }
+    }
+
     /// The same events and seed give the same decisions.
     #[test]
     fn the_same_seed_gives_the_same_decision_log(c in case()) {

@@ -52,8 +52,12 @@ pub(crate) fn drive<R: JobRun>(
         match event {
             Event::MapOutputLost(map) => {
                 if r.core_mut().output_lost(map) && r.restart_approved(now) {
-                    r.core_mut().retry(map);
+                    r.core_mut().rerun(map, now);
                 }
+            }
+            Event::Tick => {
+                r.event(now, Event::Tick, out);
+                r.core_mut().preempt_reduce_for_rerun(now, out);
             }
             event => r.event(now, event, out),
         }
@@ -65,6 +69,10 @@ pub(crate) fn drive<R: JobRun>(
 pub(crate) fn progress_of<R: JobRun>(run: &Option<R>) -> Progress {
     run.as_ref().map(|r| r.core().progress).unwrap_or_default()
 }
+
+/// How long a re-run of a lost map output waits for a container before a reduce still waiting
+/// for its input is killed to make room (Hadoop's reduce preemption for map re-runs).
+pub(crate) const RERUN_PREEMPT_AFTER: Seconds = 5.0;
 
 /// Where a job stands: what `Finish` reports and `TaskPolicy::progress` returns.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -166,6 +174,10 @@ pub(crate) struct Core {
     by_rack: HashMap<RackId, Vec<MapId>>,
     any: Vec<MapId>,
     retry: Vec<MapId>,
+    /// Per map: it waits in `retry` because its output was lost (not because it failed).
+    rerun: Vec<bool>,
+    /// Since when a re-run of a lost output has waited for a container with none free.
+    rerun_waiting_since: Option<Seconds>,
     reduce_state: Vec<ReduceState>,
     /// The latest attempt of every reduce (where its input goes).
     reduce_attempt: Vec<Option<AttemptId>>,
@@ -221,6 +233,8 @@ impl Core {
             by_rack,
             any: (0..maps as u32).rev().map(MapId).collect(),
             retry: Vec::new(),
+            rerun: vec![false; maps],
+            rerun_waiting_since: None,
             reduce_state: vec![ReduceState::Pending; reduces as usize],
             reduce_attempt: vec![None; reduces as usize],
             reduce_io: vec![(0, 0); reduces as usize],
@@ -392,6 +406,7 @@ impl Core {
         let i = self.retry.iter().rposition(|&m| self.may_run(m, at))?;
         let m = self.retry.remove(i);
         self.progress.restarts_waiting = self.retry.len() as u32;
+        self.rerun[m.0 as usize] = false;
         Some(m)
     }
 
@@ -624,6 +639,47 @@ impl Core {
             self.set_map_state(map, MapState::Retry);
             self.retry.push(map);
             self.progress.restarts_waiting = self.retry.len() as u32;
+        }
+    }
+
+    /// Queues a map whose output was lost to run again (see `preempt_reduce_for_rerun`).
+    pub fn rerun(&mut self, map: MapId, now: Seconds) {
+        if self.map_state(map) == MapState::Dropped {
+            self.retry(map);
+            self.rerun[map.0 as usize] = true;
+            self.rerun_waiting_since.get_or_insert(now);
+        }
+    }
+
+    /// Reduces that wait for their input may hold every container while the map whose lost
+    /// output they wait for needs one, and the cluster may grant no more: once a re-run has
+    /// waited `RERUN_PREEMPT_AFTER` with no container free, the newest reduce attempt still
+    /// waiting for its input is killed (it queues again) and its container goes to the re-run
+    /// (Hadoop preempts reduces for map re-runs the same way). Only for lost outputs: a
+    /// failed map's restart gets the container its attempt freed.
+    pub fn preempt_reduce_for_rerun(&mut self, now: Seconds, out: &mut Vec<Decision>) {
+        let waiting = self.retry.iter().any(|m| self.rerun[m.0 as usize]);
+        if !waiting {
+            self.rerun_waiting_since = None;
+            return;
+        }
+        let since = *self.rerun_waiting_since.get_or_insert(now);
+        let free = self.held.values().any(|h| h.1.is_none());
+        if now - since < RERUN_PREEMPT_AFTER || free {
+            return;
+        }
+        let victim = self
+            .live
+            .iter()
+            .copied()
+            .filter(|a| match self.attempts[a.0 as usize].task {
+                TaskRef::Reduce(r) => self.reduce_ready[r.0 as usize].is_none(),
+                TaskRef::Map(_) => false,
+            })
+            .max();
+        if let Some(a) = victim {
+            self.kill(a, out);
+            self.rerun_waiting_since = Some(now);
         }
     }
 
@@ -891,6 +947,43 @@ mod tests {
             let k = if rerun { 3 } else { 2 };
             // A dropped map stays dropped: k = maps done, without it.
             assert_eq!((p.k, p.maps_done), (k, k), "{kind}");
+        }
+    }
+
+    #[test]
+    fn a_rerun_that_gets_no_container_preempts_a_reduce_waiting_for_its_input() {
+        for kind in [PolicyKind::Full, PolicyKind::Dart] {
+            let mut d = Driver::new(Dart::new(kind, PolicyConfig::default()), spec(1e6), 1);
+            maps_done(&mut d);
+            let reduce = d.running[0].0;
+            d.send(Event::MapOutputLost(MapId(2)));
+            // The cluster grants nothing more; the reduce holds the only container.
+            let out = d.send(Event::Tick);
+            assert!(
+                !out.contains(&Decision::Kill(reduce)),
+                "{kind}: not at once"
+            );
+            d.now += RERUN_PREEMPT_AFTER;
+            let out = d.send(Event::Tick);
+            assert_eq!(
+                out.first(),
+                Some(&Decision::Kill(reduce)),
+                "{kind}: {out:?}"
+            );
+            assert!(
+                out.iter()
+                    .any(|x| matches!(x, Decision::LaunchMap { map: MapId(2), .. })),
+                "{kind}: the re-run takes its container: {out:?}"
+            );
+            d.running.retain(|x| x.0 != reduce);
+            d.finish_where(|t| t == TaskRef::Map(MapId(2)));
+            // The reduce runs again and the job ends with every map.
+            d.grant_wanted();
+            d.finish_where(|t| matches!(t, TaskRef::Reduce(_)));
+            let p = d
+                .finish()
+                .unwrap_or_else(|| panic!("{kind} finishes: {:?}", d.log));
+            assert_eq!((p.k, p.maps_done, p.reduces_done), (3, 3, 1), "{kind}");
         }
     }
 

@@ -2,9 +2,16 @@
 //! durations from the script, a shuffle of fixed bandwidth. It carries out every decision and
 //! checks the invariants every policy must keep, after every call:
 //! - no more live attempts than held containers, one attempt per container;
-//! - no map launched for the first time after `CloseMapPhase` (restarts of failed maps may run);
+//! - no map launched for the first time after `CloseMapPhase` (restarts of failed maps, and
+//!   re-runs of maps whose output was lost, may run);
 //! - a local-only map only ever launched node-local;
-//! - at most one `Finish`, and nothing launched after it.
+//! - at most one `Finish`, and nothing launched after it;
+//! - at `Finish`, the maps done are exactly the maps whose output exists (finished, and not
+//!   lost since).
+//!
+//! Reduces get their input once the map phase is closed, no map runs or waits to run again
+//! (`Progress::restarts_waiting`), and the shuffle has drained. A scripted lost output is
+//! reported with `MapOutputLost` while some reduce still needs it.
 
 #![allow(dead_code)]
 
@@ -31,6 +38,9 @@ pub struct Script {
     pub map_time: MapTime,
     /// Maps that fail: (map, attempt number) → seconds into the attempt.
     pub fail: Box<dyn Fn(MapId, u32) -> Option<Seconds>>,
+    /// Map outputs that are lost (their node fails): (map, how many times it finished before)
+    /// → seconds after that finish.
+    pub lose_output: Box<dyn Fn(MapId, u32) -> Option<Seconds>>,
     pub reduce_time: PowerLaw,
     /// How many times slower than scripted every task runs on a node (1: a normal node).
     pub node_slowdown: Box<dyn Fn(NodeId) -> f64>,
@@ -66,6 +76,7 @@ impl Script {
                 }
             }),
             fail: Box::new(|_, _| None),
+            lose_output: Box::new(|_, _| None),
             reduce_time: PowerLaw {
                 a: 1e-6,
                 b: 1.0,
@@ -123,6 +134,8 @@ enum Kind {
     ReduceDone(AttemptId),
     /// A map's output has crossed the shuffle link.
     Shuffled(u64),
+    /// The output of a map's nth finish is lost.
+    OutputLost(MapId, u32),
 }
 
 struct Live {
@@ -196,6 +209,9 @@ struct Driver<'a> {
     link_free_at: Seconds,
     in_flight: u64,
     maps_done_output: u64,
+    /// Each map's existing output: which of its finishes made it.
+    outputs: BTreeMap<MapId, u32>,
+    finishes_of: HashMap<MapId, u32>,
     ready_sent: BTreeSet<ReduceId>,
     kept: HashMap<ReduceId, u64>,
     reduces: u32,
@@ -236,6 +252,8 @@ impl<'a> Driver<'a> {
             link_free_at: 0.0,
             in_flight: 0,
             maps_done_output: 0,
+            outputs: BTreeMap::new(),
+            finishes_of: HashMap::new(),
             ready_sent: BTreeSet::new(),
             kept: HashMap::new(),
             reduces: spec.reduces,
@@ -273,8 +291,16 @@ impl<'a> Driver<'a> {
             match kind {
                 Kind::Tick => self.tick(policy),
                 Kind::MapDone(a) => {
-                    if self.end(a).is_some() {
+                    if let Some(live) = self.end(a) {
                         self.maps_running -= 1;
+                        let map = live.map.expect("a map attempt");
+                        let nth = self.finishes_of.entry(map).or_default();
+                        let nth_finish = *nth;
+                        *nth += 1;
+                        self.outputs.insert(map, nth_finish);
+                        if let Some(t) = (self.s.lose_output)(map, nth_finish) {
+                            self.at(self.now + t, Kind::OutputLost(map, nth_finish));
+                        }
                         let output_bytes = self.s.map_output;
                         self.maps_done_output += output_bytes;
                         // The output queues for the shuffle link (FIFO, fixed bandwidth).
@@ -295,6 +321,14 @@ impl<'a> Driver<'a> {
                     if self.end(a).is_some() {
                         self.maps_running -= 1;
                         self.call(policy, Event::TaskFailed(a));
+                    }
+                }
+                Kind::OutputLost(map, nth_finish) => {
+                    let needed = (self.ready_sent.len() as u32) < self.reduces;
+                    if self.outputs.get(&map) == Some(&nth_finish) && needed {
+                        self.outputs.remove(&map);
+                        self.maps_done_output -= self.s.map_output;
+                        self.call(policy, Event::MapOutputLost(map));
                     }
                 }
                 Kind::Shuffled(bytes) => {
@@ -331,7 +365,8 @@ impl<'a> Driver<'a> {
         }
         self.call(policy, Event::Tick);
         // Reduces get their input once every counted map is done and the shuffle drained.
-        if self.closed && self.maps_running == 0 && self.in_flight == 0 {
+        let restarts = policy.progress().restarts_waiting;
+        if self.closed && self.maps_running == 0 && restarts == 0 && self.in_flight == 0 {
             let ready: Vec<(AttemptId, ReduceId)> = self
                 .live
                 .iter()
@@ -500,6 +535,12 @@ impl<'a> Driver<'a> {
                 }
             }
             Decision::Finish(p) => {
+                assert_eq!(
+                    p.maps_done as usize,
+                    self.outputs.len(),
+                    "the maps done are the maps with an output: {:?}",
+                    self.outputs
+                );
                 self.finished = true;
                 self.out.finished_at = Some(self.now);
                 self.out.progress = Some(p);
