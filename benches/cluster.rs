@@ -16,7 +16,8 @@ use yard_nodemanager::daemon::NmOptions;
 use yard_rm::cluster::{Cluster, NewApp, Settings};
 use yard_rm::daemon::RmOptions;
 use yard_wire::protocol::{AllocateRequest, RegisterNode, Resource};
-use yard_wire::token::TokenKey;
+use yard_rm::credentials::load_or_create_secret;
+use yard_wire::auth::{ClusterSecret, Principal};
 
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -53,7 +54,7 @@ fn ids(reply: &Value) -> Vec<String> {
 
 /// The same rounds against the sans-IO core: what HTTP costs on top.
 fn baseline(rounds: usize) -> f64 {
-    let mut c = Cluster::new(Settings::default(), TokenKey::new([1; 32]), 0);
+    let mut c = Cluster::new(Settings::default(), ClusterSecret::new([1; 32]), 0);
     for n in 0..NODES {
         c.register_node(
             0,
@@ -70,7 +71,7 @@ fn baseline(rounds: usize) -> f64 {
     }
     let apps: Vec<String> = (0..MASTERS)
         .map(|_| {
-            let id = c.new_application();
+            let id = c.new_application(0, "u").unwrap();
             c.submit(0, NewApp::new(&id, "bench", "u", "q")).unwrap();
             c.master_registered(&id, None).unwrap();
             id
@@ -107,6 +108,9 @@ async fn main() {
     let rm_options = RmOptions {
         bind: ([127, 0, 0, 1], 0).into(),
         state_db: tmp.join("rm.db"),
+        secret_file: tmp.join("rm.secret"),
+        yard_home: None,
+        admin_user: "bench".into(),
         settings: Settings::default(),
         tick: Duration::from_millis(500),
         master_env: Default::default(),
@@ -117,11 +121,26 @@ async fn main() {
         std::future::pending(),
     ));
     let rm = format!("http://{}", rx.await.unwrap());
+    // The bench is the rm's operator: it reads the secret the rm created and mints tokens.
+    let bearer = load_or_create_secret(&tmp.join("rm.secret"))
+        .unwrap()
+        .bearer_key();
+    let admin = bearer.issue(&Principal::Admin {
+        user: "bench".into(),
+    });
+    let node_credential = bearer.issue(&Principal::Node { node: None });
+    let master = |app: &str| {
+        bearer.issue(&Principal::Master {
+            app: app.into(),
+            attempt: 1,
+        })
+    };
     let http = reqwest::Client::new();
-    let post = |url: String, body: Value| {
+    let post = |url: String, token: String, body: Value| {
         let http = http.clone();
         async move {
             http.post(url)
+                .bearer_auth(token)
                 .json(&body)
                 .send()
                 .await
@@ -134,12 +153,13 @@ async fn main() {
 
     // (1) Throughput: 100 simulated nodes, 50 masters.
     for n in 0..NODES {
-        post(format!("{rm}/ws/v1/yard/nodes"), json!({"nodeId": format!("sim{n}:1"), "rack": "r", "capability": {"memoryMb": 65536, "vcores": 16}})).await;
+        post(format!("{rm}/ws/v1/yard/nodes"), node_credential.clone(), json!({"nodeId": format!("sim{n}:1"), "rack": "r", "capability": {"memoryMb": 65536, "vcores": 16}})).await;
     }
     let mut apps = Vec::new();
     for _ in 0..MASTERS {
         let id = post(
             format!("{rm}/ws/v1/cluster/apps/new-application"),
+            admin.clone(),
             json!({}),
         )
         .await["application-id"]
@@ -147,11 +167,17 @@ async fn main() {
             .unwrap()
             .to_owned();
         http.post(format!("{rm}/ws/v1/cluster/apps"))
+            .bearer_auth(&admin)
             .json(&json!({"application-id": id}))
             .send()
             .await
             .unwrap();
-        post(format!("{rm}/ws/v1/yard/apps/{id}/register"), json!({})).await;
+        post(
+            format!("{rm}/ws/v1/yard/apps/{id}/register"),
+            master(&id),
+            json!({}),
+        )
+        .await;
         apps.push(id);
     }
     let rounds = if quick { 20 } else { 200 };
@@ -162,11 +188,13 @@ async fn main() {
         .cloned()
         .map(|app| {
             let (rm, http, granted) = (rm.clone(), http.clone(), granted.clone());
+            let token = master(&app);
             tokio::spawn(async move {
                 let mut held = Vec::new();
                 for _ in 0..rounds {
                     let reply: Value = http
                         .post(format!("{rm}/ws/v1/yard/apps/{app}/allocate"))
+                        .bearer_auth(&token)
                         .json(&ask(&app, ASK, None, std::mem::take(&mut held)))
                         .send()
                         .await
@@ -210,6 +238,8 @@ async fn main() {
         work_dir: tmp.join("nm"),
         heartbeat: Duration::from_millis(100),
         stop_grace: Duration::from_secs(1),
+        credential: node_credential.clone(),
+        keep_finished: 10,
     };
     tokio::spawn(yard_nodemanager::daemon::serve(
         nm_options,
@@ -243,6 +273,7 @@ async fn main() {
         let t = Instant::now();
         let reply: Value = post(
             format!("{rm}/ws/v1/yard/apps/{app}/allocate"),
+            master(app),
             ask(app, 1, Some(&nm), std::mem::take(&mut held)),
         )
         .await;

@@ -29,15 +29,6 @@ pub(crate) struct Rm {
     pub(crate) token_file: Option<std::path::PathBuf>,
 }
 
-impl Rm {
-    /// The rm at `url`, with the credentials found for it.
-    pub(crate) fn at(url: &str) -> Rm {
-        Rm {
-            rm: url.to_owned(),
-            token_file: None,
-        }
-    }
-}
 
 #[derive(Args)]
 pub(crate) struct SubmitArgs {
@@ -151,6 +142,15 @@ impl Client {
             base,
             http: reqwest::blocking::Client::new(),
         })
+    }
+
+    /// A client of the rm at `url` that sends `token`.
+    pub(crate) fn with_token(url: &str, token: Option<String>) -> Self {
+        Client {
+            base: url.trim_end_matches('/').to_owned(),
+            http: reqwest::blocking::Client::new(),
+            token,
+        }
     }
 
     /// The bearer token this client sends, if it found one.

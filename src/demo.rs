@@ -16,7 +16,7 @@ use serde_json::Value;
 use yard_appmaster::apps::AppSpec;
 use yard_appmaster::policy::PolicyKind;
 
-use crate::client::{Client, Rm, table};
+use crate::client::{Client, table};
 use crate::data::Kind;
 use crate::mapreduce::submit::{JobArgs, estimate_text, submit_job, wait};
 
@@ -66,9 +66,10 @@ fn nix_term(pid: u32) -> std::io::Result<std::process::ExitStatus> {
 }
 
 /// Starts `yard ARGS`, logging to `log`, and waits for its `listening on ADDR` line.
-fn daemon(exe: &Path, args: &[&str], log: &Path) -> Result<Daemon> {
+fn daemon(exe: &Path, home: &Path, args: &[&str], log: &Path) -> Result<Daemon> {
     let mut child = Command::new(exe)
         .args(args)
+        .env("YARD_HOME", home)
         .env("YARD_LOG", "warn")
         .stdout(Stdio::piped())
         .stderr(std::fs::File::create(log)?)
@@ -116,8 +117,11 @@ fn run(args: &DemoArgs, dir: &Path) -> Result<()> {
     step("starting an rm and three nodemanagers on 127.0.0.1");
     let profiles = dir.join("profiles.db");
     let (rm_db, rm_log) = (dir.join("rm.db"), dir.join("rm.log"));
+    // The demo's cluster leaves its credentials in its own directory, not in ~/.yard.
+    let home = dir.join("home");
     let rm = daemon(
         &exe,
+        &home,
         &[
             "rm",
             "--bind",
@@ -136,6 +140,7 @@ fn run(args: &DemoArgs, dir: &Path) -> Result<()> {
         let work = dir.join(format!("nm{i}"));
         nms.push(daemon(
             &exe,
+            &home,
             &[
                 "nm",
                 "--rm",
@@ -154,7 +159,8 @@ fn run(args: &DemoArgs, dir: &Path) -> Result<()> {
             &dir.join(format!("nm{i}.log")),
         )?);
     }
-    let client = Client::new(&Rm::at(&url))?;
+    let token = yard_rm::credentials::find_local_in(&home, &url).map(|c| c.token);
+    let client = Client::with_token(&url, token.clone());
     let started = Instant::now();
     while client.running_nodes().map_or(0, |n| n.len()) < 3 {
         if started.elapsed() > Duration::from_secs(30) {
@@ -178,6 +184,7 @@ fn run(args: &DemoArgs, dir: &Path) -> Result<()> {
         std::io::Write::flush(&mut out)?;
     }
     let put = Command::new(&exe)
+        .env("YARD_HOME", &home)
         .args(["data", "put", "demo"])
         .arg(&file)
         .args([

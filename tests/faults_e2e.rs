@@ -111,11 +111,20 @@ fn a_mapreduce_master_killed_with_sigkill_gets_a_second_attempt_and_nothing_wedg
     let tmp = work_dir("yard-fault-master");
     let c = cluster(&tmp);
     let first = synthetic(&c.url, "8", "1");
+    // The master's container process, as its nodemanager lists it (an operator's view).
+    let suffix = first.trim_start_matches("application_").to_owned();
     let victim = eventually("the first job's master running its maps", || {
-        let master = processes("mr-master", &first).first().copied()?;
-        (!processes("mr-task", &first).is_empty()).then_some(master)
+        if processes("mr-task", &first).is_empty() {
+            return None;
+        }
+        c.nms.iter().flat_map(containers_on).find_map(|k| {
+            let id = k["id"].as_str()?;
+            (id.contains(&suffix) && id.ends_with("_01_000001")).then(|| k["pid"].as_u64())?
+        })
     });
-    sigkill(victim);
+    let master = processes("mr-master", &first);
+    assert_eq!(master.len(), 1);
+    sigkill(victim as u32);
     // A second job arrives while the first recovers.
     let second = synthetic(&c.url, "4", "0.2");
     for id in [&first, &second] {
@@ -132,9 +141,11 @@ fn a_mapreduce_master_killed_with_sigkill_gets_a_second_attempt_and_nothing_wedg
         2,
         "{attempts}"
     );
-    // The dead attempt's task processes are gone.
-    eventually("the first attempt's tasks to stop", || {
-        processes("mr-task", &first).is_empty().then_some(())
+    // Nothing of the dead attempt runs on: not its master (whose shell was killed under it)
+    // nor its tasks.
+    eventually("the first attempt's processes to stop", || {
+        let left = processes("mr-task", &first).len() + processes("mr-master", &first).len();
+        (left == 0).then_some(())
     });
     drop(c);
     let _ = std::fs::remove_dir_all(&tmp);
@@ -144,14 +155,52 @@ fn a_mapreduce_master_killed_with_sigkill_gets_a_second_attempt_and_nothing_wedg
 fn more_applications_than_slots_all_finish_because_masters_hold_only_their_share() {
     // Six one-core slots: without the masters' cap, six masters take them all and wait
     // forever for a slot for a task.
+    // The jobs are all waiting when the nodes join, so every master could be placed at once.
     let tmp = work_dir("yard-fault-cap");
-    let c = cluster(&tmp);
-    let ids: Vec<String> = (0..6).map(|_| synthetic(&c.url, "2", "0.1")).collect();
+    let rm = rm_in(&tmp, &["--profiles-db", tmp.join("profiles.db").to_str().unwrap()]);
+    let url = format!("http://{}", rm.addr);
+    let ids: Vec<String> = (0..6).map(|_| synthetic(&url, "2", "0.1")).collect();
+    let nms = nms_of(&tmp, &url);
+    await_running(&rm, 3);
     for id in &ids {
-        let app = finished(&c.url, id);
+        let app = finished(&url, id);
         assert_eq!(app["finalStatus"], "SUCCEEDED", "{id}: {app}");
     }
-    drop(c);
+    drop(nms);
+    drop(rm);
     let _ = std::fs::remove_dir_all(&tmp);
 }
 
+
+#[test]
+fn a_nodemanager_killed_mid_job_loses_map_outputs_that_are_run_again_and_the_job_is_exact() {
+    let tmp = work_dir("yard-fault-nm");
+    let mut c = cluster_with(&tmp, &["--node-expiry-ms", "1500"]);
+    let id = synthetic(&c.url, "12", "0.6");
+    let suffix = id.trim_start_matches("application_").to_owned();
+    let hosts_master = |nm: &Daemon| {
+        containers_on(nm).iter().any(|k| {
+            k["id"]
+                .as_str()
+                .is_some_and(|i| i.contains(&suffix) && i.ends_with("_01_000001"))
+        })
+    };
+    // Once some maps have finished, a node that is not the master's dies with their outputs.
+    let victim = eventually("finished maps and a node without the master", || {
+        let progress = app_state(&c.url, &id)["progress"].as_f64()?;
+        if progress < 25.0 {
+            return None;
+        }
+        c.nms.iter().position(|n| !hosts_master(n) && !containers_on(n).is_empty())
+    });
+    let mut dead = c.nms.remove(victim);
+    sigkill(dead.child.id());
+    let _ = dead.child.wait();
+    let app = finished(&c.url, &id);
+    assert_eq!(app["finalStatus"], "SUCCEEDED", "{app}");
+    let view = get(&format!("{}/ws/v1/yard/apps/{id}", c.url));
+    assert_eq!(view["app"]["processedFraction"], 1.0, "{view}");
+    assert_eq!(view["app"]["answer"]["job"]["k"], 12, "{view}");
+    drop(c);
+    let _ = std::fs::remove_dir_all(&tmp);
+}

@@ -223,12 +223,26 @@ impl Running {
 
     /// Waits for the process to end.
     pub async fn wait(&mut self) -> std::io::Result<Exit> {
-        self.child.wait().await.map(exit_of)
+        let exit = self.child.wait().await.map(exit_of)?;
+        self.end_group();
+        Ok(exit)
     }
 
     /// Whether it has ended, without waiting.
     pub fn try_exit(&mut self) -> std::io::Result<Option<Exit>> {
-        Ok(self.child.try_wait()?.map(exit_of))
+        let exit = self.child.try_wait()?.map(exit_of);
+        if exit.is_some() {
+            self.end_group();
+        }
+        Ok(exit)
+    }
+
+    /// A container is over when its first process is: whatever it left running in its process
+    /// group (a master's child whose shell was killed, a task's helper) is killed too, as YARN
+    /// kills a container's process tree. Otherwise an orphaned master runs on beside the next
+    /// attempt.
+    fn end_group(&self) {
+        let _ = killpg(self.pgid, Signal::SIGKILL); // ESRCH when nothing is left: fine
     }
 
     /// SIGTERM to the container's process group; SIGKILL to the group if it is still running
@@ -276,6 +290,30 @@ mod tests {
 
     fn no_cgroups() -> Cgroups {
         Cgroups::Unavailable("tests".into())
+    }
+
+    #[tokio::test]
+    async fn what_a_container_leaves_running_ends_with_it() {
+        let root = tempfile::tempdir().unwrap();
+        let mut c = launch(
+            &spec("c_orphan", "sleep 600 & echo $! > child.pid; exit 0"),
+            root.path(),
+            &no_cgroups(),
+        )
+        .await
+        .unwrap();
+        assert_eq!(c.wait().await.unwrap(), Exit::Code(0));
+        let pid: i32 = std::fs::read_to_string(root.path().join("c_orphan/child.pid"))
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        // Gone (or a zombie awaiting its reaper): no longer running.
+        let running = || {
+            std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .is_ok_and(|s| !s.split(") ").nth(1).unwrap_or("").starts_with('Z'))
+        };
+        assert!(eventually(|| !running()).await, "the background sleep outlived its container");
     }
 
     #[tokio::test]

@@ -82,11 +82,16 @@ pub fn write_local(home: &Path, creds: &LocalCredentials) -> io::Result<PathBuf>
 /// The credentials the rm at `url` left on this host, if `url` names this host and they are
 /// there (a remote rm's are never guessed).
 pub fn find_local(url: &str) -> Option<LocalCredentials> {
+    find_local_in(&yard_home()?, url)
+}
+
+/// [`find_local`] under the given `$YARD_HOME`.
+pub fn find_local_in(home: &Path, url: &str) -> Option<LocalCredentials> {
     let (host, _) = host_port(url)?;
     if !is_local(&host) {
         return None;
     }
-    let path = file_for(&yard_home()?, url)?;
+    let path = file_for(home, url)?;
     let creds: LocalCredentials = serde_json::from_slice(&std::fs::read(path).ok()?).ok()?;
     Some(creds)
 }

@@ -232,16 +232,35 @@ pub struct Cluster {
 }
 
 pub fn cluster(dir: &Path) -> Cluster {
+    cluster_with(dir, &[])
+}
+
+/// [`cluster`] with `extra` flags for the rm.
+pub fn cluster_with(dir: &Path, extra: &[&str]) -> Cluster {
     let profiles = dir.join("profiles.db");
-    let rm = rm_in(dir, &["--profiles-db", profiles.to_str().unwrap()]);
+    let mut args = vec!["--profiles-db", profiles.to_str().unwrap()];
+    args.extend(extra);
+    let rm = rm_in(dir, &args);
     let url = format!("http://{}", rm.addr);
-    let nms = (0..3)
+    let nms = nms_of(dir, &url);
+    await_running(&rm, 3);
+    Cluster {
+        rm,
+        nms,
+        url,
+        profiles,
+    }
+}
+
+/// The three nodemanagers of [`cluster`], for the rm at `url`.
+pub fn nms_of(dir: &Path, url: &str) -> Vec<Daemon> {
+    (0..3)
         .map(|i| {
             let work = dir.join(format!("nm{i}"));
             start(&[
                 "nm",
                 "--rm",
-                &url,
+                url,
                 "--bind",
                 "127.0.0.1:0",
                 "--heartbeat-ms",
@@ -254,12 +273,5 @@ pub fn cluster(dir: &Path) -> Cluster {
                 "2",
             ])
         })
-        .collect();
-    await_running(&rm, 3);
-    Cluster {
-        rm,
-        nms,
-        url,
-        profiles,
-    }
+        .collect()
 }
