@@ -445,7 +445,9 @@ pub async fn serve_with(
         .with_state(node.clone())
         // Merged after the 1 MiB layer, which so does not cover blocks: they stream under
         // their own limit.
-        .merge(crate::data::router(data));
+        .merge(crate::data::router(data))
+        // A bug that panics in a handler is a 500 for that request, not a dropped connection.
+        .layer(tower_http::catch_panic::CatchPanicLayer::new());
     // Replies are small and come back to back: without TCP_NODELAY, Nagle's algorithm holds a
     // reply's last segment for the peer's delayed ACK (40 ms a round trip on Linux).
     let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {

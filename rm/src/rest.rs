@@ -376,6 +376,8 @@ pub fn router(rm: Rm) -> Router {
             )
         })
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        // A bug that panics in a handler is a 500 for that request, not a dropped connection.
+        .layer(tower_http::catch_panic::CatchPanicLayer::new())
         .with_state(rm)
 }
 
