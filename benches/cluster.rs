@@ -4,6 +4,9 @@
 //! sans-IO `Cluster`, in the same process, are the baseline. (2) Ask → running: a master asks
 //! for one container on a real nodemanager, starts `/bin/true` in it with its token, and the
 //! time until the nodemanager has spawned the process is measured (p50/p99).
+//! (3) Load: 1,000 submissions (new-application, then submit) from 50 concurrent clients,
+//! each acknowledged only after its commit to the state store; all must be listed afterwards,
+//! and the API calls' p50/p99 latency is printed.
 //! Goals: ≥ 5,000 containers/s; ask → running < 50 ms p99.
 //! Run: `cargo bench --bench cluster` (`-- --quick` for a short run).
 
@@ -302,5 +305,74 @@ async fn main() {
         latencies.len(),
         if p99 < 50.0 { "met" } else { "MISSED" }
     );
+
+    // (3) Load: 1,000 submissions from 50 concurrent clients, each acknowledged only once it is
+    // committed (fsync'd) to the state store; every one must be there afterwards.
+    let (clients, each) = if quick { (10, 10) } else { (50, 20) };
+    let before = apps_count(&http, &rm, &admin).await;
+    let t = Instant::now();
+    let submitters: Vec<_> = (0..clients)
+        .map(|_| {
+            let (rm, http, admin) = (rm.clone(), http.clone(), admin.clone());
+            tokio::spawn(async move {
+                let mut latencies = Vec::with_capacity(2 * each);
+                for _ in 0..each {
+                    let start = Instant::now();
+                    let id: Value = http
+                        .post(format!("{rm}/ws/v1/cluster/apps/new-application"))
+                        .bearer_auth(&admin)
+                        .send()
+                        .await
+                        .unwrap()
+                        .json()
+                        .await
+                        .unwrap();
+                    latencies.push(start.elapsed().as_secs_f64() * 1e3);
+                    let id = id["application-id"].as_str().unwrap().to_owned();
+                    let start = Instant::now();
+                    let status = http
+                        .post(format!("{rm}/ws/v1/cluster/apps"))
+                        .bearer_auth(&admin)
+                        .json(&json!({"application-id": id, "application-name": "load"}))
+                        .send()
+                        .await
+                        .unwrap()
+                        .status();
+                    assert_eq!(status, 202);
+                    latencies.push(start.elapsed().as_secs_f64() * 1e3);
+                }
+                latencies
+            })
+        })
+        .collect();
+    let mut latencies = Vec::new();
+    for s in submitters {
+        latencies.extend(s.await.unwrap());
+    }
+    let took = t.elapsed().as_secs_f64();
+    latencies.sort_by(f64::total_cmp);
+    let stored = apps_count(&http, &rm, &admin).await - before;
+    println!(
+        "{} submissions from {clients} concurrent clients: {stored} accounted for, {:.0} submissions/s; API calls p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+        clients * each,
+        (clients * each) as f64 / took,
+        percentile(&latencies, 0.5),
+        percentile(&latencies, 0.99),
+        latencies.last().copied().unwrap_or(0.0),
+    );
+    assert_eq!(stored, clients * each, "every acknowledged submission is listed");
     let _ = std::fs::remove_dir_all(&tmp);
+}
+
+async fn apps_count(http: &reqwest::Client, rm: &str, admin: &str) -> usize {
+    let apps: Value = http
+        .get(format!("{rm}/ws/v1/cluster/apps"))
+        .bearer_auth(admin)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    apps["apps"]["app"].as_array().map_or(0, Vec::len)
 }

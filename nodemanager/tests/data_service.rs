@@ -285,6 +285,30 @@ async fn blocks_and_map_outputs_on_a_live_nodemanager() {
     );
     assert!(!shuffle.exists());
 
+    // Ended containers' directories: only the last `keep_finished` (1 here) stay.
+    let mut previous = work.path().join("nm").join(container);
+    for n in 3..5 {
+        let id = format!("container_e1000_1000_0001_01_00000{n}");
+        let body = json!({
+            "token": mint(&secret.container_key(&nm.to_string()), &id, &nm.to_string(), 128, 1, i64::MAX),
+            "command": ["/bin/true"],
+        });
+        let started = http
+            .post(format!("{base}/containers"))
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(started.status(), 201);
+        let dir = work.path().join("nm").join(&id);
+        // It ends at once; the heartbeat that reaps it removes the one kept before.
+        eventually("the previous directory to go", || async {
+            (dir.exists() && !previous.exists()).then_some(())
+        })
+        .await;
+        previous = dir;
+    }
+
     stop.send(()).unwrap();
     nm_task.await.unwrap().unwrap();
 }

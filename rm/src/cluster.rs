@@ -321,19 +321,24 @@ impl Changes {
         self.apps.is_empty() && self.nodes.is_empty() && self.datasets.is_empty()
     }
 
-    /// `later` on top of `self`: a record in both is `later`'s.
+    /// `later` on top of `self`: a record in both is `later`'s. Linear in both sizes.
     pub fn merge(&mut self, later: Changes) {
-        fn upsert<T>(into: &mut Vec<T>, from: Vec<T>, same: impl Fn(&T, &T) -> bool) {
+        fn upsert<T>(into: &mut Vec<T>, from: Vec<T>, key: impl Fn(&T) -> String) {
+            let mut at: BTreeMap<String, usize> =
+                into.iter().enumerate().map(|(i, x)| (key(x), i)).collect();
             for x in from {
-                match into.iter_mut().find(|y| same(y, &x)) {
-                    Some(y) => *y = x,
-                    None => into.push(x),
+                match at.get(&key(&x)) {
+                    Some(&i) => into[i] = x,
+                    None => {
+                        at.insert(key(&x), into.len());
+                        into.push(x);
+                    }
                 }
             }
         }
-        upsert(&mut self.apps, later.apps, |a, b| a.id == b.id);
-        upsert(&mut self.nodes, later.nodes, |a, b| a.node_id == b.node_id);
-        upsert(&mut self.datasets, later.datasets, |a, b| a.0.name == b.0.name);
+        upsert(&mut self.apps, later.apps, |a| a.id.clone());
+        upsert(&mut self.nodes, later.nodes, |n| n.node_id.clone());
+        upsert(&mut self.datasets, later.datasets, |d| d.0.name.clone());
     }
 }
 

@@ -248,10 +248,16 @@ fn ok(v: Value) -> Reply {
 }
 
 impl Rm {
-    /// Reads or changes the cluster; what changed is written in the background (heartbeats,
-    /// allocate: the rm recovers those from the nodes and masters after a crash).
+    /// Reads or changes the cluster; what changed stays marked and is written with the next
+    /// commit or tick (heartbeats, allocate: the rm recovers those from the nodes and masters
+    /// after a crash, and a write per allocate call would cost more than the call).
     fn with<T>(&self, f: impl FnOnce(&mut Cluster, i64) -> T) -> T {
-        self.locked(false, f).0
+        let now = (self.clock)();
+        let mut cluster = self
+            .cluster
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        f(&mut cluster, now)
     }
 
     /// Changes the cluster and waits until the change is committed: a reply built after this
@@ -263,7 +269,20 @@ impl Rm {
     where
         ApiError: From<E>,
     {
-        let (result, pending) = self.locked(true, f);
+        let (result, pending) = {
+            let now = (self.clock)();
+            let mut cluster = self
+                .cluster
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            let result = f(&mut cluster, now);
+            // Queued under the lock: the store sees changes in the order they were made.
+            let pending = match &self.journal {
+                Some(j) => j.queue(cluster.take_changes(), true),
+                None => Pending::none(),
+            };
+            (result, pending)
+        };
         let value = result?;
         pending.committed().await.map_err(|reason| {
             ApiError::new(
@@ -273,21 +292,6 @@ impl Rm {
             )
         })?;
         Ok(value)
-    }
-
-    fn locked<T>(&self, wait: bool, f: impl FnOnce(&mut Cluster, i64) -> T) -> (T, Pending) {
-        let now = (self.clock)();
-        let mut cluster = self
-            .cluster
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        let value = f(&mut cluster, now);
-        // Queued under the lock: the store sees changes in the order they were made.
-        let pending = match &self.journal {
-            Some(j) => j.queue(cluster.take_changes(), wait),
-            None => Pending::none(),
-        };
-        (value, pending)
     }
 }
 
