@@ -173,12 +173,46 @@ pub const MASTER_PRIORITY: u32 = 0;
 /// The share of the cluster masters may hold by default (YARN's 0.1).
 pub const DEFAULT_MASTER_SHARE: f64 = 0.1;
 
+/// An application's place in the ordering: a share (fair) then arrival, lower first.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Turn(f64, u64);
+
+impl Turn {
+    /// Where `a` stands: FIFO by arrival; fair by memory used relative to its weighted share
+    /// of the cluster's `cluster_mb`, then arrival.
+    fn of(ordering: Ordering, a: &App, cluster_mb: u64, total_weight: f64) -> Turn {
+        match ordering {
+            Ordering::Fifo => Turn(0.0, a.arrival),
+            Ordering::Fair => {
+                let share = cluster_mb as f64 * a.weight / total_weight.max(f64::MIN_POSITIVE);
+                Turn(a.used.memory_mb as f64 / share.max(1.0), a.arrival)
+            }
+        }
+    }
+}
+
+impl Eq for Turn {}
+
+impl PartialOrd for Turn {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Turn {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0).then(self.1.cmp(&other.1))
+    }
+}
+
 /// The cluster scheduler. See the module documentation.
 pub struct Scheduler {
     ordering: Ordering,
     master_share: f64,
     /// What masters' containers hold now.
     masters_used: Resources,
+    /// Every node's capacity, summed.
+    capacity: Resources,
     nodes: BTreeMap<NodeId, Node>,
     apps: BTreeMap<AppId, App>,
     /// Every live container: its application, node and size.
@@ -195,6 +229,7 @@ impl Scheduler {
             ordering,
             master_share: DEFAULT_MASTER_SHARE,
             masters_used: Resources::default(),
+            capacity: Resources::default(),
             nodes: BTreeMap::new(),
             apps: BTreeMap::new(),
             containers: BTreeMap::new(),
@@ -216,10 +251,7 @@ impl Scheduler {
         if self.masters_used == Resources::default() {
             return true;
         }
-        let total = self
-            .nodes
-            .values()
-            .fold(Resources::default(), |t, n| t.plus(n.capacity));
+        let total = self.capacity;
         let after = self.masters_used.plus(size);
         after.memory_mb as f64 <= self.master_share * total.memory_mb as f64
             && f64::from(after.vcores) <= self.master_share * f64::from(total.vcores)
@@ -234,12 +266,15 @@ impl Scheduler {
                 capacity,
                 running,
             } => {
-                self.nodes.entry(node).or_insert(Node {
-                    rack,
-                    capacity,
-                    used: Resources::default(),
-                    containers: BTreeSet::new(),
-                });
+                if let std::collections::btree_map::Entry::Vacant(v) = self.nodes.entry(node) {
+                    v.insert(Node {
+                        rack,
+                        capacity,
+                        used: Resources::default(),
+                        containers: BTreeSet::new(),
+                    });
+                    self.capacity = self.capacity.plus(capacity);
+                }
                 for (app, size) in running {
                     let container = self.apps.contains_key(&app).then(|| {
                         let c = self.new_container();
@@ -251,6 +286,7 @@ impl Scheduler {
             }
             SchedEvent::NodeRemoved(node) => {
                 if let Some(n) = self.nodes.remove(&node) {
+                    self.capacity = self.capacity.minus(n.capacity);
                     for c in n.containers {
                         if let Some((app, _, size)) = self.containers.remove(&c) {
                             if let Some(a) = self.apps.get_mut(&app) {
@@ -349,41 +385,29 @@ impl Scheduler {
     }
 
     /// Serves waiting applications in the ordering's turn, one container at a time, until no
-    /// waiting ask fits anywhere.
+    /// waiting ask fits anywhere. The turn is a heap keyed by the ordering: only the app just
+    /// served changes its key, so a pass costs O((grants + waiting apps) · log apps), not
+    /// O(waiting apps²) (a thousand apps queued behind the masters' cap made that minutes).
     fn schedule(&mut self, out: &mut Vec<Assignment>) {
-        let mut blocked: BTreeSet<AppId> = BTreeSet::new();
-        while let Some(app) = self.next_app(&blocked) {
-            match self.place_one(app) {
-                Some(a) => out.push(a),
-                None => {
-                    blocked.insert(app);
-                }
-            }
-        }
-    }
-
-    /// The waiting application whose turn it is.
-    fn next_app(&self, blocked: &BTreeSet<AppId>) -> Option<AppId> {
-        let waiting = self
+        use std::collections::BinaryHeap;
+        use std::cmp::Reverse;
+        // Neither changes within a pass.
+        let total_weight: f64 = self.apps.values().map(|a| a.weight).sum();
+        let cluster = self.capacity.memory_mb;
+        let ordering = self.ordering;
+        let turn_of = |a: &App| Turn::of(ordering, a, cluster, total_weight);
+        let mut turn: BinaryHeap<Reverse<(Turn, AppId)>> = self
             .apps
             .iter()
-            .filter(|(id, a)| !a.asks.is_empty() && !blocked.contains(id));
-        match self.ordering {
-            Ordering::Fifo => waiting.min_by_key(|(_, a)| a.arrival).map(|(id, _)| *id),
-            Ordering::Fair => {
-                let total_weight: f64 = self.apps.values().map(|a| a.weight).sum();
-                let cluster: u64 = self.nodes.values().map(|n| n.capacity.memory_mb).sum();
-                // Usage relative to the weighted share; lowest first, then arrival.
-                let key = |a: &App| {
-                    let share = cluster as f64 * a.weight / total_weight.max(f64::MIN_POSITIVE);
-                    (a.used.memory_mb as f64 / share.max(1.0), a.arrival)
-                };
-                waiting
-                    .min_by(|x, y| {
-                        let (kx, ky) = (key(x.1), key(y.1));
-                        kx.0.total_cmp(&ky.0).then(kx.1.cmp(&ky.1))
-                    })
-                    .map(|(id, _)| *id)
+            .filter(|(_, a)| !a.asks.is_empty())
+            .map(|(id, a)| Reverse((turn_of(a), *id)))
+            .collect();
+        while let Some(Reverse((_, app))) = turn.pop() {
+            if let Some(a) = self.place_one(app) {
+                out.push(a);
+                if let Some(next) = self.apps.get(&app).filter(|a| !a.asks.is_empty()) {
+                    turn.push(Reverse((turn_of(next), app)));
+                }
             }
         }
     }
