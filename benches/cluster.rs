@@ -17,10 +17,10 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use yard_nodemanager::daemon::NmOptions;
 use yard_rm::cluster::{Cluster, NewApp, Settings};
-use yard_rm::daemon::RmOptions;
-use yard_wire::protocol::{AllocateRequest, RegisterNode, Resource};
 use yard_rm::credentials::load_or_create_secret;
+use yard_rm::daemon::RmOptions;
 use yard_wire::auth::{ClusterSecret, Principal};
+use yard_wire::protocol::{AllocateRequest, RegisterNode, Resource};
 
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -360,7 +360,11 @@ async fn main() {
         percentile(&latencies, 0.99),
         latencies.last().copied().unwrap_or(0.0),
     );
-    assert_eq!(stored, clients * each, "every acknowledged submission is listed");
+    assert_eq!(
+        stored,
+        clients * each,
+        "every acknowledged submission is listed"
+    );
     let _ = std::fs::remove_dir_all(&tmp);
 }
 

@@ -101,11 +101,8 @@ pub(crate) fn run(command: AuthCommand) -> Result<()> {
         }
         (user, node) => {
             let body = json!({ "user": user, "node": node });
-            let reply = client.call(
-                reqwest::Method::POST,
-                "/ws/v1/yard/auth/tokens",
-                Some(body),
-            )?;
+            let reply =
+                client.call(reqwest::Method::POST, "/ws/v1/yard/auth/tokens", Some(body))?;
             reply["token"]
                 .as_str()
                 .context("the rm's answer has no token")?

@@ -29,7 +29,6 @@ pub(crate) struct Rm {
     pub(crate) token_file: Option<std::path::PathBuf>,
 }
 
-
 #[derive(Args)]
 pub(crate) struct SubmitArgs {
     #[command(flatten)]
@@ -417,7 +416,11 @@ pub(crate) fn kill(args: AppArgs) -> Result<()> {
     // The rm takes a second kill as a retry of the first; a person is told it is done already.
     let state = client.call(reqwest::Method::GET, &path, None)?;
     if let Some(ended @ ("KILLED" | "FINISHED" | "FAILED")) = state["state"].as_str() {
-        return Err(BadInput(format!("application {} has already ended: it is {ended}", args.id)).into());
+        return Err(BadInput(format!(
+            "application {} has already ended: it is {ended}",
+            args.id
+        ))
+        .into());
     }
     let reply = client.call(
         reqwest::Method::PUT,

@@ -207,7 +207,10 @@ pub(crate) fn rm(args: RmArgs) -> Result<()> {
         .with_context(|| format!("--profiles-db {}", profiles_db.display()))?;
     let master_share = args.master_share.or(file.master_share).unwrap_or(0.1);
     if !(0.0..=1.0).contains(&master_share) {
-        return Err(BadInput(format!("--master-share {master_share}: give a share from 0 to 1")).into());
+        return Err(BadInput(format!(
+            "--master-share {master_share}: give a share from 0 to 1"
+        ))
+        .into());
     }
     let secret_file = args
         .secret_file

@@ -30,13 +30,13 @@ fn snapshot(rm: &str, nm: &str, app: &str, grant: &str) -> Value {
         .iter()
         .map(|n| json!([n["id"], n["state"], n["totalResource"]]))
         .collect();
-    let containers: Vec<Value> = get(&format!("{nm}/ws/v1/node/containers"))["containers"]
-        ["container"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["id"].clone())
-        .collect();
+    let containers: Vec<Value> =
+        get(&format!("{nm}/ws/v1/node/containers"))["containers"]["container"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["id"].clone())
+            .collect();
     let block = reqwest::blocking::Client::new()
         .get(format!("{nm}/ws/v1/node/blocks/logs/b000000"))
         .bearer_auth(grant)
@@ -115,9 +115,7 @@ fn thousands_of_bad_requests_get_4xx_never_5xx_and_change_nothing() {
     let forged = ClusterSecret::new([1; 32])
         .bearer_key()
         .issue(&Principal::Admin { user: "x".into() });
-    let forged_job = ClusterSecret::new([1; 32])
-        .data_key()
-        .job_token(&app);
+    let forged_job = ClusterSecret::new([1; 32]).data_key().job_token(&app);
     let admin = admin_token(&rm_url).unwrap();
     let credentials: Vec<Option<String>> = vec![
         None,
@@ -254,10 +252,16 @@ fn thousands_of_bad_requests_get_4xx_never_5xx_and_change_nothing() {
             credentials.choose(&mut rng).unwrap().clone()
         };
         let body = if admin_call {
-            [&bodies[1], &bodies[2], &bodies[22], &bodies[23], &bodies[24]]
-                .choose(&mut rng)
-                .map(|b| (*b).clone())
-                .unwrap()
+            [
+                &bodies[1],
+                &bodies[2],
+                &bodies[22],
+                &bodies[23],
+                &bodies[24],
+            ]
+            .choose(&mut rng)
+            .map(|b| (*b).clone())
+            .unwrap()
         } else {
             bodies.choose(&mut rng).unwrap().clone()
         };
@@ -285,7 +289,10 @@ fn thousands_of_bad_requests_get_4xx_never_5xx_and_change_nothing() {
                 }
                 if status >= 500 {
                     let text: String = r.text().unwrap_or_default().chars().take(300).collect();
-                    failures.push(format!("#{i} {method} {base}{}: {status} {text}", short(&path)));
+                    failures.push(format!(
+                        "#{i} {method} {base}{}: {status} {text}",
+                        short(&path)
+                    ));
                 }
             }
             // The server answered (404, 405, 413…) before reading a body it did not want, and
@@ -299,13 +306,21 @@ fn thousands_of_bad_requests_get_4xx_never_5xx_and_change_nothing() {
             )),
         }
     }
-    assert!(failures.is_empty(), "{} failures, first: {:#?}", failures.len(), &failures[..failures.len().min(5)]);
+    assert!(
+        failures.is_empty(),
+        "{} failures, first: {:#?}",
+        failures.len(),
+        &failures[..failures.len().min(5)]
+    );
     eprintln!("statuses: {by_status:?}; {early} refused before the body was sent");
     assert!(early < REQUESTS / 10, "{early} early refusals");
     // Both daemons still run, and everything they keep is as it was.
     let mut rm = rm;
     assert!(rm.child.try_wait().unwrap().is_none(), "the rm died");
-    assert!(nms[0].child.try_wait().unwrap().is_none(), "the nodemanager died");
+    assert!(
+        nms[0].child.try_wait().unwrap().is_none(),
+        "the nodemanager died"
+    );
     assert_eq!(snapshot(&rm_url, &nm_url, &app, &grant), before);
     assert!(!std::path::Path::new("/tmp/pwned").exists());
     drop(nms.pop());

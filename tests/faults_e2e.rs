@@ -137,7 +137,10 @@ fn a_mapreduce_master_killed_with_sigkill_gets_a_second_attempt_and_nothing_wedg
     }
     let attempts = get(&format!("{}/ws/v1/cluster/apps/{first}/appattempts", c.url));
     assert_eq!(
-        attempts["appAttempts"]["appAttempt"].as_array().unwrap().len(),
+        attempts["appAttempts"]["appAttempt"]
+            .as_array()
+            .unwrap()
+            .len(),
         2,
         "{attempts}"
     );
@@ -157,7 +160,10 @@ fn more_applications_than_slots_all_finish_because_masters_hold_only_their_share
     // forever for a slot for a task.
     // The jobs are all waiting when the nodes join, so every master could be placed at once.
     let tmp = work_dir("yard-fault-cap");
-    let rm = rm_in(&tmp, &["--profiles-db", tmp.join("profiles.db").to_str().unwrap()]);
+    let rm = rm_in(
+        &tmp,
+        &["--profiles-db", tmp.join("profiles.db").to_str().unwrap()],
+    );
     let url = format!("http://{}", rm.addr);
     let ids: Vec<String> = (0..6).map(|_| synthetic(&url, "2", "0.1")).collect();
     let nms = nms_of(&tmp, &url);
@@ -170,7 +176,6 @@ fn more_applications_than_slots_all_finish_because_masters_hold_only_their_share
     drop(rm);
     let _ = std::fs::remove_dir_all(&tmp);
 }
-
 
 #[test]
 fn a_nodemanager_killed_mid_job_loses_map_outputs_that_are_run_again_and_the_job_is_exact() {
@@ -191,7 +196,9 @@ fn a_nodemanager_killed_mid_job_loses_map_outputs_that_are_run_again_and_the_job
         if progress < 25.0 {
             return None;
         }
-        c.nms.iter().position(|n| !hosts_master(n) && !containers_on(n).is_empty())
+        c.nms
+            .iter()
+            .position(|n| !hosts_master(n) && !containers_on(n).is_empty())
     });
     let mut dead = c.nms.remove(victim);
     sigkill(dead.child.id());

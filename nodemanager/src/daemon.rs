@@ -18,11 +18,11 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
 use serde_json::json;
+use yard_wire::auth::DataKey;
 use yard_wire::protocol::{
     ContainerEnd, ContainerStatus, HeartbeatReply, NodeContainer, NodeHeartbeat, RegisterNode,
     Registered, Resource, StartContainer,
 };
-use yard_wire::auth::DataKey;
 use yard_wire::token::{TokenKey, verify};
 
 use crate::data::{DataDir, DataSettings, EnvError};
@@ -277,10 +277,13 @@ impl Node {
             let node = self.clone();
             tokio::spawn(async move {
                 let id = start.token.as_ref().map(|t| t.container_id.clone());
-                let resource = start.token.as_ref().map_or(Resource::default(), |t| Resource {
-                    memory_mb: t.memory_mb,
-                    vcores: t.vcores,
-                });
+                let resource = start
+                    .token
+                    .as_ref()
+                    .map_or(Resource::default(), |t| Resource {
+                        memory_mb: t.memory_mb,
+                        vcores: t.vcores,
+                    });
                 if let Err(Refused(_, why)) = node.start(start).await {
                     tracing::warn!(%why, "a master the rm asked for was not started");
                     // The rm hears of it as an ended container, so the attempt fails over

@@ -150,7 +150,10 @@ impl DataDir {
             )
         })?;
         let unauthorized = |e: yard_wire::auth::AuthError| {
-            ApiError::new(StatusCode::UNAUTHORIZED, format!("{e} (a job token or upload grant)"))
+            ApiError::new(
+                StatusCode::UNAUTHORIZED,
+                format!("{e} (a job token or upload grant)"),
+            )
         };
         let header = headers
             .get(AUTHORIZATION)
@@ -819,7 +822,13 @@ mod tests {
         let (work, data, router) = setup(1 << 20);
         let env = data.container_env("container_e9_7_0003_01_000002").unwrap();
         let shuffle = env[1].1.clone();
-        assert_eq!(env[2], ("YARD_JOB_TOKEN".into(), key().job_token("application_7_0003")));
+        assert_eq!(
+            env[2],
+            (
+                "YARD_JOB_TOKEN".into(),
+                key().job_token("application_7_0003")
+            )
+        );
         assert_eq!(
             PathBuf::from(&shuffle),
             data.shuffle_dir().join("application_7_0003")

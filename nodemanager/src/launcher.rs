@@ -313,7 +313,10 @@ mod tests {
             std::fs::read_to_string(format!("/proc/{pid}/stat"))
                 .is_ok_and(|s| !s.split(") ").nth(1).unwrap_or("").starts_with('Z'))
         };
-        assert!(eventually(|| !running()).await, "the background sleep outlived its container");
+        assert!(
+            eventually(|| !running()).await,
+            "the background sleep outlived its container"
+        );
     }
 
     #[tokio::test]

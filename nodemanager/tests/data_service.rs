@@ -234,8 +234,9 @@ async fn blocks_and_map_outputs_on_a_live_nodemanager() {
         }
         assert!([401, 403].contains(&r.send().await.unwrap().status().as_u16()));
     }
-    let given = std::fs::read_to_string(work.path().join("nm").join(container).join("job-token.txt"))
-        .unwrap();
+    let given =
+        std::fs::read_to_string(work.path().join("nm").join(container).join("job-token.txt"))
+            .unwrap();
     assert_eq!(given, job, "the container gets its application's job token");
     let env =
         std::fs::read_to_string(work.path().join("nm").join(container).join("env.txt")).unwrap();

@@ -7,13 +7,13 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
+use yard_wire::auth::{BearerKey, ClusterSecret, Principal};
+use yard_wire::protocol::Registered;
 use yard_wire::protocol::{
     AllocateReply, AllocateRequest, Allocated, ContainerEnd, ContainerStatus, Dataset,
     HeartbeatReply, NodeHeartbeat, RegisterNode, Resource, StartContainer, application_of,
 };
 use yard_wire::telemetry::NodeTelemetry;
-use yard_wire::auth::{BearerKey, ClusterSecret, Principal};
-use yard_wire::protocol::Registered;
 use yard_wire::token::{TokenKey, mint};
 
 use crate::app::{AppAction, AppEvent, AppState, InvalidTransition, Lifecycle};
@@ -1689,10 +1689,15 @@ mod tests {
     fn a_master_launch_waiting_for_a_node_that_dies_is_replaced_not_started_twice() {
         let mut c = cluster(&[("n1:8042", "r1"), ("n2:8042", "r1")]);
         let id = c.new_application(2_000, "alice").unwrap();
-        c.submit(2_000, NewApp::new(&id, "job", "alice", "q")).unwrap();
+        c.submit(2_000, NewApp::new(&id, "job", "alice", "q"))
+            .unwrap();
         let first = c.app(&id).unwrap().master.clone().unwrap();
         let first_node = c.app(&id).unwrap().attempts[0].node_id.clone();
-        let other = if first_node == "n1:8042" { "n2:8042" } else { "n1:8042" };
+        let other = if first_node == "n1:8042" {
+            "n2:8042"
+        } else {
+            "n1:8042"
+        };
         // The master's node falls silent before its heartbeat could start it; the other lives.
         heartbeat(&mut c, 11_000, other, vec![]);
         assert_eq!(c.expire(12_000), vec![first_node.clone()]);
@@ -1730,7 +1735,8 @@ mod tests {
     fn a_master_its_node_could_not_start_fails_over_instead_of_holding_its_room() {
         let mut c = cluster(&[("n1:8042", "r1")]);
         let id = c.new_application(2_000, "alice").unwrap();
-        c.submit(2_000, NewApp::new(&id, "job", "alice", "q")).unwrap();
+        c.submit(2_000, NewApp::new(&id, "job", "alice", "q"))
+            .unwrap();
         let launch = heartbeat(&mut c, 2_100, "n1:8042", vec![]).start;
         let container = launch[0].token.as_ref().unwrap().container_id.clone();
         let failed = ContainerStatus {
@@ -1741,7 +1747,10 @@ mod tests {
         // The reply that hears of the failure already carries the next attempt's master.
         let next = heartbeat(&mut c, 2_200, "n1:8042", vec![failed]).start;
         let app = c.app(&id).unwrap();
-        assert_eq!((app.lifecycle.state, app.lifecycle.attempts), (AppState::Accepted, 2));
+        assert_eq!(
+            (app.lifecycle.state, app.lifecycle.attempts),
+            (AppState::Accepted, 2)
+        );
         assert_eq!(next.len(), 1);
         assert_eq!(next[0].env["APP_ATTEMPT"], "2");
     }
@@ -1753,11 +1762,16 @@ mod tests {
         let ids: Vec<String> = (0..3)
             .map(|_| {
                 let id = c.new_application(2_000, "alice").unwrap();
-                c.submit(2_000, NewApp::new(&id, "job", "alice", "q")).unwrap();
+                c.submit(2_000, NewApp::new(&id, "job", "alice", "q"))
+                    .unwrap();
                 id
             })
             .collect();
-        let with_master = |c: &Cluster| ids.iter().filter(|i| c.app(i).unwrap().master.is_some()).count();
+        let with_master = |c: &Cluster| {
+            ids.iter()
+                .filter(|i| c.app(i).unwrap().master.is_some())
+                .count()
+        };
         assert_eq!(with_master(&c), 1);
         // The first finishes: the next master gets its room.
         c.master_registered(&ids[0], None).unwrap();
@@ -1787,7 +1801,8 @@ mod tests {
         let mut admitted = 0;
         for _ in 0..6 {
             let id = wide.new_application(2_000, "alice").unwrap();
-            wide.submit(2_000, NewApp::new(&id, "job", "alice", "q")).unwrap();
+            wide.submit(2_000, NewApp::new(&id, "job", "alice", "q"))
+                .unwrap();
             admitted += usize::from(wide.app(&id).unwrap().master.is_some());
         }
         assert_eq!(admitted, 4, "4 of 8 vcores");
@@ -1807,9 +1822,13 @@ mod tests {
             Err(ClusterError::IssuedToOther { .. })
         ));
         // An hour later it has lapsed.
-        c.new_application(2_000 + ISSUED_TTL_MS + 1, "alice").unwrap();
+        c.new_application(2_000 + ISSUED_TTL_MS + 1, "alice")
+            .unwrap();
         assert!(matches!(
-            c.submit(2_000 + ISSUED_TTL_MS + 2, NewApp::new(&id, "x", "alice", "q")),
+            c.submit(
+                2_000 + ISSUED_TTL_MS + 2,
+                NewApp::new(&id, "x", "alice", "q")
+            ),
             Err(ClusterError::NotIssued(_))
         ));
     }

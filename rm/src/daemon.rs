@@ -95,8 +95,12 @@ pub async fn serve(
             node_credential: rm.bearer.issue(&Principal::Node { node: None }),
         };
         match write_local(home, &creds) {
-            Ok(path) => tracing::info!(credentials = %path.display(), "left local credentials for this OS user"),
-            Err(e) => tracing::warn!(error = %e, home = %home.display(), "cannot leave local credentials; hand tokens over with `yard auth token`"),
+            Ok(path) => {
+                tracing::info!(credentials = %path.display(), "left local credentials for this OS user")
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, home = %home.display(), "cannot leave local credentials; hand tokens over with `yard auth token`")
+            }
         }
     }
     ready(address);

@@ -101,7 +101,10 @@ async fn write_loop(
         let result = if changes.is_empty() {
             Ok(())
         } else {
-            store.save_changes(&changes).await.map_err(|e| e.to_string())
+            store
+                .save_changes(&changes)
+                .await
+                .map_err(|e| e.to_string())
         };
         match &result {
             Ok(()) => {

@@ -659,7 +659,11 @@ fn may_write_dataset(c: &Cluster, caller: &Caller, name: &str) -> Result<String,
     match c.dataset_owner(name) {
         Some(owner) if !caller.0.owns(owner) => Err(ApiError::forbidden(format!(
             "dataset {name} belongs to {}; only its owner or an admin may replace it",
-            if owner.is_empty() { "nobody (it predates owners)" } else { owner }
+            if owner.is_empty() {
+                "nobody (it predates owners)"
+            } else {
+                owner
+            }
         ))),
         _ => Ok(user),
     }

@@ -389,8 +389,8 @@ impl Scheduler {
     /// served changes its key, so a pass costs O((grants + waiting apps) · log apps), not
     /// O(waiting apps²) (a thousand apps queued behind the masters' cap made that minutes).
     fn schedule(&mut self, out: &mut Vec<Assignment>) {
-        use std::collections::BinaryHeap;
         use std::cmp::Reverse;
+        use std::collections::BinaryHeap;
         // Neither changes within a pass.
         let total_weight: f64 = self.apps.values().map(|a| a.weight).sum();
         let cluster = self.capacity.memory_mb;

@@ -32,7 +32,10 @@ async fn call(rm: &Rm, method: Method, uri: &str, body: Value) -> (StatusCode, V
     let response = router(rm.clone()).oneshot(request).await.unwrap();
     let status = response.status();
     let bytes = response.into_body().collect().await.unwrap().to_bytes();
-    (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+    (
+        status,
+        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+    )
 }
 
 async fn submit(rm: &Rm, id: &str) -> (StatusCode, Value) {
@@ -109,7 +112,10 @@ async fn a_full_disk_is_a_503_not_a_lost_submission_and_the_rm_recovers() {
 
     // A new rm on the same file has everything that was acknowledged; the kill that was
     // refused was not acknowledged, and a retry of it is then saved too.
-    assert_eq!(call(&rm, Method::PUT, &uri, kill).await.0, StatusCode::ACCEPTED);
+    assert_eq!(
+        call(&rm, Method::PUT, &uri, kill).await.0,
+        StatusCode::ACCEPTED
+    );
     drop(rm);
     drop(store);
     let store = Store::open(&path).await.unwrap();

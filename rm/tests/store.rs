@@ -3,8 +3,8 @@
 use yard_rm::app::AppState;
 use yard_rm::cluster::{AppResult, Cluster, NewApp, NodeState, Settings};
 use yard_rm::store::Store;
-use yard_wire::protocol::{BlockReplicas, Dataset, RegisterNode, Resource};
 use yard_wire::auth::ClusterSecret;
+use yard_wire::protocol::{BlockReplicas, Dataset, RegisterNode, Resource};
 
 fn node(id: &str) -> RegisterNode {
     RegisterNode {
@@ -54,7 +54,11 @@ async fn applications_and_nodes_come_back_after_a_restart() {
     before.put_dataset(2_200, logs, "carol").unwrap();
     let changes = before.take_changes();
     assert_eq!(
-        (changes.apps.len(), changes.nodes.len(), changes.datasets.len()),
+        (
+            changes.apps.len(),
+            changes.nodes.len(),
+            changes.datasets.len()
+        ),
         (2, 1, 1)
     );
     store.save_changes(&changes).await.unwrap();

@@ -132,10 +132,7 @@ pub fn get(url: &str) -> Value {
     if let Some(token) = admin_token(url) {
         request = request.bearer_auth(token);
     }
-    request
-        .send()
-        .and_then(|r| r.json())
-        .unwrap_or(Value::Null)
+    request.send().and_then(|r| r.json()).unwrap_or(Value::Null)
 }
 
 pub fn node_states(rm: &Daemon) -> Vec<(String, String)> {

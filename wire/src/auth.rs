@@ -70,9 +70,7 @@ pub enum DataGrant {
 /// Why a token was refused. The messages say what to do; none repeats the token.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum AuthError {
-    #[error(
-        "no credential: send `Authorization: Bearer <token>` (`yard auth token` prints yours)"
-    )]
+    #[error("no credential: send `Authorization: Bearer <token>` (`yard auth token` prints yours)")]
     Missing,
     #[error("the Authorization header is not `Bearer <token>`")]
     NotBearer,
@@ -304,7 +302,9 @@ mod tests {
             s.bearer_key().verify(&job),
             Err(AuthError::WrongKind { .. })
         ));
-        let admin = s.bearer_key().issue(&Principal::Admin { user: "op".into() });
+        let admin = s
+            .bearer_key()
+            .issue(&Principal::Admin { user: "op".into() });
         assert!(matches!(
             s.data_key().verify(&admin, 0),
             Err(AuthError::WrongKind { .. })
