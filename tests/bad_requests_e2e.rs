@@ -68,16 +68,7 @@ fn thousands_of_bad_requests_get_4xx_never_5xx_and_change_nothing() {
     let nm_url = format!("http://{}", nms[0].addr);
 
     // Some state to keep: a running application with its master, and a dataset.
-    let (code, out, err) = yard(&[
-        "submit",
-        "--command",
-        "sleep 600",
-        "--no-wait",
-        "--rm",
-        &rm_url,
-    ]);
-    assert_eq!(code, 0, "{err}");
-    let app = out.trim().to_owned();
+    let app = submit_command(&rm_url, "sleep 600");
     eventually("the master container", || {
         (!containers_on(&nms[0]).is_empty()).then_some(())
     });

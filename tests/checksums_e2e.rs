@@ -3,7 +3,6 @@
 //! so the job's answer stays exact. An rm and three nodemanagers on 127.0.0.1; nothing here
 //! depends on how fast the machine is.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -29,32 +28,7 @@ fn put_text(
     block: &str,
     replication: u32,
 ) -> PathBuf {
-    let file = dir.join(format!("{name}.txt"));
-    let (code, _, err) = yard(&[
-        "data",
-        "gen",
-        "--size",
-        size,
-        "--seed",
-        "11",
-        "--out",
-        file.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 0, "{err}");
-    let (code, _, err) = yard(&[
-        "data",
-        "put",
-        name,
-        file.to_str().unwrap(),
-        "--block-size",
-        block,
-        "--replication",
-        &replication.to_string(),
-        "--rm",
-        &c.url,
-    ]);
-    assert_eq!(code, 0, "{err}");
-    file
+    put_dataset(&c.url, dir, "text", name, size, block, replication, 11)
 }
 
 /// The dataset's block map as the rm lists it (`yard data ls NAME --json`).
@@ -110,21 +84,6 @@ fn data_put_records_each_blocks_sha256_and_every_replica_matches_it() {
     assert_eq!(offset, text.len(), "the blocks cover the file");
     drop(c);
     let _ = std::fs::remove_dir_all(&tmp);
-}
-
-/// Word counts computed directly, independently of yard's applications.
-fn exact_counts(file: &Path) -> (u64, HashMap<String, u64>) {
-    let text = std::fs::read_to_string(file).unwrap();
-    let mut counts: HashMap<String, u64> = HashMap::new();
-    let mut total = 0;
-    for word in text
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-    {
-        total += 1;
-        *counts.entry(word.to_lowercase()).or_default() += 1;
-    }
-    (total, counts)
 }
 
 /// What every task and master on the test's nodemanagers wrote to stderr.

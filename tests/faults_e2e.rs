@@ -18,24 +18,6 @@ fn sigkill(pid: u32) {
     assert!(status.success());
 }
 
-/// Processes whose command line has `arg` and whose environment mentions `needle`.
-fn processes(arg: &str, needle: &str) -> Vec<u32> {
-    let mut pids = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
-        let environ = std::fs::read(entry.path().join("environ")).unwrap_or_default();
-        if cmdline.split(|b| *b == 0).any(|a| a == arg.as_bytes())
-            && String::from_utf8_lossy(&environ).contains(needle)
-        {
-            pids.push(pid);
-        }
-    }
-    pids
-}
-
 fn app_state(url: &str, id: &str) -> Value {
     get(&format!("{url}/ws/v1/cluster/apps/{id}"))["app"].clone()
 }
@@ -47,16 +29,7 @@ fn submissions_and_kills_acknowledged_just_before_a_sigkill_of_the_rm_survive_it
     let url = format!("http://{}", rm.addr);
     let mut ids = Vec::new();
     for _ in 0..10 {
-        let (code, out, err) = yard(&[
-            "submit",
-            "--command",
-            "sleep 600",
-            "--no-wait",
-            "--rm",
-            &url,
-        ]);
-        assert_eq!(code, 0, "{err}");
-        ids.push(out.trim().to_owned());
+        ids.push(submit_command(&url, "sleep 600"));
     }
     let (code, _, err) = yard(&["kill", &ids[0], "--rm", &url]);
     assert_eq!(code, 0, "{err}");

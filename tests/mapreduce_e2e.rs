@@ -25,49 +25,7 @@ fn dataset_of(
     size: &str,
     block: &str,
 ) -> std::path::PathBuf {
-    let file = dir.join(format!("{name}.txt"));
-    let (code, _, err) = yard(&[
-        "data",
-        "gen",
-        "--kind",
-        kind,
-        "--size",
-        size,
-        "--seed",
-        "7",
-        "--out",
-        file.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 0, "{err}");
-    let (code, _, err) = yard(&[
-        "data",
-        "put",
-        name,
-        file.to_str().unwrap(),
-        "--block-size",
-        block,
-        "--replication",
-        "2",
-        "--rm",
-        &c.url,
-    ]);
-    assert_eq!(code, 0, "{err}");
-    file
-}
-
-/// Word counts computed directly, independently of yard's applications.
-fn exact_counts(file: &Path) -> (u64, HashMap<String, u64>) {
-    let text = std::fs::read_to_string(file).unwrap();
-    let mut counts: HashMap<String, u64> = HashMap::new();
-    let mut total = 0;
-    for word in text
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-    {
-        total += 1;
-        *counts.entry(word.to_lowercase()).or_default() += 1;
-    }
-    (total, counts)
+    put_dataset(&c.url, dir, kind, name, size, block, 2, 7)
 }
 
 /// Runs `yard submit wordcount … --json`; returns yard's view of the finished app and the
@@ -249,22 +207,9 @@ fn grep_and_topk_read_every_block_under_full_and_match_a_direct_count() {
     let _ = std::fs::remove_dir_all(&tmp);
 }
 
-/// Processes whose environment names `application` and whose command is `yard mr-task`.
+/// The task processes (`yard mr-task`) of `application`.
 fn task_processes(application: &str) -> Vec<u32> {
-    let mut pids = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
-        let environ = std::fs::read(entry.path().join("environ")).unwrap_or_default();
-        let is_task = cmdline.split(|b| *b == 0).any(|a| a == b"mr-task");
-        let ours = String::from_utf8_lossy(&environ).contains(application);
-        if is_task && ours {
-            pids.push(pid);
-        }
-    }
-    pids
+    processes("mr-task", application)
 }
 
 #[test]

@@ -272,3 +272,88 @@ pub fn nms_of(dir: &Path, url: &str) -> Vec<Daemon> {
         })
         .collect()
 }
+
+/// `yard data gen --kind KIND --seed SEED` a file of `size` in `dir`, then `yard data put NAME`
+/// it on the rm at `url` in `block`-sized blocks with `replication` replicas; returns the file.
+#[allow(clippy::too_many_arguments)]
+pub fn put_dataset(
+    url: &str,
+    dir: &Path,
+    kind: &str,
+    name: &str,
+    size: &str,
+    block: &str,
+    replication: u32,
+    seed: u64,
+) -> PathBuf {
+    let file = dir.join(format!("{name}.txt"));
+    let (code, _, err) = yard(&[
+        "data",
+        "gen",
+        "--kind",
+        kind,
+        "--size",
+        size,
+        "--seed",
+        &seed.to_string(),
+        "--out",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = yard(&[
+        "data",
+        "put",
+        name,
+        file.to_str().unwrap(),
+        "--block-size",
+        block,
+        "--replication",
+        &replication.to_string(),
+        "--rm",
+        url,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    file
+}
+
+/// Processes whose command line has the argument `arg` and whose environment mentions `needle`
+/// (an application id, say).
+pub fn processes(arg: &str, needle: &str) -> Vec<u32> {
+    let mut pids = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        let environ = std::fs::read(entry.path().join("environ")).unwrap_or_default();
+        if cmdline.split(|b| *b == 0).any(|a| a == arg.as_bytes())
+            && String::from_utf8_lossy(&environ).contains(needle)
+        {
+            pids.push(pid);
+        }
+    }
+    pids
+}
+
+/// `yard submit --command CMD --no-wait` on the rm at `url`; the application's id.
+pub fn submit_command(url: &str, command: &str) -> String {
+    let (code, out, err) = yard(&["submit", "--command", command, "--no-wait", "--rm", url]);
+    assert_eq!(code, 0, "{err}");
+    out.trim().to_owned()
+}
+
+/// Word counts of `file` computed directly, independently of yard's applications: the total
+/// and each lower-cased word's count.
+pub fn exact_counts(file: &Path) -> (u64, std::collections::HashMap<String, u64>) {
+    let text = std::fs::read_to_string(file).unwrap();
+    let mut counts = std::collections::HashMap::new();
+    let mut total = 0;
+    for word in text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+    {
+        total += 1;
+        *counts.entry(word.to_lowercase()).or_default() += 1;
+    }
+    (total, counts)
+}

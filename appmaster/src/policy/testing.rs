@@ -143,6 +143,12 @@ impl<P: TaskPolicy> Driver<P> {
             .expect("such an attempt runs");
         let (a, task) = self.running.remove(i).expect("in range");
         self.now += 1.0;
+        self.complete(a, task);
+        (a, task)
+    }
+
+    /// `a` ends well: a reduce gets its input first, then the attempt finishes.
+    fn complete(&mut self, a: AttemptId, task: TaskRef) {
         if let TaskRef::Reduce(reduce) = task {
             let bytes = self.reduce_input;
             self.send(Event::ReduceInputReady { reduce, bytes });
@@ -152,7 +158,6 @@ impl<P: TaskPolicy> Driver<P> {
             attempt: a,
             output_bytes,
         });
-        (a, task)
     }
 
     /// The `Finish` decision's progress, once made.
@@ -189,15 +194,7 @@ impl<P: TaskPolicy> Driver<P> {
                 self.send(Event::TaskFailed(a));
                 continue;
             }
-            if let TaskRef::Reduce(reduce) = task {
-                let bytes = self.reduce_input;
-                self.send(Event::ReduceInputReady { reduce, bytes });
-            }
-            let output_bytes = self.map_output;
-            self.send(Event::TaskFinished {
-                attempt: a,
-                output_bytes,
-            });
+            self.complete(a, task);
         }
         panic!("no finish");
     }

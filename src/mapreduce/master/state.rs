@@ -1033,31 +1033,6 @@ mod tests {
         assert!(counts(&s.asks())["*"] >= 3);
     }
 
-    #[test]
-    fn a_task_failing_four_times_fails_the_job() {
-        let mut s = state();
-        s.allocated(AllocateReply {
-            allocated: vec![granted("c1", "a:1")],
-            completed: Vec::new(),
-        });
-        let mut order = s.next_order("c1");
-        for _ in 0..MAX_TASK_FAILURES {
-            let Some(Order::Run { task }) = order else {
-                panic!("the map runs again: {order:?}");
-            };
-            s.failed(&task.attempt, "exit code 1");
-            order = s.next_order("c1");
-        }
-        let fatal = s
-            .job
-            .as_ref()
-            .unwrap()
-            .fatal
-            .clone()
-            .expect("the job fails");
-        assert!(fatal.contains("exit code 1"), "{fatal}");
-    }
-
     fn run_order(order: Option<Order>) -> Box<TaskSpec> {
         match order {
             Some(Order::Run { task }) => task,
