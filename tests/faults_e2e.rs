@@ -184,3 +184,66 @@ fn a_nodemanager_killed_mid_job_loses_map_outputs_that_are_run_again_and_the_job
     drop(c);
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+#[test]
+fn a_node_back_from_the_dead_stops_the_master_that_was_placed_again_elsewhere() {
+    let tmp = work_dir("yard-fault-return");
+    let c = cluster_with(&tmp, &["--node-expiry-ms", "1000"]);
+    let id = submit_command(&c.url, "sleep 600");
+    let suffix = id.trim_start_matches("application_").to_owned();
+    let masters_on = |nm: &Daemon| {
+        containers_on(nm)
+            .iter()
+            .filter_map(|k| k["id"].as_str().map(str::to_owned))
+            .filter(|k| k.contains(&suffix))
+            .collect::<Vec<_>>()
+    };
+    let host = eventually("the first master", || {
+        c.nms.iter().position(|n| !masters_on(n).is_empty())
+    });
+    let first = masters_on(&c.nms[host])[0].clone();
+    // The node freezes: the rm loses it and places the master again on another node.
+    let pid = c.nms[host].child.id().to_string();
+    let signal = |s: &str| {
+        assert!(
+            std::process::Command::new("kill")
+                .args([s, &pid])
+                .status()
+                .unwrap()
+                .success()
+        )
+    };
+    signal("-STOP");
+    let second = eventually_for(
+        "the second attempt's master",
+        Duration::from_secs(60),
+        || {
+            c.nms
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| *i != host)
+                .find_map(|(_, n)| masters_on(n).into_iter().next())
+        },
+    );
+    assert_ne!(first, second);
+    // It comes back: it is told to stop the first master, and starts nothing of this app.
+    signal("-CONT");
+    eventually_for(
+        "the returned node to stop its stale master",
+        Duration::from_secs(60),
+        || masters_on(&c.nms[host]).is_empty().then_some(()),
+    );
+    let attempts = get(&format!("{}/ws/v1/cluster/apps/{id}/appattempts", c.url));
+    assert_eq!(
+        attempts["appAttempts"]["appAttempt"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2,
+        "{attempts}"
+    );
+    let running: usize = c.nms.iter().map(|n| masters_on(n).len()).sum();
+    assert_eq!(running, 1, "one master of the application runs");
+    drop(c);
+    let _ = std::fs::remove_dir_all(&tmp);
+}

@@ -1129,9 +1129,12 @@ impl Cluster {
         let Some(&c) = self.container_index.get(&status.container_id) else {
             return;
         };
-        let Some((_, app_id)) = self.containers.get(&c).cloned() else {
+        let Some((_, app_id)) = self.containers.remove(&c) else {
             return;
         };
+        // Forgotten once ended: the rm's memory does not grow with every container ever run,
+        // and a node that comes back listing it is told to stop it (see `register_node`).
+        self.container_index.remove(&status.container_id);
         for n in self.nodes.values_mut() {
             n.containers.remove(&status.container_id);
         }
@@ -1831,5 +1834,45 @@ mod tests {
             ),
             Err(ClusterError::NotIssued(_))
         ));
+    }
+
+    #[test]
+    fn a_node_back_from_the_dead_is_told_to_stop_what_ran_there_before() {
+        let mut c = cluster(&[("n1:8042", "r1"), ("n2:8042", "r1")]);
+        let (id, master) = running_app(&mut c);
+        let (host, other) = if master.container.node_id == "n1:8042" {
+            ("n1:8042", "n2:8042")
+        } else {
+            ("n2:8042", "n1:8042")
+        };
+        heartbeat(&mut c, 11_000, other, vec![]);
+        assert_eq!(c.expire(12_000), vec![host.to_owned()]);
+        assert_eq!(c.app(&id).unwrap().lifecycle.attempts, 2);
+        // It returns, still running the first attempt's master.
+        c.register_node(
+            13_000,
+            RegisterNode {
+                node_id: host.into(),
+                rack: "r1".into(),
+                capability: Resource {
+                    memory_mb: 4096,
+                    vcores: 4,
+                },
+                containers: vec![NodeContainer {
+                    container_id: master.container.container_id.clone(),
+                    resource: Resource {
+                        memory_mb: 512,
+                        vcores: 1,
+                    },
+                }],
+            },
+        );
+        let reply = heartbeat(&mut c, 13_100, host, vec![]);
+        assert_eq!(reply.stop, vec![master.container.container_id.clone()]);
+        assert!(reply.start.is_empty());
+        assert_ne!(
+            c.app(&id).unwrap().master.as_deref(),
+            Some(master.container.container_id.as_str())
+        );
     }
 }
