@@ -247,3 +247,34 @@ fn a_node_back_from_the_dead_stops_the_master_that_was_placed_again_elsewhere() 
     drop(c);
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+#[test]
+fn a_map_output_that_cannot_be_fetched_is_run_again_and_the_job_is_exact() {
+    let tmp = work_dir("yard-fault-fetch");
+    let c = cluster(&tmp);
+    let id = synthetic(&c.url, "12", "0.6");
+    // Once a map has finished (and long before the last one does, so before any reduce
+    // fetches), its output vanishes from its node's disk.
+    let removed = eventually("a finished map's output", || {
+        (0..3).find_map(|i| {
+            let dir = tmp.join(format!("nm{i}/data/shuffle/{id}"));
+            let map = std::fs::read_dir(dir).ok()?.flatten().next()?.path();
+            std::fs::remove_dir_all(&map).ok().map(|()| map)
+        })
+    });
+    let app = finished(&c.url, &id);
+    assert_eq!(
+        app["finalStatus"], "SUCCEEDED",
+        "{app} (removed {removed:?})"
+    );
+    let view = get(&format!("{}/ws/v1/yard/apps/{id}", c.url));
+    assert_eq!(view["app"]["processedFraction"], 1.0, "{view}");
+    assert_eq!(view["app"]["answer"]["job"]["k"], 12, "{view}");
+    let log = master_log(&tmp, &id);
+    assert!(
+        log.contains("could not fetch"),
+        "the reducer reported it: {log}"
+    );
+    drop(c);
+    let _ = std::fs::remove_dir_all(&tmp);
+}

@@ -258,23 +258,3 @@ fn a_task_process_killed_mid_run_fails_its_attempt_and_the_map_runs_again() {
     drop(c);
     let _ = std::fs::remove_dir_all(&tmp);
 }
-
-/// The master's stderr: the container of the application whose log says it registered.
-fn master_log(dir: &Path, application: &str) -> String {
-    let suffix = application.trim_start_matches("application_");
-    for i in 0..3 {
-        let Ok(entries) = std::fs::read_dir(dir.join(format!("nm{i}"))) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            if !e.file_name().to_string_lossy().contains(suffix) {
-                continue;
-            }
-            let log = std::fs::read_to_string(e.path().join("stderr")).unwrap_or_default();
-            if log.contains("master: registered") {
-                return log;
-            }
-        }
-    }
-    String::new()
-}

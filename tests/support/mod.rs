@@ -357,3 +357,23 @@ pub fn exact_counts(file: &Path) -> (u64, std::collections::HashMap<String, u64>
     }
     (total, counts)
 }
+
+/// The master's stderr: the container of the application whose log says it registered.
+pub fn master_log(dir: &Path, application: &str) -> String {
+    let suffix = application.trim_start_matches("application_");
+    for i in 0..3 {
+        let Ok(entries) = std::fs::read_dir(dir.join(format!("nm{i}"))) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            if !e.file_name().to_string_lossy().contains(suffix) {
+                continue;
+            }
+            let log = std::fs::read_to_string(e.path().join("stderr")).unwrap_or_default();
+            if log.contains("master: registered") {
+                return log;
+            }
+        }
+    }
+    String::new()
+}
