@@ -47,8 +47,10 @@ pub(crate) struct SubmitArgs {
     name: Option<String>,
     #[arg(long, default_value = "default")]
     queue: String,
-    #[arg(long, env = "USER", default_value = "yard")]
-    user: String,
+    /// Submit as this user (admins only; a user submits as itself) [default: the user your
+    /// token names].
+    #[arg(long)]
+    user: Option<String>,
     /// When the answer is wanted, from now: 90s, 5m, 1h, 500ms (a bare number is seconds).
     #[arg(long, value_parser = parse_duration)]
     deadline: Option<Duration>,
@@ -241,7 +243,7 @@ pub(crate) fn submit(args: SubmitArgs) -> Result<()> {
         .clone()
         .or_else(|| args.app.clone())
         .unwrap_or_else(|| "yard-app".into());
-    let owner = (name.as_str(), args.queue.as_str(), args.user.as_str());
+    let owner = (name.as_str(), args.queue.as_str(), args.user.as_deref());
     let Some(app) = &args.app else {
         let command = args.command.as_deref().unwrap_or_default();
         let id = client.submit(owner.0, owner.1, owner.2, command)?;
@@ -300,7 +302,7 @@ impl Client {
         &self,
         name: &str,
         queue: &str,
-        user: &str,
+        user: Option<&str>,
         command: &str,
     ) -> Result<String> {
         let created = self.call(
@@ -309,13 +311,16 @@ impl Client {
             None,
         )?;
         let id = text(&created["application-id"]);
-        let submission = json!({
+        let mut submission = json!({
             "application-id": id,
             "application-name": name,
             "queue": queue,
-            "user": user,
             "am-container-spec": {"commands": {"command": command}},
         });
+        // Without one, the rm takes the user the token names.
+        if let Some(user) = user {
+            submission["user"] = json!(user);
+        }
         self.call(
             reqwest::Method::POST,
             "/ws/v1/cluster/apps",

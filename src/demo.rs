@@ -216,7 +216,7 @@ fn run(args: &DemoArgs, dir: &Path) -> Result<()> {
         job: "0".into(),
         time_scale: 1.0,
     };
-    let owner = ("demo", "default", "yard");
+    let owner = ("demo", "default", None);
     let patience = Duration::from_secs(600);
 
     step("profiling word count: the task sampler runs a few maps and reduces (Dart §5.1)");

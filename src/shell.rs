@@ -26,8 +26,10 @@ pub(crate) struct ShellArgs {
     name: String,
     #[arg(long, default_value = "default")]
     queue: String,
-    #[arg(long, env = "USER", default_value = "yard")]
-    user: String,
+    /// Submit as this user (admins only; a user submits as itself) [default: the user your
+    /// token names].
+    #[arg(long)]
+    user: Option<String>,
     /// Print the application id and return without waiting for it to end.
     #[arg(long)]
     no_wait: bool,
@@ -122,7 +124,7 @@ pub(crate) fn shell(args: ShellArgs) -> Result<()> {
         .map(|a| sh_quote(a))
         .collect::<Vec<_>>()
         .join(" ");
-    let id = client.submit(&args.name, &args.queue, &args.user, &command)?;
+    let id = client.submit(&args.name, &args.queue, args.user.as_deref(), &command)?;
     crate::print(&format!("{id}\n"))?;
     if args.no_wait {
         return Ok(());

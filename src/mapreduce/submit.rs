@@ -157,7 +157,7 @@ pub(crate) fn submit_job(
     app: &str,
     job: &JobArgs,
     deadline: Option<Duration>,
-    (name, queue, user): (&str, &str, &str),
+    (name, queue, user): (&str, &str, Option<&str>),
 ) -> Result<Submitted> {
     job.check(app)?;
     if let Some(input) = &job.input {
