@@ -693,7 +693,16 @@ impl Cluster {
             match app {
                 Some(app) => {
                     let size = Resources::new(c.resource.memory_mb, c.resource.vcores);
-                    running.push((app, size));
+                    let master = self
+                        .app_index
+                        .get(&app)
+                        .and_then(|a| self.apps.get(a))
+                        .is_some_and(|a| {
+                            a.attempts
+                                .last()
+                                .is_some_and(|t| t.container_id == c.container_id)
+                        });
+                    running.push(scheduler::Running { app, size, master });
                     self.recovering.push_back((c.container_id, app));
                 }
                 None => self.stop_on(id, c.container_id),

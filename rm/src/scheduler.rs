@@ -74,6 +74,15 @@ pub struct Ask {
     pub relax_locality: bool,
 }
 
+/// A container a rejoining node already runs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Running {
+    pub app: AppId,
+    pub size: Resources,
+    /// An application master's: it counts toward the masters' share.
+    pub master: bool,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum SchedEvent {
     NodeAdded {
@@ -82,7 +91,7 @@ pub enum SchedEvent {
         capacity: Resources,
         /// Containers already running there (a node rejoining a restarted rm): booked before
         /// anything new is placed, each answered by an [`Assignment::Recovered`], in order.
-        running: Vec<(AppId, Resources)>,
+        running: Vec<Running>,
     },
     /// A node lost (silent past the expiry interval) or removed: its containers are gone.
     NodeRemoved(NodeId),
@@ -275,10 +284,14 @@ impl Scheduler {
                     });
                     self.capacity = self.capacity.plus(capacity);
                 }
-                for (app, size) in running {
+                for Running { app, size, master } in running {
                     let container = self.apps.contains_key(&app).then(|| {
                         let c = self.new_container();
                         self.book(c, app, node, size);
+                        if master {
+                            self.masters.insert(c);
+                            self.masters_used = self.masters_used.plus(size);
+                        }
                         c
                     });
                     out.push(Assignment::Recovered { container, node });
@@ -766,5 +779,51 @@ mod tests {
             &mut out,
         );
         assert!(out.is_empty(), "{out:?}");
+    }
+
+    #[test]
+    fn a_master_a_rejoining_node_reports_counts_toward_the_masters_share() {
+        // One node of 8 vcores: 10 % admits one 1-vcore master at a time.
+        let mut s = cluster(Ordering::Fifo, 0, 8);
+        add(&mut s, 1);
+        add(&mut s, 2);
+        let mut out = Vec::new();
+        s.handle(
+            SchedEvent::NodeAdded {
+                node: NodeId(0),
+                rack: RackId(0),
+                capacity: Resources::new(8 * 1024, 8),
+                running: vec![Running {
+                    app: AppId(1),
+                    size: C,
+                    master: true,
+                }],
+            },
+            &mut out,
+        );
+        let master = Ask {
+            priority: MASTER_PRIORITY,
+            ..any(1)
+        };
+        assert!(
+            ask(&mut s, 2, vec![master]).is_empty(),
+            "the recovered master holds the share"
+        );
+        // It ends: the waiting master gets its turn.
+        let Some(Assignment::Recovered {
+            container: Some(c), ..
+        }) = out.first().cloned()
+        else {
+            panic!("recovered: {out:?}");
+        };
+        let mut granted = Vec::new();
+        s.handle(
+            SchedEvent::ContainerCompleted {
+                app: AppId(1),
+                container: c,
+            },
+            &mut granted,
+        );
+        assert_eq!(granted.len(), 1, "{granted:?}");
     }
 }
