@@ -22,6 +22,10 @@ use crate::cluster::{AppRecord, AppResult, AttemptInfo, Changes, NodeInfo, NodeS
 pub enum StoreError {
     #[error("the state database {path}: {source}")]
     Open { path: String, source: sqlx::Error },
+    #[error(
+        "the state database {0} is in use by another process (another rm?): stop it, or give this rm a --state-db of its own"
+    )]
+    InUse(String),
     #[error("the state database's schema cannot be brought up to date: {0}")]
     Migrate(#[from] sqlx::migrate::MigrateError),
     #[error("the state database: {0}")]
@@ -104,9 +108,20 @@ impl Store {
             .max_connections(1)
             .connect_with(options)
             .await
-            .map_err(|source| StoreError::Open {
-                path: shown,
-                source,
+            .map_err(|source| {
+                // SQLITE_BUSY at open: another connection holds the exclusive lock.
+                let busy = source
+                    .as_database_error()
+                    .and_then(|e| e.code())
+                    .is_some_and(|c| c == "5");
+                if busy {
+                    StoreError::InUse(shown.clone())
+                } else {
+                    StoreError::Open {
+                        path: shown.clone(),
+                        source,
+                    }
+                }
             })?;
         sqlx::migrate!("../migrations/rm").run(&pool).await?;
         Ok(Store { pool })

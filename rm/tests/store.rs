@@ -120,3 +120,14 @@ async fn a_file_that_is_not_a_state_database_is_a_clear_error() {
         b"this is not SQLite, it is a note to self"
     );
 }
+
+#[tokio::test]
+async fn a_second_rm_on_the_same_database_is_told_it_is_in_use() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("rm.db");
+    let first = Store::open(&path).await.unwrap();
+    let second = Store::open(&path).await.err().expect("refused");
+    assert!(second.to_string().contains("in use"), "{second}");
+    drop(first);
+    Store::open(&path).await.expect("free again");
+}
