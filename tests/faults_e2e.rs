@@ -3,6 +3,7 @@
 //! with SIGKILL mid-job, and more applications than the cluster has room for masters.
 //! Nothing sleeps for a fixed time; waits poll with a deadline.
 
+use std::path::Path;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -248,25 +249,22 @@ fn a_node_back_from_the_dead_stops_the_master_that_was_placed_again_elsewhere() 
     let _ = std::fs::remove_dir_all(&tmp);
 }
 
-#[test]
-fn a_map_output_that_cannot_be_fetched_is_run_again_and_the_job_is_exact() {
-    let tmp = work_dir("yard-fault-fetch");
+/// Once a map has finished (and long before the last one does, so before any reduce
+/// fetches), `harm` is done to its output on its node's disk; the reducer reports the output
+/// it cannot use, the master runs the map again, and the job's answer is still exact.
+fn a_harmed_map_output_is_run_again(name: &str, harm: impl Fn(&Path) -> bool) {
+    let tmp = work_dir(name);
     let c = cluster(&tmp);
     let id = synthetic(&c.url, "12", "0.6");
-    // Once a map has finished (and long before the last one does, so before any reduce
-    // fetches), its output vanishes from its node's disk.
-    let removed = eventually("a finished map's output", || {
+    let harmed = eventually("a finished map's output", || {
         (0..3).find_map(|i| {
             let dir = tmp.join(format!("nm{i}/data/shuffle/{id}"));
             let map = std::fs::read_dir(dir).ok()?.flatten().next()?.path();
-            std::fs::remove_dir_all(&map).ok().map(|()| map)
+            harm(&map).then_some(map)
         })
     });
     let app = finished(&c.url, &id);
-    assert_eq!(
-        app["finalStatus"], "SUCCEEDED",
-        "{app} (removed {removed:?})"
-    );
+    assert_eq!(app["finalStatus"], "SUCCEEDED", "{app} (harmed {harmed:?})");
     let view = get(&format!("{}/ws/v1/yard/apps/{id}", c.url));
     assert_eq!(view["app"]["processedFraction"], 1.0, "{view}");
     assert_eq!(view["app"]["answer"]["job"]["k"], 12, "{view}");
@@ -277,4 +275,32 @@ fn a_map_output_that_cannot_be_fetched_is_run_again_and_the_job_is_exact() {
     );
     drop(c);
     let _ = std::fs::remove_dir_all(&tmp);
+}
+
+#[test]
+fn a_map_output_that_cannot_be_fetched_is_run_again_and_the_job_is_exact() {
+    a_harmed_map_output_is_run_again("yard-fault-fetch", |map| {
+        std::fs::remove_dir_all(map).is_ok()
+    });
+}
+
+#[test]
+fn a_damaged_map_output_is_run_again_and_the_job_is_exact() {
+    a_harmed_map_output_is_run_again("yard-fault-damaged", |map| {
+        // One byte of each of its partitions flipped (past the 18-byte header).
+        let Ok(parts) = std::fs::read_dir(map) else {
+            return false;
+        };
+        let mut any = false;
+        for part in parts.flatten() {
+            let Ok(mut bytes) = std::fs::read(part.path()) else {
+                continue;
+            };
+            if let Some(b) = bytes.get_mut(20) {
+                *b ^= 0x5a;
+                any |= std::fs::write(part.path(), bytes).is_ok();
+            }
+        }
+        any
+    });
 }

@@ -409,17 +409,23 @@ fn fetch(
         let got = authorized(http.get(&url), job_token().as_deref())
             .send()
             .and_then(|r| r.error_for_status())
-            .and_then(|r| r.bytes());
+            .and_then(|r| r.bytes())
+            .map_err(anyhow::Error::from)
+            // A damaged partition (its CRC-32 trailer disagrees) is a failed fetch too: the
+            // master runs its map again rather than every reduce attempt failing on it.
+            .and_then(|bytes| {
+                yard_appmaster::apps::records::Reader::new(&bytes)?;
+                Ok(bytes)
+            });
         match got {
             Ok(bytes) => return Ok((o.split, bytes.to_vec())),
             Err(e) if tries < FETCH_TRIES => {
-                eprintln!("reduce {reduce}: fetching map output {url}: {e}; trying again");
+                eprintln!("reduce {reduce}: fetching map output {url}: {e:#}; trying again");
                 std::thread::sleep(pause);
                 pause *= 2;
             }
             Err(e) => {
-                return Err(anyhow::Error::from(e)
-                    .context(format!("fetching map output {url} ({tries} tries)")));
+                return Err(e.context(format!("fetching map output {url} ({tries} tries)")));
             }
         }
     }
