@@ -19,6 +19,14 @@ fn sigkill(pid: u32) {
     assert!(status.success());
 }
 
+/// How many master attempts application `id` has had.
+fn attempts_of(url: &str, id: &str) -> usize {
+    let attempts = get(&format!("{url}/ws/v1/cluster/apps/{id}/appattempts"));
+    attempts["appAttempts"]["appAttempt"]
+        .as_array()
+        .map_or(0, Vec::len)
+}
+
 fn app_state(url: &str, id: &str) -> Value {
     get(&format!("{url}/ws/v1/cluster/apps/{id}"))["app"].clone()
 }
@@ -109,15 +117,7 @@ fn a_mapreduce_master_killed_with_sigkill_gets_a_second_attempt_and_nothing_wedg
             "{id}: {app}"
         );
     }
-    let attempts = get(&format!("{}/ws/v1/cluster/apps/{first}/appattempts", c.url));
-    assert_eq!(
-        attempts["appAttempts"]["appAttempt"]
-            .as_array()
-            .unwrap()
-            .len(),
-        2,
-        "{attempts}"
-    );
+    assert_eq!(attempts_of(&c.url, &first), 2);
     // Nothing of the dead attempt runs on: not its master (whose shell was killed under it)
     // nor its tasks.
     eventually("the first attempt's processes to stop", || {
@@ -234,15 +234,7 @@ fn a_node_back_from_the_dead_stops_the_master_that_was_placed_again_elsewhere() 
         Duration::from_secs(60),
         || masters_on(&c.nms[host]).is_empty().then_some(()),
     );
-    let attempts = get(&format!("{}/ws/v1/cluster/apps/{id}/appattempts", c.url));
-    assert_eq!(
-        attempts["appAttempts"]["appAttempt"]
-            .as_array()
-            .unwrap()
-            .len(),
-        2,
-        "{attempts}"
-    );
+    assert_eq!(attempts_of(&c.url, &id), 2);
     let running: usize = c.nms.iter().map(|n| masters_on(n).len()).sum();
     assert_eq!(running, 1, "one master of the application runs");
     drop(c);
