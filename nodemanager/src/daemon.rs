@@ -199,29 +199,36 @@ impl Node {
 
     /// Moves containers whose process ended into `completed`.
     fn reap(&self) {
-        let mut containers = lock(&self.containers);
-        let ended: Vec<(String, Exit)> = containers
-            .iter_mut()
-            .filter_map(|(id, r)| r.try_exit().ok().flatten().map(|e| (id.clone(), e)))
-            .collect();
-        let mut completed = lock(&self.completed);
-        for (id, exit) in ended {
-            let Some(r) = containers.remove(&id) else {
-                continue;
-            };
-            self.retire(r.dir.clone());
-            let code = match exit {
-                Exit::Code(c) => c,
-                Exit::Signal(s) => 128 + s, // the shell's convention
-            };
-            completed.push(Ended {
-                status: ContainerStatus {
-                    container_id: id,
-                    end: ContainerEnd::Exited,
-                    exit_code: Some(code),
-                },
-                resource: size_of(&r),
-            });
+        let mut retired = Vec::new();
+        {
+            let mut containers = lock(&self.containers);
+            let ended: Vec<(String, Exit)> = containers
+                .iter_mut()
+                .filter_map(|(id, r)| r.try_exit().ok().flatten().map(|e| (id.clone(), e)))
+                .collect();
+            let mut completed = lock(&self.completed);
+            for (id, exit) in ended {
+                let Some(r) = containers.remove(&id) else {
+                    continue;
+                };
+                retired.push(r.dir.clone());
+                let code = match exit {
+                    Exit::Code(c) => c,
+                    Exit::Signal(s) => 128 + s, // the shell's convention
+                };
+                completed.push(Ended {
+                    status: ContainerStatus {
+                        container_id: id,
+                        end: ContainerEnd::Exited,
+                        exit_code: Some(code),
+                    },
+                    resource: size_of(&r),
+                });
+            }
+        }
+        // Directories are removed outside the locks: a start or a listing need not wait for it.
+        for dir in retired {
+            self.retire(dir);
         }
     }
 

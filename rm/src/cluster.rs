@@ -104,6 +104,17 @@ pub fn plain_name(s: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
 }
 
+/// A dataset's name must be a [`plain_name`]: it names a directory on every nodemanager.
+pub fn check_dataset_name(name: &str) -> Result<(), ClusterError> {
+    if plain_name(name) {
+        return Ok(());
+    }
+    Err(ClusterError::BadDataset {
+        name: name.into(),
+        problem: "name it with 1 to 200 letters, digits, '_', '-' or '.'".into(),
+    })
+}
+
 /// A master the daemon must start: its container is granted, its token signed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MasterLaunch {
@@ -403,11 +414,7 @@ impl Cluster {
             name: d.name.clone(),
             problem,
         };
-        if !plain_name(&d.name) {
-            return Err(bad(
-                "name it with 1 to 200 letters, digits, '_', '-' or '.'".into(),
-            ));
-        }
+        check_dataset_name(&d.name)?;
         if d.blocks.is_empty() {
             return Err(bad("it has no blocks".into()));
         }
@@ -662,9 +669,6 @@ impl Cluster {
             .entry(r.node_id.clone())
             .or_insert(next_node);
         self.node_names.insert(id, r.node_id.clone());
-        self.node_keys
-            .entry(r.node_id.clone())
-            .or_insert_with(|| self.secret.container_key(&r.node_id));
         self.nodes.insert(
             r.node_id.clone(),
             NodeInfo {

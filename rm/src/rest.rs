@@ -269,20 +269,15 @@ impl Rm {
     where
         ApiError: From<E>,
     {
-        let (result, pending) = {
-            let now = (self.clock)();
-            let mut cluster = self
-                .cluster
-                .lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner());
-            let result = f(&mut cluster, now);
+        let (result, pending) = self.with(|cluster, now| {
+            let result = f(cluster, now);
             // Queued under the lock: the store sees changes in the order they were made.
             let pending = match &self.journal {
                 Some(j) => j.queue(cluster.take_changes(), true),
                 None => Pending::none(),
             };
             (result, pending)
-        };
+        });
         let value = result?;
         pending.committed().await.map_err(|reason| {
             ApiError::new(
@@ -695,13 +690,7 @@ async fn put_dataset(
 /// A grant to upload dataset `name`'s blocks to the nodemanagers, for its owner (or whoever
 /// puts it first).
 async fn upload_grant(State(rm): State<Rm>, Path(name): Path<String>, caller: Caller) -> Reply {
-    if !crate::cluster::plain_name(&name) {
-        return Err(ClusterError::BadDataset {
-            name,
-            problem: "name it with 1 to 200 letters, digits, '_', '-' or '.'".into(),
-        }
-        .into());
-    }
+    crate::cluster::check_dataset_name(&name)?;
     let (token, expires_ms) = rm.with(|c, now| {
         may_write_dataset(c, &caller, &name)?;
         let expires_ms = now + UPLOAD_GRANT_MS;

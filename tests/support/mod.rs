@@ -36,10 +36,7 @@ pub fn yard_home() -> PathBuf {
 
 /// The admin token the rm at `url` left in [`yard_home`], if it is an rm's URL.
 pub fn admin_token(url: &str) -> Option<String> {
-    let path = yard_rm::credentials::file_for(&yard_home(), url)?;
-    let creds: yard_rm::credentials::LocalCredentials =
-        serde_json::from_slice(&std::fs::read(path).ok()?).ok()?;
-    Some(creds.token)
+    yard_rm::credentials::find_local_in(&yard_home(), url).map(|c| c.token)
 }
 
 /// An HTTP client that sends the admin token of the rm at `rm_url` with every request.
