@@ -59,7 +59,12 @@ fn submissions_and_kills_acknowledged_just_before_a_sigkill_of_the_rm_survive_it
 
 /// Submits a synthetic MapReduce job of `maps` maps of `seconds` each; returns its id.
 fn synthetic(url: &str, maps: &str, seconds: &str) -> String {
-    let (code, out, err) = yard(&[
+    synthetic_with(url, maps, seconds, &[])
+}
+
+/// [`synthetic`] with `extra` arguments.
+fn synthetic_with(url: &str, maps: &str, seconds: &str, extra: &[&str]) -> String {
+    let mut args = vec![
         "submit",
         "synthetic",
         "--maps",
@@ -75,7 +80,9 @@ fn synthetic(url: &str, maps: &str, seconds: &str) -> String {
         "--no-wait",
         "--rm",
         url,
-    ]);
+    ];
+    args.extend(extra);
+    let (code, out, err) = yard(&args);
     assert_eq!(code, 0, "{err}");
     out.trim().to_owned()
 }
@@ -247,11 +254,25 @@ fn a_node_back_from_the_dead_stops_the_master_that_was_placed_again_elsewhere() 
 fn a_harmed_map_output_is_run_again(name: &str, harm: impl Fn(&Path) -> bool) {
     let tmp = work_dir(name);
     let c = cluster(&tmp);
-    let id = synthetic(&c.url, "12", "0.6");
+    // One reduce, so a map's output is one partition, whole once its CRC-32 trailer checks:
+    // an output still being written is left alone (harming it fails the map, not a fetch).
+    let id = synthetic_with(&c.url, "12", "0.6", &["--reduces", "1"]);
+    let whole = |map: &Path| {
+        let parts: Vec<_> = std::fs::read_dir(map)
+            .map(|d| d.flatten().map(|e| e.path()).collect())
+            .unwrap_or_default();
+        parts.len() == 1
+            && std::fs::read(&parts[0])
+                .is_ok_and(|bytes| yard_appmaster::apps::records::Reader::new(&bytes).is_ok())
+    };
     let harmed = eventually("a finished map's output", || {
         (0..3).find_map(|i| {
             let dir = tmp.join(format!("nm{i}/data/shuffle/{id}"));
-            let map = std::fs::read_dir(dir).ok()?.flatten().next()?.path();
+            let map = std::fs::read_dir(dir)
+                .ok()?
+                .flatten()
+                .map(|e| e.path())
+                .find(|m| whole(m))?;
             harm(&map).then_some(map)
         })
     });
