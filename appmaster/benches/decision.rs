@@ -49,6 +49,7 @@ fn spec(maps: u32) -> JobSpec {
             previous_runs: Vec::new(),
         },
         allotment: Some(NODES * SLOTS),
+        recovered: Vec::new(),
     }
 }
 

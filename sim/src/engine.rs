@@ -530,6 +530,7 @@ impl<'a> Run<'a> {
             reduces: self.job.reduces(),
             profile: self.job.profile.clone(),
             allotment: Some(self.plan.containers),
+            recovered: Vec::new(),
         }
     }
 

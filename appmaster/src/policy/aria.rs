@@ -360,13 +360,15 @@ impl Run {
         let profile = AriaProfile::from_spec(&spec, cap_m, cap_r);
         let (s_m, s_r) = profile.min_slots(spec.deadline, cap_m, cap_r);
         let prediction = profile.avg(f64::from(s_m.max(1)), f64::from(s_r.max(1)));
+        let core = Core::new(spec, now);
         Run {
-            core: Core::new(spec, now),
+            // Maps an earlier master attempt finished are not launched again.
+            unlaunched: core.pending_maps(),
+            core,
             profile,
             s_m,
             s_r,
             allotment,
-            unlaunched: n_m,
             peak_maps: 0,
             prediction,
         }
@@ -592,6 +594,7 @@ mod tests {
                 previous_runs: Vec::new(),
             },
             allotment,
+            recovered: Vec::new(),
         }
     }
 

@@ -224,7 +224,8 @@ impl Core {
         }
         let input_bytes = spec.maps.iter().map(|m| m.bytes).sum();
         let reduces = spec.reduces;
-        Core {
+        let recovered = spec.recovered.clone();
+        let mut core = Core {
             start: now,
             map_state: vec![MapState::Pending; maps],
             local_only: vec![false; maps],
@@ -257,7 +258,17 @@ impl Core {
             last_want: None,
             finish_sent: false,
             spec,
+        };
+        // An earlier attempt's finished maps: done before anything runs (the queues skip them
+        // as they skip any map that is not pending). An unknown or repeated map is ignored.
+        for r in recovered {
+            if core.map_state.get(r.map.0 as usize) == Some(&MapState::Pending) {
+                core.set_map_state(r.map, MapState::Done);
+                core.progress.maps_done += 1;
+                core.progress.processed_bytes += core.spec.maps[r.map.0 as usize].bytes;
+            }
         }
+        core
     }
 
     /// Seconds since the job started: Dart's `T_p`.
@@ -835,7 +846,8 @@ impl Core {
 mod tests {
     use super::super::testing::{Driver, at, d1_profile};
     use super::super::{
-        Aria, Dart, MapSpec, PolicyConfig, PolicyKind, PreselectedSampling, TaskPolicy,
+        Aria, Dart, MapSpec, PolicyConfig, PolicyKind, PreselectedSampling, RecoveredMap,
+        TaskPolicy,
     };
     use super::*;
 
@@ -852,6 +864,7 @@ mod tests {
             reduces: 1,
             profile: d1_profile(1.0),
             allotment: None,
+            recovered: Vec::new(),
         }
     }
 
@@ -907,6 +920,56 @@ mod tests {
             .unwrap_or_else(|| panic!("{name} finishes: {:?}", d.log));
         assert_eq!((p.k, p.maps_done, p.processed_bytes), (3, 3, 30), "{name}");
         assert_eq!(relaunches_of(&d, from, MapId(1)), 1, "{name}");
+    }
+
+    /// Maps an earlier master attempt finished are done from the start: counted in `k` and in
+    /// the processed bytes, never launched; with `all` of them recovered the map phase closes
+    /// at once and only the reduce runs.
+    fn recovered_maps_are_not_run_again<P: TaskPolicy>(policy: impl Fn() -> P) {
+        for all in [false, true] {
+            let mut spec = spec(1e6);
+            let recovered: Vec<u32> = if all { vec![0, 1, 2] } else { vec![0, 2] };
+            spec.recovered = recovered
+                .iter()
+                .map(|&m| RecoveredMap {
+                    map: MapId(m),
+                    output_bytes: 5,
+                })
+                .collect();
+            let mut d = Driver::new(policy(), spec, 1);
+            let name = d.policy.name();
+            let p = d.policy.progress();
+            assert_eq!(
+                (p.k, p.maps_done, p.processed_bytes),
+                (recovered.len() as u32, recovered.len() as u32, 10 * recovered.len() as u64),
+                "{name}"
+            );
+            d.run();
+            let p = d
+                .finish()
+                .unwrap_or_else(|| panic!("{name} finishes: {:?}", d.log));
+            assert_eq!((p.k, p.maps_done, p.processed_bytes), (3, 3, 30), "{name}");
+            let launched = d.launched_maps();
+            let expected: Vec<MapId> = if all { vec![] } else { vec![MapId(1)] };
+            assert_eq!(launched, expected, "{name}: {:?}", d.log);
+        }
+    }
+
+    #[test]
+    fn every_policy_counts_recovered_maps_as_done_and_never_runs_them() {
+        for kind in PolicyKind::ALL {
+            match kind {
+                PolicyKind::Aria => {
+                    recovered_maps_are_not_run_again(|| Aria::new(PolicyConfig::default()))
+                }
+                PolicyKind::Ps => recovered_maps_are_not_run_again(|| {
+                    PreselectedSampling::new(PolicyConfig::default())
+                }),
+                dart => {
+                    recovered_maps_are_not_run_again(|| Dart::new(dart, PolicyConfig::default()))
+                }
+            }
+        }
     }
 
     #[test]

@@ -110,7 +110,8 @@ impl TaskPolicy for Dart {
         let (kind, config) = (self.kind, &self.config);
         drive(&mut self.run, now, event, out, |spec, out| {
             let mut run = Run::new(kind, config.clone(), spec, now);
-            if run.core.spec.maps.is_empty() {
+            // Nothing to map (or every map recovered from an earlier master attempt).
+            if run.core.pending_maps() == 0 {
                 run.core
                     .close_map_phase(Some(run.current_estimate(now)), out);
             }
@@ -799,6 +800,7 @@ mod tests {
             reduces: 3,
             profile: testing::d1_profile(2.5),
             allotment: None,
+            recovered: Vec::new(),
         };
         let mut run = Run::new(kind, PolicyConfig::default(), spec, 0.0);
         let mut out = Vec::new();

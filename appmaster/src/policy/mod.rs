@@ -162,6 +162,18 @@ pub struct JobSpec {
     /// The containers the cluster promised the job, where the policy is told (ARIA and PS
     /// plan with it); `None` leaves the policy to ask for what it wants.
     pub allotment: Option<u32>,
+    /// Maps an earlier attempt of the job's master finished, whose outputs are still in
+    /// place (Hadoop's MapReduce recovery): done when the job starts, counted in `k`, never
+    /// launched. Empty on a first attempt.
+    pub recovered: Vec<RecoveredMap>,
+}
+
+/// A map finished by an earlier attempt of the job's master.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RecoveredMap {
+    pub map: MapId,
+    /// Its whole output (all partitions), as that attempt reported it.
+    pub output_bytes: u64,
 }
 
 /// What happens to a job, as its master hears of it.

@@ -296,6 +296,7 @@ mod tests {
             reduces: 2,
             profile: defaults(),
             allotment: None,
+            recovered: Vec::new(),
         };
         o.event(0.0, &Event::JobStarted(spec));
         let launch = |a: u32, locality| Decision::LaunchMap {

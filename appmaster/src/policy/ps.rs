@@ -335,6 +335,7 @@ mod tests {
                 previous_runs: Vec::new(),
             },
             allotment,
+            recovered: Vec::new(),
         }
     }
 

@@ -110,6 +110,7 @@ impl Script {
             reduces,
             profile,
             allotment: Some(self.allotment),
+            recovered: Vec::new(),
         }
     }
 

@@ -214,6 +214,7 @@ impl State {
             reduces: self.reduces,
             profile,
             allotment: None,
+            recovered: Vec::new(),
         };
         self.phases += 1;
         let launched = vec![false; maps.len()];
