@@ -9,7 +9,7 @@ use yard_workload::{Format, ReadOptions, SizeBin, Summary};
 
 #[derive(Subcommand)]
 pub(crate) enum TraceCommand {
-    /// Print a trace's jobs, tasks, bytes, time span, size bins and failures.
+    /// Print a trace's jobs, tasks, bytes, time span, size bins, failures and input paths.
     Inspect(InspectArgs),
 }
 
@@ -125,6 +125,17 @@ fn table(file: &str, s: &Summary, read: &ReadArgs) -> String {
             ),
         );
     }
+    row(
+        "input paths",
+        if s.jobs_with_input_path == 0 {
+            "none recorded".to_owned()
+        } else {
+            format!(
+                "{} distinct ({} of {} jobs record one)",
+                s.input_paths, s.jobs_with_input_path, s.jobs
+            )
+        },
+    );
     if s.nodes + s.racks > 0 {
         row("topology", format!("{} racks, {} nodes", s.racks, s.nodes));
     }

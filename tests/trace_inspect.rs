@@ -208,12 +208,65 @@ fn the_table_names_the_figures() {
         "size bins",
         "failed",
         "killed",
+        "input paths",
     ] {
         assert!(
             text.lines().any(|l| l.starts_with(label)),
             "no `{label}` row in:\n{text}"
         );
     }
+}
+
+#[test]
+fn inspect_counts_distinct_input_paths() {
+    // SWIM's withInputPaths shape: 9 fields, output path often empty, a trailing empty field.
+    let content = concat!(
+        "job0\t9\t9\t1762\t0\t14347\t/warehouse/a\t\t\n",
+        "job1\t18\t9\t970\t609\t697\t/warehouse/b\t/out/1\t\n",
+        "job2\t20\t2\t5\t0\t0\t/warehouse/a\t\t\n",
+        "job3\t21\t1\t5\t0\t0\t\t\t\n",
+    );
+    let dir = std::env::temp_dir().join(format!("yard-test-{}-paths", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("paths.tsv");
+    std::fs::write(&path, content).unwrap();
+    let file = path.to_str().unwrap();
+    let s = inspect_json(file);
+    let table = yard(&["trace", "inspect", file]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(s["format"], "swim");
+    assert_eq!(s["jobs"], 4);
+    assert_eq!(s["input_paths"], 2);
+    assert_eq!(s["jobs_with_input_path"], 3);
+    assert!(table.status.success());
+    let text = String::from_utf8(table.stdout).unwrap();
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("input paths")
+                && l.ends_with("2 distinct (3 of 4 jobs record one)")),
+        "no `input paths` row in:\n{text}"
+    );
+}
+
+#[test]
+fn shipped_traces_count_their_input_paths() {
+    // Additional_Workloads_Placeholder.tsv: columns 7–8 are inputPath1…10 / outputPath1…10.
+    let placeholder = inspect_json("traces/swim/Additional_Workloads_Placeholder.tsv");
+    assert_eq!(placeholder["input_paths"], 10);
+    assert_eq!(placeholder["jobs_with_input_path"], 10);
+    let fb = inspect_json("traces/swim/FB-2009_samples_24_times_1hr_0_first50jobs.tsv");
+    assert_eq!(fb["input_paths"], 0);
+    let out = yard(&[
+        "trace",
+        "inspect",
+        "traces/swim/FB-2009_samples_24_times_1hr_0_first50jobs.tsv",
+    ]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("input paths") && l.ends_with("none recorded")),
+        "{text}"
+    );
 }
 
 /// Writes `content` to a temporary file named `name` and runs inspect on it.
@@ -241,6 +294,8 @@ fn bad_input_is_one_line_naming_file_place_and_field_with_exit_code_2() {
         ("truncated.json", folder[..5000].to_vec(), &[], &["truncated.json:", "EOF"]),
         ("columns.tsv", b"job0\t1\t1\t5\t0\t0\njob1\t2\t1\t5\n".to_vec(), &[], &["columns.tsv:2:", "6 tab-separated columns", "found 4"]),
         ("number.tsv", b"job0\t1\t1\tmany\t0\t0\n".to_vec(), &[], &["number.tsv:1:", "map_input_bytes", "\"many\""]),
+        ("mixed.tsv", b"job0\t1\t1\t5\t0\t0\ti\t\t\n\njob1\t2\t1\t5\t0\t0\ti\to\n".to_vec(), &[], &["mixed.tsv:3:", "9 tab-separated columns like the first line", "found 8"]),
+        ("ninth.tsv", b"job0\t1\t1\t5\t0\t0\ti\t\tx\n".to_vec(), &[], &["ninth.tsv:1:", "column 9", "expected an empty column"]),
         ("unknown.txt", b"hello, world\n".to_vec(), &[], &["unknown.txt:1:", "--format"]),
         ("empty.tsv", Vec::new(), &[], &["empty.tsv", "empty"]),
         ("forced.tsv", b"job0\t1\t1\t5\t0\t0\n".to_vec(), &["--format", "rumen"], &["forced.tsv:1:1"]),

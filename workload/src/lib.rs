@@ -30,7 +30,7 @@ pub use summary::{BinCounts, EndCounts, SizeBin, Summary};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Format {
-    /// SWIM's job-level TSV (FB-2009, FB-2010): 6 or 8 columns, no tasks.
+    /// SWIM's job-level TSV (FB-2009, FB-2010): 6 to 9 columns (paths in 7–8), no tasks.
     Swim,
     /// Hadoop Rumen job histories: concatenated job objects with tasks and attempts.
     Rumen,

@@ -86,7 +86,10 @@ pub struct Job {
     /// Job-level byte totals where the trace records them (SWIM columns 5–6).
     pub shuffle_bytes: Option<u64>,
     pub output_bytes: Option<u64>,
+    /// Where the job read its input (SWIM column 7); `None` when not recorded or empty.
+    /// Jobs with the same path read the same data (for grouping them, e.g. shared scans).
     pub input_path: Option<String>,
+    /// Where the job wrote its output (SWIM column 8); `None` when not recorded or empty.
     pub output_path: Option<String>,
 }
 

@@ -1,5 +1,7 @@
 //! The figures `yard trace inspect` prints: counts, bytes, time span, size bins, failures.
 
+use std::collections::HashSet;
+
 use serde::Serialize;
 
 use crate::{Format, Job, Millis, Outcome, Workload};
@@ -79,6 +81,10 @@ pub struct Summary {
     pub killed_jobs: u64,
     pub racks: u64,
     pub nodes: u64,
+    /// Distinct job input paths (SWIM columns 7+); 0 when the trace records none.
+    pub input_paths: u64,
+    /// Jobs that record an input path.
+    pub jobs_with_input_path: u64,
     /// What the reader passed over, one line each.
     pub notes: Vec<String>,
 }
@@ -103,9 +109,16 @@ impl Workload {
             killed_jobs: 0,
             racks: self.topology.racks.len() as u64,
             nodes: self.topology.nodes.len() as u64,
+            input_paths: 0,
+            jobs_with_input_path: 0,
             notes: self.notes.clone(),
         };
+        let mut paths = HashSet::new();
         for job in &self.jobs {
+            if let Some(path) = &job.input_path {
+                paths.insert(path.as_str());
+                s.jobs_with_input_path += 1;
+            }
             s.map_tasks += job.map_count();
             s.reduce_tasks += job.reduce_count();
             s.input_bytes = s.input_bytes.saturating_add(job.input_bytes());
@@ -142,6 +155,7 @@ impl Workload {
                 .map(|g| g.count)
                 .sum::<u64>();
         }
+        s.input_paths = paths.len() as u64;
         if let (Some(first), Some(last)) = (s.first_submit_ms, s.last_event_ms) {
             s.span_s = (last - first) as f64 / 1000.0;
         }
@@ -231,5 +245,19 @@ mod tests {
             }
         );
         assert_eq!((s.failed_jobs, s.killed_jobs), (0, 1));
+        assert_eq!((s.input_paths, s.jobs_with_input_path), (0, 0));
+    }
+
+    #[test]
+    fn summary_counts_distinct_input_paths() {
+        let mut w = Workload::new(Format::Swim);
+        for path in [Some("a"), None, Some("b"), Some("a")] {
+            w.jobs.push(Job {
+                input_path: path.map(str::to_owned),
+                ..Job::default()
+            });
+        }
+        let s = w.summary();
+        assert_eq!((s.input_paths, s.jobs_with_input_path), (2, 3));
     }
 }

@@ -1,5 +1,15 @@
 //! SWIM's job-level TSV (FB-2009, FB-2010): `job<N>`, submit s, gap s, input, shuffle and output
-//! bytes, and in some files input and output paths. No header; 6 or 8 columns on every line.
+//! bytes, and in some files input and output paths. No header; every line has as many columns
+//! as the first, which has 6 to 9:
+//!
+//! - 6: the byte columns only (the `FB-20xx_samples_24_times_1hr_0.tsv` files);
+//! - 7: plus column 7, the input path (the traces README's `anonymized_input_path`);
+//! - 8: plus column 8, the output path (`Additional_Workloads_Placeholder.tsv`);
+//! - 9: the same 8 and a trailing empty field, as SWIM's `…_withInputPaths_0.tsv` files write
+//!   each line (`…\t<input>\t<output>\t`). Column 9 must be empty: anything in it would be
+//!   data yard does not know what to do with, and nothing is dropped silently.
+//!
+//! An empty path column (the output path often is) is `None`.
 //!
 //! The file has no tasks, so they are derived the way SWIM's replayer (`GenerateReplayScript`)
 //! derives them: one map task per input block (at least one), and, for jobs that shuffle,
@@ -9,7 +19,7 @@
 use crate::error::{Position, TraceError, expected};
 use crate::{Format, Job, ReadOptions, Task, TaskGroup, Workload};
 
-const COLUMNS: [&str; 8] = [
+const COLUMNS: [&str; 9] = [
     "new_unique_job_id",
     "submit_time_seconds",
     "inter_job_submit_gap_seconds",
@@ -18,7 +28,11 @@ const COLUMNS: [&str; 8] = [
     "reduce_output_bytes",
     "anonymized_input_path",
     "anonymized_output_path",
+    "trailing empty field",
 ];
+
+/// The column counts a first line may have (see the module docs).
+const WIDTHS: std::ops::RangeInclusive<usize> = 6..=9;
 
 pub(crate) fn parse(
     file: &str,
@@ -38,25 +52,28 @@ pub(crate) fn parse(
         .reserve(bytes.iter().filter(|&&b| b == b'\n').count() + 1);
     let mut record = csv::ByteRecord::new();
     let mut width = None;
+    // csv's own line numbers miss blank lines and CRLF ends, and the byte where it says a
+    // record begins is where the previous one ended, before any line ends between them; so
+    // lines are counted here, from the record's first byte that is not a line end.
+    let mut lines = Lines::default();
     loop {
         match reader.read_byte_record(&mut record) {
             Ok(false) => break,
             Ok(true) => {}
             Err(e) => {
-                let line = reader.position().line();
+                let line = lines.of(bytes, reader.position().byte());
                 return Err(TraceError::new(file, Position::Line(line), e.to_string()));
             }
         }
-        // csv reports where the record began, which is the line to point at.
-        let line = record.position().map_or(0, |p| p.line());
+        let line = lines.of(bytes, record.position().map_or(0, |p| p.byte()));
         if record.len() == 1 && record[0].iter().all(u8::is_ascii_whitespace) {
             continue; // a blank line carries no job
         }
         let columns = record.len();
         let want = *width.get_or_insert(columns);
-        if (columns != 6 && columns != 8) || columns != want {
+        if !WIDTHS.contains(&columns) || columns != want {
             let what = if want == columns {
-                "6 or 8 tab-separated columns".to_owned()
+                "6 to 9 tab-separated columns".to_owned()
             } else {
                 format!("{want} tab-separated columns like the first line")
             };
@@ -78,6 +95,33 @@ pub(crate) fn parse(
     Ok(workload)
 }
 
+/// 1-based line numbers of byte offsets that only grow, in time linear in the file.
+#[derive(Default)]
+struct Lines {
+    offset: usize,
+    newlines: u64,
+}
+
+impl Lines {
+    /// The line of the first byte at or after `offset` that is not `\r` or `\n`.
+    fn of(&mut self, bytes: &[u8], offset: u64) -> u64 {
+        let offset = usize::try_from(offset)
+            .unwrap_or(usize::MAX)
+            .min(bytes.len());
+        let offset = bytes[offset..]
+            .iter()
+            .position(|b| !matches!(b, b'\r' | b'\n'))
+            .map_or(bytes.len(), |skip| offset + skip);
+        if offset < self.offset {
+            *self = Lines::default(); // never happens; correct all the same
+        }
+        let newlines = bytes[self.offset..offset].iter().filter(|&&b| b == b'\n');
+        self.newlines += newlines.count() as u64;
+        self.offset = offset;
+        self.newlines + 1
+    }
+}
+
 /// One line → one job; errors carry the 0-based column and the problem.
 fn read_job(record: &csv::ByteRecord, options: &ReadOptions) -> Result<Job, (usize, String)> {
     let id = &record[0];
@@ -95,8 +139,16 @@ fn read_job(record: &csv::ByteRecord, options: &ReadOptions) -> Result<Job, (usi
     let submit_ms = (submit_s as i64)
         .checked_mul(1000)
         .ok_or((1, format!("{submit_s} seconds is too large a submit time")))?;
-    let text =
-        |i: usize| (record.len() > i).then(|| String::from_utf8_lossy(&record[i]).into_owned());
+    // A path column that is absent or empty is no path.
+    let text = |i: usize| {
+        record
+            .get(i)
+            .filter(|raw| !raw.is_empty())
+            .map(|raw| String::from_utf8_lossy(raw).into_owned())
+    };
+    if let Some(extra) = record.get(8).filter(|raw| !raw.is_empty()) {
+        return Err((8, expected("an empty column", extra)));
+    }
     Ok(Job {
         id: String::from_utf8_lossy(id).into_owned(),
         submit_ms,
@@ -248,6 +300,75 @@ mod tests {
     }
 
     #[test]
+    fn nine_fields_with_input_paths_an_empty_output_and_a_trailing_tab_are_read() {
+        // The shape of SWIM's `FB-2010_samples_24_times_1hr_withInputPaths_0.tsv` lines.
+        let w = read(concat!(
+            "job0\t9\t9\t1762\t0\t14347\t/user/hive/warehouse/a\t\t\n",
+            "job1\t18\t9\t970\t609\t697\t/user/hive/warehouse/a\toutputPath2\t\n",
+            "job2\t20\t2\t5\t0\t0\t\t\t\n",
+        ))
+        .unwrap();
+        assert_eq!(w.jobs.len(), 3);
+        let (j0, j1, j2) = (&w.jobs[0], &w.jobs[1], &w.jobs[2]);
+        assert_eq!((j0.id.as_str(), j0.submit_ms), ("job0", 9_000));
+        assert_eq!(j0.input_bytes(), 1762);
+        assert_eq!(j0.output_bytes, Some(14_347));
+        assert_eq!(j0.input_path.as_deref(), Some("/user/hive/warehouse/a"));
+        assert_eq!(j0.output_path, None, "an empty output path is None");
+        assert_eq!(j1.input_path, j0.input_path);
+        assert_eq!(j1.output_path.as_deref(), Some("outputPath2"));
+        assert_eq!(
+            (j2.input_path.clone(), j2.output_path.clone()),
+            (None, None)
+        );
+    }
+
+    #[test]
+    fn seven_columns_are_an_input_path_only() {
+        let w = read("job0\t1\t1\t5\t0\t0\tinputPath1\njob1\t2\t1\t5\t0\t0\t\n").unwrap();
+        assert_eq!(w.jobs[0].input_path.as_deref(), Some("inputPath1"));
+        assert_eq!(w.jobs[0].output_path, None);
+        assert_eq!(w.jobs[1].input_path, None, "an empty input path is None");
+    }
+
+    #[test]
+    fn a_ninth_column_must_be_empty_and_ten_are_too_many() {
+        let e = read("job0\t1\t1\t5\t0\t0\ti\to\t\njob1\t2\t1\t5\t0\t0\ti\to\tx\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "t.tsv:2: field `column 9 (trailing empty field)`: expected an empty column, found \"x\""
+        );
+        let e = read("job0\t1\t1\t5\t0\t0\ti\to\t\t\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "t.tsv:1: expected 6 to 9 tab-separated columns, found 10"
+        );
+    }
+
+    #[test]
+    fn mixed_column_counts_are_an_error_naming_the_line() {
+        let nine = "job0\t1\t1\t5\t0\t0\ti\t\t\n";
+        for (other, found) in [
+            ("job1\t2\t1\t5\t0\t0\n", 6),
+            ("job1\t2\t1\t5\t0\t0\ti\n", 7),
+            ("job1\t2\t1\t5\t0\t0\ti\to\n", 8),
+        ] {
+            let e = read(&format!("{nine}\n{other}")).unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                format!(
+                    "t.tsv:3: expected 9 tab-separated columns like the first line, found {found}"
+                )
+            );
+        }
+        let e = read(&format!("job0\t1\t1\t5\t0\t0\ti\to\n{nine}")).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "t.tsv:2: expected 8 tab-separated columns like the first line, found 9"
+        );
+    }
+
+    #[test]
     fn errors_name_line_column_and_what_was_expected() {
         let e = read("job0\t1\t1\t5\t0\t0\njob1\t2\t1\tx5\t0\t0\n").unwrap_err();
         assert_eq!(
@@ -257,7 +378,7 @@ mod tests {
         let e = read("job0\t1\t1\t5\t0\n").unwrap_err();
         assert_eq!(
             e.to_string(),
-            "t.tsv:1: expected 6 or 8 tab-separated columns, found 5"
+            "t.tsv:1: expected 6 to 9 tab-separated columns, found 5"
         );
         let e = read("job0\t1\t1\t5\t0\t0\njob1\t1\t1\t5\t0\t0\ta\tb\n").unwrap_err();
         assert!(
@@ -273,6 +394,19 @@ mod tests {
             "ms overflow"
         );
         assert!(read("\t1\t1\t5\t0\t0\n").is_err());
+    }
+
+    #[test]
+    fn error_lines_count_blank_lines_and_crlf_ends() {
+        for (text, line) in [
+            ("job0\t1\t1\t5\t0\t0\n\njob1\t2\t1\tx\t0\t0\n", 3),
+            ("job0\t1\t1\t5\t0\t0\n\n\n\njob1\t2\t1\tx\t0\t0\n", 5),
+            ("job0\t1\t1\t5\t0\t0\r\njob1\t2\t1\tx\t0\t0\r\n", 2),
+            ("job0\t1\t1\t5\t0\t0\r\n\r\njob1\t2\t1\tx\t0\t0\n", 3),
+            ("\n\njob1\t2\t1\tx\t0\t0\n", 3),
+        ] {
+            assert_eq!(read(text).unwrap_err().at, Position::Line(line), "{text:?}");
+        }
     }
 
     #[test]

@@ -19,6 +19,15 @@ fn seeds() -> Vec<(Format, Vec<u8>)> {
             Format::Swim,
             read("swim/Additional_Workloads_Placeholder.tsv"),
         ),
+        // SWIM's withInputPaths shape (9 fields, empty output paths, a trailing tab); that
+        // file is held back for evaluation, so these lines are written here.
+        (
+            Format::Swim,
+            b"job0\t9\t9\t1762\t0\t14347\tinputPath1\t\t\n\
+              job1\t18\t9\t970\t609\t697\tinputPath2\toutputPath2\t\n\
+              job2\t20\t2\t53088744165\t1510005522\t5759777\tinputPath1\t\t\n"
+                .to_vec(),
+        ),
         (Format::Rumen, read("rumen/gridmix-wordcount.json")),
         (Format::Rumen, read("rumen/counters-test-trace.json")),
         (Format::Sls, read("sls/inputsls.json")),
