@@ -92,7 +92,12 @@ pub enum ClusterError {
         "{0} application ids are issued and not yet submitted; submit or wait for them to expire (1 h)"
     )]
     TooManyIssued(usize),
+    #[error("application {id} keeps {max} recovery entries already, the most one may keep")]
+    RecoveryFull { id: String, max: usize },
 }
+
+/// The most recovery entries one application may keep (a map each, for yard's masters).
+pub const MAX_RECOVERY_ENTRIES: usize = 200_000;
 
 /// A name that is safe as a path component on a nodemanager: 1–200 of `[A-Za-z0-9_.-]`, not
 /// `.` or `..` (the nodemanager's own rule for dataset and block names).
@@ -304,6 +309,10 @@ pub struct Cluster {
     dirty_datasets: BTreeSet<String>,
     /// Containers a rejoining node reported, in the order the scheduler answers them.
     recovering: VecDeque<(String, AppId)>,
+    /// What each unfinished application's master keeps for its next attempt, by key; and the
+    /// entries changed since the store last took them.
+    recovery: BTreeMap<String, BTreeMap<String, String>>,
+    dirty_recovery: BTreeSet<(String, String)>,
     /// The rm's own URL, given to every master as `YARD_RM` so it can reach the rm.
     url: Option<String>,
     /// Set for every master (the submission's own variables win).
@@ -325,11 +334,16 @@ pub struct Changes {
     pub apps: Vec<AppRecord>,
     pub nodes: Vec<NodeInfo>,
     pub datasets: Vec<(Dataset, String)>,
+    /// Recovery entries written: (application, key, value).
+    pub recovery: Vec<(String, String, String)>,
 }
 
 impl Changes {
     pub fn is_empty(&self) -> bool {
-        self.apps.is_empty() && self.nodes.is_empty() && self.datasets.is_empty()
+        self.apps.is_empty()
+            && self.nodes.is_empty()
+            && self.datasets.is_empty()
+            && self.recovery.is_empty()
     }
 
     /// `later` on top of `self`: a record in both is `later`'s. Linear in both sizes.
@@ -350,6 +364,9 @@ impl Changes {
         upsert(&mut self.apps, later.apps, |a| a.id.clone());
         upsert(&mut self.nodes, later.nodes, |n| n.node_id.clone());
         upsert(&mut self.datasets, later.datasets, |d| d.0.name.clone());
+        upsert(&mut self.recovery, later.recovery, |r| {
+            format!("{}/{}", r.0, r.1)
+        });
     }
 }
 
@@ -366,6 +383,8 @@ impl Cluster {
             datasets: BTreeMap::new(),
             dirty_datasets: BTreeSet::new(),
             recovering: VecDeque::new(),
+            recovery: BTreeMap::new(),
+            dirty_recovery: BTreeSet::new(),
             scheduler: Scheduler::new(settings.ordering).with_master_share(settings.master_share),
             settings,
             epoch,
@@ -482,10 +501,18 @@ impl Cluster {
     /// Everything changed since the last call, for the store to write in one transaction.
     pub fn take_changes(&mut self) -> Changes {
         let (apps, nodes) = self.take_dirty();
+        let recovery = std::mem::take(&mut self.dirty_recovery)
+            .into_iter()
+            .filter_map(|(app, key)| {
+                let value = self.recovery.get(&app)?.get(&key)?.clone();
+                Some((app, key, value))
+            })
+            .collect();
         Changes {
             apps,
             nodes,
             datasets: self.take_dirty_datasets(),
+            recovery,
         }
     }
 
@@ -498,6 +525,60 @@ impl Cluster {
             .extend(changes.nodes.iter().map(|n| n.node_id.clone()));
         self.dirty_datasets
             .extend(changes.datasets.iter().map(|(d, _)| d.name.clone()));
+        self.dirty_recovery.extend(
+            changes
+                .recovery
+                .iter()
+                .map(|(app, key, _)| (app.clone(), key.clone())),
+        );
+    }
+
+    /// Brings back the recovery entries the store kept (for unfinished applications).
+    pub fn restore_recovery(&mut self, entries: Vec<(String, String, String)>) {
+        for (app, key, value) in entries {
+            let unfinished = self
+                .apps
+                .get(&app)
+                .is_some_and(|a| !a.lifecycle.state.is_final());
+            if unfinished {
+                self.recovery.entry(app).or_default().insert(key, value);
+            }
+        }
+    }
+
+    /// A running master keeps `entries` (key → JSON value, opaque to the rm) for its next
+    /// attempt; a key written again is replaced, so a retried call changes nothing. Refused
+    /// past [`MAX_RECOVERY_ENTRIES`] per application, whole.
+    pub fn put_recovery(
+        &mut self,
+        id: &str,
+        entries: BTreeMap<String, String>,
+    ) -> Result<usize, ClusterError> {
+        let app = self
+            .apps
+            .get(id)
+            .ok_or_else(|| ClusterError::UnknownApp(id.into()))?;
+        if app.lifecycle.state != AppState::Running {
+            return Err(ClusterError::NotRunning(id.into()));
+        }
+        let kept = self.recovery.entry(id.to_owned()).or_default();
+        let new = entries.keys().filter(|k| !kept.contains_key(*k)).count();
+        if kept.len() + new > MAX_RECOVERY_ENTRIES {
+            return Err(ClusterError::RecoveryFull {
+                id: id.into(),
+                max: MAX_RECOVERY_ENTRIES,
+            });
+        }
+        for (key, value) in entries {
+            self.dirty_recovery.insert((id.to_owned(), key.clone()));
+            kept.insert(key, value);
+        }
+        Ok(kept.len())
+    }
+
+    /// What `id`'s masters kept for a next attempt, by key.
+    pub fn recovery(&self, id: &str) -> impl Iterator<Item = (&String, &String)> {
+        self.recovery.get(id).into_iter().flatten()
     }
 
     /// Where the rm listens, e.g. `http://127.0.0.1:8088`: masters are told it as `YARD_RM`.
@@ -1090,6 +1171,11 @@ impl Cluster {
             .get_mut(id)
             .ok_or_else(|| ClusterError::UnknownApp(id.to_owned()))?;
         let action = info.lifecycle.apply(event)?;
+        if info.lifecycle.state.is_final() {
+            // Its recovery entries are of no use any more (the store drops them with the
+            // application's final record).
+            self.recovery.remove(id);
+        }
         self.dirty_apps.insert(id.to_owned());
         let app = self.app_of(id);
         match action {

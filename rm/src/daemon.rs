@@ -72,6 +72,7 @@ pub async fn serve(
     let mut cluster = Cluster::new(options.settings, secret.clone(), started_ms);
     cluster.restore(apps, nodes);
     cluster.restore_datasets(store.load_datasets().await.map_err(io::Error::other)?);
+    cluster.restore_recovery(store.load_recovery().await.map_err(io::Error::other)?);
     cluster.set_url(url.clone());
     for (name, value) in &options.master_env {
         cluster.set_master_env(name, value.clone());

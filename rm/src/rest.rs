@@ -10,6 +10,7 @@
 //! node itself, an admin everything. A route that changes state answers only after the change
 //! is committed to the store ([`Rm::commit`]); if it cannot be, the answer is 503.
 
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 use axum::extract::rejection::{JsonRejection, QueryRejection};
@@ -229,6 +230,7 @@ impl From<ClusterError> for ApiError {
             ClusterError::NotIssued(_) => StatusCode::BAD_REQUEST,
             ClusterError::IssuedToOther { .. } => StatusCode::FORBIDDEN,
             ClusterError::TooManyIssued(_) => StatusCode::TOO_MANY_REQUESTS,
+            ClusterError::RecoveryFull { .. } => StatusCode::INSUFFICIENT_STORAGE,
             ClusterError::AlreadySubmitted(_)
             | ClusterError::Transition(_)
             | ClusterError::NotRunning(_)
@@ -317,6 +319,11 @@ pub fn routes() -> Vec<(&'static str, &'static [&'static str], MethodRouter<Rm>)
             put(set_deadline),
         ),
         ("/ws/v1/yard/apps/{id}/result", &["put"], put(report_result)),
+        (
+            "/ws/v1/yard/apps/{id}/recovery",
+            &["get", "put"],
+            get(recovery).put(put_recovery),
+        ),
         ("/ws/v1/yard/datasets", &["get"], get(datasets)),
         (
             "/ws/v1/yard/datasets/{name}/upload-grant",
@@ -625,6 +632,64 @@ async fn report_result(
             Ok::<_, ApiError>(c.app(&id).map(yard_app_json).unwrap_or_default())
         })
         .await?)
+}
+
+/// The longest recovery value, as JSON text.
+const MAX_RECOVERY_VALUE_BYTES: usize = 8192;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RecoveryBody {
+    entries: BTreeMap<String, Value>,
+}
+
+/// A master keeps entries for its application's next attempt (Hadoop's MapReduce recovery:
+/// yard's masters keep one per finished map). Answered once committed.
+async fn put_recovery(
+    State(rm): State<Rm>,
+    Path(id): Path<String>,
+    caller: Caller,
+    body: Result<Json<RecoveryBody>, JsonRejection>,
+) -> Reply {
+    let Json(r) = body?;
+    limits::check_len("entries", r.entries.len())?;
+    let mut entries = BTreeMap::new();
+    for (key, value) in r.entries {
+        limits::check_name("entries (a key)", &key)?;
+        let text = value.to_string();
+        if !value.is_object() || text.len() > MAX_RECOVERY_VALUE_BYTES {
+            return Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                format!(
+                    "entries.{key}: each value is a JSON object of at most {MAX_RECOVERY_VALUE_BYTES} bytes"
+                ),
+                json!({ "field": format!("entries.{key}"), "bytes": text.len() }),
+            ));
+        }
+        entries.insert(key, text);
+    }
+    let kept = rm
+        .commit(|c, _| {
+            caller.master_of(c, &id)?;
+            Ok::<_, ApiError>(c.put_recovery(&id, entries)?)
+        })
+        .await?;
+    ok(json!({ "entries": kept }))
+}
+
+/// What the application's masters kept for a next attempt; read by the current attempt.
+async fn recovery(State(rm): State<Rm>, Path(id): Path<String>, caller: Caller) -> Reply {
+    rm.with(|c, _| {
+        caller.master_of(c, &id)?;
+        let entries: serde_json::Map<String, Value> = c
+            .recovery(&id)
+            .map(|(k, v)| (k.clone(), serde_json::from_str(v).unwrap_or(Value::Null)))
+            .collect();
+        ok(json!({
+            "attempt": c.current_attempt(&id),
+            "entries": entries,
+        }))
+    })
 }
 
 async fn datasets(State(rm): State<Rm>, _caller: Caller) -> Reply {

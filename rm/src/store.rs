@@ -169,8 +169,19 @@ impl Store {
             apps,
             nodes,
             datasets,
+            recovery,
         } = changes;
         let mut tx = self.pool.begin().await?;
+        for (app, key, value) in recovery {
+            sqlx::query(
+                "INSERT OR REPLACE INTO app_recovery (application_id, key, value) VALUES (?, ?, ?)",
+            )
+            .bind(app)
+            .bind(key)
+            .bind(value)
+            .execute(&mut *tx)
+            .await?;
+        }
         for (d, owner) in datasets {
             sqlx::query(
                 "INSERT OR REPLACE INTO datasets (name, created_ms, blocks, owner) VALUES (?, ?, ?, ?)",
@@ -222,6 +233,13 @@ impl Store {
                 .execute(&mut *tx)
                 .await?;
             }
+            if a.lifecycle.state.is_final() {
+                // Kept for a next master attempt; an ended application has none.
+                sqlx::query("DELETE FROM app_recovery WHERE application_id = ?")
+                    .bind(&a.id)
+                    .execute(&mut *tx)
+                    .await?;
+            }
         }
         for n in nodes {
             sqlx::query(
@@ -241,6 +259,24 @@ impl Store {
         }
         tx.commit().await?;
         Ok(())
+    }
+
+    /// Every recovery entry kept: (application, key, value).
+    pub async fn load_recovery(&self) -> Result<Vec<(String, String, String)>, StoreError> {
+        let mut out = Vec::new();
+        for row in sqlx::query(
+            "SELECT application_id, key, value FROM app_recovery ORDER BY application_id, key",
+        )
+        .fetch_all(&self.pool)
+        .await?
+        {
+            out.push((
+                row.try_get("application_id")?,
+                row.try_get("key")?,
+                row.try_get("value")?,
+            ));
+        }
+        Ok(out)
     }
 
     /// Everything stored, applications in submission order.

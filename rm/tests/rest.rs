@@ -55,7 +55,7 @@ impl Harness {
         }
         let parts: Vec<&str> = uri.split('/').collect();
         if let ["", "ws", "v1", "yard", "apps", id, what] = parts[..]
-            && ["register", "allocate", "unregister", "result"].contains(&what)
+            && ["register", "allocate", "unregister", "result", "recovery"].contains(&what)
         {
             let attempt = self
                 .rm
@@ -721,6 +721,25 @@ async fn every_route_wants_a_credential_and_acts_only_on_what_its_caller_owns() 
         ),
         (
             &alice,
+            Method::PUT,
+            format!("{app}/recovery"),
+            json!({"entries": {"map-0": {"forged": true}}}),
+        ),
+        (&alice, Method::GET, format!("{app}/recovery"), Value::Null),
+        (
+            &stale_master,
+            Method::PUT,
+            format!("{app}/recovery"),
+            json!({"entries": {"map-0": {"forged": true}}}),
+        ),
+        (
+            &other_master,
+            Method::GET,
+            format!("{app}/recovery"),
+            Value::Null,
+        ),
+        (
+            &alice,
             Method::POST,
             "/ws/v1/yard/nodes".into(),
             json!({"nodeId": "evil:1", "rack": "r1", "capability": {"memoryMb": 1024, "vcores": 1}}),
@@ -835,6 +854,125 @@ async fn every_route_wants_a_credential_and_acts_only_on_what_its_caller_owns() 
         status,
         StatusCode::ACCEPTED,
         "an admin submitted it for alice: it is hers"
+    );
+}
+
+/// A master keeps entries for its next attempt (one per finished map, for yard's masters):
+/// idempotent by key, checked at the edge, read by the next attempt and by no one else,
+/// dropped when the application ends.
+#[tokio::test]
+async fn a_masters_recovery_entries_reach_its_next_attempt_and_go_with_the_application() {
+    let h = Harness::new();
+    h.node("n1:8042").await;
+    let id = h.running_app().await;
+    let uri = format!("/ws/v1/yard/apps/{id}/recovery");
+    let put = |body: Value| h.call(Method::PUT, &uri, Some(body.to_string()));
+    let (status, reply) = put(json!({"entries": {
+        "map-0": {"output": "1-0", "node": "http://n1"},
+        "map-1": {"output": "1-1", "node": "http://n1"},
+    }}))
+    .await;
+    assert_eq!(
+        (status, &reply["entries"]),
+        (StatusCode::OK, &json!(2)),
+        "{reply}"
+    );
+    // A retried or rewritten key replaces, never duplicates.
+    let (status, reply) =
+        put(json!({"entries": {"map-1": {"output": "1-1b", "node": "http://n1"}}})).await;
+    assert_eq!(
+        (status, &reply["entries"]),
+        (StatusCode::OK, &json!(2)),
+        "{reply}"
+    );
+    for (bad, field) in [
+        (
+            json!({"entries": {"map-2": "not an object"}}),
+            "entries.map-2",
+        ),
+        (
+            json!({"entries": {"map-2": {"pad": "x".repeat(9_000)}}}),
+            "entries.map-2",
+        ),
+        (json!({"entries": {"has space": {}}}), "entries (a key)"),
+        (json!({"entries": {"": {}}}), "entries (a key)"),
+        (json!({"entries": [1, 2]}), "not what this route takes"),
+        (json!({"records": {}}), "not what this route takes"),
+    ] {
+        let (status, reply) = put(bad.clone()).await;
+        assert!(
+            status == StatusCode::BAD_REQUEST || status == StatusCode::UNPROCESSABLE_ENTITY,
+            "{bad}: {reply}"
+        );
+        assert!(
+            reply["error"].as_str().unwrap().contains(field),
+            "{bad}: {reply}"
+        );
+    }
+    let (status, kept) = h.get(&uri).await;
+    assert_eq!(status, StatusCode::OK, "{kept}");
+    assert_eq!(kept["attempt"], json!(1));
+    assert_eq!(
+        kept["entries"],
+        json!({"map-0": {"output": "1-0", "node": "http://n1"}, "map-1": {"output": "1-1b", "node": "http://n1"}})
+    );
+
+    // The master dies (its container exits 1): attempt 2 starts, and reads what attempt 1 kept.
+    let master =
+        h.rm.cluster
+            .lock()
+            .unwrap()
+            .app(&id)
+            .unwrap()
+            .master
+            .clone()
+            .unwrap();
+    let hb = json!({"nodeId": "n1:8042", "running": [], "telemetry": {"cpuPercent": 5.0, "load1m": 0.1, "load5m": 0.1, "load15m": 0.1,
+        "memoryTotalBytes": 1, "memoryUsedBytes": 1, "diskReadBytesPerS": 0.0, "diskWriteBytesPerS": 0.0,
+        "netRxBytesPerS": 0.0, "netTxBytesPerS": 0.0, "containers": []},
+        "completed": [{"containerId": master, "end": "EXITED", "exitCode": 1}]});
+    let (status, reply) = h.post("/ws/v1/yard/nodes/heartbeat", hb).await;
+    assert_eq!(status, StatusCode::OK, "{reply}");
+    assert_eq!(h.rm.cluster.lock().unwrap().current_attempt(&id), Some(2));
+    let (status, reply) = h
+        .post(&format!("/ws/v1/yard/apps/{id}/register"), json!({}))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{reply}");
+    let (status, kept2) = h.get(&uri).await;
+    assert_eq!(status, StatusCode::OK, "{kept2}");
+    assert_eq!(
+        (&kept2["attempt"], &kept2["entries"]),
+        (&json!(2), &kept["entries"])
+    );
+    // Attempt 1's token no longer writes.
+    let old = token(Principal::Master {
+        app: id.clone(),
+        attempt: 1,
+    });
+    let (status, _) = h
+        .call_as(
+            Some(&old),
+            Method::PUT,
+            &uri,
+            Some(json!({"entries": {"map-9": {}}}).to_string()),
+        )
+        .await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+
+    // The application ends: its entries go (a master of a finished app reads nothing).
+    let (status, _) = h
+        .post(
+            &format!("/ws/v1/yard/apps/{id}/unregister"),
+            json!({"succeeded": true}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(h.rm.cluster.lock().unwrap().recovery(&id).count(), 0);
+    let (status, _) = h.get(&uri).await;
+    assert_eq!(
+        status,
+        StatusCode::CONFLICT,
+        "the application is not running"
     );
 }
 

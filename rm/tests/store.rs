@@ -1,5 +1,7 @@
 //! The rm's state survives a restart: what the store wrote, a new cluster restores.
 
+use std::collections::BTreeMap;
+
 use yard_rm::app::AppState;
 use yard_rm::cluster::{AppResult, Cluster, NewApp, NodeState, Settings};
 use yard_rm::store::Store;
@@ -36,10 +38,15 @@ async fn applications_and_nodes_come_back_after_a_restart() {
         answer: serde_json::json!({"the": 412, "yard": 3}),
     };
     before.report_result(&running, answer.clone()).unwrap();
+    let kept = |v: &str| BTreeMap::from([("map-0".to_owned(), v.to_owned())]);
+    before
+        .put_recovery(&running, kept("{\"first\":1}"))
+        .unwrap();
     let killed = before.new_application(1_500, "bob").unwrap();
     before
         .submit(2_100, NewApp::new(&killed, "grep", "bob", "etl"))
         .unwrap();
+    before.put_recovery(&killed, kept("{}")).unwrap_err(); // not running: refused
     before.kill(&killed).unwrap();
     let logs = Dataset {
         name: "logs".into(),
@@ -57,11 +64,17 @@ async fn applications_and_nodes_come_back_after_a_restart() {
         (
             changes.apps.len(),
             changes.nodes.len(),
-            changes.datasets.len()
+            changes.datasets.len(),
+            changes.recovery.len()
         ),
-        (2, 1, 1)
+        (2, 1, 1, 1)
     );
     store.save_changes(&changes).await.unwrap();
+    // Rewritten before the next save: the store keeps the last value only.
+    before
+        .put_recovery(&running, kept("{\"second\":2}"))
+        .unwrap();
+    store.save_changes(&before.take_changes()).await.unwrap();
     assert!(before.take_changes().is_empty(), "taken once");
     drop(store);
 
@@ -71,6 +84,12 @@ async fn applications_and_nodes_come_back_after_a_restart() {
     let mut after = Cluster::new(Settings::default(), ClusterSecret::new([2; 32]), 9_000);
     after.restore(apps, nodes);
     after.restore_datasets(store.load_datasets().await.unwrap());
+    after.restore_recovery(store.load_recovery().await.unwrap());
+    let recovered: Vec<_> = after.recovery(&running).collect();
+    assert_eq!(
+        recovered,
+        [(&"map-0".to_owned(), &"{\"second\":2}".to_owned())]
+    );
     let logs = after.dataset("logs").unwrap();
     assert_eq!((logs.created_ms, logs.blocks[0].bytes), (2_200, 7));
     assert_eq!(after.dataset_owner("logs"), Some("carol"));
@@ -101,6 +120,11 @@ async fn applications_and_nodes_come_back_after_a_restart() {
     assert_eq!(after.nodes().next().unwrap().state, NodeState::Running);
     // New ids do not collide with the old ones.
     assert_ne!(after.new_application(9_600, "alice").unwrap(), running);
+    // The application ends: its recovery entries leave memory and the file.
+    after.master_finished(&running, true).unwrap();
+    assert_eq!(after.recovery(&running).count(), 0);
+    store.save_changes(&after.take_changes()).await.unwrap();
+    assert!(store.load_recovery().await.unwrap().is_empty());
 }
 
 #[tokio::test]
