@@ -11,6 +11,7 @@
 //! a few maps and reduces at geometric input sizes under `full`, whose run is stored; the job
 //! proper then starts with that profile, its deadline shortened by the time the sampler took.
 
+mod recovery;
 mod rm;
 mod state;
 mod umbilical;
@@ -34,7 +35,7 @@ use yard_appmaster::apps::{AppSpec, MapStats, Population, ReducePartial, Split, 
 use yard_appmaster::policy::{
     AttemptId, Container, ContainerId, Decision, Estimate, Event, JobSpec, Location, MapId,
     MapSpec, NodeId, PolicyConfig, PolicyKind, PowerLaw, Profile, Profiler, Progress, RackId,
-    ReduceId, Rng, RunObserver, TaskPolicy, TaskRef,
+    RecoveredMap, ReduceId, Rng, RunObserver, TaskPolicy, TaskRef,
 };
 use yard_profiles::ProfileStore;
 use yard_wire::protocol::{
@@ -43,6 +44,7 @@ use yard_wire::protocol::{
 
 use super::{BlockRef, Done, Order, OutputRef, Outputs, Reply, TaskSpec, Work};
 
+use recovery::*;
 use rm::*;
 use state::*;
 use umbilical::*;
@@ -246,6 +248,8 @@ struct Outcome {
     deadline: f64,
     /// Seconds from a container becoming free to its next task process starting.
     overheads: Vec<f64>,
+    /// Maps an earlier master attempt finished, taken back.
+    recovered: u32,
 }
 
 /// Runs one policy over its maps to its `Finish`.
@@ -273,6 +277,7 @@ async fn run_phase(shared: &Arc<Shared>, phase: Phase) -> Result<Outcome> {
                 population: job.population,
                 record: job.observer.record(),
                 deadline: job.deadline,
+                recovered: job.recovered,
             });
         }
         s.feed(Event::Tick);
@@ -378,6 +383,12 @@ async fn job(
         )),
         changed: Notify::new(),
     });
+    with(&shared, |s| {
+        s.master_attempt = std::env::var("APP_ATTEMPT")
+            .ok()
+            .and_then(|a| a.parse().ok())
+            .unwrap_or(1)
+    });
     tokio::spawn({
         let router = umbilical(shared.clone());
         // Small request/response pairs back to back: Nagle's algorithm would hold a reply's
@@ -399,6 +410,8 @@ async fn job(
         maps.len(),
         args.policy
     ));
+    // What an earlier attempt of this master kept: its finished maps.
+    let kept = read_kept(rm).await;
     let allocator = tokio::spawn(allocate_loop(shared.clone(), rm.clone(), exe));
 
     let store = match &profiles {
@@ -436,6 +449,7 @@ async fn job(
             profile: default_profile(),
             deadline: 1e9,
             sampler: true,
+            recovered: Vec::new(),
         };
         let outcome = run_phase(&shared, sampler).await?;
         if let Some(store) = &store {
@@ -468,6 +482,7 @@ async fn job(
             ((d - now_ms()) as f64 / 1000.0 - FINISH_MARGIN).max(0.001)
         });
         let phase_start_ms = now_ms();
+        let recovered = recoverable(&kept, &maps);
         let job = Phase {
             policy: args.policy,
             maps,
@@ -475,6 +490,7 @@ async fn job(
             profile,
             deadline,
             sampler: false,
+            recovered,
         };
         let outcome = run_phase(&shared, job).await?;
         if let Some(store) = &store {
@@ -561,6 +577,7 @@ fn answer(
         "deadlineMet": args.deadline_ms.map(|d| finished_ms <= d),
         "policyDeadline": outcome.deadline,
         "taskSamplerRan": sampled,
+        "recoveredMaps": outcome.recovered,
         "schedulingOverheadMs": overhead_summary(&outcome.overheads),
     });
     if let Some(object) = answer.as_object_mut() {

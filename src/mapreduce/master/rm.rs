@@ -15,6 +15,29 @@ impl RmClient {
         path: &str,
         body: Option<Value>,
     ) -> Result<Value> {
+        let (status, value) = self.send(method, path, body).await?;
+        if !status.is_success() {
+            bail!("{}{path} answered {status}: {value}", self.base);
+        }
+        Ok(value)
+    }
+
+    /// [`Self::call`] that leaves judging the status to the caller.
+    pub(super) async fn call_status(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Value,
+    ) -> Result<(reqwest::StatusCode, Value)> {
+        self.send(method, path, Some(body)).await
+    }
+
+    async fn send(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<Value>,
+    ) -> Result<(reqwest::StatusCode, Value)> {
         let url = format!("{}{path}", self.base);
         let mut request = self.http.request(method, &url);
         // The master's credential, from the rm: good for this application's attempt only.
@@ -29,11 +52,7 @@ impl RmClient {
             .await
             .with_context(|| format!("cannot reach {url}"))?;
         let status = response.status();
-        let value: Value = response.json().await.unwrap_or(Value::Null);
-        if !status.is_success() {
-            bail!("{url} answered {status}: {value}");
-        }
-        Ok(value)
+        Ok((status, response.json().await.unwrap_or(Value::Null)))
     }
 
     pub(super) async fn app_call(
@@ -131,6 +150,7 @@ pub(super) async fn allocate_loop(shared: Arc<Shared>, rm: Arc<RmClient>, exe: S
                 }
             }
         }
+        send_kept(&shared, &rm).await;
         if stopping {
             return;
         }

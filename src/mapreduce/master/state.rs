@@ -70,6 +70,8 @@ pub(super) struct Job {
     /// Why the job cannot go on. Once set, the policy hears nothing more, no attempt starts
     /// and every task's report is answered with `kill`: the master is failing the job.
     pub(super) fatal: Option<String>,
+    /// Maps an earlier master attempt finished, taken back at the start (never launched).
+    pub(super) recovered: u32,
     /// When the map phase closed, and the estimate then.
     pub(super) closed: Option<(f64, Option<Estimate>)>,
     pub(super) finished: Option<(Progress, f64)>,
@@ -123,6 +125,11 @@ pub(super) struct State {
     pub(super) stopping: bool,
     /// The policy was fed since the last long-poll look: waiters must look again.
     pub(super) fed: bool,
+    /// This master's attempt (the rm's `APP_ATTEMPT`): part of every output name, so a
+    /// re-run never writes over an output an earlier attempt left.
+    pub(super) master_attempt: u32,
+    /// Recovery entries for a next attempt, not yet sent to the rm (`recovery::send_kept`).
+    pub(super) unsent: BTreeMap<String, Value>,
 }
 
 pub(super) struct Shared {
@@ -150,6 +157,8 @@ pub(super) struct Phase {
     /// Seconds from the phase's start.
     pub(super) deadline: f64,
     pub(super) sampler: bool,
+    /// Maps of `maps` an earlier master attempt finished (the job proper only).
+    pub(super) recovered: Vec<Recovered>,
 }
 
 impl State {
@@ -188,6 +197,8 @@ impl State {
             overheads: Vec::new(),
             stopping: false,
             fed: false,
+            master_attempt: 1,
+            unsent: BTreeMap::new(),
         }
     }
 
@@ -201,6 +212,7 @@ impl State {
             profile,
             deadline,
             sampler,
+            recovered,
         } = phase;
         let spec = JobSpec {
             deadline,
@@ -214,10 +226,31 @@ impl State {
             reduces: self.reduces,
             profile,
             allotment: None,
-            recovered: Vec::new(),
+            recovered: recovered
+                .iter()
+                .map(|r| RecoveredMap {
+                    map: r.map,
+                    output_bytes: r.output_bytes,
+                })
+                .collect(),
         };
         self.phases += 1;
-        let launched = vec![false; maps.len()];
+        let mut launched = vec![false; maps.len()];
+        // An earlier attempt's outputs are listed for the reducers from the start.
+        let (mut outputs, mut output_at, mut stats) = (Vec::new(), HashMap::new(), Vec::new());
+        for r in &recovered {
+            launched[r.map.0 as usize] = true;
+            output_at.insert(r.map, outputs.len());
+            outputs.push(r.output.clone());
+            stats.extend(r.stats.clone().map(|st| (r.output.split, st)));
+            self.used_nodes.insert(r.output.node.clone());
+        }
+        if !recovered.is_empty() {
+            log_line(&format!(
+                "recovered {} finished maps of an earlier attempt",
+                recovered.len()
+            ));
+        }
         self.job = Some(Job {
             phase: self.phases,
             sampler,
@@ -231,14 +264,15 @@ impl State {
             launched,
             want: 0,
             attempts: HashMap::new(),
-            outputs: Vec::new(),
-            output_at: HashMap::new(),
+            outputs,
+            output_at,
             inputs_in: HashSet::new(),
-            stats: Vec::new(),
+            stats,
             partials: Vec::new(),
             keep: HashMap::new(),
             failures: HashMap::new(),
             fatal: None,
+            recovered: recovered.len() as u32,
             closed: None,
             finished: None,
         });
@@ -290,7 +324,7 @@ impl State {
                 job.launched[map.0 as usize] = true;
                 let work = Work::Map {
                     split: input.split,
-                    output: output_name(job.phase, input.split),
+                    output: output_name(self.master_attempt, job.phase, input.split),
                     block: input.block,
                 };
                 self.launch(TaskRef::Map(map), attempt, container, work);
@@ -432,14 +466,27 @@ impl State {
                     .get(&live.container)
                     .map(|h| h.http.clone())
                     .unwrap_or_default();
-                let split = job.maps[map.0 as usize].split;
+                let input = &job.maps[map.0 as usize];
+                let split = input.split;
                 if !job.output_at.contains_key(&map) {
-                    job.output_at.insert(map, job.outputs.len());
-                    job.outputs.push(OutputRef {
+                    let output = OutputRef {
                         split,
                         node,
-                        output: output_name(job.phase, split),
-                    });
+                        output: output_name(self.master_attempt, job.phase, split),
+                    };
+                    if !job.sampler {
+                        let kept = KeptMap {
+                            split: split.index,
+                            bytes: split.bytes,
+                            block: input.block.as_ref().map(|b| b.block.clone()),
+                            output: Some(output.clone()),
+                            output_bytes: done.output_bytes,
+                            stats: done.stats.clone(),
+                        };
+                        self.unsent.insert(kept.key(), json!(kept));
+                    }
+                    job.output_at.insert(map, job.outputs.len());
+                    job.outputs.push(output);
                     if let Some(stats) = done.stats {
                         job.stats.push((split, stats));
                     }
@@ -523,6 +570,18 @@ impl State {
         }
         job.output_at.remove(&map);
         let lost = job.outputs[i].clone();
+        if !job.sampler {
+            let input = &job.maps[map.0 as usize];
+            let kept = KeptMap {
+                split: lost.split.index,
+                bytes: lost.split.bytes,
+                block: input.block.as_ref().map(|b| b.block.clone()),
+                output: None,
+                output_bytes: 0,
+                stats: None,
+            };
+            self.unsent.insert(kept.key(), json!(kept));
+        }
         // Its map's statistics go with it; a re-run reports them again.
         job.stats
             .retain(|(split, _)| split.index != lost.split.index);
@@ -824,9 +883,10 @@ impl State {
     }
 }
 
-/// The directory a map's partitions go to, under its container's shuffle directory.
-pub(super) fn output_name(phase: u32, split: Split) -> String {
-    format!("{phase}-{}", split.index)
+/// The directory a map's partitions go to, under its container's shuffle directory: unique
+/// per master attempt, phase and split.
+pub(super) fn output_name(master_attempt: u32, phase: u32, split: Split) -> String {
+    format!("{master_attempt}.{phase}-{}", split.index)
 }
 
 pub(super) fn kill() -> Reply {
@@ -850,6 +910,11 @@ mod tests {
 
     /// Three nodes in two racks; three maps, each on two of them.
     fn state() -> State {
+        state_recovering(|_| Vec::new())
+    }
+
+    /// [`state`] for a master attempt that takes back `recovered(maps)`.
+    fn state_recovering(recovered: impl FnOnce(&[MapInput]) -> Vec<Recovered>) -> State {
         let nodes = [("a:1", 0, "r1"), ("b:1", 1, "r1"), ("c:1", 2, "r2")];
         let locations = nodes
             .iter()
@@ -899,6 +964,7 @@ mod tests {
         for (i, m) in maps.iter_mut().enumerate() {
             m.split.index = i as u32;
         }
+        let recovered = recovered(&maps);
         s.start_phase(Phase {
             policy: PolicyKind::Full,
             maps,
@@ -920,6 +986,7 @@ mod tests {
             },
             deadline: 100.0,
             sampler: false,
+            recovered,
         });
         s
     }
@@ -1006,6 +1073,98 @@ mod tests {
         assert_eq!(job.outputs[0].node, "http://c:1");
         assert_eq!(&job.outputs[0].output, output);
         assert_eq!(job.policy.progress().maps_done, 1);
+    }
+
+    /// The entries attempt 1 would have kept at the rm, as the rm hands them back.
+    fn kept_entries(s: &State) -> serde_json::Map<String, Value> {
+        s.unsent
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn a_second_master_attempt_lists_the_first_ones_outputs_and_runs_only_the_other_maps() {
+        let mut first = state();
+        first.allocated(AllocateReply {
+            allocated: vec![granted("c1", "c:1")],
+            completed: Vec::new(),
+        });
+        let Some(Order::Run { task }) = first.next_order("c1") else {
+            panic!("a task for the runner");
+        };
+        let Work::Map { split, output, .. } = task.work.clone() else {
+            panic!("a map first");
+        };
+        assert_eq!(
+            output,
+            format!("1.1-{}", split.index),
+            "named for attempt and phase"
+        );
+        assert!(
+            kept_entries(&first).is_empty(),
+            "nothing to keep before a map is done"
+        );
+        assert!(!first.done(&task.attempt, done(30)).kill);
+        let kept = kept_entries(&first);
+        assert_eq!(kept.len(), 1, "{kept:?}");
+
+        // The master dies; its next attempt starts from what the rm kept.
+        let mut second = state_recovering(|maps| recoverable(&kept, maps));
+        second.master_attempt = 2;
+        let job = second.job.as_ref().unwrap();
+        assert_eq!(job.recovered, 1);
+        assert_eq!(
+            (
+                job.outputs.len(),
+                job.outputs[0].node.as_str(),
+                job.outputs[0].output.as_str()
+            ),
+            (1, "http://c:1", output.as_str()),
+            "listed for the reducers from the start"
+        );
+        let p = job.policy.progress();
+        assert_eq!((p.k, p.maps_done), (1, 1));
+        // Containers on every node: only the two other maps run, under new output names.
+        second.allocated(AllocateReply {
+            allocated: vec![
+                granted("d1", "a:1"),
+                granted("d2", "b:1"),
+                granted("d3", "c:1"),
+            ],
+            completed: Vec::new(),
+        });
+        let mut ran = Vec::new();
+        for c in ["d1", "d2", "d3"] {
+            if let Some(Order::Run { task }) = second.next_order(c)
+                && let Work::Map { split, output, .. } = &task.work
+            {
+                assert!(output.starts_with("2."), "{output}");
+                ran.push(split.index);
+            }
+        }
+        ran.sort_unstable();
+        let mut others: Vec<u32> = (0..3).filter(|&i| i != split.index).collect();
+        others.sort_unstable();
+        assert_eq!(ran, others);
+    }
+
+    #[test]
+    fn a_lost_output_is_kept_as_lost_so_a_next_attempt_runs_its_map_again() {
+        let mut s = state();
+        s.allocated(AllocateReply {
+            allocated: vec![granted("c1", "c:1")],
+            completed: Vec::new(),
+        });
+        let Some(Order::Run { task }) = s.next_order("c1") else {
+            panic!("a task for the runner");
+        };
+        assert!(!s.done(&task.attempt, done(30)).kill);
+        s.node_lost("http://c:1", "its node was lost");
+        let kept = kept_entries(&s);
+        assert_eq!(kept.len(), 1, "the same key, now saying lost: {kept:?}");
+        let back = state_recovering(|maps| recoverable(&kept, maps));
+        assert_eq!(back.job.as_ref().unwrap().recovered, 0);
     }
 
     #[test]
@@ -1209,12 +1368,12 @@ mod tests {
         let mut s = state();
         let reduce = maps_done(&mut s);
         let refused = "connection refused";
-        assert!(!s.fetch_failed(&reduce, "1-2", "http://c:1", refused).kill);
+        assert!(!s.fetch_failed(&reduce, "1.1-2", "http://c:1", refused).kill);
         let job = s.job.as_ref().unwrap();
         assert_eq!(job.policy.progress().restarts_waiting, 1);
         assert_eq!(job.failures[&TaskRef::Map(MapId(2))], 1);
         // The same report again (another fetch of the stale entry) changes nothing.
-        assert!(!s.fetch_failed(&reduce, "1-2", "http://c:1", refused).kill);
+        assert!(!s.fetch_failed(&reduce, "1.1-2", "http://c:1", refused).kill);
         assert_eq!(s.job.as_ref().unwrap().failures[&TaskRef::Map(MapId(2))], 1);
         // Only a live reduce attempt may report.
         assert!(s.fetch_failed("1-0", "1-0", "http://a:1", refused).kill);
