@@ -331,3 +331,63 @@ fn a_damaged_map_output_is_run_again_and_the_job_is_exact() {
         any
     });
 }
+
+/// Whether this machine lets the tests make a read-only mount in a private mount namespace
+/// (root with CAP_SYS_ADMIN: CI runs so).
+fn private_mounts_work() -> bool {
+    std::process::Command::new("unshare")
+        .args(["-m", "--propagation", "private", "true"])
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+#[test]
+fn an_rm_whose_state_disk_is_read_only_says_so_and_exits_and_nothing_stored_is_lost() {
+    if !private_mounts_work() {
+        eprintln!("skipped: this machine cannot make private read-only mounts (needs root)");
+        return;
+    }
+    let tmp = work_dir("yard-fault-readonly");
+    let db = rm_db(&tmp);
+    let rm = rm_in(&tmp, &[]);
+    let url = format!("http://{}", rm.addr);
+    let ids: Vec<String> = (0..3).map(|_| submit_command(&url, "sleep 600")).collect();
+    let mut rm = rm;
+    sigkill(rm.child.id());
+    let _ = rm.child.wait();
+    drop(rm);
+    let before = std::fs::read(&db).unwrap();
+
+    // The same rm on the same file, in a mount namespace where the file's directory is a
+    // read-only bind mount of itself: a clear error and exit code 1 (it used to die of SIGBUS).
+    let script = r#"mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && exec "$1" rm --bind 127.0.0.1:0 --state-db "$0/rm.db""#;
+    let out = std::process::Command::new("unshare")
+        .args(["-m", "--propagation", "private", "sh", "-c", script])
+        .arg(&tmp)
+        .arg(env!("CARGO_BIN_EXE_yard"))
+        .env("YARD_HOME", yard_home())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("cannot be written")
+            && err.contains("Read-only file system")
+            && err.contains("--state-db"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read(&db).unwrap(),
+        before,
+        "the file is left as it is"
+    );
+
+    // Writable again: everything stored is back.
+    let again = rm_in(&tmp, &[]);
+    let url = format!("http://{}", again.addr);
+    for id in &ids {
+        assert_eq!(app_state(&url, id)["id"], json!(id), "{id} survived");
+    }
+    drop(again);
+    let _ = std::fs::remove_dir_all(&tmp);
+}

@@ -26,6 +26,13 @@ pub enum StoreError {
         "the state database {0} is in use by another process (another rm?): stop it, or give this rm a --state-db of its own"
     )]
     InUse(String),
+    #[error(
+        "the state database {path} cannot be written; the rm keeps every change there before it answers: give it a writable --state-db (the file is left as it is)"
+    )]
+    NotWritable {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("the state database's schema cannot be brought up to date: {0}")]
     Migrate(#[from] sqlx::migrate::MigrateError),
     #[error("the state database: {0}")]
@@ -90,6 +97,19 @@ impl Store {
     /// Opens (creating if missing) the database at `path` and applies the migrations.
     pub async fn open(path: &Path) -> Result<Store, StoreError> {
         let shown = path.display().to_string();
+        // A read-only disk or file is said plainly, before SQLite reports it as an I/O error
+        // on a lock. Opening for writing changes nothing in an existing file.
+        if let Err(source) = std::fs::OpenOptions::new()
+            .write(true)
+            .create(!path.exists())
+            .truncate(false)
+            .open(path)
+        {
+            return Err(StoreError::NotWritable {
+                path: shown,
+                source,
+            });
+        }
         let options = SqliteConnectOptions::from_str(&format!("sqlite://{shown}"))
             .map_err(|source| StoreError::Open {
                 path: shown.clone(),
