@@ -186,16 +186,22 @@ proptest! {
         t_p in 0.0f64..1000.0, map_end in 0.0f64..2000.0, shuffled in 0.0f64..1e10,
         t_q in prop::option::of(0.0f64..1000.0), skew in any::<bool>(),
         runs in prop::collection::vec((1u32..1000, 0.0f64..1e9), 0..4),
-        spread in 0.0f64..2.0, slots in prop::option::of(1u32..60),
+        spread in 0.0f64..2.0, slots in prop::option::of(1u32..60), paper in any::<bool>(),
     ) {
-        let mut e = Estimator::new(&Profile {
+        let profile = Profile {
             map_local: local,
             map_remote: remote,
             partition_bytes: partition,
             shuffle_bandwidth: bandwidth,
             reduce_time: PowerLaw { a, b, spread },
             previous_runs: runs.iter().map(|&(k, d)| PreviousRun { k, max_reduce_input: d }).collect(),
-        }, reduces, slots, 0.8);
+        };
+        // yard's estimator, or the paper's (`dart-paper`).
+        let mut e = if paper {
+            Estimator::paper(&profile, reduces, 0.8)
+        } else {
+            Estimator::new(&profile, reduces, slots, 0.8)
+        };
         e.map_end = map_end;
         e.shuffled = shuffled;
         e.shuffle_start = t_q.filter(|&q| q < t_p);

@@ -941,7 +941,11 @@ mod tests {
             let p = d.policy.progress();
             assert_eq!(
                 (p.k, p.maps_done, p.processed_bytes),
-                (recovered.len() as u32, recovered.len() as u32, 10 * recovered.len() as u64),
+                (
+                    recovered.len() as u32,
+                    recovered.len() as u32,
+                    10 * recovered.len() as u64
+                ),
                 "{name}"
             );
             d.run();
@@ -987,7 +991,11 @@ mod tests {
 
     #[test]
     fn dart_reruns_a_lost_output_only_if_it_fits_the_deadline_and_full_always_does() {
-        for (kind, rerun) in [(PolicyKind::Dart, false), (PolicyKind::Full, true)] {
+        for (kind, rerun) in [
+            (PolicyKind::Dart, false),
+            (PolicyKind::DartPaper, false),
+            (PolicyKind::Full, true),
+        ] {
             let mut d = Driver::new(Dart::new(kind, PolicyConfig::default()), spec(30.0), 1);
             maps_done(&mut d);
             // Past D: T_J with the map back in k misses D (the §5.2.1 test).

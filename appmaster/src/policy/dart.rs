@@ -3,9 +3,34 @@
 //! the revise stage mitigates map stragglers (Alg. 3–4) and samples reduce input (Alg. 5);
 //! failures and skew follow §5.2, smoothed estimates §5.3.
 //!
-//! D-WOR drops the revise stage, D-WMR its reduce half, D-WOST the skew estimate (eq. 13);
-//! LATE keeps the approach stage and speculates as LATE does; `full` launches every map and
+//! `dart-paper` is the paper's algorithm: Alg. 1–5 and eq. 1–13 as printed, read as the digest
+//! (`papers/dart.md`) reads them where the paper is vague or wrong. `dart` is that plus yard's
+//! extensions, each an [`Extensions`] switch (the code says why where each one sits):
+//! - `reduce_waves` (§3.3 eq. 9): `T_R` is the expected last of R lognormal reduces over their waves, not the average reduce; Alg. 5 (eq. 12) leaves room for a wave's largest draw.
+//! - `reduce_confidence` (§4.2.2 eq. 12): Alg. 5 sizes a wave to end by `D` with `PolicyConfig::reduce_confidence`, not on average.
+//! - `forecast_cut` (§3 eq. 1): the estimate (`estimate()`, `CloseMapPhase`) is cut as Alg. 5 will cut the reduces, not eq. 1's `T_J`.
+//! - `sample_floor` (§4.2.2 Alg. 5): a reduce keeps at least `min_reduce_sample` of its input even when the time left fits less than that (both keep it when no time is left).
+//! - `node_pace` (§4.2.2 eq. 12): Alg. 5 divides the time left by how much slower this job's maps ran on the reduce's node.
+//! - `reduce_restart` (§4.2.2): a reduce whose rate says it ends after `D` is killed once and restarted on another node (`reduce_avoid`, parked containers).
+//! - `deadline_stragglers` (§4.2.1, `S`): once the map phase closed, a map whose rate says it ends after `D` is a straggler too, not only LATE's.
+//! - `end_lost_races` (§4.2.1 Alg. 3): a speculative race that neither copy can win within `W` is ended, both attempts killed.
+//! - `kill_on_tick` (§4.2.1 Alg. 3): the kill branches also run on every tick, not only when a container is offered.
+//! - `first_map` (§4.1 Alg. 1 and eq. 10, §5.2.1): the first map need only fit with its shuffle (Alg. 5 then cuts the reduces); a failed map's restart test likewise.
+//! - `busy_bandwidth` (§3.2 eq. 5): the shuffle's bandwidth is `V_p` over the time the link had bytes to move, not over `T_p − T_q`.
+//!
+//! D-WOR, D-WMR and D-WOST are `dart-paper` without the revise stage (Alg. 3–5), without its
+//! reduce half (Alg. 5), and with eq. 8 instead of eq. 13: each removes only what its name says.
+//! LATE keeps `dart`'s approach stage and speculates as LATE does; `full` launches every map and
 //! ignores the deadline.
+//!
+//! Where the paper leaves a gap, both Darts take the same reading (the digest's, where it has
+//! one; ARCHITECTURE.md lists them): rack-local counts as remote in eq. 2; the profile's
+//! bandwidth and an expected `T_q` before the shuffle starts, `T_NS ≥ 0`; eq. 10 strict; `e = 1`
+//! in eq. 9; eq. 13's `k_i` is run i's map count, eq. 8 without a previous run; `p` a running
+//! mean (§5.3); LATE's straggler rule (§2.3) as the detector; Alg. 3's `≥` and the current `k`
+//! in eq. 11; Alg. 4's threshold `0.8·T_m^a`, strict; Alg. 5 keeps `min_reduce_sample` when no
+//! time is left; a failed map restarts on the remote duration's test, a reduce always; with
+//! only local-only maps left, the phase ends once even a node-local launch would miss `D`.
 
 use std::collections::HashMap;
 
@@ -15,50 +40,110 @@ use super::{
     PolicyConfig, PolicyKind, Progress, ReduceId, Rng, Seconds, TaskPolicy, TaskRef,
 };
 
+/// yard's extensions of the paper's Dart, one switch each (the module docs say what each does
+/// and which part of the paper it departs from). `dart` runs [`Extensions::YARD`], `dart-paper`
+/// and its ablations [`Extensions::NONE`]; [`Dart::with_extensions`] runs any other mix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Extensions {
+    pub reduce_waves: bool,
+    pub reduce_confidence: bool,
+    pub forecast_cut: bool,
+    pub sample_floor: bool,
+    pub node_pace: bool,
+    pub reduce_restart: bool,
+    pub deadline_stragglers: bool,
+    pub end_lost_races: bool,
+    pub kill_on_tick: bool,
+    pub first_map: bool,
+    pub busy_bandwidth: bool,
+}
+
+impl Extensions {
+    /// Every extension: yard's `dart`.
+    pub const YARD: Extensions = Extensions {
+        reduce_waves: true,
+        reduce_confidence: true,
+        forecast_cut: true,
+        sample_floor: true,
+        node_pace: true,
+        reduce_restart: true,
+        deadline_stragglers: true,
+        end_lost_races: true,
+        kill_on_tick: true,
+        first_map: true,
+        busy_bandwidth: true,
+    };
+
+    /// None: the paper's algorithm (`dart-paper`).
+    pub const NONE: Extensions = Extensions {
+        reduce_waves: false,
+        reduce_confidence: false,
+        forecast_cut: false,
+        sample_floor: false,
+        node_pace: false,
+        reduce_restart: false,
+        deadline_stragglers: false,
+        end_lost_races: false,
+        kill_on_tick: false,
+        first_map: false,
+        busy_bandwidth: false,
+    };
+}
+
 /// Which parts of Dart a variant runs.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Variant {
     /// Alg. 1's deadline test; without it every map is launched (`full`).
     approach: bool,
     /// Alg. 3–4 on map stragglers.
     revise_maps: bool,
-    /// Alg. 5 on reduce input, and restarting reduces that will end after `D`.
+    /// Alg. 5 on reduce input (and, with `reduce_restart`, restarting reduces that will end
+    /// after `D`).
     revise_reduces: bool,
     /// Eq. (13) instead of eq. (8) for the reduce input.
     skew: bool,
     /// LATE's speculation after the approach stage.
     late: bool,
+    /// yard's extensions.
+    x: Extensions,
 }
 
 impl Variant {
     fn of(kind: PolicyKind) -> Variant {
-        let dart = Variant {
+        let paper = Variant {
             approach: true,
             revise_maps: true,
             revise_reduces: true,
             skew: true,
             late: false,
+            x: Extensions::NONE,
         };
         match kind {
-            PolicyKind::Dart => dart,
+            PolicyKind::Dart => Variant {
+                x: Extensions::YARD,
+                ..paper
+            },
+            PolicyKind::DartPaper => paper,
             PolicyKind::DartWithoutRevise => Variant {
                 revise_maps: false,
                 revise_reduces: false,
-                ..dart
+                ..paper
             },
             PolicyKind::DartMapReviseOnly => Variant {
                 revise_reduces: false,
-                ..dart
+                ..paper
             },
             PolicyKind::DartWithoutSkew => Variant {
                 skew: false,
-                ..dart
+                ..paper
             },
+            // yard's approach stage (its estimator), as before dart-paper existed.
             PolicyKind::Late => Variant {
                 revise_maps: false,
                 revise_reduces: false,
                 late: true,
-                ..dart
+                x: Extensions::YARD,
+                ..paper
             },
             PolicyKind::Full | PolicyKind::Aria | PolicyKind::Ps => Variant {
                 approach: false,
@@ -66,6 +151,7 @@ impl Variant {
                 revise_reduces: false,
                 skew: false,
                 late: false,
+                x: Extensions::YARD,
             },
         }
     }
@@ -87,6 +173,7 @@ const RECENT_MAPS: usize = 64;
 /// Dart or one of its variants. Build with [`PolicyKind::build`] or [`Dart::new`].
 pub struct Dart {
     kind: PolicyKind,
+    variant: Variant,
     config: PolicyConfig,
     run: Option<Run>,
 }
@@ -95,9 +182,18 @@ impl Dart {
     pub fn new(kind: PolicyKind, config: PolicyConfig) -> Dart {
         Dart {
             kind,
+            variant: Variant::of(kind),
             config,
             run: None,
         }
+    }
+
+    /// `kind` with yard's extensions set to `x` instead of the kind's own: e.g. `dart` less one
+    /// extension, to see what that one does. The name stays the kind's.
+    pub fn with_extensions(kind: PolicyKind, config: PolicyConfig, x: Extensions) -> Dart {
+        let mut dart = Dart::new(kind, config);
+        dart.variant.x = x;
+        dart
     }
 }
 
@@ -107,9 +203,9 @@ impl TaskPolicy for Dart {
     }
 
     fn handle(&mut self, now: Seconds, event: Event, _rng: &mut Rng, out: &mut Vec<Decision>) {
-        let (kind, config) = (self.kind, &self.config);
+        let (variant, config) = (self.variant, &self.config);
         drive(&mut self.run, now, event, out, |spec, out| {
-            let mut run = Run::new(kind, config.clone(), spec, now);
+            let mut run = Run::new(variant, config.clone(), spec, now);
             // Nothing to map (or every map recovered from an earlier master attempt).
             if run.core.pending_maps() == 0 {
                 run.core
@@ -162,8 +258,9 @@ impl JobRun for Run {
     }
 
     /// §5.2.1: a map that left `k` (failed, or its output lost) restarts only if `T_J` with it
-    /// back (remote duration, the pessimistic case) is under the deadline; `full` always
-    /// restarts.
+    /// back (remote duration, the pessimistic case: where it will run is not known yet; the
+    /// paper does not say) is under the deadline; `full` always restarts. The test is Alg. 1's
+    /// (`fits`, with `first_map` where that extension is on).
     fn restart_approved(&self, now: Seconds) -> bool {
         !self.v.approach || {
             let t_p = self.core.elapsed(now);
@@ -193,7 +290,8 @@ impl JobRun for Run {
             }
             Event::TaskProgress { attempt, progress } => {
                 self.core.progress_report(attempt, progress, now);
-                if self.v.revise_reduces && self.core.map_phase_closed() {
+                if self.v.revise_reduces && self.v.x.reduce_restart && self.core.map_phase_closed()
+                {
                     self.judge_reduce(attempt, out);
                 }
             }
@@ -206,11 +304,18 @@ impl JobRun for Run {
             Event::ReduceInputReady { reduce, bytes } => {
                 let mut keep = bytes;
                 if self.v.revise_reduces {
-                    // Alg. 5: cap the input at d_max = f⁻¹(D − T_p) (eq. 12) by uniform sampling,
-                    // on the reduce's node's observed pace.
+                    // Alg. 5: cap the input at d_max = f⁻¹(D − T_p) (eq. 12) by uniform sampling
+                    // (with `node_pace`, on the reduce's node's observed pace).
                     let d_max = self.reduce_input_cap(reduce, t_p);
                     if bytes as f64 > d_max {
-                        let floor = self.config.min_reduce_sample * bytes as f64;
+                        // With no time left (D ≤ T_p, a case the paper does not cover) a small
+                        // sample still answers; `sample_floor` (yard's) keeps that much even
+                        // when the time left fits less.
+                        let floor = if self.v.x.sample_floor || d_max <= 0.0 {
+                            self.config.min_reduce_sample * bytes as f64
+                        } else {
+                            0.0
+                        };
                         keep = d_max.max(floor).floor() as u64;
                         out.push(Decision::SampleReduceInput {
                             reduce,
@@ -223,8 +328,12 @@ impl JobRun for Run {
             Event::Tick => {
                 self.detect_stragglers(now);
                 if self.v.revise_maps && self.core.map_phase_closed() {
-                    self.end_lost_races(now, out);
-                    self.revise_on_tick(now, out);
+                    if self.v.x.end_lost_races {
+                        self.end_lost_races(now, out);
+                    }
+                    if self.v.x.kill_on_tick {
+                        self.revise_on_tick(now, out);
+                    }
                 }
             }
         }
@@ -248,17 +357,23 @@ impl JobRun for Run {
 }
 
 impl Run {
-    fn new(kind: PolicyKind, config: PolicyConfig, spec: JobSpec, now: Seconds) -> Run {
+    fn new(v: Variant, config: PolicyConfig, spec: JobSpec, now: Seconds) -> Run {
         let reduces = spec.reduces;
-        let est = Estimator::new(
+        let mut est = Estimator::new(
             &spec.profile,
             spec.reduces,
             spec.allotment,
             config.ewma_alpha,
-        )
-        .with_reduce_confidence(config.reduce_confidence);
+        );
+        if !v.x.reduce_waves {
+            est = est.without_reduce_noise(); // eq. (9) at e = 1, one wave
+        }
+        if v.x.reduce_confidence {
+            est = est.with_reduce_confidence(config.reduce_confidence);
+        }
+        est.busy_bandwidth = v.x.busy_bandwidth;
         Run {
-            v: Variant::of(kind),
+            v,
             config,
             core: Core::new(spec, now),
             est,
@@ -276,13 +391,13 @@ impl Run {
         self.core.spec.deadline
     }
 
-    /// `T_J` with no further map: what the job is heading for now. With Alg. 5 on, a reduce
-    /// phase that would run past `D` is cut as Alg. 5 will cut it. Alg. 1 and eq. 11 use the
-    /// uncut `T_J`; this is only the policy's forecast.
+    /// `T_J` with no further map: what the job is heading for now (eq. 1). With Alg. 5 on and
+    /// `forecast_cut` (yard's), a reduce phase that would run past `D` is cut as Alg. 5 will cut
+    /// it. Alg. 1 and eq. 11 use the uncut `T_J`; this is only the policy's forecast.
     fn current_estimate(&self, now: Seconds) -> Estimate {
         let (t_p, k) = (self.core.elapsed(now), f64::from(self.core.k()));
         let mut e = self.est.completion(k, t_p, 0.0, self.v.skew);
-        if self.v.revise_reduces {
+        if self.v.revise_reduces && self.v.x.forecast_cut {
             let room = self.deadline() - e.map - e.shuffle;
             e.reduce =
                 self.est
@@ -308,7 +423,7 @@ impl Run {
             }
             // Timed against the profile, a fixed yardstick (the EWMA moves as maps finish).
             let expected = self.core.spec.profile.map_duration(f.locality);
-            if expected > 0.0 {
+            if self.v.x.node_pace && expected > 0.0 {
                 let ratio = f.duration / expected;
                 let pace = self.node_pace.entry(f.node).or_insert((0.0, 0));
                 *pace = (pace.0 + ratio, pace.1 + 1);
@@ -426,7 +541,9 @@ impl Run {
             // Only local-only maps are left, none of them local here. Alg. 1's reasoning (a local
             // task that does not fit means none will) applied to the best case: if even a
             // node-local launch now would miss D, no later one can — terminate. Else wait for a
-            // node-local container.
+            // node-local container. The paper has no rule here (the digest, §2.1: the phase may
+            // never end); `dart-paper` keeps this one, the earliest moment Alg. 1 would end the
+            // phase anyway once a node-local container came.
             self.core.release(c, out);
             let k_next = f64::from(self.core.k() + 1);
             let best = self
@@ -463,7 +580,8 @@ impl Run {
             // Alg. 1 lines 6–8: a local task that does not fit means none will: terminate. A
             // map whose input is on no node (a synthetic task) is never local: where it is now
             // is its best case, so the same holds. Marking it local-only would only have every
-            // container offered and handed back, one per map, before the phase closes.
+            // container offered and handed back, one per map, before the phase closes. (The
+            // paper's maps all read HDFS blocks; `dart-paper` reads it the same way.)
             self.core.release(c, out);
             let e = self.current_estimate(now);
             self.core.close_map_phase(Some(e), out);
@@ -475,13 +593,15 @@ impl Run {
         true
     }
 
-    /// Alg. 1's test for the next map, `T_J(k+1) < D` (eq. 10, strictly under `D`) — except for
+    /// Alg. 1's test for the next map, `T_J(k+1) < D` (eq. 10, strictly under `D`: eq. 10 prints
+    /// `argmax_k T_J(k)`, the digest reads the intent, the largest `k` under `D`) — except for
     /// the first map when Alg. 5 runs: it need only finish and shuffle by `D`, since Alg. 5
     /// then sizes the reduces to the time left, and an answer from part of one map's output
     /// beats none. Alg. 1 as printed answers every job whose whole estimate exceeds `D` (most
-    /// one-map jobs under a tight deadline) with nothing, at once. (A yard extension.)
+    /// one-map jobs under a tight deadline) with nothing, at once. (A yard extension:
+    /// `first_map`.)
     fn fits(&self, e: &Estimate) -> bool {
-        let first_map = self.v.revise_reduces && self.core.k() == 0;
+        let first_map = self.v.x.first_map && self.v.revise_reduces && self.core.k() == 0;
         e.total < self.deadline() || (first_map && e.map + e.shuffle < self.deadline())
     }
 
@@ -498,7 +618,8 @@ impl Run {
         let t_ma = self.est.all;
         if w >= t_ma {
             // Alg. 3 lines 6–8: time for a copy of the straggler with the most time left
-            // (findMaxRemainingTime) that may run on c; k unchanged.
+            // (findMaxRemainingTime) that may run on c; k unchanged. `≥` is the pseudo-code's
+            // (the prose says "larger than"); the digest follows the pseudo-code.
             let at = self.core.location(c);
             let Some((i, m)) = self.longest_remaining(now, at) else {
                 return false;
@@ -521,7 +642,9 @@ impl Run {
             self.stragglers.remove(i);
             self.core.kill(s, out);
         } else {
-            // Alg. 4: T_J is past D; kill every straggler with T_rem > StragglingsThreshold.
+            // Alg. 4: T_J is past D; kill every straggler with T_rem > StragglingsThreshold,
+            // 0.8·T_m^a as §6.5 has it (§4.2.1's "80th percentile of the average duration" is
+            // garbled; the digest reads §6.5).
             let threshold = self.config.straggler_threshold * t_ma;
             let (kill, keep): (Vec<AttemptId>, Vec<AttemptId>) = self
                 .stragglers
@@ -537,7 +660,7 @@ impl Run {
     /// Alg. 3 runs as containers are offered, since a copy needs one; a kill does not. When
     /// the window has no room for a copy, the kill is made on the tick, not when some other
     /// task happens to free a container: a job whose last map is its straggler (a one-map
-    /// job, above all) has no other task to free one. (A yard extension.)
+    /// job, above all) has no other task to free one. (A yard extension: `kill_on_tick`.)
     fn revise_on_tick(&mut self, now: Seconds, out: &mut Vec<Decision>) {
         if self.stragglers.is_empty() {
             return;
@@ -616,8 +739,8 @@ impl Run {
     /// lands on a node slowed since (§6.5's hogs), or where the job ran no map to measure,
     /// runs several times longer, and the job misses `D` by that much. A reduce is judged once
     /// it ran `straggler_min_age` of what the profile expects for its input, as maps are,
-    /// on its rate as of the report. (A yard extension; the paper's reduce revising is Alg. 5
-    /// alone.)
+    /// on its rate as of the report. (A yard extension, `reduce_restart`; the paper's reduce
+    /// revising is Alg. 5 alone.)
     fn judge_reduce(&mut self, a: AttemptId, out: &mut Vec<Decision>) {
         let Some(r) = self.core.reduce_of(a) else {
             return;
@@ -652,7 +775,8 @@ impl Run {
     /// none ran elsewhere. Alg. 5 as printed assumes every node runs at the profile's speed,
     /// so a reduce that lands on a loaded node (§6.5's stragglers) gets an input it cannot
     /// finish by `D`; the maps have already measured the node, so yard uses what they
-    /// measured. (A yard extension, not in the paper.)
+    /// measured. (A yard extension, not in the paper: `node_pace`. Without it no map is timed,
+    /// so `pace` is 1: eq. 12 as printed.)
     fn reduce_input_cap(&self, reduce: ReduceId, t_p: Seconds) -> f64 {
         let (all, n_all) = self.all_pace;
         let pace = self
@@ -672,7 +796,8 @@ impl Run {
     /// task, not its node, or the copy landed on a slow node too — the map can no longer reach
     /// the answer in time: both attempts go and `k` falls by one, as Alg. 3 would have done had
     /// it known. Past `D` (`W ≤ 0`), Alg. 4's threshold spares races about to end. Runs on each
-    /// tick, since a race needs no container to be judged. (A yard extension, not in the paper.)
+    /// tick, since a race needs no container to be judged. (A yard extension, not in the paper:
+    /// `end_lost_races`.)
     fn end_lost_races(&mut self, now: Seconds, out: &mut Vec<Decision>) {
         let races = self.core.speculative_races();
         if races.is_empty() {
@@ -744,8 +869,9 @@ impl Run {
         // Revising, a map whose rate says it ends after D is one too: the revise stage is to
         // "make sure that the real job completion time is less than the deadline" (§4), and
         // a map at 1.5× the median, the longest draw of a wave, is no LATE straggler but
-        // still ends the job late. (A yard extension.)
-        let due = self.v.revise_maps && self.core.map_phase_closed();
+        // still ends the job late. (A yard extension: `deadline_stragglers`.)
+        let due =
+            self.v.x.deadline_stragglers && self.v.revise_maps && self.core.map_phase_closed();
         let deadline = self.core.start + self.deadline();
         self.stragglers = running
             .into_iter()
@@ -789,7 +915,11 @@ mod tests {
     /// Maps 0–4 running (k = 5) on containers 0–4; map 5 (the paper's m6) pending with its
     /// replica on node 7; container 5 offered on node 7 (local) or node 8 (remote).
     fn d1(kind: PolicyKind, deadline: Seconds, local: bool) -> (Run, ContainerId) {
-        let spec = JobSpec {
+        d1_from(kind, d1_spec(deadline), local)
+    }
+
+    fn d1_spec(deadline: Seconds) -> JobSpec {
+        JobSpec {
             deadline,
             maps: (0..6)
                 .map(|i| MapSpec {
@@ -801,8 +931,11 @@ mod tests {
             profile: testing::d1_profile(2.5),
             allotment: None,
             recovered: Vec::new(),
-        };
-        let mut run = Run::new(kind, PolicyConfig::default(), spec, 0.0);
+        }
+    }
+
+    fn d1_from(kind: PolicyKind, spec: JobSpec, local: bool) -> (Run, ContainerId) {
+        let mut run = Run::new(Variant::of(kind), PolicyConfig::default(), spec, 0.0);
         let mut out = Vec::new();
         for i in 0..5 {
             run.core.grant(Container {
@@ -821,6 +954,23 @@ mod tests {
         (run, offered.id)
     }
 
+    /// D1 with what only yard's extensions read: reduce times that spread (σ 0.3), two slots
+    /// for the three reduces, and a link that moved its 6 bytes in 1 busy second of the 2
+    /// since `T_q` (so eq. 5 over the busy time reads 6 B/s, as printed 3 B/s). The paper's
+    /// numbers must not move.
+    fn d1_extended(kind: PolicyKind, deadline: Seconds, local: bool) -> (Run, ContainerId) {
+        let mut spec = d1_spec(deadline);
+        spec.profile.reduce_time.spread = 0.3;
+        spec.allotment = Some(2);
+        let (mut run, c) = d1_from(kind, spec, local);
+        run.est.busy = 1.0;
+        run.est.busy_since = None;
+        run.est.backlog = 0.0;
+        (run, c)
+    }
+
+    const BOTH: [PolicyKind; 2] = [PolicyKind::Dart, PolicyKind::DartPaper];
+
     fn approach(run: &mut Run, c: ContainerId) -> Vec<Decision> {
         let mut out = Vec::new();
         assert!(run.approach(c, NOW, &mut out));
@@ -830,45 +980,218 @@ mod tests {
     #[test]
     fn d2_a_remote_candidate_at_exactly_d_is_not_launched_and_becomes_local_only() {
         // T_J = 5.5 + 1.5 + 3 = 10.0, and eq. (10) is strict: 10 < 10 is false.
-        let (mut run, c) = d1(PolicyKind::Dart, 10.0, false);
+        for kind in BOTH {
+            let (mut run, c) = d1(kind, 10.0, false);
+            let out = approach(&mut run, c);
+            assert_eq!(
+                out,
+                vec![Decision::Release(c), Decision::MarkLocalOnly(MapId(5))],
+                "{kind}"
+            );
+            assert!(!run.core.map_phase_closed(), "{kind}");
+            assert_eq!(run.core.k(), 5, "{kind}");
+        }
+    }
+
+    #[test]
+    fn d3_a_local_candidate_at_exactly_d_terminates_the_map_phase() {
+        // Also Fig. 6 (P4): D = 10, T_p = 3, m6 local and T_J(k_6) not under D: terminated.
+        for kind in BOTH {
+            let (mut run, c) = d1(kind, 10.0, true);
+            let out = approach(&mut run, c);
+            assert_eq!(out[0], Decision::Release(c), "{kind}");
+            assert!(
+                matches!(out[1], Decision::CloseMapPhase { k: 5, .. }),
+                "{kind}: {out:?}"
+            );
+            assert!(run.core.map_phase_closed(), "{kind}");
+        }
+    }
+
+    fn launches_m6(out: &[Decision]) -> bool {
+        matches!(
+            out[0],
+            Decision::LaunchMap {
+                map: MapId(5),
+                locality: Locality::Remote,
+                ..
+            }
+        )
+    }
+
+    #[test]
+    fn d4_with_half_a_unit_more_the_candidate_is_launched() {
+        for kind in BOTH {
+            let (mut run, c) = d1(kind, 10.5, false);
+            let out = approach(&mut run, c);
+            assert!(launches_m6(&out), "{kind}: {out:?}");
+            assert_eq!(run.core.k(), 6, "{kind}");
+            assert_eq!(run.est.map_end, 5.5, "{kind}: T_M^o := T_M^n");
+        }
+    }
+
+    #[test]
+    fn dart_paper_fig4_and_d1_every_equation_whatever_the_profile_says_of_spread_slots_and_idle_time()
+     {
+        let (run, _) = d1_extended(PolicyKind::DartPaper, 10.5, false);
+        let e = &run.est;
+        // Fig. 4 (P1): T_M^n = max(5, 3 + 2.5) = 5.5 for the remote candidate m6.
+        assert_eq!(e.map_phase_end(NOW, e.map_duration(Locality::Remote)), 5.5);
+        assert_eq!(e.bandwidth(NOW), 3.0, "eq. (5) as printed: 6 / (3 − 1)");
+        // Fig. 5 (P2): the shuffle counts m6, (k+1)·p·R = 18 B: T_S = 6, T_OS = 4.5, T_NS = 1.5.
+        assert_eq!(e.non_overlapped_shuffle(6.0, 5.5, NOW), 1.5);
+        // Eq. (8)–(9) at e = 1: d = 6, T_R = 0.5 · 6 = 3, one wave.
+        let t = e.completion(6.0, NOW, 2.5, true);
+        assert_eq!((t.map, t.shuffle, t.reduce, t.total), (5.5, 1.5, 3.0, 10.0));
+        // D5: with V_p = 9, B = 4.5, T_S = 4, T_NS = −0.5 → 0, T_J = 8.5.
+        let mut e = e.clone();
+        e.shuffled = 9.0;
+        assert_eq!(e.completion(6.0, NOW, 2.5, true).total, 8.5);
+        // yard's dart reads the same state otherwise: the busy link's 6 B/s, the last of three
+        // noisy reduces on two slots.
+        let (run, _) = d1_extended(PolicyKind::Dart, 10.5, false);
+        assert_eq!(run.est.bandwidth(NOW), 6.0);
+        let t = run.est.completion(6.0, NOW, 2.5, true);
+        assert!(t.reduce > 3.3 && t.total > 10.5, "{t:?}");
+    }
+
+    #[test]
+    fn dart_paper_d2_to_d4_hold_whatever_the_profile_says_of_spread_slots_and_idle_time() {
+        let (mut run, c) = d1_extended(PolicyKind::DartPaper, 10.0, false);
         let out = approach(&mut run, c);
         assert_eq!(
             out,
             vec![Decision::Release(c), Decision::MarkLocalOnly(MapId(5))]
         );
-        assert!(!run.core.map_phase_closed());
-        assert_eq!(run.core.k(), 5);
+        let (mut run, c) = d1_extended(PolicyKind::DartPaper, 10.0, true);
+        let out = approach(&mut run, c);
+        assert!(matches!(out[1], Decision::CloseMapPhase { k: 5, .. }));
+        let (mut run, c) = d1_extended(PolicyKind::DartPaper, 10.5, false);
+        let out = approach(&mut run, c);
+        assert!(launches_m6(&out), "{out:?}");
+        assert_eq!((run.core.k(), run.est.map_end), (6, 5.5));
+        // dart leaves room for the last of its noisy reduces: m6 does not fit by 10.5.
+        let (mut run, c) = d1_extended(PolicyKind::Dart, 10.5, false);
+        let out = approach(&mut run, c);
+        assert_eq!(
+            out,
+            vec![Decision::Release(c), Decision::MarkLocalOnly(MapId(5))]
+        );
+    }
+
+    /// Reduce 0 on container 5 (node 7), its map phase closed; returns the decisions when its
+    /// input of `bytes` is ready at `t`.
+    fn reduce_ready(run: &mut Run, c: ContainerId, t: Seconds, bytes: u64) -> Vec<Decision> {
+        let mut out = Vec::new();
+        run.core.close_map_phase(None, &mut out);
+        assert!(run.core.launch_next_reduce(c, t, &mut out));
+        let mut out = Vec::new();
+        run.event(
+            t,
+            Event::ReduceInputReady {
+                reduce: ReduceId(0),
+                bytes,
+            },
+            &mut out,
+        );
+        out
     }
 
     #[test]
-    fn d3_a_local_candidate_at_exactly_d_terminates_the_map_phase() {
-        let (mut run, c) = d1(PolicyKind::Dart, 10.0, true);
-        let out = approach(&mut run, c);
-        assert_eq!(out[0], Decision::Release(c));
+    fn dart_paper_d7_d8_alg5_samples_to_what_f_inverse_of_the_time_left_allows() {
+        // D8: a = 0.5, b = 1, D = 10, T_p = 7: d_max = 3 / 0.5 = 6 (eq. 12). d_i = 8 is sampled
+        // to 6; d_i = 5 is left as it is.
+        let (mut run, c) = d1_extended(PolicyKind::DartPaper, 10.0, true);
+        let out = reduce_ready(&mut run, c, 7.0, 8);
+        let six = Decision::SampleReduceInput {
+            reduce: ReduceId(0),
+            keep_bytes: 6,
+        };
+        assert_eq!(out, vec![six.clone()]);
+        let (mut run, c) = d1_extended(PolicyKind::DartPaper, 10.0, true);
+        let out = reduce_ready(&mut run, c, 7.0, 5);
         assert!(
-            matches!(out[1], Decision::CloseMapPhase { k: 5, .. }),
+            !out.iter()
+                .any(|d| matches!(d, Decision::SampleReduceInput { .. })),
             "{out:?}"
         );
-        assert!(run.core.map_phase_closed());
+        // dart sizes the reduce for the largest draw of its wave: it keeps less.
+        let (mut run, c) = d1_extended(PolicyKind::Dart, 10.0, true);
+        let out = reduce_ready(&mut run, c, 7.0, 8);
+        assert!(
+            matches!(out[..], [Decision::SampleReduceInput { keep_bytes, .. }] if keep_bytes < 6),
+            "{out:?}"
+        );
     }
 
     #[test]
-    fn d4_with_half_a_unit_more_the_candidate_is_launched() {
-        let (mut run, c) = d1(PolicyKind::Dart, 10.5, false);
-        let out = approach(&mut run, c);
-        assert!(
-            matches!(
-                out[0],
-                Decision::LaunchMap {
-                    map: MapId(5),
-                    locality: Locality::Remote,
-                    ..
-                }
-            ),
-            "{out:?}"
+    fn dart_paper_d9_d10_skew_is_the_largest_reduce_at_e_1_and_the_ewma_is_section_5_3() {
+        use crate::policy::PreviousRun;
+        let (mut run, _) = d1_extended(PolicyKind::DartPaper, 10.0, true);
+        run.est.previous_runs = vec![
+            PreviousRun {
+                k: 10,
+                max_reduce_input: 100.0,
+            },
+            PreviousRun {
+                k: 20,
+                max_reduce_input: 220.0,
+            },
+        ];
+        // Eq. (13), k_n = 15: d = ½(1.5·100 + 0.75·220) = 157.5, T_R = f(157.5) = 78.75.
+        assert_eq!(run.est.reduce_input(15.0, true), 157.5);
+        assert_eq!(run.est.completion(15.0, NOW, 2.5, true).reduce, 78.75);
+        // D-WOST's eq. (8): d = 15 · 1, T_R = 7.5.
+        assert_eq!(run.est.completion(15.0, NOW, 2.5, false).reduce, 7.5);
+        // D10: T_m^a = 2.5, a map took 4 → 0.8 · 2.5 + 0.2 · 4 = 2.8.
+        run.est.map_finished(Locality::Remote, 4.0, Some(1.0));
+        assert!((run.est.all - 2.8).abs() < 1e-12 && (run.est.remote - 2.8).abs() < 1e-12);
+    }
+
+    #[test]
+    fn each_ablation_is_dart_paper_less_exactly_its_part() {
+        let paper = Variant::of(PolicyKind::DartPaper);
+        assert_eq!(
+            paper,
+            Variant {
+                approach: true,
+                revise_maps: true,
+                revise_reduces: true,
+                skew: true,
+                late: false,
+                x: Extensions::NONE,
+            }
         );
-        assert_eq!(run.core.k(), 6);
-        assert_eq!(run.est.map_end, 5.5, "T_M^o := T_M^n");
+        let of = Variant::of;
+        assert_eq!(
+            of(PolicyKind::DartWithoutRevise),
+            Variant {
+                revise_maps: false,
+                revise_reduces: false,
+                ..paper
+            }
+        );
+        assert_eq!(
+            of(PolicyKind::DartMapReviseOnly),
+            Variant {
+                revise_reduces: false,
+                ..paper
+            }
+        );
+        assert_eq!(
+            of(PolicyKind::DartWithoutSkew),
+            Variant {
+                skew: false,
+                ..paper
+            }
+        );
+        assert_eq!(
+            of(PolicyKind::Dart),
+            Variant {
+                x: Extensions::YARD,
+                ..paper
+            }
+        );
     }
 
     #[test]
@@ -928,8 +1251,8 @@ mod tests {
 
     /// D1 after the map phase closed, with maps 0–2 as stragglers whose remaining times are
     /// 1.5, 2.0 and 3.0 (progress ½ after 1.5, 2.0 and 3.0 s).
-    fn revise_state(deadline: Seconds) -> (Run, ContainerId) {
-        let (mut run, c) = d1(PolicyKind::Dart, deadline, false);
+    fn revise_state(kind: PolicyKind, deadline: Seconds) -> (Run, ContainerId) {
+        let (mut run, c) = d1(kind, deadline, false);
         let mut out = Vec::new();
         run.core.close_map_phase(None, &mut out);
         for (i, age) in [1.5, 2.0, 3.0].into_iter().enumerate() {
@@ -949,43 +1272,54 @@ mod tests {
     #[test]
     fn d11_a_window_of_t_ma_speculates_the_straggler_with_most_time_left() {
         // Eq. (11) with k = 5: T_NS = 0.5, T_R = 2.5; D = 8.5 makes W = 2.5 = T_m^a (≥: copy).
-        let (mut run, c) = revise_state(8.5);
-        assert!((window(&run) - 2.5).abs() < 1e-12);
-        let mut out = Vec::new();
-        assert!(run.revise(c, NOW, &mut out));
-        assert!(
-            matches!(
-                out[..],
-                [Decision::LaunchMap {
-                    map: MapId(2),
-                    speculative: true,
-                    ..
-                }]
-            ),
-            "{out:?}"
-        );
-        assert_eq!(run.core.k(), 5, "a copy leaves k unchanged");
+        // Fig. 6 (P5): a copy of the straggler keeps k = 5.
+        for kind in BOTH {
+            let (mut run, c) = revise_state(kind, 8.5);
+            assert!((window(&run) - 2.5).abs() < 1e-12, "{kind}");
+            let mut out = Vec::new();
+            assert!(run.revise(c, NOW, &mut out), "{kind}");
+            assert!(
+                matches!(
+                    out[..],
+                    [Decision::LaunchMap {
+                        map: MapId(2),
+                        speculative: true,
+                        ..
+                    }]
+                ),
+                "{kind}: {out:?}"
+            );
+            assert_eq!(run.core.k(), 5, "{kind}: a copy leaves k unchanged");
+        }
     }
 
     #[test]
     fn d12_a_window_under_t_ma_kills_the_straggler_with_most_time_left() {
-        let (mut run, c) = revise_state(8.0); // W = 2.0
-        let mut out = Vec::new();
-        assert!(!run.revise(c, NOW, &mut out), "the container stays free");
-        assert_eq!(out, vec![Decision::Kill(AttemptId(2))]);
-        assert_eq!(run.core.k(), 4);
+        // Fig. 6 (P5): killing the straggler makes k = 4.
+        for kind in BOTH {
+            let (mut run, c) = revise_state(kind, 8.0); // W = 2.0
+            let mut out = Vec::new();
+            assert!(
+                !run.revise(c, NOW, &mut out),
+                "{kind}: the container stays free"
+            );
+            assert_eq!(out, vec![Decision::Kill(AttemptId(2))], "{kind}");
+            assert_eq!(run.core.k(), 4, "{kind}");
+        }
     }
 
     #[test]
     fn d13_no_window_kills_every_straggler_over_the_threshold_strictly() {
         // W = −1.5: Alg. 4 with StragglingsThreshold 0.8 · 2.5 = 2.0 kills only T_rem = 3.0
         // (T_rem = 2.0 is not > 2.0).
-        let (mut run, c) = revise_state(4.5);
-        assert!(window(&run) <= 0.0);
-        let mut out = Vec::new();
-        assert!(!run.revise(c, NOW, &mut out));
-        assert_eq!(out, vec![Decision::Kill(AttemptId(2))]);
-        assert_eq!(run.core.k(), 4);
-        assert_eq!(run.stragglers, vec![AttemptId(0), AttemptId(1)]);
+        for kind in BOTH {
+            let (mut run, c) = revise_state(kind, 4.5);
+            assert!(window(&run) <= 0.0, "{kind}");
+            let mut out = Vec::new();
+            assert!(!run.revise(c, NOW, &mut out), "{kind}");
+            assert_eq!(out, vec![Decision::Kill(AttemptId(2))], "{kind}");
+            assert_eq!(run.core.k(), 4, "{kind}");
+            assert_eq!(run.stragglers, vec![AttemptId(0), AttemptId(1)], "{kind}");
+        }
     }
 }

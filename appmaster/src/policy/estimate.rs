@@ -2,6 +2,16 @@
 //! and the online updates of §5.3, as plain arithmetic over a small state.
 //!
 //! Every time here is measured from the job's start, so `T_J` is compared with `D` directly.
+//!
+//! Three of yard's extensions (`dart.rs` lists them all) live here, each a switch that
+//! [`Estimator::paper`] turns off:
+//! - `noisy_reduces` (`dart`'s `reduce_waves`; §3.3, eq. 9 and 12): `T_R` is the expected last
+//!   of R lognormal reduces over `⌈R/slots⌉` waves, not the average reduce; Alg. 5 leaves room
+//!   for a wave's largest draw instead of sizing to `f(d)`.
+//! - [`Estimator::with_reduce_confidence`] (`reduce_confidence`; §4.2.2, eq. 12): Alg. 5 leaves
+//!   room for a quantile of that largest draw.
+//! - `busy_bandwidth` (§3.2, eq. 5): `V_p` over the time the link had bytes to move, not over
+//!   `T_p − T_q`.
 
 use super::{Locality, PowerLaw, PreviousRun, Profile, Seconds};
 
@@ -63,6 +73,13 @@ pub struct Estimator {
     pub reduce_bound: f64,
     /// `(k_i, d_{k_i})` of previous runs, for the skew estimate (eq. 13); empty disables it.
     pub previous_runs: Vec<PreviousRun>,
+    /// `T_R` as the expected last of R noisy reduces over their waves (yard's reading of
+    /// eq. 9, [`reduce_phase_factor`]); off ([`Estimator::without_reduce_noise`]): eq. 9 and
+    /// eq. 13 as printed, at `e = 1`, one wave.
+    pub noisy_reduces: bool,
+    /// Eq. (5) over the time the shuffle had bytes to move (yard's); off: `V_p / (T_p − T_q)`
+    /// as printed.
+    pub busy_bandwidth: bool,
 }
 
 impl Estimator {
@@ -98,7 +115,29 @@ impl Estimator {
             reduce_wave,
             reduce_bound: reduce_wave,
             previous_runs: profile.previous_runs.clone(),
+            noisy_reduces: true,
+            busy_bandwidth: true,
         }
+    }
+
+    /// The paper's estimator (`dart-paper`): eq. (5) as printed and eq. (9)/(13) at `e = 1`,
+    /// one wave, with Alg. 5 sizing a reduce to `f⁻¹(D − T_p)`.
+    pub fn paper(profile: &Profile, reduces: u32, alpha: f64) -> Self {
+        let mut e = Estimator::new(profile, reduces, None, alpha).without_reduce_noise();
+        e.busy_bandwidth = false;
+        e
+    }
+
+    /// Eq. (9) as printed: `T_R = f(d)` at `e = 1` ("the mean of e is 1"), the average reduce
+    /// standing for the last; one wave, whatever the slots; with skew handling `T_R =
+    /// f(d_{k_n})` (eq. 13) alone. Alg. 5 then sizes a reduce to `f⁻¹(D − T_p)` (eq. 12).
+    /// Call before [`Estimator::with_reduce_confidence`], which it would undo.
+    pub fn without_reduce_noise(mut self) -> Self {
+        self.noisy_reduces = false;
+        self.reduce_phase = 1.0;
+        self.reduce_wave = 1.0;
+        self.reduce_bound = 1.0;
+        self
     }
 
     /// Alg. 5 sizes each reduce so that its whole wave ends by `D` with probability `q` (when
@@ -146,12 +185,21 @@ impl Estimator {
         self.map_end.max(t_p + duration)
     }
 
-    /// Eq. (5): `B_J^avg = V_p / (T_p − T_q)`, over the time the shuffle had bytes to move. The
-    /// paper's premise (§3.2) is a bottleneck saturated from `T_q` on, where the two coincide;
-    /// when map output trickles in, `T_p − T_q` would measure how fast maps produce, not how
-    /// fast the shuffle moves (a 112,000-map job's first seconds read as 41 KB/s). Before any
-    /// byte moved, the profile's bandwidth (the paper leaves this open).
+    /// Eq. (5): `B_J^avg = V_p / (T_p − T_q)`, with `busy_bandwidth` (yard's) over the time the
+    /// shuffle had bytes to move. The paper's premise (§3.2) is a bottleneck saturated from
+    /// `T_q` on, where the two coincide; when map output trickles in, `T_p − T_q` would measure
+    /// how fast maps produce, not how fast the shuffle moves (a 112,000-map job's first seconds
+    /// read as 41 KB/s). Before any byte moved, the profile's bandwidth (the paper leaves this
+    /// open; the digest's reading, kept by `dart-paper` too).
     pub fn bandwidth(&self, t_p: Seconds) -> f64 {
+        if !self.busy_bandwidth {
+            // As printed: bytes shuffled over the time since the first map finished. Until a
+            // byte has crossed (V_p = 0 would make T_S infinite), the profile's bandwidth.
+            return match self.shuffle_start {
+                Some(t_q) if self.shuffled > 0.0 && t_p > t_q => self.shuffled / (t_p - t_q),
+                _ => self.fallback_bandwidth,
+            };
+        }
         let busy = self.busy + self.busy_since.map_or(0.0, |since| (t_p - since).max(0.0));
         if self.shuffled > 0.0 && busy > 0.0 {
             self.shuffled / busy
@@ -199,7 +247,9 @@ impl Estimator {
     }
 
     /// Eq. (8) `d = (k+1)·p`, or with skew handling eq. (13): the largest reduce input scaled
-    /// from previous runs, `d_{k_n} = 1/(n−1) · Σ (k_n / k_i) · d_{k_i}`.
+    /// from previous runs, `d_{k_n} = 1/(n−1) · Σ (k_n / k_i) · d_{k_i}`. The paper calls `k_i`
+    /// the largest reduce input of run i; it divides `k_n`, so it is run i's map count (the
+    /// digest's correction). With no previous run, eq. (8).
     pub fn reduce_input(&self, maps: f64, skew: bool) -> f64 {
         let runs = self.previous_runs.iter().filter(|r| r.k > 0);
         let n = runs.clone().count();
@@ -225,6 +275,14 @@ impl Estimator {
     /// expected last end; with no skew the first is the larger, with much skew the second
     /// (eq. 13's largest input times the largest of R draws would count the maximum twice).
     fn last_reduce(&self, maps: f64, skew: bool) -> [(Seconds, f64); 2] {
+        if !self.noisy_reduces {
+            // Eq. (9) at e = 1, or with skew handling eq. (13)'s largest reduce (§5.2.2: "the
+            // maximum execution time of reduce tasks as the duration of the reduce phase").
+            // e = 1: "the mean of e is 1, the expected value of ln e is 0" (strictly, Jensen
+            // makes E[ln e] ≤ 0; the digest reads e = 1, the median reduce of the log fit).
+            let reduce = self.reduce_time.at(self.reduce_input(maps, skew));
+            return [(reduce, 1.0), (0.0, 1.0)];
+        }
         let typical = self.reduce_time.at(self.reduce_input(maps, false));
         let many = (typical * self.reduce_phase, self.reduce_wave);
         if !skew {
@@ -504,6 +562,32 @@ mod tests {
         assert_eq!(e.bandwidth(9.0), 10.0 / 3.0, "busy again since 8");
         e.bytes_shuffled(10.0, 10.0);
         assert_eq!(e.bandwidth(20.0), 5.0, "20 B over 4 busy seconds");
+    }
+
+    #[test]
+    fn the_papers_estimator_reads_eq5_over_t_p_minus_t_q_and_eq9_and_12_at_e_1() {
+        // D1 with a spread of reduce times and an idle link, neither of which the paper reads.
+        let mut profile = d1_profile();
+        profile.reduce_time.spread = 0.3;
+        let mut e = Estimator::paper(&profile, 3, 0.8);
+        testing::set_d1_state(&mut e);
+        let t = e.completion(6.0, 3.0, 2.5, false);
+        assert!(close(t.map, 5.5) && close(t.shuffle, 1.5) && close(t.reduce, 3.0));
+        assert!(close(t.total, 10.0), "D1: {t:?}");
+        // The last byte crosses at 3; the link idles until 8. As printed, eq. (5) divides by
+        // T_p − T_q all the same: 7 B over 7 s; yard's, over the 2 busy seconds.
+        e.bytes_shuffled(3.0, 1.0);
+        assert_eq!(e.bandwidth(8.0), 1.0);
+        let mut yard = Estimator::new(&profile, 3, None, 0.8);
+        testing::set_d1_state(&mut yard);
+        yard.bytes_shuffled(3.0, 1.0);
+        assert_eq!(yard.bandwidth(8.0), 3.5);
+        // D8: eq. (12) sizes a reduce to f⁻¹(D − T_p) = 6, whatever the spread.
+        assert!(close(e.max_reduce_input(7.0, 10.0, 1.0), 6.0));
+        assert!(yard.max_reduce_input(7.0, 10.0, 1.0) < 6.0);
+        // Before the first map finished, the profile's bandwidth (the digest's reading).
+        e.shuffle_start = None;
+        assert_eq!(e.bandwidth(0.5), 1.0);
     }
 
     #[test]

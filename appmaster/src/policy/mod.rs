@@ -34,7 +34,7 @@ pub use profiler::{Profiler, RunObserver, RunRecord};
 
 pub use self::core::Progress;
 pub use aria::Aria;
-pub use dart::Dart;
+pub use dart::{Dart, Extensions};
 pub use ps::PreselectedSampling;
 
 /// Seconds, as f64: policies do arithmetic on times (Dart's estimates), never compare clocks.
@@ -261,11 +261,13 @@ pub struct PolicyConfig {
     pub straggler_min_age: f64,
     /// LATE's SpeculativeCap: at most this fraction of held containers run copies.
     pub speculative_cap: f64,
-    /// The smallest fraction of a reduce's input Alg. 5 keeps when no time is left.
+    /// The fraction of a reduce's input Alg. 5 keeps when no time is left (a case the paper
+    /// does not cover); with `dart`'s `sample_floor`, the least it ever keeps.
     pub min_reduce_sample: f64,
     /// How sure Alg. 5 wants to be that a wave of reduces, each sized to `D`, ends by `D`
-    /// given the spread of reduce times the profile measured (yard's; the paper sizes to the
-    /// average reduce, which ends after `D` about half the time).
+    /// given the spread of reduce times the profile measured (`dart`'s `reduce_confidence`;
+    /// the paper, and `dart-paper`, size to the average reduce, which ends after `D` about half
+    /// the time).
     pub reduce_confidence: f64,
 }
 
@@ -301,12 +303,15 @@ pub trait TaskPolicy {
 /// Every policy yard can run a job with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum PolicyKind {
+    /// yard's Dart: the paper's algorithm with every yard extension (`dart.rs` lists them).
     Dart,
-    /// Dart without the revise stage.
+    /// The paper's Dart: Algorithms 1–5 and eq. 1–13 with none of yard's extensions.
+    DartPaper,
+    /// The paper's Dart without the revise stage (no Alg. 3–5).
     DartWithoutRevise,
-    /// Dart with map revising only (no reduce input sampling, no reduce restarts).
+    /// The paper's Dart with map revising only (Alg. 3–4, no Alg. 5).
     DartMapReviseOnly,
-    /// Dart without skew handling (eq. 8 instead of eq. 13).
+    /// The paper's Dart without skew handling (eq. 8 instead of eq. 13).
     DartWithoutSkew,
     /// Dart's approach stage with LATE's speculation instead of Dart's revise stage.
     Late,
@@ -319,8 +324,9 @@ pub enum PolicyKind {
 }
 
 impl PolicyKind {
-    pub const ALL: [PolicyKind; 8] = [
+    pub const ALL: [PolicyKind; 9] = [
         PolicyKind::Dart,
+        PolicyKind::DartPaper,
         PolicyKind::DartWithoutRevise,
         PolicyKind::DartMapReviseOnly,
         PolicyKind::DartWithoutSkew,
@@ -333,6 +339,7 @@ impl PolicyKind {
     pub fn name(self) -> &'static str {
         match self {
             PolicyKind::Dart => "dart",
+            PolicyKind::DartPaper => "dart-paper",
             PolicyKind::DartWithoutRevise => "d-wor",
             PolicyKind::DartMapReviseOnly => "d-wmr",
             PolicyKind::DartWithoutSkew => "d-wost",
