@@ -1,14 +1,16 @@
-//! The client commands over the rm's REST API: `yard submit`, `apps`, `app`, `kill`, `nodes`.
+//! The client commands over the rm's REST API: `yard apps`, `app`, `kill`, `nodes` (and the
+//! answer rendering `yard submit` shares).
 //! Tables for people, `--json` for scripts. A refusal from the rm (4xx) is bad input: exit 2.
 
 use std::fmt::Write as _;
 
 use std::time::Duration;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Args;
 use serde_json::{Value, json};
 
+use yard_rm::client::{BlockingRmClient, ClientError};
 use yard_rm::placement::Holder;
 
 use crate::sim::BadInput;
@@ -27,42 +29,6 @@ pub(crate) struct Rm {
     /// OS user on its host; YARD_TOKEN, if set, wins].
     #[arg(long, global = true, env = "YARD_TOKEN_FILE", value_name = "FILE")]
     pub(crate) token_file: Option<std::path::PathBuf>,
-}
-
-#[derive(Args)]
-pub(crate) struct SubmitArgs {
-    #[command(flatten)]
-    rm: Rm,
-    /// A built-in MapReduce application: wordcount, grep, topk, index, synthetic. The command
-    /// waits for the answer and prints it (with --no-wait, only the id).
-    #[arg(value_name = "APP", required_unless_present = "command")]
-    app: Option<String>,
-    /// Instead of an APP: the command the application's master runs (under /bin/sh -c).
-    #[arg(long, conflicts_with = "app")]
-    command: Option<String>,
-    #[command(flatten)]
-    job: crate::mapreduce::submit::JobArgs,
-    /// The application's name [default: the APP, or yard-app].
-    #[arg(long)]
-    name: Option<String>,
-    #[arg(long, default_value = "default")]
-    queue: String,
-    /// Submit as this user (admins only; a user submits as itself) [default: the user your
-    /// token names].
-    #[arg(long)]
-    user: Option<String>,
-    /// When the answer is wanted, from now: 90s, 5m, 1h, 500ms (a bare number is seconds).
-    #[arg(long, value_parser = parse_duration)]
-    deadline: Option<Duration>,
-    /// Print the id and return at once (an APP's answer is then read with `yard app ID`).
-    #[arg(long)]
-    no_wait: bool,
-    /// Give up waiting for an APP's answer (the job keeps running) after this many seconds.
-    #[arg(long, default_value_t = 3600)]
-    wait_secs: u64,
-    /// Print yard's view of the finished application (answer included) as JSON.
-    #[arg(long)]
-    json: bool,
 }
 
 /// `90s`, `5m`, `1h`, `500ms`, or a bare number of seconds.
@@ -129,34 +95,29 @@ pub(crate) struct NodesArgs {
     json: bool,
 }
 
+/// The CLI's face of the rm client (`yard_rm::client`): blocking, with the credential found
+/// for the rm, and a refusal (4xx) turned into [`BadInput`] with the rm's own explanation.
 pub(crate) struct Client {
-    base: String,
-    http: reqwest::blocking::Client,
-    token: Option<String>,
+    rm: BlockingRmClient,
 }
 
 impl Client {
     pub(crate) fn new(rm: &Rm) -> Result<Self> {
-        let base = rm.rm.trim_end_matches('/').to_owned();
-        Ok(Client {
-            token: crate::auth::bearer_for(&base, rm.token_file.as_deref())?,
-            base,
-            http: reqwest::blocking::Client::new(),
-        })
+        let base = rm.rm.trim_end_matches('/');
+        let token = crate::auth::bearer_for(base, rm.token_file.as_deref())?;
+        Ok(Self::with_token(base, token))
     }
 
     /// A client of the rm at `url` that sends `token`.
     pub(crate) fn with_token(url: &str, token: Option<String>) -> Self {
         Client {
-            base: url.trim_end_matches('/').to_owned(),
-            http: reqwest::blocking::Client::new(),
-            token,
+            rm: BlockingRmClient::new(url, token).expect("a current-thread runtime starts"),
         }
     }
 
     /// The bearer token this client sends, if it found one.
     pub(crate) fn token(&self) -> Option<&str> {
-        self.token.as_deref()
+        self.rm.token()
     }
 
     /// Sends a request; a 4xx becomes [`BadInput`] carrying the rm's own explanation.
@@ -166,39 +127,21 @@ impl Client {
         path: &str,
         body: Option<Value>,
     ) -> Result<Value> {
-        let url = format!("{}{path}", self.base);
-        let mut request = self.http.request(method, &url);
-        if let Some(token) = &self.token {
-            request = request.bearer_auth(token);
-        }
-        if let Some(body) = body {
-            request = request.json(&body);
-        }
-        let response = request
-            .send()
-            .with_context(|| format!("cannot reach the rm at {}", self.base))?;
-        let status = response.status();
-        let value: Value = response.json().unwrap_or(Value::Null);
-        if status == reqwest::StatusCode::UNAUTHORIZED {
-            let error = value["error"].as_str().unwrap_or("no valid credential");
-            let hint = crate::auth::NO_CREDENTIAL_HINT;
-            return Err(BadInput(format!("the rm refused: {error}; {hint}")).into());
-        }
-        if status.is_client_error() {
-            let error = value["error"].as_str().unwrap_or("refused").to_owned();
-            let detail = match &value["detail"] {
-                Value::Null => String::new(),
-                Value::String(s) => format!(" ({s})"),
-                other => format!(" ({other})"),
-            };
-            return Err(BadInput(format!("the rm refused: {error}{detail}")).into());
-        }
-        anyhow::ensure!(status.is_success(), "{url} answered {status}");
-        Ok(value)
+        self.rm
+            .call(method, path, body.as_ref())
+            .map_err(|e| match e {
+                ClientError::Unauthorized { error } => BadInput(format!(
+                    "the rm refused: {error}; {}",
+                    crate::auth::NO_CREDENTIAL_HINT
+                ))
+                .into(),
+                refused @ ClientError::Refused { .. } => BadInput(refused.to_string()).into(),
+                other => anyhow::Error::from(other),
+            })
     }
 }
 
-fn print_json(v: &Value) -> Result<()> {
+pub(crate) fn print_json(v: &Value) -> Result<()> {
     crate::print(&(serde_json::to_string_pretty(v)? + "\n"))?;
     Ok(())
 }
@@ -233,51 +176,6 @@ pub(crate) fn text(v: &Value) -> String {
         Value::Null => String::new(),
         other => other.to_string(),
     }
-}
-
-pub(crate) fn submit(args: SubmitArgs) -> Result<()> {
-    use crate::mapreduce::submit;
-    let client = Client::new(&args.rm)?;
-    let name = args
-        .name
-        .clone()
-        .or_else(|| args.app.clone())
-        .unwrap_or_else(|| "yard-app".into());
-    let owner = (name.as_str(), args.queue.as_str(), args.user.as_deref());
-    let Some(app) = &args.app else {
-        let command = args.command.as_deref().unwrap_or_default();
-        let id = client.submit(owner.0, owner.1, owner.2, command)?;
-        if let Some(after) = args.deadline {
-            let deadline_ms = submit::epoch_ms() + after.as_millis() as i64;
-            client.call(
-                reqwest::Method::PUT,
-                &format!("/ws/v1/yard/apps/{id}/deadline"),
-                Some(json!({ "deadlineMs": deadline_ms })),
-            )?;
-        }
-        crate::print(&format!("{id}\n"))?;
-        return Ok(());
-    };
-    let job = submit::submit_job(&client, app, &args.job, args.deadline, owner)?;
-    if args.no_wait {
-        crate::print(&format!("{}\n", job.id))?;
-        return Ok(());
-    }
-    eprintln!("submitted {}", job.id);
-    let finished = submit::wait(&client, &job, Duration::from_secs(args.wait_secs))?;
-    if args.json {
-        print_json(&finished)?;
-    } else {
-        crate::print(&submit::render(&finished))?;
-    }
-    let status = text(&finished["app"]["finalStatus"]);
-    if status != "SUCCEEDED" {
-        anyhow::bail!(
-            "{} ended {status}; see its master's log on the nodemanager",
-            job.id
-        );
-    }
-    Ok(())
 }
 
 impl Client {
@@ -403,9 +301,7 @@ pub(crate) fn app(args: AppArgs) -> Result<()> {
             text(&reply["yard"]["deadlineMs"])
         );
         out.push('\n');
-        out.push_str(&crate::mapreduce::submit::render(
-            &json!({ "app": reply["yard"] }),
-        ));
+        out.push_str(&render(&json!({ "app": reply["yard"] })));
     } else {
         for k in ["deadlineMs", "processedFraction", "answer"] {
             let _ = writeln!(out, "{k:<18}{}", text(&reply["yard"][k]));
@@ -467,6 +363,95 @@ pub(crate) fn nodes(args: NodesArgs) -> Result<()> {
         &rows,
     ))?;
     Ok(())
+}
+
+/// An estimated quantity as one line: `12,345 (95 % CI 12,000 – 12,700; seen 6,100)`.
+pub(crate) fn estimate_text(v: &Value) -> String {
+    let num = |v: &Value| v.as_f64().map(|x| format!("{:.0}", x));
+    match (num(&v["estimate"]), num(&v["low"]), num(&v["high"])) {
+        (Some(e), Some(l), Some(h)) if l == h && l == e => e,
+        (Some(e), Some(l), Some(h)) => format!("{e} (95 % CI {l} – {h}; seen {})", v["observed"]),
+        (Some(e), Some(l), None) => format!("{e} (at least {l}; too few blocks for a bound)"),
+        _ => format!("none (seen {})", v["observed"]),
+    }
+}
+
+fn is_estimate(v: &Value) -> bool {
+    v.get("estimate").is_some() && v.get("observed").is_some()
+}
+
+/// The answer for people: the job's line, then every estimated quantity, then top lists.
+pub(crate) fn render(app: &Value) -> String {
+    let a = &app["app"];
+    let answer = &a["answer"];
+    let job = &answer["job"];
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} {} {}",
+        text(&a["id"]),
+        text(&a["state"]),
+        text(&a["finalStatus"])
+    );
+    if job.is_object() {
+        let met = match job["deadlineMet"].as_bool() {
+            Some(true) => "deadline met",
+            Some(false) => "deadline MISSED",
+            None => "no deadline",
+        };
+        let _ = writeln!(
+            out,
+            "policy {} · finished in {:.1} s{} · {met}",
+            text(&job["policy"]),
+            job["completionSeconds"].as_f64().unwrap_or(f64::NAN),
+            job["deadlineSeconds"]
+                .as_f64()
+                .map(|d| format!(" of {d:.1} s"))
+                .unwrap_or_default(),
+        );
+        let exact = if answer["exact"] == true {
+            " · exact answer"
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            out,
+            "processed {:.1} % of the input ({} of {} maps){exact}",
+            100.0 * a["processedFraction"].as_f64().unwrap_or(0.0),
+            job["k"],
+            job["maps"],
+        );
+    }
+    let Some(fields) = answer.as_object() else {
+        return out;
+    };
+    for (key, value) in fields {
+        if is_estimate(value) {
+            let _ = writeln!(out, "{key}: {}", estimate_text(value));
+        }
+    }
+    for (key, value) in fields {
+        let Some(rows) = value.as_array().filter(|r| !r.is_empty()) else {
+            continue;
+        };
+        let _ = writeln!(out, "{key}:");
+        for row in rows {
+            let label = match row {
+                Value::String(line) => line.clone(),
+                _ => row
+                    .as_object()
+                    .and_then(|o| o.iter().find(|(_, v)| v.is_string()))
+                    .map(|(_, v)| text(v))
+                    .unwrap_or_else(|| row.to_string()),
+            };
+            if is_estimate(row) {
+                let _ = writeln!(out, "  {label:<20} {}", estimate_text(row));
+            } else {
+                let _ = writeln!(out, "  {label}");
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -10,10 +10,9 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
-use sha2::{Digest as _, Sha256};
 use yard_rm::cluster::plain_name;
 use yard_rm::placement::place;
-use yard_wire::protocol::{BlockReplicas, Dataset};
+use yard_wire::protocol::{BlockReplicas, Dataset, sha256_hex};
 
 use crate::client::{Client, Rm, text};
 use crate::sim::BadInput;
@@ -362,22 +361,6 @@ fn upload_token(client: &Client, dataset: &str) -> Result<Option<String>> {
     Ok(reply["token"].as_str().map(str::to_owned))
 }
 
-/// SHA-256 of `bytes` as block maps spell it: 64 lower-case hex digits.
-pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
-    hex(&Sha256::digest(bytes))
-}
-
-/// Lower-case hex of a digest.
-pub(crate) fn hex(digest: &[u8]) -> String {
-    use std::fmt::Write as _;
-    digest
-        .iter()
-        .fold(String::with_capacity(2 * digest.len()), |mut s, b| {
-            let _ = write!(s, "{b:02x}");
-            s
-        })
-}
-
 fn ls(args: LsArgs) -> Result<()> {
     let client = Client::new(&args.rm)?;
     let path = match &args.name {
@@ -477,21 +460,6 @@ mod tests {
             (0, 6),
             "the newline lies windows before the block's end"
         );
-    }
-
-    #[test]
-    fn block_digests_are_sha256_in_lower_case_hex() {
-        // FIPS 180-2's "abc" and the empty message.
-        assert_eq!(
-            sha256_hex(b"abc"),
-            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
-        );
-        let empty = sha256_hex(b"");
-        assert_eq!(
-            empty,
-            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
-        );
-        assert!(yard_wire::protocol::valid_sha256_hex(&empty));
     }
 
     #[test]

@@ -16,9 +16,9 @@ use serde_json::Value;
 use yard_appmaster::apps::AppSpec;
 use yard_appmaster::policy::PolicyKind;
 
-use crate::client::{Client, table};
+use crate::client::{Client, estimate_text, table};
 use crate::data::Kind;
-use crate::mapreduce::submit::{JobArgs, estimate_text, submit_job, wait};
+use crate::submit::{JobArgs, submit_job, wait};
 
 #[derive(Args)]
 pub(crate) struct DemoArgs {

@@ -6,9 +6,9 @@ mod client;
 mod daemons;
 mod data;
 mod demo;
-mod mapreduce;
 mod shell;
 mod sim;
+mod submit;
 mod trace;
 
 use std::io::{self, Write};
@@ -44,7 +44,7 @@ enum Command {
     Nm(daemons::NmArgs),
     /// Run a MapReduce job (wordcount, grep, topk, index, synthetic) and print its answer, or
     /// submit an application whose master runs a command (--command) and print its id.
-    Submit(client::SubmitArgs),
+    Submit(submit::SubmitArgs),
     /// List applications.
     Apps(client::AppsArgs),
     /// Show one application.
@@ -66,10 +66,10 @@ enum Command {
     ShellMaster(shell::ShellMasterArgs),
     /// A MapReduce job's master; runs in a container the rm starts (`yard submit wordcount`).
     #[command(hide = true)]
-    MrMaster(Box<mapreduce::master::MasterArgs>),
+    MrMaster(Box<yard_appmaster_live::master::MasterArgs>),
     /// Holds a container for a MapReduce job and runs its tasks; started by the master.
     #[command(hide = true)]
-    MrRunner(mapreduce::task::RunnerArgs),
+    MrRunner(yard_appmaster_live::task::RunnerArgs),
     /// One map or reduce attempt; started by a runner, its spec on stdin.
     #[command(hide = true)]
     MrTask,
@@ -84,7 +84,7 @@ fn main() -> ExitCode {
         Command::Sim(args) => sim::run(*args),
         Command::Rm(args) => daemons::rm(args),
         Command::Nm(args) => daemons::nm(args),
-        Command::Submit(args) => client::submit(args),
+        Command::Submit(args) => submit::submit(args),
         Command::Apps(args) => client::apps(args),
         Command::App(args) => client::app(args),
         Command::Kill(args) => client::kill(args),
@@ -93,9 +93,9 @@ fn main() -> ExitCode {
         Command::Data(command) => data::run(command),
         Command::Shell(args) => shell::shell(args),
         Command::ShellMaster(args) => shell::master(args),
-        Command::MrMaster(args) => mapreduce::master::master(*args),
-        Command::MrRunner(args) => mapreduce::task::runner(args),
-        Command::MrTask => mapreduce::task::task(),
+        Command::MrMaster(args) => yard_appmaster_live::master::master(*args),
+        Command::MrRunner(args) => yard_appmaster_live::task::runner(args),
+        Command::MrTask => yard_appmaster_live::task::task(),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -105,7 +105,8 @@ fn main() -> ExitCode {
             }
             eprintln!("yard: error: {error:#}");
             let bad_input = error.downcast_ref::<yard_workload::TraceError>().is_some()
-                || error.downcast_ref::<sim::BadInput>().is_some();
+                || error.downcast_ref::<sim::BadInput>().is_some()
+                || error.downcast_ref::<yard_wire::BadInput>().is_some();
             ExitCode::from(if bad_input { 2 } else { 1 })
         }
     }

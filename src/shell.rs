@@ -13,8 +13,8 @@ use serde_json::{Value, json};
 use yard_wire::protocol::{AllocateReply, AllocateRequest, Resource, ResourceRequest};
 
 use crate::client::{Client, Rm, text};
-use crate::mapreduce::submit::sh_quote;
 use crate::sim::BadInput;
+use crate::submit::sh_quote;
 
 #[derive(Args)]
 pub(crate) struct ShellArgs {

@@ -62,3 +62,67 @@ fn ci_runs_the_readme_test_command() {
         ".ci/run must call `{command}` as README.md says"
     );
 }
+
+/// The policies are sans-IO by construction: the crates that hold them (`yard-appmaster`,
+/// `yard-sim`) depend on nothing that does IO or keeps time (no async runtime, no HTTP, no
+/// database), and their sources never name the clock (nor, for the policies, files or sockets). The process around them lives in
+/// `yard-appmaster-live` (as `quinn` around `quinn-proto`).
+#[test]
+fn the_policy_crates_depend_on_nothing_that_does_io() {
+    let io_crates = [
+        "tokio",
+        "reqwest",
+        "axum",
+        "hyper",
+        "sqlx",
+        "sysinfo",
+        "mio",
+        "async-std",
+    ];
+    for manifest in ["appmaster/Cargo.toml", "sim/Cargo.toml"] {
+        let text = read(manifest);
+        let deps = text
+            .split("[dependencies]")
+            .nth(1)
+            .expect("a [dependencies] table")
+            .split("\n[")
+            .next()
+            .unwrap();
+        for line in deps.lines() {
+            let name = line.split(['=', ' ', '.']).next().unwrap_or("").trim();
+            assert!(
+                !io_crates.contains(&name) && !name.ends_with("-live"),
+                "{manifest} depends on {name}: the policies must stay free of IO"
+            );
+        }
+    }
+    // The policies and apps: no clock, no global randomness, no files, no network. The
+    // simulator (an adapter that writes its reports) may write files but keeps no clock.
+    let everything = &[
+        "Instant::now",
+        "SystemTime::now",
+        "thread_rng",
+        "std::net",
+        "std::fs",
+    ][..];
+    for (dir, banned) in [("appmaster/src", everything), ("sim/src", &everything[..3])] {
+        let mut stack = vec![root().join(dir)];
+        while let Some(d) = stack.pop() {
+            for entry in std::fs::read_dir(&d).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    let text = std::fs::read_to_string(&path).unwrap();
+                    for clock in banned {
+                        assert!(
+                            !text.contains(clock),
+                            "{} uses {clock}: policies take time and randomness from their caller",
+                            path.display()
+                        );
+                    }
+                }
+            }
+        }
+    }
+}

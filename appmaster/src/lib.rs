@@ -1,7 +1,8 @@
 //! yard-appmaster: the MapReduce application master's pure parts: Dart and its baseline task
 //! policies as sans-IO state machines (`policy`), and the built-in applications with their
-//! approximate answers (`apps`). The process adapters (master, task runner) live in the `yard`
-//! binary (`src/mapreduce/`), because the profile store they write depends on this crate.
+//! approximate answers (`apps`). No IO: this crate depends on nothing that could do any
+//! (`tests/repo.rs` checks). The processes around it (master, task runner) are the
+//! `yard-appmaster-live` crate beside it, in `appmaster/live/`.
 
 pub mod apps;
 pub mod policy;

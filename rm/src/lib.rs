@@ -3,6 +3,7 @@
 //! The daemon and its REST surface arrive with the rest of issue 6.
 
 pub mod app;
+pub mod client;
 pub mod cluster;
 pub mod credentials;
 pub mod daemon;

@@ -245,9 +245,7 @@ fn open<T: DeserializeOwned>(
     serde_json::from_slice(&bytes).map_err(|_| AuthError::Forged)
 }
 
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
+pub(crate) use crate::protocol::hex;
 
 pub(crate) fn unhex(s: &str) -> Option<Vec<u8>> {
     if s.len() % 2 != 0 || !s.is_ascii() {

@@ -6,3 +6,9 @@ pub mod limits;
 pub mod protocol;
 pub mod telemetry;
 pub mod token;
+
+/// Input from outside that its sender must fix (a bad flag, file or reply): the CLI's exit
+/// code 2, as clap gives a usage error.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct BadInput(pub String);

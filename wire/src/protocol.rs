@@ -64,6 +64,23 @@ pub struct BlockReplicas {
     pub sha256: Option<String>,
 }
 
+/// Lower-case hex of `bytes`.
+pub fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write as _;
+    bytes
+        .iter()
+        .fold(String::with_capacity(2 * bytes.len()), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
+}
+
+/// SHA-256 of `bytes` as block maps spell it: 64 lower-case hex digits.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest as _;
+    hex(&sha2::Sha256::digest(bytes))
+}
+
 /// Whether `s` is a SHA-256 digest as block maps spell it: exactly 64 lower-case hex digits.
 pub fn valid_sha256_hex(s: &str) -> bool {
     s.len() == 64 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
@@ -201,6 +218,21 @@ pub struct AllocateReply {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn block_digests_are_sha256_in_lower_case_hex() {
+        // FIPS 180-2's "abc" and the empty message.
+        assert_eq!(
+            sha256_hex(b"abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+        let empty = sha256_hex(b"");
+        assert_eq!(
+            empty,
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        );
+        assert!(valid_sha256_hex(&empty));
+    }
+
     use super::*;
 
     #[test]

@@ -21,7 +21,7 @@ use serde_json::json;
 use yard_appmaster::apps::{AppSpec, Split, sample_partitions};
 use yard_appmaster::policy::Rng;
 
-use super::{
+use crate::{
     BlockRef, Done, KILLED_EXIT, Order, OutputRef, Outputs, Reply, TaskSpec, Work, job_token,
 };
 
@@ -34,7 +34,7 @@ const MASTER_PATIENCE: Duration = Duration::from_secs(30);
 const FETCH_PARALLELISM: usize = 8;
 
 #[derive(Args)]
-pub(crate) struct RunnerArgs {
+pub struct RunnerArgs {
     /// The master's umbilical base URL.
     #[arg(long)]
     master: String,
@@ -80,7 +80,7 @@ fn post<T: DeserializeOwned>(
 }
 
 /// The runner: asks for orders until told to exit.
-pub(crate) fn runner(args: RunnerArgs) -> Result<()> {
+pub fn runner(args: RunnerArgs) -> Result<()> {
     let http = http();
     let next = format!("{}/mr/runners/{}/next", args.master, args.container);
     let exe = std::env::current_exe().context("cannot find the yard binary to run tasks")?;
@@ -169,7 +169,7 @@ impl Progress {
 }
 
 /// One attempt: reads its spec from stdin, runs, reports.
-pub(crate) fn task() -> Result<()> {
+pub fn task() -> Result<()> {
     let mut raw = Vec::new();
     std::io::stdin()
         .read_to_end(&mut raw)
@@ -318,7 +318,7 @@ fn read_hashing(mut from: impl Read, size: Option<u64>) -> std::io::Result<(Vec<
         hasher.update(&chunk[..n]);
         bytes.extend_from_slice(&chunk[..n]);
     }
-    Ok((bytes, crate::data::hex(&hasher.finalize())))
+    Ok((bytes, yard_wire::protocol::hex(&hasher.finalize())))
 }
 
 /// A synthetic task's recorded duration, spent with progress reports.
@@ -583,7 +583,7 @@ mod tests {
     use std::sync::Mutex;
 
     use super::*;
-    use crate::data::sha256_hex;
+    use yard_wire::protocol::sha256_hex;
 
     /// An HTTP server on 127.0.0.1 answering every request with `body`; its `host:port` and
     /// the heads of the requests it received.

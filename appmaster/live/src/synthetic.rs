@@ -14,13 +14,13 @@ const MAX_MAPS: u64 = 20_000;
 /// Job `job` (its id, or its index in the file) of the trace at `path`: every map with its
 /// recorded duration (times `time_scale`), input bytes and an even share of the job's shuffle
 /// bytes, and every reduce's duration. Bad input is an error that names it.
-pub(crate) fn from_trace(
+pub fn from_trace(
     path: &Path,
     job: &str,
     time_scale: f64,
 ) -> Result<(Vec<SyntheticTask>, Vec<f64>)> {
     if !(time_scale > 0.0 && time_scale.is_finite()) {
-        bail!(crate::sim::BadInput(format!(
+        bail!(yard_wire::BadInput(format!(
             "--time-scale {time_scale}: a positive factor"
         )));
     }
@@ -31,7 +31,7 @@ pub(crate) fn from_trace(
         .find(|j| j.id == job)
         .or_else(|| job.parse::<usize>().ok().and_then(|i| workload.jobs.get(i)));
     let Some(j) = found else {
-        bail!(crate::sim::BadInput(format!(
+        bail!(yard_wire::BadInput(format!(
             "{}: no job {job:?} (give a job id, or an index below {})",
             path.display(),
             workload.jobs.len()
@@ -39,7 +39,7 @@ pub(crate) fn from_trace(
     };
     let maps = j.map_count();
     if maps == 0 || maps > MAX_MAPS {
-        bail!(crate::sim::BadInput(format!(
+        bail!(yard_wire::BadInput(format!(
             "job {}: {maps} maps; a synthetic replay takes 1 to {MAX_MAPS}",
             j.id
         )));
@@ -47,7 +47,7 @@ pub(crate) fn from_trace(
     let seconds = |ms: Option<i64>| -> Result<f64> {
         match ms {
             Some(ms) if ms >= 0 => Ok(ms as f64 / 1000.0 * time_scale),
-            _ => bail!(crate::sim::BadInput(format!(
+            _ => bail!(yard_wire::BadInput(format!(
                 "{}: job {} has tasks without a recorded duration (SWIM records bytes only): replay a Rumen trace, or use --maps and --map-seconds",
                 path.display(),
                 j.id
@@ -80,8 +80,9 @@ mod tests {
     use super::*;
 
     fn trace(name: &str) -> std::path::PathBuf {
+        // The repository's traces, two levels up from this crate.
         Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("traces")
+            .join("../../traces")
             .join(name)
     }
 

@@ -42,7 +42,7 @@ use yard_wire::protocol::{
     AllocateReply, AllocateRequest, Allocated, Dataset, Resource, ResourceRequest, StartContainer,
 };
 
-use super::{BlockRef, Done, Order, OutputRef, Outputs, Reply, TaskSpec, Work};
+use crate::{BlockRef, Done, Order, OutputRef, Outputs, Reply, TaskSpec, Work};
 
 use recovery::*;
 use rm::*;
@@ -62,7 +62,7 @@ const FINISH_MARGIN: f64 = 0.3;
 const MAX_TASK_FAILURES: u32 = 4;
 
 #[derive(Args)]
-pub(crate) struct MasterArgs {
+pub struct MasterArgs {
     /// The built-in application: wordcount, grep, topk, index, synthetic.
     #[arg(long)]
     app: String,
@@ -131,7 +131,7 @@ fn app_spec(args: &MasterArgs) -> Result<AppSpec> {
         && let Some(trace) = &args.trace
     {
         let (maps, reduce_seconds) =
-            super::synthetic::from_trace(trace, &args.job, args.time_scale)?;
+            crate::synthetic::from_trace(trace, &args.job, args.time_scale)?;
         return Ok(AppSpec::Synthetic {
             maps,
             reduce_seconds,
@@ -287,7 +287,7 @@ async fn run_phase(shared: &Arc<Shared>, phase: Phase) -> Result<Outcome> {
 }
 
 /// Runs inside the master container the rm started.
-pub(crate) fn master(args: MasterArgs) -> Result<()> {
+pub fn master(args: MasterArgs) -> Result<()> {
     let env = |name: &str| {
         std::env::var(name).with_context(|| {
             format!("{name} is not set: `yard mr-master` runs in a container the rm starts (use `yard submit wordcount …`)")
@@ -310,11 +310,7 @@ async fn run(
     profiles: Option<PathBuf>,
 ) -> Result<()> {
     let started_ms = now_ms();
-    let rm = Arc::new(RmClient {
-        http: reqwest::Client::new(),
-        base: rm_url,
-        application: application.clone(),
-    });
+    let rm = Arc::new(RmClient::new(&rm_url, &application));
     let outcome = job(&args, &rm, &application, profiles, started_ms).await;
     let succeeded = match &outcome {
         Ok(()) => true,
@@ -519,10 +515,10 @@ async fn job(
         s.used_nodes.clone()
     });
     let _ = allocator.await;
-    let token = super::job_token();
+    let token = crate::job_token();
     for node in nodes {
         let url = format!("{node}/ws/v1/node/shuffle/{application}");
-        let mut request = rm.http.delete(&url);
+        let mut request = rm.http().delete(&url);
         if let Some(token) = &token {
             request = request.bearer_auth(token);
         }

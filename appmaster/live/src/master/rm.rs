@@ -2,24 +2,33 @@
 
 use super::*;
 
+/// The rm, as this master's application calls it: `yard_rm::client::RmClient` with the
+/// master's credential (`YARD_TOKEN`, good for this application's attempt only) and its
+/// application id.
 pub(super) struct RmClient {
-    pub(super) http: reqwest::Client,
-    pub(super) base: String,
+    pub(super) rm: yard_rm::client::RmClient,
     pub(super) application: String,
 }
 
 impl RmClient {
+    pub(super) fn new(base: &str, application: &str) -> RmClient {
+        RmClient {
+            rm: yard_rm::client::RmClient::new(base, std::env::var("YARD_TOKEN").ok()),
+            application: application.to_owned(),
+        }
+    }
+
+    pub(super) fn http(&self) -> &reqwest::Client {
+        self.rm.http()
+    }
+
     pub(super) async fn call(
         &self,
         method: reqwest::Method,
         path: &str,
         body: Option<Value>,
     ) -> Result<Value> {
-        let (status, value) = self.send(method, path, body).await?;
-        if !status.is_success() {
-            bail!("{}{path} answered {status}: {value}", self.base);
-        }
-        Ok(value)
+        Ok(self.rm.call(method, path, body.as_ref()).await?)
     }
 
     /// [`Self::call`] that leaves judging the status to the caller.
@@ -29,32 +38,10 @@ impl RmClient {
         path: &str,
         body: Value,
     ) -> Result<(reqwest::StatusCode, Value)> {
-        self.send(method, path, Some(body)).await
+        Ok(self.rm.send(method, path, Some(&body)).await?)
     }
 
-    async fn send(
-        &self,
-        method: reqwest::Method,
-        path: &str,
-        body: Option<Value>,
-    ) -> Result<(reqwest::StatusCode, Value)> {
-        let url = format!("{}{path}", self.base);
-        let mut request = self.http.request(method, &url);
-        // The master's credential, from the rm: good for this application's attempt only.
-        if let Ok(token) = std::env::var("YARD_TOKEN") {
-            request = request.bearer_auth(token);
-        }
-        if let Some(body) = body {
-            request = request.json(&body);
-        }
-        let response = request
-            .send()
-            .await
-            .with_context(|| format!("cannot reach {url}"))?;
-        let status = response.status();
-        Ok((status, response.json().await.unwrap_or(Value::Null)))
-    }
-
+    /// A call on this application's own master routes, `/ws/v1/yard/apps/{id}/{what}`.
     pub(super) async fn app_call(
         &self,
         method: reqwest::Method,
@@ -132,7 +119,7 @@ pub(super) async fn allocate_loop(shared: Arc<Shared>, rm: Arc<RmClient>, exe: S
                     let (shared, rm, exe) = (shared.clone(), rm.clone(), exe.clone());
                     tokio::spawn(async move {
                         let master = shared.lock().url.clone();
-                        if let Err(e) = start_runner(&rm.http, &exe, &master, &c).await {
+                        if let Err(e) = start_runner(rm.http(), &exe, &master, &c).await {
                             log_line(&format!(
                                 "container {} could not start: {e:#}",
                                 c.container_id

@@ -1,23 +1,26 @@
-//! MapReduce on the live cluster: the process adapters around the appmaster crate's pure parts.
+//! yard's MapReduce application master as processes: the IO around `yard-appmaster`'s
+//! sans-IO task policies (as `quinn` is around `quinn-proto`). The policies' crate has no IO
+//! dependency at all (no tokio, no HTTP, no clock; `tests/repo.rs` checks its manifest), so
+//! everything that talks to the world is here:
 //!
-//! - `master`: `yard mr-master`, the job's application master, launched by the rm in a
+//! - [`master`]: `yard mr-master`, the job's application master, launched by the rm in a
 //!   container. It registers, asks for containers with locality from the dataset's block map,
 //!   feeds the task policy (Dart or a baseline) real events and carries out its decisions.
 //!   Tasks reach it over HTTP (Hadoop's umbilical protocol), on a port it binds on loopback.
-//! - `task`: `yard mr-runner`, started by the master in each granted container, asks the
+//!   It keeps its finished maps at the rm for a next attempt (`master/recovery.rs`).
+//! - [`task`]: `yard mr-runner`, started by the master in each granted container, asks the
 //!   master for work and runs every task as a child process, `yard mr-task` (Hadoop's
 //!   `YarnChild`): a container stays the job's across tasks, as the policy contract says,
 //!   until the policy releases it (Tez's container reuse).
-//! - `submit`: the client side, `yard submit wordcount …`: progress from the master's
-//!   tracking URL, then the answer.
+//! - [`synthetic`]: a trace's job as synthetic tasks (`yard submit synthetic --trace`).
 //!
-//! These live in the `yard` binary, not the appmaster crate, because the profile store they
-//! write depends on that crate (ARCHITECTURE.md, "MapReduce on the cluster").
+//! The `yard` binary dispatches its `mr-*` subcommands here; the client side (`yard submit`)
+//! stays in the CLI. This crate depends on `yard-profiles` (the profile store), which depends
+//! on `yard-appmaster`: that is why the process is a crate of its own.
 
-pub(crate) mod master;
-pub(crate) mod submit;
-mod synthetic;
-pub(crate) mod task;
+pub mod master;
+pub mod synthetic;
+pub mod task;
 
 use serde::{Deserialize, Serialize};
 use yard_appmaster::apps::{AppSpec, MapStats, Population, ReducePartial, Split};

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use yard_appmaster::apps::AppSpec;
 use yard_appmaster::policy::PolicyKind;
 
-use crate::client::{Client, text};
+use crate::client::{Client, Rm, parse_duration, print_json, render, text};
 use crate::sim::BadInput;
 
 /// A MapReduce job's settings, shared by `yard submit APP` and `yard demo`.
@@ -71,7 +71,7 @@ impl JobArgs {
             && let Some(trace) = &self.trace
         {
             // The master reads the trace too: it must be readable and hold the job.
-            super::synthetic::from_trace(trace, &self.job, self.time_scale)?;
+            yard_appmaster_live::synthetic::from_trace(trace, &self.job, self.time_scale)?;
         } else if app == "synthetic" {
             if self.maps == 0 {
                 return Err(BadInput("a synthetic job needs --maps N (N ≥ 1)".into()).into());
@@ -251,91 +251,82 @@ fn show(bar: &ProgressBar, status: &Value, deadline_ms: Option<i64>) {
     bar.set_message(msg);
 }
 
-/// An estimated quantity as one line: `12,345 (95 % CI 12,000 – 12,700; seen 6,100)`.
-pub(crate) fn estimate_text(v: &Value) -> String {
-    let num = |v: &Value| v.as_f64().map(|x| format!("{:.0}", x));
-    match (num(&v["estimate"]), num(&v["low"]), num(&v["high"])) {
-        (Some(e), Some(l), Some(h)) if l == h && l == e => e,
-        (Some(e), Some(l), Some(h)) => format!("{e} (95 % CI {l} – {h}; seen {})", v["observed"]),
-        (Some(e), Some(l), None) => format!("{e} (at least {l}; too few blocks for a bound)"),
-        _ => format!("none (seen {})", v["observed"]),
-    }
+#[derive(Args)]
+pub(crate) struct SubmitArgs {
+    #[command(flatten)]
+    rm: Rm,
+    /// A built-in MapReduce application: wordcount, grep, topk, index, synthetic. The command
+    /// waits for the answer and prints it (with --no-wait, only the id).
+    #[arg(value_name = "APP", required_unless_present = "command")]
+    app: Option<String>,
+    /// Instead of an APP: the command the application's master runs (under /bin/sh -c).
+    #[arg(long, conflicts_with = "app")]
+    command: Option<String>,
+    #[command(flatten)]
+    job: JobArgs,
+    /// The application's name [default: the APP, or yard-app].
+    #[arg(long)]
+    name: Option<String>,
+    #[arg(long, default_value = "default")]
+    queue: String,
+    /// Submit as this user (admins only; a user submits as itself) [default: the user your
+    /// token names].
+    #[arg(long)]
+    user: Option<String>,
+    /// When the answer is wanted, from now: 90s, 5m, 1h, 500ms (a bare number is seconds).
+    #[arg(long, value_parser = parse_duration)]
+    deadline: Option<Duration>,
+    /// Print the id and return at once (an APP's answer is then read with `yard app ID`).
+    #[arg(long)]
+    no_wait: bool,
+    /// Give up waiting for an APP's answer (the job keeps running) after this many seconds.
+    #[arg(long, default_value_t = 3600)]
+    wait_secs: u64,
+    /// Print yard's view of the finished application (answer included) as JSON.
+    #[arg(long)]
+    json: bool,
 }
 
-fn is_estimate(v: &Value) -> bool {
-    v.get("estimate").is_some() && v.get("observed").is_some()
-}
-
-/// The answer for people: the job's line, then every estimated quantity, then top lists.
-pub(crate) fn render(app: &Value) -> String {
-    let a = &app["app"];
-    let answer = &a["answer"];
-    let job = &answer["job"];
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{} {} {}",
-        text(&a["id"]),
-        text(&a["state"]),
-        text(&a["finalStatus"])
-    );
-    if job.is_object() {
-        let met = match job["deadlineMet"].as_bool() {
-            Some(true) => "deadline met",
-            Some(false) => "deadline MISSED",
-            None => "no deadline",
-        };
-        let _ = writeln!(
-            out,
-            "policy {} · finished in {:.1} s{} · {met}",
-            text(&job["policy"]),
-            job["completionSeconds"].as_f64().unwrap_or(f64::NAN),
-            job["deadlineSeconds"]
-                .as_f64()
-                .map(|d| format!(" of {d:.1} s"))
-                .unwrap_or_default(),
-        );
-        let exact = if answer["exact"] == true {
-            " · exact answer"
-        } else {
-            ""
-        };
-        let _ = writeln!(
-            out,
-            "processed {:.1} % of the input ({} of {} maps){exact}",
-            100.0 * a["processedFraction"].as_f64().unwrap_or(0.0),
-            job["k"],
-            job["maps"],
-        );
-    }
-    let Some(fields) = answer.as_object() else {
-        return out;
+pub(crate) fn submit(args: SubmitArgs) -> Result<()> {
+    let client = Client::new(&args.rm)?;
+    let name = args
+        .name
+        .clone()
+        .or_else(|| args.app.clone())
+        .unwrap_or_else(|| "yard-app".into());
+    let owner = (name.as_str(), args.queue.as_str(), args.user.as_deref());
+    let Some(app) = &args.app else {
+        let command = args.command.as_deref().unwrap_or_default();
+        let id = client.submit(owner.0, owner.1, owner.2, command)?;
+        if let Some(after) = args.deadline {
+            let deadline_ms = epoch_ms() + after.as_millis() as i64;
+            client.call(
+                reqwest::Method::PUT,
+                &format!("/ws/v1/yard/apps/{id}/deadline"),
+                Some(json!({ "deadlineMs": deadline_ms })),
+            )?;
+        }
+        crate::print(&format!("{id}\n"))?;
+        return Ok(());
     };
-    for (key, value) in fields {
-        if is_estimate(value) {
-            let _ = writeln!(out, "{key}: {}", estimate_text(value));
-        }
+    let job = submit_job(&client, app, &args.job, args.deadline, owner)?;
+    if args.no_wait {
+        crate::print(&format!("{}\n", job.id))?;
+        return Ok(());
     }
-    for (key, value) in fields {
-        let Some(rows) = value.as_array().filter(|r| !r.is_empty()) else {
-            continue;
-        };
-        let _ = writeln!(out, "{key}:");
-        for row in rows {
-            let label = match row {
-                Value::String(line) => line.clone(),
-                _ => row
-                    .as_object()
-                    .and_then(|o| o.iter().find(|(_, v)| v.is_string()))
-                    .map(|(_, v)| text(v))
-                    .unwrap_or_else(|| row.to_string()),
-            };
-            if is_estimate(row) {
-                let _ = writeln!(out, "  {label:<20} {}", estimate_text(row));
-            } else {
-                let _ = writeln!(out, "  {label}");
-            }
-        }
+    eprintln!("submitted {}", job.id);
+    let finished = wait(&client, &job, Duration::from_secs(args.wait_secs))?;
+    if args.json {
+        print_json(&finished)?;
+    } else {
+        crate::print(&render(&finished))?;
     }
-    out
+    let status = text(&finished["app"]["finalStatus"]);
+    if status != "SUCCEEDED" {
+        anyhow::bail!(
+            "{} ended {status}; see its master's log on the nodemanager",
+            job.id
+        );
+    }
+    Ok(())
 }
