@@ -22,7 +22,8 @@ pub(crate) struct JobArgs {
     /// The dataset to read (`yard data put`); not for synthetic.
     #[arg(long)]
     pub(crate) input: Option<String>,
-    /// The task policy: dart, aria, ps, late, full (every map, the exact answer), d-wor, d-wmr, d-wost.
+    /// The task policy: dart (yard's), dart-paper (the paper's algorithm as printed), aria, ps,
+    /// late, full (every map, the exact answer), d-wor, d-wmr, d-wost (dart-paper's ablations).
     #[arg(long, default_value = "dart")]
     pub(crate) policy: PolicyKind,
     /// An application parameter, key=value (repeat): pattern=REGEX for grep; field=N, k=N for topk; top=N.
