@@ -504,7 +504,9 @@ fn intervals_cover_the_true_total_about_95_percent_of_the_time() {
         }
     }
     let rate = f64::from(covered) / f64::from(trials);
-    assert!((0.88..=0.99).contains(&rate), "coverage {rate}");
+    // A 95 % interval: over 2,000 trials the rate sits within ±0.02 of 0.95 (four standard
+    // deviations of a binomial rate); a 90 % or a 99 % interval falls outside the band.
+    assert!((0.93..=0.97).contains(&rate), "coverage {rate}");
 }
 
 // ---------------------------------------------------------------- bad partitions

@@ -48,7 +48,7 @@
 //! - **y is roughly proportional to x** within a block (words per byte steady). The ratio
 //!   estimator is biased by O(1/k) (Cochran ch. 6); with a few tens of blocks the bias is small
 //!   next to the standard error, and the interval's coverage is close to nominal (the crate's
-//!   coverage test asserts 88–99 % for 15 of 60 blocks).
+//!   coverage test asserts 93–97 % for 15 of 60 blocks over 2,000 samples: 0.949).
 //! - The variance is the usual large-sample approximation; for rare keys (seen in one or two
 //!   blocks) the interval is only indicative.
 //!
