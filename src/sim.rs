@@ -58,7 +58,8 @@ pub(crate) struct SimArgs {
     /// Print one JSON object instead of tables.
     #[arg(long)]
     json: bool,
-    /// Write the paper's plots (CDFs of k/k_max and of estimation error) as SVG here.
+    /// Write the paper's plots as SVG here: CDFs of k/k_max and of estimation error, the
+    /// error per phase, and how answers ended (met / empty / missed).
     #[arg(long, value_name = "DIR")]
     svg: Option<PathBuf>,
 }
@@ -173,7 +174,7 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
         };
         let report = experiment::report(setup, count, &results);
         if let Some(dir) = &args.svg {
-            yard_sim::plot::write_cdfs(dir, &setup.name, &setup.policies, &results)
+            yard_sim::plot::write_plots(dir, &setup.name, &setup.policies, &results)
                 .with_context(|| format!("writing plots to {}", dir.display()))?;
         }
         if args.json {

@@ -39,19 +39,61 @@ fn json_is_byte_identical_for_a_seed_and_has_the_documented_keys() {
         "median_deviation",
         "mean_deviation",
         "missed_fraction",
+        "empty_fraction",
+        "met_fraction",
+        "mean_processed_fraction",
+        "data_vs_oracle",
         "mean_estimation_error",
+        "median_estimation_error",
+        "p80_estimation_error",
         "p90_estimation_error",
+        "empty_estimation_error",
+        "estimation",
     ] {
         assert!(
             rows.iter().all(|r| r.get(key).is_some()),
             "a row lacks {key}"
         );
     }
+    // Every job ends in exactly one outcome.
+    for r in rows {
+        let sum: f64 = ["missed_fraction", "empty_fraction", "met_fraction"]
+            .iter()
+            .map(|k| r[k].as_f64().unwrap())
+            .sum();
+        assert!((sum - 1.0).abs() < 1e-9, "{r}");
+    }
+    // Per phase at three moments, with median and p80 beside the mean.
+    let stats = &rows[0]["estimation"]["map_close"]["shuffle"];
+    for key in ["jobs", "mean", "median", "p80"] {
+        assert!(stats.get(key).is_some(), "{stats}");
+    }
+    assert!(rows[0]["estimation"]["start"].is_object());
+    assert!(rows[0]["estimation"]["first_reduce"].is_object());
+    let every = rows
+        .iter()
+        .find(|r| r["config"] == "C1" && r["policy"] == "dart" && r["bin"] == "every")
+        .unwrap();
+    assert_eq!(every["jobs"], 30);
     let all = rows
         .iter()
         .find(|r| r["config"] == "C1" && r["policy"] == "dart" && r["bin"] == "all")
         .unwrap();
-    assert_eq!(all["jobs"], 30);
+    let none = rows
+        .iter()
+        .find(|r| r["config"] == "C1" && r["policy"] == "dart" && r["bin"] == "none-fits")
+        .map_or(0, |r| r["jobs"].as_u64().unwrap());
+    assert_eq!(
+        all["jobs"].as_u64().unwrap() + none,
+        30,
+        "`all` is the jobs with k_max ≥ 1, `none-fits` the rest"
+    );
+    assert!(
+        report["population"]
+            .as_str()
+            .unwrap()
+            .contains("k_max >= 1")
+    );
 }
 
 #[test]
@@ -60,7 +102,13 @@ fn the_table_sets_the_papers_figures_beside_its_own() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("| config | policy | bin | jobs |"), "{text}");
     assert!(
-        text.contains("| beside the paper |") && text.contains("§6.2 Fig. 8a"),
+        text.contains("| missed % | empty % | met % | processed % | data vs oracle % |"),
+        "{text}"
+    );
+    assert!(text.contains("| close: map | close: shuffle |"), "{text}");
+    assert!(
+        text.contains("| beside the paper (jobs with k_max ≥ 1) |")
+            && text.contains("§6.2 Fig. 8a"),
         "{text}"
     );
 }
@@ -109,7 +157,12 @@ fn svg_plots_are_written() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    for name in ["deadlines-deviation.svg", "deadlines-estimation-error.svg"] {
+    for name in [
+        "deadlines-deviation.svg",
+        "deadlines-estimation-error.svg",
+        "deadlines-phase-error.svg",
+        "deadlines-outcomes.svg",
+    ] {
         let svg = std::fs::read_to_string(dir.join(name)).unwrap();
         assert!(svg.starts_with("<svg") && svg.contains("dart"), "{name}");
     }
@@ -181,7 +234,7 @@ fn min_maps_keeps_only_jobs_with_that_many_maps() {
     );
     let big = bins(&yard(&args("100")));
     assert!(!big.iter().any(|(b, _)| b == "small"), "{big:?}");
-    let total = |rows: &[(String, u64)]| rows.iter().find(|r| r.0 == "all").unwrap().1;
+    let total = |rows: &[(String, u64)]| rows.iter().find(|r| r.0 == "every").unwrap().1;
     assert!(0 < total(&big) && total(&big) < total(&everything));
 
     let none = yard(&args("100000000"));

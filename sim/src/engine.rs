@@ -41,6 +41,10 @@ pub struct Plan {
     pub mdt: Seconds,
     pub deadline: Seconds,
     pub k_max: u32,
+    /// The share of the job's input the k_max schedule reads (its maps' bytes over all input
+    /// bytes; by map count when the job records no bytes, as `Progress::processed_fraction`
+    /// counts). 0 when k_max is 0.
+    pub k_max_fraction: f64,
 }
 
 impl Plan {
@@ -49,7 +53,13 @@ impl Plan {
         let mut plan = Plan::bare(job, config, exp);
         plan.mdt = mdt;
         plan.deadline = config.mu * mdt;
-        plan.k_max = oracle::k_max(&job.truth, &plan.oracle_speeds(exp), plan.deadline);
+        let best = oracle::k_max_schedule(&job.truth, &plan.oracle_speeds(exp), plan.deadline);
+        plan.k_max = best.k;
+        let input: u64 = job.truth.maps.iter().map(|m| m.input_bytes).sum();
+        plan.k_max_fraction = match input {
+            0 => f64::from(best.k) / f64::from(job.maps().max(1)),
+            all => best.input_bytes(&job.truth) as f64 / all as f64,
+        };
         plan
     }
 
@@ -71,6 +81,7 @@ impl Plan {
             mdt: f64::INFINITY,
             deadline: f64::INFINITY,
             k_max: 0,
+            k_max_fraction: 0.0,
         }
     }
 
@@ -144,6 +155,95 @@ fn unit(x: u64) -> f64 {
     (x >> 11) as f64 / (1u64 << 53) as f64
 }
 
+/// How a job's answer ended: exactly one of three.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    /// Answered by `D` from the output of k ≥ 1 maps, with some input in it.
+    Met,
+    /// Answered by `D` from no input: k = 0, or every byte cut (processed fraction 0). Not a
+    /// met deadline: the user got nothing.
+    Empty,
+    /// Answered after `D` (or never).
+    Missed,
+}
+
+impl Outcome {
+    pub const ALL: [Outcome; 3] = [Outcome::Met, Outcome::Empty, Outcome::Missed];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Outcome::Met => "met",
+            Outcome::Empty => "empty",
+            Outcome::Missed => "missed",
+        }
+    }
+}
+
+/// The moments the report measures an estimate at (Dart Table 3's periods, as instants).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Moment {
+    /// Once the job's first containers were granted and the policy acted on them (t = 0).
+    Start,
+    /// When the policy closed the map phase (the estimate `CloseMapPhase` carries).
+    MapClose,
+    /// When the first reduce finished (just before the policy hears of it). Map and shuffle
+    /// are over by then: only the reduce phase and the total are measured.
+    FirstReduce,
+}
+
+impl Moment {
+    pub const ALL: [Moment; 3] = [Moment::Start, Moment::MapClose, Moment::FirstReduce];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Moment::Start => "start",
+            Moment::MapClose => "map_close",
+            Moment::FirstReduce => "first_reduce",
+        }
+    }
+
+    /// Whether `phase` is still ahead (or under way) at this moment, so that an estimate of
+    /// it means something.
+    pub fn measures(self, phase: Phase) -> bool {
+        self != Moment::FirstReduce || matches!(phase, Phase::Reduce | Phase::Total)
+    }
+}
+
+/// A part of an `Estimate`, and the same part of the truth.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Phase {
+    /// When the map phase ends, from the job's start (`T_M`).
+    Map,
+    /// The shuffle left after the map phase ends (`T_NS`).
+    Shuffle,
+    /// The reduce phase (`T_R`): from the end of the shuffle to the answer.
+    Reduce,
+    /// The job's completion (`T_J`).
+    Total,
+}
+
+impl Phase {
+    pub const ALL: [Phase; 4] = [Phase::Map, Phase::Shuffle, Phase::Reduce, Phase::Total];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Map => "map",
+            Phase::Shuffle => "shuffle",
+            Phase::Reduce => "reduce",
+            Phase::Total => "total",
+        }
+    }
+
+    pub fn of(self, e: &Estimate) -> Seconds {
+        match self {
+            Phase::Map => e.map,
+            Phase::Shuffle => e.shuffle,
+            Phase::Reduce => e.reduce,
+            Phase::Total => e.total,
+        }
+    }
+}
+
 /// One run's outcome: what EVALUATION.md's tables are made of.
 #[derive(Debug, Clone, PartialEq)]
 pub struct JobResult {
@@ -154,11 +254,21 @@ pub struct JobResult {
     pub maps: u32,
     pub k: u32,
     pub k_max: u32,
+    /// The share of the input the k_max schedule reads (`Plan::k_max_fraction`).
+    pub k_max_fraction: f64,
     pub deadline: Seconds,
     /// From the job's start to its `Finish`; infinite if the policy never finished.
     pub completion: Seconds,
-    /// The policy's `T_J` when it closed the map phase, from the job's start.
-    pub estimate: Option<Seconds>,
+    /// The policy's estimate at each [`Moment`] (indexed as `Moment::ALL`), from the job's
+    /// start; `None` where the moment never came or the policy made none.
+    pub estimates: [Option<Estimate>; 3],
+    /// The true phases, as the engine saw them, in an `Estimate`'s terms: `map` when the
+    /// map phase ended (closed, and no map attempt running), `shuffle` from then until the
+    /// last counted output crossed the link, `reduce` from then to the answer, `total` the
+    /// completion. `None` if the policy never finished.
+    pub phases: Option<Estimate>,
+    /// Input bytes whose records reached the answer over all input bytes, after every cut
+    /// (maps not run, reduce input sampled): `Progress::processed_fraction`.
     pub processed_fraction: f64,
     /// Events the engine handed to the policy.
     pub events: u64,
@@ -170,17 +280,55 @@ impl JobResult {
         self.completion > self.deadline + 1e-9
     }
 
+    /// The answer was built from no input: no map reached it, or every byte was cut.
+    pub fn from_nothing(&self) -> bool {
+        self.k == 0 || self.processed_fraction <= 0.0
+    }
+
+    /// Met, empty or missed: exactly one.
+    pub fn outcome(&self) -> Outcome {
+        if self.missed() {
+            Outcome::Missed
+        } else if self.from_nothing() {
+            Outcome::Empty
+        } else {
+            Outcome::Met
+        }
+    }
+
     /// k / k_max; `None` when no map could fit (k_max = 0).
     pub fn deviation(&self) -> Option<f64> {
         (self.k_max > 0).then(|| f64::from(self.k) / f64::from(self.k_max))
     }
 
-    /// |T − T̂| / T at map close.
+    /// Processed input over the input the k_max schedule reads; `None` when k_max = 0.
+    pub fn data_vs_oracle(&self) -> Option<f64> {
+        (self.k_max > 0 && self.k_max_fraction > 0.0)
+            .then(|| self.processed_fraction / self.k_max_fraction)
+    }
+
+    /// The policy's estimate at `moment`.
+    pub fn estimate(&self, moment: Moment) -> Option<Estimate> {
+        let i = Moment::ALL.iter().position(|m| *m == moment)?;
+        self.estimates[i]
+    }
+
+    /// `|T − T̂| / T` for one phase of the estimate made at `moment`, T the true phase. `None`
+    /// when there was no estimate, the job never finished, the phase was over at that moment
+    /// ([`Moment::measures`]), or the true phase took no time (a map-only job's shuffle and
+    /// reduce: the relative error of nothing is undefined).
+    pub fn phase_error(&self, moment: Moment, phase: Phase) -> Option<f64> {
+        if !moment.measures(phase) {
+            return None;
+        }
+        let truth = phase.of(self.phases.as_ref()?);
+        let estimate = phase.of(&self.estimate(moment)?);
+        (truth > 0.0 && truth.is_finite()).then(|| (truth - estimate).abs() / truth)
+    }
+
+    /// |T − T̂| / T of the estimate at map close (EVALUATION.md's estimation error).
     pub fn estimation_error(&self) -> Option<f64> {
-        let t = self.completion;
-        self.estimate
-            .filter(|_| t.is_finite() && t > 0.0)
-            .map(|e| (t - e).abs() / t)
+        self.phase_error(Moment::MapClose, Phase::Total)
     }
 }
 
@@ -220,6 +368,17 @@ fn run(
     run.log = log;
     run.go();
     let progress = run.policy.progress();
+    let completion = run.finished.unwrap_or(f64::INFINITY);
+    let phases = run.finished.map(|total| {
+        let map_end = run.map_end.unwrap_or(total).min(total);
+        let shuffle_end = run.shuffle_end.unwrap_or(total).clamp(map_end, total);
+        Estimate {
+            map: map_end,
+            shuffle: shuffle_end - map_end,
+            reduce: total - shuffle_end,
+            total,
+        }
+    });
     JobResult {
         job: job.id.clone(),
         config: plan.config.name,
@@ -228,9 +387,11 @@ fn run(
         maps: job.maps(),
         k: progress.k,
         k_max: plan.k_max,
+        k_max_fraction: plan.k_max_fraction,
         deadline: plan.deadline,
-        completion: run.finished.unwrap_or(f64::INFINITY),
-        estimate: run.estimate.map(|e| e.total),
+        completion,
+        estimates: [run.at_start, run.estimate, run.at_first_reduce],
+        phases,
         processed_fraction: progress.processed_fraction(),
         events: run.events,
     }
@@ -438,7 +599,16 @@ struct Run<'a> {
     next_reduce_report: Seconds,
     /// Input bytes a reduce keeps after Alg. 5's sampling, per reduce, if the policy said.
     kept: Vec<Option<u64>>,
+    /// The policy's estimates at the report's moments: after the grants at t = 0, at map
+    /// close, and when the first reduce finished.
+    at_start: Option<Estimate>,
     estimate: Option<Estimate>,
+    at_first_reduce: Option<Estimate>,
+    first_reduce_done: bool,
+    /// The true phase ends: when the map phase last became over (closed, no map attempt
+    /// running), and when, after that, the link last drained.
+    map_end: Option<Seconds>,
+    shuffle_end: Option<Seconds>,
     finished: Option<Seconds>,
     events: u64,
     out: Vec<Decision>,
@@ -501,7 +671,12 @@ impl<'a> Run<'a> {
             reducing: Vec::new(),
             next_reduce_report: 0.0,
             kept: vec![None; job.reduces() as usize],
+            at_start: None,
             estimate: None,
+            at_first_reduce: None,
+            first_reduce_done: false,
+            map_end: None,
+            shuffle_end: None,
             finished: None,
             events: 0,
             out: Vec::new(),
@@ -542,6 +717,7 @@ impl<'a> Run<'a> {
         let spec = self.spec();
         self.call(Event::JobStarted(spec));
         self.settle();
+        self.at_start = self.policy.estimate(self.now);
         self.at(self.exp.cluster.heartbeat, Ev::Tick);
         let scale = if self.plan.deadline.is_finite() {
             self.plan.deadline
@@ -566,6 +742,10 @@ impl<'a> Run<'a> {
                 Ev::MapEnd(a, ok) => self.map_end(a, ok),
                 Ev::ReduceEnd(a, ok) => {
                     if self.end(a).is_some() {
+                        if ok && !self.first_reduce_done {
+                            self.first_reduce_done = true;
+                            self.at_first_reduce = self.policy.estimate(self.now);
+                        }
                         let event = if ok {
                             Event::TaskFinished {
                                 attempt: a,
@@ -594,8 +774,26 @@ impl<'a> Run<'a> {
             self.feed_reduces();
             self.grant();
             if self.events == before || self.finished.is_some() {
-                return;
+                break;
             }
+        }
+        self.phase_ends();
+    }
+
+    /// Notes when the map phase and the shuffle become over: the latest time each did, should
+    /// a restarted map reopen them.
+    fn phase_ends(&mut self) {
+        let maps_over = self.closed && self.maps_running == 0;
+        match (maps_over, self.map_end.is_some()) {
+            (true, false) => self.map_end = Some(self.now),
+            (false, true) => self.map_end = None,
+            _ => {}
+        }
+        let drained = maps_over && self.in_flight == 0;
+        match (drained, self.shuffle_end.is_some()) {
+            (true, false) => self.shuffle_end = Some(self.now),
+            (false, true) => self.shuffle_end = None,
+            _ => {}
         }
     }
 
@@ -986,6 +1184,67 @@ mod tests {
         let r = simulate(&job, &p, PolicyKind::Full, &exp, 0);
         assert!((r.completion - 34.0).abs() < 1e-6, "{r:?}");
         assert_eq!(r.processed_fraction, 1.0);
+    }
+
+    #[test]
+    fn the_true_phases_are_the_map_end_the_shuffle_left_and_the_reduces() {
+        // As above: maps end at 10, 20, 30; the last output has crossed at 31; the reduce ends
+        // at 34.
+        let job = tiny(&[10.0, 10.0, 10.0], 1);
+        let exp = experiment(1);
+        let p = plan(&job, &exp, 1.0 / 3.0, 100.0);
+        let r = simulate(&job, &p, PolicyKind::Full, &exp, 0);
+        let t = r.phases.expect("finished");
+        assert!((t.map - 30.0).abs() < 1e-6, "{t:?}");
+        assert!((t.shuffle - 1.0).abs() < 1e-6, "{t:?}");
+        assert!((t.reduce - 3.0).abs() < 1e-6, "{t:?}");
+        assert_eq!(t.total, r.completion);
+        // Dart estimates at each moment: after the first grant, at map close, and as the
+        // (only) reduce finishes.
+        let r = simulate(&job, &p, PolicyKind::Dart, &exp, 0);
+        for m in Moment::ALL {
+            assert!(r.estimate(m).is_some(), "{m:?}: {r:?}");
+        }
+        assert!(r.phase_error(Moment::MapClose, Phase::Total).is_some());
+        assert_eq!(r.phase_error(Moment::FirstReduce, Phase::Map), None);
+        // A map-only job: no shuffle, no reduce phase; their errors are undefined.
+        let job = tiny(&[10.0, 10.0], 0);
+        let p = plan(&job, &exp, 0.5, 100.0);
+        let r = simulate(&job, &p, PolicyKind::Full, &exp, 0);
+        let t = r.phases.unwrap();
+        assert_eq!(
+            (t.map, t.shuffle, t.reduce, t.total),
+            (20.0, 0.0, 0.0, 20.0)
+        );
+        assert_eq!(
+            r.estimate(Moment::FirstReduce),
+            None,
+            "no reduce ever finished"
+        );
+        assert_eq!(r.phase_error(Moment::MapClose, Phase::Shuffle), None);
+    }
+
+    #[test]
+    fn scripted_jobs_end_met_empty_and_missed() {
+        let exp = experiment(1);
+        // Met: a loose deadline, every map read by D.
+        let job = tiny(&[10.0, 10.0], 1);
+        let p = plan(&job, &exp, 0.5, 2.0);
+        let r = simulate(&job, &p, PolicyKind::Dart, &exp, 0);
+        assert_eq!((r.outcome(), r.k), (Outcome::Met, 2), "{r:?}");
+        assert!(r.processed_fraction > 0.99 && r.data_vs_oracle() == Some(r.processed_fraction));
+        // Empty: D is half of the only map's time; the profile says so, and Dart answers at
+        // once from nothing. By D, but not a met deadline.
+        let job = tiny(&[10.0], 0);
+        let p = plan(&job, &exp, 1.0, 0.5);
+        assert_eq!(p.k_max, 0);
+        let r = simulate(&job, &p, PolicyKind::Dart, &exp, 0);
+        assert!(!r.missed(), "{r:?}");
+        assert_eq!((r.outcome(), r.k), (Outcome::Empty, 0), "{r:?}");
+        assert_eq!(r.data_vs_oracle(), None, "k_max = 0");
+        // Missed: `full` reads it all whatever D says.
+        let r = simulate(&job, &p, PolicyKind::Full, &exp, 0);
+        assert_eq!((r.outcome(), r.k), (Outcome::Missed, 1), "{r:?}");
     }
 
     #[test]

@@ -188,6 +188,7 @@ pub fn report(setup: &Setup, jobs: usize, results: &[JobResult]) -> Report {
     Report {
         seed: setup.experiment.seed,
         jobs,
+        population: report::POPULATION,
         rows,
         paper,
     }

@@ -118,8 +118,32 @@ pub fn completion(truth: &JobTruth, maps: &[usize], speeds: &[f64]) -> f64 {
 /// completes by `deadline` (finishing exactly at the deadline meets it); 0 when not even one
 /// map fits. See the module documentation for how the maps are chosen and k is searched.
 pub fn k_max(truth: &JobTruth, speeds: &[f64], deadline: f64) -> u32 {
+    k_max_schedule(truth, speeds, deadline).k
+}
+
+/// What the k_max schedule reads: how many maps, and which (indices into `truth.maps`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct KMax {
+    pub k: u32,
+    /// The `k` maps of the candidate order that reached `k` (the shortest-first order unless
+    /// the smallest-output order fitted more).
+    pub maps: Vec<usize>,
+}
+
+impl KMax {
+    /// Input bytes the schedule reads.
+    pub fn input_bytes(&self, truth: &JobTruth) -> u64 {
+        self.maps.iter().map(|&m| truth.maps[m].input_bytes).sum()
+    }
+}
+
+/// [`k_max`], with the maps its schedule reads.
+pub fn k_max_schedule(truth: &JobTruth, speeds: &[f64], deadline: f64) -> KMax {
     if truth.maps.is_empty() || speeds.is_empty() {
-        return 0;
+        return KMax {
+            k: 0,
+            maps: Vec::new(),
+        };
     }
     let speeds = sorted_speeds(speeds);
     let all: Vec<Task> = truth
@@ -133,14 +157,26 @@ pub fn k_max(truth: &JobTruth, speeds: &[f64], deadline: f64) -> u32 {
     let mut shortest = all.clone();
     shortest.sort_by(by_duration);
     let mut best = Search::new(truth, &shortest, &speeds, deadline).largest(0);
+    let mut order: fn(&Task, &Task) -> Ordering = by_duration;
     if best < all.len() {
-        let mut smallest = all;
+        let mut smallest = all.clone();
         smallest.sort_by(by_output);
         if smallest != shortest {
-            best = best.max(Search::new(truth, &smallest, &speeds, deadline).largest(best));
+            let k = Search::new(truth, &smallest, &speeds, deadline).largest(best);
+            if k > best {
+                (best, order) = (k, by_output);
+            }
         }
     }
-    best as u32
+    // The same order on indices (a stable sort: equal tasks are interchangeable to the
+    // search, so any of them is the schedule's).
+    let mut maps: Vec<usize> = (0..all.len()).collect();
+    maps.sort_by(|&a, &b| order(&all[a], &all[b]));
+    maps.truncate(best);
+    KMax {
+        k: best as u32,
+        maps,
+    }
 }
 
 /// MDT: the completion time processing all maps under MRA (`max(M, R, 1)` containers of speed
@@ -944,6 +980,27 @@ mod tests {
             0.0,
         );
         assert_eq!(k_max(&t, &[1.0, 1.0], 4.0), 2);
+        // The schedule reads the small-output maps, not the shortest.
+        let mut t = t;
+        for (m, bytes) in t.maps.iter_mut().zip([1000, 2000, 30, 40]) {
+            m.input_bytes = bytes;
+        }
+        let best = k_max_schedule(&t, &[1.0, 1.0], 4.0);
+        assert_eq!((best.k, best.input_bytes(&t)), (2, 70));
+    }
+
+    #[test]
+    fn the_k_max_schedule_reads_the_shortest_maps() {
+        // Equal outputs: the k shortest, whatever order the maps come in.
+        let mut t = job(&[(3.0, 1), (1.0, 1), (2.0, 1), (5.0, 1)], &[], 1.0, 0.0);
+        for (m, bytes) in t.maps.iter_mut().zip([300, 100, 200, 500]) {
+            m.input_bytes = bytes;
+        }
+        let best = k_max_schedule(&t, &[1.0], 6.0);
+        assert_eq!(best.k, k_max(&t, &[1.0], 6.0));
+        assert_eq!((best.k, best.maps.clone()), (3, vec![1, 2, 0]));
+        assert_eq!(best.input_bytes(&t), 600);
+        assert_eq!(k_max_schedule(&t, &[1.0], 0.5).maps, Vec::<usize>::new());
     }
 
     #[test]

@@ -1,6 +1,12 @@
 //! What an experiment prints (EVALUATION.md "What every experiment prints"): per configuration,
-//! policy and size bin — jobs, median and mean k/k_max, the share of missed deadlines, mean and
-//! 90th-percentile estimation error — beside the Dart paper's figure where it has one.
+//! policy and bin — jobs, median and mean k/k_max, how the answers ended (met, empty, missed),
+//! how much input reached them (against the k_max schedule's), the estimation error at map
+//! close (mean, median, p80, p90; an empty answer's apart) and per phase at three moments —
+//! beside the Dart paper's figure where it has one.
+//!
+//! The size bins and `all` count the jobs with k_max ≥ 1, the paper's population (it computes
+//! k/k_max for every job, so none of its jobs had k_max = 0); `none-fits` (k_max = 0) is
+//! reported apart and `every` counts both. The paper's figures sit beside the former.
 
 use std::fmt::Write as _;
 
@@ -8,7 +14,7 @@ use serde::Serialize;
 use yard_appmaster::policy::PolicyKind;
 use yard_workload::SizeBin;
 
-use crate::engine::JobResult;
+use crate::engine::{JobResult, Moment, Outcome, Phase};
 
 /// One line of the table. Rows with no value for a metric (no job could fit a map, no
 /// estimate was made) carry `null` there.
@@ -20,9 +26,112 @@ pub struct Row {
     pub jobs: usize,
     pub median_deviation: Option<f64>,
     pub mean_deviation: Option<f64>,
+    /// The three outcomes ([`Outcome`]); they sum to 1.
     pub missed_fraction: f64,
+    pub empty_fraction: f64,
+    pub met_fraction: f64,
+    /// The mean over the row's jobs of the input fraction whose records reached the answer,
+    /// after every cut (maps not run, reduce input sampled).
+    pub mean_processed_fraction: f64,
+    /// The mean over the row's jobs with k_max ≥ 1 of processed bytes over the bytes the
+    /// k_max schedule reads; `null` when no job has k_max ≥ 1.
+    pub data_vs_oracle: Option<f64>,
+    /// |T − T̂| / T of the estimate at map close, over the answers from some input (k ≥ 1,
+    /// processed fraction > 0).
     pub mean_estimation_error: Option<f64>,
+    pub median_estimation_error: Option<f64>,
+    pub p80_estimation_error: Option<f64>,
     pub p90_estimation_error: Option<f64>,
+    /// The same error for answers from no input (k = 0 or processed fraction 0): apart, as
+    /// it measures nothing (the estimate is of a job that reads nothing).
+    pub empty_estimation_error: Stats,
+    /// Per phase, at each moment, over the answers from some input.
+    pub estimation: Estimation,
+}
+
+/// Mean, median and 80th percentile of a set of errors, and how many there were.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Stats {
+    pub jobs: usize,
+    pub mean: Option<f64>,
+    pub median: Option<f64>,
+    pub p80: Option<f64>,
+}
+
+impl Stats {
+    fn of(mut values: Vec<f64>) -> Stats {
+        values.sort_by(f64::total_cmp);
+        Stats {
+            jobs: values.len(),
+            mean: mean(&values),
+            median: median(&values),
+            p80: percentile(&values, 0.8),
+        }
+    }
+}
+
+/// The estimation error of each phase (Dart Table 3, Fig. 12b–d). A phase already over at
+/// the moment ([`Moment::measures`]) has no jobs.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct PhaseErrors {
+    pub map: Stats,
+    pub shuffle: Stats,
+    pub reduce: Stats,
+    pub total: Stats,
+}
+
+impl PhaseErrors {
+    pub fn get(&self, phase: Phase) -> &Stats {
+        match phase {
+            Phase::Map => &self.map,
+            Phase::Shuffle => &self.shuffle,
+            Phase::Reduce => &self.reduce,
+            Phase::Total => &self.total,
+        }
+    }
+}
+
+/// [`PhaseErrors`] at each [`Moment`].
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Estimation {
+    pub start: PhaseErrors,
+    pub map_close: PhaseErrors,
+    pub first_reduce: PhaseErrors,
+}
+
+impl Estimation {
+    pub fn get(&self, moment: Moment) -> &PhaseErrors {
+        match moment {
+            Moment::Start => &self.start,
+            Moment::MapClose => &self.map_close,
+            Moment::FirstReduce => &self.first_reduce,
+        }
+    }
+
+    fn of(results: &[&JobResult]) -> Estimation {
+        let at = |moment: Moment| {
+            let phase = |phase: Phase| {
+                Stats::of(
+                    results
+                        .iter()
+                        .filter(|r| !r.from_nothing())
+                        .filter_map(|r| r.phase_error(moment, phase))
+                        .collect(),
+                )
+            };
+            PhaseErrors {
+                map: phase(Phase::Map),
+                shuffle: phase(Phase::Shuffle),
+                reduce: phase(Phase::Reduce),
+                total: phase(Phase::Total),
+            }
+        };
+        Estimation {
+            start: at(Moment::Start),
+            map_close: at(Moment::MapClose),
+            first_reduce: at(Moment::FirstReduce),
+        }
+    }
 }
 
 /// A figure the Dart paper reports, for the experiment it belongs to.
@@ -55,9 +164,16 @@ pub struct Comparison {
 pub struct Report {
     pub seed: u64,
     pub jobs: usize,
+    /// Which jobs each bin counts ([`POPULATION`]).
+    pub population: &'static str,
     pub rows: Vec<Row>,
     pub paper: Vec<Comparison>,
 }
+
+/// What the bins count, as `--json` says it.
+pub const POPULATION: &str = "small, medium, large, all: jobs with k_max >= 1 (the paper's \
+    population), beside which the paper's figures sit; partial: 0 < k_max < maps; none-fits: \
+    k_max = 0, reported apart; every: all jobs";
 
 const fn fig(
     experiment: &'static str,
@@ -131,6 +247,19 @@ pub const PAPER: &[PaperFigure] = &[
     fig("deadlines", C12, "ps", "small", "mean_deviation", 0.892, "§6.3 Fig. 11"),
     fig("deadlines", C12, "ps", "large", "mean_deviation", 0.737, "§6.3 Fig. 11"),
     rel("estimation", "all", "dart", "aria", "mean_estimation_error", Change::Reduction(0.558), "§6.4 Fig. 12a"),
+    fig("estimation", "all", "dart", "all", "p80_estimation_error", 0.148, "§6.4 Fig. 12a"),
+    fig("estimation", "all", "aria", "all", "p80_estimation_error", 0.332, "§6.4 Fig. 12a"),
+    rel("estimation", "C1", "dart", "aria", "map_close.map.mean", Change::Reduction(0.677), "§6.4 Fig. 12b"),
+    rel("estimation", "C3", "dart", "aria", "map_close.map.mean", Change::Reduction(0.654), "§6.4 Fig. 12b"),
+    // Table 3's periods as yard's moments: job start is in MS–SS, map close in SS–ME (the
+    // paper's map phase ends with its last map; Dart closes it earlier), the first reduce's
+    // end in RS–RE.
+    fig("estimation", "all", "dart", "all", "start.map.mean", 0.1171, "§6.4 Table 3 (MS–SS)"),
+    fig("estimation", "all", "dart", "all", "start.reduce.mean", 0.1548, "§6.4 Table 3 (MS–SS)"),
+    fig("estimation", "all", "dart", "all", "map_close.map.mean", 0.0453, "§6.4 Table 3 (SS–ME)"),
+    fig("estimation", "all", "dart", "all", "map_close.shuffle.mean", 0.1984, "§6.4 Table 3 (SS–ME)"),
+    fig("estimation", "all", "dart", "all", "map_close.reduce.mean", 0.1276, "§6.4 Table 3 (SS–ME)"),
+    fig("estimation", "all", "dart", "all", "first_reduce.reduce.mean", 0.0593, "§6.4 Table 3 (RS–RE)"),
     rel("skew", "all", "dart", "d-wost", "missed_fraction", Change::Reduction(0.583), "§6.6 Fig. 15a (inverted index; PageRank 65.1 %)"),
     rel("skew", "all", "dart", "d-wost", "mean_deviation", Change::Increase(0.195), "§6.6 Fig. 15b (inverted index; PageRank 10.6 %)"),
     fig("stragglers", "C1", "late", "small", "missed_fraction", 0.229, "§6.5 Table 5"),
@@ -162,28 +291,33 @@ pub const PAPER: &[PaperFigure] = &[
 /// The scope of the paper's deviation figures (§6.3: C1 and C2 together).
 const C12: &str = "C1+C2";
 
-/// Which of a scope's jobs a row counts: a size bin, every job, or the jobs grouped by what
-/// their deadline leaves to read.
+/// Which of a scope's jobs a row counts: a size bin or all of the paper's population (k_max ≥
+/// 1), the jobs grouped by what their deadline leaves to read, or every job.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Slice {
+    /// Jobs of this size with k_max ≥ 1.
     Size(SizeBin),
+    /// Every job with k_max ≥ 1: the paper's population.
     All,
     /// 0 < k_max < maps: some but not all of the input can be read by the deadline. Only here
     /// can k/k_max tell policies apart: where all input fits, reading it all scores 100 %.
     Partial,
     /// k_max = 0: no schedule reads a single map by the deadline, so k/k_max is undefined and
-    /// every policy misses or answers from nothing.
+    /// every policy misses or answers from nothing. Apart from the paper's population.
     NoneFits,
+    /// Every job, k_max = 0 or not.
+    Every,
 }
 
 impl Slice {
-    const ALL: [Slice; 6] = [
+    const ALL: [Slice; 7] = [
         Slice::Size(SizeBin::Small),
         Slice::Size(SizeBin::Medium),
         Slice::Size(SizeBin::Large),
         Slice::All,
         Slice::Partial,
         Slice::NoneFits,
+        Slice::Every,
     ];
 
     fn name(self) -> &'static str {
@@ -192,15 +326,17 @@ impl Slice {
             Slice::All => "all",
             Slice::Partial => "partial",
             Slice::NoneFits => "none-fits",
+            Slice::Every => "every",
         }
     }
 
     fn holds(self, r: &JobResult) -> bool {
         match self {
-            Slice::Size(bin) => r.bin == bin,
-            Slice::All => true,
+            Slice::Size(bin) => r.k_max > 0 && r.bin == bin,
+            Slice::All => r.k_max > 0,
             Slice::Partial => r.k_max > 0 && r.k_max < r.maps,
             Slice::NoneFits => r.k_max == 0,
+            Slice::Every => true,
         }
     }
 }
@@ -229,13 +365,24 @@ fn mean(values: &[f64]) -> Option<f64> {
 
 fn row(config: &str, policy: &str, bin: &str, results: &[&JobResult]) -> Row {
     let mut deviations: Vec<f64> = results.iter().filter_map(|r| r.deviation()).collect();
-    let mut errors: Vec<f64> = results
+    let (nothing, something): (Vec<&JobResult>, Vec<&JobResult>) =
+        results.iter().partition(|r| r.from_nothing());
+    let mut errors: Vec<f64> = something
         .iter()
         .filter_map(|r| r.estimation_error())
         .collect();
     deviations.sort_by(f64::total_cmp);
     errors.sort_by(f64::total_cmp);
-    let missed = results.iter().filter(|r| r.missed()).count();
+    let share = |outcome: Outcome| {
+        let n = results.iter().filter(|r| r.outcome() == outcome).count();
+        if results.is_empty() {
+            0.0
+        } else {
+            n as f64 / results.len() as f64
+        }
+    };
+    let processed: Vec<f64> = results.iter().map(|r| r.processed_fraction).collect();
+    let vs_oracle: Vec<f64> = results.iter().filter_map(|r| r.data_vs_oracle()).collect();
     Row {
         config: config.to_owned(),
         policy: policy.to_owned(),
@@ -243,21 +390,31 @@ fn row(config: &str, policy: &str, bin: &str, results: &[&JobResult]) -> Row {
         jobs: results.len(),
         median_deviation: median(&deviations),
         mean_deviation: mean(&deviations),
-        missed_fraction: if results.is_empty() {
-            0.0
-        } else {
-            missed as f64 / results.len() as f64
-        },
+        missed_fraction: share(Outcome::Missed),
+        empty_fraction: share(Outcome::Empty),
+        met_fraction: share(Outcome::Met),
+        mean_processed_fraction: mean(&processed).unwrap_or(0.0),
+        data_vs_oracle: mean(&vs_oracle),
         mean_estimation_error: mean(&errors),
+        median_estimation_error: median(&errors),
+        p80_estimation_error: percentile(&errors, 0.8),
         p90_estimation_error: percentile(&errors, 0.9),
+        empty_estimation_error: Stats::of(
+            nothing
+                .iter()
+                .filter_map(|r| r.estimation_error())
+                .collect(),
+        ),
+        estimation: Estimation::of(&something),
     }
 }
 
 /// Rows per configuration (in `configs` order; then "C1+C2" when both run beside another, as
 /// the paper's §6.3 pools them; then "all" when there are several), policy (in `policies`
-/// order) and bin: small, medium, large, all, then "partial" (0 < k_max < maps) and
-/// "none-fits" (k_max = 0), which cut the same jobs by what their deadline leaves to read.
-/// Empty bins are left out.
+/// order) and bin: small, medium, large and all over the jobs with k_max ≥ 1 (the paper's
+/// population), then "partial" (0 < k_max < maps) and "none-fits" (k_max = 0), which cut the
+/// jobs by what their deadline leaves to read, then "every" (all jobs). Empty bins are left
+/// out.
 pub fn rows(results: &[JobResult], configs: &[&str], policies: &[PolicyKind]) -> Vec<Row> {
     let mut scopes: Vec<(&str, Vec<&str>)> = configs.iter().map(|&c| (c, vec![c])).collect();
     let has = |name: &str| configs.iter().any(|c| c.eq_ignore_ascii_case(name));
@@ -305,13 +462,7 @@ pub fn compare(rows: &[Row], experiment: &str, configs: &[&str]) -> Vec<Comparis
                 rows.iter()
                     .find(|r| r.config == config && r.policy == policy && r.bin == f.bin)
             };
-            let value = |row: &Row| match f.metric {
-                "missed_fraction" => Some(row.missed_fraction),
-                "mean_deviation" => row.mean_deviation,
-                "median_deviation" => row.median_deviation,
-                "mean_estimation_error" => row.mean_estimation_error,
-                _ => None,
-            };
+            let value = |row: &Row| metric(row, f.metric);
             let ours = value(find(f.policy)?);
             let simulated = match f.versus {
                 None => ours,
@@ -335,23 +486,66 @@ pub fn compare(rows: &[Row], experiment: &str, configs: &[&str]) -> Vec<Comparis
         .collect()
 }
 
+/// A row's value of a metric by name: a field of [`Row`], or `<moment>.<phase>.<stat>` of its
+/// estimation errors (`map_close.shuffle.median`).
+pub fn metric(row: &Row, name: &str) -> Option<f64> {
+    match name {
+        "missed_fraction" => Some(row.missed_fraction),
+        "empty_fraction" => Some(row.empty_fraction),
+        "met_fraction" => Some(row.met_fraction),
+        "mean_processed_fraction" => Some(row.mean_processed_fraction),
+        "data_vs_oracle" => row.data_vs_oracle,
+        "mean_deviation" => row.mean_deviation,
+        "median_deviation" => row.median_deviation,
+        "mean_estimation_error" => row.mean_estimation_error,
+        "median_estimation_error" => row.median_estimation_error,
+        "p80_estimation_error" => row.p80_estimation_error,
+        "p90_estimation_error" => row.p90_estimation_error,
+        _ => {
+            let mut parts = name.split('.');
+            let (moment, phase, stat) = (parts.next()?, parts.next()?, parts.next()?);
+            let moment = Moment::ALL.into_iter().find(|m| m.name() == moment)?;
+            let phase = Phase::ALL.into_iter().find(|p| p.name() == phase)?;
+            let stats = row.estimation.get(moment).get(phase);
+            match stat {
+                "mean" => stats.mean,
+                "median" => stats.median,
+                "p80" => stats.p80,
+                _ => None,
+            }
+        }
+    }
+}
+
 fn pct(v: Option<f64>) -> String {
     v.map_or("–".to_owned(), |v| format!("{:.1}", v * 100.0))
 }
 
-/// The Markdown table, then the paper's figures beside the simulated ones.
+/// `mean / median / p80` in percent, or `–` with no job.
+fn triple(s: &Stats) -> String {
+    match s.jobs {
+        0 => "–".to_owned(),
+        _ => format!("{} / {} / {}", pct(s.mean), pct(s.median), pct(s.p80)),
+    }
+}
+
+/// The Markdown tables — outcomes and data, estimation error by phase and moment — then the
+/// paper's figures beside the simulated ones.
 pub fn markdown(report: &Report) -> String {
     let mut t = String::new();
     let _ = writeln!(t, "seed {}, {} jobs\n", report.seed, report.jobs);
     let _ = writeln!(
         t,
-        "| config | policy | bin | jobs | median k/k_max % | mean k/k_max % | missed % | mean est. err % | p90 est. err % |"
+        "| config | policy | bin | jobs | median k/k_max % | mean k/k_max % | missed % | empty % | met % | processed % | data vs oracle % | mean est. err % | median est. err % | p80 est. err % | p90 est. err % | empty answers' est. err % |"
     );
-    let _ = writeln!(t, "|---|---|---|---:|---:|---:|---:|---:|---:|");
+    let _ = writeln!(
+        t,
+        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    );
     for r in &report.rows {
         let _ = writeln!(
             t,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             r.config,
             r.policy,
             r.bin,
@@ -359,23 +553,37 @@ pub fn markdown(report: &Report) -> String {
             pct(r.median_deviation),
             pct(r.mean_deviation),
             pct(Some(r.missed_fraction)),
+            pct(Some(r.empty_fraction)),
+            pct(Some(r.met_fraction)),
+            pct(Some(r.mean_processed_fraction)),
+            pct(r.data_vs_oracle),
             pct(r.mean_estimation_error),
-            pct(r.p90_estimation_error)
+            pct(r.median_estimation_error),
+            pct(r.p80_estimation_error),
+            pct(r.p90_estimation_error),
+            pct(r.empty_estimation_error.mean),
         );
     }
-    let has = |slice: Slice| report.rows.iter().any(|r| r.bin == slice.name());
-    if has(Slice::Partial) || has(Slice::NoneFits) {
-        let _ = writeln!(
-            t,
-            "\n`partial`: jobs whose deadline admits some but not all of their maps (0 < k_max < maps), \
-             the only jobs where k/k_max tells policies apart. `none-fits`: jobs where no schedule \
-             reads a map in time (k_max = 0). Both cut the same jobs as the size bins."
-        );
-    }
+    let _ = writeln!(
+        t,
+        "\nBins: `small`, `medium`, `large` and `all` count the jobs with k_max ≥ 1, the paper's \
+         population (it computes k/k_max for every job), and the paper's figures sit beside them; \
+         `partial` is the jobs whose deadline admits some but not all of their maps (0 < k_max < \
+         maps), the only jobs where k/k_max tells policies apart; `none-fits` the jobs where no \
+         schedule reads a map in time (k_max = 0), reported apart; `every` all jobs. Each job ends \
+         in exactly one of: met (answered by D from k ≥ 1 maps), empty (answered by D from no \
+         input: k = 0 or every byte cut; not a met deadline) and missed (answered after D). \
+         processed: the mean share of input bytes whose records reached the answer after every \
+         cut (maps not run, reduce input sampled); data vs oracle: the mean of processed bytes \
+         over the bytes the k_max schedule reads (jobs with k_max ≥ 1). Estimation error: \
+         |T − T̂| / T of the estimate at map close, over answers from some input; an empty \
+         answer's (mean) apart, as it measures nothing."
+    );
+    estimation_table(&mut t, report);
     if !report.paper.is_empty() {
         let _ = writeln!(
             t,
-            "\n| beside the paper | metric | paper % | yard % | difference (points) | source |"
+            "\n| beside the paper (jobs with k_max ≥ 1) | metric | paper % | yard % | difference (points) | source |"
         );
         let _ = writeln!(t, "|---|---|---:|---:|---:|---|");
         for c in &report.paper {
@@ -405,10 +613,59 @@ pub fn markdown(report: &Report) -> String {
     t
 }
 
+/// Estimation error per phase at each moment (Dart Table 3, Fig. 12b–d), for the size bins
+/// and `all` of each configuration (not the pooled C1+C2, which only the deviation figures
+/// use).
+fn estimation_table(t: &mut String, report: &Report) {
+    let shown = |r: &&Row| {
+        r.config != C12 && matches!(r.bin.as_str(), "small" | "medium" | "large" | "all")
+    };
+    if !report.rows.iter().any(|r| shown(&r)) {
+        return;
+    }
+    let _ = writeln!(
+        t,
+        "\nEstimation error by phase, `mean / median / p80` %, over answers from some input (jobs \
+         with k_max ≥ 1): the estimate at job start (after the first grants), at map close, and \
+         when the first reduce finished (map and shuffle are over by then). map: when the map \
+         phase ends; shuffle: what is left of it after the maps; reduce: the reduce phase; total: \
+         the completion. A phase that took no time (a map-only job's shuffle and reduce) has no \
+         relative error and is left out.\n"
+    );
+    let _ = writeln!(
+        t,
+        "| config | policy | bin | start: map | start: shuffle | start: reduce | start: total | close: map | close: shuffle | close: reduce | close: total | 1st reduce: reduce | 1st reduce: total |"
+    );
+    let _ = writeln!(t, "|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for r in report.rows.iter().filter(shown) {
+        let e = &r.estimation;
+        let _ = writeln!(
+            t,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            r.config,
+            r.policy,
+            r.bin,
+            triple(&e.start.map),
+            triple(&e.start.shuffle),
+            triple(&e.start.reduce),
+            triple(&e.start.total),
+            triple(&e.map_close.map),
+            triple(&e.map_close.shuffle),
+            triple(&e.map_close.reduce),
+            triple(&e.map_close.total),
+            triple(&e.first_reduce.reduce),
+            triple(&e.first_reduce.total),
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use yard_appmaster::policy::Estimate;
 
+    /// A finished job of 10 maps: answered at 80 s (by D = 100) or, `missed`, at 120 s, from
+    /// all the input of its k maps; `est` is its estimate of the total at map close.
     fn result(
         config: &'static str,
         policy: PolicyKind,
@@ -418,6 +675,7 @@ mod tests {
         missed: bool,
         est: f64,
     ) -> JobResult {
+        let completion = if missed { 120.0 } else { 80.0 };
         JobResult {
             job: "j".into(),
             config,
@@ -426,12 +684,31 @@ mod tests {
             maps: 10,
             k,
             k_max,
+            k_max_fraction: f64::from(k_max) / 10.0,
             deadline: 100.0,
-            completion: if missed { 120.0 } else { 80.0 },
-            estimate: Some(est),
-            processed_fraction: 1.0,
+            completion,
+            estimates: [None, Some(parts(10.0, 0.0, 0.0, est)), None],
+            phases: Some(parts(50.0, 10.0, completion - 60.0, completion)),
+            processed_fraction: f64::from(k) / 10.0,
             events: 1,
         }
+    }
+
+    fn parts(map: f64, shuffle: f64, reduce: f64, total: f64) -> Estimate {
+        Estimate {
+            map,
+            shuffle,
+            reduce,
+            total,
+        }
+    }
+
+    fn close(a: Option<f64>, b: f64) -> bool {
+        a.is_some_and(|a| (a - b).abs() < 1e-12)
+    }
+
+    fn by_bin<'a>(rows: &'a [Row], bin: &str) -> &'a Row {
+        rows.iter().find(|r| r.bin == bin).unwrap()
     }
 
     #[test]
@@ -440,8 +717,13 @@ mod tests {
         assert_eq!(median(&[1.0, 2.0, 3.0, 10.0]), Some(2.5));
         let v: Vec<f64> = (1..=10).map(f64::from).collect();
         assert_eq!(percentile(&v, 0.9), Some(9.0));
+        assert_eq!(percentile(&v, 0.8), Some(8.0));
         assert_eq!(percentile(&[5.0], 0.9), Some(5.0));
         assert_eq!(percentile(&[], 0.9), None);
+        let s = Stats::of(vec![0.5, 0.1, 0.3, 0.2, 10.0]);
+        assert_eq!((s.jobs, s.median, s.p80), (5, Some(0.3), Some(0.5)));
+        assert!(close(s.mean, 11.1 / 5.0));
+        assert_eq!(Stats::of(Vec::new()).mean, None);
     }
 
     #[test]
@@ -462,21 +744,29 @@ mod tests {
                 "C1 small",
                 "C1 large",
                 "C1 all",
+                "C1 every",
                 "C2 small",
                 "C2 all",
+                "C2 every",
                 "all small",
                 "all large",
-                "all all"
+                "all all",
+                "all every"
             ]
         );
-        let all = rows.last().unwrap();
+        let all = rows.iter().rfind(|r| r.bin == "all").unwrap();
         assert_eq!(all.jobs, 3);
         assert_eq!(all.median_deviation, Some(0.8));
-        assert!((all.mean_deviation.unwrap() - 2.3 / 3.0).abs() < 1e-12);
+        assert!(close(all.mean_deviation, 2.3 / 3.0));
         assert!((all.missed_fraction - 1.0 / 3.0).abs() < 1e-12);
+        assert!((all.met_fraction - 2.0 / 3.0).abs() < 1e-12);
+        assert_eq!(all.empty_fraction, 0.0);
         // |80 − 80| / 80, |120 − 60| / 120, |80 − 88| / 80 → 0, 0.5, 0.1.
-        assert!((all.mean_estimation_error.unwrap() - 0.2).abs() < 1e-12);
+        assert!(close(all.mean_estimation_error, 0.2));
+        assert_eq!(all.median_estimation_error, Some(0.1));
+        assert_eq!(all.p80_estimation_error, Some(0.5));
         assert_eq!(all.p90_estimation_error, Some(0.5));
+        assert!(close(Some(all.mean_processed_fraction), 2.3 / 3.0));
         let c = compare(&rows, "deadlines", &["C1", "C2"]);
         let missed = c
             .iter()
@@ -487,11 +777,18 @@ mod tests {
         let table = markdown(&Report {
             seed: 1,
             jobs: 3,
+            population: POPULATION,
             rows,
             paper: c,
         });
         assert!(
-            table.contains("| all | dart | all | 3 | 80.0 | 76.7 | 33.3 | 20.0 | 50.0 |"),
+            table.contains(
+                "| all | dart | all | 3 | 80.0 | 76.7 | 33.3 | 0.0 | 66.7 | 76.7 | 76.7 | 20.0 | 10.0 | 50.0 | 50.0 | – |"
+            ),
+            "{table}"
+        );
+        assert!(
+            table.contains("| beside the paper (jobs with k_max ≥ 1) |"),
             "{table}"
         );
     }
@@ -505,22 +802,28 @@ mod tests {
             result("C2", PolicyKind::Dart, SizeBin::Medium, 9, 9, true, 80.0), // partial, late
         ];
         let rows = rows(&results, &["C2"], &[PolicyKind::Dart]);
-        let by_bin = |bin: &str| rows.iter().find(|r| r.bin == bin).unwrap();
-        let partial = by_bin("partial");
+        let partial = by_bin(&rows, "partial");
         assert_eq!(partial.jobs, 2);
         assert_eq!(partial.median_deviation, Some(0.9));
         assert_eq!(partial.missed_fraction, 0.5);
-        let none = by_bin("none-fits");
+        let none = by_bin(&rows, "none-fits");
         assert_eq!((none.jobs, none.median_deviation), (1, None));
         assert_eq!(none.missed_fraction, 1.0);
         assert_eq!(
-            by_bin("all").jobs,
-            4,
-            "the cuts leave the other bins as they were"
+            by_bin(&rows, "all").jobs,
+            3,
+            "the paper's population: k_max ≥ 1"
         );
+        assert_eq!(
+            by_bin(&rows, "small").jobs,
+            1,
+            "size bins count the paper's population too"
+        );
+        assert_eq!(by_bin(&rows, "every").jobs, 4, "every job");
         let table = markdown(&Report {
             seed: 1,
             jobs: 4,
+            population: POPULATION,
             rows,
             paper: Vec::new(),
         });
@@ -529,9 +832,193 @@ mod tests {
             "{table}"
         );
         assert!(
-            table.contains("`none-fits`: jobs where no schedule"),
+            table.contains("`none-fits` the jobs where no schedule"),
             "{table}"
         );
+        assert!(table.contains("count the jobs with k_max ≥ 1, the paper's"));
+    }
+
+    #[test]
+    fn every_job_ends_met_empty_or_missed_and_an_empty_answer_is_not_met() {
+        let dart = PolicyKind::Dart;
+        let small = SizeBin::Small;
+        // Met: 4 maps, all their input, by D.
+        let met = result("C1", dart, small, 4, 5, false, 80.0);
+        // Empty: no map, by D.
+        let no_maps = result("C1", dart, small, 0, 5, false, 80.0);
+        // Empty: 3 maps ran, but Alg. 5 cut every byte of their reduce input.
+        let mut all_cut = result("C1", dart, small, 3, 5, false, 80.0);
+        all_cut.processed_fraction = 0.0;
+        // Missed: late, from some input; and late from nothing (late first: it is missed).
+        let late = result("C1", dart, small, 4, 5, true, 80.0);
+        let late_empty = result("C1", dart, small, 0, 5, true, 80.0);
+        let outcomes: Vec<Outcome> = [&met, &no_maps, &all_cut, &late, &late_empty]
+            .iter()
+            .map(|r| r.outcome())
+            .collect();
+        assert_eq!(
+            outcomes,
+            [
+                Outcome::Met,
+                Outcome::Empty,
+                Outcome::Empty,
+                Outcome::Missed,
+                Outcome::Missed
+            ]
+        );
+        // Never finished: missed.
+        let mut hung = met.clone();
+        hung.completion = f64::INFINITY;
+        hung.phases = None;
+        assert_eq!(hung.outcome(), Outcome::Missed);
+        assert_eq!(hung.estimation_error(), None);
+
+        let results = vec![met, no_maps, all_cut, late, late_empty];
+        let rows = rows(&results, &["C1"], &[dart]);
+        let all = by_bin(&rows, "all");
+        assert_eq!(
+            (all.met_fraction, all.empty_fraction, all.missed_fraction),
+            (0.2, 0.4, 0.4)
+        );
+        assert!((all.met_fraction + all.empty_fraction + all.missed_fraction - 1.0).abs() < 1e-12);
+        // Processed: 0.4, 0, 0, 0.4, 0 over five jobs.
+        assert!((all.mean_processed_fraction - 0.16).abs() < 1e-12);
+        let table = markdown(&Report {
+            seed: 1,
+            jobs: 5,
+            population: POPULATION,
+            rows,
+            paper: Vec::new(),
+        });
+        assert!(
+            table.contains(
+                "| C1 | dart | all | 5 | 60.0 | 44.0 | 40.0 | 40.0 | 20.0 | 16.0 | 32.0 |"
+            ),
+            "{table}"
+        );
+    }
+
+    #[test]
+    fn data_vs_oracle_leaves_out_jobs_with_k_max_zero() {
+        let dart = PolicyKind::Dart;
+        // k_max 5 of 10 maps (half the input), 4 read: 0.4 / 0.5; k_max 10, all read: 1.
+        let a = result("C1", dart, SizeBin::Small, 4, 5, false, 80.0);
+        let b = result("C1", dart, SizeBin::Small, 10, 10, false, 80.0);
+        // k_max 0: the oracle reads nothing, and a policy that read 1 map (and was late) is
+        // not infinitely better than it.
+        let c = result("C1", dart, SizeBin::Small, 1, 0, true, 80.0);
+        assert_eq!(c.data_vs_oracle(), None);
+        assert!(close(a.data_vs_oracle(), 0.8));
+        let rows = rows(&[a, b, c.clone()], &["C1"], &[dart]);
+        assert!(close(by_bin(&rows, "every").data_vs_oracle, 0.9));
+        assert!(close(by_bin(&rows, "all").data_vs_oracle, 0.9));
+        let none = by_bin(&rows, "none-fits");
+        assert_eq!(none.data_vs_oracle, None, "null when no job is left");
+        // Processed fraction still counts the k_max = 0 job's input.
+        assert!(close(Some(none.mean_processed_fraction), 0.1));
+        let json = serde_json::to_value(none).unwrap();
+        assert!(json["data_vs_oracle"].is_null());
+        let table = markdown(&Report {
+            seed: 1,
+            jobs: 3,
+            population: POPULATION,
+            rows,
+            paper: Vec::new(),
+        });
+        assert!(
+            table.contains("| C1 | dart | none-fits | 1 | – | – | 100.0 | 0.0 | 0.0 | 10.0 | – |"),
+            "{table}"
+        );
+    }
+
+    #[test]
+    fn an_empty_answers_estimation_error_is_reported_apart() {
+        let dart = PolicyKind::Dart;
+        // Answers from input: errors 0.1 and 0.3 at map close.
+        let a = result("C1", dart, SizeBin::Large, 5, 5, false, 88.0);
+        let b = result("C1", dart, SizeBin::Large, 5, 5, false, 104.0);
+        // From nothing (every reduce byte cut), answered at once though the estimate said
+        // 2,000 s: an error of 24 that measures nothing.
+        let mut empty = result("C1", dart, SizeBin::Large, 1, 5, false, 2000.0);
+        empty.processed_fraction = 0.0;
+        let rows = rows(&[a, b, empty], &["C1"], &[dart]);
+        let large = by_bin(&rows, "large");
+        assert!(close(large.mean_estimation_error, 0.2));
+        assert_eq!(large.median_estimation_error, Some(0.2));
+        assert_eq!(large.empty_estimation_error.jobs, 1);
+        assert!(close(large.empty_estimation_error.mean, 24.0));
+        assert_eq!(large.estimation.map_close.total.jobs, 2);
+        assert_eq!(large.empty_fraction, 1.0 / 3.0);
+    }
+
+    #[test]
+    fn per_phase_errors_at_each_moment_compare_each_part_with_the_truth() {
+        let dart = PolicyKind::Dart;
+        let mut r = result("C1", dart, SizeBin::Medium, 5, 5, false, 80.0);
+        // Truth: maps end at 50, 10 s of shuffle left, reduces 20 s, done at 80.
+        r.estimates = [
+            Some(parts(40.0, 5.0, 25.0, 70.0)), // start: 0.2, 0.5, 0.25, 0.125
+            Some(parts(55.0, 10.0, 20.0, 85.0)), // close: 0.1, 0, 0, 0.0625
+            Some(parts(70.0, 0.0, 30.0, 100.0)), // first reduce: reduce 0.5, total 0.25
+        ];
+        let mut map_only = result("C1", dart, SizeBin::Medium, 5, 5, false, 80.0);
+        map_only.phases = Some(parts(80.0, 0.0, 0.0, 80.0));
+        map_only.estimates = [None, Some(parts(60.0, 1.0, 0.0, 60.0)), None];
+        assert_eq!(map_only.phase_error(Moment::MapClose, Phase::Shuffle), None);
+        assert_eq!(
+            map_only.phase_error(Moment::MapClose, Phase::Map),
+            Some(0.25)
+        );
+        assert_eq!(
+            r.phase_error(Moment::FirstReduce, Phase::Map),
+            None,
+            "over by then"
+        );
+        let rows = rows(&[r, map_only], &["C1"], &[dart]);
+        let e = &by_bin(&rows, "medium").estimation;
+        let mean = |m: Moment, p: Phase| e.get(m).get(p).mean;
+        assert!(close(mean(Moment::Start, Phase::Map), 0.2));
+        assert!(close(mean(Moment::Start, Phase::Shuffle), 0.5));
+        assert!(close(mean(Moment::Start, Phase::Reduce), 0.25));
+        assert!(close(mean(Moment::Start, Phase::Total), 0.125));
+        assert_eq!(
+            e.start.total.jobs, 1,
+            "the map-only job made no estimate at start"
+        );
+        assert!(close(mean(Moment::MapClose, Phase::Map), 0.175)); // 0.1 and 0.25
+        assert_eq!(
+            e.map_close.shuffle.jobs, 1,
+            "a map-only job's shuffle is left out"
+        );
+        assert!(close(
+            mean(Moment::MapClose, Phase::Total),
+            (0.0625 + 0.25) / 2.0
+        ));
+        assert_eq!(e.first_reduce.map.jobs, 0);
+        assert!(close(mean(Moment::FirstReduce, Phase::Reduce), 0.5));
+        assert!(close(mean(Moment::FirstReduce, Phase::Total), 0.25));
+        let row = by_bin(&rows, "medium");
+        assert!(close(metric(row, "start.shuffle.mean"), 0.5));
+        assert!(close(metric(row, "map_close.map.median"), 0.175));
+        assert_eq!(metric(row, "first_reduce.map.p80"), None);
+        let table = markdown(&Report {
+            seed: 1,
+            jobs: 2,
+            population: POPULATION,
+            rows: rows.clone(),
+            paper: compare(&rows, "estimation", &["C1"]),
+        });
+        assert!(
+            table.contains(
+                "| C1 | dart | medium | 20.0 / 20.0 / 20.0 | 50.0 / 50.0 / 50.0 | 25.0 / 25.0 / 25.0 | 12.5 / 12.5 / 12.5 |"
+            ),
+            "{table}"
+        );
+        assert!(
+            table.contains("| – | – |")
+                || table.contains("| 50.0 / 50.0 / 50.0 | 25.0 / 25.0 / 25.0 |")
+        );
+        assert!(table.contains("§6.4 Table 3 (RS–RE)"), "{table}");
     }
 
     #[test]
@@ -544,7 +1031,11 @@ mod tests {
         ];
         let configs = ["C1", "C2", "C3"];
         let all_three = rows(&results, &configs, &[PolicyKind::Dart]);
-        let scopes: Vec<&str> = all_three.iter().map(|r| r.config.as_str()).collect();
+        let scopes: Vec<&str> = all_three
+            .iter()
+            .filter(|r| r.bin == "all" || r.bin == "small")
+            .map(|r| r.config.as_str())
+            .collect();
         assert_eq!(
             scopes,
             [
@@ -569,13 +1060,34 @@ mod tests {
     }
 
     #[test]
+    fn the_papers_figures_are_over_jobs_with_k_max_of_one_or_more() {
+        // A none-fits job that Dart misses does not count in Fig. 8a's figure; it is in
+        // `none-fits` and `every`.
+        let results = vec![
+            result("C1", PolicyKind::Dart, SizeBin::Small, 8, 10, false, 80.0),
+            result("C1", PolicyKind::Dart, SizeBin::Small, 1, 0, true, 80.0),
+        ];
+        let rows = rows(&results, &["C1"], &[PolicyKind::Dart]);
+        let c = compare(&rows, "deadlines", &["C1"]);
+        let missed = c
+            .iter()
+            .find(|c| c.figure.metric == "missed_fraction" && c.figure.policy == "dart")
+            .unwrap();
+        assert_eq!(missed.simulated, Some(0.0));
+        assert_eq!(by_bin(&rows, "every").missed_fraction, 0.5);
+    }
+
+    #[test]
     fn relative_figures_compare_two_policies() {
         let results = vec![
             result("C1", PolicyKind::Dart, SizeBin::Small, 8, 10, false, 88.0), // error 0.1
             result("C1", PolicyKind::Aria, SizeBin::Small, 8, 10, false, 64.0), // error 0.2
         ];
         let rows = rows(&results, &["C1"], &[PolicyKind::Dart, PolicyKind::Aria]);
-        let c = compare(&rows, "estimation", &["C1"]);
+        let c: Vec<Comparison> = compare(&rows, "estimation", &["C1"])
+            .into_iter()
+            .filter(|c| c.figure.metric == "mean_estimation_error")
+            .collect();
         assert_eq!(c.len(), 1);
         assert!(
             (c[0].simulated.unwrap() - 0.5).abs() < 1e-12,
@@ -584,6 +1096,7 @@ mod tests {
         let table = markdown(&Report {
             seed: 1,
             jobs: 1,
+            population: POPULATION,
             rows,
             paper: c,
         });
