@@ -215,6 +215,7 @@ fn run(args: &DemoArgs, dir: &Path) -> Result<()> {
         trace: None,
         job: "0".into(),
         time_scale: 1.0,
+        map_min_seconds: 0.0,
     };
     let owner = ("demo", "default", None);
     let patience = Duration::from_secs(600);

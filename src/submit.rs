@@ -58,6 +58,11 @@ pub(crate) struct JobArgs {
     /// Multiplies the trace's durations (0.01 replays a 100 s task in 1 s).
     #[arg(long, default_value_t = 1.0)]
     pub(crate) time_scale: f64,
+    /// Every map of a built-in app takes at least this many seconds: rehearse a deadline on a
+    /// small dataset, where maps would otherwise take milliseconds (the demo and the tests
+    /// use it; the answer is unchanged).
+    #[arg(long, default_value_t = 0.0, value_name = "SECONDS")]
+    pub(crate) map_min_seconds: f64,
 }
 
 /// `'…'` quoting for `/bin/sh -c`, which the rm runs a master's command under.
@@ -92,6 +97,13 @@ impl JobArgs {
         if self.reduces == 0 {
             return Err(BadInput("--reduces must be at least 1".into()).into());
         }
+        if !(0.0..=86_400.0).contains(&self.map_min_seconds) {
+            return Err(BadInput(format!(
+                "--map-min-seconds {} is outside 0 to 86400",
+                self.map_min_seconds
+            ))
+            .into());
+        }
         Ok(())
     }
 
@@ -116,6 +128,9 @@ impl JobArgs {
         }
         if self.sample_only {
             args.push("--sample-only".into());
+        }
+        if self.map_min_seconds > 0.0 {
+            args.push(format!("--map-min-seconds={}", self.map_min_seconds));
         }
         if let (true, Some(trace)) = (app == "synthetic", &self.trace) {
             let trace = std::path::absolute(trace)?;

@@ -102,35 +102,61 @@ fn a_word_count_with_a_loose_deadline_is_exact_and_each_run_feeds_the_profile_st
     let _ = std::fs::remove_dir_all(&tmp);
 }
 
+/// Polls the rm (every 20 ms) until application `id` has an answer; the answer and when the
+/// test first saw it.
+fn answer_seen(c: &Cluster, id: &str) -> (Value, Instant) {
+    eventually_for("the answer", Duration::from_secs(300), || {
+        let view = get(&format!("{}/ws/v1/yard/apps/{id}", c.url));
+        view["app"]["answer"]
+            .is_object()
+            .then(|| (view["app"].clone(), Instant::now()))
+    })
+}
+
 #[test]
-fn under_a_tight_deadline_dart_answers_in_time_from_part_of_the_input_with_honest_bounds() {
+fn under_a_tight_deadline_dart_answers_by_the_clients_clock_from_part_of_the_input_with_honest_bounds()
+ {
     let tmp = work_dir("yard-mr-tight");
     let c = cluster(&tmp);
+    // 48 blocks; every map takes at least a second, whatever the build or machine: five task
+    // slots need ten waves, about ten seconds, for the whole input.
     let file = dataset(&c, &tmp, "text", "12MiB", "256KiB");
     let (total, _) = exact_counts(&file);
+    let slow = ["--map-min-seconds", "1"];
+    // A recurring job has its profile: the task sampler runs before, not inside the deadline.
+    wordcount(&c, "text", &[&slow[..], &["--sample-only"]].concat());
 
-    // The whole job under `full`, without a deadline: how long everything takes here.
-    let (full, full_took) = wordcount(&c, "text", &["--policy", "full"]);
-    assert_eq!(full["app"]["answer"]["words"]["estimate"], total as f64);
-    let maps = full["app"]["answer"]["job"]["maps"].as_u64().unwrap();
-
-    // A recurring job has its profile: the task sampler runs before, not inside the deadline
-    // (run inside, it takes most of a half-second deadline on a fast build).
-    wordcount(&c, "text", &["--sample-only"]);
-    // Half of that: `full` could not make it; Dart must answer in time from what fits.
-    let deadline = full_took / 2;
-    let (app, took) = wordcount(
-        &c,
-        "text",
-        &["--deadline", &format!("{}ms", deadline.as_millis())],
+    // Five seconds, by the test's own clock from just before the submission.
+    let deadline = Duration::from_secs(5);
+    let submitted = Instant::now();
+    let (code, out, err) = yard(
+        &[
+            &[
+                "submit",
+                "wordcount",
+                "--input",
+                "text",
+                "--no-wait",
+                "--rm",
+                &c.url,
+            ][..],
+            &slow[..],
+            &["--deadline", "5s"],
+        ]
+        .concat(),
     );
-    let answer = &app["app"]["answer"];
+    assert_eq!(code, 0, "{err}");
+    let (app, seen) = answer_seen(&c, out.trim());
+    assert!(
+        seen - submitted <= deadline,
+        "the answer came {:?} after the submission; the deadline was {deadline:?}",
+        seen - submitted
+    );
+    let answer = &app["answer"];
     let job = &answer["job"];
-    assert_eq!(job["deadlineMet"], true, "{job}");
-    assert!(took < full_took, "{took:?} vs {full_took:?}");
-    let fraction = app["app"]["processedFraction"].as_f64().unwrap();
-    assert!(fraction > 0.0 && fraction < 1.0, "{fraction}");
-    assert!(job["k"].as_u64().unwrap() < maps);
+    let fraction = app["processedFraction"].as_f64().unwrap();
+    assert!(fraction > 0.0 && fraction < 1.0, "{fraction}: {job}");
+    assert!(job["k"].as_u64().unwrap() < job["maps"].as_u64().unwrap());
     assert_eq!(answer["exact"], false);
 
     // The estimate with its bounds. The reported interval is a 95 % one: it misses the

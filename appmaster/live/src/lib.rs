@@ -63,6 +63,9 @@ pub(crate) struct TaskSpec {
     pub app: AppSpec,
     pub reduces: u32,
     pub seed: u64,
+    /// A map takes at least this many seconds (`yard submit --map-min-seconds`).
+    #[serde(default)]
+    pub map_min_seconds: f64,
     pub work: Work,
 }
 

@@ -339,6 +339,7 @@ fn map(
     block: Option<&BlockRef>,
     progress: &Progress,
 ) -> Result<Done> {
+    let started = Instant::now();
     let input = match block {
         Some(block) => read_block(
             http,
@@ -352,6 +353,11 @@ fn map(
     if let AppSpec::Synthetic { maps, .. } = &spec.app {
         let seconds = maps.get(split.index as usize).map_or(0.0, |m| m.seconds);
         hold(seconds, progress);
+    } else {
+        let left = spec.map_min_seconds - started.elapsed().as_secs_f64();
+        if left > 0.0 {
+            hold(left, progress);
+        }
     }
     let out = spec
         .app

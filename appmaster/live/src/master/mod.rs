@@ -108,6 +108,9 @@ pub struct MasterArgs {
     /// Multiplies the trace's durations.
     #[arg(long, default_value_t = 1.0)]
     time_scale: f64,
+    /// Every map of a built-in app takes at least this many seconds.
+    #[arg(long, default_value_t = 0.0)]
+    map_min_seconds: f64,
 }
 
 /// What to assume before anything was measured; the task sampler replaces it on a first run.
@@ -383,7 +386,8 @@ async fn job(
         s.master_attempt = std::env::var("APP_ATTEMPT")
             .ok()
             .and_then(|a| a.parse().ok())
-            .unwrap_or(1)
+            .unwrap_or(1);
+        s.map_min_seconds = args.map_min_seconds.clamp(0.0, 86_400.0);
     });
     tokio::spawn({
         let router = umbilical(shared.clone());

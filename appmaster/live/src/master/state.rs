@@ -130,6 +130,8 @@ pub(super) struct State {
     pub(super) master_attempt: u32,
     /// Recovery entries for a next attempt, not yet sent to the rm (`recovery::send_kept`).
     pub(super) unsent: BTreeMap<String, Value>,
+    /// The least time every map of a built-in app takes (`--map-min-seconds`).
+    pub(super) map_min_seconds: f64,
 }
 
 pub(super) struct Shared {
@@ -199,6 +201,7 @@ impl State {
             fed: false,
             master_attempt: 1,
             unsent: BTreeMap::new(),
+            map_min_seconds: 0.0,
         }
     }
 
@@ -398,6 +401,7 @@ impl State {
             app: self.app.clone(),
             reduces: self.reduces,
             seed: self.seed,
+            map_min_seconds: self.map_min_seconds,
             work,
         };
         job.attempts.insert(
