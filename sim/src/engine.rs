@@ -1078,6 +1078,8 @@ impl<'a> Run<'a> {
                 }
             }
             Decision::MarkLocalOnly(_) => {}
+            // The simulator sends no `Event::Guard` (yet), so no reduce is cut.
+            Decision::CutReduce { .. } => {}
             Decision::CloseMapPhase { estimate, .. } => {
                 self.closed = true;
                 self.estimate = estimate;
@@ -1245,6 +1247,44 @@ mod tests {
         // Missed: `full` reads it all whatever D says.
         let r = simulate(&job, &p, PolicyKind::Full, &exp, 0);
         assert_eq!((r.outcome(), r.k), (Outcome::Missed, 1), "{r:?}");
+    }
+
+    #[test]
+    fn reduces_cut_below_one_byte_answer_from_nothing_and_their_estimate_is_apart() {
+        // FB-2010's job2719 in miniature: one map whose 4 bytes of output give each of 4
+        // reduces 1 byte, and a reduce law that makes that byte take 100 s (f(d) = 100·d). In
+        // C1 (D = 0.95 × MDT ≈ 96 s) Dart launches the map (its first map need only finish
+        // by D), forecasts reduces cut to ~0.95 of their input, ending near D — and Alg. 5
+        // keeps ⌊0.95⌋ = 0 bytes of each. The reduces end at once with nothing: an answer
+        // by D from no input, whose estimate (~96 s against ~1 s) measures nothing.
+        let mut job = tiny(&[1.0], 4);
+        job.truth.maps[0].output_bytes = 4;
+        let law = PowerLaw {
+            a: 100.0,
+            b: 1.0,
+            spread: 0.0,
+        };
+        job.truth.reduce_time = law;
+        job.profile.reduce_time = law;
+        job.profile.map_local = 1.0;
+        job.profile.partition_bytes = 1.0;
+        let exp = experiment(4);
+        let p = plan(&job, &exp, 1.0, 0.95);
+        assert_eq!(p.k_max, 0, "no schedule reads the map by D");
+        let r = simulate(&job, &p, PolicyKind::Dart, &exp, 0);
+        assert_eq!((r.k, r.processed_fraction), (1, 0.0), "{r:?}");
+        assert!(!r.missed() && r.completion < 2.0, "{r:?}");
+        assert_eq!(r.outcome(), Outcome::Empty);
+        let error = r.estimation_error().unwrap();
+        assert!(error > 50.0, "{error}");
+        let rows = crate::report::rows(&[r], &["T"], &[PolicyKind::Dart]);
+        let none = rows.iter().find(|row| row.bin == "none-fits").unwrap();
+        assert_eq!((none.empty_fraction, none.met_fraction), (1.0, 0.0));
+        assert_eq!(
+            none.mean_estimation_error, None,
+            "not among the answers' errors"
+        );
+        assert_eq!(none.empty_estimation_error.mean, Some(error));
     }
 
     #[test]
