@@ -216,6 +216,8 @@ fn run(args: &DemoArgs, dir: &Path) -> Result<()> {
         job: "0".into(),
         time_scale: 1.0,
         map_min_seconds: 0.0,
+        guard_seconds: yard_appmaster_live::master::DEFAULT_GUARD_SECONDS,
+        hang_split: None,
     };
     let owner = ("demo", "default", None);
     let patience = Duration::from_secs(600);

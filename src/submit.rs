@@ -63,6 +63,14 @@ pub(crate) struct JobArgs {
     /// use it; the answer is unchanged).
     #[arg(long, default_value_t = 0.0, value_name = "SECONDS")]
     pub(crate) map_min_seconds: f64,
+    /// The deadline guard fires this long before the deadline: maps stop, and the reduces
+    /// answer from what they have folded in, so the answer arrives by the deadline (0: no
+    /// guard; `full` never has one).
+    #[arg(long, default_value_t = yard_appmaster_live::master::DEFAULT_GUARD_SECONDS, value_name = "SECONDS")]
+    pub(crate) guard_seconds: f64,
+    /// Fault injection: the map of this split hangs until it is killed (the guard's tests).
+    #[arg(long, hide = true)]
+    pub(crate) hang_split: Option<u32>,
 }
 
 /// `'…'` quoting for `/bin/sh -c`, which the rm runs a master's command under.
@@ -96,6 +104,13 @@ impl JobArgs {
         }
         if self.reduces == 0 {
             return Err(BadInput("--reduces must be at least 1".into()).into());
+        }
+        if !(0.0..=3_600.0).contains(&self.guard_seconds) {
+            return Err(BadInput(format!(
+                "--guard-seconds {} is outside 0 to 3600",
+                self.guard_seconds
+            ))
+            .into());
         }
         if !(0.0..=86_400.0).contains(&self.map_min_seconds) {
             return Err(BadInput(format!(
@@ -131,6 +146,10 @@ impl JobArgs {
         }
         if self.map_min_seconds > 0.0 {
             args.push(format!("--map-min-seconds={}", self.map_min_seconds));
+        }
+        args.push(format!("--guard-seconds={}", self.guard_seconds));
+        if let Some(split) = self.hang_split {
+            args.push(format!("--hang-split={split}"));
         }
         if let (true, Some(trace)) = (app == "synthetic", &self.trace) {
             let trace = std::path::absolute(trace)?;

@@ -284,3 +284,63 @@ fn a_task_process_killed_mid_run_fails_its_attempt_and_the_map_runs_again() {
     drop(c);
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+#[test]
+fn the_deadline_guard_answers_by_the_deadline_when_a_map_hangs_with_an_interval_around_the_truth() {
+    let tmp = work_dir("yard-mr-guard");
+    let c = cluster(&tmp);
+    let file = dataset(&c, &tmp, "text", "4MiB", "256KiB");
+    let (total, _) = exact_counts(&file);
+    wordcount(&c, "text", &["--sample-only"]);
+    // Split 3's map hangs until it is killed. D-WOR has no revise stage to kill it: without
+    // the guard the reduces would wait for its output for ever.
+    let deadline = Duration::from_secs(8);
+    let submitted = Instant::now();
+    let (code, out, err) = yard(&[
+        "submit",
+        "wordcount",
+        "--input",
+        "text",
+        "--policy",
+        "d-wor",
+        "--hang-split",
+        "3",
+        "--deadline",
+        "8s",
+        "--no-wait",
+        "--rm",
+        &c.url,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let (app, seen) = answer_seen(&c, out.trim());
+    assert!(
+        seen - submitted <= deadline,
+        "the answer came {:?} after the submission; the deadline was {deadline:?}",
+        seen - submitted
+    );
+    let answer = &app["answer"];
+    let job = &answer["job"];
+    assert_eq!(job["guardFired"], true, "{job}");
+    let maps = job["maps"].as_u64().unwrap();
+    assert_eq!(
+        job["k"].as_u64().unwrap(),
+        maps - 1,
+        "every map but the hung one: {job}"
+    );
+    let fraction = app["processedFraction"].as_f64().unwrap();
+    assert!(fraction > 0.5 && fraction < 1.0, "{fraction}: {job}");
+    assert_eq!(answer["exact"], false);
+    // The total, from the maps that ran, with an interval that holds the truth (within 3.3
+    // standard errors: 99.9 %, so the test does not flake).
+    let words = &answer["words"];
+    let (estimate, se) = (
+        words["estimate"].as_f64().unwrap(),
+        words["stdError"].as_f64().unwrap(),
+    );
+    assert!(
+        (estimate - total as f64).abs() <= 3.3 * se,
+        "estimate {estimate} ± {se} vs exact {total}: {words}"
+    );
+    drop(c);
+    let _ = std::fs::remove_dir_all(&tmp);
+}

@@ -1080,6 +1080,8 @@ impl<'a> Run<'a> {
             Decision::MarkLocalOnly(_) => {}
             // The simulator sends no `Event::Guard` (yet), so no reduce is cut.
             Decision::CutReduce { .. } => {}
+            // The simulator sends no `Event::Guard` (yet), so no reduce is cut.
+            Decision::CutReduce { .. } => {}
             Decision::CloseMapPhase { estimate, .. } => {
                 self.closed = true;
                 self.estimate = estimate;

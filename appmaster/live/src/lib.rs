@@ -66,6 +66,9 @@ pub(crate) struct TaskSpec {
     /// A map takes at least this many seconds (`yard submit --map-min-seconds`).
     #[serde(default)]
     pub map_min_seconds: f64,
+    /// Fault injection: this map hangs until it is killed (`--hang-split`).
+    #[serde(default)]
+    pub hang: bool,
     pub work: Work,
 }
 
@@ -138,4 +141,7 @@ pub(crate) struct Reply {
     /// To `ready`: how much of its input the reduce keeps (Dart Alg. 5).
     #[serde(default)]
     pub keep_bytes: Option<u64>,
+    /// To a reduce, under the deadline guard: emit what it has folded in, now.
+    #[serde(default)]
+    pub cut: bool,
 }

@@ -154,11 +154,24 @@ fn run_child(exe: &std::path::Path, task: &TaskSpec) -> Option<String> {
     }
 }
 
-/// Progress shared with the reporting thread, as f64 bits.
+/// Progress shared with the reporting thread, as f64 bits; and whether the master's deadline
+/// guard cut this attempt (a reduce then answers from what it has folded in).
 #[derive(Clone)]
-struct Progress(Arc<AtomicU64>);
+struct Progress(Arc<AtomicU64>, Arc<std::sync::atomic::AtomicBool>);
 
 impl Progress {
+    fn new() -> Progress {
+        Progress(Arc::new(AtomicU64::new(0)), Arc::default())
+    }
+
+    fn cut(&self) {
+        self.1.store(true, Ordering::Relaxed);
+    }
+
+    fn is_cut(&self) -> bool {
+        self.1.load(Ordering::Relaxed)
+    }
+
     fn set(&self, p: f64) {
         self.0.store(p.clamp(0.0, 1.0).to_bits(), Ordering::Relaxed);
     }
@@ -182,7 +195,7 @@ pub fn task() -> Result<()> {
     if let Err(e) = post::<Reply>(&http, &format!("{base}/started"), &json!({})) {
         eprintln!("task: cannot report the start: {e:#}");
     }
-    let progress = Progress(Arc::new(AtomicU64::new(0)));
+    let progress = Progress::new();
     // Progress reports, and the kill switch: a killed attempt ends at once.
     {
         let (http, url, progress) = (http.clone(), format!("{base}/progress"), progress.clone());
@@ -190,9 +203,16 @@ pub fn task() -> Result<()> {
             loop {
                 std::thread::sleep(PROGRESS_EVERY);
                 let reply = post::<Reply>(&http, &url, &json!({ "progress": progress.get() }));
-                if reply.is_ok_and(|r| r.kill) {
-                    eprintln!("task: killed by the master");
-                    std::process::exit(KILLED_EXIT);
+                match reply {
+                    Ok(r) if r.kill => {
+                        eprintln!("task: killed by the master");
+                        std::process::exit(KILLED_EXIT);
+                    }
+                    Ok(r) if r.cut && !progress.is_cut() => {
+                        eprintln!("task: the deadline guard: answering from what is folded in");
+                        progress.cut();
+                    }
+                    _ => {}
                 }
             }
         });
@@ -321,14 +341,19 @@ fn read_hashing(mut from: impl Read, size: Option<u64>) -> std::io::Result<(Vec<
     Ok((bytes, yard_wire::protocol::hex(&hasher.finalize())))
 }
 
-/// A synthetic task's recorded duration, spent with progress reports.
-fn hold(seconds: f64, progress: &Progress) {
+/// A synthetic task's recorded duration, spent with progress reports; cut short when the
+/// deadline guard cuts the attempt. Returns the share of `seconds` spent (1 when whole).
+fn hold(seconds: f64, progress: &Progress) -> f64 {
     let start = Instant::now();
     let total = Duration::from_secs_f64(seconds.max(0.0));
     while start.elapsed() < total {
+        if progress.is_cut() {
+            return start.elapsed().as_secs_f64() / seconds;
+        }
         progress.set(start.elapsed().as_secs_f64() / seconds);
         std::thread::sleep((total - start.elapsed()).min(Duration::from_millis(50)));
     }
+    1.0
 }
 
 fn map(
@@ -350,6 +375,15 @@ fn map(
         None => Vec::new(),
     };
     progress.set(0.3);
+    if spec.hang {
+        eprintln!(
+            "map {}: hanging until killed (fault injection)",
+            split.index
+        );
+        loop {
+            std::thread::sleep(Duration::from_secs(3600));
+        }
+    }
     if let AppSpec::Synthetic { maps, .. } = &spec.app {
         let seconds = maps.get(split.index as usize).map_or(0.0, |m| m.seconds);
         hold(seconds, progress);
@@ -550,6 +584,9 @@ fn reduce_task(
     if reply.kill {
         std::process::exit(KILLED_EXIT);
     }
+    if reply.cut {
+        progress.cut();
+    }
     // Dart Alg. 5: whole map partitions, chosen at random, down to what the master keeps.
     let sizes: Vec<u64> = fetched.iter().map(|(_, b)| b.len() as u64).collect();
     let mut rng = Rng::seed_from_u64(spec.seed ^ (u64::from(reduce) << 32));
@@ -559,7 +596,7 @@ fn reduce_task(
         .iter()
         .map(|&i| (fetched[i].0, fetched[i].1.as_slice()))
         .collect();
-    let kept_bytes = chosen.iter().map(|&i| sizes[i]).sum();
+    let mut kept_bytes: u64 = chosen.iter().map(|&i| sizes[i]).sum();
     if let AppSpec::Synthetic { reduce_seconds, .. } = &spec.app {
         let seconds = reduce_seconds.get(reduce as usize).copied().unwrap_or(0.0);
         // The recorded time, scaled to the input kept (f(d) is the master's to learn).
@@ -568,7 +605,9 @@ fn reduce_task(
         } else {
             kept_bytes as f64 / bytes as f64
         };
-        hold(seconds * share, progress);
+        // Cut by the deadline guard, it has folded in only the share of its input it held for.
+        let held = hold(seconds * share, progress);
+        kept_bytes = (kept_bytes as f64 * held) as u64;
     }
     let partial = spec
         .app

@@ -57,7 +57,29 @@ pub(crate) fn drive<R: JobRun>(
             }
             Event::Tick => {
                 r.event(now, Event::Tick, out);
-                r.core_mut().preempt_reduce_for_rerun(now, out);
+                if !r.core().progress.guarded {
+                    r.core_mut().preempt_reduce_for_rerun(now, out);
+                }
+            }
+            Event::Guard => r.core_mut().guard(out),
+            Event::Deadline => {
+                r.core_mut().guard(out);
+                r.core_mut().deadline(out);
+            }
+            Event::TaskFinished {
+                attempt,
+                output_bytes,
+            } => {
+                // A reduce the guard cut folded in only part of what it kept.
+                r.core_mut().cut_reduce_finished(attempt, output_bytes);
+                r.event(
+                    now,
+                    Event::TaskFinished {
+                        attempt,
+                        output_bytes,
+                    },
+                    out,
+                );
             }
             event => r.event(now, event, out),
         }
@@ -93,12 +115,17 @@ pub struct Progress {
     /// Maps approved to run again (a failed attempt, or a finished map whose output was lost)
     /// and not relaunched yet: not in `k` now, but their output is still to come.
     pub restarts_waiting: u32,
+    /// The deadline guard fired (`Event::Guard`).
+    pub guarded: bool,
+    /// Reduces the guard abandoned before they started: their keys are not in the answer.
+    pub reduces_abandoned: u32,
     pub finished: bool,
 }
 
 impl Progress {
     /// The fraction of the job's input the answer is built from: the maps' share, thinned by
-    /// any reduce-side sampling.
+    /// any reduce-side sampling (or a guard's cut), and by the share of the reduces (hence of
+    /// the keys, partitioned evenly) the guard abandoned.
     pub fn processed_fraction(&self) -> f64 {
         let maps = if self.input_bytes == 0 {
             f64::from(self.maps_done) / f64::from(self.maps.max(1))
@@ -110,7 +137,13 @@ impl Progress {
         } else {
             self.reduce_kept_bytes as f64 / self.reduce_input_bytes as f64
         };
-        maps * reduces
+        let answered = if self.reduces == 0 {
+            1.0
+        } else {
+            f64::from(self.reduces - self.reduces_abandoned.min(self.reduces))
+                / f64::from(self.reduces)
+        };
+        maps * reduces * answered
     }
 }
 
@@ -134,6 +167,8 @@ enum ReduceState {
     Pending,
     Running,
     Done,
+    /// Never started: the guard fired first.
+    Abandoned,
 }
 
 #[derive(Debug, Clone)]
@@ -779,10 +814,76 @@ impl Core {
         self.running_attempts
     }
 
+    /// The deadline guard (`Event::Guard`): every map attempt killed, the map phase closed with
+    /// what is done, restarts dropped, every running reduce cut.
+    pub fn guard(&mut self, out: &mut Vec<Decision>) {
+        if self.progress.guarded {
+            return;
+        }
+        self.progress.guarded = true;
+        let mut live: Vec<AttemptId> = self.live.clone();
+        live.sort_unstable();
+        for &a in &live {
+            if let TaskRef::Map(_) = self.attempts[a.0 as usize].task {
+                self.kill(a, out);
+            }
+        }
+        for m in std::mem::take(&mut self.retry) {
+            self.rerun[m.0 as usize] = false;
+            self.set_map_state(m, MapState::Dropped);
+        }
+        self.progress.restarts_waiting = 0;
+        self.rerun_waiting_since = None;
+        self.close_map_phase(None, out);
+        for &a in &live {
+            if let TaskRef::Reduce(reduce) = self.attempts[a.0 as usize].task {
+                out.push(Decision::CutReduce { attempt: a, reduce });
+            }
+        }
+    }
+
+    /// The deadline (`Event::Deadline`): every live attempt is killed and every reduce not
+    /// finished abandoned, its input taken out of the processed fraction's reduce share.
+    pub fn deadline(&mut self, out: &mut Vec<Decision>) {
+        let mut live: Vec<AttemptId> = self.live.clone();
+        live.sort_unstable();
+        for a in live {
+            self.kill(a, out); // a reduce goes back to the queue
+        }
+        for r in std::mem::take(&mut self.reduce_queue) {
+            self.reduce_state[r.0 as usize] = ReduceState::Abandoned;
+            self.progress.reduces_abandoned += 1;
+            self.reduce_input(r, 0, 0, self.start);
+        }
+    }
+
+    /// A reduce attempt finished under the guard having folded in `folded` bytes: what it kept
+    /// is at most that (a reduce whose input never became ready counts what it folded).
+    pub fn cut_reduce_finished(&mut self, a: AttemptId, folded: u64) {
+        if !self.progress.guarded {
+            return;
+        }
+        let Some(TaskRef::Reduce(r)) = self
+            .attempts
+            .get(a.0 as usize)
+            .filter(|x| x.live)
+            .map(|x| x.task)
+        else {
+            return;
+        };
+        let (bytes, kept) = self.reduce_io[r.0 as usize];
+        if folded < kept || self.reduce_ready[r.0 as usize].is_none() {
+            let bytes = bytes.max(folded);
+            let ready = self.reduce_ready[r.0 as usize].unwrap_or(self.start);
+            self.reduce_input(r, bytes, folded.min(bytes), ready);
+        }
+    }
+
     /// Whether the job is done: the map phase is closed and every counted task finished.
     pub fn done(&self) -> bool {
         let maps_done = self.running_maps == 0 && self.retry.is_empty();
-        let reduces_done = self.progress.reduces_done == self.spec.reduces;
+        let reduces_done =
+            self.progress.reduces_done + self.progress.reduces_abandoned == self.spec.reduces;
         self.map_phase_closed() && maps_done && reduces_done
     }
 
@@ -972,6 +1073,99 @@ mod tests {
                 dart => {
                     recovered_maps_are_not_run_again(|| Dart::new(dart, PolicyConfig::default()))
                 }
+            }
+        }
+    }
+
+    /// The guard on a job whose last map hangs: that map is killed and leaves `k`, the map
+    /// phase closes, a running reduce is cut and answers from what it folded in; or, at the
+    /// deadline, a reduce still running is killed and abandoned and the job finishes anyway.
+    fn guard_holds_the_deadline<P: TaskPolicy>(policy: impl Fn() -> P) {
+        for deadline_first in [false, true] {
+            let mut d = Driver::new(policy(), spec(1e6), 1);
+            let name = d.policy.name();
+            d.grant_wanted();
+            d.finish_where(|t| t == TaskRef::Map(MapId(0)));
+            d.finish_where(|t| t == TaskRef::Map(MapId(1)));
+            d.grant_wanted();
+            let hung = d
+                .running
+                .iter()
+                .find(|x| x.1 == TaskRef::Map(MapId(2)))
+                .map(|x| x.0)
+                .unwrap_or_else(|| panic!("{name}: map 2 runs: {:?}", d.log));
+            let reduce_before = d
+                .running
+                .iter()
+                .find(|x| matches!(x.1, TaskRef::Reduce(_)))
+                .map(|x| x.0);
+            let out = d.send(Event::Guard);
+            assert!(out.contains(&Decision::Kill(hung)), "{name}: {out:?}");
+            let cut = out.iter().any(|x| matches!(x, Decision::CutReduce { .. }));
+            assert_eq!(cut, reduce_before.is_some(), "{name}: {out:?}");
+            let p = d.policy.progress();
+            assert_eq!(
+                (p.k, p.map_phase_closed, p.guarded),
+                (2, true, true),
+                "{name}"
+            );
+            // A second guard changes nothing.
+            assert!(
+                d.send(Event::Guard)
+                    .iter()
+                    .all(|x| matches!(x, Decision::Want(_))),
+                "{name}"
+            );
+            d.running.retain(|x| x.0 != hung);
+            d.grant_wanted();
+            let reduce = d
+                .running
+                .iter()
+                .find(|x| matches!(x.1, TaskRef::Reduce(_)))
+                .map(|x| x.0)
+                .unwrap_or_else(|| panic!("{name}: the reduce runs: {:?}", d.log));
+            if deadline_first {
+                let out = d.send(Event::Deadline);
+                assert!(out.contains(&Decision::Kill(reduce)), "{name}: {out:?}");
+                let p = d
+                    .finish()
+                    .unwrap_or_else(|| panic!("{name} finishes: {:?}", d.log));
+                assert_eq!(
+                    (p.k, p.reduces_done, p.reduces_abandoned),
+                    (2, 0, 1),
+                    "{name}"
+                );
+                assert_eq!(p.processed_fraction(), 0.0, "{name}: no reduce answered");
+            } else {
+                // The reduce folds in 200 of its 400 bytes when cut, all of them when not.
+                d.finish_where(|t| matches!(t, TaskRef::Reduce(_)));
+                let p = d
+                    .finish()
+                    .unwrap_or_else(|| panic!("{name} finishes: {:?}", d.log));
+                assert_eq!(
+                    (p.k, p.processed_bytes, p.reduces_abandoned),
+                    (2, 20, 0),
+                    "{name}"
+                );
+                let folded = if cut { 0.5 } else { 1.0 };
+                assert!(
+                    (p.processed_fraction() - 2.0 / 3.0 * folded).abs() < 1e-9,
+                    "{name}: {}",
+                    p.processed_fraction()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_policy_answers_by_the_deadline_under_the_guard() {
+        for kind in PolicyKind::ALL {
+            match kind {
+                PolicyKind::Aria => guard_holds_the_deadline(|| Aria::new(PolicyConfig::default())),
+                PolicyKind::Ps => {
+                    guard_holds_the_deadline(|| PreselectedSampling::new(PolicyConfig::default()))
+                }
+                dart => guard_holds_the_deadline(|| Dart::new(dart, PolicyConfig::default())),
             }
         }
     }

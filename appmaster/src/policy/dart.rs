@@ -275,8 +275,8 @@ impl JobRun for Run {
     fn event(&mut self, now: Seconds, event: Event, out: &mut Vec<Decision>) {
         let t_p = self.core.elapsed(now);
         match event {
-            // Both handled by `drive`.
-            Event::JobStarted(_) | Event::MapOutputLost(_) => {}
+            // Handled by `drive`.
+            Event::JobStarted(_) | Event::MapOutputLost(_) | Event::Guard | Event::Deadline => {}
             Event::ContainerGranted(c) => {
                 self.core.grant(c);
                 self.core.freed.push(c.id);

@@ -207,6 +207,15 @@ pub enum Event {
     MapOutputLost(MapId),
     /// A periodic tick (the master's heartbeat): straggler detection runs here.
     Tick,
+    /// The deadline guard (yard's, beyond the paper): the time left only covers the reduces
+    /// and the answer. Every policy then kills every map attempt (their maps leave `k`),
+    /// drops restarts, closes the map phase and tells each running reduce to emit what it has
+    /// folded in (`CutReduce`); reduces not started still run on the containers that frees.
+    Guard,
+    /// The deadline (less the time to deliver the answer): every attempt still running is
+    /// killed, every reduce not finished is abandoned (its keys are not in the answer:
+    /// `Progress::reduces_abandoned`), and the job finishes with what it has.
+    Deadline,
 }
 
 /// What the policy wants done.
@@ -243,6 +252,13 @@ pub enum Decision {
     },
     /// Stop this attempt; its container is free (no further event comes for it).
     Kill(AttemptId),
+    /// Under the guard: this running reduce attempt emits its partial answer over the input
+    /// it has folded in so far, now, and reports it as `TaskFinished` with `output_bytes` the
+    /// input it folded in.
+    CutReduce {
+        attempt: AttemptId,
+        reduce: ReduceId,
+    },
     Finish(Progress),
 }
 

@@ -175,9 +175,12 @@ impl JobRun for Run {
 
     fn event(&mut self, now: Seconds, event: Event, _out: &mut Vec<Decision>) {
         match event {
-            // `drive` handles `JobStarted` and `MapOutputLost` (the map always runs again).
+            // `drive` handles `JobStarted`, the guard's events and `MapOutputLost` (the map always runs
+            // again).
             Event::JobStarted(_)
             | Event::MapOutputLost(_)
+            | Event::Guard
+            | Event::Deadline
             | Event::Tick
             | Event::ShuffleBytes(_) => {}
             Event::ContainerGranted(c) => {

@@ -523,6 +523,8 @@ impl<'a> Driver<'a> {
             Decision::MarkLocalOnly(m) => {
                 self.local_only.insert(m);
             }
+            // The scripted driver sends no guard events.
+            Decision::CutReduce { .. } => panic!("a reduce cut without a guard"),
             Decision::CloseMapPhase { k, estimate } => {
                 assert!(!self.closed, "map phase closed twice");
                 self.closed = true;

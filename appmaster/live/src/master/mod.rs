@@ -111,7 +111,17 @@ pub struct MasterArgs {
     /// Every map of a built-in app takes at least this many seconds.
     #[arg(long, default_value_t = 0.0)]
     map_min_seconds: f64,
+    /// The deadline guard fires this many seconds before the deadline (0: no guard).
+    #[arg(long, default_value_t = DEFAULT_GUARD_SECONDS)]
+    guard_seconds: f64,
+    /// Fault injection: the map of this split hangs until it is killed.
+    #[arg(long, hide = true)]
+    hang_split: Option<u32>,
 }
+
+/// How long before the deadline the guard fires by default: time for the reduces to hear
+/// it (a progress report every 0.2 s) and answer from what they have.
+pub const DEFAULT_GUARD_SECONDS: f64 = 1.0;
 
 /// What to assume before anything was measured; the task sampler replaces it on a first run.
 fn default_profile() -> Profile {
@@ -255,15 +265,50 @@ struct Outcome {
     recovered: u32,
 }
 
-/// Runs one policy over its maps to its `Finish`.
+/// Runs one policy over its maps to its `Finish`. With a guard, at `deadline − guard` the
+/// policy hears `Event::Guard` (it stops the maps and cuts the reduces), and at the deadline
+/// (the policy's, which keeps `FINISH_MARGIN` for the answer's upload) `Event::Deadline`: it
+/// finishes with what has arrived, reduces that have not answered abandoned.
 async fn run_phase(shared: &Arc<Shared>, phase: Phase) -> Result<Outcome> {
+    let (deadline, guard) = (phase.deadline, phase.guard);
     with(shared, |s| s.start_phase(phase));
+    let started = tokio::time::Instant::now();
+    let at = |seconds: f64| started + Duration::from_secs_f64(seconds.clamp(0.0, 1e9));
     let mut tick = tokio::time::interval(TICK_EVERY);
     loop {
-        tick.tick().await;
+        let guarded = with(shared, |s| {
+            s.job.as_ref().is_some_and(|j| j.policy.progress().guarded)
+        });
+        let wake = match guard {
+            Some(margin) if !guarded => at(deadline - margin),
+            Some(_) => at(deadline),
+            None => at(1e9),
+        };
+        let ticked = tokio::select! {
+            _ = tick.tick() => true,
+            _ = tokio::time::sleep_until(wake) => false,
+        };
         let mut s = shared.lock();
         if let Some(fatal) = s.job.as_ref().and_then(|j| j.fatal.clone()) {
             bail!(fatal);
+        }
+        if let (Some(margin), Some(job)) = (guard, s.job.as_mut())
+            && job.finished.is_none()
+        {
+            let now = job.now();
+            if !job.policy.progress().guarded && now >= deadline - margin {
+                log_line(&format!(
+                    "{now:.3} s: the deadline guard fires ({margin:.1} s before the deadline): maps stop, reduces answer from what they have"
+                ));
+                s.feed(Event::Guard);
+            } else if job.policy.progress().guarded && now >= deadline {
+                let p = job.policy.progress();
+                log_line(&format!(
+                    "{now:.3} s: the deadline: {} reduces have not answered; the answer goes without them",
+                    p.reduces - p.reduces_done
+                ));
+                s.feed(Event::Deadline);
+            }
         }
         if let Some(job) = s.job.as_ref()
             && let Some((progress, finished_at)) = job.finished
@@ -283,7 +328,9 @@ async fn run_phase(shared: &Arc<Shared>, phase: Phase) -> Result<Outcome> {
                 recovered: job.recovered,
             });
         }
-        s.feed(Event::Tick);
+        if ticked {
+            s.feed(Event::Tick);
+        }
         drop(s);
         shared.changed.notify_waiters();
     }
@@ -388,6 +435,7 @@ async fn job(
             .and_then(|a| a.parse().ok())
             .unwrap_or(1);
         s.map_min_seconds = args.map_min_seconds.clamp(0.0, 86_400.0);
+        s.hang_split = args.hang_split;
     });
     tokio::spawn({
         let router = umbilical(shared.clone());
@@ -450,6 +498,7 @@ async fn job(
             deadline: 1e9,
             sampler: true,
             recovered: Vec::new(),
+            guard: None,
         };
         let outcome = run_phase(&shared, sampler).await?;
         if let Some(store) = &store {
@@ -491,6 +540,11 @@ async fn job(
             deadline,
             sampler: false,
             recovered,
+            // The guard holds a deadline; `full`'s contract is the exact answer, however late.
+            guard: (args.deadline_ms.is_some()
+                && args.policy != PolicyKind::Full
+                && args.guard_seconds > 0.0)
+                .then_some(args.guard_seconds),
         };
         let outcome = run_phase(&shared, job).await?;
         if let Some(store) = &store {
@@ -578,6 +632,8 @@ fn answer(
         "policyDeadline": outcome.deadline,
         "taskSamplerRan": sampled,
         "recoveredMaps": outcome.recovered,
+        "guardFired": p.guarded,
+        "reducesAbandoned": p.reduces_abandoned,
         "schedulingOverheadMs": overhead_summary(&outcome.overheads),
     });
     if let Some(object) = answer.as_object_mut() {

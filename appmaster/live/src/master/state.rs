@@ -72,6 +72,8 @@ pub(super) struct Job {
     pub(super) fatal: Option<String>,
     /// Maps an earlier master attempt finished, taken back at the start (never launched).
     pub(super) recovered: u32,
+    /// Reduce attempts the deadline guard told to emit what they have (`CutReduce`).
+    pub(super) cut: HashSet<AttemptId>,
     /// When the map phase closed, and the estimate then.
     pub(super) closed: Option<(f64, Option<Estimate>)>,
     pub(super) finished: Option<(Progress, f64)>,
@@ -132,6 +134,8 @@ pub(super) struct State {
     pub(super) unsent: BTreeMap<String, Value>,
     /// The least time every map of a built-in app takes (`--map-min-seconds`).
     pub(super) map_min_seconds: f64,
+    /// Fault injection: the map of this split hangs (`--hang-split`).
+    pub(super) hang_split: Option<u32>,
 }
 
 pub(super) struct Shared {
@@ -161,6 +165,8 @@ pub(super) struct Phase {
     pub(super) sampler: bool,
     /// Maps of `maps` an earlier master attempt finished (the job proper only).
     pub(super) recovered: Vec<Recovered>,
+    /// The deadline guard: it fires this many seconds before `deadline` (`None`: no guard).
+    pub(super) guard: Option<f64>,
 }
 
 impl State {
@@ -202,6 +208,7 @@ impl State {
             master_attempt: 1,
             unsent: BTreeMap::new(),
             map_min_seconds: 0.0,
+            hang_split: None,
         }
     }
 
@@ -216,6 +223,7 @@ impl State {
             deadline,
             sampler,
             recovered,
+            guard: _,
         } = phase;
         let spec = JobSpec {
             deadline,
@@ -276,6 +284,7 @@ impl State {
             failures: HashMap::new(),
             fatal: None,
             recovered: recovered.len() as u32,
+            cut: HashSet::new(),
             closed: None,
             finished: None,
         });
@@ -371,6 +380,13 @@ impl State {
                     live.ended = true;
                 }
             }
+            Decision::CutReduce { attempt, reduce } => {
+                log_line(&format!(
+                    "{now:.3} s: the deadline guard cuts reduce {}: it answers from what it has",
+                    reduce.0
+                ));
+                job.cut.insert(attempt);
+            }
             Decision::Finish(progress) => {
                 log_line(&format!(
                     "{now:.3} s: finished, {:.1} % of the input",
@@ -402,6 +418,7 @@ impl State {
             reduces: self.reduces,
             seed: self.seed,
             map_min_seconds: self.map_min_seconds,
+            hang: matches!(&work, Work::Map { split, .. } if Some(split.index) == self.hang_split),
             work,
         };
         job.attempts.insert(
@@ -445,7 +462,10 @@ impl State {
         match self.attempt(name) {
             Some(attempt) if self.job.as_ref().is_some_and(|j| j.live(attempt).is_some()) => {
                 self.feed(Event::TaskProgress { attempt, progress });
-                Reply::default()
+                Reply {
+                    cut: self.job.as_ref().is_some_and(|j| j.cut.contains(&attempt)),
+                    ..Reply::default()
+                }
             }
             _ => kill(),
         }
@@ -742,8 +762,9 @@ impl State {
             reduce.0
         ));
         Reply {
-            kill: false,
             keep_bytes: Some(keep),
+            cut: job.cut.contains(&attempt),
+            ..Reply::default()
         }
     }
 
@@ -896,7 +917,7 @@ pub(super) fn output_name(master_attempt: u32, phase: u32, split: Split) -> Stri
 pub(super) fn kill() -> Reply {
     Reply {
         kill: true,
-        keep_bytes: None,
+        ..Reply::default()
     }
 }
 
@@ -991,6 +1012,7 @@ mod tests {
             deadline: 100.0,
             sampler: false,
             recovered,
+            guard: None,
         });
         s
     }
