@@ -244,6 +244,13 @@ impl Phase {
     }
 }
 
+/// The shortest true phase whose relative estimation error is measured: 1 ms, the resolution
+/// of Hadoop's job history, where the paper's phase times come from. A shorter phase is 0 there;
+/// in the simulator it is typically the last map output's transfer after the maps (or the
+/// engine's rounding of event times up to the microsecond), and an error relative to 1 µs
+/// (|640 s − 1 µs| / 1 µs = 6.4·10⁸) says nothing about the estimator.
+pub const MEASURABLE: Seconds = 1e-3;
+
 /// One run's outcome: what EVALUATION.md's tables are made of.
 #[derive(Debug, Clone, PartialEq)]
 pub struct JobResult {
@@ -315,15 +322,15 @@ impl JobResult {
 
     /// `|T − T̂| / T` for one phase of the estimate made at `moment`, T the true phase. `None`
     /// when there was no estimate, the job never finished, the phase was over at that moment
-    /// ([`Moment::measures`]), or the true phase took no time (a map-only job's shuffle and
-    /// reduce: the relative error of nothing is undefined).
+    /// ([`Moment::measures`]), or the true phase took less than [`MEASURABLE`] (a map-only
+    /// job's shuffle and reduce take none: the relative error of nothing is undefined).
     pub fn phase_error(&self, moment: Moment, phase: Phase) -> Option<f64> {
         if !moment.measures(phase) {
             return None;
         }
         let truth = phase.of(self.phases.as_ref()?);
         let estimate = phase.of(&self.estimate(moment)?);
-        (truth > 0.0 && truth.is_finite()).then(|| (truth - estimate).abs() / truth)
+        (truth >= MEASURABLE && truth.is_finite()).then(|| (truth - estimate).abs() / truth)
     }
 
     /// |T − T̂| / T of the estimate at map close (EVALUATION.md's estimation error).
@@ -1080,8 +1087,6 @@ impl<'a> Run<'a> {
             Decision::MarkLocalOnly(_) => {}
             // The simulator sends no `Event::Guard` (yet), so no reduce is cut.
             Decision::CutReduce { .. } => {}
-            // The simulator sends no `Event::Guard` (yet), so no reduce is cut.
-            Decision::CutReduce { .. } => {}
             Decision::CloseMapPhase { estimate, .. } => {
                 self.closed = true;
                 self.estimate = estimate;
@@ -1226,6 +1231,16 @@ mod tests {
             "no reduce ever finished"
         );
         assert_eq!(r.phase_error(Moment::MapClose, Phase::Shuffle), None);
+        // A true phase under a millisecond is too short to measure an error against.
+        let mut short = r.clone();
+        short.phases = Some(Estimate {
+            shuffle: 0.5e-3,
+            ..t
+        });
+        short.estimates[1] = Some(Estimate { shuffle: 1.0, ..t });
+        assert_eq!(short.phase_error(Moment::MapClose, Phase::Shuffle), None);
+        short.phases = Some(Estimate { shuffle: 2e-3, ..t });
+        assert!(short.phase_error(Moment::MapClose, Phase::Shuffle).unwrap() > 400.0);
     }
 
     #[test]
