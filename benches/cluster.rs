@@ -117,6 +117,7 @@ async fn main() {
         settings: Settings::default(),
         tick: Duration::from_millis(500),
         master_env: Default::default(),
+        profiles_db: None,
     };
     tokio::spawn(yard_rm::daemon::serve(
         rm_options,

@@ -48,6 +48,11 @@ pub(crate) struct RmArgs {
     /// master always runs) [default: 0.1].
     #[arg(long, env = "YARD_RM_MASTER_SHARE")]
     master_share: Option<f64>,
+    /// The cluster policy: fifo, fair, edf (earliest deadline first), minedf (EDF, each job
+    /// only its minimum quota from ARIA's model), minedf-wc (MinEDF giving spare containers
+    /// beyond the quotas, reclaimed for earlier deadlines) [default: fifo].
+    #[arg(long, env = "YARD_RM_SCHEDULER", value_name = "NAME")]
+    scheduler: Option<String>,
 }
 
 #[derive(Args)]
@@ -108,6 +113,7 @@ struct RmFile {
     profiles_db: Option<PathBuf>,
     secret_file: Option<PathBuf>,
     master_share: Option<f64>,
+    scheduler: Option<String>,
 }
 
 #[derive(Deserialize, Default)]
@@ -212,6 +218,12 @@ pub(crate) fn rm(args: RmArgs) -> Result<()> {
         ))
         .into());
     }
+    let scheduler = match args.scheduler.or(file.scheduler) {
+        Some(name) => name
+            .parse::<yard_rm::policy::PolicyKind>()
+            .map_err(|e| BadInput(format!("--scheduler: {e}")))?,
+        None => yard_rm::policy::PolicyKind::default(),
+    };
     let secret_file = args
         .secret_file
         .or(file.secret_file)
@@ -221,6 +233,7 @@ pub(crate) fn rm(args: RmArgs) -> Result<()> {
         node_expiry_ms,
         am_max_attempts,
         master_share,
+        scheduler,
         ..Settings::default()
     };
     let tick = Duration::from_millis((node_expiry_ms / 4).clamp(50, 1000) as u64);
@@ -237,6 +250,7 @@ pub(crate) fn rm(args: RmArgs) -> Result<()> {
             profiles_db.display().to_string(),
         )]
         .into(),
+        profiles_db: Some(profiles_db),
     };
     runtime()?
         .block_on(yard_rm::daemon::serve(options, announce, stop_signal()))

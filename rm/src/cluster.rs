@@ -17,8 +17,9 @@ use yard_wire::telemetry::NodeTelemetry;
 use yard_wire::token::{TokenKey, mint};
 
 use crate::app::{AppAction, AppEvent, AppState, InvalidTransition, Lifecycle};
+use crate::policy::{JobModel, JobQuota, PolicyKind, SpareCounts};
 use crate::scheduler::{
-    self, AppId, Ask, Assignment, Ordering, Place, RackId, Resources, SchedEvent, Scheduler,
+    self, AppId, Ask, Assignment, Place, RackId, Resources, SchedEvent, Scheduler,
 };
 
 /// Settings that shape the rm's decisions.
@@ -34,7 +35,8 @@ pub struct Settings {
     pub am_expiry_ms: i64,
     /// The resource of an application master's container.
     pub am_resource: Resource,
-    pub ordering: Ordering,
+    /// The cluster policy (`yard rm --scheduler`).
+    pub scheduler: PolicyKind,
     /// The share of the cluster masters may hold together (YARN's
     /// maximum-am-resource-percent; at least one master always runs).
     pub master_share: f64,
@@ -51,7 +53,7 @@ impl Default for Settings {
                 memory_mb: 512,
                 vcores: 1,
             },
-            ordering: Ordering::Fifo,
+            scheduler: PolicyKind::Fifo,
             master_share: scheduler::DEFAULT_MASTER_SHARE,
         }
     }
@@ -156,6 +158,11 @@ pub struct NewApp {
     pub queue: String,
     pub master_command: Vec<String>,
     pub master_env: BTreeMap<String, String>,
+    /// When the answer is due, ms since the epoch (the submission's `deadline-ms`, or its
+    /// `deadline=` tag).
+    pub deadline_ms: Option<i64>,
+    /// Hadoop's application tags, as submitted (lower-cased, as YARN keeps them).
+    pub tags: Vec<String>,
 }
 
 impl NewApp {
@@ -186,6 +193,9 @@ pub struct AppRecord {
     pub master_env: BTreeMap<String, String>,
     pub deadline_ms: Option<i64>,
     pub result: Option<AppResult>,
+    pub tags: Vec<String>,
+    /// What its master registered of its work (task counts, profile), for the quotas.
+    pub model: Option<JobModel>,
 }
 
 /// What a deadline-bound job answered: from how much of its input, and the answer itself
@@ -211,6 +221,8 @@ impl AppInfo {
             master_env: self.master_env.clone(),
             deadline_ms: self.deadline_ms,
             result: self.result.clone(),
+            tags: self.tags.clone(),
+            model: self.model,
         }
     }
 }
@@ -222,6 +234,16 @@ pub struct AttemptInfo {
     pub container_id: String,
     pub node_id: String,
     pub started_ms: i64,
+}
+
+/// The cluster policy and what it has done, for `GET /ws/v1/cluster/scheduler`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SchedulerReport {
+    pub policy: PolicyKind,
+    pub master_share: f64,
+    pub capacity: Resources,
+    pub masters_used: Resources,
+    pub spare: SpareCounts,
 }
 
 /// Cluster-wide counts, as Hadoop's `/ws/v1/cluster/metrics` reports them.
@@ -263,6 +285,12 @@ pub struct AppInfo {
     /// When the client wants the answer, ms since the epoch (yard's, not Hadoop's).
     pub deadline_ms: Option<i64>,
     pub result: Option<AppResult>,
+    pub tags: Vec<String>,
+    /// What its master registered of its work, for the quotas.
+    pub model: Option<JobModel>,
+    /// Its quota under the cluster policy, as last computed (`None` under a policy without
+    /// quotas).
+    pub quota: Option<JobQuota>,
     /// Where the current master serves its own status, if it said (not kept across restarts:
     /// a master that survives one registers again).
     pub tracking_url: Option<String>,
@@ -317,6 +345,8 @@ pub struct Cluster {
     url: Option<String>,
     /// Set for every master (the submission's own variables win).
     master_env: BTreeMap<String, String>,
+    /// Containers preempted (their masters told) whose end the node has not reported yet.
+    preempted: BTreeSet<String>,
 }
 
 /// The priority an application master's container is asked at (before any of its tasks).
@@ -380,12 +410,13 @@ impl Cluster {
             dataset_owners: BTreeMap::new(),
             url: None,
             master_env: BTreeMap::new(),
+            preempted: BTreeSet::new(),
             datasets: BTreeMap::new(),
             dirty_datasets: BTreeSet::new(),
             recovering: VecDeque::new(),
             recovery: BTreeMap::new(),
             dirty_recovery: BTreeSet::new(),
-            scheduler: Scheduler::new(settings.ordering).with_master_share(settings.master_share),
+            scheduler: Scheduler::new(settings.scheduler).with_master_share(settings.master_share),
             settings,
             epoch,
             nodes: BTreeMap::new(),
@@ -630,6 +661,9 @@ impl Cluster {
                     master_env: r.master_env,
                     deadline_ms: r.deadline_ms,
                     result: r.result,
+                    tags: r.tags,
+                    model: r.model,
+                    quota: None,
                     // A master of a restored application has until the expiry, from the rm's
                     // start, to call the new rm.
                     master_seen_ms: self.epoch,
@@ -642,6 +676,14 @@ impl Cluster {
                     app,
                     queue: r.queue,
                     weight: 1.0,
+                });
+                self.schedule(SchedEvent::Deadline {
+                    app,
+                    deadline_ms: r.deadline_ms,
+                });
+                self.schedule(SchedEvent::Model {
+                    app,
+                    model: r.model,
                 });
             }
             if needs_master {
@@ -933,6 +975,8 @@ impl Cluster {
         for id in silent {
             let _ = self.transition(&id, AppEvent::MasterFailed);
         }
+        // Quotas follow the time left; promised releases that did not come are reclaimed.
+        self.schedule(SchedEvent::Tick);
         lost
     }
 
@@ -985,6 +1029,8 @@ impl Cluster {
             queue,
             master_command: command,
             master_env: env,
+            deadline_ms,
+            tags,
         } = new;
         let (id, name, user, queue) = (id.as_str(), name.as_str(), user.as_str(), queue.as_str());
         self.now_ms = now_ms;
@@ -1014,8 +1060,11 @@ impl Cluster {
                 attempts: Vec::new(),
                 master_command: command,
                 master_env: env,
-                deadline_ms: None,
+                deadline_ms,
                 result: None,
+                tags,
+                model: None,
+                quota: None,
                 master_seen_ms: now_ms,
                 tracking_url: None,
                 pending: AllocateReply::default(),
@@ -1026,6 +1075,9 @@ impl Cluster {
             queue: queue.to_owned(),
             weight: 1.0,
         });
+        if deadline_ms.is_some() {
+            self.schedule(SchedEvent::Deadline { app, deadline_ms });
+        }
         self.transition(id, AppEvent::Accept)
     }
 
@@ -1060,7 +1112,43 @@ impl Cluster {
         }
         app.deadline_ms = Some(deadline_ms);
         self.dirty_apps.insert(id.into());
+        let app = self.app_of(id);
+        self.schedule(SchedEvent::Deadline {
+            app,
+            deadline_ms: Some(deadline_ms),
+        });
         Ok(())
+    }
+
+    /// What the running master of `id` says of its work (task counts, a profile): the
+    /// policies size its quota by it. Kept across rm restarts.
+    pub fn set_model(&mut self, id: &str, model: JobModel) -> Result<(), ClusterError> {
+        let app = self
+            .apps
+            .get_mut(id)
+            .ok_or_else(|| ClusterError::UnknownApp(id.into()))?;
+        if app.lifecycle.state.is_final() {
+            return Err(ClusterError::Ended(id.into()));
+        }
+        app.model = Some(model);
+        self.dirty_apps.insert(id.into());
+        let app = self.app_of(id);
+        self.schedule(SchedEvent::Model {
+            app,
+            model: Some(model),
+        });
+        Ok(())
+    }
+
+    /// The cluster policy and what it decided: for `GET /ws/v1/cluster/scheduler`.
+    pub fn scheduler_report(&self) -> SchedulerReport {
+        SchedulerReport {
+            policy: self.scheduler.policy(),
+            master_share: self.scheduler.master_share(),
+            capacity: self.scheduler.capacity(),
+            masters_used: self.scheduler.masters_used(),
+            spare: self.scheduler.spare_counts(),
+        }
     }
 
     /// A running master reports its answer (again, as it improves); the last one stands.
@@ -1146,10 +1234,22 @@ impl Cluster {
                 self.schedule(SchedEvent::Release { app, container: c });
             }
         }
+        let mut maps_done = None;
         if let Some(info) = self.apps.get_mut(&app_id) {
             info.progress = req.progress.clamp(0.0, 1.0);
+            // yard's masters report the maps done over the maps as their progress.
+            maps_done = info
+                .model
+                .map(|m| (info.progress * f64::from(m.maps)).floor() as u32);
         }
         self.dirty_apps.insert(app_id.clone());
+        if let Some(maps_done) = maps_done {
+            self.schedule(SchedEvent::Progress {
+                app,
+                maps_done,
+                reduces_done: 0,
+            });
+        }
         self.schedule(SchedEvent::Asks { app, asks });
         Ok(std::mem::take(
             &mut self.apps.get_mut(&app_id).expect("checked above").pending,
@@ -1243,6 +1343,10 @@ impl Cluster {
             return;
         };
         info.containers.remove(&status.container_id);
+        if self.preempted.remove(&status.container_id) {
+            // Its master was told when it was preempted.
+            return;
+        }
         if info.master.as_deref() == Some(status.container_id.as_str()) {
             info.master = None;
             // A master that ended without unregistering failed its attempt.
@@ -1257,7 +1361,7 @@ impl Cluster {
     /// Feeds the scheduler and carries out its assignments.
     fn schedule(&mut self, event: SchedEvent) {
         let mut out = Vec::new();
-        self.scheduler.handle(event, &mut out);
+        self.scheduler.handle_at(self.now_ms, event, &mut out);
         for a in out {
             match a {
                 Assignment::Allocate {
@@ -1286,7 +1390,34 @@ impl Cluster {
                         });
                     }
                 }
+                Assignment::Preempt { container, .. } => self.preempt(container),
+                Assignment::Quota { app, quota } => {
+                    if let Some(info) = self.app_index.get(&app).and_then(|a| self.apps.get_mut(a))
+                    {
+                        info.quota = Some(quota);
+                    }
+                }
             }
+        }
+    }
+
+    /// An above-quota task container taken back (MinEDF-WC): its node is told to stop it and
+    /// its master that it was preempted (the attempt in it is lost, and runs again). It stays
+    /// booked until its node reports it ended.
+    fn preempt(&mut self, container: scheduler::ContainerId) {
+        let Some((id, app_id)) = self.containers.get(&container).cloned() else {
+            return;
+        };
+        tracing::info!(container = %id, application = %app_id, "preempted: above its quota, for an earlier deadline");
+        self.stop_container(&id);
+        self.preempted.insert(id.clone());
+        if let Some(info) = self.apps.get_mut(&app_id) {
+            info.containers.remove(&id);
+            info.pending.completed.push(ContainerStatus {
+                container_id: id,
+                end: ContainerEnd::Preempted,
+                exit_code: None,
+            });
         }
     }
 

@@ -35,6 +35,9 @@ pub struct RmOptions {
     pub tick: Duration,
     /// Variables every master gets (the cluster's settings for masters, e.g. `YARD_PROFILES`).
     pub master_env: BTreeMap<String, String>,
+    /// The job-profile store the masters write: the quotas of jobs whose masters register a
+    /// job kind but no profile are sized by what it holds for that kind.
+    pub profiles_db: Option<PathBuf>,
 }
 
 /// Milliseconds since the Unix epoch.
@@ -69,6 +72,7 @@ pub async fn serve(
     let listener = tokio::net::TcpListener::bind(options.bind).await?;
     let address = listener.local_addr()?;
     let url = format!("http://{address}");
+    tracing::info!(scheduler = %options.settings.scheduler, "cluster policy");
     let mut cluster = Cluster::new(options.settings, secret.clone(), started_ms);
     cluster.restore(apps, nodes);
     cluster.restore_datasets(store.load_datasets().await.map_err(io::Error::other)?);
@@ -80,12 +84,17 @@ pub async fn serve(
     let cluster = Arc::new(Mutex::new(cluster));
     let journal = Journal::start(store.clone(), cluster.clone());
     let clock: Clock = Arc::new(now_ms);
+    let profiles = match &options.profiles_db {
+        Some(path) => crate::profiles::open(path).await,
+        None => None,
+    };
     let rm = Rm {
         cluster,
         clock,
         started_ms,
         bearer: secret.bearer_key(),
         journal: Some(journal.clone()),
+        profiles,
     };
     if let Some(home) = &options.yard_home {
         let creds = LocalCredentials {

@@ -1,14 +1,33 @@
-//! yard-rm: the resource manager — cluster state, the sans-IO cluster policies (`scheduler`:
-//! FIFO and fair now; EDF, MinEDF, MinEDF-WC and the node classifier later) and the REST server.
-//! The daemon and its REST surface arrive with the rest of issue 6.
+//! yard-rm: the resource manager — cluster state, the sans-IO cluster policies and the REST
+//! server.
+//!
+//! The policies need no IO: `aria` (ARIA's bounds model and minimum quota), `policy` (FIFO,
+//! fair, EDF, MinEDF, MinEDF-WC) and `scheduler` (the state machine that places containers by
+//! them) build without the `daemon` feature (`default-features = false`), so a simulator can
+//! drive the very code the rm runs without depending on an async runtime, HTTP or a database.
+//! Everything else — cluster state with tokens, the store, the REST server, the daemon, the
+//! client — is the `daemon` feature (on by default).
+
+pub mod aria;
+pub mod policy;
+pub mod scheduler;
 
 pub mod app;
-pub mod client;
-pub mod cluster;
-pub mod credentials;
-pub mod daemon;
-pub mod journal;
 pub mod placement;
+
+#[cfg(feature = "daemon")]
+pub mod client;
+#[cfg(feature = "daemon")]
+pub mod cluster;
+#[cfg(feature = "daemon")]
+pub mod credentials;
+#[cfg(feature = "daemon")]
+pub mod daemon;
+#[cfg(feature = "daemon")]
+pub mod journal;
+#[cfg(feature = "daemon")]
+pub mod profiles;
+#[cfg(feature = "daemon")]
 pub mod rest;
-pub mod scheduler;
+#[cfg(feature = "daemon")]
 pub mod store;

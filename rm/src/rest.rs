@@ -27,8 +27,10 @@ use yard_wire::limits::{self, FieldError};
 use yard_wire::protocol::{AllocateRequest, Dataset, NodeHeartbeat, RegisterNode};
 
 use crate::app::AppState;
+use crate::aria;
 use crate::cluster::{AppInfo, AppResult, Cluster, ClusterError, NewApp, NodeInfo, NodeState};
 use crate::journal::{Journal, Pending};
+use crate::policy::JobModel;
 
 /// Milliseconds since the Unix epoch; the daemon passes the wall clock, tests a fake one.
 pub type Clock = Arc<dyn Fn() -> i64 + Send + Sync>;
@@ -43,6 +45,9 @@ pub struct Rm {
     /// Where changes go before a reply acknowledges them; `None` keeps them in memory only
     /// (tests of the routes alone).
     pub journal: Option<Journal>,
+    /// The job-profile store (`--profiles-db`): a registering master's job kind finds its
+    /// profile there when the master sends none.
+    pub profiles: Option<yard_profiles::ProfileStore>,
 }
 
 impl Rm {
@@ -54,6 +59,7 @@ impl Rm {
             clock,
             started_ms,
             journal: None,
+            profiles: None,
         }
     }
 }
@@ -341,6 +347,7 @@ pub fn routes() -> Vec<(&'static str, &'static [&'static str], MethodRouter<Rm>)
         ("/ws/v1/yard/openapi.json", &["get"], get(openapi)),
         ("/ws/v1/cluster/info", &["get"], get(cluster_info)),
         ("/ws/v1/cluster/metrics", &["get"], get(metrics)),
+        ("/ws/v1/cluster/scheduler", &["get"], get(scheduler)),
         ("/ws/v1/cluster/nodes", &["get"], get(nodes)),
         ("/ws/v1/cluster/nodes/{id}", &["get"], get(node)),
         (
@@ -425,11 +432,82 @@ async fn heartbeat(
 
 /// Hadoop's RegisterApplicationMasterRequest, the part yard uses: where the master serves its
 /// own status (clients follow it for progress). An empty body is a master without one.
+/// yard's masters add what the deadline policies size quotas by: their task counts, and a
+/// profile or the job kind to find one in the profile store.
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct MasterRegistration {
     #[serde(default)]
     tracking_url: Option<String>,
+    #[serde(default)]
+    maps: Option<u32>,
+    #[serde(default)]
+    reduces: Option<u32>,
+    #[serde(default)]
+    job_kind: Option<String>,
+    #[serde(default)]
+    profile: Option<aria::Profile>,
+}
+
+/// The most maps or reduces a registering master may say its job has.
+const MAX_TASKS: u32 = 10_000_000;
+
+impl MasterRegistration {
+    /// The job model it registers, if any; a 400 naming the field for what is out of range.
+    fn model(&self) -> Result<Option<JobModel>, ApiError> {
+        let said = self.profile.is_some() || self.job_kind.is_some();
+        let (maps, reduces) = match (self.maps, self.reduces) {
+            (Some(m), Some(r)) => (m, r),
+            (None, None) if !said => return Ok(None),
+            _ => {
+                return Err(FieldError {
+                    field: if self.maps.is_none() {
+                        "maps"
+                    } else {
+                        "reduces"
+                    }
+                    .into(),
+                    problem: "a job model needs both maps and reduces (its task counts)".into(),
+                }
+                .into());
+            }
+        };
+        for (field, n) in [("maps", maps), ("reduces", reduces)] {
+            if n > MAX_TASKS {
+                return Err(FieldError {
+                    field: field.into(),
+                    problem: format!("{n} is over {MAX_TASKS}"),
+                }
+                .into());
+            }
+        }
+        if let Some(kind) = &self.job_kind
+            && (kind.is_empty() || kind.chars().count() > 200 || kind.chars().any(char::is_control))
+        {
+            return Err(FieldError {
+                field: "jobKind".into(),
+                problem: "1 to 200 printable characters".into(),
+            }
+            .into());
+        }
+        if let Some(p) = &self.profile
+            && !p.valid()
+        {
+            return Err(FieldError {
+                field: "profile".into(),
+                problem: format!(
+                    "every duration is a number of seconds from 0 to {}",
+                    aria::MAX_SECONDS
+                ),
+            }
+            .into());
+        }
+        Ok(Some(JobModel {
+            maps,
+            reduces,
+            profile: self.profile,
+        }))
+    }
 }
 
 async fn master_register(
@@ -444,11 +522,12 @@ async fn master_register(
         serde_json::from_slice(&body).map_err(|e| {
             ApiError::new(
                 StatusCode::BAD_REQUEST,
-                "the registration is not {\"trackingUrl\": \"http://…\"} (or empty)",
+                "the registration is not {\"trackingUrl\": \"http://…\", \"maps\": N, \"reduces\": N, \"jobKind\": \"…\", \"profile\": {…}} (every field optional; or empty)",
                 json!(e.to_string()),
             )
         })?
     };
+    let mut model = registration.model()?;
     if let Some(url) = &registration.tracking_url
         && !(url.starts_with("http://") || url.starts_with("https://"))
     {
@@ -458,13 +537,26 @@ async fn master_register(
             json!(url),
         ));
     }
-    rm.commit(|c, _| {
-        caller.master_of(c, &id)?;
-        c.master_registered(&id, registration.tracking_url)
-            .map_err(ApiError::from)
-    })
-    .await?;
-    ok(json!({}))
+    // A profile from the store, for the job kind, when the master sent none (looked up only
+    // for the application's own master).
+    if let (Some(m), Some(kind), Some(store)) =
+        (model.as_mut(), &registration.job_kind, &rm.profiles)
+        && m.profile.is_none()
+    {
+        rm.with(|c, _| caller.master_of(c, &id))?;
+        m.profile = crate::profiles::lookup(store, kind, m.maps, m.reduces).await;
+    }
+    let quota = rm
+        .commit(|c, _| {
+            caller.master_of(c, &id)?;
+            c.master_registered(&id, registration.tracking_url)?;
+            if let Some(m) = model {
+                c.set_model(&id, m)?;
+            }
+            Ok::<_, ApiError>(c.app(&id).and_then(|a| a.quota))
+        })
+        .await?;
+    ok(json!({ "quota": quota }))
 }
 
 async fn allocate(
@@ -543,6 +635,7 @@ fn yard_app_json(a: &AppInfo) -> Value {
         "state": state_name(a.lifecycle.state),
         "finalStatus": a.lifecycle.final_status,
         "deadlineMs": a.deadline_ms,
+        "quota": a.quota,
         "trackingUrl": a.tracking_url,
         "processedFraction": a.result.as_ref().map(|r| r.processed_fraction),
         "answer": a.result.as_ref().map(|r| &r.answer),
@@ -867,6 +960,55 @@ async fn metrics(State(rm): State<Rm>, _caller: Caller) -> Reply {
     }}))
 }
 
+/// YARN's `scheduler.schedulerInfo`: which policy runs (`type`, and yard's `policy` name), the
+/// cluster's capacity as YARN's FIFO scheduler reports it, MinEDF-WC's spare counts, and every
+/// unfinished application's deadline and quota.
+async fn scheduler(State(rm): State<Rm>, _caller: Caller) -> Reply {
+    let (report, metrics, apps) = rm.with(|c, _| {
+        let apps: Vec<Value> = c
+            .apps()
+            .filter(|a| !a.lifecycle.state.is_final())
+            .map(|a| {
+                json!({
+                    "id": a.application_id,
+                    "state": state_name(a.lifecycle.state),
+                    "deadlineMs": a.deadline_ms,
+                    "runningContainers": a.containers.len(),
+                    "maps": a.model.map(|m| m.maps),
+                    "reduces": a.model.map(|m| m.reduces),
+                    "profiled": a.model.is_some_and(|m| m.profile.is_some()),
+                    "quota": a.quota,
+                })
+            })
+            .collect();
+        (c.scheduler_report(), c.metrics(), apps)
+    });
+    let used = |total: u64, used: u64| {
+        if total == 0 {
+            0.0
+        } else {
+            100.0 * used as f64 / total as f64
+        }
+    };
+    ok(json!({ "scheduler": { "schedulerInfo": {
+        "type": report.policy.yarn_type(),
+        "policy": report.policy.name(),
+        "qstate": "RUNNING",
+        "capacity": 1.0,
+        "usedCapacity": used(metrics.total_mb, metrics.allocated_mb),
+        "numNodes": metrics.active_nodes,
+        "totalNodeCapacity": metrics.total_mb,
+        "usedNodeCapacity": metrics.allocated_mb,
+        "availNodeCapacity": metrics.total_mb.saturating_sub(metrics.allocated_mb),
+        "numContainers": metrics.containers_allocated,
+        "masterShare": report.master_share,
+        "mastersUsed": { "memory": report.masters_used.memory_mb, "vCores": report.masters_used.vcores },
+        "spareAllocations": report.spare.spare_allocations,
+        "spareKills": report.spare.spare_kills,
+        "apps": { "app": apps },
+    }}}))
+}
+
 async fn app_attempts(State(rm): State<Rm>, Path(id): Path<String>, _caller: Caller) -> Reply {
     let attempts = rm.with(|c, _| {
         c.app(&id).map(|a| {
@@ -936,6 +1078,9 @@ fn app_json(a: &AppInfo) -> Value {
         "startedTime": a.submitted_ms,
         "runningContainers": a.containers.len(),
         "applicationType": "YARD",
+        "applicationTags": a.tags.join(","),
+        "deadlineMs": a.deadline_ms,
+        "quota": a.quota,
     })
 }
 
@@ -1003,6 +1148,144 @@ struct Submission {
     user: Option<String>,
     #[serde(default)]
     am_container_spec: AmContainerSpec,
+    /// yard's: when the answer is due, ms since the epoch (a number). Read as a JSON value so
+    /// a wrong one is a 400 naming the field, not a shape error.
+    #[serde(default)]
+    deadline_ms: Option<Value>,
+    /// Hadoop's `{"tag": ["a", "b"]}` (also `{"tag": "a"}` or a plain list). A tag
+    /// `deadline=<epoch ms>` is the deadline, for YARN clients.
+    #[serde(default)]
+    application_tags: Option<Value>,
+}
+
+/// The most application tags, and the longest (YARN's defaults).
+const MAX_TAGS: usize = 10;
+const MAX_TAG_LEN: usize = 100;
+
+/// Hadoop's application tags in any of their JSON shapes; 400 naming `application-tags` for
+/// anything else.
+fn tags_of(v: Option<&Value>) -> Result<Vec<String>, ApiError> {
+    let bad = |problem: String| -> ApiError {
+        FieldError {
+            field: "application-tags".into(),
+            problem,
+        }
+        .into()
+    };
+    let list = match v {
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(Value::Object(o)) => match o.get("tag") {
+            _ if o.keys().any(|k| k != "tag") => {
+                return Err(bad("write {\"tag\": [\"a\", \"b\"]}".into()));
+            }
+            None | Some(Value::Null) => return Ok(Vec::new()),
+            Some(t) => t,
+        },
+        Some(other) => other,
+    };
+    let tags: Vec<&Value> = match list {
+        Value::Array(items) => items.iter().collect(),
+        single => vec![single],
+    };
+    if tags.len() > MAX_TAGS {
+        return Err(bad(format!("{} tags, over {MAX_TAGS}", tags.len())));
+    }
+    tags.into_iter()
+        .map(|t| {
+            let t = t
+                .as_str()
+                .ok_or_else(|| bad(format!("{t} is not a string")))?
+                .trim();
+            if t.is_empty()
+                || t.len() > MAX_TAG_LEN
+                || !t.bytes().all(|b| b.is_ascii_graphic() || b == b' ')
+            {
+                return Err(bad(format!(
+                    "{t:?}: a tag is 1 to {MAX_TAG_LEN} printable ASCII characters"
+                )));
+            }
+            Ok(t.to_owned())
+        })
+        .collect()
+}
+
+/// A deadline from outside: ms since the epoch, in range and after `now_ms`.
+fn check_deadline(field: &str, ms: i64, now_ms: i64) -> Result<i64, ApiError> {
+    let bad = |problem: String| -> ApiError {
+        FieldError {
+            field: field.into(),
+            problem,
+        }
+        .into()
+    };
+    if !(1..=limits::MAX_TIME_MS).contains(&ms) {
+        return Err(bad(format!(
+            "{ms} is outside 1..={}: a deadline is milliseconds since the Unix epoch",
+            limits::MAX_TIME_MS
+        )));
+    }
+    if ms <= now_ms {
+        return Err(bad(format!(
+            "{ms} is in the past (the rm's clock reads {now_ms}): a deadline is milliseconds since the Unix epoch, in the future"
+        )));
+    }
+    Ok(ms)
+}
+
+/// The submission's deadline: `deadline-ms`, else a `deadline=<epoch ms>` tag; both must agree.
+fn submitted_deadline(
+    body: Option<&Value>,
+    tags: &[String],
+    now_ms: i64,
+) -> Result<Option<i64>, ApiError> {
+    let from_body = match body {
+        None | Some(Value::Null) => None,
+        Some(v) => {
+            let ms = v.as_i64().ok_or_else(|| -> ApiError {
+                FieldError {
+                    field: "deadline-ms".into(),
+                    problem: format!(
+                        "{v} is not a whole number of milliseconds since the Unix epoch"
+                    ),
+                }
+                .into()
+            })?;
+            Some(check_deadline("deadline-ms", ms, now_ms)?)
+        }
+    };
+    let mut from_tags = None;
+    for t in tags {
+        let Some((key, value)) = t.split_once('=') else {
+            continue;
+        };
+        if !key.trim().eq_ignore_ascii_case("deadline") {
+            continue;
+        }
+        let ms: i64 = value.trim().parse().map_err(|_| -> ApiError {
+            FieldError {
+                field: "application-tags".into(),
+                problem: format!("{t:?}: deadline=<ms since the Unix epoch> takes a whole number"),
+            }
+            .into()
+        })?;
+        let ms = check_deadline("application-tags", ms, now_ms)?;
+        if from_tags.is_some_and(|d| d != ms) {
+            return Err(FieldError {
+                field: "application-tags".into(),
+                problem: "two deadline= tags that differ".into(),
+            }
+            .into());
+        }
+        from_tags = Some(ms);
+    }
+    match (from_body, from_tags) {
+        (Some(b), Some(t)) if b != t => Err(FieldError {
+            field: "deadline-ms".into(),
+            problem: format!("{b} differs from the tag deadline={t}; give one deadline"),
+        }
+        .into()),
+        (b, t) => Ok(b.or(t)),
+    }
 }
 
 /// Hadoop's `am-container-spec`: `{"commands": {"command": "..."}, "environment": {"entry":
@@ -1062,6 +1345,8 @@ async fn submit(
         }
         .into());
     }
+    let tags = tags_of(s.application_tags.as_ref())?;
+    let deadline_ms = submitted_deadline(s.deadline_ms.as_ref(), &tags, (rm.clock)())?;
     let spec = s.am_container_spec;
     let command = spec
         .commands
@@ -1078,6 +1363,8 @@ async fn submit(
         queue: s.queue,
         master_command: command,
         master_env: env,
+        deadline_ms,
+        tags,
     };
     rm.commit(|c, now| {
         // Submitting again what is already accepted (a retry after a 503 or a lost reply)

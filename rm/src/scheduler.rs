@@ -1,18 +1,34 @@
 //! Cluster scheduling as a sans-IO state machine: the rm feeds it events (nodes joining and
-//! leaving, applications arriving and leaving, masters' asks and releases, containers ending)
-//! and carries out its assignments. No IO, no clock (time comes with the events).
+//! leaving, applications arriving and leaving, their deadlines, task counts, profiles and
+//! progress, masters' asks and releases, containers ending, the clock's ticks) with the time,
+//! and carries out its assignments (grants, quota changes, preemptions). No IO, no clock of
+//! its own: [`Scheduler::handle_at`] takes the time.
 //!
 //! Asks follow YARN's ResourceRequest: per priority, an absolute count of containers of one
 //! size wanted anywhere (`*`), with node and rack counts saying where they would rather be.
 //! A grant on a node satisfies a node ask there first, else a rack ask, else the `*` count when
 //! the ask relaxes locality — and always lowers the `*` count (YARN's bookkeeping).
 //!
-//! Which application goes first is the [`Ordering`]: FIFO and fair sharing now; the
-//! deadline-aware orders (EDF, MinEDF, MinEDF-WC) plug in there later. The cost of one
-//! scheduling pass grows with the active applications and the nodes, never with finished
-//! applications (they are forgotten).
+//! Which application goes first, and how far, is the cluster policy ([`PolicyKind`]: `fifo`,
+//! `fair`, `edf`, `minedf`, `minedf-wc`; the rules are in [`crate::policy`]). Every pass serves,
+//! in the policy's order: masters first (asks at [`MASTER_PRIORITY`], capped at the masters'
+//! share), then task asks of applications below their quota, then (`minedf-wc` only) task asks
+//! beyond it, from spare containers. Quotas are recomputed on each [`SchedEvent::Tick`] and
+//! whenever an application's deadline, model or progress changes. The cost of one pass grows
+//! with the active applications and the nodes, never with finished applications (they are
+//! forgotten).
 
 use std::collections::{BTreeMap, BTreeSet};
+
+use crate::aria::Target;
+pub use crate::policy::PolicyKind;
+use crate::policy::{
+    self, ClusterState, JobModel, JobQuota, JobView, QuotaBasis, Reclaim, SpareCounts, Tier,
+    edf_key,
+};
+
+/// The cluster policy, by its older name (FIFO and fair were once orderings only).
+pub use crate::policy::PolicyKind as Ordering;
 
 /// Memory and cores, YARN's two resource kinds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
@@ -31,7 +47,10 @@ impl Resources {
     }
 
     fn plus(self, o: Resources) -> Resources {
-        Resources::new(self.memory_mb + o.memory_mb, self.vcores + o.vcores)
+        Resources::new(
+            self.memory_mb.saturating_add(o.memory_mb),
+            self.vcores.saturating_add(o.vcores),
+        )
     }
 
     fn minus(self, o: Resources) -> Resources {
@@ -39,6 +58,14 @@ impl Resources {
             self.memory_mb.saturating_sub(o.memory_mb),
             self.vcores.saturating_sub(o.vcores),
         )
+    }
+
+    /// How many containers of `size` fit in `self` (by both kinds).
+    fn holds(self, size: Resources) -> u32 {
+        let by = |have: u64, each: u64| have.checked_div(each).unwrap_or(u64::MAX);
+        by(self.memory_mb, size.memory_mb)
+            .min(by(u64::from(self.vcores), u64::from(size.vcores)))
+            .min(u64::from(u32::MAX)) as u32
     }
 }
 
@@ -116,6 +143,25 @@ pub enum SchedEvent {
         app: AppId,
         container: ContainerId,
     },
+    /// When the application's answer is due, ms since the epoch (`None`: no deadline).
+    Deadline {
+        app: AppId,
+        deadline_ms: Option<i64>,
+    },
+    /// What its master said of its work: task counts and a profile (`None`: nothing known).
+    Model {
+        app: AppId,
+        model: Option<JobModel>,
+    },
+    /// Its tasks done so far.
+    Progress {
+        app: AppId,
+        maps_done: u32,
+        reduces_done: u32,
+    },
+    /// Time passes: quotas are recomputed on the time left, and promised releases that did
+    /// not come are reclaimed.
+    Tick,
 }
 
 /// What the rm must carry out.
@@ -138,16 +184,12 @@ pub enum Assignment {
         container: Option<ContainerId>,
         node: NodeId,
     },
-}
-
-/// Which application is served first when several wait.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Ordering {
-    /// Earliest arrival first (YARN's FIFO scheduler).
-    Fifo,
-    /// The application furthest below its weighted fair share of memory first; ties by arrival
-    /// (YARN's fair scheduler, one level, without preemption).
-    Fair,
+    /// An above-quota task container taken back for a job that needs it (MinEDF-WC): stop it
+    /// and tell its master it was preempted. It stays booked on its node until it has ended
+    /// (its completion, release or node loss), so nothing is placed on top of it.
+    Preempt { app: AppId, container: ContainerId },
+    /// The application's quota changed.
+    Quota { app: AppId, quota: JobQuota },
 }
 
 struct Node {
@@ -172,29 +214,78 @@ struct App {
     used: Resources,
     asks: BTreeMap<(u32, Resources), AskSet>,
     containers: BTreeSet<ContainerId>,
+    /// Task containers held (not masters', not being preempted).
+    tasks: u32,
+    deadline_ms: Option<i64>,
+    model: Option<JobModel>,
+    maps_done: u32,
+    reduces_done: u32,
+    /// As last computed (`None` before the first computation).
+    quota: Option<JobQuota>,
+    /// The size of its task containers, from its last task ask.
+    task_size: Option<Resources>,
+    /// MinEDF-WC: its arrival check ran (Alg. 1, lines 1–29).
+    checked: bool,
+    /// MinEDF-WC: predicted releases should have given it its quota by then.
+    reclaim_by: Option<i64>,
+}
+
+impl App {
+    fn has_master_ask(&self) -> bool {
+        self.asks.keys().any(|(p, _)| *p == MASTER_PRIORITY)
+    }
+
+    /// Task containers asked for and not granted.
+    fn waiting(&self) -> u32 {
+        self.asks
+            .iter()
+            .filter(|((p, _), _)| *p != MASTER_PRIORITY)
+            .map(|(_, s)| s.any)
+            .fold(0, u32::saturating_add)
+    }
+
+    fn view(&self, app: AppId) -> JobView {
+        JobView {
+            app,
+            arrival: self.arrival,
+            deadline_ms: self.deadline_ms,
+            model: self.model,
+            maps_done: self.maps_done,
+            reduces_done: self.reduces_done,
+            running: self.tasks,
+            waiting: self.waiting(),
+            quota: self.quota,
+        }
+    }
 }
 
 /// Asks at this priority are application masters' containers; together they may hold only
 /// [`Scheduler::with_master_share`] of the cluster (YARN's maximum-am-resource-percent), so
-/// tasks always find room.
+/// tasks always find room. Masters are placed before any task, whatever the policy.
 pub const MASTER_PRIORITY: u32 = 0;
 
 /// The share of the cluster masters may hold by default (YARN's 0.1).
 pub const DEFAULT_MASTER_SHARE: f64 = 0.1;
 
-/// An application's place in the ordering: a share (fair) then arrival, lower first.
+/// An application's place in the policy's order: a key (fair share, or deadline) then
+/// arrival, lower first.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Turn(f64, u64);
 
 impl Turn {
     /// Where `a` stands: FIFO by arrival; fair by memory used relative to its weighted share
-    /// of the cluster's `cluster_mb`, then arrival.
-    fn of(ordering: Ordering, a: &App, cluster_mb: u64, total_weight: f64) -> Turn {
-        match ordering {
-            Ordering::Fifo => Turn(0.0, a.arrival),
-            Ordering::Fair => {
+    /// of the cluster's `cluster_mb`, then arrival; the deadline policies by deadline (none
+    /// last), then arrival.
+    fn of(policy: PolicyKind, a: &App, cluster_mb: u64, total_weight: f64) -> Turn {
+        match policy {
+            PolicyKind::Fifo => Turn(0.0, a.arrival),
+            PolicyKind::Fair => {
                 let share = cluster_mb as f64 * a.weight / total_weight.max(f64::MIN_POSITIVE);
                 Turn(a.used.memory_mb as f64 / share.max(1.0), a.arrival)
+            }
+            PolicyKind::Edf | PolicyKind::MinEdf | PolicyKind::MinEdfWc => {
+                let (deadline, arrival) = edf_key(a.deadline_ms, a.arrival);
+                Turn(deadline as f64, arrival)
             }
         }
     }
@@ -214,9 +305,17 @@ impl Ord for Turn {
     }
 }
 
+/// What one pass of [`Scheduler::schedule`] serves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pass {
+    Masters,
+    Tasks(Tier),
+}
+
 /// The cluster scheduler. See the module documentation.
 pub struct Scheduler {
-    ordering: Ordering,
+    policy: PolicyKind,
+    target: Target,
     master_share: f64,
     /// What masters' containers hold now.
     masters_used: Resources,
@@ -228,14 +327,20 @@ pub struct Scheduler {
     containers: BTreeMap<ContainerId, (AppId, NodeId, Resources)>,
     /// The live containers that are masters'.
     masters: BTreeSet<ContainerId>,
+    /// Containers preempted and not yet ended.
+    preempting: BTreeSet<ContainerId>,
     next_container: u64,
     arrivals: u64,
+    /// The time of the event being handled, ms since the epoch (never goes back).
+    now_ms: i64,
+    counts: SpareCounts,
 }
 
 impl Scheduler {
-    pub fn new(ordering: Ordering) -> Self {
+    pub fn new(policy: PolicyKind) -> Self {
         Scheduler {
-            ordering,
+            policy,
+            target: Target::Avg,
             master_share: DEFAULT_MASTER_SHARE,
             masters_used: Resources::default(),
             capacity: Resources::default(),
@@ -243,8 +348,11 @@ impl Scheduler {
             apps: BTreeMap::new(),
             containers: BTreeMap::new(),
             masters: BTreeSet::new(),
+            preempting: BTreeSet::new(),
             next_container: 1,
             arrivals: 0,
+            now_ms: i64::MIN,
+            counts: SpareCounts::default(),
         }
     }
 
@@ -253,6 +361,25 @@ impl Scheduler {
     pub fn with_master_share(mut self, share: f64) -> Self {
         self.master_share = share.clamp(0.0, 1.0);
         self
+    }
+
+    /// Which of ARIA's bounds the quotas are sized for (default: their mean).
+    pub fn with_target(mut self, target: Target) -> Self {
+        self.target = target;
+        self
+    }
+
+    pub fn policy(&self) -> PolicyKind {
+        self.policy
+    }
+
+    pub fn master_share(&self) -> f64 {
+        self.master_share
+    }
+
+    /// MinEDF-WC's spare allocations and kills so far.
+    pub fn spare_counts(&self) -> SpareCounts {
+        self.counts
     }
 
     /// Whether one more master of `size` keeps masters within their share.
@@ -266,8 +393,17 @@ impl Scheduler {
             && f64::from(after.vcores) <= self.master_share * f64::from(total.vcores)
     }
 
-    /// Takes one event and appends the assignments it leads to.
+    /// Takes one event at `now_ms` (ms since the epoch; a time before the last one counts as
+    /// the last one) and appends the assignments it leads to.
+    pub fn handle_at(&mut self, now_ms: i64, event: SchedEvent, out: &mut Vec<Assignment>) {
+        self.now_ms = self.now_ms.max(now_ms);
+        self.handle(event, out);
+    }
+
+    /// Takes one event at the time of the last one and appends the assignments it leads to.
     pub fn handle(&mut self, event: SchedEvent, out: &mut Vec<Assignment>) {
+        // An application whose tasks just asked: MinEDF-WC's arrival check after the pass.
+        let mut asked = None;
         match event {
             SchedEvent::NodeAdded {
                 node,
@@ -283,15 +419,13 @@ impl Scheduler {
                         containers: BTreeSet::new(),
                     });
                     self.capacity = self.capacity.plus(capacity);
+                    // Every quota is capped by the cluster: recomputed when it changes.
+                    self.requota_all(out);
                 }
                 for Running { app, size, master } in running {
                     let container = self.apps.contains_key(&app).then(|| {
                         let c = self.new_container();
-                        self.book(c, app, node, size);
-                        if master {
-                            self.masters.insert(c);
-                            self.masters_used = self.masters_used.plus(size);
-                        }
+                        self.book(c, app, node, size, master);
                         c
                     });
                     out.push(Assignment::Recovered { container, node });
@@ -301,17 +435,12 @@ impl Scheduler {
                 if let Some(n) = self.nodes.remove(&node) {
                     self.capacity = self.capacity.minus(n.capacity);
                     for c in n.containers {
-                        if let Some((app, _, size)) = self.containers.remove(&c) {
-                            if let Some(a) = self.apps.get_mut(&app) {
-                                a.used = a.used.minus(size);
-                                a.containers.remove(&c);
-                            }
-                            if self.masters.remove(&c) {
-                                self.masters_used = self.masters_used.minus(size);
-                            }
+                        if let Some((app, _, _)) = self.containers.get(&c).copied() {
+                            self.free(c);
                             out.push(Assignment::Lost { app, container: c });
                         }
                     }
+                    self.requota_all(out);
                 }
             }
             SchedEvent::AppAdded { app, weight, .. } => {
@@ -323,7 +452,17 @@ impl Scheduler {
                     used: Resources::default(),
                     asks: BTreeMap::new(),
                     containers: BTreeSet::new(),
+                    tasks: 0,
+                    deadline_ms: None,
+                    model: None,
+                    maps_done: 0,
+                    reduces_done: 0,
+                    quota: None,
+                    task_size: None,
+                    checked: false,
+                    reclaim_by: None,
                 });
+                self.requota(app, out);
             }
             SchedEvent::AppRemoved(app) => {
                 if let Some(a) = self.apps.remove(&app) {
@@ -335,6 +474,9 @@ impl Scheduler {
             SchedEvent::Asks { app, asks } => {
                 if let Some(a) = self.apps.get_mut(&app) {
                     for ask in asks {
+                        if ask.priority != MASTER_PRIORITY {
+                            a.task_size = Some(ask.size);
+                        }
                         let set = a.asks.entry((ask.priority, ask.size)).or_default();
                         match ask.place {
                             Place::Any => {
@@ -350,6 +492,7 @@ impl Scheduler {
                         }
                     }
                     a.asks.retain(|_, s| s.any > 0);
+                    asked = Some(app);
                 }
             }
             SchedEvent::Release { app, container }
@@ -358,8 +501,50 @@ impl Scheduler {
                     self.free(container);
                 }
             }
+            SchedEvent::Deadline { app, deadline_ms } => {
+                if let Some(a) = self.apps.get_mut(&app) {
+                    a.deadline_ms = deadline_ms;
+                    a.checked = false;
+                    self.requota(app, out);
+                }
+            }
+            SchedEvent::Model { app, model } => {
+                if let Some(a) = self.apps.get_mut(&app) {
+                    a.model = model;
+                    a.checked = false;
+                    self.requota(app, out);
+                }
+            }
+            SchedEvent::Progress {
+                app,
+                maps_done,
+                reduces_done,
+            } => {
+                if let Some(a) = self.apps.get_mut(&app)
+                    && (a.maps_done, a.reduces_done) != (maps_done, reduces_done)
+                {
+                    a.maps_done = maps_done;
+                    a.reduces_done = reduces_done;
+                    self.requota(app, out);
+                }
+            }
+            SchedEvent::Tick => self.requota_all(out),
         }
         self.schedule(out);
+        if self.policy.work_conserving() {
+            if let Some(app) = asked {
+                self.arrival_check(app, out);
+            }
+            let due: Vec<AppId> = self
+                .apps
+                .iter()
+                .filter(|(_, a)| a.reclaim_by.is_some_and(|t| t <= self.now_ms))
+                .map(|(id, _)| *id)
+                .collect();
+            for app in due {
+                self.reclaim_for(app, false, out);
+            }
+        }
     }
 
     fn new_container(&mut self) -> ContainerId {
@@ -369,7 +554,14 @@ impl Scheduler {
 
     /// Books a container's room on its node and under its application. A node may end up
     /// over-full (a rejoining node reporting more than it has): nothing new fits there then.
-    fn book(&mut self, container: ContainerId, app: AppId, node: NodeId, size: Resources) {
+    fn book(
+        &mut self,
+        container: ContainerId,
+        app: AppId,
+        node: NodeId,
+        size: Resources,
+        master: bool,
+    ) {
         if let Some(n) = self.nodes.get_mut(&node) {
             n.used = n.used.plus(size);
             n.containers.insert(container);
@@ -377,15 +569,24 @@ impl Scheduler {
         if let Some(a) = self.apps.get_mut(&app) {
             a.used = a.used.plus(size);
             a.containers.insert(container);
+            if !master {
+                a.tasks += 1;
+            }
+        }
+        if master {
+            self.masters.insert(container);
+            self.masters_used = self.masters_used.plus(size);
         }
         self.containers.insert(container, (app, node, size));
     }
 
     fn free(&mut self, c: ContainerId) {
         if let Some((app, node, size)) = self.containers.remove(&c) {
-            if self.masters.remove(&c) {
+            let master = self.masters.remove(&c);
+            if master {
                 self.masters_used = self.masters_used.minus(size);
             }
+            let preempted = self.preempting.remove(&c);
             if let Some(n) = self.nodes.get_mut(&node) {
                 n.used = n.used.minus(size);
                 n.containers.remove(&c);
@@ -393,45 +594,202 @@ impl Scheduler {
             if let Some(a) = self.apps.get_mut(&app) {
                 a.used = a.used.minus(size);
                 a.containers.remove(&c);
+                if !master && !preempted {
+                    a.tasks = a.tasks.saturating_sub(1);
+                }
             }
         }
     }
 
-    /// Serves waiting applications in the ordering's turn, one container at a time, until no
-    /// waiting ask fits anywhere. The turn is a heap keyed by the ordering: only the app just
-    /// served changes its key, so a pass costs O((grants + waiting apps) · log apps), not
-    /// O(waiting apps²) (a thousand apps queued behind the masters' cap made that minutes).
+    /// Containers of `size` the whole cluster could hold: the cap of every quota.
+    fn slots(&self, size: Option<Resources>) -> u32 {
+        self.capacity.holds(size.unwrap_or(Resources::new(1, 1)))
+    }
+
+    fn requota_all(&mut self, out: &mut Vec<Assignment>) {
+        if self.policy.uses_quota() {
+            let apps: Vec<AppId> = self.apps.keys().copied().collect();
+            for app in apps {
+                self.requota(app, out);
+            }
+        }
+    }
+
+    /// Recomputes `app`'s quota at the current time; says so when it changed.
+    fn requota(&mut self, app: AppId, out: &mut Vec<Assignment>) {
+        let Some(a) = self.apps.get(&app) else {
+            return;
+        };
+        if !self.policy.uses_quota() {
+            return;
+        }
+        let q = policy::quota_of(
+            self.policy,
+            &a.view(app),
+            self.now_ms,
+            self.slots(a.task_size),
+            self.target,
+        );
+        if a.quota != Some(q) {
+            if let Some(a) = self.apps.get_mut(&app) {
+                a.quota = Some(q);
+            }
+            out.push(Assignment::Quota { app, quota: q });
+        }
+    }
+
+    /// MinEDF-WC, on the arrival of `app`'s tasks (Alg. 1, lines 1–29): the first time it
+    /// asks for tasks with a deadline it can meet and stays short of its quota after a pass.
+    fn arrival_check(&mut self, app: AppId, out: &mut Vec<Assignment>) {
+        let Some(a) = self.apps.get_mut(&app) else {
+            return;
+        };
+        if a.checked || a.waiting() == 0 {
+            return;
+        }
+        a.checked = true;
+        self.reclaim_for(app, true, out);
+    }
+
+    /// Alg. 1 for `app` now: fits, wait for predicted releases (`predict`), or kill
+    /// above-quota tasks. Only for a job whose deadline can be met (`Feasible`): killing
+    /// others' work cannot save a job no allocation saves [INF].
+    fn reclaim_for(&mut self, app: AppId, predict: bool, out: &mut Vec<Assignment>) {
+        let Some(a) = self.apps.get_mut(&app) else {
+            return;
+        };
+        a.reclaim_by = None;
+        let feasible = a
+            .quota
+            .is_some_and(|q| q.basis == QuotaBasis::Feasible && q.containers > Some(a.tasks));
+        if !feasible || a.waiting() == 0 {
+            return;
+        }
+        let size = a.task_size.unwrap_or(Resources::new(1, 1));
+        let new = a.view(app);
+        let views: Vec<JobView> = self
+            .apps
+            .iter()
+            .filter(|(id, _)| **id != app)
+            .map(|(id, a)| a.view(*id))
+            .collect();
+        let others: Vec<&JobView> = views.iter().collect();
+        // Free now, plus what is already being taken back.
+        let free = self
+            .nodes
+            .values()
+            .map(|n| n.capacity.minus(n.used).holds(size))
+            .fold(0u32, u32::saturating_add)
+            .saturating_add(self.preempting.len() as u32);
+        let at = ClusterState {
+            kind: self.policy,
+            free,
+            now_ms: self.now_ms,
+            slots: self.slots(Some(size)),
+            target: self.target,
+        };
+        let decision = policy::reclaim(&new, &others, at, predict);
+        match decision {
+            Reclaim::Fits | Reclaim::Short => {}
+            Reclaim::Wait { until_ms } => {
+                if let Some(a) = self.apps.get_mut(&app) {
+                    a.reclaim_by = Some(until_ms);
+                }
+            }
+            Reclaim::Kill(victims) => {
+                for (victim, count) in victims {
+                    self.preempt(victim, count, out);
+                }
+            }
+        }
+    }
+
+    /// Takes back `count` of `app`'s task containers, the newest first (the least work lost);
+    /// never its master's.
+    fn preempt(&mut self, app: AppId, count: u32, out: &mut Vec<Assignment>) {
+        let Some(a) = self.apps.get(&app) else {
+            return;
+        };
+        let chosen: Vec<ContainerId> = a
+            .containers
+            .iter()
+            .rev()
+            .filter(|c| !self.masters.contains(c) && !self.preempting.contains(c))
+            .take(count as usize)
+            .copied()
+            .collect();
+        for c in chosen {
+            self.preempting.insert(c);
+            if let Some(a) = self.apps.get_mut(&app) {
+                a.tasks = a.tasks.saturating_sub(1);
+            }
+            self.counts.spare_kills += 1;
+            out.push(Assignment::Preempt { app, container: c });
+        }
+    }
+
+    /// Serves waiting applications until no waiting ask fits anywhere: masters first, then
+    /// tasks below their quotas, then (MinEDF-WC) tasks on spare containers; each in the
+    /// policy's turn, one container at a time.
     fn schedule(&mut self, out: &mut Vec<Assignment>) {
+        self.pass(Pass::Masters, out);
+        self.pass(Pass::Tasks(Tier::Quota), out);
+        if self.policy.work_conserving() {
+            self.pass(Pass::Tasks(Tier::Spare), out);
+        }
+    }
+
+    /// Whether `a` has something `pass` serves.
+    fn eligible(&self, pass: Pass, a: &App) -> bool {
+        match pass {
+            Pass::Masters => a.has_master_ask(),
+            Pass::Tasks(t) => {
+                a.waiting() > 0 && policy::tier(self.policy, a.quota.as_ref(), a.tasks) == Some(t)
+            }
+        }
+    }
+
+    /// One tier. The turn is a heap keyed by the policy: only the app just served changes its
+    /// key, so a pass costs O((grants + waiting apps) · log apps), not O(waiting apps²) (a
+    /// thousand apps queued behind the masters' cap made that minutes).
+    fn pass(&mut self, pass: Pass, out: &mut Vec<Assignment>) {
         use std::cmp::Reverse;
         use std::collections::BinaryHeap;
         // Neither changes within a pass.
         let total_weight: f64 = self.apps.values().map(|a| a.weight).sum();
         let cluster = self.capacity.memory_mb;
-        let ordering = self.ordering;
-        let turn_of = |a: &App| Turn::of(ordering, a, cluster, total_weight);
+        let policy = self.policy;
+        let turn_of = |a: &App| Turn::of(policy, a, cluster, total_weight);
         let mut turn: BinaryHeap<Reverse<(Turn, AppId)>> = self
             .apps
             .iter()
-            .filter(|(_, a)| !a.asks.is_empty())
+            .filter(|(_, a)| self.eligible(pass, a))
             .map(|(id, a)| Reverse((turn_of(a), *id)))
             .collect();
         while let Some(Reverse((_, app))) = turn.pop() {
-            if let Some(a) = self.place_one(app) {
+            if let Some(a) = self.place_one(app, pass == Pass::Masters) {
+                if pass == Pass::Tasks(Tier::Spare) {
+                    self.counts.spare_allocations += 1;
+                }
                 out.push(a);
-                if let Some(next) = self.apps.get(&app).filter(|a| !a.asks.is_empty()) {
+                if let Some(next) = self.apps.get(&app).filter(|a| self.eligible(pass, a)) {
                     turn.push(Reverse((turn_of(next), app)));
                 }
             }
         }
     }
 
-    /// Places one container for `app`'s most urgent ask that fits somewhere: node-local where
-    /// it asked for nodes, else rack-local, else anywhere if it relaxes locality.
-    fn place_one(&mut self, app: AppId) -> Option<Assignment> {
+    /// Places one container for `app`'s most urgent ask (of masters, or of tasks) that fits
+    /// somewhere: node-local where it asked for nodes, else rack-local, else anywhere if it
+    /// relaxes locality.
+    fn place_one(&mut self, app: AppId, masters: bool) -> Option<Assignment> {
         let a = self.apps.get(&app)?;
         let fits = |n: &Node, size: Resources| size.fits_in(n.capacity.minus(n.used));
         let mut choice = None;
         'asks: for (&(priority, size), set) in &a.asks {
+            if (priority == MASTER_PRIORITY) != masters {
+                continue;
+            }
             if priority == MASTER_PRIORITY && !self.master_fits(size) {
                 continue;
             }
@@ -465,11 +823,7 @@ impl Scheduler {
         }
         let (priority, size, node, satisfied) = choice?;
         let container = self.new_container();
-        self.book(container, app, node, size);
-        if priority == MASTER_PRIORITY {
-            self.masters.insert(container);
-            self.masters_used = self.masters_used.plus(size);
-        }
+        self.book(container, app, node, size, priority == MASTER_PRIORITY);
         let rack = self.nodes[&node].rack;
         let a = self.apps.get_mut(&app).expect("waiting app");
         let set = a.asks.get_mut(&(priority, size)).expect("chosen ask");
@@ -501,6 +855,25 @@ impl Scheduler {
     /// What is free on `node`.
     pub fn free_on(&self, node: NodeId) -> Option<Resources> {
         self.nodes.get(&node).map(|n| n.capacity.minus(n.used))
+    }
+
+    /// `app`'s quota, as last computed (`None` under a policy without quotas).
+    pub fn quota(&self, app: AppId) -> Option<JobQuota> {
+        self.apps.get(&app).and_then(|a| a.quota)
+    }
+
+    /// What the policies see of `app` now.
+    pub fn view(&self, app: AppId) -> Option<JobView> {
+        self.apps.get(&app).map(|a| a.view(app))
+    }
+
+    /// The containers masters hold now, and the cluster's capacity.
+    pub fn masters_used(&self) -> Resources {
+        self.masters_used
+    }
+
+    pub fn capacity(&self) -> Resources {
+        self.capacity
     }
 }
 
@@ -825,5 +1198,440 @@ mod tests {
             &mut granted,
         );
         assert_eq!(granted.len(), 1, "{granted:?}");
+    }
+}
+
+#[cfg(test)]
+mod policy_tests {
+    use super::*;
+    use crate::aria::{Durations, Profile};
+
+    const C: Resources = Resources {
+        memory_mb: 1024,
+        vcores: 1,
+    };
+
+    fn tasks(count: u32) -> Ask {
+        Ask {
+            priority: 1,
+            place: Place::Any,
+            size: C,
+            count,
+            relax_locality: true,
+        }
+    }
+
+    /// A scheduler over one node of `slots` containers of `C`.
+    fn one_node(policy: PolicyKind, slots: u32) -> Scheduler {
+        let mut s = Scheduler::new(policy);
+        let mut out = Vec::new();
+        s.handle_at(
+            0,
+            SchedEvent::NodeAdded {
+                node: NodeId(0),
+                rack: RackId(0),
+                capacity: Resources::new(1024 * u64::from(slots), slots),
+                running: Vec::new(),
+            },
+            &mut out,
+        );
+        s
+    }
+
+    fn at(s: &mut Scheduler, now_ms: i64, event: SchedEvent) -> Vec<Assignment> {
+        let mut out = Vec::new();
+        s.handle_at(now_ms, event, &mut out);
+        out
+    }
+
+    /// A map-only job of `maps` maps of `map_s` seconds (largest 1.5×), due at `deadline_s`.
+    fn job(
+        s: &mut Scheduler,
+        now_ms: i64,
+        app: u64,
+        deadline_s: Option<i64>,
+        maps: u32,
+        map_s: f64,
+    ) {
+        let app = AppId(app);
+        at(
+            s,
+            now_ms,
+            SchedEvent::AppAdded {
+                app,
+                queue: "q".into(),
+                weight: 1.0,
+            },
+        );
+        at(
+            s,
+            now_ms,
+            SchedEvent::Deadline {
+                app,
+                deadline_ms: deadline_s.map(|d| d * 1000),
+            },
+        );
+        at(
+            s,
+            now_ms,
+            SchedEvent::Model {
+                app,
+                model: Some(JobModel {
+                    maps,
+                    reduces: 0,
+                    profile: Some(Profile {
+                        map: Durations::new(map_s, 1.5 * map_s),
+                        ..Profile::default()
+                    }),
+                }),
+            },
+        );
+    }
+
+    fn granted(out: &[Assignment]) -> Vec<(AppId, ContainerId)> {
+        out.iter()
+            .filter_map(|a| match a {
+                Assignment::Allocate { app, container, .. } => Some((*app, *container)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn preempted(out: &[Assignment]) -> Vec<(AppId, ContainerId)> {
+        out.iter()
+            .filter_map(|a| match a {
+                Assignment::Preempt { app, container } => Some((*app, *container)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn complete(s: &mut Scheduler, now_ms: i64, done: &[(AppId, ContainerId)]) -> Vec<Assignment> {
+        let mut out = Vec::new();
+        for &(app, container) in done {
+            s.handle_at(
+                now_ms,
+                SchedEvent::ContainerCompleted { app, container },
+                &mut out,
+            );
+        }
+        out
+    }
+
+    #[test]
+    fn edf_serves_the_earliest_deadline_first_and_fifo_the_first_arrival() {
+        for policy in [PolicyKind::Edf, PolicyKind::Fifo] {
+            let mut s = one_node(policy, 2);
+            // App 9 holds the node; then 1 (due at 300 s), 2 (due at 100 s) and 3 (no
+            // deadline) ask, in that order.
+            job(&mut s, 0, 9, None, 10, 1.0);
+            let held = granted(&at(
+                &mut s,
+                0,
+                SchedEvent::Asks {
+                    app: AppId(9),
+                    asks: vec![tasks(2)],
+                },
+            ));
+            for (app, deadline) in [(1, Some(300)), (2, Some(100)), (3, None)] {
+                job(&mut s, 0, app, deadline, 10, 1.0);
+                at(
+                    &mut s,
+                    0,
+                    SchedEvent::Asks {
+                        app: AppId(app),
+                        asks: vec![tasks(1)],
+                    },
+                );
+            }
+            at(
+                &mut s,
+                0,
+                SchedEvent::Asks {
+                    app: AppId(9),
+                    asks: vec![tasks(0)],
+                },
+            );
+            let mut order = Vec::new();
+            for c in held {
+                order.extend(granted(&complete(&mut s, 1, &[c])).iter().map(|g| g.0.0));
+            }
+            let rest = s.apps.keys().copied().collect::<Vec<_>>();
+            assert!(rest.len() == 4);
+            let expected = if policy == PolicyKind::Edf {
+                vec![2, 1]
+            } else {
+                vec![1, 2]
+            };
+            assert_eq!(order, expected, "{policy}");
+        }
+    }
+
+    #[test]
+    fn masters_are_placed_before_any_task_whatever_the_order() {
+        let mut s = one_node(PolicyKind::Edf, 10).with_master_share(1.0);
+        job(&mut s, 0, 1, Some(100), 10, 1.0);
+        job(&mut s, 0, 2, Some(900), 10, 1.0);
+        // App 1 (earlier deadline) asks for everything; app 2's master still gets a container.
+        at(
+            &mut s,
+            0,
+            SchedEvent::Asks {
+                app: AppId(1),
+                asks: vec![tasks(9)],
+            },
+        );
+        let out = at(
+            &mut s,
+            0,
+            SchedEvent::Asks {
+                app: AppId(2),
+                asks: vec![Ask {
+                    priority: MASTER_PRIORITY,
+                    ..tasks(1)
+                }],
+            },
+        );
+        assert_eq!(granted(&out).len(), 1, "{out:?}");
+        // With the node full, a master waiting and a task waiting: the freed container goes to
+        // the master.
+        let mut s = one_node(PolicyKind::Edf, 1);
+        job(&mut s, 0, 1, Some(100), 10, 1.0);
+        job(&mut s, 0, 2, Some(900), 10, 1.0);
+        let held = granted(&at(
+            &mut s,
+            0,
+            SchedEvent::Asks {
+                app: AppId(1),
+                asks: vec![tasks(2)],
+            },
+        ));
+        at(
+            &mut s,
+            0,
+            SchedEvent::Asks {
+                app: AppId(2),
+                asks: vec![Ask {
+                    priority: MASTER_PRIORITY,
+                    ..tasks(1)
+                }],
+            },
+        );
+        let out = complete(&mut s, 1, &held);
+        assert!(
+            matches!(
+                out[..],
+                [Assignment::Allocate {
+                    app: AppId(2),
+                    priority: MASTER_PRIORITY,
+                    ..
+                }]
+            ),
+            "{out:?}"
+        );
+    }
+
+    #[test]
+    fn minedf_gives_the_minimum_quota_and_leaves_the_rest_idle() {
+        let mut s = one_node(PolicyKind::MinEdf, 20);
+        // 100 maps of 10 s (max 15) due in 100 s: ⌈995 / (100 − 7.5)⌉ = 11 (ARIA's T^avg).
+        job(&mut s, 0, 1, Some(100), 100, 10.0);
+        let out = at(
+            &mut s,
+            0,
+            SchedEvent::Asks {
+                app: AppId(1),
+                asks: vec![tasks(100)],
+            },
+        );
+        assert_eq!(granted(&out).len(), 11);
+        let q = s.quota(AppId(1)).unwrap();
+        assert_eq!((q.containers, q.basis), (Some(11), QuotaBasis::Feasible));
+        assert_eq!(s.free_on(NodeId(0)), Some(Resources::new(9 * 1024, 9)));
+        // Time passes with nothing done: 50 s left for the same 100 maps needs
+        // ⌈995 / 42.5⌉ = 24, more than the node: everything it can use (infeasible).
+        let out = at(&mut s, 50_000, SchedEvent::Tick);
+        assert!(
+            out.iter().any(|a| matches!(a, Assignment::Quota { quota, .. } if quota.basis == QuotaBasis::Infeasible)),
+            "{out:?}"
+        );
+        assert_eq!(granted(&out).len(), 9);
+        // Progress shrinks it again: 95 maps done with 50 s left needs ⌈45 / 42.5⌉ = 2.
+        let out = at(
+            &mut s,
+            50_000,
+            SchedEvent::Progress {
+                app: AppId(1),
+                maps_done: 95,
+                reduces_done: 0,
+            },
+        );
+        assert!(
+            out.iter().any(
+                |a| matches!(a, Assignment::Quota { quota, .. } if quota.containers == Some(2))
+            ),
+            "{out:?}"
+        );
+    }
+
+    #[test]
+    fn minedf_wc_lends_spare_containers_then_kills_only_above_quota_tasks_for_an_earlier_deadline()
+    {
+        let mut s = one_node(PolicyKind::MinEdfWc, 20);
+        // Job 1: 1000 maps of 600 s, due in 10⁶ s: quota 1, the other 19 are spare.
+        job(&mut s, 0, 1, Some(1_000_000), 1000, 600.0);
+        let out = at(
+            &mut s,
+            0,
+            SchedEvent::Asks {
+                app: AppId(1),
+                asks: vec![tasks(1000)],
+            },
+        );
+        let held = granted(&out);
+        assert_eq!(held.len(), 20);
+        assert_eq!(s.quota(AppId(1)).unwrap().containers, Some(1));
+        assert_eq!(s.spare_counts().spare_allocations, 19);
+        // Job 2: 100 maps of 10 s due in 100 s needs 11 now. Job 1's maps end in 600 s, too
+        // late to wait for: 11 of its spare tasks are killed, the newest first.
+        job(&mut s, 0, 2, Some(100), 100, 10.0);
+        let out = at(
+            &mut s,
+            0,
+            SchedEvent::Asks {
+                app: AppId(2),
+                asks: vec![tasks(100)],
+            },
+        );
+        let killed = preempted(&out);
+        assert_eq!(killed.len(), 11, "{out:?}");
+        assert!(killed.iter().all(|(app, _)| *app == AppId(1)));
+        let newest: Vec<_> = held.iter().rev().take(11).copied().collect();
+        assert_eq!(killed, newest);
+        assert_eq!(s.spare_counts().spare_kills, 11);
+        // Job 1 keeps more than its quota; nothing is placed on the preempted containers
+        // until they have ended; then job 2 gets them.
+        assert_eq!(s.view(AppId(1)).unwrap().running, 9);
+        assert_eq!(s.free_on(NodeId(0)), Some(Resources::default()));
+        let out = complete(&mut s, 1_000, &killed);
+        assert_eq!(granted(&out).iter().filter(|g| g.0 == AppId(2)).count(), 11);
+        assert!(granted(&out).iter().all(|g| g.0 == AppId(2)));
+        // A later tick kills nothing more: job 2 has its quota.
+        assert!(preempted(&at(&mut s, 2_000, SchedEvent::Tick)).is_empty());
+    }
+
+    #[test]
+    fn minedf_wc_predicts_before_it_kills() {
+        let mut s = one_node(PolicyKind::MinEdfWc, 20);
+        // Job 1's maps take 2 s: its 19 spare containers free up long before job 2's deadline.
+        job(&mut s, 0, 1, Some(1_000_000), 1000, 2.0);
+        at(
+            &mut s,
+            0,
+            SchedEvent::Asks {
+                app: AppId(1),
+                asks: vec![tasks(1000)],
+            },
+        );
+        job(&mut s, 0, 2, Some(100), 100, 10.0);
+        let out = at(
+            &mut s,
+            0,
+            SchedEvent::Asks {
+                app: AppId(2),
+                asks: vec![tasks(100)],
+            },
+        );
+        assert!(preempted(&out).is_empty(), "waiting is enough: {out:?}");
+        // A container freed goes to job 2 (below its quota) before job 1's spare tier.
+        let one = s.apps[&AppId(1)]
+            .containers
+            .iter()
+            .next_back()
+            .copied()
+            .unwrap();
+        let out = complete(&mut s, 1_000, &[(AppId(1), one)]);
+        assert_eq!(
+            granted(&out).iter().map(|g| g.0).collect::<Vec<_>>(),
+            vec![AppId(2)]
+        );
+        // The releases did not come (a live master keeps its containers for its next task):
+        // once the predicted time has passed, the shortfall is reclaimed by killing. By then
+        // 97.5 s are left: the quota is ⌈995 / 90⌉ = 12, and job 2 holds 1.
+        assert!(preempted(&at(&mut s, 1_500, SchedEvent::Tick)).is_empty());
+        let out = at(&mut s, 2_500, SchedEvent::Tick);
+        assert_eq!(s.quota(AppId(2)).unwrap().containers, Some(12));
+        let killed = preempted(&out);
+        assert_eq!(killed.len(), 11, "{out:?}");
+        assert!(killed.iter().all(|(app, _)| *app == AppId(1)));
+    }
+
+    #[test]
+    fn an_infeasible_deadline_asks_for_everything_and_kills_nothing() {
+        let mut s = one_node(PolicyKind::MinEdfWc, 20);
+        job(&mut s, 0, 1, Some(1_000_000), 1000, 600.0);
+        at(
+            &mut s,
+            0,
+            SchedEvent::Asks {
+                app: AppId(1),
+                asks: vec![tasks(1000)],
+            },
+        );
+        // 100 maps of 10 s cannot end in 5 s on any allocation: the quota is all the job can
+        // use (ARIA: "jobs missing their deadlines start requiring the maximum"), but killing
+        // other jobs' work would not save it.
+        job(&mut s, 0, 2, Some(5), 100, 10.0);
+        let out = at(
+            &mut s,
+            0,
+            SchedEvent::Asks {
+                app: AppId(2),
+                asks: vec![tasks(100)],
+            },
+        );
+        assert!(preempted(&out).is_empty(), "{out:?}");
+        let q = s.quota(AppId(2)).unwrap();
+        assert_eq!((q.containers, q.basis), (Some(20), QuotaBasis::Infeasible));
+        // It is served first (earliest deadline, below its quota) as containers free up.
+        let one = s.apps[&AppId(1)]
+            .containers
+            .iter()
+            .next_back()
+            .copied()
+            .unwrap();
+        let out = complete(&mut s, 1_000, &[(AppId(1), one)]);
+        assert_eq!(
+            granted(&out).iter().map(|g| g.0).collect::<Vec<_>>(),
+            vec![AppId(2)]
+        );
+    }
+
+    #[test]
+    fn a_job_without_deadline_runs_on_spare_containers_under_minedf_wc() {
+        let mut s = one_node(PolicyKind::MinEdfWc, 4);
+        job(&mut s, 0, 1, None, 10, 600.0);
+        let out = at(
+            &mut s,
+            0,
+            SchedEvent::Asks {
+                app: AppId(1),
+                asks: vec![tasks(10)],
+            },
+        );
+        assert_eq!(granted(&out).len(), 4);
+        assert_eq!(s.spare_counts().spare_allocations, 4);
+        assert_eq!(s.quota(AppId(1)).unwrap().basis, QuotaBasis::NoDeadline);
+        // A job with a deadline takes them back: all four are spare.
+        job(&mut s, 0, 2, Some(100), 2, 60.0);
+        let out = at(
+            &mut s,
+            0,
+            SchedEvent::Asks {
+                app: AppId(2),
+                asks: vec![tasks(2)],
+            },
+        );
+        assert_eq!(preempted(&out).len(), 2, "{out:?}");
     }
 }

@@ -216,12 +216,13 @@ impl Store {
         for a in apps {
             sqlx::query(
                 "INSERT INTO applications (id, name, user_name, queue, state, final_status, attempts, max_attempts, \
-                 diagnostics, progress, submitted_ms, master_command, master_env, deadline_ms, processed_fraction, answer) \
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) \
+                 diagnostics, progress, submitted_ms, master_command, master_env, deadline_ms, processed_fraction, answer, \
+                 tags, job_model) \
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) \
                  ON CONFLICT(id) DO UPDATE SET state = excluded.state, final_status = excluded.final_status, \
                  attempts = excluded.attempts, diagnostics = excluded.diagnostics, progress = excluded.progress, \
                  deadline_ms = excluded.deadline_ms, processed_fraction = excluded.processed_fraction, \
-                 answer = excluded.answer",
+                 answer = excluded.answer, job_model = excluded.job_model",
             )
             .bind(&a.id)
             .bind(&a.name)
@@ -239,6 +240,8 @@ impl Store {
             .bind(a.deadline_ms)
             .bind(a.result.as_ref().map(|r| r.processed_fraction))
             .bind(a.result.as_ref().map(|r| r.answer.to_string()))
+            .bind(serde_json::to_string(&a.tags).unwrap_or_else(|_| "[]".into()))
+            .bind(a.model.and_then(|m| serde_json::to_string(&m).ok()))
             .execute(&mut *tx)
             .await?;
             for t in &a.attempts {
@@ -339,6 +342,8 @@ impl Store {
             let env: String = row.try_get("master_env")?;
             let fraction: Option<f64> = row.try_get("processed_fraction")?;
             let answer: Option<String> = row.try_get("answer")?;
+            let tags: String = row.try_get("tags")?;
+            let model: Option<String> = row.try_get("job_model")?;
             let result = match (fraction, answer) {
                 (Some(processed_fraction), Some(answer)) => Some(AppResult {
                     processed_fraction,
@@ -361,6 +366,11 @@ impl Store {
                     .map_err(|_| corrupt("master command"))?,
                 master_env: serde_json::from_str(&env)
                     .map_err(|_| corrupt("master environment"))?,
+                tags: serde_json::from_str(&tags).map_err(|_| corrupt("application tags"))?,
+                model: model
+                    .map(|m| serde_json::from_str(&m))
+                    .transpose()
+                    .map_err(|_| corrupt("job model"))?,
             });
         }
         let mut nodes = Vec::new();

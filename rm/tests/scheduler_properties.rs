@@ -127,6 +127,10 @@ fn run(ordering: Ordering, steps: &[Step]) -> Vec<Assignment> {
                 }
                 Assignment::Lost { container, .. } => live.retain(|l| l.1 != container),
                 Assignment::Recovered { .. } => panic!("no node here rejoins with containers"),
+                // FIFO and fair have no quotas and preempt nothing.
+                Assignment::Preempt { .. } | Assignment::Quota { .. } => {
+                    panic!("{ordering:?} neither preempts nor sets quotas: {a:?}")
+                }
             }
         }
         for (node, cap) in &capacity {

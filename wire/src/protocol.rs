@@ -116,6 +116,9 @@ pub enum ContainerEnd {
     Lost,
     /// Its node could not start it (the reason is in the node's log).
     LaunchFailed,
+    /// Taken back by the rm for an application with an earlier deadline (YARN's PREEMPTED):
+    /// the attempt in it is lost and runs again.
+    Preempted,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

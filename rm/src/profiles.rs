@@ -1,0 +1,160 @@
+//! Profiles for the quotas, from the job-profile store (`yard-profiles`, the SQLite file every
+//! MapReduce master writes and `yard rm --profiles-db` names): what earlier runs of a job kind
+//! measured, turned into ARIA's profile for the job's task counts.
+//!
+//! The store keeps Dart's profile (§5.1: map durations by locality, partition bytes, shuffle
+//! bandwidth, reduce time as a power law of its input), means only. As the appmaster's ARIA
+//! (`appmaster/src/policy/aria.rs`) reads it:
+//! - `M_avg = T_l^a` (most maps of a past run are node-local), `M_max = max(T_r^a, 1.5·M_avg)`;
+//! - a reducer's input is `d = p·N_M` (a partition from every map), and its shuffle `d / B` at
+//!   the job's measured bandwidth. yard's masters start reduces when the map phase closes, so
+//!   no shuffle overlaps the maps: the first wave's shuffle is a whole one (`Sh1 = Sht`);
+//! - `R_avg = f(d)` (Dart eq. 8–9 with every map);
+//! - every other maximum is [`MAX_OVER_AVG`] × its average.
+//!
+//! A kind without a run that measured its maps has no profile (nothing is invented).
+
+use std::path::Path;
+
+use yard_appmaster::policy::{PowerLaw, Profile as DartProfile};
+use yard_profiles::ProfileStore;
+
+use crate::aria::{Durations, MAX_OVER_AVG, Profile};
+
+/// ARIA's profile from Dart's, for `maps` maps and `reduces` reduces.
+pub fn from_dart(p: &DartProfile, maps: u32, reduces: u32) -> Option<Profile> {
+    let m_avg = p.map_local;
+    if !(m_avg.is_finite() && m_avg >= 0.0) {
+        return None;
+    }
+    let m_max = if p.map_remote.is_finite() {
+        p.map_remote.max(MAX_OVER_AVG * m_avg)
+    } else {
+        MAX_OVER_AVG * m_avg
+    };
+    let mut profile = Profile {
+        map: Durations::new(m_avg, m_max),
+        ..Profile::default()
+    };
+    if reduces > 0 {
+        let d = p.partition_bytes.max(0.0) * f64::from(maps);
+        let shuffle = if p.shuffle_bandwidth > 0.0 && d.is_finite() {
+            d / p.shuffle_bandwidth
+        } else {
+            0.0
+        };
+        let reduce = p.reduce_time.at(d);
+        let phase = |avg: f64| {
+            let avg = if avg.is_finite() { avg.max(0.0) } else { 0.0 };
+            Durations::new(avg, MAX_OVER_AVG * avg)
+        };
+        profile.first_shuffle = phase(shuffle);
+        profile.typical_shuffle = phase(shuffle);
+        profile.reduce = phase(reduce);
+    }
+    profile.valid().then_some(profile)
+}
+
+/// Opens the store at `path` for reading profiles; `None` (logged) when it cannot be opened:
+/// the rm then runs without it, and jobs without a registered profile have no quota.
+pub async fn open(path: &Path) -> Option<ProfileStore> {
+    match ProfileStore::open(path).await {
+        Ok(s) => Some(s),
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot open the profile store: quotas only from masters' registrations");
+            None
+        }
+    }
+}
+
+/// Reads `kind`'s profile from `store`, if it has one with measured maps. An error is logged
+/// and read as "no profile": the job then runs without a quota, as EDF would serve it.
+pub async fn lookup(store: &ProfileStore, kind: &str, maps: u32, reduces: u32) -> Option<Profile> {
+    let stored = match store.load(kind).await {
+        Ok(s) => s,
+        Err(e) => {
+            tracing::warn!(error = %e, %kind, "cannot read the job kind's profile");
+            return None;
+        }
+    };
+    if !stored.runs.iter().any(|r| r.map_local.is_some()) {
+        return None;
+    }
+    // Nothing unmeasured is used: the defaults are never read for a measured map time, and
+    // reduce times fall back to no time at all.
+    let defaults = DartProfile {
+        map_local: f64::NAN,
+        map_remote: f64::NAN,
+        partition_bytes: 0.0,
+        shuffle_bandwidth: 0.0,
+        reduce_time: PowerLaw {
+            a: 0.0,
+            b: 1.0,
+            spread: 0.0,
+        },
+        previous_runs: Vec::new(),
+    };
+    from_dart(&stored.profiler(defaults).profile(), maps, reduces)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dart() -> DartProfile {
+        DartProfile {
+            map_local: 2.0,
+            map_remote: 5.0,
+            partition_bytes: 1000.0,
+            shuffle_bandwidth: 10_000.0,
+            reduce_time: PowerLaw {
+                a: 0.001,
+                b: 1.0,
+                spread: 0.0,
+            },
+            previous_runs: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn darts_means_become_arias_phases() {
+        let p = from_dart(&dart(), 100, 4).unwrap();
+        assert_eq!(p.map, Durations::new(2.0, 5.0));
+        // A reducer reads 1000 × 100 bytes: 10 s at 10 kB/s, and f(d) = 0.001·d = 100 s.
+        assert_eq!(p.typical_shuffle, Durations::new(10.0, 15.0));
+        assert_eq!(p.first_shuffle, p.typical_shuffle);
+        assert_eq!(p.reduce, Durations::new(100.0, 150.0));
+        // Map-only: no reduce phases.
+        let p = from_dart(&dart(), 100, 0).unwrap();
+        assert_eq!(p.reduce, Durations::default());
+        // Nothing measured for the maps: no profile.
+        let unknown = DartProfile {
+            map_local: f64::NAN,
+            ..dart()
+        };
+        assert_eq!(from_dart(&unknown, 100, 4), None);
+    }
+
+    #[tokio::test]
+    async fn a_kind_the_store_has_never_run_has_no_profile() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = open(&dir.path().join("profiles.db")).await.unwrap();
+        assert_eq!(lookup(&store, "wordcount@text", 10, 2).await, None);
+        let record = yard_appmaster::policy::RunRecord {
+            map_local: Some(3.0),
+            map_remote: Some(4.0),
+            partition_bytes: Some(10.0),
+            shuffle_bandwidth: Some(100.0),
+            k: 10,
+            max_reduce_input: 100,
+            reduce_samples: vec![(50.0, 1.0), (100.0, 2.0)],
+        };
+        store.add_run("wordcount@text", 0, &record).await.unwrap();
+        let p = lookup(&store, "wordcount@text", 10, 2).await.unwrap();
+        assert_eq!(p.map, Durations::new(3.0, 4.5));
+        // d = 10 × 10 bytes: 1 s of shuffle; f(d) fitted through (50, 1) and (100, 2): 2 s.
+        assert!((p.typical_shuffle.avg - 1.0).abs() < 1e-9, "{p:?}");
+        assert!((p.reduce.avg - 2.0).abs() < 1e-6, "{p:?}");
+        assert_eq!(lookup(&store, "grep@text", 10, 2).await, None);
+    }
+}

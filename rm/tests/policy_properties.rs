@@ -1,0 +1,378 @@
+//! Every cluster policy (fifo, fair, edf, minedf, minedf-wc) keeps the scheduler's invariants,
+//! whatever happens: no node holds more than it has (a preempted container stays booked until
+//! it has ended), masters stay within their share (one may always run), no application gets
+//! more than it asked for, only tasks above their application's quota are preempted (never a
+//! master), the same events give the same assignments, and on an idle cluster every ask is
+//! eventually granted.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use proptest::prelude::*;
+use yard_rm::aria::{Durations, Profile};
+use yard_rm::policy::{JobModel, JobQuota, PolicyKind};
+use yard_rm::scheduler::{
+    AppId, Ask, Assignment, ContainerId, DEFAULT_MASTER_SHARE, MASTER_PRIORITY, NodeId, Place,
+    RackId, Resources, SchedEvent, Scheduler,
+};
+
+#[derive(Debug, Clone)]
+enum Step {
+    Node(u32, u64),
+    LoseNode(u32),
+    App(u64),
+    EndApp(u64),
+    /// app, priority (0: its master), count, a node to prefer, relax locality.
+    Asks(u64, u32, u32, Option<u32>, bool),
+    Complete(usize),
+    /// app, deadline in seconds from now (negative: past), or none.
+    Deadline(u64, Option<i64>),
+    /// app, maps, reduces, map seconds; with a profile or not.
+    Model(u64, u32, u32, f64, bool),
+    Progress(u64, u32, u32),
+    /// Time passes (ms), then a tick.
+    Advance(i64),
+    /// An application arrives whole: deadline (s from now, or none), a profiled map-only
+    /// model (maps, seconds each), and its task asks.
+    Job(u64, Option<i64>, u32, f64, u32),
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    prop_oneof![
+        (0u32..5, 1u64..6).prop_map(|(n, c)| Step::Node(n, c)),
+        (0u32..5).prop_map(Step::LoseNode),
+        (0u64..4).prop_map(Step::App),
+        (0u64..4).prop_map(Step::EndApp),
+        (
+            0u64..4,
+            0u32..3,
+            0u32..8,
+            prop::option::of(0u32..5),
+            any::<bool>()
+        )
+            .prop_map(|(a, p, n, node, relax)| Step::Asks(a, p, n, node, relax)),
+        any::<usize>().prop_map(Step::Complete),
+        (0u64..4, prop::option::of(-50i64..500)).prop_map(|(a, d)| Step::Deadline(a, d)),
+        (0u64..4, 0u32..40, 0u32..6, 0.5f64..200.0, any::<bool>())
+            .prop_map(|(a, m, r, s, p)| Step::Model(a, m, r, s, p)),
+        (0u64..4, 0u32..40, 0u32..6).prop_map(|(a, m, r)| Step::Progress(a, m, r)),
+        (0i64..120_000).prop_map(Step::Advance),
+        (
+            0u64..4,
+            prop::option::of(1i64..400),
+            1u32..60,
+            0.5f64..600.0,
+            1u32..12
+        )
+            .prop_map(|(a, d, m, s, n)| Step::Job(a, d, m, s, n)),
+    ]
+}
+
+const SIZE: Resources = Resources {
+    memory_mb: 1024,
+    vcores: 1,
+};
+
+/// What the test knows of a live container.
+#[derive(Debug, Clone, Copy)]
+struct Live {
+    app: AppId,
+    container: ContainerId,
+    node: NodeId,
+    master: bool,
+}
+
+#[derive(Default)]
+struct World {
+    now: i64,
+    capacity: BTreeMap<NodeId, u64>,
+    live: Vec<Live>,
+    preempting: BTreeSet<ContainerId>,
+    /// Containers each app may still get: what it asked for since, less what it got.
+    wanted: BTreeMap<AppId, u32>,
+    apps: BTreeSet<AppId>,
+    quotas: BTreeMap<AppId, JobQuota>,
+}
+
+impl World {
+    fn tasks_of(&self, app: AppId) -> u32 {
+        self.live
+            .iter()
+            .filter(|l| l.app == app && !l.master && !self.preempting.contains(&l.container))
+            .count() as u32
+    }
+
+    fn masters(&self) -> u64 {
+        self.live.iter().filter(|l| l.master).count() as u64
+    }
+
+    /// Checks an event's assignments against the invariants and books them.
+    fn take(&mut self, policy: PolicyKind, out: &[Assignment]) {
+        for a in out {
+            match *a {
+                Assignment::Allocate {
+                    app,
+                    container,
+                    node,
+                    priority,
+                    ..
+                } => {
+                    let w = self
+                        .wanted
+                        .get_mut(&app)
+                        .expect("an allocation for an app that never asked");
+                    assert!(*w > 0, "{policy}: {app:?} got more than it asked for");
+                    *w -= 1;
+                    let master = priority == MASTER_PRIORITY;
+                    if master {
+                        let total: u64 = self.capacity.values().sum();
+                        let after = self.masters() + 1;
+                        assert!(
+                            self.masters() == 0
+                                || after as f64 <= DEFAULT_MASTER_SHARE * total as f64 + 1e-9,
+                            "{policy}: master {after} of a cluster of {total}"
+                        );
+                    }
+                    self.live.push(Live {
+                        app,
+                        container,
+                        node,
+                        master,
+                    });
+                }
+                Assignment::Lost { container, .. } => {
+                    self.live.retain(|l| l.container != container);
+                    self.preempting.remove(&container);
+                }
+                Assignment::Recovered { .. } => panic!("no node here rejoins with containers"),
+                Assignment::Quota { app, quota } => {
+                    assert!(
+                        policy == PolicyKind::MinEdf || policy == PolicyKind::MinEdfWc,
+                        "{policy} sets no quotas"
+                    );
+                    self.quotas.insert(app, quota);
+                }
+                Assignment::Preempt { app, container } => {
+                    assert_eq!(policy, PolicyKind::MinEdfWc, "only minedf-wc preempts");
+                    let l = self
+                        .live
+                        .iter()
+                        .find(|l| l.container == container)
+                        .expect("a live container");
+                    assert_eq!(l.app, app);
+                    assert!(!l.master, "{policy}: a master preempted");
+                    let quota = self.quotas.get(&app).and_then(|q| q.containers);
+                    let held = self.tasks_of(app);
+                    assert!(
+                        quota.is_some_and(|q| held > q),
+                        "{policy}: {app:?} holds {held} tasks, quota {quota:?}: not above it"
+                    );
+                    assert!(self.preempting.insert(container), "preempted twice");
+                }
+            }
+        }
+        for (node, cap) in &self.capacity {
+            let used = self.live.iter().filter(|l| l.node == *node).count() as u64;
+            assert!(used <= *cap, "{policy}: {node:?} holds {used} > {cap}");
+        }
+    }
+}
+
+fn events(w: &mut World, st: &Step) -> Vec<SchedEvent> {
+    match *st {
+        Step::Job(a, deadline, maps, map_s, count) => [
+            Step::App(a),
+            Step::Deadline(a, deadline),
+            Step::Model(a, maps, 0, map_s, true),
+            Step::Asks(a, 1, count, None, true),
+        ]
+        .iter()
+        .filter_map(|st| event(w, st))
+        .collect(),
+        _ => event(w, st).into_iter().collect(),
+    }
+}
+
+fn event(w: &mut World, st: &Step) -> Option<SchedEvent> {
+    Some(match *st {
+        Step::Job(..) => unreachable!("expanded by events()"),
+        Step::Node(n, c) => {
+            w.capacity.entry(NodeId(n)).or_insert(c);
+            SchedEvent::NodeAdded {
+                node: NodeId(n),
+                rack: RackId(n / 2),
+                capacity: Resources::new(1024 * c, c as u32),
+                running: Vec::new(),
+            }
+        }
+        Step::LoseNode(n) => {
+            w.capacity.remove(&NodeId(n));
+            SchedEvent::NodeRemoved(NodeId(n))
+        }
+        Step::App(a) => {
+            w.apps.insert(AppId(a));
+            SchedEvent::AppAdded {
+                app: AppId(a),
+                queue: "q".into(),
+                weight: 1.0,
+            }
+        }
+        Step::EndApp(a) => {
+            w.live.retain(|l| l.app != AppId(a));
+            w.wanted.remove(&AppId(a));
+            w.apps.remove(&AppId(a));
+            w.quotas.remove(&AppId(a));
+            SchedEvent::AppRemoved(AppId(a))
+        }
+        Step::Asks(a, priority, count, node, relax) => {
+            let any = Ask {
+                priority,
+                place: Place::Any,
+                size: SIZE,
+                count,
+                relax_locality: relax,
+            };
+            let mut asks = vec![any];
+            if let Some(n) = node {
+                asks.push(Ask {
+                    place: Place::Node(NodeId(n)),
+                    ..any
+                });
+            }
+            if w.apps.contains(&AppId(a)) {
+                *w.wanted.entry(AppId(a)).or_default() += count;
+            }
+            SchedEvent::Asks {
+                app: AppId(a),
+                asks,
+            }
+        }
+        Step::Complete(i) => {
+            if w.live.is_empty() {
+                return None;
+            }
+            let l = w.live.remove(i % w.live.len());
+            w.preempting.remove(&l.container);
+            SchedEvent::ContainerCompleted {
+                app: l.app,
+                container: l.container,
+            }
+        }
+        Step::Deadline(a, d) => SchedEvent::Deadline {
+            app: AppId(a),
+            deadline_ms: d.map(|s| w.now + s * 1000),
+        },
+        Step::Model(a, maps, reduces, map_s, profiled) => SchedEvent::Model {
+            app: AppId(a),
+            model: Some(JobModel {
+                maps,
+                reduces,
+                profile: profiled.then(|| Profile {
+                    map: Durations::new(map_s, 2.0 * map_s),
+                    first_shuffle: Durations::new(1.0, 2.0),
+                    typical_shuffle: Durations::new(1.0, 2.0),
+                    reduce: Durations::new(map_s / 2.0, map_s),
+                }),
+            }),
+        },
+        Step::Progress(a, m, r) => SchedEvent::Progress {
+            app: AppId(a),
+            maps_done: m,
+            reduces_done: r,
+        },
+        Step::Advance(ms) => {
+            w.now += ms;
+            SchedEvent::Tick
+        }
+    })
+}
+
+/// Runs the steps, checking the invariants after every event, then drains: the cluster goes
+/// idle round after round (every container ends, time passes), and every application that
+/// asks anew for three containers gets them. Returns every assignment.
+fn run(policy: PolicyKind, steps: &[Step]) -> Vec<Assignment> {
+    let mut s = Scheduler::new(policy);
+    let mut w = World {
+        now: 1_000_000,
+        ..World::default()
+    };
+    let mut all = Vec::new();
+    for st in steps {
+        for e in events(&mut w, st) {
+            let mut out = Vec::new();
+            s.handle_at(w.now, e, &mut out);
+            w.take(policy, &out);
+            all.extend(out);
+        }
+    }
+    // Liveness: a node to run on, every app asking for three task containers anywhere.
+    let mut drain = vec![Step::Node(9, 2)];
+    for a in w.apps.clone() {
+        drain.push(Step::Asks(a.0, 1, 0, None, true));
+        drain.push(Step::Asks(a.0, 2, 0, None, true));
+        drain.push(Step::Asks(a.0, 0, 0, None, true));
+    }
+    for st in &drain {
+        let e = event(&mut w, st).expect("an event");
+        let mut out = Vec::new();
+        s.handle_at(w.now, e, &mut out);
+        w.take(policy, &out);
+    }
+    w.wanted.clear();
+    let mut got: BTreeMap<AppId, u32> = BTreeMap::new();
+    for a in w.apps.clone() {
+        let e = event(&mut w, &Step::Asks(a.0, 1, 3, None, true)).expect("an event");
+        let mut out = Vec::new();
+        s.handle_at(w.now, e, &mut out);
+        w.take(policy, &out);
+        for g in &out {
+            if let Assignment::Allocate { app, .. } = g {
+                *got.entry(*app).or_default() += 1;
+            }
+        }
+    }
+    for _round in 0..60 {
+        if w.apps.iter().all(|a| got.get(a).copied().unwrap_or(0) >= 3) {
+            break;
+        }
+        while !w.live.is_empty() {
+            let e = event(&mut w, &Step::Complete(0)).expect("a container");
+            let mut out = Vec::new();
+            s.handle_at(w.now, e, &mut out);
+            w.take(policy, &out);
+            for g in &out {
+                if let Assignment::Allocate { app, .. } = g {
+                    *got.entry(*app).or_default() += 1;
+                }
+            }
+        }
+        let e = event(&mut w, &Step::Advance(10_000)).expect("a tick");
+        let mut out = Vec::new();
+        s.handle_at(w.now, e, &mut out);
+        w.take(policy, &out);
+        for g in &out {
+            if let Assignment::Allocate { app, .. } = g {
+                *got.entry(*app).or_default() += 1;
+            }
+        }
+    }
+    for a in &w.apps {
+        assert!(
+            got.get(a).copied().unwrap_or(0) >= 3,
+            "{policy}: {a:?} still waits on an idle cluster: got {got:?}"
+        );
+    }
+    all
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    #[test]
+    fn every_policy_keeps_the_invariants_and_decides_the_same_way_twice(
+        steps in prop::collection::vec(step(), 0..80),
+        which in 0usize..5,
+    ) {
+        let policy = PolicyKind::ALL[which];
+        prop_assert_eq!(run(policy, &steps), run(policy, &steps));
+    }
+}
