@@ -308,6 +308,50 @@ fn sample_floor_dart_keeps_one_percent_where_the_time_left_fits_half_of_that() {
 }
 
 #[test]
+fn sample_floor_dart_keeps_a_whole_byte_where_the_time_left_fits_less_than_one() {
+    // FB-2010's job2719 in miniature: one map whose single byte of output is the reduce's
+    // input, and a reduce so slow (100 s a byte) that d_max at D = 30 is a fifth of a byte.
+    // Cut to 0 bytes, the reduce answers from nothing at once (an empty answer, and an
+    // estimate thousands of times off); dart keeps the byte, and its forecast says so.
+    let mut s = Script::uniform(1, 1, 1, 10.0, 10.0);
+    s.map_output = 1;
+    s.reduce_time = PowerLaw {
+        a: 100.0,
+        b: 1.0,
+        spread: 0.0,
+    };
+    let spec = s.job(1, 1, 30.0, s.true_profile(10.0, 10.0, 1));
+    let job = (s, spec);
+    let d = dart(&job);
+    // (Past D, `reduce_restart` runs it once more elsewhere: with the byte again.)
+    assert!(
+        !d.sampled().is_empty() && d.sampled().iter().all(|&kept| kept == 1),
+        "{:?}",
+        d.sampled()
+    );
+    let p = d.progress.expect("finished");
+    assert_eq!(p.processed_fraction(), 1.0);
+    // The forecast at map close counts the whole byte's 100 s, not a fifth of it.
+    let forecast = d.closed.expect("closes").2.expect("an estimate").total;
+    assert!(forecast >= 110.0, "{forecast}");
+    let without = go(
+        with(
+            PolicyKind::Dart,
+            Extensions {
+                sample_floor: false,
+                ..Extensions::YARD
+            },
+        ),
+        &job,
+    );
+    assert_eq!(without.sampled(), vec![0]);
+    assert_eq!(
+        without.progress.expect("finished").processed_fraction(),
+        0.0
+    );
+}
+
+#[test]
 fn node_pace_dart_sizes_a_reduce_on_a_slow_node_for_that_node() {
     // The reduce lands on node 1, where the job's maps ran 3× slower. dart keeps what that pace
     // can reduce by D; on the profile's pace Alg. 5 keeps all 400 kB, a 30 s reduce: late.

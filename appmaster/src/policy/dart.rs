@@ -317,6 +317,11 @@ impl JobRun for Run {
                             0.0
                         };
                         keep = d_max.max(floor).floor() as u64;
+                        if self.v.x.sample_floor {
+                            // Whole bytes, as the reduce keeps them: a reduce that has input
+                            // keeps some (a cut to 0 bytes answers from nothing at once).
+                            keep = keep.max(1);
+                        }
                         out.push(Decision::SampleReduceInput {
                             reduce,
                             keep_bytes: keep,
@@ -399,9 +404,14 @@ impl Run {
         let mut e = self.est.completion(k, t_p, 0.0, self.v.skew);
         if self.v.revise_reduces && self.v.x.forecast_cut {
             let room = self.deadline() - e.map - e.shuffle;
-            e.reduce =
-                self.est
-                    .reduce_after_sampling(k, self.v.skew, room, self.config.min_reduce_sample);
+            // The cut Alg. 5 makes keeps whole bytes, at least one with `sample_floor`: a
+            // reduce of d bytes keeps at least 1/d of them.
+            let mut floor = self.config.min_reduce_sample;
+            let d = self.est.reduce_input(k, false);
+            if self.v.x.sample_floor && d > 0.0 {
+                floor = floor.max(1.0 / d).min(1.0);
+            }
+            e.reduce = self.est.reduce_after_sampling(k, self.v.skew, room, floor);
             e.total = e.map + e.shuffle + e.reduce;
         }
         e
