@@ -102,15 +102,40 @@ fn a_word_count_with_a_loose_deadline_is_exact_and_each_run_feeds_the_profile_st
     let _ = std::fs::remove_dir_all(&tmp);
 }
 
-/// Polls the rm (every 20 ms) until application `id` has an answer; the answer and when the
-/// test first saw it.
-fn answer_seen(c: &Cluster, id: &str) -> (Value, Instant) {
-    eventually_for("the answer", Duration::from_secs(300), || {
+/// Runs `yard submit … --no-wait` with `args` and polls the rm every 20 ms until the
+/// application has an answer; asserts, by the test's own clock from just before the
+/// submission, that the answer came within `deadline`. Returns yard's view of the app.
+fn answered_within(c: &Cluster, args: &[&str], deadline: Duration) -> Value {
+    let submitted = Instant::now();
+    let (code, out, err) = yard(&[&["submit"][..], args, &["--no-wait", "--rm", &c.url]].concat());
+    assert_eq!(code, 0, "{err}");
+    let id = out.trim().to_owned();
+    let (app, seen) = eventually_for("the answer", Duration::from_secs(300), || {
         let view = get(&format!("{}/ws/v1/yard/apps/{id}", c.url));
         view["app"]["answer"]
             .is_object()
             .then(|| (view["app"].clone(), Instant::now()))
-    })
+    });
+    assert!(
+        seen - submitted <= deadline,
+        "the answer came {:?} after the submission; the deadline was {deadline:?}",
+        seen - submitted
+    );
+    app
+}
+
+/// The estimate of `words` lies within 3.3 standard errors of the exact `total` (99.9 %: the
+/// reported interval is a 95 % one and misses one run in twenty by design, so asserting it
+/// would flake; the apps' tests check that rate over 2,000 samples).
+fn assert_total_near(words: &Value, total: u64) {
+    let (estimate, se) = (
+        words["estimate"].as_f64().unwrap(),
+        words["stdError"].as_f64().unwrap(),
+    );
+    assert!(
+        (estimate - total as f64).abs() <= 3.3 * se,
+        "estimate {estimate} ± {se} vs exact {total}: {words}"
+    );
 }
 
 #[test]
@@ -127,30 +152,14 @@ fn under_a_tight_deadline_dart_answers_by_the_clients_clock_from_part_of_the_inp
     wordcount(&c, "text", &[&slow[..], &["--sample-only"]].concat());
 
     // Five seconds, by the test's own clock from just before the submission.
-    let deadline = Duration::from_secs(5);
-    let submitted = Instant::now();
-    let (code, out, err) = yard(
+    let app = answered_within(
+        &c,
         &[
-            &[
-                "submit",
-                "wordcount",
-                "--input",
-                "text",
-                "--no-wait",
-                "--rm",
-                &c.url,
-            ][..],
+            &["wordcount", "--input", "text", "--deadline", "5s"][..],
             &slow[..],
-            &["--deadline", "5s"],
         ]
         .concat(),
-    );
-    assert_eq!(code, 0, "{err}");
-    let (app, seen) = answer_seen(&c, out.trim());
-    assert!(
-        seen - submitted <= deadline,
-        "the answer came {:?} after the submission; the deadline was {deadline:?}",
-        seen - submitted
+        Duration::from_secs(5),
     );
     let answer = &app["answer"];
     let job = &answer["job"];
@@ -159,9 +168,8 @@ fn under_a_tight_deadline_dart_answers_by_the_clients_clock_from_part_of_the_inp
     assert!(job["k"].as_u64().unwrap() < job["maps"].as_u64().unwrap());
     assert_eq!(answer["exact"], false);
 
-    // The estimate with its bounds. The reported interval is a 95 % one: it misses the
-    // truth one run in twenty by design (the apps' tests check that rate over 2,000 samples).
-    // Here the truth must lie within 3.3 standard errors (99.9 %), so the test does not flake.
+    // The estimate with its bounds: the interval is t(0.975, k−1) standard errors either side
+    // (its low end may be raised to what was seen).
     let words = &answer["words"];
     let (estimate, low, high) = (
         words["estimate"].as_f64().unwrap(),
@@ -170,19 +178,13 @@ fn under_a_tight_deadline_dart_answers_by_the_clients_clock_from_part_of_the_inp
     );
     let se = words["stdError"].as_f64().unwrap();
     assert!(low <= estimate && estimate <= high, "{words}");
-    // The interval is t(0.975, k−1) standard errors either side (its low end may be raised
-    // to what was seen).
     let k = answer["mapsRead"].as_u64().unwrap() as u32;
     let t = yard_appmaster::apps::approx::t975(k - 1);
     assert!(
         se > 0.0 && high - low <= 2.0 * t * se + 1.0,
         "k = {k}: {words}"
     );
-    let error = (estimate - total as f64).abs();
-    assert!(
-        error <= 3.3 * se,
-        "estimate {estimate} vs exact {total}: {error} > 3.3 × {se}"
-    );
+    assert_total_near(words, total);
     assert!(words["observed"].as_u64().unwrap() < total);
     drop(c);
     let _ = std::fs::remove_dir_all(&tmp);
@@ -294,29 +296,20 @@ fn the_deadline_guard_answers_by_the_deadline_when_a_map_hangs_with_an_interval_
     wordcount(&c, "text", &["--sample-only"]);
     // Split 3's map hangs until it is killed. D-WOR has no revise stage to kill it: without
     // the guard the reduces would wait for its output for ever.
-    let deadline = Duration::from_secs(8);
-    let submitted = Instant::now();
-    let (code, out, err) = yard(&[
-        "submit",
-        "wordcount",
-        "--input",
-        "text",
-        "--policy",
-        "d-wor",
-        "--hang-split",
-        "3",
-        "--deadline",
-        "8s",
-        "--no-wait",
-        "--rm",
-        &c.url,
-    ]);
-    assert_eq!(code, 0, "{err}");
-    let (app, seen) = answer_seen(&c, out.trim());
-    assert!(
-        seen - submitted <= deadline,
-        "the answer came {:?} after the submission; the deadline was {deadline:?}",
-        seen - submitted
+    let app = answered_within(
+        &c,
+        &[
+            "wordcount",
+            "--input",
+            "text",
+            "--policy",
+            "d-wor",
+            "--hang-split",
+            "3",
+            "--deadline",
+            "8s",
+        ],
+        Duration::from_secs(8),
     );
     let answer = &app["answer"];
     let job = &answer["job"];
@@ -330,17 +323,8 @@ fn the_deadline_guard_answers_by_the_deadline_when_a_map_hangs_with_an_interval_
     let fraction = app["processedFraction"].as_f64().unwrap();
     assert!(fraction > 0.5 && fraction < 1.0, "{fraction}: {job}");
     assert_eq!(answer["exact"], false);
-    // The total, from the maps that ran, with an interval that holds the truth (within 3.3
-    // standard errors: 99.9 %, so the test does not flake).
-    let words = &answer["words"];
-    let (estimate, se) = (
-        words["estimate"].as_f64().unwrap(),
-        words["stdError"].as_f64().unwrap(),
-    );
-    assert!(
-        (estimate - total as f64).abs() <= 3.3 * se,
-        "estimate {estimate} ± {se} vs exact {total}: {words}"
-    );
+    // The total, from the maps that ran, around the truth.
+    assert_total_near(&answer["words"], total);
     drop(c);
     let _ = std::fs::remove_dir_all(&tmp);
 }
