@@ -37,6 +37,13 @@ fn dart(job: &Job) -> Run {
     go(policy(PolicyKind::Dart), job)
 }
 
+/// `dart` with the extension `off` turns off.
+fn dart_less(job: &Job, off: impl FnOnce(&mut Extensions)) -> Run {
+    let mut x = Extensions::YARD;
+    off(&mut x);
+    go(with(PolicyKind::Dart, x), job)
+}
+
 fn paper(job: &Job) -> Run {
     go(policy(PolicyKind::DartPaper), job)
 }
@@ -213,16 +220,7 @@ fn reduce_waves_dart_leaves_room_for_the_last_of_eight_noisy_reduces() {
     assert!(finished(&p) <= 17.0 + 1e-6, "{:?}", p.finished_at);
     let d = dart(&job);
     assert_eq!(closed_k(&d), 13);
-    let without = go(
-        with(
-            PolicyKind::Dart,
-            Extensions {
-                reduce_waves: false,
-                ..Extensions::YARD
-            },
-        ),
-        &job,
-    );
+    let without = dart_less(&job, |x| x.reduce_waves = false);
     assert_eq!(closed_k(&without), 27);
 }
 
@@ -238,16 +236,7 @@ fn reduce_confidence_dart_sizes_a_reduce_for_the_95th_percentile_the_paper_for_f
     let q = quantile_max_lognormal(0.3, 1, 0.95);
     assert!((q - (0.3f64 * 1.644854).exp()).abs() < 1e-5, "{q}");
     assert_eq!(dart(&job).sampled(), vec![(280_000.0 / q).floor() as u64]);
-    let without = go(
-        with(
-            PolicyKind::Dart,
-            Extensions {
-                reduce_confidence: false,
-                ..Extensions::YARD
-            },
-        ),
-        &job,
-    );
+    let without = dart_less(&job, |x| x.reduce_confidence = false);
     let mean = expected_max_lognormal(0.3, 1);
     assert_eq!(without.sampled(), vec![(280_000.0 / mean).floor() as u64]);
 }
@@ -260,16 +249,7 @@ fn forecast_cut_dart_forecasts_the_reduce_alg5_will_leave_the_paper_eq1() {
     let total = |r: &Run| r.closed.unwrap().2.unwrap().total;
     let d = dart(&job);
     assert!((total(&d) - 15.0).abs() < 1e-3, "{:?}", d.closed);
-    let without = go(
-        with(
-            PolicyKind::Dart,
-            Extensions {
-                forecast_cut: false,
-                ..Extensions::YARD
-            },
-        ),
-        &job,
-    );
+    let without = dart_less(&job, |x| x.forecast_cut = false);
     assert!(
         (total(&without) - 20.0).abs() < 1e-3,
         "{:?}",
@@ -294,16 +274,7 @@ fn sample_floor_dart_keeps_one_percent_where_the_time_left_fits_half_of_that() {
     let d = dart(&job);
     assert_eq!(d.sampled(), vec![4000]);
     assert!(finished(&d) > 23.05);
-    let without = go(
-        with(
-            PolicyKind::Dart,
-            Extensions {
-                sample_floor: false,
-                ..Extensions::YARD
-            },
-        ),
-        &job,
-    );
+    let without = dart_less(&job, |x| x.sample_floor = false);
     assert_eq!(without.sampled(), p.sampled());
 }
 
@@ -334,16 +305,7 @@ fn sample_floor_dart_keeps_a_whole_byte_where_the_time_left_fits_less_than_one()
     // The forecast at map close counts the whole byte's 100 s, not a fifth of it.
     let forecast = d.closed.expect("closes").2.expect("an estimate").total;
     assert!(forecast >= 110.0, "{forecast}");
-    let without = go(
-        with(
-            PolicyKind::Dart,
-            Extensions {
-                sample_floor: false,
-                ..Extensions::YARD
-            },
-        ),
-        &job,
-    );
+    let without = dart_less(&job, |x| x.sample_floor = false);
     assert_eq!(without.sampled(), vec![0]);
     assert_eq!(
         without.progress.expect("finished").processed_fraction(),
@@ -359,16 +321,7 @@ fn node_pace_dart_sizes_a_reduce_on_a_slow_node_for_that_node() {
     let d = dart(&job);
     assert_eq!(d.sampled(), vec![186_666]);
     assert!(finished(&d) <= 50.0);
-    let without = go(
-        with(
-            PolicyKind::Dart,
-            Extensions {
-                node_pace: false,
-                ..Extensions::YARD
-            },
-        ),
-        &job,
-    );
+    let without = dart_less(&job, |x| x.node_pace = false);
     assert!(
         without.sampled().first() != Some(&186_666),
         "{:?}",
@@ -413,16 +366,7 @@ fn reduce_restart_dart_restarts_a_reduce_that_will_end_after_d_the_paper_waits()
     let p = paper(&job);
     assert_eq!((kills(&p), p.sampled()), (vec![], vec![]));
     assert_eq!(p.finished_at, Some(51.0));
-    let without = go(
-        with(
-            PolicyKind::Dart,
-            Extensions {
-                reduce_restart: false,
-                ..Extensions::YARD
-            },
-        ),
-        &job,
-    );
+    let without = dart_less(&job, |x| x.reduce_restart = false);
     assert_eq!(without.finished_at, Some(51.0));
 }
 
@@ -438,16 +382,7 @@ fn deadline_stragglers_dart_revises_a_map_that_ends_after_d_though_no_late_strag
     );
     let p = paper(&job);
     assert_eq!((kills(&p), k(&p), p.finished_at), (vec![], 4, Some(15.0)));
-    let without = go(
-        with(
-            PolicyKind::Dart,
-            Extensions {
-                deadline_stragglers: false,
-                ..Extensions::YARD
-            },
-        ),
-        &job,
-    );
+    let without = dart_less(&job, |x| x.deadline_stragglers = false);
     assert_eq!(without.finished_at, Some(15.0));
 }
 
@@ -476,16 +411,7 @@ fn end_lost_races_dart_ends_a_race_neither_copy_can_win_the_paper_lets_it_run() 
     let p = paper(&job);
     assert_eq!((copies(&p), kills(&p), k(&p)), (1, vec![60.0], 8));
     assert!(finished(&p) > 60.0);
-    let without = go(
-        with(
-            PolicyKind::Dart,
-            Extensions {
-                end_lost_races: false,
-                ..Extensions::YARD
-            },
-        ),
-        &job,
-    );
+    let without = dart_less(&job, |x| x.end_lost_races = false);
     assert_eq!((kills(&without), k(&without)), (vec![60.0], 8));
 }
 
@@ -502,16 +428,7 @@ fn kill_on_tick_dart_kills_a_straggler_no_container_will_be_offered_for() {
     );
     let p = paper(&job);
     assert_eq!((kills(&p), k(&p), p.finished_at), (vec![], 2, Some(70.0)));
-    let without = go(
-        with(
-            PolicyKind::Dart,
-            Extensions {
-                kill_on_tick: false,
-                ..Extensions::YARD
-            },
-        ),
-        &job,
-    );
+    let without = dart_less(&job, |x| x.kill_on_tick = false);
     assert_eq!(without.finished_at, Some(70.0));
 }
 
@@ -525,16 +442,7 @@ fn first_map_dart_runs_a_one_map_job_over_its_deadline_the_paper_answers_nothing
     let p = paper(&job);
     assert_eq!((closed_k(&p), k(&p)), (0, 0));
     assert_eq!(p.closed.unwrap().0, 0.0, "at once");
-    let without = go(
-        with(
-            PolicyKind::Dart,
-            Extensions {
-                first_map: false,
-                ..Extensions::YARD
-            },
-        ),
-        &job,
-    );
+    let without = dart_less(&job, |x| x.first_map = false);
     assert_eq!(k(&without), 0);
 }
 
@@ -550,16 +458,7 @@ fn busy_bandwidth_dart_measures_the_link_the_paper_how_fast_maps_produce_output(
     assert!(finished(&p) < 35.0);
     let d = dart(&job);
     assert_eq!((d.closed.unwrap().0, closed_k(&d)), (30.0, 24));
-    let without = go(
-        with(
-            PolicyKind::Dart,
-            Extensions {
-                busy_bandwidth: false,
-                ..Extensions::YARD
-            },
-        ),
-        &job,
-    );
+    let without = dart_less(&job, |x| x.busy_bandwidth = false);
     assert_eq!(closed_k(&without), 19);
 }
 
