@@ -544,6 +544,65 @@ impl Scheduler {
             for app in due {
                 self.reclaim_for(app, false, out);
             }
+            self.reclaim_for_masters(out);
+        }
+    }
+
+    /// MinEDF-WC, for masters [INF; Alg. 1 knows no masters]: a job with a deadline whose
+    /// master finds no room (within the masters' share) takes one spare container — a task
+    /// above its job's quota, of the latest deadline first — on a node where that makes room;
+    /// unless room is already being made. Without this, spare containers lent to other jobs
+    /// would keep a deadline job from starting at all, since its tasks' reclamation needs its
+    /// master to ask for them.
+    fn reclaim_for_masters(&mut self, out: &mut Vec<Assignment>) {
+        let mut waiting: Vec<((i64, u64), AppId, Resources)> = self
+            .apps
+            .iter()
+            .filter(|(_, a)| a.deadline_ms.is_some())
+            .filter_map(|(id, a)| {
+                let (&(_, size), _) = a.asks.iter().find(|((p, _), _)| *p == MASTER_PRIORITY)?;
+                Some((edf_key(a.deadline_ms, a.arrival), *id, size))
+            })
+            .collect();
+        waiting.sort();
+        for (_, _, size) in waiting {
+            if !self.master_fits(size) {
+                continue;
+            }
+            let room_after =
+                |n: &Node, freed: Resources| size.fits_in(n.capacity.minus(n.used).plus(freed));
+            let fits_now = self
+                .nodes
+                .values()
+                .any(|n| room_after(n, Resources::default()));
+            let coming = self.preempting.iter().any(|c| {
+                self.containers.get(c).is_some_and(|(_, node, freed)| {
+                    self.nodes.get(node).is_some_and(|n| room_after(n, *freed))
+                })
+            });
+            if fits_now || coming {
+                continue;
+            }
+            // Spare containers, latest deadline first, each job's newest first.
+            let mut lenders: Vec<((i64, u64), AppId)> = self
+                .apps
+                .iter()
+                .filter(|(id, a)| a.view(**id).extra() > 0)
+                .map(|(id, a)| (edf_key(a.deadline_ms, a.arrival), *id))
+                .collect();
+            lenders.sort_by(|a, b| b.cmp(a));
+            let victim = lenders.iter().find_map(|(_, app)| {
+                self.apps[app].containers.iter().rev().find(|c| {
+                    !self.masters.contains(c)
+                        && !self.preempting.contains(c)
+                        && self.containers.get(c).is_some_and(|(_, node, freed)| {
+                            self.nodes.get(node).is_some_and(|n| room_after(n, *freed))
+                        })
+                })
+            });
+            if let Some(&c) = victim {
+                self.take_back(c, out);
+            }
         }
     }
 
@@ -719,13 +778,24 @@ impl Scheduler {
             .copied()
             .collect();
         for c in chosen {
-            self.preempting.insert(c);
-            if let Some(a) = self.apps.get_mut(&app) {
-                a.tasks = a.tasks.saturating_sub(1);
-            }
-            self.counts.spare_kills += 1;
-            out.push(Assignment::Preempt { app, container: c });
+            self.take_back(c, out);
         }
+    }
+
+    /// Preempts one task container: it no longer counts as its job's, and stays booked on its
+    /// node until it has ended.
+    fn take_back(&mut self, c: ContainerId, out: &mut Vec<Assignment>) {
+        let Some(&(app, _, _)) = self.containers.get(&c) else {
+            return;
+        };
+        if self.masters.contains(&c) || !self.preempting.insert(c) {
+            return;
+        }
+        if let Some(a) = self.apps.get_mut(&app) {
+            a.tasks = a.tasks.saturating_sub(1);
+        }
+        self.counts.spare_kills += 1;
+        out.push(Assignment::Preempt { app, container: c });
     }
 
     /// Serves waiting applications until no waiting ask fits anywhere: masters first, then

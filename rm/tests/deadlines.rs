@@ -1,0 +1,555 @@
+//! Deadlines and the cluster policies over the rm's HTTP surface: a deadline is part of the
+//! submission (yard's `deadline-ms`, or Hadoop's application tag `deadline=<epoch ms>`), bad
+//! ones are 400s naming the field and change nothing, a registering master's job model gives
+//! its quota, `GET /ws/v1/cluster/scheduler` says which policy runs and every quota, a
+//! preempted container reaches its master as PREEMPTED, and all of it survives a restart.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
+
+use axum::body::Body;
+use axum::http::{Method, Request, StatusCode};
+use http_body_util::BodyExt;
+use serde_json::{Value, json};
+use tower::ServiceExt;
+use yard_rm::cluster::{Cluster, NewApp, Settings};
+use yard_rm::policy::{JobModel, PolicyKind};
+use yard_rm::rest::{Clock, Rm, router};
+use yard_rm::store::Store;
+use yard_wire::auth::{ClusterSecret, Principal};
+use yard_wire::protocol::{RegisterNode, Resource};
+
+const SECRET: [u8; 32] = [5; 32];
+/// The rm's clock at the start of every test, ms since the epoch.
+const T0: i64 = 1_700_000_000_000;
+
+fn token(p: Principal) -> String {
+    ClusterSecret::new(SECRET).bearer_key().issue(&p)
+}
+
+struct Harness {
+    rm: Rm,
+    now: Arc<AtomicI64>,
+}
+
+impl Harness {
+    fn new(scheduler: PolicyKind) -> Self {
+        let now = Arc::new(AtomicI64::new(T0));
+        let clock_now = now.clone();
+        let clock: Clock = Arc::new(move || clock_now.load(Ordering::SeqCst));
+        let settings = Settings {
+            scheduler,
+            master_share: 0.5,
+            ..Settings::default()
+        };
+        let cluster = Cluster::new(settings, ClusterSecret::new(SECRET), T0);
+        Harness {
+            rm: Rm::in_memory(cluster, clock, T0),
+            now,
+        }
+    }
+
+    /// An admin for everything but a node's and a master's own routes.
+    fn rightful(&self, uri: &str) -> String {
+        if uri.starts_with("/ws/v1/yard/nodes") {
+            return token(Principal::Node { node: None });
+        }
+        let parts: Vec<&str> = uri.split('/').collect();
+        if let ["", "ws", "v1", "yard", "apps", id, what] = parts[..]
+            && ["register", "allocate", "unregister"].contains(&what)
+        {
+            let attempt = self
+                .rm
+                .cluster
+                .lock()
+                .unwrap()
+                .current_attempt(id)
+                .unwrap_or(1);
+            return token(Principal::Master {
+                app: id.into(),
+                attempt,
+            });
+        }
+        token(Principal::Admin {
+            user: "operator".into(),
+        })
+    }
+
+    async fn call(&self, method: Method, uri: &str, body: Option<String>) -> (StatusCode, Value) {
+        let request = Request::builder()
+            .method(method)
+            .uri(uri)
+            .header("content-type", "application/json")
+            .header("authorization", format!("Bearer {}", self.rightful(uri)))
+            .body(body.map_or_else(Body::empty, Body::from))
+            .unwrap();
+        let response = router(self.rm.clone()).oneshot(request).await.unwrap();
+        let status = response.status();
+        let bytes = response.into_body().collect().await.unwrap().to_bytes();
+        let value = serde_json::from_slice(&bytes)
+            .unwrap_or_else(|_| json!(String::from_utf8_lossy(&bytes)));
+        (status, value)
+    }
+
+    async fn get(&self, uri: &str) -> (StatusCode, Value) {
+        self.call(Method::GET, uri, None).await
+    }
+
+    async fn post(&self, uri: &str, body: Value) -> (StatusCode, Value) {
+        self.call(Method::POST, uri, Some(body.to_string())).await
+    }
+
+    async fn node(&self, id: &str, vcores: u32) {
+        let body = json!({"nodeId": id, "rack": "r1",
+            "capability": {"memoryMb": 1024 * u64::from(vcores), "vcores": vcores}});
+        assert_eq!(self.post("/ws/v1/yard/nodes", body).await.0, StatusCode::OK);
+    }
+
+    async fn new_id(&self) -> String {
+        let (status, created) = self
+            .post("/ws/v1/cluster/apps/new-application", json!({}))
+            .await;
+        assert_eq!(status, StatusCode::OK);
+        created["application-id"].as_str().unwrap().to_owned()
+    }
+
+    /// A submission of `id` with `extra` fields merged in.
+    async fn submit(&self, id: &str, extra: Value) -> (StatusCode, Value) {
+        let mut body = json!({"application-id": id, "application-name": "job", "user": "alice"});
+        if let (Some(b), Some(e)) = (body.as_object_mut(), extra.as_object()) {
+            b.extend(e.clone());
+        }
+        self.post("/ws/v1/cluster/apps", body).await
+    }
+
+    /// Submits `extra` and registers the master with `registration`: a running application.
+    async fn running(&self, extra: Value, registration: Value) -> (String, Value) {
+        let id = self.new_id().await;
+        let (status, why) = self.submit(&id, extra).await;
+        assert_eq!(status, StatusCode::ACCEPTED, "{why}");
+        self.rm.cluster.lock().unwrap().take_master_launches();
+        let (status, reply) = self
+            .post(&format!("/ws/v1/yard/apps/{id}/register"), registration)
+            .await;
+        assert_eq!(status, StatusCode::OK, "{reply}");
+        (id, reply)
+    }
+
+    async fn allocate(&self, id: &str, n: u32, progress: f64) -> Value {
+        let body = json!({"applicationId": id, "progress": progress, "releases": [],
+            "asks": [{"priority": 1, "resourceName": "*",
+                      "capability": {"memoryMb": 1024, "vcores": 1}, "numContainers": n}]});
+        let (status, reply) = self
+            .post(&format!("/ws/v1/yard/apps/{id}/allocate"), body)
+            .await;
+        assert_eq!(status, StatusCode::OK, "{reply}");
+        reply
+    }
+
+    async fn app(&self, id: &str) -> Value {
+        let (status, app) = self.get(&format!("/ws/v1/cluster/apps/{id}")).await;
+        assert_eq!(status, StatusCode::OK, "{app}");
+        app["app"].clone()
+    }
+}
+
+/// A job of `maps` maps of `seconds` each (largest 1.5×), map-only.
+fn model(maps: u32, seconds: f64) -> Value {
+    json!({"maps": maps, "reduces": 0,
+           "profile": {"map": {"avg": seconds, "max": 1.5 * seconds}}})
+}
+
+#[tokio::test]
+async fn the_deadline_comes_with_the_submission_in_its_body_or_as_a_hadoop_tag() {
+    let h = Harness::new(PolicyKind::Edf);
+    let due = T0 + 90_000;
+    let id = h.new_id().await;
+    let (status, why) = h.submit(&id, json!({"deadline-ms": due})).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{why}");
+    assert_eq!(h.app(&id).await["deadlineMs"], due);
+    let (_, yard) = h.get(&format!("/ws/v1/yard/apps/{id}")).await;
+    assert_eq!(yard["app"]["deadlineMs"], due);
+    // A YARN client sets it as a tag; the tags are kept and shown as YARN shows them.
+    let tagged = h.new_id().await;
+    let tags =
+        json!({"application-tags": {"tag": ["team=search", format!("deadline={}", due + 1)]}});
+    assert_eq!(h.submit(&tagged, tags).await.0, StatusCode::ACCEPTED);
+    let app = h.app(&tagged).await;
+    assert_eq!(app["deadlineMs"], due + 1);
+    assert_eq!(
+        app["applicationTags"],
+        format!("team=search,deadline={}", due + 1)
+    );
+    // One tag as a bare string, or a plain list; the same deadline twice is one deadline.
+    for (i, tags) in [
+        json!({"tag": format!("deadline={due}")}),
+        json!([format!("DEADLINE = {due}")]),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let id = h.new_id().await;
+        let body = json!({"application-tags": tags, "deadline-ms": due});
+        let (status, why) = h.submit(&id, body).await;
+        assert_eq!(status, StatusCode::ACCEPTED, "{i}: {why}");
+        assert_eq!(h.app(&id).await["deadlineMs"], due);
+    }
+    // No deadline at all is fine; the list shows null.
+    let plain = h.new_id().await;
+    assert_eq!(h.submit(&plain, json!({})).await.0, StatusCode::ACCEPTED);
+    let (_, list) = h.get("/ws/v1/cluster/apps").await;
+    let listed = list["apps"]["app"].as_array().unwrap();
+    assert_eq!(listed.len(), 5);
+    let of = |id: &str| listed.iter().find(|a| a["id"] == id).unwrap().clone();
+    assert_eq!(of(&id)["deadlineMs"], due);
+    assert_eq!(of(&plain)["deadlineMs"], Value::Null);
+    // The second call still works, and moves the deadline.
+    let (status, moved) = h
+        .call(
+            Method::PUT,
+            &format!("/ws/v1/yard/apps/{plain}/deadline"),
+            Some(json!({"deadlineMs": due}).to_string()),
+        )
+        .await;
+    assert_eq!(
+        (status, &moved["app"]["deadlineMs"]),
+        (StatusCode::OK, &json!(due))
+    );
+}
+
+#[tokio::test]
+async fn bad_deadlines_are_400s_naming_the_field_and_submit_nothing() {
+    let h = Harness::new(PolicyKind::MinEdfWc);
+    let id = h.new_id().await;
+    let past = T0 - 1;
+    let cases = [
+        (json!({"deadline-ms": past}), "deadline-ms", "past"),
+        (json!({"deadline-ms": T0}), "deadline-ms", "past"),
+        (
+            json!({"deadline-ms": "soon"}),
+            "deadline-ms",
+            "whole number",
+        ),
+        (
+            json!({"deadline-ms": "1800000000000"}),
+            "deadline-ms",
+            "whole number",
+        ),
+        (
+            json!({"deadline-ms": 1.8e12 + 0.5}),
+            "deadline-ms",
+            "whole number",
+        ),
+        (json!({"deadline-ms": 1e300}), "deadline-ms", "whole number"),
+        (json!({"deadline-ms": -5}), "deadline-ms", "outside"),
+        (json!({"deadline-ms": i64::MAX}), "deadline-ms", "outside"),
+        (
+            json!({"deadline-ms": {"at": 5}}),
+            "deadline-ms",
+            "whole number",
+        ),
+        (
+            json!({"application-tags": {"tag": ["deadline=tomorrow"]}}),
+            "application-tags",
+            "whole number",
+        ),
+        (
+            json!({"application-tags": {"tag": [format!("deadline={past}")]}}),
+            "application-tags",
+            "past",
+        ),
+        (
+            json!({"application-tags": {"tag": ["deadline=99999999999999999999"]}}),
+            "application-tags",
+            "whole number",
+        ),
+        (
+            json!({"application-tags": {"tag": [format!("deadline={}", T0 + 5_000), format!("deadline={}", T0 + 6_000)]}}),
+            "application-tags",
+            "differ",
+        ),
+        (
+            json!({"deadline-ms": T0 + 5_000, "application-tags": [format!("deadline={}", T0 + 6_000)]}),
+            "deadline-ms",
+            "differs",
+        ),
+        (
+            json!({"application-tags": {"tag": [5]}}),
+            "application-tags",
+            "not a string",
+        ),
+        (
+            json!({"application-tags": {"tags": ["a"]}}),
+            "application-tags",
+            "tag",
+        ),
+        (
+            json!({"application-tags": {"tag": [""]}}),
+            "application-tags",
+            "printable",
+        ),
+        (
+            json!({"application-tags": {"tag": ["x".repeat(101)]}}),
+            "application-tags",
+            "printable",
+        ),
+        (
+            json!({"application-tags": {"tag": ["a\u{7}b"]}}),
+            "application-tags",
+            "printable",
+        ),
+        (
+            json!({"application-tags": (0..11).map(|i| format!("t{i}")).collect::<Vec<_>>()}),
+            "application-tags",
+            "over 10",
+        ),
+    ];
+    for (body, field, says) in cases {
+        let (status, why) = h.submit(&id, body.clone()).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{body}: {why}");
+        assert_eq!(why["detail"]["field"], field, "{body}: {why}");
+        assert!(
+            why["error"].as_str().unwrap().contains(says),
+            "{body}: {why}"
+        );
+    }
+    // Nothing was submitted: the id is still free for a good submission.
+    let (_, list) = h.get("/ws/v1/cluster/apps").await;
+    assert_eq!(list["apps"]["app"].as_array().unwrap().len(), 0);
+    let (status, why) = h.submit(&id, json!({"deadline-ms": T0 + 1})).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{why}");
+}
+
+#[tokio::test]
+async fn the_scheduler_route_says_which_policy_runs_and_each_apps_quota() {
+    for policy in PolicyKind::ALL {
+        let h = Harness::new(policy);
+        h.node("n1:8042", 20).await;
+        let (_, info) = h.get("/ws/v1/cluster/scheduler").await;
+        let info = &info["scheduler"]["schedulerInfo"];
+        assert_eq!(info["type"], policy.yarn_type(), "{info}");
+        assert_eq!(info["policy"], policy.name());
+        assert_eq!(info["numNodes"], 1);
+        assert_eq!(info["totalNodeCapacity"], 20 * 1024);
+    }
+    let h = Harness::new(PolicyKind::MinEdf);
+    h.node("n1:8042", 20).await;
+    // 100 maps of 10 s due in 100 s: ARIA's T^avg needs ⌈995 / 92.5⌉ = 11 containers.
+    let (id, registered) = h
+        .running(json!({"deadline-ms": T0 + 100_000}), model(100, 10.0))
+        .await;
+    assert_eq!(registered["quota"]["containers"], 11, "{registered}");
+    assert_eq!(registered["quota"]["basis"], "feasible");
+    let reply = h.allocate(&id, 100, 0.0).await;
+    assert_eq!(reply["allocated"].as_array().unwrap().len(), 11);
+    let (_, info) = h.get("/ws/v1/cluster/scheduler").await;
+    let apps = info["scheduler"]["schedulerInfo"]["apps"]["app"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert_eq!(apps.len(), 1);
+    assert_eq!(apps[0]["id"], id);
+    assert_eq!(apps[0]["deadlineMs"], T0 + 100_000);
+    assert_eq!(apps[0]["quota"]["containers"], 11);
+    assert_eq!(apps[0]["quota"]["stage"], "map");
+    assert_eq!(apps[0]["profiled"], true);
+    assert_eq!(h.app(&id).await["quota"]["containers"], 11);
+    // The quota follows the master's progress (maps done over maps) and the time left.
+    h.now.store(T0 + 50_000, Ordering::SeqCst);
+    h.allocate(&id, 100, 0.95).await;
+    let quota = &h.app(&id).await["quota"];
+    assert_eq!(
+        (quota["containers"].as_u64(), &quota["basis"]),
+        (Some(2), &json!("feasible"))
+    );
+    // A master that registers no model: no quota of its own (served as EDF would).
+    let (_, registered) = h
+        .running(json!({"deadline-ms": T0 + 200_000}), json!({}))
+        .await;
+    assert_eq!(registered["quota"]["basis"], "no-model", "{registered}");
+}
+
+#[tokio::test]
+async fn a_registration_with_a_bad_model_is_a_400_naming_the_field() {
+    let h = Harness::new(PolicyKind::MinEdf);
+    h.node("n1:8042", 4).await;
+    let id = h.new_id().await;
+    assert_eq!(
+        h.submit(&id, json!({"deadline-ms": T0 + 60_000})).await.0,
+        StatusCode::ACCEPTED
+    );
+    h.rm.cluster.lock().unwrap().take_master_launches();
+    let register = format!("/ws/v1/yard/apps/{id}/register");
+    for (body, field) in [
+        (json!({"maps": 4}), "reduces"),
+        (json!({"reduces": 4}), "maps"),
+        (json!({"jobKind": "wordcount@text"}), "maps"),
+        (json!({"maps": 20_000_000, "reduces": 1}), "maps"),
+        (json!({"maps": 1, "reduces": 1, "jobKind": ""}), "jobKind"),
+        (
+            json!({"maps": 1, "reduces": 1, "profile": {"map": {"avg": -1.0}}}),
+            "profile",
+        ),
+        (
+            json!({"maps": 1, "reduces": 1, "profile": {"map": {"avg": 1.0, "max": 1e300}}}),
+            "profile",
+        ),
+    ] {
+        let (status, why) = h.post(&register, body.clone()).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{body}: {why}");
+        assert_eq!(why["detail"]["field"], field, "{body}: {why}");
+    }
+    for body in [
+        json!({"maps": 1, "reduces": 1, "profile": {"map": {"avg": 1.0}, "shuffle": {}}}),
+        json!({"maps": -1, "reduces": 1}),
+        json!({"maps": "many", "reduces": 1}),
+        json!({"maps": 1, "reduces": 1, "profile": {"map": {"avg": "slow"}}}),
+    ] {
+        let (status, why) = h.post(&register, body.clone()).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{body}: {why}");
+    }
+    // None of it registered the master.
+    assert_eq!(h.app(&id).await["state"], "ACCEPTED");
+    let (status, reply) = h.post(&register, model(8, 1.0)).await;
+    assert_eq!(status, StatusCode::OK, "{reply}");
+    assert_eq!(h.app(&id).await["state"], "RUNNING");
+}
+
+fn heartbeat(completed: Value) -> Value {
+    json!({"nodeId": "n1:8042", "running": [], "completed": completed,
+        "telemetry": {"cpuPercent": 0.0, "load1m": 0.0, "load5m": 0.0, "load15m": 0.0,
+        "memoryTotalBytes": 1, "memoryUsedBytes": 1, "diskReadBytesPerS": 0.0,
+        "diskWriteBytesPerS": 0.0, "netRxBytesPerS": 0.0, "netTxBytesPerS": 0.0,
+        "containers": []}})
+}
+
+/// The containers a master heard were preempted, sorted.
+fn preempted(reply: &Value) -> Vec<String> {
+    let mut ids: Vec<String> = reply["completed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["end"] == "PREEMPTED")
+        .map(|c| c["containerId"].as_str().unwrap().to_owned())
+        .collect();
+    ids.sort_unstable();
+    ids
+}
+
+#[tokio::test]
+async fn a_preempted_container_reaches_its_master_as_preempted_and_goes_to_the_earlier_deadline() {
+    let h = Harness::new(PolicyKind::MinEdfWc);
+    h.node("n1:8042", 10).await;
+    // Job A, without a deadline, runs on spare containers only: all 9 its master leaves.
+    let (a, _) = h.running(json!({}), model(100, 600.0)).await;
+    let reply = h.allocate(&a, 100, 0.0).await;
+    let held: Vec<String> = reply["allocated"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["containerId"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(held.len(), 9);
+    // Job B arrives, due in 100 s: its master finds no room, so one spare container (A's
+    // newest) is taken back for it. A's master hears it; the node is told to stop it.
+    let b = h.new_id().await;
+    let (status, why) = h.submit(&b, json!({"deadline-ms": T0 + 100_000})).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{why}");
+    let first = preempted(&h.allocate(&a, 100, 0.0).await);
+    assert_eq!(first, vec![held[8].clone()]);
+    let (_, stop) = h
+        .post("/ws/v1/yard/nodes/heartbeat", heartbeat(json!([])))
+        .await;
+    assert_eq!(stop["stop"], json!(first));
+    // Until the node says it has ended, nothing is placed there; then B's master is.
+    assert!(
+        h.rm.cluster
+            .lock()
+            .unwrap()
+            .take_master_launches()
+            .is_empty()
+    );
+    let ended = |ids: &[String]| -> Value {
+        ids.iter()
+            .map(|c| json!({"containerId": c, "end": "KILLED"}))
+            .collect()
+    };
+    let (_, reply) = h
+        .post("/ws/v1/yard/nodes/heartbeat", heartbeat(ended(&first)))
+        .await;
+    assert_eq!(reply["start"].as_array().unwrap().len(), 1, "{reply}");
+    // B's master registers 4 maps of 60 s: ⌈(4 − 0.5)·60 / (100 − 45)⌉ = 4 containers.
+    let (status, registered) = h
+        .post(&format!("/ws/v1/yard/apps/{b}/register"), model(4, 60.0))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{registered}");
+    assert_eq!(registered["quota"]["containers"], 4, "{registered}");
+    assert!(
+        h.allocate(&b, 4, 0.0).await["allocated"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+    // A's maps take 600 s: waiting for them is no use, so 4 more of its spare containers are
+    // preempted, the newest first; A keeps the rest.
+    let second = preempted(&h.allocate(&a, 100, 0.0).await);
+    let mut newest: Vec<String> = held[4..8].to_vec();
+    newest.sort_unstable();
+    assert_eq!(second, newest);
+    let (_, info) = h.get("/ws/v1/cluster/scheduler").await;
+    let info = &info["scheduler"]["schedulerInfo"];
+    assert_eq!(
+        (&info["spareKills"], &info["spareAllocations"]),
+        (&json!(5), &json!(9))
+    );
+    h.post("/ws/v1/yard/nodes/heartbeat", heartbeat(ended(&second)))
+        .await;
+    let reply = h.allocate(&b, 4, 0.0).await;
+    assert_eq!(reply["allocated"].as_array().unwrap().len(), 4, "{reply}");
+    // A hears of each preemption once, not again when the node reports the end.
+    let reply = h.allocate(&a, 100, 0.0).await;
+    assert!(reply["completed"].as_array().unwrap().is_empty(), "{reply}");
+}
+
+#[tokio::test]
+async fn deadlines_tags_and_models_survive_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("rm.db")).await.unwrap();
+    let settings = Settings {
+        scheduler: PolicyKind::MinEdf,
+        ..Settings::default()
+    };
+    let mut before = Cluster::new(settings.clone(), ClusterSecret::new(SECRET), T0);
+    let node = RegisterNode {
+        node_id: "n1:8042".into(),
+        rack: "r1".into(),
+        capability: Resource {
+            memory_mb: 20 * 1024,
+            vcores: 20,
+        },
+        containers: Vec::new(),
+    };
+    before.register_node(T0, node.clone());
+    let id = before.new_application(T0, "alice").unwrap();
+    let mut new = NewApp::new(&id, "job", "alice", "default");
+    new.deadline_ms = Some(T0 + 100_000);
+    new.tags = vec!["deadline=1".into(), "team=x".into()];
+    before.submit(T0, new).unwrap();
+    before.master_registered(&id, None).unwrap();
+    let model: JobModel = serde_json::from_value(model(100, 10.0)).unwrap();
+    before.set_model(&id, model).unwrap();
+    let quota = before.app(&id).unwrap().quota;
+    assert_eq!(quota.and_then(|q| q.containers), Some(11));
+    store.save_changes(&before.take_changes()).await.unwrap();
+    drop(store);
+    let store = Store::open(&dir.path().join("rm.db")).await.unwrap();
+    let (apps, nodes) = store.load().await.unwrap();
+    let mut after = Cluster::new(settings, ClusterSecret::new(SECRET), T0 + 1);
+    after.restore(apps, nodes);
+    after.register_node(T0 + 1, node);
+    let app = after.app(&id).unwrap();
+    assert_eq!(app.deadline_ms, Some(T0 + 100_000));
+    assert_eq!(app.tags, vec!["deadline=1".to_owned(), "team=x".to_owned()]);
+    assert_eq!(app.model, Some(model));
+    assert_eq!(app.quota.and_then(|q| q.containers), Some(11));
+}
