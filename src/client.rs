@@ -203,6 +203,19 @@ impl Client {
         user: Option<&str>,
         command: &str,
     ) -> Result<String> {
+        self.submit_by(name, queue, user, command, None)
+    }
+
+    /// [`Client::submit`] with a deadline (ms since the epoch), sent in the submission itself
+    /// (`deadline-ms`): the rm's deadline policies see it from the first moment.
+    pub(crate) fn submit_by(
+        &self,
+        name: &str,
+        queue: &str,
+        user: Option<&str>,
+        command: &str,
+        deadline_ms: Option<i64>,
+    ) -> Result<String> {
         let created = self.call(
             reqwest::Method::POST,
             "/ws/v1/cluster/apps/new-application",
@@ -218,6 +231,9 @@ impl Client {
         // Without one, the rm takes the user the token names.
         if let Some(user) = user {
             submission["user"] = json!(user);
+        }
+        if let Some(deadline_ms) = deadline_ms {
+            submission["deadline-ms"] = json!(deadline_ms);
         }
         self.call(
             reqwest::Method::POST,
@@ -249,6 +265,7 @@ pub(crate) fn apps(args: AppsArgs) -> Result<()> {
     if args.json {
         return print_json(&reply);
     }
+    let now = crate::submit::epoch_ms();
     let rows: Vec<Vec<String>> = reply["apps"]["app"]
         .as_array()
         .map(|apps| {
@@ -257,17 +274,58 @@ pub(crate) fn apps(args: AppsArgs) -> Result<()> {
                     ["id", "name", "user", "queue", "state", "finalStatus"]
                         .iter()
                         .map(|k| text(&a[*k]))
-                        .chain([format!("{:.0} %", a["progress"].as_f64().unwrap_or(0.0))])
+                        .chain([
+                            format!("{:.0} %", a["progress"].as_f64().unwrap_or(0.0)),
+                            deadline_text(&a["deadlineMs"], now),
+                            quota_text(&a["quota"]),
+                        ])
                         .collect()
                 })
                 .collect()
         })
         .unwrap_or_default();
     crate::print(&table(
-        &["ID", "NAME", "USER", "QUEUE", "STATE", "FINAL", "PROGRESS"],
+        &[
+            "ID", "NAME", "USER", "QUEUE", "STATE", "FINAL", "PROGRESS", "DEADLINE", "QUOTA",
+        ],
         &rows,
     ))?;
     Ok(())
+}
+
+/// A deadline for people, against `now_ms`: `in 1m30s`, `12s ago`, or `-` for none.
+pub(crate) fn deadline_text(deadline_ms: &Value, now_ms: i64) -> String {
+    let Some(d) = deadline_ms.as_i64() else {
+        return "-".into();
+    };
+    let left = d.saturating_sub(now_ms) / 1000;
+    let span = |s: i64| {
+        let s = s.unsigned_abs();
+        match s {
+            0..60 => format!("{s}s"),
+            60..3600 => format!("{}m{:02}s", s / 60, s % 60),
+            3600..86_400 => format!("{}h{:02}m", s / 3600, s % 3600 / 60),
+            _ => format!("{}d{:02}h", s / 86_400, s % 86_400 / 3600),
+        }
+    };
+    if left >= 0 {
+        format!("in {}", span(left))
+    } else {
+        format!("{} ago", span(left))
+    }
+}
+
+/// An application's quota under the rm's policy: containers, and why when it is not the
+/// fewest that meet the deadline (`-`: no quota).
+pub(crate) fn quota_text(quota: &Value) -> String {
+    let basis = quota["basis"].as_str().unwrap_or("");
+    match (quota["containers"].as_u64(), basis) {
+        (Some(n), "feasible") => n.to_string(),
+        (Some(n), "no-deadline") => format!("{n} (spare only)"),
+        (Some(n), why) => format!("{n} ({why})"),
+        (None, "") => "-".into(),
+        (None, why) => format!("- ({why})"),
+    }
 }
 
 pub(crate) fn app(args: AppArgs) -> Result<()> {
@@ -457,6 +515,21 @@ pub(crate) fn render(app: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn deadlines_and_quotas_read_as_people_read_them() {
+        let now = 1_000_000;
+        assert_eq!(deadline_text(&json!(now + 90_000), now), "in 1m30s");
+        assert_eq!(deadline_text(&json!(now - 12_000), now), "12s ago");
+        assert_eq!(deadline_text(&json!(now + 7_200_000), now), "in 2h00m");
+        assert_eq!(deadline_text(&Value::Null, now), "-");
+        let q = |c: Value, basis: &str| json!({"containers": c, "basis": basis});
+        assert_eq!(quota_text(&q(json!(11), "feasible")), "11");
+        assert_eq!(quota_text(&q(json!(64), "infeasible")), "64 (infeasible)");
+        assert_eq!(quota_text(&q(json!(0), "no-deadline")), "0 (spare only)");
+        assert_eq!(quota_text(&q(Value::Null, "no-model")), "- (no-model)");
+        assert_eq!(quota_text(&Value::Null), "-");
+    }
 
     #[test]
     fn durations_read_as_people_write_them() {

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use anyhow::{Result, bail};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use serde_json::{Value, json};
+use serde_json::Value;
 use yard_appmaster::apps::AppSpec;
 use yard_appmaster::policy::PolicyKind;
 
@@ -205,14 +205,8 @@ pub(crate) fn submit_job(
     }
     let deadline_ms = deadline.map(|d| epoch_ms() + d.as_millis() as i64);
     let command = job.master_command(app, deadline_ms)?;
-    let id = client.submit(name, queue, user, &command)?;
-    if let Some(deadline_ms) = deadline_ms {
-        client.call(
-            reqwest::Method::PUT,
-            &format!("/ws/v1/yard/apps/{id}/deadline"),
-            Some(json!({ "deadlineMs": deadline_ms })),
-        )?;
-    }
+    // The deadline is part of the submission: the rm orders and sizes the job by it at once.
+    let id = client.submit_by(name, queue, user, &command, deadline_ms)?;
     Ok(Submitted { id, deadline_ms })
 }
 
@@ -332,15 +326,10 @@ pub(crate) fn submit(args: SubmitArgs) -> Result<()> {
     let owner = (name.as_str(), args.queue.as_str(), args.user.as_deref());
     let Some(app) = &args.app else {
         let command = args.command.as_deref().unwrap_or_default();
-        let id = client.submit(owner.0, owner.1, owner.2, command)?;
-        if let Some(after) = args.deadline {
-            let deadline_ms = epoch_ms() + after.as_millis() as i64;
-            client.call(
-                reqwest::Method::PUT,
-                &format!("/ws/v1/yard/apps/{id}/deadline"),
-                Some(json!({ "deadlineMs": deadline_ms })),
-            )?;
-        }
+        let deadline_ms = args
+            .deadline
+            .map(|after| epoch_ms() + after.as_millis() as i64);
+        let id = client.submit_by(owner.0, owner.1, owner.2, command, deadline_ms)?;
         crate::print(&format!("{id}\n"))?;
         return Ok(());
     };

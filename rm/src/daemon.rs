@@ -84,10 +84,10 @@ pub async fn serve(
     let cluster = Arc::new(Mutex::new(cluster));
     let journal = Journal::start(store.clone(), cluster.clone());
     let clock: Clock = Arc::new(now_ms);
-    let profiles = match &options.profiles_db {
-        Some(path) => crate::profiles::open(path).await,
-        None => None,
-    };
+    let profiles = options
+        .profiles_db
+        .as_deref()
+        .map(crate::profiles::Profiles::at);
     let rm = Rm {
         cluster,
         clock,

@@ -14,8 +14,10 @@
 //!
 //! A kind without a run that measured its maps has no profile (nothing is invented).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
+use tokio::sync::OnceCell;
 use yard_appmaster::policy::{PowerLaw, Profile as DartProfile};
 use yard_profiles::ProfileStore;
 
@@ -53,6 +55,32 @@ pub fn from_dart(p: &DartProfile, maps: u32, reduces: u32) -> Option<Profile> {
         profile.reduce = phase(reduce);
     }
     profile.valid().then_some(profile)
+}
+
+/// The profile store at a path, opened the first time a profile is looked up there and the
+/// file exists (the masters create it; the rm only reads).
+#[derive(Clone, Debug)]
+pub struct Profiles {
+    path: PathBuf,
+    store: Arc<OnceCell<Option<ProfileStore>>>,
+}
+
+impl Profiles {
+    pub fn at(path: &Path) -> Profiles {
+        Profiles {
+            path: path.to_owned(),
+            store: Arc::new(OnceCell::new()),
+        }
+    }
+
+    /// `kind`'s profile for `maps` maps and `reduces` reduces, if the store has one.
+    pub async fn lookup(&self, kind: &str, maps: u32, reduces: u32) -> Option<Profile> {
+        if !self.store.initialized() && !self.path.exists() {
+            return None;
+        }
+        let store = self.store.get_or_init(|| open(&self.path)).await.as_ref()?;
+        lookup(store, kind, maps, reduces).await
+    }
 }
 
 /// Opens the store at `path` for reading profiles; `None` (logged) when it cannot be opened:
@@ -156,5 +184,18 @@ mod tests {
         assert!((p.typical_shuffle.avg - 1.0).abs() < 1e-9, "{p:?}");
         assert!((p.reduce.avg - 2.0).abs() < 1e-6, "{p:?}");
         assert_eq!(lookup(&store, "grep@text", 10, 2).await, None);
+        // Through the lazily opened handle, as the rm reads it.
+        let lazy = Profiles::at(&dir.path().join("profiles.db"));
+        assert_eq!(lazy.lookup("wordcount@text", 10, 2).await, Some(p));
+        assert_eq!(
+            Profiles::at(&dir.path().join("none.db"))
+                .lookup("wordcount@text", 10, 2)
+                .await,
+            None
+        );
+        assert!(
+            !dir.path().join("none.db").exists(),
+            "the rm creates no store"
+        );
     }
 }

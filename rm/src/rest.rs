@@ -47,7 +47,7 @@ pub struct Rm {
     pub journal: Option<Journal>,
     /// The job-profile store (`--profiles-db`): a registering master's job kind finds its
     /// profile there when the master sends none.
-    pub profiles: Option<yard_profiles::ProfileStore>,
+    pub profiles: Option<crate::profiles::Profiles>,
 }
 
 impl Rm {
@@ -544,7 +544,7 @@ async fn master_register(
         && m.profile.is_none()
     {
         rm.with(|c, _| caller.master_of(c, &id))?;
-        m.profile = crate::profiles::lookup(store, kind, m.maps, m.reduces).await;
+        m.profile = store.lookup(kind, m.maps, m.reduces).await;
     }
     let quota = rm
         .commit(|c, _| {

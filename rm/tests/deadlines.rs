@@ -553,3 +553,28 @@ async fn deadlines_tags_and_models_survive_a_restart() {
     assert_eq!(app.model, Some(model));
     assert_eq!(app.quota.and_then(|q| q.containers), Some(11));
 }
+
+#[tokio::test]
+async fn a_master_that_names_its_job_kind_gets_a_quota_from_the_profile_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("profiles.db");
+    let store = yard_profiles::ProfileStore::open(&path).await.unwrap();
+    // An earlier run of the kind: node-local maps of 10 s; map-only here.
+    let run = yard_appmaster::policy::RunRecord {
+        map_local: Some(10.0),
+        map_remote: Some(15.0),
+        ..Default::default()
+    };
+    store.add_run("wordcount@text", 0, &run).await.unwrap();
+    let mut h = Harness::new(PolicyKind::MinEdf);
+    h.rm.profiles = Some(yard_rm::profiles::Profiles::at(&path));
+    h.node("n1:8042", 20).await;
+    // 100 maps of 10 s (largest 15), due in 100 s: 11 containers, as with a registered profile.
+    let job = json!({"maps": 100, "reduces": 0, "jobKind": "wordcount@text"});
+    let (_, registered) = h.running(json!({"deadline-ms": T0 + 100_000}), job).await;
+    assert_eq!(registered["quota"]["containers"], 11, "{registered}");
+    // A kind the store has never run: no profile, no quota of its own.
+    let job = json!({"maps": 100, "reduces": 0, "jobKind": "grep@text"});
+    let (_, registered) = h.running(json!({"deadline-ms": T0 + 100_000}), job).await;
+    assert_eq!(registered["quota"]["basis"], "no-model", "{registered}");
+}

@@ -446,10 +446,17 @@ async fn job(
         });
         async move { axum::serve(listener, router).await }
     });
+    // The job's tasks and kind: the rm's deadline policies size its quota by them (and by
+    // the kind's profile in the store).
     rm.app_call(
         reqwest::Method::POST,
         "register",
-        json!({ "trackingUrl": format!("{url}/status") }),
+        json!({
+            "trackingUrl": format!("{url}/status"),
+            "maps": maps.len(),
+            "reduces": args.reduces,
+            "jobKind": kind,
+        }),
     )
     .await?;
     log_line(&format!(
