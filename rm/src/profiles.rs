@@ -5,7 +5,8 @@
 //! The store keeps Dart's profile (§5.1: map durations by locality, partition bytes, shuffle
 //! bandwidth, reduce time as a power law of its input), means only. As the appmaster's ARIA
 //! (`appmaster/src/policy/aria.rs`) reads it:
-//! - `M_avg = T_l^a` (most maps of a past run are node-local), `M_max = max(T_r^a, 1.5·M_avg)`;
+//! - `M_avg = T_l^a` (most maps of a past run are node-local; `T_r^a` when no map was, as for a
+//!   synthetic job), `M_max = max(T_r^a, 1.5·M_avg)`;
 //! - a reducer's input is `d = p·N_M` (a partition from every map), and its shuffle `d / B` at
 //!   the job's measured bandwidth. yard's masters start reduces when the map phase closes, so
 //!   no shuffle overlaps the maps: the first wave's shuffle is a whole one (`Sh1 = Sht`);
@@ -25,10 +26,11 @@ use crate::aria::{Durations, MAX_OVER_AVG, Profile};
 
 /// ARIA's profile from Dart's, for `maps` maps and `reduces` reduces.
 pub fn from_dart(p: &DartProfile, maps: u32, reduces: u32) -> Option<Profile> {
-    let m_avg = p.map_local;
-    if !(m_avg.is_finite() && m_avg >= 0.0) {
-        return None;
-    }
+    let measured = |x: f64| x.is_finite() && x >= 0.0;
+    // Runs whose maps were all remote (a synthetic job reads no blocks) measured no local map.
+    let m_avg = [p.map_local, p.map_remote]
+        .into_iter()
+        .find(|x| measured(*x))?;
     let m_max = if p.map_remote.is_finite() {
         p.map_remote.max(MAX_OVER_AVG * m_avg)
     } else {
@@ -105,7 +107,11 @@ pub async fn lookup(store: &ProfileStore, kind: &str, maps: u32, reduces: u32) -
             return None;
         }
     };
-    if !stored.runs.iter().any(|r| r.map_local.is_some()) {
+    if !stored
+        .runs
+        .iter()
+        .any(|r| r.map_local.is_some() || r.map_remote.is_some())
+    {
         return None;
     }
     // Nothing unmeasured is used: the defaults are never read for a measured map time, and
@@ -155,10 +161,19 @@ mod tests {
         // Map-only: no reduce phases.
         let p = from_dart(&dart(), 100, 0).unwrap();
         assert_eq!(p.reduce, Durations::default());
-        // Nothing measured for the maps: no profile.
-        let unknown = DartProfile {
+        // Only remote maps measured: their mean is the average.
+        let remote = DartProfile {
             map_local: f64::NAN,
             ..dart()
+        };
+        assert_eq!(
+            from_dart(&remote, 100, 4).unwrap().map,
+            Durations::new(5.0, 7.5)
+        );
+        // Nothing measured for the maps: no profile.
+        let unknown = DartProfile {
+            map_remote: f64::NAN,
+            ..remote
         };
         assert_eq!(from_dart(&unknown, 100, 4), None);
     }
