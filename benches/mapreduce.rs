@@ -116,6 +116,9 @@ fn simulated(profile: &yard_appmaster::policy::Profile, deadline: f64) -> (f64, 
         },
         policy: PolicyConfig::default(),
         seed: 1,
+        // As documented (ARCHITECTURE.md, MapReduce performance): the prediction without
+        // the deadline guard the live run has.
+        guard: 0.0,
     };
     let mdt = yard_sim::mdt(&job, &exp, 0);
     let config = DeadlineConfig {
@@ -125,7 +128,8 @@ fn simulated(profile: &yard_appmaster::policy::Profile, deadline: f64) -> (f64, 
     };
     let plan = Plan::new(&job, config, &exp, mdt);
     let r = yard_sim::simulate(&job, &plan, PolicyKind::Dart, &exp, 0);
-    (r.estimate.unwrap_or(f64::NAN), r.completion, r.k)
+    let estimate = r.estimate(yard_sim::engine::Moment::MapClose);
+    (estimate.map_or(f64::NAN, |e| e.total), r.completion, r.k)
 }
 
 fn main() {

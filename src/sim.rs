@@ -7,6 +7,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use yard_appmaster::policy::{PolicyConfig, PolicyKind};
+use yard_appmaster_live::master::DEFAULT_GUARD_SECONDS;
 use yard_sim::experiment::{self, Preset, Setup};
 use yard_sim::workloads::{self, WorkloadOptions};
 use yard_sim::{ClusterConfig, DeadlineConfig, Experiment};
@@ -55,6 +56,14 @@ pub(crate) struct SimArgs {
     /// Zipf exponent of reduce partition sizes (0: no skew).
     #[arg(long, default_value_t = 0.0)]
     skew: f64,
+    /// The deadline guard (yard's, beyond the paper), as the live master runs it: this many
+    /// seconds before each deadline every policy but `full` stops its maps and has its
+    /// running reduces answer from what they have folded in; at the deadline, reduces not
+    /// done are dropped. Each guarded policy is reported twice on the same jobs: without the
+    /// guard (`dart`, as the paper has it) and with it (`dart+guard`). 0: no guard. The
+    /// default is the live master's.
+    #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_GUARD_SECONDS, value_parser = parse_guard)]
+    guard: f64,
     /// Print one JSON object instead of tables.
     #[arg(long)]
     json: bool,
@@ -81,6 +90,15 @@ fn parse_config(s: &str) -> Result<DeadlineConfig, String> {
         .ok_or_else(|| format!("unknown configuration {s:?}; expected C1, C2 or C3"))
 }
 
+fn parse_guard(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(format!(
+            "expected seconds before the deadline, 0 or more, found {s:?}"
+        )),
+    }
+}
+
 fn parse_fraction(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(v) if (0.0..=1.0).contains(&v) => Ok(v),
@@ -100,6 +118,7 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
         cluster,
         policy: PolicyConfig::default(),
         seed: args.read.seed.unwrap_or(DEFAULT_SEED),
+        guard: args.guard,
     };
     let setups = match args.experiment {
         Some(preset) => preset.setups(&base),
@@ -204,8 +223,12 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
 
 fn describe(setup: &Setup) -> String {
     let c = &setup.experiment.cluster;
+    let guard = match setup.experiment.guard {
+        g if g > 0.0 => format!("deadline guard {g} s"),
+        _ => "no deadline guard".to_owned(),
+    };
     format!(
-        "{} × {} containers, {} slow nodes, failure rate {}",
+        "{} × {} containers, {} slow nodes, failure rate {}, {guard}",
         c.nodes, c.containers_per_node, c.slow_nodes, c.failure_rate
     )
 }

@@ -178,6 +178,8 @@ fn bad_flags_are_refused_with_exit_code_2() {
         &["sim", "--trace", TRACE, "--failure-rate", "2"],
         &["sim", "--trace", TRACE, "--experiment", "everything"],
         &["sim", "--trace", TRACE, "--jobs", "0"],
+        &["sim", "--trace", TRACE, "--guard", "-1"],
+        &["sim", "--trace", TRACE, "--guard", "soon"],
         &["sim", "--trace", "traces/nonexistent.tsv"],
     ] {
         let out = yard(args);
@@ -241,4 +243,90 @@ fn min_maps_keeps_only_jobs_with_that_many_maps() {
     assert_eq!(none.status.code(), Some(2));
     let err = String::from_utf8_lossy(&none.stderr);
     assert!(err.contains("--min-maps"), "{err}");
+}
+
+#[test]
+fn the_simulators_guard_is_the_live_masters_and_guarded_rows_sit_beside_the_unguarded() {
+    assert_eq!(
+        yard_sim::engine::DEFAULT_GUARD_SECONDS,
+        yard_appmaster_live::master::DEFAULT_GUARD_SECONDS,
+        "the simulator mirrors the live master's guard"
+    );
+    let run = |extra: &[&str]| -> Value {
+        let mut args = vec![
+            "sim",
+            "--trace",
+            TRACE,
+            "--jobs",
+            "30",
+            "--configs",
+            "C1",
+            "--policies",
+            "dart-paper,dart,full",
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        let out = yard(&args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let by_default = run(&[]);
+    assert_eq!(by_default["guard"], 1.0);
+    let rows = by_default["rows"].as_array().unwrap();
+    let policies: Vec<&str> = rows
+        .iter()
+        .filter(|r| r["bin"] == "every")
+        .map(|r| r["policy"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        policies,
+        [
+            "dart-paper",
+            "dart-paper+guard",
+            "dart",
+            "dart+guard",
+            "full"
+        ],
+        "full is never guarded"
+    );
+    for r in rows {
+        let guarded = r["policy"].as_str().unwrap().ends_with("+guard");
+        for key in [
+            "guard_seconds",
+            "guard_fired_fraction",
+            "guard_cost",
+            "guard_rescued_fraction",
+        ] {
+            assert_eq!(r[key].is_null(), !guarded, "{key}: {r}");
+        }
+    }
+    let every = |policy: &str| {
+        rows.iter()
+            .find(|r| r["policy"] == policy && r["bin"] == "every")
+            .unwrap()
+    };
+    // In C1 some of the first 30 FB-2009 jobs run into their deadline: the guard fires on
+    // them, and none of the guarded answers comes late.
+    for policy in ["dart-paper+guard", "dart+guard"] {
+        let r = every(policy);
+        assert!(r["guard_fired_fraction"].as_f64().unwrap() > 0.0, "{r}");
+        assert_eq!(r["missed_fraction"], 0.0, "{r}");
+    }
+    let off = run(&["--guard", "0"]);
+    assert_eq!(off["guard"], 0.0);
+    let rows = off["rows"].as_array().unwrap();
+    assert!(
+        rows.iter()
+            .all(|r| !r["policy"].as_str().unwrap().contains("guard"))
+    );
+    // The unguarded rows are the same with the guard on or off.
+    let plain = rows
+        .iter()
+        .find(|r| r["policy"] == "dart" && r["bin"] == "every")
+        .unwrap();
+    assert_eq!(plain, every("dart"));
 }

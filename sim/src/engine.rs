@@ -26,6 +26,32 @@ pub struct Experiment {
     pub cluster: ClusterConfig,
     pub policy: PolicyConfig,
     pub seed: u64,
+    /// The deadline guard (yard's, beyond the paper): seconds before the deadline at which
+    /// every policy but `full` hears `Event::Guard`, and at the deadline `Event::Deadline`,
+    /// as the live master sends them (`run_phase`). 0: no guard (the paper's algorithms).
+    pub guard: Seconds,
+}
+
+/// The live master's default guard (`yard_appmaster_live::master::DEFAULT_GUARD_SECONDS`,
+/// which this crate does not depend on; `tests/sim_cli.rs` checks they agree): time for the
+/// reduces to hear the cut and answer.
+pub const DEFAULT_GUARD_SECONDS: Seconds = 1.0;
+
+impl Experiment {
+    /// How long before the deadline a run of `kind` is guarded, if it is: the guard is on, the
+    /// policy is not `full` (whose contract is the exact answer, however late), and there is a
+    /// deadline to hold.
+    pub fn guard_for(&self, kind: PolicyKind, deadline: Seconds) -> Option<Seconds> {
+        (self.guard > 0.0 && kind != PolicyKind::Full && deadline.is_finite()).then_some(self.guard)
+    }
+
+    /// This experiment without the guard.
+    pub fn unguarded(&self) -> Experiment {
+        Experiment {
+            guard: 0.0,
+            ..self.clone()
+        }
+    }
 }
 
 /// A job under one deadline configuration: its containers, deadline and the oracle's k_max,
@@ -112,7 +138,7 @@ impl Plan {
 /// as `full` on MRA containers with no slow nodes and no failures, so it counts the same
 /// locality and shuffle the runs will meet.
 pub fn mdt(job: &SimJob, exp: &Experiment, job_index: u64) -> Seconds {
-    let mut ideal = exp.clone();
+    let mut ideal = exp.unguarded();
     ideal.cluster.slow_nodes = 0;
     ideal.cluster.failure_rate = 0.0;
     let mra = DeadlineConfig {
@@ -279,9 +305,64 @@ pub struct JobResult {
     pub processed_fraction: f64,
     /// Events the engine handed to the policy.
     pub events: u64,
+    /// Seconds before the deadline the run was guarded at; 0 when it was not (no guard, or
+    /// `full`).
+    pub guard: Seconds,
+    /// The guard fired (`Progress::guarded`): the job had not finished `guard` seconds before
+    /// its deadline.
+    pub guard_fired: bool,
+    /// For a guarded run, the same job, configuration and policy without the guard: what the
+    /// guard's cost and benefit are measured against. Set by `experiment::run_job`.
+    pub unguarded: Option<Unguarded>,
+}
+
+/// What the unguarded twin of a guarded run ended with.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Unguarded {
+    pub processed_fraction: f64,
+    pub outcome: Outcome,
+}
+
+/// A row's label for `policy`, with or without the guard: `dart`, `dart+guard`.
+pub fn label(policy: PolicyKind, guarded: bool) -> String {
+    match guarded {
+        true => format!("{}+guard", policy.name()),
+        false => policy.name().to_owned(),
+    }
 }
 
 impl JobResult {
+    /// The row label of the run: the policy's name, with `+guard` when it was guarded.
+    pub fn label(&self) -> String {
+        label(self.policy, self.guard > 0.0)
+    }
+
+    /// The unguarded twin of a guarded run whose guard never fired: until the guard fires, a
+    /// guarded run is event for event the unguarded one.
+    pub fn as_unguarded(&self) -> JobResult {
+        debug_assert!(!self.guard_fired);
+        JobResult {
+            guard: 0.0,
+            unguarded: None,
+            ..self.clone()
+        }
+    }
+
+    /// The processed fraction the guard cost this job: its unguarded twin's less this run's
+    /// (0 when the guard did not fire; negative where the guard let more in). `None` for a run
+    /// without the guard or without a twin.
+    pub fn guard_cost(&self) -> Option<f64> {
+        let twin = self.unguarded?;
+        Some(twin.processed_fraction - self.processed_fraction)
+    }
+
+    /// The guard turned a missed deadline into a met one (an answer by D from some input).
+    /// `None` for a run without the guard or without a twin.
+    pub fn guard_rescued(&self) -> Option<bool> {
+        let twin = self.unguarded?;
+        Some(twin.outcome == Outcome::Missed && self.outcome() == Outcome::Met)
+    }
+
     /// The job finished after its deadline (its answer came late).
     pub fn missed(&self) -> bool {
         self.completion > self.deadline + 1e-9
@@ -371,7 +452,7 @@ fn run(
     job_index: u64,
     log: Option<&mut Vec<(Seconds, Decision)>>,
 ) -> JobResult {
-    let mut run = Run::new(job, plan, exp, job_index, kind.build(exp.policy.clone()));
+    let mut run = Run::new(job, plan, exp, job_index, kind);
     run.log = log;
     run.go();
     let progress = run.policy.progress();
@@ -401,6 +482,9 @@ fn run(
         phases,
         processed_fraction: progress.processed_fraction(),
         events: run.events,
+        guard: run.guard.unwrap_or(0.0),
+        guard_fired: progress.guarded,
+        unguarded: None,
     }
 }
 
@@ -410,6 +494,11 @@ enum Ev {
     MapEnd(AttemptId, bool),
     ReduceEnd(AttemptId, bool),
     Shuffled(u64),
+    /// The deadline guard (`Event::Guard`) and the deadline itself (`Event::Deadline`).
+    Guard,
+    Deadline,
+    /// A reduce the guard cut answers, having folded in this many bytes.
+    ReduceCut(AttemptId, u64),
 }
 
 /// The event queue, in (time in µs, sequence number) order — the order one heap of every
@@ -440,6 +529,15 @@ impl Queue {
         }
     }
 
+    /// Schedules `ev` at `t` seconds rounded *down* to the microsecond, after every other event
+    /// of that microsecond (`rank` orders such events among themselves): the guard and the
+    /// deadline, which must not come after the instant they stand for.
+    fn push_last(&mut self, t: Seconds, rank: u64, ev: Ev) {
+        let us = (t.max(0.0) * 1e6).floor() as u64;
+        let key = u128::from(us) << 64 | u128::from(u64::MAX - 8 + rank.min(8));
+        self.heap.push(Reverse((key, ev)));
+    }
+
     /// The next event and its time in µs.
     fn pop(&mut self) -> Option<(u64, Ev)> {
         let heap = self.heap.peek().map_or(u128::MAX, |Reverse((k, _))| *k);
@@ -462,6 +560,21 @@ struct Live {
     started: Seconds,
     duration: Seconds,
     map: Option<MapId>,
+    /// A reduce's input after Alg. 5's sampling (0 until it has its input).
+    kept: u64,
+    /// The guard cut this reduce: it answers at once (`Ev::ReduceCut`) and gets no input.
+    cut: bool,
+}
+
+impl Live {
+    /// The share of its work the attempt has done at `now`: linear in time (an attempt of no
+    /// duration is done).
+    fn done(&self, now: Seconds) -> f64 {
+        match self.duration {
+            d if d > 0.0 => ((now - self.started) / d).clamp(0.0, 1.0),
+            _ => 1.0,
+        }
+    }
 }
 
 /// Live attempts, map and reduce, in a table indexed by attempt id (policies number attempts
@@ -515,7 +628,7 @@ impl Attempts {
         let table = &self.table;
         self.maps.retain(|&a| match table[a.0 as usize] {
             Some(l) if l.map.is_some() => {
-                reports.push((a, ((now - l.started) / l.duration).clamp(0.0, 1.0)));
+                reports.push((a, l.done(now)));
                 true
             }
             _ => false,
@@ -564,6 +677,8 @@ struct Run<'a> {
     exp: &'a Experiment,
     index: u64,
     policy: Box<dyn TaskPolicy>,
+    /// Seconds before the deadline the guard fires, if this run is guarded.
+    guard: Option<Seconds>,
     rng: Rng,
     now: Seconds,
     queue: Queue,
@@ -642,7 +757,7 @@ impl<'a> Run<'a> {
         plan: &'a Plan,
         exp: &'a Experiment,
         index: u64,
-        policy: Box<dyn TaskPolicy>,
+        kind: PolicyKind,
     ) -> Self {
         use rand::SeedableRng;
         Run {
@@ -651,7 +766,8 @@ impl<'a> Run<'a> {
             plan,
             exp,
             index,
-            policy,
+            policy: kind.build(exp.policy.clone()),
+            guard: exp.guard_for(kind, plan.deadline),
             rng: Rng::seed_from_u64(mix(exp.seed, 0x4E6, index, 0)),
             now: 0.0,
             queue: Queue::default(),
@@ -726,6 +842,13 @@ impl<'a> Run<'a> {
         self.settle();
         self.at_start = self.policy.estimate(self.now);
         self.at(self.exp.cluster.heartbeat, Ev::Tick);
+        if let Some(guard) = self.guard {
+            // As the live master: the guard at D − guard (at once when D is shorter), the
+            // deadline at D; each after whatever else happens in its microsecond.
+            let deadline = self.plan.deadline;
+            self.queue.push_last(deadline - guard, 0, Ev::Guard);
+            self.queue.push_last(deadline, 1, Ev::Deadline);
+        }
         let scale = if self.plan.deadline.is_finite() {
             self.plan.deadline
         } else {
@@ -747,23 +870,10 @@ impl<'a> Run<'a> {
             match ev {
                 Ev::Tick => self.tick(),
                 Ev::MapEnd(a, ok) => self.map_end(a, ok),
-                Ev::ReduceEnd(a, ok) => {
-                    if self.end(a).is_some() {
-                        if ok && !self.first_reduce_done {
-                            self.first_reduce_done = true;
-                            self.at_first_reduce = self.policy.estimate(self.now);
-                        }
-                        let event = if ok {
-                            Event::TaskFinished {
-                                attempt: a,
-                                output_bytes: 0,
-                            }
-                        } else {
-                            Event::TaskFailed(a)
-                        };
-                        self.call(event);
-                    }
-                }
+                Ev::ReduceEnd(a, ok) => self.reduce_end(a, ok.then_some(0)),
+                Ev::ReduceCut(a, folded) => self.reduce_end(a, Some(folded)),
+                Ev::Guard => self.call(Event::Guard),
+                Ev::Deadline => self.call(Event::Deadline),
                 Ev::Shuffled(bytes) => {
                     self.in_flight -= bytes;
                     self.call(Event::ShuffleBytes(bytes));
@@ -802,6 +912,26 @@ impl<'a> Run<'a> {
             (false, true) => self.shuffle_end = None,
             _ => {}
         }
+    }
+
+    /// A reduce attempt ends: finished (having folded in `folded` bytes, reported as its
+    /// output as the task runner reports a cut reduce's; 0 for a whole one) or failed.
+    fn reduce_end(&mut self, a: AttemptId, folded: Option<u64>) {
+        if self.end(a).is_none() {
+            return; // killed, or ended already
+        }
+        if folded.is_some() && !self.first_reduce_done {
+            self.first_reduce_done = true;
+            self.at_first_reduce = self.policy.estimate(self.now);
+        }
+        let event = match folded {
+            Some(output_bytes) => Event::TaskFinished {
+                attempt: a,
+                output_bytes,
+            },
+            None => Event::TaskFailed(a),
+        };
+        self.call(event);
     }
 
     fn map_end(&mut self, a: AttemptId, ok: bool) {
@@ -855,15 +985,13 @@ impl<'a> Run<'a> {
     /// came, dropping ended ones from the list.
     fn report_reduces(&mut self) {
         let mut running = std::mem::take(&mut self.reducing);
-        running.retain(|&a| self.live.get(a).is_some());
+        running.retain(|&a| self.live.get(a).is_some_and(|l| !l.cut));
         for &attempt in &running {
             let Some(l) = self.live.get(attempt).copied() else {
                 continue; // ended by the policy's answer to an earlier report
             };
-            let progress = match l.duration {
-                d if d > 0.0 => ((self.now - l.started) / d).clamp(0.0, 1.0),
-                _ => 1.0, // an instant reduce, reported before its end event
-            };
+            // An instant reduce, reported before its end event, is done.
+            let progress = l.done(self.now);
             self.call(Event::TaskProgress { attempt, progress });
         }
         running.append(&mut self.reducing);
@@ -876,9 +1004,9 @@ impl<'a> Run<'a> {
             return;
         }
         for (a, r) in std::mem::take(&mut self.waiting) {
-            if self.live.get(a).is_none() {
-                continue;
-            }
+            let Some(cut) = self.live.get(a).map(|l| l.cut) else {
+                continue; // killed
+            };
             let share = self.job.truth.partition_shares[r.0 as usize];
             let bytes = (self.output_done * share).round() as u64;
             self.call(Event::ReduceInputReady { reduce: r, bytes });
@@ -890,6 +1018,12 @@ impl<'a> Run<'a> {
             let Some(live) = self.live.get(a) else {
                 continue;
             };
+            if cut {
+                // Cut by the guard while its input was on its way: it has its input now, and
+                // answers at once having folded none of it in (as a synthetic reduce does live).
+                self.queue.push(self.now, Ev::ReduceCut(a, 0));
+                continue;
+            }
             let speed = self.speed(live.node);
             let duration = self.job.truth.reduce_seconds(r.0, kept as f64) * speed;
             let nth = self.reduce_attempts_of[r.0 as usize];
@@ -899,6 +1033,7 @@ impl<'a> Run<'a> {
             if let Some(l) = self.live.get_mut(a) {
                 l.started = self.now;
                 l.duration = duration;
+                l.kept = kept;
             }
             match fail_at {
                 Some(t) => self.at(self.now + t, Ev::ReduceEnd(a, false)),
@@ -1047,6 +1182,8 @@ impl<'a> Run<'a> {
                         started: self.now,
                         duration,
                         map: Some(map),
+                        kept: 0,
+                        cut: false,
                     },
                 );
             }
@@ -1063,6 +1200,8 @@ impl<'a> Run<'a> {
                         started: self.now,
                         duration: f64::INFINITY,
                         map: None,
+                        kept: 0,
+                        cut: false,
                     },
                 );
                 self.waiting.push((attempt, reduce));
@@ -1085,8 +1224,21 @@ impl<'a> Run<'a> {
                 }
             }
             Decision::MarkLocalOnly(_) => {}
-            // The simulator sends no `Event::Guard` (yet), so no reduce is cut.
-            Decision::CutReduce { .. } => {}
+            // The guard cut a reduce: running its function, it answers now from what it has
+            // folded in, its share done × the input it kept; still waiting for its input, it
+            // answers from none of it once the input has come (`feed_reduces`), as the task
+            // runner's synthetic reduce does live. In this model all of a reduce's work is
+            // after its input.
+            Decision::CutReduce { attempt, .. } => {
+                let now = self.now;
+                if let Some(l) = self.live.get_mut(attempt).filter(|l| !l.cut) {
+                    l.cut = true;
+                    if l.duration.is_finite() {
+                        let folded = (l.kept as f64 * l.done(now)).floor() as u64;
+                        self.queue.push(now, Ev::ReduceCut(attempt, folded));
+                    }
+                }
+            }
             Decision::CloseMapPhase { estimate, .. } => {
                 self.closed = true;
                 self.estimate = estimate;
@@ -1159,6 +1311,7 @@ mod tests {
             },
             policy: PolicyConfig::default(),
             seed: 1,
+            guard: 0.0,
         }
     }
 
@@ -1267,13 +1420,15 @@ mod tests {
     }
 
     #[test]
-    fn reduces_cut_below_one_byte_answer_from_nothing_and_their_estimate_is_apart() {
+    fn one_byte_reduces_answer_from_nothing_and_their_estimate_is_apart() {
         // FB-2010's job2719 in miniature: one map whose 4 bytes of output give each of 4
         // reduces 1 byte, and a reduce law that makes that byte take 100 s (f(d) = 100·d). In
-        // C1 (D = 0.95 × MDT ≈ 96 s) Dart launches the map (its first map need only finish
-        // by D), forecasts reduces cut to ~0.95 of their input, ending near D — and Alg. 5
-        // keeps ⌊0.95⌋ = 0 bytes of each. The reduces end at once with nothing: an answer
-        // by D from no input, whose estimate (~96 s against ~1 s) measures nothing.
+        // C1 (D = 0.95 × MDT ≈ 96 s) no schedule reads the map by D. dart-paper sees that
+        // (Alg. 1 as printed: T_J(1) > D) and answers at once from nothing. dart launches the
+        // map (`first_map`: it need only finish by D), keeps a whole byte of each reduce
+        // (`sample_floor`), forecasts the 100 s that takes — and misses D. Under the guard
+        // its reduces are cut at D − 1 s, having folded in none of their byte: an answer by
+        // D from no input, whose estimate error is reported apart.
         let mut job = tiny(&[1.0], 4);
         job.truth.maps[0].output_bytes = 4;
         let law = PowerLaw {
@@ -1288,20 +1443,197 @@ mod tests {
         let exp = experiment(4);
         let p = plan(&job, &exp, 1.0, 0.95);
         assert_eq!(p.k_max, 0, "no schedule reads the map by D");
-        let r = simulate(&job, &p, PolicyKind::Dart, &exp, 0);
+        let paper = simulate(&job, &p, PolicyKind::DartPaper, &exp, 0);
+        assert_eq!((paper.k, paper.completion), (0, 0.0), "{paper:?}");
+        assert_eq!(paper.outcome(), Outcome::Empty);
+        let dart = simulate(&job, &p, PolicyKind::Dart, &exp, 0);
+        assert_eq!((dart.k, dart.processed_fraction), (1, 1.0), "{dart:?}");
+        assert_eq!(dart.outcome(), Outcome::Missed);
+        let r = simulate(&job, &p, PolicyKind::Dart, &guarded(&exp), 0);
+        assert!(r.guard_fired, "{r:?}");
         assert_eq!((r.k, r.processed_fraction), (1, 0.0), "{r:?}");
-        assert!(!r.missed() && r.completion < 2.0, "{r:?}");
+        assert!(!r.missed(), "{r:?}");
         assert_eq!(r.outcome(), Outcome::Empty);
         let error = r.estimation_error().unwrap();
-        assert!(error > 50.0, "{error}");
         let rows = crate::report::rows(&[r], &["T"], &[PolicyKind::Dart]);
         let none = rows.iter().find(|row| row.bin == "none-fits").unwrap();
+        assert_eq!(none.policy, "dart+guard");
         assert_eq!((none.empty_fraction, none.met_fraction), (1.0, 0.0));
         assert_eq!(
             none.mean_estimation_error, None,
             "not among the answers' errors"
         );
         assert_eq!(none.empty_estimation_error.mean, Some(error));
+    }
+
+    fn guarded(exp: &Experiment) -> Experiment {
+        Experiment {
+            guard: DEFAULT_GUARD_SECONDS,
+            ..exp.clone()
+        }
+    }
+
+    #[test]
+    fn under_the_guard_a_job_whose_last_map_hangs_answers_by_the_deadline_from_the_others() {
+        // Four maps, the last of which never ends, on four containers, D = 30 s. Without the
+        // guard no policy answers (none kills a map that reports no progress at all); with it,
+        // every policy but `full` kills the hung map at D − 1 s and answers from the other
+        // three: k = maps − 1 = k_max.
+        for reduces in [0, 1] {
+            let mut job = tiny(&[10.0, 10.0, 10.0, 10.0], reduces);
+            job.truth.maps[3].duration = f64::INFINITY;
+            job.truth.reduce_time.a = 1e-4; // 0.3 s for the 3,000 bytes
+            job.profile.reduce_time.a = 1e-4;
+            let exp = experiment(4);
+            let config = DeadlineConfig {
+                name: "T",
+                delta: 1.0,
+                mu: 1.0,
+            };
+            let plan = Plan::new(&job, config, &exp, 30.0); // the hung job has no MDT
+            assert_eq!((plan.containers, plan.k_max), (4, 3));
+            for kind in PolicyKind::ALL {
+                let unguarded = simulate(&job, &plan, kind, &exp, 0);
+                assert!(unguarded.completion.is_infinite(), "{kind}: {unguarded:?}");
+                let r = simulate(&job, &plan, kind, &guarded(&exp), 0);
+                if kind == PolicyKind::Full {
+                    assert_eq!((r.guard, r.guard_fired), (0.0, false), "never guarded");
+                    assert!(r.completion.is_infinite());
+                    continue;
+                }
+                assert!(r.guard_fired && !r.missed(), "{kind}: {r:?}");
+                assert_eq!(r.completion, 29.0, "{kind}: the guard answers");
+                assert_eq!(r.k, 3, "{kind}: {r:?}");
+                if reduces == 0 {
+                    assert_eq!(r.outcome(), Outcome::Met, "{kind}: {r:?}");
+                    assert_eq!(r.processed_fraction, 0.75, "{kind}");
+                } else {
+                    // The reduce waited for the hung map's output; cut at the guard before it
+                    // had its input, it answers from none of it (as a synthetic reduce does
+                    // live): by D, but empty.
+                    assert_eq!(r.outcome(), Outcome::Empty, "{kind}: {r:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_guard_cuts_a_running_reduce_to_what_it_has_folded_in() {
+        // D-WOR (no Alg. 5: the reduce keeps all its input) on two node-local maps and a
+        // reduce of f(2,000 B) = 20 s that the profile puts at 2 s, so D-WOR reads both maps.
+        // Unguarded it ends after D = 0.8 × MDT; guarded, the reduce is cut at D − 1 s having
+        // folded in its share done × its 2,000 bytes, and the job answers then from that
+        // share of the input.
+        let mut job = tiny(&[10.0, 10.0], 1);
+        job.truth.maps[1].replicas = vec![1];
+        job.truth.reduce_time.a = 0.01;
+        let exp = experiment(2);
+        let p = plan(&job, &exp, 1.0, 0.8);
+        let kind = PolicyKind::DartWithoutRevise;
+        let plain = simulate(&job, &p, kind, &exp, 0);
+        assert!(
+            plain.missed() && plain.processed_fraction == 1.0,
+            "{plain:?}"
+        );
+        let t = plain.phases.unwrap();
+        let reduce_start = t.map + t.shuffle;
+        assert!((t.reduce - 20.0).abs() < 1e-6, "{t:?}");
+        let r = simulate(&job, &p, kind, &guarded(&exp), 0);
+        let cut_at = (p.deadline - 1.0) * 1e6;
+        let cut_at = cut_at.floor() / 1e6;
+        assert!(r.guard_fired && !r.missed(), "{r:?}");
+        assert!((r.completion - cut_at).abs() < 1e-6, "{r:?}");
+        let folded = (2000.0 * (cut_at - reduce_start) / 20.0).floor() / 2000.0;
+        assert!(folded > 0.2 && folded < 0.9, "{folded}");
+        assert!(
+            (r.processed_fraction - folded).abs() < 1e-9,
+            "{r:?} vs {folded}"
+        );
+        assert_eq!((r.k, r.outcome()), (2, Outcome::Met));
+    }
+
+    #[test]
+    fn a_guarded_run_is_reported_beside_its_unguarded_twin() {
+        use crate::experiment::{Setup, run_job};
+        let mut job = tiny(&[10.0, 10.0], 1);
+        job.truth.maps[1].replicas = vec![1];
+        job.truth.reduce_time.a = 0.01; // the profile says a tenth of that
+        let exp = guarded(&experiment(2));
+        let tight = DeadlineConfig {
+            name: "tight",
+            delta: 1.0,
+            mu: 0.8,
+        };
+        let loose = DeadlineConfig {
+            name: "loose",
+            delta: 1.0,
+            mu: 2.0,
+        };
+        let setup = Setup {
+            name: "deadlines".into(),
+            configs: vec![tight, loose],
+            policies: vec![PolicyKind::DartWithoutRevise, PolicyKind::Full],
+            experiment: exp.clone(),
+        };
+        let results = run_job(&job, 0, &setup);
+        let labels: Vec<(&str, String)> = results.iter().map(|r| (r.config, r.label())).collect();
+        let expected = ["d-wor", "d-wor+guard", "full"];
+        assert_eq!(
+            labels,
+            [tight.name, loose.name]
+                .iter()
+                .flat_map(|c| expected.map(|l| (*c, l.to_owned())))
+                .collect::<Vec<_>>()
+        );
+        let mdt = mdt(&job, &exp, 0);
+        for (i, config) in [tight, loose].into_iter().enumerate() {
+            let p = Plan::new(&job, config, &exp, mdt);
+            let (twin, guarded, full) = (&results[3 * i], &results[3 * i + 1], &results[3 * i + 2]);
+            // The twin is the run without the guard, whether or not the guard fired.
+            let plain = simulate(&job, &p, PolicyKind::DartWithoutRevise, &exp.unguarded(), 0);
+            assert_eq!(twin, &plain, "{}", config.name);
+            assert_eq!(full.guard, 0.0);
+            let unguarded = guarded.unguarded.expect("a twin");
+            assert_eq!(unguarded.outcome, plain.outcome());
+            assert_eq!(unguarded.processed_fraction, plain.processed_fraction);
+            if i == 0 {
+                // Tight: the guard fired, cost the input the reduce had not folded in, and
+                // turned a missed deadline into a met one.
+                assert!(guarded.guard_fired);
+                let cost = guarded.guard_cost().unwrap();
+                assert!(cost > 0.1 && cost < 0.8, "{cost}");
+                assert_eq!(guarded.guard_rescued(), Some(true));
+            } else {
+                // Loose: it never fired; the runs are the same.
+                assert!(!guarded.guard_fired);
+                assert_eq!(guarded.guard_cost(), Some(0.0));
+                assert_eq!(guarded.guard_rescued(), Some(false));
+                assert_eq!(&guarded.as_unguarded(), twin);
+            }
+        }
+        let rows = crate::report::rows(&results, &["tight", "loose"], &setup.policies);
+        let row = |config: &str, policy: &str| {
+            rows.iter()
+                .find(|r| r.config == config && r.policy == policy && r.bin == "every")
+                .unwrap()
+        };
+        let (plain, with) = (row("tight", "d-wor"), row("tight", "d-wor+guard"));
+        assert_eq!((plain.missed_fraction, with.missed_fraction), (1.0, 0.0));
+        assert_eq!(
+            (plain.guard_fired_fraction, plain.guard_cost),
+            (None, None),
+            "no guard, no guard columns"
+        );
+        assert_eq!(with.guard_seconds, Some(DEFAULT_GUARD_SECONDS));
+        assert_eq!(with.guard_fired_fraction, Some(1.0));
+        assert_eq!(with.guard_rescued_fraction, Some(1.0));
+        assert_eq!(
+            with.guard_cost,
+            Some(plain.mean_processed_fraction - with.mean_processed_fraction)
+        );
+        let all = row("all", "d-wor+guard");
+        assert_eq!((all.jobs, all.guard_fired_fraction), (2, Some(0.5)));
+        assert!(rows.iter().all(|r| r.policy != "full+guard"));
     }
 
     #[test]

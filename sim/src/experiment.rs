@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use yard_appmaster::policy::PolicyKind;
 
 use crate::config::DeadlineConfig;
-use crate::engine::{Experiment, JobResult, Plan, mdt, simulate};
+use crate::engine::{Experiment, JobResult, Plan, Unguarded, mdt, simulate};
 use crate::job::SimJob;
 use crate::report::{self, Report};
 
@@ -168,13 +168,33 @@ where
 }
 
 /// One job under every configuration and policy: its MDT once, its plan per configuration.
+/// With the guard on, every policy it applies to runs twice — without the guard (the paper's
+/// algorithms as printed) and with it — and the guarded result carries its twin's outcome
+/// ([`JobResult::unguarded`]). Until the guard fires the two runs are the same run, so the
+/// twin is only simulated for jobs where it fired.
 pub fn run_job(job: &SimJob, index: u64, setup: &Setup) -> Vec<JobResult> {
-    let mdt = mdt(job, &setup.experiment, index);
-    let mut results = Vec::with_capacity(setup.configs.len() * setup.policies.len());
+    let exp = &setup.experiment;
+    let plain = exp.unguarded();
+    let mdt = mdt(job, exp, index);
+    let mut results = Vec::with_capacity(2 * setup.configs.len() * setup.policies.len());
     for &config in &setup.configs {
-        let plan = Plan::new(job, config, &setup.experiment, mdt);
+        let plan = Plan::new(job, config, exp, mdt);
         for &policy in &setup.policies {
-            results.push(simulate(job, &plan, policy, &setup.experiment, index));
+            if exp.guard_for(policy, plan.deadline).is_none() {
+                results.push(simulate(job, &plan, policy, &plain, index));
+                continue;
+            }
+            let mut guarded = simulate(job, &plan, policy, exp, index);
+            let twin = match guarded.guard_fired {
+                true => simulate(job, &plan, policy, &plain, index),
+                false => guarded.as_unguarded(),
+            };
+            guarded.unguarded = Some(Unguarded {
+                processed_fraction: twin.processed_fraction,
+                outcome: twin.outcome(),
+            });
+            results.push(twin);
+            results.push(guarded);
         }
     }
     results
@@ -189,6 +209,7 @@ pub fn report(setup: &Setup, jobs: usize, results: &[JobResult]) -> Report {
         seed: setup.experiment.seed,
         jobs,
         population: report::POPULATION,
+        guard: setup.experiment.guard,
         rows,
         paper,
     }

@@ -33,17 +33,18 @@ pub fn write_plots(
     results: &[JobResult],
 ) -> io::Result<()> {
     std::fs::create_dir_all(dir)?;
-    let series = |f: fn(&JobResult) -> Option<f64>| -> Vec<(PolicyKind, Vec<f64>)> {
+    let policies = &variants(policies, results);
+    let series = |f: fn(&JobResult) -> Option<f64>| -> Vec<(String, Vec<f64>)> {
         policies
             .iter()
-            .map(|&p| {
+            .map(|p| {
                 let mut v: Vec<f64> = results
                     .iter()
-                    .filter(|r| r.policy == p && r.k_max > 0)
+                    .filter(|r| p.holds(r) && r.k_max > 0)
                     .filter_map(f)
                     .collect();
                 v.sort_by(f64::total_cmp);
-                (p, v)
+                (p.to_string(), v)
             })
             .collect()
     };
@@ -76,6 +77,35 @@ pub fn write_plots(
     )
 }
 
+/// A policy as a run applied it: with or without the deadline guard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Variant {
+    policy: PolicyKind,
+    guarded: bool,
+}
+
+impl Variant {
+    fn holds(&self, r: &JobResult) -> bool {
+        r.policy == self.policy && (r.guard > 0.0) == self.guarded
+    }
+}
+
+impl std::fmt::Display for Variant {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&crate::engine::label(self.policy, self.guarded))
+    }
+}
+
+/// The policies of `results` as run: each of `policies` without the guard, then with it,
+/// where some result has it.
+fn variants(policies: &[PolicyKind], results: &[JobResult]) -> Vec<Variant> {
+    policies
+        .iter()
+        .flat_map(|&policy| [false, true].map(|guarded| Variant { policy, guarded }))
+        .filter(|v| results.iter().any(|r| v.holds(r)))
+        .collect()
+}
+
 /// The configurations of `results`, in the order they first appear.
 fn configs(results: &[JobResult]) -> Vec<&'static str> {
     let mut out: Vec<&'static str> = Vec::new();
@@ -104,7 +134,7 @@ fn outcomes(
     path: &Path,
     name: &str,
     configs: &[&str],
-    policies: &[PolicyKind],
+    policies: &[Variant],
     results: &[JobResult],
 ) -> io::Result<()> {
     let bars: Vec<(String, [f64; 3], String)> = configs
@@ -113,7 +143,7 @@ fn outcomes(
         .filter_map(|(c, p)| {
             let jobs: Vec<&JobResult> = results
                 .iter()
-                .filter(|r| r.config == c && r.policy == p && r.k_max > 0)
+                .filter(|r| r.config == c && p.holds(r) && r.k_max > 0)
                 .collect();
             let n = jobs.len() as f64;
             let share = |o: Outcome| jobs.iter().filter(|r| r.outcome() == o).count() as f64 / n;
@@ -208,7 +238,7 @@ fn phase_errors(
     path: &Path,
     name: &str,
     configs: &[&str],
-    policies: &[PolicyKind],
+    policies: &[Variant],
     results: &[JobResult],
 ) -> io::Result<()> {
     let groups: Vec<(String, [MedianP80; 4])> = configs
@@ -217,7 +247,7 @@ fn phase_errors(
         .map(|(c, p)| {
             let jobs: Vec<&JobResult> = results
                 .iter()
-                .filter(|r| r.config == c && r.policy == p && r.k_max > 0 && !r.from_nothing())
+                .filter(|r| r.config == c && p.holds(r) && r.k_max > 0 && !r.from_nothing())
                 .collect();
             let errors = Phase::ALL.map(|phase| {
                 let mut v: Vec<f64> = jobs
@@ -322,12 +352,7 @@ fn phase_errors(
     root.present().map_err(|e| err(&e))
 }
 
-fn cdf(
-    path: &Path,
-    title: &str,
-    x_label: &str,
-    series: &[(PolicyKind, Vec<f64>)],
-) -> io::Result<()> {
+fn cdf(path: &Path, title: &str, x_label: &str, series: &[(String, Vec<f64>)]) -> io::Result<()> {
     let max = series
         .iter()
         .filter_map(|(_, v)| v.last().copied())
@@ -363,7 +388,7 @@ fn cdf(
         chart
             .draw_series(LineSeries::new(points, color.stroke_width(2)))
             .map_err(|e| err(&e))?
-            .label(policy.name())
+            .label(policy.as_str())
             .legend(move |(x, y)| {
                 PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
             });

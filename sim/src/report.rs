@@ -14,7 +14,7 @@ use serde::Serialize;
 use yard_appmaster::policy::PolicyKind;
 use yard_workload::SizeBin;
 
-use crate::engine::{JobResult, Moment, Outcome, Phase};
+use crate::engine::{JobResult, Moment, Outcome, Phase, label};
 
 /// One line of the table. Rows with no value for a metric (no job could fit a map, no
 /// estimate was made) carry `null` there.
@@ -47,6 +47,21 @@ pub struct Row {
     pub empty_estimation_error: Stats,
     /// Per phase, at each moment, over the answers from some input.
     pub estimation: Estimation,
+    /// Seconds before the deadline the row's runs were guarded at (the deadline guard:
+    /// yard's, beyond the paper); `null` for a row without the guard (its policy's name has
+    /// no `+guard`).
+    pub guard_seconds: Option<f64>,
+    /// The share of the row's jobs where the guard fired (the job had not finished
+    /// `guard_seconds` before its deadline); `null` without the guard.
+    pub guard_fired_fraction: Option<f64>,
+    /// What the guard cost: the mean over the row's jobs of the processed fraction of the same
+    /// job run without the guard less this run's (0 where the guard did not fire, so the runs
+    /// are the same). The unguarded twin's answer may have come late: this is what arriving
+    /// by D cost in input, not a loss against a met deadline. `null` without the guard.
+    pub guard_cost: Option<f64>,
+    /// The share of the row's jobs that missed their deadline without the guard and met it
+    /// with it (an answer by D from some input); `null` without the guard.
+    pub guard_rescued_fraction: Option<f64>,
 }
 
 /// Mean, median and 80th percentile of a set of errors, and how many there were.
@@ -150,13 +165,16 @@ pub struct PaperFigure {
     pub source: &'static str,
 }
 
-/// A paper figure next to the matching simulated value.
+/// A paper figure next to the matching simulated value: without the guard (the paper's
+/// algorithms have none), and with it where the run had it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Comparison {
     #[serde(flatten)]
     pub figure: PaperFigure,
     pub simulated: Option<f64>,
     pub difference: Option<f64>,
+    /// The same figure from the `+guard` rows (both policies guarded, for a relative figure).
+    pub guarded: Option<f64>,
 }
 
 /// Everything `yard sim --json` prints.
@@ -166,6 +184,8 @@ pub struct Report {
     pub jobs: usize,
     /// Which jobs each bin counts ([`POPULATION`]).
     pub population: &'static str,
+    /// Seconds before the deadline the `+guard` rows were guarded at; 0 when no run was.
+    pub guard: f64,
     pub rows: Vec<Row>,
     pub paper: Vec<Comparison>,
 }
@@ -368,6 +388,11 @@ fn mean(values: &[f64]) -> Option<f64> {
 }
 
 fn row(config: &str, policy: &str, bin: &str, results: &[&JobResult]) -> Row {
+    let guarded = results.first().is_some_and(|r| r.guard > 0.0);
+    let over_twins = |f: &dyn Fn(&JobResult) -> Option<f64>| {
+        let v: Vec<f64> = results.iter().filter_map(|r| f(r)).collect();
+        if guarded { mean(&v) } else { None }
+    };
     let mut deviations: Vec<f64> = results.iter().filter_map(|r| r.deviation()).collect();
     let (nothing, something): (Vec<&JobResult>, Vec<&JobResult>) =
         results.iter().partition(|r| r.from_nothing());
@@ -410,6 +435,17 @@ fn row(config: &str, policy: &str, bin: &str, results: &[&JobResult]) -> Row {
                 .collect(),
         ),
         estimation: Estimation::of(&something),
+        guard_seconds: results.first().filter(|_| guarded).map(|r| r.guard),
+        guard_fired_fraction: guarded.then(|| share_where(results, |r| r.guard_fired)),
+        guard_cost: over_twins(&JobResult::guard_cost),
+        guard_rescued_fraction: over_twins(&|r| r.guard_rescued().map(f64::from)),
+    }
+}
+
+fn share_where(results: &[&JobResult], f: impl Fn(&JobResult) -> bool) -> f64 {
+    match results.len() {
+        0 => 0.0,
+        n => results.iter().filter(|r| f(r)).count() as f64 / n as f64,
     }
 }
 
@@ -418,7 +454,7 @@ fn row(config: &str, policy: &str, bin: &str, results: &[&JobResult]) -> Row {
 /// order) and bin: small, medium, large and all over the jobs with k_max ≥ 1 (the paper's
 /// population), then "partial" (0 < k_max < maps) and "none-fits" (k_max = 0), which cut the
 /// jobs by what their deadline leaves to read, then "every" (all jobs). Empty bins are left
-/// out.
+/// out. A policy run with the deadline guard has its `+guard` rows after its own.
 pub fn rows(results: &[JobResult], configs: &[&str], policies: &[PolicyKind]) -> Vec<Row> {
     let mut scopes: Vec<(&str, Vec<&str>)> = configs.iter().map(|&c| (c, vec![c])).collect();
     let has = |name: &str| configs.iter().any(|c| c.eq_ignore_ascii_case(name));
@@ -431,16 +467,19 @@ pub fn rows(results: &[JobResult], configs: &[&str], policies: &[PolicyKind]) ->
     let mut out = Vec::new();
     for (scope, members) in scopes {
         for &policy in policies {
-            for slice in Slice::ALL {
-                let matching: Vec<&JobResult> = results
-                    .iter()
-                    .filter(|r| members.contains(&r.config) && r.policy == policy)
-                    .filter(|r| slice.holds(r))
-                    .collect();
-                if matching.is_empty() {
-                    continue;
+            for guarded in [false, true] {
+                let label = label(policy, guarded);
+                for slice in Slice::ALL {
+                    let matching: Vec<&JobResult> = results
+                        .iter()
+                        .filter(|r| members.contains(&r.config) && r.policy == policy)
+                        .filter(|r| (r.guard > 0.0) == guarded && slice.holds(r))
+                        .collect();
+                    if matching.is_empty() {
+                        continue;
+                    }
+                    out.push(row(scope, &label, slice.name(), &matching));
                 }
-                out.push(row(scope, policy.name(), slice.name(), &matching));
             }
         }
     }
@@ -467,24 +506,30 @@ pub fn compare(rows: &[Row], experiment: &str, configs: &[&str]) -> Vec<Comparis
                     .find(|r| r.config == config && r.policy == policy && r.bin == f.bin)
             };
             let value = |row: &Row| metric(row, f.metric);
-            let ours = value(find(f.policy)?);
-            let simulated = match f.versus {
-                None => ours,
-                Some(versus) => {
-                    let theirs = value(find(versus)?).filter(|t| *t > 0.0);
-                    ours.zip(theirs).map(|(o, t)| {
-                        if f.reduction {
-                            1.0 - o / t
-                        } else {
-                            o / t - 1.0
-                        }
-                    })
+            let figure = |suffix: &str| {
+                let ours = value(find(&format!("{}{suffix}", f.policy))?);
+                match f.versus {
+                    None => ours,
+                    Some(versus) => {
+                        let theirs =
+                            value(find(&format!("{versus}{suffix}"))?).filter(|t| *t > 0.0);
+                        ours.zip(theirs).map(|(o, t)| {
+                            if f.reduction {
+                                1.0 - o / t
+                            } else {
+                                o / t - 1.0
+                            }
+                        })
+                    }
                 }
             };
+            find(f.policy)?;
+            let simulated = figure("");
             Some(Comparison {
                 figure: *f,
                 simulated,
                 difference: simulated.map(|s| s - f.value),
+                guarded: figure("+guard"),
             })
         })
         .collect()
@@ -537,19 +582,25 @@ fn triple(s: &Stats) -> String {
 /// paper's figures beside the simulated ones.
 pub fn markdown(report: &Report) -> String {
     let mut t = String::new();
-    let _ = writeln!(t, "seed {}, {} jobs\n", report.seed, report.jobs);
+    let guard = match report.guard {
+        g if g > 0.0 => format!(
+            "deadline guard {g} s before D on the `+guard` rows (each beside the same jobs without it)"
+        ),
+        _ => "no deadline guard".to_owned(),
+    };
+    let _ = writeln!(t, "seed {}, {} jobs, {guard}\n", report.seed, report.jobs);
     let _ = writeln!(
         t,
-        "| config | policy | bin | jobs | median k/k_max % | mean k/k_max % | missed % | empty % | met % | processed % | data vs oracle % | mean est. err % | median est. err % | p80 est. err % | p90 est. err % | empty answers' est. err % |"
+        "| config | policy | bin | jobs | median k/k_max % | mean k/k_max % | missed % | empty % | met % | processed % | data vs oracle % | mean est. err % | median est. err % | p80 est. err % | p90 est. err % | empty answers' est. err % | guard fired % | guard cost (points) | guard rescued % |"
     );
     let _ = writeln!(
         t,
-        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     );
     for r in &report.rows {
         let _ = writeln!(
             t,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             r.config,
             r.policy,
             r.bin,
@@ -566,6 +617,9 @@ pub fn markdown(report: &Report) -> String {
             pct(r.p80_estimation_error),
             pct(r.p90_estimation_error),
             pct(r.empty_estimation_error.mean),
+            pct(r.guard_fired_fraction),
+            pct(r.guard_cost),
+            pct(r.guard_rescued_fraction),
         );
     }
     let _ = writeln!(
@@ -581,15 +635,20 @@ pub fn markdown(report: &Report) -> String {
          cut (maps not run, reduce input sampled); data vs oracle: the mean of processed bytes \
          over the bytes the k_max schedule reads (jobs with k_max ≥ 1). Estimation error: \
          |T − T̂| / T of the estimate at map close, over answers from some input; an empty \
-         answer's (mean) apart, as it measures nothing."
+         answer's (mean) apart, as it measures nothing. `+guard` rows: the same jobs with the \
+         deadline guard (yard's, beyond the paper: maps stop and running reduces answer from \
+         what they folded in `guard` seconds before D, unfinished reduces are dropped at D); \
+         guard fired: the share of jobs not finished by then; guard cost: the mean processed \
+         fraction lost against the same job without the guard (whose answer may have come \
+         late); guard rescued: the jobs missed without the guard and met with it."
     );
     estimation_table(&mut t, report);
     if !report.paper.is_empty() {
         let _ = writeln!(
             t,
-            "\n| beside the paper (jobs with k_max ≥ 1) | metric | paper % | yard % | difference (points) | source |"
+            "\n| beside the paper (jobs with k_max ≥ 1) | metric | paper % | yard % | difference (points) | yard +guard % | source |"
         );
-        let _ = writeln!(t, "|---|---|---:|---:|---:|---|");
+        let _ = writeln!(t, "|---|---|---:|---:|---:|---:|---|");
         for c in &report.paper {
             let f = &c.figure;
             let metric = match f.versus {
@@ -601,7 +660,7 @@ pub fn markdown(report: &Report) -> String {
             };
             let _ = writeln!(
                 t,
-                "| {} {} {} | {} | {:.1} | {} | {} | {} |",
+                "| {} {} {} | {} | {:.1} | {} | {} | {} | {} |",
                 f.config,
                 f.policy,
                 f.bin,
@@ -610,6 +669,7 @@ pub fn markdown(report: &Report) -> String {
                 pct(c.simulated),
                 c.difference
                     .map_or("–".to_owned(), |d| format!("{:+.1}", d * 100.0)),
+                pct(c.guarded),
                 f.source
             );
         }
@@ -695,6 +755,9 @@ mod tests {
             phases: Some(parts(50.0, 10.0, completion - 60.0, completion)),
             processed_fraction: f64::from(k) / 10.0,
             events: 1,
+            guard: 0.0,
+            guard_fired: false,
+            unguarded: None,
         }
     }
 
@@ -782,6 +845,7 @@ mod tests {
             seed: 1,
             jobs: 3,
             population: POPULATION,
+            guard: 0.0,
             rows,
             paper: c,
         });
@@ -828,6 +892,7 @@ mod tests {
             seed: 1,
             jobs: 4,
             population: POPULATION,
+            guard: 0.0,
             rows,
             paper: Vec::new(),
         });
@@ -891,6 +956,7 @@ mod tests {
             seed: 1,
             jobs: 5,
             population: POPULATION,
+            guard: 0.0,
             rows,
             paper: Vec::new(),
         });
@@ -926,6 +992,7 @@ mod tests {
             seed: 1,
             jobs: 3,
             population: POPULATION,
+            guard: 0.0,
             rows,
             paper: Vec::new(),
         });
@@ -1009,6 +1076,7 @@ mod tests {
             seed: 1,
             jobs: 2,
             population: POPULATION,
+            guard: 0.0,
             rows: rows.clone(),
             paper: compare(&rows, "estimation", &["C1"]),
         });
@@ -1101,6 +1169,7 @@ mod tests {
             seed: 1,
             jobs: 1,
             population: POPULATION,
+            guard: 0.0,
             rows,
             paper: c,
         });
