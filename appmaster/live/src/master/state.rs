@@ -806,7 +806,11 @@ impl State {
                 let mut going = true;
                 for task in ended {
                     log_line(&format!("{task:?}: {reason}"));
-                    going &= self.count_failure(task, &reason);
+                    // A preemption is the cluster's choice, not the task's failure (YARN does
+                    // not count it toward the attempt limit either): it runs again.
+                    if status.end != ContainerEnd::Preempted {
+                        going &= self.count_failure(task, &reason);
+                    }
                 }
                 if going {
                     self.feed(Event::ContainerLost(held.id));
@@ -1278,6 +1282,25 @@ mod tests {
             job.failures.values().copied().max(),
             Some(MAX_TASK_FAILURES)
         );
+    }
+
+    #[test]
+    fn preempted_attempts_run_again_without_counting_toward_the_limit() {
+        let mut s = state();
+        for round in 0..6 {
+            let c = format!("p{round}");
+            s.allocated(AllocateReply {
+                allocated: vec![granted(&c, "a:1")],
+                completed: Vec::new(),
+            });
+            let Some(Order::Run { .. }) = s.next_order(&c) else {
+                panic!("round {round}: a task for the runner");
+            };
+            s.allocated(ended(&c, ContainerEnd::Preempted, None));
+            let job = s.job.as_ref().unwrap();
+            assert!(job.fatal.is_none(), "round {round}: {:?}", job.fatal);
+            assert!(job.failures.is_empty(), "round {round}: {:?}", job.failures);
+        }
     }
 
     #[test]
