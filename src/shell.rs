@@ -252,6 +252,7 @@ pub(crate) fn master(args: ShellMasterArgs) -> Result<()> {
             asks: asks(&args.shape, &granted_on, granted),
             releases: std::mem::take(&mut releases),
             progress: f64::from(ended) / f64::from(total),
+            tasks: None,
         };
         let reply: AllocateReply = serde_json::from_value(to_rm(
             reqwest::Method::POST,

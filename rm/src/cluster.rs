@@ -1234,20 +1234,26 @@ impl Cluster {
                 self.schedule(SchedEvent::Release { app, container: c });
             }
         }
-        let mut maps_done = None;
+        let mut done = None;
         if let Some(info) = self.apps.get_mut(&app_id) {
             info.progress = req.progress.clamp(0.0, 1.0);
-            // yard's masters report the maps done over the maps as their progress.
-            maps_done = info
-                .model
-                .map(|m| (info.progress * f64::from(m.maps)).floor() as u32);
+            done = info.model.map(|m| match req.tasks {
+                // A yard master's own counts: maps it will not run (Dart closed its map phase
+                // at k) are as good as done for the quota.
+                Some(t) => (
+                    (t.maps_done + m.maps.saturating_sub(t.maps_to_run)).min(m.maps),
+                    t.reduces_done.min(m.reduces),
+                ),
+                // Else progress as yard's masters report it: the maps done over the maps.
+                None => ((info.progress * f64::from(m.maps)).floor() as u32, 0),
+            });
         }
         self.dirty_apps.insert(app_id.clone());
-        if let Some(maps_done) = maps_done {
+        if let Some((maps_done, reduces_done)) = done {
             self.schedule(SchedEvent::Progress {
                 app,
                 maps_done,
-                reduces_done: 0,
+                reduces_done,
             });
         }
         self.schedule(SchedEvent::Asks { app, asks });
@@ -1570,6 +1576,7 @@ mod tests {
                 asks,
                 releases,
                 progress: 0.5,
+                tasks: None,
             },
         )
     }

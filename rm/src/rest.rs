@@ -566,6 +566,18 @@ async fn allocate(
     body: Result<Json<AllocateRequest>, JsonRejection>,
 ) -> Reply {
     let Json(req) = body?;
+    if let Some(t) = req.tasks
+        && t.maps_done > t.maps_to_run
+    {
+        return Err(FieldError {
+            field: "tasks.mapsDone".into(),
+            problem: format!(
+                "{} is over tasks.mapsToRun ({})",
+                t.maps_done, t.maps_to_run
+            ),
+        }
+        .into());
+    }
     limits::check_len("asks", req.asks.len())?;
     limits::check_len("releases", req.releases.len())?;
     for (i, ask) in req.asks.iter().enumerate() {

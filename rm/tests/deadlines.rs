@@ -578,3 +578,53 @@ async fn a_master_that_names_its_job_kind_gets_a_quota_from_the_profile_store() 
     let (_, registered) = h.running(json!({"deadline-ms": T0 + 100_000}), job).await;
     assert_eq!(registered["quota"]["basis"], "no-model", "{registered}");
 }
+
+/// A yard master's own task counts size the quota on the work really left: once Dart has
+/// closed its map phase at k = 20 of 100 maps, the 80 it will never run are not work.
+#[tokio::test]
+async fn a_masters_task_counts_size_its_quota_on_the_maps_it_will_still_run() {
+    let quota_after = |tasks: Option<Value>| async move {
+        let h = Harness::new(PolicyKind::MinEdf);
+        h.node("n1:8042", 40).await;
+        let (id, _) = h
+            .running(json!({"deadline-ms": T0 + 100_000}), model(100, 10.0))
+            .await;
+        h.now.store(T0 + 50_000, Ordering::SeqCst);
+        let mut body = json!({"applicationId": id, "progress": 0.1, "releases": [], "asks": []});
+        if let Some(t) = tasks {
+            body["tasks"] = t;
+        }
+        let (status, reply) = h
+            .post(&format!("/ws/v1/yard/apps/{id}/allocate"), body)
+            .await;
+        assert_eq!(status, StatusCode::OK, "{reply}");
+        h.app(&id).await["quota"]["containers"].as_u64().unwrap()
+    };
+    // Progress alone (0.1 of 100 maps): 90 maps of 10 s in the 50 s left.
+    let by_progress = quota_after(None).await;
+    // The master's counts: 10 done of the 20 it will run.
+    let by_counts = quota_after(Some(
+        json!({"mapsDone": 10, "mapsToRun": 20, "reducesDone": 0}),
+    ))
+    .await;
+    assert!(
+        by_counts < by_progress && by_counts >= 2,
+        "{by_counts} vs {by_progress}"
+    );
+
+    let h = Harness::new(PolicyKind::MinEdf);
+    h.node("n1:8042", 40).await;
+    let (id, _) = h
+        .running(json!({"deadline-ms": T0 + 100_000}), model(100, 10.0))
+        .await;
+    let body = json!({"applicationId": id, "progress": 0.1, "releases": [], "asks": [],
+        "tasks": {"mapsDone": 30, "mapsToRun": 20, "reducesDone": 0}});
+    let (status, reply) = h
+        .post(&format!("/ws/v1/yard/apps/{id}/allocate"), body)
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{reply}");
+    assert!(
+        reply["error"].as_str().unwrap().contains("tasks.mapsDone"),
+        "{reply}"
+    );
+}

@@ -197,6 +197,21 @@ pub struct AllocateRequest {
     pub releases: Vec<String>,
     /// The job's progress, 0–1.
     pub progress: f64,
+    /// What a yard master says of its tasks (YARN's progress is one number): the rm's deadline
+    /// policies size quotas on the work left. Optional: YARN's masters send none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tasks: Option<TaskCounts>,
+}
+
+/// A job's tasks as its master counts them, for the rm's quota (ARIA's model of the work left).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TaskCounts {
+    /// Maps finished that count toward the answer.
+    pub maps_done: u32,
+    /// Maps the job will run in all: every map until Dart closes its map phase, then `k`.
+    pub maps_to_run: u32,
+    pub reduces_done: u32,
 }
 
 /// A container granted to a master, with the token its nodemanager will check.

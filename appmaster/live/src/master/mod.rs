@@ -40,6 +40,7 @@ use yard_appmaster::policy::{
 use yard_profiles::ProfileStore;
 use yard_wire::protocol::{
     AllocateReply, AllocateRequest, Allocated, Dataset, Resource, ResourceRequest, StartContainer,
+    TaskCounts,
 };
 
 use crate::{BlockRef, Done, Order, OutputRef, Outputs, Reply, TaskSpec, Work};

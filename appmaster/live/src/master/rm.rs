@@ -98,11 +98,22 @@ pub(super) async fn allocate_loop(shared: Arc<Shared>, rm: Arc<RmClient>, exe: S
                     let p = j.policy.progress();
                     f64::from(p.maps_done) / f64::from(p.maps.max(1))
                 });
+            // The job proper's counts (the task sampler's maps are not the job's): the rm sizes
+            // a deadline job's quota on the maps and reduces left.
+            let tasks = s.job.as_ref().filter(|j| !j.sampler).map(|j| {
+                let p = j.policy.progress();
+                TaskCounts {
+                    maps_done: p.maps_done,
+                    maps_to_run: if p.map_phase_closed { p.k } else { p.maps }.max(p.maps_done),
+                    reduces_done: p.reduces_done,
+                }
+            });
             let request = AllocateRequest {
                 application_id: s.application.clone(),
                 asks: s.asks(),
                 releases: std::mem::take(&mut s.releases),
                 progress: progress.clamp(0.0, 1.0),
+                tasks,
             };
             (request, s.stopping)
         };
