@@ -712,7 +712,10 @@ struct Run<'a> {
     closed: bool,
     link_free_at: Seconds,
     in_flight: u64,
-    output_done: f64,
+    /// Output bytes of the maps done (each counted once), and the reduces' inputs from them
+    /// (`JobTruth::reduce_inputs`), computed once per total.
+    output_done: u64,
+    reduce_inputs: (u64, Vec<u64>),
     /// Reduces launched and waiting for their input, in launch order.
     waiting: Vec<(AttemptId, ReduceId)>,
     /// Reduces given their input (some may have ended), in that order, and when they next
@@ -789,7 +792,8 @@ impl<'a> Run<'a> {
             closed: false,
             link_free_at: 0.0,
             in_flight: 0,
-            output_done: 0.0,
+            output_done: 0,
+            reduce_inputs: (0, Vec::new()),
             waiting: Vec::new(),
             reducing: Vec::new(),
             next_reduce_report: 0.0,
@@ -945,7 +949,7 @@ impl<'a> Run<'a> {
         let output = self.job.truth.maps[m].output_bytes;
         if !self.map_done[m] {
             self.map_done[m] = true;
-            self.output_done += output as f64;
+            self.output_done += output;
             if self.job.reduces() > 0 && output > 0 {
                 // The output queues for the job's shuffle link (FIFO at its bottleneck bandwidth).
                 let start = self.link_free_at.max(self.now);
@@ -1007,8 +1011,11 @@ impl<'a> Run<'a> {
             let Some(cut) = self.live.get(a).map(|l| l.cut) else {
                 continue; // killed
             };
-            let share = self.job.truth.partition_shares[r.0 as usize];
-            let bytes = (self.output_done * share).round() as u64;
+            if self.reduce_inputs.1.is_empty() || self.reduce_inputs.0 != self.output_done {
+                let inputs = self.job.truth.reduce_inputs(self.output_done);
+                self.reduce_inputs = (self.output_done, inputs);
+            }
+            let bytes = self.reduce_inputs.1[r.0 as usize];
             self.call(Event::ReduceInputReady { reduce: r, bytes });
             let kept = self
                 .kept
@@ -1464,6 +1471,35 @@ mod tests {
             "not among the answers' errors"
         );
         assert_eq!(none.empty_estimation_error.mean, Some(error));
+    }
+
+    #[test]
+    fn reduce_inputs_are_whole_bytes_that_sum_to_the_map_output() {
+        // One map's 4 bytes over 3 equal reduces of f(d) = d seconds, run back to back on one
+        // container: 2 + 1 + 1 = 4 s of reduces (each rounded on its own, 1 + 1 + 1 = 3 s on
+        // 3 bytes: a quarter of the output gone). The oracle splits them the same way.
+        let mut job = tiny(&[10.0], 3);
+        job.truth.maps[0].output_bytes = 4;
+        let law = PowerLaw {
+            a: 1.0,
+            b: 1.0,
+            spread: 0.0,
+        };
+        job.truth.reduce_time = law;
+        job.profile.reduce_time = law;
+        let exp = experiment(1);
+        let p = plan(&job, &exp, 1.0 / 3.0, 1.0);
+        assert_eq!(p.containers, 1);
+        assert_eq!(job.truth.reduce_inputs(4), vec![2, 1, 1]);
+        let r = simulate(&job, &p, PolicyKind::Full, &exp, 0);
+        let t = r.phases.unwrap();
+        assert!((t.reduce - 4.0).abs() < 1e-6, "{t:?}");
+        let oracle = crate::oracle::completion(&job.truth, &[0], &[1.0]);
+        assert!((oracle - r.completion).abs() < 1e-5, "{oracle} vs {r:?}");
+        // MDT is on MRA = 3 containers: the reduces side by side, the longest 2 s.
+        assert!((p.mdt - (10.0 + 0.004 + 2.0)).abs() < 1e-5, "{}", p.mdt);
+        let fits = |d: f64| crate::oracle::k_max(&job.truth, &[1.0], d);
+        assert_eq!((fits(r.completion), fits(r.completion - 1e-3)), (1, 0));
     }
 
     fn guarded(exp: &Experiment) -> Experiment {

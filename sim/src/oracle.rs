@@ -10,8 +10,9 @@
 //!   transfer ends at `max(finish, link_free_at) + output / bandwidth`.
 //! - The shuffle ends when every counted map has finished and the link has drained; reduces
 //!   start then, on the same containers (all free by then), reduce `r` taking
-//!   `reduce_seconds(r, round(Σ output × partition_shares[r])) × speed` (whole bytes, as the
-//!   engine hands them over), in waves when R > C.
+//!   `reduce_seconds(r, d_r) × speed`, `d_r` its share of the counted maps' output in whole
+//!   bytes that sum to the output exactly (`JobTruth::reduce_inputs`, as the engine hands them
+//!   over), in waves when R > C.
 //! - A map-only job (R = 0) completes when its last map finishes: no shuffle.
 //! - Times are measured from the job's start, t = 0, when every container is free.
 //!
@@ -244,7 +245,8 @@ fn evaluate(truth: &JobTruth, maps: &[Task], speeds: &[f64]) -> Eval {
     }
     let shuffle = phase(maps, speeds, Some(truth.shuffle_bandwidth));
     // Summed exactly, so the inputs do not depend on the order the maps are given in.
-    let total = maps.iter().map(|t| u128::from(t.o)).sum::<u128>() as f64;
+    let total = maps.iter().map(|t| u128::from(t.o)).sum::<u128>();
+    let total = u64::try_from(total).unwrap_or(u64::MAX);
     let mut work: Vec<Task> = reduce_times(truth, total)
         .map(|d| Task { d, o: 0 })
         .collect();
@@ -257,19 +259,19 @@ fn evaluate(truth: &JobTruth, maps: &[Task], speeds: &[f64]) -> Eval {
 }
 
 /// Every reduce's time at speed 1 when the counted maps output `total` bytes, in reduce
-/// order: reduce `r`'s input is its share of them in whole bytes, rounded as the engine rounds
-/// it (`ReduceInputReady` carries bytes), and its time `truth.reduce_seconds(r, input)`.
-/// Reduces with the same input as the one before (all of them, without skew) reuse its
+/// order: reduce `r`'s input is its share of them in whole bytes, split as the engine splits
+/// them (`JobTruth::reduce_inputs`: they sum to `total`), and its time
+/// `truth.reduce_seconds(r, input)`. Reduces with the same input as the one before reuse its
 /// `f(d)`, the same value `reduce_seconds` computes, instead of another `powf`.
-fn reduce_times(truth: &JobTruth, total: f64) -> impl Iterator<Item = f64> + '_ {
+fn reduce_times(truth: &JobTruth, total: u64) -> impl Iterator<Item = f64> + '_ {
     debug_assert_eq!(truth.partition_shares.len(), truth.reduce_noise.len());
     let mut last: Option<(f64, f64)> = None;
     truth
-        .partition_shares
-        .iter()
+        .reduce_inputs(total)
+        .into_iter()
         .zip(&truth.reduce_noise)
-        .map(move |(share, noise)| {
-            let bytes = (total * share).round();
+        .map(move |(bytes, noise)| {
+            let bytes = bytes as f64;
             let f = match last {
                 Some((b, f)) if b == bytes => f,
                 _ => truth.reduce_time.at(bytes),
@@ -539,8 +541,7 @@ impl<'a> Search<'a> {
             };
             let shuffle = (last_finish + self.least_transfer).max(self.shortest * fastest + link);
             let reduce = if self.reduce_monotone {
-                let total = bytes as f64;
-                let times = reduce_times(self.truth, total);
+                let times = reduce_times(self.truth, u64::try_from(bytes).unwrap_or(u64::MAX));
                 let (longest, sum) = times.fold((0.0f64, 0.0), |(l, s), t| (l.max(t), s + t));
                 (longest * fastest).max(sum / self.rate)
             } else {
@@ -949,10 +950,12 @@ mod tests {
     #[test]
     fn mdt_hand_case() {
         // 3 maps (4, 6, 5 s; 10 B each at 5 B/s) and 2 reduces (shares 0.25/0.75 of 30 B, so
-        // 7.5 → 8 B and 22.5 → 23 B in whole bytes, 1 s per B): MRA = 3. Finishes 4, 5, 6:
-        // the link frees at 6, 8, 10. Reduces 8 and 23 s.
+        // 7.5 and 22.5 B: 8 B and 22 B in whole bytes summing to 30, the byte left to the
+        // first of the equal fractions; 1 s per B): MRA = 3. Finishes 4, 5, 6: the link frees
+        // at 6, 8, 10. Reduces 8 and 22 s.
         let t = job(&[(4.0, 10), (6.0, 10), (5.0, 10)], &[0.25, 0.75], 5.0, 1.0);
-        assert_eq!(mdt(&t), 10.0 + 23.0);
+        assert_eq!(t.reduce_inputs(30), vec![8, 22]);
+        assert_eq!(mdt(&t), 10.0 + 22.0);
         assert_eq!(k_max(&t, &[1.0; 3], mdt(&t)), 3);
         // Just below MDT two maps fit: finishes 4, 5, link at 6, 8; reduces 5 and 15 → 23.
         assert_eq!(k_max(&t, &[1.0; 3], 0.95 * mdt(&t)), 2);
