@@ -107,7 +107,7 @@ fn the_table_sets_the_papers_figures_beside_its_own() {
     );
     assert!(text.contains("| close: map | close: shuffle |"), "{text}");
     assert!(
-        text.contains("| beside the paper (jobs with k_max ≥ 1) |")
+        text.contains("| beside the paper (jobs with k_max ≥ 1; its Dart beside both Darts) |")
             && text.contains("§6.2 Fig. 8a"),
         "{text}"
     );
@@ -131,13 +131,59 @@ fn the_stragglers_experiment_prints_table_5_beside_its_rows() {
     );
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("8 slow nodes"), "{text}");
-    for policy in ["late", "d-wor", "d-wmr", "dart"] {
+    for policy in ["late", "d-wor", "d-wmr", "dart-paper", "dart"] {
         assert!(
             text.contains(&format!("| C1 | {policy} |")),
             "no {policy} row"
         );
     }
     assert!(text.contains("§6.5 Table 5"), "{text}");
+    // The paper's Dart sits beside both Darts.
+    for dart in ["dart-paper", "dart"] {
+        assert!(
+            text.contains(&format!("| C1 {dart} medium | missed_fraction | 5.6 |")),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn every_preset_runs_both_darts() {
+    for preset in ["deadlines", "estimation", "stragglers", "optimizations"] {
+        let out = yard(&[
+            "sim",
+            "--trace",
+            TRACE,
+            "--jobs",
+            "8",
+            "--guard",
+            "0",
+            "--experiment",
+            preset,
+            "--json",
+        ]);
+        assert!(
+            out.status.success(),
+            "{preset}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let reports = match json.as_array() {
+            Some(setups) => setups.clone(),
+            None => vec![json],
+        };
+        for report in reports {
+            let policies: Vec<&str> = report["rows"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r["policy"].as_str().unwrap())
+                .collect();
+            for dart in ["dart-paper", "dart"] {
+                assert!(policies.contains(&dart), "{preset}: {policies:?}");
+            }
+        }
+    }
 }
 
 #[test]

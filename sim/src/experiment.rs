@@ -24,16 +24,19 @@ pub struct Setup {
     pub experiment: Experiment,
 }
 
-/// The Dart paper's experiments (§6.2–6.6) as presets.
+/// The Dart paper's experiments (§6.2–6.6) as presets. Each runs both Darts: `dart-paper`
+/// (the paper's algorithm, which its ablations D-WOR, D-WMR and D-WOST are built on) and
+/// `dart` (yard's, with its extensions), beside the paper's figures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Preset {
-    /// §6.2–6.3: missed deadlines and k/k_max, Dart vs ARIA vs PS, C1–C3.
+    /// §6.2–6.3: missed deadlines and k/k_max, both Darts vs ARIA vs PS, C1–C3.
     Deadlines,
-    /// §6.4: estimation error, Dart vs ARIA.
+    /// §6.4: estimation error, both Darts vs ARIA.
     Estimation,
-    /// §6.5: 8 of 64 nodes slowed; LATE, D-WOR, D-WMR, Dart in C1 and C2 (Table 5).
+    /// §6.5: 8 of 64 nodes slowed; LATE, D-WOR, D-WMR and both Darts in C1 and C2 (Table 5).
     Stragglers,
-    /// §6.6: failures (Dart at rising failure rates) and skew (Dart vs D-WOST under Zipf skew).
+    /// §6.6: failures (both Darts vs D-WOR at a 5 % failure rate) and skew (both Darts vs
+    /// D-WOST under Zipf skew).
     Optimizations,
 }
 
@@ -84,13 +87,18 @@ impl Preset {
             Preset::Deadlines => vec![setup(
                 "deadlines",
                 &DeadlineConfig::ALL,
-                &[PolicyKind::Dart, PolicyKind::Aria, PolicyKind::Ps],
+                &[
+                    PolicyKind::DartPaper,
+                    PolicyKind::Dart,
+                    PolicyKind::Aria,
+                    PolicyKind::Ps,
+                ],
                 base.clone(),
             )],
             Preset::Estimation => vec![setup(
                 "estimation",
                 &DeadlineConfig::ALL,
-                &[PolicyKind::Dart, PolicyKind::Aria],
+                &[PolicyKind::DartPaper, PolicyKind::Dart, PolicyKind::Aria],
                 base.clone(),
             )],
             Preset::Stragglers => {
@@ -103,6 +111,7 @@ impl Preset {
                         PolicyKind::Late,
                         PolicyKind::DartWithoutRevise,
                         PolicyKind::DartMapReviseOnly,
+                        PolicyKind::DartPaper,
                         PolicyKind::Dart,
                     ],
                     exp,
@@ -117,13 +126,21 @@ impl Preset {
                     setup(
                         "failures",
                         &c12,
-                        &[PolicyKind::Dart, PolicyKind::DartWithoutRevise],
+                        &[
+                            PolicyKind::DartPaper,
+                            PolicyKind::Dart,
+                            PolicyKind::DartWithoutRevise,
+                        ],
                         failures,
                     ),
                     setup(
                         "skew",
                         &c12,
-                        &[PolicyKind::Dart, PolicyKind::DartWithoutSkew],
+                        &[
+                            PolicyKind::DartPaper,
+                            PolicyKind::Dart,
+                            PolicyKind::DartWithoutSkew,
+                        ],
                         base.clone(),
                     ),
                 ]
