@@ -1103,15 +1103,7 @@ impl Cluster {
 
     /// The client says when it wants the answer (any time before the application ends).
     pub fn set_deadline(&mut self, id: &str, deadline_ms: i64) -> Result<(), ClusterError> {
-        let app = self
-            .apps
-            .get_mut(id)
-            .ok_or_else(|| ClusterError::UnknownApp(id.into()))?;
-        if app.lifecycle.state.is_final() {
-            return Err(ClusterError::Ended(id.into()));
-        }
-        app.deadline_ms = Some(deadline_ms);
-        self.dirty_apps.insert(id.into());
+        self.change_unfinished(id, |app| app.deadline_ms = Some(deadline_ms))?;
         let app = self.app_of(id);
         self.schedule(SchedEvent::Deadline {
             app,
@@ -1123,6 +1115,21 @@ impl Cluster {
     /// What the running master of `id` says of its work (task counts, a profile): the
     /// policies size its quota by it. Kept across rm restarts.
     pub fn set_model(&mut self, id: &str, model: JobModel) -> Result<(), ClusterError> {
+        self.change_unfinished(id, |app| app.model = Some(model))?;
+        let app = self.app_of(id);
+        self.schedule(SchedEvent::Model {
+            app,
+            model: Some(model),
+        });
+        Ok(())
+    }
+
+    /// Changes application `id` with `f` unless it has ended, and marks it for the store.
+    fn change_unfinished(
+        &mut self,
+        id: &str,
+        f: impl FnOnce(&mut AppInfo),
+    ) -> Result<(), ClusterError> {
         let app = self
             .apps
             .get_mut(id)
@@ -1130,13 +1137,8 @@ impl Cluster {
         if app.lifecycle.state.is_final() {
             return Err(ClusterError::Ended(id.into()));
         }
-        app.model = Some(model);
+        f(app);
         self.dirty_apps.insert(id.into());
-        let app = self.app_of(id);
-        self.schedule(SchedEvent::Model {
-            app,
-            model: Some(model),
-        });
         Ok(())
     }
 
