@@ -9,6 +9,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use yard_appmaster::policy::{PolicyConfig, PolicyKind};
 use yard_appmaster_live::master::DEFAULT_GUARD_SECONDS;
 use yard_sim::experiment::{self, Preset, Setup};
+use yard_sim::report::Report;
 use yard_sim::workloads::{self, WorkloadOptions};
 use yard_sim::{ClusterConfig, DeadlineConfig, Experiment};
 
@@ -64,11 +65,18 @@ pub(crate) struct SimArgs {
     /// default is the live master's.
     #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_GUARD_SECONDS, value_parser = parse_guard)]
     guard: f64,
+    /// Run N seeds, `--seed` S, S + 1, …, S + N − 1 (each draws its own task durations,
+    /// profiles, slow nodes and failures), and print every figure as its mean over them ± the
+    /// seeds' standard deviation (`--json`: each seed's report too). Default: 3 with
+    /// `--experiment`, else 1.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1000))]
+    seeds: Option<u64>,
     /// Print one JSON object instead of tables.
     #[arg(long)]
     json: bool,
     /// Write the paper's plots as SVG here: CDFs of k/k_max and of estimation error, the
-    /// error per phase, and how answers ended (met / empty / missed).
+    /// error per phase, and how answers ended (met / empty / missed); from the first seed's
+    /// run.
     #[arg(long, value_name = "DIR")]
     svg: Option<PathBuf>,
 }
@@ -140,78 +148,44 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
         Some(path) => Some(yard_workload::read_file(path, &args.read.options())?),
         None => None, // --synthetic (clap requires one of the two)
     };
+    let first_seed = args.read.seed.unwrap_or(DEFAULT_SEED);
+    let seeds = args
+        .seeds
+        .unwrap_or(if args.experiment.is_some() { 3 } else { 1 });
     for setup in &setups {
-        // The skew half of the optimizations preset needs skewed partitions.
-        let skew = if setup.name == "skew" && args.skew == 0.0 {
-            1.0
-        } else {
-            args.skew
-        };
-        let options = WorkloadOptions {
-            seed: args.read.seed.unwrap_or(DEFAULT_SEED),
-            block_bytes: args.read.options().block_bytes,
-            skew,
-            ..WorkloadOptions::default()
-        };
-        // Jobs are built (and their draws made) before the filter, so a kept job is the same
-        // job whatever `--min-maps` says.
-        let kept = |j: &yard_sim::job::SimJob| u64::from(j.maps()) >= args.min_maps;
-        let synthetic = match &trace {
-            Some(_) => Vec::new(),
-            None => {
-                let all = workloads::facebook_synthetic(
-                    args.jobs.unwrap_or(SYNTHETIC_JOBS),
-                    SYNTHETIC_INTERARRIVAL_S,
-                    &options,
-                );
-                all.into_iter().filter(|j| kept(j)).collect()
-            }
-        };
-        let available = match &trace {
-            Some(w) => w
-                .jobs
-                .iter()
-                .filter(|j| j.map_count() >= args.min_maps)
-                .count(),
-            None => synthetic.len(),
-        };
-        let count = args.jobs.map_or(available, |n| n.min(available));
-        if count == 0 {
-            return Err(BadInput(
-                "the workload has no jobs to simulate; check --jobs, --min-maps and the trace"
-                    .into(),
-            )
-            .into());
+        let mut reports = Vec::new();
+        for seed in (0..seeds).map(|i| first_seed.wrapping_add(i)) {
+            let mut setup = setup.clone();
+            setup.experiment.seed = seed;
+            // Plots are drawn from the first seed's run.
+            let svg = args.svg.as_deref().filter(|_| reports.is_empty());
+            reports.push(run_seed(&args, trace.as_ref(), &setup, svg)?);
         }
-        let bar = progress_bar(count as u64, &setup.name);
-        let results = match &trace {
-            Some(w) => {
-                let jobs = workloads::trace_jobs(w, &options).filter(|j| kept(j));
-                experiment::run(jobs.take(count), setup, &bar)
+        let title = format!("## {} ({})\n\n", setup.name, describe(setup));
+        match reports.len() {
+            1 => {
+                let report = reports.pop().expect("one report");
+                if args.json {
+                    json.push(serde_json::to_value(&report)?);
+                } else {
+                    text += &format!("{title}{}\n", yard_sim::report::markdown(&report));
+                }
             }
-            None => experiment::run(synthetic.into_iter().take(count), setup, &bar),
-        };
-        let report = experiment::report(setup, count, &results);
-        if let Some(dir) = &args.svg {
-            yard_sim::plot::write_plots(dir, &setup.name, &setup.policies, &results)
-                .with_context(|| format!("writing plots to {}", dir.display()))?;
-        }
-        if args.json {
-            json.push(report);
-        } else {
-            text += &format!(
-                "## {} ({})\n\n{}\n",
-                setup.name,
-                describe(setup),
-                yard_sim::report::markdown(&report)
-            );
+            _ => {
+                let report = yard_sim::seeds::across(reports);
+                if args.json {
+                    json.push(serde_json::to_value(&report)?);
+                } else {
+                    text += &format!("{title}{}\n", yard_sim::seeds::markdown(&report));
+                }
+            }
         }
     }
     let out = if args.json {
         let value = if json.len() == 1 {
-            serde_json::to_value(&json[0])?
+            json.pop().expect("one report")
         } else {
-            serde_json::to_value(&json)?
+            serde_json::Value::Array(json)
         };
         serde_json::to_string_pretty(&value)? + "\n"
     } else {
@@ -219,6 +193,72 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
     };
     crate::print(&out)?;
     Ok(())
+}
+
+/// One seed's run of `setup` (whose experiment carries the seed): its jobs built with that
+/// seed, simulated, summed up.
+fn run_seed(
+    args: &SimArgs,
+    trace: Option<&yard_workload::Workload>,
+    setup: &Setup,
+    svg: Option<&std::path::Path>,
+) -> Result<Report> {
+    let seed = setup.experiment.seed;
+    // The skew half of the optimizations preset needs skewed partitions.
+    let skew = if setup.name == "skew" && args.skew == 0.0 {
+        1.0
+    } else {
+        args.skew
+    };
+    let options = WorkloadOptions {
+        seed,
+        block_bytes: args.read.options().block_bytes,
+        skew,
+        ..WorkloadOptions::default()
+    };
+    // Jobs are built (and their draws made) before the filter, so a kept job is the same
+    // job whatever `--min-maps` says.
+    let kept = |j: &yard_sim::job::SimJob| u64::from(j.maps()) >= args.min_maps;
+    let synthetic = match trace {
+        Some(_) => Vec::new(),
+        None => {
+            let all = workloads::facebook_synthetic(
+                args.jobs.unwrap_or(SYNTHETIC_JOBS),
+                SYNTHETIC_INTERARRIVAL_S,
+                &options,
+            );
+            all.into_iter().filter(|j| kept(j)).collect()
+        }
+    };
+    let available = match trace {
+        Some(w) => w
+            .jobs
+            .iter()
+            .filter(|j| j.map_count() >= args.min_maps)
+            .count(),
+        None => synthetic.len(),
+    };
+    let count = args.jobs.map_or(available, |n| n.min(available));
+    if count == 0 {
+        return Err(BadInput(
+            "the workload has no jobs to simulate; check --jobs, --min-maps and the trace".into(),
+        )
+        .into());
+    }
+    let name = format!("{} seed {seed}", setup.name);
+    let bar = progress_bar(count as u64, &name);
+    let results = match trace {
+        Some(w) => {
+            let jobs = workloads::trace_jobs(w, &options).filter(|j| kept(j));
+            experiment::run(jobs.take(count), setup, &bar)
+        }
+        None => experiment::run(synthetic.into_iter().take(count), setup, &bar),
+    };
+    if let Some(dir) = svg {
+        yard_sim::plot::write_plots(dir, &setup.name, &setup.policies, &results)
+            .with_context(|| format!("writing plots to {}", dir.display()))?;
+    }
+    Ok(experiment::report(setup, count, &results))
 }
 
 fn describe(setup: &Setup) -> String {

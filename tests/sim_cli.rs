@@ -226,6 +226,7 @@ fn bad_flags_are_refused_with_exit_code_2() {
         &["sim", "--trace", TRACE, "--jobs", "0"],
         &["sim", "--trace", TRACE, "--guard", "-1"],
         &["sim", "--trace", TRACE, "--guard", "soon"],
+        &["sim", "--trace", TRACE, "--seeds", "0"],
         &["sim", "--trace", "traces/nonexistent.tsv"],
     ] {
         let out = yard(args);
@@ -375,4 +376,86 @@ fn the_simulators_guard_is_the_live_masters_and_guarded_rows_sit_beside_the_ungu
         .find(|r| r["policy"] == "dart" && r["bin"] == "every")
         .unwrap();
     assert_eq!(plain, every("dart"));
+}
+
+#[test]
+fn seeds_print_each_figure_as_its_mean_and_spread_over_the_seeds() {
+    let out = yard(&[
+        "sim",
+        "--trace",
+        TRACE,
+        "--jobs",
+        "12",
+        "--configs",
+        "C1",
+        "--policies",
+        "dart",
+        "--seed",
+        "5",
+        "--seeds",
+        "2",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["seeds"], serde_json::json!([5, 6]));
+    let runs = report["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    let row = report["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["policy"] == "dart" && r["bin"] == "every")
+        .unwrap();
+    assert_eq!(row["seeds"], 2);
+    let missed = row["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m[0] == "missed_fraction")
+        .unwrap()[1]
+        .clone();
+    let per_seed: Vec<f64> = runs
+        .iter()
+        .map(|run| {
+            run["rows"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|r| r["policy"] == "dart" && r["bin"] == "every")
+                .unwrap()["missed_fraction"]
+                .as_f64()
+                .unwrap()
+        })
+        .collect();
+    let mean = (per_seed[0] + per_seed[1]) / 2.0;
+    assert!(
+        (missed["mean"].as_f64().unwrap() - mean).abs() < 1e-12,
+        "{missed}"
+    );
+    for key in ["sd", "min", "max", "seeds"] {
+        assert!(missed.get(key).is_some(), "{missed}");
+    }
+    // A preset runs three seeds unless told otherwise; a custom run one.
+    let text = String::from_utf8(
+        yard(&[
+            "sim",
+            "--trace",
+            TRACE,
+            "--jobs",
+            "6",
+            "--experiment",
+            "estimation",
+        ])
+        .stdout,
+    )
+    .unwrap();
+    assert!(text.contains("seeds 1, 2, 3 (3 runs)"), "{text}");
+    assert!(text.contains(" ± "), "{text}");
+    let text = String::from_utf8(yard(&["sim", "--trace", TRACE, "--jobs", "6"]).stdout).unwrap();
+    assert!(text.contains("seed 1, 6 jobs"), "{text}");
 }

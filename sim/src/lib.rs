@@ -8,6 +8,7 @@ pub mod job;
 pub mod oracle;
 pub mod plot;
 pub mod report;
+pub mod seeds;
 pub mod workloads;
 
 pub use config::{ClusterConfig, DeadlineConfig};

@@ -582,6 +582,11 @@ pub fn metric(row: &Row, name: &str) -> Option<f64> {
         "median_estimation_error" => row.median_estimation_error,
         "p80_estimation_error" => row.p80_estimation_error,
         "p90_estimation_error" => row.p90_estimation_error,
+        "jobs" => Some(row.jobs as f64),
+        "empty_estimation_error" => row.empty_estimation_error.mean,
+        "guard_fired_fraction" => row.guard_fired_fraction,
+        "guard_cost" => row.guard_cost,
+        "guard_rescued_fraction" => row.guard_rescued_fraction,
         _ => {
             let mut parts = name.split('.');
             let (moment, phase, stat) = (parts.next()?, parts.next()?, parts.next()?);
@@ -609,6 +614,25 @@ fn triple(s: &Stats) -> String {
         _ => format!("{} / {} / {}", pct(s.mean), pct(s.median), pct(s.p80)),
     }
 }
+
+/// What the main table's bins, outcomes and columns mean (printed under it).
+pub const LEGEND: &str = "Bins: `small`, `medium`, `large` and `all` count the jobs with k_max ≥ 1, the paper's \
+         population (it computes k/k_max for every job), and the paper's figures sit beside them; \
+         `partial` is the jobs whose deadline admits some but not all of their maps (0 < k_max < \
+         maps), the only jobs where k/k_max tells policies apart; `none-fits` the jobs where no \
+         schedule reads a map in time (k_max = 0), reported apart; `every` all jobs. Each job ends \
+         in exactly one of: met (answered by D from k ≥ 1 maps), empty (answered by D from no \
+         input: k = 0 or every byte cut; not a met deadline) and missed (answered after D). \
+         processed: the mean share of input bytes whose records reached the answer after every \
+         cut (maps not run, reduce input sampled); data vs oracle: the mean of processed bytes \
+         over the bytes the k_max schedule reads (jobs with k_max ≥ 1). Estimation error: \
+         |T − T̂| / T of the estimate at map close, over answers from some input; an empty \
+         answer's (mean) apart, as it measures nothing. `+guard` rows: the same jobs with the \
+         deadline guard (yard's, beyond the paper: maps stop and running reduces answer from \
+         what they folded in `guard` seconds before D, unfinished reduces are dropped at D); \
+         guard fired: the share of jobs not finished by then; guard cost: the mean processed \
+         fraction lost against the same job without the guard (whose answer may have come \
+         late); guard rescued: the jobs missed without the guard and met with it.";
 
 /// The Markdown tables — outcomes and data, estimation error by phase and moment — then the
 /// paper's figures beside the simulated ones.
@@ -654,26 +678,7 @@ pub fn markdown(report: &Report) -> String {
             pct(r.guard_rescued_fraction),
         );
     }
-    let _ = writeln!(
-        t,
-        "\nBins: `small`, `medium`, `large` and `all` count the jobs with k_max ≥ 1, the paper's \
-         population (it computes k/k_max for every job), and the paper's figures sit beside them; \
-         `partial` is the jobs whose deadline admits some but not all of their maps (0 < k_max < \
-         maps), the only jobs where k/k_max tells policies apart; `none-fits` the jobs where no \
-         schedule reads a map in time (k_max = 0), reported apart; `every` all jobs. Each job ends \
-         in exactly one of: met (answered by D from k ≥ 1 maps), empty (answered by D from no \
-         input: k = 0 or every byte cut; not a met deadline) and missed (answered after D). \
-         processed: the mean share of input bytes whose records reached the answer after every \
-         cut (maps not run, reduce input sampled); data vs oracle: the mean of processed bytes \
-         over the bytes the k_max schedule reads (jobs with k_max ≥ 1). Estimation error: \
-         |T − T̂| / T of the estimate at map close, over answers from some input; an empty \
-         answer's (mean) apart, as it measures nothing. `+guard` rows: the same jobs with the \
-         deadline guard (yard's, beyond the paper: maps stop and running reduces answer from \
-         what they folded in `guard` seconds before D, unfinished reduces are dropped at D); \
-         guard fired: the share of jobs not finished by then; guard cost: the mean processed \
-         fraction lost against the same job without the guard (whose answer may have come \
-         late); guard rescued: the jobs missed without the guard and met with it."
-    );
+    let _ = writeln!(t, "\n{LEGEND}");
     estimation_table(&mut t, report);
     if !report.paper.is_empty() {
         let _ = writeln!(

@@ -1,0 +1,480 @@
+//! One experiment over several seeds: every row's figures as their mean across the seeds
+//! with their spread, so that no figure rests on one seed's draws (issue 15 item 6).
+//!
+//! A seed fixes every draw: the jobs' task durations and reduce laws, their profiles, the
+//! slow nodes and the failures. Seeds `S, S + 1, …` are run one after another on the same
+//! trace; a row (configuration, policy, bin) is in the result when some seed has it, and its
+//! statistics are over the seeds that have it.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use crate::engine::{Moment, Phase};
+use crate::report::{self, Comparison, Report, Row};
+
+/// The mean of a figure over seeds and how far the seeds spread around it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Spread {
+    /// Seeds with a value (a row can lack a figure: no estimate, no job with k_max ≥ 1).
+    pub seeds: usize,
+    pub mean: Option<f64>,
+    /// The sample standard deviation over the seeds (n − 1); 0 with one seed.
+    pub sd: Option<f64>,
+    pub min: Option<f64>,
+    pub max: Option<f64>,
+}
+
+impl Spread {
+    pub fn of(values: &[f64]) -> Spread {
+        let n = values.len();
+        let mean = (n > 0).then(|| values.iter().sum::<f64>() / n as f64);
+        let sd = mean.map(|m| match n {
+            1 => 0.0,
+            _ => (values.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt(),
+        });
+        Spread {
+            seeds: n,
+            mean,
+            sd,
+            min: values.iter().copied().reduce(f64::min),
+            max: values.iter().copied().reduce(f64::max),
+        }
+    }
+}
+
+/// The figures of a row that are averaged over seeds: every column of the tables
+/// ([`report::metric`] names).
+pub const METRICS: &[&str] = &[
+    "jobs",
+    "median_deviation",
+    "mean_deviation",
+    "missed_fraction",
+    "empty_fraction",
+    "met_fraction",
+    "mean_processed_fraction",
+    "data_vs_oracle",
+    "mean_estimation_error",
+    "median_estimation_error",
+    "p80_estimation_error",
+    "p90_estimation_error",
+    "empty_estimation_error",
+    "guard_fired_fraction",
+    "guard_cost",
+    "guard_rescued_fraction",
+];
+
+/// A row over seeds: each metric of [`METRICS`], and each phase's error at each moment
+/// (`<moment>.<phase>.<mean|median|p80>`), as a [`Spread`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SeedsRow {
+    pub config: String,
+    pub policy: String,
+    pub bin: String,
+    /// Seeds whose run had this row.
+    pub seeds: usize,
+    pub metrics: Vec<(String, Spread)>,
+}
+
+impl SeedsRow {
+    pub fn get(&self, metric: &str) -> Option<&Spread> {
+        self.metrics
+            .iter()
+            .find(|(m, _)| m == metric)
+            .map(|(_, s)| s)
+    }
+}
+
+/// A paper figure beside its simulated value's spread over seeds.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SeedsComparison {
+    #[serde(flatten)]
+    pub figure: report::PaperFigure,
+    pub yard_policy: &'static str,
+    pub yard_versus: Option<&'static str>,
+    pub simulated: Spread,
+    /// The mean's difference from the paper's figure.
+    pub difference: Option<f64>,
+    pub guarded: Spread,
+}
+
+/// Everything `yard sim --seeds N --json` prints (N > 1).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SeedsReport {
+    pub seeds: Vec<u64>,
+    pub jobs: usize,
+    pub population: &'static str,
+    pub guard: f64,
+    pub rows: Vec<SeedsRow>,
+    pub paper: Vec<SeedsComparison>,
+    /// Each seed's own report.
+    pub runs: Vec<Report>,
+}
+
+/// Every moment × phase × statistic of the per-phase table, as [`report::metric`] names.
+fn phase_metrics() -> Vec<String> {
+    let mut out = Vec::new();
+    for m in Moment::ALL {
+        for p in Phase::ALL {
+            for stat in ["mean", "median", "p80"] {
+                out.push(format!("{}.{}.{stat}", m.name(), p.name()));
+            }
+        }
+    }
+    out
+}
+
+type Key = (String, String, String);
+
+fn key(r: &Row) -> Key {
+    (r.config.clone(), r.policy.clone(), r.bin.clone())
+}
+
+/// The rows of every seed's report, each once, in the order the reports give them: a row
+/// only some seed has goes after the row that precedes it in that seed's report.
+fn union_of_rows(reports: &[Report]) -> Vec<Key> {
+    let mut keys: Vec<Key> = Vec::new();
+    for report in reports {
+        let mut at = 0;
+        for row in &report.rows {
+            let k = key(row);
+            match keys.iter().position(|x| *x == k) {
+                Some(i) => at = i + 1,
+                None => {
+                    keys.insert(at, k);
+                    at += 1;
+                }
+            }
+        }
+    }
+    keys
+}
+
+/// The reports of one experiment run on several seeds, summed up row by row.
+pub fn across(reports: Vec<Report>) -> SeedsReport {
+    let phases = phase_metrics();
+    let names: Vec<&str> = METRICS
+        .iter()
+        .copied()
+        .chain(phases.iter().map(String::as_str))
+        .collect();
+    let rows = union_of_rows(&reports)
+        .into_iter()
+        .map(|k| {
+            let of_seeds: Vec<&Row> = reports
+                .iter()
+                .filter_map(|r| r.rows.iter().find(|row| key(row) == k))
+                .collect();
+            let metrics = names
+                .iter()
+                .map(|&name| {
+                    let values: Vec<f64> = of_seeds
+                        .iter()
+                        .filter_map(|row| report::metric(row, name))
+                        .collect();
+                    (name.to_owned(), Spread::of(&values))
+                })
+                .collect();
+            SeedsRow {
+                config: k.0,
+                policy: k.1,
+                bin: k.2,
+                seeds: of_seeds.len(),
+                metrics,
+            }
+        })
+        .collect();
+    let mut paper: Vec<SeedsComparison> = Vec::new();
+    for c in reports.iter().flat_map(|r| &r.paper) {
+        let same = |x: &Comparison| {
+            x.figure == c.figure && x.yard_policy == c.yard_policy && x.yard_versus == c.yard_versus
+        };
+        if paper.iter().any(|p| {
+            p.figure == c.figure && p.yard_policy == c.yard_policy && p.yard_versus == c.yard_versus
+        }) {
+            continue;
+        }
+        let all: Vec<&Comparison> = reports
+            .iter()
+            .flat_map(|r| r.paper.iter().filter(|x| same(x)))
+            .collect();
+        let simulated = Spread::of(&all.iter().filter_map(|x| x.simulated).collect::<Vec<_>>());
+        let guarded = Spread::of(&all.iter().filter_map(|x| x.guarded).collect::<Vec<_>>());
+        paper.push(SeedsComparison {
+            figure: c.figure,
+            yard_policy: c.yard_policy,
+            yard_versus: c.yard_versus,
+            simulated,
+            difference: simulated.mean.map(|m| m - c.figure.value),
+            guarded,
+        });
+    }
+    SeedsReport {
+        seeds: reports.iter().map(|r| r.seed).collect(),
+        jobs: reports.first().map_or(0, |r| r.jobs),
+        population: report::POPULATION,
+        guard: reports.first().map_or(0.0, |r| r.guard),
+        rows,
+        paper,
+        runs: reports,
+    }
+}
+
+/// `mean ± sd` in percent (`jobs` as a count), `–` with no value.
+fn cell(s: Option<&Spread>, percent: bool) -> String {
+    let Some(s) = s else {
+        return "–".to_owned();
+    };
+    let scale = if percent { 100.0 } else { 1.0 };
+    let digits = usize::from(percent);
+    match (s.mean, s.sd) {
+        (Some(m), Some(sd)) => format!("{:.digits$} ± {:.digits$}", m * scale, sd * scale),
+        _ => "–".to_owned(),
+    }
+}
+
+/// The tables of [`report::markdown`], every figure as `mean ± sd` over the seeds.
+pub fn markdown(report: &SeedsReport) -> String {
+    let mut t = String::new();
+    let seeds: Vec<String> = report.seeds.iter().map(u64::to_string).collect();
+    let guard = match report.guard {
+        g if g > 0.0 => format!(
+            "deadline guard {g} s before D on the `+guard` rows (each beside the same jobs without it)"
+        ),
+        _ => "no deadline guard".to_owned(),
+    };
+    let _ = writeln!(
+        t,
+        "seeds {} ({} runs), {} jobs, {guard}; every figure is `mean ± sd` over the seeds (the sample standard deviation; `--json` has each seed's report, and min and max)\n",
+        seeds.join(", "),
+        seeds.len(),
+        report.jobs
+    );
+    let columns: [(&str, &str); 16] = [
+        ("jobs", "jobs"),
+        ("median k/k_max %", "median_deviation"),
+        ("mean k/k_max %", "mean_deviation"),
+        ("missed %", "missed_fraction"),
+        ("empty %", "empty_fraction"),
+        ("met %", "met_fraction"),
+        ("processed %", "mean_processed_fraction"),
+        ("data vs oracle %", "data_vs_oracle"),
+        ("mean est. err %", "mean_estimation_error"),
+        ("median est. err %", "median_estimation_error"),
+        ("p80 est. err %", "p80_estimation_error"),
+        ("p90 est. err %", "p90_estimation_error"),
+        ("empty answers' est. err %", "empty_estimation_error"),
+        ("guard fired %", "guard_fired_fraction"),
+        ("guard cost (points)", "guard_cost"),
+        ("guard rescued %", "guard_rescued_fraction"),
+    ];
+    let _ = write!(t, "| config | policy | bin | seeds |");
+    for (title, _) in columns {
+        let _ = write!(t, " {title} |");
+    }
+    let _ = writeln!(t, "\n|---|---|---|---:|{}", "---:|".repeat(columns.len()));
+    for r in &report.rows {
+        let _ = write!(
+            t,
+            "| {} | {} | {} | {} |",
+            r.config, r.policy, r.bin, r.seeds
+        );
+        for (_, name) in columns {
+            let _ = write!(t, " {} |", cell(r.get(name), name != "jobs"));
+        }
+        let _ = writeln!(t);
+    }
+    let _ = writeln!(t, "\n{}", report::LEGEND);
+    let shown: Vec<&SeedsRow> = report
+        .rows
+        .iter()
+        .filter(|r| {
+            r.config != "C1+C2" && matches!(r.bin.as_str(), "small" | "medium" | "large" | "all")
+        })
+        .collect();
+    if !shown.is_empty() {
+        let _ = writeln!(
+            t,
+            "\nEstimation error by phase, over answers from some input (jobs with k_max ≥ 1), `mean ± sd / median / p80` %, each the mean over the seeds (sd: of the mean); moments and phases as in the one-seed table.\n"
+        );
+        let _ = writeln!(
+            t,
+            "| config | policy | bin | start: map | start: shuffle | start: reduce | start: total | close: map | close: shuffle | close: reduce | close: total | 1st reduce: reduce | 1st reduce: total |"
+        );
+        let _ = writeln!(t, "|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+        let cells = [
+            ("start", "map"),
+            ("start", "shuffle"),
+            ("start", "reduce"),
+            ("start", "total"),
+            ("map_close", "map"),
+            ("map_close", "shuffle"),
+            ("map_close", "reduce"),
+            ("map_close", "total"),
+            ("first_reduce", "reduce"),
+            ("first_reduce", "total"),
+        ];
+        for r in shown {
+            let _ = write!(t, "| {} | {} | {} |", r.config, r.policy, r.bin);
+            for (moment, phase) in cells {
+                let at = |stat: &str| r.get(&format!("{moment}.{phase}.{stat}"));
+                let mean = at("mean");
+                let text = match mean.and_then(|s| s.mean) {
+                    None => "–".to_owned(),
+                    Some(_) => {
+                        let pct = |s: Option<&Spread>| {
+                            s.and_then(|s| s.mean)
+                                .map_or("–".to_owned(), |v| format!("{:.1}", v * 100.0))
+                        };
+                        format!(
+                            "{} / {} / {}",
+                            cell(mean, true),
+                            pct(at("median")),
+                            pct(at("p80"))
+                        )
+                    }
+                };
+                let _ = write!(t, " {text} |");
+            }
+            let _ = writeln!(t);
+        }
+    }
+    if !report.paper.is_empty() {
+        let _ = writeln!(
+            t,
+            "\n| beside the paper (jobs with k_max ≥ 1; its Dart beside both Darts) | metric | paper % | yard % | difference (points) | yard +guard % | source |"
+        );
+        let _ = writeln!(t, "|---|---|---:|---:|---:|---:|---|");
+        for c in &report.paper {
+            let f = &c.figure;
+            let metric = match c.yard_versus {
+                None => f.metric.to_owned(),
+                Some(v) => {
+                    let how = if f.reduction { "reduction" } else { "increase" };
+                    format!("{} {how} vs {v}", f.metric)
+                }
+            };
+            let guarded = match c.guarded.seeds {
+                0 => "–".to_owned(),
+                _ => cell(Some(&c.guarded), true),
+            };
+            let _ = writeln!(
+                t,
+                "| {} {} {} | {} | {:.1} | {} | {} | {} | {} |",
+                f.config,
+                c.yard_policy,
+                f.bin,
+                metric,
+                f.value * 100.0,
+                cell(Some(&c.simulated), true),
+                c.difference
+                    .map_or("–".to_owned(), |d| format!("{:+.1}", d * 100.0)),
+                guarded,
+                f.source
+            );
+        }
+    }
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::JobResult;
+    use yard_appmaster::policy::PolicyKind;
+
+    #[test]
+    fn spread_is_the_mean_and_sample_deviation_over_seeds() {
+        let s = Spread::of(&[0.1, 0.2, 0.3]);
+        assert_eq!(s.seeds, 3);
+        assert!((s.mean.unwrap() - 0.2).abs() < 1e-12);
+        assert!((s.sd.unwrap() - 0.1).abs() < 1e-12);
+        assert_eq!((s.min, s.max), (Some(0.1), Some(0.3)));
+        assert_eq!(Spread::of(&[0.5]).sd, Some(0.0));
+        assert_eq!(Spread::of(&[]).mean, None);
+    }
+
+    fn report(seed: u64, missed: &[(PolicyKind, &'static str, bool)]) -> Report {
+        let results: Vec<JobResult> = missed
+            .iter()
+            .map(|&(policy, config, late)| JobResult {
+                job: "j".into(),
+                config,
+                policy,
+                bin: yard_workload::SizeBin::Small,
+                maps: 10,
+                k: 5,
+                k_max: 5,
+                k_max_fraction: 0.5,
+                deadline: 100.0,
+                completion: if late { 120.0 } else { 80.0 },
+                estimates: [None; 3],
+                phases: None,
+                processed_fraction: 0.5,
+                events: 1,
+                guard: 0.0,
+                guard_fired: false,
+                unguarded: None,
+            })
+            .collect();
+        let rows = report::rows(&results, &["C1", "C2"], &[PolicyKind::Dart]);
+        Report {
+            seed,
+            jobs: results.len(),
+            population: report::POPULATION,
+            guard: 0.0,
+            paper: report::compare(&rows, "deadlines", &["C1", "C2"]),
+            rows,
+        }
+    }
+
+    #[test]
+    fn rows_are_averaged_over_the_seeds_that_have_them() {
+        let dart = PolicyKind::Dart;
+        // Seed 1: one C2 job, met. Seed 2: a C1 job, late, and the C2 job, met.
+        let one = report(1, &[(dart, "C2", false)]);
+        let two = report(2, &[(dart, "C1", true), (dart, "C2", false)]);
+        let r = across(vec![one, two]);
+        assert_eq!(r.seeds, [1, 2]);
+        let order: Vec<(&str, &str, usize)> = r
+            .rows
+            .iter()
+            .filter(|x| x.bin == "all")
+            .map(|x| (x.config.as_str(), x.policy.as_str(), x.seeds))
+            .collect();
+        // C1 only in seed 2, placed where seed 2 has it: before C2.
+        assert_eq!(
+            order,
+            [("C1", "dart", 1), ("C2", "dart", 2), ("all", "dart", 2)]
+        );
+        let all = r
+            .rows
+            .iter()
+            .find(|x| x.config == "all" && x.bin == "all")
+            .unwrap();
+        // Missed over all configurations: 0 in seed 1, 1/2 in seed 2.
+        let missed = all.get("missed_fraction").unwrap();
+        assert_eq!((missed.seeds, missed.mean), (2, Some(0.25)));
+        assert!((missed.sd.unwrap() - 0.5f64.sqrt() / 2.0).abs() < 1e-12);
+        let fig = r
+            .paper
+            .iter()
+            .find(|c| c.figure.metric == "missed_fraction" && c.yard_policy == "dart")
+            .unwrap();
+        assert_eq!(fig.simulated.mean, Some(0.25));
+        assert_eq!(fig.guarded.seeds, 0);
+        let table = markdown(&r);
+        assert!(table.starts_with("seeds 1, 2 (2 runs)"), "{table}");
+        assert!(
+            table.contains(
+                "| all | dart | all | 2 | 2 ± 1 | 100.0 ± 0.0 | 100.0 ± 0.0 | 25.0 ± 35.4 |"
+            ),
+            "{table}"
+        );
+        assert!(
+            table.contains("| all dart all | missed_fraction | 3.5 | 25.0 ± 35.4 | +21.5 | – |"),
+            "{table}"
+        );
+        assert_eq!(r.runs.len(), 2);
+    }
+}
