@@ -119,6 +119,7 @@ fn simulated(profile: &yard_appmaster::policy::Profile, deadline: f64) -> (f64, 
         // As documented (ARCHITECTURE.md, MapReduce performance): the prediction without
         // the deadline guard the live run has.
         guard: 0.0,
+        ..Experiment::default()
     };
     let mdt = yard_sim::mdt(&job, &exp, 0);
     let config = DeadlineConfig {

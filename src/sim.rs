@@ -11,7 +11,9 @@ use yard_appmaster_live::master::DEFAULT_GUARD_SECONDS;
 use yard_sim::experiment::{self, Preset, Setup};
 use yard_sim::report::Report;
 use yard_sim::workloads::{self, WorkloadOptions};
-use yard_sim::{ClusterConfig, DeadlineConfig, Experiment};
+use yard_sim::{
+    ClusterConfig, DeadlineConfig, Experiment, Model, ProfileSource, ProgressModel, TaskLaw,
+};
 
 use crate::trace::ReadArgs;
 
@@ -65,6 +67,24 @@ pub(crate) struct SimArgs {
     /// default is the live master's.
     #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_GUARD_SECONDS, value_parser = parse_guard)]
     guard: f64,
+    /// How running tasks report progress: `exact` (linear in time, exact reports) or `noisy`
+    /// (a task's speed varies between quarters of its run, σ 0.5 in log, and each report is
+    /// off by 5 points, sd).
+    #[arg(long, value_name = "MODEL", default_value = "exact", value_parser = ProgressModel::parse)]
+    progress: ProgressModel,
+    /// The law spreading task durations around their job's mean: `log-normal` (the law Dart's
+    /// estimator assumes) or `pareto` (the same mean and spread, a heavier tail).
+    #[arg(long, value_name = "LAW", default_value = "log-normal", value_parser = TaskLaw::parse)]
+    durations: TaskLaw,
+    /// What a job's profile is measured from: `noisy-truth` (sampled task times, but the
+    /// truth's output per map and its bandwidth with 10 % noise) or `sampled` (sample runs
+    /// only: the output ratio of a few maps, the bandwidth as the profiler reads their
+    /// transfers).
+    #[arg(long, value_name = "SOURCE", default_value = "noisy-truth", value_parser = ProfileSource::parse)]
+    profiles: ProfileSource,
+    /// All three harsh: `--progress noisy --durations pareto --profiles sampled`.
+    #[arg(long, conflicts_with_all = ["progress", "durations", "profiles"])]
+    harsh: bool,
     /// Run N seeds, `--seed` S, S + 1, …, S + N − 1 (each draws its own task durations,
     /// profiles, slow nodes and failures), and print every figure as its mean over them ± the
     /// seeds' standard deviation (`--json`: each seed's report too). Default: 3 with
@@ -117,6 +137,14 @@ fn parse_fraction(s: &str) -> Result<f64, String> {
 }
 
 pub(crate) fn run(args: SimArgs) -> Result<()> {
+    let model = match args.harsh {
+        true => Model::HARSH,
+        false => Model {
+            progress: args.progress,
+            durations: args.durations,
+            profiles: args.profiles,
+        },
+    };
     let cluster = ClusterConfig {
         slow_nodes: args.stragglers,
         failure_rate: args.failure_rate,
@@ -127,6 +155,7 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
         policy: PolicyConfig::default(),
         seed: args.read.seed.unwrap_or(DEFAULT_SEED),
         guard: args.guard,
+        model,
     };
     let setups = match args.experiment {
         Some(preset) => preset.setups(&base),
@@ -215,7 +244,8 @@ fn run_seed(
         block_bytes: args.read.options().block_bytes,
         skew,
         ..WorkloadOptions::default()
-    };
+    }
+    .with_model(&setup.experiment.model);
     // Jobs are built (and their draws made) before the filter, so a kept job is the same
     // job whatever `--min-maps` says.
     let kept = |j: &yard_sim::job::SimJob| u64::from(j.maps()) >= args.min_maps;
@@ -268,8 +298,12 @@ fn describe(setup: &Setup) -> String {
         _ => "no deadline guard".to_owned(),
     };
     format!(
-        "{} × {} containers, {} slow nodes, failure rate {}, {guard}",
-        c.nodes, c.containers_per_node, c.slow_nodes, c.failure_rate
+        "{} × {} containers, {} slow nodes, failure rate {}, {guard}; {}",
+        c.nodes,
+        c.containers_per_node,
+        c.slow_nodes,
+        c.failure_rate,
+        setup.experiment.model.describe()
     )
 }
 

@@ -459,3 +459,44 @@ fn seeds_print_each_figure_as_its_mean_and_spread_over_the_seeds() {
     let text = String::from_utf8(yard(&["sim", "--trace", TRACE, "--jobs", "6"]).stdout).unwrap();
     assert!(text.contains("seed 1, 6 jobs"), "{text}");
 }
+
+#[test]
+fn the_simulators_model_is_selectable_and_in_the_header() {
+    let run = |extra: &[&str]| {
+        let mut args = vec!["sim", "--trace", TRACE, "--jobs", "10", "--guard", "0"];
+        args.extend_from_slice(extra);
+        let out = yard(&args);
+        assert!(
+            out.status.success(),
+            "{extra:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let default = run(&[]);
+    assert!(
+        default.contains("progress exact, durations log-normal, profiles noisy-truth"),
+        "{default}"
+    );
+    let harsh = run(&["--harsh"]);
+    assert!(
+        harsh.contains("progress noisy, durations pareto, profiles sampled"),
+        "{harsh}"
+    );
+    assert_ne!(default, harsh);
+    let one = run(&["--durations", "pareto", "--json"]);
+    let json: Value = serde_json::from_str(&one).unwrap();
+    assert_eq!(json["model"]["durations"], "pareto");
+    assert_eq!(json["model"]["profiles"], "noisy-truth");
+    assert_eq!(json["model"]["progress"]["report_noise"], 0.0);
+    for bad in [
+        &["--progress", "wobbly"][..],
+        &["--durations", "cauchy"],
+        &["--profiles", "oracle"],
+        &["--harsh", "--durations", "pareto"],
+    ] {
+        let mut args = vec!["sim", "--trace", TRACE];
+        args.extend_from_slice(bad);
+        assert_eq!(yard(&args).status.code(), Some(2), "{bad:?}");
+    }
+}

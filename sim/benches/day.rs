@@ -36,6 +36,7 @@ fn main() {
         policy: PolicyConfig::default(),
         seed: 1,
         guard: 0.0, // the figures in ARCHITECTURE.md are without the guard
+        ..Experiment::default()
     };
     let jobs = if quick { 500 } else { workload.jobs.len() };
     println!(

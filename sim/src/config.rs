@@ -80,3 +80,156 @@ impl DeadlineConfig {
         ((self.delta * f64::from(mra)).ceil() as u32).max(1)
     }
 }
+
+/// How harsh the simulator is (issue 15 item 4): how tasks report progress, which law spreads
+/// task durations, and what a job's profile is measured from. Every run says which it used
+/// (the table's header, `--json`'s `model`). The default is the simulator as it was before
+/// these switches; [`Model::HARSH`] turns all three.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Default)]
+pub struct Model {
+    pub progress: ProgressModel,
+    pub durations: TaskLaw,
+    pub profiles: ProfileSource,
+}
+
+impl Model {
+    /// Noisy progress at a varying speed, Pareto task spreads, profiles from sample runs only.
+    pub const HARSH: Model = Model {
+        progress: ProgressModel::NOISY,
+        durations: TaskLaw::Pareto,
+        profiles: ProfileSource::Sampled,
+    };
+
+    /// One line for a header: `progress exact, durations log-normal, profiles noisy-truth`.
+    pub fn describe(&self) -> String {
+        format!(
+            "progress {}, durations {}, profiles {}",
+            self.progress.name(),
+            self.durations.name(),
+            self.profiles.name()
+        )
+    }
+}
+
+/// How a running task's progress reports relate to its true progress.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ProgressModel {
+    /// σ of the log of the task's speed in each of [`RATE_SEGMENTS`] equal parts of its run
+    /// (independent, mean-one log-normal factors): a task's speed varies over its life, and
+    /// its progress is the share of its work done. 0: one speed, progress linear in time.
+    /// The task still ends when its duration says.
+    pub rate_spread: f64,
+    /// Standard deviation of the normal noise added to each report (the sum clamped to
+    /// [0, 1]). 0: reports are exact.
+    pub report_noise: f64,
+}
+
+/// The parts of a task's run whose speeds [`ProgressModel::rate_spread`] draws.
+pub const RATE_SEGMENTS: usize = 4;
+
+impl ProgressModel {
+    /// Exact reports of progress linear in time (the simulator before issue 15).
+    pub const EXACT: ProgressModel = ProgressModel {
+        rate_spread: 0.0,
+        report_noise: 0.0,
+    };
+    /// A task's speed varies by a factor of about e^±0.5 between quarters of its run; each
+    /// report is off by 5 points (sd).
+    pub const NOISY: ProgressModel = ProgressModel {
+        rate_spread: 0.5,
+        report_noise: 0.05,
+    };
+
+    pub fn name(&self) -> String {
+        match *self {
+            ProgressModel::EXACT => "exact".to_owned(),
+            ProgressModel::NOISY => "noisy".to_owned(),
+            p => format!(
+                "rate spread {} report noise {}",
+                p.rate_spread, p.report_noise
+            ),
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<ProgressModel, String> {
+        match s {
+            "exact" => Ok(ProgressModel::EXACT),
+            "noisy" => Ok(ProgressModel::NOISY),
+            _ => Err(format!(
+                "unknown progress model {s:?}; expected exact or noisy"
+            )),
+        }
+    }
+}
+
+impl Default for ProgressModel {
+    fn default() -> Self {
+        ProgressModel::EXACT
+    }
+}
+
+/// The law that spreads a job's task durations around their mean (maps around the job's map
+/// time, reduces' noise `e_r` around `f(d)`), at the spread the workload asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum TaskLaw {
+    /// Mean-one log-normal, LN(−σ²/2, σ): the law Dart's estimator assumes for reduces.
+    #[default]
+    LogNormal,
+    /// Mean-one Pareto with the coefficient of variation of that log-normal: the same mean
+    /// and spread, a polynomial tail (shape α = 1 + √(1 + 1/CV²), 4.4 at σ 0.3) and a floor
+    /// at (α − 1)/α of the mean.
+    Pareto,
+}
+
+impl TaskLaw {
+    pub fn name(self) -> &'static str {
+        match self {
+            TaskLaw::LogNormal => "log-normal",
+            TaskLaw::Pareto => "pareto",
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<TaskLaw, String> {
+        match s {
+            "log-normal" | "lognormal" => Ok(TaskLaw::LogNormal),
+            "pareto" => Ok(TaskLaw::Pareto),
+            _ => Err(format!(
+                "unknown duration law {s:?}; expected log-normal or pareto"
+            )),
+        }
+    }
+}
+
+/// What a job's profile (what the policy is told) is measured from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum ProfileSource {
+    /// Task times from sample runs, but the output per map from the truth's own total and the
+    /// shuffle bandwidth as the truth's times 10 % noise (the simulator before issue 15).
+    #[default]
+    NoisyTruth,
+    /// Everything from sample runs: the output ratio measured on a few of the job's maps
+    /// (whose output ratios vary, σ `task_spread`), the bandwidth as the job profiler
+    /// measures it on their transfers (bytes over the first to the last arrival).
+    Sampled,
+}
+
+impl ProfileSource {
+    pub fn name(self) -> &'static str {
+        match self {
+            ProfileSource::NoisyTruth => "noisy-truth",
+            ProfileSource::Sampled => "sampled",
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<ProfileSource, String> {
+        match s {
+            "noisy-truth" => Ok(ProfileSource::NoisyTruth),
+            "sampled" => Ok(ProfileSource::Sampled),
+            _ => Err(format!(
+                "unknown profile source {s:?}; expected noisy-truth or sampled"
+            )),
+        }
+    }
+}

@@ -16,7 +16,7 @@ use yard_appmaster::policy::{
 };
 use yard_workload::SizeBin;
 
-use crate::config::{ClusterConfig, DeadlineConfig};
+use crate::config::{ClusterConfig, DeadlineConfig, Model, ProgressModel, RATE_SEGMENTS};
 use crate::job::SimJob;
 use crate::oracle;
 
@@ -30,6 +30,23 @@ pub struct Experiment {
     /// every policy but `full` hears `Event::Guard`, and at the deadline `Event::Deadline`,
     /// as the live master sends them (`run_phase`). 0: no guard (the paper's algorithms).
     pub guard: Seconds,
+    /// How harsh the simulator is. The engine applies `progress`; `durations` and
+    /// `profiles` are the workload's (`WorkloadOptions::with_model`), kept here so that the
+    /// report says what its jobs were built with.
+    pub model: Model,
+}
+
+impl Default for Experiment {
+    /// The paper's cluster and tuning, seed 1, no guard, the default model.
+    fn default() -> Self {
+        Experiment {
+            cluster: ClusterConfig::default(),
+            policy: PolicyConfig::default(),
+            seed: 1,
+            guard: 0.0,
+            model: Model::default(),
+        }
+    }
 }
 
 /// The live master's default guard (`yard_appmaster_live::master::DEFAULT_GUARD_SECONDS`,
@@ -564,17 +581,62 @@ struct Live {
     kept: u64,
     /// The guard cut this reduce: it answers at once (`Ev::ReduceCut`) and gets no input.
     cut: bool,
+    /// What the attempt is, hashed with the seed: keys its speed curve and report noise.
+    key: u64,
 }
 
 impl Live {
-    /// The share of its work the attempt has done at `now`: linear in time (an attempt of no
-    /// duration is done).
-    fn done(&self, now: Seconds) -> f64 {
-        match self.duration {
+    /// The share of its work the attempt has done at `now` (an attempt of no duration is
+    /// done): the share of its run, or, when its speed varies, of the work its speeds so far
+    /// did.
+    fn done(&self, now: Seconds, progress: &ProgressModel) -> f64 {
+        let t = match self.duration {
             d if d > 0.0 => ((now - self.started) / d).clamp(0.0, 1.0),
-            _ => 1.0,
+            _ => return 1.0,
+        };
+        match progress.rate_spread {
+            0.0 => t,
+            spread => varying(self.key, spread, t),
         }
     }
+
+    /// What the attempt reports at `now`: its share done, with the model's noise.
+    fn report(&self, now: Seconds, progress: &ProgressModel) -> f64 {
+        let done = self.done(now, progress);
+        match progress.report_noise {
+            0.0 => done,
+            sd => {
+                let z = normal(mix(self.key, 0x7E_90_27, (now * 1e6) as u64, 0));
+                (done + sd * z).clamp(0.0, 1.0)
+            }
+        }
+    }
+}
+
+/// A standard normal draw from 64 random bits (Box–Muller on their two halves).
+fn normal(x: u64) -> f64 {
+    let u1 = ((x >> 32) as f64 + 0.5) / 4_294_967_296.0;
+    let u2 = ((x & 0xFFFF_FFFF) as f64) / 4_294_967_296.0;
+    (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+}
+
+/// The share of its work done after the share `t` of its run by a task whose speed in each
+/// of `RATE_SEGMENTS` equal parts of its run is a mean-one log-normal factor of spread
+/// `spread`, drawn from `key`: 0 at 0, 1 at 1, rising at each part's speed.
+fn varying(key: u64, spread: f64, t: f64) -> f64 {
+    let mut rates = [0.0; RATE_SEGMENTS];
+    for (i, r) in rates.iter_mut().enumerate() {
+        let z = normal(mix(key, 0x5_9EED, i as u64, 0));
+        *r = (spread * z - spread * spread / 2.0).exp();
+    }
+    let total: f64 = rates.iter().sum();
+    let x = t * RATE_SEGMENTS as f64;
+    let whole = (x.floor() as usize).min(RATE_SEGMENTS);
+    let mut work: f64 = rates[..whole].iter().sum();
+    if whole < RATE_SEGMENTS {
+        work += rates[whole] * (x - whole as f64);
+    }
+    (work / total).clamp(0.0, 1.0)
 }
 
 /// Live attempts, map and reduce, in a table indexed by attempt id (policies number attempts
@@ -617,9 +679,15 @@ impl Attempts {
         self.table.get_mut(a.0 as usize)?.take()
     }
 
-    /// Appends every live map attempt's progress at `now` to `reports`, in id order (what a
-    /// `BTreeMap` by id would iterate), dropping ended attempts from the list in the same pass.
-    fn progress(&mut self, now: Seconds, reports: &mut Vec<(AttemptId, f64)>) {
+    /// Appends every live map attempt's progress report at `now` to `reports`, in id order
+    /// (what a `BTreeMap` by id would iterate), dropping ended attempts from the list in the
+    /// same pass.
+    fn progress(
+        &mut self,
+        now: Seconds,
+        model: &ProgressModel,
+        reports: &mut Vec<(AttemptId, f64)>,
+    ) {
         if self.unsorted {
             self.maps.sort_unstable();
             self.maps.dedup();
@@ -628,7 +696,7 @@ impl Attempts {
         let table = &self.table;
         self.maps.retain(|&a| match table[a.0 as usize] {
             Some(l) if l.map.is_some() => {
-                reports.push((a, l.done(now)));
+                reports.push((a, l.report(now, model)));
                 true
             }
             _ => false,
@@ -969,7 +1037,8 @@ impl<'a> Run<'a> {
         // answers may launch or end attempts. Reduces report less often.
         let mut reports = std::mem::take(&mut self.reports);
         reports.clear();
-        self.live.progress(self.now, &mut reports);
+        self.live
+            .progress(self.now, &self.exp.model.progress, &mut reports);
         for &(attempt, progress) in &reports {
             self.call(Event::TaskProgress { attempt, progress });
         }
@@ -995,7 +1064,7 @@ impl<'a> Run<'a> {
                 continue; // ended by the policy's answer to an earlier report
             };
             // An instant reduce, reported before its end event, is done.
-            let progress = l.done(self.now);
+            let progress = l.report(self.now, &self.exp.model.progress);
             self.call(Event::TaskProgress { attempt, progress });
         }
         running.append(&mut self.reducing);
@@ -1035,12 +1104,14 @@ impl<'a> Run<'a> {
             let duration = self.job.truth.reduce_seconds(r.0, kept as f64) * speed;
             let nth = self.reduce_attempts_of[r.0 as usize];
             self.reduce_attempts_of[r.0 as usize] += 1;
-            let fail_at =
-                self.failure(0x0FA1_12ED, u64::from(r.0) << 16 | u64::from(nth), duration);
+            let task = u64::from(r.0) << 16 | u64::from(nth);
+            let fail_at = self.failure(0x0FA1_12ED, task, duration);
+            let key = mix(self.exp.seed, 0xC0_12F, self.index, task);
             if let Some(l) = self.live.get_mut(a) {
                 l.started = self.now;
                 l.duration = duration;
                 l.kept = kept;
+                l.key = key;
             }
             match fail_at {
                 Some(t) => self.at(self.now + t, Ev::ReduceEnd(a, false)),
@@ -1177,7 +1248,9 @@ impl<'a> Run<'a> {
                 let duration = self.job.truth.maps[m].duration * factor * self.speed(node);
                 let nth = self.attempts_of[m];
                 self.attempts_of[m] += 1;
-                match self.failure(0x0FA1_13A9, (m as u64) << 16 | u64::from(nth), duration) {
+                let task = (m as u64) << 16 | u64::from(nth);
+                let key = mix(self.exp.seed, 0xC0_12E, self.index, task);
+                match self.failure(0x0FA1_13A9, task, duration) {
                     Some(t) => self.at(self.now + t, Ev::MapEnd(attempt, false)),
                     None => self.at(self.now + duration, Ev::MapEnd(attempt, true)),
                 }
@@ -1191,6 +1264,7 @@ impl<'a> Run<'a> {
                         map: Some(map),
                         kept: 0,
                         cut: false,
+                        key,
                     },
                 );
             }
@@ -1209,6 +1283,7 @@ impl<'a> Run<'a> {
                         map: None,
                         kept: 0,
                         cut: false,
+                        key: 0, // set with its input
                     },
                 );
                 self.waiting.push((attempt, reduce));
@@ -1241,7 +1316,8 @@ impl<'a> Run<'a> {
                 if let Some(l) = self.live.get_mut(attempt).filter(|l| !l.cut) {
                     l.cut = true;
                     if l.duration.is_finite() {
-                        let folded = (l.kept as f64 * l.done(now)).floor() as u64;
+                        let done = l.done(now, &self.exp.model.progress);
+                        let folded = (l.kept as f64 * done).floor() as u64;
                         self.queue.push(now, Ev::ReduceCut(attempt, folded));
                     }
                 }
@@ -1319,6 +1395,7 @@ mod tests {
             policy: PolicyConfig::default(),
             seed: 1,
             guard: 0.0,
+            model: Model::default(),
         }
     }
 
@@ -1500,6 +1577,75 @@ mod tests {
         assert!((p.mdt - (10.0 + 0.004 + 2.0)).abs() < 1e-5, "{}", p.mdt);
         let fits = |d: f64| crate::oracle::k_max(&job.truth, &[1.0], d);
         assert_eq!((fits(r.completion), fits(r.completion - 1e-3)), (1, 0));
+    }
+
+    #[test]
+    fn noisy_progress_varies_a_tasks_speed_and_blurs_its_reports() {
+        let model = ProgressModel::NOISY;
+        let live = |key: u64| Live {
+            node: 0,
+            started: 10.0,
+            duration: 40.0,
+            map: None,
+            kept: 0,
+            cut: false,
+            key,
+        };
+        let mut off_line = 0;
+        for key in 1..=200u64 {
+            let l = live(mix(1, 2, key, 3));
+            assert_eq!(l.done(10.0, &model), 0.0);
+            assert_eq!(l.done(50.0, &model), 1.0);
+            let mut last = 0.0;
+            let mut furthest: f64 = 0.0;
+            for step in 0..=400 {
+                let t = 10.0 + 0.1 * f64::from(step);
+                let done = l.done(t, &model);
+                assert!(done >= last - 1e-12, "progress never falls");
+                furthest = furthest.max((done - (t - 10.0) / 40.0).abs());
+                last = done;
+            }
+            if furthest > 0.05 {
+                off_line += 1;
+            }
+            assert_eq!(l.done(30.0, &ProgressModel::EXACT), 0.5, "exact: linear");
+        }
+        assert!(
+            off_line > 150,
+            "{off_line} of 200 curves stray 5 points from linear"
+        );
+        // Reports: the share done plus noise of sd 0.05, clamped to [0, 1].
+        let l = live(99);
+        let errors: Vec<f64> = (0..4000)
+            .map(|i| {
+                let t = 20.0 + f64::from(i) * 0.005;
+                l.report(t, &model) - l.done(t, &model)
+            })
+            .collect();
+        let sd = (errors.iter().map(|e| e * e).sum::<f64>() / errors.len() as f64).sqrt();
+        assert!((sd - 0.05).abs() < 0.005, "{sd}");
+        assert_eq!(l.report(30.0, &ProgressModel::EXACT), 0.5);
+        // Only reports change: a task still ends when its duration says, so `full` (which
+        // reads no report) finishes at the same instant, and every run is repeatable.
+        let job = tiny(&[5.0, 7.0, 30.0, 6.0], 2);
+        let exp = experiment(2);
+        let noisy = Experiment {
+            model: Model {
+                progress: model,
+                ..Model::default()
+            },
+            ..exp.clone()
+        };
+        let p = plan(&job, &exp, 0.5, 1.2);
+        let (a, b) = (
+            simulate(&job, &p, PolicyKind::Full, &exp, 0),
+            simulate(&job, &p, PolicyKind::Full, &noisy, 0),
+        );
+        assert_eq!(a.completion, b.completion);
+        for kind in PolicyKind::ALL {
+            let run = || simulate(&job, &p, kind, &noisy, 0);
+            assert_eq!(run(), run(), "{kind}");
+        }
     }
 
     fn guarded(exp: &Experiment) -> Experiment {

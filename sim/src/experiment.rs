@@ -227,6 +227,7 @@ pub fn report(setup: &Setup, jobs: usize, results: &[JobResult]) -> Report {
         jobs,
         population: report::POPULATION,
         guard: setup.experiment.guard,
+        model: setup.experiment.model,
         rows,
         paper,
     }

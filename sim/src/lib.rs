@@ -11,6 +11,6 @@ pub mod report;
 pub mod seeds;
 pub mod workloads;
 
-pub use config::{ClusterConfig, DeadlineConfig};
+pub use config::{ClusterConfig, DeadlineConfig, Model, ProfileSource, ProgressModel, TaskLaw};
 pub use engine::{Experiment, JobResult, Plan, mdt, simulate, trace};
 pub use job::{JobTruth, MapTruth, SimJob};

@@ -14,6 +14,7 @@ use serde::Serialize;
 use yard_appmaster::policy::PolicyKind;
 use yard_workload::SizeBin;
 
+use crate::config::Model;
 use crate::engine::{JobResult, Moment, Outcome, Phase, label};
 
 /// One line of the table. Rows with no value for a metric (no job could fit a map, no
@@ -192,6 +193,8 @@ pub struct Report {
     pub population: &'static str,
     /// Seconds before the deadline the `+guard` rows were guarded at; 0 when no run was.
     pub guard: f64,
+    /// How harsh the simulator was: progress reports, the task duration law, profiles.
+    pub model: Model,
     pub rows: Vec<Row>,
     pub paper: Vec<Comparison>,
 }
@@ -883,6 +886,7 @@ mod tests {
             jobs: 3,
             population: POPULATION,
             guard: 0.0,
+            model: Model::default(),
             rows,
             paper: c,
         });
@@ -931,6 +935,7 @@ mod tests {
             jobs: 4,
             population: POPULATION,
             guard: 0.0,
+            model: Model::default(),
             rows,
             paper: Vec::new(),
         });
@@ -995,6 +1000,7 @@ mod tests {
             jobs: 5,
             population: POPULATION,
             guard: 0.0,
+            model: Model::default(),
             rows,
             paper: Vec::new(),
         });
@@ -1031,6 +1037,7 @@ mod tests {
             jobs: 3,
             population: POPULATION,
             guard: 0.0,
+            model: Model::default(),
             rows,
             paper: Vec::new(),
         });
@@ -1115,6 +1122,7 @@ mod tests {
             jobs: 2,
             population: POPULATION,
             guard: 0.0,
+            model: Model::default(),
             rows: rows.clone(),
             paper: compare(&rows, "estimation", &["C1"]),
         });
@@ -1220,6 +1228,7 @@ mod tests {
             jobs: 2,
             population: POPULATION,
             guard: 0.0,
+            model: Model::default(),
             rows,
             paper: c,
         });
@@ -1256,6 +1265,7 @@ mod tests {
             jobs: 1,
             population: POPULATION,
             guard: 0.0,
+            model: Model::default(),
             rows,
             paper: c,
         });

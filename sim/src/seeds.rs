@@ -10,6 +10,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
+use crate::config::Model;
 use crate::engine::{Moment, Phase};
 use crate::report::{self, Comparison, Report, Row};
 
@@ -105,6 +106,7 @@ pub struct SeedsReport {
     pub jobs: usize,
     pub population: &'static str,
     pub guard: f64,
+    pub model: Model,
     pub rows: Vec<SeedsRow>,
     pub paper: Vec<SeedsComparison>,
     /// Each seed's own report.
@@ -214,6 +216,7 @@ pub fn across(reports: Vec<Report>) -> SeedsReport {
         jobs: reports.first().map_or(0, |r| r.jobs),
         population: report::POPULATION,
         guard: reports.first().map_or(0.0, |r| r.guard),
+        model: reports.first().map_or_else(Model::default, |r| r.model),
         rows,
         paper,
         runs: reports,
@@ -423,6 +426,7 @@ mod tests {
             jobs: results.len(),
             population: report::POPULATION,
             guard: 0.0,
+            model: Model::default(),
             paper: report::compare(&rows, "deadlines", &["C1", "C2"]),
             rows,
         }

@@ -26,7 +26,7 @@ fn setup(configs: &[DeadlineConfig], policies: &[PolicyKind], seed: u64) -> Setu
             cluster: ClusterConfig::default(),
             policy: PolicyConfig::default(),
             seed,
-            guard: 0.0,
+            ..Experiment::default()
         },
     }
 }

@@ -479,4 +479,102 @@ mod workloads {
         let ids: Vec<&str> = jobs.iter().map(|j| j.id.as_str()).collect();
         assert_eq!(ids, ["fb0", "fb1", "fb2", "fb3", "fb4", "fb5", "fb6"]);
     }
+
+    #[test]
+    fn sampled_profiles_measure_what_noisy_truth_profiles_copy() {
+        use yard_sim::{Model, ProfileSource};
+        // The first 400 FB-2009 jobs with reduces and at least 4 maps (3 are sampled).
+        let w = trace(FB2009);
+        let jobs = |profiles: ProfileSource| -> Vec<SimJob> {
+            let model = Model {
+                profiles,
+                ..Model::default()
+            };
+            from_trace(&w, &seeded(1).with_model(&model))
+                .into_iter()
+                .filter(|j| j.reduces() > 0 && j.maps() >= 4)
+                .take(400)
+                .collect()
+        };
+        let true_partition = |j: &SimJob| {
+            let output: f64 = j.truth.maps.iter().map(|m| m.output_bytes as f64).sum();
+            output / f64::from(j.maps()) / f64::from(j.reduces())
+        };
+        let log_error = |got: f64, truth: f64| (got / truth).ln().abs();
+        let (copied, sampled) = (
+            jobs(ProfileSource::NoisyTruth),
+            jobs(ProfileSource::Sampled),
+        );
+        assert!(copied.len() >= 100, "{}", copied.len());
+        // noisy-truth: the truth's output per map, exactly; the truth's bandwidth × e^±(3σ).
+        for j in &copied {
+            assert!(log_error(j.profile.partition_bytes, true_partition(j)) < 1e-9);
+            assert!(log_error(j.profile.shuffle_bandwidth, j.truth.shuffle_bandwidth) < 0.5);
+        }
+        // sampled: measured on three maps whose output ratios vary, and the bandwidth as the
+        // profiler reads the sample run's transfers: neither is the truth's.
+        let exact = sampled
+            .iter()
+            .filter(|j| log_error(j.profile.partition_bytes, true_partition(j)) < 1e-3)
+            .count();
+        assert!(
+            exact * 20 < sampled.len(),
+            "{exact} of {} exact",
+            sampled.len()
+        );
+        let mean = |v: &[SimJob], f: &dyn Fn(&SimJob) -> f64| {
+            v.iter().map(f).sum::<f64>() / v.len() as f64
+        };
+        let partition = |j: &SimJob| log_error(j.profile.partition_bytes, true_partition(j));
+        let bandwidth =
+            |j: &SimJob| log_error(j.profile.shuffle_bandwidth, j.truth.shuffle_bandwidth);
+        let (p, b) = (mean(&sampled, &partition), mean(&sampled, &bandwidth));
+        assert!(
+            p > 0.05 && p < 0.5,
+            "mean |log error| of the output per map: {p}"
+        );
+        assert!(
+            b > 2.0 * mean(&copied, &bandwidth),
+            "bandwidth: {b} vs {}",
+            mean(&copied, &bandwidth)
+        );
+        // The truth's total output is the trace's either way; only how it spreads differs.
+        for (a, b) in copied.iter().zip(&sampled) {
+            let total = |j: &SimJob| j.truth.maps.iter().map(|m| m.output_bytes).sum::<u64>();
+            assert_eq!((a.id.as_str(), total(a)), (b.id.as_str(), total(b)));
+        }
+    }
+
+    #[test]
+    fn pareto_durations_change_the_tasks_not_the_jobs() {
+        use yard_sim::{Model, TaskLaw};
+        let w = trace(FIRST50);
+        let pareto = Model {
+            durations: TaskLaw::Pareto,
+            ..Model::default()
+        };
+        let (a, b) = (
+            from_trace(&w, &seeded(2)),
+            from_trace(&w, &seeded(2).with_model(&pareto)),
+        );
+        let mut changed = 0;
+        for (a, b) in a.iter().zip(&b) {
+            assert_eq!(
+                (&a.id, a.maps(), a.reduces()),
+                (&b.id, b.maps(), b.reduces())
+            );
+            if a.truth
+                .maps
+                .iter()
+                .zip(&b.truth.maps)
+                .any(|(x, y)| x.duration != y.duration)
+            {
+                changed += 1;
+            }
+        }
+        assert!(
+            changed >= 45,
+            "{changed} of 50 jobs have other map durations"
+        );
+    }
 }

@@ -6,12 +6,33 @@ use rand_distr::StandardNormal;
 use yard_appmaster::policy::{Rng, Seconds};
 
 use super::{LogNormalMs, WorkloadOptions};
+use crate::config::TaskLaw;
 
 /// A mean-one log-normal factor, LN(−σ²/2, σ): it spreads a value without moving its mean.
 /// It always takes one draw, so changing σ leaves every other draw of the run where it was.
 pub(super) fn noise(rng: &mut Rng, sigma: f64) -> f64 {
     let z: f64 = rng.sample(StandardNormal);
     (sigma * z - sigma * sigma / 2.0).exp()
+}
+
+/// A mean-one factor that spreads a task's duration, from `law` at the spread of a
+/// log-normal of σ `sigma`: the log-normal itself ([`noise`]), or the Pareto with its mean
+/// (1) and coefficient of variation `CV = √(e^{σ²} − 1)`: shape `α = 1 + √(1 + 1/CV²)`,
+/// scale `(α − 1)/α`. One draw either way.
+pub(super) fn spread(rng: &mut Rng, sigma: f64, law: TaskLaw) -> f64 {
+    match law {
+        TaskLaw::LogNormal => noise(rng, sigma),
+        TaskLaw::Pareto => {
+            let u: f64 = rng.random();
+            let cv2 = (sigma * sigma).exp_m1();
+            if cv2 <= 0.0 {
+                return 1.0;
+            }
+            let alpha = 1.0 + (1.0 + 1.0 / cv2).sqrt();
+            // 1 − u is in (0, 1]: the floor itself at most.
+            (alpha - 1.0) / alpha * (1.0 - u).powf(-1.0 / alpha)
+        }
+    }
 }
 
 /// One draw from a log-normal of milliseconds, in seconds.
@@ -66,7 +87,7 @@ impl MapLaw {
 
     /// One map's duration; `input` is `None` when unrecorded (a full block is assumed).
     pub fn draw(&self, input: Option<u64>, rng: &mut Rng, o: &WorkloadOptions) -> Seconds {
-        self.mean * noise(rng, self.sigma) * self.scale(input, o)
+        self.mean * spread(rng, self.sigma, o.durations) * self.scale(input, o)
     }
 
     /// The share of a full block's time a map of `input` bytes takes under this law.
@@ -201,6 +222,36 @@ mod tests {
         assert!((mean - 1.0).abs() < 0.01, "{mean}");
         assert!((sd - 0.5).abs() < 0.01, "{sd}");
         assert_eq!(noise(&mut r, 0.0), 1.0);
+    }
+
+    #[test]
+    fn a_pareto_spread_has_the_log_normals_mean_and_spread_and_a_heavier_tail() {
+        let n = 400_000;
+        let stats = |law: TaskLaw| {
+            let mut r = rng();
+            let xs: Vec<f64> = (0..n).map(|_| spread(&mut r, 0.3, law)).collect();
+            let mean = xs.iter().sum::<f64>() / n as f64;
+            let sd = (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n as f64).sqrt();
+            let tail = |t: f64| xs.iter().filter(|&&x| x > t).count() as f64 / n as f64;
+            let min = xs.iter().copied().fold(f64::INFINITY, f64::min);
+            (mean, sd / mean, tail(2.0), tail(3.0), min)
+        };
+        let (ln_mean, ln_cv, ln_2, ln_3, _) = stats(TaskLaw::LogNormal);
+        let (p_mean, p_cv, p_2, p_3, p_min) = stats(TaskLaw::Pareto);
+        // The same mean (1) and coefficient of variation (√(e^0.09 − 1) = 0.307)...
+        assert!((ln_mean - 1.0).abs() < 0.005 && (p_mean - 1.0).abs() < 0.005);
+        assert!((ln_cv - 0.307).abs() < 0.01, "{ln_cv}");
+        assert!((p_cv - 0.307).abs() < 0.02, "{p_cv}");
+        // ...and a heavier tail: twice the mean is 2× as likely, three times ~30× (at α
+        // = 4.41, P(X > 3) = (0.773 / 3)^4.41 = 0.25 %; the log-normal's 0.007 %).
+        assert!(p_2 > 1.5 * ln_2, "{p_2} vs {ln_2}");
+        assert!(p_3 > 10.0 * ln_3, "{p_3} vs {ln_3}");
+        assert!((p_3 - 0.0025).abs() < 0.0004, "{p_3}");
+        // The Pareto's floor: (α − 1)/α of the mean.
+        assert!((0.7731..0.775).contains(&p_min), "{p_min}");
+        // No spread, no factor; one draw either way.
+        let mut r = rng();
+        assert_eq!(spread(&mut r, 0.0, TaskLaw::Pareto), 1.0);
     }
 
     #[test]

@@ -26,7 +26,7 @@ use rand::{RngExt, SeedableRng};
 use serde::Serialize;
 use yard_appmaster::policy::{Rng, Seconds};
 
-use crate::config::ClusterConfig;
+use crate::config::{ClusterConfig, Model, ProfileSource, TaskLaw};
 use crate::job::{JobTruth, MapTruth, SimJob};
 
 pub use draw::zipf_shares;
@@ -117,6 +117,13 @@ pub struct WorkloadOptions {
     /// σ of the profile's measurement noise on bandwidth and the previous run's largest
     /// reduce input. Default 0.1.
     pub profile_noise: f64,
+    /// The law that spreads task durations around their job's mean (`task_spread`,
+    /// `reduce_noise`): the estimator's log-normal, or a heavier-tailed Pareto of the same
+    /// mean and spread. Default log-normal.
+    pub durations: TaskLaw,
+    /// What profiles are measured from: the truth's output and bandwidth with noise, or
+    /// sample runs only. Default noisy-truth.
+    pub profiles: ProfileSource,
 }
 
 impl Default for WorkloadOptions {
@@ -140,6 +147,8 @@ impl Default for WorkloadOptions {
             sample_maps: 3,
             sample_reduces: 5,
             profile_noise: 0.1,
+            durations: TaskLaw::default(),
+            profiles: ProfileSource::default(),
         }
     }
 }
@@ -151,6 +160,15 @@ impl WorkloadOptions {
             nodes: cluster.nodes,
             nodes_per_rack: cluster.nodes_per_rack,
             remote_factor: cluster.remote_factor,
+            ..self
+        }
+    }
+
+    /// These options with the model's duration law and profile source.
+    pub fn with_model(self, model: &Model) -> Self {
+        WorkloadOptions {
+            durations: model.durations,
+            profiles: model.profiles,
             ..self
         }
     }
@@ -201,8 +219,21 @@ fn realise(draft: Draft, rng: &mut Rng, o: &WorkloadOptions) -> SimJob {
     let reduce = reduce::truth(&draft.reduces, rng, o);
     let reduce_sigma = reduce.noise_sigma;
     // Map output goes with map input: a bigger split emits more (SWIM gives only the total).
+    // Profiles measured on sample maps need maps whose output ratios differ, as real splits'
+    // do, or a sample would measure the job's ratio exactly: then each split's ratio is
+    // spread like its duration (σ `task_spread`), weights in 1/1024ths of a byte.
     let inputs: Vec<u64> = maps.iter().map(|m| m.input_bytes).collect();
-    for (map, bytes) in maps.iter_mut().zip(draw::split(reduce.shuffle, &inputs)) {
+    let weights: Vec<u64> = match o.profiles {
+        ProfileSource::NoisyTruth => inputs,
+        ProfileSource::Sampled => inputs
+            .iter()
+            .map(|&i| {
+                let ratio = draw::spread(rng, o.task_spread, o.durations);
+                (i.max(1) as f64 * ratio * 1024.0).round() as u64
+            })
+            .collect(),
+    };
+    for (map, bytes) in maps.iter_mut().zip(draw::split(reduce.shuffle, &weights)) {
         map.output_bytes = bytes;
     }
     let truth = JobTruth {

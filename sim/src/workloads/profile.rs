@@ -6,13 +6,29 @@
 
 use yard_appmaster::policy::{PowerLaw, PreviousRun, Profile, Profiler, Rng, Seconds};
 
-use super::draw::noise;
+use super::draw::{noise, spread};
 use super::{Draft, WorkloadOptions};
+use crate::config::ProfileSource;
 use crate::job::JobTruth;
 
 /// `reduce_sigma`: the spread of the job's reduce noise, which the sample runs' reduces meet
 /// afresh (for recorded reduces, the spread of the recorded ones).
 pub(super) fn measure(
+    draft: &Draft,
+    truth: &JobTruth,
+    reduce_sigma: f64,
+    rng: &mut Rng,
+    o: &WorkloadOptions,
+) -> Profile {
+    match o.profiles {
+        ProfileSource::NoisyTruth => noisy_truth(draft, truth, reduce_sigma, rng, o),
+        ProfileSource::Sampled => sampled(draft, truth, reduce_sigma, rng, o),
+    }
+}
+
+/// The profile with the truth's own output per map and its bandwidth times noise: task times
+/// from sample runs, the rest anchored on the truth (the simulator before issue 15).
+fn noisy_truth(
     draft: &Draft,
     truth: &JobTruth,
     reduce_sigma: f64,
@@ -43,6 +59,87 @@ pub(super) fn measure(
         partition_bytes: match reduces {
             0 => 0.0,
             r => output / maps / f64::from(r),
+        },
+        shuffle_bandwidth,
+        reduce_time,
+        previous_runs,
+    }
+}
+
+/// The profile from sample runs only, as the task sampler and the job profiler measure one
+/// (Dart §5.1; `RunObserver`): `T_l^a` as in [`noisy_truth`]; the task sampler runs
+/// `sample_maps` of the job's own maps, chosen at random, node-local and at once: their
+/// output over their input is the job's output ratio, and their outputs crossing the job's
+/// link (FIFO at its bandwidth, after each map's fresh run time) give the bandwidth as the
+/// profiler reads it, every byte over the time from the first arrival to the last (with
+/// fewer than two arrivals nothing is measured, and the cluster's nominal link speed,
+/// `shuffle_bandwidth`, stands in). The reduce law is fitted as in [`noisy_truth`], its
+/// points at the inputs the measured ratio predicts; the earlier run's largest reduce input
+/// is the measured output's largest share.
+fn sampled(
+    draft: &Draft,
+    truth: &JobTruth,
+    reduce_sigma: f64,
+    rng: &mut Rng,
+    o: &WorkloadOptions,
+) -> Profile {
+    let map_local = sample_maps(draft, rng, o);
+    let maps = truth.maps.len();
+    let reduces = truth.reduces();
+    let picks: Vec<usize> = match maps {
+        0 => Vec::new(),
+        m => rand::seq::index::sample(rng, m, o.sample_maps.clamp(1, m)).into_vec(),
+    };
+    let input: u64 = truth.maps.iter().map(|m| m.input_bytes).sum();
+    let (sampled_in, sampled_out) = picks.iter().fold((0u64, 0u64), |(i, out), &p| {
+        let m = &truth.maps[p];
+        (i + m.input_bytes, out + m.output_bytes)
+    });
+    let output = match sampled_in {
+        0 => sampled_out as f64 / picks.len().max(1) as f64 * maps as f64,
+        _ => sampled_out as f64 / sampled_in as f64 * input as f64,
+    };
+    // The sample run: the picked maps at once, each on a container of its own.
+    let mut finishes: Vec<(Seconds, u64)> = picks
+        .iter()
+        .map(|&p| {
+            let m = &truth.maps[p];
+            let took = draft.map_law.draw(draft.maps[p].input, rng, o);
+            (took, m.output_bytes)
+        })
+        .collect();
+    finishes.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut link_free: Seconds = 0.0;
+    let mut arrivals: Vec<Seconds> = Vec::new();
+    let mut crossed = 0.0;
+    for &(finish, bytes) in finishes.iter().filter(|f| f.1 > 0) {
+        link_free = link_free.max(finish) + bytes as f64 / truth.shuffle_bandwidth;
+        arrivals.push(link_free);
+        crossed += bytes as f64;
+    }
+    let shuffle_bandwidth = match (arrivals.first(), arrivals.last()) {
+        (Some(&first), Some(&last)) if reduces > 0 && last > first => crossed / (last - first),
+        _ => o.shuffle_bandwidth,
+    };
+    let largest_share = truth.partition_shares.iter().copied().fold(0.0, f64::max);
+    let largest_input = output * largest_share;
+    let reduce_time = match reduces {
+        0 => truth.reduce_time,
+        _ => sample_reduces(truth, output, largest_input, reduce_sigma, rng, o),
+    };
+    let previous_runs = match reduces {
+        0 => Vec::new(),
+        _ => vec![PreviousRun {
+            k: maps as u32,
+            max_reduce_input: largest_input * noise(rng, o.profile_noise),
+        }],
+    };
+    Profile {
+        map_local,
+        map_remote: map_local * o.remote_factor,
+        partition_bytes: match reduces {
+            0 => 0.0,
+            r => output / maps.max(1) as f64 / f64::from(r),
         },
         shuffle_bandwidth,
         reduce_time,
@@ -85,7 +182,7 @@ fn sample_reduces(
     let samples: Vec<(f64, Seconds)> = sampler
         .into_iter()
         .chain(earlier_run)
-        .map(|d| (d, law.at(d) * noise(rng, sigma)))
+        .map(|d| (d, law.at(d) * spread(rng, sigma, o.durations)))
         .collect();
     PowerLaw::fit(&samples).unwrap_or(law)
 }

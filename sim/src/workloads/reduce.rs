@@ -4,7 +4,7 @@
 use yard_appmaster::policy::{PowerLaw, Rng, Seconds};
 
 use super::WorkloadOptions;
-use super::draw::{noise, spread_of_logs, zipf_shares};
+use super::draw::{spread, spread_of_logs, zipf_shares};
 
 /// The largest exponent a fit to recorded reduces may give `f`. A few reduces of nearly equal
 /// input can fit any slope; past quadratic (or below flat) the slope says that input does
@@ -106,7 +106,7 @@ fn timed(
     let noise_sigma = spread_of_logs(&logs).unwrap_or(o.reduce_noise);
     let noise = reduces
         .iter()
-        .map(|&(d, t)| recorded(d, t).unwrap_or_else(|| noise(rng, noise_sigma)))
+        .map(|&(d, t)| recorded(d, t).unwrap_or_else(|| spread(rng, noise_sigma, o.durations)))
         .collect();
     let inputs: Vec<u64> = reduces.iter().map(|&(d, _)| d.max(1)).collect();
     let shuffle = inputs.iter().sum::<u64>();
@@ -143,7 +143,9 @@ fn drawn(
             // The truth's noise is drawn per reduce, below.
             spread: 0.0,
         },
-        noise: (0..count).map(|_| noise(rng, o.reduce_noise)).collect(),
+        noise: (0..count)
+            .map(|_| spread(rng, o.reduce_noise, o.durations))
+            .collect(),
         noise_sigma: o.reduce_noise,
         shuffle,
     }
