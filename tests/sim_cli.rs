@@ -108,7 +108,8 @@ fn the_table_sets_the_papers_figures_beside_its_own() {
     assert!(text.contains("| close: map | close: shuffle |"), "{text}");
     assert!(
         text.contains("| beside the paper (jobs with k_max ≥ 1; its Dart beside both Darts) |")
-            && text.contains("§6.2 Fig. 8a"),
+            && text.contains("§6.2 Fig. 8a")
+            && text.contains("§6.4 Fig. 12a"),
         "{text}"
     );
 }

@@ -29,7 +29,8 @@ pub struct Setup {
 /// `dart` (yard's, with its extensions), beside the paper's figures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Preset {
-    /// §6.2–6.3: missed deadlines and k/k_max, both Darts vs ARIA vs PS, C1–C3.
+    /// §6.2–6.3: missed deadlines and k/k_max, both Darts vs ARIA vs PS, C1–C3; §6.4's
+    /// estimation figures sit beside the same rows.
     Deadlines,
     /// §6.4: estimation error, both Darts vs ARIA.
     Estimation,
@@ -221,7 +222,12 @@ pub fn run_job(job: &SimJob, index: u64, setup: &Setup) -> Vec<JobResult> {
 pub fn report(setup: &Setup, jobs: usize, results: &[JobResult]) -> Report {
     let configs: Vec<&str> = setup.configs.iter().map(|c| c.name).collect();
     let rows = report::rows(results, &configs, &setup.policies);
-    let paper = report::compare(&rows, &setup.name, &configs);
+    let mut paper = report::compare(&rows, &setup.name, &configs);
+    if setup.name == "deadlines" {
+        // The same configurations and Darts against ARIA as §6.4's estimation experiment, whose
+        // figures then sit beside these rows too (one run of a day prints §6.2–6.4).
+        paper.extend(report::compare(&rows, "estimation", &configs));
+    }
     Report {
         seed: setup.experiment.seed,
         jobs,
