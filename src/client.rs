@@ -452,10 +452,11 @@ pub(crate) fn render(app: &Value) -> String {
         text(&a["finalStatus"])
     );
     if job.is_object() {
-        let met = match job["deadlineMet"].as_bool() {
-            Some(true) => "deadline met",
-            Some(false) => "deadline MISSED",
-            None => "no deadline",
+        let met = match job["outcome"].as_str() {
+            Some("met") => "deadline met",
+            Some("empty") => "deadline NOT met: answered in time from no input",
+            Some("missed") => "deadline MISSED",
+            _ => "no deadline",
         };
         let _ = writeln!(
             out,

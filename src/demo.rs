@@ -360,10 +360,11 @@ fn side_by_side(runs: &[(PolicyKind, Value)], exact: &Value, deadline: Duration)
         let cells = [
             format!("{:.1} s", deadline.as_secs_f64()),
             seconds(&job["completionSeconds"]),
-            match job["deadlineMet"].as_bool() {
-                Some(true) => "yes".into(),
-                Some(false) => "NO".into(),
-                None => "—".into(),
+            match job["outcome"].as_str() {
+                Some("met") => "yes".into(),
+                Some("empty") => "NO: answered from no input".into(),
+                Some("missed") => "NO".into(),
+                _ => "—".into(),
             },
             format!(
                 "{:.1} % ({} of {} maps)",

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 mod support;
 use support::*;
@@ -165,6 +165,7 @@ fn under_a_tight_deadline_dart_answers_by_the_clients_clock_from_part_of_the_inp
     let job = &answer["job"];
     let fraction = app["processedFraction"].as_f64().unwrap();
     assert!(fraction > 0.0 && fraction < 1.0, "{fraction}: {job}");
+    assert_eq!(job["outcome"], "met", "{job}");
     assert!(job["k"].as_u64().unwrap() < job["maps"].as_u64().unwrap());
     assert_eq!(answer["exact"], false);
 
@@ -313,7 +314,11 @@ fn the_deadline_guard_answers_by_the_deadline_when_a_map_hangs_with_an_interval_
     );
     let answer = &app["answer"];
     let job = &answer["job"];
-    assert_eq!(job["guardFired"], true, "{job}");
+    assert_eq!(
+        (&job["guardFired"], &job["outcome"]),
+        (&json!(true), &json!("met")),
+        "{job}"
+    );
     let maps = job["maps"].as_u64().unwrap();
     assert_eq!(
         job["k"].as_u64().unwrap(),

@@ -1158,6 +1158,15 @@ mod tests {
     }
 
     #[test]
+    fn the_guards_margin_is_its_seconds_but_at_most_a_quarter_of_the_time_the_job_has() {
+        use super::super::guard_margin;
+        assert_eq!(guard_margin(1.0, 60.0), 1.0);
+        assert_eq!(guard_margin(1.0, 0.6), 0.15);
+        assert_eq!(guard_margin(1.0, -2.0), 0.0);
+        assert_eq!(guard_margin(-1.0, 10.0), 0.0);
+    }
+
+    #[test]
     fn every_policy_answers_by_the_deadline_under_the_guard() {
         for kind in PolicyKind::ALL {
             match kind {

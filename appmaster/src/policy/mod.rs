@@ -262,6 +262,14 @@ pub enum Decision {
     Finish(Progress),
 }
 
+/// How long before a deadline `deadline` seconds after the job's start the deadline guard
+/// fires: `guard` seconds, but never more than a quarter of the time the job has (a 1 s
+/// margin would stop a 0.6 s job before it began). The live master and the simulator both use
+/// it.
+pub fn guard_margin(guard: Seconds, deadline: Seconds) -> Seconds {
+    guard.max(0.0).min(0.25 * deadline.max(0.0))
+}
+
 /// Tuning shared by every policy; `Default` is the papers' values.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PolicyConfig {

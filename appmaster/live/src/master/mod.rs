@@ -271,7 +271,10 @@ struct Outcome {
 /// (the policy's, which keeps `FINISH_MARGIN` for the answer's upload) `Event::Deadline`: it
 /// finishes with what has arrived, reduces that have not answered abandoned.
 async fn run_phase(shared: &Arc<Shared>, phase: Phase) -> Result<Outcome> {
-    let (deadline, guard) = (phase.deadline, phase.guard);
+    let deadline = phase.deadline;
+    let guard = phase
+        .guard
+        .map(|g| yard_appmaster::policy::guard_margin(g, deadline));
     with(shared, |s| s.start_phase(phase));
     let started = tokio::time::Instant::now();
     let at = |seconds: f64| started + Duration::from_secs_f64(seconds.clamp(0.0, 1e9));
@@ -637,6 +640,14 @@ fn answer(
         "jobSeconds": outcome.finished_at,
         "deadlineSeconds": args.deadline_ms.map(|d| (d - started_ms) as f64 / 1000.0),
         "deadlineMet": args.deadline_ms.map(|d| finished_ms <= d),
+        // An answer by the deadline from no input is not a met deadline.
+        "outcome": args.deadline_ms.map(|d| if finished_ms > d {
+            "missed"
+        } else if p.processed_fraction() == 0.0 {
+            "empty"
+        } else {
+            "met"
+        }),
         "policyDeadline": outcome.deadline,
         "taskSamplerRan": sampled,
         "recoveredMaps": outcome.recovered,
