@@ -59,7 +59,9 @@ impl Experiment {
     /// policy is not `full` (whose contract is the exact answer, however late), and there is a
     /// deadline to hold.
     pub fn guard_for(&self, kind: PolicyKind, deadline: Seconds) -> Option<Seconds> {
-        (self.guard > 0.0 && kind != PolicyKind::Full && deadline.is_finite()).then_some(self.guard)
+        // The live master's rule: at most a quarter of the time the job has.
+        (self.guard > 0.0 && kind != PolicyKind::Full && deadline.is_finite())
+            .then(|| yard_appmaster::policy::guard_margin(self.guard, deadline))
     }
 
     /// This experiment without the guard.
