@@ -80,24 +80,49 @@ fn the_same_seed_gives_byte_identical_json_and_another_seed_other_numbers() {
 }
 
 #[test]
-fn dart_misses_fewer_deadlines_than_aria_in_c1() {
-    // C1: all the containers, a deadline 5 % under MDT. ARIA insists on all input and misses;
-    // Dart answers from what fits (Dart §6.2).
+fn results_do_not_depend_on_how_many_workers_ran_them() {
+    // ARCHITECTURE: a seed gives the same results whatever the core count, as they are
+    // gathered in job order: the parallel run equals the jobs run one by one.
+    let w = fb2009();
+    let mut s = setup(
+        &DeadlineConfig::ALL,
+        &[PolicyKind::Dart, PolicyKind::DartPaper, PolicyKind::Ps],
+        9,
+    );
+    s.experiment.guard = 1.0;
+    let options = WorkloadOptions {
+        seed: 9,
+        ..WorkloadOptions::default()
+    };
+    let parallel = run(&w, 40, &s);
+    let one_by_one: Vec<JobResult> = trace_jobs(&w, &options)
+        .take(40)
+        .enumerate()
+        .flat_map(|(i, job)| experiment::run_job(&job, i as u64, &s))
+        .collect();
+    assert_eq!(parallel, one_by_one);
+}
+
+#[test]
+fn in_c1_darts_miss_fewer_deadlines_than_aria_yards_under_a_tenth() {
+    // C1: all the containers, a deadline 5 % under MDT. ARIA insists on all input and misses
+    // every deadline; Dart answers from what fits (§6.2). README: over FB-2009's jobs with
+    // k_max ≥ 1, yard's Dart misses 4.5 % (under a tenth of ARIA's 100 %), the paper's
+    // algorithm (dart-paper) most of them (76 %), still fewer than ARIA. Checked on 150 jobs
+    // of 2–500 maps (a one-map job is all or nothing), two seeds.
     let w = fb2009();
     for seed in [1, 2] {
         let s = setup(
             &[DeadlineConfig::C1],
-            &[PolicyKind::Dart, PolicyKind::Aria],
+            &[PolicyKind::DartPaper, PolicyKind::Dart, PolicyKind::Aria],
             seed,
         );
-        let results = run(&w, 150, &s);
-        let rows = experiment::report(&s, 150, &results).rows;
-        let (dart, aria) = (row(&rows, "C1", "dart"), row(&rows, "C1", "aria"));
+        let rows = rows_for_maps(&w, &s, 2..=500, 150);
+        let missed = |p: &str| row(&rows, "C1", p).missed_fraction;
+        let (paper, dart, aria) = (missed("dart-paper"), missed("dart"), missed("aria"));
         assert!(
-            dart.missed_fraction < 0.75 * aria.missed_fraction,
-            "seed {seed}: dart misses {:.3}, aria {:.3}",
-            dart.missed_fraction,
-            aria.missed_fraction
+            dart < 0.1 * aria && 0.5 < paper && paper < aria,
+            "seed {seed}: missed dart {dart:.3}, dart-paper {paper:.3}, aria {aria:.3}"
         );
     }
 }
@@ -114,30 +139,28 @@ fn beats(a: f64, b: f64) -> bool {
 }
 
 #[test]
-fn dart_beats_ps_on_median_k_over_k_max_in_c2() {
+fn in_c2_yards_dart_beats_ps_on_median_k_over_k_max_and_dart_paper_does_not() {
     // C2: half the containers, 1.6 × MDT. Most FB-2009 jobs still read all their input by
     // then (their reduces, not their maps, set MDT) and score 100 % under every policy; the
-    // comparison is over the jobs C2 cuts, the `partial` bin (0 < k_max < maps). PS fixes its
-    // sample before the job starts and reads too much; Dart revises as maps finish. The cut
-    // jobs are small, so the first 200 of 2–200 maps hold enough of them (a 1-map job is all
-    // or nothing).
+    // comparison is over the jobs C2 cuts, the `partial` bin (0 < k_max < maps). README: on
+    // them yard's Dart's median k/k_max is 100 % (it meets D), PS's and dart-paper's 150–200 %
+    // (they read too much and miss): the paper's "Dart beats PS" holds for yard's Dart only.
+    // The cut jobs are small, so the first 200 of 2–200 maps hold enough of them.
     let w = fb2009();
     for seed in [1, 2] {
         let s = setup(
             &[DeadlineConfig::C2],
-            &[PolicyKind::Dart, PolicyKind::Ps],
+            &[PolicyKind::DartPaper, PolicyKind::Dart, PolicyKind::Ps],
             seed,
         );
         let rows = rows_for_maps(&w, &s, 2..=200, 200);
-        let (dart, ps) = (
-            binned(&rows, "C2", "dart", "partial"),
-            binned(&rows, "C2", "ps", "partial"),
-        );
-        assert!(dart.jobs >= 10, "seed {seed}: only {} jobs cut", dart.jobs);
-        let (d, p) = (dart.median_deviation.unwrap(), ps.median_deviation.unwrap());
+        let median = |p: &str| binned(&rows, "C2", p, "partial").median_deviation.unwrap();
+        let jobs = binned(&rows, "C2", "dart", "partial").jobs;
+        assert!(jobs >= 10, "seed {seed}: only {jobs} jobs cut");
+        let (dart, paper, ps) = (median("dart"), median("dart-paper"), median("ps"));
         assert!(
-            beats(d, p),
-            "seed {seed}: median k/k_max dart {d:.3}, ps {p:.3}"
+            beats(dart, ps) && dart <= 1.0 && ps >= 1.5 && paper >= 1.5,
+            "seed {seed}: median k/k_max dart {dart:.3}, dart-paper {paper:.3}, ps {ps:.3}"
         );
     }
 }
@@ -145,10 +168,12 @@ fn dart_beats_ps_on_median_k_over_k_max_in_c2() {
 #[test]
 fn with_slow_nodes_dart_revising_reduces_misses_far_fewer_deadlines_than_d_wmr() {
     // §6.5: 8 of 64 nodes slowed 4×. Table 5's ordering, Dart < D-WMR < D-WOR, is the
-    // paper's algorithm against its ablations: dart-paper (Alg. 3–5) ≤ D-WMR (Alg. 3–4) ≤
-    // D-WOR (neither). And yard's Dart: a reduce that lands on a slow node where the job ran
-    // no map is sized by Alg. 5 for a normal node and runs 4× longer; D-WMR waits for it,
-    // yard's Dart restarts it elsewhere on what the time left allows.
+    // paper's algorithm against its ablations: dart-paper (Alg. 3–5) ≤ D-WMR (Alg. 3–4) <
+    // D-WOR (neither). README: it holds on FB-2009 in every bin (dart-paper equal to D-WMR in
+    // C2's medium and large bins), at ten to twenty times Table 5's levels. And yard's Dart
+    // misses under a fifth of D-WMR's: a reduce that lands on a slow node where the job ran no
+    // map is sized by Alg. 5 for a normal node and runs 4× longer; D-WMR waits for it, yard's
+    // Dart restarts it elsewhere on what the time left allows.
     let w = fb2009();
     for seed in [1, 2] {
         let mut s = setup(
@@ -171,28 +196,122 @@ fn with_slow_nodes_dart_revising_reduces_misses_far_fewer_deadlines_than_d_wmr()
             missed("d-wor"),
         );
         assert!(
-            paper <= wmr && wmr < wor && dart <= 0.5 * wmr,
+            paper <= wmr && wmr < wor && dart <= 0.2 * wmr,
             "seed {seed}: missed dart-paper {paper:.3}, dart {dart:.3}, d-wmr {wmr:.3}, d-wor {wor:.3}"
         );
     }
 }
 
 #[test]
-fn dart_estimates_completion_better_than_aria() {
-    // Dart §6.4: Dart's estimate at map close is closer to the truth than ARIA's static model.
+fn darts_estimate_completion_better_than_aria() {
+    // §6.4: Dart's estimate at map close is closer to the truth than ARIA's static model (the
+    // paper: 55.8 % lower on average). README: over C1–C3 on FB-2009, yard's Dart's mean
+    // error is 48.5 % lower than ARIA's, dart-paper's 31 %: at most 60 % and 80 % of ARIA's.
     let w = fb2009();
-    let s = setup(
-        &[DeadlineConfig::C1, DeadlineConfig::C2],
-        &[PolicyKind::Dart, PolicyKind::Aria],
+    for seed in [1, 2] {
+        let s = setup(
+            &DeadlineConfig::ALL,
+            &[PolicyKind::DartPaper, PolicyKind::Dart, PolicyKind::Aria],
+            seed,
+        );
+        let results = run(&w, 150, &s);
+        let rows = experiment::report(&s, 150, &results).rows;
+        let error = |p: &str| row(&rows, "all", p).mean_estimation_error.unwrap();
+        let (dart, paper, aria) = (error("dart"), error("dart-paper"), error("aria"));
+        assert!(
+            dart <= 0.6 * aria && paper <= 0.8 * aria,
+            "seed {seed}: mean error dart {dart:.3}, dart-paper {paper:.3}, aria {aria:.3}"
+        );
+    }
+}
+
+#[test]
+fn under_skew_and_failures_dart_paper_beats_its_ablations_and_yards_dart_both() {
+    // §6.6. Skew (Zipf partitions): eq. 13 (dart-paper) against eq. 8 (D-WOST); the paper's
+    // Fig. 15a has Dart missing 58 % fewer deadlines. README: over C1 and C2 on FB-2009,
+    // dart-paper misses fewer than D-WOST (far from 58 % fewer) and its estimate is less than
+    // half as far off; yard's Dart misses under a tenth of D-WOST's. Failures (5 % of
+    // attempts): dart-paper misses fewer than D-WOR, yard's Dart under a tenth of D-WOR's.
+    let w = fb2009();
+    for seed in [1, 2] {
+        let mut s = setup(
+            &[DeadlineConfig::C1, DeadlineConfig::C2],
+            &[
+                PolicyKind::DartPaper,
+                PolicyKind::Dart,
+                PolicyKind::DartWithoutSkew,
+            ],
+            seed,
+        );
+        let options = WorkloadOptions {
+            seed,
+            skew: 1.0,
+            ..WorkloadOptions::default()
+        };
+        let jobs = trace_jobs(&w, &options)
+            .filter(|j| (10..=300).contains(&j.maps()))
+            .take(60);
+        let results = experiment::run(jobs, &s, &|_| {});
+        let rows = experiment::report(&s, 60, &results).rows;
+        let missed = |p: &str| row(&rows, "all", p).missed_fraction;
+        let error = |p: &str| row(&rows, "all", p).mean_estimation_error.unwrap();
+        let (paper, dart, wost) = (missed("dart-paper"), missed("dart"), missed("d-wost"));
+        assert!(
+            paper < wost && dart < 0.1 * wost,
+            "seed {seed}, skew: missed dart-paper {paper:.3}, dart {dart:.3}, d-wost {wost:.3}"
+        );
+        let (e_paper, e_wost) = (error("dart-paper"), error("d-wost"));
+        assert!(
+            e_paper < 0.5 * e_wost,
+            "seed {seed}, skew: mean error dart-paper {e_paper:.3}, d-wost {e_wost:.3}"
+        );
+        s.policies = vec![
+            PolicyKind::DartPaper,
+            PolicyKind::Dart,
+            PolicyKind::DartWithoutRevise,
+        ];
+        s.experiment.cluster.failure_rate = 0.05;
+        let rows = rows_for_maps(&w, &s, 10..=300, 60);
+        let missed = |p: &str| row(&rows, "all", p).missed_fraction;
+        let (paper, dart, wor) = (missed("dart-paper"), missed("dart"), missed("d-wor"));
+        assert!(
+            paper < wor && dart < 0.1 * wor,
+            "seed {seed}, failures: missed dart-paper {paper:.3}, dart {dart:.3}, d-wor {wor:.3}"
+        );
+    }
+}
+
+#[test]
+fn under_the_guard_no_answer_comes_late_and_its_cost_is_against_the_unguarded_run() {
+    // README: with the guard no policy misses a deadline; what it costs is the processed
+    // fraction the same job had without it, and where it fires on a job that met its
+    // deadline unguarded the answer can only lose input.
+    let w = fb2009();
+    let mut s = setup(
+        &[DeadlineConfig::C1, DeadlineConfig::C3],
+        &[PolicyKind::DartPaper, PolicyKind::Dart, PolicyKind::Aria],
         1,
     );
+    s.experiment.guard = yard_sim::engine::DEFAULT_GUARD_SECONDS;
     let results = run(&w, 150, &s);
+    let guarded: Vec<&JobResult> = results.iter().filter(|r| r.guard > 0.0).collect();
+    assert_eq!(guarded.len(), 150 * 2 * 3);
+    assert!(guarded.iter().all(|r| !r.missed()));
+    assert!(guarded.iter().any(|r| r.guard_fired));
+    for r in &guarded {
+        let twin = r.unguarded.expect("a twin");
+        let cost = r.guard_cost().unwrap();
+        assert_eq!(cost, twin.processed_fraction - r.processed_fraction);
+        if !r.guard_fired {
+            assert_eq!(cost, 0.0, "{r:?}");
+        }
+    }
     let rows = experiment::report(&s, 150, &results).rows;
-    let (dart, aria) = (row(&rows, "all", "dart"), row(&rows, "all", "aria"));
-    assert!(
-        dart.mean_estimation_error.unwrap() < aria.mean_estimation_error.unwrap(),
-        "{dart:?} {aria:?}"
-    );
+    for policy in ["dart-paper", "dart", "aria"] {
+        let with = row(&rows, "C1", &format!("{policy}+guard"));
+        assert_eq!(with.missed_fraction, 0.0);
+        assert!(with.guard_fired_fraction.unwrap() > 0.0, "{with:?}");
+    }
 }
 
 #[test]
