@@ -11,7 +11,7 @@
 //!   the job's measured bandwidth. yard's masters start reduces when the map phase closes, so
 //!   no shuffle overlaps the maps: the first wave's shuffle is a whole one (`Sh1 = Sht`);
 //! - `R_avg = f(d)` (Dart eq. 8–9 with every map);
-//! - every other maximum is [`MAX_OVER_AVG`] × its average.
+//! - every other maximum is [`crate::aria::MAX_OVER_AVG`] × its average.
 //!
 //! A kind without a run that measured its maps has no profile (nothing is invented).
 
@@ -19,45 +19,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use tokio::sync::OnceCell;
-use yard_appmaster::policy::{PowerLaw, Profile as DartProfile};
 use yard_profiles::ProfileStore;
 
-use crate::aria::{Durations, MAX_OVER_AVG, Profile};
+use yard_appmaster::policy::{PowerLaw, Profile as DartProfile};
 
-/// ARIA's profile from Dart's, for `maps` maps and `reduces` reduces.
-pub fn from_dart(p: &DartProfile, maps: u32, reduces: u32) -> Option<Profile> {
-    let measured = |x: f64| x.is_finite() && x >= 0.0;
-    // Runs whose maps were all remote (a synthetic job reads no blocks) measured no local map.
-    let m_avg = [p.map_local, p.map_remote]
-        .into_iter()
-        .find(|x| measured(*x))?;
-    let m_max = if p.map_remote.is_finite() {
-        p.map_remote.max(MAX_OVER_AVG * m_avg)
-    } else {
-        MAX_OVER_AVG * m_avg
-    };
-    let mut profile = Profile {
-        map: Durations::new(m_avg, m_max),
-        ..Profile::default()
-    };
-    if reduces > 0 {
-        let d = p.partition_bytes.max(0.0) * f64::from(maps);
-        let shuffle = if p.shuffle_bandwidth > 0.0 && d.is_finite() {
-            d / p.shuffle_bandwidth
-        } else {
-            0.0
-        };
-        let reduce = p.reduce_time.at(d);
-        let phase = |avg: f64| {
-            let avg = if avg.is_finite() { avg.max(0.0) } else { 0.0 };
-            Durations::new(avg, MAX_OVER_AVG * avg)
-        };
-        profile.first_shuffle = phase(shuffle);
-        profile.typical_shuffle = phase(shuffle);
-        profile.reduce = phase(reduce);
-    }
-    profile.valid().then_some(profile)
-}
+use crate::aria::Profile;
+
+pub use crate::aria::from_dart;
 
 /// The profile store at a path, opened the first time a profile is looked up there and the
 /// file exists (the masters create it; the rm only reads).
@@ -134,6 +102,7 @@ pub async fn lookup(store: &ProfileStore, kind: &str, maps: u32, reduces: u32) -
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::aria::Durations;
 
     fn dart() -> DartProfile {
         DartProfile {

@@ -68,6 +68,13 @@ impl DeadlineConfig {
         mu: 1.0,
     };
     pub const ALL: [DeadlineConfig; 3] = [Self::C1, Self::C2, Self::C3];
+    /// Not the paper's: a job on the shared cluster (`crate::shared`), holding what the
+    /// cluster policy grants it, its deadline drawn as ARIA draws one (`U[lo, hi]·T_J`).
+    pub const SHARED: DeadlineConfig = DeadlineConfig {
+        name: "shared",
+        delta: f64::NAN,
+        mu: f64::NAN,
+    };
 
     pub fn by_name(name: &str) -> Option<DeadlineConfig> {
         Self::ALL

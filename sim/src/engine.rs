@@ -64,6 +64,14 @@ impl Experiment {
             .then(|| yard_appmaster::policy::guard_margin(self.guard, deadline))
     }
 
+    /// The reference runs' world (MDT, `T_J`): no guard, no slow nodes, no failures.
+    fn ideal(&self) -> Experiment {
+        let mut ideal = self.unguarded();
+        ideal.cluster.slow_nodes = 0;
+        ideal.cluster.failure_rate = 0.0;
+        ideal
+    }
+
     /// This experiment without the guard.
     pub fn unguarded(&self) -> Experiment {
         Experiment {
@@ -130,6 +138,24 @@ impl Plan {
         }
     }
 
+    /// The experiment's whole cluster, as it is (no copies), for one job: no deadline, no
+    /// k_max. The shared cluster's jobs run on it (`crate::shared`), and ARIA's `T_J` is a job's
+    /// completion on it alone ([`alone`]).
+    pub fn whole_cluster(exp: &Experiment) -> Plan {
+        let c = &exp.cluster;
+        let nodes = c.nodes.max(1);
+        Plan {
+            config: DeadlineConfig::SHARED,
+            containers: nodes * c.containers_per_node.max(1),
+            nodes,
+            slow: slow_nodes(c, exp.seed),
+            mdt: f64::INFINITY,
+            deadline: f64::INFINITY,
+            k_max: 0,
+            k_max_fraction: 0.0,
+        }
+    }
+
     /// The oracle places tasks as it likes: on normal nodes while they have room, then on slow.
     fn oracle_speeds(&self, exp: &Experiment) -> Vec<f64> {
         let per_node = exp.cluster.containers_per_node.max(1);
@@ -157,15 +183,22 @@ impl Plan {
 /// as `full` on MRA containers with no slow nodes and no failures, so it counts the same
 /// locality and shuffle the runs will meet.
 pub fn mdt(job: &SimJob, exp: &Experiment, job_index: u64) -> Seconds {
-    let mut ideal = exp.unguarded();
-    ideal.cluster.slow_nodes = 0;
-    ideal.cluster.failure_rate = 0.0;
+    let ideal = exp.ideal();
     let mra = DeadlineConfig {
         name: "MRA",
         delta: 1.0,
         mu: f64::INFINITY,
     };
     let plan = Plan::bare(job, mra, &ideal);
+    simulate(job, &plan, PolicyKind::Full, &ideal, job_index).completion
+}
+
+/// ARIA's `T_J` (seed 000 §IV-A): the job's completion given all the cluster's resources,
+/// alone on it — simulated as `full` on the whole cluster, with no slow nodes and no failures,
+/// like [`mdt`].
+pub fn alone(job: &SimJob, exp: &Experiment, job_index: u64) -> Seconds {
+    let ideal = exp.ideal();
+    let plan = Plan::whole_cluster(&ideal);
     simulate(job, &plan, PolicyKind::Full, &ideal, job_index).completion
 }
 
@@ -184,7 +217,7 @@ fn slow_nodes(c: &ClusterConfig, seed: u64) -> Vec<bool> {
 }
 
 /// splitmix64 over the experiment seed and what a draw is for: order-independent randomness.
-fn mix(seed: u64, what: u64, a: u64, b: u64) -> u64 {
+pub(crate) fn mix(seed: u64, what: u64, a: u64, b: u64) -> u64 {
     let mut z =
         seed ^ what.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ a.rotate_left(21) ^ b.rotate_left(42);
     for _ in 0..2 {
@@ -196,7 +229,7 @@ fn mix(seed: u64, what: u64, a: u64, b: u64) -> u64 {
     z
 }
 
-fn unit(x: u64) -> f64 {
+pub(crate) fn unit(x: u64) -> f64 {
     (x >> 11) as f64 / (1u64 << 53) as f64
 }
 
@@ -474,36 +507,47 @@ fn run(
     let mut run = Run::new(job, plan, exp, job_index, kind);
     run.log = log;
     run.go();
-    let progress = run.policy.progress();
-    let completion = run.finished.unwrap_or(f64::INFINITY);
-    let phases = run.finished.map(|total| {
-        let map_end = run.map_end.unwrap_or(total).min(total);
-        let shuffle_end = run.shuffle_end.unwrap_or(total).clamp(map_end, total);
-        Estimate {
-            map: map_end,
-            shuffle: shuffle_end - map_end,
-            reduce: total - shuffle_end,
-            total,
+    run.result()
+}
+
+impl Run<'_> {
+    /// What the run came to (finished or not).
+    pub(crate) fn result(&self) -> JobResult {
+        let run = self;
+        let job = run.job;
+        let plan = run.plan;
+        let kind = run.kind;
+        let progress = run.policy.progress();
+        let completion = run.finished.unwrap_or(f64::INFINITY);
+        let phases = run.finished.map(|total| {
+            let map_end = run.map_end.unwrap_or(total).min(total);
+            let shuffle_end = run.shuffle_end.unwrap_or(total).clamp(map_end, total);
+            Estimate {
+                map: map_end,
+                shuffle: shuffle_end - map_end,
+                reduce: total - shuffle_end,
+                total,
+            }
+        });
+        JobResult {
+            job: job.id.clone(),
+            config: plan.config.name,
+            policy: kind,
+            bin: SizeBin::of_tasks(job.tasks()),
+            maps: job.maps(),
+            k: progress.k,
+            k_max: plan.k_max,
+            k_max_fraction: plan.k_max_fraction,
+            deadline: plan.deadline,
+            completion,
+            estimates: [run.at_start, run.estimate, run.at_first_reduce],
+            phases,
+            processed_fraction: progress.processed_fraction(),
+            events: run.events,
+            guard: run.guard.unwrap_or(0.0),
+            guard_fired: progress.guarded,
+            unguarded: None,
         }
-    });
-    JobResult {
-        job: job.id.clone(),
-        config: plan.config.name,
-        policy: kind,
-        bin: SizeBin::of_tasks(job.tasks()),
-        maps: job.maps(),
-        k: progress.k,
-        k_max: plan.k_max,
-        k_max_fraction: plan.k_max_fraction,
-        deadline: plan.deadline,
-        completion,
-        estimates: [run.at_start, run.estimate, run.at_first_reduce],
-        phases,
-        processed_fraction: progress.processed_fraction(),
-        events: run.events,
-        guard: run.guard.unwrap_or(0.0),
-        guard_fired: progress.guarded,
-        unguarded: None,
     }
 }
 
@@ -557,6 +601,14 @@ impl Queue {
         self.heap.push(Reverse((key, ev)));
     }
 
+    /// The time of the next event in µs, if any.
+    fn peek(&self) -> Option<u64> {
+        let heap = self.heap.peek().map_or(u128::MAX, |Reverse((k, _))| *k);
+        let fifo = self.fifo.front().map_or(u128::MAX, |(k, _)| *k);
+        let key = heap.min(fifo).min(self.tick.unwrap_or(u128::MAX));
+        (key != u128::MAX).then_some((key >> 64) as u64)
+    }
+
     /// The next event and its time in µs.
     fn pop(&mut self) -> Option<(u64, Ev)> {
         let heap = self.heap.peek().map_or(u128::MAX, |Reverse((k, _))| *k);
@@ -576,6 +628,8 @@ impl Queue {
 #[derive(Clone, Copy)]
 struct Live {
     node: u32,
+    /// The engine's id of its container.
+    container: u64,
     started: Seconds,
     duration: Seconds,
     map: Option<MapId>,
@@ -740,13 +794,22 @@ impl Unlaunched {
     }
 }
 
-struct Run<'a> {
+pub(crate) struct Run<'a> {
     log: Option<&'a mut Vec<(Seconds, Decision)>>,
     job: &'a SimJob,
     plan: &'a Plan,
     exp: &'a Experiment,
     index: u64,
+    kind: PolicyKind,
     policy: Box<dyn TaskPolicy>,
+    /// On a shared cluster (`crate::shared`), where containers come from and go back to; `None`
+    /// on a cluster of the job's own.
+    pub(crate) shared: Option<SharedSide>,
+    /// Distinct maps and reduces done: what the master tells the rm (`SchedEvent::Progress`).
+    pub(crate) maps_finished: u32,
+    pub(crate) reduces_finished: u32,
+    /// Past it the run gives up (`HORIZON_DEADLINES`).
+    horizon: Seconds,
     /// Seconds before the deadline the guard fires, if this run is guarded.
     guard: Option<Seconds>,
     rng: Rng,
@@ -809,6 +872,18 @@ struct Run<'a> {
     out: Vec<Decision>,
 }
 
+/// A run's side of a shared cluster: containers the rm granted and took back, by the rm's ids.
+#[derive(Debug, Default)]
+pub(crate) struct SharedSide {
+    /// Granted by the rm and not yet handed to the policy: (rm's container id, node).
+    pub(crate) granted: VecDeque<(u64, u32)>,
+    /// The rm's id of every container the policy was handed, by the engine's container id.
+    pub(crate) rm_ids: Vec<u64>,
+    /// Containers to give back to the rm (released by the policy, not wanted, or preempted),
+    /// since the shared driver last took them.
+    pub(crate) released: Vec<u64>,
+}
+
 /// `Run::held` of a container the job no longer holds.
 const NOT_HELD: u32 = u32::MAX;
 
@@ -825,7 +900,7 @@ const LOCALITY_LOOKAHEAD: usize = 16;
 const HORIZON_DEADLINES: f64 = 1000.0;
 
 impl<'a> Run<'a> {
-    fn new(
+    pub(crate) fn new(
         job: &'a SimJob,
         plan: &'a Plan,
         exp: &'a Experiment,
@@ -839,7 +914,12 @@ impl<'a> Run<'a> {
             plan,
             exp,
             index,
+            kind,
             policy: kind.build(exp.policy.clone()),
+            shared: None,
+            maps_finished: 0,
+            reduces_finished: 0,
+            horizon: f64::INFINITY,
             guard: exp.guard_for(kind, plan.deadline),
             rng: Rng::seed_from_u64(mix(exp.seed, 0x4E6, index, 0)),
             now: 0.0,
@@ -911,6 +991,12 @@ impl<'a> Run<'a> {
     }
 
     fn go(&mut self) {
+        self.start();
+        while self.step() {}
+    }
+
+    /// Starts the job: `JobStarted`, the first grants, the first tick, the guard.
+    pub(crate) fn start(&mut self) {
         let spec = self.spec();
         self.call(Event::JobStarted(spec));
         self.settle();
@@ -928,19 +1014,38 @@ impl<'a> Run<'a> {
         } else {
             self.plan.mdt
         };
-        let horizon = if scale.is_finite() {
+        self.horizon = if scale.is_finite() {
             HORIZON_DEADLINES * scale.max(1.0)
         } else {
             f64::INFINITY // the MDT run itself: `full` always finishes
         };
-        while let Some((t, ev)) = self.queue.pop() {
-            if self.finished.is_some() {
-                break;
-            }
-            self.now = t as f64 / 1e6;
-            if self.now > horizon {
-                break;
-            }
+    }
+
+    /// When the run's next event is due, µs from its start; `None` once it has finished or
+    /// has nothing left to do.
+    pub(crate) fn next_event_us(&self) -> Option<u64> {
+        self.finished.is_none().then(|| self.queue.peek()).flatten()
+    }
+
+    /// Whether the run has finished (its policy said `Finish`).
+    pub(crate) fn is_finished(&self) -> bool {
+        self.finished.is_some()
+    }
+
+    /// Handles the next event; `false` when there is none to handle (finished, nothing left,
+    /// or past the horizon).
+    pub(crate) fn step(&mut self) -> bool {
+        let Some((t, ev)) = self.queue.pop() else {
+            return false;
+        };
+        if self.finished.is_some() {
+            return false;
+        }
+        self.now = t as f64 / 1e6;
+        if self.now > self.horizon {
+            return false;
+        }
+        {
             match ev {
                 Ev::Tick => self.tick(),
                 Ev::MapEnd(a, ok) => self.map_end(a, ok),
@@ -955,6 +1060,7 @@ impl<'a> Run<'a> {
             }
             self.settle();
         }
+        true
     }
 
     /// Carries on until nothing is left to do at this instant: reduces whose input is complete
@@ -994,6 +1100,9 @@ impl<'a> Run<'a> {
         if self.end(a).is_none() {
             return; // killed, or ended already
         }
+        if folded.is_some() {
+            self.reduces_finished = (self.reduces_finished + 1).min(self.job.reduces());
+        }
         if folded.is_some() && !self.first_reduce_done {
             self.first_reduce_done = true;
             self.at_first_reduce = self.policy.estimate(self.now);
@@ -1019,6 +1128,7 @@ impl<'a> Run<'a> {
         let output = self.job.truth.maps[m].output_bytes;
         if !self.map_done[m] {
             self.map_done[m] = true;
+            self.maps_finished += 1;
             self.output_done += output;
             if self.job.reduces() > 0 && output > 0 {
                 // The output queues for the job's shuffle link (FIFO at its bottleneck bandwidth).
@@ -1146,6 +1256,9 @@ impl<'a> Run<'a> {
     /// an unlaunched map's input where one has room (the master asks node-local first), else on
     /// the next node with room.
     fn grant(&mut self) {
+        if self.shared.is_some() {
+            return self.take_granted();
+        }
         while self.holding < self.want.min(self.plan.containers) {
             let Some(node) = self.local_node().or_else(|| self.any_node()) else {
                 return;
@@ -1158,6 +1271,94 @@ impl<'a> Run<'a> {
             let at = self.plan.location(node, &self.exp.cluster);
             self.call(Event::ContainerGranted(Container { id, at }));
         }
+    }
+
+    /// On a shared cluster: hands the policy what the rm granted, while it wants more; what
+    /// it does not want goes back.
+    fn take_granted(&mut self) {
+        while self.holding < self.want {
+            let Some((rm_id, node)) = self.shared.as_mut().and_then(|s| s.granted.pop_front())
+            else {
+                return;
+            };
+            let id = ContainerId(self.next_container);
+            self.next_container += 1;
+            self.held.push(node);
+            self.holding += 1;
+            if let Some(s) = self.shared.as_mut() {
+                s.rm_ids.push(rm_id);
+            }
+            let at = self.plan.location(node, &self.exp.cluster);
+            self.call(Event::ContainerGranted(Container { id, at }));
+        }
+        if let Some(s) = self.shared.as_mut() {
+            let extra = s.granted.drain(..).map(|(rm_id, _)| rm_id);
+            s.released.extend(extra);
+        }
+    }
+
+    /// On a shared cluster: the rm took back the container it knows as `rm_id` (MinEDF-WC's
+    /// preemption). Its attempt ends with it (`ContainerLost`: the policy runs the task again
+    /// where it still wants it), and the container goes back to the rm.
+    pub(crate) fn preempt(&mut self, now: Seconds, rm_id: u64) {
+        self.now = self.now.max(now);
+        let Some(shared) = self.shared.as_mut() else {
+            return;
+        };
+        let Some(c) = shared.rm_ids.iter().rposition(|&id| id == rm_id) else {
+            return;
+        };
+        if self.held[c] == NOT_HELD {
+            return; // given back already: the release is on its way
+        }
+        shared.released.push(rm_id);
+        self.held[c] = NOT_HELD;
+        self.holding -= 1;
+        let on_it = self.live.table.iter().enumerate().find_map(|(a, l)| {
+            l.as_ref()
+                .filter(|l| l.container == c as u64)
+                .map(|_| AttemptId(a as u32))
+        });
+        if let Some(a) = on_it
+            && let Some(l) = self.end(a)
+            && l.map.is_some()
+        {
+            self.maps_running -= 1;
+        }
+        self.call(Event::ContainerLost(ContainerId(c as u64)));
+        self.settle();
+    }
+
+    /// On a shared cluster: the rm granted containers (`SharedSide::granted`) at `now`; the
+    /// policy takes what it wants.
+    pub(crate) fn granted_at(&mut self, now: Seconds) {
+        self.now = self.now.max(now);
+        self.settle();
+    }
+
+    /// The first unlaunched maps' replica nodes (up to [`LOCALITY_LOOKAHEAD`] maps), while the
+    /// map phase is open: where its asks would like containers.
+    pub(crate) fn wanted_nodes(&mut self, out: &mut Vec<u32>) {
+        out.clear();
+        if self.closed {
+            return;
+        }
+        let maps = self.job.truth.maps.len();
+        let mut m = self.unlaunched.from(0);
+        for _ in 0..LOCALITY_LOOKAHEAD {
+            if m >= maps {
+                break;
+            }
+            out.extend(self.replica_nodes(m));
+            m = self.unlaunched.from(m + 1);
+        }
+        out.sort_unstable();
+        out.dedup();
+    }
+
+    /// Containers wanted and not held: what the master asks the rm for.
+    pub(crate) fn outstanding(&self) -> u32 {
+        self.want.saturating_sub(self.holding)
     }
 
     fn has_room(&self, node: u32) -> bool {
@@ -1261,6 +1462,7 @@ impl<'a> Run<'a> {
                     attempt,
                     Live {
                         node,
+                        container: container.0,
                         started: self.now,
                         duration,
                         map: Some(map),
@@ -1280,6 +1482,7 @@ impl<'a> Run<'a> {
                     attempt,
                     Live {
                         node,
+                        container: container.0,
                         started: self.now,
                         duration: f64::INFINITY,
                         map: None,
@@ -1302,6 +1505,10 @@ impl<'a> Run<'a> {
                     .map(|n| std::mem::replace(n, NOT_HELD));
                 if let Some(node) = node.filter(|&n| n != NOT_HELD) {
                     self.holding -= 1;
+                    if let Some(s) = self.shared.as_mut() {
+                        s.released.push(s.rm_ids[c.0 as usize]);
+                        return;
+                    }
                     self.free[node as usize] += 1;
                     self.released_at[node as usize] = self.now;
                     self.cooling.push_back((self.now, node));
@@ -1586,6 +1793,7 @@ mod tests {
         let model = ProgressModel::NOISY;
         let live = |key: u64| Live {
             node: 0,
+            container: 0,
             started: 10.0,
             duration: 40.0,
             map: None,

@@ -9,6 +9,7 @@ pub mod oracle;
 pub mod plot;
 pub mod report;
 pub mod seeds;
+pub mod shared;
 pub mod workloads;
 
 pub use config::{ClusterConfig, DeadlineConfig, Model, ProfileSource, ProgressModel, TaskLaw};

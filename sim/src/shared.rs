@@ -1,0 +1,832 @@
+//! The shared cluster: many jobs, one cluster, one cluster policy — the rm's own
+//! [`Scheduler`] (`yard_rm::scheduler`, built without its daemon), driven on the virtual clock
+//! as the live rm drives it, with each job's master running its task policy in the engine's
+//! [`Run`], as in the isolated experiments.
+//!
+//! Jobs arrive at their submit times (scaled by the setup's `time_scale`). On arrival the
+//! master registers with the rm as a live one does: its deadline, its task counts and ARIA's
+//! profile of it (`aria::from_dart` of the job's sampled profile, as the rm reads the profile
+//! store). Its deadline is drawn as ARIA draws one (seed 000 §IV-A): `U[lo, hi]·T_J`, `T_J`
+//! the job's completion alone on the whole cluster ([`alone`]).
+//!
+//! The rm's cadence: a master's ask (its wanted containers not held, with node-local asks for
+//! its next maps' replicas, as YARN's ResourceRequests) and its releases reach the rm when they
+//! change, the rm answers at once (as the isolated engine's rm does), progress goes with every
+//! master heartbeat, and the rm ticks (quotas recomputed on the time left, promised releases
+//! that did not come reclaimed) once a heartbeat. A master that just gave a container back
+//! asks for more only from its next heartbeat, as the isolated engine's rm does not hand a
+//! job a node it released within a heartbeat (else release and grant could loop forever).
+//!
+//! Not modelled: masters' own containers (every container here runs a task), and separate
+//! map and reduce slots (a container runs either).
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use serde::Serialize;
+use yard_appmaster::policy::{PolicyKind, Seconds};
+use yard_rm::aria;
+use yard_rm::policy::JobModel;
+use yard_rm::scheduler::{
+    AppId, Ask, Assignment, NodeId, Place, PolicyKind as RmPolicy, RackId, Resources, SchedEvent,
+    Scheduler,
+};
+use yard_workload::SizeBin;
+
+use crate::engine::{Experiment, JobResult, Outcome, Plan, Run, SharedSide, alone, mix, unit};
+use crate::job::SimJob;
+
+/// Every task container's size: one vcore, 1 GiB (nodes hold `containers_per_node` of them).
+const TASK: Resources = Resources {
+    memory_mb: 1024,
+    vcores: 1,
+};
+
+/// The priority of task asks (masters' is `yard_rm::scheduler::MASTER_PRIORITY`, 0).
+const TASK_PRIORITY: u32 = 1;
+
+/// A job ready for the shared cluster: its arrival, `T_J` and drawn deadline.
+#[derive(Debug, Clone)]
+pub struct SharedJob {
+    pub job: SimJob,
+    /// Seconds after the day's start (the trace's submit time, scaled).
+    pub arrival: Seconds,
+    /// ARIA's `T_J`: the job alone on the whole cluster.
+    pub alone: Seconds,
+    /// Relative to its arrival.
+    pub deadline: Seconds,
+}
+
+/// ARIA's deadline draw, `U[lo, hi]·T_J`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct DeadlineFactor {
+    pub lo: f64,
+    pub hi: f64,
+}
+
+impl DeadlineFactor {
+    /// ARIA's (seed 000 §IV-A): between once and twice the job's time alone.
+    pub const ARIA: DeadlineFactor = DeadlineFactor { lo: 1.0, hi: 2.0 };
+
+    /// `"1,2"` (or one number for a fixed factor): positive, finite, `lo ≤ hi`.
+    pub fn parse(s: &str) -> Result<DeadlineFactor, String> {
+        let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+        let number = |p: &str| match p.parse::<f64>() {
+            Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+            _ => Err(format!(
+                "expected a deadline factor above 0 (LO,HI, or one number), found {p:?}"
+            )),
+        };
+        let (lo, hi) = match parts.as_slice() {
+            [one] => (number(one)?, number(one)?),
+            [lo, hi] => (number(lo)?, number(hi)?),
+            _ => return Err(format!("expected LO,HI (e.g. 1,2), found {s:?}")),
+        };
+        if lo > hi {
+            return Err(format!(
+                "the deadline factor's low end {lo} is above its high end {hi}"
+            ));
+        }
+        Ok(DeadlineFactor { lo, hi })
+    }
+}
+
+/// Prepares jobs for the shared cluster: arrivals scaled by `time_scale` (below 1 packs them
+/// closer: more load), each job's `T_J` simulated (spread over the machine's cores) and its
+/// deadline drawn from the experiment's seed and the job's place in the day.
+pub fn prepare(
+    jobs: Vec<SimJob>,
+    exp: &Experiment,
+    factor: DeadlineFactor,
+    time_scale: f64,
+) -> Vec<SharedJob> {
+    let alone_times = par_map(&jobs, |i, job| alone(job, exp, i as u64));
+    let first = jobs.iter().map(|j| j.submit).fold(f64::INFINITY, f64::min);
+    jobs.into_iter()
+        .zip(alone_times)
+        .enumerate()
+        .map(|(i, (job, t_j))| {
+            let u = unit(mix(exp.seed, 0x0DEA_D11E, i as u64, 0));
+            let deadline = (factor.lo + u * (factor.hi - factor.lo)) * t_j;
+            SharedJob {
+                arrival: (job.submit - first).max(0.0) * time_scale,
+                alone: t_j,
+                deadline,
+                job,
+            }
+        })
+        .collect()
+}
+
+/// `f` over `items` on every core, results in order.
+fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(usize, &T) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let chunk = items.len().div_ceil(threads).max(1);
+    std::thread::scope(|scope| {
+        let f = &f;
+        let parts: Vec<_> = items
+            .chunks(chunk)
+            .enumerate()
+            .map(|(c, part)| {
+                scope.spawn(move || {
+                    part.iter()
+                        .enumerate()
+                        .map(|(i, x)| f(c * chunk + i, x))
+                        .collect::<Vec<R>>()
+                })
+            })
+            .collect();
+        parts
+            .into_iter()
+            .flat_map(|p| p.join().expect("a worker panicked"))
+            .collect()
+    })
+}
+
+/// One job's end on the shared cluster.
+#[derive(Debug, Clone)]
+pub struct SharedResult {
+    /// Seconds after the day's start.
+    pub arrival: Seconds,
+    /// ARIA's `T_J`.
+    pub alone: Seconds,
+    /// The run as the isolated experiments report one: completion and deadline from its
+    /// arrival, k, processed fraction, outcome.
+    pub result: JobResult,
+    /// Its containers the cluster policy took back.
+    pub preempted: u32,
+}
+
+impl SharedResult {
+    /// ARIA's relative deadline exceeded for this job (seed 000 §IV-A, metric 1):
+    /// `(T_compl − T_ar − D) / D` when it missed, else 0.
+    pub fn deadline_exceeded(&self) -> f64 {
+        let r = &self.result;
+        match r.missed() {
+            true => (r.completion - r.deadline) / r.deadline.max(f64::MIN_POSITIVE),
+            false => 0.0,
+        }
+    }
+}
+
+/// What a day on the shared cluster cost and did, beyond its jobs' ends.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct DayStats {
+    /// Events the cluster policy handled.
+    pub rm_events: u64,
+    /// Events the jobs' task policies handled.
+    pub policy_events: u64,
+    /// Containers MinEDF-WC lent beyond quotas, and took back (ARIA's metrics 4 and 5).
+    pub spare_allocations: u64,
+    pub spare_kills: u64,
+    /// Virtual seconds from the first arrival to the last answer.
+    pub span: Seconds,
+}
+
+/// What wakes the day up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Wake {
+    /// The rm's tick.
+    Tick,
+    /// Job `i` arrives.
+    Arrival(usize),
+    /// Job `i`'s next event is due.
+    Job(usize),
+}
+
+/// Runs one day: `jobs` on the experiment's cluster under cluster policy `rm` with every
+/// job's master running `policy`.
+pub fn simulate_day(
+    jobs: &[SharedJob],
+    rm: RmPolicy,
+    policy: PolicyKind,
+    exp: &Experiment,
+) -> (Vec<SharedResult>, DayStats) {
+    let plans: Vec<Plan> = jobs
+        .iter()
+        .map(|j| {
+            let mut plan = Plan::whole_cluster(exp);
+            plan.mdt = j.alone;
+            plan.deadline = j.deadline;
+            plan
+        })
+        .collect();
+    let mut day = Day::new(jobs, &plans, rm, policy, exp);
+    day.go();
+    day.stats.spare_allocations = day.sched.spare_counts().spare_allocations;
+    day.stats.spare_kills = day.sched.spare_counts().spare_kills;
+    let mut results: Vec<SharedResult> = day.results.into_iter().flatten().collect();
+    results.sort_by(|a, b| a.arrival.total_cmp(&b.arrival));
+    (results, day.stats)
+}
+
+/// A master's standing ask at the rm.
+#[derive(Debug, Default, Clone, PartialEq)]
+struct Asked {
+    any: u32,
+    nodes: Vec<u32>,
+}
+
+struct Day<'a> {
+    exp: &'a Experiment,
+    jobs: &'a [SharedJob],
+    plans: &'a [Plan],
+    policy: PolicyKind,
+    sched: Scheduler,
+    runs: Vec<Option<Run<'a>>>,
+    results: Vec<Option<SharedResult>>,
+    /// (µs, sequence, what): the day's next wake-ups.
+    queue: BinaryHeap<Reverse<(u64, u64, Wake)>>,
+    seq: u64,
+    /// The time each job's queued `Wake::Job` stands for (older entries are stale).
+    due: Vec<Option<u64>>,
+    asked: Vec<Asked>,
+    /// (maps, reduces) done, as last told to the rm.
+    told: Vec<(u32, u32)>,
+    /// When each job last gave a container back (µs).
+    released_at: Vec<Option<u64>>,
+    preempted: Vec<u32>,
+    /// Jobs to bring the rm up to date with.
+    dirty: Vec<usize>,
+    /// Grants that reached a job already gone: back to the rm.
+    orphans: Vec<(AppId, u64)>,
+    nodes_buf: Vec<u32>,
+    now_us: u64,
+    heartbeat_us: u64,
+    active: usize,
+    arrived: usize,
+    stats: DayStats,
+}
+
+impl<'a> Day<'a> {
+    fn new(
+        jobs: &'a [SharedJob],
+        plans: &'a [Plan],
+        rm: RmPolicy,
+        policy: PolicyKind,
+        exp: &'a Experiment,
+    ) -> Day<'a> {
+        let n = jobs.len();
+        let c = &exp.cluster;
+        let mut day = Day {
+            exp,
+            jobs,
+            plans,
+            policy,
+            sched: Scheduler::new(rm),
+            runs: (0..n).map(|_| None).collect(),
+            results: vec![None; n],
+            queue: BinaryHeap::new(),
+            seq: 0,
+            due: vec![None; n],
+            asked: vec![Asked::default(); n],
+            told: vec![(0, 0); n],
+            released_at: vec![None; n],
+            preempted: vec![0; n],
+            dirty: Vec::new(),
+            orphans: Vec::new(),
+            nodes_buf: Vec::new(),
+            now_us: 0,
+            heartbeat_us: (c.heartbeat * 1e6).round().max(1.0) as u64,
+            active: 0,
+            arrived: 0,
+            stats: DayStats::default(),
+        };
+        let per_node = c.containers_per_node.max(1);
+        for node in 0..c.nodes.max(1) {
+            day.rm(SchedEvent::NodeAdded {
+                node: NodeId(node),
+                rack: RackId(node / c.nodes_per_rack.max(1)),
+                capacity: Resources::new(TASK.memory_mb * u64::from(per_node), per_node),
+                running: Vec::new(),
+            });
+        }
+        for (i, j) in jobs.iter().enumerate() {
+            day.wake(us(j.arrival), Wake::Arrival(i));
+        }
+        day.wake(day.heartbeat_us, Wake::Tick);
+        day
+    }
+
+    fn wake(&mut self, at_us: u64, what: Wake) {
+        self.seq += 1;
+        self.queue.push(Reverse((at_us, self.seq, what)));
+    }
+
+    fn go(&mut self) {
+        while let Some(Reverse((t, _, what))) = self.queue.pop() {
+            self.now_us = t;
+            match what {
+                Wake::Arrival(i) => self.arrive(i),
+                Wake::Job(i) if self.due[i] == Some(t) => {
+                    self.due[i] = None;
+                    let going = self.runs[i].as_mut().is_some_and(|r| r.step());
+                    match going {
+                        true => self.dirty.push(i),
+                        false => self.finish(i),
+                    }
+                }
+                Wake::Job(_) => {} // stale
+                Wake::Tick => {
+                    self.rm(SchedEvent::Tick);
+                    if self.active > 0 || self.arrived < self.jobs.len() {
+                        self.wake(t + self.heartbeat_us, Wake::Tick);
+                    }
+                }
+            }
+            self.settle();
+        }
+    }
+
+    /// Brings the rm up to date with every job that changed, and the queue with their next
+    /// events, until nothing changes.
+    fn settle(&mut self) {
+        loop {
+            if let Some(i) = self.dirty.pop() {
+                self.sync(i);
+            } else if let Some((app, c)) = self.orphans.pop() {
+                self.rm(SchedEvent::Release {
+                    app,
+                    container: yard_rm::scheduler::ContainerId(c),
+                });
+            } else {
+                break;
+            }
+        }
+    }
+
+    /// Seconds since job `i` arrived.
+    fn local(&self, i: usize) -> Seconds {
+        (self.now_us.saturating_sub(us(self.jobs[i].arrival))) as f64 / 1e6
+    }
+
+    fn arrive(&mut self, i: usize) {
+        self.arrived += 1;
+        self.active += 1;
+        let j = &self.jobs[i];
+        let app = AppId(i as u64);
+        let mut run = Run::new(&j.job, &self.plans[i], self.exp, i as u64, self.policy);
+        run.shared = Some(SharedSide::default());
+        self.rm(SchedEvent::AppAdded {
+            app,
+            queue: "default".into(),
+            weight: 1.0,
+        });
+        let deadline_ms = ((j.arrival + j.deadline) * 1e3).round() as i64;
+        self.rm(SchedEvent::Deadline {
+            app,
+            deadline_ms: j.deadline.is_finite().then_some(deadline_ms),
+        });
+        let (maps, reduces) = (j.job.maps(), j.job.reduces());
+        self.rm(SchedEvent::Model {
+            app,
+            model: Some(JobModel {
+                maps,
+                reduces,
+                profile: aria::from_dart(&j.job.profile, maps, reduces),
+            }),
+        });
+        run.start();
+        self.runs[i] = Some(run);
+        self.dirty.push(i);
+    }
+
+    /// Tells the rm what job `i`'s master would: its ask, its releases, its progress; then
+    /// queues its next event.
+    fn sync(&mut self, i: usize) {
+        let Some(run) = self.runs[i].as_mut() else {
+            return;
+        };
+        if run.is_finished() {
+            return self.finish(i);
+        }
+        let app = AppId(i as u64);
+        // The ask first, so that a container given back below does not come back to it.
+        let mut any = run.outstanding();
+        let cooling = self.released_at[i].is_some_and(|r| r + self.heartbeat_us > self.now_us);
+        if cooling {
+            any = any.min(self.asked[i].any);
+        }
+        let mut nodes = std::mem::take(&mut self.nodes_buf);
+        nodes.clear();
+        if any > 0 {
+            run.wanted_nodes(&mut nodes);
+        }
+        let released = run
+            .shared
+            .as_mut()
+            .map(|s| std::mem::take(&mut s.released))
+            .unwrap_or_default();
+        let done = (run.maps_finished, run.reduces_finished);
+        let next = run.next_event_us();
+        if self.asked[i].any != any || self.asked[i].nodes != nodes {
+            let mut asks: Vec<Ask> = self.asked[i]
+                .nodes
+                .iter()
+                .filter(|n| nodes.binary_search(n).is_err())
+                .map(|&n| task_ask(Place::Node(NodeId(n)), 0))
+                .collect();
+            asks.extend(nodes.iter().map(|&n| task_ask(Place::Node(NodeId(n)), 1)));
+            asks.push(task_ask(Place::Any, any));
+            self.asked[i] = Asked {
+                any,
+                nodes: nodes.clone(),
+            };
+            self.rm(SchedEvent::Asks { app, asks });
+        }
+        self.nodes_buf = nodes;
+        if !released.is_empty() {
+            self.released_at[i] = Some(self.now_us);
+        }
+        for c in released {
+            self.rm(SchedEvent::Release {
+                app,
+                container: yard_rm::scheduler::ContainerId(c),
+            });
+        }
+        if self.told[i] != done {
+            self.told[i] = done;
+            self.rm(SchedEvent::Progress {
+                app,
+                maps_done: done.0,
+                reduces_done: done.1,
+            });
+        }
+        match next {
+            Some(local_us) => {
+                let at = us(self.jobs[i].arrival) + local_us;
+                if self.due[i] != Some(at) {
+                    self.due[i] = Some(at);
+                    self.wake(at, Wake::Job(i));
+                }
+            }
+            None => self.finish(i),
+        }
+    }
+
+    /// Job `i` has answered (or given up): its result, and its containers back to the rm.
+    fn finish(&mut self, i: usize) {
+        let Some(run) = self.runs[i].take() else {
+            return;
+        };
+        self.active -= 1;
+        self.due[i] = None;
+        let result = run.result();
+        self.stats.policy_events += result.events;
+        let j = &self.jobs[i];
+        let end = j.arrival + result.completion;
+        self.results[i] = Some(SharedResult {
+            arrival: j.arrival,
+            alone: j.alone,
+            result,
+            preempted: self.preempted[i],
+        });
+        if end.is_finite() {
+            self.stats.span = self.stats.span.max(end);
+        }
+        self.rm(SchedEvent::AppRemoved(AppId(i as u64)));
+    }
+
+    /// Hands the rm one event now and carries out what it decides.
+    fn rm(&mut self, event: SchedEvent) {
+        self.stats.rm_events += 1;
+        let mut out = Vec::new();
+        let now_ms = (self.now_us / 1000) as i64;
+        self.sched.handle_at(now_ms, event, &mut out);
+        for a in out {
+            match a {
+                Assignment::Allocate {
+                    app,
+                    container,
+                    node,
+                    ..
+                } => {
+                    let i = app.0 as usize;
+                    let local = self.local(i);
+                    match self.runs.get_mut(i).and_then(Option::as_mut) {
+                        Some(run) => {
+                            self.asked[i].any = self.asked[i].any.saturating_sub(1);
+                            if let Some(s) = run.shared.as_mut() {
+                                s.granted.push_back((container.0, node.0));
+                            }
+                            run.granted_at(local);
+                            self.dirty.push(i);
+                        }
+                        None => self.orphans.push((app, container.0)),
+                    }
+                }
+                Assignment::Preempt { app, container } => {
+                    let i = app.0 as usize;
+                    let local = self.local(i);
+                    if let Some(run) = self.runs.get_mut(i).and_then(Option::as_mut) {
+                        self.preempted[i] += 1;
+                        run.preempt(local, container.0);
+                        self.dirty.push(i);
+                    }
+                }
+                // Quotas show in the rm's API; no node is lost or rejoins here.
+                Assignment::Quota { .. }
+                | Assignment::Lost { .. }
+                | Assignment::Recovered { .. } => {}
+            }
+        }
+    }
+}
+
+fn task_ask(place: Place, count: u32) -> Ask {
+    Ask {
+        priority: TASK_PRIORITY,
+        place,
+        size: TASK,
+        count,
+        relax_locality: true,
+    }
+}
+
+/// Seconds to whole µs (the engine's resolution), rounded up as the engine rounds events.
+fn us(t: Seconds) -> u64 {
+    (t.max(0.0) * 1e6).ceil() as u64
+}
+
+/// One row of a shared day's report: a cluster policy and a task policy over a set of jobs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SharedRow {
+    pub rm_policy: String,
+    pub policy: String,
+    /// `all`, or a size bin.
+    pub bin: String,
+    pub jobs: usize,
+    pub missed_fraction: f64,
+    pub empty_fraction: f64,
+    pub met_fraction: f64,
+    /// Input bytes whose records reached the answer over all input bytes, per job, averaged.
+    pub mean_processed_fraction: f64,
+    /// From arrival to answer, seconds (ARIA's metric 3); over the jobs that answered.
+    pub mean_completion_s: Option<f64>,
+    /// ARIA's metric 1: Σ over missed jobs of (completion − D) / D.
+    pub relative_deadline_exceeded: f64,
+    /// Containers taken back from the row's jobs.
+    pub preempted_containers: u64,
+}
+
+/// The rows of one (cluster policy, task policy) day: every job, then each size bin.
+pub fn rows(rm: RmPolicy, policy: PolicyKind, results: &[SharedResult]) -> Vec<SharedRow> {
+    let row = |bin: &str, of: &[&SharedResult]| {
+        let n = of.len();
+        let share = |o: Outcome| {
+            of.iter().filter(|r| r.result.outcome() == o).count() as f64 / n.max(1) as f64
+        };
+        let answered: Vec<f64> = of
+            .iter()
+            .map(|r| r.result.completion)
+            .filter(|c| c.is_finite())
+            .collect();
+        SharedRow {
+            rm_policy: rm.name().to_owned(),
+            policy: policy.name().to_owned(),
+            bin: bin.to_owned(),
+            jobs: n,
+            missed_fraction: share(Outcome::Missed),
+            empty_fraction: share(Outcome::Empty),
+            met_fraction: share(Outcome::Met),
+            mean_processed_fraction: of.iter().map(|r| r.result.processed_fraction).sum::<f64>()
+                / n.max(1) as f64,
+            mean_completion_s: (!answered.is_empty())
+                .then(|| answered.iter().sum::<f64>() / answered.len() as f64),
+            relative_deadline_exceeded: of.iter().map(|r| r.deadline_exceeded()).sum(),
+            preempted_containers: of.iter().map(|r| u64::from(r.preempted)).sum(),
+        }
+    };
+    let all: Vec<&SharedResult> = results.iter().collect();
+    let mut out = vec![row("all", &all)];
+    for bin in SizeBin::ALL {
+        let of: Vec<&SharedResult> = results.iter().filter(|r| r.result.bin == bin).collect();
+        if !of.is_empty() {
+            out.push(row(bin.name(), &of));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ClusterConfig;
+    use crate::engine::simulate;
+    use crate::job::{JobTruth, MapTruth};
+    use yard_appmaster::policy::{PowerLaw, Profile};
+
+    /// `maps` maps of `seconds` each (node-local on node 0), one reduce of 3 s on 3000 bytes,
+    /// a profile that knows it.
+    fn job(id: &str, submit: Seconds, maps: usize, seconds: f64, reduces: u32) -> SimJob {
+        let law = PowerLaw {
+            a: 0.001,
+            b: 1.0,
+            spread: 0.0,
+        };
+        SimJob {
+            id: id.into(),
+            submit,
+            truth: JobTruth {
+                maps: (0..maps)
+                    .map(|_| MapTruth {
+                        duration: seconds,
+                        input_bytes: 100,
+                        output_bytes: 1000,
+                        replicas: vec![0],
+                    })
+                    .collect(),
+                partition_shares: vec![1.0 / f64::from(reduces.max(1)); reduces as usize],
+                reduce_time: law,
+                reduce_noise: vec![1.0; reduces as usize],
+                shuffle_bandwidth: 1000.0,
+            },
+            profile: Profile {
+                map_local: seconds,
+                map_remote: seconds,
+                partition_bytes: 1000.0 / f64::from(reduces.max(1)),
+                shuffle_bandwidth: 1000.0,
+                reduce_time: law,
+                previous_runs: Vec::new(),
+            },
+        }
+    }
+
+    fn cluster(nodes: u32, per_node: u32) -> Experiment {
+        Experiment {
+            cluster: ClusterConfig {
+                nodes,
+                containers_per_node: per_node,
+                nodes_per_rack: 1,
+                heartbeat: 1.0,
+                ..ClusterConfig::default()
+            },
+            ..Experiment::default()
+        }
+    }
+
+    fn with_deadline(job: SimJob, exp: &Experiment, deadline: Seconds) -> SharedJob {
+        let alone = alone(&job, exp, 0);
+        SharedJob {
+            arrival: job.submit,
+            alone,
+            deadline,
+            job,
+        }
+    }
+
+    fn by_id<'r>(results: &'r [SharedResult], id: &str) -> &'r SharedResult {
+        results
+            .iter()
+            .find(|r| r.result.job == id)
+            .expect("the job")
+    }
+
+    #[test]
+    fn a_job_alone_on_the_shared_cluster_takes_its_time_alone() {
+        // One container: maps end at 10, 20, 30; the outputs cross by 31; the reduce takes 3 s.
+        let exp = cluster(1, 1);
+        let j = with_deadline(job("a", 5.0, 3, 10.0, 1), &exp, 100.0);
+        assert!((j.alone - 34.0).abs() < 1e-6, "{}", j.alone);
+        let isolated = simulate(
+            &j.job,
+            &Plan::whole_cluster(&exp),
+            PolicyKind::Full,
+            &exp,
+            0,
+        );
+        for rm in RmPolicy::ALL {
+            let (results, stats) =
+                simulate_day(std::slice::from_ref(&j), rm, PolicyKind::Full, &exp);
+            let r = &results[0].result;
+            assert!((r.completion - 34.0).abs() < 1e-6, "{rm}: {r:?}");
+            assert_eq!((r.k, r.processed_fraction), (3, 1.0), "{rm}");
+            assert_eq!(r.completion, isolated.completion, "{rm}");
+            assert!((stats.span - 39.0).abs() < 1e-6, "{rm}: {stats:?}");
+        }
+    }
+
+    #[test]
+    fn under_edf_a_freed_container_goes_to_the_earlier_deadline_and_under_fifo_to_the_earlier_arrival()
+     {
+        // One container, which `first` holds until it answers at 10 (a master keeps its
+        // containers across tasks). `loose` (2 maps of 10 s, due in 1000 s) arrives at 1,
+        // `tight` (1 map of 10 s, due 25 s after it arrives) at 2. FIFO hands the container
+        // to loose at 10: tight runs 30–40 and misses. EDF hands it to tight: 10–20, met.
+        let exp = cluster(1, 1);
+        let jobs = [
+            with_deadline(job("first", 0.0, 1, 10.0, 0), &exp, 1000.0),
+            with_deadline(job("loose", 1.0, 2, 10.0, 0), &exp, 1000.0),
+            with_deadline(job("tight", 2.0, 1, 10.0, 0), &exp, 25.0),
+        ];
+        let (fifo, _) = simulate_day(&jobs, RmPolicy::Fifo, PolicyKind::Full, &exp);
+        let (edf, _) = simulate_day(&jobs, RmPolicy::Edf, PolicyKind::Full, &exp);
+        let tight = |r: &[SharedResult]| by_id(r, "tight").result.clone();
+        assert_eq!(
+            tight(&fifo).outcome(),
+            Outcome::Missed,
+            "{:?}",
+            tight(&fifo)
+        );
+        assert!(
+            (tight(&fifo).completion - 38.0).abs() < 1e-6,
+            "{:?}",
+            tight(&fifo)
+        );
+        assert_eq!(tight(&edf).outcome(), Outcome::Met, "{:?}", tight(&edf));
+        assert!(
+            (tight(&edf).completion - 18.0).abs() < 1e-6,
+            "{:?}",
+            tight(&edf)
+        );
+        // Loose reads both maps either way, later under EDF.
+        assert_eq!(by_id(&edf, "loose").result.k, 2);
+        assert!(by_id(&edf, "loose").result.completion > by_id(&fifo, "loose").result.completion);
+    }
+
+    #[test]
+    fn minedf_wc_takes_back_spare_containers_for_a_deadline_and_the_killed_tasks_run_again() {
+        // Four containers. `loose` arrives first, due far away: its quota is one container,
+        // and MinEDF-WC lends it the other three. `tight` (6 maps of 10 s, due in 30 s) then
+        // needs three by ARIA's bounds, and the releases the profiles predict (loose's maps
+        // end at 10) come too late for them, so the rm takes three spare containers back at
+        // once, killing loose's tasks on them: tight runs its maps 2–12 and 12–22 and
+        // answers 20 s after it arrived. Loose still reads every map, the killed ones again.
+        let exp = cluster(1, 4);
+        let jobs = [
+            with_deadline(job("loose", 0.0, 8, 10.0, 0), &exp, 10_000.0),
+            with_deadline(job("tight", 2.0, 6, 10.0, 0), &exp, 30.0),
+        ];
+        let (r, stats) = simulate_day(&jobs, RmPolicy::MinEdfWc, PolicyKind::Full, &exp);
+        let (loose, tight) = (by_id(&r, "loose"), by_id(&r, "tight"));
+        assert!(
+            loose.preempted > 0 && stats.spare_kills > 0,
+            "{stats:?} {loose:?}"
+        );
+        assert!(stats.spare_allocations > 0, "{stats:?}");
+        assert_eq!(tight.result.outcome(), Outcome::Met, "{tight:?}");
+        assert!((tight.result.completion - 20.0).abs() < 1e-6, "{tight:?}");
+        assert_eq!((loose.result.k, loose.result.processed_fraction), (8, 1.0));
+        // EDF has no spare containers to take back: tight waits for loose to answer (20) and
+        // runs 20–40.
+        let (r, stats) = simulate_day(&jobs, RmPolicy::Edf, PolicyKind::Full, &exp);
+        assert_eq!(stats.spare_kills, 0);
+        assert_eq!(by_id(&r, "tight").result.outcome(), Outcome::Missed);
+    }
+
+    #[test]
+    fn a_day_is_the_same_day_whatever_ran_before_it() {
+        let exp = cluster(2, 2);
+        let jobs = prepare(
+            (0..12)
+                .map(|i| {
+                    job(
+                        &format!("j{i}"),
+                        f64::from(i) * 3.0,
+                        1 + i as usize % 5,
+                        7.0,
+                        i % 3,
+                    )
+                })
+                .collect(),
+            &exp,
+            DeadlineFactor::ARIA,
+            1.0,
+        );
+        let once = simulate_day(&jobs, RmPolicy::MinEdfWc, PolicyKind::Dart, &exp);
+        let _ = simulate_day(&jobs, RmPolicy::Edf, PolicyKind::Full, &exp);
+        let again = simulate_day(&jobs, RmPolicy::MinEdfWc, PolicyKind::Dart, &exp);
+        let key = |d: &(Vec<SharedResult>, DayStats)| {
+            d.0.iter()
+                .map(|r| {
+                    (
+                        r.result.job.clone(),
+                        r.result.completion.to_bits(),
+                        r.result.k,
+                    )
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(key(&once), key(&again));
+        assert_eq!(once.1, again.1);
+        assert_eq!(once.0.len(), 12, "every job answers");
+        for r in &once.0 {
+            assert!(r.deadline_exceeded() >= 0.0);
+            assert!(
+                r.alone > 0.0 && r.result.deadline >= r.alone && r.result.deadline <= 2.0 * r.alone
+            );
+        }
+    }
+
+    #[test]
+    fn deadline_factors_parse_or_say_what_to_fix() {
+        assert_eq!(DeadlineFactor::parse("1,2"), Ok(DeadlineFactor::ARIA));
+        assert_eq!(
+            DeadlineFactor::parse("1.5"),
+            Ok(DeadlineFactor { lo: 1.5, hi: 1.5 })
+        );
+        for bad in ["2,1", "0,1", "x", "1,2,3", "-1,2", "inf"] {
+            assert!(DeadlineFactor::parse(bad).is_err(), "{bad}");
+        }
+    }
+}
