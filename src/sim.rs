@@ -8,8 +8,10 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use yard_appmaster::policy::{PolicyConfig, PolicyKind};
 use yard_appmaster_live::master::DEFAULT_GUARD_SECONDS;
+use yard_rm::scheduler::PolicyKind as RmPolicy;
 use yard_sim::experiment::{self, Preset, Setup};
 use yard_sim::report::Report;
+use yard_sim::shared::{self, DeadlineFactor};
 use yard_sim::workloads::{self, WorkloadOptions};
 use yard_sim::{
     ClusterConfig, DeadlineConfig, Experiment, Model, ProfileSource, ProgressModel, TaskLaw,
@@ -43,9 +45,38 @@ pub(crate) struct SimArgs {
     /// Deadline configurations (C1, C2, C3).
     #[arg(long, value_delimiter = ',', default_value = "C1,C2,C3", value_parser = parse_config)]
     configs: Vec<DeadlineConfig>,
-    /// Policies (dart, aria, ps, late, d-wor, d-wmr, d-wost, full).
-    #[arg(long, value_delimiter = ',', default_value = "dart,aria,ps")]
-    policies: Vec<PolicyKind>,
+    /// Task policies: dart, dart-paper, aria, ps, late, d-wor, d-wmr, d-wost, full.
+    /// Default: dart,aria,ps; with `--shared`, dart,full.
+    #[arg(long, value_delimiter = ',')]
+    policies: Option<Vec<PolicyKind>>,
+    /// Replay the jobs on ONE cluster, each arriving at its submit time, under each cluster
+    /// policy of `--rm-policies` (the rm's own scheduler), instead of each job alone on
+    /// containers of its own under `--configs`.
+    #[arg(long, conflicts_with_all = ["experiment", "configs", "seeds", "svg"])]
+    shared: bool,
+    /// `--shared`: the rm's cluster policies (fifo, fair, edf, minedf, minedf-wc).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "fifo,edf,minedf-wc",
+        requires = "shared"
+    )]
+    rm_policies: Vec<RmPolicy>,
+    /// `--shared`: each job's deadline is U[LO, HI] × its time alone on the whole cluster, as
+    /// ARIA draws them (one number: that factor).
+    #[arg(long, value_name = "LO,HI", default_value = "1,2", value_parser = DeadlineFactor::parse, requires = "shared")]
+    deadline_factor: DeadlineFactor,
+    /// `--shared`: multiply every submit time by X (below 1: arrivals closer, more load).
+    #[arg(long, value_name = "X", default_value_t = 1.0, value_parser = parse_time_scale, requires = "shared")]
+    time_scale: f64,
+    /// `--shared`: how masters use containers: `reuse` (yard's live master: a container runs
+    /// the job's tasks one after another until released) or `per-task` (YARN's MapReduce and
+    /// ARIA's slots: every task its own container, handed out anew by the cluster policy).
+    #[arg(long, value_name = "USE", default_value = "reuse", value_parser = ["reuse", "per-task"], requires = "shared")]
+    containers: String,
+    /// `--shared`: the cluster's nodes (2 containers each).
+    #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=100_000), requires = "shared")]
+    nodes: u32,
     /// One of the paper's experiments: deadlines, estimation, stragglers, optimizations.
     /// Sets configurations, policies and faults; `--configs`/`--policies` are then ignored.
     #[arg(long, value_name = "NAME", value_parser = Preset::parse)]
@@ -127,6 +158,15 @@ fn parse_guard(s: &str) -> Result<f64, String> {
     }
 }
 
+fn parse_time_scale(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!(
+            "expected a factor above 0 for submit times, found {s:?}"
+        )),
+    }
+}
+
 fn parse_fraction(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(v) if (0.0..=1.0).contains(&v) => Ok(v),
@@ -157,6 +197,9 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
         guard: args.guard,
         model,
     };
+    if args.shared {
+        return run_shared(&args, base);
+    }
     let setups = match args.experiment {
         Some(preset) => preset.setups(&base),
         None => vec![Setup {
@@ -167,7 +210,10 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
             }
             .to_owned(),
             configs: args.configs.clone(),
-            policies: args.policies.clone(),
+            policies: args
+                .policies
+                .clone()
+                .unwrap_or_else(|| vec![PolicyKind::Dart, PolicyKind::Aria, PolicyKind::Ps]),
             experiment: base,
         }],
     };
@@ -289,6 +335,78 @@ fn run_seed(
             .with_context(|| format!("writing plots to {}", dir.display()))?;
     }
     Ok(experiment::report(setup, count, &results))
+}
+
+/// `--shared`: every job of the trace (or the synthetic workload) on one cluster, under each
+/// cluster policy and task policy.
+fn run_shared(args: &SimArgs, mut exp: Experiment) -> Result<()> {
+    exp.cluster.nodes = args.nodes;
+    exp.policy.one_task_per_container = args.containers == "per-task";
+    let trace = match &args.trace {
+        Some(path) => Some(yard_workload::read_file(path, &args.read.options())?),
+        None => None,
+    };
+    let options = WorkloadOptions {
+        seed: exp.seed,
+        block_bytes: args.read.options().block_bytes,
+        skew: args.skew,
+        ..WorkloadOptions::default()
+    }
+    .with_model(&exp.model);
+    let kept = |j: &yard_sim::job::SimJob| u64::from(j.maps()) >= args.min_maps;
+    let jobs: Vec<yard_sim::job::SimJob> = match &trace {
+        Some(w) => workloads::trace_jobs(w, &options)
+            .filter(|j| kept(j))
+            .take(args.jobs.unwrap_or(usize::MAX))
+            .collect(),
+        None => workloads::facebook_synthetic(
+            args.jobs.unwrap_or(SYNTHETIC_JOBS),
+            SYNTHETIC_INTERARRIVAL_S,
+            &options,
+        )
+        .into_iter()
+        .filter(|j| kept(j))
+        .collect(),
+    };
+    if jobs.is_empty() {
+        return Err(BadInput(
+            "the workload has no jobs to simulate; check --jobs, --min-maps and the trace".into(),
+        )
+        .into());
+    }
+    let policies = args
+        .policies
+        .clone()
+        .unwrap_or_else(|| vec![PolicyKind::Dart, PolicyKind::Full]);
+    let spinner = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+    spinner.enable_steady_tick(std::time::Duration::from_millis(200));
+    spinner.set_message(format!(
+        "{} jobs: each alone on the whole cluster (T_J)",
+        jobs.len()
+    ));
+    let jobs = shared::prepare(jobs, &exp, args.deadline_factor, args.time_scale);
+    spinner.set_message(format!(
+        "{} jobs on one cluster: {} days ({} rm policies × {} task policies)",
+        jobs.len(),
+        args.rm_policies.len() * policies.len(),
+        args.rm_policies.len(),
+        policies.len()
+    ));
+    let report = shared::run_days(
+        &jobs,
+        &args.rm_policies,
+        &policies,
+        &exp,
+        args.deadline_factor,
+        args.time_scale,
+    );
+    spinner.finish_and_clear();
+    let out = match args.json {
+        true => serde_json::to_string_pretty(&report)? + "\n",
+        false => format!("## shared cluster\n\n{}", shared::markdown(&report)),
+    };
+    crate::print(&out)?;
+    Ok(())
 }
 
 fn describe(setup: &Setup) -> String {

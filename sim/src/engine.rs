@@ -1027,6 +1027,12 @@ impl<'a> Run<'a> {
         self.finished.is_none().then(|| self.queue.peek()).flatten()
     }
 
+    /// Lets the run wait as long as it must: on a shared cluster a job may queue behind
+    /// others for longer than any multiple of its deadline (the day has a limit of its own).
+    pub(crate) fn without_horizon(&mut self) {
+        self.horizon = f64::INFINITY;
+    }
+
     /// Whether the run has finished (its policy said `Finish`).
     pub(crate) fn is_finished(&self) -> bool {
         self.finished.is_some()

@@ -246,12 +246,17 @@ fn zero() -> Estimate {
 /// The ARIA baseline. Build with [`PolicyKind::build`](super::PolicyKind::build) or [`Aria::new`].
 pub struct Aria {
     run: Option<Run>,
+    one_task_per_container: bool,
 }
 
 impl Aria {
-    /// ARIA takes none of the tuning in `PolicyConfig` (it has no EWMA, stragglers or sampling).
-    pub fn new(_config: PolicyConfig) -> Aria {
-        Aria { run: None }
+    /// ARIA takes none of the tuning in `PolicyConfig` (it has no EWMA, stragglers or
+    /// sampling), only how containers are used.
+    pub fn new(config: PolicyConfig) -> Aria {
+        Aria {
+            run: None,
+            one_task_per_container: config.one_task_per_container,
+        }
     }
 }
 
@@ -261,7 +266,8 @@ impl TaskPolicy for Aria {
     }
 
     fn handle(&mut self, now: Seconds, event: Event, _rng: &mut Rng, out: &mut Vec<Decision>) {
-        drive(&mut self.run, now, event, out, |spec, out| {
+        let one_task = self.one_task_per_container;
+        drive(&mut self.run, now, event, out, one_task, |spec, out| {
             let mut run = Run::new(spec, now);
             if run.unlaunched == 0 {
                 run.close(out);

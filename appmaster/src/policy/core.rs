@@ -38,11 +38,13 @@ pub(crate) fn drive<R: JobRun>(
     now: Seconds,
     event: Event,
     out: &mut Vec<Decision>,
+    one_task_per_container: bool,
     start: impl FnOnce(JobSpec, &mut Vec<Decision>) -> R,
 ) {
     if let Event::JobStarted(spec) = event {
         if run.is_none() {
             let mut r = start(spec, out);
+            r.core_mut().one_task_per_container = one_task_per_container;
             r.settle(now, out);
             *run = Some(r);
         }
@@ -228,6 +230,10 @@ pub(crate) struct Core {
     held: HashMap<ContainerId, (Location, Option<AttemptId>)>,
     /// Containers freed during this call, for the policy to decide on.
     pub freed: Vec<ContainerId>,
+    /// `PolicyConfig::one_task_per_container`: a freed container goes back to the rm
+    /// (`returned`, released with the next report) instead of to the policy.
+    pub one_task_per_container: bool,
+    returned: Vec<ContainerId>,
     /// Counters kept so `want` and progress are O(1).
     pending_maps: u32,
     running_maps: u32,
@@ -280,6 +286,8 @@ impl Core {
             live: Vec::new(),
             held: HashMap::new(),
             freed: Vec::new(),
+            one_task_per_container: false,
+            returned: Vec::new(),
             pending_maps: maps as u32,
             running_maps: 0,
             running_attempts: 0,
@@ -587,7 +595,11 @@ impl Core {
         if let Some(&moved) = self.live.get(slot) {
             self.attempts[moved.0 as usize].slot = slot;
         }
-        if let Some(slot) = self.held.get_mut(&c) {
+        if self.one_task_per_container {
+            if self.held.remove(&c).is_some() {
+                self.returned.push(c);
+            }
+        } else if let Some(slot) = self.held.get_mut(&c) {
             slot.1 = None;
             self.freed.push(c);
         }
@@ -890,6 +902,9 @@ impl Core {
     /// Ends a call: reports the containers wanted (`want`, or 0 once the job is done) when that
     /// changed, and, once the job is done, hands every container back and reports `Finish`.
     pub fn report(&mut self, want: u32, out: &mut Vec<Decision>) {
+        // Given back as their attempts ended (one task per container), before the count that
+        // asks for others.
+        out.extend(self.returned.drain(..).map(Decision::Release));
         let done = self.done();
         let want = if done { 0 } else { want };
         if self.last_want != Some(want) {

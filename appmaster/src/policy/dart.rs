@@ -204,7 +204,7 @@ impl TaskPolicy for Dart {
 
     fn handle(&mut self, now: Seconds, event: Event, _rng: &mut Rng, out: &mut Vec<Decision>) {
         let (variant, config) = (self.variant, &self.config);
-        drive(&mut self.run, now, event, out, |spec, out| {
+        drive(&mut self.run, now, event, out, config.one_task_per_container, |spec, out| {
             let mut run = Run::new(variant, config.clone(), spec, now);
             // Nothing to map (or every map recovered from an earlier master attempt).
             if run.core.pending_maps() == 0 {
@@ -568,6 +568,12 @@ impl Run {
         if !self.v.approach {
             self.core.launch_map(m, c, now, false, out);
             self.note_launch(now);
+            if self.core.pending_maps() == 0 {
+                // Closed at the last launch, not at the next container offered: with a
+                // container per task none is offered until one is granted anew.
+                let e = self.current_estimate(now);
+                self.core.close_map_phase(Some(e), out);
+            }
             return true;
         }
         // Alg. 1 line 3: T_J with the candidate counted (k+1) and its locality on c (eq. 1–9).

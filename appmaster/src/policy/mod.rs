@@ -293,6 +293,11 @@ pub struct PolicyConfig {
     /// the paper, and `dart-paper`, size to the average reduce, which ends after `D` about half
     /// the time).
     pub reduce_confidence: f64,
+    /// Every attempt in a container of its own, given back to the rm when the attempt ends
+    /// (YARN's MapReduce: the rm's cluster policy hands out the next one). Off (yard's live
+    /// master, Tez's reuse): a container runs the job's tasks one after another until the
+    /// policy releases it.
+    pub one_task_per_container: bool,
 }
 
 impl Default for PolicyConfig {
@@ -305,6 +310,7 @@ impl Default for PolicyConfig {
             speculative_cap: 0.1,
             min_reduce_sample: 0.01,
             reduce_confidence: 0.95,
+            one_task_per_container: false,
         }
     }
 }

@@ -115,12 +115,17 @@ impl Linear {
 /// [`PreselectedSampling::new`].
 pub struct PreselectedSampling {
     run: Option<Run>,
+    one_task_per_container: bool,
 }
 
 impl PreselectedSampling {
-    /// PS takes none of the tuning in `PolicyConfig` (no EWMA, stragglers or reduce sampling).
-    pub fn new(_config: PolicyConfig) -> PreselectedSampling {
-        PreselectedSampling { run: None }
+    /// PS takes none of the tuning in `PolicyConfig` (no EWMA, stragglers or reduce
+    /// sampling), only how containers are used.
+    pub fn new(config: PolicyConfig) -> PreselectedSampling {
+        PreselectedSampling {
+            run: None,
+            one_task_per_container: config.one_task_per_container,
+        }
     }
 
     /// The maps PS chose before the job ran, ascending (empty before `JobStarted`).
@@ -135,7 +140,8 @@ impl TaskPolicy for PreselectedSampling {
     }
 
     fn handle(&mut self, now: Seconds, event: Event, rng: &mut Rng, out: &mut Vec<Decision>) {
-        drive(&mut self.run, now, event, out, |spec, out| {
+        let one_task = self.one_task_per_container;
+        drive(&mut self.run, now, event, out, one_task, |spec, out| {
             let mut run = Run::new(spec, now, rng);
             if run.core.pending_maps() == 0 {
                 run.close(out);
