@@ -813,6 +813,25 @@ impl Core {
         Some((ready, self.reduce_io[r.0 as usize].1))
     }
 
+    /// Every live attempt, maps and reduces, in no particular order.
+    pub fn live_attempts_now(&self) -> impl Iterator<Item = &Attempt> + '_ {
+        self.live.iter().map(|a| &self.attempts[a.0 as usize])
+    }
+
+    /// Whether reduce `r` is over: finished, or abandoned at the deadline.
+    pub fn reduce_over(&self, r: ReduceId) -> bool {
+        matches!(
+            self.reduce_state[r.0 as usize],
+            ReduceState::Done | ReduceState::Abandoned
+        )
+    }
+
+    /// Reduce `r`'s latest attempt, while it runs.
+    pub fn reduce_attempt_live(&self, r: ReduceId) -> Option<&Attempt> {
+        let a = self.reduce_attempt.get(r.0 as usize).copied().flatten()?;
+        self.attempts.get(a.0 as usize).filter(|x| x.live)
+    }
+
     /// The reduce an attempt runs, if it is a reduce attempt.
     pub fn reduce_of(&self, a: AttemptId) -> Option<ReduceId> {
         match self.attempts.get(a.0 as usize)?.task {

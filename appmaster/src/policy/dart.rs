@@ -17,6 +17,9 @@
 //! - `kill_on_tick` (§4.2.1 Alg. 3): the kill branches also run on every tick, not only when a container is offered.
 //! - `first_map` (§4.1 Alg. 1 and eq. 10, §5.2.1): the first map need only fit with its shuffle (Alg. 5 then cuts the reduces); a failed map's restart test likewise.
 //! - `busy_bandwidth` (§3.2 eq. 5): the shuffle's bandwidth is `V_p` over the time the link had bytes to move, not over `T_p − T_q`.
+//! - `wave_end` (§3.1 eq. 2): the forecast's `T_M` is the expected *latest* end of the running maps (each from its start and progress, or the profile's duration for its locality scaled by its input, spread by `PolicyConfig::map_spread` or the job's measured spread; `running.rs`), not one mean map after the last launch; once the maps are over, when they ended.
+//! - `fifo_shuffle` (§3.2 eq. 3–7): the forecast's `T_NS` is what is left on the link after the last map when each output queues at the bandwidth, first come first served (`running.rs`), not the whole output over the bandwidth less an overlap guessed from mean map times; once the maps are over, the time since they ended plus the bytes still queued.
+//! - `elapsed_phases` (§3.3 eq. 1, 9): once the reduces have their input, the forecast's map and shuffle phases are the ones that happened and `T_R` runs from when the reduces started to the expected latest end of those still running (each from its start and kept input, or its progress rate), not a whole reduce phase from now.
 //!
 //! D-WOR, D-WMR and D-WOST are `dart-paper` without the revise stage (Alg. 3–5), without its
 //! reduce half (Alg. 5), and with eq. 8 instead of eq. 13: each removes only what its name says.
@@ -35,6 +38,7 @@
 use std::collections::HashMap;
 
 use super::core::{Core, JobRun, MapState, drive, progress_of};
+use super::running::{Ending, expected_latest, fifo_leftover};
 use super::{
     AttemptId, ContainerId, Decision, Estimate, Estimator, Event, JobSpec, Locality, NodeId,
     PolicyConfig, PolicyKind, Progress, ReduceId, Rng, Seconds, TaskPolicy, TaskRef,
@@ -56,6 +60,9 @@ pub struct Extensions {
     pub kill_on_tick: bool,
     pub first_map: bool,
     pub busy_bandwidth: bool,
+    pub wave_end: bool,
+    pub fifo_shuffle: bool,
+    pub elapsed_phases: bool,
 }
 
 impl Extensions {
@@ -72,6 +79,9 @@ impl Extensions {
         kill_on_tick: true,
         first_map: true,
         busy_bandwidth: true,
+        wave_end: true,
+        fifo_shuffle: true,
+        elapsed_phases: true,
     };
 
     /// None: the paper's algorithm (`dart-paper`).
@@ -87,6 +97,9 @@ impl Extensions {
         kill_on_tick: false,
         first_map: false,
         busy_bandwidth: false,
+        wave_end: false,
+        fifo_shuffle: false,
+        elapsed_phases: false,
     };
 }
 
@@ -204,15 +217,25 @@ impl TaskPolicy for Dart {
 
     fn handle(&mut self, now: Seconds, event: Event, _rng: &mut Rng, out: &mut Vec<Decision>) {
         let (variant, config) = (self.variant, &self.config);
-        drive(&mut self.run, now, event, out, config.one_task_per_container, |spec, out| {
-            let mut run = Run::new(variant, config.clone(), spec, now);
-            // Nothing to map (or every map recovered from an earlier master attempt).
-            if run.core.pending_maps() == 0 {
-                run.core
-                    .close_map_phase(Some(run.current_estimate(now)), out);
-            }
-            run
-        });
+        drive(
+            &mut self.run,
+            now,
+            event,
+            out,
+            config.one_task_per_container,
+            |spec, out| {
+                let mut run = Run::new(variant, config.clone(), spec, now);
+                // Nothing to map (or every map recovered from an earlier master attempt).
+                if run.core.pending_maps() == 0 {
+                    run.core
+                        .close_map_phase(Some(run.current_estimate(now)), out);
+                }
+                run
+            },
+        );
+        if let Some(run) = self.run.as_mut() {
+            run.note_phases(now);
+        }
     }
 
     fn estimate(&self, now: Seconds) -> Option<Estimate> {
@@ -246,6 +269,13 @@ struct Run {
     reduce_avoid: Vec<NodeId>,
     /// Free containers on such nodes, held back while a restart is next in line.
     parked: Vec<ContainerId>,
+    /// When the map phase last became over (closed, no map running) and, after that, when the
+    /// link last had nothing left to move: the phases that happened, for the forecast.
+    maps_over: Option<Seconds>,
+    shuffle_over: Option<Seconds>,
+    /// Count, sum and sum of squares of ln(duration / expected duration) of finished maps:
+    /// the job's own spread of map times.
+    map_ratios: (u32, f64, f64),
 }
 
 impl JobRun for Run {
@@ -329,6 +359,10 @@ impl JobRun for Run {
                     }
                 }
                 self.core.reduce_input(reduce, bytes, keep, now);
+                // The adapter hands reduces their input once the link drained.
+                if self.maps_over.is_some() {
+                    self.shuffle_over.get_or_insert(t_p);
+                }
             }
             Event::Tick => {
                 self.detect_stragglers(now);
@@ -389,6 +423,9 @@ impl Run {
             reduce_revision: vec![Revision::None; reduces as usize],
             reduce_avoid: Vec::new(),
             parked: Vec::new(),
+            maps_over: None,
+            shuffle_over: None,
+            map_ratios: (0, 0.0, 0.0),
         }
     }
 
@@ -402,6 +439,35 @@ impl Run {
     fn current_estimate(&self, now: Seconds) -> Estimate {
         let (t_p, k) = (self.core.elapsed(now), f64::from(self.core.k()));
         let mut e = self.est.completion(k, t_p, 0.0, self.v.skew);
+        let x = self.v.x;
+        if x.wave_end || x.fifo_shuffle {
+            let maps = self.running_maps(t_p);
+            if x.wave_end {
+                let endings: Vec<Ending> = maps.iter().map(|m| m.0).collect();
+                if let Some(over) = self.maps_over {
+                    e.map = over;
+                } else if let Some(latest) = expected_latest(&endings) {
+                    // Dart eq. (2)'s T_M^o stands for launches to come while the phase is open.
+                    let floor = if self.core.map_phase_closed() {
+                        t_p
+                    } else {
+                        e.map
+                    };
+                    e.map = latest.max(floor);
+                }
+            }
+            if x.fifo_shuffle && self.core.spec.reduces > 0 {
+                let bandwidth = self.est.bandwidth(t_p);
+                let queued = self.est.backlog.max(0.0);
+                let fifo = fifo_leftover(&maps, t_p, queued, bandwidth);
+                e.shuffle = match (self.maps_over, self.shuffle_over, fifo) {
+                    (Some(m), Some(s), _) => s - m,
+                    (Some(m), None, _) => t_p - m + queued / bandwidth,
+                    (None, _, Some(left)) => left,
+                    (None, _, None) => queued / bandwidth,
+                };
+            }
+        }
         if self.v.revise_reduces && self.v.x.forecast_cut {
             let room = self.deadline() - e.map - e.shuffle;
             // The cut Alg. 5 makes keeps whole bytes, at least one with `sample_floor`: a
@@ -412,9 +478,158 @@ impl Run {
                 floor = floor.max(1.0 / d).min(1.0);
             }
             e.reduce = self.est.reduce_after_sampling(k, self.v.skew, room, floor);
-            e.total = e.map + e.shuffle + e.reduce;
         }
+        if let (true, Some(m), Some(s)) = (x.elapsed_phases, self.maps_over, self.shuffle_over)
+            && self.core.spec.reduces > 0
+        {
+            e.map = m;
+            e.shuffle = s - m;
+            let latest = expected_latest(&self.running_reduces(t_p)).unwrap_or(t_p);
+            e.reduce = latest.max(t_p) - s;
+        }
+        e.total = e.map + e.shuffle + e.reduce;
         e
+    }
+
+    /// Notes when the map phase became over (closed, no map running) and, after that, when
+    /// the link had nothing left to move, as the simulator's report times the true phases; a
+    /// map that runs again reopens both.
+    fn note_phases(&mut self, now: Seconds) {
+        let t_p = self.core.elapsed(now);
+        let over = self.core.map_phase_closed() && self.core.maps_running() == 0;
+        match (over, self.maps_over) {
+            (true, None) => self.maps_over = Some(t_p),
+            (false, Some(_)) => {
+                self.maps_over = None;
+                self.shuffle_over = None;
+            }
+            _ => {}
+        }
+        if self.maps_over.is_some() && self.est.backlog <= 0.0 {
+            self.shuffle_over.get_or_insert(t_p);
+        }
+    }
+
+    /// Map `m`'s input over the mean input of the job's maps: how much longer than the
+    /// profile's (mean) map it should take, and how much more output it should make.
+    fn input_scale(&self, m: super::MapId) -> f64 {
+        let maps = &self.core.spec.maps;
+        let total: u64 = self.core.progress.input_bytes;
+        if total == 0 || maps.is_empty() {
+            return 1.0;
+        }
+        let mean = total as f64 / maps.len() as f64;
+        (maps[m.0 as usize].bytes as f64 / mean).max(0.01)
+    }
+
+    /// σ of ln(map duration): the job's own once three maps finished, else the configured one.
+    fn map_spread(&self) -> f64 {
+        let (n, sum, squares) = self.map_ratios;
+        if n < 3 {
+            return self.config.map_spread;
+        }
+        let n = f64::from(n);
+        ((squares - sum * sum / n) / (n - 1.0)).max(0.0).sqrt()
+    }
+
+    /// A running attempt's end: from its progress rate once it reported progress (its spread
+    /// shrinking as it goes), else from its start and `mean` seconds, given it has not ended.
+    fn ending(
+        x: &super::core::Attempt,
+        from: Seconds,
+        mean: Seconds,
+        sigma: f64,
+        t_p: Seconds,
+        start: Seconds,
+    ) -> Ending {
+        let reported = x.reported - start;
+        if x.progress > 0.0 && reported > from {
+            let end = from + (reported - from) / x.progress;
+            return Ending {
+                from: t_p,
+                left: (end - t_p).max(0.0),
+                sigma: sigma * (1.0 - x.progress),
+                after: t_p,
+            };
+        }
+        Ending {
+            from,
+            left: mean,
+            sigma,
+            after: t_p,
+        }
+    }
+
+    /// The running maps' ends and expected outputs (a map with a speculative copy ends with
+    /// the copy expected to end first).
+    fn running_maps(&self, t_p: Seconds) -> Vec<(Ending, f64)> {
+        let sigma = self.map_spread();
+        let start = self.core.start;
+        let output = self.est.partition * f64::from(self.core.spec.reduces);
+        let mut by_map: HashMap<super::MapId, (Ending, f64)> = HashMap::new();
+        for x in self.core.live_attempts_now() {
+            let TaskRef::Map(m) = x.task else { continue };
+            let scale = self.input_scale(m);
+            let mean = self.est.map_duration(x.locality) * scale;
+            let e = Run::ending(x, x.started - start, mean, sigma, t_p, start);
+            let mean_end = |e: &Ending| e.from.max(e.after) + e.left;
+            by_map
+                .entry(m)
+                .and_modify(|old| {
+                    if mean_end(&e) < mean_end(&old.0) {
+                        old.0 = e;
+                    }
+                })
+                .or_insert((e, output * scale));
+        }
+        let mut v: Vec<(Ending, f64)> = by_map.into_values().collect();
+        v.sort_by(|a, b| a.0.from.total_cmp(&b.0.from));
+        v
+    }
+
+    /// The ends of the reduces not over: each running one from when it had its input and
+    /// `f` of what it kept (the fit's median, made a mean), or its progress rate; one still
+    /// waiting for its input or a container from now, at the mean kept input of the others.
+    fn running_reduces(&self, t_p: Seconds) -> Vec<Ending> {
+        let law = self.est.reduce_time;
+        let sigma = law.spread;
+        let mean_of_median = (sigma * sigma / 2.0).exp();
+        let start = self.core.start;
+        let mut kept_sum = 0.0;
+        let mut kept_n = 0.0;
+        let mut waiting = 0;
+        let mut out = Vec::new();
+        for r in 0..self.core.spec.reduces {
+            let r = ReduceId(r);
+            if self.core.reduce_over(r) {
+                continue;
+            }
+            let running = self.core.reduce_attempt_live(r);
+            match (self.core.reduce_running_since(r), running) {
+                (Some((ready, kept)), Some(x)) => {
+                    kept_sum += kept as f64;
+                    kept_n += 1.0;
+                    let mean = law.at(kept as f64) * mean_of_median;
+                    out.push(Run::ending(x, ready - start, mean, sigma, t_p, start));
+                }
+                _ => waiting += 1,
+            }
+        }
+        if waiting > 0 {
+            let kept = if kept_n > 0.0 {
+                kept_sum / kept_n
+            } else {
+                self.est.reduce_input(f64::from(self.core.k()), false)
+            };
+            let mean = law.at(kept) * mean_of_median;
+            out.extend((0..waiting).map(|_| Ending {
+                from: t_p,
+                left: mean,
+                sigma,
+                after: t_p,
+            }));
+        }
+        out
     }
 
     fn finished(&mut self, a: AttemptId, output_bytes: u64, now: Seconds, out: &mut Vec<Decision>) {
@@ -440,6 +655,14 @@ impl Run {
                 self.all_pace = (self.all_pace.0 + ratio, self.all_pace.1 + 1);
             }
             self.est.map_finished(f.locality, f.duration, partition); // §5.3
+            if let TaskRef::Map(m) = f.task {
+                let expected = expected * self.input_scale(m);
+                if f.duration > 0.0 && expected > 0.0 {
+                    let r = (f.duration / expected).ln();
+                    let (n, sum, squares) = self.map_ratios;
+                    self.map_ratios = (n + 1, sum + r, squares + r * r);
+                }
+            }
             if f.duration > 0.0 {
                 if self.recent_rates.len() == RECENT_MAPS {
                     self.recent_rates.pop_front();
@@ -1337,5 +1560,190 @@ mod tests {
             assert_eq!(run.core.k(), 4, "{kind}");
             assert_eq!(run.stragglers, vec![AttemptId(0), AttemptId(1)], "{kind}");
         }
+    }
+
+    /// A wave of `n` maps of 1 byte each, all launched node-local at 0 on containers 0..n and
+    /// the map phase closed; 2 reduces, each map's output 2 B (p = 1) on a link of `bandwidth`
+    /// B/s, `f(d) = 0.5·d` with no spread; `T_l^a` 10 s. Dart's extensions `x`.
+    fn wave(x: Extensions, n: u32, bandwidth: f64) -> Run {
+        let mut profile = testing::d1_profile(10.0);
+        profile.shuffle_bandwidth = bandwidth;
+        let spec = JobSpec {
+            deadline: 1000.0,
+            maps: (0..n)
+                .map(|i| MapSpec {
+                    bytes: 1,
+                    replicas: vec![at(i)],
+                })
+                .collect(),
+            reduces: 2,
+            profile,
+            allotment: None,
+            recovered: Vec::new(),
+        };
+        let v = Variant {
+            x,
+            ..Variant::of(PolicyKind::Dart)
+        };
+        let mut run = Run::new(v, PolicyConfig::default(), spec, 0.0);
+        let mut out = Vec::new();
+        for i in 0..n {
+            let c = ContainerId(u64::from(i));
+            run.core.grant(Container { id: c, at: at(i) });
+            run.core.launch_map(MapId(i), c, 0.0, false, &mut out);
+            run.note_launch(0.0);
+        }
+        run.core.close_map_phase(None, &mut out);
+        run
+    }
+
+    fn without(f: impl Fn(&mut Extensions)) -> Extensions {
+        let mut x = Extensions::YARD;
+        f(&mut x);
+        x
+    }
+
+    #[test]
+    fn wave_end_puts_the_map_phase_at_the_longest_map_of_the_wave() {
+        use crate::policy::estimate::expected_max_lognormal;
+        // 20 maps of 10 s on average launched at 0: eq. (2) says 10; the wave ends with the
+        // longest of 20 draws at σ 0.3 (`PolicyConfig::map_spread`), about 17.
+        let paper = wave(without(|x| x.wave_end = false), 20, 100.0);
+        assert_eq!(paper.current_estimate(0.0).map, 10.0);
+        let yard = wave(Extensions::YARD, 20, 100.0);
+        let longest = 10.0 * expected_max_lognormal(0.3, 20) * (-0.045f64).exp();
+        let m = yard.current_estimate(0.0).map;
+        assert!((m - longest).abs() < 0.1 && m > 16.0, "{m} vs {longest}");
+        // At 5 s every map reports half done but map 7, a quarter: it ends at 20.
+        let mut yard = yard;
+        for i in 0..20 {
+            let p = if i == 7 { 0.25 } else { 0.5 };
+            yard.core.progress_report(AttemptId(i), p, 5.0);
+        }
+        let m = yard.current_estimate(5.0).map;
+        assert!((m - 20.0).abs() < 0.01, "{m}");
+        let mut paper = paper;
+        for i in 0..20 {
+            paper.core.progress_report(AttemptId(i), 0.5, 5.0);
+        }
+        assert_eq!(
+            paper.current_estimate(5.0).map,
+            10.0,
+            "eq. (2) reads no progress"
+        );
+        // Once the last map ended (at 21), the phase ended then, whenever asked.
+        let mut out = Vec::new();
+        for i in 0..20 {
+            yard.event(
+                21.0,
+                Event::TaskFinished {
+                    attempt: AttemptId(i),
+                    output_bytes: 2,
+                },
+                &mut out,
+            );
+        }
+        yard.note_phases(21.0);
+        assert_eq!(yard.current_estimate(30.0).map, 21.0);
+    }
+
+    #[test]
+    fn fifo_shuffle_leaves_the_last_output_when_the_link_keeps_up() {
+        // 20 outputs of 2 B on a 100 B/s link: each crosses in 0.02 s, while the maps end
+        // seconds apart. Eq. (3)–(7) take the 40 B over the link less an overlap from T_q (one
+        // map after the first launch, 10) to T_M (10): 0.4 s.
+        let paper = wave(without(|x| x.fifo_shuffle = false), 20, 100.0);
+        assert!((paper.current_estimate(0.0).shuffle - 0.4).abs() < 1e-9);
+        let yard = wave(Extensions::YARD, 20, 100.0);
+        let s = yard.current_estimate(0.0).shuffle;
+        assert!((s - 0.02).abs() < 1e-6, "{s}");
+        // A link of 0.1 B/s cannot keep up: 400 s of output, all but the ~10 s the maps' ends
+        // spread over left after them.
+        let yard = wave(Extensions::YARD, 20, 0.1);
+        let e = yard.current_estimate(0.0);
+        assert!(e.shuffle > 380.0 && e.shuffle < 400.0, "{e:?}");
+        // After the maps: the time since they ended and what is still queued.
+        let mut yard = wave(Extensions::YARD, 2, 0.1);
+        let mut out = Vec::new();
+        for i in 0..2 {
+            yard.event(
+                10.0,
+                Event::TaskFinished {
+                    attempt: AttemptId(i),
+                    output_bytes: 2,
+                },
+                &mut out,
+            );
+        }
+        yard.note_phases(10.0);
+        yard.event(12.0, Event::ShuffleBytes(3), &mut out);
+        yard.note_phases(12.0);
+        // The link moved 3 B in the 2 s it had bytes: 1.5 B/s (eq. 5 over busy time).
+        let s = yard.current_estimate(12.0).shuffle;
+        assert!(
+            (s - (2.0 + 1.0 / 1.5)).abs() < 1e-6,
+            "2 s since the maps, 1 B left at 1.5 B/s: {s}"
+        );
+    }
+
+    #[test]
+    fn elapsed_phases_counts_the_reduce_phase_from_when_the_reduces_started() {
+        // Two maps end at 10; their 8 B cross by 12; reduce 0 gets 4 B and reduce 1 gets 16 B
+        // at 12: f = 2 s and 8 s, the job ends at 20.
+        let run = |x: Extensions| {
+            let mut run = wave(x, 2, 2.0);
+            let mut out = Vec::new();
+            for i in 0..2 {
+                run.event(
+                    10.0,
+                    Event::TaskFinished {
+                        attempt: AttemptId(i),
+                        output_bytes: 4,
+                    },
+                    &mut out,
+                );
+                let c = ContainerId(u64::from(10 + i));
+                run.core.grant(Container {
+                    id: c,
+                    at: at(10 + i),
+                });
+                assert!(run.core.launch_next_reduce(c, 10.0, &mut out));
+            }
+            run.note_phases(10.0);
+            run.event(12.0, Event::ShuffleBytes(8), &mut out);
+            run.note_phases(12.0);
+            for (r, bytes) in [(0, 4), (1, 16)] {
+                let reduce = ReduceId(r);
+                run.event(12.0, Event::ReduceInputReady { reduce, bytes }, &mut out);
+            }
+            run
+        };
+        // Eq. (1) at 12.5 with none of the three: the map phase "ends" now, and a whole reduce
+        // of the average input (eq. 8: 2 maps × 2 B, f = 2 s) follows.
+        let old = Extensions {
+            wave_end: false,
+            fifo_shuffle: false,
+            elapsed_phases: false,
+            ..Extensions::YARD
+        };
+        let e = run(old).current_estimate(12.5);
+        assert!(e.map == 12.5 && e.reduce == 2.0, "{e:?}");
+        // With the maps' and the link's own history, the average reduce still ends at 14.
+        let e = run(without(|x| x.elapsed_phases = false)).current_estimate(12.5);
+        assert_eq!(
+            (e.map, e.shuffle, e.reduce, e.total),
+            (10.0, 2.0, 2.0, 14.0)
+        );
+        // The reduces' own inputs say 20; reduce 1's progress, a quarter at 16, says 28.
+        let mut yard = run(Extensions::YARD);
+        let e = yard.current_estimate(12.5);
+        assert_eq!((e.map, e.shuffle), (10.0, 2.0), "{e:?}");
+        assert!(
+            (e.reduce - 8.0).abs() < 1e-9 && (e.total - 20.0).abs() < 1e-9,
+            "{e:?}"
+        );
+        yard.core.progress_report(AttemptId(3), 0.25, 16.0); // maps 0–1, reduces 2–3
+        let e = yard.current_estimate(16.0);
+        assert!((e.total - 28.0).abs() < 1e-9, "{e:?}");
     }
 }

@@ -425,7 +425,7 @@ fn wave_size(reduces: u32, slots: Option<u32>) -> u32 {
 }
 
 /// `Φ(x)`, the standard normal distribution function.
-fn normal_cdf(x: f64) -> f64 {
+pub(crate) fn normal_cdf(x: f64) -> f64 {
     0.5 * libm::erfc(-x / std::f64::consts::SQRT_2)
 }
 

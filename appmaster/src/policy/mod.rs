@@ -23,6 +23,7 @@ mod dart;
 pub mod estimate;
 pub mod profiler;
 mod ps;
+mod running;
 #[cfg(test)]
 mod testing;
 
@@ -293,6 +294,11 @@ pub struct PolicyConfig {
     /// the paper, and `dart-paper`, size to the average reduce, which ends after `D` about half
     /// the time).
     pub reduce_confidence: f64,
+    /// The spread (σ of the log) of a job's map durations around their mean, which `dart`'s
+    /// forecast (`wave_end`, `fifo_shuffle`) assumes until three of the job's maps have
+    /// finished and their own spread is measured. The profile's sample runs do not give one;
+    /// 0.3 is the simulator's `task_spread`, the spread of map times within a Rumen job.
+    pub map_spread: f64,
     /// Every attempt in a container of its own, given back to the rm when the attempt ends
     /// (YARN's MapReduce: the rm's cluster policy hands out the next one). Off (yard's live
     /// master, Tez's reuse): a container runs the job's tasks one after another until the
@@ -310,6 +316,7 @@ impl Default for PolicyConfig {
             speculative_cap: 0.1,
             min_reduce_sample: 0.01,
             reduce_confidence: 0.95,
+            map_spread: 0.3,
             one_task_per_container: false,
         }
     }
