@@ -26,7 +26,7 @@ pub(crate) struct SimArgs {
         long,
         value_name = "FILE",
         conflicts_with = "synthetic",
-        required_unless_present = "synthetic"
+        required_unless_present_any = ["synthetic", "experiment"]
     )]
     trace: Option<PathBuf>,
     #[command(flatten)]
@@ -77,10 +77,18 @@ pub(crate) struct SimArgs {
     /// `--shared`: the cluster's nodes (2 containers each).
     #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=100_000), requires = "shared")]
     nodes: u32,
-    /// One of the paper's experiments: deadlines, estimation, stragglers, optimizations.
-    /// Sets configurations, policies and faults; `--configs`/`--policies` are then ignored.
-    #[arg(long, value_name = "NAME", value_parser = Preset::parse)]
-    experiment: Option<Preset>,
+    /// One of the Dart paper's experiments: deadlines, estimation, stragglers, optimizations
+    /// (they set configurations, policies and faults; `--configs`/`--policies` are then
+    /// ignored); or `rm-policies`: ARIA's cluster-policy experiment on its synthetic Facebook
+    /// workload (`--runs`, `--interarrivals`, `--jobs`, `--svg`).
+    #[arg(long, value_name = "NAME", value_parser = parse_experiment)]
+    experiment: Option<ExperimentArg>,
+    /// `--experiment rm-policies`: runs (seeds) per point; every figure is their mean.
+    #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=100))]
+    runs: u64,
+    /// `--experiment rm-policies`: the mean inter-arrival times swept, seconds.
+    #[arg(long, value_name = "S,...", value_delimiter = ',', default_value = "100,200,400,800,1600", value_parser = parse_interarrival)]
+    interarrivals: Vec<f64>,
     /// Slow nodes among the cluster's 64 (Dart §6.5 uses 8).
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=64))]
     stragglers: u32,
@@ -158,6 +166,31 @@ fn parse_guard(s: &str) -> Result<f64, String> {
     }
 }
 
+/// A Dart experiment of the paper, or ARIA's cluster-policy experiment.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum ExperimentArg {
+    Dart(Preset),
+    RmPolicies,
+}
+
+fn parse_experiment(s: &str) -> Result<ExperimentArg, String> {
+    match s {
+        "rm-policies" => Ok(ExperimentArg::RmPolicies),
+        _ => Preset::parse(s)
+            .map(ExperimentArg::Dart)
+            .map_err(|e| format!("{e}, rm-policies")),
+    }
+}
+
+fn parse_interarrival(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!(
+            "expected a mean inter-arrival time in seconds above 0, found {s:?}"
+        )),
+    }
+}
+
 fn parse_time_scale(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
@@ -200,7 +233,19 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
     if args.shared {
         return run_shared(&args, base);
     }
-    let setups = match args.experiment {
+    let preset = match args.experiment {
+        Some(ExperimentArg::RmPolicies) => return run_rm_policies(&args, base),
+        Some(ExperimentArg::Dart(p)) if args.trace.is_none() && !args.synthetic => {
+            return Err(BadInput(format!(
+                "--experiment {} replays a workload: give --trace FILE or --synthetic",
+                p.name()
+            ))
+            .into());
+        }
+        Some(ExperimentArg::Dart(p)) => Some(p),
+        None => None,
+    };
+    let setups = match preset {
         Some(preset) => preset.setups(&base),
         None => vec![Setup {
             name: if args.stragglers > 0 {
@@ -335,6 +380,44 @@ fn run_seed(
             .with_context(|| format!("writing plots to {}", dir.display()))?;
     }
     Ok(experiment::report(setup, count, &results))
+}
+
+/// `--experiment rm-policies`: ARIA's Facebook workload under the cluster policies.
+fn run_rm_policies(args: &SimArgs, base: Experiment) -> Result<()> {
+    if args.trace.is_some() {
+        return Err(BadInput(
+            "--experiment rm-policies replays ARIA's synthetic Facebook workload: leave out --trace (or use --shared to replay a trace on one cluster)".into(),
+        )
+        .into());
+    }
+    let mut setup = yard_sim::rm_policies::AriaSetup::aria(&base);
+    setup.jobs = args.jobs.unwrap_or(setup.jobs);
+    setup.runs = args.runs;
+    setup.interarrivals = args.interarrivals.clone();
+    let total = setup.runs * (setup.interarrivals.len() * setup.rm_policies.len()) as u64;
+    let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template(
+            "rm-policies [{bar:40}] {pos}/{len} days {elapsed} (eta {eta})",
+        )
+        .expect("a valid template")
+        .progress_chars("=> "),
+    );
+    let report = yard_sim::rm_policies::run(&setup, &|done, _| bar.set_position(done));
+    bar.finish_and_clear();
+    if let Some(dir) = &args.svg {
+        yard_sim::rm_policies::write_plots(dir, &report)
+            .with_context(|| format!("writing plots to {}", dir.display()))?;
+    }
+    let out = match args.json {
+        true => serde_json::to_string_pretty(&report)? + "\n",
+        false => format!(
+            "## rm-policies\n\n{}",
+            yard_sim::rm_policies::markdown(&report)
+        ),
+    };
+    crate::print(&out)?;
+    Ok(())
 }
 
 /// `--shared`: every job of the trace (or the synthetic workload) on one cluster, under each

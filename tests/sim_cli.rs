@@ -501,3 +501,149 @@ fn the_simulators_model_is_selectable_and_in_the_header() {
         assert_eq!(yard(&args).status.code(), Some(2), "{bad:?}");
     }
 }
+
+#[test]
+fn the_shared_cluster_prints_a_row_per_rm_and_task_policy_with_the_documented_keys() {
+    let args = [
+        "sim",
+        "--trace",
+        TRACE,
+        "--shared",
+        "--rm-policies",
+        "fifo,minedf-wc",
+        "--policies",
+        "dart,full",
+        "--deadline-factor",
+        "1,2",
+        "--time-scale",
+        "0.5",
+        "--json",
+    ];
+    let (a, b) = (yard(&args), yard(&args));
+    assert!(a.status.success(), "{}", String::from_utf8_lossy(&a.stderr));
+    assert_eq!(a.stdout, b.stdout, "a seed gives the same day");
+    let report: Value = serde_json::from_slice(&a.stdout).unwrap();
+    assert_eq!(report["jobs"].as_u64(), Some(50));
+    assert_eq!(report["time_scale"].as_f64(), Some(0.5));
+    let all: Vec<&Value> = report["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["bin"] == "all")
+        .collect();
+    let pairs: Vec<(String, String)> = all
+        .iter()
+        .map(|r| (r["rm_policy"].to_string(), r["policy"].to_string()))
+        .collect();
+    assert_eq!(pairs.len(), 4, "{pairs:?}");
+    for r in &all {
+        for key in [
+            "rm_policy",
+            "policy",
+            "jobs",
+            "missed_fraction",
+            "empty_fraction",
+            "mean_processed_fraction",
+            "mean_completion_s",
+            "relative_deadline_exceeded",
+        ] {
+            assert!(r.get(key).is_some(), "{key} in {r}");
+        }
+        assert_eq!(r["jobs"].as_u64(), Some(50));
+        let shares = ["missed_fraction", "empty_fraction", "met_fraction"]
+            .map(|k| r[k].as_f64().unwrap())
+            .iter()
+            .sum::<f64>();
+        assert!((shares - 1.0).abs() < 1e-9, "{r}");
+        if r["policy"] == "full" {
+            // Full reads everything, however late.
+            assert_eq!(r["empty_fraction"].as_f64(), Some(0.0), "{r}");
+        }
+    }
+    // Bad shared flags say what to fix.
+    for bad in [
+        vec!["sim", "--trace", TRACE, "--shared", "--rm-policies", "lifo"],
+        vec![
+            "sim",
+            "--trace",
+            TRACE,
+            "--shared",
+            "--deadline-factor",
+            "2,1",
+        ],
+        vec!["sim", "--trace", TRACE, "--shared", "--time-scale", "0"],
+        vec!["sim", "--trace", TRACE, "--rm-policies", "edf"],
+    ] {
+        let out = yard(&bad);
+        assert_eq!(out.status.code(), Some(2), "{bad:?}");
+        assert!(!out.stderr.is_empty());
+    }
+}
+
+#[test]
+fn the_rm_policies_experiment_prints_the_documented_json_and_aria_s_table_beside() {
+    let args = [
+        "sim",
+        "--experiment",
+        "rm-policies",
+        "--jobs",
+        "40",
+        "--runs",
+        "2",
+        "--interarrivals",
+        "200,800",
+        "--json",
+    ];
+    let out = yard(&args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (report["seed"].as_u64(), report["runs"].as_u64()),
+        (Some(1), Some(2))
+    );
+    let rows = report["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 6, "3 rm policies × 2 inter-arrival times");
+    for r in rows {
+        for key in [
+            "rm_policy",
+            "mean_interarrival_s",
+            "jobs",
+            "missed_fraction",
+            "relative_deadline_exceeded",
+            "mean_completion_s",
+            "extra_map_tasks",
+            "extra_reduce_tasks",
+            "killed_map_tasks",
+        ] {
+            assert!(r.get(key).is_some(), "{key} in {r}");
+        }
+        if r["rm_policy"] != "minedf-wc" {
+            assert_eq!(r["extra_map_tasks"].as_f64(), Some(0.0), "{r}");
+        }
+    }
+    // Only MinEDF-WC lends spare containers, and each point holds its jobs' outcomes.
+    assert!(
+        rows.iter()
+            .any(|r| r["extra_map_tasks"].as_f64() > Some(0.0))
+    );
+    for r in rows {
+        assert_eq!(r["jobs"].as_u64(), Some(40));
+        let missed = r["missed_fraction"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&missed), "{r}");
+    }
+    assert_eq!(report["paper"].as_array().unwrap().len(), 3);
+    assert_eq!(report["claims"].as_array().unwrap().len(), 6);
+    let text = yard(&args[..args.len() - 1]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("Table II") && text.contains("83.79"),
+        "{text}"
+    );
+    // A trace is not ARIA's workload.
+    let out = yard(&["sim", "--experiment", "rm-policies", "--trace", TRACE]);
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -435,6 +435,11 @@ pub struct SpareCounts {
     pub spare_allocations: u64,
     /// Above-quota containers taken back by killing their tasks.
     pub spare_kills: u64,
+    /// Of the allocations, those to a job in its map stage (ARIA's "extra map tasks"; the
+    /// rest were in their reduce stage), and of the kills, those of a job in its map stage
+    /// (ARIA's "map tasks killed").
+    pub spare_map_allocations: u64,
+    pub spare_map_kills: u64,
 }
 
 /// Every job's quota, for reports: by application.

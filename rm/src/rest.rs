@@ -1017,6 +1017,8 @@ async fn scheduler(State(rm): State<Rm>, _caller: Caller) -> Reply {
         "mastersUsed": { "memory": report.masters_used.memory_mb, "vCores": report.masters_used.vcores },
         "spareAllocations": report.spare.spare_allocations,
         "spareKills": report.spare.spare_kills,
+        "spareMapAllocations": report.spare.spare_map_allocations,
+        "spareMapKills": report.spare.spare_map_kills,
         "apps": { "app": apps },
     }}}))
 }

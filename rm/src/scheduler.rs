@@ -23,8 +23,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::aria::Target;
 pub use crate::policy::PolicyKind;
 use crate::policy::{
-    self, ClusterState, JobModel, JobQuota, JobView, QuotaBasis, Reclaim, SpareCounts, Tier,
-    edf_key,
+    self, ClusterState, JobModel, JobQuota, JobView, QuotaBasis, Reclaim, SpareCounts, Stage,
+    Tier, edf_key,
 };
 
 /// The cluster policy, by its older name (FIFO and fair were once orderings only).
@@ -795,6 +795,9 @@ impl Scheduler {
             a.tasks = a.tasks.saturating_sub(1);
         }
         self.counts.spare_kills += 1;
+        if self.apps.get(&app).is_some_and(|a| a.view(app).stage() == Stage::Map) {
+            self.counts.spare_map_kills += 1;
+        }
         out.push(Assignment::Preempt { app, container: c });
     }
 
@@ -840,6 +843,9 @@ impl Scheduler {
             if let Some(a) = self.place_one(app, pass == Pass::Masters) {
                 if pass == Pass::Tasks(Tier::Spare) {
                     self.counts.spare_allocations += 1;
+                    if self.apps[&app].view(app).stage() == Stage::Map {
+                        self.counts.spare_map_allocations += 1;
+                    }
                 }
                 out.push(a);
                 if let Some(next) = self.apps.get(&app).filter(|a| self.eligible(pass, a)) {

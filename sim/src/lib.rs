@@ -8,6 +8,7 @@ pub mod job;
 pub mod oracle;
 pub mod plot;
 pub mod report;
+pub mod rm_policies;
 pub mod seeds;
 pub mod shared;
 pub mod workloads;

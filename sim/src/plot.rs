@@ -402,3 +402,65 @@ fn cdf(path: &Path, title: &str, x_label: &str, series: &[(String, Vec<f64>)]) -
         .map_err(|e| err(&e))?;
     root.present().map_err(|e| err(&e))
 }
+
+/// A line per series of (x, y) points, x on a log scale (the inter-arrival sweeps double).
+pub fn lines(
+    path: &Path,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[(String, Vec<(f64, f64)>)],
+) -> io::Result<()> {
+    let points = series.iter().flat_map(|(_, p)| p.iter());
+    let (mut x0, mut x1, mut y1) = (f64::INFINITY, 0.0f64, 0.0f64);
+    for &(x, y) in points {
+        x0 = x0.min(x);
+        x1 = x1.max(x);
+        if y.is_finite() {
+            y1 = y1.max(y);
+        }
+    }
+    if !(x0.is_finite() && x0 > 0.0) {
+        (x0, x1) = (1.0, 2.0);
+    }
+    let root = SVGBackend::new(path, (800, 500)).into_drawing_area();
+    let err = |e: &dyn std::fmt::Display| io::Error::other(e.to_string());
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 20))
+        .margin(15)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d((x0 * 0.9..x1 * 1.1).log_scale(), 0f64..(y1 * 1.1).max(1e-9))
+        .map_err(|e| err(&e))?;
+    chart
+        .configure_mesh()
+        .x_desc(x_label)
+        .y_desc(y_label)
+        .draw()
+        .map_err(|e| err(&e))?;
+    for (i, (name, values)) in series.iter().enumerate() {
+        let color = COLORS[i % COLORS.len()];
+        chart
+            .draw_series(LineSeries::new(
+                values.iter().copied(),
+                color.stroke_width(2),
+            ))
+            .map_err(|e| err(&e))?
+            .label(name.as_str())
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+            });
+        chart
+            .draw_series(values.iter().map(|&p| Circle::new(p, 3, color.filled())))
+            .map_err(|e| err(&e))?;
+    }
+    chart
+        .configure_series_labels()
+        .border_style(BLACK)
+        .background_style(WHITE.mix(0.8))
+        .position(SeriesLabelPosition::UpperRight)
+        .draw()
+        .map_err(|e| err(&e))?;
+    root.present().map_err(|e| err(&e))
+}

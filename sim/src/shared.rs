@@ -106,7 +106,7 @@ pub fn prepare(
     factor: DeadlineFactor,
     time_scale: f64,
 ) -> Vec<SharedJob> {
-    let alone_times = par_map(&jobs, |i, job| alone(job, exp, i as u64));
+    let alone_times = par_map(&jobs, |i, job| alone_here(job, exp, i));
     let first = jobs.iter().map(|j| j.submit).fold(f64::INFINITY, f64::min);
     jobs.into_iter()
         .zip(alone_times)
@@ -124,8 +124,32 @@ pub fn prepare(
         .collect()
 }
 
+/// ARIA's `T_J` on the shared cluster: the job alone on it under FIFO, reading all its input
+/// (`full`), no slow nodes or failures, its containers used as the experiment says — the
+/// same mechanics as the day it is then part of, so that a job alone meets a deadline of
+/// `1·T_J`. (The isolated engine's [`alone`] reuses containers and answers grants at once.)
+fn alone_here(job: &SimJob, exp: &Experiment, index: usize) -> Seconds {
+    let mut ideal = exp.clone();
+    ideal.guard = 0.0;
+    ideal.cluster.slow_nodes = 0;
+    ideal.cluster.failure_rate = 0.0;
+    let plans = [Plan::whole_cluster(&ideal)];
+    let one = [SharedJob {
+        job: job.clone(),
+        arrival: 0.0,
+        alone: alone(job, &ideal, index as u64),
+        deadline: f64::INFINITY,
+    }];
+    let mut day = Day::new(&one, &plans, RmPolicy::Fifo, PolicyKind::Full, &ideal);
+    day.index_base = index as u64;
+    day.go();
+    day.results[0]
+        .as_ref()
+        .map_or(f64::INFINITY, |r| r.result.completion)
+}
+
 /// `f` over `items` on every core, results in order.
-fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(usize, &T) -> R + Sync) -> Vec<R> {
+pub(crate) fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(usize, &T) -> R + Sync) -> Vec<R> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let chunk = items.len().div_ceil(threads).max(1);
     std::thread::scope(|scope| {
@@ -185,6 +209,9 @@ pub struct DayStats {
     /// Containers MinEDF-WC lent beyond quotas, and took back (ARIA's metrics 4 and 5).
     pub spare_allocations: u64,
     pub spare_kills: u64,
+    /// Of them, to (and of) jobs in their map stage.
+    pub spare_map_allocations: u64,
+    pub spare_map_kills: u64,
     /// Virtual seconds from the first arrival to the last answer.
     pub span: Seconds,
 }
@@ -224,8 +251,11 @@ pub fn simulate_day(
         .collect();
     let mut day = Day::new(jobs, &plans, rm, policy, exp);
     day.go();
-    day.stats.spare_allocations = day.sched.spare_counts().spare_allocations;
-    day.stats.spare_kills = day.sched.spare_counts().spare_kills;
+    let spare = day.sched.spare_counts();
+    day.stats.spare_allocations = spare.spare_allocations;
+    day.stats.spare_kills = spare.spare_kills;
+    day.stats.spare_map_allocations = spare.spare_map_allocations;
+    day.stats.spare_map_kills = spare.spare_map_kills;
     let mut results: Vec<SharedResult> = day.results.into_iter().flatten().collect();
     results.sort_by(|a, b| a.arrival.total_cmp(&b.arrival));
     (results, day.stats)
@@ -264,6 +294,9 @@ struct Day<'a> {
     nodes_buf: Vec<u32>,
     now_us: u64,
     heartbeat_us: u64,
+    /// Job `i` draws its randomness as the `index_base + i`-th job (a job alone draws as it
+    /// does in its day).
+    index_base: u64,
     /// The day gives up here: [`DAY_LIMIT`].
     limit_us: u64,
     active: usize,
@@ -301,6 +334,7 @@ impl<'a> Day<'a> {
             nodes_buf: Vec::new(),
             now_us: 0,
             heartbeat_us: (c.heartbeat * 1e6).round().max(1.0) as u64,
+            index_base: 0,
             limit_us: {
                 let last = jobs.iter().map(|j| j.arrival).fold(0.0, f64::max);
                 let serial: Seconds = jobs.iter().map(|j| j.alone).filter(|t| t.is_finite()).sum();
@@ -390,7 +424,8 @@ impl<'a> Day<'a> {
         self.active += 1;
         let j = &self.jobs[i];
         let app = AppId(i as u64);
-        let mut run = Run::new(&j.job, &self.plans[i], self.exp, i as u64, self.policy);
+        let index = self.index_base + i as u64;
+        let mut run = Run::new(&j.job, &self.plans[i], self.exp, index, self.policy);
         run.shared = Some(SharedSide::default());
         self.rm(SchedEvent::AppAdded {
             app,
