@@ -180,6 +180,15 @@ enum Revision {
     Restarted,
 }
 
+/// The forecast's map spread (`wave_end`): the configured spread counts as this many maps
+/// beside the job's own, and no spread above `MAX_SPREAD` is used.
+const SPREAD_PRIOR: f64 = 10.0;
+const MAX_SPREAD: f64 = 1.0;
+
+/// From this progress on, a running task's rate alone says when it ends (`wave_end`,
+/// `elapsed_phases`).
+const TRUSTED_PROGRESS: f64 = 0.25;
+
 /// How many recently finished maps the straggler median counts.
 const RECENT_MAPS: usize = 64;
 
@@ -435,7 +444,9 @@ impl Run {
 
     /// `T_J` with no further map: what the job is heading for now (eq. 1). With Alg. 5 on and
     /// `forecast_cut` (yard's), a reduce phase that would run past `D` is cut as Alg. 5 will cut
-    /// it. Alg. 1 and eq. 11 use the uncut `T_J`; this is only the policy's forecast.
+    /// it. Alg. 1 and eq. 11 use the uncut `T_J`; this is only the policy's forecast. With
+    /// `wave_end`, `fifo_shuffle` and `elapsed_phases` (yard's) its parts come from the
+    /// running tasks (`running.rs`) instead of eq. 2, eq. 3–7 and a reduce phase from now.
     fn current_estimate(&self, now: Seconds) -> Estimate {
         let (t_p, k) = (self.core.elapsed(now), f64::from(self.core.k()));
         let mut e = self.est.completion(k, t_p, 0.0, self.v.skew);
@@ -457,6 +468,8 @@ impl Run {
                 }
             }
             if x.fifo_shuffle && self.core.spec.reduces > 0 {
+                // Dart eq. (3)–(7) replaced: the link as a FIFO of the outputs still to come;
+                // the bandwidth is eq. (5)'s.
                 let bandwidth = self.est.bandwidth(t_p);
                 let queued = self.est.backlog.max(0.0);
                 let fifo = fifo_leftover(&maps, t_p, queued, bandwidth);
@@ -479,6 +492,7 @@ impl Run {
             }
             e.reduce = self.est.reduce_after_sampling(k, self.v.skew, room, floor);
         }
+        // Dart eq. (1) with the phases that happened, and eq. (9)'s f for each running reduce.
         if let (true, Some(m), Some(s)) = (x.elapsed_phases, self.maps_over, self.shuffle_over)
             && self.core.spec.reduces > 0
         {
@@ -522,18 +536,26 @@ impl Run {
         (maps[m.0 as usize].bytes as f64 / mean).max(0.01)
     }
 
-    /// σ of ln(map duration): the job's own once three maps finished, else the configured one.
+    /// σ of ln(map duration): the configured one, pulled towards the job's own as its maps
+    /// finish (with the weight of `SPREAD_PRIOR` maps: a few heavy-tailed draws would
+    /// otherwise make the latest of a large wave absurd), at most `MAX_SPREAD`.
     fn map_spread(&self) -> f64 {
+        let prior = self.config.map_spread;
         let (n, sum, squares) = self.map_ratios;
         if n < 3 {
-            return self.config.map_spread;
+            return prior;
         }
         let n = f64::from(n);
-        ((squares - sum * sum / n) / (n - 1.0)).max(0.0).sqrt()
+        let own = ((squares - sum * sum / n) / (n - 1.0)).max(0.0);
+        let pooled = (n * own + SPREAD_PRIOR * prior * prior) / (n + SPREAD_PRIOR);
+        pooled.sqrt().min(MAX_SPREAD)
     }
 
-    /// A running attempt's end: from its progress rate once it reported progress (its spread
-    /// shrinking as it goes), else from its start and `mean` seconds, given it has not ended.
+    /// A running attempt's end, given it has not ended: from its start and `mean` seconds
+    /// (the profile's) or, once it reported progress `p`, from its rate, trusted in full
+    /// from `TRUSTED_PROGRESS` on and blended with the mean (in log) below it: an early
+    /// report, or a noisy one, says little (a reduce at 0.3 % after a second would otherwise
+    /// end in minutes). The spread narrows as it goes.
     fn ending(
         x: &super::core::Attempt,
         from: Seconds,
@@ -543,11 +565,14 @@ impl Run {
         start: Seconds,
     ) -> Ending {
         let reported = x.reported - start;
-        if x.progress > 0.0 && reported > from {
-            let end = from + (reported - from) / x.progress;
+        if x.progress > 0.0 && reported > from && mean > 0.0 {
+            let by_rate = (reported - from) / x.progress;
+            let by_mean = mean.max(t_p - from);
+            let w = (x.progress / TRUSTED_PROGRESS).min(1.0);
+            let total = (w * by_rate.ln() + (1.0 - w) * by_mean.ln()).exp();
             return Ending {
                 from: t_p,
-                left: (end - t_p).max(0.0),
+                left: (from + total - t_p).max(0.0),
                 sigma: sigma * (1.0 - x.progress),
                 after: t_p,
             };
