@@ -23,8 +23,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::aria::Target;
 pub use crate::policy::PolicyKind;
 use crate::policy::{
-    self, ClusterState, JobModel, JobQuota, JobView, QuotaBasis, Reclaim, SpareCounts, Stage,
-    Tier, edf_key,
+    self, ClusterState, JobModel, JobQuota, JobView, QuotaBasis, Reclaim, SpareCounts, Stage, Tier,
+    edf_key,
 };
 
 /// The cluster policy, by its older name (FIFO and fair were once orderings only).
@@ -322,6 +322,10 @@ pub struct Scheduler {
     /// Every node's capacity, summed.
     capacity: Resources,
     nodes: BTreeMap<NodeId, Node>,
+    /// The nodes with some memory and a vcore free: where a container might still go. A
+    /// pass looks only here, and stops when it is empty (a full cluster of thousands of nodes
+    /// costs nothing to search).
+    room: BTreeSet<NodeId>,
     apps: BTreeMap<AppId, App>,
     /// Every live container: its application, node and size.
     containers: BTreeMap<ContainerId, (AppId, NodeId, Resources)>,
@@ -345,6 +349,7 @@ impl Scheduler {
             masters_used: Resources::default(),
             capacity: Resources::default(),
             nodes: BTreeMap::new(),
+            room: BTreeSet::new(),
             apps: BTreeMap::new(),
             containers: BTreeMap::new(),
             masters: BTreeSet::new(),
@@ -419,6 +424,7 @@ impl Scheduler {
                         containers: BTreeSet::new(),
                     });
                     self.capacity = self.capacity.plus(capacity);
+                    self.note_room(node);
                     // Every quota is capped by the cluster: recomputed when it changes.
                     self.requota_all(out);
                 }
@@ -433,6 +439,7 @@ impl Scheduler {
             }
             SchedEvent::NodeRemoved(node) => {
                 if let Some(n) = self.nodes.remove(&node) {
+                    self.room.remove(&node);
                     self.capacity = self.capacity.minus(n.capacity);
                     for c in n.containers {
                         if let Some((app, _, _)) = self.containers.get(&c).copied() {
@@ -606,6 +613,19 @@ impl Scheduler {
         }
     }
 
+    /// Keeps `room` true for `node` after its use changed.
+    fn note_room(&mut self, node: NodeId) {
+        let free = self
+            .nodes
+            .get(&node)
+            .map(|n| n.capacity.minus(n.used))
+            .filter(|f| f.memory_mb > 0 && f.vcores > 0);
+        match free {
+            Some(_) => self.room.insert(node),
+            None => self.room.remove(&node),
+        };
+    }
+
     fn new_container(&mut self) -> ContainerId {
         self.next_container += 1;
         ContainerId(self.next_container - 1)
@@ -625,6 +645,7 @@ impl Scheduler {
             n.used = n.used.plus(size);
             n.containers.insert(container);
         }
+        self.note_room(node);
         if let Some(a) = self.apps.get_mut(&app) {
             a.used = a.used.plus(size);
             a.containers.insert(container);
@@ -650,6 +671,7 @@ impl Scheduler {
                 n.used = n.used.minus(size);
                 n.containers.remove(&c);
             }
+            self.note_room(node);
             if let Some(a) = self.apps.get_mut(&app) {
                 a.used = a.used.minus(size);
                 a.containers.remove(&c);
@@ -795,7 +817,11 @@ impl Scheduler {
             a.tasks = a.tasks.saturating_sub(1);
         }
         self.counts.spare_kills += 1;
-        if self.apps.get(&app).is_some_and(|a| a.view(app).stage() == Stage::Map) {
+        if self
+            .apps
+            .get(&app)
+            .is_some_and(|a| a.view(app).stage() == Stage::Map)
+        {
             self.counts.spare_map_kills += 1;
         }
         out.push(Assignment::Preempt { app, container: c });
@@ -828,6 +854,9 @@ impl Scheduler {
     fn pass(&mut self, pass: Pass, out: &mut Vec<Assignment>) {
         use std::cmp::Reverse;
         use std::collections::BinaryHeap;
+        if self.room.is_empty() {
+            return;
+        }
         // Neither changes within a pass.
         let total_weight: f64 = self.apps.values().map(|a| a.weight).sum();
         let cluster = self.capacity.memory_mb;
@@ -850,6 +879,9 @@ impl Scheduler {
                 out.push(a);
                 if let Some(next) = self.apps.get(&app).filter(|a| self.eligible(pass, a)) {
                     turn.push(Reverse((turn_of(next), app)));
+                }
+                if self.room.is_empty() {
+                    return;
                 }
             }
         }
@@ -879,11 +911,11 @@ impl Scheduler {
                 if count == 0 {
                     continue;
                 }
-                if let Some((&node, _)) = self
-                    .nodes
-                    .iter()
-                    .find(|(_, n)| n.rack == rack && fits(n, size))
-                {
+                if let Some(&node) = self.room.iter().find(|id| {
+                    self.nodes
+                        .get(id)
+                        .is_some_and(|n| n.rack == rack && fits(n, size))
+                }) {
                     choice = Some((priority, size, node, Place::Rack(rack)));
                     break 'asks;
                 }
@@ -891,7 +923,11 @@ impl Scheduler {
             let wants_places =
                 set.nodes.values().any(|&c| c > 0) || set.racks.values().any(|&c| c > 0);
             if set.relax || !wants_places {
-                if let Some((&node, _)) = self.nodes.iter().find(|(_, n)| fits(n, size)) {
+                if let Some(&node) = self
+                    .room
+                    .iter()
+                    .find(|id| self.nodes.get(id).is_some_and(|n| fits(n, size)))
+                {
                     choice = Some((priority, size, node, Place::Any));
                     break 'asks;
                 }
