@@ -1,10 +1,13 @@
 //! `dart-paper` (the paper's Algorithms 1–5 and eq. 1–13) against `dart` (yard's), on scripted
 //! clusters with known task durations.
 //!
-//! One job per yard extension: on it `dart-paper` does what the paper prints, `dart` what the
-//! extension adds, and `dart` less that one extension (`Dart::with_extensions`) what the paper
-//! does, so the difference is that extension's. Then the ablations: each is `dart-paper` less
-//! exactly the part its name says (D-WOR: Alg. 3–5, D-WMR: Alg. 5, D-WOST: eq. 13).
+//! One job per yard extension that changes a decision: on it `dart-paper` does what the paper
+//! prints, `dart` what the extension adds, and `dart` less that one extension
+//! (`Dart::with_extensions`) what the paper does, so the difference is that extension's. The
+//! forecast's switches (`wave_end`, `fifo_shuffle`, `elapsed_phases`) change only the estimate,
+//! never a decision; their tests are beside them (`policy/dart.rs`, `policy/running.rs`). Then
+//! the ablations: each is `dart-paper` less exactly the part its name says (D-WOR: Alg. 3–5,
+//! D-WMR: Alg. 5, D-WOST: eq. 13).
 
 mod support;
 
