@@ -810,6 +810,8 @@ pub(crate) struct Run<'a> {
     pub(crate) reduces_finished: u32,
     /// Past it the run gives up (`HORIZON_DEADLINES`).
     horizon: Seconds,
+    /// On a shared cluster, no tick is queued while the job holds no container.
+    tick_paused: bool,
     /// Seconds before the deadline the guard fires, if this run is guarded.
     guard: Option<Seconds>,
     rng: Rng,
@@ -920,6 +922,7 @@ impl<'a> Run<'a> {
             maps_finished: 0,
             reduces_finished: 0,
             horizon: f64::INFINITY,
+            tick_paused: false,
             guard: exp.guard_for(kind, plan.deadline),
             rng: Rng::seed_from_u64(mix(exp.seed, 0x4E6, index, 0)),
             now: 0.0,
@@ -1151,6 +1154,13 @@ impl<'a> Run<'a> {
     }
 
     fn tick(&mut self) {
+        if self.shared.is_some() && self.holding == 0 {
+            // On a shared cluster, a master holding no container has nothing to report or
+            // judge: its heartbeat pauses until the next grant (`granted_at`), so a day with
+            // thousands of queued jobs does not spend its events on their idle ticks.
+            self.tick_paused = true;
+            return;
+        }
         // Progress of running maps (what straggler detection reads), taken first: the policy's
         // answers may launch or end attempts. Reduces report less often.
         let mut reports = std::mem::take(&mut self.reports);
@@ -1339,6 +1349,11 @@ impl<'a> Run<'a> {
     /// policy takes what it wants.
     pub(crate) fn granted_at(&mut self, now: Seconds) {
         self.now = self.now.max(now);
+        if std::mem::take(&mut self.tick_paused) {
+            // The heartbeat resumes on its grid, at the next beat.
+            let beat = self.exp.cluster.heartbeat;
+            self.at(((self.now / beat).floor() + 1.0) * beat, Ev::Tick);
+        }
         self.settle();
     }
 

@@ -14,8 +14,9 @@
 //! change, the rm answers at once (as the isolated engine's rm does), progress goes with every
 //! master heartbeat, and the rm ticks (quotas recomputed on the time left, promised releases
 //! that did not come reclaimed) once a heartbeat. A master that just gave a container back
-//! asks for more only at its next event (else a container it will not take could go back and
-//! forth forever at one instant).
+//! asks for more only at its next heartbeat (else a container it will not take could go back
+//! and forth forever at one instant). A master holding no container does not tick: it has
+//! nothing to report or judge until its next grant.
 //!
 //! Containers are used as the experiment's `PolicyConfig::one_task_per_container` says: by
 //! default as yard's live master uses them (a container runs the job's tasks one after
@@ -230,6 +231,8 @@ enum Wake {
     Arrival(usize),
     /// Job `i`'s next event is due.
     Job(usize),
+    /// Job `i`'s master asks again (its heartbeat after it gave a container back).
+    Ask(usize),
 }
 
 /// Runs one day: `jobs` on the experiment's cluster under cluster policy `rm` with every
@@ -286,6 +289,8 @@ struct Day<'a> {
     told: Vec<(u32, u32)>,
     /// When each job last gave a container back (µs).
     released_at: Vec<Option<u64>>,
+    /// A `Wake::Ask` is queued for the job.
+    ask_due: Vec<bool>,
     preempted: Vec<u32>,
     /// Jobs to bring the rm up to date with.
     dirty: Vec<usize>,
@@ -328,6 +333,7 @@ impl<'a> Day<'a> {
             asked: vec![Asked::default(); n],
             told: vec![(0, 0); n],
             released_at: vec![None; n],
+            ask_due: vec![false; n],
             preempted: vec![0; n],
             dirty: Vec::new(),
             orphans: Vec::new(),
@@ -382,6 +388,10 @@ impl<'a> Day<'a> {
                     }
                 }
                 Wake::Job(_) => {} // stale
+                Wake::Ask(i) => {
+                    self.ask_due[i] = false;
+                    self.dirty.push(i);
+                }
                 Wake::Tick => {
                     self.rm(SchedEvent::Tick);
                     if self.active > 0 || self.arrived < self.jobs.len() {
@@ -468,12 +478,14 @@ impl<'a> Day<'a> {
             .map(|s| std::mem::take(&mut s.released))
             .unwrap_or_default();
         // The ask first, so that a container given back below does not come back to it: a
-        // master that gives one back asks for more only at its next event (else a container
-        // it will not take could go back and forth at one instant forever).
+        // master that gives one back asks for more only at its next heartbeat (else a
+        // container it will not take could go back and forth at one instant forever).
         let mut any = run.outstanding();
         let cooling = !released.is_empty() || self.released_at[i] == Some(self.now_us);
-        if cooling {
-            any = any.min(self.asked[i].any);
+        let mut ask_later = false;
+        if cooling && any > self.asked[i].any {
+            any = self.asked[i].any;
+            ask_later = !std::mem::replace(&mut self.ask_due[i], true);
         }
         let mut nodes = std::mem::take(&mut self.nodes_buf);
         nodes.clear();
@@ -482,6 +494,9 @@ impl<'a> Day<'a> {
         }
         let done = (run.maps_finished, run.reduces_finished);
         let next = run.next_event_us();
+        if ask_later {
+            self.wake(self.now_us + self.heartbeat_us, Wake::Ask(i));
+        }
         if self.asked[i].any != any || self.asked[i].nodes != nodes {
             let mut asks: Vec<Ask> = self.asked[i]
                 .nodes
@@ -515,15 +530,14 @@ impl<'a> Day<'a> {
                 reduces_done: done.1,
             });
         }
-        match next {
-            Some(local_us) => {
-                let at = us(self.jobs[i].arrival) + local_us;
-                if self.due[i] != Some(at) {
-                    self.due[i] = Some(at);
-                    self.wake(at, Wake::Job(i));
-                }
+        // Nothing queued: it waits for a grant (its heartbeat paused), or for nothing (the
+        // day's end finds it unanswered).
+        if let Some(local_us) = next {
+            let at = us(self.jobs[i].arrival) + local_us;
+            if self.due[i] != Some(at) {
+                self.due[i] = Some(at);
+                self.wake(at, Wake::Job(i));
             }
-            None => self.finish(i),
         }
     }
 
