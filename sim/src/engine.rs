@@ -1576,41 +1576,7 @@ mod tests {
 
     /// One node, one container, maps of fixed durations, no reduces: the answer is the sum.
     fn tiny(durations: &[f64], reduces: u32) -> SimJob {
-        SimJob {
-            id: "tiny".into(),
-            submit: 0.0,
-            truth: JobTruth {
-                maps: durations
-                    .iter()
-                    .map(|&d| MapTruth {
-                        duration: d,
-                        input_bytes: 100,
-                        output_bytes: 1000,
-                        replicas: vec![0],
-                    })
-                    .collect(),
-                partition_shares: vec![1.0 / f64::from(reduces.max(1)); reduces as usize],
-                reduce_time: PowerLaw {
-                    a: 0.001,
-                    b: 1.0,
-                    spread: 0.0,
-                },
-                reduce_noise: vec![1.0; reduces as usize],
-                shuffle_bandwidth: 1000.0,
-            },
-            profile: Profile {
-                map_local: 10.0,
-                map_remote: 15.0,
-                partition_bytes: 1000.0 / f64::from(reduces.max(1)),
-                shuffle_bandwidth: 1000.0,
-                reduce_time: PowerLaw {
-                    a: 0.001,
-                    b: 1.0,
-                    spread: 0.0,
-                },
-                previous_runs: Vec::new(),
-            },
-        }
+        SimJob::scripted("tiny", 0.0, durations, reduces)
     }
 
     fn experiment(nodes: u32) -> Experiment {

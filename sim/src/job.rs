@@ -144,6 +144,50 @@ pub fn split_by_shares(total: u64, shares: &[f64]) -> Vec<u64> {
 }
 
 #[cfg(test)]
+impl SimJob {
+    /// A scripted job for tests: maps of the given node-local durations reading 100 bytes
+    /// on node 0 and writing 1000, `reduces` reduces taking 1 ms a byte, a 1000 B/s link, and
+    /// a profile that knows it (maps 10 s node-local, 15 s remote).
+    pub(crate) fn scripted(id: &str, submit: Seconds, durations: &[f64], reduces: u32) -> SimJob {
+        SimJob {
+            id: id.into(),
+            submit,
+            truth: JobTruth {
+                maps: durations
+                    .iter()
+                    .map(|&d| MapTruth {
+                        duration: d,
+                        input_bytes: 100,
+                        output_bytes: 1000,
+                        replicas: vec![0],
+                    })
+                    .collect(),
+                partition_shares: vec![1.0 / f64::from(reduces.max(1)); reduces as usize],
+                reduce_time: PowerLaw {
+                    a: 0.001,
+                    b: 1.0,
+                    spread: 0.0,
+                },
+                reduce_noise: vec![1.0; reduces as usize],
+                shuffle_bandwidth: 1000.0,
+            },
+            profile: Profile {
+                map_local: 10.0,
+                map_remote: 15.0,
+                partition_bytes: 1000.0 / f64::from(reduces.max(1)),
+                shuffle_bandwidth: 1000.0,
+                reduce_time: PowerLaw {
+                    a: 0.001,
+                    b: 1.0,
+                    spread: 0.0,
+                },
+                previous_runs: Vec::new(),
+            },
+        }
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

@@ -851,43 +851,11 @@ mod tests {
     use super::*;
     use crate::config::ClusterConfig;
     use crate::engine::simulate;
-    use crate::job::{JobTruth, MapTruth};
-    use yard_appmaster::policy::{PowerLaw, Profile};
 
-    /// `maps` maps of `seconds` each (node-local on node 0), one reduce of 3 s on 3000 bytes,
-    /// a profile that knows it.
+    /// `maps` maps of `seconds` each (node-local on node 0), `reduces` reduces, a profile
+    /// whose maps take 10 s (every test's maps do).
     fn job(id: &str, submit: Seconds, maps: usize, seconds: f64, reduces: u32) -> SimJob {
-        let law = PowerLaw {
-            a: 0.001,
-            b: 1.0,
-            spread: 0.0,
-        };
-        SimJob {
-            id: id.into(),
-            submit,
-            truth: JobTruth {
-                maps: (0..maps)
-                    .map(|_| MapTruth {
-                        duration: seconds,
-                        input_bytes: 100,
-                        output_bytes: 1000,
-                        replicas: vec![0],
-                    })
-                    .collect(),
-                partition_shares: vec![1.0 / f64::from(reduces.max(1)); reduces as usize],
-                reduce_time: law,
-                reduce_noise: vec![1.0; reduces as usize],
-                shuffle_bandwidth: 1000.0,
-            },
-            profile: Profile {
-                map_local: seconds,
-                map_remote: seconds,
-                partition_bytes: 1000.0 / f64::from(reduces.max(1)),
-                shuffle_bandwidth: 1000.0,
-                reduce_time: law,
-                previous_runs: Vec::new(),
-            },
-        }
+        SimJob::scripted(id, submit, &vec![seconds; maps], reduces)
     }
 
     fn cluster(nodes: u32, per_node: u32) -> Experiment {
