@@ -91,13 +91,7 @@ pub(super) async fn allocate_loop(shared: Arc<Shared>, rm: Arc<RmClient>, exe: S
         let changed = shared.changed.notified();
         let (request, stopping) = {
             let mut s = shared.lock();
-            let progress = s
-                .job
-                .as_ref()
-                .map_or(if s.stopping { 1.0 } else { 0.0 }, |j| {
-                    let p = j.policy.progress();
-                    f64::from(p.maps_done) / f64::from(p.maps.max(1))
-                });
+            let progress = s.progress_for_rm();
             // The job proper's counts (the task sampler's maps are not the job's): the rm sizes
             // a deadline job's quota on the maps and reduces left.
             let tasks = s.job.as_ref().filter(|j| !j.sampler).map(|j| {

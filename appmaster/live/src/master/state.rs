@@ -134,6 +134,8 @@ pub(super) struct State {
     pub(super) unsent: BTreeMap<String, Value>,
     /// The least time every map of a built-in app takes (`--map-min-seconds`).
     pub(super) map_min_seconds: f64,
+    /// The progress the last allocate call sent the rm.
+    pub(super) progress_sent: f64,
     /// Fault injection: the map of this split hangs (`--hang-split`).
     pub(super) hang_split: Option<u32>,
 }
@@ -208,6 +210,7 @@ impl State {
             master_attempt: 1,
             unsent: BTreeMap::new(),
             map_min_seconds: 0.0,
+            progress_sent: 0.0,
             hang_split: None,
         }
     }
@@ -847,6 +850,22 @@ impl State {
         }
     }
 
+    /// The progress an allocate call reports: the job proper's maps done over its maps (the
+    /// task sampler's are not the job's); between phases and after the job, what was last
+    /// sent, 1 once stopping (it read 0 from the job's end to the stop).
+    pub(super) fn progress_for_rm(&mut self) -> f64 {
+        let progress = match self.job.as_ref() {
+            Some(j) if !j.sampler => {
+                let p = j.policy.progress();
+                f64::from(p.maps_done) / f64::from(p.maps.max(1))
+            }
+            _ if self.stopping => 1.0,
+            _ => self.progress_sent,
+        };
+        self.progress_sent = progress.clamp(0.0, 1.0);
+        self.progress_sent
+    }
+
     /// YARN's asks: `*` for every container wanted and not held, and node and rack asks for
     /// where unlaunched maps' replicas are (a grant there makes a node-local map possible).
     pub(super) fn asks(&self) -> Vec<ResourceRequest> {
@@ -1247,6 +1266,25 @@ mod tests {
                 exit_code,
             }],
         }
+    }
+
+    #[test]
+    fn the_progress_sent_to_the_rm_never_goes_back_when_the_job_ends() {
+        let mut s = state();
+        assert_eq!(s.progress_for_rm(), 0.0);
+        s.allocated(AllocateReply {
+            allocated: vec![granted("c1", "a:1")],
+            completed: Vec::new(),
+        });
+        for i in 1..=3u32 {
+            let task = run_order(s.next_order("c1"));
+            assert!(matches!(task.work, Work::Map { .. }), "map {i}");
+            s.done(&task.attempt, done(10));
+            assert_eq!(s.progress_for_rm(), f64::from(i) / 3.0);
+        }
+        // `run_phase` takes the finished job: until the master stops, the rm still hears 1.
+        s.job = None;
+        assert_eq!(s.progress_for_rm(), 1.0);
     }
 
     #[test]
