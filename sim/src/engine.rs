@@ -1571,8 +1571,7 @@ impl<'a> Run<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::job::{JobTruth, MapTruth};
-    use yard_appmaster::policy::{PowerLaw, Profile};
+    use yard_appmaster::policy::PowerLaw;
 
     /// One node, one container, maps of fixed durations, no reduces: the answer is the sum.
     fn tiny(durations: &[f64], reduces: u32) -> SimJob {
