@@ -20,13 +20,8 @@ use yard_sim::workloads::{WorkloadOptions, trace_jobs};
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-/// Peak resident memory so far (Linux `VmHWM`), in MiB.
-fn peak_mib() -> Option<f64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib / 1024.0)
-}
+mod support;
+use support::peak_mib;
 
 fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
