@@ -77,6 +77,21 @@ impl SimJob {
         u64::from(self.maps()) + u64::from(self.reduces())
     }
 
+    /// Its task-seconds: every map node-local on a normal node, every reduce on its whole
+    /// input; what it would take on one container.
+    pub fn task_seconds(&self) -> Seconds {
+        let t = &self.truth;
+        let maps: f64 = t.maps.iter().map(|m| m.duration).sum();
+        let output: u64 = t.maps.iter().map(|m| m.output_bytes).sum();
+        let reduces: f64 = t
+            .reduce_inputs(output)
+            .iter()
+            .enumerate()
+            .map(|(r, &d)| t.reduce_seconds(r as u32, d as f64))
+            .sum();
+        maps + reduces
+    }
+
     /// MRA (EVALUATION.md): containers enough that every task of a phase starts at once.
     pub fn mra(&self) -> u32 {
         self.maps().max(self.reduces()).max(1)

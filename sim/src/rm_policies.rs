@@ -153,7 +153,7 @@ pub fn run(setup: &AriaSetup, progress: &(dyn Fn(u64, u64) + Sync)) -> AriaRepor
         // Arrivals at unit mean gap, scaled below: the same jobs at every load.
         let jobs = workloads::facebook_synthetic(setup.jobs, 1.0, &options);
         let base = shared::prepare(jobs, &run_exp, DeadlineFactor::ARIA, 1.0);
-        let work: f64 = base.iter().map(task_seconds).sum();
+        let work: f64 = base.iter().map(|j| j.job.task_seconds()).sum();
         let slots = f64::from(exp.cluster.nodes * exp.cluster.containers_per_node.max(1));
         let pairs: Vec<(f64, RmPolicy)> = setup
             .interarrivals
@@ -253,20 +253,6 @@ impl PointSum {
             unanswered: (results.len() - answered.len()) as f64,
         }
     }
-}
-
-/// A job's task-seconds: its maps node-local, its reduces on their whole input.
-fn task_seconds(j: &SharedJob) -> f64 {
-    let t = &j.job.truth;
-    let maps: f64 = t.maps.iter().map(|m| m.duration).sum();
-    let output: u64 = t.maps.iter().map(|m| m.output_bytes).sum();
-    let reduces: f64 = t
-        .reduce_inputs(output)
-        .iter()
-        .enumerate()
-        .map(|(r, &d)| t.reduce_seconds(r as u32, d as f64))
-        .sum();
-    maps + reduces
 }
 
 /// Fig. 1's claims at every inter-arrival time.

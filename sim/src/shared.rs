@@ -7,7 +7,7 @@
 //! master registers with the rm as a live one does: its deadline, its task counts and ARIA's
 //! profile of it (`aria::from_dart` of the job's sampled profile, as the rm reads the profile
 //! store). Its deadline is drawn as ARIA draws one (seed 000 §IV-A): `U[lo, hi]·T_J`, `T_J`
-//! the job's completion alone on the whole cluster ([`alone`]).
+//! the job's completion alone on the whole cluster ([`crate::engine::alone`]).
 //!
 //! The rm's cadence: a master's ask (its wanted containers not held, with node-local asks for
 //! its next maps' replicas, as YARN's ResourceRequests) and its releases reach the rm when they
@@ -40,7 +40,7 @@ use yard_rm::scheduler::{
 };
 use yard_workload::SizeBin;
 
-use crate::engine::{Experiment, JobResult, Outcome, Plan, Run, SharedSide, alone, mix, unit};
+use crate::engine::{Experiment, JobResult, Outcome, Plan, Run, SharedSide, mix, unit};
 use crate::job::SimJob;
 
 /// Every task container's size: one vcore, 1 GiB (nodes hold `containers_per_node` of them).
@@ -128,7 +128,7 @@ pub fn prepare(
 /// ARIA's `T_J` on the shared cluster: the job alone on it under FIFO, reading all its input
 /// (`full`), no slow nodes or failures, its containers used as the experiment says — the
 /// same mechanics as the day it is then part of, so that a job alone meets a deadline of
-/// `1·T_J`. (The isolated engine's [`alone`] reuses containers and answers grants at once.)
+/// `1·T_J`. (The isolated engine's [`crate::engine::alone`] reuses containers and answers grants at once.)
 fn alone_here(job: &SimJob, exp: &Experiment, index: usize) -> Seconds {
     let mut ideal = exp.clone();
     ideal.guard = 0.0;
@@ -138,7 +138,9 @@ fn alone_here(job: &SimJob, exp: &Experiment, index: usize) -> Seconds {
     let one = [SharedJob {
         job: job.clone(),
         arrival: 0.0,
-        alone: alone(job, &ideal, index as u64),
+        // Only the day's limit reads it here: the job's serial task time bounds its time
+        // alone (`DAY_LIMIT` is a hundred times that), without simulating it twice.
+        alone: job.task_seconds(),
         deadline: f64::INFINITY,
     }];
     let mut day = Day::new(&one, &plans, RmPolicy::Fifo, PolicyKind::Full, &ideal);
@@ -850,7 +852,7 @@ pub fn markdown(r: &SharedReport) -> String {
 mod tests {
     use super::*;
     use crate::config::ClusterConfig;
-    use crate::engine::simulate;
+    use crate::engine::{alone, simulate};
 
     /// `maps` maps of `seconds` each (node-local on node 0), `reduces` reduces, a profile
     /// whose maps take 10 s (every test's maps do).
