@@ -6,3 +6,4 @@
 
 pub mod apps;
 pub mod policy;
+pub mod typing;
