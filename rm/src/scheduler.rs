@@ -21,6 +21,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::aria::Target;
+use crate::overload::{
+    Bound, Classifier, ClassifierConfig, JobFeatures, Judgement, NodeLoad, Utility,
+};
 pub use crate::policy::PolicyKind;
 use crate::policy::{
     self, ClusterState, JobModel, JobQuota, JobView, QuotaBasis, Reclaim, SpareCounts, Stage, Tier,
@@ -162,7 +165,36 @@ pub enum SchedEvent {
     /// Time passes: quotas are recomputed on the time left, and promised releases that did
     /// not come are reclaimed.
     Tick,
+    /// A node's load (from its heartbeat): the overload classifier labels the placements made
+    /// there by it and judges the node by it. Ignored without a classifier.
+    NodeLoad {
+        node: NodeId,
+        load: NodeLoad,
+    },
+    /// The job's map and reduce types, once its kind's probes have typed them (seed 002,
+    /// eq. 1–2): a feature of the overload classifier.
+    JobType {
+        app: AppId,
+        map: Option<Bound>,
+        reduce: Option<Bound>,
+    },
 }
+
+/// Why an application's waiting tasks were not placed in the last pass that had room for them:
+/// the overload classifier refused every node where one would fit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refusal {
+    /// When, ms since the epoch.
+    pub at_ms: i64,
+    /// The nodes refused, with P(good) there, likeliest good first (at most
+    /// [`REFUSALS_SHOWN`]).
+    pub nodes: Vec<(NodeId, f64)>,
+    /// How many nodes were refused in all.
+    pub refused: usize,
+}
+
+/// How many refused nodes a [`Refusal`] names.
+pub const REFUSALS_SHOWN: usize = 5;
 
 /// What the rm must carry out.
 #[derive(Debug, Clone, PartialEq)]
@@ -228,6 +260,12 @@ struct App {
     checked: bool,
     /// MinEDF-WC: predicted releases should have given it its quota by then.
     reclaim_by: Option<i64>,
+    /// When it was added, ms since the epoch (FCFS utility's age).
+    added_ms: i64,
+    /// Its map and reduce types, when known.
+    bound: [Option<Bound>; 2],
+    /// Why its tasks waited in the last pass, if the classifier refused them.
+    refusal: Option<Refusal>,
 }
 
 impl App {
@@ -242,6 +280,22 @@ impl App {
             .filter(|((p, _), _)| *p != MASTER_PRIORITY)
             .map(|(_, s)| s.any)
             .fold(0, u32::saturating_add)
+    }
+
+    fn stage(&self) -> Stage {
+        match self.model {
+            Some(m) if self.maps_done >= m.maps => Stage::Reduce,
+            _ => Stage::Map,
+        }
+    }
+
+    /// What the overload classifier reads of it.
+    fn job_features(&self) -> JobFeatures {
+        let stage = self.stage();
+        JobFeatures {
+            stage,
+            bound: self.bound[usize::from(stage == Stage::Reduce)],
+        }
     }
 
     fn view(&self, app: AppId) -> JobView {
@@ -338,6 +392,8 @@ pub struct Scheduler {
     /// The time of the event being handled, ms since the epoch (never goes back).
     now_ms: i64,
     counts: SpareCounts,
+    /// The overload classifier, a placement filter under any policy (`None`: off).
+    overload: Option<Classifier>,
 }
 
 impl Scheduler {
@@ -358,7 +414,26 @@ impl Scheduler {
             arrivals: 0,
             now_ms: i64::MIN,
             counts: SpareCounts::default(),
+            overload: None,
         }
+    }
+
+    /// Places tasks only where the overload classifier (seed 002) judges them good; see
+    /// [`crate::overload`]. Masters are never refused.
+    pub fn with_overload_classifier(mut self, config: ClassifierConfig) -> Self {
+        self.overload = Some(Classifier::new(config));
+        self
+    }
+
+    /// The overload classifier, when on.
+    pub fn overload(&self) -> Option<&Classifier> {
+        self.overload.as_ref()
+    }
+
+    /// Why `app`'s tasks waited in the last pass with room for them, if the classifier
+    /// refused them; cleared once one is placed.
+    pub fn refusal(&self, app: AppId) -> Option<&Refusal> {
+        self.apps.get(&app).and_then(|a| a.refusal.as_ref())
     }
 
     /// Masters may hold at most `share` (0–1) of the cluster's memory and of its vcores; one
@@ -438,6 +513,9 @@ impl Scheduler {
                 }
             }
             SchedEvent::NodeRemoved(node) => {
+                if let Some(c) = self.overload.as_mut() {
+                    c.forget(node);
+                }
                 if let Some(n) = self.nodes.remove(&node) {
                     self.room.remove(&node);
                     self.capacity = self.capacity.minus(n.capacity);
@@ -468,6 +546,9 @@ impl Scheduler {
                     task_size: None,
                     checked: false,
                     reclaim_by: None,
+                    added_ms: self.now_ms,
+                    bound: [None, None],
+                    refusal: None,
                 });
                 self.requota(app, out);
             }
@@ -536,6 +617,17 @@ impl Scheduler {
                 }
             }
             SchedEvent::Tick => self.requota_all(out),
+            SchedEvent::NodeLoad { node, load } => {
+                let now = self.now_ms;
+                if let Some(c) = self.overload.as_mut() {
+                    c.observe(now, node, load);
+                }
+            }
+            SchedEvent::JobType { app, map, reduce } => {
+                if let Some(a) = self.apps.get_mut(&app) {
+                    a.bound = [map, reduce];
+                }
+            }
         }
         self.schedule(out);
         if self.policy.work_conserving() {
@@ -860,13 +952,11 @@ impl Scheduler {
         // Neither changes within a pass.
         let total_weight: f64 = self.apps.values().map(|a| a.weight).sum();
         let cluster = self.capacity.memory_mb;
-        let policy = self.policy;
-        let turn_of = |a: &App| Turn::of(policy, a, cluster, total_weight);
         let mut turn: BinaryHeap<Reverse<(Turn, AppId)>> = self
             .apps
             .iter()
             .filter(|(_, a)| self.eligible(pass, a))
-            .map(|(id, a)| Reverse((turn_of(a), *id)))
+            .map(|(id, a)| Reverse((self.turn(pass, a, cluster, total_weight), *id)))
             .collect();
         while let Some(Reverse((_, app))) = turn.pop() {
             if let Some(a) = self.place_one(app, pass == Pass::Masters) {
@@ -878,7 +968,7 @@ impl Scheduler {
                 }
                 out.push(a);
                 if let Some(next) = self.apps.get(&app).filter(|a| self.eligible(pass, a)) {
-                    turn.push(Reverse((turn_of(next), app)));
+                    turn.push(Reverse((self.turn(pass, next, cluster, total_weight), app)));
                 }
                 if self.room.is_empty() {
                     return;
@@ -887,11 +977,84 @@ impl Scheduler {
         }
     }
 
+    /// `a`'s place in this pass: the policy's, unless the overload classifier's utility
+    /// replaces it for tasks by the paper's expected utility (eq. 3), the largest first.
+    fn turn(&self, pass: Pass, a: &App, cluster_mb: u64, total_weight: f64) -> Turn {
+        let utility = self.overload.as_ref().map(|c| c.config().utility);
+        match utility {
+            Some(u) if u != Utility::Policy && pass != Pass::Masters => {
+                let age_s = (self.now_ms - a.added_ms).max(0) as f64 / 1000.0;
+                let eu = u.value(age_s, a.stage()) * self.best_p_good(a);
+                Turn(-eu, a.arrival)
+            }
+            _ => Turn::of(self.policy, a, cluster_mb, total_weight),
+        }
+    }
+
+    /// P(good) of `a`'s next task on the likeliest-good node with room for it.
+    fn best_p_good(&self, a: &App) -> f64 {
+        let size = a.task_size.unwrap_or(Resources::new(1, 1));
+        self.room
+            .iter()
+            .filter(|id| {
+                self.nodes
+                    .get(id)
+                    .is_some_and(|n| size.fits_in(n.capacity.minus(n.used)))
+            })
+            .map(|&id| self.judge(a, id).p_good())
+            .fold(0.0, f64::max)
+    }
+
+    /// The overload classifier's judgement of a task of `a` on `node` now (allowed when off).
+    fn judge(&self, a: &App, node: NodeId) -> Judgement {
+        let Some(c) = &self.overload else {
+            return Judgement::Unknown;
+        };
+        let job = a.job_features();
+        c.judge(self.now_ms, node, job, self.same_type(node, job))
+    }
+
+    /// Task containers on `node` of jobs whose current type is `job`'s (untyped counts with
+    /// untyped): the paper's per-node CPU/IO balance.
+    fn same_type(&self, node: NodeId, job: JobFeatures) -> u32 {
+        let Some(n) = self.nodes.get(&node) else {
+            return 0;
+        };
+        n.containers
+            .iter()
+            .filter(|c| !self.masters.contains(c))
+            .filter_map(|c| self.containers.get(c))
+            .filter_map(|(app, _, _)| self.apps.get(app))
+            .filter(|other| other.job_features().bound == job.bound)
+            .count() as u32
+    }
+
     /// Places one container for `app`'s most urgent ask (of masters, or of tasks) that fits
     /// somewhere: node-local where it asked for nodes, else rack-local, else anywhere if it
-    /// relaxes locality.
+    /// relaxes locality. With the overload classifier, a task goes only where it is judged
+    /// good (or unknown, or a probe), and anywhere means the likeliest-good node; when every
+    /// node with room is refused, the app keeps a [`Refusal`] saying so.
     fn place_one(&mut self, app: AppId, masters: bool) -> Option<Assignment> {
         let a = self.apps.get(&app)?;
+        let filter = self.overload.is_some() && !masters;
+        // Refused nodes, with P(good) there.
+        let mut refused: Vec<(NodeId, f64)> = Vec::new();
+        let mut judged: Option<Judgement> = None;
+        let mut allowed = |node: NodeId, judged: &mut Option<Judgement>| {
+            if !filter {
+                return true;
+            }
+            let j = self.judge(a, node);
+            if j.allows() {
+                *judged = Some(j);
+                true
+            } else {
+                if !refused.iter().any(|(n, _)| *n == node) {
+                    refused.push((node, j.p_good()));
+                }
+                false
+            }
+        };
         let fits = |n: &Node, size: Resources| size.fits_in(n.capacity.minus(n.used));
         let mut choice = None;
         'asks: for (&(priority, size), set) in &a.asks {
@@ -902,7 +1065,10 @@ impl Scheduler {
                 continue;
             }
             for (&node, &count) in &set.nodes {
-                if count > 0 && self.nodes.get(&node).is_some_and(|n| fits(n, size)) {
+                if count > 0
+                    && self.nodes.get(&node).is_some_and(|n| fits(n, size))
+                    && allowed(node, &mut judged)
+                {
                     choice = Some((priority, size, node, Place::Node(node)));
                     break 'asks;
                 }
@@ -911,10 +1077,11 @@ impl Scheduler {
                 if count == 0 {
                     continue;
                 }
-                if let Some(&node) = self.room.iter().find(|id| {
+                if let Some(&node) = self.room.iter().find(|&&id| {
                     self.nodes
-                        .get(id)
+                        .get(&id)
                         .is_some_and(|n| n.rack == rack && fits(n, size))
+                        && allowed(id, &mut judged)
                 }) {
                     choice = Some((priority, size, node, Place::Rack(rack)));
                     break 'asks;
@@ -923,17 +1090,67 @@ impl Scheduler {
             let wants_places =
                 set.nodes.values().any(|&c| c > 0) || set.racks.values().any(|&c| c > 0);
             if set.relax || !wants_places {
-                if let Some(&node) = self
+                let fitting = self
                     .room
                     .iter()
-                    .find(|id| self.nodes.get(id).is_some_and(|n| fits(n, size)))
-                {
+                    .copied()
+                    .filter(|id| self.nodes.get(id).is_some_and(|n| fits(n, size)));
+                let node = if filter {
+                    // The likeliest good of the nodes allowed; the first of equals.
+                    let mut best: Option<(NodeId, Judgement)> = None;
+                    for id in fitting {
+                        let mut j = None;
+                        if allowed(id, &mut j) {
+                            let j = j.expect("judged when allowed");
+                            if best.is_none_or(|(_, b)| j.p_good() > b.p_good()) {
+                                best = Some((id, j));
+                            }
+                        }
+                    }
+                    best.map(|(id, j)| {
+                        judged = Some(j);
+                        id
+                    })
+                } else {
+                    fitting.into_iter().next()
+                };
+                if let Some(node) = node {
                     choice = Some((priority, size, node, Place::Any));
                     break 'asks;
                 }
             }
         }
+        let job = a.job_features();
+        if choice.is_none() && !refused.is_empty() {
+            refused.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
+            let now = self.now_ms;
+            if let Some(c) = self.overload.as_mut() {
+                refused.iter().for_each(|(n, _)| c.refused(now, *n));
+            }
+            let count = refused.len();
+            refused.truncate(REFUSALS_SHOWN);
+            if let Some(a) = self.apps.get_mut(&app) {
+                a.refusal = Some(Refusal {
+                    at_ms: now,
+                    nodes: refused,
+                    refused: count,
+                });
+            }
+            return None;
+        }
         let (priority, size, node, satisfied) = choice?;
+        if filter {
+            let same = self.same_type(node, job);
+            let now = self.now_ms;
+            let probe = matches!(judged, Some(Judgement::Explore { .. }));
+            if let Some(c) = self.overload.as_mut() {
+                let f = c.features(node, job, same);
+                c.assigned(now, node, f, probe);
+            }
+            if let Some(a) = self.apps.get_mut(&app) {
+                a.refusal = None;
+            }
+        }
         let container = self.new_container();
         self.book(container, app, node, size, priority == MASTER_PRIORITY);
         let rack = self.nodes[&node].rack;
@@ -1055,6 +1272,249 @@ mod tests {
         out.iter()
             .filter(|a| matches!(a, Assignment::Allocate { app: x, .. } if *x == AppId(app)))
             .count()
+    }
+
+    /// Two 4-core nodes: node 0 calm, node 1 hogged (load 6 on 4 cores). Each round the app
+    /// asks for 8 tasks (the whole cluster) and every task placed ends; then both nodes report their load, 5 s
+    /// later (the classifier's settle time). Returns the tasks placed on each node per round.
+    fn hog_rounds(s: &mut Scheduler, rounds: usize, t0: i64) -> Vec<[u32; 2]> {
+        let calm = NodeLoad {
+            cores: 4,
+            load_1m: 0.5,
+            cpu: 0.1,
+            memory_free: 0.8,
+            disk: 0.1,
+        };
+        let hot = NodeLoad {
+            load_1m: 6.0,
+            cpu: 1.0,
+            ..calm
+        };
+        let mut per_round = Vec::new();
+        let mut t = t0;
+        for _ in 0..rounds {
+            let mut out = Vec::new();
+            s.handle_at(
+                t,
+                SchedEvent::NodeLoad {
+                    node: NodeId(0),
+                    load: calm,
+                },
+                &mut out,
+            );
+            s.handle_at(
+                t,
+                SchedEvent::NodeLoad {
+                    node: NodeId(1),
+                    load: hot,
+                },
+                &mut out,
+            );
+            out.extend(ask(s, 1, vec![any(8)]));
+            let mut placed = [0u32; 2];
+            // A task ending makes room that a pass fills at once: those end too.
+            while let Some(a) = out.pop() {
+                if let Assignment::Allocate {
+                    node, container, ..
+                } = a
+                {
+                    placed[node.0 as usize] += 1;
+                    s.handle_at(
+                        t,
+                        SchedEvent::ContainerCompleted {
+                            app: AppId(1),
+                            container,
+                        },
+                        &mut out,
+                    );
+                }
+            }
+            per_round.push(placed);
+            t += 5_000;
+        }
+        per_round
+    }
+
+    #[test]
+    fn the_overload_classifier_learns_a_hogged_node_and_keeps_tasks_off_it() {
+        let mut s =
+            cluster(Ordering::Fifo, 2, 4).with_overload_classifier(ClassifierConfig::default());
+        add(&mut s, 1);
+        let rounds = hog_rounds(&mut s, 20, 0);
+        // Before the model has 20 labels it refuses nothing: both nodes take tasks.
+        assert_eq!(rounds[0], [4, 4], "{rounds:?}");
+        // Once learned, every task goes to the calm node, but for one probe of the hogged node
+        // per exploration time (60 s: 12 rounds).
+        let late = &rounds[4..];
+        assert!(
+            late.iter().all(|r| r[0] + r[1] == 8 && r[1] <= 1),
+            "{rounds:?}"
+        );
+        assert_eq!(late.iter().map(|r| r[1]).sum::<u32>(), 1, "{rounds:?}");
+        let c = s.overload().unwrap();
+        assert_eq!(c.node(NodeId(1)).verdict, crate::overload::Verdict::Bad);
+        assert_eq!(c.node(NodeId(0)).verdict, crate::overload::Verdict::Good);
+        assert!(c.node(NodeId(1)).labelled_bad > 0 && c.node(NodeId(0)).labelled_good > 0);
+        // Without the classifier, the same rounds keep using the hogged node.
+        let mut plain = cluster(Ordering::Fifo, 2, 4);
+        add(&mut plain, 1);
+        let rounds = hog_rounds(&mut plain, 20, 0);
+        assert!(rounds.iter().all(|r| r[1] == 4), "{rounds:?}");
+    }
+
+    #[test]
+    fn a_refused_app_says_why_and_the_refused_node_gets_a_probe_later() {
+        let mut s =
+            cluster(Ordering::Fifo, 2, 4).with_overload_classifier(ClassifierConfig::default());
+        add(&mut s, 1);
+        hog_rounds(&mut s, 12, 0);
+        // Fill the calm node with another app's tasks: only the hogged node has room.
+        add(&mut s, 2);
+        let t = 12 * 5_000;
+        let mut out = Vec::new();
+        s.handle_at(t, SchedEvent::Tick, &mut out);
+        let filled = ask(&mut s, 2, vec![any(4)]);
+        assert_eq!(allocated_to(&filled, 2), 4);
+        let out = ask(&mut s, 1, vec![any(1)]);
+        assert_eq!(allocated_to(&out, 1), 0, "refused: {out:?}");
+        let r = s.refusal(AppId(1)).expect("says why");
+        assert_eq!((r.refused, r.nodes[0].0), (1, NodeId(1)));
+        assert!(r.nodes[0].1 < 0.5);
+        // Still refused just before the exploration time, let through at it.
+        let explore = ClassifierConfig::default().explore_after_ms;
+        let since = s
+            .overload()
+            .unwrap()
+            .node(NodeId(1))
+            .refused_since_ms
+            .unwrap();
+        assert!(since < t && since + explore > t, "refused since {since}");
+        let mut out = Vec::new();
+        s.handle_at(since + explore - 1, SchedEvent::Tick, &mut out);
+        assert_eq!(allocated_to(&out, 1), 0);
+        s.handle_at(since + explore, SchedEvent::Tick, &mut out);
+        assert_eq!(allocated_to(&out, 1), 1, "the probe");
+        assert_eq!(s.refusal(AppId(1)), None, "placed: the refusal is gone");
+        assert_eq!(s.overload().unwrap().node(NodeId(1)).probes, 1);
+    }
+
+    #[test]
+    fn fcfs_utility_serves_the_oldest_job_first_whatever_the_policy() {
+        // Under EDF, app 2 (earlier deadline) would go first; FCFS utility prefers app 1, older.
+        let config = ClassifierConfig {
+            utility: Utility::Fcfs { epsilon_s: 1.0 },
+            ..ClassifierConfig::default()
+        };
+        let mut s = cluster(Ordering::Edf, 1, 2).with_overload_classifier(config);
+        let mut out = Vec::new();
+        s.handle_at(
+            0,
+            SchedEvent::AppAdded {
+                app: AppId(1),
+                queue: "q".into(),
+                weight: 1.0,
+            },
+            &mut out,
+        );
+        s.handle_at(
+            10_000,
+            SchedEvent::AppAdded {
+                app: AppId(2),
+                queue: "q".into(),
+                weight: 1.0,
+            },
+            &mut out,
+        );
+        s.handle_at(
+            10_000,
+            SchedEvent::Deadline {
+                app: AppId(2),
+                deadline_ms: Some(20_000),
+            },
+            &mut out,
+        );
+        s.handle_at(
+            10_000,
+            SchedEvent::Deadline {
+                app: AppId(1),
+                deadline_ms: Some(90_000),
+            },
+            &mut out,
+        );
+        let mut out = Vec::new();
+        s.handle_at(
+            10_000,
+            SchedEvent::Asks {
+                app: AppId(2),
+                asks: vec![any(2)],
+            },
+            &mut out,
+        );
+        assert_eq!(allocated_to(&out, 2), 2, "alone, app 2 takes the node");
+        for c in [1, 2] {
+            s.handle_at(
+                10_000,
+                SchedEvent::ContainerCompleted {
+                    app: AppId(2),
+                    container: ContainerId(c),
+                },
+                &mut out,
+            );
+        }
+        let mut out = Vec::new();
+        s.handle_at(
+            10_000,
+            SchedEvent::Asks {
+                app: AppId(1),
+                asks: vec![any(2)],
+            },
+            &mut out,
+        );
+        // Both wait now; the node frees up in one event: the older job takes it all.
+        assert_eq!(allocated_to(&out, 1), 2);
+        let mut plain = cluster(Ordering::Edf, 1, 2);
+        let mut out = Vec::new();
+        for (app, d) in [(1, 90_000), (2, 20_000)] {
+            plain.handle_at(
+                0,
+                SchedEvent::AppAdded {
+                    app: AppId(app),
+                    queue: "q".into(),
+                    weight: 1.0,
+                },
+                &mut out,
+            );
+            plain.handle_at(
+                0,
+                SchedEvent::Deadline {
+                    app: AppId(app),
+                    deadline_ms: Some(d),
+                },
+                &mut out,
+            );
+        }
+        let mut out = Vec::new();
+        plain.handle_at(
+            0,
+            SchedEvent::Asks {
+                app: AppId(1),
+                asks: vec![any(2)],
+            },
+            &mut out,
+        );
+        plain.handle_at(
+            0,
+            SchedEvent::Asks {
+                app: AppId(2),
+                asks: vec![any(2)],
+            },
+            &mut out,
+        );
+        assert_eq!(
+            allocated_to(&out, 1),
+            2,
+            "EDF with one asking first: it fills the node"
+        );
     }
 
     #[test]

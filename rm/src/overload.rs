@@ -1,0 +1,915 @@
+//! The overload classifier (seed 002, §4.2–4.3, eq. 3–5; digest `../shared/papers/classifier.md`
+//! with its corrections): a naive-Bayes model that labels placing a job's task on a node *good*
+//! or *bad*, trained online from the cluster's own overloads. Sans-IO and deterministic: the
+//! caller passes the time, each node's load and each job's type; it keeps no clock and draws no
+//! random numbers.
+//!
+//! The loop, as the paper's "automatically supervised" learning:
+//! 1. [`Classifier::judge`] labels (job, node) from the features now: the job's type and stage,
+//!    the node's load, and how many tasks of the job's type the node already runs (the paper's
+//!    CPU/IO balance per node, as a feature rather than a hard filter);
+//! 2. the scheduler places only where the label is good ([`Judgement::allows`]);
+//! 3. [`Classifier::assigned`] remembers the features of each placement;
+//! 4. [`Classifier::observe`] takes the node's next load sample: the operator's
+//!    [`OverloadRule`] on it labels every placement there made at least
+//!    [`ClassifierConfig::settle_ms`] earlier, and the counts learn it.
+//!
+//! Corrections to the paper (digest §1.3, §5): posteriors are normalised, `g / (g + b)`, so jobs
+//! with different features compare (eq. 4 drops the denominator, which is only valid for one
+//! job's good-or-bad); Laplace smoothing, or one unseen feature value would force 0 forever;
+//! features are discretised into a few levels, each relative to the rule's own thresholds.
+//!
+//! Where the paper is silent, yard decides (each documented at its item):
+//! - **Unknown** while the model has fewer than [`ClassifierConfig::min_samples`] labelled
+//!   placements, or the node has sent no load yet: allowed (there is nothing to learn from
+//!   otherwise).
+//! - **Exploration**: a node refused every time for [`ClassifierConfig::explore_after_ms`] gets
+//!   the next task anyway, as a probe, and its label is learned as any other. The paper's
+//!   "every job bad, assign nothing" rule is kept between probes; without them a node judged
+//!   bad would be learned about only through its features, and a rule that counts a busy node
+//!   as bad long after it calmed down would starve it forever.
+//! - Masters are never refused: no task of a job runs before its master.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+pub use yard_appmaster::typing::Bound;
+
+use crate::policy::Stage;
+use crate::scheduler::NodeId;
+
+/// A node's load at one moment, as the rule and the classifier read it. The daemon builds it from
+/// a nodemanager's heartbeat (the host's load, or its own process tree's: [`LoadSource`]); the
+/// simulator from its load model.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct NodeLoad {
+    pub cores: u32,
+    /// The 1-minute load average (or, for a process tree, the cores it keeps busy).
+    pub load_1m: f64,
+    /// CPU in use, 0–1 of all cores.
+    pub cpu: f64,
+    /// Memory free, 0–1.
+    pub memory_free: f64,
+    /// Disk bytes read and written per second over the node's disk rate (1: saturated).
+    pub disk: f64,
+}
+
+/// Which load the rule reads: several nodemanagers on one host share its CPU and disks, so each
+/// can be judged by the host's load or by its own process tree's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LoadSource {
+    #[default]
+    Host,
+    Own,
+}
+
+/// The operator's overload rule (digest §1.5): fixed while the rm runs, or the learned counts
+/// mean nothing. Default: the 1-minute load average above the cores, or less than 10 % of memory
+/// free (the rule; the paper gives no thresholds).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OverloadRule {
+    /// Overloaded when `load_1m > max_load_per_core × cores`.
+    pub max_load_per_core: f64,
+    /// Overloaded when the free memory fraction is below this.
+    pub min_free_memory: f64,
+    /// Overloaded when disk utilisation exceeds this (`None`: disks are not judged).
+    pub max_disk: Option<f64>,
+    pub source: LoadSource,
+}
+
+impl Default for OverloadRule {
+    fn default() -> Self {
+        OverloadRule {
+            max_load_per_core: 1.0,
+            min_free_memory: 0.10,
+            max_disk: None,
+            source: LoadSource::Host,
+        }
+    }
+}
+
+impl OverloadRule {
+    pub fn overloaded(&self, l: &NodeLoad) -> bool {
+        l.load_1m > self.max_load_per_core * f64::from(l.cores.max(1))
+            || l.memory_free < self.min_free_memory
+            || self.max_disk.is_some_and(|m| l.disk > m)
+    }
+
+    /// The rule in words, for logs and the API.
+    pub fn describe(&self) -> String {
+        let mut s = format!(
+            "{} 1-minute load > {} x cores, or free memory < {:.0} %",
+            match self.source {
+                LoadSource::Host => "host",
+                LoadSource::Own => "own process tree",
+            },
+            self.max_load_per_core,
+            self.min_free_memory * 100.0
+        );
+        if let Some(d) = self.max_disk {
+            s.push_str(&format!(", or disk > {:.0} % of its rate", d * 100.0));
+        }
+        s
+    }
+}
+
+/// The utility U(J) of eq. 3 (§4.3): which job a node serves first among those judged good.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum Utility {
+    /// The cluster policy's order (FIFO, fair, EDF, …) stands; the classifier only filters
+    /// nodes and, among the good ones, takes the likeliest good. The default: deadlines stay
+    /// the cluster policy's business.
+    Policy,
+    /// FCFS: U ∝ the job's age, plus ε so a job just submitted is not worth 0 (digest §1.6).
+    Fcfs { epsilon_s: f64 },
+    /// Maps before reduces: a job in its reduce stage is worth `reduce` (0–1) of one in its map
+    /// stage. The paper gates a job's reduces until "a sufficient number" of its maps are done;
+    /// yard's masters ask for reduces only once their map phase closes (Dart Alg. 5), so the
+    /// gate becomes a preference between jobs [INF].
+    MapFirst { reduce: f64 },
+}
+
+impl Utility {
+    /// U(J) for a job of age `age_s` in `stage`.
+    pub fn value(&self, age_s: f64, stage: Stage) -> f64 {
+        match *self {
+            Utility::Policy => 1.0,
+            Utility::Fcfs { epsilon_s } => age_s.max(0.0) + epsilon_s,
+            Utility::MapFirst { reduce } => match stage {
+                Stage::Map => 1.0,
+                Stage::Reduce => reduce,
+            },
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            Utility::Policy => "policy",
+            Utility::Fcfs { .. } => "fcfs",
+            Utility::MapFirst { .. } => "map-first",
+        }
+    }
+
+    /// `policy`, `fcfs[:EPSILON_S]` or `map-first[:REDUCE]`.
+    pub fn parse(s: &str) -> Result<Utility, String> {
+        let (name, arg) = match s.split_once(':') {
+            Some((n, a)) => (n, Some(a)),
+            None => (s, None),
+        };
+        let number = |default: f64, lo: f64, hi: f64| -> Result<f64, String> {
+            let Some(a) = arg else { return Ok(default) };
+            match a.parse::<f64>() {
+                Ok(x) if x.is_finite() && (lo..=hi).contains(&x) => Ok(x),
+                _ => Err(format!(
+                    "utility {name:?}: {a:?} is not a number from {lo} to {hi}"
+                )),
+            }
+        };
+        match name {
+            "policy" if arg.is_none() => Ok(Utility::Policy),
+            "fcfs" => Ok(Utility::Fcfs {
+                epsilon_s: number(1.0, 1e-9, 1e9)?,
+            }),
+            "map-first" => Ok(Utility::MapFirst {
+                reduce: number(0.5, 0.0, 1.0)?,
+            }),
+            _ => Err(format!(
+                "unknown utility {s:?}: use policy, fcfs[:EPSILON_S] or map-first[:REDUCE_WEIGHT]"
+            )),
+        }
+    }
+}
+
+/// Everything the operator sets; fixed while the rm runs.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClassifierConfig {
+    pub rule: OverloadRule,
+    pub utility: Utility,
+    /// Add-α smoothing of every count (1: Laplace's add-one).
+    pub laplace: f64,
+    /// Labelled placements the model needs before it refuses anything.
+    pub min_samples: u64,
+    /// A placement is labelled by the first load sample at least this long after it: a task's
+    /// load shows only once it runs (the paper labels by the very next heartbeat, which in
+    /// yard's 1-second heartbeats would see the node before the task started) [INF].
+    pub settle_ms: i64,
+    /// A node refused this long gets the next task anyway (exploration; see the module docs).
+    pub explore_after_ms: i64,
+    /// Labelled good when P(good | F) is at least this (the paper: g > b, i.e. 0.5).
+    pub min_good: f64,
+}
+
+impl Default for ClassifierConfig {
+    fn default() -> Self {
+        ClassifierConfig {
+            rule: OverloadRule::default(),
+            utility: Utility::Policy,
+            laplace: 1.0,
+            min_samples: 20,
+            settle_ms: 5_000,
+            explore_after_ms: 60_000,
+            min_good: 0.5,
+        }
+    }
+}
+
+/// Naive Bayes over discrete features (eq. 4–5), two classes: good and bad.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NaiveBayes {
+    levels: Vec<u8>,
+    laplace: f64,
+    /// Samples per class: [good, bad].
+    class: [u64; 2],
+    /// Per feature, per value: [good, bad].
+    counts: Vec<Vec<[u64; 2]>>,
+}
+
+impl NaiveBayes {
+    /// A model over features with these numbers of levels each.
+    pub fn new(levels: &[u8], laplace: f64) -> Self {
+        NaiveBayes {
+            levels: levels.to_vec(),
+            laplace: laplace.max(0.0),
+            class: [0, 0],
+            counts: levels
+                .iter()
+                .map(|&l| vec![[0, 0]; usize::from(l)])
+                .collect(),
+        }
+    }
+
+    pub fn learn(&mut self, features: &[u8], good: bool) {
+        let c = usize::from(!good);
+        self.class[c] += 1;
+        for (i, &v) in features.iter().enumerate().take(self.counts.len()) {
+            if let Some(slot) = self.counts[i].get_mut(usize::from(v)) {
+                slot[c] += 1;
+            }
+        }
+    }
+
+    pub fn samples(&self) -> u64 {
+        self.class[0] + self.class[1]
+    }
+
+    /// [good, bad] samples so far.
+    pub fn class_counts(&self) -> [u64; 2] {
+        self.class
+    }
+
+    /// [good, bad] samples in which feature `i` had value `v`.
+    pub fn value_counts(&self, i: usize, v: u8) -> [u64; 2] {
+        self.counts
+            .get(i)
+            .and_then(|c| c.get(usize::from(v)))
+            .copied()
+            .unwrap_or([0, 0])
+    }
+
+    /// g and b of the digest: P(class) · Π P(F_i | class) over the features `use_feature`
+    /// keeps, smoothed. In logs, so many features do not underflow.
+    fn log_scores(&self, features: &[u8], use_feature: impl Fn(usize) -> bool) -> [f64; 2] {
+        let a = self.laplace;
+        let n = self.samples() as f64;
+        let mut out = [0.0; 2];
+        for (c, slot) in out.iter_mut().enumerate() {
+            let nc = self.class[c] as f64;
+            let mut s = ((nc + a) / (n + 2.0 * a)).ln();
+            for (i, &v) in features.iter().enumerate().take(self.counts.len()) {
+                if !use_feature(i) {
+                    continue;
+                }
+                let k = self.counts[i]
+                    .get(usize::from(v))
+                    .map_or(0.0, |x| x[c] as f64);
+                s += ((k + a) / (nc + a * f64::from(self.levels[i]))).ln();
+            }
+            *slot = s;
+        }
+        out
+    }
+
+    /// P(good | F), normalised over the two classes (the digest's correction to eq. 4). `None`
+    /// when both scores are zero (an unsmoothed model that never saw these values).
+    pub fn p_good(&self, features: &[u8]) -> Option<f64> {
+        self.p_good_over(features, |_| true)
+    }
+
+    fn p_good_over(&self, features: &[u8], use_feature: impl Fn(usize) -> bool) -> Option<f64> {
+        let [g, b] = self.log_scores(features, use_feature);
+        if g == f64::NEG_INFINITY && b == f64::NEG_INFINITY || g.is_nan() || b.is_nan() {
+            return None;
+        }
+        // g / (g + b) = 1 / (1 + e^(b - g)), stable for any logs.
+        Some(1.0 / (1.0 + (b - g).exp()))
+    }
+
+    /// The paper's eq. 4 numerator, U · g (un-normalised): only for showing what ranking by it
+    /// would do (digest §2.2). Not used to choose.
+    pub fn eq4_numerator(&self, features: &[u8], utility: f64) -> f64 {
+        utility * self.log_scores(features, |_| true)[0].exp()
+    }
+}
+
+/// The paper's eq. 3 over jobs for one node: among candidates `(features, U)` labelled good
+/// (P(good | F) above `min_good`), the one with the largest U · P(good | F); `None` when every
+/// one is bad (then nothing is placed: digest §5, item 3).
+pub fn pick(model: &NaiveBayes, candidates: &[(&[u8], f64)], min_good: f64) -> Option<usize> {
+    candidates
+        .iter()
+        .enumerate()
+        .filter_map(|(i, (f, u))| {
+            let p = model.p_good(f)?;
+            (p >= min_good).then_some((i, u * p))
+        })
+        .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)))
+        .map(|(i, _)| i)
+}
+
+/// What a job brings to a placement: its type in the stage it is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct JobFeatures {
+    pub stage: Stage,
+    /// `None` until the job kind's probes have typed it.
+    pub bound: Option<Bound>,
+}
+
+/// The features, in order, and their levels. Node features are relative to the rule's
+/// thresholds, so "high" means "near what the operator calls overloaded".
+pub const FEATURES: [(&str, u8); 7] = [
+    ("job type", 3),       // unknown, cpu, io
+    ("job stage", 2),      // map, reduce
+    ("load per core", 4),  // < 1/2, < 3/4, < 1, ≥ 1 of the rule's maximum
+    ("cpu busy", 4),       // < 25 %, < 50 %, < 75 %, ≥ 75 %
+    ("memory free", 4),    // ≥ 4×, ≥ 2×, ≥ 1× the rule's minimum, below it
+    ("disk busy", 4),      // < 25 %, < 50 %, < 75 %, ≥ 75 % of the disk rate
+    ("same type here", 4), // tasks of the job's type on the node per core: 0, < ½, < 1, ≥ 1
+];
+const NODE_FEATURES: std::ops::Range<usize> = 2..6;
+
+fn level(x: f64, bounds: [f64; 3]) -> u8 {
+    bounds.iter().take_while(|&&b| x >= b).count() as u8
+}
+
+/// The discrete features of placing a task of `job` on a node with load `l` that runs
+/// `same_type` tasks of the job's type.
+pub fn features(rule: &OverloadRule, job: JobFeatures, l: &NodeLoad, same_type: u32) -> [u8; 7] {
+    let cores = f64::from(l.cores.max(1));
+    let load = l.load_1m / (rule.max_load_per_core * cores).max(f64::MIN_POSITIVE);
+    let min_free = rule.min_free_memory.max(f64::MIN_POSITIVE);
+    [
+        match job.bound {
+            None => 0,
+            Some(Bound::Cpu) => 1,
+            Some(Bound::Io) => 2,
+        },
+        match job.stage {
+            Stage::Map => 0,
+            Stage::Reduce => 1,
+        },
+        level(load, [0.5, 0.75, 1.0]),
+        level(l.cpu, [0.25, 0.5, 0.75]),
+        3 - level(l.memory_free / min_free, [1.0, 2.0, 4.0]),
+        level(l.disk, [0.25, 0.5, 0.75]),
+        level(f64::from(same_type) / cores, [f64::MIN_POSITIVE, 0.5, 1.0]),
+    ]
+}
+
+/// A node's verdict as the API shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    Good,
+    Bad,
+    Unknown,
+}
+
+/// The classifier's answer for one placement.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Judgement {
+    /// Too little learned, or no load from the node yet: allowed.
+    Unknown,
+    Good {
+        p_good: f64,
+    },
+    Bad {
+        p_good: f64,
+    },
+    /// Bad, but the node has been refused for [`ClassifierConfig::explore_after_ms`]: a probe.
+    Explore {
+        p_good: f64,
+    },
+}
+
+impl Judgement {
+    pub fn allows(&self) -> bool {
+        !matches!(self, Judgement::Bad { .. })
+    }
+
+    /// How much a placement here is worth against other nodes: P(good), unknown as ½.
+    pub fn p_good(&self) -> f64 {
+        match *self {
+            Judgement::Unknown => 0.5,
+            Judgement::Good { p_good }
+            | Judgement::Bad { p_good }
+            | Judgement::Explore { p_good } => p_good,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+struct NodeRecord {
+    /// The last load sample and when it came.
+    load: Option<(i64, NodeLoad)>,
+    /// Placements not yet labelled: when, and their features.
+    pending: Vec<(i64, [u8; 7])>,
+    labelled: [u64; 2],
+    /// Refused every time since then.
+    refused_since: Option<i64>,
+    probes: u64,
+}
+
+/// A node as the API shows it: the verdict for a task of an untyped job there now (the node's
+/// features only), and the counts behind it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeOverload {
+    pub verdict: Verdict,
+    /// P(good | the node's features now); `None` when unknown.
+    pub p_good: Option<f64>,
+    /// The rule on the last sample.
+    pub overloaded: Option<bool>,
+    /// Placements here labelled good and bad so far.
+    pub labelled_good: u64,
+    pub labelled_bad: u64,
+    /// Placements waiting for a load sample to label them.
+    pub pending: u64,
+    /// Tasks let through while the node was judged bad (exploration).
+    pub probes: u64,
+    /// Refused every time since then, ms since the epoch.
+    pub refused_since_ms: Option<i64>,
+    /// For each node feature now: its name, level, and the model's [good, bad] counts at it.
+    pub features: Vec<FeatureCount>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FeatureCount {
+    pub name: &'static str,
+    pub level: u8,
+    pub good: u64,
+    pub bad: u64,
+}
+
+/// The model's totals, for the API.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelCounts {
+    pub good: u64,
+    pub bad: u64,
+    pub min_samples: u64,
+    pub rule: String,
+    pub utility: &'static str,
+}
+
+/// The classifier: the model, and per node its last load and unlabelled placements.
+#[derive(Debug, Clone)]
+pub struct Classifier {
+    config: ClassifierConfig,
+    model: NaiveBayes,
+    nodes: BTreeMap<NodeId, NodeRecord>,
+}
+
+impl Classifier {
+    pub fn new(config: ClassifierConfig) -> Self {
+        let levels: Vec<u8> = FEATURES.iter().map(|(_, l)| *l).collect();
+        Classifier {
+            model: NaiveBayes::new(&levels, config.laplace),
+            config,
+            nodes: BTreeMap::new(),
+        }
+    }
+
+    pub fn config(&self) -> &ClassifierConfig {
+        &self.config
+    }
+
+    pub fn model(&self) -> &NaiveBayes {
+        &self.model
+    }
+
+    pub fn counts(&self) -> ModelCounts {
+        let [good, bad] = self.model.class_counts();
+        ModelCounts {
+            good,
+            bad,
+            min_samples: self.config.min_samples,
+            rule: self.config.rule.describe(),
+            utility: self.config.utility.name(),
+        }
+    }
+
+    /// A node's load at `now_ms`: labels its placements made at least `settle_ms` before by the
+    /// rule on this load, and learns them. Returns how many were labelled.
+    pub fn observe(&mut self, now_ms: i64, node: NodeId, load: NodeLoad) -> usize {
+        let overloaded = self.config.rule.overloaded(&load);
+        let settle = self.config.settle_ms;
+        let rec = self.nodes.entry(node).or_default();
+        rec.load = Some((now_ms, load));
+        let (due, waiting): (Vec<_>, Vec<_>) = std::mem::take(&mut rec.pending)
+            .into_iter()
+            .partition(|(at, _)| now_ms - at >= settle);
+        rec.pending = waiting;
+        rec.labelled[usize::from(overloaded)] += due.len() as u64;
+        for (_, f) in &due {
+            self.model.learn(f, !overloaded);
+        }
+        due.len()
+    }
+
+    /// A node left: its unlabelled placements are dropped (there will be no sample to label
+    /// them by).
+    pub fn forget(&mut self, node: NodeId) {
+        self.nodes.remove(&node);
+    }
+
+    /// The features of a placement on `node` now; `None` before its first load sample.
+    pub fn features(&self, node: NodeId, job: JobFeatures, same_type: u32) -> Option<[u8; 7]> {
+        let (_, load) = self.nodes.get(&node)?.load?;
+        Some(features(&self.config.rule, job, &load, same_type))
+    }
+
+    /// Labels a placement of `job` on `node` now. Pure: refusals are recorded by
+    /// [`Classifier::refused`], placements by [`Classifier::assigned`].
+    pub fn judge(&self, now_ms: i64, node: NodeId, job: JobFeatures, same_type: u32) -> Judgement {
+        let Some(f) = self.features(node, job, same_type) else {
+            return Judgement::Unknown;
+        };
+        if self.model.samples() < self.config.min_samples {
+            return Judgement::Unknown;
+        }
+        let Some(p_good) = self.model.p_good(&f) else {
+            return Judgement::Unknown;
+        };
+        if p_good >= self.config.min_good {
+            return Judgement::Good { p_good };
+        }
+        let since = self.nodes.get(&node).and_then(|r| r.refused_since);
+        if since.is_some_and(|t| now_ms - t >= self.config.explore_after_ms) {
+            Judgement::Explore { p_good }
+        } else {
+            Judgement::Bad { p_good }
+        }
+    }
+
+    /// `node` was refused a task at `now_ms` (it had room).
+    pub fn refused(&mut self, now_ms: i64, node: NodeId) {
+        let rec = self.nodes.entry(node).or_default();
+        rec.refused_since.get_or_insert(now_ms);
+    }
+
+    /// A task was placed on `node` at `now_ms` with these features (from
+    /// [`Classifier::features`]; `None` learns nothing): it waits for its label. A placement
+    /// ends the node's refusal, so a probe is followed by `explore_after_ms` of the model's
+    /// own verdicts.
+    pub fn assigned(&mut self, now_ms: i64, node: NodeId, features: Option<[u8; 7]>, probe: bool) {
+        let rec = self.nodes.entry(node).or_default();
+        rec.refused_since = None;
+        if probe {
+            rec.probes += 1;
+        }
+        if let Some(f) = features {
+            rec.pending.push((now_ms, f));
+        }
+    }
+
+    /// The node's verdict for a task of an untyped job now, and the counts behind it.
+    pub fn node(&self, node: NodeId) -> NodeOverload {
+        let rec = self.nodes.get(&node).cloned().unwrap_or_default();
+        let load = rec.load.map(|(_, l)| l);
+        let f = load.map(|l| {
+            let job = JobFeatures {
+                stage: Stage::Map,
+                bound: None,
+            };
+            features(&self.config.rule, job, &l, 0)
+        });
+        let p_good = f
+            .filter(|_| self.model.samples() >= self.config.min_samples)
+            .and_then(|f| self.model.p_good_over(&f, |i| NODE_FEATURES.contains(&i)));
+        let verdict = match p_good {
+            None => Verdict::Unknown,
+            Some(p) if p >= self.config.min_good => Verdict::Good,
+            Some(_) => Verdict::Bad,
+        };
+        NodeOverload {
+            verdict,
+            p_good,
+            overloaded: load.map(|l| self.config.rule.overloaded(&l)),
+            labelled_good: rec.labelled[0],
+            labelled_bad: rec.labelled[1],
+            pending: rec.pending.len() as u64,
+            probes: rec.probes,
+            refused_since_ms: rec.refused_since,
+            features: f
+                .map(|f| {
+                    NODE_FEATURES
+                        .map(|i| {
+                            let [good, bad] = self.model.value_counts(i, f[i]);
+                            FeatureCount {
+                                name: FEATURES[i].0,
+                                level: f[i],
+                                good,
+                                bad,
+                            }
+                        })
+                        .collect()
+                })
+                .unwrap_or_default(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Digest §2.2: 8 good and 4 bad samples over F1 = job CPU (0 low, 1 high) and F2 = node
+    /// load (0 low, 1 high), with the digest's conditional probabilities, unsmoothed.
+    fn digest_model() -> NaiveBayes {
+        let mut m = NaiveBayes::new(&[2, 2], 0.0);
+        // Good: F1 high in 2 of 8, F2 high in 1 of 8.
+        let good = [
+            [1, 1],
+            [1, 0],
+            [0, 0],
+            [0, 0],
+            [0, 0],
+            [0, 0],
+            [0, 0],
+            [0, 0],
+        ];
+        // Bad: F1 high in 3 of 4, F2 high in 3 of 4.
+        let bad = [[1, 1], [1, 1], [1, 0], [0, 1]];
+        good.iter().for_each(|f| m.learn(f, true));
+        bad.iter().for_each(|f| m.learn(f, false));
+        m
+    }
+
+    #[test]
+    fn the_digests_worked_example_picks_b_by_eq3_not_a_by_eq4s_numerator() {
+        let m = digest_model();
+        let (a, b, c): (&[u8], &[u8], &[u8]) = (&[0, 0], &[1, 0], &[1, 1]);
+        let close = |x: f64, y: f64| (x - y).abs() < 1e-12;
+        assert!(close(m.p_good(a).unwrap(), 21.0 / 22.0));
+        assert!(close(m.p_good(b).unwrap(), 7.0 / 10.0));
+        assert!(close(m.p_good(c).unwrap(), 1.0 / 10.0), "C is bad");
+        let jobs = [(a, 1.0), (b, 2.0), (c, 5.0)];
+        assert_eq!(
+            pick(&m, &jobs, 0.5),
+            Some(1),
+            "eq. 3, normalised: B (E.U. 1.4)"
+        );
+        let by_numerator = (0..3)
+            .filter(|&i| m.p_good(jobs[i].0).unwrap() >= 0.5)
+            .max_by(|&i, &j| {
+                m.eq4_numerator(jobs[i].0, jobs[i].1)
+                    .total_cmp(&m.eq4_numerator(jobs[j].0, jobs[j].1))
+            });
+        assert_eq!(by_numerator, Some(0), "eq. 4's numerator would pick A");
+        assert!(close(m.eq4_numerator(a, 1.0), 7.0 / 16.0));
+        assert_eq!(
+            pick(&m, &[(c, 5.0)], 0.5),
+            None,
+            "every job bad: nothing placed"
+        );
+    }
+
+    #[test]
+    fn the_digests_feedback_update() {
+        // §2.3: B placed, the next heartbeat overloaded: bad = 5 of 13, P(F1 high | bad) = 4/5.
+        let mut m = digest_model();
+        m.learn(&[1, 0], false);
+        assert_eq!(m.class_counts(), [8, 5]);
+        assert_eq!(m.value_counts(0, 1), [2, 4]);
+    }
+
+    #[test]
+    fn laplace_smoothing_keeps_an_unseen_value_possible() {
+        let mut m = NaiveBayes::new(&[2], 0.0);
+        m.learn(&[0], true);
+        m.learn(&[1], false);
+        assert_eq!(m.p_good(&[1]), Some(0.0), "unsmoothed: never good again");
+        let mut s = NaiveBayes::new(&[2], 1.0);
+        s.learn(&[0], true);
+        s.learn(&[1], false);
+        let p = s.p_good(&[1]).unwrap();
+        assert!(p > 0.0 && p < 0.5, "{p}");
+        // Nothing learned: even odds.
+        assert_eq!(NaiveBayes::new(&[3, 4], 1.0).p_good(&[2, 3]), Some(0.5));
+    }
+
+    #[test]
+    fn the_default_rule_is_load_above_the_cores_or_memory_below_a_tenth() {
+        let rule = OverloadRule::default();
+        let l = |load_1m, memory_free| NodeLoad {
+            cores: 4,
+            load_1m,
+            cpu: 0.5,
+            memory_free,
+            disk: 0.99,
+        };
+        assert!(
+            !rule.overloaded(&l(4.0, 0.10)),
+            "at the thresholds: not over"
+        );
+        assert!(rule.overloaded(&l(4.01, 0.5)));
+        assert!(rule.overloaded(&l(1.0, 0.09)));
+        let disks = OverloadRule {
+            max_disk: Some(0.9),
+            ..rule
+        };
+        assert!(disks.overloaded(&l(1.0, 0.5)));
+        assert!(
+            rule.describe().contains("free memory < 10 %"),
+            "{}",
+            rule.describe()
+        );
+    }
+
+    #[test]
+    fn features_are_levels_relative_to_the_rule() {
+        let rule = OverloadRule::default();
+        let job = JobFeatures {
+            stage: Stage::Reduce,
+            bound: Some(Bound::Io),
+        };
+        let idle = NodeLoad {
+            cores: 4,
+            load_1m: 0.0,
+            cpu: 0.0,
+            memory_free: 1.0,
+            disk: 0.0,
+        };
+        assert_eq!(features(&rule, job, &idle, 0), [2, 1, 0, 0, 0, 0, 0]);
+        let busy = NodeLoad {
+            cores: 4,
+            load_1m: 4.0,
+            cpu: 0.8,
+            memory_free: 0.05,
+            disk: 0.6,
+        };
+        assert_eq!(features(&rule, job, &busy, 4), [2, 1, 3, 3, 3, 2, 3]);
+        let half = NodeLoad {
+            load_1m: 2.9,
+            memory_free: 0.25,
+            ..busy
+        };
+        assert_eq!(features(&rule, job, &half, 1)[2..], [1, 3, 1, 2, 1]);
+        for (i, f) in features(&rule, job, &busy, 100).iter().enumerate() {
+            assert!(*f < FEATURES[i].1, "feature {i} within its levels");
+        }
+    }
+
+    fn load(load_1m: f64) -> NodeLoad {
+        NodeLoad {
+            cores: 2,
+            load_1m,
+            cpu: (load_1m / 2.0).min(1.0),
+            memory_free: 0.5,
+            disk: 0.1,
+        }
+    }
+
+    const JOB: JobFeatures = JobFeatures {
+        stage: Stage::Map,
+        bound: Some(Bound::Cpu),
+    };
+
+    /// Trains `c` with placements on a calm node 1 (labelled good) and a hogged node 2
+    /// (labelled bad), `n` of each.
+    fn train(c: &mut Classifier, n: usize) -> i64 {
+        let (calm, hot) = (NodeId(1), NodeId(2));
+        let mut t = 0;
+        for _ in 0..n {
+            c.observe(t, calm, load(0.2));
+            c.observe(t, hot, load(3.0));
+            let f = c.features(calm, JOB, 0);
+            c.assigned(t, calm, f, false);
+            let f = c.features(hot, JOB, 0);
+            c.assigned(t, hot, f, false);
+            t += c.config().settle_ms;
+        }
+        c.observe(t, calm, load(0.2));
+        c.observe(t, hot, load(3.0));
+        t
+    }
+
+    #[test]
+    fn placements_are_labelled_by_the_rule_once_settled_and_a_hot_node_is_refused() {
+        let mut c = Classifier::new(ClassifierConfig::default());
+        let (calm, hot) = (NodeId(1), NodeId(2));
+        assert_eq!(c.judge(0, calm, JOB, 0), Judgement::Unknown, "no load yet");
+        c.observe(0, hot, load(3.0));
+        let f = c.features(hot, JOB, 0);
+        c.assigned(0, hot, f, false);
+        assert_eq!(c.observe(1, hot, load(3.0)), 0, "not settled: no label yet");
+        assert_eq!(c.node(hot).pending, 1);
+        assert_eq!(c.observe(5_000, hot, load(3.0)), 1);
+        assert_eq!(c.node(hot).labelled_bad, 1);
+        assert_eq!(
+            c.judge(5_000, hot, JOB, 0),
+            Judgement::Unknown,
+            "too few samples"
+        );
+
+        let t = train(&mut c, 20);
+        assert!(matches!(c.judge(t, calm, JOB, 0), Judgement::Good { .. }));
+        let j = c.judge(t, hot, JOB, 0);
+        assert!(
+            matches!(j, Judgement::Bad { p_good } if p_good < 0.1),
+            "{j:?}"
+        );
+        assert!(!j.allows());
+        assert_eq!(c.node(hot).verdict, Verdict::Bad);
+        assert_eq!(c.node(calm).verdict, Verdict::Good);
+        assert_eq!(
+            c.node(NodeId(9)).verdict,
+            Verdict::Unknown,
+            "never heard of"
+        );
+        let n = c.node(hot);
+        assert_eq!(
+            (n.labelled_good, n.labelled_bad, n.overloaded),
+            (0, 21, Some(true))
+        );
+        assert_eq!(n.features.len(), 4);
+        assert!(
+            n.features
+                .iter()
+                .any(|f| f.name == "load per core" && f.level == 3 && f.bad == 21)
+        );
+        // The hot node calms down: its features change, and so does its verdict.
+        c.observe(t + 1, hot, load(0.2));
+        assert!(matches!(
+            c.judge(t + 1, hot, JOB, 0),
+            Judgement::Good { .. }
+        ));
+    }
+
+    #[test]
+    fn a_node_refused_for_the_exploration_time_gets_one_probe() {
+        let mut c = Classifier::new(ClassifierConfig::default());
+        let t = train(&mut c, 20);
+        let hot = NodeId(2);
+        let explore = c.config().explore_after_ms;
+        c.refused(t, hot);
+        c.refused(t + 10, hot);
+        assert!(matches!(
+            c.judge(t + explore - 1, hot, JOB, 0),
+            Judgement::Bad { .. }
+        ));
+        let j = c.judge(t + explore, hot, JOB, 0);
+        assert!(
+            matches!(j, Judgement::Explore { .. }) && j.allows(),
+            "{j:?}"
+        );
+        let f = c.features(hot, JOB, 0);
+        c.assigned(t + explore, hot, f, true);
+        assert_eq!(c.node(hot).probes, 1);
+        assert!(
+            matches!(c.judge(t + explore + 1, hot, JOB, 0), Judgement::Bad { .. }),
+            "after a probe, the model's verdict again"
+        );
+    }
+
+    #[test]
+    fn utilities_as_the_paper_defines_them_and_bad_names_are_refused() {
+        assert_eq!(Utility::parse("policy"), Ok(Utility::Policy));
+        assert_eq!(Utility::parse("fcfs"), Ok(Utility::Fcfs { epsilon_s: 1.0 }));
+        assert_eq!(
+            Utility::parse("map-first:0.2"),
+            Ok(Utility::MapFirst { reduce: 0.2 })
+        );
+        for bad in ["fifo", "fcfs:-1", "map-first:2", "map-first:x", "policy:1"] {
+            let e = Utility::parse(bad).unwrap_err();
+            assert!(e.contains(bad.split(':').next().unwrap()), "{e}");
+        }
+        let fcfs = Utility::Fcfs { epsilon_s: 0.5 };
+        assert_eq!(
+            fcfs.value(0.0, Stage::Map),
+            0.5,
+            "a new job is worth ε, not 0"
+        );
+        assert_eq!(fcfs.value(10.0, Stage::Map), 10.5);
+        let mf = Utility::MapFirst { reduce: 0.25 };
+        assert_eq!(
+            (mf.value(3.0, Stage::Map), mf.value(3.0, Stage::Reduce)),
+            (1.0, 0.25)
+        );
+    }
+}
