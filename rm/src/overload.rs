@@ -203,6 +203,55 @@ pub struct ClassifierConfig {
     pub min_good: f64,
 }
 
+impl ClassifierConfig {
+    /// Every setting within its range, or what to fix (named as the rm's flags name them).
+    pub fn validate(&self) -> Result<(), String> {
+        let r = &self.rule;
+        let check = |ok: bool, what: &str| if ok { Ok(()) } else { Err(what.to_string()) };
+        check(
+            r.max_load_per_core.is_finite() && r.max_load_per_core > 0.0,
+            "--overload-max-load-per-core: give a positive number (1 = the load equals the cores)",
+        )?;
+        check(
+            (0.0..1.0).contains(&r.min_free_memory),
+            "--overload-min-free-memory: give a fraction from 0 to below 1 (0.1 = 10 %)",
+        )?;
+        check(
+            r.max_disk.is_none_or(|d| d.is_finite() && d > 0.0),
+            "--overload-max-disk: give a positive fraction of the disk rate (0.9 = 90 %)",
+        )?;
+        check(
+            self.laplace.is_finite() && self.laplace >= 0.0,
+            "the classifier's smoothing must be a number from 0 up",
+        )?;
+        check(
+            self.settle_ms >= 0,
+            "--overload-settle-ms: give a time from 0 up",
+        )?;
+        check(
+            self.explore_after_ms > 0,
+            "--overload-explore-after-ms: give a positive time",
+        )?;
+        check(
+            (0.0..=1.0).contains(&self.min_good),
+            "the classifier's good threshold must be from 0 to 1",
+        )
+    }
+}
+
+impl LoadSource {
+    pub fn parse(s: &str) -> Result<LoadSource, String> {
+        match s {
+            "host" => Ok(LoadSource::Host),
+            "own" => Ok(LoadSource::Own),
+            _ => Err(format!(
+                "unknown load source {s:?}: use host (the whole machine's load) or own (the \
+                 nodemanager's process tree: its containers and what they start)"
+            )),
+        }
+    }
+}
+
 impl Default for ClassifierConfig {
     fn default() -> Self {
         ClassifierConfig {
@@ -885,6 +934,65 @@ mod tests {
             matches!(c.judge(t + explore + 1, hot, JOB, 0), Judgement::Bad { .. }),
             "after a probe, the model's verdict again"
         );
+    }
+
+    #[test]
+    fn settings_out_of_range_say_which_flag_to_fix() {
+        assert_eq!(ClassifierConfig::default().validate(), Ok(()));
+        let with_rule = |rule| ClassifierConfig {
+            rule,
+            ..ClassifierConfig::default()
+        };
+        let base = OverloadRule::default();
+        for (config, flag) in [
+            (
+                with_rule(OverloadRule {
+                    max_load_per_core: 0.0,
+                    ..base
+                }),
+                "max-load-per-core",
+            ),
+            (
+                with_rule(OverloadRule {
+                    max_load_per_core: f64::NAN,
+                    ..base
+                }),
+                "max-load-per-core",
+            ),
+            (
+                with_rule(OverloadRule {
+                    min_free_memory: 1.0,
+                    ..base
+                }),
+                "min-free-memory",
+            ),
+            (
+                with_rule(OverloadRule {
+                    max_disk: Some(-1.0),
+                    ..base
+                }),
+                "max-disk",
+            ),
+            (
+                ClassifierConfig {
+                    settle_ms: -1,
+                    ..ClassifierConfig::default()
+                },
+                "settle-ms",
+            ),
+            (
+                ClassifierConfig {
+                    explore_after_ms: 0,
+                    ..ClassifierConfig::default()
+                },
+                "explore",
+            ),
+        ] {
+            let e = config.validate().unwrap_err();
+            assert!(e.contains(flag), "{e}");
+        }
+        assert_eq!(LoadSource::parse("own"), Ok(LoadSource::Own));
+        assert!(LoadSource::parse("guest").unwrap_err().contains("host"));
     }
 
     #[test]
