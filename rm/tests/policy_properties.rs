@@ -3,12 +3,14 @@
 //! it has ended), masters stay within their share (one may always run), no application gets
 //! more than it asked for, only tasks above their application's quota are preempted (never a
 //! master), the same events give the same assignments, and on an idle cluster every ask is
-//! eventually granted.
+//! eventually granted. All of it also with the overload classifier on (it learns quickly here,
+//! so it refuses nodes within the run), fed random node loads and job types.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use proptest::prelude::*;
 use yard_rm::aria::{Durations, Profile};
+use yard_rm::overload::{Bound, ClassifierConfig, NodeLoad};
 use yard_rm::policy::{JobModel, JobQuota, PolicyKind};
 use yard_rm::scheduler::{
     AppId, Ask, Assignment, ContainerId, DEFAULT_MASTER_SHARE, MASTER_PRIORITY, NodeId, Place,
@@ -34,6 +36,10 @@ enum Step {
     /// An application arrives whole: deadline (s from now, or none), a profiled map-only
     /// model (maps, seconds each), and its task asks.
     Job(u64, Option<i64>, u32, f64, u32),
+    /// A node's load: load per core, memory free.
+    Load(u32, f64, f64),
+    /// An app's map and reduce types (0: unknown, 1: cpu, 2: io).
+    Type(u64, u8, u8),
 }
 
 fn step() -> impl Strategy<Value = Step> {
@@ -64,6 +70,8 @@ fn step() -> impl Strategy<Value = Step> {
             1u32..12
         )
             .prop_map(|(a, d, m, s, n)| Step::Job(a, d, m, s, n)),
+        (0u32..5, 0.0f64..3.0, 0.0f64..1.0).prop_map(|(n, l, m)| Step::Load(n, l, m)),
+        (0u64..4, 0u8..3, 0u8..3).prop_map(|(a, m, r)| Step::Type(a, m, r)),
     ]
 }
 
@@ -283,14 +291,42 @@ fn event(w: &mut World, st: &Step) -> Option<SchedEvent> {
             w.now += ms;
             SchedEvent::Tick
         }
+        Step::Load(n, per_core, memory_free) => {
+            let cores = w.capacity.get(&NodeId(n)).copied().unwrap_or(1) as u32;
+            SchedEvent::NodeLoad {
+                node: NodeId(n),
+                load: NodeLoad {
+                    cores,
+                    load_1m: per_core * f64::from(cores),
+                    cpu: (per_core).min(1.0),
+                    memory_free,
+                    disk: per_core / 3.0,
+                },
+            }
+        }
+        Step::Type(a, map, reduce) => {
+            let bound = |b| [None, Some(Bound::Cpu), Some(Bound::Io)][usize::from(b)];
+            SchedEvent::JobType {
+                app: AppId(a),
+                map: bound(map),
+                reduce: bound(reduce),
+            }
+        }
     })
 }
 
 /// Runs the steps, checking the invariants after every event, then drains: the cluster goes
 /// idle round after round (every container ends, time passes), and every application that
 /// asks anew for three containers gets them. Returns every assignment.
-fn run(policy: PolicyKind, steps: &[Step]) -> Vec<Assignment> {
+fn run(policy: PolicyKind, classifier: bool, steps: &[Step]) -> Vec<Assignment> {
     let mut s = Scheduler::new(policy);
+    if classifier {
+        s = s.with_overload_classifier(ClassifierConfig {
+            min_samples: 3,
+            settle_ms: 0,
+            ..ClassifierConfig::default()
+        });
+    }
     let mut w = World {
         now: 1_000_000,
         ..World::default()
@@ -304,8 +340,14 @@ fn run(policy: PolicyKind, steps: &[Step]) -> Vec<Assignment> {
             all.extend(out);
         }
     }
-    // Liveness: a node to run on, every app asking for three task containers anywhere.
+    // Liveness: a node to run on, every app asking for three task containers anywhere. With
+    // the classifier, every node reports itself overloaded from here on: only its exploration
+    // rule keeps tasks flowing.
     let mut drain = vec![Step::Node(9, 2)];
+    let overloaded: Vec<Step> = (0..10).map(|n| Step::Load(n, 3.0, 0.5)).collect();
+    if classifier {
+        drain.extend(overloaded.iter().cloned());
+    }
     for a in w.apps.clone() {
         drain.push(Step::Asks(a.0, 1, 0, None, true));
         drain.push(Step::Asks(a.0, 2, 0, None, true));
@@ -345,6 +387,19 @@ fn run(policy: PolicyKind, steps: &[Step]) -> Vec<Assignment> {
                 }
             }
         }
+        if classifier {
+            for st in &overloaded {
+                let e = event(&mut w, st).expect("a load");
+                let mut out = Vec::new();
+                s.handle_at(w.now, e, &mut out);
+                w.take(policy, &out);
+                for g in &out {
+                    if let Assignment::Allocate { app, .. } = g {
+                        *got.entry(*app).or_default() += 1;
+                    }
+                }
+            }
+        }
         let e = event(&mut w, &Step::Advance(10_000)).expect("a tick");
         let mut out = Vec::new();
         s.handle_at(w.now, e, &mut out);
@@ -371,8 +426,9 @@ proptest! {
     fn every_policy_keeps_the_invariants_and_decides_the_same_way_twice(
         steps in prop::collection::vec(step(), 0..80),
         which in 0usize..5,
+        classifier in any::<bool>(),
     ) {
         let policy = PolicyKind::ALL[which];
-        prop_assert_eq!(run(policy, &steps), run(policy, &steps));
+        prop_assert_eq!(run(policy, classifier, &steps), run(policy, classifier, &steps));
     }
 }
