@@ -1,5 +1,7 @@
 //! yard-profiles: the SQLite job-profile store (sqlx, WAL). Per job kind it keeps what the Dart
-//! profiler and task sampler measure (§5.1), and the fit of reduce time vs input (eq. 9).
+//! profiler and task sampler measure (§5.1), the fit of reduce time vs input (eq. 9), and the
+//! kind's type (seed 002 eq. 1–2: its map and reduce part CPU- or IO-bound, as its probes
+//! measured them; `yard_appmaster::typing`).
 //!
 //! Several masters (processes) write one database at once: every write is a single
 //! `BEGIN IMMEDIATE` transaction (the writer lock is taken up front, so two writers never
@@ -16,6 +18,7 @@ use sqlx::pool::PoolConnection;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions};
 use sqlx::{Row, Sqlite, SqlitePool};
 use yard_appmaster::policy::{PowerLaw, Profile, Profiler, RunRecord};
+use yard_appmaster::typing::{Bound, KindType, Part, PartType, Probe, RateSource};
 
 /// How long a writer waits for another to finish before giving up.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
@@ -37,6 +40,14 @@ pub enum ProfileError {
     BadKind(String),
     #[error("a reduce sample needs finite, non-negative bytes and seconds, not ({0}, {1})")]
     BadSample(f64, f64),
+    #[error("a job type needs finite, non-negative measurements and a positive disk rate: {0}")]
+    BadType(String),
+    #[error("job kind {kind:?}: the stored {part} type is unreadable ({why})")]
+    BadStoredType {
+        kind: String,
+        part: &'static str,
+        why: String,
+    },
 }
 
 /// The store of one database file.
@@ -54,6 +65,9 @@ pub struct Stored {
     pub sampled: Vec<(f64, f64)>,
     /// f(d) = a·d^b over every sample, when two distinct sizes allow a fit.
     pub fit: Option<PowerLaw>,
+    /// The kind's type, each part once a probe typed it ([`ProfileStore::record_type`]): a
+    /// master starts from it, so a kind typed before is typed from its first task on.
+    pub job_type: KindType,
 }
 
 impl Stored {
@@ -217,7 +231,74 @@ impl ProfileStore {
                 })
             })
             .transpose()?;
-        Ok(Stored { runs, sampled, fit })
+        let job_type = self.load_type(kind).await?;
+        Ok(Stored {
+            runs,
+            sampled,
+            fit,
+            job_type,
+        })
+    }
+
+    /// The type stored for `kind`: each part's, if a probe typed it (both `None` for a kind
+    /// never typed).
+    pub async fn load_type(&self, kind: &str) -> Result<KindType, ProfileError> {
+        check_kind(kind)?;
+        let Some(row) = sqlx::query("SELECT * FROM job_types WHERE kind = ?")
+            .bind(kind)
+            .fetch_optional(&self.pool)
+            .await?
+        else {
+            return Ok(KindType::default());
+        };
+        Ok(KindType {
+            map: part_from_row(&row, kind, Part::Map)?,
+            reduce: part_from_row(&row, kind, Part::Reduce)?,
+        })
+    }
+
+    /// Records `part` of `kind` as its probe typed it — unless that part is typed already: a
+    /// kind typed once keeps its type, and recording again only fills a part still missing
+    /// (another master's probe of the same kind, which finished later, or a later run on a
+    /// node with another disk rate, overwrites nothing). Returns whether it was stored; a
+    /// master whose record was not stored takes the stored type ([`Self::load_type`]).
+    pub async fn record_type(
+        &self,
+        kind: &str,
+        part: Part,
+        typed: &PartType,
+    ) -> Result<bool, ProfileError> {
+        check_kind(kind)?;
+        check_type(typed)?;
+        let p = part.name();
+        let mut conn = self.begin().await?;
+        let result = async {
+            sqlx::query("INSERT INTO job_types (kind) VALUES (?) ON CONFLICT (kind) DO NOTHING")
+                .bind(kind)
+                .execute(&mut *conn)
+                .await?;
+            // `p` is "map" or "reduce": the column names are ours, never input.
+            let filled = sqlx::query(sqlx::AssertSqlSafe(format!(
+                "UPDATE job_types SET {p}_bound = ?, {p}_input_bytes = ?, {p}_output_bytes = ?, \
+                 {p}_seconds = ?, {p}_demand = ?, {p}_disk_rate = ?, {p}_disk_rate_source = ?, \
+                 {p}_recorded_ms = ? WHERE kind = ? AND {p}_bound IS NULL"
+            )))
+            .bind(typed.bound.name())
+            .bind(typed.probe.input_bytes)
+            .bind(typed.probe.output_bytes)
+            .bind(typed.probe.seconds)
+            .bind(typed.demand)
+            .bind(typed.disk_rate)
+            .bind(typed.rate_source.name())
+            .bind(typed.recorded_ms)
+            .bind(kind)
+            .execute(&mut *conn)
+            .await?
+            .rows_affected();
+            Ok(filled == 1)
+        }
+        .await;
+        end(conn, result).await
     }
 
     /// A connection holding the writer lock (`BEGIN IMMEDIATE`); [`end`] commits or rolls back.
@@ -228,20 +309,79 @@ impl ProfileStore {
     }
 }
 
-async fn end(
+async fn end<T>(
     mut conn: PoolConnection<Sqlite>,
-    result: Result<(), ProfileError>,
-) -> Result<(), ProfileError> {
+    result: Result<T, ProfileError>,
+) -> Result<T, ProfileError> {
     match result {
-        Ok(()) => {
+        Ok(value) => {
             sqlx::query("COMMIT").execute(&mut *conn).await?;
-            Ok(())
+            Ok(value)
         }
         Err(e) => {
             let _ = sqlx::query("ROLLBACK").execute(&mut *conn).await;
             Err(e)
         }
     }
+}
+
+fn check_type(t: &PartType) -> Result<(), ProfileError> {
+    let measured = |x: f64| x.is_finite() && x >= 0.0;
+    let Probe {
+        input_bytes,
+        output_bytes,
+        seconds,
+    } = t.probe;
+    let ok = [input_bytes, output_bytes, seconds, t.demand]
+        .into_iter()
+        .all(measured)
+        && t.disk_rate.is_finite()
+        && t.disk_rate > 0.0;
+    if ok {
+        Ok(())
+    } else {
+        Err(ProfileError::BadType(format!("{t:?}")))
+    }
+}
+
+/// `part`'s columns of a `job_types` row: `None` while its bound is NULL (not typed yet).
+fn part_from_row(
+    row: &sqlx::sqlite::SqliteRow,
+    kind: &str,
+    part: Part,
+) -> Result<Option<PartType>, ProfileError> {
+    let p = part.name();
+    let col = |name: &str| format!("{p}_{name}");
+    let Some(bound) = row.try_get::<Option<String>, _>(col("bound").as_str())? else {
+        return Ok(None);
+    };
+    let bad = |why: String| ProfileError::BadStoredType {
+        kind: kind.to_owned(),
+        part: p,
+        why,
+    };
+    let real = |name: &str| -> Result<f64, ProfileError> {
+        row.try_get::<Option<f64>, _>(col(name).as_str())?
+            .ok_or_else(|| bad(format!("{} is NULL", col(name))))
+    };
+    let source: Option<String> = row.try_get(col("disk_rate_source").as_str())?;
+    Ok(Some(PartType {
+        bound: Bound::parse(&bound).ok_or_else(|| bad(format!("bound {bound:?}")))?,
+        probe: Probe {
+            input_bytes: real("input_bytes")?,
+            output_bytes: real("output_bytes")?,
+            seconds: real("seconds")?,
+        },
+        demand: real("demand")?,
+        disk_rate: real("disk_rate")?,
+        rate_source: source
+            .as_deref()
+            .and_then(RateSource::parse)
+            .ok_or_else(|| bad(format!("disk rate source {source:?}")))?,
+        recorded_ms: row
+            .try_get::<Option<i64>, _>(col("recorded_ms").as_str())?
+            .ok_or_else(|| bad(format!("{} is NULL", col("recorded_ms"))))?,
+    }))
 }
 
 async fn insert_samples(
