@@ -253,6 +253,7 @@ pub(crate) fn master(args: ShellMasterArgs) -> Result<()> {
             releases: std::mem::take(&mut releases),
             progress: f64::from(ended) / f64::from(total),
             tasks: None,
+            job_type: None,
         };
         let reply: AllocateReply = serde_json::from_value(to_rm(
             reqwest::Method::POST,

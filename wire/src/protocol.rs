@@ -201,6 +201,31 @@ pub struct AllocateRequest {
     /// policies size quotas on the work left. Optional: YARN's masters send none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tasks: Option<TaskCounts>,
+    /// The job's type, once its master knows it (seed 002 §4.1, eq. 1–2: from the kind's
+    /// probes, this run's or an earlier one's in the profile store), for the rm's overload
+    /// classifier. Optional: absent until a part is typed, and YARN's masters send none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job_type: Option<JobType>,
+}
+
+/// Whether a job's map part and reduce part are CPU- or IO-bound; a part not yet typed is
+/// absent (or `null`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct JobType {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub map: Option<TaskBound>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reduce: Option<TaskBound>,
+}
+
+/// What a part's tasks are bound by: `"cpu"` or `"io"` (the wire's copy of
+/// `yard_appmaster::typing::Bound`, which wire does not depend on).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TaskBound {
+    Cpu,
+    Io,
 }
 
 /// A job's tasks as its master counts them, for the rm's quota (ARIA's model of the work left).
@@ -309,6 +334,44 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("numContainer"), "{err}");
+    }
+
+    #[test]
+    fn the_job_type_rides_an_allocate_request_when_known_and_old_requests_still_read() {
+        let old = r#"{"applicationId": "application_1_0001", "progress": 0.5, "releases": [],
+            "asks": [], "tasks": {"mapsDone": 1, "mapsToRun": 3, "reducesDone": 0}}"#;
+        let r: AllocateRequest = serde_json::from_str(old).unwrap();
+        assert_eq!(r.job_type, None, "a request without it reads");
+        assert!(!serde_json::to_string(&r).unwrap().contains("jobType"));
+
+        let typed = AllocateRequest {
+            job_type: Some(JobType {
+                map: Some(TaskBound::Io),
+                reduce: None,
+            }),
+            ..r
+        };
+        let json = serde_json::to_string(&typed).unwrap();
+        assert!(json.contains(r#""jobType":{"map":"io"}"#), "{json}");
+        assert_eq!(
+            serde_json::from_str::<AllocateRequest>(&json).unwrap(),
+            typed
+        );
+
+        let both: JobType = serde_json::from_str(r#"{"map": "cpu", "reduce": "io"}"#).unwrap();
+        assert_eq!(
+            (both.map, both.reduce),
+            (Some(TaskBound::Cpu), Some(TaskBound::Io))
+        );
+        let unknown: JobType = serde_json::from_str(r#"{"map": null}"#).unwrap();
+        assert_eq!(unknown, JobType::default());
+        for bad in [
+            r#"{"map": "disk"}"#,
+            r#"{"maps": "io"}"#,
+            r#"{"map": "IO"}"#,
+        ] {
+            assert!(serde_json::from_str::<JobType>(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]
