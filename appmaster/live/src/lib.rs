@@ -131,6 +131,38 @@ pub(crate) struct Done {
     pub stats: Option<MapStats>,
     #[serde(default)]
     pub partial: Option<ReducePartial>,
+    /// What the attempt measured of itself, for job typing (seed 002 eq. 1–2): the master
+    /// types a part of a job kind by the first of its tasks to finish (`master::typing`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measured: Option<Measured>,
+}
+
+/// A finished attempt's own measurement: MID, MOD and MTCT in the paper's terms, and its
+/// node's disk rate as the container's environment gave it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(crate) struct Measured {
+    /// A map: the bytes it read (a synthetic map, which reads nothing: the input it stands
+    /// for). A reduce: its shuffle input, every map output it fetched.
+    pub input_bytes: u64,
+    /// A map: its partitions. A reduce: its partial answer as sent to the master (yard's
+    /// reduces write no file; that is what they write).
+    pub output_bytes: u64,
+    /// A map: from its start to its output written. A reduce: the same, less the time it
+    /// waited on the master for map outputs (waiting for maps to finish is not its work).
+    pub seconds: f64,
+    /// `YARD_DISK_RATE_BYTES_PER_S` as the task read it (at most 64 characters), `None` when
+    /// unset; the master parses it and falls back on the default when it cannot.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disk_rate_env: Option<String>,
+}
+
+impl Measured {
+    /// This container's disk rate variable, as read.
+    pub(crate) fn disk_rate_env() -> Option<String> {
+        std::env::var_os(yard_appmaster::typing::DISK_RATE_ENV)
+            .map(|v| v.to_string_lossy().chars().take(64).collect())
+    }
 }
 
 /// The master's reply to a task's progress, shuffle or readiness report.

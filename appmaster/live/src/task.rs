@@ -22,7 +22,8 @@ use yard_appmaster::apps::{AppSpec, Split, sample_partitions};
 use yard_appmaster::policy::Rng;
 
 use crate::{
-    BlockRef, Done, KILLED_EXIT, Order, OutputRef, Outputs, Reply, TaskSpec, Work, job_token,
+    BlockRef, Done, KILLED_EXIT, Measured, Order, OutputRef, Outputs, Reply, TaskSpec, Work,
+    job_token,
 };
 
 /// How often a task reports progress (and learns whether it was killed).
@@ -374,6 +375,11 @@ fn map(
         )?,
         None => Vec::new(),
     };
+    // What the map read; a synthetic map reads nothing and stands for its recorded input.
+    let input_bytes = match block {
+        Some(_) => input.len() as u64,
+        None => split.bytes,
+    };
     progress.set(0.3);
     if spec.hang {
         eprintln!(
@@ -413,6 +419,12 @@ fn map(
         output_bytes,
         stats: Some(out.stats),
         partial: None,
+        measured: Some(Measured {
+            input_bytes,
+            output_bytes,
+            seconds: started.elapsed().as_secs_f64(),
+            disk_rate_env: Measured::disk_rate_env(),
+        }),
     })
 }
 
@@ -614,10 +626,17 @@ fn reduce_task(
         .reduce(population, &kept)
         .with_context(|| format!("reduce {reduce}"))?;
     progress.set(1.0);
+    let written = serde_json::to_vec(&partial).map_or(0, |json| json.len() as u64);
     Ok(Done {
         output_bytes: kept_bytes,
         stats: None,
         partial: Some(partial),
+        measured: Some(Measured {
+            input_bytes: bytes,
+            output_bytes: written,
+            seconds: began.elapsed().saturating_sub(waited).as_secs_f64(),
+            disk_rate_env: Measured::disk_rate_env(),
+        }),
     })
 }
 

@@ -10,10 +10,15 @@
 //! A job kind the profile store knows nothing about first runs the task sampler (Dart §5.1):
 //! a few maps and reduces at geometric input sizes under `full`, whose run is stored; the job
 //! proper then starts with that profile, its deadline shortened by the time the sampler took.
+//!
+//! A job kind whose type (seed 002 eq. 1–2: CPU- or IO-bound, map and reduce part each) is not
+//! in the store is typed by its first finished map and reduce as the job runs (`typing.rs`);
+//! the type rides every allocate request once known, and the job's answer and status show it.
 
 mod recovery;
 mod rm;
 mod state;
+mod typing;
 mod umbilical;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
@@ -39,8 +44,8 @@ use yard_appmaster::policy::{
 };
 use yard_profiles::ProfileStore;
 use yard_wire::protocol::{
-    AllocateReply, AllocateRequest, Allocated, Dataset, Resource, ResourceRequest, StartContainer,
-    TaskCounts,
+    AllocateReply, AllocateRequest, Allocated, Dataset, JobType, Resource, ResourceRequest,
+    StartContainer, TaskBound, TaskCounts,
 };
 
 use crate::{BlockRef, Done, Order, OutputRef, Outputs, Reply, TaskSpec, Work};
@@ -48,6 +53,7 @@ use crate::{BlockRef, Done, Order, OutputRef, Outputs, Reply, TaskSpec, Work};
 use recovery::*;
 use rm::*;
 use state::*;
+use typing::*;
 use umbilical::*;
 
 /// How often the master calls the rm, and ticks the policy (straggler detection).
@@ -264,6 +270,9 @@ struct Outcome {
     overheads: Vec<f64>,
     /// Maps an earlier master attempt finished, taken back.
     recovered: u32,
+    /// The job's type (`typing::job_type_json`), set by `job` once this run's types are
+    /// stored (the store's may win).
+    job_type: Value,
 }
 
 /// Runs one policy over its maps to its `Finish`. With a guard, at `deadline − guard` the
@@ -330,6 +339,7 @@ async fn run_phase(shared: &Arc<Shared>, phase: Phase) -> Result<Outcome> {
                 record: job.observer.record(),
                 deadline: job.deadline,
                 recovered: job.recovered,
+                job_type: Value::Null,
             });
         }
         if ticked {
@@ -484,6 +494,14 @@ async fn job(
         Some(store) => store.load(&kind).await?,
         None => Default::default(),
     };
+    // A kind typed before is typed from its first task on; an untyped part gets its probe.
+    with(&shared, |s| {
+        s.typing = yard_appmaster::typing::Typing::new(stored.job_type);
+    });
+    log_line(&format!(
+        "job type of {kind:?}: {}",
+        stored.job_type.describe()
+    ));
     // The task sampler runs once per kind: runs alone (a `full` run, say) give reduce samples
     // all of one size, from which f(d) cannot be fitted.
     let cold = stored.sampled.is_empty();
@@ -511,7 +529,9 @@ async fn job(
             recovered: Vec::new(),
             guard: None,
         };
-        let outcome = run_phase(&shared, sampler).await?;
+        let outcome = run_phase(&shared, sampler).await;
+        save_types(&shared, store.as_ref(), &kind).await;
+        let outcome = outcome?;
         if let Some(store) = &store {
             // Its reduce samples are the sampler's; the rest (map durations, partition size,
             // shuffle bandwidth) is a run like any other.
@@ -557,7 +577,10 @@ async fn job(
                 && args.guard_seconds > 0.0)
                 .then_some(args.guard_seconds),
         };
-        let outcome = run_phase(&shared, job).await?;
+        let outcome = run_phase(&shared, job).await;
+        save_types(&shared, store.as_ref(), &kind).await;
+        let mut outcome = outcome?;
+        outcome.job_type = with(&shared, |s| job_type_json(&s.typing));
         if let Some(store) = &store {
             store.add_run(&kind, now_ms(), &outcome.record).await?;
         }
@@ -654,6 +677,7 @@ fn answer(
         "guardFired": p.guarded,
         "reducesAbandoned": p.reduces_abandoned,
         "schedulingOverheadMs": overhead_summary(&outcome.overheads),
+        "jobType": outcome.job_type,
     });
     if let Some(object) = answer.as_object_mut() {
         object.insert("job".into(), job);

@@ -84,6 +84,32 @@ pub(super) async fn start_runner(
     Ok(())
 }
 
+impl State {
+    /// The next allocate call: asks, the releases not yet sent, progress, the job proper's
+    /// task counts and the job's type once known.
+    pub(super) fn allocate_request(&mut self) -> AllocateRequest {
+        let progress = self.progress_for_rm();
+        // The job proper's counts (the task sampler's maps are not the job's): the rm sizes
+        // a deadline job's quota on the maps and reduces left.
+        let tasks = self.job.as_ref().filter(|j| !j.sampler).map(|j| {
+            let p = j.policy.progress();
+            TaskCounts {
+                maps_done: p.maps_done,
+                maps_to_run: if p.map_phase_closed { p.k } else { p.maps }.max(p.maps_done),
+                reduces_done: p.reduces_done,
+            }
+        });
+        AllocateRequest {
+            application_id: self.application.clone(),
+            asks: self.asks(),
+            releases: std::mem::take(&mut self.releases),
+            progress: progress.clamp(0.0, 1.0),
+            tasks,
+            job_type: self.job_type(),
+        }
+    }
+}
+
 /// Calls the rm every `ALLOCATE_EVERY` (at once when something changed) until stopping.
 pub(super) async fn allocate_loop(shared: Arc<Shared>, rm: Arc<RmClient>, exe: String) {
     let mut unreachable_since: Option<Instant> = None;
@@ -91,25 +117,7 @@ pub(super) async fn allocate_loop(shared: Arc<Shared>, rm: Arc<RmClient>, exe: S
         let changed = shared.changed.notified();
         let (request, stopping) = {
             let mut s = shared.lock();
-            let progress = s.progress_for_rm();
-            // The job proper's counts (the task sampler's maps are not the job's): the rm sizes
-            // a deadline job's quota on the maps and reduces left.
-            let tasks = s.job.as_ref().filter(|j| !j.sampler).map(|j| {
-                let p = j.policy.progress();
-                TaskCounts {
-                    maps_done: p.maps_done,
-                    maps_to_run: if p.map_phase_closed { p.k } else { p.maps }.max(p.maps_done),
-                    reduces_done: p.reduces_done,
-                }
-            });
-            let request = AllocateRequest {
-                application_id: s.application.clone(),
-                asks: s.asks(),
-                releases: std::mem::take(&mut s.releases),
-                progress: progress.clamp(0.0, 1.0),
-                tasks,
-            };
-            (request, s.stopping)
+            (s.allocate_request(), s.stopping)
         };
         let releases = request.releases.clone();
         match rm

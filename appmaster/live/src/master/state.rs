@@ -138,6 +138,8 @@ pub(super) struct State {
     pub(super) progress_sent: f64,
     /// Fault injection: the map of this split hangs (`--hang-split`).
     pub(super) hang_split: Option<u32>,
+    /// The job kind's type: from the store, or typed by this run's probes (`typing.rs`).
+    pub(super) typing: yard_appmaster::typing::Typing,
 }
 
 pub(super) struct Shared {
@@ -212,6 +214,7 @@ impl State {
             map_min_seconds: 0.0,
             progress_sent: 0.0,
             hang_split: None,
+            typing: Default::default(),
         }
     }
 
@@ -523,6 +526,10 @@ impl State {
                 job.inputs_in.insert(reduce);
                 job.partials.extend(done.partial)
             }
+        }
+        let task = live.task;
+        if let Some(measured) = &done.measured {
+            self.probe(task, measured);
         }
         self.feed(Event::TaskFinished {
             attempt,
@@ -927,6 +934,7 @@ impl State {
             "reduces": p.reduces,
             "reducesDone": p.reduces_done,
             "containers": self.containers.values().filter(|h| !h.released).count(),
+            "jobType": self.typing.known().describe(),
         })
     }
 }
@@ -1113,6 +1121,7 @@ mod tests {
             output_bytes: 30,
             stats: None,
             partial: None,
+            measured: None,
         };
         assert!(!s.done(&task.attempt, done.clone()).kill);
         // A second report of the same attempt is told to stop, and counts nothing.
@@ -1254,6 +1263,7 @@ mod tests {
             output_bytes: bytes,
             stats: None,
             partial: None,
+            measured: None,
         }
     }
 
@@ -1476,5 +1486,126 @@ mod tests {
         s.allocated(ended("c2", ContainerEnd::Lost, None));
         let p = s.job.as_ref().unwrap().policy.progress();
         assert_eq!((p.k, p.maps_done, p.restarts_waiting), (3, 3, 0));
+    }
+
+    fn measured(input: u64, output: u64, seconds: f64, rate: Option<&str>) -> Done {
+        Done {
+            measured: Some(crate::Measured {
+                input_bytes: input,
+                output_bytes: output,
+                seconds,
+                disk_rate_env: rate.map(str::to_owned),
+            }),
+            ..done(output)
+        }
+    }
+
+    const MB: u64 = 1_000_000;
+
+    #[test]
+    fn the_first_finished_map_and_reduce_type_an_untyped_kind_and_every_allocate_carries_it() {
+        use yard_appmaster::typing::{Part, RateSource};
+        let mut s = state();
+        assert_eq!(s.allocate_request().job_type, None, "unknown until typed");
+        s.allocated(AllocateReply {
+            allocated: vec![
+                granted("c1", "a:1"),
+                granted("c2", "b:1"),
+                granted("c3", "c:1"),
+            ],
+            completed: Vec::new(),
+        });
+        let maps: Vec<_> = ["c1", "c2", "c3"]
+            .iter()
+            .map(|c| run_order(s.next_order(c)))
+            .collect();
+        // A task that did not measure itself (an older task binary) is no probe.
+        assert!(!s.done(&maps[2].attempt, done(30)).kill);
+        assert_eq!(s.allocate_request().job_type, None);
+        // The first that did: 64 + 64 MB in 2 s on a 50 MB/s disk, IO-bound.
+        let io = measured(64 * MB, 64 * MB, 2.0, Some("50000000"));
+        assert!(!s.done(&maps[1].attempt, io).kill);
+        let io_map = JobType {
+            map: Some(TaskBound::Io),
+            reduce: None,
+        };
+        assert_eq!(s.allocate_request().job_type, Some(io_map));
+        // A later map, however CPU-bound, is no probe.
+        let cpu = measured(MB, 0, 100.0, Some("50000000"));
+        assert!(!s.done(&maps[0].attempt, cpu).kill);
+        assert_eq!(s.allocate_request().job_type, Some(io_map));
+        // Nothing waited for the probe: every map ran beside it.
+        assert_eq!(s.job.as_ref().unwrap().policy.progress().maps_done, 3);
+        // The reduce's node gave no usable rate: typed against the default, and it says so.
+        let reduce = ["c1", "c2", "c3"]
+            .iter()
+            .find_map(|c| match s.next_order(c) {
+                Some(Order::Run { task }) => Some(task),
+                _ => None,
+            })
+            .expect("the reduce runs in one of the containers");
+        assert!(matches!(reduce.work, Work::Reduce { .. }));
+        let r = measured(8 * MB, 1_000, 8.0, Some("fast"));
+        assert!(!s.done(&reduce.attempt, r).kill);
+        assert_eq!(
+            s.allocate_request().job_type,
+            Some(JobType {
+                map: Some(TaskBound::Io),
+                reduce: Some(TaskBound::Cpu),
+            })
+        );
+        let unsaved = s.typing.take_unsaved();
+        assert_eq!(
+            unsaved.iter().map(|(p, _)| *p).collect::<Vec<_>>(),
+            [Part::Map, Part::Reduce]
+        );
+        assert_eq!(unsaved[0].1.disk_rate, 50e6);
+        assert_eq!(unsaved[1].1.rate_source, RateSource::Default);
+        let shown = job_type_json(&s.typing);
+        assert_eq!(shown["map"]["bound"], "io");
+        assert_eq!(shown["map"]["fromStore"], false);
+        assert_eq!(shown["reduce"]["diskRateSource"], "default");
+        assert!(
+            shown["summary"].as_str().unwrap().starts_with(
+                "map: io-bound (q = 64 MB/s against a 50 MB/s disk); reduce: cpu-bound"
+            ),
+            "{shown}"
+        );
+        assert_eq!(s.status()["jobType"], shown["summary"]);
+    }
+
+    #[test]
+    fn a_kind_typed_in_the_store_is_typed_from_its_first_allocate_and_has_no_probes() {
+        use yard_appmaster::typing::{KindType, PartType, Probe, Typing};
+        let mut s = state();
+        let stored = PartType::of(
+            Probe {
+                input_bytes: 64e6,
+                output_bytes: 32e6,
+                seconds: 8.0,
+            },
+            Some(50e6),
+            1,
+        )
+        .unwrap();
+        s.typing = Typing::new(KindType {
+            map: Some(stored),
+            reduce: None,
+        });
+        let cpu_map = JobType {
+            map: Some(TaskBound::Cpu),
+            reduce: None,
+        };
+        assert_eq!(s.allocate_request().job_type, Some(cpu_map));
+        s.allocated(AllocateReply {
+            allocated: vec![granted("c1", "a:1")],
+            completed: Vec::new(),
+        });
+        let map = run_order(s.next_order("c1"));
+        let io = measured(64 * MB, 64 * MB, 1.0, Some("50000000"));
+        assert!(!s.done(&map.attempt, io).kill);
+        assert_eq!(s.allocate_request().job_type, Some(cpu_map), "kept");
+        assert!(s.typing.take_unsaved().is_empty(), "nothing new to store");
+        assert_eq!(job_type_json(&s.typing)["map"]["fromStore"], true);
     }
 }
