@@ -1579,6 +1579,7 @@ mod tests {
                 releases,
                 progress: 0.5,
                 tasks: None,
+                job_type: None,
             },
         )
     }
