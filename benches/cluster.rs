@@ -244,6 +244,8 @@ async fn main() {
         stop_grace: Duration::from_secs(1),
         credential: node_credential.clone(),
         keep_finished: 10,
+        // Set, not measured: no disk probe before the timed runs.
+        disk_rate: Some(200e6),
     };
     tokio::spawn(yard_nodemanager::daemon::serve(
         nm_options,

@@ -91,6 +91,11 @@ pub(crate) struct NmArgs {
     /// How many ended containers' directories (with their logs) to keep [default: 50].
     #[arg(long, env = "YARD_NM_KEEP_FINISHED")]
     keep_finished: Option<usize>,
+    /// The node's disk rate (the classifier's DiskIORate): bytes per second, or with a unit,
+    /// e.g. 200MB/s or 1.5GiB/s [default: measured at start by a short sequential write and
+    /// read in the work directory].
+    #[arg(long, env = "YARD_NM_DISK_RATE", value_name = "RATE")]
+    disk_rate: Option<String>,
 }
 
 /// The `--config` file.
@@ -129,6 +134,7 @@ struct NmFile {
     max_block_mb: Option<u64>,
     credential_file: Option<PathBuf>,
     keep_finished: Option<usize>,
+    disk_rate: Option<String>,
 }
 
 /// Reads the `--config` file; a file that cannot be read or parsed is bad input (exit 2).
@@ -279,6 +285,12 @@ pub(crate) fn nm(args: NmArgs) -> Result<()> {
         },
         None => DataSettings::default(),
     };
+    let disk_rate = args
+        .disk_rate
+        .or(file.disk_rate)
+        .map(|r| yard_nodemanager::disk::parse_rate(&r))
+        .transpose()
+        .map_err(|e| BadInput(format!("--disk-rate {e}")))?;
     let rm = rm.trim_end_matches('/').to_owned();
     let credential_file = args.credential_file.or(file.credential_file);
     let credential = crate::auth::node_credential_for(&rm, credential_file.as_deref())?;
@@ -299,6 +311,7 @@ pub(crate) fn nm(args: NmArgs) -> Result<()> {
             .unwrap_or_else(|| "yard-nm".into()),
         heartbeat: Duration::from_millis(heartbeat_ms.max(10)),
         stop_grace: Duration::from_secs(5),
+        disk_rate,
     };
     runtime()?
         .block_on(yard_nodemanager::daemon::serve_with(

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use std::io;
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -48,7 +49,14 @@ pub struct NmOptions {
     /// How many ended containers' directories (logs included) to keep for debugging; older
     /// ones are removed.
     pub keep_finished: usize,
+    /// The node's disk rate, bytes per second, as the operator set it; `None` measures it at
+    /// start ([`crate::disk`]).
+    pub disk_rate: Option<f64>,
 }
+
+/// The variable every container is given the node's disk rate in, bytes per second (the
+/// master's job typing reads it); not set while the rate is unknown.
+pub const DISK_RATE_ENV: &str = "YARD_DISK_RATE_BYTES_PER_S";
 
 struct Node {
     id: String,
@@ -62,6 +70,9 @@ struct Node {
     cgroups: Cgroups,
     data: Arc<DataDir>,
     http: reqwest::Client,
+    /// The disk rate (bytes per second, an `f64`'s bits; 0: unknown), known before the node
+    /// registers and so before any container starts.
+    disk_rate: AtomicU64,
 }
 
 fn now_ms() -> i64 {
@@ -164,6 +175,10 @@ impl Node {
             Refused(status, e.to_string())
         })?;
         env.extend(data_env);
+        let disk_rate = f64::from_bits(self.disk_rate.load(Ordering::Relaxed));
+        if disk_rate > 0.0 {
+            env.insert(DISK_RATE_ENV.into(), format!("{disk_rate:.0}"));
+        }
         let spec = ContainerSpec {
             id: token.container_id.clone(),
             command: s.command,
@@ -378,6 +393,38 @@ async fn start_container(
     }
 }
 
+/// The node's disk rate: the operator's, else measured in the work directory (0 if the probe
+/// fails: unknown).
+async fn disk_rate(options: &NmOptions) -> f64 {
+    if let Some(rate) = options.disk_rate {
+        tracing::info!(bytes_per_s = rate, "disk rate as configured");
+        return rate;
+    }
+    let dir = options.work_dir.clone();
+    match tokio::task::spawn_blocking(move || crate::disk::probe(&dir)).await {
+        Ok(Ok(p)) => {
+            tracing::info!(
+                bytes_per_s = p.rate(),
+                write_bytes_per_s = p.write_bytes_per_s,
+                read_bytes_per_s = p.read_bytes_per_s,
+                written = p.written_bytes,
+                read = p.read_bytes,
+                dir = %options.work_dir.display(),
+                "disk rate measured (the slower of a sequential write and read)"
+            );
+            p.rate()
+        }
+        Ok(Err(e)) => {
+            tracing::warn!(error = %e, dir = %options.work_dir.display(), "cannot measure the disk rate; jobs cannot be typed by it until it is set: give the nodemanager --disk-rate");
+            0.0
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "the disk probe did not finish; set --disk-rate");
+            0.0
+        }
+    }
+}
+
 /// Runs the nodemanager until `shutdown` resolves; `ready` hears the bound address first.
 pub async fn serve(
     options: NmOptions,
@@ -412,11 +459,15 @@ pub async fn serve_with(
         cgroups,
         data: data.clone(),
         http: reqwest::Client::new(),
+        disk_rate: AtomicU64::new(0),
     });
     ready(addr);
     let beating = node.clone();
     let heartbeats = tokio::spawn(async move {
         let mut sampler = Sampler::new();
+        let rate = disk_rate(&beating.options).await;
+        beating.disk_rate.store(rate.to_bits(), Ordering::Relaxed);
+        sampler.set_disk_rate(rate);
         let mut last = Instant::now();
         let mut registered = false;
         let mut tick = tokio::time::interval(beating.options.heartbeat);

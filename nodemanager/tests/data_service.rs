@@ -72,6 +72,8 @@ async fn blocks_and_map_outputs_on_a_live_nodemanager() {
         stop_grace: Duration::from_secs(5),
         credential: "a node credential".into(),
         keep_finished: 1,
+        // Set, not measured: the probe is tested on its own.
+        disk_rate: Some(100e6),
     };
     let nm_task = tokio::spawn(serve(
         options,
