@@ -481,7 +481,6 @@ async fn job(
     ));
     // What an earlier attempt of this master kept: its finished maps.
     let kept = read_kept(rm).await;
-    let allocator = tokio::spawn(allocate_loop(shared.clone(), rm.clone(), exe));
 
     let store = match &profiles {
         Some(path) => Some(ProfileStore::open(path).await?),
@@ -502,6 +501,8 @@ async fn job(
         "job type of {kind:?}: {}",
         stored.job_type.describe()
     ));
+    // The rm is called from here on: a kind typed before is typed in its first request.
+    let allocator = tokio::spawn(allocate_loop(shared.clone(), rm.clone(), exe));
     // The task sampler runs once per kind: runs alone (a `full` run, say) give reduce samples
     // all of one size, from which f(d) cannot be fitted.
     let cold = stored.sampled.is_empty();

@@ -113,12 +113,20 @@ impl State {
 /// Calls the rm every `ALLOCATE_EVERY` (at once when something changed) until stopping.
 pub(super) async fn allocate_loop(shared: Arc<Shared>, rm: Arc<RmClient>, exe: String) {
     let mut unreachable_since: Option<Instant> = None;
+    let mut type_sent = None;
     loop {
         let changed = shared.changed.notified();
         let (request, stopping) = {
             let mut s = shared.lock();
             (s.allocate_request(), s.stopping)
         };
+        if request.job_type != type_sent {
+            type_sent = request.job_type;
+            log_line(&format!(
+                "allocate requests carry jobType {}",
+                json!(request.job_type)
+            ));
+        }
         let releases = request.releases.clone();
         match rm
             .app_call(reqwest::Method::POST, "allocate", json!(request))
