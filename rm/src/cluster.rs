@@ -144,8 +144,51 @@ pub struct NodeInfo {
     pub capability: Resource,
     pub state: NodeState,
     pub last_heartbeat_ms: i64,
+    /// The node's last load sample (default until its first heartbeat). Kept in the store, so
+    /// after an rm restart it is the last known load until the node's next heartbeat.
     pub telemetry: NodeTelemetry,
+    /// When the rm received `telemetry`, ms since the epoch (`None`: no sample yet).
+    pub telemetry_ms: Option<i64>,
     pub containers: BTreeSet<String>,
+}
+
+/// How many load samples the rm keeps per node: a minute at the nodemanagers' default
+/// heartbeat of 1 s, enough to see a trend beside the load averages; older samples drop out.
+pub const TELEMETRY_HISTORY: usize = 60;
+
+/// A node's last [`TELEMETRY_HISTORY`] load samples with the time the rm received each (ms
+/// since the epoch), oldest first, in the order they arrived.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TelemetryRing {
+    samples: VecDeque<(i64, NodeTelemetry)>,
+}
+
+impl TelemetryRing {
+    /// Adds the newest sample, dropping the oldest beyond [`TELEMETRY_HISTORY`].
+    pub fn push(&mut self, at_ms: i64, sample: NodeTelemetry) {
+        if self.samples.len() == TELEMETRY_HISTORY {
+            self.samples.pop_front();
+        }
+        self.samples.push_back((at_ms, sample));
+    }
+
+    /// Oldest first.
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = (i64, &NodeTelemetry)> + '_ {
+        self.samples.iter().map(|(at, t)| (*at, t))
+    }
+
+    pub fn len(&self) -> usize {
+        self.samples.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.samples.is_empty()
+    }
+
+    /// The newest sample.
+    pub fn last(&self) -> Option<(i64, &NodeTelemetry)> {
+        self.samples.back().map(|(at, t)| (*at, t))
+    }
 }
 
 /// An application as submitted: who, where, and how to start its master (Hadoop's
@@ -347,6 +390,10 @@ pub struct Cluster {
     master_env: BTreeMap<String, String>,
     /// Containers preempted (their masters told) whose end the node has not reported yet.
     preempted: BTreeSet<String>,
+    /// Each node's recent load samples (beside `NodeInfo`, which the store copies at every
+    /// change: the ring stays here). Not stored: after a restart it starts from the last
+    /// sample the store kept.
+    telemetry_history: BTreeMap<String, TelemetryRing>,
 }
 
 /// The priority an application master's container is asked at (before any of its tasks).
@@ -411,6 +458,7 @@ impl Cluster {
             url: None,
             master_env: BTreeMap::new(),
             preempted: BTreeSet::new(),
+            telemetry_history: BTreeMap::new(),
             datasets: BTreeMap::new(),
             dirty_datasets: BTreeSet::new(),
             recovering: VecDeque::new(),
@@ -629,6 +677,12 @@ impl Cluster {
     /// again (their next heartbeat is told to): the new scheduler knows nothing of them yet.
     pub fn restore(&mut self, apps: Vec<AppRecord>, nodes: Vec<NodeInfo>) {
         for n in nodes {
+            if let Some(at) = n.telemetry_ms {
+                self.telemetry_history
+                    .entry(n.node_id.clone())
+                    .or_default()
+                    .push(at, n.telemetry.clone());
+            }
             self.nodes.insert(
                 n.node_id.clone(),
                 NodeInfo {
@@ -773,6 +827,20 @@ impl Cluster {
         self.nodes.values()
     }
 
+    pub fn node(&self, node_id: &str) -> Option<&NodeInfo> {
+        self.nodes.get(node_id)
+    }
+
+    /// A node's recent load samples with the time the rm received each (ms since the epoch),
+    /// oldest first; at most [`TELEMETRY_HISTORY`]. Empty for an unknown node, or one that has
+    /// sent none since the rm started (the store's last sample excepted).
+    pub fn telemetry_history(&self, node_id: &str) -> impl Iterator<Item = (i64, &NodeTelemetry)> {
+        self.telemetry_history
+            .get(node_id)
+            .into_iter()
+            .flat_map(TelemetryRing::iter)
+    }
+
     pub fn apps(&self) -> impl Iterator<Item = &AppInfo> {
         self.apps.values()
     }
@@ -792,6 +860,12 @@ impl Cluster {
             .entry(r.node_id.clone())
             .or_insert(next_node);
         self.node_names.insert(id, r.node_id.clone());
+        // A node that rejoins keeps its last known load until its next heartbeat.
+        let (telemetry, telemetry_ms) = self
+            .nodes
+            .remove(&r.node_id)
+            .map(|n| (n.telemetry, n.telemetry_ms))
+            .unwrap_or_default();
         self.nodes.insert(
             r.node_id.clone(),
             NodeInfo {
@@ -800,7 +874,8 @@ impl Cluster {
                 capability: r.capability,
                 state: NodeState::Running,
                 last_heartbeat_ms: now_ms,
-                telemetry: NodeTelemetry::default(),
+                telemetry,
+                telemetry_ms,
                 containers: BTreeSet::new(),
             },
         );
@@ -889,6 +964,11 @@ impl Cluster {
             };
         };
         node.last_heartbeat_ms = now_ms;
+        node.telemetry_ms = Some(now_ms);
+        self.telemetry_history
+            .entry(hb.node_id.clone())
+            .or_default()
+            .push(now_ms, hb.telemetry.clone());
         node.telemetry = hb.telemetry;
         self.dirty_nodes.insert(hb.node_id.clone());
         for status in hb.completed {
@@ -2114,5 +2194,99 @@ mod tests {
             c.app(&id).unwrap().master.as_deref(),
             Some(master.container.container_id.as_str())
         );
+    }
+
+    #[test]
+    fn the_telemetry_ring_keeps_the_newest_samples_oldest_first() {
+        let sample = |load| NodeTelemetry {
+            load_1m: load,
+            ..NodeTelemetry::default()
+        };
+        let mut ring = TelemetryRing::default();
+        assert!(ring.is_empty() && ring.last().is_none());
+        for i in 0..(TELEMETRY_HISTORY as i64 + 25) {
+            ring.push(1_000 + i, sample(i as f64));
+            assert_eq!(ring.len(), (i as usize + 1).min(TELEMETRY_HISTORY));
+        }
+        let times: Vec<i64> = ring.iter().map(|(at, _)| at).collect();
+        let first = 1_000 + 25;
+        assert_eq!(
+            times,
+            (first..first + TELEMETRY_HISTORY as i64).collect::<Vec<_>>()
+        );
+        assert!(ring.iter().all(|(at, t)| t.load_1m == (at - 1_000) as f64));
+        assert_eq!(ring.last().map(|(at, _)| at), times.last().copied());
+    }
+
+    #[test]
+    fn heartbeats_fill_each_nodes_history_and_a_rejoining_node_keeps_its_last_load() {
+        let mut c = cluster(&[("n1:8042", "r1"), ("n2:8042", "r1")]);
+        let beat = |c: &mut Cluster, now: i64, node: &str, load: f64| {
+            c.heartbeat(
+                now,
+                NodeHeartbeat {
+                    node_id: node.into(),
+                    running: vec![],
+                    completed: vec![],
+                    telemetry: NodeTelemetry {
+                        load_1m: load,
+                        cores: 4,
+                        ..NodeTelemetry::default()
+                    },
+                },
+            )
+        };
+        assert_eq!(c.node("n1:8042").unwrap().telemetry_ms, None);
+        assert_eq!(c.telemetry_history("n1:8042").count(), 0);
+        for i in 0..100 {
+            beat(&mut c, 2_000 + i * 10, "n1:8042", i as f64);
+        }
+        beat(&mut c, 5_000, "n2:8042", 7.0);
+        let n1: Vec<(i64, f64)> = c
+            .telemetry_history("n1:8042")
+            .map(|(at, t)| (at, t.load_1m))
+            .collect();
+        assert_eq!(n1.len(), TELEMETRY_HISTORY);
+        assert_eq!(n1[0], (2_000 + 40 * 10, 40.0));
+        assert_eq!(n1.last(), Some(&(2_990, 99.0)));
+        assert!(n1.windows(2).all(|w| w[0].0 < w[1].0), "oldest first");
+        let n2: Vec<f64> = c
+            .telemetry_history("n2:8042")
+            .map(|(_, t)| t.load_1m)
+            .collect();
+        assert_eq!(n2, [7.0]);
+        assert_eq!(c.telemetry_history("nowhere:1").count(), 0);
+        let node = c.node("n1:8042").unwrap();
+        assert_eq!(
+            (node.telemetry_ms, node.telemetry.load_1m),
+            (Some(2_990), 99.0)
+        );
+        // A node unknown to the rm (it must register again) adds nothing.
+        beat(&mut c, 6_000, "n3:8042", 1.0);
+        assert_eq!(c.telemetry_history("n3:8042").count(), 0);
+        // Registering again keeps the last known load and the history.
+        c.register_node(
+            7_000,
+            RegisterNode {
+                node_id: "n1:8042".into(),
+                rack: "r1".into(),
+                capability: Resource {
+                    memory_mb: 4096,
+                    vcores: 4,
+                },
+                containers: Vec::new(),
+            },
+        );
+        let node = c.node("n1:8042").unwrap();
+        assert_eq!(
+            (node.telemetry_ms, node.telemetry.load_1m),
+            (Some(2_990), 99.0)
+        );
+        assert_eq!(c.telemetry_history("n1:8042").count(), TELEMETRY_HISTORY);
+        // The store gets the last sample with the node.
+        let stored = c.take_changes().nodes;
+        assert!(stored.iter().any(|n| n.node_id == "n1:8042"
+            && n.telemetry_ms == Some(2_990)
+            && n.telemetry.load_1m == 99.0));
     }
 }

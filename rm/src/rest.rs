@@ -25,6 +25,7 @@ use serde_json::{Value, json};
 use yard_wire::auth::{AuthError, BearerKey, DataGrant, Principal, bearer_of};
 use yard_wire::limits::{self, FieldError};
 use yard_wire::protocol::{AllocateRequest, Dataset, NodeHeartbeat, RegisterNode};
+use yard_wire::telemetry::NodeTelemetry;
 
 use crate::app::AppState;
 use crate::aria;
@@ -427,6 +428,7 @@ async fn heartbeat(
     caller.node(&hb.node_id)?;
     limits::check_len("running", hb.running.len())?;
     limits::check_len("completed", hb.completed.len())?;
+    hb.telemetry.check("telemetry")?;
     ok(json!(rm.with(|c, now| c.heartbeat(now, hb))))
 }
 
@@ -1046,8 +1048,10 @@ async fn app_attempts(State(rm): State<Rm>, Path(id): Path<String>, _caller: Cal
     }
 }
 
-fn node_json(n: &NodeInfo) -> Value {
-    json!({
+/// One node as both nodes routes show it: Hadoop's fields, YARN's `resourceUtilization`, and
+/// yard's own view of its load (`yardLoad`). A further per-node object is one more key here.
+fn node_json(_cluster: &Cluster, n: &NodeInfo) -> Value {
+    let mut node = json!({
         "id": n.node_id,
         "rack": n.rack,
         "state": match n.state { NodeState::Running => "RUNNING", NodeState::Lost => "LOST" },
@@ -1056,16 +1060,86 @@ fn node_json(n: &NodeInfo) -> Value {
         "lastHealthUpdate": n.last_heartbeat_ms,
         "numContainers": n.containers.len(),
         "totalResource": { "memory": n.capability.memory_mb, "vCores": n.capability.vcores },
+    });
+    node["resourceUtilization"] = resource_utilization(&n.telemetry);
+    node["yardLoad"] = yard_load(n);
+    node
+}
+
+/// `GET /ws/v1/cluster/nodes/{id}`: [`node_json`] and the node's recent samples, oldest first.
+fn node_detail_json(cluster: &Cluster, n: &NodeInfo) -> Value {
+    let mut node = node_json(cluster, n);
+    node["yardLoadHistory"] = cluster
+        .telemetry_history(&n.node_id)
+        .map(|(at, t)| {
+            json!({
+                "time": at,
+                "load1m": t.load_1m,
+                "cpuPercent": t.cpu_percent,
+                "memoryUsedFraction": memory_used_fraction(t),
+                "diskReadBytesPerS": t.disk_read_bytes_per_s,
+                "diskWriteBytesPerS": t.disk_write_bytes_per_s,
+                "ownCpuPercent": t.own.cpu_percent,
+            })
+        })
+        .collect();
+    node
+}
+
+fn memory_used_fraction(t: &NodeTelemetry) -> f64 {
+    if t.memory_total_bytes == 0 {
+        return 0.0;
+    }
+    t.memory_used_bytes as f64 / t.memory_total_bytes as f64
+}
+
+/// YARN's `resourceUtilization` (Hadoop's `ResourceUtilizationInfo`, field for field): memory
+/// in MB (virtual: physical and swap in use); CPU as YARN's `ResourceUtilization` counts it, in
+/// cores kept busy (1.5: one and a half cores), the node's over its logical CPUs and the
+/// containers' summed over their process trees. All 0 until the node's first sample, as YARN
+/// reports a node without one.
+fn resource_utilization(t: &NodeTelemetry) -> Value {
+    let mb = |bytes: u64| bytes >> 20;
+    let containers = |f: fn(&yard_wire::telemetry::ContainerUsage) -> u64| {
+        t.containers.iter().map(f).fold(0u64, u64::saturating_add)
+    };
+    json!({
+        "nodePhysicalMemoryMB": mb(t.memory_used_bytes),
+        "nodeVirtualMemoryMB": mb(t.memory_used_bytes.saturating_add(t.swap_used_bytes)),
+        "nodeCPUUsage": t.cpu_percent / 100.0 * f64::from(t.cores),
+        "aggregatedContainersPhysicalMemoryMB": mb(containers(|c| c.rss_bytes)),
+        "aggregatedContainersVirtualMemoryMB": mb(containers(|c| c.virtual_bytes)),
+        "containersCPUUsage": t.containers.iter().map(|c| c.cpu_percent).sum::<f64>() / 100.0,
     })
 }
 
+/// yard's view of a node's load: its last sample as the nodemanager sent it (the heartbeat's
+/// `telemetry`, field for field) with when the rm received it (`sampledAt`, ms since the
+/// epoch), the 1-minute load per logical CPU and the memory in use as a fraction. `null`
+/// until the node's first sample.
+fn yard_load(n: &NodeInfo) -> Value {
+    let Some(at) = n.telemetry_ms else {
+        return Value::Null;
+    };
+    let t = &n.telemetry;
+    let mut load = json!(t);
+    load["sampledAt"] = json!(at);
+    load["loadPerCore"] = if t.cores > 0 {
+        json!(t.load_1m / f64::from(t.cores))
+    } else {
+        Value::Null
+    };
+    load["memoryUsedFraction"] = json!(memory_used_fraction(t));
+    load
+}
+
 async fn nodes(State(rm): State<Rm>, _caller: Caller) -> Reply {
-    let list: Vec<Value> = rm.with(|c, _| c.nodes().map(node_json).collect());
+    let list: Vec<Value> = rm.with(|c, _| c.nodes().map(|n| node_json(c, n)).collect());
     ok(json!({ "nodes": { "node": list } }))
 }
 
 async fn node(State(rm): State<Rm>, Path(id): Path<String>, _caller: Caller) -> Reply {
-    let found = rm.with(|c, _| c.nodes().find(|n| n.node_id == id).map(node_json));
+    let found = rm.with(|c, _| c.node(&id).map(|n| node_detail_json(c, n)));
     match found {
         Some(n) => ok(json!({ "node": n })),
         None => Err(ClusterError::UnknownNode(id).into()),

@@ -265,8 +265,13 @@ impl Store {
             }
         }
         for n in nodes {
+            // The last load sample; none before the node's first heartbeat.
+            let telemetry = n
+                .telemetry_ms
+                .and_then(|_| serde_json::to_string(&n.telemetry).ok());
             sqlx::query(
-                "INSERT OR REPLACE INTO nodes (node_id, rack, memory_mb, vcores, state, last_heartbeat_ms) VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT OR REPLACE INTO nodes (node_id, rack, memory_mb, vcores, state, last_heartbeat_ms, \
+                 telemetry_json, telemetry_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             )
             .bind(&n.node_id)
             .bind(&n.rack)
@@ -277,6 +282,8 @@ impl Store {
                 NodeState::Lost => "LOST",
             })
             .bind(n.last_heartbeat_ms)
+            .bind(telemetry)
+            .bind(n.telemetry_ms)
             .execute(&mut *tx)
             .await?;
         }
@@ -383,8 +390,23 @@ impl Store {
                 "LOST" => NodeState::Lost,
                 _ => return Err(corrupt("node state")),
             };
+            let node_id: String = row.try_get("node_id")?;
+            // Only a node's last known load: one that cannot be read (written by another
+            // version) is dropped with a warning rather than keep the rm from starting.
+            let sample: Option<String> = row.try_get("telemetry_json")?;
+            let at: Option<i64> = row.try_get("telemetry_ms")?;
+            let (telemetry, telemetry_ms) = match (sample, at) {
+                (Some(json), Some(at)) => match serde_json::from_str::<NodeTelemetry>(&json) {
+                    Ok(t) => (t, Some(at)),
+                    Err(e) => {
+                        tracing::warn!(node = %node_id, error = %e, "the stored load sample cannot be read; dropped");
+                        (NodeTelemetry::default(), None)
+                    }
+                },
+                _ => (NodeTelemetry::default(), None),
+            };
             nodes.push(NodeInfo {
-                node_id: row.try_get("node_id")?,
+                node_id,
                 rack: row.try_get("rack")?,
                 capability: Resource {
                     memory_mb: u64::try_from(row.try_get::<i64, _>("memory_mb")?)
@@ -394,7 +416,8 @@ impl Store {
                 },
                 state,
                 last_heartbeat_ms: row.try_get("last_heartbeat_ms")?,
-                telemetry: NodeTelemetry::default(),
+                telemetry,
+                telemetry_ms,
                 containers: Default::default(),
             });
         }

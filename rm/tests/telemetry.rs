@@ -1,0 +1,544 @@
+//! Node telemetry at the rm: heartbeats' load samples are range-checked (a 4xx naming the
+//! field, nothing kept), shown in the nodes routes as YARN's `resourceUtilization` and yard's
+//! `yardLoad` (with the recent history on a single node), and the last sample survives an rm
+//! restart through the store.
+#![cfg(feature = "daemon")]
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
+
+use axum::body::Body;
+use axum::http::{Method, Request, StatusCode};
+use http_body_util::BodyExt;
+use serde_json::{Value, json};
+use tower::ServiceExt;
+use yard_rm::cluster::{Cluster, NodeState, Settings, TELEMETRY_HISTORY};
+use yard_rm::rest::{Clock, Rm, router};
+use yard_rm::store::Store;
+use yard_wire::auth::{ClusterSecret, Principal};
+use yard_wire::protocol::{NodeHeartbeat, RegisterNode, Resource};
+use yard_wire::telemetry::{ContainerUsage, NodeTelemetry, ProcessTreeUsage};
+
+const SECRET: [u8; 32] = [5; 32];
+
+fn token(p: Principal) -> String {
+    ClusterSecret::new(SECRET).bearer_key().issue(&p)
+}
+
+struct Harness {
+    rm: Rm,
+    now: Arc<AtomicI64>,
+}
+
+impl Harness {
+    fn new() -> Self {
+        Harness::over(Cluster::new(
+            Settings::default(),
+            ClusterSecret::new(SECRET),
+            1_000,
+        ))
+    }
+
+    fn over(cluster: Cluster) -> Self {
+        let now = Arc::new(AtomicI64::new(1_000));
+        let clock_now = now.clone();
+        let clock: Clock = Arc::new(move || clock_now.load(Ordering::SeqCst));
+        Harness {
+            rm: Rm::in_memory(cluster, clock, 1_000),
+            now,
+        }
+    }
+
+    async fn call(&self, method: Method, uri: &str, body: Option<Value>) -> (StatusCode, Value) {
+        let bearer = if uri.starts_with("/ws/v1/yard/nodes") {
+            token(Principal::Node { node: None })
+        } else {
+            token(Principal::Admin {
+                user: "operator".into(),
+            })
+        };
+        let request = Request::builder()
+            .method(method)
+            .uri(uri)
+            .header("content-type", "application/json")
+            .header("authorization", format!("Bearer {bearer}"))
+            .body(body.map_or_else(Body::empty, |b| Body::from(b.to_string())))
+            .unwrap();
+        let response = router(self.rm.clone()).oneshot(request).await.unwrap();
+        let status = response.status();
+        let bytes = response.into_body().collect().await.unwrap().to_bytes();
+        let value = serde_json::from_slice(&bytes)
+            .unwrap_or_else(|_| json!(String::from_utf8_lossy(&bytes)));
+        (status, value)
+    }
+
+    async fn get(&self, uri: &str) -> Value {
+        let (status, v) = self.call(Method::GET, uri, None).await;
+        assert_eq!(status, StatusCode::OK, "{uri}: {v}");
+        v
+    }
+
+    async fn register(&self, id: &str) {
+        let body =
+            json!({"nodeId": id, "rack": "r1", "capability": {"memoryMb": 4096, "vcores": 4}});
+        let (status, reply) = self
+            .call(Method::POST, "/ws/v1/yard/nodes", Some(body))
+            .await;
+        assert_eq!(status, StatusCode::OK, "{reply}");
+    }
+
+    async fn heartbeat(&self, node: &str, telemetry: Value) -> (StatusCode, Value) {
+        let hb = json!({"nodeId": node, "running": [], "completed": [], "telemetry": telemetry});
+        self.call(Method::POST, "/ws/v1/yard/nodes/heartbeat", Some(hb))
+            .await
+    }
+}
+
+/// A busy node: 4 cores at 50 %, 6 of 8 GiB used, 1 GiB swapped, two containers.
+fn sample() -> NodeTelemetry {
+    NodeTelemetry {
+        cpu_percent: 50.0,
+        load_1m: 6.0,
+        load_5m: 4.0,
+        load_15m: 2.0,
+        memory_total_bytes: 8 << 30,
+        memory_used_bytes: 6 << 30,
+        disk_read_bytes_per_s: 12e6,
+        disk_write_bytes_per_s: 3e6,
+        net_rx_bytes_per_s: 1e3,
+        net_tx_bytes_per_s: 2e3,
+        containers: vec![
+            ContainerUsage {
+                container_id: "container_e1_1_0001_01_000002".into(),
+                cpu_percent: 150.0,
+                rss_bytes: 512 << 20,
+                read_bytes_per_s: 10e6,
+                write_bytes_per_s: 1e6,
+                virtual_bytes: 2 << 30,
+            },
+            ContainerUsage {
+                container_id: "container_e1_1_0001_01_000003".into(),
+                cpu_percent: 25.0,
+                rss_bytes: 256 << 20,
+                read_bytes_per_s: 0.0,
+                write_bytes_per_s: 2e6,
+                virtual_bytes: 1 << 30,
+            },
+        ],
+        cores: 4,
+        swap_used_bytes: 1 << 30,
+        disk_io_rate_bytes_per_s: 150e6,
+        own: ProcessTreeUsage {
+            cpu_percent: 180.0,
+            rss_bytes: 800 << 20,
+            read_bytes_per_s: 10e6,
+            write_bytes_per_s: 3e6,
+            processes: 5,
+        },
+    }
+}
+
+#[tokio::test]
+async fn the_nodes_routes_show_yarns_resource_utilization_and_yards_load() {
+    let h = Harness::new();
+    h.register("n1:8042").await;
+    // Before any sample: YARN's zeros, and no yard load.
+    let nodes = h.get("/ws/v1/cluster/nodes").await;
+    let n = &nodes["nodes"]["node"][0];
+    assert_eq!(n["resourceUtilization"]["nodeCPUUsage"], 0.0);
+    assert_eq!(n["resourceUtilization"]["nodePhysicalMemoryMB"], 0);
+    assert_eq!(n["yardLoad"], Value::Null);
+    assert_eq!(
+        h.get("/ws/v1/cluster/nodes/n1:8042").await["node"]["yardLoadHistory"],
+        json!([])
+    );
+
+    h.now.store(2_000, Ordering::SeqCst);
+    let (status, reply) = h.heartbeat("n1:8042", json!(sample())).await;
+    assert_eq!(status, StatusCode::OK, "{reply}");
+    let nodes = h.get("/ws/v1/cluster/nodes").await;
+    let n = &nodes["nodes"]["node"][0];
+    // Hadoop's ResourceUtilizationInfo, field for field: MB, and CPU in cores kept busy.
+    assert_eq!(
+        n["resourceUtilization"],
+        json!({
+            "nodePhysicalMemoryMB": 6 * 1024,
+            "nodeVirtualMemoryMB": 7 * 1024,
+            "nodeCPUUsage": 2.0,
+            "aggregatedContainersPhysicalMemoryMB": 768,
+            "aggregatedContainersVirtualMemoryMB": 3 * 1024,
+            "containersCPUUsage": 1.75,
+        })
+    );
+    let load = &n["yardLoad"];
+    assert_eq!(load["sampledAt"], 2_000);
+    assert_eq!(
+        (
+            load["load1m"].as_f64(),
+            load["load5m"].as_f64(),
+            load["load15m"].as_f64()
+        ),
+        (Some(6.0), Some(4.0), Some(2.0))
+    );
+    assert_eq!(
+        (load["cores"].as_u64(), load["loadPerCore"].as_f64()),
+        (Some(4), Some(1.5))
+    );
+    assert_eq!(load["memoryUsedFraction"], 0.75);
+    assert_eq!(load["cpuPercent"], 50.0);
+    assert_eq!(
+        (
+            load["memoryTotalBytes"].as_u64(),
+            load["memoryUsedBytes"].as_u64()
+        ),
+        (Some(8 << 30), Some(6 << 30))
+    );
+    assert_eq!(load["diskReadBytesPerS"], 12e6);
+    assert_eq!(load["diskWriteBytesPerS"], 3e6);
+    assert_eq!(load["diskIoRateBytesPerS"], 150e6);
+    assert_eq!(
+        (
+            load["netRxBytesPerS"].as_f64(),
+            load["netTxBytesPerS"].as_f64()
+        ),
+        (Some(1e3), Some(2e3))
+    );
+    assert_eq!(
+        load["own"],
+        json!({"cpuPercent": 180.0, "rssBytes": 800u64 << 20, "readBytesPerS": 10e6,
+               "writeBytesPerS": 3e6, "processes": 5})
+    );
+    assert_eq!(
+        load["containers"][0],
+        json!({"containerId": "container_e1_1_0001_01_000002", "cpuPercent": 150.0,
+               "rssBytes": 512u64 << 20, "readBytesPerS": 10e6, "writeBytesPerS": 1e6,
+               "virtualBytes": 2u64 << 30})
+    );
+    // The list route has no history; the node's own route has it, oldest first.
+    assert!(n.get("yardLoadHistory").is_none());
+    for i in 1..=(TELEMETRY_HISTORY as i64 + 5) {
+        h.now.store(2_000 + i * 1_000, Ordering::SeqCst);
+        let mut t = sample();
+        t.load_1m = i as f64;
+        assert_eq!(h.heartbeat("n1:8042", json!(t)).await.0, StatusCode::OK);
+    }
+    let one = h.get("/ws/v1/cluster/nodes/n1:8042").await;
+    let history = one["node"]["yardLoadHistory"].as_array().unwrap();
+    assert_eq!(history.len(), TELEMETRY_HISTORY);
+    assert_eq!(
+        history[0],
+        json!({"time": 2_000 + 6 * 1_000, "load1m": 6.0, "cpuPercent": 50.0,
+               "memoryUsedFraction": 0.75, "diskReadBytesPerS": 12e6,
+               "diskWriteBytesPerS": 3e6, "ownCpuPercent": 180.0})
+    );
+    let last = history.last().unwrap();
+    assert_eq!(
+        (last["time"].as_i64(), last["load1m"].as_f64()),
+        (
+            Some(2_000 + (TELEMETRY_HISTORY as i64 + 5) * 1_000),
+            Some(TELEMETRY_HISTORY as f64 + 5.0)
+        )
+    );
+    assert_eq!(one["node"]["yardLoad"], {
+        let list = h.get("/ws/v1/cluster/nodes").await;
+        list["nodes"]["node"][0]["yardLoad"].clone()
+    });
+
+    // An older nodemanager's sample (none of the newer fields) is taken: unknown cores and
+    // disk rate are 0, and the load per core is unknown.
+    let old = json!({"cpuPercent": 5.0, "load1m": 0.5, "load5m": 0.1, "load15m": 0.1,
+        "memoryTotalBytes": 1024, "memoryUsedBytes": 512, "diskReadBytesPerS": 0.0,
+        "diskWriteBytesPerS": 0.0, "netRxBytesPerS": 0.0, "netTxBytesPerS": 0.0,
+        "containers": [{"containerId": "c1", "cpuPercent": 3.0, "rssBytes": 7}]});
+    let (status, reply) = h.heartbeat("n1:8042", old).await;
+    assert_eq!(status, StatusCode::OK, "{reply}");
+    let n = h.get("/ws/v1/cluster/nodes/n1:8042").await;
+    assert_eq!(n["node"]["yardLoad"]["loadPerCore"], Value::Null);
+    assert_eq!(n["node"]["yardLoad"]["diskIoRateBytesPerS"], 0.0);
+    assert_eq!(n["node"]["resourceUtilization"]["nodeCPUUsage"], 0.0);
+}
+
+/// A negative, non-finite or absurd number in a heartbeat's sample is refused with a 4xx that
+/// names the field; the node keeps its last good sample and nothing else of the heartbeat
+/// happens.
+#[tokio::test]
+async fn bad_numbers_in_a_heartbeat_are_refused_naming_the_field() {
+    let h = Harness::new();
+    h.register("n1:8042").await;
+    assert_eq!(
+        h.heartbeat("n1:8042", json!(sample())).await.0,
+        StatusCode::OK
+    );
+    let spoiled = |path: &[&str], value: Value| {
+        let mut t = json!(sample());
+        let mut at = &mut t;
+        for (i, key) in path.iter().enumerate() {
+            if i + 1 == path.len() {
+                at[*key] = value.clone();
+            } else if let Ok(index) = key.parse::<usize>() {
+                at = &mut at[index];
+            } else {
+                at = &mut at[*key];
+            }
+        }
+        t
+    };
+    // Out of range: 400 with the field.
+    for (path, value, field) in [
+        (&["cpuPercent"][..], json!(-1.0), "telemetry.cpuPercent"),
+        (&["cpuPercent"][..], json!(100.5), "telemetry.cpuPercent"),
+        (&["load1m"][..], json!(-0.1), "telemetry.load1m"),
+        (&["load5m"][..], json!(1e300), "telemetry.load5m"),
+        (
+            &["memoryUsedBytes"][..],
+            json!(9u64 << 30),
+            "telemetry.memoryUsedBytes",
+        ),
+        (
+            &["memoryTotalBytes"][..],
+            json!(u64::MAX),
+            "telemetry.memoryTotalBytes",
+        ),
+        (
+            &["diskReadBytesPerS"][..],
+            json!(-5.0),
+            "telemetry.diskReadBytesPerS",
+        ),
+        (
+            &["diskIoRateBytesPerS"][..],
+            json!(-1.0),
+            "telemetry.diskIoRateBytesPerS",
+        ),
+        (
+            &["netTxBytesPerS"][..],
+            json!(1e13),
+            "telemetry.netTxBytesPerS",
+        ),
+        (&["cores"][..], json!(1u64 << 20), "telemetry.cores"),
+        (
+            &["own", "cpuPercent"][..],
+            json!(-50.0),
+            "telemetry.own.cpuPercent",
+        ),
+        (
+            &["own", "processes"][..],
+            json!(u32::MAX),
+            "telemetry.own.processes",
+        ),
+        (
+            &["own", "writeBytesPerS"][..],
+            json!(-1.0),
+            "telemetry.own.writeBytesPerS",
+        ),
+        (
+            &["containers", "1", "readBytesPerS"][..],
+            json!(-3.0),
+            "telemetry.containers[1].readBytesPerS",
+        ),
+        (
+            &["containers", "0", "cpuPercent"][..],
+            json!(1e9),
+            "telemetry.containers[0].cpuPercent",
+        ),
+        (
+            &["containers", "0", "containerId"][..],
+            json!("no spaces please"),
+            "telemetry.containers[0].containerId",
+        ),
+    ] {
+        h.now.fetch_add(1, Ordering::SeqCst);
+        let (status, reply) = h.heartbeat("n1:8042", spoiled(path, value)).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{field}: {reply}");
+        assert_eq!(reply["detail"]["field"], field, "{reply}");
+        assert!(reply["error"].as_str().unwrap().contains(field), "{reply}");
+    }
+    // Not a number JSON can carry, or the wrong sign for a count: the body is refused as
+    // axum refuses any body of the wrong shape (400 syntax, 422 shape), naming the field.
+    for (body, status, field) in [
+        (
+            spoiled(&["memoryTotalBytes"], json!(-1)),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "telemetry.memoryTotalBytes",
+        ),
+        (
+            spoiled(&["own", "rssBytes"], json!(-1)),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "telemetry.own.rssBytes",
+        ),
+        (
+            spoiled(&["cores"], json!("four")),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "telemetry.cores",
+        ),
+    ] {
+        let (got, reply) = h.heartbeat("n1:8042", body).await;
+        assert_eq!(got, status, "{reply}");
+        assert!(reply["detail"].as_str().unwrap().contains(field), "{reply}");
+    }
+    for text in ["NaN", "Infinity", "1e400", "-1e400"] {
+        let raw = json!(sample())
+            .to_string()
+            .replace("\"cpuPercent\":50.0", &format!("\"cpuPercent\":{text}"));
+        assert!(raw.contains(text));
+        let request = Request::builder()
+            .method(Method::POST)
+            .uri("/ws/v1/yard/nodes/heartbeat")
+            .header("content-type", "application/json")
+            .header(
+                "authorization",
+                format!("Bearer {}", token(Principal::Node { node: None })),
+            )
+            .body(Body::from(format!(
+                "{{\"nodeId\":\"n1:8042\",\"running\":[],\"completed\":[],\"telemetry\":{raw}}}"
+            )))
+            .unwrap();
+        let response = router(h.rm.clone()).oneshot(request).await.unwrap();
+        assert_eq!(response.status(), StatusCode::BAD_REQUEST, "{text}");
+    }
+    // Nothing of the refused heartbeats was kept.
+    let n = h.get("/ws/v1/cluster/nodes/n1:8042").await;
+    assert_eq!(n["node"]["yardLoad"]["sampledAt"], 1_000);
+    assert_eq!(n["node"]["yardLoad"]["cpuPercent"], 50.0);
+    assert_eq!(n["node"]["yardLoadHistory"].as_array().unwrap().len(), 1);
+    assert_eq!(n["node"]["lastHealthUpdate"], 1_000);
+}
+
+#[tokio::test]
+async fn the_last_sample_survives_an_rm_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("rm.db");
+    let store = Store::open(&path).await.unwrap();
+    let mut before = Cluster::new(Settings::default(), ClusterSecret::new(SECRET), 1_000);
+    let node = |id: &str| RegisterNode {
+        node_id: id.into(),
+        rack: "r1".into(),
+        capability: Resource {
+            memory_mb: 4096,
+            vcores: 4,
+        },
+        containers: Vec::new(),
+    };
+    before.register_node(1_000, node("n1:8042"));
+    before.register_node(1_000, node("n2:8042")); // never sends a sample
+    let beat = |at: i64, t: NodeTelemetry| {
+        (
+            at,
+            NodeHeartbeat {
+                node_id: "n1:8042".into(),
+                running: vec![],
+                completed: vec![],
+                telemetry: t,
+            },
+        )
+    };
+    let mut older = sample();
+    older.load_1m = 1.0;
+    for (at, hb) in [beat(2_000, older), beat(3_000, sample())] {
+        before.heartbeat(at, hb);
+    }
+    store.save_changes(&before.take_changes()).await.unwrap();
+    drop(store);
+
+    // A new rm on the same file: the last sample is back, with when it came.
+    let store = Store::open(&path).await.unwrap();
+    let (apps, nodes) = store.load().await.unwrap();
+    let mut after = Cluster::new(Settings::default(), ClusterSecret::new(SECRET), 9_000);
+    after.restore(apps, nodes);
+    let n1 = after.node("n1:8042").unwrap();
+    assert_eq!(n1.state, NodeState::Lost, "until it registers again");
+    assert_eq!((n1.telemetry_ms, &n1.telemetry), (Some(3_000), &sample()));
+    let history: Vec<(i64, NodeTelemetry)> = after
+        .telemetry_history("n1:8042")
+        .map(|(at, t)| (at, t.clone()))
+        .collect();
+    assert_eq!(history, [(3_000, sample())], "the ring starts from it");
+    let n2 = after.node("n2:8042").unwrap();
+    assert_eq!(
+        (n2.telemetry_ms, &n2.telemetry),
+        (None, &NodeTelemetry::default())
+    );
+    assert_eq!(after.telemetry_history("n2:8042").count(), 0);
+    // The API shows the last known load; the node registering again keeps it until its next
+    // heartbeat.
+    after.register_node(9_500, node("n1:8042"));
+    let h = Harness::over(after);
+    let n = h.get("/ws/v1/cluster/nodes/n1:8042").await;
+    assert_eq!(n["node"]["state"], "RUNNING");
+    assert_eq!(n["node"]["yardLoad"]["sampledAt"], 3_000);
+    assert_eq!(n["node"]["resourceUtilization"]["nodeCPUUsage"], 2.0);
+    assert_eq!(
+        h.get("/ws/v1/cluster/nodes/n2:8042").await["node"]["yardLoad"],
+        Value::Null
+    );
+    drop(h);
+    drop(store);
+
+    // A stored sample this version cannot read (another version's) is dropped; the rm starts.
+    {
+        let pool = sqlx::sqlite::SqlitePool::connect(&format!("sqlite://{}", path.display()))
+            .await
+            .unwrap();
+        sqlx::query("UPDATE nodes SET telemetry_json = '{\"cpuPercent\": \"busy\"}'")
+            .execute(&pool)
+            .await
+            .unwrap();
+        pool.close().await;
+    }
+    let store = Store::open(&path).await.unwrap();
+    let (_, nodes) = store.load().await.unwrap();
+    let n1 = nodes.iter().find(|n| n.node_id == "n1:8042").unwrap();
+    assert_eq!(
+        (n1.telemetry_ms, &n1.telemetry),
+        (None, &NodeTelemetry::default())
+    );
+}
+
+/// Every field the nodes routes serve is in the OpenAPI document (a field added to a node
+/// must be documented with it).
+#[tokio::test]
+async fn the_openapi_document_describes_every_node_field() {
+    use std::collections::BTreeSet;
+    let spec: Value = serde_json::from_str(yard_rm::rest::OPENAPI).unwrap();
+    let documented = |schema: &str| -> BTreeSet<String> {
+        spec["components"]["schemas"][schema]["properties"]
+            .as_object()
+            .unwrap_or_else(|| panic!("schema {schema}"))
+            .keys()
+            .cloned()
+            .collect()
+    };
+    let served =
+        |v: &Value| -> BTreeSet<String> { v.as_object().unwrap().keys().cloned().collect() };
+    let h = Harness::new();
+    h.register("n1:8042").await;
+    assert_eq!(
+        h.heartbeat("n1:8042", json!(sample())).await.0,
+        StatusCode::OK
+    );
+    let node = h.get("/ws/v1/cluster/nodes/n1:8042").await["node"].clone();
+    let mut expected = documented("Node");
+    expected.insert("yardLoadHistory".into());
+    let missing = |served: BTreeSet<String>, documented: BTreeSet<String>| {
+        served.difference(&documented).cloned().collect::<Vec<_>>()
+    };
+    assert_eq!(missing(served(&node), expected), Vec::<String>::new());
+    for (value, schema) in [
+        (&node["resourceUtilization"], "ResourceUtilization"),
+        (&node["yardLoad"], "YardLoad"),
+        (&node["yardLoad"]["own"], "ProcessTreeUsage"),
+        (&node["yardLoad"]["containers"][0], "ContainerUsage"),
+        (&node["yardLoadHistory"][0], "YardLoadPoint"),
+    ] {
+        assert_eq!(
+            missing(served(value), documented(schema)),
+            Vec::<String>::new(),
+            "{schema}"
+        );
+    }
+    // The heartbeat's sample is described field for field.
+    assert_eq!(
+        served(&json!(sample())),
+        documented("NodeTelemetry"),
+        "NodeTelemetry"
+    );
+}
