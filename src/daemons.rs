@@ -53,6 +53,39 @@ pub(crate) struct RmArgs {
     /// beyond the quotas, reclaimed for earlier deadlines) [default: fifo].
     #[arg(long, env = "YARD_RM_SCHEDULER", value_name = "NAME")]
     scheduler: Option<String>,
+    /// The overload classifier (seed 002): on keeps tasks off nodes it has learned to call
+    /// overloaded, under any cluster policy [default: off]. See ARCHITECTURE.md.
+    #[arg(long, env = "YARD_RM_OVERLOAD_CLASSIFIER", value_name = "on|off")]
+    overload_classifier: Option<String>,
+    /// Which load the overload rule reads: host (the machine's) or own (each nodemanager's
+    /// process tree; for several nodemanagers on one host) [default: host].
+    #[arg(long, env = "YARD_RM_OVERLOAD_LOAD_SOURCE", value_name = "host|own")]
+    overload_load_source: Option<String>,
+    /// The rule: overloaded when the 1-minute load exceeds this many times the cores
+    /// [default: 1].
+    #[arg(long, env = "YARD_RM_OVERLOAD_MAX_LOAD_PER_CORE")]
+    overload_max_load_per_core: Option<f64>,
+    /// The rule: overloaded when less than this fraction of memory is free [default: 0.1].
+    #[arg(long, env = "YARD_RM_OVERLOAD_MIN_FREE_MEMORY")]
+    overload_min_free_memory: Option<f64>,
+    /// The rule: overloaded when the disks move more than this fraction of the node's disk
+    /// rate [default: disks not judged].
+    #[arg(long, env = "YARD_RM_OVERLOAD_MAX_DISK")]
+    overload_max_disk: Option<f64>,
+    /// Which job a node serves first among those judged good: policy (the cluster policy's
+    /// order), fcfs[:EPSILON_S] or map-first[:REDUCE_WEIGHT] [default: policy].
+    #[arg(long, env = "YARD_RM_OVERLOAD_UTILITY", value_name = "NAME")]
+    overload_utility: Option<String>,
+    /// Labelled placements the classifier needs before it refuses any node [default: 20].
+    #[arg(long, env = "YARD_RM_OVERLOAD_MIN_SAMPLES")]
+    overload_min_samples: Option<u64>,
+    /// A placement is labelled by its node's first load sample this long after it, ms
+    /// [default: 5000].
+    #[arg(long, env = "YARD_RM_OVERLOAD_SETTLE_MS")]
+    overload_settle_ms: Option<i64>,
+    /// A node refused this long gets one task anyway, as a probe, ms [default: 60000].
+    #[arg(long, env = "YARD_RM_OVERLOAD_EXPLORE_AFTER_MS")]
+    overload_explore_after_ms: Option<i64>,
 }
 
 #[derive(Args)]
@@ -119,6 +152,15 @@ struct RmFile {
     secret_file: Option<PathBuf>,
     master_share: Option<f64>,
     scheduler: Option<String>,
+    overload_classifier: Option<String>,
+    overload_load_source: Option<String>,
+    overload_max_load_per_core: Option<f64>,
+    overload_min_free_memory: Option<f64>,
+    overload_max_disk: Option<f64>,
+    overload_utility: Option<String>,
+    overload_min_samples: Option<u64>,
+    overload_settle_ms: Option<i64>,
+    overload_explore_after_ms: Option<i64>,
 }
 
 #[derive(Deserialize, Default)]
@@ -194,6 +236,7 @@ fn runtime() -> Result<tokio::runtime::Runtime> {
 
 pub(crate) fn rm(args: RmArgs) -> Result<()> {
     let file = config_file(args.config.as_ref())?.rm;
+    let overload = overload_settings(&args, &file)?;
     let bind = args
         .bind
         .or(file.bind)
@@ -240,6 +283,7 @@ pub(crate) fn rm(args: RmArgs) -> Result<()> {
         am_max_attempts,
         master_share,
         scheduler,
+        overload,
         ..Settings::default()
     };
     let tick = Duration::from_millis((node_expiry_ms / 4).clamp(50, 1000) as u64);
@@ -261,6 +305,84 @@ pub(crate) fn rm(args: RmArgs) -> Result<()> {
     runtime()?
         .block_on(yard_rm::daemon::serve(options, announce, stop_signal()))
         .with_context(|| format!("serving the rm on {bind}"))
+}
+
+/// The overload classifier's settings from the flags and the file; `None` when it is off. A
+/// setting given while it is off is refused (it would silently do nothing).
+fn overload_settings(
+    args: &RmArgs,
+    file: &RmFile,
+) -> Result<Option<yard_rm::overload::ClassifierConfig>> {
+    use yard_rm::overload::{ClassifierConfig, LoadSource, Utility};
+    let on = match args
+        .overload_classifier
+        .clone()
+        .or(file.overload_classifier.clone())
+        .as_deref()
+    {
+        None | Some("off") => false,
+        Some("on") => true,
+        Some(other) => {
+            return Err(
+                BadInput(format!("--overload-classifier {other:?}: give on or off")).into(),
+            );
+        }
+    };
+    let source = args
+        .overload_load_source
+        .clone()
+        .or(file.overload_load_source.clone());
+    let utility = args
+        .overload_utility
+        .clone()
+        .or(file.overload_utility.clone());
+    let max_load = args
+        .overload_max_load_per_core
+        .or(file.overload_max_load_per_core);
+    let min_free = args
+        .overload_min_free_memory
+        .or(file.overload_min_free_memory);
+    let max_disk = args.overload_max_disk.or(file.overload_max_disk);
+    let min_samples = args.overload_min_samples.or(file.overload_min_samples);
+    let settle = args.overload_settle_ms.or(file.overload_settle_ms);
+    let explore = args
+        .overload_explore_after_ms
+        .or(file.overload_explore_after_ms);
+    let any_set = source.is_some()
+        || utility.is_some()
+        || max_load.is_some()
+        || min_free.is_some()
+        || max_disk.is_some()
+        || min_samples.is_some()
+        || settle.is_some()
+        || explore.is_some();
+    if !on {
+        if any_set {
+            return Err(BadInput(
+                "--overload-* settings are given but the classifier is off: add \
+                 --overload-classifier on, or drop them"
+                    .into(),
+            )
+            .into());
+        }
+        return Ok(None);
+    }
+    let mut c = ClassifierConfig::default();
+    if let Some(s) = source {
+        c.rule.source =
+            LoadSource::parse(&s).map_err(|e| BadInput(format!("--overload-load-source: {e}")))?;
+    }
+    if let Some(u) = utility {
+        c.utility = Utility::parse(&u).map_err(|e| BadInput(format!("--overload-utility: {e}")))?;
+    }
+    c.rule.max_load_per_core = max_load.unwrap_or(c.rule.max_load_per_core);
+    c.rule.min_free_memory = min_free.unwrap_or(c.rule.min_free_memory);
+    c.rule.max_disk = max_disk.or(c.rule.max_disk);
+    c.min_samples = min_samples.unwrap_or(c.min_samples);
+    c.settle_ms = settle.unwrap_or(c.settle_ms);
+    c.explore_after_ms = explore.unwrap_or(c.explore_after_ms);
+    c.validate().map_err(BadInput)?;
+    Ok(Some(c))
 }
 
 pub(crate) fn nm(args: NmArgs) -> Result<()> {

@@ -11,12 +11,14 @@ use yard_wire::auth::{BearerKey, ClusterSecret, Principal};
 use yard_wire::protocol::Registered;
 use yard_wire::protocol::{
     AllocateReply, AllocateRequest, Allocated, ContainerEnd, ContainerStatus, Dataset,
-    HeartbeatReply, NodeHeartbeat, RegisterNode, Resource, StartContainer, application_of,
+    HeartbeatReply, JobType, NodeHeartbeat, RegisterNode, Resource, StartContainer, TaskBound,
+    application_of,
 };
 use yard_wire::telemetry::NodeTelemetry;
 use yard_wire::token::{TokenKey, mint};
 
 use crate::app::{AppAction, AppEvent, AppState, InvalidTransition, Lifecycle};
+use crate::overload::{Bound, ClassifierConfig, LoadSource, ModelCounts, NodeLoad, NodeOverload};
 use crate::policy::{JobModel, JobQuota, PolicyKind, SpareCounts};
 use crate::scheduler::{
     self, AppId, Ask, Assignment, Place, RackId, Resources, SchedEvent, Scheduler,
@@ -40,6 +42,9 @@ pub struct Settings {
     /// The share of the cluster masters may hold together (YARN's
     /// maximum-am-resource-percent; at least one master always runs).
     pub master_share: f64,
+    /// The overload classifier, a placement filter under the cluster policy (`yard rm
+    /// --overload-classifier on`); `None`: off.
+    pub overload: Option<ClassifierConfig>,
 }
 
 impl Default for Settings {
@@ -55,6 +60,7 @@ impl Default for Settings {
             },
             scheduler: PolicyKind::Fifo,
             master_share: scheduler::DEFAULT_MASTER_SHARE,
+            overload: None,
         }
     }
 }
@@ -287,6 +293,8 @@ pub struct SchedulerReport {
     pub capacity: Resources,
     pub masters_used: Resources,
     pub spare: SpareCounts,
+    /// The overload classifier's counts and settings, when on.
+    pub overload: Option<ModelCounts>,
 }
 
 /// Cluster-wide counts, as Hadoop's `/ws/v1/cluster/metrics` reports them.
@@ -339,6 +347,9 @@ pub struct AppInfo {
     pub tracking_url: Option<String>,
     /// When the master last called (register or allocate), for the liveness check.
     pub master_seen_ms: i64,
+    /// Its map and reduce types, as its master last said (seed 002 eq. 1–2; not kept across
+    /// restarts: the master says it with every allocate).
+    pub job_type: Option<JobType>,
     /// Granted or completed since the master last asked: its next allocate reply.
     pending: AllocateReply,
 }
@@ -464,7 +475,13 @@ impl Cluster {
             recovering: VecDeque::new(),
             recovery: BTreeMap::new(),
             dirty_recovery: BTreeSet::new(),
-            scheduler: Scheduler::new(settings.scheduler).with_master_share(settings.master_share),
+            scheduler: {
+                let s = Scheduler::new(settings.scheduler).with_master_share(settings.master_share);
+                match settings.overload {
+                    Some(config) => s.with_overload_classifier(config),
+                    None => s,
+                }
+            },
             settings,
             epoch,
             nodes: BTreeMap::new(),
@@ -722,6 +739,7 @@ impl Cluster {
                     // start, to call the new rm.
                     master_seen_ms: self.epoch,
                     tracking_url: None,
+                    job_type: None,
                     pending: AllocateReply::default(),
                 },
             );
@@ -970,7 +988,15 @@ impl Cluster {
             .or_default()
             .push(now_ms, hb.telemetry.clone());
         node.telemetry = hb.telemetry;
+        let load = self
+            .settings
+            .overload
+            .and_then(|c| node_load(&node.telemetry, c.rule.source, node.capability));
         self.dirty_nodes.insert(hb.node_id.clone());
+        // The load first: placements the ended containers make room for see it.
+        if let (Some(load), Some(&idx)) = (load, self.node_index.get(&hb.node_id)) {
+            self.schedule(SchedEvent::NodeLoad { node: idx, load });
+        }
         for status in hb.completed {
             self.container_ended(status);
         }
@@ -1147,6 +1173,7 @@ impl Cluster {
                 quota: None,
                 master_seen_ms: now_ms,
                 tracking_url: None,
+                job_type: None,
                 pending: AllocateReply::default(),
             },
         );
@@ -1230,7 +1257,40 @@ impl Cluster {
             capacity: self.scheduler.capacity(),
             masters_used: self.scheduler.masters_used(),
             spare: self.scheduler.spare_counts(),
+            overload: self.scheduler.overload().map(|c| c.counts()),
         }
+    }
+
+    /// The overload classifier's verdict on a node and the counts behind it; `None` when the
+    /// classifier is off or the node unknown.
+    pub fn node_overload(&self, node_id: &str) -> Option<NodeOverload> {
+        let idx = self.node_index.get(node_id)?;
+        Some(self.scheduler.overload()?.node(*idx))
+    }
+
+    /// Why the application's tasks are waiting, when the overload classifier refused every
+    /// node with room for them in the last pass: one line for its diagnostics.
+    pub fn refusal(&self, id: &str) -> Option<String> {
+        let app = self.app_index.iter().find(|(_, a)| a.as_str() == id)?.0;
+        let r = self.scheduler.refusal(*app)?;
+        let nodes: Vec<String> = r
+            .nodes
+            .iter()
+            .map(|(n, p)| {
+                let name = self.node_names.get(n).map_or("?", String::as_str);
+                format!("{name} (P(good) {p:.2})")
+            })
+            .collect();
+        let more = r.refused.saturating_sub(r.nodes.len());
+        Some(format!(
+            "waiting: the overload classifier refuses every node with room for a task: {}{}",
+            nodes.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
+        ))
     }
 
     /// A running master reports its answer (again, as it improves); the last one stands.
@@ -1315,6 +1375,23 @@ impl Cluster {
                 self.stop_container(release);
                 self.schedule(SchedEvent::Release { app, container: c });
             }
+        }
+        if let Some(t) = req.job_type
+            && let Some(info) = self.apps.get_mut(&app_id)
+            && info.job_type != Some(t)
+        {
+            info.job_type = Some(t);
+            let bound = |b: Option<TaskBound>| {
+                b.map(|b| match b {
+                    TaskBound::Cpu => Bound::Cpu,
+                    TaskBound::Io => Bound::Io,
+                })
+            };
+            self.schedule(SchedEvent::JobType {
+                app,
+                map: bound(t.map),
+                reduce: bound(t.reduce),
+            });
         }
         let mut done = None;
         if let Some(info) = self.apps.get_mut(&app_id) {
@@ -1582,11 +1659,106 @@ impl Cluster {
     }
 }
 
+/// What the overload classifier reads of a node's sample, by the rule's load source; `None`
+/// before the node's first sample (an older nodemanager reports no memory total).
+///
+/// `host`: the machine's 1-minute load average and CPU over its logical CPUs, its free memory,
+/// and its disks' read+write rate over the node's disk rate. `own`: the nodemanager's process
+/// tree — the cores it keeps busy stand for the load average (a tree has none of its own),
+/// over the vcores the node offers; its resident memory against the memory the node offers;
+/// its disk IO over the disk rate. Nodemanagers sharing a host read the same host load, so
+/// `own` is what tells them apart.
+pub fn node_load(t: &NodeTelemetry, source: LoadSource, offered: Resource) -> Option<NodeLoad> {
+    if t.memory_total_bytes == 0 {
+        return None;
+    }
+    let disk = |bytes_per_s: f64| {
+        if t.disk_io_rate_bytes_per_s > 0.0 {
+            bytes_per_s / t.disk_io_rate_bytes_per_s
+        } else {
+            0.0
+        }
+    };
+    Some(match source {
+        LoadSource::Host => NodeLoad {
+            cores: if t.cores > 0 { t.cores } else { offered.vcores },
+            load_1m: t.load_1m,
+            cpu: (t.cpu_percent / 100.0).clamp(0.0, 1.0),
+            memory_free: 1.0 - t.memory_used_bytes as f64 / t.memory_total_bytes as f64,
+            disk: disk(t.disk_read_bytes_per_s + t.disk_write_bytes_per_s),
+        },
+        LoadSource::Own => {
+            let cores = offered.vcores.max(1);
+            let busy = t.own.cpu_percent / 100.0;
+            let offered_bytes = (offered.memory_mb as f64 * 1048576.0).max(1.0);
+            NodeLoad {
+                cores,
+                load_1m: busy,
+                cpu: (busy / f64::from(cores)).clamp(0.0, 1.0),
+                memory_free: (1.0 - t.own.rss_bytes as f64 / offered_bytes).max(0.0),
+                disk: disk(t.own.read_bytes_per_s + t.own.write_bytes_per_s),
+            }
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use yard_wire::protocol::{NodeContainer, ResourceRequest};
     use yard_wire::token::verify;
+
+    #[test]
+    fn the_classifier_reads_the_host_or_the_nodemanagers_own_tree() {
+        use yard_wire::telemetry::ProcessTreeUsage;
+        let offered = Resource {
+            memory_mb: 1024,
+            vcores: 4,
+        };
+        assert_eq!(
+            node_load(&NodeTelemetry::default(), LoadSource::Host, offered),
+            None,
+            "no sample yet"
+        );
+        let t = NodeTelemetry {
+            cpu_percent: 50.0,
+            load_1m: 3.0,
+            memory_total_bytes: 1000,
+            memory_used_bytes: 750,
+            disk_read_bytes_per_s: 30.0,
+            disk_write_bytes_per_s: 20.0,
+            cores: 8,
+            disk_io_rate_bytes_per_s: 100.0,
+            own: ProcessTreeUsage {
+                cpu_percent: 200.0,
+                rss_bytes: 256 << 20,
+                read_bytes_per_s: 10.0,
+                write_bytes_per_s: 0.0,
+                processes: 5,
+            },
+            ..NodeTelemetry::default()
+        };
+        let host = node_load(&t, LoadSource::Host, offered).unwrap();
+        assert_eq!(
+            (
+                host.cores,
+                host.load_1m,
+                host.cpu,
+                host.memory_free,
+                host.disk
+            ),
+            (8, 3.0, 0.5, 0.25, 0.5)
+        );
+        // Own: two cores busy of the 4 offered, a quarter of the offered memory resident.
+        let own = node_load(&t, LoadSource::Own, offered).unwrap();
+        assert_eq!(
+            (own.cores, own.load_1m, own.cpu, own.memory_free, own.disk),
+            (4, 2.0, 0.5, 0.75, 0.1)
+        );
+        // An older nodemanager reports no cores: the offered vcores stand in.
+        let old = NodeTelemetry { cores: 0, ..t };
+        assert_eq!(node_load(&old, LoadSource::Host, offered).unwrap().cores, 4);
+    }
 
     fn key_of(node: &str) -> TokenKey {
         ClusterSecret::new(KEY).container_key(node)

@@ -651,6 +651,7 @@ fn yard_app_json(a: &AppInfo) -> Value {
         "deadlineMs": a.deadline_ms,
         "quota": a.quota,
         "trackingUrl": a.tracking_url,
+        "jobType": a.job_type,
         "processedFraction": a.result.as_ref().map(|r| r.processed_fraction),
         "answer": a.result.as_ref().map(|r| &r.answer),
     }})
@@ -1021,6 +1022,7 @@ async fn scheduler(State(rm): State<Rm>, _caller: Caller) -> Reply {
         "spareKills": report.spare.spare_kills,
         "spareMapAllocations": report.spare.spare_map_allocations,
         "spareMapKills": report.spare.spare_map_kills,
+        "overloadClassifier": report.overload,
         "apps": { "app": apps },
     }}}))
 }
@@ -1050,7 +1052,7 @@ async fn app_attempts(State(rm): State<Rm>, Path(id): Path<String>, _caller: Cal
 
 /// One node as both nodes routes show it: Hadoop's fields, YARN's `resourceUtilization`, and
 /// yard's own view of its load (`yardLoad`). A further per-node object is one more key here.
-fn node_json(_cluster: &Cluster, n: &NodeInfo) -> Value {
+fn node_json(cluster: &Cluster, n: &NodeInfo) -> Value {
     let mut node = json!({
         "id": n.node_id,
         "rack": n.rack,
@@ -1063,6 +1065,14 @@ fn node_json(_cluster: &Cluster, n: &NodeInfo) -> Value {
     });
     node["resourceUtilization"] = resource_utilization(&n.telemetry);
     node["yardLoad"] = yard_load(n);
+    node["overload"] = match cluster.node_overload(&n.node_id) {
+        Some(o) => {
+            let mut v = serde_json::to_value(o).unwrap_or_default();
+            v["classifier"] = json!("on");
+            v
+        }
+        None => json!({ "classifier": "off", "verdict": "unknown" }),
+    };
     node
 }
 
@@ -1153,7 +1163,16 @@ fn state_name(s: AppState) -> String {
         .unwrap_or_default()
 }
 
-fn app_json(a: &AppInfo) -> Value {
+/// Hadoop's app object. Its diagnostics carry, while the app waits for that reason, why the
+/// overload classifier placed none of its tasks.
+fn app_json(c: &Cluster, a: &AppInfo) -> Value {
+    let diagnostics = match c.refusal(&a.application_id) {
+        Some(why) if !a.lifecycle.state.is_final() && a.lifecycle.diagnostics.is_empty() => why,
+        Some(why) if !a.lifecycle.state.is_final() => {
+            format!("{}; {why}", a.lifecycle.diagnostics)
+        }
+        _ => a.lifecycle.diagnostics.clone(),
+    };
     json!({
         "id": a.application_id,
         "name": a.name,
@@ -1162,7 +1181,7 @@ fn app_json(a: &AppInfo) -> Value {
         "state": state_name(a.lifecycle.state),
         "finalStatus": a.lifecycle.final_status,
         "progress": a.progress * 100.0,
-        "diagnostics": a.lifecycle.diagnostics,
+        "diagnostics": diagnostics,
         "startedTime": a.submitted_ms,
         "runningContainers": a.containers.len(),
         "applicationType": "YARD",
@@ -1202,14 +1221,14 @@ async fn apps(
             .filter(|a| f.user.as_ref().is_none_or(|u| *u == a.user))
             .filter(|a| f.queue.as_ref().is_none_or(|q| *q == a.queue))
             .take(f.limit.unwrap_or(usize::MAX))
-            .map(app_json)
+            .map(|a| app_json(c, a))
             .collect()
     });
     ok(json!({ "apps": { "app": list } }))
 }
 
 async fn app(State(rm): State<Rm>, Path(id): Path<String>, _caller: Caller) -> Reply {
-    match rm.with(|c, _| c.app(&id).map(app_json)) {
+    match rm.with(|c, _| c.app(&id).map(|a| app_json(c, a))) {
         Some(a) => ok(json!({ "app": a })),
         None => Err(ClusterError::UnknownApp(id).into()),
     }
