@@ -87,7 +87,14 @@ pub(crate) struct AppArgs {
     json: bool,
 }
 
+// `yard nodes`: each node with its capacity and its last load sample.
 #[derive(Args)]
+#[command(
+    after_help = "LOAD is the 1-minute load average per logical CPU (1.00: as many \
+runnable tasks as CPUs); CPU and MEM the host's CPU and memory in use; DISK R+W the bytes its \
+disks read and wrote per second; -: no sample yet. --json has all the rm reports of each node \
+(resourceUtilization, yardLoad)."
+)]
 pub(crate) struct NodesArgs {
     #[command(flatten)]
     rm: Rm,
@@ -404,23 +411,74 @@ pub(crate) fn nodes(args: NodesArgs) -> Result<()> {
             nodes
                 .iter()
                 .map(|n| {
-                    vec![
+                    let mut row = vec![
                         text(&n["id"]),
                         text(&n["rack"]),
                         text(&n["state"]),
                         text(&n["numContainers"]),
                         format!("{} MB", text(&n["totalResource"]["memory"])),
                         text(&n["totalResource"]["vCores"]),
-                    ]
+                    ];
+                    row.extend(load_cells(&n["yardLoad"]));
+                    row
                 })
                 .collect()
         })
         .unwrap_or_default();
     crate::print(&table(
-        &["NODE", "RACK", "STATE", "CONTAINERS", "MEMORY", "VCORES"],
+        &[
+            "NODE",
+            "RACK",
+            "STATE",
+            "CONTAINERS",
+            "MEMORY",
+            "VCORES",
+            "LOAD",
+            "CPU",
+            "MEM",
+            "DISK R+W",
+        ],
         &rows,
     ))?;
     Ok(())
+}
+
+/// A node's last load sample as `yard nodes` shows it: 1-minute load per logical CPU, CPU and
+/// memory in use, disk bytes read and written per second; `-` where the rm has no value.
+pub(crate) fn load_cells(load: &Value) -> [String; 4] {
+    let dash = || "-".to_owned();
+    let percent = |v: Option<f64>| v.map_or_else(dash, |p| format!("{p:.0}%"));
+    let disk = match (
+        load["diskReadBytesPerS"].as_f64(),
+        load["diskWriteBytesPerS"].as_f64(),
+    ) {
+        (Some(r), Some(w)) => format!("{}/s", human_rate(r + w)),
+        _ => dash(),
+    };
+    [
+        load["loadPerCore"]
+            .as_f64()
+            .map_or_else(dash, |l| format!("{l:.2}")),
+        percent(load["cpuPercent"].as_f64()),
+        percent(load["memoryUsedFraction"].as_f64().map(|f| f * 100.0)),
+        disk,
+    ]
+}
+
+/// Bytes in decimal units as people read a rate: `0 B`, `512 kB`, `1.2 MB`, `12 MB`.
+pub(crate) fn human_rate(bytes: f64) -> String {
+    const UNITS: [&str; 5] = ["B", "kB", "MB", "GB", "TB"];
+    let mut value = bytes.max(0.0);
+    let mut unit = 0;
+    while value >= 999.5 && unit + 1 < UNITS.len() {
+        value /= 1000.0;
+        unit += 1;
+    }
+    if unit > 0 && value < 9.95 {
+        format!("{value:.1} {}", UNITS[unit])
+    } else {
+        format!("{value:.0} {}", UNITS[unit])
+    }
 }
 
 /// An estimated quantity as one line: `12,345 (95 % CI 12,000 – 12,700; seen 6,100)`.
@@ -516,6 +574,30 @@ pub(crate) fn render(app: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_nodes_load_reads_in_short_cells() {
+        let load = json!({"loadPerCore": 1.5, "cpuPercent": 37.4, "memoryUsedFraction": 0.755,
+            "diskReadBytesPerS": 9e6, "diskWriteBytesPerS": 3e6});
+        assert_eq!(load_cells(&load), ["1.50", "37%", "76%", "12 MB/s"]);
+        assert_eq!(load_cells(&Value::Null), ["-", "-", "-", "-"]);
+        let unknown_cores = json!({"loadPerCore": null, "cpuPercent": 0.0,
+            "memoryUsedFraction": 0.0, "diskReadBytesPerS": 0.0, "diskWriteBytesPerS": 0.0});
+        assert_eq!(load_cells(&unknown_cores), ["-", "0%", "0%", "0 B/s"]);
+        for (bytes, shown) in [
+            (0.0, "0 B"),
+            (999.0, "999 B"),
+            (999.6, "1.0 kB"),
+            (1_234.0, "1.2 kB"),
+            (512e3, "512 kB"),
+            (1.25e6, "1.2 MB"),
+            (12e6, "12 MB"),
+            (2.5e9, "2.5 GB"),
+            (3e15, "3000 TB"),
+        ] {
+            assert_eq!(human_rate(bytes), shown, "{bytes}");
+        }
+    }
 
     #[test]
     fn deadlines_and_quotas_read_as_people_read_them() {
