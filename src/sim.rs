@@ -54,35 +54,67 @@ pub(crate) struct SimArgs {
     /// containers of its own under `--configs`.
     #[arg(long, conflicts_with_all = ["experiment", "configs", "seeds", "svg"])]
     shared: bool,
-    /// `--shared`: the rm's cluster policies (fifo, fair, edf, minedf, minedf-wc).
-    #[arg(
-        long,
-        value_delimiter = ',',
-        default_value = "fifo,edf,minedf-wc",
-        requires = "shared"
-    )]
-    rm_policies: Vec<RmPolicy>,
-    /// `--shared`: each job's deadline is U[LO, HI] × its time alone on the whole cluster, as
-    /// ARIA draws them (one number: that factor).
-    #[arg(long, value_name = "LO,HI", default_value = "1,2", value_parser = DeadlineFactor::parse, requires = "shared")]
-    deadline_factor: DeadlineFactor,
-    /// `--shared`: multiply every submit time by X (below 1: arrivals closer, more load).
-    #[arg(long, value_name = "X", default_value_t = 1.0, value_parser = parse_time_scale, requires = "shared")]
-    time_scale: f64,
-    /// `--shared`: how masters use containers: `reuse` (yard's live master: a container runs
-    /// the job's tasks one after another until released) or `per-task` (YARN's MapReduce and
-    /// ARIA's slots: every task its own container, handed out anew by the cluster policy).
-    #[arg(long, value_name = "USE", default_value = "reuse", value_parser = ["reuse", "per-task"], requires = "shared")]
-    containers: String,
-    /// `--shared`: the cluster's nodes (2 containers each).
-    #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=100_000), requires = "shared")]
-    nodes: u32,
+    /// `--shared` and `--experiment overload`: the rm's cluster policies (fifo, fair, edf,
+    /// minedf, minedf-wc). Default: fifo,edf,minedf-wc with `--shared`, fifo for overload.
+    #[arg(long, value_delimiter = ',')]
+    rm_policies: Option<Vec<RmPolicy>>,
+    /// `--shared`, `--experiment overload`: each job's deadline is U[LO, HI] × its time alone
+    /// on the whole cluster, as ARIA draws them (one number: that factor). Default 1,2.
+    #[arg(long, value_name = "LO,HI", value_parser = DeadlineFactor::parse)]
+    deadline_factor: Option<DeadlineFactor>,
+    /// `--shared`, `--experiment overload`: multiply every submit time by X (below 1: arrivals
+    /// closer, more load). Default 1.
+    #[arg(long, value_name = "X", value_parser = parse_time_scale)]
+    time_scale: Option<f64>,
+    /// `--shared`, `--experiment overload`: how masters use containers: `reuse` (yard's live
+    /// master: a container runs the job's tasks one after another until released) or
+    /// `per-task` (YARN's MapReduce and ARIA's slots: every task its own container, handed out
+    /// anew by the cluster policy). Default: reuse with `--shared`; per-task for overload,
+    /// where the classifier judges every task's placement as the paper's does.
+    #[arg(long, value_name = "USE", value_parser = ["reuse", "per-task"])]
+    containers: Option<String>,
+    /// `--shared`, `--experiment overload`: the cluster's nodes. Default 64: of 2 containers
+    /// each with `--shared`, of 4 cores and 4 containers each for overload.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    nodes: Option<u32>,
     /// One of the Dart paper's experiments: deadlines, estimation, stragglers, optimizations
     /// (they set configurations, policies and faults; `--configs`/`--policies` are then
-    /// ignored); or `rm-policies`: ARIA's cluster-policy experiment on its synthetic Facebook
-    /// workload (`--runs`, `--interarrivals`, `--jobs`, `--svg`).
+    /// ignored); `rm-policies`: ARIA's cluster-policy experiment on its synthetic Facebook
+    /// workload (`--runs`, `--interarrivals`, `--jobs`, `--svg`); or `overload`: the shared
+    /// cluster with background CPU and IO hogs on its nodes, without and with the rm's overload
+    /// classifier (issue 17; `--trace` or `--synthetic`, default the first 300 jobs of the
+    /// shipped FB-2009 day; `--seeds`, `--nodes`, `--rm-policies`, `--policies`, `--svg`).
     #[arg(long, value_name = "NAME", value_parser = parse_experiment)]
     experiment: Option<ExperimentArg>,
+    /// `--experiment overload`: the classifier's settings, as `yard rm` takes them. Which job
+    /// a node serves first among those judged good: policy, fcfs[:EPSILON_S] or
+    /// map-first[:REDUCE_WEIGHT] [default: policy].
+    #[arg(long, value_name = "NAME")]
+    overload_utility: Option<String>,
+    /// `--experiment overload`: the rule (for both runs): overloaded when the 1-minute load
+    /// exceeds this many times the cores [default: 1].
+    #[arg(long)]
+    overload_max_load_per_core: Option<f64>,
+    /// `--experiment overload`: the rule: overloaded when less than this fraction of memory is
+    /// free [default: 0.1].
+    #[arg(long)]
+    overload_min_free_memory: Option<f64>,
+    /// `--experiment overload`: the rule: overloaded when the disk moves more than this
+    /// fraction of its rate [default: disks not judged].
+    #[arg(long)]
+    overload_max_disk: Option<f64>,
+    /// `--experiment overload`: labelled placements the classifier needs before it refuses a
+    /// node [default: 20].
+    #[arg(long)]
+    overload_min_samples: Option<u64>,
+    /// `--experiment overload`: a placement is labelled by its node's first load sample this
+    /// long after it, ms [default: 5000].
+    #[arg(long)]
+    overload_settle_ms: Option<i64>,
+    /// `--experiment overload`: a node refused this long gets one task anyway, ms
+    /// [default: 60000].
+    #[arg(long)]
+    overload_explore_after_ms: Option<i64>,
     /// `--experiment rm-policies`: runs (seeds) per point; every figure is their mean.
     #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=100))]
     runs: u64,
@@ -171,14 +203,16 @@ fn parse_guard(s: &str) -> Result<f64, String> {
 pub(crate) enum ExperimentArg {
     Dart(Preset),
     RmPolicies,
+    Overload,
 }
 
 fn parse_experiment(s: &str) -> Result<ExperimentArg, String> {
     match s {
         "rm-policies" => Ok(ExperimentArg::RmPolicies),
+        "overload" => Ok(ExperimentArg::Overload),
         _ => Preset::parse(s)
             .map(ExperimentArg::Dart)
-            .map_err(|e| format!("{e}, rm-policies")),
+            .map_err(|e| format!("{e}, rm-policies, overload")),
     }
 }
 
@@ -230,11 +264,57 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
         guard: args.guard,
         model,
     };
+    let overload = matches!(args.experiment, Some(ExperimentArg::Overload));
+    if !(args.shared || overload) {
+        let given = [
+            ("--rm-policies", args.rm_policies.is_some()),
+            ("--deadline-factor", args.deadline_factor.is_some()),
+            ("--time-scale", args.time_scale.is_some()),
+            ("--containers", args.containers.is_some()),
+            ("--nodes", args.nodes.is_some()),
+        ];
+        if let Some((flag, _)) = given.iter().find(|(_, g)| *g) {
+            return Err(BadInput(format!(
+                "{flag} is for one shared cluster: add --shared or --experiment overload"
+            ))
+            .into());
+        }
+    }
+    if !overload {
+        let given = [
+            ("--overload-utility", args.overload_utility.is_some()),
+            (
+                "--overload-max-load-per-core",
+                args.overload_max_load_per_core.is_some(),
+            ),
+            (
+                "--overload-min-free-memory",
+                args.overload_min_free_memory.is_some(),
+            ),
+            ("--overload-max-disk", args.overload_max_disk.is_some()),
+            (
+                "--overload-min-samples",
+                args.overload_min_samples.is_some(),
+            ),
+            ("--overload-settle-ms", args.overload_settle_ms.is_some()),
+            (
+                "--overload-explore-after-ms",
+                args.overload_explore_after_ms.is_some(),
+            ),
+        ];
+        if let Some((flag, _)) = given.iter().find(|(_, g)| *g) {
+            return Err(BadInput(format!(
+                "{flag} sets the overload classifier: it needs --experiment overload"
+            ))
+            .into());
+        }
+    }
     if args.shared {
         return run_shared(&args, base);
     }
     let preset = match args.experiment {
         Some(ExperimentArg::RmPolicies) => return run_rm_policies(&args, base),
+        Some(ExperimentArg::Overload) => return run_overload(&args, base),
         Some(ExperimentArg::Dart(p)) if args.trace.is_none() && !args.synthetic => {
             return Err(BadInput(format!(
                 "--experiment {} replays a workload: give --trace FILE or --synthetic",
@@ -423,8 +503,14 @@ fn run_rm_policies(args: &SimArgs, base: Experiment) -> Result<()> {
 /// `--shared`: every job of the trace (or the synthetic workload) on one cluster, under each
 /// cluster policy and task policy.
 fn run_shared(args: &SimArgs, mut exp: Experiment) -> Result<()> {
-    exp.cluster.nodes = args.nodes;
-    exp.policy.one_task_per_container = args.containers == "per-task";
+    exp.cluster.nodes = args.nodes.unwrap_or(64);
+    exp.policy.one_task_per_container = args.containers.as_deref() == Some("per-task");
+    let rm_policies = args
+        .rm_policies
+        .clone()
+        .unwrap_or_else(|| vec![RmPolicy::Fifo, RmPolicy::Edf, RmPolicy::MinEdfWc]);
+    let deadline_factor = args.deadline_factor.unwrap_or(DeadlineFactor::ARIA);
+    let time_scale = args.time_scale.unwrap_or(1.0);
     let trace = match &args.trace {
         Some(path) => Some(yard_workload::read_file(path, &args.read.options())?),
         None => None,
@@ -467,21 +553,21 @@ fn run_shared(args: &SimArgs, mut exp: Experiment) -> Result<()> {
         "{} jobs: each alone on the whole cluster (T_J)",
         jobs.len()
     ));
-    let jobs = shared::prepare(jobs, &exp, args.deadline_factor, args.time_scale);
+    let jobs = shared::prepare(jobs, &exp, deadline_factor, time_scale);
     spinner.set_message(format!(
         "{} jobs on one cluster: {} days ({} rm policies × {} task policies)",
         jobs.len(),
-        args.rm_policies.len() * policies.len(),
-        args.rm_policies.len(),
+        rm_policies.len() * policies.len(),
+        rm_policies.len(),
         policies.len()
     ));
     let report = shared::run_days(
         &jobs,
-        &args.rm_policies,
+        &rm_policies,
         &policies,
         &exp,
-        args.deadline_factor,
-        args.time_scale,
+        deadline_factor,
+        time_scale,
     );
     spinner.finish_and_clear();
     let out = match args.json {
@@ -490,6 +576,147 @@ fn run_shared(args: &SimArgs, mut exp: Experiment) -> Result<()> {
     };
     crate::print(&out)?;
     Ok(())
+}
+
+/// `--experiment overload`'s default workload: the shipped FB-2009 day, as every README command
+/// names it (relative to where yard runs), and how many of its jobs.
+const OVERLOAD_TRACE: &str = "traces/swim/FB-2009_samples_24_times_1hr_0.tsv";
+const OVERLOAD_JOBS: usize = 300;
+/// `--experiment overload`'s cluster: the Dart paper's 64 nodes, of 4 cores and 4 containers
+/// (a vcore each).
+const OVERLOAD_NODES: u32 = 64;
+const OVERLOAD_CONTAINERS: u32 = 4;
+
+/// `--experiment overload`: the shared cluster with background hogs on its nodes, every day
+/// run without and with the rm's overload classifier on the same jobs and hogs, per seed.
+fn run_overload(args: &SimArgs, mut exp: Experiment) -> Result<()> {
+    use yard_sim::overload::{self, OverloadSetup};
+    exp.cluster.nodes = args.nodes.unwrap_or(OVERLOAD_NODES);
+    exp.cluster.containers_per_node = OVERLOAD_CONTAINERS;
+    exp.policy.one_task_per_container = args.containers.as_deref() != Some("reuse");
+    let path = match (&args.trace, args.synthetic) {
+        (Some(path), _) => Some(path.clone()),
+        (None, true) => None,
+        (None, false) => {
+            let path = PathBuf::from(OVERLOAD_TRACE);
+            if !path.exists() {
+                return Err(BadInput(format!(
+                    "--experiment overload replays {OVERLOAD_TRACE} by default, which is not here: run yard from the repository, or give --trace FILE or --synthetic"
+                ))
+                .into());
+            }
+            Some(path)
+        }
+    };
+    let trace = match &path {
+        Some(path) => Some(yard_workload::read_file(path, &args.read.options())?),
+        None => None,
+    };
+    let count = args.jobs.unwrap_or(OVERLOAD_JOBS);
+    let workload = match &path {
+        Some(p) => format!("{}, first {count} jobs", p.display()),
+        None => format!("ARIA's synthetic Facebook workload, {count} jobs"),
+    };
+    let first_seed = args.read.seed.unwrap_or(DEFAULT_SEED);
+    let seeds = args.seeds.unwrap_or(3);
+    let factor = args.deadline_factor.unwrap_or(DeadlineFactor::ARIA);
+    let time_scale = args.time_scale.unwrap_or(1.0);
+    let setup = OverloadSetup {
+        experiment: exp.clone(),
+        load: yard_sim::load::LoadConfig::for_containers(OVERLOAD_CONTAINERS),
+        classifier: classifier_config(args)?,
+        rm_policies: args
+            .rm_policies
+            .clone()
+            .unwrap_or_else(|| vec![RmPolicy::Fifo]),
+        policies: args
+            .policies
+            .clone()
+            .unwrap_or_else(|| vec![PolicyKind::Dart]),
+    };
+    let spinner = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+    spinner.enable_steady_tick(std::time::Duration::from_millis(200));
+    let mut reports = Vec::new();
+    for seed in (0..seeds).map(|i| first_seed.wrapping_add(i)) {
+        let mut setup = setup.clone();
+        setup.experiment.seed = seed;
+        let options = WorkloadOptions {
+            seed,
+            block_bytes: args.read.options().block_bytes,
+            skew: args.skew,
+            ..WorkloadOptions::default()
+        }
+        .with_model(&exp.model);
+        let kept = |j: &yard_sim::job::SimJob| u64::from(j.maps()) >= args.min_maps;
+        let jobs: Vec<yard_sim::job::SimJob> = match &trace {
+            Some(w) => workloads::trace_jobs(w, &options)
+                .filter(|j| kept(j))
+                .take(count)
+                .collect(),
+            None => workloads::facebook_synthetic(count, SYNTHETIC_INTERARRIVAL_S, &options)
+                .into_iter()
+                .filter(|j| kept(j))
+                .collect(),
+        };
+        if jobs.is_empty() {
+            return Err(BadInput(
+                "the workload has no jobs to simulate; check --jobs, --min-maps and the trace"
+                    .into(),
+            )
+            .into());
+        }
+        spinner.set_message(format!(
+            "overload, seed {seed}: {} jobs, each alone on the whole cluster (T_J)",
+            jobs.len()
+        ));
+        let ratios = overload::reduce_output_ratios(&jobs, trace.as_ref());
+        let jobs = shared::prepare(jobs, &setup.experiment, factor, time_scale);
+        spinner.set_message(format!(
+            "overload, seed {seed}: {} days",
+            2 * setup.rm_policies.len() * setup.policies.len()
+        ));
+        let report = overload::run(&setup, &jobs, &ratios, factor, time_scale);
+        if let Some(dir) = args.svg.as_deref().filter(|_| reports.is_empty()) {
+            overload::write_plot(dir, &report)
+                .with_context(|| format!("writing the plot to {}", dir.display()))?;
+        }
+        reports.push(report);
+    }
+    spinner.finish_and_clear();
+    let out = match args.json {
+        true => {
+            let value = match reports.len() {
+                1 => serde_json::to_value(&reports[0])?,
+                _ => serde_json::to_value(&reports)?,
+            };
+            serde_json::to_string_pretty(&value)? + "\n"
+        }
+        false => format!("## overload\n\n{}", overload::markdown(&reports, &workload)),
+    };
+    crate::print(&out)?;
+    Ok(())
+}
+
+/// The overload classifier's settings from the `--overload-*` flags (`yard rm`'s, the same
+/// checks), the rest its defaults.
+fn classifier_config(args: &SimArgs) -> Result<yard_rm::overload::ClassifierConfig> {
+    use yard_rm::overload::{ClassifierConfig, Utility};
+    let mut c = ClassifierConfig::default();
+    if let Some(u) = &args.overload_utility {
+        c.utility = Utility::parse(u).map_err(|e| BadInput(format!("--overload-utility: {e}")))?;
+    }
+    c.rule.max_load_per_core = args
+        .overload_max_load_per_core
+        .unwrap_or(c.rule.max_load_per_core);
+    c.rule.min_free_memory = args
+        .overload_min_free_memory
+        .unwrap_or(c.rule.min_free_memory);
+    c.rule.max_disk = args.overload_max_disk.or(c.rule.max_disk);
+    c.min_samples = args.overload_min_samples.unwrap_or(c.min_samples);
+    c.settle_ms = args.overload_settle_ms.unwrap_or(c.settle_ms);
+    c.explore_after_ms = args.overload_explore_after_ms.unwrap_or(c.explore_after_ms);
+    c.validate().map_err(BadInput)?;
+    Ok(c)
 }
 
 fn describe(setup: &Setup) -> String {

@@ -582,7 +582,7 @@ impl Queue {
     /// faster than the oracle's sums.
     fn push(&mut self, t: Seconds, ev: Ev) {
         self.seq += 1;
-        let key = u128::from((t * 1e6).ceil() as u64) << 64 | u128::from(self.seq);
+        let key = u128::from(event_us(t)) << 64 | u128::from(self.seq);
         match ev {
             Ev::Tick if self.tick.is_none() => self.tick = Some(key),
             Ev::Shuffled(_) if self.fifo.back().is_none_or(|&(k, _)| k < key) => {
@@ -631,7 +631,19 @@ struct Live {
     /// The engine's id of its container.
     container: u64,
     started: Seconds,
+    /// Its work: seconds at full speed (a reduce's is infinite until it has its input).
     duration: Seconds,
+    /// The share of full speed it runs at since `rated_at`, having done `work_at` seconds of
+    /// work by then (1, `started` and 0 unless a node load model re-rated it: `Run::rerate`).
+    speed: f64,
+    rated_at: Seconds,
+    work_at: Seconds,
+    /// The work after which its end event comes (`duration`, or where it fails), whether it
+    /// succeeds there, and the µs that event is queued at: an end event at another time is
+    /// stale (the attempt was re-rated since).
+    target: Seconds,
+    ok: bool,
+    end_us: u64,
     map: Option<MapId>,
     /// A reduce's input after Alg. 5's sampling (0 until it has its input).
     kept: u64,
@@ -647,12 +659,40 @@ impl Live {
     /// did.
     fn done(&self, now: Seconds, progress: &ProgressModel) -> f64 {
         let t = match self.duration {
-            d if d > 0.0 => ((now - self.started) / d).clamp(0.0, 1.0),
+            d if d > 0.0 => (self.worked(now) / d).clamp(0.0, 1.0),
             _ => return 1.0,
         };
         match progress.rate_spread {
             0.0 => t,
             spread => varying(self.key, spread, t),
+        }
+    }
+
+    /// Seconds of work done by `now`: its time since it started, unless it was re-rated.
+    fn worked(&self, now: Seconds) -> Seconds {
+        match self.speed == 1.0 && self.work_at == 0.0 {
+            true => now - self.started,
+            false => self.work_at + (now - self.rated_at) * self.speed,
+        }
+    }
+
+    /// An attempt starting at `now` on `node`, running at full speed.
+    fn new(node: u32, container: u64, now: Seconds, duration: Seconds, map: Option<MapId>) -> Live {
+        Live {
+            node,
+            container,
+            started: now,
+            duration,
+            speed: 1.0,
+            rated_at: now,
+            work_at: 0.0,
+            target: duration,
+            ok: true,
+            end_us: u64::MAX,
+            map,
+            kept: 0,
+            cut: false,
+            key: 0,
         }
     }
 
@@ -667,6 +707,12 @@ impl Live {
             }
         }
     }
+}
+
+/// The µs an event due at `t` seconds is queued at: rounded up, so the engine is never faster
+/// than the oracle's sums.
+fn event_us(t: Seconds) -> u64 {
+    (t * 1e6).ceil() as u64
 }
 
 /// A standard normal draw from 64 random bits (Box–Muller on their two halves).
@@ -808,6 +854,12 @@ pub(crate) struct Run<'a> {
     /// Distinct maps and reduces done: what the master tells the rm (`SchedEvent::Progress`).
     pub(crate) maps_finished: u32,
     pub(crate) reduces_finished: u32,
+    /// Attempts launched for a task that had been launched before (a speculative copy, or a
+    /// run again after a kill, a failure or a preemption), and attempts the policy killed.
+    pub(crate) relaunched: u32,
+    pub(crate) killed: u32,
+    /// Launches per reduce (`reduce_attempts_of` counts the ones that got their input).
+    reduce_launches: Vec<u32>,
     /// Past it the run gives up (`HORIZON_DEADLINES`).
     horizon: Seconds,
     /// On a shared cluster, no tick is queued while the job holds no container.
@@ -884,6 +936,33 @@ pub(crate) struct SharedSide {
     /// Containers to give back to the rm (released by the policy, not wanted, or preempted),
     /// since the shared driver last took them.
     pub(crate) released: Vec<u64>,
+    /// With a node load model (`crate::overload`): tasks that began and ended running on
+    /// their nodes since the shared driver last took them; `None` when nobody listens.
+    pub(crate) notes: Option<Vec<Note>>,
+}
+
+/// A task's life on its node, as the node load model needs it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Note {
+    /// It started running its work: a map at its launch, a reduce when its input came (a
+    /// reduce waiting for its shuffle is not working its node). `output` is a map's; `work`
+    /// its seconds at full speed where it runs.
+    Began {
+        attempt: AttemptId,
+        node: u32,
+        map: bool,
+        input: u64,
+        output: Option<u64>,
+        work: Seconds,
+    },
+    /// It stopped: `finished` when it ran its whole work and succeeded (not failed, killed,
+    /// preempted or cut by the guard); `elapsed` since it began.
+    Ended {
+        attempt: AttemptId,
+        node: u32,
+        finished: bool,
+        elapsed: Seconds,
+    },
 }
 
 /// `Run::held` of a container the job no longer holds.
@@ -921,6 +1000,9 @@ impl<'a> Run<'a> {
             shared: None,
             maps_finished: 0,
             reduces_finished: 0,
+            relaunched: 0,
+            killed: 0,
+            reduce_launches: vec![0; job.reduces() as usize],
             horizon: f64::INFINITY,
             tick_paused: false,
             guard: exp.guard_for(kind, plan.deadline),
@@ -1056,6 +1138,9 @@ impl<'a> Run<'a> {
         }
         {
             match ev {
+                // Re-rated since it was queued (`rerate`): the attempt ends at another time.
+                Ev::MapEnd(a, _) | Ev::ReduceEnd(a, _)
+                    if self.live.get(a).is_some_and(|l| l.end_us != t) => {}
                 Ev::Tick => self.tick(),
                 Ev::MapEnd(a, ok) => self.map_end(a, ok),
                 Ev::ReduceEnd(a, ok) => self.reduce_end(a, ok.then_some(0)),
@@ -1106,7 +1191,7 @@ impl<'a> Run<'a> {
     /// A reduce attempt ends: finished (having folded in `folded` bytes, reported as its
     /// output as the task runner reports a cut reduce's; 0 for a whole one) or failed.
     fn reduce_end(&mut self, a: AttemptId, folded: Option<u64>) {
-        if self.end(a).is_none() {
+        if self.end_as(a, folded.is_some()).is_none() {
             return; // killed, or ended already
         }
         if folded.is_some() {
@@ -1127,7 +1212,9 @@ impl<'a> Run<'a> {
     }
 
     fn map_end(&mut self, a: AttemptId, ok: bool) {
-        let Some(live) = self.end(a) else { return };
+        let Some(live) = self.end_as(a, ok) else {
+            return;
+        };
         self.maps_running -= 1;
         let m = live.map.expect("a map attempt").0 as usize;
         if !ok {
@@ -1219,7 +1306,7 @@ impl<'a> Run<'a> {
                 .get_mut(r.0 as usize)
                 .and_then(Option::take)
                 .unwrap_or(bytes);
-            let Some(live) = self.live.get(a) else {
+            let Some(live) = self.live.get(a).copied() else {
                 continue;
             };
             if cut {
@@ -1233,19 +1320,34 @@ impl<'a> Run<'a> {
             let nth = self.reduce_attempts_of[r.0 as usize];
             self.reduce_attempts_of[r.0 as usize] += 1;
             let task = u64::from(r.0) << 16 | u64::from(nth);
-            let fail_at = self.failure(0x0FA1_12ED, task, duration);
+            let (target, ok) = match self.failure(0x0FA1_12ED, task, duration) {
+                Some(t) => (t, false),
+                None => (duration, true),
+            };
             let key = mix(self.exp.seed, 0xC0_12F, self.index, task);
+            let end = self.now + target;
+            let now = self.now;
             if let Some(l) = self.live.get_mut(a) {
-                l.started = self.now;
+                l.started = now;
+                l.rated_at = now;
                 l.duration = duration;
+                l.target = target;
+                l.ok = ok;
+                l.end_us = event_us(end);
                 l.kept = kept;
                 l.key = key;
             }
-            match fail_at {
-                Some(t) => self.at(self.now + t, Ev::ReduceEnd(a, false)),
-                None => self.at(self.now + duration, Ev::ReduceEnd(a, true)),
-            }
+            self.at(end, Ev::ReduceEnd(a, ok));
             self.reducing.push(a);
+            let node = live.node;
+            self.note(|| Note::Began {
+                attempt: a,
+                node,
+                map: false,
+                input: kept,
+                output: None,
+                work: duration,
+            });
         }
     }
 
@@ -1433,8 +1535,55 @@ impl<'a> Run<'a> {
             .map(move |&n| n % base + base * (m as u32 % scale))
     }
 
+    /// Attempt `a` ends (killed, preempted or lost).
     fn end(&mut self, a: AttemptId) -> Option<Live> {
-        self.live.remove(a)
+        self.end_as(a, false)
+    }
+
+    /// Attempt `a` ends, having run its whole work and succeeded when `finished`.
+    fn end_as(&mut self, a: AttemptId, finished: bool) -> Option<Live> {
+        let l = self.live.remove(a)?;
+        if l.duration.is_finite() {
+            let elapsed = self.now - l.started;
+            self.note(|| Note::Ended {
+                attempt: a,
+                node: l.node,
+                finished: finished && !l.cut,
+                elapsed,
+            });
+        }
+        Some(l)
+    }
+
+    /// Tells a node load model, if one listens, what a task did.
+    fn note(&mut self, note: impl FnOnce() -> Note) {
+        if let Some(notes) = self.shared.as_mut().and_then(|s| s.notes.as_mut()) {
+            notes.push(note());
+        }
+    }
+
+    /// On a shared cluster with a node load model: attempt `a`'s node now runs it at `speed`
+    /// (0–1] of its full speed. Its work done so far stands; what is left runs at the new
+    /// speed, so its end moves (the event queued before is then stale, see `step`).
+    pub(crate) fn rerate(&mut self, now: Seconds, a: AttemptId, speed: f64) {
+        self.now = self.now.max(now);
+        let now = self.now;
+        let Some(l) = self.live.get_mut(a) else {
+            return;
+        };
+        if l.speed == speed || !l.duration.is_finite() || l.cut || speed <= 0.0 {
+            return;
+        }
+        l.work_at = l.worked(now);
+        l.rated_at = now;
+        l.speed = speed;
+        let end = now + (l.target - l.work_at).max(0.0) / speed;
+        l.end_us = event_us(end);
+        let ev = match l.map {
+            Some(_) => Ev::MapEnd(a, l.ok),
+            None => Ev::ReduceEnd(a, l.ok),
+        };
+        self.at(end, ev);
     }
 
     fn call(&mut self, event: Event) {
@@ -1469,29 +1618,37 @@ impl<'a> Run<'a> {
                     Locality::RackLocal => self.exp.cluster.rack_local_factor,
                     Locality::Remote => self.exp.cluster.remote_factor,
                 };
-                let duration = self.job.truth.maps[m].duration * factor * self.speed(node);
+                let truth = &self.job.truth.maps[m];
+                let (input, output) = (truth.input_bytes, truth.output_bytes);
+                let duration = truth.duration * factor * self.speed(node);
                 let nth = self.attempts_of[m];
                 self.attempts_of[m] += 1;
+                if nth > 0 {
+                    self.relaunched += 1;
+                }
                 let task = (m as u64) << 16 | u64::from(nth);
                 let key = mix(self.exp.seed, 0xC0_12E, self.index, task);
-                match self.failure(0x0FA1_13A9, task, duration) {
-                    Some(t) => self.at(self.now + t, Ev::MapEnd(attempt, false)),
-                    None => self.at(self.now + duration, Ev::MapEnd(attempt, true)),
-                }
+                let (target, ok) = match self.failure(0x0FA1_13A9, task, duration) {
+                    Some(t) => (t, false),
+                    None => (duration, true),
+                };
+                let end = self.now + target;
+                self.at(end, Ev::MapEnd(attempt, ok));
                 self.maps_running += 1;
-                self.live.insert(
+                let mut live = Live::new(node, container.0, self.now, duration, Some(map));
+                live.target = target;
+                live.ok = ok;
+                live.end_us = event_us(end);
+                live.key = key;
+                self.live.insert(attempt, live);
+                self.note(|| Note::Began {
                     attempt,
-                    Live {
-                        node,
-                        container: container.0,
-                        started: self.now,
-                        duration,
-                        map: Some(map),
-                        kept: 0,
-                        cut: false,
-                        key,
-                    },
-                );
+                    node,
+                    map: true,
+                    input,
+                    output: Some(output),
+                    work: duration,
+                });
             }
             Decision::LaunchReduce {
                 attempt,
@@ -1499,19 +1656,15 @@ impl<'a> Run<'a> {
                 container,
             } => {
                 let node = self.held[container.0 as usize];
-                self.live.insert(
-                    attempt,
-                    Live {
-                        node,
-                        container: container.0,
-                        started: self.now,
-                        duration: f64::INFINITY,
-                        map: None,
-                        kept: 0,
-                        cut: false,
-                        key: 0, // set with its input
-                    },
-                );
+                if let Some(n) = self.reduce_launches.get_mut(reduce.0 as usize) {
+                    if *n > 0 {
+                        self.relaunched += 1;
+                    }
+                    *n += 1;
+                }
+                // Its key is set with its input.
+                let live = Live::new(node, container.0, self.now, f64::INFINITY, None);
+                self.live.insert(attempt, live);
                 self.waiting.push((attempt, reduce));
             }
             Decision::SampleReduceInput { reduce, keep_bytes } => {
@@ -1557,10 +1710,11 @@ impl<'a> Run<'a> {
                 self.estimate = estimate;
             }
             Decision::Kill(a) => {
-                if let Some(l) = self.end(a)
-                    && l.map.is_some()
-                {
-                    self.maps_running -= 1;
+                if let Some(l) = self.end(a) {
+                    self.killed += 1;
+                    if l.map.is_some() {
+                        self.maps_running -= 1;
+                    }
                 }
             }
             Decision::Finish(_) => self.finished = Some(self.now),
@@ -1778,14 +1932,8 @@ mod tests {
     fn noisy_progress_varies_a_tasks_speed_and_blurs_its_reports() {
         let model = ProgressModel::NOISY;
         let live = |key: u64| Live {
-            node: 0,
-            container: 0,
-            started: 10.0,
-            duration: 40.0,
-            map: None,
-            kept: 0,
-            cut: false,
             key,
+            ..Live::new(0, 0, 10.0, 40.0, None)
         };
         let mut off_line = 0;
         for key in 1..=200u64 {

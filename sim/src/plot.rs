@@ -464,3 +464,59 @@ pub fn lines(
         .map_err(|e| err(&e))?;
     root.present().map_err(|e| err(&e))
 }
+
+/// A line per series of (x, y) points on linear axes, without markers: a quantity over time.
+pub fn timeline(
+    path: &Path,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[(String, Vec<(f64, f64)>)],
+) -> io::Result<()> {
+    let (mut x1, mut y1) = (1.0f64, 0.0f64);
+    for &(x, y) in series.iter().flat_map(|(_, p)| p.iter()) {
+        if x.is_finite() {
+            x1 = x1.max(x);
+        }
+        if y.is_finite() {
+            y1 = y1.max(y);
+        }
+    }
+    let root = SVGBackend::new(path, (900, 500)).into_drawing_area();
+    let err = |e: &dyn std::fmt::Display| io::Error::other(e.to_string());
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 20))
+        .margin(15)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d(0f64..x1, 0f64..(y1 * 1.1).max(1.0))
+        .map_err(|e| err(&e))?;
+    chart
+        .configure_mesh()
+        .x_desc(x_label)
+        .y_desc(y_label)
+        .draw()
+        .map_err(|e| err(&e))?;
+    for (i, (name, values)) in series.iter().enumerate() {
+        let color = COLORS[i % COLORS.len()];
+        chart
+            .draw_series(LineSeries::new(
+                values.iter().copied(),
+                color.stroke_width(2),
+            ))
+            .map_err(|e| err(&e))?
+            .label(name.as_str())
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+            });
+    }
+    chart
+        .configure_series_labels()
+        .border_style(BLACK)
+        .background_style(WHITE.mix(0.8))
+        .position(SeriesLabelPosition::UpperRight)
+        .draw()
+        .map_err(|e| err(&e))?;
+    root.present().map_err(|e| err(&e))
+}

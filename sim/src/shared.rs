@@ -40,8 +40,20 @@ use yard_rm::scheduler::{
 };
 use yard_workload::SizeBin;
 
-use crate::engine::{Experiment, JobResult, Outcome, Plan, Run, SharedSide, mix, unit};
+use crate::engine::{Experiment, JobResult, Note, Outcome, Plan, Run, SharedSide, mix, unit};
 use crate::job::SimJob;
+use crate::load::{Demand, Hog, LOAD_FREQ, Node};
+
+/// A hog that is off and stays off.
+const NO_HOG: Hog = Hog {
+    on: false,
+    next: f64::INFINITY,
+};
+use crate::overload::{LoadSetup, LoadSide, LoadStats, Running};
+use std::collections::BTreeMap;
+use yard_appmaster::policy::AttemptId;
+use yard_appmaster::typing::{Bound, Probe};
+use yard_rm::overload::NodeLoad;
 
 /// Every task container's size: one vcore, 1 GiB (nodes hold `containers_per_node` of them).
 const TASK: Resources = Resources {
@@ -235,6 +247,12 @@ enum Wake {
     Job(usize),
     /// Job `i`'s master asks again (its heartbeat after it gave a container back).
     Ask(usize),
+    /// The node load model: Linux's 5-second load-average update (and the overload count).
+    LoadTick,
+    /// The node load model: every node sends its load to the rm.
+    NodeBeat,
+    /// The node load model: a hog on node `n` switches.
+    Hog(u32),
 }
 
 /// Runs one day: `jobs` on the experiment's cluster under cluster policy `rm` with every
@@ -245,6 +263,32 @@ pub fn simulate_day(
     policy: PolicyKind,
     exp: &Experiment,
 ) -> (Vec<SharedResult>, DayStats) {
+    let (results, stats, _) = simulate(jobs, rm, policy, exp, None);
+    (results, stats)
+}
+
+/// [`simulate_day`] with the node load model of the overload experiment (`crate::load`):
+/// background hogs on every node, tasks slowed by their node's load, each node's load sent to
+/// the rm every heartbeat, each job typed by its first finished map and reduce; with the rm's
+/// overload classifier when `setup.classifier` says.
+pub fn simulate_loaded_day(
+    jobs: &[SharedJob],
+    rm: RmPolicy,
+    policy: PolicyKind,
+    exp: &Experiment,
+    setup: &LoadSetup,
+) -> (Vec<SharedResult>, DayStats, LoadStats) {
+    let (results, stats, load) = simulate(jobs, rm, policy, exp, Some(setup));
+    (results, stats, load.unwrap_or_default())
+}
+
+fn simulate(
+    jobs: &[SharedJob],
+    rm: RmPolicy,
+    policy: PolicyKind,
+    exp: &Experiment,
+    load: Option<&LoadSetup>,
+) -> (Vec<SharedResult>, DayStats, Option<LoadStats>) {
     let plans: Vec<Plan> = jobs
         .iter()
         .map(|j| {
@@ -255,15 +299,25 @@ pub fn simulate_day(
         })
         .collect();
     let mut day = Day::new(jobs, &plans, rm, policy, exp);
+    if let Some(setup) = load {
+        day.with_load(setup);
+    }
     day.go();
     let spare = day.sched.spare_counts();
     day.stats.spare_allocations = spare.spare_allocations;
     day.stats.spare_kills = spare.spare_kills;
     day.stats.spare_map_allocations = spare.spare_map_allocations;
     day.stats.spare_map_kills = spare.spare_map_kills;
+    let labelled = day.sched.overload().map(|c| c.model().class_counts());
+    let load = day.load.take().map(|mut l| {
+        l.stats.span = day.stats.span;
+        l.stats.containers = day.sched_containers;
+        l.stats.labelled = labelled.unwrap_or_default();
+        l.stats
+    });
     let mut results: Vec<SharedResult> = day.results.into_iter().flatten().collect();
     results.sort_by(|a, b| a.arrival.total_cmp(&b.arrival));
-    (results, day.stats)
+    (results, day.stats, load)
 }
 
 /// A master's standing ask at the rm.
@@ -309,6 +363,10 @@ struct Day<'a> {
     active: usize,
     arrived: usize,
     stats: DayStats,
+    /// The node load model, when the day has one (the overload experiment).
+    load: Option<LoadSide>,
+    /// Task containers the cluster holds.
+    sched_containers: u32,
 }
 
 impl<'a> Day<'a> {
@@ -351,6 +409,8 @@ impl<'a> Day<'a> {
             active: 0,
             arrived: 0,
             stats: DayStats::default(),
+            load: None,
+            sched_containers: c.nodes.max(1) * c.containers_per_node.max(1),
         };
         let per_node = c.containers_per_node.max(1);
         for node in 0..c.nodes.max(1) {
@@ -396,10 +456,13 @@ impl<'a> Day<'a> {
                 }
                 Wake::Tick => {
                     self.rm(SchedEvent::Tick);
-                    if self.active > 0 || self.arrived < self.jobs.len() {
+                    if self.going() {
                         self.wake(t + self.heartbeat_us, Wake::Tick);
                     }
                 }
+                Wake::LoadTick => self.load_tick(),
+                Wake::NodeBeat => self.node_beat(),
+                Wake::Hog(n) => self.switch_hogs(n),
             }
             self.settle();
         }
@@ -407,6 +470,11 @@ impl<'a> Day<'a> {
         for i in 0..self.runs.len() {
             self.finish(i);
         }
+    }
+
+    /// Jobs are still to come or running.
+    fn going(&self) -> bool {
+        self.active > 0 || self.arrived < self.jobs.len()
     }
 
     /// Brings the rm up to date with every job that changed, and the queue with their next
@@ -438,7 +506,10 @@ impl<'a> Day<'a> {
         let app = AppId(i as u64);
         let index = self.index_base + i as u64;
         let mut run = Run::new(&j.job, &self.plans[i], self.exp, index, self.policy);
-        run.shared = Some(SharedSide::default());
+        run.shared = Some(SharedSide {
+            notes: self.load.as_ref().map(|_| Vec::new()),
+            ..SharedSide::default()
+        });
         self.rm(SchedEvent::AppAdded {
             app,
             queue: "default".into(),
@@ -467,6 +538,7 @@ impl<'a> Day<'a> {
     /// Tells the rm what job `i`'s master would: its ask, its releases, its progress; then
     /// queues its next event.
     fn sync(&mut self, i: usize) {
+        self.take_notes(i);
         let Some(run) = self.runs[i].as_mut() else {
             return;
         };
@@ -545,9 +617,16 @@ impl<'a> Day<'a> {
 
     /// Job `i` has answered (or given up): its result, and its containers back to the rm.
     fn finish(&mut self, i: usize) {
+        self.take_notes(i);
+        self.leave_nodes(i);
         let Some(run) = self.runs[i].take() else {
             return;
         };
+        if let Some(l) = self.load.as_mut() {
+            l.stats.tasks_done += u64::from(run.maps_finished) + u64::from(run.reduces_finished);
+            l.stats.relaunched_tasks += u64::from(run.relaunched);
+            l.stats.killed_tasks += u64::from(run.killed);
+        }
         self.active -= 1;
         self.due[i] = None;
         let result = run.result();
@@ -608,6 +687,267 @@ impl<'a> Day<'a> {
                 | Assignment::Lost { .. }
                 | Assignment::Recovered { .. } => {}
             }
+        }
+    }
+}
+
+/// The node load model's side of a day (`crate::load`, `crate::overload`).
+impl Day<'_> {
+    /// Puts the node load model on the day: every node's hogs drawn from a stream of its own
+    /// (the seed and the node: the same hogs whatever the day places), the classifier on the
+    /// rm when the setup has one, and the model's wake-ups queued.
+    fn with_load(&mut self, setup: &LoadSetup) {
+        use rand::SeedableRng;
+        if let Some(config) = setup.classifier {
+            let plain = std::mem::replace(&mut self.sched, Scheduler::new(RmPolicy::Fifo));
+            self.sched = plain.with_overload_classifier(config);
+        }
+        let nodes: Vec<_> = (0..self.exp.cluster.nodes.max(1))
+            .map(|n| match setup.scripted_hogs.as_ref() {
+                Some(hogs) => {
+                    let [cpu, io] = hogs.get(n as usize).copied().unwrap_or([NO_HOG; 2]);
+                    Node::scripted(setup.load, cpu, io)
+                }
+                None => {
+                    let rng = yard_appmaster::policy::Rng::seed_from_u64(mix(
+                        self.exp.seed,
+                        0x4065,
+                        u64::from(n),
+                        0,
+                    ));
+                    Node::new(setup.load, rng)
+                }
+            })
+            .collect();
+        for (n, node) in nodes.iter().enumerate() {
+            if node.next_switch().is_finite() {
+                self.wake(us(node.next_switch()), Wake::Hog(n as u32));
+            }
+        }
+        self.wake(us(LOAD_FREQ), Wake::LoadTick);
+        self.wake(us(setup.load.heartbeat), Wake::NodeBeat);
+        self.load = Some(LoadSide {
+            setup: setup.clone(),
+            nodes,
+            running: BTreeMap::new(),
+            typed: vec![[None, None]; self.jobs.len()],
+            stats: LoadStats::default(),
+        });
+    }
+
+    /// Linux's 5-second load-average update on every node, and the overload count.
+    fn load_tick(&mut self) {
+        let going = self.going();
+        let Some(l) = self.load.as_mut() else {
+            return;
+        };
+        if !going {
+            return; // the day is over: nothing is counted after its last answer
+        }
+        let now = self.now_us as f64 / 1e6;
+        let minute = ((now - LOAD_FREQ).max(0.0) / 60.0).floor() as usize;
+        for node in &mut l.nodes {
+            node.tick_load_average();
+            if node.cpu_hog.on || node.io_hog.on {
+                l.stats.hogged_node_seconds += LOAD_FREQ;
+            }
+            if l.setup.rule.overloaded(&node.sample()) {
+                l.stats.overloaded_node_seconds += LOAD_FREQ;
+                let placed = node
+                    .tasks()
+                    .any(|(key, _)| l.running.get(key).is_some_and(|r| r.began_on_hog));
+                if placed {
+                    l.stats.overloaded_placed_on_hog += LOAD_FREQ;
+                }
+                let m = &mut l.stats.overloaded_per_minute;
+                if m.len() <= minute {
+                    m.resize(minute + 1, 0.0);
+                }
+                m[minute] += LOAD_FREQ;
+            }
+        }
+        self.wake(self.now_us + us(LOAD_FREQ), Wake::LoadTick);
+    }
+
+    /// Every node's heartbeat: its load to the rm (which ignores it without a classifier).
+    fn node_beat(&mut self) {
+        let Some(l) = self.load.as_ref() else {
+            return;
+        };
+        let every = us(l.setup.load.heartbeat);
+        let loads: Vec<NodeLoad> = l.nodes.iter().map(Node::sample).collect();
+        for (n, load) in loads.into_iter().enumerate() {
+            self.rm(SchedEvent::NodeLoad {
+                node: NodeId(n as u32),
+                load,
+            });
+        }
+        if self.going() {
+            self.wake(self.now_us + every, Wake::NodeBeat);
+        }
+    }
+
+    /// A hog on node `n` switches: its tasks are re-rated.
+    fn switch_hogs(&mut self, n: u32) {
+        let going = self.going();
+        let Some(node) = self.load.as_mut().and_then(|l| l.nodes.get_mut(n as usize)) else {
+            return;
+        };
+        node.switch_hogs(node.next_switch());
+        let next = node.next_switch();
+        self.rerate_node(n);
+        if going && next.is_finite() {
+            self.wake(us(next).max(self.now_us), Wake::Hog(n));
+        }
+    }
+
+    /// Re-rates every task on node `n` whose speed its node's demand changed.
+    fn rerate_node(&mut self, n: u32) {
+        let Some(l) = self.load.as_mut() else {
+            return;
+        };
+        let Some(node) = l.nodes.get(n as usize) else {
+            return;
+        };
+        let mut changed = Vec::new();
+        for &(key, demand) in node.tasks() {
+            let speed = node.speed(demand.bound);
+            if let Some(r) = l.running.get_mut(&key)
+                && r.speed != speed
+            {
+                r.speed = speed;
+                changed.push((key, speed));
+            }
+        }
+        for ((j, a), speed) in changed {
+            let local = self.local(j);
+            if let Some(run) = self.runs[j].as_mut() {
+                run.rerate(local, a, speed);
+                self.dirty.push(j);
+            }
+        }
+    }
+
+    /// Takes job `i`'s notes of tasks that began and ended on their nodes: their demand on and
+    /// off the nodes (re-rating the others there), the slowdown of those that finished, and the
+    /// job's types from its first finished map and reduce (told to the rm).
+    fn take_notes(&mut self, i: usize) {
+        let Some(notes) = self.runs[i]
+            .as_mut()
+            .and_then(|r| r.shared.as_mut())
+            .and_then(|s| s.notes.as_mut())
+            .filter(|n| !n.is_empty())
+            .map(std::mem::take)
+        else {
+            return;
+        };
+        for note in notes {
+            let Some(l) = self.load.as_mut() else {
+                return;
+            };
+            let cfg = l.setup.load;
+            match note {
+                Note::Began {
+                    attempt,
+                    node,
+                    map,
+                    input,
+                    output,
+                    work,
+                } => {
+                    let ratio = l.setup.reduce_output_ratio.get(i).copied().unwrap_or(1.0);
+                    let output = output.unwrap_or((input as f64 * ratio) as u64);
+                    let demand = Demand::of(&cfg, input as f64, output as f64, work);
+                    let Some(on) = l.nodes.get_mut(node as usize) else {
+                        continue;
+                    };
+                    l.stats.tasks_begun += 1;
+                    l.stats.io_tasks_begun += u64::from(demand.bound == Bound::Io);
+                    let hogged = on.cpu_hog.on || on.io_hog.on;
+                    l.stats.began_on_hogged += u64::from(hogged);
+                    on.add((i, attempt), demand);
+                    l.running.insert(
+                        (i, attempt),
+                        Running {
+                            node,
+                            map,
+                            input,
+                            output,
+                            work,
+                            speed: 1.0,
+                            began_on_hog: hogged,
+                        },
+                    );
+                    self.rerate_node(node);
+                }
+                Note::Ended {
+                    attempt,
+                    node,
+                    finished,
+                    elapsed,
+                } => {
+                    if let Some(on) = l.nodes.get_mut(node as usize) {
+                        on.remove((i, attempt));
+                    }
+                    let Some(r) = l.running.remove(&(i, attempt)) else {
+                        continue;
+                    };
+                    l.stats.busy_seconds += elapsed;
+                    let mut typed = None;
+                    if finished {
+                        if r.work >= crate::engine::MEASURABLE {
+                            l.stats.slowdown_sum += elapsed / r.work;
+                            l.stats.slowdown_tasks += 1;
+                        }
+                        let part = usize::from(!r.map);
+                        let probe = Probe {
+                            input_bytes: r.input as f64,
+                            output_bytes: r.output as f64,
+                            seconds: elapsed,
+                        };
+                        if l.typed[i][part].is_none()
+                            && let Some(bound) = probe.bound(cfg.disk_rate)
+                        {
+                            l.typed[i][part] = Some(bound);
+                            l.stats.typed[part][usize::from(bound == Bound::Io)] += 1;
+                            typed = Some(l.typed[i]);
+                        }
+                    }
+                    self.rerate_node(node);
+                    if let Some([map, reduce]) = typed {
+                        self.rm(SchedEvent::JobType {
+                            app: AppId(i as u64),
+                            map,
+                            reduce,
+                        });
+                    }
+                }
+            }
+        }
+    }
+
+    /// Job `i` is gone: whatever of it still runs leaves its nodes.
+    fn leave_nodes(&mut self, i: usize) {
+        let Some(l) = self.load.as_mut() else {
+            return;
+        };
+        let left: Vec<(AttemptId, Running)> = l
+            .running
+            .range((i, AttemptId(0))..(i + 1, AttemptId(0)))
+            .map(|(&(_, a), &r)| (a, r))
+            .collect();
+        let mut nodes = Vec::new();
+        for (a, r) in left {
+            l.running.remove(&(i, a));
+            if let Some(on) = l.nodes.get_mut(r.node as usize) {
+                on.remove((i, a));
+            }
+            nodes.push(r.node);
+        }
+        nodes.sort_unstable();
+        nodes.dedup();
+        for n in nodes {
+            self.rerate_node(n);
         }
     }
 }

@@ -1,0 +1,859 @@
+//! The overload experiment (issue 17 item 5; seed 002, digest `../shared/papers/classifier.md`):
+//! the same jobs on the same shared cluster, meeting the same background hogs (`crate::load`),
+//! once with the rm's overload classifier (`yard_rm::overload`) filtering placements and once
+//! without; what each run overloaded, slowed, relaunched, missed and got done.
+//!
+//! The paper has no numbers (digest §3): these goals are the issue's — the classifier cuts
+//! overloaded-node-seconds by at least half, with at most 5 % of throughput lost and no more
+//! missed deadlines — and the figures are yard's own.
+//!
+//! What each figure is:
+//! - **overloaded-node-seconds**: every 5 s (when Linux updates its load average) each node
+//!   whose load the operator's rule calls overloaded counts 5 s; from the first arrival to the
+//!   last answer. The hogs alone never overload a node (`crate::load`), so all of it comes of
+//!   tasks placed on busy nodes.
+//! - **mean task slowdown**: over the task attempts that ran their whole work and succeeded,
+//!   their time over their work at full speed where they ran (locality included): 1 when no
+//!   node was ever contended under them.
+//! - **relaunched tasks**: attempts launched for a task launched before — a master's
+//!   speculative copy of a straggler, or a task run again after a kill, a failure or a
+//!   preemption. No node fails here and memory never runs out (`crate::load`), so what the
+//!   overloads cause shows as the masters' reaction to slow tasks: Dart's and LATE's copies and
+//!   restarts (`full` and ARIA never speculate). Attempts the masters killed are beside it.
+//! - **missed / empty**: the shared cluster's outcomes (an answer by D from no input is
+//!   `empty`, not met).
+//! - **throughput**: distinct tasks done (maps and reduces that finished) over the span from
+//!   the first arrival to the last answer.
+//!
+//! Jobs' types: each task's demand is typed by its own bytes over its time at full speed
+//! ([`crate::load::Demand::of`]); the rm hears a job's map and reduce types from the first map
+//! and reduce of it that finish, through `yard_appmaster::typing::Probe::bound` on their
+//! measured input, output and time against the node's disk rate (the live master's code). A
+//! reduce's output is its input times the trace's output over shuffle bytes (1 when the trace
+//! does not say).
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use yard_appmaster::policy::{AttemptId, Seconds};
+use yard_appmaster::typing::Bound;
+use yard_rm::overload::{ClassifierConfig, OverloadRule};
+
+use yard_appmaster::policy::PolicyKind;
+use yard_rm::scheduler::PolicyKind as RmPolicy;
+use yard_workload::Workload;
+
+use crate::engine::{Experiment, Outcome};
+use crate::job::SimJob;
+use crate::load::{Hog, LoadConfig, Node};
+use crate::shared::{DeadlineFactor, SharedJob, SharedResult, par_map, simulate_loaded_day};
+
+/// What a day with the node load model needs beside its jobs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadSetup {
+    pub load: LoadConfig,
+    /// The rule overload is counted by, with the classifier or without (the classifier's own).
+    pub rule: OverloadRule,
+    /// The rm's overload classifier; `None`: off (the nodes' loads and the jobs' types still
+    /// reach the rm, which ignores them).
+    pub classifier: Option<ClassifierConfig>,
+    /// Per job (in the day's order), its reduces' output over their input.
+    pub reduce_output_ratio: Vec<f64>,
+    /// Hand-made hogs instead of drawn ones: per node its CPU and IO hog, each switching at
+    /// most once (`load::Node::scripted`). `None`: drawn from the seed.
+    pub scripted_hogs: Option<Vec<[Hog; 2]>>,
+}
+
+/// What a day with the node load model measured, beside its jobs' ends.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct LoadStats {
+    pub overloaded_node_seconds: f64,
+    /// Of them, on a node running a task that began there while a hog was on: what placing
+    /// tasks elsewhere could have spared. The rest came of hogs that switched on under tasks
+    /// already running, or of the load average still falling after a hog stopped.
+    pub overloaded_placed_on_hog: f64,
+    /// Overloaded-node-seconds in each minute of the day (from its start).
+    pub overloaded_per_minute: Vec<f64>,
+    /// Node-seconds with a hog on (counted like overload, every 5 s).
+    pub hogged_node_seconds: f64,
+    /// Σ time / work at full speed, over the attempts that ran their whole work.
+    pub slowdown_sum: f64,
+    pub slowdown_tasks: u64,
+    /// Attempts that began running on a node; of them IO-bound, and on a node with a hog on.
+    pub tasks_begun: u64,
+    pub io_tasks_begun: u64,
+    pub began_on_hogged: u64,
+    /// Distinct maps and reduces that finished.
+    pub tasks_done: u64,
+    pub relaunched_tasks: u64,
+    pub killed_tasks: u64,
+    /// Seconds attempts spent running on nodes (all of them, however they ended).
+    pub busy_seconds: f64,
+    /// Jobs typed from their probes: `[map, reduce]` × `[cpu, io]`.
+    pub typed: [[u64; 2]; 2],
+    /// From the first arrival to the last answer.
+    pub span: Seconds,
+    /// The cluster's task containers.
+    pub containers: u32,
+    /// The classifier's placements labelled `[good, bad]` by the rule (0 without it).
+    pub labelled: [u64; 2],
+}
+
+impl LoadStats {
+    pub fn mean_task_slowdown(&self) -> Option<f64> {
+        (self.slowdown_tasks > 0).then(|| self.slowdown_sum / self.slowdown_tasks as f64)
+    }
+
+    pub fn throughput(&self) -> f64 {
+        match self.span > 0.0 {
+            true => self.tasks_done as f64 / self.span,
+            false => 0.0,
+        }
+    }
+
+    /// The share of container time spent running tasks.
+    pub fn busy_fraction(&self) -> f64 {
+        let capacity = self.span * f64::from(self.containers);
+        match capacity > 0.0 {
+            true => self.busy_seconds / capacity,
+            false => 0.0,
+        }
+    }
+}
+
+/// A task running on a node, as the day's load side knows it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Running {
+    pub node: u32,
+    pub map: bool,
+    pub input: u64,
+    pub output: u64,
+    pub work: Seconds,
+    /// The speed it was last rated at.
+    pub speed: f64,
+    /// It began while a hog was on its node.
+    pub began_on_hog: bool,
+}
+
+/// The shared day's node load model: every node's state, the tasks on them, and what was
+/// counted.
+pub(crate) struct LoadSide {
+    pub setup: LoadSetup,
+    pub nodes: Vec<Node<(usize, AttemptId)>>,
+    pub running: BTreeMap<(usize, AttemptId), Running>,
+    /// Per job, its map and reduce types as told to the rm.
+    pub typed: Vec<[Option<Bound>; 2]>,
+    pub stats: LoadStats,
+}
+
+/// What to run: the same jobs under each cluster policy and task policy, without and with the
+/// classifier.
+#[derive(Debug, Clone)]
+pub struct OverloadSetup {
+    /// The cluster (nodes, containers per node), how masters use containers, the seed.
+    pub experiment: Experiment,
+    pub load: LoadConfig,
+    /// The classifier's settings; its rule counts overload in both runs.
+    pub classifier: ClassifierConfig,
+    pub rm_policies: Vec<RmPolicy>,
+    pub policies: Vec<PolicyKind>,
+}
+
+/// One day: a cluster policy and a task policy, with or without the classifier. The issue's
+/// `--json` fields first.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OverloadRow {
+    pub rm_policy: String,
+    pub policy: String,
+    pub classifier: bool,
+    pub jobs: usize,
+    pub overloaded_node_seconds: f64,
+    /// Of them, on nodes running a task placed there while a hog was on (see [`LoadStats`]).
+    pub overloaded_placed_on_hog: f64,
+    /// `None` when no task ran its whole work.
+    pub mean_task_slowdown: Option<f64>,
+    pub relaunched_tasks: u64,
+    pub missed_fraction: f64,
+    /// Answered by D from no input (not a met deadline), and met, beside `missed`.
+    pub empty_fraction: f64,
+    pub met_fraction: f64,
+    pub throughput_tasks_per_s: f64,
+    /// Attempts the masters killed.
+    pub killed_tasks: u64,
+    /// Distinct maps and reduces that finished, and the span they finished in.
+    pub tasks_done: u64,
+    pub span_s: f64,
+    /// From arrival to answer, over the jobs that answered.
+    pub mean_completion_s: Option<f64>,
+    /// Jobs still running when the day gave up.
+    pub unanswered: usize,
+    /// The share of container time spent running tasks.
+    pub busy_fraction: f64,
+    /// Node-seconds with a hog on (the same in both runs until the shorter day ends).
+    pub hogged_node_seconds: f64,
+    /// Of the attempts that began running, those on a node with a hog on, and those IO-bound.
+    pub began_on_hogged_fraction: f64,
+    pub io_bound_fraction: f64,
+    /// Jobs whose first finished map / reduce typed them IO-bound, of those typed.
+    pub io_typed_maps: u64,
+    pub cpu_typed_maps: u64,
+    pub io_typed_reduces: u64,
+    pub cpu_typed_reduces: u64,
+    /// The classifier's placements labelled good and bad by the rule (0 without it).
+    pub labelled_good: u64,
+    pub labelled_bad: u64,
+    /// Overloaded-node-seconds in each minute from the day's start (for the plot).
+    #[serde(skip)]
+    pub overloaded_per_minute: Vec<f64>,
+}
+
+/// One cluster policy and task policy's goals on one seed: the classifier's run against the
+/// run without it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Goals {
+    pub rm_policy: String,
+    pub policy: String,
+    /// 1 − overloaded-node-seconds with / without (goal ≥ 0.5); `None` when the run without
+    /// the classifier overloaded nothing.
+    pub overload_cut: Option<f64>,
+    pub overload_cut_holds: Option<bool>,
+    /// 1 − throughput with / without (goal ≤ 0.05).
+    pub throughput_loss: f64,
+    pub throughput_holds: bool,
+    /// Missed fraction with less without (goal ≤ 0).
+    pub missed_change: f64,
+    /// The same for deadlines not met from some input (missed, or answered from none: a
+    /// guarded Dart never misses, it answers empty instead).
+    pub not_met_change: f64,
+    /// Neither more missed nor fewer met.
+    pub deadlines_hold: bool,
+}
+
+/// The issue's goals.
+pub const GOAL_OVERLOAD_CUT: f64 = 0.5;
+pub const GOAL_THROUGHPUT_LOSS: f64 = 0.05;
+
+/// One seed's experiment.
+#[derive(Debug, Clone, Serialize)]
+pub struct OverloadReport {
+    pub seed: u64,
+    pub rows: Vec<OverloadRow>,
+    pub goals: Vec<Goals>,
+    pub jobs: usize,
+    pub nodes: u32,
+    pub containers_per_node: u32,
+    pub one_task_per_container: bool,
+    pub deadline_factor: DeadlineFactor,
+    pub time_scale: f64,
+    pub load: LoadConfig,
+    /// The overload rule in words, and the classifier's settings.
+    pub rule: String,
+    pub classifier: ClassifierConfig,
+    pub model: crate::config::Model,
+}
+
+/// Each job's reduces' output over their input: the trace job's output over its shuffle bytes
+/// where it records both (matched by id), else 1.
+pub fn reduce_output_ratios(jobs: &[SimJob], trace: Option<&Workload>) -> Vec<f64> {
+    let recorded: BTreeMap<&str, f64> = trace
+        .map(|w| {
+            w.jobs
+                .iter()
+                .filter_map(|j| match (j.shuffle_bytes, j.output_bytes) {
+                    (Some(s), Some(o)) if s > 0 => Some((j.id.as_str(), o as f64 / s as f64)),
+                    _ => None,
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    jobs.iter()
+        .map(|j| recorded.get(j.id.as_str()).copied().unwrap_or(1.0))
+        .collect()
+}
+
+/// Runs every (cluster policy, task policy) day on `jobs` without and with the classifier,
+/// the days spread over the machine's cores.
+pub fn run(
+    setup: &OverloadSetup,
+    jobs: &[SharedJob],
+    ratios: &[f64],
+    factor: DeadlineFactor,
+    time_scale: f64,
+) -> OverloadReport {
+    let exp = &setup.experiment;
+    let days: Vec<(RmPolicy, PolicyKind, bool)> = setup
+        .rm_policies
+        .iter()
+        .flat_map(|&rm| {
+            setup
+                .policies
+                .iter()
+                .flat_map(move |&p| [(rm, p, false), (rm, p, true)])
+        })
+        .collect();
+    let rows = par_map(&days, |_, &(rm, policy, on)| {
+        let load = LoadSetup {
+            load: setup.load,
+            rule: setup.classifier.rule,
+            classifier: on.then_some(setup.classifier),
+            reduce_output_ratio: ratios.to_vec(),
+            scripted_hogs: None,
+        };
+        let (results, _, stats) = simulate_loaded_day(jobs, rm, policy, exp, &load);
+        row(rm, policy, on, &results, &stats)
+    });
+    let mut goals = Vec::new();
+    for pair in rows.chunks(2) {
+        if let [off, on] = pair {
+            goals.push(judge(off, on));
+        }
+    }
+    OverloadReport {
+        seed: exp.seed,
+        rows,
+        goals,
+        jobs: jobs.len(),
+        nodes: exp.cluster.nodes,
+        containers_per_node: exp.cluster.containers_per_node,
+        one_task_per_container: exp.policy.one_task_per_container,
+        deadline_factor: factor,
+        time_scale,
+        load: setup.load,
+        rule: setup.classifier.rule.describe(),
+        classifier: setup.classifier,
+        model: exp.model,
+    }
+}
+
+fn row(
+    rm: RmPolicy,
+    policy: PolicyKind,
+    classifier: bool,
+    results: &[SharedResult],
+    s: &LoadStats,
+) -> OverloadRow {
+    let n = results.len().max(1) as f64;
+    let share = |o: Outcome| results.iter().filter(|r| r.result.outcome() == o).count() as f64 / n;
+    let answered: Vec<f64> = results
+        .iter()
+        .map(|r| r.result.completion)
+        .filter(|c| c.is_finite())
+        .collect();
+    let of_begun = |x: u64| match s.tasks_begun {
+        0 => 0.0,
+        b => x as f64 / b as f64,
+    };
+    OverloadRow {
+        rm_policy: rm.name().to_owned(),
+        policy: policy.name().to_owned(),
+        classifier,
+        jobs: results.len(),
+        overloaded_node_seconds: s.overloaded_node_seconds,
+        overloaded_placed_on_hog: s.overloaded_placed_on_hog,
+        mean_task_slowdown: s.mean_task_slowdown(),
+        relaunched_tasks: s.relaunched_tasks,
+        missed_fraction: share(Outcome::Missed),
+        empty_fraction: share(Outcome::Empty),
+        met_fraction: share(Outcome::Met),
+        throughput_tasks_per_s: s.throughput(),
+        killed_tasks: s.killed_tasks,
+        tasks_done: s.tasks_done,
+        span_s: s.span,
+        mean_completion_s: (!answered.is_empty())
+            .then(|| answered.iter().sum::<f64>() / answered.len() as f64),
+        unanswered: results.len() - answered.len(),
+        busy_fraction: s.busy_fraction(),
+        hogged_node_seconds: s.hogged_node_seconds,
+        began_on_hogged_fraction: of_begun(s.began_on_hogged),
+        io_bound_fraction: of_begun(s.io_tasks_begun),
+        cpu_typed_maps: s.typed[0][0],
+        io_typed_maps: s.typed[0][1],
+        cpu_typed_reduces: s.typed[1][0],
+        io_typed_reduces: s.typed[1][1],
+        labelled_good: s.labelled[0],
+        labelled_bad: s.labelled[1],
+        overloaded_per_minute: s.overloaded_per_minute.clone(),
+    }
+}
+
+/// The goals of the run with the classifier against the run without.
+pub fn judge(off: &OverloadRow, on: &OverloadRow) -> Goals {
+    let overload_cut = (off.overloaded_node_seconds > 0.0)
+        .then(|| 1.0 - on.overloaded_node_seconds / off.overloaded_node_seconds);
+    let throughput_loss = match off.throughput_tasks_per_s > 0.0 {
+        true => 1.0 - on.throughput_tasks_per_s / off.throughput_tasks_per_s,
+        false => 0.0,
+    };
+    let missed_change = on.missed_fraction - off.missed_fraction;
+    let not_met_change = (1.0 - on.met_fraction) - (1.0 - off.met_fraction);
+    Goals {
+        rm_policy: off.rm_policy.clone(),
+        policy: off.policy.clone(),
+        overload_cut,
+        overload_cut_holds: overload_cut.map(|c| c >= GOAL_OVERLOAD_CUT),
+        throughput_loss,
+        throughput_holds: throughput_loss <= GOAL_THROUGHPUT_LOSS,
+        missed_change,
+        not_met_change,
+        deadlines_hold: missed_change <= 1e-12 && not_met_change <= 1e-12,
+    }
+}
+
+/// The reports (one per seed) as markdown: what ran, every seed's rows, and the goals per
+/// seed and over the seeds.
+pub fn markdown(reports: &[OverloadReport], workload: &str) -> String {
+    use std::fmt::Write;
+    let mut t = String::new();
+    let Some(first) = reports.first() else {
+        return t;
+    };
+    let pct = |x: f64| format!("{:.1}", 100.0 * x);
+    let seeds: Vec<String> = reports.iter().map(|r| r.seed.to_string()).collect();
+    let _ = writeln!(
+        t,
+        "{workload}, seeds {}: {} jobs on one cluster of {} × {} containers ({}), deadlines U[{}, {}]·T_J, arrivals × {}; {}.\n\nLoad model: {}. Overload rule: {}. Each day twice on the same jobs and hogs: without the classifier and with it (utility {}, {} labels before it refuses, labels {} ms after a placement, a probe after {} ms of refusals).\n",
+        seeds.join(", "),
+        first.jobs,
+        first.nodes,
+        first.containers_per_node,
+        match first.one_task_per_container {
+            true => "a container per task",
+            false => "containers reused across a job's tasks",
+        },
+        first.deadline_factor.lo,
+        first.deadline_factor.hi,
+        first.time_scale,
+        first.model.describe(),
+        first.load.describe(),
+        first.rule,
+        first.classifier.utility.name(),
+        first.classifier.min_samples,
+        first.classifier.settle_ms,
+        first.classifier.explore_after_ms,
+    );
+    let _ = writeln!(
+        t,
+        "| seed | rm policy | policy | classifier | overloaded node-s | of them placed onto a hog | mean task slowdown | relaunched tasks | killed | missed % | empty % | met % | throughput tasks/s | span s | busy % | tasks begun on hogged nodes % | IO-bound tasks % |"
+    );
+    let _ = writeln!(
+        t,
+        "|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    );
+    for r in reports {
+        for row in &r.rows {
+            let _ = writeln!(
+                t,
+                "| {} | {} | {} | {} | {:.0} | {:.0} | {} | {} | {} | {} | {} | {} | {:.4} | {:.0} | {} | {} | {} |",
+                r.seed,
+                row.rm_policy,
+                row.policy,
+                if row.classifier { "on" } else { "off" },
+                row.overloaded_node_seconds,
+                row.overloaded_placed_on_hog,
+                row.mean_task_slowdown
+                    .map_or("–".to_owned(), |s| format!("{s:.3}")),
+                row.relaunched_tasks,
+                row.killed_tasks,
+                pct(row.missed_fraction),
+                pct(row.empty_fraction),
+                pct(row.met_fraction),
+                row.throughput_tasks_per_s,
+                row.span_s,
+                pct(row.busy_fraction),
+                pct(row.began_on_hogged_fraction),
+                pct(row.io_bound_fraction),
+            );
+        }
+    }
+    let _ = writeln!(
+        t,
+        "\nOverloaded node-s: every 5 s, each node the rule calls overloaded counts 5 s (the hogs alone never overload a node); placed onto a hog: of them, on a node running a task that began there while a hog was on (the rest: hogs that came on under running tasks, or the load average falling after a hog). Slowdown: a finished attempt's time over its work at full speed. Relaunched: attempts of a task launched before (speculative copies, re-runs after kills); killed: attempts the masters killed. Missed: answered after D; empty: by D from no input (not met). Throughput: maps and reduces finished over the span (first arrival to last answer).\n"
+    );
+    let _ = writeln!(
+        t,
+        "Goals (issue 17): the classifier cuts overloaded-node-seconds by ≥ {:.0} %, loses ≤ {:.0} % of throughput, and misses no more deadlines — judged here as no more missed and no fewer met from some input (a guarded Dart never misses: it answers from no input instead).\n",
+        100.0 * GOAL_OVERLOAD_CUT,
+        100.0 * GOAL_THROUGHPUT_LOSS
+    );
+    let _ = writeln!(
+        t,
+        "| rm policy | policy | seed | overload cut (goal ≥ {:.0} %) | throughput loss (goal ≤ {:.0} %) | missed, points | not met, points | deadlines (goal: neither more) |",
+        100.0 * GOAL_OVERLOAD_CUT,
+        100.0 * GOAL_THROUGHPUT_LOSS
+    );
+    let _ = writeln!(t, "|---|---|---|---:|---:|---:|---:|---|");
+    let verdict = |ok: bool| if ok { "holds" } else { "fails" };
+    let pairs = first.goals.len();
+    for g in 0..pairs {
+        let per_seed: Vec<&Goals> = reports.iter().filter_map(|r| r.goals.get(g)).collect();
+        for (r, goal) in reports.iter().zip(&per_seed) {
+            let _ = writeln!(
+                t,
+                "| {} | {} | {} | {} | {} % {} | {:+.1} | {:+.1} | {} |",
+                goal.rm_policy,
+                goal.policy,
+                r.seed,
+                match (goal.overload_cut, goal.overload_cut_holds) {
+                    (Some(c), Some(ok)) => format!("{} % {}", pct(c), verdict(ok)),
+                    _ => "– (nothing overloaded without it)".to_owned(),
+                },
+                pct(goal.throughput_loss),
+                verdict(goal.throughput_holds),
+                100.0 * goal.missed_change,
+                100.0 * goal.not_met_change,
+                verdict(goal.deadlines_hold),
+            );
+        }
+        let n = per_seed.len();
+        let mean = |f: &dyn Fn(&Goals) -> Option<f64>| {
+            let v: Vec<f64> = per_seed.iter().filter_map(|g| f(g)).collect();
+            (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+        };
+        let held = |f: &dyn Fn(&Goals) -> bool| per_seed.iter().filter(|g| f(g)).count();
+        if let Some(goal) = per_seed.first() {
+            let _ = writeln!(
+                t,
+                "| {} | {} | mean of {n} | {} (holds on {} of {n}) | {} % (holds on {} of {n}) | {:+.1} | {:+.1} | holds on {} of {n} |",
+                goal.rm_policy,
+                goal.policy,
+                mean(&|g| g.overload_cut).map_or("–".to_owned(), |c| format!("{} %", pct(c))),
+                held(&|g| g.overload_cut_holds == Some(true)),
+                mean(&|g| Some(g.throughput_loss)).map_or("–".to_owned(), pct),
+                held(&|g| g.throughput_holds),
+                100.0 * mean(&|g| Some(g.missed_change)).unwrap_or(0.0),
+                100.0 * mean(&|g| Some(g.not_met_change)).unwrap_or(0.0),
+                held(&|g| g.deadlines_hold),
+            );
+        }
+    }
+    t
+}
+
+/// Writes `overload.svg` into `dir`: overloaded-node-seconds per minute over the day, every
+/// run of `report` (one seed) on one chart.
+pub fn write_plot(dir: &std::path::Path, report: &OverloadReport) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let series: Vec<(String, Vec<(f64, f64)>)> = report
+        .rows
+        .iter()
+        .map(|r| {
+            let name = format!(
+                "{} + {}, classifier {}",
+                r.rm_policy,
+                r.policy,
+                if r.classifier { "on" } else { "off" }
+            );
+            let points = r
+                .overloaded_per_minute
+                .iter()
+                .enumerate()
+                .map(|(m, &s)| (m as f64, s))
+                .collect();
+            (name, points)
+        })
+        .collect();
+    crate::plot::timeline(
+        &dir.join("overload.svg"),
+        &format!(
+            "Overloaded node-seconds per minute (seed {}, {} nodes)",
+            report.seed, report.nodes
+        ),
+        "minute of the day",
+        "overloaded node-seconds",
+        &series,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ClusterConfig;
+    use crate::engine::Outcome;
+
+    const OFF: Hog = Hog {
+        on: false,
+        next: f64::INFINITY,
+    };
+
+    fn cluster(nodes: u32, per_node: u32) -> Experiment {
+        Experiment {
+            cluster: ClusterConfig {
+                nodes,
+                containers_per_node: per_node,
+                nodes_per_rack: 1,
+                heartbeat: 1.0,
+                ..ClusterConfig::default()
+            },
+            ..Experiment::default()
+        }
+    }
+
+    fn shared(job: SimJob, deadline: Seconds) -> SharedJob {
+        SharedJob {
+            arrival: job.submit,
+            alone: job.task_seconds(),
+            deadline,
+            job,
+        }
+    }
+
+    fn setup(
+        containers: u32,
+        classifier: Option<ClassifierConfig>,
+        hogs: Option<Vec<[Hog; 2]>>,
+        jobs: usize,
+    ) -> LoadSetup {
+        LoadSetup {
+            load: LoadConfig::for_containers(containers),
+            rule: OverloadRule::default(),
+            classifier,
+            reduce_output_ratio: vec![1.0; jobs],
+            scripted_hogs: hogs,
+        }
+    }
+
+    #[test]
+    fn a_running_task_is_re_rated_when_a_hog_switches_under_it() {
+        // One core, one container: a 10 s CPU-bound map. The CPU hog (one thread) comes on at
+        // 4 s: the map has done 4 s of work, and shares the core for the other 6: 12 s more.
+        let exp = cluster(1, 1);
+        let job = [shared(SimJob::scripted("a", 0.0, &[10.0], 0), 1000.0)];
+        let run = |hog: Hog| {
+            let s = setup(1, None, Some(vec![[hog, OFF]]), 1);
+            simulate_loaded_day(&job, RmPolicy::Fifo, PolicyKind::Full, &exp, &s)
+        };
+        let (r, _, stats) = run(Hog {
+            on: false,
+            next: 4.0,
+        });
+        assert!(
+            (r[0].result.completion - 16.0).abs() < 1e-5,
+            "{:?}",
+            r[0].result
+        );
+        let slowdown = stats.mean_task_slowdown().unwrap();
+        assert!((slowdown - 1.6).abs() < 1e-5, "{slowdown}");
+        assert_eq!((stats.tasks_begun, stats.tasks_done), (1, 1));
+        assert_eq!(stats.began_on_hogged, 0);
+        // On from the start and off at 4 s: 2 s of work by then, 8 s after: done at 12 s.
+        let (r, _, stats) = run(Hog {
+            on: true,
+            next: 4.0,
+        });
+        assert!(
+            (r[0].result.completion - 12.0).abs() < 1e-5,
+            "{:?}",
+            r[0].result
+        );
+        assert!((stats.mean_task_slowdown().unwrap() - 1.2).abs() < 1e-5);
+        assert_eq!(stats.began_on_hogged, 1);
+        // No hog: the engine's own 10 s, as without the load model.
+        let (r, _, stats) = run(OFF);
+        assert!((r[0].result.completion - 10.0).abs() < 1e-5);
+        assert_eq!(stats.mean_task_slowdown(), Some(1.0));
+        assert_eq!(stats.overloaded_node_seconds, 0.0);
+        let (plain, _) = crate::shared::simulate_day(&job, RmPolicy::Fifo, PolicyKind::Full, &exp);
+        assert_eq!(plain[0].result.completion, r[0].result.completion);
+    }
+
+    #[test]
+    fn an_overloaded_node_counts_its_seconds_and_its_first_map_types_the_job() {
+        // One core: a 60 s map with the CPU hog on throughout: two runnable on one core, the
+        // load average climbs past 1 within a tick and stays there while the map runs (120 s).
+        let exp = cluster(1, 1);
+        let job = [shared(SimJob::scripted("a", 0.0, &[60.0], 0), 1000.0)];
+        let hog = Hog {
+            on: true,
+            next: f64::INFINITY,
+        };
+        let s = setup(1, None, Some(vec![[hog, OFF]]), 1);
+        let (r, _, stats) = simulate_loaded_day(&job, RmPolicy::Fifo, PolicyKind::Full, &exp, &s);
+        assert!((r[0].result.completion - 120.0).abs() < 1e-5);
+        assert_eq!(r[0].result.outcome(), Outcome::Met);
+        assert!(
+            (115.0..=120.0).contains(&stats.overloaded_node_seconds),
+            "{}",
+            stats.overloaded_node_seconds
+        );
+        assert_eq!(
+            stats.overloaded_placed_on_hog,
+            stats.overloaded_node_seconds
+        );
+        assert_eq!(stats.hogged_node_seconds, 120.0);
+        // 1,100 bytes in 120 s against a 100 MB/s disk: a CPU-bound map part, no reduce.
+        assert_eq!(stats.typed, [[1, 0], [0, 0]]);
+    }
+
+    /// Sixty jobs of two 20 s maps (whose input is nowhere in particular: no node-local asks,
+    /// so they run remote, 30 s), one every 20 s, on two nodes of four cores: three containers
+    /// busy on average, which the calm node could hold. Node 0 runs a CPU hog (2 threads) and
+    /// an IO hog throughout, so a second task there overloads it (2 + 1 + 2 > 4); node 1 is
+    /// calm. Without the classifier FIFO fills the first node with room, node 0.
+    fn hand_made(classifier: Option<ClassifierConfig>) -> LoadStats {
+        let mut exp = cluster(2, 4);
+        exp.policy.one_task_per_container = true;
+        let jobs: Vec<SharedJob> = (0..60)
+            .map(|i| {
+                let mut j = SimJob::scripted(&format!("j{i}"), 20.0 * f64::from(i), &[20.0; 2], 0);
+                j.truth.maps.iter_mut().for_each(|m| m.replicas.clear());
+                shared(j, 10_000.0)
+            })
+            .collect();
+        let on = Hog {
+            on: true,
+            next: f64::INFINITY,
+        };
+        let s = setup(4, classifier, Some(vec![[on, on], [OFF, OFF]]), jobs.len());
+        let (r, _, stats) = simulate_loaded_day(&jobs, RmPolicy::Fifo, PolicyKind::Full, &exp, &s);
+        assert_eq!(r.len(), 60);
+        assert!(r.iter().all(|r| r.result.outcome() == Outcome::Met));
+        stats
+    }
+
+    #[test]
+    fn with_the_classifier_the_hogged_node_takes_fewer_tasks_and_is_overloaded_less() {
+        let off = hand_made(None);
+        let on = hand_made(Some(ClassifierConfig::default()));
+        assert_eq!((off.tasks_done, on.tasks_done), (120, 120));
+        assert_eq!(off.labelled, [0, 0]);
+        assert!(on.labelled[0] + on.labelled[1] >= 20, "{:?}", on.labelled);
+        // Without it, FIFO fills node 0 first (node-local, and first with room).
+        assert!(off.began_on_hogged >= 60, "{off:?}");
+        // With it, after the first minutes' lessons, the calm node takes the tasks.
+        assert!(
+            on.began_on_hogged * 3 < off.began_on_hogged,
+            "{} vs {}",
+            on.began_on_hogged,
+            off.began_on_hogged
+        );
+        assert!(
+            on.overloaded_node_seconds * 3.0 < off.overloaded_node_seconds,
+            "{} vs {}",
+            on.overloaded_node_seconds,
+            off.overloaded_node_seconds
+        );
+        assert!(on.mean_task_slowdown() < off.mean_task_slowdown());
+    }
+
+    #[test]
+    fn the_same_seed_gives_the_same_rows_and_another_seed_other_hogs() {
+        let jobs: Vec<SharedJob> = (0..12)
+            .map(|i| {
+                let maps = vec![30.0 + f64::from(i); 1 + i as usize % 4];
+                shared(
+                    SimJob::scripted(&format!("j{i}"), 20.0 * f64::from(i), &maps, i % 2),
+                    5_000.0,
+                )
+            })
+            .collect();
+        let report = |seed: u64| {
+            let mut experiment = cluster(3, 2);
+            experiment.seed = seed;
+            experiment.policy.one_task_per_container = true;
+            let mut load = LoadConfig::for_containers(2);
+            // Hogs that switch often enough to meet a short day.
+            load.hog_on_mean = 60.0;
+            load.hog_off_mean = 60.0;
+            let s = OverloadSetup {
+                experiment,
+                load,
+                classifier: ClassifierConfig::default(),
+                rm_policies: vec![RmPolicy::Fifo],
+                policies: vec![PolicyKind::Dart, PolicyKind::Full],
+            };
+            run(&s, &jobs, &[1.0; 12], DeadlineFactor::ARIA, 1.0)
+        };
+        let (a, b) = (report(3), report(3));
+        assert_eq!(a.rows, b.rows);
+        assert_eq!(
+            serde_json::to_string(&a).unwrap(),
+            serde_json::to_string(&b).unwrap()
+        );
+        assert_eq!(a.rows.len(), 4);
+        assert_eq!(a.goals.len(), 2);
+        let flags: Vec<(String, bool)> = a
+            .rows
+            .iter()
+            .map(|r| (r.policy.clone(), r.classifier))
+            .collect();
+        assert_eq!(
+            flags,
+            [
+                ("dart".to_owned(), false),
+                ("dart".to_owned(), true),
+                ("full".to_owned(), false),
+                ("full".to_owned(), true)
+            ]
+        );
+        for r in &a.rows {
+            let shares = r.missed_fraction + r.empty_fraction + r.met_fraction;
+            assert!((shares - 1.0).abs() < 1e-9, "{r:?}");
+            assert!(r.hogged_node_seconds > 0.0, "{r:?}");
+        }
+        let other = report(4);
+        assert_ne!(
+            a.rows[2].hogged_node_seconds, other.rows[2].hogged_node_seconds,
+            "another seed, other hogs"
+        );
+    }
+
+    #[test]
+    fn goals_are_judged_against_the_run_without_the_classifier() {
+        let row = |classifier, ons: f64, thr: f64, missed: f64, met: f64| OverloadRow {
+            rm_policy: "fifo".into(),
+            policy: "dart".into(),
+            classifier,
+            jobs: 10,
+            overloaded_node_seconds: ons,
+            overloaded_placed_on_hog: 0.0,
+            mean_task_slowdown: Some(1.0),
+            relaunched_tasks: 0,
+            missed_fraction: missed,
+            empty_fraction: 1.0 - missed - met,
+            met_fraction: met,
+            throughput_tasks_per_s: thr,
+            killed_tasks: 0,
+            tasks_done: 0,
+            span_s: 0.0,
+            mean_completion_s: None,
+            unanswered: 0,
+            busy_fraction: 0.0,
+            hogged_node_seconds: 0.0,
+            began_on_hogged_fraction: 0.0,
+            io_bound_fraction: 0.0,
+            io_typed_maps: 0,
+            cpu_typed_maps: 0,
+            io_typed_reduces: 0,
+            cpu_typed_reduces: 0,
+            labelled_good: 0,
+            labelled_bad: 0,
+            overloaded_per_minute: Vec::new(),
+        };
+        let g = judge(
+            &row(false, 100.0, 2.0, 0.1, 0.8),
+            &row(true, 40.0, 1.92, 0.1, 0.8),
+        );
+        assert!((g.overload_cut.unwrap() - 0.6).abs() < 1e-12);
+        assert!((g.throughput_loss - 0.04).abs() < 1e-12);
+        assert_eq!(
+            (g.overload_cut_holds, g.throughput_holds, g.deadlines_hold),
+            (Some(true), true, true)
+        );
+        // Fewer met (more empty), though none more missed: the deadline goal fails.
+        let g = judge(
+            &row(false, 100.0, 2.0, 0.0, 0.8),
+            &row(true, 60.0, 1.8, 0.0, 0.7),
+        );
+        assert_eq!(
+            (g.overload_cut_holds, g.throughput_holds, g.deadlines_hold),
+            (Some(false), false, false)
+        );
+        assert_eq!(g.missed_change, 0.0);
+        // Nothing overloaded without it: no cut to judge.
+        let g = judge(
+            &row(false, 0.0, 2.0, 0.0, 1.0),
+            &row(true, 0.0, 2.0, 0.0, 1.0),
+        );
+        assert_eq!((g.overload_cut, g.overload_cut_holds), (None, None));
+    }
+}
