@@ -169,10 +169,7 @@ fn the_plot_of_overloaded_node_seconds_is_written() {
 #[test]
 fn bad_flags_exit_2_and_say_what_to_fix() {
     let cases: Vec<(Vec<String>, &str)> = vec![
-        (
-            small(&["--overload-settle-ms=-1"]),
-            "--overload-settle-ms",
-        ),
+        (small(&["--overload-settle-ms=-1"]), "--overload-settle-ms"),
         (
             small(&["--overload-utility", "magic"]),
             "--overload-utility",
