@@ -262,6 +262,12 @@ pub(crate) fn master(args: ShellMasterArgs) -> Result<()> {
         )?)
         .context("the rm's allocate reply")?;
         for container in reply.allocated {
+            // Asks are absolute counts, so one sent before the rm's last grants reached us can
+            // be granted twice (YARN's masters meet this too): extras go straight back.
+            if granted >= total {
+                releases.push(container.container_id);
+                continue;
+            }
             granted += 1;
             *granted_on.entry(container.node_id.clone()).or_default() += 1;
             let start = json!({"token": container.token, "command": args.command});
