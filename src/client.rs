@@ -416,8 +416,12 @@ pub(crate) fn nodes(args: NodesArgs) -> Result<()> {
                         text(&n["rack"]),
                         text(&n["state"]),
                         text(&n["numContainers"]),
-                        format!("{} MB", text(&n["totalResource"]["memory"])),
-                        text(&n["totalResource"]["vCores"]),
+                        format!(
+                            "{} MB/{} vc",
+                            text(&n["totalResource"]["memory"]),
+                            text(&n["totalResource"]["vCores"])
+                        ),
+                        verdict_cell(&n["overload"]),
                     ];
                     row.extend(load_cells(&n["yardLoad"]));
                     row
@@ -431,8 +435,8 @@ pub(crate) fn nodes(args: NodesArgs) -> Result<()> {
             "RACK",
             "STATE",
             "CONTAINERS",
-            "MEMORY",
-            "VCORES",
+            "CAPACITY",
+            "VERDICT",
             "LOAD",
             "CPU",
             "MEM",
@@ -441,6 +445,15 @@ pub(crate) fn nodes(args: NodesArgs) -> Result<()> {
         &rows,
     ))?;
     Ok(())
+}
+
+/// The overload classifier's verdict on a node: `good`, `bad`, `unknown` (too little learned,
+/// or no load yet), or `-` when the classifier is off.
+fn verdict_cell(overload: &Value) -> String {
+    match overload["classifier"].as_str() {
+        Some("on") => text(&overload["verdict"]),
+        _ => "-".to_owned(),
+    }
 }
 
 /// A node's last load sample as `yard nodes` shows it: 1-minute load per logical CPU, CPU and

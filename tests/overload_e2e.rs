@@ -80,21 +80,6 @@ fn marked(work: &Path) -> usize {
         .unwrap_or(0)
 }
 
-/// The hog's processes are killed when the test ends, passed or failed (killing the
-/// nodemanager leaves its containers running).
-struct Hog(String);
-
-impl Drop for Hog {
-    fn drop(&mut self) {
-        let suffix = self.0.trim_start_matches("application_").to_owned();
-        for pid in processes("-c", &suffix) {
-            let _ = std::process::Command::new("kill")
-                .args(["-KILL", &pid.to_string()])
-                .status();
-        }
-    }
-}
-
 #[test]
 fn tasks_avoid_the_node_a_cpu_hog_overloads_once_the_classifier_has_learned() {
     let dir = work_dir("overload-e2e");
@@ -148,7 +133,7 @@ fn tasks_avoid_the_node_a_cpu_hog_overloads_once_the_classifier_has_learned() {
         "while :; do :; done & while :; do :; done",
     ]);
     assert_eq!(code, 0, "the hog: {out}{err}");
-    let _hog = Hog(out.trim().to_owned());
+    let _hog = ProcessesOf::app(out.trim());
     eventually_for(
         "the hog's load on its node",
         Duration::from_secs(60),
@@ -190,6 +175,16 @@ fn tasks_avoid_the_node_a_cpu_hog_overloads_once_the_classifier_has_learned() {
         calm_view["labelledGood"].as_u64().unwrap() > 0,
         "{calm_view}"
     );
+    // The operator sees the verdicts in `yard nodes`.
+    let (code, table, err) = yard(&["nodes", "--rm", &url]);
+    assert_eq!(code, 0, "{err}");
+    for (node, verdict) in [(&hot, " bad "), (&calm, " good ")] {
+        let row = table.lines().find(|l| l.starts_with(node.as_str()));
+        assert!(
+            row.is_some_and(|r| r.contains(verdict)),
+            "{verdict} for {node}: {table}"
+        );
+    }
     let scheduler = get(&format!("{url}/ws/v1/cluster/scheduler"));
     let counts = &scheduler["scheduler"]["schedulerInfo"]["overloadClassifier"];
     assert!(

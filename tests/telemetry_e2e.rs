@@ -94,6 +94,7 @@ fn a_running_nodes_load_shows_in_the_api_and_in_yard_nodes_and_outlives_an_rm_re
     ]);
     assert_eq!(code, 0, "{out}{err}");
     let app = out.trim().to_owned();
+    let _spinner = ProcessesOf::app(&app);
     let busy = node_where(&url, &measured.addr, "the spinning container's CPU", |n| {
         n["yardLoad"]["containers"]
             .as_array()

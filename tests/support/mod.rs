@@ -332,6 +332,36 @@ pub fn processes(arg: &str, needle: &str) -> Vec<u32> {
     pids
 }
 
+/// Kills, when dropped, every process still running in an application's containers (found by
+/// the container id in their environment): a test that fails, or stops its nodemanagers
+/// before they stop their containers, leaves nothing behind to load the machine for the tests
+/// after it.
+pub struct ProcessesOf(String);
+
+impl ProcessesOf {
+    pub fn app(application_id: &str) -> ProcessesOf {
+        // Container ids carry the application's `<timestamp>_<sequence>`.
+        ProcessesOf(application_id.trim_start_matches("application_").to_owned())
+    }
+}
+
+impl Drop for ProcessesOf {
+    fn drop(&mut self) {
+        for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+            let environ = std::fs::read(entry.path().join("environ")).unwrap_or_default();
+            let env = String::from_utf8_lossy(&environ);
+            let ours = env
+                .split('\0')
+                .any(|v| v.starts_with("CONTAINER_ID=") && v.contains(&self.0));
+            if ours && let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() {
+                let _ = Command::new("kill")
+                    .args(["-KILL", &pid.to_string()])
+                    .status();
+            }
+        }
+    }
+}
+
 /// `yard submit --command CMD --no-wait` on the rm at `url`; the application's id.
 pub fn submit_command(url: &str, command: &str) -> String {
     let (code, out, err) = yard(&["submit", "--command", command, "--no-wait", "--rm", url]);
