@@ -27,22 +27,12 @@ const KIND: &str = "synthetic";
 /// One nodemanager of `vcores` one-vcore slots (tasks and masters alike take one vcore), in
 /// `dir/nm0` (where [`master_log`] looks).
 fn one_node(rm: &Daemon, dir: &Path, vcores: u32) -> Daemon {
-    let work = dir.join("nm0");
-    start(&[
-        "nm",
-        "--rm",
-        &format!("http://{}", rm.addr),
-        "--bind",
-        "127.0.0.1:0",
-        "--heartbeat-ms",
-        "100",
-        "--work-dir",
-        work.to_str().unwrap(),
-        "--memory-mb",
-        "8192",
-        "--vcores",
-        &vcores.to_string(),
-    ])
+    let shape = NmShape {
+        memory_mb: 8192,
+        vcores,
+        ..NmShape::default()
+    };
+    nm_for(&format!("http://{}", rm.addr), &dir.join("nm0"), shape, &[])
 }
 
 /// A profile store that knows the synthetic kind: maps of 1 s, a short reduce. The rm reads

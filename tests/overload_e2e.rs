@@ -18,25 +18,18 @@ use support::*;
 
 /// A nodemanager of 4 one-vcore slots in `dir/nm{i}`.
 fn node(rm: &Daemon, dir: &Path, i: usize) -> Daemon {
+    // Each sample's CPU is over the time since the last: half a second smooths it.
+    let shape = NmShape {
+        heartbeat_ms: 500,
+        ..NmShape::default()
+    };
     let work = dir.join(format!("nm{i}"));
-    start(&[
-        "nm",
-        "--rm",
+    nm_for(
         &format!("http://{}", rm.addr),
-        "--bind",
-        "127.0.0.1:0",
-        // Each sample's CPU is over the time since the last: half a second smooths it.
-        "--heartbeat-ms",
-        "500",
-        "--work-dir",
-        work.to_str().unwrap(),
-        "--memory-mb",
-        "4096",
-        "--vcores",
-        "4",
-        "--disk-rate",
-        "100MB/s",
-    ])
+        &work,
+        shape,
+        &["--disk-rate", "100MB/s"],
+    )
 }
 
 fn node_json(url: &str, id: &str) -> Value {

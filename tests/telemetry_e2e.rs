@@ -29,23 +29,12 @@ fn a_running_nodes_load_shows_in_the_api_and_in_yard_nodes_and_outlives_an_rm_re
     let mut rm = rm_in(&tmp, &[]);
     let url = format!("http://{}", rm.addr);
     let measured = nm(&rm, &tmp.join("nm0")); // no --disk-rate: measured at start
-    let set = start(&[
-        "nm",
-        "--rm",
+    let set = nm_for(
         &url,
-        "--bind",
-        "127.0.0.1:0",
-        "--heartbeat-ms",
-        "100",
-        "--work-dir",
-        tmp.join("nm1").to_str().unwrap(),
-        "--memory-mb",
-        "4096",
-        "--vcores",
-        "4",
-        "--disk-rate",
-        "250MB/s",
-    ]);
+        &tmp.join("nm1"),
+        NmShape::default(),
+        &["--disk-rate", "250MB/s"],
+    );
     await_running(&rm, 2);
 
     // The measured node: YARN's object and yard's load, with a positive disk rate.

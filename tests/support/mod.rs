@@ -87,23 +87,51 @@ pub fn start_with_env(args: &[&str], env: &[(&str, &str)]) -> Daemon {
 }
 
 pub fn nm(rm: &Daemon, dir: &Path) -> Daemon {
-    let rm_url = format!("http://{}", rm.addr);
-    let work = dir.to_str().unwrap();
-    start(&[
+    nm_for(&format!("http://{}", rm.addr), dir, NmShape::default(), &[])
+}
+
+/// A nodemanager's size and heartbeat, as the tests start them.
+#[derive(Debug, Clone, Copy)]
+pub struct NmShape {
+    pub memory_mb: u64,
+    pub vcores: u32,
+    pub heartbeat_ms: u64,
+}
+
+impl Default for NmShape {
+    fn default() -> Self {
+        NmShape {
+            memory_mb: 4096,
+            vcores: 4,
+            heartbeat_ms: 100,
+        }
+    }
+}
+
+/// A nodemanager of the rm at `rm_url` on 127.0.0.1:0 working in `work`, with `extra` flags.
+pub fn nm_for(rm_url: &str, work: &Path, shape: NmShape, extra: &[&str]) -> Daemon {
+    let (heartbeat, memory, vcores) = (
+        shape.heartbeat_ms.to_string(),
+        shape.memory_mb.to_string(),
+        shape.vcores.to_string(),
+    );
+    let mut args = vec![
         "nm",
         "--rm",
-        &rm_url,
+        rm_url,
         "--bind",
         "127.0.0.1:0",
         "--heartbeat-ms",
-        "100",
+        &heartbeat,
         "--work-dir",
-        work,
+        work.to_str().unwrap(),
         "--memory-mb",
-        "4096",
+        &memory,
         "--vcores",
-        "4",
-    ])
+        &vcores,
+    ];
+    args.extend(extra);
+    start(&args)
 }
 
 /// Polls `f` until it returns `Some`, for at most 30 s.
@@ -248,25 +276,13 @@ pub fn cluster_with(dir: &Path, extra: &[&str]) -> Cluster {
 
 /// The three nodemanagers of [`cluster`], for the rm at `url`.
 pub fn nms_of(dir: &Path, url: &str) -> Vec<Daemon> {
+    let shape = NmShape {
+        memory_mb: 1024,
+        vcores: 2,
+        ..NmShape::default()
+    };
     (0..3)
-        .map(|i| {
-            let work = dir.join(format!("nm{i}"));
-            start(&[
-                "nm",
-                "--rm",
-                url,
-                "--bind",
-                "127.0.0.1:0",
-                "--heartbeat-ms",
-                "100",
-                "--work-dir",
-                work.to_str().unwrap(),
-                "--memory-mb",
-                "1024",
-                "--vcores",
-                "2",
-            ])
-        })
+        .map(|i| nm_for(url, &dir.join(format!("nm{i}")), shape, &[]))
         .collect()
 }
 
