@@ -430,10 +430,13 @@ impl Scheduler {
         self.overload.as_ref()
     }
 
-    /// Why `app`'s tasks waited in the last pass with room for them, if the classifier
-    /// refused them; cleared once one is placed.
+    /// Why `app`'s tasks wait, if the classifier refused every node with room for them in the
+    /// last pass that tried; cleared once one is placed or none fits anywhere.
     pub fn refusal(&self, app: AppId) -> Option<&Refusal> {
-        self.apps.get(&app).and_then(|a| a.refusal.as_ref())
+        self.apps
+            .get(&app)
+            .filter(|a| a.waiting() > 0)
+            .and_then(|a| a.refusal.as_ref())
     }
 
     /// Masters may hold at most `share` (0–1) of the cluster's memory and of its vcores; one
@@ -1121,7 +1124,14 @@ impl Scheduler {
             }
         }
         let job = a.job_features();
-        if choice.is_none() && !refused.is_empty() {
+        if choice.is_none() && refused.is_empty() {
+            // Waiting for room, not for the classifier: an older refusal no longer says why.
+            if let Some(a) = self.apps.get_mut(&app) {
+                a.refusal = None;
+            }
+            return None;
+        }
+        if choice.is_none() {
             refused.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
             let now = self.now_ms;
             if let Some(c) = self.overload.as_mut() {
