@@ -207,6 +207,8 @@ pub struct Node<T> {
     rng: Rng,
     pub cpu_hog: Hog,
     pub io_hog: Hog,
+    /// When each hog (CPU, IO) last switched on; −∞ for one on since before the day.
+    on_since: [Seconds; 2],
     tasks: Vec<(T, Demand)>,
     /// The 1-minute load average in Linux's fixed point.
     load_avg: u64,
@@ -246,6 +248,7 @@ impl<T: PartialEq + Copy> Node<T> {
             rng,
             cpu_hog,
             io_hog,
+            on_since: [f64::NEG_INFINITY; 2],
             tasks: Vec::new(),
             load_avg: 0,
             scripted: false,
@@ -263,6 +266,7 @@ impl<T: PartialEq + Copy> Node<T> {
             rng: Rng::seed_from_u64(0),
             cpu_hog,
             io_hog,
+            on_since: [f64::NEG_INFINITY; 2],
             tasks: Vec::new(),
             load_avg: 0,
             scripted: true,
@@ -292,6 +296,9 @@ impl<T: PartialEq + Copy> Node<T> {
             };
             if hog.next <= now {
                 hog.on = !hog.on;
+                if hog.on {
+                    self.on_since[which] = now;
+                }
                 let mean = if hog.on {
                     cfg.hog_on_mean
                 } else {
@@ -305,6 +312,16 @@ impl<T: PartialEq + Copy> Node<T> {
             }
         }
         switched
+    }
+
+    /// Since when a hog that is on now has been on (the earliest of them), if one is.
+    pub fn hog_on_since(&self) -> Option<Seconds> {
+        [self.cpu_hog.on, self.io_hog.on]
+            .iter()
+            .zip(self.on_since)
+            .filter(|(on, _)| **on)
+            .map(|(_, since)| since)
+            .reduce(f64::min)
     }
 
     /// A task starts running here.
@@ -420,6 +437,25 @@ mod tests {
         assert_eq!(sa, switches(&mut b, day), "the same seed, the same hogs");
         assert_ne!(sa, switches(&mut c, day), "another seed, other hogs");
         assert!(sa.len() > 100, "{} switches", sa.len());
+        // Since when a hog that is on has been on: the time it last switched on.
+        let mut d = node(7);
+        d.cpu_hog = Hog {
+            on: false,
+            next: 10.0,
+        };
+        d.io_hog = Hog {
+            on: false,
+            next: 30.0,
+        };
+        assert_eq!(d.hog_on_since(), None);
+        d.switch_hogs(10.0);
+        assert_eq!(d.hog_on_since(), Some(10.0));
+        d.switch_hogs(30.0);
+        assert_eq!(d.hog_on_since(), Some(10.0), "the earlier of the two");
+        let hogged_at_start = node(7);
+        if hogged_at_start.cpu_hog.on || hogged_at_start.io_hog.on {
+            assert_eq!(hogged_at_start.hog_on_since(), Some(f64::NEG_INFINITY));
+        }
         // Each switch flips a hog; time on over the day near on / (on + off) = 1/4.
         let mut n = node(11);
         let (mut t, mut on_cpu, mut on_io) = (0.0, 0.0, 0.0);

@@ -68,9 +68,9 @@ pub struct LoadSetup {
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct LoadStats {
     pub overloaded_node_seconds: f64,
-    /// Of them, on a node running a task that began there while a hog was on: what placing
-    /// tasks elsewhere could have spared. The rest came of hogs that switched on under tasks
-    /// already running, or of the load average still falling after a hog stopped.
+    /// Of them, on a node running a task placed there while a hog that is still on was on:
+    /// what placing tasks elsewhere could have spared. The rest came of hogs that switched on
+    /// under tasks already running, or of a load average still falling after a hog stopped.
     pub overloaded_placed_on_hog: f64,
     /// Overloaded-node-seconds in each minute of the day (from its start).
     pub overloaded_per_minute: Vec<f64>,
@@ -131,8 +131,8 @@ pub(crate) struct Running {
     pub work: Seconds,
     /// The speed it was last rated at.
     pub speed: f64,
-    /// It began while a hog was on its node.
-    pub began_on_hog: bool,
+    /// When it began, seconds into the day.
+    pub began: Seconds,
 }
 
 /// The shared day's node load model: every node's state, the tasks on them, and what was
@@ -168,7 +168,7 @@ pub struct OverloadRow {
     pub classifier: bool,
     pub jobs: usize,
     pub overloaded_node_seconds: f64,
-    /// Of them, on nodes running a task placed there while a hog was on (see [`LoadStats`]).
+    /// Of them, on nodes running a task placed under a hog still on (see [`LoadStats`]).
     pub overloaded_placed_on_hog: f64,
     /// `None` when no task ran its whole work.
     pub mean_task_slowdown: Option<f64>,
@@ -433,7 +433,7 @@ pub fn markdown(reports: &[OverloadReport], workload: &str) -> String {
     );
     let _ = writeln!(
         t,
-        "| seed | rm policy | policy | classifier | overloaded node-s | of them placed onto a hog | mean task slowdown | relaunched tasks | killed | missed % | empty % | met % | throughput tasks/s | span s | busy % | tasks begun on hogged nodes % | IO-bound tasks % |"
+        "| seed | rm policy | policy | classifier | overloaded node-s | of them under a hog placed onto | mean task slowdown | relaunched tasks | killed | missed % | empty % | met % | throughput tasks/s | span s | busy % | tasks begun on hogged nodes % | IO-bound tasks % |"
     );
     let _ = writeln!(
         t,
@@ -467,7 +467,7 @@ pub fn markdown(reports: &[OverloadReport], workload: &str) -> String {
     }
     let _ = writeln!(
         t,
-        "\nOverloaded node-s: every 5 s, each node the rule calls overloaded counts 5 s (the hogs alone never overload a node); placed onto a hog: of them, on a node running a task that began there while a hog was on (the rest: hogs that came on under running tasks, or the load average falling after a hog). Slowdown: a finished attempt's time over its work at full speed. Relaunched: attempts of a task launched before (speculative copies, re-runs after kills); killed: attempts the masters killed. Missed: answered after D; empty: by D from no input (not met). Throughput: maps and reduces finished over the span (first arrival to last answer).\n"
+        "\nOverloaded node-s: every 5 s, each node the rule calls overloaded counts 5 s (the hogs alone never overload a node); under a hog placed onto: of them, on a node running a task placed there while a hog still on was on (the rest: hogs that came on under running tasks, or the load average falling after a hog). Slowdown: a finished attempt's time over its work at full speed. Relaunched: attempts of a task launched before (speculative copies, re-runs after kills); killed: attempts the masters killed. Missed: answered after D; empty: by D from no input (not met). Throughput: maps and reduces finished over the span (first arrival to last answer).\n"
     );
     let _ = writeln!(
         t,

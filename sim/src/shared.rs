@@ -753,9 +753,10 @@ impl Day<'_> {
             }
             if l.setup.rule.overloaded(&node.sample()) {
                 l.stats.overloaded_node_seconds += LOAD_FREQ;
-                let placed = node
-                    .tasks()
-                    .any(|(key, _)| l.running.get(key).is_some_and(|r| r.began_on_hog));
+                let placed = node.hog_on_since().is_some_and(|since| {
+                    node.tasks()
+                        .any(|(key, _)| l.running.get(key).is_some_and(|r| r.began >= since))
+                });
                 if placed {
                     l.stats.overloaded_placed_on_hog += LOAD_FREQ;
                 }
@@ -841,6 +842,7 @@ impl Day<'_> {
         else {
             return;
         };
+        let now = self.now_us as f64 / 1e6;
         for note in notes {
             let Some(l) = self.load.as_mut() else {
                 return;
@@ -875,7 +877,7 @@ impl Day<'_> {
                             output,
                             work,
                             speed: 1.0,
-                            began_on_hog: hogged,
+                            began: now,
                         },
                     );
                     self.rerate_node(node);
