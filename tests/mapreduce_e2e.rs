@@ -326,7 +326,13 @@ fn the_deadline_guard_answers_by_the_deadline_when_a_map_hangs_with_an_interval_
         "every map but the hung one: {job}"
     );
     let fraction = app["processedFraction"].as_f64().unwrap();
-    assert!(fraction > 0.5 && fraction < 1.0, "{fraction}: {job}");
+    assert!(fraction > 0.0 && fraction < 1.0, "{fraction}: {job}");
+    // Every reduce in: the k maps' input reached the answer. A slow machine can make the guard
+    // cut a reduce too (its share of the maps' output is then missing, and says so): the
+    // fraction is only bounded then, never a matter of the machine's speed.
+    if job["reducesAbandoned"] == 0 {
+        assert!(fraction > 0.5, "{fraction}: {job}");
+    }
     assert_eq!(answer["exact"], false);
     // The total, from the maps that ran, around the truth.
     assert_total_near(&answer["words"], total);
