@@ -174,6 +174,14 @@ pub struct JobQuota {
     pub basis: QuotaBasis,
 }
 
+/// The stage of a job with `model` once `maps_done` maps are done: reduce when every map is.
+pub fn stage_of(model: Option<JobModel>, maps_done: u32) -> Stage {
+    match model {
+        Some(m) if maps_done >= m.maps => Stage::Reduce,
+        _ => Stage::Map,
+    }
+}
+
 /// One job as the policies see it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct JobView {
@@ -196,10 +204,7 @@ pub struct JobView {
 impl JobView {
     /// The stage the job is in.
     pub fn stage(&self) -> Stage {
-        match self.model {
-            Some(m) if self.maps_done >= m.maps => Stage::Reduce,
-            _ => Stage::Map,
-        }
+        stage_of(self.model, self.maps_done)
     }
 
     /// Containers held above the quota: the job's spare ones (0 when it has no quota).

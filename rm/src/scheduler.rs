@@ -283,10 +283,7 @@ impl App {
     }
 
     fn stage(&self) -> Stage {
-        match self.model {
-            Some(m) if self.maps_done >= m.maps => Stage::Reduce,
-            _ => Stage::Map,
-        }
+        policy::stage_of(self.model, self.maps_done)
     }
 
     /// What the overload classifier reads of it.
