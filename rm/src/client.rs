@@ -115,7 +115,16 @@ impl RmClient {
 
 /// A 2xx's body, or the error the status and body make.
 fn judge(base: &str, path: &str, status: StatusCode, value: Value) -> Result<Value, ClientError> {
-    let error = || value["error"].as_str().unwrap_or("refused").to_owned();
+    // Hadoop's routes refuse in YARN's `RemoteException` shape (its message, and yard's
+    // detail beside it), yard's own as `{"error", "detail"}`.
+    let remote = value.get("RemoteException").filter(|r| r.is_object());
+    let error = || {
+        remote
+            .and_then(|r| r["message"].as_str())
+            .or_else(|| value["error"].as_str())
+            .unwrap_or("refused")
+            .to_owned()
+    };
     if status.is_success() {
         Ok(value)
     } else if status == StatusCode::UNAUTHORIZED {
@@ -124,7 +133,11 @@ fn judge(base: &str, path: &str, status: StatusCode, value: Value) -> Result<Val
         Err(ClientError::Refused {
             status,
             error: error(),
-            detail: value["detail"].clone(),
+            // The message already says it; the detail is for callers that read fields.
+            detail: match remote {
+                Some(r) if r["message"].is_string() => Value::Null,
+                _ => value["detail"].clone(),
+            },
         })
     } else {
         Err(ClientError::Failed {
@@ -199,6 +212,17 @@ mod tests {
         assert_eq!(
             refused.to_string(),
             "the rm refused: field `vcores`: 0 is outside 1..=1024 ({\"field\":\"vcores\"})"
+        );
+        let yarn = judge(
+            "http://rm",
+            "/ws/v1/cluster/apps",
+            StatusCode::BAD_REQUEST,
+            json!({"RemoteException": {"exception": "BadRequestException", "message": "Invalid application-state BOGUS specified", "javaClassName": "org.apache.hadoop.yarn.webapp.BadRequestException", "detail": null}}),
+        )
+        .unwrap_err();
+        assert_eq!(
+            yarn.to_string(),
+            "the rm refused: Invalid application-state BOGUS specified"
         );
         let who = judge("http://rm", "/x", StatusCode::UNAUTHORIZED, Value::Null).unwrap_err();
         assert!(matches!(who, ClientError::Unauthorized { .. }), "{who}");

@@ -212,6 +212,52 @@ pub struct NewApp {
     pub deadline_ms: Option<i64>,
     /// Hadoop's application tags, as submitted (lower-cased, as YARN keeps them).
     pub tags: Vec<String>,
+    /// Hadoop's `application-type` (YARN's default `YARN` when empty).
+    pub application_type: String,
+    /// The master container's resource (`resource`); `None`: the rm's `am_resource`.
+    pub am_resource: Option<Resource>,
+    /// `max-app-attempts`; `None` (or over the rm's) takes the rm's `am_max_attempts`.
+    pub max_attempts: Option<u32>,
+}
+
+/// What YARN's application report carries beyond yard's lifecycle, kept in the store as one
+/// JSON value (`applications.yarn_json`).
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct YarnFields {
+    /// Hadoop's `applicationType`.
+    pub application_type: String,
+    /// The master container's resource.
+    pub am_memory_mb: u64,
+    pub am_vcores: u32,
+    /// When it reached a final state, ms since the epoch.
+    pub finished_ms: Option<i64>,
+    /// Its ended containers' resources times their lifetimes (YARN's `memorySeconds`, MB·s, and
+    /// `vcoreSeconds`); the running ones' are added when reported.
+    pub memory_seconds: u64,
+    pub vcore_seconds: u64,
+    /// YARN's `LIFETIME` timeout: killed by the rm at this time (ms since the epoch).
+    pub lifetime_expiry_ms: Option<i64>,
+}
+
+/// A running container as YARN's container report shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContainerMeta {
+    pub application_id: String,
+    pub attempt: u32,
+    pub node_id: String,
+    pub resource: Resource,
+    pub priority: u32,
+    pub started_ms: i64,
+}
+
+/// What an application has allocated: now, and over its life so far.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Usage {
+    pub allocated_mb: u64,
+    pub allocated_vcores: u64,
+    pub memory_seconds: u64,
+    pub vcore_seconds: u64,
 }
 
 impl NewApp {
@@ -245,6 +291,7 @@ pub struct AppRecord {
     pub tags: Vec<String>,
     /// What its master registered of its work (task counts, profile), for the quotas.
     pub model: Option<JobModel>,
+    pub yarn: YarnFields,
 }
 
 /// What a deadline-bound job answered: from how much of its input, and the answer itself
@@ -272,6 +319,7 @@ impl AppInfo {
             result: self.result.clone(),
             tags: self.tags.clone(),
             model: self.model,
+            yarn: self.yarn.clone(),
         }
     }
 }
@@ -350,6 +398,9 @@ pub struct AppInfo {
     /// Its map and reduce types, as its master last said (seed 002 eq. 1–2; not kept across
     /// restarts: the master says it with every allocate).
     pub job_type: Option<JobType>,
+    /// YARN's report fields yard keeps (type, master resource, end, resource-seconds,
+    /// lifetime).
+    pub yarn: YarnFields,
     /// Granted or completed since the master last asked: its next allocate reply.
     pending: AllocateReply,
 }
@@ -379,6 +430,8 @@ pub struct Cluster {
     now_ms: i64,
     /// Container id (the scheduler's) → its string id and application.
     containers: BTreeMap<scheduler::ContainerId, (String, String)>,
+    /// Each live container's report (node, resource, start), by its string id.
+    container_meta: BTreeMap<String, ContainerMeta>,
     container_index: BTreeMap<String, scheduler::ContainerId>,
     launches: Vec<MasterLaunch>,
     /// Containers each node must stop, told in its next heartbeat reply.
@@ -390,7 +443,7 @@ pub struct Cluster {
     datasets: BTreeMap<String, Dataset>,
     dirty_datasets: BTreeSet<String>,
     /// Containers a rejoining node reported, in the order the scheduler answers them.
-    recovering: VecDeque<(String, AppId)>,
+    recovering: VecDeque<(String, AppId, Resource)>,
     /// What each unfinished application's master keeps for its next attempt, by key; and the
     /// entries changed since the store last took them.
     recovery: BTreeMap<String, BTreeMap<String, String>>,
@@ -494,6 +547,7 @@ impl Cluster {
             next_app: 1,
             now_ms: epoch,
             containers: BTreeMap::new(),
+            container_meta: BTreeMap::new(),
             container_index: BTreeMap::new(),
             launches: Vec::new(),
             stop_orders: BTreeMap::new(),
@@ -678,6 +732,11 @@ impl Cluster {
     }
 
     /// Where the rm listens, e.g. `http://127.0.0.1:8088`: masters are told it as `YARD_RM`.
+    /// The rm's own URL, if the daemon said it.
+    pub fn url(&self) -> Option<&str> {
+        self.url.as_deref()
+    }
+
     pub fn set_url(&mut self, url: String) {
         self.url = Some(url);
     }
@@ -734,6 +793,7 @@ impl Cluster {
                     result: r.result,
                     tags: r.tags,
                     model: r.model,
+                    yarn: r.yarn,
                     quota: None,
                     // A master of a restored application has until the expiry, from the rm's
                     // start, to call the new rm.
@@ -766,7 +826,15 @@ impl Cluster {
 
     /// Asks the scheduler for an application master's container.
     fn ask_master(&mut self, app: AppId) {
-        let r = self.settings.am_resource;
+        let r = self
+            .app_index
+            .get(&app)
+            .and_then(|id| self.apps.get(id))
+            .filter(|a| a.yarn.am_memory_mb > 0 && a.yarn.am_vcores > 0)
+            .map_or(self.settings.am_resource, |a| Resource {
+                memory_mb: a.yarn.am_memory_mb,
+                vcores: a.yarn.am_vcores,
+            });
         let ask = Ask {
             priority: AM_PRIORITY,
             place: Place::Any,
@@ -923,7 +991,7 @@ impl Cluster {
                                 .is_some_and(|t| t.container_id == c.container_id)
                         });
                     running.push(scheduler::Running { app, size, master });
-                    self.recovering.push_back((c.container_id, app));
+                    self.recovering.push_back((c.container_id, app, c.resource));
                 }
                 None => self.stop_on(id, c.container_id),
             }
@@ -949,6 +1017,7 @@ impl Cluster {
         id: String,
         app: AppId,
         node: scheduler::NodeId,
+        resource: Resource,
     ) {
         let Some(app_id) = self.app_index.get(&app).cloned() else {
             return;
@@ -964,6 +1033,22 @@ impl Cluster {
             info.containers.insert(id.clone());
         }
         tracing::info!(container = %id, node = %node_id, "recovered");
+        let attempt = id
+            .rsplit('_')
+            .nth(1)
+            .and_then(|a| a.parse().ok())
+            .unwrap_or(1);
+        self.container_meta.insert(
+            id.clone(),
+            ContainerMeta {
+                application_id: app_id.clone(),
+                attempt,
+                node_id: node_id.clone(),
+                resource,
+                priority: 0,
+                started_ms: self.now_ms,
+            },
+        );
         self.container_index.insert(id.clone(), container);
         self.containers.insert(container, (id, app_id));
     }
@@ -1081,6 +1166,25 @@ impl Cluster {
         for id in silent {
             let _ = self.transition(&id, AppEvent::MasterFailed);
         }
+        // YARN's LIFETIME timeout: the rm kills what outlives it.
+        let expired: Vec<String> = self
+            .apps
+            .values()
+            .filter(|a| {
+                !a.lifecycle.state.is_final()
+                    && a.yarn.lifetime_expiry_ms.is_some_and(|t| now_ms >= t)
+            })
+            .map(|a| a.application_id.clone())
+            .collect();
+        for id in expired {
+            if self.transition(&id, AppEvent::Kill).is_ok()
+                && let Some(app) = self.apps.get_mut(&id)
+            {
+                app.lifecycle.diagnostics =
+                    "Application is killed by ResourceManager as it has exceeded the lifetime period."
+                        .into();
+            }
+        }
         // Quotas follow the time left; promised releases that did not come are reclaimed.
         self.schedule(SchedEvent::Tick);
         lost
@@ -1137,6 +1241,9 @@ impl Cluster {
             master_env: env,
             deadline_ms,
             tags,
+            application_type,
+            am_resource,
+            max_attempts,
         } = new;
         let (id, name, user, queue) = (id.as_str(), name.as_str(), user.as_str(), queue.as_str());
         self.now_ms = now_ms;
@@ -1146,8 +1253,24 @@ impl Cluster {
         if self.issued.remove(id).is_none() {
             return Err(ClusterError::NotIssued(id.to_owned()));
         }
-        let mut lifecycle = Lifecycle::new(self.settings.am_max_attempts);
+        // YARN's rule: a submission's max-app-attempts counts when it is 1 to the rm's own.
+        let attempts = match max_attempts {
+            Some(n) if (1..=self.settings.am_max_attempts).contains(&n) => n,
+            _ => self.settings.am_max_attempts,
+        };
+        let mut lifecycle = Lifecycle::new(attempts);
         lifecycle.apply(AppEvent::Submit)?;
+        let am = am_resource.unwrap_or(self.settings.am_resource);
+        let yarn = YarnFields {
+            application_type: if application_type.is_empty() {
+                "YARN".into()
+            } else {
+                application_type
+            },
+            am_memory_mb: am.memory_mb,
+            am_vcores: am.vcores,
+            ..YarnFields::default()
+        };
         let app = AppId(self.app_index.len() as u64 + 1);
         self.app_index.insert(app, id.to_owned());
         self.app_ids.insert(id.to_owned(), app);
@@ -1170,6 +1293,7 @@ impl Cluster {
                 result: None,
                 tags,
                 model: None,
+                yarn,
                 quota: None,
                 master_seen_ms: now_ms,
                 tracking_url: None,
@@ -1311,6 +1435,103 @@ impl Cluster {
         self.transition(id, AppEvent::Kill)
     }
 
+    /// Sets (or with `None` lifts) YARN's `LIFETIME` timeout of an unfinished application.
+    pub fn set_lifetime(&mut self, id: &str, expiry_ms: Option<i64>) -> Result<(), ClusterError> {
+        let app = self
+            .apps
+            .get_mut(id)
+            .ok_or_else(|| ClusterError::UnknownApp(id.into()))?;
+        if app.lifecycle.state.is_final() {
+            return Err(ClusterError::Ended(id.into()));
+        }
+        app.yarn.lifetime_expiry_ms = expiry_ms;
+        self.dirty_apps.insert(id.into());
+        Ok(())
+    }
+
+    /// Adds an ended container's resource-seconds to its application's.
+    fn account(&mut self, container: &str) {
+        let Some(meta) = self.container_meta.remove(container) else {
+            return;
+        };
+        let secs = u64::try_from(self.now_ms.saturating_sub(meta.started_ms)).unwrap_or(0) / 1000;
+        if let Some(app) = self.apps.get_mut(&meta.application_id) {
+            app.yarn.memory_seconds = app
+                .yarn
+                .memory_seconds
+                .saturating_add(meta.resource.memory_mb.saturating_mul(secs));
+            app.yarn.vcore_seconds = app
+                .yarn
+                .vcore_seconds
+                .saturating_add(u64::from(meta.resource.vcores).saturating_mul(secs));
+            self.dirty_apps.insert(meta.application_id);
+        }
+    }
+
+    /// What `id` holds now and has held so far (its running containers counted up to `now_ms`).
+    pub fn usage(&self, id: &str, now_ms: i64) -> Usage {
+        let Some(app) = self.apps.get(id) else {
+            return Usage::default();
+        };
+        let mut u = Usage {
+            memory_seconds: app.yarn.memory_seconds,
+            vcore_seconds: app.yarn.vcore_seconds,
+            ..Usage::default()
+        };
+        for c in &app.containers {
+            let Some(meta) = self.container_meta.get(c) else {
+                continue;
+            };
+            let secs = u64::try_from(now_ms.saturating_sub(meta.started_ms)).unwrap_or(0) / 1000;
+            u.allocated_mb += meta.resource.memory_mb;
+            u.allocated_vcores += u64::from(meta.resource.vcores);
+            u.memory_seconds = u
+                .memory_seconds
+                .saturating_add(meta.resource.memory_mb.saturating_mul(secs));
+            u.vcore_seconds = u
+                .vcore_seconds
+                .saturating_add(u64::from(meta.resource.vcores).saturating_mul(secs));
+        }
+        u
+    }
+
+    /// A live container's report.
+    pub fn container(&self, id: &str) -> Option<&ContainerMeta> {
+        self.container_meta.get(id)
+    }
+
+    /// The live containers of `app`'s attempt `attempt`, by id.
+    pub fn containers_of<'a>(
+        &'a self,
+        app: &'a str,
+        attempt: u32,
+    ) -> impl Iterator<Item = (&'a String, &'a ContainerMeta)> + 'a {
+        self.apps
+            .get(app)
+            .into_iter()
+            .flat_map(|a| a.containers.iter())
+            .filter_map(|c| self.container_meta.get_key_value(c))
+            .filter(move |(_, m)| m.attempt == attempt)
+    }
+
+    /// The largest container the cluster could hold: its largest running node (YARN's
+    /// `maximum-resource-capability`); with no node yet, the most any container may ask.
+    pub fn max_resource(&self) -> Resource {
+        let running = self
+            .nodes
+            .values()
+            .filter(|n| n.state == NodeState::Running);
+        let memory_mb = running.clone().map(|n| n.capability.memory_mb).max();
+        let vcores = running.map(|n| n.capability.vcores).max();
+        match (memory_mb, vcores) {
+            (Some(memory_mb), Some(vcores)) => Resource { memory_mb, vcores },
+            _ => Resource {
+                memory_mb: yard_wire::limits::CONTAINER_MAX_MEMORY_MB,
+                vcores: yard_wire::limits::CONTAINER_MAX_VCORES,
+            },
+        }
+    }
+
     /// A running master's allocate call: its asks replace the previous ones, its releases go;
     /// the reply carries what was granted and what completed since its last call.
     pub fn allocate(
@@ -1436,6 +1657,9 @@ impl Cluster {
             .get_mut(id)
             .ok_or_else(|| ClusterError::UnknownApp(id.to_owned()))?;
         let action = info.lifecycle.apply(event)?;
+        if info.lifecycle.state.is_final() && info.yarn.finished_ms.is_none() {
+            info.yarn.finished_ms = Some(self.now_ms);
+        }
         if info.lifecycle.state.is_final() {
             // Its recovery entries are of no use any more (the store drops them with the
             // application's final record).
@@ -1499,6 +1723,7 @@ impl Cluster {
         // Forgotten once ended: the rm's memory does not grow with every container ever run,
         // and a node that comes back listing it is told to stop it (see `register_node`).
         self.container_index.remove(&status.container_id);
+        self.account(&status.container_id);
         for n in self.nodes.values_mut() {
             n.containers.remove(&status.container_id);
         }
@@ -1538,11 +1763,11 @@ impl Cluster {
                     ..
                 } => self.granted(app, container, node, size, priority),
                 Assignment::Recovered { container, node } => {
-                    let Some((id, app)) = self.recovering.pop_front() else {
+                    let Some((id, app, resource)) = self.recovering.pop_front() else {
                         continue;
                     };
                     match container {
-                        Some(c) => self.recovered(c, id, app, node),
+                        Some(c) => self.recovered(c, id, app, node, resource),
                         None => self.stop_on(node, id),
                     }
                 }
@@ -1633,6 +1858,17 @@ impl Cluster {
             token,
         };
         info.containers.insert(id.clone());
+        self.container_meta.insert(
+            id.clone(),
+            ContainerMeta {
+                application_id: app_id.clone(),
+                attempt,
+                node_id: node_id.clone(),
+                resource,
+                priority,
+                started_ms: self.now_ms,
+            },
+        );
         self.containers
             .insert(container, (id.clone(), app_id.clone()));
         self.container_index.insert(id.clone(), container);

@@ -1,8 +1,11 @@
 //! The rm's HTTP surface: a thin adapter from requests to [`Cluster`] calls. yard's own
 //! protocols live under `/ws/v1/yard/` (node registration and heartbeats, a master's
 //! register/allocate/unregister); the client routes are a compatible subset of Hadoop's
-//! ResourceManager REST API, with Hadoop's paths and JSON field names. Every refusal is a 4xx
-//! with `{"error": "...", "detail": ...}` saying what to fix.
+//! ResourceManager REST API, with Hadoop's paths, wrappers, JSON field names and units. Every
+//! refusal is a 4xx saying what to fix: on Hadoop's routes (`/ws/v1/cluster…`) in YARN's
+//! `{"RemoteException": {"exception", "message", "javaClassName"}}` shape (plus yard's
+//! `detail`), on yard's own as `{"error": "...", "detail": ...}`. The rm answers in JSON only:
+//! a request that accepts no JSON gets a 406 (YARN would answer XML).
 //!
 //! Every route but `cluster/info`, `yard/health` and the OpenAPI document needs a bearer token
 //! ([`Caller`]), and acts only on what its principal owns: a user its applications and
@@ -24,7 +27,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use yard_wire::auth::{AuthError, BearerKey, DataGrant, Principal, bearer_of};
 use yard_wire::limits::{self, FieldError};
-use yard_wire::protocol::{AllocateRequest, Dataset, NodeHeartbeat, RegisterNode};
+use yard_wire::protocol::{AllocateRequest, Dataset, NodeHeartbeat, RegisterNode, Resource};
 use yard_wire::telemetry::NodeTelemetry;
 
 use crate::app::AppState;
@@ -93,14 +96,27 @@ impl ApiError {
     }
 }
 
+/// A refusal's parts, kept on its response so that [`shapes`] can rewrite it in YARN's
+/// `RemoteException` shape on Hadoop's routes.
+#[derive(Clone)]
+struct Refusal {
+    error: String,
+    detail: Value,
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let unauthorized = self.status == StatusCode::UNAUTHORIZED;
+        let refusal = Refusal {
+            error: self.error.clone(),
+            detail: self.detail.clone(),
+        };
         let mut response = (
             self.status,
             Json(json!({ "error": self.error, "detail": self.detail })),
         )
             .into_response();
+        response.extensions_mut().insert(refusal);
         if unauthorized {
             response.headers_mut().insert(
                 header::WWW_AUTHENTICATE,
@@ -347,6 +363,13 @@ pub fn routes() -> Vec<(&'static str, &'static [&'static str], MethodRouter<Rm>)
         ),
         ("/ws/v1/yard/openapi.json", &["get"], get(openapi)),
         ("/ws/v1/cluster/info", &["get"], get(cluster_info)),
+        ("/ws/v1/cluster", &["get"], get(cluster_info)),
+        ("/cluster", &["get"], get(cluster_info)),
+        (
+            "/ws/v1/cluster/appstatistics",
+            &["get"],
+            get(app_statistics),
+        ),
         ("/ws/v1/cluster/metrics", &["get"], get(metrics)),
         ("/ws/v1/cluster/scheduler", &["get"], get(scheduler)),
         ("/ws/v1/cluster/nodes", &["get"], get(nodes)),
@@ -372,6 +395,46 @@ pub fn routes() -> Vec<(&'static str, &'static [&'static str], MethodRouter<Rm>)
             &["get", "put"],
             get(app_state).put(set_app_state),
         ),
+        (
+            "/ws/v1/cluster/apps/{id}/appattempts/{attempt}",
+            &["get"],
+            get(app_attempt),
+        ),
+        (
+            "/ws/v1/cluster/apps/{id}/appattempts/{attempt}/containers",
+            &["get"],
+            get(attempt_containers),
+        ),
+        (
+            "/ws/v1/cluster/apps/{id}/appattempts/{attempt}/containers/{container}",
+            &["get"],
+            get(attempt_container),
+        ),
+        (
+            "/ws/v1/cluster/apps/{id}/queue",
+            &["get", "put"],
+            get(app_queue).put(set_app_queue),
+        ),
+        (
+            "/ws/v1/cluster/apps/{id}/priority",
+            &["get", "put"],
+            get(app_priority).put(set_app_priority),
+        ),
+        (
+            "/ws/v1/cluster/apps/{id}/timeouts",
+            &["get"],
+            get(app_timeouts),
+        ),
+        (
+            "/ws/v1/cluster/apps/{id}/timeouts/{kind}",
+            &["get"],
+            get(app_timeout),
+        ),
+        (
+            "/ws/v1/cluster/apps/{id}/timeout",
+            &["put"],
+            put(set_app_timeout),
+        ),
     ]
 }
 
@@ -390,9 +453,110 @@ pub fn router(rm: Rm) -> Router {
             )
         })
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(axum::middleware::from_fn(shapes))
         // A bug that panics in a handler is a 500 for that request, not a dropped connection.
         .layer(tower_http::catch_panic::CatchPanicLayer::new())
         .with_state(rm)
+}
+
+/// Hadoop's routes: their refusals take YARN's `RemoteException` shape.
+fn hadoop_route(path: &str) -> bool {
+    path == "/cluster" || path == "/ws/v1/cluster" || path.starts_with("/ws/v1/cluster/")
+}
+
+/// Whether an `Accept` header takes JSON (no header takes anything).
+fn accepts_json(accept: Option<&HeaderValue>) -> bool {
+    let Some(accept) = accept.and_then(|a| a.to_str().ok()) else {
+        return true;
+    };
+    accept.split(',').any(|range| {
+        let mut parts = range.split(';');
+        let media = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+        let refused = parts.any(|p| {
+            p.trim()
+                .strip_prefix("q=")
+                .and_then(|q| q.trim().parse::<f64>().ok())
+                .is_some_and(|q| q <= 0.0)
+        });
+        !refused
+            && (media == "application/json"
+                || media == "application/*"
+                || media == "*/*"
+                || media == "*"
+                || media.ends_with("+json"))
+    })
+}
+
+/// YARN's error object for a refusal: Hadoop's exception class for the status, the message,
+/// and yard's `detail` (what to fix, machine-readable) beside them.
+pub fn remote_exception(status: StatusCode, error: &str, detail: &Value) -> Value {
+    let (exception, class) = match status.as_u16() {
+        400 | 413 | 415 | 422 => (
+            "BadRequestException",
+            "org.apache.hadoop.yarn.webapp.BadRequestException",
+        ),
+        401 => (
+            "AuthenticationException",
+            "org.apache.hadoop.security.authentication.client.AuthenticationException",
+        ),
+        403 => (
+            "ForbiddenException",
+            "org.apache.hadoop.yarn.webapp.ForbiddenException",
+        ),
+        404 => (
+            "NotFoundException",
+            "org.apache.hadoop.yarn.webapp.NotFoundException",
+        ),
+        _ => (
+            "WebApplicationException",
+            "javax.ws.rs.WebApplicationException",
+        ),
+    };
+    let message = match detail {
+        Value::Null => error.to_owned(),
+        Value::String(s) => format!("{error}: {s}"),
+        other => format!("{error}: {other}"),
+    };
+    json!({ "RemoteException": {
+        "exception": exception,
+        "message": message,
+        "javaClassName": class,
+        "detail": detail,
+    }})
+}
+
+/// Content negotiation and error shapes for every route: a request that takes no JSON is a
+/// 406 (yard serves no XML); a refusal on Hadoop's routes becomes YARN's `RemoteException`.
+async fn shapes(request: axum::extract::Request, next: axum::middleware::Next) -> Response {
+    let hadoop = hadoop_route(request.uri().path());
+    let mut response = if accepts_json(request.headers().get(header::ACCEPT)) {
+        next.run(request).await
+    } else {
+        ApiError::new(
+            StatusCode::NOT_ACCEPTABLE,
+            "the rm answers in JSON only (no XML): accept application/json",
+            json!(
+                request
+                    .headers()
+                    .get(header::ACCEPT)
+                    .and_then(|a| a.to_str().ok())
+                    .unwrap_or("")
+            ),
+        )
+        .into_response()
+    };
+    if hadoop && let Some(r) = response.extensions_mut().remove::<Refusal>() {
+        let status = response.status();
+        let mut rebuilt =
+            (status, Json(remote_exception(status, &r.error, &r.detail))).into_response();
+        for name in [header::WWW_AUTHENTICATE, header::LOCATION] {
+            if let Some(v) = response.headers().get(&name) {
+                rebuilt.headers_mut().insert(name, v.clone());
+            }
+        }
+        return rebuilt;
+    }
+    response
 }
 
 async fn register_node(
@@ -943,13 +1107,25 @@ async fn openapi() -> Response {
 }
 
 async fn cluster_info(State(rm): State<Rm>) -> Reply {
+    let version = env!("CARGO_PKG_VERSION");
+    let store = if rm.journal.is_some() {
+        "yard.rm.SqliteStateStore"
+    } else {
+        "yard.rm.MemoryStateStore"
+    };
     ok(json!({ "clusterInfo": {
         "id": rm.started_ms,
         "startedOn": rm.started_ms,
         "state": "STARTED",
         "haState": "ACTIVE",
-        "resourceManagerVersion": env!("CARGO_PKG_VERSION"),
+        "rmStateStoreName": store,
+        "resourceManagerVersion": version,
+        "resourceManagerBuildVersion": format!("yard {version}"),
+        "resourceManagerVersionBuiltOn": "",
         "hadoopVersion": "yard",
+        "hadoopBuildVersion": format!("yard {version}"),
+        "hadoopVersionBuiltOn": "",
+        "haZooKeeperConnectionState": "ResourceManager HA is not enabled.",
     }}))
 }
 
@@ -962,28 +1138,83 @@ async fn metrics(State(rm): State<Rm>, _caller: Caller) -> Reply {
         "appsRunning": m.apps_running,
         "appsFailed": m.apps_failed,
         "appsKilled": m.apps_killed,
-        "totalMB": m.total_mb,
-        "allocatedMB": m.allocated_mb,
+        "reservedMB": 0,
         "availableMB": m.total_mb.saturating_sub(m.allocated_mb),
-        "totalVirtualCores": m.total_vcores,
-        "allocatedVirtualCores": m.allocated_vcores,
+        "allocatedMB": m.allocated_mb,
+        "totalMB": m.total_mb,
+        "reservedVirtualCores": 0,
         "availableVirtualCores": m.total_vcores.saturating_sub(m.allocated_vcores),
+        "allocatedVirtualCores": m.allocated_vcores,
+        "totalVirtualCores": m.total_vcores,
         "containersAllocated": m.containers_allocated,
+        "containersReserved": 0,
+        "containersPending": 0,
         "totalNodes": m.active_nodes + m.lost_nodes,
         "activeNodes": m.active_nodes,
         "lostNodes": m.lost_nodes,
+        "unhealthyNodes": 0,
+        "decommissioningNodes": 0,
+        "decommissionedNodes": 0,
+        "rebootedNodes": 0,
+        "shutdownNodes": 0,
     }}))
 }
 
+/// A share of `total` as a percentage (0 when there is nothing).
+fn percent(used: u64, total: u64) -> f64 {
+    if total == 0 {
+        0.0
+    } else {
+        100.0 * used as f64 / total as f64
+    }
+}
+
+/// One queue as YARN's capacity scheduler lists it. yard's queues are names applications are
+/// submitted under: each may use the whole cluster (capacity 100 %), none is configured.
+fn queue_json(name: &str, used_mb: u64, used_vcores: u64, apps: usize, total_mb: u64) -> Value {
+    let used = percent(used_mb, total_mb);
+    json!({
+        "type": "capacitySchedulerLeafQueueInfo",
+        "queueName": name,
+        "queuePath": format!("root.{name}"),
+        "state": "RUNNING",
+        "capacity": 100.0,
+        "usedCapacity": used,
+        "maxCapacity": 100.0,
+        "absoluteCapacity": 100.0,
+        "absoluteUsedCapacity": used,
+        "absoluteMaxCapacity": 100.0,
+        "numApplications": apps,
+        "resourcesUsed": { "memory": used_mb, "vCores": used_vcores },
+        "capacities": { "queueCapacitiesByPartition": [{
+            "partitionName": "",
+            "capacity": 100.0,
+            "usedCapacity": used,
+            "maxCapacity": 100.0,
+            "absoluteCapacity": 100.0,
+            "absoluteUsedCapacity": used,
+            "absoluteMaxCapacity": 100.0,
+        }]},
+    })
+}
+
 /// YARN's `scheduler.schedulerInfo`: which policy runs (`type`, and yard's `policy` name), the
-/// cluster's capacity as YARN's FIFO scheduler reports it, MinEDF-WC's spare counts, and every
-/// unfinished application's deadline and quota.
+/// cluster's capacity as YARN's FIFO scheduler reports it, the queues as YARN's capacity
+/// scheduler lists them (`queueName` `root` and its `queues`), MinEDF-WC's spare counts, and
+/// every unfinished application's deadline and quota.
 async fn scheduler(State(rm): State<Rm>, _caller: Caller) -> Reply {
-    let (report, metrics, apps) = rm.with(|c, _| {
+    let (report, metrics, apps, queues) = rm.with(|c, now| {
+        let mut queues: BTreeMap<String, (u64, u64, usize)> = BTreeMap::new();
+        queues.insert("default".into(), (0, 0, 0));
         let apps: Vec<Value> = c
             .apps()
             .filter(|a| !a.lifecycle.state.is_final())
             .map(|a| {
+                let u = c.usage(&a.application_id, now);
+                let q = queues.entry(a.queue.clone()).or_default();
+                q.0 += u.allocated_mb;
+                q.1 += u.allocated_vcores;
+                q.2 += 1;
                 json!({
                     "id": a.application_id,
                     "state": state_name(a.lifecycle.state),
@@ -996,21 +1227,22 @@ async fn scheduler(State(rm): State<Rm>, _caller: Caller) -> Reply {
                 })
             })
             .collect();
-        (c.scheduler_report(), c.metrics(), apps)
+        (c.scheduler_report(), c.metrics(), apps, queues)
     });
-    let used = |total: u64, used: u64| {
-        if total == 0 {
-            0.0
-        } else {
-            100.0 * used as f64 / total as f64
-        }
-    };
+    let queues: Vec<Value> = queues
+        .iter()
+        .map(|(name, (mb, vcores, n))| queue_json(name, *mb, *vcores, *n, metrics.total_mb))
+        .collect();
+    let used = percent(metrics.allocated_mb, metrics.total_mb);
     ok(json!({ "scheduler": { "schedulerInfo": {
         "type": report.policy.yarn_type(),
         "policy": report.policy.name(),
+        "queueName": "root",
         "qstate": "RUNNING",
-        "capacity": 1.0,
-        "usedCapacity": used(metrics.total_mb, metrics.allocated_mb),
+        "capacity": 100.0,
+        "usedCapacity": used,
+        "maxCapacity": 100.0,
+        "queues": { "queue": queues },
         "numNodes": metrics.active_nodes,
         "totalNodeCapacity": metrics.total_mb,
         "usedNodeCapacity": metrics.allocated_mb,
@@ -1027,20 +1259,95 @@ async fn scheduler(State(rm): State<Rm>, _caller: Caller) -> Reply {
     }}}))
 }
 
+/// YARN's application attempt id: `appattempt_<cluster timestamp>_<sequence>_<attempt:06>`.
+fn attempt_id(app: &str, attempt: u32) -> String {
+    let rest = app.strip_prefix("application_").unwrap_or(app);
+    format!("appattempt_{rest}_{attempt:06}")
+}
+
+/// The attempt number a path names: YARN's `appattempt_…` id of `app`, or the bare number.
+fn parse_attempt(app: &str, given: &str) -> Result<u32, ApiError> {
+    let number = match given.strip_prefix("appattempt_") {
+        Some(rest) => {
+            let (app_part, n) = rest.rsplit_once('_').unwrap_or(("", ""));
+            if format!("application_{app_part}") != app {
+                return Err(ApiError::new(
+                    StatusCode::BAD_REQUEST,
+                    format!("{given} is not an attempt of {app}"),
+                    json!(attempt_id(app, 1)),
+                ));
+            }
+            n
+        }
+        None => given,
+    };
+    number.parse().ok().filter(|n| *n >= 1).ok_or_else(|| {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            format!("{given:?} is not an application attempt id"),
+            json!(format!("write {} or 1", attempt_id(app, 1))),
+        )
+    })
+}
+
+/// YARN's `RMAppAttemptState` of attempt `t` of `a`.
+fn attempt_state(a: &AppInfo, t: &crate::cluster::AttemptInfo) -> &'static str {
+    let current = a.attempts.last().is_some_and(|l| l.attempt == t.attempt);
+    if !current {
+        return "FAILED";
+    }
+    match a.lifecycle.state {
+        AppState::New | AppState::Submitted | AppState::Accepted => "LAUNCHED",
+        AppState::Running => "RUNNING",
+        AppState::Finished => "FINISHED",
+        AppState::Failed => "FAILED",
+        AppState::Killed => "KILLED",
+    }
+}
+
+/// One attempt, with the fields of both of YARN's attempt objects (the list's and the one's).
+fn attempt_json(a: &AppInfo, t: &crate::cluster::AttemptInfo) -> Value {
+    let next_start = a
+        .attempts
+        .iter()
+        .find(|n| n.attempt > t.attempt)
+        .map(|n| n.started_ms);
+    let finished = match next_start {
+        Some(ms) => ms,
+        None if a.lifecycle.state.is_final() => a.yarn.finished_ms.unwrap_or(0),
+        None => 0,
+    };
+    json!({
+        "id": t.attempt,
+        "appAttemptId": attempt_id(&a.application_id, t.attempt),
+        "startTime": t.started_ms,
+        "startedTime": t.started_ms,
+        "finishedTime": finished,
+        "containerId": t.container_id,
+        "amContainerId": t.container_id,
+        "nodeId": t.node_id,
+        "nodeHttpAddress": t.node_id,
+        "host": t.node_id.split(':').next().unwrap_or(&t.node_id),
+        "rpcPort": -1,
+        "logsLink": "",
+        "blacklistedNodes": "",
+        "nodesBlacklistedBySystem": "",
+        "appAttemptState": attempt_state(a, t),
+        "trackingUrl": a.tracking_url.clone().unwrap_or_default(),
+        "diagnosticsInfo": if a.attempts.last().is_some_and(|l| l.attempt == t.attempt) {
+            a.lifecycle.diagnostics.clone()
+        } else {
+            String::new()
+        },
+    })
+}
+
 async fn app_attempts(State(rm): State<Rm>, Path(id): Path<String>, _caller: Caller) -> Reply {
     let attempts = rm.with(|c, _| {
         c.app(&id).map(|a| {
             a.attempts
                 .iter()
-                .map(|t| {
-                    json!({
-                        "id": t.attempt,
-                        "startTime": t.started_ms,
-                        "containerId": t.container_id,
-                        "nodeId": t.node_id,
-                        "nodeHttpAddress": t.node_id,
-                    })
-                })
+                .map(|t| attempt_json(a, t))
                 .collect::<Vec<_>>()
         })
     });
@@ -1050,16 +1357,130 @@ async fn app_attempts(State(rm): State<Rm>, Path(id): Path<String>, _caller: Cal
     }
 }
 
+async fn app_attempt(
+    State(rm): State<Rm>,
+    Path((id, attempt)): Path<(String, String)>,
+    _caller: Caller,
+) -> Reply {
+    let n = parse_attempt(&id, &attempt)?;
+    rm.with(|c, _| {
+        let a = c
+            .app(&id)
+            .ok_or_else(|| ClusterError::UnknownApp(id.clone()))?;
+        let t = a
+            .attempts
+            .iter()
+            .find(|t| t.attempt == n)
+            .ok_or_else(|| no_attempt(&id, n))?;
+        ok(json!({ "appAttempt": attempt_json(a, t) }))
+    })
+}
+
+fn no_attempt(id: &str, n: u32) -> ApiError {
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        format!("no attempt {} of {id}", attempt_id(id, n)),
+        json!(format!("see /ws/v1/cluster/apps/{id}/appattempts")),
+    )
+}
+
+/// A running container as YARN's container report shows it.
+fn container_json(id: &str, m: &crate::cluster::ContainerMeta, now: i64) -> Value {
+    json!({
+        "containerId": id,
+        "allocatedMB": m.resource.memory_mb,
+        "allocatedVCores": m.resource.vcores,
+        "assignedNodeId": m.node_id,
+        "priority": m.priority,
+        "startedTime": m.started_ms,
+        "finishedTime": 0,
+        "elapsedTime": now.saturating_sub(m.started_ms).max(0),
+        "diagnosticsInfo": "",
+        "logUrl": "",
+        "containerExitStatus": 0,
+        "containerState": "RUNNING",
+        "nodeHttpAddress": format!("http://{}", m.node_id),
+        "nodeId": m.node_id,
+        "allocatedResources": { "memory": m.resource.memory_mb, "vCores": m.resource.vcores },
+    })
+}
+
+/// The attempt's running containers (as YARN's rm lists them: ended ones are the history
+/// server's, which yard does not have).
+async fn attempt_containers(
+    State(rm): State<Rm>,
+    Path((id, attempt)): Path<(String, String)>,
+    _caller: Caller,
+) -> Reply {
+    let n = parse_attempt(&id, &attempt)?;
+    rm.with(|c, now| {
+        let a = c
+            .app(&id)
+            .ok_or_else(|| ClusterError::UnknownApp(id.clone()))?;
+        if !a.attempts.iter().any(|t| t.attempt == n) {
+            return Err(no_attempt(&id, n));
+        }
+        let list: Vec<Value> = c
+            .containers_of(&id, n)
+            .map(|(cid, m)| container_json(cid, m, now))
+            .collect();
+        ok(json!({ "containers": { "container": list } }))
+    })
+}
+
+async fn attempt_container(
+    State(rm): State<Rm>,
+    Path((id, attempt, container)): Path<(String, String, String)>,
+    _caller: Caller,
+) -> Reply {
+    let n = parse_attempt(&id, &attempt)?;
+    rm.with(|c, now| {
+        c.app(&id)
+            .ok_or_else(|| ClusterError::UnknownApp(id.clone()))?;
+        match c.container(&container) {
+            Some(m) if m.application_id == id && m.attempt == n => {
+                ok(json!({ "container": container_json(&container, m, now) }))
+            }
+            _ => Err(ApiError::new(
+                StatusCode::NOT_FOUND,
+                format!("no running container {container} in {}", attempt_id(&id, n)),
+                json!("ended containers are not kept; see the attempt's containers"),
+            )),
+        }
+    })
+}
+
 /// One node as both nodes routes show it: Hadoop's fields, YARN's `resourceUtilization`, and
 /// yard's own view of its load (`yardLoad`). A further per-node object is one more key here.
 fn node_json(cluster: &Cluster, n: &NodeInfo) -> Value {
+    let (mut used_mb, mut used_vcores) = (0u64, 0u64);
+    for c in &n.containers {
+        if let Some(m) = cluster.container(c) {
+            used_mb += m.resource.memory_mb;
+            used_vcores += u64::from(m.resource.vcores);
+        }
+    }
+    let (health, report) = match n.state {
+        NodeState::Running => ("Healthy", String::new()),
+        NodeState::Lost => (
+            "Unhealthy",
+            "lost: no heartbeat within the rm's node expiry".to_owned(),
+        ),
+    };
     let mut node = json!({
-        "id": n.node_id,
         "rack": n.rack,
-        "state": match n.state { NodeState::Running => "RUNNING", NodeState::Lost => "LOST" },
+        "state": node_state_name(n.state),
+        "id": n.node_id,
         "nodeHostName": n.node_id.split(':').next().unwrap_or(&n.node_id),
         "nodeHTTPAddress": n.node_id,
+        "healthStatus": health,
+        "healthReport": report,
         "lastHealthUpdate": n.last_heartbeat_ms,
+        "version": env!("CARGO_PKG_VERSION"),
+        "usedMemoryMB": used_mb,
+        "availMemoryMB": n.capability.memory_mb.saturating_sub(used_mb),
+        "usedVirtualCores": used_vcores,
+        "availableVirtualCores": u64::from(n.capability.vcores).saturating_sub(used_vcores),
         "numContainers": n.containers.len(),
         "totalResource": { "memory": n.capability.memory_mb, "vCores": n.capability.vcores },
     });
@@ -1143,8 +1564,109 @@ fn yard_load(n: &NodeInfo) -> Value {
     load
 }
 
-async fn nodes(State(rm): State<Rm>, _caller: Caller) -> Reply {
-    let list: Vec<Value> = rm.with(|c, _| c.nodes().map(|n| node_json(c, n)).collect());
+/// YARN's `NodeState` names, as its REST API spells them.
+const NODE_STATES: [&str; 8] = [
+    "NEW",
+    "RUNNING",
+    "UNHEALTHY",
+    "DECOMMISSIONING",
+    "DECOMMISSIONED",
+    "LOST",
+    "REBOOTED",
+    "SHUTDOWN",
+];
+
+fn node_state_name(s: NodeState) -> &'static str {
+    match s {
+        NodeState::Running => "RUNNING",
+        NodeState::Lost => "LOST",
+    }
+}
+
+/// A route's query: its pairs in order; a key the route does not take is a 400 naming it
+/// (YARN would ignore it, and a filter the caller believes applied would silently not be).
+fn query_pairs(
+    query: Result<Query<Vec<(String, String)>>, QueryRejection>,
+    known: &[&str],
+) -> Result<BTreeMap<String, String>, ApiError> {
+    let Query(pairs) = query?;
+    let mut out = BTreeMap::new();
+    for (key, value) in pairs {
+        // Hadoop's pseudo authentication; yard authenticates by bearer token.
+        if key == "user.name" {
+            continue;
+        }
+        if !known.contains(&key.as_str()) {
+            return Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                format!("unknown query parameter {key:?}"),
+                json!({ "known": known }),
+            ));
+        }
+        if out.insert(key.clone(), value).is_some() {
+            return Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                format!("query parameter {key:?} given twice"),
+                Value::Null,
+            ));
+        }
+    }
+    Ok(out)
+}
+
+fn bad_query(message: String) -> ApiError {
+    ApiError::new(StatusCode::BAD_REQUEST, message, Value::Null)
+}
+
+/// A comma-separated list of names from `valid` (case-insensitive), upper-cased; 400 naming
+/// the bad one and the valid ones.
+fn name_list(param: &str, given: &str, valid: &[&str]) -> Result<Vec<String>, ApiError> {
+    given
+        .split(',')
+        .map(|s| s.trim().to_ascii_uppercase())
+        .filter(|s| !s.is_empty())
+        .map(|s| {
+            if valid.contains(&s.as_str()) {
+                Ok(s)
+            } else {
+                Err(bad_query(format!(
+                    "Invalid {param} {s} specified. It should be one of {}",
+                    valid.join(", ")
+                )))
+            }
+        })
+        .collect()
+}
+
+async fn nodes(
+    State(rm): State<Rm>,
+    _caller: Caller,
+    query: Result<Query<Vec<(String, String)>>, QueryRejection>,
+) -> Reply {
+    let q = query_pairs(query, &["states", "state", "healthy"])?;
+    let mut states = Vec::new();
+    for key in ["states", "state"] {
+        if let Some(v) = q.get(key) {
+            states.extend(name_list("node state", v, &NODE_STATES)?);
+        }
+    }
+    let healthy = match q.get("healthy").map(|h| h.trim().to_ascii_lowercase()) {
+        None => None,
+        Some(h) if h == "true" => Some(true),
+        Some(h) if h == "false" => Some(false),
+        Some(h) => {
+            return Err(bad_query(format!(
+                "healthy={h:?}: write healthy=true or healthy=false"
+            )));
+        }
+    };
+    let list: Vec<Value> = rm.with(|c, _| {
+        c.nodes()
+            .filter(|n| states.is_empty() || states.iter().any(|s| s == node_state_name(n.state)))
+            .filter(|n| healthy.is_none_or(|h| h == (n.state == NodeState::Running)))
+            .map(|n| node_json(c, n))
+            .collect()
+    });
     ok(json!({ "nodes": { "node": list } }))
 }
 
@@ -1163,9 +1685,31 @@ fn state_name(s: AppState) -> String {
         .unwrap_or_default()
 }
 
-/// Hadoop's app object. Its diagnostics carry, while the app waits for that reason, why the
-/// overload classifier placed none of its tasks.
-fn app_json(c: &Cluster, a: &AppInfo) -> Value {
+/// YARN's `YarnApplicationState` and `FinalApplicationStatus` names.
+const APP_STATES: [&str; 8] = [
+    "NEW",
+    "NEW_SAVING",
+    "SUBMITTED",
+    "ACCEPTED",
+    "RUNNING",
+    "FINISHED",
+    "FAILED",
+    "KILLED",
+];
+const FINAL_STATUSES: [&str; 4] = ["UNDEFINED", "SUCCEEDED", "FAILED", "KILLED"];
+
+fn final_name(a: &AppInfo) -> String {
+    serde_json::to_value(a.lifecycle.final_status)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+/// Hadoop's app object: YARN's 26 fields, in its units (progress in percent, times in ms,
+/// resource-seconds in MB·s and vcore·s), and yard's own (`applicationTags` as YARN's
+/// comma-separated list, `deadlineMs`, `quota`). Its diagnostics carry, while the app waits
+/// for that reason, why the overload classifier placed none of its tasks.
+fn app_json(c: &Cluster, a: &AppInfo, cluster_id: i64, now: i64) -> Value {
     let diagnostics = match c.refusal(&a.application_id) {
         Some(why) if !a.lifecycle.state.is_final() && a.lifecycle.diagnostics.is_empty() => why,
         Some(why) if !a.lifecycle.state.is_final() => {
@@ -1173,73 +1717,576 @@ fn app_json(c: &Cluster, a: &AppInfo) -> Value {
         }
         _ => a.lifecycle.diagnostics.clone(),
     };
+    let usage = c.usage(&a.application_id, now);
+    let finished = a.yarn.finished_ms.unwrap_or(0);
+    let elapsed = if finished > 0 { finished } else { now }
+        .saturating_sub(a.submitted_ms)
+        .max(0);
+    let master_node = a.attempts.last().map(|t| t.node_id.clone());
+    let (tracking_ui, tracking_url) = match (&a.tracking_url, c.url()) {
+        (Some(url), _) if !a.lifecycle.state.is_final() => ("ApplicationMaster", url.clone()),
+        _ if a.lifecycle.state.is_final() => (
+            "History",
+            c.url()
+                .map(|rm| format!("{rm}/ws/v1/cluster/apps/{}", a.application_id))
+                .unwrap_or_default(),
+        ),
+        (_, Some(rm)) => (
+            "UNASSIGNED",
+            format!("{rm}/ws/v1/cluster/apps/{}", a.application_id),
+        ),
+        (_, None) => ("UNASSIGNED", String::new()),
+    };
     json!({
         "id": a.application_id,
-        "name": a.name,
         "user": a.user,
+        "name": a.name,
+        "applicationType": a.yarn.application_type,
         "queue": a.queue,
         "state": state_name(a.lifecycle.state),
-        "finalStatus": a.lifecycle.final_status,
+        "finalStatus": final_name(a),
         "progress": a.progress * 100.0,
+        "trackingUI": tracking_ui,
+        "trackingUrl": tracking_url,
         "diagnostics": diagnostics,
+        "clusterId": cluster_id,
         "startedTime": a.submitted_ms,
+        "finishedTime": finished,
+        "elapsedTime": elapsed,
+        "amContainerLogs": "",
+        "amHostHttpAddress": master_node.unwrap_or_default(),
+        "allocatedMB": usage.allocated_mb,
+        "allocatedVCores": usage.allocated_vcores,
         "runningContainers": a.containers.len(),
-        "applicationType": "YARD",
+        "memorySeconds": usage.memory_seconds,
+        "vcoreSeconds": usage.vcore_seconds,
+        "unmanagedApplication": false,
+        "applicationPriority": 0,
+        "appNodeLabelExpression": "",
+        "amNodeLabelExpression": "",
         "applicationTags": a.tags.join(","),
         "deadlineMs": a.deadline_ms,
         "quota": a.quota,
     })
 }
 
-/// Hadoop's filters on `/apps`: `states` (comma-separated), `user`, `queue`, `limit`.
-#[derive(Deserialize)]
+/// A time filter: ms since the epoch, not negative.
+fn time_param(q: &BTreeMap<String, String>, key: &str) -> Result<Option<i64>, ApiError> {
+    q.get(key)
+        .map(|v| {
+            v.trim()
+                .parse::<i64>()
+                .ok()
+                .filter(|t| *t >= 0)
+                .ok_or_else(|| {
+                    bad_query(format!(
+                        "{key}={v:?}: a time is milliseconds since the Unix epoch, 0 or more"
+                    ))
+                })
+        })
+        .transpose()
+}
+
+/// A `[begin, end]` time range from two filters; 400 when end is before begin.
+fn time_range(
+    q: &BTreeMap<String, String>,
+    begin: &str,
+    end: &str,
+) -> Result<Option<(i64, i64)>, ApiError> {
+    let (b, e) = (time_param(q, begin)?, time_param(q, end)?);
+    if b.is_none() && e.is_none() {
+        return Ok(None);
+    }
+    let (b, e) = (b.unwrap_or(0), e.unwrap_or(i64::MAX));
+    if e < b {
+        return Err(bad_query(format!("{end} ({e}) is before {begin} ({b})")));
+    }
+    Ok(Some((b, e)))
+}
+
+/// A comma-separated list, trimmed and lower-cased (YARN matches types and tags so).
+fn lower_list(v: Option<&String>) -> Vec<String> {
+    v.map(|v| {
+        v.split(',')
+            .map(|s| s.trim().to_ascii_lowercase())
+            .filter(|s| !s.is_empty())
+            .collect()
+    })
+    .unwrap_or_default()
+}
+
+/// Hadoop's `/apps` filters, every one honoured; a value that makes no sense is a 400.
 struct AppsFilter {
-    states: Option<String>,
+    states: Vec<String>,
+    final_status: Option<String>,
     user: Option<String>,
     queue: Option<String>,
-    limit: Option<usize>,
+    name: Option<String>,
+    limit: usize,
+    started: Option<(i64, i64)>,
+    finished: Option<(i64, i64)>,
+    types: Vec<String>,
+    tags: Vec<String>,
+    deselects: Vec<String>,
+}
+
+const APPS_PARAMS: [&str; 14] = [
+    "state",
+    "states",
+    "finalStatus",
+    "user",
+    "queue",
+    "limit",
+    "startedTimeBegin",
+    "startedTimeEnd",
+    "finishedTimeBegin",
+    "finishedTimeEnd",
+    "applicationTypes",
+    "applicationTags",
+    "name",
+    "deSelects",
+];
+
+/// What `deSelects` may leave out (YARN's `DeSelectType`).
+const DESELECTS: [&str; 5] = [
+    "resourceRequests",
+    "timeouts",
+    "appNodeLabelExpression",
+    "amNodeLabelExpression",
+    "resourceInfo",
+];
+
+impl AppsFilter {
+    fn parse(q: &BTreeMap<String, String>) -> Result<AppsFilter, ApiError> {
+        let mut states = Vec::new();
+        for key in ["states", "state"] {
+            if let Some(v) = q.get(key) {
+                states.extend(name_list("application-state", v, &APP_STATES)?);
+            }
+        }
+        let final_status = q
+            .get("finalStatus")
+            .map(|v| {
+                let v = v.trim().to_ascii_uppercase();
+                if FINAL_STATUSES.contains(&v.as_str()) {
+                    Ok(v)
+                } else {
+                    Err(bad_query(format!(
+                        "Invalid finalStatus {v} specified. It should be one of {}",
+                        FINAL_STATUSES.join(", ")
+                    )))
+                }
+            })
+            .transpose()?;
+        let limit = match q.get("limit") {
+            None => usize::MAX,
+            Some(v) => v
+                .trim()
+                .parse::<i64>()
+                .ok()
+                .filter(|n| *n > 0)
+                .map(|n| usize::try_from(n).unwrap_or(usize::MAX))
+                .ok_or_else(|| {
+                    bad_query(format!("limit={v:?}: limit value must be greater then 0"))
+                })?,
+        };
+        let deselects: Vec<String> = q
+            .get("deSelects")
+            .map(|v| {
+                v.split(',')
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                    .map(|s| {
+                        DESELECTS
+                            .iter()
+                            .find(|d| d.eq_ignore_ascii_case(s))
+                            .map(|d| (*d).to_owned())
+                            .ok_or_else(|| {
+                                bad_query(format!(
+                                    "Invalid deSelects string {s}; valid ones are {}",
+                                    DESELECTS.join(", ")
+                                ))
+                            })
+                    })
+                    .collect::<Result<_, _>>()
+            })
+            .transpose()?
+            .unwrap_or_default();
+        Ok(AppsFilter {
+            states,
+            final_status,
+            user: q.get("user").cloned(),
+            queue: q.get("queue").cloned(),
+            name: q.get("name").cloned(),
+            limit,
+            started: time_range(q, "startedTimeBegin", "startedTimeEnd")?,
+            finished: time_range(q, "finishedTimeBegin", "finishedTimeEnd")?,
+            types: lower_list(q.get("applicationTypes")),
+            tags: lower_list(q.get("applicationTags")),
+            deselects,
+        })
+    }
+
+    fn matches(&self, a: &AppInfo) -> bool {
+        let finished = a.yarn.finished_ms.unwrap_or(0);
+        (self.states.is_empty() || self.states.contains(&state_name(a.lifecycle.state)))
+            && self
+                .final_status
+                .as_ref()
+                .is_none_or(|f| *f == final_name(a))
+            && self.user.as_ref().is_none_or(|u| *u == a.user)
+            && self.queue.as_ref().is_none_or(|q| *q == a.queue)
+            && self.name.as_ref().is_none_or(|n| *n == a.name)
+            && self
+                .started
+                .is_none_or(|(b, e)| (b..=e).contains(&a.submitted_ms))
+            && self
+                .finished
+                .is_none_or(|(b, e)| (b..=e).contains(&finished))
+            && (self.types.is_empty()
+                || self
+                    .types
+                    .contains(&a.yarn.application_type.to_ascii_lowercase()))
+            && (self.tags.is_empty()
+                || a.tags
+                    .iter()
+                    .any(|t| self.tags.contains(&t.to_ascii_lowercase())))
+    }
 }
 
 async fn apps(
     State(rm): State<Rm>,
     _caller: Caller,
-    filter: Result<Query<AppsFilter>, QueryRejection>,
+    query: Result<Query<Vec<(String, String)>>, QueryRejection>,
 ) -> Reply {
-    let Query(f) = filter?;
-    let states: Option<Vec<String>> = f.states.map(|s| {
-        s.split(',')
-            .map(|x| x.trim().to_ascii_uppercase())
-            .collect()
-    });
-    let list: Vec<Value> = rm.with(|c, _| {
+    let q = query_pairs(query, &APPS_PARAMS)?;
+    let f = AppsFilter::parse(&q)?;
+    let list: Vec<Value> = rm.with(|c, now| {
         c.apps()
-            .filter(|a| {
-                states
-                    .as_ref()
-                    .is_none_or(|s| s.contains(&state_name(a.lifecycle.state)))
+            .filter(|a| f.matches(a))
+            .take(f.limit)
+            .map(|a| {
+                let mut v = app_json(c, a, rm.started_ms, now);
+                if let Some(o) = v.as_object_mut() {
+                    for d in &f.deselects {
+                        o.remove(d);
+                    }
+                }
+                v
             })
-            .filter(|a| f.user.as_ref().is_none_or(|u| *u == a.user))
-            .filter(|a| f.queue.as_ref().is_none_or(|q| *q == a.queue))
-            .take(f.limit.unwrap_or(usize::MAX))
-            .map(|a| app_json(c, a))
             .collect()
     });
     ok(json!({ "apps": { "app": list } }))
 }
 
 async fn app(State(rm): State<Rm>, Path(id): Path<String>, _caller: Caller) -> Reply {
-    match rm.with(|c, _| c.app(&id).map(|a| app_json(c, a))) {
+    match rm.with(|c, now| c.app(&id).map(|a| app_json(c, a, rm.started_ms, now))) {
         Some(a) => ok(json!({ "app": a })),
         None => Err(ClusterError::UnknownApp(id).into()),
     }
 }
 
+/// YARN's application statistics: how many applications of a type (at most one, as YARN
+/// allows; `*` for any) are in each asked state (every state when none is asked).
+async fn app_statistics(
+    State(rm): State<Rm>,
+    _caller: Caller,
+    query: Result<Query<Vec<(String, String)>>, QueryRejection>,
+) -> Reply {
+    let q = query_pairs(query, &["states", "applicationTypes"])?;
+    let states = match q.get("states") {
+        Some(v) => name_list("application-state", v, &APP_STATES)?,
+        None => APP_STATES.iter().map(|s| (*s).to_owned()).collect(),
+    };
+    let types = lower_list(q.get("applicationTypes"));
+    if types.len() > 1 {
+        return Err(bad_query(
+            "we temporarily support at most one applicationType".into(),
+        ));
+    }
+    let kind = types.first().cloned();
+    let items: Vec<Value> = rm.with(|c, _| {
+        states
+            .iter()
+            .map(|state| {
+                let count = c
+                    .apps()
+                    .filter(|a| state_name(a.lifecycle.state) == *state)
+                    .filter(|a| {
+                        kind.as_ref()
+                            .is_none_or(|k| *k == a.yarn.application_type.to_ascii_lowercase())
+                    })
+                    .count();
+                json!({
+                    "state": state,
+                    "type": kind.clone().unwrap_or_else(|| "*".into()),
+                    "count": count,
+                })
+            })
+            .collect()
+    });
+    ok(json!({ "appStatInfo": { "statItem": items } }))
+}
+
 async fn new_application(State(rm): State<Rm>, caller: Caller) -> Reply {
     let user = caller.user()?.to_owned();
-    let id = rm.with(|c, now| c.new_application(now, &user))?;
-    ok(
-        json!({ "application-id": id, "maximum-resource-capability": { "memory": 8192, "vCores": 8 } }),
-    )
+    let (id, max) =
+        rm.with(|c, now| Ok::<_, ApiError>((c.new_application(now, &user)?, c.max_resource())))?;
+    ok(json!({
+        "application-id": id,
+        "maximum-resource-capability": { "memory": max.memory_mb, "vCores": max.vcores },
+    }))
+}
+
+async fn app_queue(State(rm): State<Rm>, Path(id): Path<String>, _caller: Caller) -> Reply {
+    match rm.with(|c, _| c.app(&id).map(|a| a.queue.clone())) {
+        Some(queue) => ok(json!({ "queue": queue })),
+        None => Err(ClusterError::UnknownApp(id).into()),
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct QueueBody {
+    queue: String,
+}
+
+/// Moving an application: yard's policies do not move applications between queues (as YARN's
+/// FIFO scheduler does not), so only its own queue is a valid target (200, nothing moves).
+async fn set_app_queue(
+    State(rm): State<Rm>,
+    Path(id): Path<String>,
+    caller: Caller,
+    body: Result<Json<QueueBody>, JsonRejection>,
+) -> Reply {
+    let Json(b) = body?;
+    rm.with(|c, _| {
+        let app = owned(c, &caller, &id)?;
+        if app.queue != b.queue {
+            return Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                format!(
+                    "{id} is in queue {}: yard's schedulers do not move applications between queues",
+                    app.queue
+                ),
+                json!({ "queue": b.queue }),
+            ));
+        }
+        ok(json!({ "queue": app.queue }))
+    })
+}
+
+async fn app_priority(State(rm): State<Rm>, Path(id): Path<String>, _caller: Caller) -> Reply {
+    match rm.with(|c, _| c.app(&id).is_some()) {
+        true => ok(json!({ "priority": 0 })),
+        false => Err(ClusterError::UnknownApp(id).into()),
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PriorityBody {
+    /// Read to check the body's shape; capped to 0 whatever it is.
+    #[allow(dead_code)]
+    priority: i64,
+}
+
+/// yard's cluster has YARN's default `yarn.cluster.max-application-priority` of 0: as YARN
+/// does, a higher priority is capped to it, so every application keeps priority 0.
+async fn set_app_priority(
+    State(rm): State<Rm>,
+    Path(id): Path<String>,
+    caller: Caller,
+    body: Result<Json<PriorityBody>, JsonRejection>,
+) -> Reply {
+    let Json(_) = body?;
+    rm.with(|c, _| {
+        let app = owned(c, &caller, &id)?;
+        if app.lifecycle.state.is_final() {
+            return Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                format!("{id} has ended: its priority can no longer change"),
+                Value::Null,
+            ));
+        }
+        ok(json!({ "priority": 0 }))
+    })
+}
+
+/// Days since 1970-01-01 → (year, month, day), proleptic Gregorian (Howard Hinnant's
+/// `civil_from_days`).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+/// (year, month, day) → days since 1970-01-01.
+fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y.rem_euclid(400);
+    let m = i64::from(m);
+    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + i64::from(d) - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// YARN's timeout time format, `yyyy-MM-dd'T'HH:mm:ss.SSSZ`, in UTC.
+pub fn iso8601(ms: i64) -> String {
+    let (days, rest) = (ms.div_euclid(86_400_000), ms.rem_euclid(86_400_000));
+    let (y, mo, d) = civil_from_days(days);
+    let (h, mi, s, milli) = (
+        rest / 3_600_000,
+        rest / 60_000 % 60,
+        rest / 1000 % 60,
+        rest % 1000,
+    );
+    format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{milli:03}+0000")
+}
+
+/// Reads `yyyy-MM-dd'T'HH:mm:ss[.SSS](Z|±HHMM|±HH:MM)` into ms since the epoch.
+pub fn parse_iso8601(text: &str) -> Option<i64> {
+    let t = text.trim();
+    let num = |s: &str| -> Option<i64> {
+        (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| s.parse().ok())
+            .flatten()
+    };
+    let (date, time) = t.split_once('T')?;
+    let mut dp = date.split('-');
+    let (y, mo, d) = (num(dp.next()?)?, num(dp.next()?)?, num(dp.next()?)?);
+    if dp.next().is_some() || !(1..=12).contains(&mo) || !(1..=31).contains(&d) {
+        return None;
+    }
+    let (clock, offset_ms) = if let Some(c) = time.strip_suffix('Z') {
+        (c, 0)
+    } else {
+        let at = time.rfind(['+', '-'])?;
+        let (c, off) = time.split_at(at);
+        let sign = if off.starts_with('-') { -1 } else { 1 };
+        let digits: String = off[1..].chars().filter(|c| *c != ':').collect();
+        if digits.len() != 4 {
+            return None;
+        }
+        let (oh, om) = (num(&digits[..2])?, num(&digits[2..])?);
+        (c, sign * (oh * 3_600_000 + om * 60_000))
+    };
+    let (hms, frac) = clock.split_once('.').unwrap_or((clock, "0"));
+    let mut tp = hms.split(':');
+    let (h, mi, s) = (num(tp.next()?)?, num(tp.next()?)?, num(tp.next()?)?);
+    if tp.next().is_some() || h > 23 || mi > 59 || s > 60 || frac.len() > 9 {
+        return None;
+    }
+    let milli = num(&format!("{frac:0<3}")[..3])?;
+    let days = days_from_civil(y, mo as u32, d as u32);
+    Some(days * 86_400_000 + h * 3_600_000 + mi * 60_000 + s * 1000 + milli - offset_ms)
+}
+
+/// YARN's `LIFETIME` timeout object of `a` at `now`.
+fn timeout_json(a: &AppInfo, now: i64) -> Value {
+    match a.yarn.lifetime_expiry_ms {
+        Some(t) if !a.lifecycle.state.is_final() => json!({
+            "type": "LIFETIME",
+            "expiryTime": iso8601(t),
+            "remainingTimeInSeconds": (t - now).max(0) / 1000,
+        }),
+        _ => json!({
+            "type": "LIFETIME",
+            "expiryTime": "UNLIMITED",
+            "remainingTimeInSeconds": -1,
+        }),
+    }
+}
+
+async fn app_timeouts(State(rm): State<Rm>, Path(id): Path<String>, _caller: Caller) -> Reply {
+    rm.with(|c, now| {
+        let a = c
+            .app(&id)
+            .ok_or_else(|| ClusterError::UnknownApp(id.clone()))?;
+        ok(json!({ "timeouts": { "timeout": [timeout_json(a, now)] } }))
+    })
+}
+
+fn check_timeout_type(kind: &str) -> Result<(), ApiError> {
+    if kind.eq_ignore_ascii_case("LIFETIME") {
+        return Ok(());
+    }
+    Err(bad_query(format!(
+        "timeout type {kind:?}: LIFETIME is the only one (YARN's ApplicationTimeoutType)"
+    )))
+}
+
+async fn app_timeout(
+    State(rm): State<Rm>,
+    Path((id, kind)): Path<(String, String)>,
+    _caller: Caller,
+) -> Reply {
+    check_timeout_type(&kind)?;
+    rm.with(|c, now| {
+        let a = c
+            .app(&id)
+            .ok_or_else(|| ClusterError::UnknownApp(id.clone()))?;
+        ok(json!({ "timeout": timeout_json(a, now) }))
+    })
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TimeoutBody {
+    timeout: TimeoutSpec,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct TimeoutSpec {
+    r#type: String,
+    expiry_time: String,
+}
+
+/// Sets an application's `LIFETIME`: the rm kills it at that time (YARN's timeout).
+async fn set_app_timeout(
+    State(rm): State<Rm>,
+    Path(id): Path<String>,
+    caller: Caller,
+    body: Result<Json<TimeoutBody>, JsonRejection>,
+) -> Reply {
+    let Json(b) = body?;
+    check_timeout_type(&b.timeout.r#type)?;
+    let expiry = parse_iso8601(&b.timeout.expiry_time).ok_or_else(|| {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            format!(
+                "timeout.expiryTime {:?} is not yyyy-MM-dd'T'HH:mm:ss.SSSZ (e.g. 2030-01-31T12:00:00.000+0000)",
+                b.timeout.expiry_time
+            ),
+            json!({ "field": "timeout.expiryTime" }),
+        )
+    })?;
+    if expiry <= (rm.clock)() {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            format!(
+                "timeout.expiryTime {} is not in the future",
+                b.timeout.expiry_time
+            ),
+            json!({ "field": "timeout.expiryTime" }),
+        ));
+    }
+    let value = rm
+        .commit(|c, now| {
+            owned(c, &caller, &id)?;
+            c.set_lifetime(&id, Some(expiry))?;
+            Ok::<_, ApiError>(c.app(&id).map(|a| timeout_json(a, now)))
+        })
+        .await?;
+    ok(json!({ "timeout": value }))
 }
 
 /// Hadoop's application submission context, the fields yard reads.
@@ -1263,6 +2310,121 @@ struct Submission {
     /// `deadline=<epoch ms>` is the deadline, for YARN clients.
     #[serde(default)]
     application_tags: Option<Value>,
+    /// The master's container: `{"memory": MB, "vCores": N}`.
+    #[serde(default)]
+    resource: Option<Value>,
+    #[serde(default)]
+    max_app_attempts: Option<Value>,
+    #[serde(default)]
+    application_type: Option<String>,
+    /// Capped to the cluster's maximum priority, 0 (YARN's default).
+    #[serde(default)]
+    priority: Option<Value>,
+    #[serde(default, rename = "unmanaged-AM")]
+    unmanaged_am: Option<bool>,
+    #[serde(default)]
+    keep_containers_across_application_attempts: Option<bool>,
+    #[serde(default)]
+    reservation_id: Option<String>,
+}
+
+/// The longest application type YARN keeps.
+const MAX_TYPE_LEN: usize = 20;
+
+/// A submission's field as a whole number in `range`; 400 naming it otherwise.
+fn whole(field: &str, v: &Value, range: std::ops::RangeInclusive<i64>) -> Result<i64, ApiError> {
+    v.as_i64().filter(|n| range.contains(n)).ok_or_else(|| {
+        FieldError {
+            field: field.into(),
+            problem: format!(
+                "{v} is not a whole number from {} to {}",
+                range.start(),
+                range.end()
+            ),
+        }
+        .into()
+    })
+}
+
+/// The master's resource: `{"memory", "vCores"}`, each at least 1 and at most the largest
+/// node's (YARN's maximum-resource-capability).
+fn master_resource(v: &Value, max: Resource) -> Result<Resource, ApiError> {
+    let Some(o) = v.as_object() else {
+        return Err(FieldError {
+            field: "resource".into(),
+            problem: "write {\"memory\": MB, \"vCores\": N}".into(),
+        }
+        .into());
+    };
+    if let Some(k) = o.keys().find(|k| *k != "memory" && *k != "vCores") {
+        return Err(FieldError {
+            field: format!("resource.{k}"),
+            problem: "resource takes memory (MB) and vCores".into(),
+        }
+        .into());
+    }
+    let field = |name: &str, max: i64| -> Result<i64, ApiError> {
+        let v = o.get(name).ok_or_else(|| -> ApiError {
+            FieldError {
+                field: format!("resource.{name}"),
+                problem: "missing".into(),
+            }
+            .into()
+        })?;
+        let n = whole(&format!("resource.{name}"), v, 1..=i64::MAX)?;
+        if n > max {
+            return Err(FieldError {
+                field: format!("resource.{name}"),
+                problem: format!(
+                    "{n} is over the cluster's maximum-resource-capability ({max}: its largest node)"
+                ),
+            }
+            .into());
+        }
+        Ok(n)
+    };
+    let memory_mb = field("memory", i64::try_from(max.memory_mb).unwrap_or(i64::MAX))?;
+    let vcores = field("vCores", i64::from(max.vcores))?;
+    Ok(Resource {
+        memory_mb: u64::try_from(memory_mb).unwrap_or(0),
+        vcores: u32::try_from(vcores).unwrap_or(0),
+    })
+}
+
+/// YARN's launch-context expansion in a master command: `{{VAR}}` → `$VAR`, `<CPS>` → `:`,
+/// `<LOG_DIR>` → the container's directory (where the nodemanager keeps its logs: the
+/// command runs there).
+fn expand(text: &str) -> String {
+    let mut out = text.replace("<LOG_DIR>", "$PWD").replace("<CPS>", ":");
+    while let Some(at) = out.find("{{") {
+        let Some(len) = out[at + 2..].find("}}") else {
+            break;
+        };
+        let name = out[at + 2..at + 2 + len].to_owned();
+        if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+            break;
+        }
+        out.replace_range(at..at + 4 + len, &format!("${{{name}}}"));
+    }
+    out
+}
+
+/// Whether a value uses YARN's launch-context expansion (so must pass through the shell).
+fn expands(text: &str) -> bool {
+    text.contains("{{") || text.contains("<CPS>") || text.contains("<LOG_DIR>")
+}
+
+/// A shell word that is `text` inside double quotes, `$` left to expand.
+fn double_quoted(text: &str) -> String {
+    let mut out = String::from("\"");
+    for ch in text.chars() {
+        if matches!(ch, '"' | '\\' | '`') {
+            out.push('\\');
+        }
+        out.push(ch);
+    }
+    out.push('"');
+    out
 }
 
 /// The most application tags, and the longest (YARN's defaults).
@@ -1398,16 +2560,21 @@ fn submitted_deadline(
 /// Hadoop's `am-container-spec`: `{"commands": {"command": "..."}, "environment": {"entry":
 /// [{"key", "value"}]}}`. The command runs under `/bin/sh -c`.
 #[derive(Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
 struct AmContainerSpec {
     #[serde(default)]
     commands: Option<Commands>,
     #[serde(default)]
     environment: Option<Environment>,
+    /// yard localizes nothing: a submission that needs files put first is refused.
+    #[serde(default)]
+    local_resources: Option<Value>,
 }
 
 #[derive(Deserialize)]
 struct Commands {
-    command: String,
+    /// One command, or several (run one after the other, as YARN joins them).
+    command: Value,
 }
 
 #[derive(Deserialize)]
@@ -1428,6 +2595,7 @@ fn default_queue() -> String {
 
 async fn submit(
     State(rm): State<Rm>,
+    Host(host): Host,
     caller: Caller,
     body: Result<Json<Submission>, JsonRejection>,
 ) -> Reply {
@@ -1455,14 +2623,138 @@ async fn submit(
     let tags = tags_of(s.application_tags.as_ref())?;
     let deadline_ms = submitted_deadline(s.deadline_ms.as_ref(), &tags, (rm.clock)())?;
     let spec = s.am_container_spec;
-    let command = spec
-        .commands
-        .map(|c| vec!["/bin/sh".to_owned(), "-c".to_owned(), c.command])
-        .unwrap_or_default();
-    let env = spec
-        .environment
-        .map(|e| e.entry.into_iter().map(|x| (x.key, x.value)).collect())
-        .unwrap_or_default();
+    if s.unmanaged_am == Some(true) {
+        return Err(FieldError {
+            field: "unmanaged-AM".into(),
+            problem: "yard runs every master in a container; an unmanaged master is not supported"
+                .into(),
+        }
+        .into());
+    }
+    if s.keep_containers_across_application_attempts == Some(true) {
+        return Err(FieldError {
+            field: "keep-containers-across-application-attempts".into(),
+            problem: "yard stops an attempt's containers when the next one starts".into(),
+        }
+        .into());
+    }
+    if s.reservation_id.as_deref().is_some_and(|r| !r.is_empty()) {
+        return Err(FieldError {
+            field: "reservation-id".into(),
+            problem: "yard has no reservation system".into(),
+        }
+        .into());
+    }
+    let has_entries = |v: &Value| match v {
+        Value::Null => false,
+        Value::Object(o) => o.values().any(|e| match e {
+            Value::Array(a) => !a.is_empty(),
+            Value::Null => false,
+            _ => true,
+        }),
+        Value::Array(a) => !a.is_empty(),
+        _ => true,
+    };
+    if spec.local_resources.as_ref().is_some_and(has_entries) {
+        return Err(FieldError {
+            field: "am-container-spec.local-resources".into(),
+            problem: "yard localizes no files: put them on the nodes (or in a dataset) and name their paths in the command".into(),
+        }
+        .into());
+    }
+    let application_type = s.application_type.unwrap_or_default();
+    if application_type.chars().count() > MAX_TYPE_LEN
+        || application_type.chars().any(char::is_control)
+    {
+        return Err(FieldError {
+            field: "application-type".into(),
+            problem: format!("{application_type:?}: at most {MAX_TYPE_LEN} printable characters"),
+        }
+        .into());
+    }
+    let max_attempts = s
+        .max_app_attempts
+        .as_ref()
+        .filter(|v| !v.is_null())
+        .map(|v| {
+            whole(
+                "max-app-attempts",
+                v,
+                i64::from(i32::MIN)..=i64::from(i32::MAX),
+            )
+        })
+        .transpose()?
+        // YARN: 0 or less takes the cluster's default.
+        .and_then(|n| u32::try_from(n).ok().filter(|n| *n >= 1));
+    if let Some(p) = s.priority.as_ref().filter(|v| !v.is_null()) {
+        whole("priority", p, i64::from(i32::MIN)..=i64::from(i32::MAX))?;
+    }
+    let max = rm.with(|c, _| c.max_resource());
+    let am_resource = s
+        .resource
+        .as_ref()
+        .filter(|v| !v.is_null())
+        .map(|v| master_resource(v, max))
+        .transpose()?;
+    let commands: Vec<String> = match spec.commands.map(|c| c.command) {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::String(c)) => vec![c],
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|i| {
+                i.as_str().map(str::to_owned).ok_or_else(|| -> ApiError {
+                    FieldError {
+                        field: "am-container-spec.commands.command".into(),
+                        problem: format!("{i} is not a string"),
+                    }
+                    .into()
+                })
+            })
+            .collect::<Result<_, _>>()?,
+        Some(other) => {
+            return Err(FieldError {
+                field: "am-container-spec.commands.command".into(),
+                problem: format!("{other} is neither a command nor a list of them"),
+            }
+            .into());
+        }
+    };
+    let entries = spec.environment.map(|e| e.entry).unwrap_or_default();
+    limits::check_len("am-container-spec.environment", entries.len())?;
+    // Variables that use YARN's expansion are exported by the master's shell (as YARN's
+    // launch script does), so `{{CLASSPATH}}<CPS>./*` reads the container's own CLASSPATH.
+    let mut exports = Vec::new();
+    let mut env = BTreeMap::new();
+    for Entry { key, value } in entries {
+        if key.is_empty()
+            || key.starts_with(|c: char| c.is_ascii_digit())
+            || !key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        {
+            return Err(FieldError {
+                field: "am-container-spec.environment".into(),
+                problem: format!("{key:?} is not a variable name (letters, digits, '_')"),
+            }
+            .into());
+        }
+        if expands(&value) {
+            exports.push(format!("export {key}={}; ", double_quoted(&expand(&value))));
+        }
+        env.insert(key, value.replace("<CPS>", ":"));
+    }
+    let command = if commands.is_empty() {
+        Vec::new()
+    } else {
+        let joined = commands
+            .iter()
+            .map(|c| expand(c))
+            .collect::<Vec<_>>()
+            .join(" ");
+        vec![
+            "/bin/sh".to_owned(),
+            "-c".to_owned(),
+            format!("{}{joined}", exports.concat()),
+        ]
+    };
     let new = NewApp {
         id: s.application_id.clone(),
         name: s.application_name,
@@ -1472,6 +2764,9 @@ async fn submit(
         master_env: env,
         deadline_ms,
         tags,
+        application_type,
+        am_resource,
+        max_attempts,
     };
     rm.commit(|c, now| {
         // Submitting again what is already accepted (a retry after a 503 or a lost reply)
@@ -1487,9 +2782,41 @@ async fn submit(
     .await?;
     Ok((
         StatusCode::ACCEPTED,
-        Json(json!({ "application-id": s.application_id })),
+        [(header::LOCATION, app_location(&host, &s.application_id))],
     )
         .into_response())
+}
+
+/// Where an application's report is (YARN's `Location` header): absolute when the request
+/// said its host.
+fn app_location(host: &Option<String>, id: &str) -> String {
+    match host {
+        Some(h) => format!("http://{h}/ws/v1/cluster/apps/{id}"),
+        None => format!("/ws/v1/cluster/apps/{id}"),
+    }
+}
+
+/// The `Host` a request was sent to, if it said a plausible one.
+struct Host(Option<String>);
+
+impl<S: Send + Sync> FromRequestParts<S> for Host {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        Ok(Host(
+            parts
+                .headers
+                .get(header::HOST)
+                .and_then(|h| h.to_str().ok())
+                .filter(|h| {
+                    !h.is_empty()
+                        && h.len() <= 255
+                        && h.bytes()
+                            .all(|b| b.is_ascii_alphanumeric() || b".-:[]_".contains(&b))
+                })
+                .map(str::to_owned),
+        ))
+    }
 }
 
 async fn app_state(State(rm): State<Rm>, Path(id): Path<String>, _caller: Caller) -> Reply {
@@ -1505,29 +2832,42 @@ struct NewState {
     state: String,
 }
 
+/// YARN's kill: the first PUT that kills a live application answers 202 with `Location` (its
+/// containers are being stopped); a PUT on an application in a final state (killed by this
+/// PUT's predecessor, or ended otherwise) answers 200 with that state, so YARN's "repeat the
+/// PUT until 200" loop ends.
 async fn set_app_state(
     State(rm): State<Rm>,
     Path(id): Path<String>,
+    Host(host): Host,
     caller: Caller,
     body: Result<Json<NewState>, JsonRejection>,
 ) -> Reply {
     let Json(s) = body?;
-    if s.state != "KILLED" {
+    if !s.state.eq_ignore_ascii_case("KILLED") {
         return Err(ApiError::new(
             StatusCode::BAD_REQUEST,
-            "the only state a client may set is KILLED",
+            "Only 'KILLED' is allowed as a target state.",
             json!({ "asked": s.state }),
         ));
     }
-    rm.commit(|c, _| {
-        let app = owned(c, &caller, &id)?;
-        // Killing a killed application again succeeds once that is saved: a client retrying
-        // after a 503 or a lost reply gets its answer.
-        if app.lifecycle.state == AppState::Killed {
-            return Ok(());
-        }
-        c.kill(&id).map_err(ApiError::from)
-    })
-    .await?;
-    Ok((StatusCode::ACCEPTED, Json(json!({ "state": "KILLED" }))).into_response())
+    let ended = rm
+        .commit(|c, _| {
+            let app = owned(c, &caller, &id)?;
+            if app.lifecycle.state.is_final() {
+                return Ok(Some(state_name(app.lifecycle.state)));
+            }
+            c.kill(&id).map_err(ApiError::from)?;
+            Ok::<_, ApiError>(None)
+        })
+        .await?;
+    match ended {
+        Some(state) => ok(json!({ "state": state })),
+        None => Ok((
+            StatusCode::ACCEPTED,
+            [(header::LOCATION, app_location(&host, &id))],
+            Json(json!({ "state": "KILLED" })),
+        )
+            .into_response()),
+    }
 }

@@ -217,12 +217,12 @@ impl Store {
             sqlx::query(
                 "INSERT INTO applications (id, name, user_name, queue, state, final_status, attempts, max_attempts, \
                  diagnostics, progress, submitted_ms, master_command, master_env, deadline_ms, processed_fraction, answer, \
-                 tags, job_model) \
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) \
+                 tags, job_model, yarn_json) \
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) \
                  ON CONFLICT(id) DO UPDATE SET state = excluded.state, final_status = excluded.final_status, \
                  attempts = excluded.attempts, diagnostics = excluded.diagnostics, progress = excluded.progress, \
                  deadline_ms = excluded.deadline_ms, processed_fraction = excluded.processed_fraction, \
-                 answer = excluded.answer, job_model = excluded.job_model",
+                 answer = excluded.answer, job_model = excluded.job_model, yarn_json = excluded.yarn_json",
             )
             .bind(&a.id)
             .bind(&a.name)
@@ -242,6 +242,7 @@ impl Store {
             .bind(a.result.as_ref().map(|r| r.answer.to_string()))
             .bind(serde_json::to_string(&a.tags).unwrap_or_else(|_| "[]".into()))
             .bind(a.model.and_then(|m| serde_json::to_string(&m).ok()))
+            .bind(serde_json::to_string(&a.yarn).ok())
             .execute(&mut *tx)
             .await?;
             for t in &a.attempts {
@@ -351,6 +352,7 @@ impl Store {
             let answer: Option<String> = row.try_get("answer")?;
             let tags: String = row.try_get("tags")?;
             let model: Option<String> = row.try_get("job_model")?;
+            let yarn: Option<String> = row.try_get("yarn_json")?;
             let result = match (fraction, answer) {
                 (Some(processed_fraction), Some(answer)) => Some(AppResult {
                     processed_fraction,
@@ -378,6 +380,11 @@ impl Store {
                     .map(|m| serde_json::from_str(&m))
                     .transpose()
                     .map_err(|_| corrupt("job model"))?,
+                yarn: yarn
+                    .map(|y| serde_json::from_str(&y))
+                    .transpose()
+                    .map_err(|_| corrupt("YARN report fields"))?
+                    .unwrap_or_default(),
             });
         }
         let mut nodes = Vec::new();

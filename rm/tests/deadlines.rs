@@ -307,9 +307,15 @@ async fn bad_deadlines_are_400s_naming_the_field_and_submit_nothing() {
     for (body, field, says) in cases {
         let (status, why) = h.submit(&id, body.clone()).await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{body}: {why}");
-        assert_eq!(why["detail"]["field"], field, "{body}: {why}");
+        assert_eq!(
+            why["RemoteException"]["detail"]["field"], field,
+            "{body}: {why}"
+        );
         assert!(
-            why["error"].as_str().unwrap().contains(says),
+            why["RemoteException"]["message"]
+                .as_str()
+                .unwrap()
+                .contains(says),
             "{body}: {why}"
         );
     }
