@@ -254,6 +254,7 @@ pub(crate) fn master(args: ShellMasterArgs) -> Result<()> {
             progress: f64::from(ended) / f64::from(total),
             tasks: None,
             job_type: None,
+            job: None,
         };
         let reply: AllocateReply = serde_json::from_value(to_rm(
             reqwest::Method::POST,

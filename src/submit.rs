@@ -1,7 +1,7 @@
 //! The client side of a MapReduce job: `yard submit wordcount --input NAME --deadline 30s`
-//! submits an application whose master is `yard mr-master`, follows its progress on the
-//! master's tracking URL (a bar: maps done of launched, the estimate against the deadline),
-//! and prints the answer with its processed fraction and bounds.
+//! sends the job to the rm (`POST /ws/v1/yard/mapreduce/jobs`), which starts its master
+//! (`yard mr-master`); follows its progress there (a bar: maps done of launched, the estimate
+//! against the deadline), and prints the answer with its processed fraction and bounds.
 
 use std::fmt::Write as _;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -9,9 +9,9 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use anyhow::{Result, bail};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use serde_json::Value;
-use yard_appmaster::apps::AppSpec;
+use serde_json::{Value, json};
 use yard_appmaster::policy::PolicyKind;
+use yard_appmaster::submission::MapReduceJob;
 
 use crate::client::{Client, Rm, parse_duration, print_json, render, text};
 use crate::sim::BadInput;
@@ -78,106 +78,69 @@ pub(crate) fn sh_quote(arg: &str) -> String {
     format!("'{}'", arg.replace('\'', r"'\''"))
 }
 
-impl JobArgs {
-    /// Refuses what the master would refuse, before anything is submitted.
-    fn check(&self, app: &str) -> Result<()> {
-        if app == "synthetic"
-            && let Some(trace) = &self.trace
-        {
-            // The master reads the trace too: it must be readable and hold the job.
-            yard_appmaster_live::synthetic::from_trace(trace, &self.job, self.time_scale)?;
-        } else if app == "synthetic" {
-            if self.maps == 0 {
-                return Err(BadInput("a synthetic job needs --maps N (N ≥ 1)".into()).into());
-            }
-            if !(self.map_seconds >= 0.0 && self.reduce_seconds >= 0.0) {
-                return Err(BadInput("--map-seconds and --reduce-seconds are ≥ 0".into()).into());
-            }
-        } else {
-            AppSpec::parse(app, &self.params).map_err(|e| BadInput(e.to_string()))?;
-            if self.input.is_none() {
-                return Err(BadInput(format!(
-                    "{app} reads a dataset: name it with --input (see `yard data ls`)"
-                ))
-                .into());
-            }
-        }
-        if self.reduces == 0 {
-            return Err(BadInput("--reduces must be at least 1".into()).into());
-        }
-        if !(0.0..=3_600.0).contains(&self.guard_seconds) {
-            return Err(BadInput(format!(
-                "--guard-seconds {} is outside 0 to 3600",
-                self.guard_seconds
-            ))
-            .into());
-        }
-        if !(0.0..=86_400.0).contains(&self.map_min_seconds) {
-            return Err(BadInput(format!(
-                "--map-min-seconds {} is outside 0 to 86400",
-                self.map_min_seconds
-            ))
-            .into());
-        }
-        Ok(())
+/// `mapSeconds` → `--map-seconds`: a job's JSON field as this command's flag.
+fn flag_of(field: &str) -> String {
+    let field = field.strip_prefix("job.").unwrap_or(field);
+    if field == "params" {
+        return "--param".into();
     }
+    let mut flag = String::from("--");
+    for c in field.chars() {
+        if c.is_ascii_uppercase() {
+            flag.push('-');
+        }
+        flag.push(c.to_ascii_lowercase());
+    }
+    flag
+}
 
-    /// The master's command line.
-    fn master_command(&self, app: &str, deadline_ms: Option<i64>) -> Result<String> {
-        let exe = std::env::current_exe()?;
-        let mut args: Vec<String> = vec![
-            exe.display().to_string(),
-            "mr-master".into(),
-            format!("--app={app}"),
-            format!("--policy={}", self.policy),
-            format!("--reduces={}", self.reduces),
-            format!("--seed={}", self.seed),
-            format!("--memory-mb={}", self.memory_mb),
-        ];
-        if let Some(input) = &self.input {
-            args.push(format!("--input={input}"));
+impl JobArgs {
+    /// The job as the rm's `POST /ws/v1/yard/mapreduce/jobs` takes it, checked as the rm
+    /// will check it (with flags named as this command names them).
+    fn to_job(&self, app: &str) -> Result<MapReduceJob> {
+        let mut job = MapReduceJob::new(app, self.input.as_deref());
+        for p in &self.params {
+            let (key, value) = p
+                .split_once('=')
+                .ok_or_else(|| BadInput(format!("--param {p:?}: give KEY=VALUE")))?;
+            job.params.insert(key.into(), value.into());
         }
-        args.extend(self.params.iter().map(|p| format!("--param={p}")));
-        if let Some(d) = deadline_ms {
-            args.push(format!("--deadline-ms={d}"));
-        }
-        if self.sample_only {
-            args.push("--sample-only".into());
-        }
-        if self.map_min_seconds > 0.0 {
-            args.push(format!("--map-min-seconds={}", self.map_min_seconds));
-        }
-        args.push(format!("--guard-seconds={}", self.guard_seconds));
-        if let Some(split) = self.hang_split {
-            args.push(format!("--hang-split={split}"));
-        }
+        job.policy = self.policy;
+        job.reduces = self.reduces;
+        job.seed = self.seed;
+        job.memory_mb = self.memory_mb;
+        job.sample_only = self.sample_only;
+        job.map_min_seconds = self.map_min_seconds;
+        job.guard_seconds = self.guard_seconds;
+        job.hang_split = self.hang_split;
         if let (true, Some(trace)) = (app == "synthetic", &self.trace) {
-            let trace = std::path::absolute(trace)?;
-            args.extend([
-                format!("--trace={}", trace.display()),
-                format!("--job={}", self.job),
-                format!("--time-scale={}", self.time_scale),
-            ]);
+            // The master reads the trace too: it must be readable and hold the job. The rm
+            // needs its whole path (the master runs in its container's directory).
+            yard_appmaster_live::synthetic::from_trace(trace, &self.job, self.time_scale)?;
+            job.trace = Some(std::path::absolute(trace)?.display().to_string());
+            job.trace_job = Some(self.job.clone());
+            job.time_scale = Some(self.time_scale);
         } else if app == "synthetic" {
-            args.extend([
-                format!("--maps={}", self.maps),
-                format!("--map-seconds={}", self.map_seconds),
-                format!("--map-output-bytes={}", self.map_output_bytes),
-                format!("--reduce-seconds={}", self.reduce_seconds),
-            ]);
+            job.maps = Some(self.maps);
+            job.map_seconds = Some(self.map_seconds);
+            job.map_output_bytes = Some(self.map_output_bytes);
+            job.reduce_seconds = Some(self.reduce_seconds);
         }
-        Ok(args
-            .iter()
-            .map(|a| sh_quote(a))
-            .collect::<Vec<_>>()
-            .join(" "))
+        job.validate().map_err(|p| {
+            let hint = if p.field == "input" {
+                " (--input NAME; see `yard data ls`)"
+            } else {
+                ""
+            };
+            BadInput(format!("{}: {}{hint}", flag_of(p.field), p.problem))
+        })?;
+        Ok(job)
     }
 }
 
-/// A submitted job: its id and when its answer is due.
+/// A submitted job.
 pub(crate) struct Submitted {
     pub(crate) id: String,
-    pub(crate) deadline_ms: Option<i64>,
 }
 
 pub(crate) fn epoch_ms() -> i64 {
@@ -186,7 +149,11 @@ pub(crate) fn epoch_ms() -> i64 {
         .map_or(0, |d| d.as_millis() as i64)
 }
 
-/// Submits `app` over `job`; the deadline counts from now.
+/// The rm's MapReduce job routes.
+const JOBS: &str = "/ws/v1/yard/mapreduce/jobs";
+
+/// Submits `app` over `job` (`POST /ws/v1/yard/mapreduce/jobs`); the deadline counts from
+/// now, on the rm's clock.
 pub(crate) fn submit_job(
     client: &Client,
     app: &str,
@@ -194,20 +161,17 @@ pub(crate) fn submit_job(
     deadline: Option<Duration>,
     (name, queue, user): (&str, &str, Option<&str>),
 ) -> Result<Submitted> {
-    job.check(app)?;
-    if let Some(input) = &job.input {
-        // A missing dataset is the user's to fix (a 404 here is bad input, exit 2).
-        client.call(
-            reqwest::Method::GET,
-            &format!("/ws/v1/yard/datasets/{input}"),
-            None,
-        )?;
+    let mut body = json!({ "job": job.to_job(app)?, "name": name, "queue": queue });
+    if let Some(user) = user {
+        body["user"] = json!(user);
     }
-    let deadline_ms = deadline.map(|d| epoch_ms() + d.as_millis() as i64);
-    let command = job.master_command(app, deadline_ms)?;
-    // The deadline is part of the submission: the rm orders and sizes the job by it at once.
-    let id = client.submit_by(name, queue, user, &command, deadline_ms)?;
-    Ok(Submitted { id, deadline_ms })
+    if let Some(after) = deadline {
+        body["deadlineInMs"] = json!(after.as_millis().max(1) as u64);
+    }
+    let view = client.call(reqwest::Method::POST, JOBS, Some(body))?;
+    Ok(Submitted {
+        id: text(&view["job"]["id"]),
+    })
 }
 
 /// Waits for the job to end, drawing a progress bar on stderr (hidden when it is not a
@@ -220,30 +184,20 @@ pub(crate) fn wait(client: &Client, job: &Submitted, patience: Duration) -> Resu
             .progress_chars("=> "),
     );
     let give_up = Instant::now() + patience;
-    let status_client = reqwest::blocking::Client::builder()
-        .timeout(Duration::from_secs(2))
-        .build()?;
     loop {
-        let app = client.call(
-            reqwest::Method::GET,
-            &format!("/ws/v1/yard/apps/{}", job.id),
-            None,
-        )?;
-        let state = text(&app["app"]["state"]);
+        let mut view = client.call(reqwest::Method::GET, &format!("{JOBS}/{}", job.id), None)?;
+        let state = text(&view["job"]["state"]);
         if matches!(state.as_str(), "FINISHED" | "FAILED" | "KILLED") {
             bar.finish_and_clear();
-            return Ok(app);
+            // Shown as `yard app` shows an application.
+            return Ok(json!({ "app": view["job"].take() }));
         }
-        if let Some(url) = app["app"]["trackingUrl"].as_str()
-            && let Ok(status) = status_client
-                .get(url)
-                .send()
-                .and_then(|r| r.json::<Value>())
-        {
-            show(&bar, &status, job.deadline_ms);
-        } else {
-            bar.set_message(state.to_lowercase());
-            bar.tick();
+        match view["job"]["progress"].as_object() {
+            Some(_) => show(&bar, &view["job"]),
+            None => {
+                bar.set_message(state.to_lowercase());
+                bar.tick();
+            }
         }
         if Instant::now() > give_up {
             bar.abandon();
@@ -258,23 +212,23 @@ pub(crate) fn wait(client: &Client, job: &Submitted, patience: Duration) -> Resu
     }
 }
 
-fn show(bar: &ProgressBar, status: &Value, deadline_ms: Option<i64>) {
-    bar.set_length(status["maps"].as_u64().unwrap_or(1).max(1));
-    bar.set_position(status["mapsDone"].as_u64().unwrap_or(0));
+/// The bar: maps done of all, launched, reduces, and the estimate against the deadline.
+fn show(bar: &ProgressBar, job: &Value) {
+    let p = &job["progress"];
+    bar.set_length(p["maps"].as_u64().unwrap_or(1).max(1));
+    bar.set_position(p["mapsDone"].as_u64().unwrap_or(0));
     let mut msg = format!(
         "({} launched) · reduces {}/{}",
-        status["mapsLaunched"], status["reducesDone"], status["reduces"]
+        p["mapsLaunched"], p["reducesDone"], p["reduces"]
     );
-    if status["phase"] == "sampling" {
+    if p["phase"] == "sampling" {
         msg.push_str(" · task sampler");
     }
-    if let (Some(estimate), Some(elapsed)) =
-        (status["estimate"].as_f64(), status["elapsed"].as_f64())
-    {
-        let _ = write!(msg, " · estimate {estimate:.1} s");
-        if let Some(d) = deadline_ms {
-            let left = (d - epoch_ms()) as f64 / 1000.0;
-            let _ = write!(msg, " vs deadline {:.1} s", elapsed + left.max(0.0));
+    if let (Some(end), Some(now)) = (p["estimatedEndMs"].as_i64(), p["atMs"].as_i64()) {
+        let _ = write!(msg, " · answer in {:.1} s", (end - now) as f64 / 1000.0);
+        if let Some(slack) = p["slackMs"].as_i64() {
+            let verdict = if slack >= 0 { "before" } else { "after" };
+            let _ = write!(msg, ", {:.1} s {verdict} the deadline", slack.abs() as f64 / 1000.0);
         }
     }
     bar.set_message(msg);

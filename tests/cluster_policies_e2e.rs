@@ -191,7 +191,7 @@ fn compete(name: &str, policy: &str) {
     // rm with their asks many times over (every 100 ms): seen by the master's own clock.
     let asking = |s: &Option<Value>| {
         s.as_ref().is_some_and(|s| {
-            s["phase"] == "running" && s["elapsed"].as_f64().is_some_and(|t| t >= 1.5)
+            s["phase"] == "running" && s["elapsedSeconds"].as_f64().is_some_and(|t| t >= 1.5)
         })
     };
     let give_up = std::time::Instant::now() + Duration::from_secs(60);

@@ -319,12 +319,10 @@ fn the_deadline_guard_answers_by_the_deadline_when_a_map_hangs_with_an_interval_
         (&json!(true), &json!("met")),
         "{job}"
     );
-    let maps = job["maps"].as_u64().unwrap();
-    assert_eq!(
-        job["k"].as_u64().unwrap(),
-        maps - 1,
-        "every map but the hung one: {job}"
-    );
+    // The hung map never counts; the others count if they finished before the guard, which
+    // on a loaded machine is not all of them (a run on a busy 2-core machine had 12 of 16).
+    let (k, maps) = (job["k"].as_u64().unwrap(), job["maps"].as_u64().unwrap());
+    assert!(k >= 1 && k < maps, "some maps, never the hung one: {job}");
     let fraction = app["processedFraction"].as_f64().unwrap();
     assert!(fraction > 0.0 && fraction < 1.0, "{fraction}: {job}");
     // Every reduce in: the k maps' input reached the answer. A slow machine can make the guard

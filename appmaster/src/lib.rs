@@ -6,4 +6,5 @@
 
 pub mod apps;
 pub mod policy;
+pub mod submission;
 pub mod typing;

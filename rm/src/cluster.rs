@@ -11,8 +11,8 @@ use yard_wire::auth::{BearerKey, ClusterSecret, Principal};
 use yard_wire::protocol::Registered;
 use yard_wire::protocol::{
     AllocateReply, AllocateRequest, Allocated, ContainerEnd, ContainerStatus, Dataset,
-    HeartbeatReply, JobType, NodeHeartbeat, RegisterNode, Resource, StartContainer, TaskBound,
-    application_of,
+    HeartbeatReply, JobProgress, JobType, NodeHeartbeat, RegisterNode, Resource, StartContainer,
+    TaskBound, application_of,
 };
 use yard_wire::telemetry::NodeTelemetry;
 use yard_wire::token::{TokenKey, mint};
@@ -80,6 +80,8 @@ pub enum ClusterError {
     NotRunning(String),
     #[error("ask {index}: {problem}")]
     BadAsk { index: usize, problem: String },
+    #[error("{0}")]
+    BadProgress(String),
     #[error("application {0} has ended; its deadline can no longer change")]
     Ended(String),
     #[error("dataset {name}: {problem}")]
@@ -398,11 +400,95 @@ pub struct AppInfo {
     /// Its map and reduce types, as its master last said (seed 002 eq. 1–2; not kept across
     /// restarts: the master says it with every allocate).
     pub job_type: Option<JobType>,
+    /// A MapReduce master's view of its job, as it last said (not kept across restarts: the
+    /// master says it with every allocate).
+    pub job_progress: Option<ProgressSeen>,
+    /// When the job's estimate said it would answer, over time (at most one point a second,
+    /// thinned to [`ESTIMATE_POINTS`] over the whole run).
+    pub estimates: Vec<EstimatePoint>,
     /// YARN's report fields yard keeps (type, master resource, end, resource-seconds,
     /// lifetime).
     pub yarn: YarnFields,
     /// Granted or completed since the master last asked: its next allocate reply.
     pending: AllocateReply,
+}
+
+/// A master's [`JobProgress`] and when the rm heard it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProgressSeen {
+    pub progress: JobProgress,
+    pub at_ms: i64,
+    /// When the policy's estimate says the answer comes, on the rm's clock: now, plus the
+    /// estimate less the time the phase has run.
+    pub estimated_end_ms: Option<i64>,
+}
+
+/// One point of a job's estimate over time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EstimatePoint {
+    pub at_ms: i64,
+    pub estimated_end_ms: i64,
+}
+
+/// The most estimate points an application keeps: past it every other one goes, so the
+/// points span the whole run at half the density.
+pub const ESTIMATE_POINTS: usize = 512;
+
+impl ProgressSeen {
+    fn new(progress: JobProgress, at_ms: i64) -> ProgressSeen {
+        let estimated_end_ms = progress.estimate_seconds.map(|e| {
+            let left_ms = (e - progress.elapsed_seconds) * 1000.0;
+            at_ms.saturating_add(left_ms.clamp(-1e15, 1e15) as i64)
+        });
+        ProgressSeen {
+            progress,
+            at_ms,
+            estimated_end_ms,
+        }
+    }
+}
+
+/// A master's progress numbers are times and counts: anything else is a bug to refuse.
+fn check_progress(p: &JobProgress) -> Result<(), String> {
+    let seconds = |x: f64| x.is_finite() && x >= 0.0;
+    if !seconds(p.elapsed_seconds) || !p.estimate_seconds.is_none_or(seconds) {
+        return Err(format!(
+            "job.elapsedSeconds and job.estimateSeconds are seconds from 0 up (got {} and {:?})",
+            p.elapsed_seconds, p.estimate_seconds
+        ));
+    }
+    if p.maps_done > p.maps || p.reduces_done > p.reduces || p.processed_bytes > p.input_bytes {
+        return Err(format!(
+            "job counts done exceed their totals (maps {}/{}, reduces {}/{}, bytes {}/{})",
+            p.maps_done, p.maps, p.reduces_done, p.reduces, p.processed_bytes, p.input_bytes
+        ));
+    }
+    Ok(())
+}
+
+impl AppInfo {
+    fn heard(&mut self, progress: JobProgress, now_ms: i64) {
+        let seen = ProgressSeen::new(progress, now_ms);
+        if let Some(end) = seen.estimated_end_ms
+            && self
+                .estimates
+                .last()
+                .is_none_or(|p| now_ms - p.at_ms >= 1_000)
+        {
+            if self.estimates.len() >= ESTIMATE_POINTS {
+                let mut i = 0;
+                self.estimates.retain(|_| {
+                    i += 1;
+                    i % 2 == 1
+                });
+            }
+            self.estimates.push(EstimatePoint {
+                at_ms: now_ms,
+                estimated_end_ms: end,
+            });
+        }
+        self.job_progress = Some(seen);
+    }
 }
 
 pub struct Cluster {
@@ -800,6 +886,8 @@ impl Cluster {
                     master_seen_ms: self.epoch,
                     tracking_url: None,
                     job_type: None,
+                    job_progress: None,
+                    estimates: Vec::new(),
                     pending: AllocateReply::default(),
                 },
             );
@@ -1298,6 +1386,8 @@ impl Cluster {
                 master_seen_ms: now_ms,
                 tracking_url: None,
                 job_type: None,
+                job_progress: None,
+                estimates: Vec::new(),
                 pending: AllocateReply::default(),
             },
         );
@@ -1548,6 +1638,9 @@ impl Cluster {
         if info.lifecycle.state != AppState::Running {
             return Err(ClusterError::NotRunning(app_id));
         }
+        if let Some(p) = &req.job {
+            check_progress(p).map_err(ClusterError::BadProgress)?;
+        }
         if let Some(info) = self.apps.get_mut(&app_id) {
             info.master_seen_ms = now_ms;
         }
@@ -1617,6 +1710,9 @@ impl Cluster {
         let mut done = None;
         if let Some(info) = self.apps.get_mut(&app_id) {
             info.progress = req.progress.clamp(0.0, 1.0);
+            if let Some(p) = req.job.clone() {
+                info.heard(p, now_ms);
+            }
             done = info.model.map(|m| match req.tasks {
                 // A yard master's own counts: maps it will not run (Dart closed its map phase
                 // at k) are as good as done for the quota.
@@ -2068,6 +2164,7 @@ mod tests {
                 progress: 0.5,
                 tasks: None,
                 job_type: None,
+                job: None,
             },
         )
     }

@@ -36,6 +36,8 @@ use crate::cluster::{AppInfo, AppResult, Cluster, ClusterError, NewApp, NodeInfo
 use crate::journal::{Journal, Pending};
 use crate::policy::JobModel;
 
+pub mod mapreduce;
+
 /// Milliseconds since the Unix epoch; the daemon passes the wall clock, tests a fake one.
 pub type Clock = Arc<dyn Fn() -> i64 + Send + Sync>;
 
@@ -260,7 +262,7 @@ impl From<ClusterError> for ApiError {
             | ClusterError::Ended(_) => StatusCode::CONFLICT,
             ClusterError::BadDataset { .. } => StatusCode::BAD_REQUEST,
             ClusterError::UnknownDataset(_) => StatusCode::NOT_FOUND,
-            ClusterError::BadAsk { .. } => StatusCode::BAD_REQUEST,
+            ClusterError::BadAsk { .. } | ClusterError::BadProgress(_) => StatusCode::BAD_REQUEST,
         };
         ApiError::new(status, e.to_string(), Value::Null)
     }
@@ -320,8 +322,8 @@ pub const OPENAPI: &str = include_str!("../openapi.json");
 
 /// Every route: its path, its methods, and its handlers. The router is built from this table,
 /// and a test checks the OpenAPI document lists exactly these paths and methods.
-pub fn routes() -> Vec<(&'static str, &'static [&'static str], MethodRouter<Rm>)> {
-    vec![
+pub fn routes() -> Vec<Route> {
+    let mut routes: Vec<Route> = vec![
         ("/ws/v1/yard/nodes", &["post"], post(register_node)),
         ("/ws/v1/yard/nodes/heartbeat", &["post"], post(heartbeat)),
         (
@@ -435,8 +437,13 @@ pub fn routes() -> Vec<(&'static str, &'static [&'static str], MethodRouter<Rm>)
             &["put"],
             put(set_app_timeout),
         ),
-    ]
+    ];
+    routes.extend(mapreduce::routes());
+    routes
 }
+
+/// A route: its path, its methods (as the OpenAPI document names them), its handlers.
+pub type Route = (&'static str, &'static [&'static str], MethodRouter<Rm>);
 
 /// Every route, bound to `rm`.
 pub fn router(rm: Rm) -> Router {

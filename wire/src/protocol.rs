@@ -206,6 +206,39 @@ pub struct AllocateRequest {
     /// classifier. Optional: absent until a part is typed, and YARN's masters send none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub job_type: Option<JobType>,
+    /// A yard MapReduce master's view of its job, for `GET /ws/v1/yard/mapreduce/jobs/{id}`.
+    /// Optional: absent before the job starts, and YARN's masters send none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job: Option<JobProgress>,
+}
+
+/// How far a MapReduce job is, as its master sees it with each allocate.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct JobProgress {
+    /// `sampling` (the task sampler, Dart §5.1) or `running` (the job proper).
+    pub phase: String,
+    /// The task policy.
+    pub policy: String,
+    pub maps: u32,
+    pub maps_launched: u32,
+    pub maps_done: u32,
+    /// Maps whose output will reach the answer (Dart's k).
+    pub k: u32,
+    /// No further map will be launched (Dart's approach stage is over).
+    pub map_phase_closed: bool,
+    pub reduces: u32,
+    pub reduces_done: u32,
+    /// Input bytes of the finished maps that count, and of the whole input.
+    pub processed_bytes: u64,
+    pub input_bytes: u64,
+    /// The deadline guard has fired: maps stopped, reduces answer from what they have.
+    pub guarded: bool,
+    /// Seconds since this phase started, and the policy's estimate of the phase's length
+    /// (absent where the policy makes none).
+    pub elapsed_seconds: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimate_seconds: Option<f64>,
 }
 
 /// Whether a job's map part and reduce part are CPU- or IO-bound; a part not yet typed is

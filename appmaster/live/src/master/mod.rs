@@ -126,9 +126,7 @@ pub struct MasterArgs {
     hang_split: Option<u32>,
 }
 
-/// How long before the deadline the guard fires by default: time for the reduces to hear
-/// it (a progress report every 0.2 s) and answer from what they have.
-pub const DEFAULT_GUARD_SECONDS: f64 = 1.0;
+pub use yard_appmaster::submission::DEFAULT_GUARD_SECONDS;
 
 /// What to assume before anything was measured; the task sampler replaces it on a first run.
 fn default_profile() -> Profile {

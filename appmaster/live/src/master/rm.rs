@@ -106,6 +106,7 @@ impl State {
             progress: progress.clamp(0.0, 1.0),
             tasks,
             job_type: self.job_type(),
+            job: self.job_progress(),
         }
     }
 }

@@ -1,7 +1,7 @@
 //! The master's state: the policy's job, the containers and attempts, and what every event
 //! from the tasks and the rm does to them. Handlers hold the lock only to feed an event.
 
-use yard_wire::protocol::ContainerEnd;
+use yard_wire::protocol::{ContainerEnd, JobProgress};
 
 use super::*;
 
@@ -913,29 +913,44 @@ impl State {
         asks
     }
 
-    pub(super) fn status(&self) -> Value {
-        let Some(job) = &self.job else {
-            return json!({ "phase": "starting" });
-        };
+    /// How far the job is, for the rm (sent with every allocate).
+    pub(super) fn job_progress(&self) -> Option<JobProgress> {
+        let job = self.job.as_ref()?;
         let now = job.now();
         let p = job.policy.progress();
-        let launched = job.launched.iter().filter(|l| **l).count();
-        json!({
-            "phase": if job.sampler { "sampling" } else { "running" },
-            "policy": job.policy.name(),
-            "elapsed": now,
-            "deadline": job.deadline,
-            "estimate": job.policy.estimate(now).map(|e| e.total),
-            "maps": job.maps.len(),
-            "mapsLaunched": launched,
-            "mapsDone": p.maps_done,
-            "k": p.k,
-            "mapPhaseClosed": p.map_phase_closed,
-            "reduces": p.reduces,
-            "reducesDone": p.reduces_done,
-            "containers": self.containers.values().filter(|h| !h.released).count(),
-            "jobType": self.typing.known().describe(),
+        Some(JobProgress {
+            phase: if job.sampler { "sampling" } else { "running" }.into(),
+            policy: job.policy.name().into(),
+            maps: p.maps,
+            maps_launched: job.launched.iter().filter(|l| **l).count() as u32,
+            maps_done: p.maps_done,
+            k: p.k,
+            map_phase_closed: p.map_phase_closed,
+            reduces: p.reduces,
+            reduces_done: p.reduces_done,
+            processed_bytes: p.processed_bytes,
+            input_bytes: p.input_bytes,
+            guarded: p.guarded,
+            elapsed_seconds: now.max(0.0),
+            estimate_seconds: job
+                .policy
+                .estimate(now)
+                .map(|e| e.total)
+                .filter(|e| e.is_finite() && *e >= 0.0),
         })
+    }
+
+    /// The master's own status page (its tracking URL): the job's progress, its deadline and
+    /// what the master holds.
+    pub(super) fn status(&self) -> Value {
+        let (Some(job), Some(progress)) = (&self.job, self.job_progress()) else {
+            return json!({ "phase": "starting" });
+        };
+        let mut status = json!(progress);
+        status["deadline"] = json!(job.deadline);
+        status["containers"] = json!(self.containers.values().filter(|h| !h.released).count());
+        status["jobType"] = json!(self.typing.known().describe());
+        status
     }
 }
 

@@ -1,0 +1,388 @@
+//! A MapReduce job as a client asks for it: the built-in application and its parameters, the
+//! input, the task policy, the reduces, and (for `synthetic`) the tasks to imitate. One type for
+//! every door: `yard submit` sends it as JSON to the rm's `POST /ws/v1/yard/mapreduce/jobs`,
+//! which checks it here and starts `yard mr-master` with [`MapReduceJob::master_args`]. No IO:
+//! whether the dataset exists is the rm's to say, whether a trace parses the master's.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::apps::AppSpec;
+use crate::policy::PolicyKind;
+
+/// How long before the deadline the live master's guard fires by default: time for the
+/// reduces to hear it (a progress report every 0.2 s) and answer from what they have.
+pub const DEFAULT_GUARD_SECONDS: f64 = 1.0;
+
+/// The built-in applications a job may name.
+pub const APPS: [&str; 5] = ["wordcount", "grep", "topk", "index", "synthetic"];
+
+/// A MapReduce job, as JSON: `{"app": "grep", "input": "books", "params": {"pattern":
+/// "whale"}, "policy": "dart", "reduces": 2}` (every other field has a default).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct MapReduceJob {
+    /// One of [`APPS`].
+    pub app: String,
+    /// The dataset to read (`yard data put`); every app but `synthetic` needs one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input: Option<String>,
+    /// The application's parameters: `pattern` for grep; `field`, `k` for topk; `top`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub params: BTreeMap<String, String>,
+    #[serde(
+        default = "default_policy",
+        serialize_with = "policy_out",
+        deserialize_with = "policy_in"
+    )]
+    pub policy: PolicyKind,
+    #[serde(default = "default_reduces")]
+    pub reduces: u32,
+    /// Seeds the master's random choices (the task sampler's blocks, reduce sampling).
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Memory of each task container.
+    #[serde(default = "default_memory_mb")]
+    pub memory_mb: u64,
+    /// Only run the task sampler (Dart §5.1) to profile the job; no answer.
+    #[serde(default)]
+    pub sample_only: bool,
+    /// Every map of a built-in app takes at least this many seconds (rehearsals on small data).
+    #[serde(default)]
+    pub map_min_seconds: f64,
+    /// The deadline guard fires this long before the deadline (0: none; `full` has none).
+    #[serde(default = "default_guard_seconds")]
+    pub guard_seconds: f64,
+    /// `synthetic` only: its maps, seconds per map, bytes each map writes, seconds per reduce.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub maps: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub map_seconds: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub map_output_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reduce_seconds: Option<f64>,
+    /// `synthetic` only: replay this trace's job (a path on the rm's host) instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<String>,
+    /// The trace's job: its id or its index in the file [0].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace_job: Option<String>,
+    /// Multiplies the trace's durations [1].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_scale: Option<f64>,
+    /// Fault injection for tests: the map of this split hangs until it is killed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hang_split: Option<u32>,
+}
+
+/// What is wrong with a job, named by its JSON field.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{field}: {problem}")]
+pub struct JobProblem {
+    pub field: &'static str,
+    pub problem: String,
+}
+
+fn problem(field: &'static str, problem: impl Into<String>) -> JobProblem {
+    JobProblem {
+        field,
+        problem: problem.into(),
+    }
+}
+
+fn default_policy() -> PolicyKind {
+    PolicyKind::Dart
+}
+fn default_reduces() -> u32 {
+    2
+}
+fn default_seed() -> u64 {
+    1
+}
+fn default_memory_mb() -> u64 {
+    256
+}
+fn default_guard_seconds() -> f64 {
+    DEFAULT_GUARD_SECONDS
+}
+
+fn policy_out<S: Serializer>(p: &PolicyKind, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(p.name())
+}
+
+fn policy_in<'de, D: Deserializer<'de>>(d: D) -> Result<PolicyKind, D::Error> {
+    let name = String::deserialize(d)?;
+    name.parse().map_err(serde::de::Error::custom)
+}
+
+/// The most reduces a job may ask for: more is a typo, not a job.
+pub const MAX_REDUCES: u32 = 10_000;
+
+impl MapReduceJob {
+    /// A job of `app` over `input` with every default.
+    pub fn new(app: &str, input: Option<&str>) -> MapReduceJob {
+        MapReduceJob {
+            app: app.into(),
+            input: input.map(Into::into),
+            params: BTreeMap::new(),
+            policy: default_policy(),
+            reduces: default_reduces(),
+            seed: default_seed(),
+            memory_mb: default_memory_mb(),
+            sample_only: false,
+            map_min_seconds: 0.0,
+            guard_seconds: default_guard_seconds(),
+            maps: None,
+            map_seconds: None,
+            map_output_bytes: None,
+            reduce_seconds: None,
+            trace: None,
+            trace_job: None,
+            time_scale: None,
+            hang_split: None,
+        }
+    }
+
+    /// Everything the master would refuse, refused before anything starts.
+    pub fn validate(&self) -> Result<(), JobProblem> {
+        if !APPS.contains(&self.app.as_str()) {
+            return Err(problem(
+                "app",
+                format!("unknown app {:?}; expected one of {}", self.app, APPS.join(", ")),
+            ));
+        }
+        let synthetic_fields = [
+            ("maps", self.maps.is_some()),
+            ("mapSeconds", self.map_seconds.is_some()),
+            ("mapOutputBytes", self.map_output_bytes.is_some()),
+            ("reduceSeconds", self.reduce_seconds.is_some()),
+            ("trace", self.trace.is_some()),
+            ("traceJob", self.trace_job.is_some()),
+            ("timeScale", self.time_scale.is_some()),
+        ];
+        if self.app == "synthetic" {
+            if self.input.is_some() {
+                return Err(problem("input", "synthetic jobs read no dataset; leave it out"));
+            }
+            self.validate_synthetic()?;
+        } else {
+            if let Some((field, _)) = synthetic_fields.iter().find(|(_, given)| *given) {
+                return Err(problem(
+                    field,
+                    format!("only synthetic jobs take it, not {}", self.app),
+                ));
+            }
+            let params: Vec<String> = self.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            AppSpec::parse(&self.app, &params).map_err(|e| problem("params", e.to_string()))?;
+            match self.input.as_deref() {
+                None | Some("") => {
+                    return Err(problem(
+                        "input",
+                        format!("{} reads a dataset: name it (see `yard data ls`)", self.app),
+                    ));
+                }
+                Some(_) => {}
+            }
+        }
+        if !(1..=MAX_REDUCES).contains(&self.reduces) {
+            return Err(problem(
+                "reduces",
+                format!("{} is outside 1 to {MAX_REDUCES}", self.reduces),
+            ));
+        }
+        if self.memory_mb == 0 {
+            return Err(problem("memoryMb", "a task needs some memory: give at least 1"));
+        }
+        if !(0.0..=3_600.0).contains(&self.guard_seconds) {
+            return Err(problem(
+                "guardSeconds",
+                format!("{} is outside 0 to 3600", self.guard_seconds),
+            ));
+        }
+        if !(0.0..=86_400.0).contains(&self.map_min_seconds) {
+            return Err(problem(
+                "mapMinSeconds",
+                format!("{} is outside 0 to 86400", self.map_min_seconds),
+            ));
+        }
+        Ok(())
+    }
+
+    fn validate_synthetic(&self) -> Result<(), JobProblem> {
+        if !self.params.is_empty() {
+            return Err(problem("params", "synthetic jobs take no parameters"));
+        }
+        if self.trace.is_some() {
+            for (field, given) in [
+                ("maps", self.maps.is_some()),
+                ("mapSeconds", self.map_seconds.is_some()),
+                ("mapOutputBytes", self.map_output_bytes.is_some()),
+                ("reduceSeconds", self.reduce_seconds.is_some()),
+            ] {
+                if given {
+                    return Err(problem(field, "a trace's job brings its own tasks; leave it out"));
+                }
+            }
+            if let Some(x) = self.time_scale
+                && !(x.is_finite() && x > 0.0)
+            {
+                return Err(problem("timeScale", format!("{x} is not a positive number")));
+            }
+            return Ok(());
+        }
+        if self.trace_job.is_some() || self.time_scale.is_some() {
+            let field = if self.trace_job.is_some() { "traceJob" } else { "timeScale" };
+            return Err(problem(field, "only with a trace"));
+        }
+        if self.maps.unwrap_or(0) == 0 {
+            return Err(problem("maps", "a synthetic job needs maps: give at least 1"));
+        }
+        for (field, x) in [
+            ("mapSeconds", self.map_seconds),
+            ("reduceSeconds", self.reduce_seconds),
+        ] {
+            if let Some(x) = x
+                && !(0.0..=86_400.0).contains(&x)
+            {
+                return Err(problem(field, format!("{x} is outside 0 to 86400 seconds")));
+            }
+        }
+        Ok(())
+    }
+
+    /// The master's arguments after its program: `mr-master --app=… …`, the deadline (ms since
+    /// the epoch) included.
+    pub fn master_args(&self, deadline_ms: Option<i64>) -> Vec<String> {
+        let mut args: Vec<String> = vec![
+            "mr-master".into(),
+            format!("--app={}", self.app),
+            format!("--policy={}", self.policy),
+            format!("--reduces={}", self.reduces),
+            format!("--seed={}", self.seed),
+            format!("--memory-mb={}", self.memory_mb),
+        ];
+        if let Some(input) = &self.input {
+            args.push(format!("--input={input}"));
+        }
+        args.extend(self.params.iter().map(|(k, v)| format!("--param={k}={v}")));
+        if let Some(d) = deadline_ms {
+            args.push(format!("--deadline-ms={d}"));
+        }
+        if self.sample_only {
+            args.push("--sample-only".into());
+        }
+        if self.map_min_seconds > 0.0 {
+            args.push(format!("--map-min-seconds={}", self.map_min_seconds));
+        }
+        args.push(format!("--guard-seconds={}", self.guard_seconds));
+        if let Some(split) = self.hang_split {
+            args.push(format!("--hang-split={split}"));
+        }
+        if let Some(trace) = &self.trace {
+            args.push(format!("--trace={trace}"));
+            args.push(format!("--job={}", self.trace_job.as_deref().unwrap_or("0")));
+            args.push(format!("--time-scale={}", self.time_scale.unwrap_or(1.0)));
+        }
+        let synthetic = [
+            self.maps.map(|x| format!("--maps={x}")),
+            self.map_seconds.map(|x| format!("--map-seconds={x}")),
+            self.map_output_bytes.map(|x| format!("--map-output-bytes={x}")),
+            self.reduce_seconds.map(|x| format!("--reduce-seconds={x}")),
+        ];
+        args.extend(synthetic.into_iter().flatten());
+        args
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(json: &str) -> Result<MapReduceJob, String> {
+        let job: MapReduceJob = serde_json::from_str(json).map_err(|e| e.to_string())?;
+        job.validate().map_err(|e| e.to_string())?;
+        Ok(job)
+    }
+
+    #[test]
+    fn a_minimal_job_takes_every_default() {
+        let j = job(r#"{"app": "wordcount", "input": "books"}"#).unwrap();
+        assert_eq!(j, MapReduceJob::new("wordcount", Some("books")));
+        assert_eq!(j.policy, PolicyKind::Dart);
+        assert_eq!(
+            j.master_args(Some(42)),
+            [
+                "mr-master",
+                "--app=wordcount",
+                "--policy=dart",
+                "--reduces=2",
+                "--seed=1",
+                "--memory-mb=256",
+                "--input=books",
+                "--deadline-ms=42",
+                "--guard-seconds=1",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_job_round_trips_through_json() {
+        let j = job(
+            r#"{"app": "grep", "input": "books", "params": {"pattern": "whale"},
+                "policy": "dart-paper", "reduces": 3, "guardSeconds": 0}"#,
+        )
+        .unwrap();
+        let again: MapReduceJob = serde_json::from_value(serde_json::to_value(&j).unwrap()).unwrap();
+        assert_eq!(again, j);
+        assert!(j.master_args(None).contains(&"--param=pattern=whale".to_string()));
+        assert!(j.master_args(None).contains(&"--policy=dart-paper".to_string()));
+        assert!(!j.master_args(None).iter().any(|a| a.starts_with("--deadline-ms")));
+    }
+
+    #[test]
+    fn synthetic_jobs_carry_their_tasks() {
+        let j = job(r#"{"app": "synthetic", "maps": 4, "mapSeconds": 0.5}"#).unwrap();
+        let args = j.master_args(None);
+        assert!(args.contains(&"--maps=4".to_string()), "{args:?}");
+        assert!(args.contains(&"--map-seconds=0.5".to_string()), "{args:?}");
+        let t = job(r#"{"app": "synthetic", "trace": "/t.json", "timeScale": 0.01}"#).unwrap();
+        let args = t.master_args(None);
+        assert!(args.contains(&"--trace=/t.json".to_string()), "{args:?}");
+        assert!(args.contains(&"--job=0".to_string()), "{args:?}");
+        assert!(args.contains(&"--time-scale=0.01".to_string()), "{args:?}");
+    }
+
+    /// Every bad job is refused with the field to fix.
+    #[test]
+    fn bad_jobs_name_the_field_to_fix() {
+        for (json, field) in [
+            (r#"{"app": "sort", "input": "b"}"#, "app"),
+            (r#"{"app": "wordcount"}"#, "input"),
+            (r#"{"app": "wordcount", "input": ""}"#, "input"),
+            (r#"{"app": "grep", "input": "b"}"#, "params"),
+            (r#"{"app": "wordcount", "input": "b", "params": {"colour": "red"}}"#, "params"),
+            (r#"{"app": "wordcount", "input": "b", "maps": 3}"#, "maps"),
+            (r#"{"app": "wordcount", "input": "b", "reduces": 0}"#, "reduces"),
+            (r#"{"app": "wordcount", "input": "b", "memoryMb": 0}"#, "memoryMb"),
+            (r#"{"app": "wordcount", "input": "b", "guardSeconds": -1}"#, "guardSeconds"),
+            (r#"{"app": "wordcount", "input": "b", "mapMinSeconds": 1e9}"#, "mapMinSeconds"),
+            (r#"{"app": "synthetic"}"#, "maps"),
+            (r#"{"app": "synthetic", "maps": 0}"#, "maps"),
+            (r#"{"app": "synthetic", "input": "b", "maps": 2}"#, "input"),
+            (r#"{"app": "synthetic", "maps": 2, "mapSeconds": -1}"#, "mapSeconds"),
+            (r#"{"app": "synthetic", "maps": 2, "timeScale": 2}"#, "timeScale"),
+            (r#"{"app": "synthetic", "trace": "t", "maps": 2}"#, "maps"),
+            (r#"{"app": "synthetic", "trace": "t", "timeScale": 0}"#, "timeScale"),
+        ] {
+            let err = job(json).expect_err(json);
+            assert!(err.starts_with(&format!("{field}: ")), "{json}: {err}");
+        }
+        // Shape errors are serde's, and name the field or the value too.
+        let err = job(r#"{"app": "wordcount", "input": "b", "policy": "fastest"}"#).unwrap_err();
+        assert!(err.contains("unknown policy \"fastest\""), "{err}");
+        let err = job(r#"{"app": "wordcount", "input": "b", "reduce": 2}"#).unwrap_err();
+        assert!(err.contains("unknown field `reduce`"), "{err}");
+    }
+}

@@ -1,0 +1,299 @@
+//! MapReduce jobs over REST: a client names a built-in application, its input, its task
+//! policy and its deadline; the rm starts the job's master (`yard mr-master`) itself, and
+//! serves the job's live progress (from its master's allocate calls) and, once it has
+//! answered, the answer with its processed fraction and error bounds. `yard submit` uses
+//! exactly these routes:
+//!
+//! - `POST /ws/v1/yard/mapreduce/jobs` `{"job": {"app", "input", "policy", …}, "deadlineInMs"}`
+//!   → 202 with the job's view and `Location`;
+//! - `GET /ws/v1/yard/mapreduce/jobs` → the caller's jobs;
+//! - `GET /ws/v1/yard/mapreduce/jobs/{id}` → state, progress, estimate against the deadline;
+//! - `GET /ws/v1/yard/mapreduce/jobs/{id}/answer` → the answer, or 409 while it is coming.
+//!
+//! The job as submitted rides in its master's environment (`YARD_JOB`), which the rm keeps
+//! with the application across restarts: that is how a job is told from any other app.
+
+use yard_appmaster::submission::MapReduceJob;
+
+use super::*;
+
+/// The environment variable holding the job as submitted (JSON).
+pub const JOB_ENV: &str = "YARD_JOB";
+
+/// The routes' prefix.
+const JOBS: &str = "/ws/v1/yard/mapreduce/jobs";
+
+pub(super) fn routes() -> Vec<Route> {
+    vec![
+        (JOBS, &["get", "post"], get(list).post(submit)),
+        ("/ws/v1/yard/mapreduce/jobs/{id}", &["get"], get(job)),
+        (
+            "/ws/v1/yard/mapreduce/jobs/{id}/answer",
+            &["get"],
+            get(answer),
+        ),
+    ]
+}
+
+/// The body of `POST /ws/v1/yard/mapreduce/jobs`: the job, and who runs it, where, by when.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct Submission {
+    job: MapReduceJob,
+    /// The application's name [the app's].
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default = "default_queue")]
+    queue: String,
+    /// Submit for this user (admins only) [the caller].
+    #[serde(default)]
+    user: Option<String>,
+    /// When the answer is due: ms since the Unix epoch…
+    #[serde(default)]
+    deadline_ms: Option<i64>,
+    /// …or ms from now, on the rm's clock (one of the two, or neither: no deadline).
+    #[serde(default)]
+    deadline_in_ms: Option<i64>,
+}
+
+fn field_error(field: impl Into<String>, problem: impl Into<String>) -> ApiError {
+    FieldError {
+        field: field.into(),
+        problem: problem.into(),
+    }
+    .into()
+}
+
+/// The submission's deadline on the rm's clock.
+fn deadline_of(s: &Submission, now_ms: i64) -> Result<Option<i64>, ApiError> {
+    match (s.deadline_ms, s.deadline_in_ms) {
+        (Some(_), Some(_)) => Err(field_error(
+            "deadlineInMs",
+            "give deadlineMs (when) or deadlineInMs (how long from now), not both",
+        )),
+        (Some(at), None) => check_deadline("deadlineMs", at, now_ms).map(Some),
+        (None, Some(after)) if !(1..=limits::MAX_TIME_MS).contains(&after) => Err(field_error(
+            "deadlineInMs",
+            format!("{after} is not a positive number of milliseconds"),
+        )),
+        (None, Some(after)) => {
+            check_deadline("deadlineInMs", now_ms.saturating_add(after), now_ms).map(Some)
+        }
+        (None, None) => Ok(None),
+    }
+}
+
+/// The program the rm starts masters with: itself (`yard rm` is the `yard` binary).
+fn master_program() -> Result<String, ApiError> {
+    std::env::current_exe()
+        .map(|p| p.display().to_string())
+        .map_err(|e| {
+            ApiError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                format!("the rm cannot find its own program to start the master with: {e}"),
+                Value::Null,
+            )
+        })
+}
+
+async fn submit(
+    State(rm): State<Rm>,
+    caller: Caller,
+    body: Result<Json<Submission>, JsonRejection>,
+) -> Reply {
+    let Json(s) = body?;
+    let caller_user = caller.user()?.to_owned();
+    let user = match &s.user {
+        Some(u) if *u != caller_user && !caller.0.is_admin() => {
+            return Err(ApiError::forbidden(format!(
+                "you are {caller_user}; only an admin may submit as {u}"
+            )));
+        }
+        Some(u) => u.clone(),
+        None => caller_user,
+    };
+    limits::check_name("user", &user)?;
+    limits::check_name("queue", &s.queue)?;
+    let name = s.name.clone().unwrap_or_else(|| s.job.app.clone());
+    limits::check_name("name", &name)?;
+    s.job
+        .validate()
+        .map_err(|p| field_error(format!("job.{}", p.field), p.problem))?;
+    if let Some(trace) = &s.job.trace {
+        // The master reads it on its node, from its own directory: a path the rm's host can
+        // read, given whole.
+        let path = std::path::Path::new(trace);
+        if !path.is_absolute() {
+            return Err(field_error(
+                "job.trace",
+                format!("{trace} is relative: give the trace's absolute path on the rm's host"),
+            ));
+        }
+        if let Err(e) = std::fs::metadata(path) {
+            return Err(field_error(
+                "job.trace",
+                format!("cannot read {trace}: {e}"),
+            ));
+        }
+    }
+    let deadline_ms = deadline_of(&s, (rm.clock)())?;
+    let mut command = vec![master_program()?];
+    command.extend(s.job.master_args(deadline_ms));
+    let spec = serde_json::to_string(&s.job).expect("a job serialises");
+    let id = rm
+        .commit(|c, now| {
+            if let Some(input) = &s.job.input
+                && c.dataset(input).is_err()
+            {
+                return Err(field_error(
+                    "job.input",
+                    format!("no dataset {input} (`yard data ls` lists them)"),
+                ));
+            }
+            let id = c.new_application(now, &user)?;
+            let mut new = NewApp::new(&id, &name, &user, &s.queue);
+            new.master_command = command;
+            new.master_env.insert(JOB_ENV.into(), spec);
+            new.deadline_ms = deadline_ms;
+            c.submit_issued(now, new, &caller.0)?;
+            Ok::<_, ApiError>(id)
+        })
+        .await?;
+    let view = rm.with(|c, now| c.app(&id).map(|a| job_json(a, now)));
+    let location = format!("{JOBS}/{id}");
+    Ok((
+        StatusCode::ACCEPTED,
+        [(
+            header::LOCATION,
+            HeaderValue::from_str(&location).expect("an id is a plain name"),
+        )],
+        Json(view.unwrap_or_default()),
+    )
+        .into_response())
+}
+
+/// The job `id`, if it is a MapReduce job the caller may read.
+fn readable_job<'a>(c: &'a Cluster, caller: &Caller, id: &str) -> Result<&'a AppInfo, ApiError> {
+    let app = readable(c, caller, id)?;
+    if !app.master_env.contains_key(JOB_ENV) {
+        return Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            format!("application {id} is not a MapReduce job"),
+            json!(format!("see /ws/v1/cluster/apps/{id}")),
+        ));
+    }
+    Ok(app)
+}
+
+async fn job(State(rm): State<Rm>, Path(id): Path<String>, caller: Caller) -> Reply {
+    ok(rm.with(|c, now| readable_job(c, &caller, &id).map(|a| job_json(a, now)))?)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ListQuery {
+    /// `active` (the default: not yet ended) or `all`.
+    #[serde(default)]
+    show: Option<String>,
+}
+
+async fn list(
+    State(rm): State<Rm>,
+    caller: Caller,
+    query: Result<Query<ListQuery>, QueryRejection>,
+) -> Reply {
+    let Query(q) = query.map_err(|e| field_error("query", e.body_text()))?;
+    let all = match q.show.as_deref() {
+        None | Some("active") => false,
+        Some("all") => true,
+        Some(other) => {
+            return Err(field_error(
+                "show",
+                format!("{other:?}: give active (the default) or all"),
+            ));
+        }
+    };
+    ok(rm.with(|c, now| {
+        let jobs: Vec<Value> = c
+            .apps()
+            .filter(|a| a.master_env.contains_key(JOB_ENV) && caller.reader_of(a).is_ok())
+            .filter(|a| all || !a.lifecycle.state.is_final())
+            .map(|a| job_json(a, now)["job"].take())
+            .collect();
+        json!({ "jobs": jobs })
+    }))
+}
+
+async fn answer(State(rm): State<Rm>, Path(id): Path<String>, caller: Caller) -> Reply {
+    rm.with(|c, _| {
+        let a = readable_job(c, &caller, &id)?;
+        let state = state_name(a.lifecycle.state);
+        match &a.result {
+            Some(r) => ok(json!({ "answer": {
+                "id": a.application_id,
+                "state": state,
+                "finalStatus": a.lifecycle.final_status,
+                "deadlineMs": a.deadline_ms,
+                "processedFraction": r.processed_fraction,
+                "answer": r.answer,
+            }})),
+            None if a.lifecycle.state.is_final() => Err(ApiError::new(
+                StatusCode::GONE,
+                format!("{id} ended {state} without an answer"),
+                json!(format!("its master's log is on its node; see {JOBS}/{id}")),
+            )),
+            None => Err(ApiError::new(
+                StatusCode::CONFLICT,
+                format!("{id} is {state}: its answer comes when it finishes"),
+                json!(format!("GET {JOBS}/{id} for its progress")),
+            )),
+        }
+    })
+}
+
+/// A job's view: its state, the job as submitted, its master's last progress with the
+/// estimate against the deadline, and the answer once there is one.
+fn job_json(a: &AppInfo, now_ms: i64) -> Value {
+    let spec: Value = a
+        .master_env
+        .get(JOB_ENV)
+        .and_then(|s| serde_json::from_str(s).ok())
+        .unwrap_or(Value::Null);
+    let progress = a.job_progress.as_ref().map(|p| {
+        let mut v = json!(p.progress);
+        v["atMs"] = json!(p.at_ms);
+        v["estimatedEndMs"] = json!(p.estimated_end_ms);
+        // Positive: the estimate is ahead of the deadline by that much.
+        v["slackMs"] = json!(p.estimated_end_ms.zip(a.deadline_ms).map(|(e, d)| d - e));
+        v
+    });
+    let estimates: Vec<Value> = a
+        .estimates
+        .iter()
+        .map(|p| json!({ "atMs": p.at_ms, "estimatedEndMs": p.estimated_end_ms }))
+        .collect();
+    json!({ "job": {
+        "id": a.application_id,
+        "name": a.name,
+        "user": a.user,
+        "queue": a.queue,
+        "state": state_name(a.lifecycle.state),
+        "finalStatus": a.lifecycle.final_status,
+        "submittedMs": a.submitted_ms,
+        "deadlineMs": a.deadline_ms,
+        "msToDeadline": a.deadline_ms.map(|d| d - now_ms),
+        "spec": spec,
+        "progress": progress,
+        "estimates": estimates,
+        "quota": a.quota,
+        "jobType": a.job_type,
+        "processedFraction": a.result.as_ref().map(|r| r.processed_fraction),
+        "answer": a.result.as_ref().map(|r| &r.answer),
+        "links": {
+            "self": format!("{JOBS}/{}", a.application_id),
+            "answer": format!("{JOBS}/{}/answer", a.application_id),
+            "app": format!("/ws/v1/cluster/apps/{}", a.application_id),
+            "state": format!("/ws/v1/cluster/apps/{}/state", a.application_id),
+        },
+    }})
+}
