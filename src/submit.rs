@@ -228,7 +228,11 @@ fn show(bar: &ProgressBar, job: &Value) {
         let _ = write!(msg, " · answer in {:.1} s", (end - now) as f64 / 1000.0);
         if let Some(slack) = p["slackMs"].as_i64() {
             let verdict = if slack >= 0 { "before" } else { "after" };
-            let _ = write!(msg, ", {:.1} s {verdict} the deadline", slack.abs() as f64 / 1000.0);
+            let _ = write!(
+                msg,
+                ", {:.1} s {verdict} the deadline",
+                slack.abs() as f64 / 1000.0
+            );
         }
     }
     bar.set_message(msg);

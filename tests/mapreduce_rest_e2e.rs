@@ -43,24 +43,45 @@ fn a_dart_job_is_submitted_watched_and_answered_over_rest_alone() {
             .json()
             .unwrap();
         let job = v["job"].clone();
-        if matches!(job["state"].as_str(), Some("FINISHED" | "FAILED" | "KILLED")) {
+        if matches!(
+            job["state"].as_str(),
+            Some("FINISHED" | "FAILED" | "KILLED")
+        ) {
             break job;
         }
         if job["progress"].is_object() {
             watched.push(job["progress"].clone());
         }
-        assert!(Instant::now() < give_up, "still {}: {}", job["state"], master_log(&tmp, &id));
+        assert!(
+            Instant::now() < give_up,
+            "still {}: {}",
+            job["state"],
+            master_log(&tmp, &id)
+        );
         std::thread::sleep(Duration::from_millis(100));
     };
-    assert_eq!(done["finalStatus"], "SUCCEEDED", "{done}\n{}", master_log(&tmp, &id));
+    assert_eq!(
+        done["finalStatus"],
+        "SUCCEEDED",
+        "{done}\n{}",
+        master_log(&tmp, &id)
+    );
     let running: Vec<&Value> = watched.iter().filter(|p| p["phase"] == "running").collect();
-    assert!(!running.is_empty(), "the job proper was seen running: {watched:?}");
+    assert!(
+        !running.is_empty(),
+        "the job proper was seen running: {watched:?}"
+    );
     let last = running.last().unwrap();
     assert_eq!(last["policy"], "dart");
-    assert!(last["maps"].as_u64().unwrap() >= 8, "1 MiB in 128 KiB blocks: {last}");
+    assert!(
+        last["maps"].as_u64().unwrap() >= 8,
+        "1 MiB in 128 KiB blocks: {last}"
+    );
     assert!(last["mapsDone"].as_u64() <= last["maps"].as_u64());
     assert!(
-        running.iter().any(|p| p["estimatedEndMs"].is_i64() && p["slackMs"].is_i64()),
+        running
+            .iter()
+            .any(|p| p["estimatedEndMs"].is_i64() && p["slackMs"].is_i64()),
         "an estimate against the deadline: {running:?}"
     );
     assert!(!done["estimates"].as_array().unwrap().is_empty(), "{done}");
@@ -73,14 +94,20 @@ fn a_dart_job_is_submitted_watched_and_answered_over_rest_alone() {
         .json()
         .unwrap();
     let a = &answer["answer"];
-    assert_eq!(a["processedFraction"], 1.0, "a loose deadline reads everything: {a}");
+    assert_eq!(
+        a["processedFraction"], 1.0,
+        "a loose deadline reads everything: {a}"
+    );
     let matches = &a["answer"]["matchingLines"];
     let (low, estimate, high) = (
         matches["low"].as_f64().unwrap(),
         matches["estimate"].as_f64().unwrap(),
         matches["high"].as_f64().unwrap(),
     );
-    assert!(low <= estimate && estimate <= high && estimate > 0.0, "{matches}");
+    assert!(
+        low <= estimate && estimate <= high && estimate > 0.0,
+        "{matches}"
+    );
     assert_eq!(a["answer"]["job"]["deadlineMet"], true, "{a}");
     drop(c);
     let _ = std::fs::remove_dir_all(&tmp);

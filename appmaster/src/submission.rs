@@ -150,7 +150,11 @@ impl MapReduceJob {
         if !APPS.contains(&self.app.as_str()) {
             return Err(problem(
                 "app",
-                format!("unknown app {:?}; expected one of {}", self.app, APPS.join(", ")),
+                format!(
+                    "unknown app {:?}; expected one of {}",
+                    self.app,
+                    APPS.join(", ")
+                ),
             ));
         }
         let synthetic_fields = [
@@ -164,7 +168,10 @@ impl MapReduceJob {
         ];
         if self.app == "synthetic" {
             if self.input.is_some() {
-                return Err(problem("input", "synthetic jobs read no dataset; leave it out"));
+                return Err(problem(
+                    "input",
+                    "synthetic jobs read no dataset; leave it out",
+                ));
             }
             self.validate_synthetic()?;
         } else {
@@ -174,7 +181,11 @@ impl MapReduceJob {
                     format!("only synthetic jobs take it, not {}", self.app),
                 ));
             }
-            let params: Vec<String> = self.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            let params: Vec<String> = self
+                .params
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect();
             AppSpec::parse(&self.app, &params).map_err(|e| problem("params", e.to_string()))?;
             match self.input.as_deref() {
                 None | Some("") => {
@@ -193,7 +204,10 @@ impl MapReduceJob {
             ));
         }
         if self.memory_mb == 0 {
-            return Err(problem("memoryMb", "a task needs some memory: give at least 1"));
+            return Err(problem(
+                "memoryMb",
+                "a task needs some memory: give at least 1",
+            ));
         }
         if !(0.0..=3_600.0).contains(&self.guard_seconds) {
             return Err(problem(
@@ -222,22 +236,35 @@ impl MapReduceJob {
                 ("reduceSeconds", self.reduce_seconds.is_some()),
             ] {
                 if given {
-                    return Err(problem(field, "a trace's job brings its own tasks; leave it out"));
+                    return Err(problem(
+                        field,
+                        "a trace's job brings its own tasks; leave it out",
+                    ));
                 }
             }
             if let Some(x) = self.time_scale
                 && !(x.is_finite() && x > 0.0)
             {
-                return Err(problem("timeScale", format!("{x} is not a positive number")));
+                return Err(problem(
+                    "timeScale",
+                    format!("{x} is not a positive number"),
+                ));
             }
             return Ok(());
         }
         if self.trace_job.is_some() || self.time_scale.is_some() {
-            let field = if self.trace_job.is_some() { "traceJob" } else { "timeScale" };
+            let field = if self.trace_job.is_some() {
+                "traceJob"
+            } else {
+                "timeScale"
+            };
             return Err(problem(field, "only with a trace"));
         }
         if self.maps.unwrap_or(0) == 0 {
-            return Err(problem("maps", "a synthetic job needs maps: give at least 1"));
+            return Err(problem(
+                "maps",
+                "a synthetic job needs maps: give at least 1",
+            ));
         }
         for (field, x) in [
             ("mapSeconds", self.map_seconds),
@@ -282,13 +309,17 @@ impl MapReduceJob {
         }
         if let Some(trace) = &self.trace {
             args.push(format!("--trace={trace}"));
-            args.push(format!("--job={}", self.trace_job.as_deref().unwrap_or("0")));
+            args.push(format!(
+                "--job={}",
+                self.trace_job.as_deref().unwrap_or("0")
+            ));
             args.push(format!("--time-scale={}", self.time_scale.unwrap_or(1.0)));
         }
         let synthetic = [
             self.maps.map(|x| format!("--maps={x}")),
             self.map_seconds.map(|x| format!("--map-seconds={x}")),
-            self.map_output_bytes.map(|x| format!("--map-output-bytes={x}")),
+            self.map_output_bytes
+                .map(|x| format!("--map-output-bytes={x}")),
             self.reduce_seconds.map(|x| format!("--reduce-seconds={x}")),
         ];
         args.extend(synthetic.into_iter().flatten());
@@ -334,11 +365,22 @@ mod tests {
                 "policy": "dart-paper", "reduces": 3, "guardSeconds": 0}"#,
         )
         .unwrap();
-        let again: MapReduceJob = serde_json::from_value(serde_json::to_value(&j).unwrap()).unwrap();
+        let again: MapReduceJob =
+            serde_json::from_value(serde_json::to_value(&j).unwrap()).unwrap();
         assert_eq!(again, j);
-        assert!(j.master_args(None).contains(&"--param=pattern=whale".to_string()));
-        assert!(j.master_args(None).contains(&"--policy=dart-paper".to_string()));
-        assert!(!j.master_args(None).iter().any(|a| a.starts_with("--deadline-ms")));
+        assert!(
+            j.master_args(None)
+                .contains(&"--param=pattern=whale".to_string())
+        );
+        assert!(
+            j.master_args(None)
+                .contains(&"--policy=dart-paper".to_string())
+        );
+        assert!(
+            !j.master_args(None)
+                .iter()
+                .any(|a| a.starts_with("--deadline-ms"))
+        );
     }
 
     #[test]
@@ -362,19 +404,43 @@ mod tests {
             (r#"{"app": "wordcount"}"#, "input"),
             (r#"{"app": "wordcount", "input": ""}"#, "input"),
             (r#"{"app": "grep", "input": "b"}"#, "params"),
-            (r#"{"app": "wordcount", "input": "b", "params": {"colour": "red"}}"#, "params"),
+            (
+                r#"{"app": "wordcount", "input": "b", "params": {"colour": "red"}}"#,
+                "params",
+            ),
             (r#"{"app": "wordcount", "input": "b", "maps": 3}"#, "maps"),
-            (r#"{"app": "wordcount", "input": "b", "reduces": 0}"#, "reduces"),
-            (r#"{"app": "wordcount", "input": "b", "memoryMb": 0}"#, "memoryMb"),
-            (r#"{"app": "wordcount", "input": "b", "guardSeconds": -1}"#, "guardSeconds"),
-            (r#"{"app": "wordcount", "input": "b", "mapMinSeconds": 1e9}"#, "mapMinSeconds"),
+            (
+                r#"{"app": "wordcount", "input": "b", "reduces": 0}"#,
+                "reduces",
+            ),
+            (
+                r#"{"app": "wordcount", "input": "b", "memoryMb": 0}"#,
+                "memoryMb",
+            ),
+            (
+                r#"{"app": "wordcount", "input": "b", "guardSeconds": -1}"#,
+                "guardSeconds",
+            ),
+            (
+                r#"{"app": "wordcount", "input": "b", "mapMinSeconds": 1e9}"#,
+                "mapMinSeconds",
+            ),
             (r#"{"app": "synthetic"}"#, "maps"),
             (r#"{"app": "synthetic", "maps": 0}"#, "maps"),
             (r#"{"app": "synthetic", "input": "b", "maps": 2}"#, "input"),
-            (r#"{"app": "synthetic", "maps": 2, "mapSeconds": -1}"#, "mapSeconds"),
-            (r#"{"app": "synthetic", "maps": 2, "timeScale": 2}"#, "timeScale"),
+            (
+                r#"{"app": "synthetic", "maps": 2, "mapSeconds": -1}"#,
+                "mapSeconds",
+            ),
+            (
+                r#"{"app": "synthetic", "maps": 2, "timeScale": 2}"#,
+                "timeScale",
+            ),
             (r#"{"app": "synthetic", "trace": "t", "maps": 2}"#, "maps"),
-            (r#"{"app": "synthetic", "trace": "t", "timeScale": 0}"#, "timeScale"),
+            (
+                r#"{"app": "synthetic", "trace": "t", "timeScale": 0}"#,
+                "timeScale",
+            ),
         ] {
             let err = job(json).expect_err(json);
             assert!(err.starts_with(&format!("{field}: ")), "{json}: {err}");

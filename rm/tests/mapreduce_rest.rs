@@ -87,12 +87,19 @@ impl Harness {
     async fn start_master(&self, id: &str) {
         let node = json!({"nodeId": "n1:8042", "rack": "r1", "capability": {"memoryMb": 8192, "vcores": 8}});
         let n = token(Principal::Node { node: None });
-        let r = self.call(&n, Method::POST, "/ws/v1/yard/nodes", Some(node)).await;
+        let r = self
+            .call(&n, Method::POST, "/ws/v1/yard/nodes", Some(node))
+            .await;
         assert_eq!(r.status, StatusCode::OK, "{}", r.body);
         let launches = self.rm.cluster.lock().unwrap().take_master_launches();
         assert_eq!(launches.len(), 1, "the master's container is granted");
         let r = self
-            .call(&self.master(id), Method::POST, &format!("/ws/v1/yard/apps/{id}/register"), Some(json!({})))
+            .call(
+                &self.master(id),
+                Method::POST,
+                &format!("/ws/v1/yard/apps/{id}/register"),
+                Some(json!({})),
+            )
             .await;
         assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     }
@@ -106,9 +113,15 @@ impl Harness {
     }
 
     async fn allocate(&self, id: &str, job: Value) -> Reply {
-        let body = json!({"applicationId": id, "asks": [], "releases": [], "progress": 0.2, "job": job});
-        self.call(&self.master(id), Method::POST, &format!("/ws/v1/yard/apps/{id}/allocate"), Some(body))
-            .await
+        let body =
+            json!({"applicationId": id, "asks": [], "releases": [], "progress": 0.2, "job": job});
+        self.call(
+            &self.master(id),
+            Method::POST,
+            &format!("/ws/v1/yard/apps/{id}/allocate"),
+            Some(body),
+        )
+        .await
     }
 }
 
@@ -143,7 +156,10 @@ async fn a_job_is_submitted_watched_and_answered_over_rest() {
         let c = h.rm.cluster.lock().unwrap();
         let app = c.app(&id).unwrap();
         let spec: MapReduceJob = serde_json::from_str(&app.master_env[JOB_ENV]).unwrap();
-        assert_eq!(&app.master_command[1..], spec.master_args(Some(1_030_000)).as_slice());
+        assert_eq!(
+            &app.master_command[1..],
+            spec.master_args(Some(1_030_000)).as_slice()
+        );
         assert!(app.master_command[1..].contains(&"--maps=10".to_owned()));
     }
     // No answer yet: 409, saying where progress is.
@@ -179,11 +195,19 @@ async fn a_job_is_submitted_watched_and_answered_over_rest() {
     let r = h.get("alice", JOBS).await;
     assert_eq!(r.body["jobs"][0]["id"], id.as_str());
     assert_eq!(h.get("bob", JOBS).await.body["jobs"], json!([]));
-    assert_eq!(h.get("bob", &format!("{JOBS}/{id}")).await.status, StatusCode::FORBIDDEN);
+    assert_eq!(
+        h.get("bob", &format!("{JOBS}/{id}")).await.status,
+        StatusCode::FORBIDDEN
+    );
     // The master answers; the answer route serves it.
     let answer = json!({"processedFraction": 0.4, "answer": {"words": {"estimate": 5.0, "low": 4.0, "high": 6.0}}});
     let r = h
-        .call(&h.master(&id), Method::PUT, &format!("/ws/v1/yard/apps/{id}/result"), Some(answer))
+        .call(
+            &h.master(&id),
+            Method::PUT,
+            &format!("/ws/v1/yard/apps/{id}/result"),
+            Some(answer),
+        )
         .await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     let r = h.get("alice", &format!("{JOBS}/{id}/answer")).await;
@@ -198,13 +222,31 @@ async fn bad_submissions_name_the_field_and_store_nothing() {
     for (body, field) in [
         (json!({"job": {"app": "sort", "input": "x"}}), "job.app"),
         (json!({"job": {"app": "wordcount"}}), "job.input"),
-        (json!({"job": {"app": "wordcount", "input": "nothing-here"}}), "job.input"),
+        (
+            json!({"job": {"app": "wordcount", "input": "nothing-here"}}),
+            "job.input",
+        ),
         (json!({"job": {"app": "synthetic", "maps": 0}}), "job.maps"),
-        (json!({"job": {"app": "synthetic", "trace": "traces/x.json"}}), "job.trace"),
-        (json!({"job": {"app": "synthetic", "trace": "/no/such/trace.json"}}), "job.trace"),
-        (json!({"job": {"app": "synthetic", "maps": 1}, "deadlineMs": 2_000_000, "deadlineInMs": 5}), "deadlineInMs"),
-        (json!({"job": {"app": "synthetic", "maps": 1}, "deadlineInMs": 0}), "deadlineInMs"),
-        (json!({"job": {"app": "synthetic", "maps": 1}, "deadlineMs": 999_999}), "deadlineMs"),
+        (
+            json!({"job": {"app": "synthetic", "trace": "traces/x.json"}}),
+            "job.trace",
+        ),
+        (
+            json!({"job": {"app": "synthetic", "trace": "/no/such/trace.json"}}),
+            "job.trace",
+        ),
+        (
+            json!({"job": {"app": "synthetic", "maps": 1}, "deadlineMs": 2_000_000, "deadlineInMs": 5}),
+            "deadlineInMs",
+        ),
+        (
+            json!({"job": {"app": "synthetic", "maps": 1}, "deadlineInMs": 0}),
+            "deadlineInMs",
+        ),
+        (
+            json!({"job": {"app": "synthetic", "maps": 1}, "deadlineMs": 999_999}),
+            "deadlineMs",
+        ),
     ] {
         let r = h.submit(body.clone()).await;
         assert_eq!(r.status, StatusCode::BAD_REQUEST, "{body}: {}", r.body);
@@ -224,16 +266,24 @@ async fn bad_submissions_name_the_field_and_store_nothing() {
         .submit(json!({"job": {"app": "synthetic", "maps": 1}, "user": "bob"}))
         .await;
     assert_eq!(r.status, StatusCode::FORBIDDEN, "{}", r.body);
-    assert_eq!(h.rm.cluster.lock().unwrap().apps().count(), 0, "nothing was stored");
+    assert_eq!(
+        h.rm.cluster.lock().unwrap().apps().count(),
+        0,
+        "nothing was stored"
+    );
     // A plain application is not a job.
-    let r = h.get("alice", &format!("{JOBS}/application_1000_0001")).await;
+    let r = h
+        .get("alice", &format!("{JOBS}/application_1000_0001"))
+        .await;
     assert_eq!(r.status, StatusCode::NOT_FOUND);
 }
 
 #[tokio::test]
 async fn a_master_progress_that_makes_no_sense_is_refused() {
     let h = Harness::new();
-    let r = h.submit(json!({"job": {"app": "synthetic", "maps": 2}})).await;
+    let r = h
+        .submit(json!({"job": {"app": "synthetic", "maps": 2}}))
+        .await;
     let id = r.body["job"]["id"].as_str().unwrap().to_owned();
     h.start_master(&id).await;
     let mut bad = progress(1.0, 2.0);
