@@ -170,6 +170,22 @@ impl Caller {
         })
     }
 
+    /// Whom a submission by the caller runs as: itself, or (an admin's only) `asked`.
+    fn submitter(&self, asked: Option<&str>) -> Result<String, ApiError> {
+        let me = self.user()?;
+        let user = match asked {
+            Some(u) if u != me && !self.0.is_admin() => {
+                return Err(ApiError::forbidden(format!(
+                    "you are {me}; only an admin may submit as {u}"
+                )));
+            }
+            Some(u) => u,
+            None => me,
+        };
+        limits::check_name("user", user)?;
+        Ok(user.to_owned())
+    }
+
     /// The caller owns `app` (its user, or an admin).
     fn owner_of(&self, app: &AppInfo) -> Result<(), ApiError> {
         if self.0.owns(&app.user) {
@@ -2607,18 +2623,7 @@ async fn submit(
     body: Result<Json<Submission>, JsonRejection>,
 ) -> Reply {
     let Json(s) = body?;
-    let caller_user = caller.user()?.to_owned();
-    // A user submits as itself; only an admin may submit for another user.
-    let user = match s.user {
-        Some(u) if u != caller_user && !caller.0.is_admin() => {
-            return Err(ApiError::forbidden(format!(
-                "you are {caller_user}; only an admin may submit as {u}"
-            )));
-        }
-        Some(u) => u,
-        None => caller_user,
-    };
-    limits::check_name("user", &user)?;
+    let user = caller.submitter(s.user.as_deref())?;
     limits::check_name("queue", &s.queue)?;
     if s.application_name.len() > 1024 {
         return Err(FieldError {

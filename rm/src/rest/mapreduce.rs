@@ -102,17 +102,7 @@ async fn submit(
     body: Result<Json<Submission>, JsonRejection>,
 ) -> Reply {
     let Json(s) = body?;
-    let caller_user = caller.user()?.to_owned();
-    let user = match &s.user {
-        Some(u) if *u != caller_user && !caller.0.is_admin() => {
-            return Err(ApiError::forbidden(format!(
-                "you are {caller_user}; only an admin may submit as {u}"
-            )));
-        }
-        Some(u) => u.clone(),
-        None => caller_user,
-    };
-    limits::check_name("user", &user)?;
+    let user = caller.submitter(s.user.as_deref())?;
     limits::check_name("queue", &s.queue)?;
     let name = s.name.clone().unwrap_or_else(|| s.job.app.clone());
     limits::check_name("name", &name)?;
