@@ -53,9 +53,15 @@ pub(crate) struct RmArgs {
     /// beyond the quotas, reclaimed for earlier deadlines) [default: fifo].
     #[arg(long, env = "YARD_RM_SCHEDULER", value_name = "NAME")]
     scheduler: Option<String>,
-    /// The overload classifier (seed 002): on keeps tasks off nodes it has learned to call
-    /// overloaded, under any cluster policy [default: off]. See ARCHITECTURE.md.
-    #[arg(long, env = "YARD_RM_OVERLOAD_CLASSIFIER", value_name = "on|off")]
+    /// The overload classifier: keeps tasks off nodes it has learned to call overloaded, under
+    /// any cluster policy. paper (or on): seed 002's; yard: yard's variant (the node's load
+    /// projected with the task, "at the maximum" apart from "above it", labels over the next
+    /// minute); off [default: off]. See ARCHITECTURE.md.
+    #[arg(
+        long,
+        env = "YARD_RM_OVERLOAD_CLASSIFIER",
+        value_name = "off|paper|yard|on"
+    )]
     overload_classifier: Option<String>,
     /// Which load the overload rule reads: host (the machine's) or own (each nodemanager's
     /// process tree; for several nodemanagers on one host) [default: host].
@@ -313,21 +319,23 @@ fn overload_settings(
     args: &RmArgs,
     file: &RmFile,
 ) -> Result<Option<yard_rm::overload::ClassifierConfig>> {
-    use yard_rm::overload::{ClassifierConfig, LoadSource, Utility};
-    let on = match args
+    use yard_rm::overload::{ClassifierConfig, LoadSource, Utility, Variant};
+    let variant = match args
         .overload_classifier
         .clone()
         .or(file.overload_classifier.clone())
         .as_deref()
     {
-        None | Some("off") => false,
-        Some("on") => true,
-        Some(other) => {
-            return Err(
-                BadInput(format!("--overload-classifier {other:?}: give on or off")).into(),
-            );
-        }
+        None | Some("off") => None,
+        Some("on") => Some(Variant::Paper),
+        Some(other) => Some(Variant::parse(other).map_err(|e| {
+            BadInput(format!(
+                "--overload-classifier (or overload_classifier in the config file): {e}, on (= \
+                 paper) or off"
+            ))
+        })?),
     };
+    let on = variant.is_some();
     let source = args
         .overload_load_source
         .clone()
@@ -360,14 +368,17 @@ fn overload_settings(
         if any_set {
             return Err(BadInput(
                 "--overload-* settings are given but the classifier is off: add \
-                 --overload-classifier on, or drop them"
+                 --overload-classifier paper (or yard), or drop them"
                     .into(),
             )
             .into());
         }
         return Ok(None);
     }
-    let mut c = ClassifierConfig::default();
+    let mut c = ClassifierConfig {
+        variant: variant.unwrap_or_default(),
+        ..ClassifierConfig::default()
+    };
     if let Some(s) = source {
         c.rule.source =
             LoadSource::parse(&s).map_err(|e| BadInput(format!("--overload-load-source: {e}")))?;

@@ -86,6 +86,12 @@ pub(crate) struct SimArgs {
     /// shipped FB-2009 day; `--seeds`, `--nodes`, `--rm-policies`, `--policies`, `--svg`).
     #[arg(long, value_name = "NAME", value_parser = parse_experiment)]
     experiment: Option<ExperimentArg>,
+    /// `--experiment overload`: how tasks are placed, beside the run without any (off, always
+    /// run): paper (seed 002's classifier), yard (yard's classifier), spread (no classifier,
+    /// each task on the node with the fewest containers per core), comma-separated
+    /// [default: paper].
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    overload_variants: Option<Vec<String>>,
     /// `--experiment overload`: the classifier's settings, as `yard rm` takes them. Which job
     /// a node serves first among those judged good: policy, fcfs[:EPSILON_S] or
     /// map-first[:REDUCE_WEIGHT] [default: policy].
@@ -282,6 +288,7 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
     }
     if !overload {
         let given = [
+            ("--overload-variants", args.overload_variants.is_some()),
             ("--overload-utility", args.overload_utility.is_some()),
             (
                 "--overload-max-load-per-core",
@@ -633,6 +640,20 @@ fn run_overload(args: &SimArgs, mut exp: Experiment) -> Result<()> {
             .policies
             .clone()
             .unwrap_or_else(|| vec![PolicyKind::Dart]),
+        variants: match &args.overload_variants {
+            None => vec![overload::Variant::Paper],
+            Some(list) => {
+                let mut out = Vec::new();
+                for v in list.iter().map(|v| v.trim()) {
+                    let v = overload::Variant::parse(v)
+                        .map_err(|e| BadInput(format!("--overload-variants: {e}")))?;
+                    if !out.contains(&v) {
+                        out.push(v);
+                    }
+                }
+                out
+            }
+        },
     };
     let spinner = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
     spinner.enable_steady_tick(std::time::Duration::from_millis(200));
@@ -673,7 +694,7 @@ fn run_overload(args: &SimArgs, mut exp: Experiment) -> Result<()> {
         let jobs = shared::prepare(jobs, &setup.experiment, factor, time_scale);
         spinner.set_message(format!(
             "overload, seed {seed}: {} days",
-            2 * setup.rm_policies.len() * setup.policies.len()
+            (1 + setup.variants.len()) * setup.rm_policies.len() * setup.policies.len()
         ));
         let report = overload::run(&setup, &jobs, &ratios, factor, time_scale);
         if let Some(dir) = args.svg.as_deref().filter(|_| reports.is_empty()) {

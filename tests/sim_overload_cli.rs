@@ -228,3 +228,116 @@ fn bad_flags_exit_2_and_say_what_to_fix() {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("--trace FILE or --synthetic"), "{stderr}");
 }
+
+#[test]
+fn variants_run_beside_the_reference_and_name_themselves_in_the_json() {
+    let args = small(&[
+        "--seeds",
+        "1",
+        "--overload-variants",
+        "yard,spread,paper",
+        "--json",
+    ]);
+    let out = run(&args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = report["rows"].as_array().unwrap();
+    let named: Vec<(&str, bool)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["variant"].as_str().unwrap(),
+                r["classifier"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        named,
+        [
+            ("off", false),
+            ("yard", true),
+            ("spread", false),
+            ("paper", true)
+        ]
+    );
+    for r in rows {
+        for key in [
+            "jobs",
+            "overloaded_node_seconds",
+            "throughput_tasks_per_s",
+            "unavoidable_node_seconds",
+        ] {
+            assert!(r.get(key).is_some(), "{key} in {r}");
+        }
+    }
+    let goals = report["goals"].as_array().unwrap();
+    let judged: Vec<&str> = goals
+        .iter()
+        .map(|g| g["variant"].as_str().unwrap())
+        .collect();
+    assert_eq!(judged, ["yard", "spread", "paper"]);
+    assert!(goals.iter().all(|g| g.get("oracle_ceiling").is_some()));
+}
+
+#[test]
+fn a_bad_variant_or_classifier_name_exits_2_and_says_which_there_are() {
+    let out = run(&small(&["--overload-variants", "paper,bayes"]));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--overload-variants")
+            && stderr.contains("bayes")
+            && stderr.contains("spread"),
+        "{stderr}"
+    );
+    let out = yard(&["sim", "--trace", TRACE, "--overload-variants", "yard"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--experiment overload"));
+
+    // yard rm: the name is checked before anything starts.
+    let out = yard(&["rm", "--overload-classifier", "bayes"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--overload-classifier")
+            && stderr.contains("yard")
+            && stderr.contains("paper"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    // The same in the config file.
+    let dir = std::env::temp_dir().join(format!("yard-overload-variant-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("yard.toml");
+    std::fs::write(&config, "[rm]\noverload_classifier = \"bayes\"\n").unwrap();
+    let out = yard(&["rm", "--config", config.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("overload_classifier"), "{stderr}");
+    // yard and paper are taken: the next setting is what stops these (no rm is started).
+    for name in ["yard", "paper", "on"] {
+        let out = yard(&[
+            "rm",
+            "--overload-classifier",
+            name,
+            "--overload-settle-ms=-1",
+        ]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name}: {stderr}");
+        assert!(stderr.contains("--overload-settle-ms"), "{name}: {stderr}");
+    }
+    std::fs::write(
+        &config,
+        "[rm]\noverload_classifier = \"yard\"\noverload_settle_ms = -1\n",
+    )
+    .unwrap();
+    let out = yard(&["rm", "--config", config.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("settle"), "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

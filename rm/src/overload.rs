@@ -183,10 +183,65 @@ impl Utility {
     }
 }
 
+/// Which classifier: the paper's features and labels, or yard's (see [`YARD_FEATURES`]).
+/// Both are the same naive Bayes (eq. 4–5), the same rule and the same decision (eq. 3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Variant {
+    /// Seed 002 as the digest reads it: [`FEATURES`], a placement labelled by its node's first
+    /// sample `settle_ms` after it. The default.
+    #[default]
+    Paper,
+    /// yard's: [`YARD_FEATURES`] — the node's load projected with this task and with the rm's
+    /// own fresh count of its containers (so placements in one pass, and slots freed since the
+    /// last sample, are seen), in levels that tell "at the rule's maximum" from "above it",
+    /// and how full the task leaves the node; a placement labelled bad if any sample from
+    /// `settle_ms` to [`YARD_LABEL_WINDOW_MS`] after it breaks the rule.
+    Yard,
+}
+
+impl Variant {
+    /// The features this variant's model reads, and their levels.
+    pub fn features(&self) -> &'static [(&'static str, u8)] {
+        match self {
+            Variant::Paper => &FEATURES,
+            Variant::Yard => &YARD_FEATURES,
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            Variant::Paper => "paper",
+            Variant::Yard => "yard",
+        }
+    }
+
+    /// `paper` or `yard`.
+    pub fn parse(s: &str) -> Result<Variant, String> {
+        match s {
+            "paper" => Ok(Variant::Paper),
+            "yard" => Ok(Variant::Yard),
+            _ => Err(format!(
+                "unknown classifier {s:?}: use paper (seed 002's features and labels) or yard \
+                 (yard's: the load projected with the task, at-max split from above-max, \
+                 labels over the next minute)"
+            )),
+        }
+    }
+}
+
+/// yard's labels: a placement is bad if any of its node's samples from `settle_ms` to this
+/// long after it breaks the rule. One minute: the horizon of the 1-minute load average the rule
+/// reads, by when a task's own share of it has mostly shown (1 − e^−1 = 63 %). Set from that
+/// definition, not from the experiment's figures.
+pub const YARD_LABEL_WINDOW_MS: i64 = 60_000;
+
 /// Everything the operator sets; fixed while the rm runs.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ClassifierConfig {
+    /// The paper's classifier or yard's.
+    pub variant: Variant,
     pub rule: OverloadRule,
     pub utility: Utility,
     /// Add-α smoothing of every count (1: Laplace's add-one).
@@ -255,6 +310,7 @@ impl LoadSource {
 impl Default for ClassifierConfig {
     fn default() -> Self {
         ClassifierConfig {
+            variant: Variant::Paper,
             rule: OverloadRule::default(),
             utility: Utility::Policy,
             laplace: 1.0,
@@ -400,6 +456,87 @@ pub const FEATURES: [(&str, u8); 7] = [
 ];
 const NODE_FEATURES: std::ops::Range<usize> = 2..6;
 
+/// yard's features ([`Variant::Yard`]), in order, and their levels: the paper's, but for the
+/// load, read as what the node would carry with this task, and one more, how full the task
+/// leaves the node. Why (README, "Overloaded nodes"): a full node of 4 tasks on 4 cores is at
+/// the rule's edge, and the paper's top level "≥ the rule's maximum" puts a node running
+/// exactly its cores (every full node that just freed a slot reads so, the average lagging)
+/// with the overloaded ones; and its load is the last sample's, so every task placed in one
+/// pass, or since that sample, lands on a node read as if they were not there.
+pub const YARD_FEATURES: [(&str, u8); 8] = [
+    ("job type", 3),
+    ("job stage", 2),
+    // P = the node's load from outside the rm's containers (its last 1-minute load less the
+    // containers the rm had there then, ≥ 0) + the rm's containers there now + this task, over
+    // M = the rule's maximum: P ≤ M/2, P ≤ M − 1 (room for another after it), P ≤ M (at max:
+    // this task brings it within one task of the cores), P > M (above: the rule would break if
+    // the outside load stays).
+    ("projected load", 4),
+    ("cpu busy", 4),
+    ("memory free", 4),
+    ("disk busy", 4),
+    ("same type here", 4),
+    // The rm's containers there with this one, per core: ≤ ½, < 1, ≥ 1 (full: at the edge).
+    ("fill with it", 3),
+];
+
+/// A placement's features: the paper's seven and a 0 where it has no eighth (its model reads
+/// seven), or yard's eight.
+pub type Features = [u8; 8];
+
+/// What the rm itself knows of a node at a placement, beside its last load sample.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Here {
+    /// Task containers there of jobs of the job's type (the paper's CPU/IO balance).
+    pub same_type: u32,
+    /// Every container the rm has there now, this pass's placements included (yard's only).
+    pub containers: u32,
+}
+
+impl From<u32> for Here {
+    /// Only the paper's balance (`same_type`): what [`Variant::Paper`] reads.
+    fn from(same_type: u32) -> Here {
+        Here {
+            same_type,
+            containers: 0,
+        }
+    }
+}
+
+/// yard's features ([`YARD_FEATURES`]) of placing a task of `job` on a node whose last sample
+/// was `l`, taken while the rm had `containers_at_sample` containers there.
+pub fn yard_features(
+    rule: &OverloadRule,
+    job: JobFeatures,
+    l: &NodeLoad,
+    containers_at_sample: u32,
+    here: Here,
+) -> [u8; 8] {
+    let p = features(rule, job, l, here.same_type);
+    let cores = f64::from(l.cores.max(1));
+    let max = rule.max_load_per_core * cores;
+    let outside = (l.load_1m - f64::from(containers_at_sample)).max(0.0);
+    let projected = outside + f64::from(here.containers) + 1.0;
+    let load = if projected <= max / 2.0 {
+        0
+    } else if projected <= max - 1.0 {
+        1
+    } else if projected <= max {
+        2
+    } else {
+        3
+    };
+    let fill = (f64::from(here.containers) + 1.0) / cores;
+    let fill = if fill <= 0.5 {
+        0
+    } else if fill < 1.0 {
+        1
+    } else {
+        2
+    };
+    [p[0], p[1], load, p[3], p[4], p[5], p[6], fill]
+}
+
 fn level(x: f64, bounds: [f64; 3]) -> u8 {
     bounds.iter().take_while(|&&b| x >= b).count() as u8
 }
@@ -474,8 +611,13 @@ impl Judgement {
 struct NodeRecord {
     /// The last load sample and when it came.
     load: Option<(i64, NodeLoad)>,
-    /// Placements not yet labelled: when, and their features.
-    pending: Vec<(i64, [u8; 7])>,
+    /// Placements not yet labelled: when, their features, and (yard's labels) whether a
+    /// sample since broke the rule.
+    pending: Vec<(i64, Features, bool)>,
+    /// The rm's containers on the node when its last sample came (yard's features).
+    containers_at_sample: u32,
+    /// Placements since the last sample.
+    placed_since_sample: u32,
     labelled: [u64; 2],
     /// Refused every time since then.
     refused_since: Option<i64>,
@@ -535,7 +677,7 @@ pub struct Classifier {
 
 impl Classifier {
     pub fn new(config: ClassifierConfig) -> Self {
-        let levels: Vec<u8> = FEATURES.iter().map(|(_, l)| *l).collect();
+        let levels: Vec<u8> = config.variant.features().iter().map(|(_, l)| *l).collect();
         Classifier {
             model: NaiveBayes::new(&levels, config.laplace),
             config,
@@ -565,17 +707,53 @@ impl Classifier {
     /// A node's load at `now_ms`: labels its placements made at least `settle_ms` before by the
     /// rule on this load, and learns them. Returns how many were labelled.
     pub fn observe(&mut self, now_ms: i64, node: NodeId, load: NodeLoad) -> usize {
+        self.observe_with(now_ms, node, load, 0)
+    }
+
+    /// [`Classifier::observe`], with the rm's containers on the node as the sample came (what
+    /// yard's features take from its load as not the rm's).
+    ///
+    /// Labels: the paper's (eq. 3's feedback, digest §1.3): the rule on the first sample at
+    /// least `settle_ms` after the placement. yard's: bad as soon as a sample from `settle_ms`
+    /// on breaks the rule, good once [`YARD_LABEL_WINDOW_MS`] passed without one.
+    pub fn observe_with(
+        &mut self,
+        now_ms: i64,
+        node: NodeId,
+        load: NodeLoad,
+        containers: u32,
+    ) -> usize {
         let overloaded = self.config.rule.overloaded(&load);
         let settle = self.config.settle_ms;
+        let variant = self.config.variant;
         let rec = self.nodes.entry(node).or_default();
         rec.load = Some((now_ms, load));
-        let (due, waiting): (Vec<_>, Vec<_>) = std::mem::take(&mut rec.pending)
-            .into_iter()
-            .partition(|(at, _)| now_ms - at >= settle);
-        rec.pending = waiting;
-        rec.labelled[usize::from(overloaded)] += due.len() as u64;
-        for (_, f) in &due {
-            self.model.learn(f, !overloaded);
+        rec.containers_at_sample = containers;
+        rec.placed_since_sample = 0;
+        let mut due: Vec<(Features, bool)> = Vec::new();
+        rec.pending.retain_mut(|(at, f, bad)| {
+            let age = now_ms - *at;
+            if age < settle {
+                return true;
+            }
+            let label = match variant {
+                Variant::Paper => Some(overloaded),
+                Variant::Yard => {
+                    *bad |= overloaded;
+                    (*bad || age >= YARD_LABEL_WINDOW_MS).then_some(*bad)
+                }
+            };
+            match label {
+                Some(bad) => {
+                    due.push((*f, bad));
+                    false
+                }
+                None => true,
+            }
+        });
+        for (f, bad) in &due {
+            rec.labelled[usize::from(*bad)] += 1;
+            self.model.learn(f, !bad);
         }
         due.len()
     }
@@ -586,16 +764,42 @@ impl Classifier {
         self.nodes.remove(&node);
     }
 
-    /// The features of a placement on `node` now; `None` before its first load sample.
-    pub fn features(&self, node: NodeId, job: JobFeatures, same_type: u32) -> Option<[u8; 7]> {
-        let (_, load) = self.nodes.get(&node)?.load?;
-        Some(features(&self.config.rule, job, &load, same_type))
+    /// The features of a placement on `node` now, by the variant's; `None` before its first
+    /// load sample.
+    pub fn features(
+        &self,
+        node: NodeId,
+        job: JobFeatures,
+        here: impl Into<Here>,
+    ) -> Option<Features> {
+        let rec = self.nodes.get(&node)?;
+        let (_, load) = rec.load?;
+        let here = here.into();
+        Some(match self.config.variant {
+            Variant::Paper => {
+                let f = features(&self.config.rule, job, &load, here.same_type);
+                [f[0], f[1], f[2], f[3], f[4], f[5], f[6], 0]
+            }
+            Variant::Yard => yard_features(
+                &self.config.rule,
+                job,
+                &load,
+                rec.containers_at_sample,
+                here,
+            ),
+        })
     }
 
     /// Labels a placement of `job` on `node` now. Pure: refusals are recorded by
     /// [`Classifier::refused`], placements by [`Classifier::assigned`].
-    pub fn judge(&self, now_ms: i64, node: NodeId, job: JobFeatures, same_type: u32) -> Judgement {
-        let Some(f) = self.features(node, job, same_type) else {
+    pub fn judge(
+        &self,
+        now_ms: i64,
+        node: NodeId,
+        job: JobFeatures,
+        here: impl Into<Here>,
+    ) -> Judgement {
+        let Some(f) = self.features(node, job, here) else {
             return Judgement::Unknown;
         };
         if self.model.samples() < self.config.min_samples {
@@ -625,14 +829,15 @@ impl Classifier {
     /// [`Classifier::features`]; `None` learns nothing): it waits for its label. A placement
     /// ends the node's refusal, so a probe is followed by `explore_after_ms` of the model's
     /// own verdicts.
-    pub fn assigned(&mut self, now_ms: i64, node: NodeId, features: Option<[u8; 7]>, probe: bool) {
+    pub fn assigned(&mut self, now_ms: i64, node: NodeId, features: Option<Features>, probe: bool) {
         let rec = self.nodes.entry(node).or_default();
         rec.refused_since = None;
+        rec.placed_since_sample += 1;
         if probe {
             rec.probes += 1;
         }
         if let Some(f) = features {
-            rec.pending.push((now_ms, f));
+            rec.pending.push((now_ms, f, false));
         }
     }
 
@@ -640,13 +845,16 @@ impl Classifier {
     pub fn node(&self, node: NodeId) -> NodeOverload {
         let rec = self.nodes.get(&node).cloned().unwrap_or_default();
         let load = rec.load.map(|(_, l)| l);
-        let f = load.map(|l| {
-            let job = JobFeatures {
-                stage: Stage::Map,
-                bound: None,
-            };
-            features(&self.config.rule, job, &l, 0)
-        });
+        let job = JobFeatures {
+            stage: Stage::Map,
+            bound: None,
+        };
+        // yard's: the rm's containers there taken as those at the sample and placed since.
+        let here = Here {
+            same_type: 0,
+            containers: rec.containers_at_sample + rec.placed_since_sample,
+        };
+        let f = self.features(node, job, here);
         let p_good = f
             .filter(|_| self.model.samples() >= self.config.min_samples)
             .and_then(|f| self.model.p_good_over(&f, |i| NODE_FEATURES.contains(&i)));
@@ -670,7 +878,7 @@ impl Classifier {
                         .map(|i| {
                             let [good, bad] = self.model.value_counts(i, f[i]);
                             FeatureCount {
-                                name: FEATURES[i].0,
+                                name: self.config.variant.features()[i].0,
                                 level: f[i],
                                 good,
                                 bad,
@@ -993,6 +1201,192 @@ mod tests {
         }
         assert_eq!(LoadSource::parse("own"), Ok(LoadSource::Own));
         assert!(LoadSource::parse("guest").unwrap_err().contains("host"));
+    }
+
+    fn four_cores(load_1m: f64) -> NodeLoad {
+        NodeLoad {
+            cores: 4,
+            load_1m,
+            cpu: (load_1m / 4.0).min(1.0),
+            memory_free: 0.5,
+            disk: 0.1,
+        }
+    }
+
+    fn here(containers: u32) -> Here {
+        Here {
+            same_type: 0,
+            containers,
+        }
+    }
+
+    #[test]
+    fn yards_load_level_tells_at_the_maximum_from_above_it() {
+        let rule = OverloadRule::default();
+        let f = |load, at_sample, now| {
+            yard_features(&rule, JOB, &four_cores(load), at_sample, here(now))
+        };
+        // A full node that just freed a slot still reads 4.00: the paper's top level, as if
+        // overloaded; yard's: nothing outside the rm's 4 containers, this task brings it back
+        // to 4 — at the maximum, not above it.
+        assert_eq!(features(&rule, JOB, &four_cores(4.0), 0)[2], 3);
+        assert_eq!(f(4.0, 4, 3)[2], 2, "at max");
+        // The same sample with a CPU hog's 2 threads beside the 4 containers: above.
+        assert_eq!(f(6.0, 4, 3)[2], 3, "above max");
+        // Idle: 1 with the task; 2 tasks and this one: 3 = max − 1 (room for one more after).
+        assert_eq!(f(0.0, 0, 0)[2], 0);
+        assert_eq!(f(2.0, 2, 2)[2], 1);
+        // The outside load is never below 0 (a load average still rising under new tasks).
+        assert_eq!(f(0.5, 3, 1)[2], 0);
+        // Fill with the task: ≤ ½, < 1, full.
+        assert_eq!(
+            [f(0.0, 0, 1)[7], f(0.0, 0, 2)[7], f(0.0, 0, 3)[7]],
+            [0, 1, 2]
+        );
+        for (i, v) in f(9.0, 0, 9).iter().enumerate() {
+            assert!(*v < YARD_FEATURES[i].1, "feature {i} within its levels");
+        }
+        // The rest are the paper's.
+        let p = features(&rule, JOB, &four_cores(6.0), 1);
+        let y = yard_features(
+            &rule,
+            JOB,
+            &four_cores(6.0),
+            4,
+            Here {
+                same_type: 1,
+                containers: 3,
+            },
+        );
+        assert_eq!(
+            [p[0], p[1], p[3], p[4], p[5], p[6]],
+            [y[0], y[1], y[3], y[4], y[5], y[6]]
+        );
+    }
+
+    #[test]
+    fn yards_features_see_this_passs_placements_before_the_next_sample() {
+        let yard = ClassifierConfig {
+            variant: Variant::Yard,
+            ..ClassifierConfig::default()
+        };
+        let mut c = Classifier::new(yard);
+        let n = NodeId(1);
+        c.observe_with(0, n, four_cores(0.0), 0);
+        // Three tasks placed in one pass: the load sample is the same, the level climbs.
+        let levels: Vec<u8> = (0..4)
+            .map(|k| c.features(n, JOB, here(k)).unwrap()[2])
+            .collect();
+        assert_eq!(levels, [0, 0, 1, 2]);
+        // The paper's reads the sample alone: the same level for all four.
+        let p = Classifier::new(ClassifierConfig::default());
+        let mut p = p;
+        p.observe(0, n, four_cores(0.0));
+        let levels: Vec<u8> = (0..4)
+            .map(|k| p.features(n, JOB, here(k)).unwrap()[2])
+            .collect();
+        assert_eq!(levels, [0; 4]);
+        assert_eq!(
+            p.features(n, JOB, 0).unwrap()[7],
+            0,
+            "the paper's has no eighth"
+        );
+    }
+
+    #[test]
+    fn yards_classifier_learns_above_max_bad_and_lets_at_max_through() {
+        let yard = ClassifierConfig {
+            variant: Variant::Yard,
+            ..ClassifierConfig::default()
+        };
+        let mut c = Classifier::new(yard);
+        let (calm, hot) = (NodeId(1), NodeId(2));
+        // Node 1 runs 3 of the rm's containers and nothing else (load 3); node 2 runs 3 and a
+        // CPU hog (load 5, overloaded). Each gets a 4th task, again and again.
+        let mut t = 0;
+        for _ in 0..25 {
+            c.observe_with(t, calm, four_cores(3.0), 3);
+            c.observe_with(t, hot, four_cores(5.0), 3);
+            for n in [calm, hot] {
+                let f = c.features(n, JOB, here(3));
+                c.assigned(t, n, f, false);
+            }
+            t += YARD_LABEL_WINDOW_MS;
+        }
+        c.observe_with(t, calm, four_cores(3.0), 3);
+        c.observe_with(t, hot, four_cores(5.0), 3);
+        assert_eq!(c.node(calm).labelled_good, 25);
+        assert_eq!(c.node(hot).labelled_bad, 25);
+        assert!(matches!(
+            c.judge(t, calm, JOB, here(3)),
+            Judgement::Good { .. }
+        ));
+        assert!(matches!(
+            c.judge(t, hot, JOB, here(3)),
+            Judgement::Bad { .. }
+        ));
+        // The hog's node with two slots freed under it: 1 container, outside load still 2:
+        // the task brings it to 4, at the maximum, which was learned good.
+        assert!(matches!(
+            c.judge(t, hot, JOB, here(1)),
+            Judgement::Good { .. }
+        ));
+    }
+
+    #[test]
+    fn yards_labels_watch_the_minute_after_a_placement() {
+        let n = NodeId(1);
+        let run = |variant| {
+            let mut c = Classifier::new(ClassifierConfig {
+                variant,
+                ..ClassifierConfig::default()
+            });
+            c.observe_with(0, n, four_cores(3.0), 3);
+            let f = c.features(n, JOB, here(3));
+            c.assigned(0, n, f, false);
+            // Calm at 5 s, overloaded at 30 s (the task's share of the average showing).
+            let at_5s = c.observe_with(5_000, n, four_cores(3.5), 4);
+            let node = c.node(n);
+            let first = (at_5s, node.labelled_good, node.labelled_bad);
+            c.observe_with(30_000, n, four_cores(4.2), 4);
+            let node = c.node(n);
+            (first, (node.labelled_good, node.labelled_bad))
+        };
+        assert_eq!(
+            run(Variant::Paper),
+            ((1, 1, 0), (1, 0)),
+            "the first sample: good"
+        );
+        assert_eq!(
+            run(Variant::Yard),
+            ((0, 0, 0), (0, 1)),
+            "within the minute: bad"
+        );
+        // Good only once the minute passed calm.
+        let mut c = Classifier::new(ClassifierConfig {
+            variant: Variant::Yard,
+            ..ClassifierConfig::default()
+        });
+        c.observe_with(0, n, four_cores(1.0), 1);
+        let f = c.features(n, JOB, here(1));
+        c.assigned(0, n, f, false);
+        assert_eq!(c.observe_with(59_999, n, four_cores(2.0), 2), 0);
+        assert_eq!(c.observe_with(60_000, n, four_cores(2.0), 2), 1);
+        assert_eq!(c.node(n).labelled_good, 1);
+    }
+
+    #[test]
+    fn variants_by_name_and_a_bad_one_says_which_there_are() {
+        assert_eq!(Variant::parse("paper"), Ok(Variant::Paper));
+        assert_eq!(Variant::parse("yard"), Ok(Variant::Yard));
+        assert_eq!(ClassifierConfig::default().variant, Variant::Paper);
+        let e = Variant::parse("bayes").unwrap_err();
+        assert!(
+            e.contains("bayes") && e.contains("paper") && e.contains("yard"),
+            "{e}"
+        );
+        assert_eq!(Variant::Yard.features().len(), 8);
+        assert_eq!(Variant::Paper.features(), &FEATURES[..]);
     }
 
     #[test]

@@ -22,7 +22,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::aria::Target;
 use crate::overload::{
-    Bound, Classifier, ClassifierConfig, JobFeatures, Judgement, NodeLoad, Utility,
+    Bound, Classifier, ClassifierConfig, Here, JobFeatures, Judgement, NodeLoad, Utility,
 };
 pub use crate::policy::PolicyKind;
 use crate::policy::{
@@ -391,6 +391,22 @@ pub struct Scheduler {
     counts: SpareCounts,
     /// The overload classifier, a placement filter under any policy (`None`: off).
     overload: Option<Classifier>,
+    /// Where a task that may go anywhere goes when no classifier chooses.
+    placement: Placement,
+}
+
+/// Where a container that may go anywhere goes, when no overload classifier chooses (with one,
+/// it goes to the likeliest-good node).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Placement {
+    /// The first node with room, by node id: nodes fill up one after another (packing). The
+    /// default, and what every experiment before issue 17's baselines ran.
+    #[default]
+    Pack,
+    /// The node with the fewest containers per vcore (then the first by id), for node- and
+    /// rack-local asks too among the nodes they name: spreading, with no load read and nothing
+    /// learned — the baseline that tells the classifier's learning from its spreading.
+    Spread,
 }
 
 impl Scheduler {
@@ -412,7 +428,14 @@ impl Scheduler {
             now_ms: i64::MIN,
             counts: SpareCounts::default(),
             overload: None,
+            placement: Placement::Pack,
         }
+    }
+
+    /// Where containers that may go anywhere go when no classifier chooses.
+    pub fn with_placement(mut self, placement: Placement) -> Self {
+        self.placement = placement;
+        self
     }
 
     /// Places tasks only where the overload classifier (seed 002) judges them good; see
@@ -619,8 +642,12 @@ impl Scheduler {
             SchedEvent::Tick => self.requota_all(out),
             SchedEvent::NodeLoad { node, load } => {
                 let now = self.now_ms;
+                let containers = self
+                    .nodes
+                    .get(&node)
+                    .map_or(0, |n| n.containers.len() as u32);
                 if let Some(c) = self.overload.as_mut() {
-                    c.observe(now, node, load);
+                    c.observe_with(now, node, load, containers);
                 }
             }
             SchedEvent::JobType { app, map, reduce } => {
@@ -1011,7 +1038,24 @@ impl Scheduler {
             return Judgement::Unknown;
         };
         let job = a.job_features();
-        c.judge(self.now_ms, node, job, self.same_type(node, job))
+        c.judge(self.now_ms, node, job, self.here(node, job))
+    }
+
+    /// What the rm knows of `node` for a task of `job`: the paper's CPU/IO balance and (yard's
+    /// classifier) every container it has there now.
+    fn here(&self, node: NodeId, job: JobFeatures) -> Here {
+        Here {
+            same_type: self.same_type(node, job),
+            containers: self
+                .nodes
+                .get(&node)
+                .map_or(0, |n| n.containers.len() as u32),
+        }
+    }
+
+    /// How full `n` is for [`Placement::Spread`]: containers per vcore.
+    fn fill(n: &Node) -> f64 {
+        n.containers.len() as f64 / f64::from(n.capacity.vcores.max(1))
     }
 
     /// Task containers on `node` of jobs whose current type is `job`'s (untyped counts with
@@ -1056,12 +1100,47 @@ impl Scheduler {
             }
         };
         let fits = |n: &Node, size: Resources| size.fits_in(n.capacity.minus(n.used));
+        let spread = !filter && self.placement == Placement::Spread;
+        // Placement::Spread: the emptiest of these nodes with room, the first of equals.
+        let emptiest = |ids: &mut dyn Iterator<Item = NodeId>, size: Resources| {
+            ids.filter_map(|id| Some((id, self.nodes.get(&id).filter(|n| fits(n, size))?)))
+                .min_by(|x, y| Self::fill(x.1).total_cmp(&Self::fill(y.1)))
+                .map(|(id, _)| id)
+        };
         let mut choice = None;
         'asks: for (&(priority, size), set) in &a.asks {
             if (priority == MASTER_PRIORITY) != masters {
                 continue;
             }
             if priority == MASTER_PRIORITY && !self.master_fits(size) {
+                continue;
+            }
+            if spread {
+                let mut asked = set.nodes.iter().filter(|c| *c.1 > 0).map(|c| *c.0);
+                if let Some(node) = emptiest(&mut asked, size) {
+                    choice = Some((priority, size, node, Place::Node(node)));
+                    break 'asks;
+                }
+                for (&rack, _) in set.racks.iter().filter(|c| *c.1 > 0) {
+                    let mut in_rack = self
+                        .room
+                        .iter()
+                        .copied()
+                        .filter(|id| self.nodes.get(id).is_some_and(|n| n.rack == rack));
+                    if let Some(node) = emptiest(&mut in_rack, size) {
+                        choice = Some((priority, size, node, Place::Rack(rack)));
+                        break 'asks;
+                    }
+                }
+                let wants_places =
+                    set.nodes.values().any(|&c| c > 0) || set.racks.values().any(|&c| c > 0);
+                if set.relax || !wants_places {
+                    let mut all = self.room.iter().copied();
+                    if let Some(node) = emptiest(&mut all, size) {
+                        choice = Some((priority, size, node, Place::Any));
+                        break 'asks;
+                    }
+                }
                 continue;
             }
             for (&node, &count) in &set.nodes {
@@ -1147,11 +1226,11 @@ impl Scheduler {
         }
         let (priority, size, node, satisfied) = choice?;
         if filter {
-            let same = self.same_type(node, job);
+            let here = self.here(node, job);
             let now = self.now_ms;
             let probe = matches!(judged, Some(Judgement::Explore { .. }));
             if let Some(c) = self.overload.as_mut() {
-                let f = c.features(node, job, same);
+                let f = c.features(node, job, here);
                 c.assigned(now, node, f, probe);
             }
             if let Some(a) = self.apps.get_mut(&app) {
@@ -1340,6 +1419,39 @@ mod tests {
             t += 5_000;
         }
         per_round
+    }
+
+    #[test]
+    fn spread_places_on_the_emptiest_node_where_pack_fills_the_first() {
+        let nodes_of = |placement| {
+            let mut s = cluster(Ordering::Fifo, 3, 4).with_placement(placement);
+            add(&mut s, 1);
+            let out = ask(&mut s, 1, vec![any(4)]);
+            let mut per_node = [0u32; 3];
+            for a in &out {
+                if let Assignment::Allocate { node, .. } = a {
+                    per_node[node.0 as usize] += 1;
+                }
+            }
+            per_node
+        };
+        assert_eq!(nodes_of(Placement::Pack), [4, 0, 0]);
+        assert_eq!(nodes_of(Placement::Spread), [2, 1, 1]);
+    }
+
+    #[test]
+    fn yards_classifier_also_learns_the_hogged_node() {
+        let config = ClassifierConfig {
+            variant: crate::overload::Variant::Yard,
+            ..ClassifierConfig::default()
+        };
+        let mut s = cluster(Ordering::Fifo, 2, 4).with_overload_classifier(config);
+        add(&mut s, 1);
+        // yard's labels wait up to a minute: enough rounds of 5 s for 20 of them and more.
+        let rounds = hog_rounds(&mut s, 40, 0);
+        let late: u32 = rounds[30..].iter().map(|r| r[1]).sum();
+        let early: u32 = rounds[..5].iter().map(|r| r[1]).sum();
+        assert!(early > 0 && late == 0, "{rounds:?}");
     }
 
     #[test]

@@ -37,7 +37,8 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use yard_appmaster::policy::{AttemptId, Seconds};
 use yard_appmaster::typing::Bound;
-use yard_rm::overload::{ClassifierConfig, OverloadRule};
+use yard_rm::overload::{ClassifierConfig, OverloadRule, Variant as ClassifierVariant};
+use yard_rm::scheduler::Placement;
 
 use yard_appmaster::policy::PolicyKind;
 use yard_rm::scheduler::PolicyKind as RmPolicy;
@@ -57,6 +58,8 @@ pub struct LoadSetup {
     /// The rm's overload classifier; `None`: off (the nodes' loads and the jobs' types still
     /// reach the rm, which ignores them).
     pub classifier: Option<ClassifierConfig>,
+    /// Where the rm puts a task when no classifier chooses (`Pack`: its default).
+    pub placement: Placement,
     /// Per job (in the day's order), its reduces' output over their input.
     pub reduce_output_ratio: Vec<f64>,
     /// Hand-made hogs instead of drawn ones: per node its CPU and IO hog, each switching at
@@ -74,6 +77,9 @@ pub struct LoadStats {
     pub overloaded_placed_on_hog: f64,
     /// Overloaded-node-seconds in each minute of the day (from its start).
     pub overloaded_per_minute: Vec<f64>,
+    /// Node-seconds that no placement of the tasks running at each moment could have kept
+    /// under the rule ([`unavoidable`]), counted like overload, every 5 s.
+    pub unavoidable_node_seconds: f64,
     /// Node-seconds with a hog on (counted like overload, every 5 s).
     pub hogged_node_seconds: f64,
     /// Σ time / work at full speed, over the attempts that ran their whole work.
@@ -121,6 +127,38 @@ impl LoadStats {
     }
 }
 
+/// How many nodes must be over their cores, at the least, to hold the tasks running on `nodes`
+/// now with their hogs as they are: a node of `c` cores whose hogs keep `h` processes runnable
+/// takes `c − h` tasks without going over and at most its containers (`c`, one per core) in
+/// all, so the tasks beyond Σ(c − h) need nodes over their cores, the most hogged first. An
+/// oracle's bound, not a policy: it moves running tasks freely, knows every hog now, and reads
+/// processes runnable where the rule reads their 1-minute average. Summed over a day without
+/// any variant, it says how much of that day's overload was placement's to avoid at all.
+pub fn unavoidable<T: PartialEq + Copy>(nodes: &[Node<T>]) -> u32 {
+    let mut tasks = 0u64;
+    let mut room = 0u64;
+    let mut extra: Vec<u64> = Vec::with_capacity(nodes.len());
+    for n in nodes {
+        let cores = u64::from(n.config().cores);
+        let running = n.tasks().count() as u64;
+        let hogs = (n.runnable() - running).min(cores);
+        tasks += running;
+        room += cores - hogs;
+        extra.push(hogs);
+    }
+    let mut over = tasks.saturating_sub(room);
+    extra.sort_unstable_by(|a, b| b.cmp(a));
+    let mut count = 0;
+    for e in extra {
+        if over == 0 || e == 0 {
+            break;
+        }
+        over = over.saturating_sub(e);
+        count += 1;
+    }
+    count
+}
+
 /// A task running on a node, as the day's load side knows it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Running {
@@ -146,17 +184,77 @@ pub(crate) struct LoadSide {
     pub stats: LoadStats,
 }
 
-/// What to run: the same jobs under each cluster policy and task policy, without and with the
-/// classifier.
+/// How a day places tasks: the reference without any of it, the paper's classifier, yard's
+/// classifier, or spreading with no classifier (the baseline that tells learning from
+/// spreading).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Variant {
+    /// No classifier; the rm's default placement, the first node with room (packing).
+    Off,
+    /// Seed 002's classifier as the digest reads it (`yard_rm::overload::Variant::Paper`).
+    Paper,
+    /// yard's classifier (`yard_rm::overload::Variant::Yard`).
+    Yard,
+    /// No classifier; each task on the node with the fewest containers per core
+    /// (`yard_rm::scheduler::Placement::Spread`): no load read, nothing learned.
+    Spread,
+}
+
+impl Variant {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Variant::Off => "off",
+            Variant::Paper => "paper",
+            Variant::Yard => "yard",
+            Variant::Spread => "spread",
+        }
+    }
+
+    /// Whether the rm runs a classifier.
+    pub fn classifier(&self) -> bool {
+        matches!(self, Variant::Paper | Variant::Yard)
+    }
+
+    /// `paper`, `yard` or `spread` (`off`, the reference, always runs).
+    pub fn parse(s: &str) -> Result<Variant, String> {
+        match s {
+            "paper" => Ok(Variant::Paper),
+            "yard" => Ok(Variant::Yard),
+            "spread" => Ok(Variant::Spread),
+            _ => Err(format!(
+                "unknown variant {s:?}: use paper (seed 002's classifier), yard (yard's \
+                 classifier) or spread (no classifier, each task on the emptiest node); the \
+                 run without any, off, always runs"
+            )),
+        }
+    }
+
+    /// The day's load setup for this variant (`config`: the classifier's settings).
+    fn classifier_config(&self, config: ClassifierConfig) -> Option<ClassifierConfig> {
+        let variant = match self {
+            Variant::Paper => ClassifierVariant::Paper,
+            Variant::Yard => ClassifierVariant::Yard,
+            Variant::Off | Variant::Spread => return None,
+        };
+        Some(ClassifierConfig { variant, ..config })
+    }
+}
+
+/// What to run: the same jobs under each cluster policy and task policy, without any variant
+/// and with each of `variants`.
 #[derive(Debug, Clone)]
 pub struct OverloadSetup {
     /// The cluster (nodes, containers per node), how masters use containers, the seed.
     pub experiment: Experiment,
     pub load: LoadConfig,
-    /// The classifier's settings; its rule counts overload in both runs.
+    /// The classifier's settings (its `variant` is each day's); its rule counts overload in
+    /// every run.
     pub classifier: ClassifierConfig,
     pub rm_policies: Vec<RmPolicy>,
     pub policies: Vec<PolicyKind>,
+    /// Run beside the reference (`Variant::Off`, always run first); `[Paper]` by default.
+    pub variants: Vec<Variant>,
 }
 
 /// One day: a cluster policy and a task policy, with or without the classifier. The issue's
@@ -165,11 +263,22 @@ pub struct OverloadSetup {
 pub struct OverloadRow {
     pub rm_policy: String,
     pub policy: String,
+    /// Whether the rm ran a classifier (the paper's or yard's).
     pub classifier: bool,
+    /// How tasks were placed: `off`, `paper`, `yard` or `spread` ([`Variant`]).
+    pub variant: Variant,
     pub jobs: usize,
     pub overloaded_node_seconds: f64,
     /// Of them, on nodes running a task placed under a hog still on (see [`LoadStats`]).
     pub overloaded_placed_on_hog: f64,
+    /// That part's share: in the run without any variant, the ceiling of what a filter on
+    /// the nodes' state at placement could spare (not of spreading, which changes which nodes
+    /// are full when a hog comes on later). `None` when nothing was overloaded.
+    pub placement_avoidable_share: Option<f64>,
+    /// Overloaded-node-seconds no placement of the tasks running at each moment could have
+    /// avoided ([`unavoidable`]); in the run without any variant, 1 − this over its overload
+    /// is the most any placement rule could cut (an oracle's ceiling).
+    pub unavoidable_node_seconds: f64,
     /// `None` when no task ran its whole work.
     pub mean_task_slowdown: Option<f64>,
     pub relaunched_tasks: u64,
@@ -213,6 +322,14 @@ pub struct OverloadRow {
 pub struct Goals {
     pub rm_policy: String,
     pub policy: String,
+    /// The variant judged against the run without any.
+    pub variant: Variant,
+    /// The run without any: the share of its overload on nodes running a task placed under a
+    /// hog still on (see [`OverloadRow::placement_avoidable_share`]).
+    pub placement_avoidable_share: Option<f64>,
+    /// The oracle's ceiling on the cut: 1 − the run without any variant's unavoidable
+    /// overloaded-node-seconds over its overloaded-node-seconds ([`unavoidable`]).
+    pub oracle_ceiling: Option<f64>,
     /// 1 − overloaded-node-seconds with / without (goal ≥ 0.5); `None` when the run without
     /// the classifier overloaded nothing.
     pub overload_cut: Option<f64>,
@@ -281,31 +398,37 @@ pub fn run(
     time_scale: f64,
 ) -> OverloadReport {
     let exp = &setup.experiment;
-    let days: Vec<(RmPolicy, PolicyKind, bool)> = setup
-        .rm_policies
-        .iter()
-        .flat_map(|&rm| {
-            setup
-                .policies
-                .iter()
-                .flat_map(move |&p| [(rm, p, false), (rm, p, true)])
-        })
-        .collect();
-    let rows = par_map(&days, |_, &(rm, policy, on)| {
+    let mut variants = vec![Variant::Off];
+    for &v in &setup.variants {
+        if !variants.contains(&v) {
+            variants.push(v);
+        }
+    }
+    let mut days: Vec<(RmPolicy, PolicyKind, Variant)> = Vec::new();
+    for &rm in &setup.rm_policies {
+        for &p in &setup.policies {
+            days.extend(variants.iter().map(|&v| (rm, p, v)));
+        }
+    }
+    let rows = par_map(&days, |_, &(rm, policy, variant)| {
         let load = LoadSetup {
             load: setup.load,
             rule: setup.classifier.rule,
-            classifier: on.then_some(setup.classifier),
+            classifier: variant.classifier_config(setup.classifier),
+            placement: match variant {
+                Variant::Spread => Placement::Spread,
+                _ => Placement::Pack,
+            },
             reduce_output_ratio: ratios.to_vec(),
             scripted_hogs: None,
         };
         let (results, _, stats) = simulate_loaded_day(jobs, rm, policy, exp, &load);
-        row(rm, policy, on, &results, &stats)
+        row(rm, policy, variant, &results, &stats)
     });
     let mut goals = Vec::new();
-    for pair in rows.chunks(2) {
-        if let [off, on] = pair {
-            goals.push(judge(off, on));
+    for day in rows.chunks(variants.len()) {
+        if let [off, others @ ..] = day {
+            goals.extend(others.iter().map(|on| judge(off, on)));
         }
     }
     OverloadReport {
@@ -328,7 +451,7 @@ pub fn run(
 fn row(
     rm: RmPolicy,
     policy: PolicyKind,
-    classifier: bool,
+    variant: Variant,
     results: &[SharedResult],
     s: &LoadStats,
 ) -> OverloadRow {
@@ -346,10 +469,14 @@ fn row(
     OverloadRow {
         rm_policy: rm.name().to_owned(),
         policy: policy.name().to_owned(),
-        classifier,
+        classifier: variant.classifier(),
+        variant,
         jobs: results.len(),
         overloaded_node_seconds: s.overloaded_node_seconds,
         overloaded_placed_on_hog: s.overloaded_placed_on_hog,
+        placement_avoidable_share: (s.overloaded_node_seconds > 0.0)
+            .then(|| s.overloaded_placed_on_hog / s.overloaded_node_seconds),
+        unavoidable_node_seconds: s.unavoidable_node_seconds,
         mean_task_slowdown: s.mean_task_slowdown(),
         relaunched_tasks: s.relaunched_tasks,
         missed_fraction: share(Outcome::Missed),
@@ -376,7 +503,7 @@ fn row(
     }
 }
 
-/// The goals of the run with the classifier against the run without.
+/// The goals of a variant's run (`on`) against the run without any (`off`).
 pub fn judge(off: &OverloadRow, on: &OverloadRow) -> Goals {
     let overload_cut = (off.overloaded_node_seconds > 0.0)
         .then(|| 1.0 - on.overloaded_node_seconds / off.overloaded_node_seconds);
@@ -389,6 +516,10 @@ pub fn judge(off: &OverloadRow, on: &OverloadRow) -> Goals {
     Goals {
         rm_policy: off.rm_policy.clone(),
         policy: off.policy.clone(),
+        variant: on.variant,
+        placement_avoidable_share: off.placement_avoidable_share,
+        oracle_ceiling: (off.overloaded_node_seconds > 0.0)
+            .then(|| (1.0 - off.unavoidable_node_seconds / off.overloaded_node_seconds).max(0.0)),
         overload_cut,
         overload_cut_holds: overload_cut.map(|c| c >= GOAL_OVERLOAD_CUT),
         throughput_loss,
@@ -411,7 +542,7 @@ pub fn markdown(reports: &[OverloadReport], workload: &str) -> String {
     let seeds: Vec<String> = reports.iter().map(|r| r.seed.to_string()).collect();
     let _ = writeln!(
         t,
-        "{workload}, seeds {}: {} jobs on one cluster of {} × {} containers ({}), deadlines U[{}, {}]·T_J, arrivals × {}; {}.\n\nLoad model: {}. Overload rule: {}. Each day twice on the same jobs and hogs: without the classifier and with it (utility {}, {} labels before it refuses, labels {} ms after a placement, a probe after {} ms of refusals).\n",
+        "{workload}, seeds {}: {} jobs on one cluster of {} × {} containers ({}), deadlines U[{}, {}]·T_J, arrivals × {}; {}.\n\nLoad model: {}. Overload rule: {}. Each day on the same jobs and hogs without any variant (off: the first node with room) and with each of {}: paper = seed 002's classifier, yard = yard's classifier (the load projected with the task, at-max apart from above-max, labels over the next minute), spread = no classifier, each task on the emptiest node (classifiers: utility {}, {} labels before they refuse, labels from {} ms after a placement, a probe after {} ms of refusals).\n",
         seeds.join(", "),
         first.jobs,
         first.nodes,
@@ -426,6 +557,15 @@ pub fn markdown(reports: &[OverloadReport], workload: &str) -> String {
         first.model.describe(),
         first.load.describe(),
         first.rule,
+        first
+            .rows
+            .iter()
+            .filter(|r| r.variant != Variant::Off)
+            .map(|r| r.variant.name())
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect::<Vec<_>>()
+            .join(", "),
         first.classifier.utility.name(),
         first.classifier.min_samples,
         first.classifier.settle_ms,
@@ -433,7 +573,7 @@ pub fn markdown(reports: &[OverloadReport], workload: &str) -> String {
     );
     let _ = writeln!(
         t,
-        "| seed | rm policy | policy | classifier | overloaded node-s | of them under a hog placed onto | mean task slowdown | relaunched tasks | killed | missed % | empty % | met % | throughput tasks/s | span s | busy % | tasks begun on hogged nodes % | IO-bound tasks % |"
+        "| seed | rm policy | policy | variant | overloaded node-s | of them under a hog placed onto | mean task slowdown | relaunched tasks | killed | missed % | empty % | met % | throughput tasks/s | span s | busy % | tasks begun on hogged nodes % | IO-bound tasks % |"
     );
     let _ = writeln!(
         t,
@@ -447,7 +587,7 @@ pub fn markdown(reports: &[OverloadReport], workload: &str) -> String {
                 r.seed,
                 row.rm_policy,
                 row.policy,
-                if row.classifier { "on" } else { "off" },
+                row.variant.name(),
                 row.overloaded_node_seconds,
                 row.overloaded_placed_on_hog,
                 row.mean_task_slowdown
@@ -477,11 +617,11 @@ pub fn markdown(reports: &[OverloadReport], workload: &str) -> String {
     );
     let _ = writeln!(
         t,
-        "| rm policy | policy | seed | overload cut (goal ≥ {:.0} %) | throughput loss (goal ≤ {:.0} %) | missed, points | not met, points | deadlines (goal: neither more) |",
+        "| rm policy | policy | variant | seed | overload cut (goal ≥ {:.0} %) | placement-avoidable share without (a filter's ceiling) | oracle's ceiling | throughput loss (goal ≤ {:.0} %) | missed, points | not met, points | deadlines (goal: neither more) |",
         100.0 * GOAL_OVERLOAD_CUT,
         100.0 * GOAL_THROUGHPUT_LOSS
     );
-    let _ = writeln!(t, "|---|---|---|---:|---:|---:|---:|---|");
+    let _ = writeln!(t, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|");
     let verdict = |ok: bool| if ok { "holds" } else { "fails" };
     let pairs = first.goals.len();
     for g in 0..pairs {
@@ -489,14 +629,19 @@ pub fn markdown(reports: &[OverloadReport], workload: &str) -> String {
         for (r, goal) in reports.iter().zip(&per_seed) {
             let _ = writeln!(
                 t,
-                "| {} | {} | {} | {} | {} % {} | {:+.1} | {:+.1} | {} |",
+                "| {} | {} | {} | {} | {} | {} | {} | {} % {} | {:+.1} | {:+.1} | {} |",
                 goal.rm_policy,
                 goal.policy,
+                goal.variant.name(),
                 r.seed,
                 match (goal.overload_cut, goal.overload_cut_holds) {
                     (Some(c), Some(ok)) => format!("{} % {}", pct(c), verdict(ok)),
                     _ => "– (nothing overloaded without it)".to_owned(),
                 },
+                goal.placement_avoidable_share
+                    .map_or("–".to_owned(), |c| format!("{} %", pct(c))),
+                goal.oracle_ceiling
+                    .map_or("–".to_owned(), |c| format!("{} %", pct(c))),
                 pct(goal.throughput_loss),
                 verdict(goal.throughput_holds),
                 100.0 * goal.missed_change,
@@ -513,11 +658,15 @@ pub fn markdown(reports: &[OverloadReport], workload: &str) -> String {
         if let Some(goal) = per_seed.first() {
             let _ = writeln!(
                 t,
-                "| {} | {} | mean of {n} | {} (holds on {} of {n}) | {} % (holds on {} of {n}) | {:+.1} | {:+.1} | holds on {} of {n} |",
+                "| {} | {} | {} | mean of {n} | {} (holds on {} of {n}) | {} | {} | {} % (holds on {} of {n}) | {:+.1} | {:+.1} | holds on {} of {n} |",
                 goal.rm_policy,
                 goal.policy,
+                goal.variant.name(),
                 mean(&|g| g.overload_cut).map_or("–".to_owned(), |c| format!("{} %", pct(c))),
                 held(&|g| g.overload_cut_holds == Some(true)),
+                mean(&|g| g.placement_avoidable_share)
+                    .map_or("–".to_owned(), |c| format!("{} %", pct(c))),
+                mean(&|g| g.oracle_ceiling).map_or("–".to_owned(), |c| format!("{} %", pct(c))),
                 mean(&|g| Some(g.throughput_loss)).map_or("–".to_owned(), pct),
                 held(&|g| g.throughput_holds),
                 100.0 * mean(&|g| Some(g.missed_change)).unwrap_or(0.0),
@@ -537,12 +686,16 @@ pub fn write_plot(dir: &std::path::Path, report: &OverloadReport) -> std::io::Re
         .rows
         .iter()
         .map(|r| {
-            let name = format!(
-                "{} + {}, classifier {}",
-                r.rm_policy,
-                r.policy,
-                if r.classifier { "on" } else { "off" }
-            );
+            let name = match r.variant {
+                Variant::Off => format!("{} + {}, classifier off", r.rm_policy, r.policy),
+                Variant::Spread => format!("{} + {}, spread, no classifier", r.rm_policy, r.policy),
+                v => format!(
+                    "{} + {}, classifier on ({})",
+                    r.rm_policy,
+                    r.policy,
+                    v.name()
+                ),
+            };
             let points = r
                 .overloaded_per_minute
                 .iter()
@@ -607,6 +760,7 @@ mod tests {
             load: LoadConfig::for_containers(containers),
             rule: OverloadRule::default(),
             classifier,
+            placement: Placement::Pack,
             reduce_output_ratio: vec![1.0; jobs],
             scripted_hogs: hogs,
         }
@@ -760,6 +914,7 @@ mod tests {
                 classifier: ClassifierConfig::default(),
                 rm_policies: vec![RmPolicy::Fifo],
                 policies: vec![PolicyKind::Dart, PolicyKind::Full],
+                variants: vec![Variant::Paper],
             };
             run(&s, &jobs, &[1.0; 12], DeadlineFactor::ARIA, 1.0)
         };
@@ -798,14 +953,142 @@ mod tests {
     }
 
     #[test]
+    fn every_variant_runs_beside_the_reference_and_the_same_seed_repeats() {
+        let jobs: Vec<SharedJob> = (0..10)
+            .map(|i| {
+                let maps = vec![40.0 + f64::from(i); 2 + i as usize % 3];
+                shared(
+                    SimJob::scripted(&format!("j{i}"), 15.0 * f64::from(i), &maps, i % 2),
+                    5_000.0,
+                )
+            })
+            .collect();
+        let report = |seed: u64| {
+            let mut experiment = cluster(4, 4);
+            experiment.seed = seed;
+            experiment.policy.one_task_per_container = true;
+            let mut load = LoadConfig::for_containers(4);
+            load.hog_on_mean = 60.0;
+            load.hog_off_mean = 60.0;
+            let s = OverloadSetup {
+                experiment,
+                load,
+                classifier: ClassifierConfig {
+                    min_samples: 4,
+                    ..ClassifierConfig::default()
+                },
+                rm_policies: vec![RmPolicy::Fifo],
+                policies: vec![PolicyKind::Full],
+                variants: vec![
+                    Variant::Paper,
+                    Variant::Yard,
+                    Variant::Spread,
+                    Variant::Yard,
+                ],
+            };
+            run(&s, &jobs, &[1.0; 10], DeadlineFactor::ARIA, 1.0)
+        };
+        let a = report(5);
+        let named: Vec<(Variant, bool)> =
+            a.rows.iter().map(|r| (r.variant, r.classifier)).collect();
+        assert_eq!(
+            named,
+            [
+                (Variant::Off, false),
+                (Variant::Paper, true),
+                (Variant::Yard, true),
+                (Variant::Spread, false)
+            ],
+            "off first, each variant once"
+        );
+        let judged: Vec<Variant> = a.goals.iter().map(|g| g.variant).collect();
+        assert_eq!(judged, [Variant::Paper, Variant::Yard, Variant::Spread]);
+        assert!(
+            a.rows[2].labelled_good + a.rows[2].labelled_bad > 0,
+            "yard's learned"
+        );
+        assert_eq!(
+            a.rows[3].labelled_good + a.rows[3].labelled_bad,
+            0,
+            "spread learns nothing"
+        );
+        for r in &a.rows {
+            assert_eq!(r.tasks_done, a.rows[0].tasks_done, "{r:?}");
+            assert!(
+                r.unavoidable_node_seconds <= r.overloaded_node_seconds + 60.0,
+                "{r:?}"
+            );
+        }
+        let json = serde_json::to_value(&a).unwrap();
+        assert_eq!(json["rows"][2]["variant"], "yard");
+        assert_eq!(json["rows"][3]["variant"], "spread");
+        assert_eq!(json["rows"][3]["classifier"], false);
+        let b = report(5);
+        assert_eq!(
+            serde_json::to_string(&a).unwrap(),
+            serde_json::to_string(&b).unwrap()
+        );
+    }
+
+    #[test]
+    fn the_unavoidable_overload_is_the_tasks_beyond_the_calm_cores() {
+        let cfg = LoadConfig::for_containers(4);
+        let node = |cpu: bool, io: bool, tasks: u32| {
+            let hog = |on| Hog {
+                on,
+                next: f64::INFINITY,
+            };
+            let mut n: Node<u32> = Node::scripted(cfg, hog(cpu), hog(io));
+            let demand = crate::load::Demand::of(&cfg, 0.0, 0.0, 1.0);
+            (0..tasks).for_each(|t| n.add(t, demand));
+            n
+        };
+        // 4 + 2 tasks; room without going over: 4 + (4 − 2) + (4 − 3) = 7: none need be over.
+        let nodes = [
+            node(false, false, 4),
+            node(true, false, 2),
+            node(true, true, 0),
+        ];
+        assert_eq!(unavoidable(&nodes), 0);
+        // 12 tasks on 12 cores of which hogs keep 5: 5 beyond; the node with both hogs takes 3
+        // of them, the CPU-hogged 2: two nodes over, whatever the placement.
+        let nodes = [
+            node(false, false, 4),
+            node(true, false, 4),
+            node(true, true, 4),
+        ];
+        assert_eq!(unavoidable(&nodes), 2);
+        // One task beyond: the most hogged node takes it.
+        let nodes = [
+            node(false, false, 4),
+            node(true, true, 1),
+            node(false, false, 0),
+        ];
+        assert_eq!(unavoidable(&nodes), 0);
+        let nodes = [
+            node(false, false, 4),
+            node(true, true, 2),
+            node(false, false, 4),
+        ];
+        assert_eq!(unavoidable(&nodes), 1);
+    }
+
+    #[test]
     fn goals_are_judged_against_the_run_without_the_classifier() {
         let row = |classifier, ons: f64, thr: f64, missed: f64, met: f64| OverloadRow {
             rm_policy: "fifo".into(),
             policy: "dart".into(),
             classifier,
+            variant: if classifier {
+                Variant::Paper
+            } else {
+                Variant::Off
+            },
             jobs: 10,
             overloaded_node_seconds: ons,
             overloaded_placed_on_hog: 0.0,
+            placement_avoidable_share: None,
+            unavoidable_node_seconds: 0.0,
             mean_task_slowdown: Some(1.0),
             relaunched_tasks: 0,
             missed_fraction: missed,

@@ -698,6 +698,8 @@ impl Day<'_> {
     /// rm when the setup has one, and the model's wake-ups queued.
     fn with_load(&mut self, setup: &LoadSetup) {
         use rand::SeedableRng;
+        let plain = std::mem::replace(&mut self.sched, Scheduler::new(RmPolicy::Fifo));
+        self.sched = plain.with_placement(setup.placement);
         if let Some(config) = setup.classifier {
             let plain = std::mem::replace(&mut self.sched, Scheduler::new(RmPolicy::Fifo));
             self.sched = plain.with_overload_classifier(config);
@@ -746,6 +748,8 @@ impl Day<'_> {
         }
         let now = self.now_us as f64 / 1e6;
         let minute = ((now - LOAD_FREQ).max(0.0) / 60.0).floor() as usize;
+        l.stats.unavoidable_node_seconds +=
+            LOAD_FREQ * f64::from(crate::overload::unavoidable(&l.nodes));
         for node in &mut l.nodes {
             node.tick_load_average();
             if node.cpu_hog.on || node.io_hog.on {
