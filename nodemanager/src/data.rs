@@ -70,7 +70,7 @@ impl Default for DataSettings {
 #[derive(Debug, thiserror::Error)]
 pub enum EnvError {
     #[error(
-        "container id {0:?} is not of YARN's form container_e<epoch>_<app timestamp>_<app>_<attempt>_<n>, so its application (and shuffle directory) is unknown"
+        "container id {0:?} is not of YARN's form container_[e<epoch>_]<app timestamp>_<app>_<attempt>_<n>, so its application (and shuffle directory) is unknown"
     )]
     NoApplication(String),
     #[error("cannot create {path}: {source}")]

@@ -12,7 +12,7 @@ use yard_wire::protocol::Registered;
 use yard_wire::protocol::{
     AllocateReply, AllocateRequest, Allocated, ContainerEnd, ContainerStatus, Dataset,
     HeartbeatReply, JobProgress, JobType, NodeHeartbeat, RegisterNode, Resource, StartContainer,
-    TaskBound, application_of,
+    TaskBound, application_of, container_id, epoch_of,
 };
 use yard_wire::telemetry::NodeTelemetry;
 use yard_wire::token::{TokenKey, mint};
@@ -501,8 +501,11 @@ pub struct Cluster {
     issued: BTreeMap<String, (String, i64)>,
     /// Who put each dataset (the only user, beside admins, who may replace it).
     dataset_owners: BTreeMap<String, String>,
-    /// Part of every id: YARN uses the rm's start time so ids of restarts never collide.
+    /// Part of every application id: YARN's cluster timestamp, the rm's start time.
     epoch: i64,
+    /// How many times the rm restarted on its state (YARN's rm epoch): part of every container
+    /// id, so a restarted rm never hands out an id an earlier one did.
+    restart_epoch: u64,
     scheduler: Scheduler,
     nodes: BTreeMap<String, NodeInfo>,
     node_index: BTreeMap<String, scheduler::NodeId>,
@@ -623,6 +626,7 @@ impl Cluster {
             },
             settings,
             epoch,
+            restart_epoch: 0,
             nodes: BTreeMap::new(),
             node_index: BTreeMap::new(),
             node_names: BTreeMap::new(),
@@ -821,6 +825,11 @@ impl Cluster {
     /// The rm's own URL, if the daemon said it.
     pub fn url(&self) -> Option<&str> {
         self.url.as_deref()
+    }
+
+    /// The rm's restart count on its state (the store keeps it): part of container ids.
+    pub fn set_restart_epoch(&mut self, epoch: u64) {
+        self.restart_epoch = epoch;
     }
 
     pub fn set_url(&mut self, url: String) {
@@ -1057,14 +1066,13 @@ impl Cluster {
         // What the node already runs: containers of unfinished applications granted by an
         // earlier rm are taken back (work-preserving restart); any other is an orphan (its
         // application ended, or this rm already reported it LOST) and is stopped.
-        let this_epoch = format!("container_e{}_", self.epoch);
         let mut running = Vec::new();
         for c in r.containers {
             if self.container_index.contains_key(&c.container_id) {
                 continue;
             }
             let app = application_of(&c.container_id)
-                .filter(|_| !c.container_id.starts_with(&this_epoch))
+                .filter(|_| epoch_of(&c.container_id) != Some(self.restart_epoch))
                 .and_then(|a| self.app_ids.get(&a).copied());
             match app {
                 Some(app) => {
@@ -1923,12 +1931,7 @@ impl Cluster {
             return;
         };
         let attempt = info.lifecycle.attempts;
-        // YARN's epoch format: the application stays readable from the id across restarts.
-        let app_part = app_id.strip_prefix("application_").unwrap_or(&app_id);
-        let id = format!(
-            "container_e{}_{app_part}_{attempt:02}_{:06}",
-            self.epoch, container.0
-        );
+        let id = container_id(self.restart_epoch, &app_id, attempt, container.0);
         let resource = Resource {
             memory_mb: size.memory_mb,
             vcores: size.vcores,
@@ -2221,7 +2224,7 @@ mod tests {
                 Ok(())
             );
             assert!(
-                a.container_id.starts_with("container_e1000_1000_0001_01_"),
+                a.container_id.starts_with("container_1000_0001_01_"),
                 "{}",
                 a.container_id
             );
@@ -2406,6 +2409,7 @@ mod tests {
         let (apps, nodes) = before.take_dirty();
 
         let mut after = Cluster::new(Settings::default(), ClusterSecret::new(KEY), 9_000);
+        after.set_restart_epoch(1);
         after.restore(apps, nodes);
         let held = |id: &str, memory_mb| NodeContainer {
             container_id: id.into(),
@@ -2466,7 +2470,7 @@ mod tests {
         assert!(
             granted[0]
                 .container_id
-                .starts_with("container_e9000_1000_0001_"),
+                .starts_with("container_e01_1000_0001_"),
             "{}",
             granted[0].container_id
         );

@@ -73,7 +73,9 @@ pub async fn serve(
     let address = listener.local_addr()?;
     let url = format!("http://{address}");
     tracing::info!(scheduler = %options.settings.scheduler, "cluster policy");
+    let restart_epoch = store.next_epoch().await.map_err(io::Error::other)?;
     let mut cluster = Cluster::new(options.settings, secret.clone(), started_ms);
+    cluster.set_restart_epoch(restart_epoch);
     cluster.restore(apps, nodes);
     cluster.restore_datasets(store.load_datasets().await.map_err(io::Error::other)?);
     cluster.restore_recovery(store.load_recovery().await.map_err(io::Error::other)?);

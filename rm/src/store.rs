@@ -310,6 +310,18 @@ impl Store {
         Ok(out)
     }
 
+    /// This start's rm epoch: 0 on a new state, one more at each start after (committed
+    /// before the rm hands out any container id).
+    pub async fn next_epoch(&self) -> Result<u64, StoreError> {
+        let epoch: i64 = sqlx::query_scalar(
+            "INSERT INTO rm_epoch (id, epoch) VALUES (0, 0) \
+             ON CONFLICT (id) DO UPDATE SET epoch = epoch + 1 RETURNING epoch",
+        )
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(epoch.max(0) as u64)
+    }
+
     /// Everything stored, applications in submission order.
     pub async fn load(&self) -> Result<(Vec<AppRecord>, Vec<NodeInfo>), StoreError> {
         let corrupt = |what: &str| StoreError::Corrupt {

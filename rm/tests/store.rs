@@ -155,3 +155,21 @@ async fn a_second_rm_on_the_same_database_is_told_it_is_in_use() {
     drop(first);
     Store::open(&path).await.expect("free again");
 }
+
+/// YARN's rm epoch: 0 on a new state, one more at each start, so container ids of a restarted
+/// rm never repeat an earlier one's.
+#[tokio::test]
+async fn each_start_on_the_same_state_is_a_new_epoch() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("rm.db");
+    for expected in 0..3 {
+        let store = Store::open(&path).await.unwrap();
+        assert_eq!(store.next_epoch().await.unwrap(), expected);
+    }
+    let other = Store::open(&dir.path().join("other.db")).await.unwrap();
+    assert_eq!(
+        other.next_epoch().await.unwrap(),
+        0,
+        "a new state starts at 0"
+    );
+}

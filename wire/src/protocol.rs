@@ -32,21 +32,52 @@ pub struct RegisterNode {
     pub containers: Vec<NodeContainer>,
 }
 
-/// The application a container belongs to. Container ids follow YARN's epoch format,
-/// `container_e{rm epoch}_{application timestamp}_{sequence}_{attempt}_{number}`, so the
-/// application is known from the id alone (`application_{timestamp}_{sequence}`), across rm
-/// restarts. `None` for an id not of that form.
-pub fn application_of(container_id: &str) -> Option<String> {
-    let rest = container_id.strip_prefix("container_e")?;
+/// YARN's container id, as Hadoop's `ContainerId.toString` writes it:
+/// `container_[e{epoch:02}_]{cluster timestamp}_{application:04}_{attempt:02}_{number:06}`,
+/// the epoch being how many times the rm restarted on its state (left out while 0), the
+/// timestamp and sequence those of the application's id. So the application is known from the
+/// id alone, across rm restarts, and Hadoop's `ContainerId.fromString` reads it.
+pub fn container_id(epoch: u64, application_id: &str, attempt: u32, number: u64) -> String {
+    let app = application_id
+        .strip_prefix("application_")
+        .unwrap_or(application_id);
+    match epoch {
+        0 => format!("container_{app}_{attempt:02}_{number:06}"),
+        e => format!("container_e{e:02}_{app}_{attempt:02}_{number:06}"),
+    }
+}
+
+/// A container id's parts: (rm epoch, `application_{timestamp}_{sequence}`), or `None` for an
+/// id not of [`container_id`]'s form.
+fn container_parts(container_id: &str) -> Option<(u64, String)> {
+    let rest = container_id.strip_prefix("container_")?;
     let parts: Vec<&str> = rest.split('_').collect();
-    let [epoch, timestamp, sequence, attempt, number] = parts[..] else {
-        return None;
+    let (epoch, [timestamp, sequence, attempt, number]) = match parts[..] {
+        [e, t, s, a, n] => (e.strip_prefix('e')?, [t, s, a, n]),
+        [t, s, a, n] => ("0", [t, s, a, n]),
+        _ => return None,
     };
     let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-    [epoch, timestamp, sequence, attempt, number]
+    if ![epoch, timestamp, sequence, attempt, number]
         .iter()
         .all(|p| digits(p))
-        .then(|| format!("application_{timestamp}_{sequence}"))
+    {
+        return None;
+    }
+    Some((
+        epoch.parse().ok()?,
+        format!("application_{timestamp}_{sequence}"),
+    ))
+}
+
+/// The application a container belongs to (`None` for an id not of [`container_id`]'s form).
+pub fn application_of(container_id: &str) -> Option<String> {
+    container_parts(container_id).map(|(_, app)| app)
+}
+
+/// The rm epoch that granted a container (`None` for an id not of [`container_id`]'s form).
+pub fn epoch_of(container_id: &str) -> Option<u64> {
+    container_parts(container_id).map(|(epoch, _)| epoch)
 }
 
 /// One block of a dataset and the nodes holding its replicas (first replica first).
@@ -339,14 +370,33 @@ mod tests {
 
     #[test]
     fn a_container_id_names_its_application() {
+        // Hadoop's own examples (ContainerId's javadoc and TestContainerId).
         assert_eq!(
-            application_of("container_e1795_1700_0042_01_000007").as_deref(),
-            Some("application_1700_0042")
+            container_id(0, "application_1410901177871_0001", 1, 5),
+            "container_1410901177871_0001_01_000005"
         );
+        assert_eq!(
+            container_id(17, "application_1410901177871_0001", 1, 5),
+            "container_e17_1410901177871_0001_01_000005"
+        );
+        assert_eq!(
+            container_id(3, "application_1_0042", 2, 1_234_567),
+            "container_e03_1_0042_02_1234567"
+        );
+        for (id, epoch) in [
+            ("container_e17_1700_0042_01_000007", 17),
+            ("container_1700_0042_01_000007", 0),
+            ("container_e03_1700_0042_01_000007", 3),
+        ] {
+            assert_eq!(application_of(id).as_deref(), Some("application_1700_0042"));
+            assert_eq!(epoch_of(id), Some(epoch), "{id}");
+        }
         for bad in [
-            "container_1700_0042_01_000007",
+            "container_1700_0042_01",
             "container_e1_2_3_4",
             "container_e1_2_x_4_5",
+            "container_x1_2_3_4_5",
+            "container_e_2_3_4_5",
             "container_e1_2_3_4_5_6",
             "",
         ] {
