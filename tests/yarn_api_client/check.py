@@ -140,6 +140,12 @@ else:
     if containers[0]["allocatedMB"] != 256:
         failures.append(f"the master's container has {containers[0]['allocatedMB']} MB, not the 256 asked")
     cid = containers[0]["containerId"]
+    # Hadoop's ContainerId.fromString: container_[e<epoch>_]<cluster ts>_<app>_<attempt>_<n>,
+    # the epoch a small restart count, the rest the application's id and the attempt's.
+    import re
+    m = re.fullmatch(r"container_(?:e(\d+)_)?(\d+)_(\d{4,})_(\d{2,})_(\d{6,})", cid)
+    if not m or "application_%s_%s" % (m.group(2), m.group(3)) != app_id or int(m.group(1) or 0) > 2**24:
+        failures.append(f"container id {cid} is not Hadoop's ContainerId form for {app_id}")
     check("container (one)", call("cluster_application_attempt_container_info",
                                   rm.cluster_application_attempt_container_info,
                                   app_id, attempt_id, cid).get("container"), CONTAINER)
