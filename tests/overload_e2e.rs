@@ -210,7 +210,10 @@ fn tasks_avoid_the_node_a_cpu_hog_overloads_once_the_classifier_has_learned() {
 #[test]
 fn classifier_flags_out_of_range_or_without_the_classifier_exit_2() {
     for (args, says) in [
-        (vec!["--overload-classifier", "maybe"], "give on or off"),
+        (
+            vec!["--overload-classifier", "maybe"],
+            "unknown classifier \"maybe\"",
+        ),
         (
             vec!["--overload-utility", "fcfs"],
             "--overload-classifier on",
