@@ -9,6 +9,7 @@
 //! client — is the `daemon` feature (on by default).
 
 pub mod aria;
+pub mod batch;
 pub mod overload;
 pub mod policy;
 pub mod scheduler;
