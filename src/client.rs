@@ -60,13 +60,26 @@ pub(crate) fn parse_duration(s: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs_f64(seconds))
 }
 
+// `yard apps`: YARN's `yarn application -list`.
 #[derive(Args)]
+#[command(
+    after_help = "Without --all or --states, only active applications (SUBMITTED, ACCEPTED, \
+RUNNING), as `yarn application -list` shows. STARTED is UTC (HH:MM:SS today, else the date too); \
+ELAPSED runs from submission to the end, or to now."
+)]
 pub(crate) struct AppsArgs {
     #[command(flatten)]
     rm: Rm,
-    /// Only these states, comma-separated (e.g. RUNNING,ACCEPTED).
+    /// Every state, finished ones too.
+    #[arg(long, conflicts_with = "states")]
+    all: bool,
+    /// Only these states, comma-separated (NEW, NEW_SAVING, SUBMITTED, ACCEPTED, RUNNING,
+    /// FINISHED, FAILED, KILLED) [default: SUBMITTED,ACCEPTED,RUNNING].
     #[arg(long)]
     states: Option<String>,
+    /// Only these application types, comma-separated (e.g. YARN,MAPREDUCE).
+    #[arg(long)]
+    types: Option<String>,
     #[arg(long)]
     user: Option<String>,
     #[arg(long)]
@@ -75,6 +88,56 @@ pub(crate) struct AppsArgs {
     limit: Option<usize>,
     #[arg(long)]
     json: bool,
+}
+
+/// YARN's `YarnApplicationState` names.
+pub(crate) const APP_STATES: [&str; 8] = [
+    "NEW",
+    "NEW_SAVING",
+    "SUBMITTED",
+    "ACCEPTED",
+    "RUNNING",
+    "FINISHED",
+    "FAILED",
+    "KILLED",
+];
+
+/// The states `yarn application -list` shows without `-appStates`.
+const ACTIVE_APP_STATES: [&str; 3] = ["SUBMITTED", "ACCEPTED", "RUNNING"];
+
+/// YARN's `NodeState` names.
+pub(crate) const NODE_STATES: [&str; 8] = [
+    "NEW",
+    "RUNNING",
+    "UNHEALTHY",
+    "DECOMMISSIONING",
+    "DECOMMISSIONED",
+    "LOST",
+    "REBOOTED",
+    "SHUTDOWN",
+];
+
+/// A comma-separated list of names from `valid` (any case), upper-cased; bad input naming the
+/// unknown one and the valid ones, as the rm's (and YARN's) refusal does.
+pub(crate) fn state_list(what: &str, given: &str, valid: &[&str]) -> Result<Vec<String>, BadInput> {
+    let names: Vec<String> = given
+        .split(',')
+        .map(|s| s.trim().to_ascii_uppercase())
+        .filter(|s| !s.is_empty())
+        .collect();
+    if let Some(bad) = names.iter().find(|s| !valid.contains(&s.as_str())) {
+        return Err(BadInput(format!(
+            "invalid {what} {bad:?}: it should be one of {}",
+            valid.join(", ")
+        )));
+    }
+    if names.is_empty() {
+        return Err(BadInput(format!(
+            "no {what} given: name one or more of {}",
+            valid.join(", ")
+        )));
+    }
+    Ok(names)
 }
 
 #[derive(Args)]
@@ -93,11 +156,18 @@ pub(crate) struct AppArgs {
     after_help = "LOAD is the 1-minute load average per logical CPU (1.00: as many \
 runnable tasks as CPUs); CPU and MEM the host's CPU and memory in use; DISK R+W the bytes its \
 disks read and wrote per second; -: no sample yet. --json has all the rm reports of each node \
-(resourceUtilization, yardLoad)."
+(resourceUtilization, yardLoad). Without --all or --states, only RUNNING nodes, as `yarn node -list` shows."
 )]
 pub(crate) struct NodesArgs {
     #[command(flatten)]
     rm: Rm,
+    /// Every state, LOST nodes too.
+    #[arg(long, conflicts_with = "states")]
+    all: bool,
+    /// Only these states, comma-separated (NEW, RUNNING, UNHEALTHY, DECOMMISSIONING,
+    /// DECOMMISSIONED, LOST, REBOOTED, SHUTDOWN) [default: RUNNING].
+    #[arg(long)]
+    states: Option<String>,
     #[arg(long)]
     json: bool,
 }
@@ -252,9 +322,27 @@ impl Client {
 }
 
 pub(crate) fn apps(args: AppsArgs) -> Result<()> {
+    // Checked here too, so the refusal names the valid states even from an older rm.
+    let states: Vec<String> = match (&args.states, args.all) {
+        (Some(given), _) => state_list("application state", given, &APP_STATES)?,
+        (None, true) => APP_STATES.iter().map(|s| s.to_string()).collect(),
+        (None, false) => ACTIVE_APP_STATES.iter().map(|s| s.to_string()).collect(),
+    };
+    let types: Vec<String> = args
+        .types
+        .iter()
+        .flat_map(|t| t.split(','))
+        .map(|t| t.trim().to_owned())
+        .filter(|t| !t.is_empty())
+        .collect();
     let mut query = Vec::new();
+    if !args.all {
+        query.push(format!("states={}", states.join(",")));
+    }
+    if !types.is_empty() {
+        query.push(format!("applicationTypes={}", types.join(",")));
+    }
     for (key, value) in [
-        ("states", args.states),
         ("user", args.user),
         ("queue", args.queue),
         ("limit", args.limit.map(|l| l.to_string())),
@@ -273,31 +361,97 @@ pub(crate) fn apps(args: AppsArgs) -> Result<()> {
         return print_json(&reply);
     }
     let now = crate::submit::epoch_ms();
-    let rows: Vec<Vec<String>> = reply["apps"]["app"]
-        .as_array()
-        .map(|apps| {
-            apps.iter()
-                .map(|a| {
-                    ["id", "name", "user", "queue", "state", "finalStatus"]
-                        .iter()
-                        .map(|k| text(&a[*k]))
-                        .chain([
-                            format!("{:.0} %", a["progress"].as_f64().unwrap_or(0.0)),
-                            deadline_text(&a["deadlineMs"], now),
-                            quota_text(&a["quota"]),
-                        ])
-                        .collect()
-                })
-                .collect()
+    let apps = reply["apps"]["app"].as_array().cloned().unwrap_or_default();
+    let rows: Vec<Vec<String>> = apps
+        .iter()
+        .map(|a| {
+            let cell = |k: &str| text(&a[k]);
+            vec![
+                cell("id"),
+                cell("name"),
+                cell("applicationType"),
+                cell("user"),
+                cell("queue"),
+                cell("state"),
+                cell("finalStatus"),
+                format!("{:.0} %", a["progress"].as_f64().unwrap_or(0.0)),
+                a["startedTime"]
+                    .as_i64()
+                    .map_or_else(|| "-".into(), |t| clock_text(t, now)),
+                a["elapsedTime"]
+                    .as_i64()
+                    .map_or_else(|| "-".into(), elapsed_text),
+                deadline_text(&a["deadlineMs"], now),
+                quota_text(&a["quota"]),
+                match cell("trackingUrl") {
+                    url if url.is_empty() => "-".into(),
+                    url => url,
+                },
+            ]
         })
-        .unwrap_or_default();
-    crate::print(&table(
+        .collect();
+    let mut out = format!(
+        "Total number of applications (application-types: [{}] and states: [{}]):{}\n",
+        types.join(", "),
+        states.join(", "),
+        rows.len()
+    );
+    out.push_str(&table(
         &[
-            "ID", "NAME", "USER", "QUEUE", "STATE", "FINAL", "PROGRESS", "DEADLINE", "QUOTA",
+            "ID",
+            "NAME",
+            "TYPE",
+            "USER",
+            "QUEUE",
+            "STATE",
+            "FINAL",
+            "PROGRESS",
+            "STARTED",
+            "ELAPSED",
+            "DEADLINE",
+            "QUOTA",
+            "TRACKING-URL",
         ],
         &rows,
-    ))?;
+    ));
+    crate::print(&out)?;
     Ok(())
+}
+
+/// Ms since the epoch as `YYYY-MM-DD HH:MM:SS` in UTC; `-` for YARN's 0 (not yet).
+pub(crate) fn date_time_text(ms: i64) -> String {
+    if ms <= 0 {
+        return "-".into();
+    }
+    let at = std::time::UNIX_EPOCH + Duration::from_millis(ms as u64);
+    // `2026-11-24T12:57:05Z` → `2026-11-24 12:57:05`.
+    humantime::format_rfc3339_seconds(at)
+        .to_string()
+        .replacen('T', " ", 1)
+        .trim_end_matches('Z')
+        .to_owned()
+}
+
+/// A moment as a table cell, in UTC: `HH:MM:SS` on `now_ms`'s day, else with the date;
+/// `-` for YARN's 0.
+pub(crate) fn clock_text(ms: i64, now_ms: i64) -> String {
+    let full = date_time_text(ms);
+    if ms > 0 && ms.div_euclid(86_400_000) == now_ms.div_euclid(86_400_000) {
+        full[11..].to_owned()
+    } else {
+        full
+    }
+}
+
+/// A span of ms for people: `42s`, `1m 05s`, `2h 03m`, `3d 04h`.
+pub(crate) fn elapsed_text(ms: i64) -> String {
+    let s = ms.max(0) / 1000;
+    match s {
+        0..60 => format!("{s}s"),
+        60..3600 => format!("{}m {:02}s", s / 60, s % 60),
+        3600..86_400 => format!("{}h {:02}m", s / 3600, s % 3600 / 60),
+        _ => format!("{}d {:02}h", s / 86_400, s % 86_400 / 3600),
+    }
 }
 
 /// A deadline for people, against `now_ms`: `in 1m30s`, `12s ago`, or `-` for none.
@@ -355,7 +509,17 @@ pub(crate) fn app(args: AppArgs) -> Result<()> {
     let mut out = String::new();
     if let Some(fields) = reply["app"].as_object() {
         for (k, v) in fields {
-            let _ = writeln!(out, "{k:<18}{}", text(v));
+            // Times as people read them (UTC), the raw ms in --json.
+            let shown = match (k.as_str(), v.as_i64()) {
+                ("startedTime" | "finishedTime", Some(ms)) => match date_time_text(ms) {
+                    t if ms > 0 => format!("{t} UTC"),
+                    dash => dash,
+                },
+                ("elapsedTime", Some(ms)) => elapsed_text(ms),
+                ("trackingUrl" | "applicationType", _) if text(v).is_empty() => "-".into(),
+                _ => text(v),
+            };
+            let _ = writeln!(out, "{k:<18}{shown}");
         }
     }
     if reply["yard"]["answer"]["job"].is_object() {
@@ -401,7 +565,15 @@ pub(crate) fn kill(args: AppArgs) -> Result<()> {
 }
 
 pub(crate) fn nodes(args: NodesArgs) -> Result<()> {
-    let reply = Client::new(&args.rm)?.call(reqwest::Method::GET, "/ws/v1/cluster/nodes", None)?;
+    let path = match (&args.states, args.all) {
+        (Some(given), _) => format!(
+            "/ws/v1/cluster/nodes?states={}",
+            state_list("node state", given, &NODE_STATES)?.join(",")
+        ),
+        (None, true) => "/ws/v1/cluster/nodes".to_owned(),
+        (None, false) => "/ws/v1/cluster/nodes?states=RUNNING".to_owned(),
+    };
+    let reply = Client::new(&args.rm)?.call(reqwest::Method::GET, &path, None)?;
     if args.json {
         return print_json(&reply);
     }
@@ -429,7 +601,8 @@ pub(crate) fn nodes(args: NodesArgs) -> Result<()> {
                 .collect()
         })
         .unwrap_or_default();
-    crate::print(&table(
+    let mut out = format!("Total Nodes:{}\n", rows.len());
+    out.push_str(&table(
         &[
             "NODE",
             "RACK",
@@ -443,7 +616,8 @@ pub(crate) fn nodes(args: NodesArgs) -> Result<()> {
             "DISK R+W",
         ],
         &rows,
-    ))?;
+    ));
+    crate::print(&out)?;
     Ok(())
 }
 
@@ -625,6 +799,50 @@ mod tests {
         assert_eq!(quota_text(&q(json!(0), "no-deadline")), "0 (spare only)");
         assert_eq!(quota_text(&q(Value::Null, "no-model")), "- (no-model)");
         assert_eq!(quota_text(&Value::Null), "-");
+    }
+
+    #[test]
+    fn times_and_spans_read_as_people_read_them() {
+        // 2026-11-24 12:57:05.250 UTC.
+        let t = 1_795_525_025_250;
+        assert_eq!(date_time_text(t), "2026-11-24 12:57:05");
+        assert_eq!(date_time_text(0), "-");
+        assert_eq!(date_time_text(951_782_400_000), "2000-02-29 00:00:00");
+        assert_eq!(date_time_text(1), "1970-01-01 00:00:00");
+        assert_eq!(clock_text(t, t + 3_600_000), "12:57:05");
+        assert_eq!(clock_text(t, t + 86_400_000), "2026-11-24 12:57:05");
+        assert_eq!(clock_text(0, t), "-");
+        for (ms, shown) in [
+            (0, "0s"),
+            (-5, "0s"),
+            (42_999, "42s"),
+            (65_000, "1m 05s"),
+            (3_599_000, "59m 59s"),
+            (7_380_000, "2h 03m"),
+            (273_600_000, "3d 04h"),
+        ] {
+            assert_eq!(elapsed_text(ms), shown, "{ms}");
+        }
+    }
+
+    #[test]
+    fn state_filters_name_the_valid_states() {
+        assert_eq!(
+            state_list("application state", "running, accepted", &APP_STATES).unwrap(),
+            ["RUNNING", "ACCEPTED"]
+        );
+        let err = state_list("application state", "RUNNING,BOGUS", &APP_STATES)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("\"BOGUS\""), "{err}");
+        for state in APP_STATES {
+            assert!(err.contains(state), "{err}");
+        }
+        assert!(state_list("node state", " , ", &NODE_STATES).is_err());
+        assert_eq!(
+            state_list("node state", "lost", &NODE_STATES).unwrap(),
+            ["LOST"]
+        );
     }
 
     #[test]

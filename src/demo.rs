@@ -5,10 +5,9 @@
 //! side by side against the exact answer, computed directly at the end, and shuts it all down.
 
 use std::fmt::Write as _;
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
@@ -18,6 +17,7 @@ use yard_appmaster::policy::PolicyKind;
 
 use crate::client::{Client, estimate_text, table};
 use crate::data::Kind;
+use crate::local::{LocalCluster, Shape};
 use crate::submit::{JobArgs, submit_job, wait};
 
 #[derive(Args)]
@@ -36,61 +36,6 @@ pub(crate) struct DemoArgs {
     /// Keep the temporary directory (daemons' logs, containers' logs) instead of deleting it.
     #[arg(long)]
     keep: bool,
-}
-
-/// A daemon the demo started; stopped (SIGTERM, then SIGKILL) when dropped.
-struct Daemon {
-    child: Child,
-    addr: String,
-}
-
-impl Drop for Daemon {
-    fn drop(&mut self) {
-        let _ = nix_term(self.child.id());
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn nix_term(pid: u32) -> std::io::Result<std::process::ExitStatus> {
-    Command::new("kill")
-        .args(["-TERM", &pid.to_string()])
-        .status()
-}
-
-/// Starts `yard ARGS`, logging to `log`, and waits for its `listening on ADDR` line.
-fn daemon(exe: &Path, home: &Path, args: &[&str], log: &Path) -> Result<Daemon> {
-    let mut child = Command::new(exe)
-        .args(args)
-        .env("YARD_HOME", home)
-        .env("YARD_LOG", "warn")
-        .stdout(Stdio::piped())
-        .stderr(std::fs::File::create(log)?)
-        .spawn()
-        .with_context(|| format!("starting yard {}", args.join(" ")))?;
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().expect("piped"))
-        .read_line(&mut line)
-        .context("reading the daemon's address")?;
-    let Some(addr) = line.trim().strip_prefix("listening on ") else {
-        let _ = child.kill();
-        bail!(
-            "yard {} did not start (see {}): {line:?}",
-            args.join(" "),
-            log.display()
-        );
-    };
-    Ok(Daemon {
-        addr: addr.to_owned(),
-        child,
-    })
 }
 
 fn step(text: &str) {
@@ -116,61 +61,20 @@ fn run(args: &DemoArgs, dir: &Path) -> Result<()> {
     let exe = std::env::current_exe().context("cannot find the yard binary")?;
     step("starting an rm and three nodemanagers on 127.0.0.1");
     let profiles = dir.join("profiles.db");
-    let (rm_db, rm_log) = (dir.join("rm.db"), dir.join("rm.log"));
-    // The demo's cluster leaves its credentials in its own directory, not in ~/.yard.
+    // The demo's cluster leaves its credentials in its own directory, not in ~/.yard. Two
+    // one-core slots per node: the master takes one, five run tasks.
     let home = dir.join("home");
-    let rm = daemon(
-        &exe,
-        &home,
-        &[
-            "rm",
-            "--bind",
-            "127.0.0.1:0",
-            "--state-db",
-            &rm_db.display().to_string(),
-            "--profiles-db",
-            &profiles.display().to_string(),
-        ],
-        &rm_log,
-    )?;
-    let url = format!("http://{}", rm.addr);
-    // Two one-core slots per node: the master takes one, five run tasks.
-    let mut nms = Vec::new();
-    for i in 0..3 {
-        let work = dir.join(format!("nm{i}"));
-        nms.push(daemon(
-            &exe,
-            &home,
-            &[
-                "nm",
-                "--rm",
-                &url,
-                "--bind",
-                "127.0.0.1:0",
-                "--heartbeat-ms",
-                "100",
-                "--work-dir",
-                &work.display().to_string(),
-                "--memory-mb",
-                "1024",
-                "--vcores",
-                "2",
-            ],
-            &dir.join(format!("nm{i}.log")),
-        )?);
-    }
-    let token = yard_rm::credentials::find_local_in(&home, &url).map(|c| c.token);
-    let client = Client::with_token(&url, token.clone());
-    let started = Instant::now();
-    while client.running_nodes().map_or(0, |n| n.len()) < 3 {
-        if started.elapsed() > Duration::from_secs(30) {
-            bail!(
-                "the nodemanagers did not join the rm (see {})",
-                dir.display()
-            );
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let cluster = LocalCluster::start(&Shape {
+        nodes: 3,
+        memory_mb: 1024,
+        vcores: 2,
+        heartbeat_ms: 100,
+        rm_bind: "127.0.0.1:0".into(),
+        rm_args: Vec::new(),
+        dir: dir.to_owned(),
+        home: Some(home.clone()),
+    })?;
+    let (url, client) = (&cluster.url, &cluster.client);
 
     step(&format!(
         "generating {} MiB of Zipf text and putting it on the nodes in {} KiB blocks",
@@ -193,7 +97,7 @@ fn run(args: &DemoArgs, dir: &Path) -> Result<()> {
             "--replication",
             "2",
             "--rm",
-            &url,
+            url,
         ])
         .output()?;
     if !put.status.success() {
@@ -224,14 +128,14 @@ fn run(args: &DemoArgs, dir: &Path) -> Result<()> {
 
     step("profiling word count: the task sampler runs a few maps and reduces (Dart §5.1)");
     let sampler = submit_job(
-        &client,
+        client,
         "wordcount",
         &job(PolicyKind::Dart, true),
         None,
         owner,
     )?;
-    wait(&client, &sampler, patience)?;
-    let predicted = predicted_full_seconds(&profiles, &client)?;
+    wait(client, &sampler, patience)?;
+    let predicted = predicted_full_seconds(&profiles, client)?;
     let deadline = Duration::from_secs_f64((predicted * args.tightness).max(1.0));
     step(&format!(
         "the profile predicts {predicted:.1} s for the whole job; the deadline is {:.1} s",
@@ -245,13 +149,13 @@ fn run(args: &DemoArgs, dir: &Path) -> Result<()> {
             deadline.as_secs_f64()
         ));
         let submitted = submit_job(
-            &client,
+            client,
             "wordcount",
             &job(policy, false),
             Some(deadline),
             owner,
         )?;
-        let finished = wait(&client, &submitted, patience)?;
+        let finished = wait(client, &submitted, patience)?;
         if finished["app"]["finalStatus"] != "SUCCEEDED" {
             bail!(
                 "{} ended {}; logs in {}",
@@ -270,8 +174,7 @@ fn run(args: &DemoArgs, dir: &Path) -> Result<()> {
         .exact(&[&text], 2)
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     crate::print(&side_by_side(&runs, &exact, deadline))?;
-    drop(nms);
-    drop(rm);
+    drop(cluster);
     Ok(())
 }
 

@@ -6,10 +6,12 @@ mod client;
 mod daemons;
 mod data;
 mod demo;
+mod local;
 mod shell;
 mod sim;
 mod submit;
 mod trace;
+mod up;
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -33,6 +35,9 @@ enum Command {
     /// yard's main job on this machine: a local cluster, a word count under a deadline too tight
     /// to read everything, run under `full` and under `dart`, side by side.
     Demo(demo::DemoArgs),
+    /// A local cluster in the foreground: an rm and N nodemanagers on 127.0.0.1, with a status
+    /// line, until Ctrl-C stops it all.
+    Up(up::UpArgs),
     /// Read Hadoop/Facebook workload traces (SWIM, Rumen, SLS, topology, SYNTH).
     #[command(subcommand)]
     Trace(trace::TraceCommand),
@@ -80,6 +85,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse(); // clap exits with 2 on a usage error
     let result = match cli.command {
         Command::Demo(args) => demo::demo(args),
+        Command::Up(args) => up::up(args),
         Command::Trace(command) => trace::run(command),
         Command::Sim(args) => sim::run(*args),
         Command::Rm(args) => daemons::rm(args),

@@ -135,12 +135,19 @@ fn the_client_commands_submit_list_show_kill_and_say_what_went_wrong() {
     let id = stdout.trim().to_owned();
     assert!(id.starts_with("application_"), "{stdout}");
 
+    // `yarn application -list` habits: a total line, then the active apps.
     let (_, table, _) = yard(&["apps", "--rm", &url]);
-    let header = table.lines().next().unwrap();
     assert!(
-        header.starts_with("ID") && header.contains("STATE"),
+        table.starts_with(
+            "Total number of applications (application-types: [] and states: \
+             [SUBMITTED, ACCEPTED, RUNNING]):1\n"
+        ),
         "{table}"
     );
+    let header = table.lines().nth(1).unwrap();
+    for column in ["ID", "TYPE", "STATE", "STARTED", "ELAPSED", "TRACKING-URL"] {
+        assert!(header.contains(column), "{column}: {table}");
+    }
     assert!(
         table
             .lines()
@@ -165,10 +172,11 @@ fn the_client_commands_submit_list_show_kill_and_say_what_went_wrong() {
         "{shown}"
     );
     let (_, nodes, _) = yard(&["nodes", "--rm", &url]);
+    assert!(nodes.starts_with("Total Nodes:1\n"), "{nodes}");
     assert!(
         nodes
             .lines()
-            .nth(1)
+            .nth(2)
             .is_some_and(|l| l.starts_with(&node.addr) && l.contains("RUNNING")),
         "{nodes}"
     );
@@ -187,6 +195,40 @@ fn the_client_commands_submit_list_show_kill_and_say_what_went_wrong() {
         stderr.contains("KILLED") || stderr.contains("Killed"),
         "{stderr}"
     );
+    // A finished app leaves the default list; --all and --states still find it.
+    let (_, active, _) = yard(&["apps", "--rm", &url]);
+    assert!(
+        active.starts_with("Total number") && !active.contains(&id),
+        "{active}"
+    );
+    for filter in [&["--all"][..], &["--states", "killed"]] {
+        let (code, listed, stderr) = yard(&[&["apps", "--rm", &url][..], filter].concat());
+        assert_eq!(code, 0, "{stderr}");
+        assert!(
+            listed
+                .lines()
+                .any(|l| l.starts_with(&id) && l.contains("KILLED")),
+            "{filter:?}: {listed}"
+        );
+    }
+    let (_, shown, _) = yard(&["app", "--rm", &url, &id]);
+    let finished = shown
+        .lines()
+        .find(|l| l.starts_with("finishedTime"))
+        .unwrap();
+    assert!(
+        finished.ends_with(" UTC") && finished.contains('-'),
+        "{shown}"
+    );
+    // Unknown filter values: exit 2, naming the valid ones.
+    for (args, valid) in [
+        (&["apps", "--states", "BOGUS"][..], "RUNNING"),
+        (&["nodes", "--states", "busy"][..], "DECOMMISSIONED"),
+    ] {
+        let (code, _, stderr) = yard(&[args, &["--rm", &url][..]].concat());
+        assert_eq!(code, 2, "{args:?}: {stderr}");
+        assert!(stderr.contains(valid), "{args:?}: {stderr}");
+    }
     let (code, _, stderr) = yard(&["app", "--rm", &url, "application_0_0000"]);
     assert_eq!(code, 2);
     assert!(

@@ -86,7 +86,7 @@ fn submit_sends_the_deadline_in_the_submission_and_apps_shows_it_with_the_quota(
     // A shell master registers no job model: no quota of its own (served as EDF would).
     let (code, table, stderr) = yard(&["apps", "--rm", &url]);
     assert_eq!(code, 0, "{stderr}");
-    let header = table.lines().next().unwrap();
+    let header = table.lines().nth(1).unwrap();
     assert!(
         header.contains("DEADLINE") && header.contains("QUOTA"),
         "{table}"

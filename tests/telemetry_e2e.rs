@@ -117,7 +117,7 @@ fn a_running_nodes_load_shows_in_the_api_and_in_yard_nodes_and_outlives_an_rm_re
     // `yard nodes`: the load columns, filled for both nodes, within 100 columns.
     let (code, table, err) = yard(&["nodes", "--rm", &url]);
     assert_eq!(code, 0, "{err}");
-    let header = table.lines().next().unwrap();
+    let header = table.lines().nth(1).unwrap();
     for column in ["LOAD", "CPU", "MEM", "DISK R+W"] {
         assert!(header.contains(column), "{table}");
     }
@@ -155,12 +155,15 @@ fn a_running_nodes_load_shows_in_the_api_and_in_yard_nodes_and_outlives_an_rm_re
         "the last sample stored: {restored} vs {before}"
     );
     assert!(n["node"]["yardLoad"]["diskIoRateBytesPerS"].as_f64() > Some(0.0));
-    let (code, table, err) = yard(&["nodes", "--rm", &url]);
+    // LOST nodes are listed with --all (by default only RUNNING ones, as `yarn node -list`).
+    let (_, running, _) = yard(&["nodes", "--rm", &url]);
+    assert!(running.starts_with("Total Nodes:0\n"), "{running}");
+    let (code, table, err) = yard(&["nodes", "--rm", &url, "--all"]);
     assert_eq!(code, 0, "{err}");
     let row = table
         .lines()
         .find(|l| l.starts_with(measured.addr.as_str()))
-        .unwrap();
+        .unwrap_or_else(|| panic!("{table}"));
     assert!(
         row.contains("LOST") && row.contains('%') && row.ends_with("B/s"),
         "{table}"

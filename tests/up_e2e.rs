@@ -1,0 +1,141 @@
+//! `yard up`: a local cluster in the foreground that runs jobs and, on Ctrl-C, stops with
+//! nothing left running (issue 19 item 4).
+
+mod support;
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
+use support::*;
+
+/// The processes whose command line names `dir` (the rm's state, the nodemanagers' work
+/// directories and every container started in them).
+fn processes_naming(dir: &Path) -> Vec<String> {
+    let dir = dir.to_string_lossy().into_owned();
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        if cmdline.contains(&dir) {
+            found.push(format!(
+                "{}: {cmdline}",
+                entry.file_name().to_string_lossy()
+            ));
+        }
+    }
+    found
+}
+
+/// Whether `pid` runs (a zombie, waiting to be reaped, runs nothing).
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit(") ")
+            .next()
+            .is_some_and(|s| !s.starts_with('Z'))
+    })
+}
+
+#[test]
+fn yard_up_runs_jobs_and_stops_everything_on_ctrl_c() {
+    let tmp = work_dir("yard-up");
+    let dir = tmp.join("cluster");
+    let mut up = Command::new(env!("CARGO_BIN_EXE_yard"))
+        .args(["up", "--nodes", "2", "--bind", "127.0.0.1:0"])
+        .args(["--heartbeat-ms", "200", "--dir"])
+        .arg(&dir)
+        .env("YARD_HOME", yard_home())
+        .env("YARD_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("yard up starts");
+    let mut stdout = BufReader::new(up.stdout.take().unwrap());
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    // `rm http://127.0.0.1:PORT with 2 nodemanagers`
+    let url = line
+        .strip_prefix("rm ")
+        .and_then(|l| l.strip_suffix(" with 2 nodemanagers\n"))
+        .unwrap_or_else(|| panic!("the first line names the rm: {line:?}"))
+        .to_owned();
+    let mut ready = String::new();
+    stdout.read_line(&mut ready).unwrap();
+    assert!(ready.starts_with("ready: "), "{ready}");
+    assert!(ready.contains(&url), "{ready}");
+
+    // Both nodes run by the time it says ready.
+    let nodes = get(&format!("{url}/ws/v1/cluster/nodes?states=RUNNING"));
+    assert_eq!(
+        nodes["nodes"]["node"].as_array().map(Vec::len),
+        Some(2),
+        "{nodes}"
+    );
+
+    // A job runs on it: a container that would outlive the cluster if it were not stopped.
+    let pid_file = tmp.join("sleeper.pid");
+    let command = format!("echo $$ > {}; exec sleep 600", pid_file.display());
+    let (code, id, err) = yard(&["submit", "--rm", &url, "--command", &command]);
+    assert_eq!(code, 0, "{err}");
+    let id = id.trim().to_owned();
+    let sleeper = eventually("the container's process", || {
+        std::fs::read_to_string(&pid_file)
+            .ok()
+            .and_then(|p| p.trim().parse::<u32>().ok())
+    });
+    assert!(alive(sleeper), "the container runs");
+    let state = get(&format!("{url}/ws/v1/cluster/apps/{id}"))["app"]["state"].clone();
+    assert!(state == "ACCEPTED" || state == "RUNNING", "{state}");
+    // The rm and both nodemanagers name the cluster's directory.
+    assert!(
+        processes_naming(&dir).len() >= 3,
+        "{:?}",
+        processes_naming(&dir)
+    );
+
+    // Ctrl-C: exit 0, and nothing it started is left.
+    kill(Pid::from_raw(up.id() as i32), Signal::SIGINT).unwrap();
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = up.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "yard up did not stop within 60 s of Ctrl-C"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let mut said = String::new();
+    std::io::Read::read_to_string(&mut up.stderr.take().unwrap(), &mut said).unwrap();
+    assert!(status.success(), "{status}: {said}");
+    assert!(said.contains("stopped"), "{said}");
+    // Orphaned containers are reaped by init at once; give it a moment, not a fixed sleep.
+    eventually("no process left", || {
+        (processes_naming(&dir).is_empty() && !alive(sleeper)).then_some(())
+    });
+    assert!(
+        reqwest::blocking::get(format!("{url}/ws/v1/cluster/info")).is_err(),
+        "the rm still answers"
+    );
+    // --dir keeps the state and the logs.
+    assert!(dir.join("rm.db").exists() && dir.join("nm0.log").exists());
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+#[test]
+fn yard_up_refuses_what_it_cannot_run_with_exit_2() {
+    for (args, says) in [
+        (&["--bind", "0.0.0.0:0"][..], "127.0.0.1"),
+        (&["--nodes", "0"][..], "--nodes 0"),
+    ] {
+        let (code, _, err) = yard(&[&["up"][..], args].concat());
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+}
