@@ -97,6 +97,7 @@ pub async fn serve(
         bearer: secret.bearer_key(),
         journal: Some(journal.clone()),
         profiles,
+        metrics: Arc::new(crate::metrics::RmMetrics::started_at(started_ms)),
     };
     if let Some(home) = &options.yard_home {
         let creds = LocalCredentials {

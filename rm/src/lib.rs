@@ -28,6 +28,8 @@ pub mod daemon;
 #[cfg(feature = "daemon")]
 pub mod journal;
 #[cfg(feature = "daemon")]
+pub mod metrics;
+#[cfg(feature = "daemon")]
 pub mod profiles;
 #[cfg(feature = "daemon")]
 pub mod rest;

@@ -54,6 +54,8 @@ pub struct Rm {
     /// The job-profile store (`--profiles-db`): a registering master's job kind finds its
     /// profile there when the master sends none.
     pub profiles: Option<crate::profiles::Profiles>,
+    /// The rm's Prometheus metrics (`GET /metrics`): its own registry.
+    pub metrics: Arc<crate::metrics::RmMetrics>,
 }
 
 impl Rm {
@@ -66,6 +68,7 @@ impl Rm {
             started_ms,
             journal: None,
             profiles: None,
+            metrics: Arc::new(crate::metrics::RmMetrics::started_at(started_ms)),
         }
     }
 }
@@ -380,6 +383,12 @@ pub fn routes() -> Vec<Route> {
             get(dataset).put(put_dataset),
         ),
         ("/ws/v1/yard/openapi.json", &["get"], get(openapi)),
+        ("/metrics", &["get"], get(prometheus_metrics)),
+        (
+            "/ws/v1/yard/prometheus/targets",
+            &["get"],
+            get(prometheus_targets),
+        ),
         ("/ws/v1/cluster/info", &["get"], get(cluster_info)),
         ("/ws/v1/cluster", &["get"], get(cluster_info)),
         ("/cluster", &["get"], get(cluster_info)),
@@ -552,7 +561,9 @@ pub fn remote_exception(status: StatusCode, error: &str, detail: &Value) -> Valu
 /// 406 (yard serves no XML); a refusal on Hadoop's routes becomes YARN's `RemoteException`.
 async fn shapes(request: axum::extract::Request, next: axum::middleware::Next) -> Response {
     let hadoop = hadoop_route(request.uri().path());
-    let mut response = if accepts_json(request.headers().get(header::ACCEPT)) {
+    // `/metrics` answers in Prometheus' text format, whatever a scraper accepts.
+    let text = request.uri().path() == "/metrics";
+    let mut response = if text || accepts_json(request.headers().get(header::ACCEPT)) {
         next.run(request).await
     } else {
         ApiError::new(
@@ -616,7 +627,24 @@ async fn heartbeat(
     limits::check_len("running", hb.running.len())?;
     limits::check_len("completed", hb.completed.len())?;
     hb.telemetry.check("telemetry")?;
-    ok(json!(rm.with(|c, now| c.heartbeat(now, hb))))
+    ok(json!(rm.with(|c, now| {
+        // Counted as the cluster takes them: a heartbeat it accepts, and only the ends of
+        // containers it still knows (a node repeats what it is not sure the rm heard).
+        let ends: Vec<_> = hb
+            .completed
+            .iter()
+            .filter(|s| c.container(&s.container_id).is_some())
+            .map(|s| s.end)
+            .collect();
+        let reply = c.heartbeat(now, hb);
+        if !reply.reregister {
+            rm.metrics.heartbeats.inc();
+            for end in ends {
+                rm.metrics.container_completed(end);
+            }
+        }
+        reply
+    })))
 }
 
 /// Hadoop's RegisterApplicationMasterRequest, the part yard uses: where the master serves its
@@ -804,7 +832,12 @@ async fn allocate(
     }
     ok(json!(rm.with(|c, now| {
         caller.master_of(c, &id)?;
-        c.allocate(now, req).map_err(ApiError::from)
+        let placing = std::time::Instant::now();
+        let reply = c.allocate(now, req).map_err(ApiError::from);
+        rm.metrics
+            .allocate_seconds
+            .observe(placing.elapsed().as_secs_f64());
+        reply
     })?))
 }
 
@@ -920,13 +953,36 @@ async fn report_result(
         processed_fraction: r.processed_fraction,
         answer: r.answer,
     };
-    ok(rm
+    // The metrics count a job's first answer (a master may report again as it improves).
+    let counted = result.clone();
+    let (reply, first) = rm
         .commit(|c, _| {
             caller.master_of(c, &id)?;
+            let first = c.app(&id).is_some_and(|a| a.result.is_none());
             c.report_result(&id, result)?;
-            Ok::<_, ApiError>(c.app(&id).map(yard_app_json).unwrap_or_default())
+            let reply = c.app(&id).map(yard_app_json).unwrap_or_default();
+            Ok::<_, ApiError>((reply, first))
         })
-        .await?)
+        .await?;
+    if first {
+        rm.metrics
+            .job_answered(counted.processed_fraction, &counted.answer);
+    }
+    ok(reply)
+}
+
+/// Every metric in Prometheus' text format. No token: Prometheus scrapes without one, and the
+/// figures name no application, container or user (see ARCHITECTURE.md, "Metrics").
+async fn prometheus_metrics(State(rm): State<Rm>) -> Response {
+    let text = rm.metrics.scrape(|refresh| rm.with(|c, _| refresh(c)));
+    ([(header::CONTENT_TYPE, crate::metrics::CONTENT_TYPE)], text).into_response()
+}
+
+/// Where Prometheus finds the nodemanagers and the MapReduce masters to scrape, in its
+/// `http_sd` form; finished masters stay listed for a grace period so their last figures are
+/// scraped. No token, as for `/metrics`: addresses and a component label only.
+async fn prometheus_targets(State(rm): State<Rm>) -> Reply {
+    ok(rm.with(crate::metrics::targets))
 }
 
 /// The longest recovery value, as JSON text.

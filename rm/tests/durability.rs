@@ -75,6 +75,7 @@ async fn a_full_disk_is_a_503_not_a_lost_submission_and_the_rm_recovers() {
         started_ms: 1_000,
         journal: Some(journal),
         profiles: None,
+        metrics: Default::default(),
     };
     // While no sidecar shared-memory file exists, a full or read-only disk cannot become a
     // SIGBUS (exclusive WAL keeps its index in the process's own memory).

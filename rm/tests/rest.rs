@@ -655,6 +655,9 @@ async fn every_route_wants_a_credential_and_acts_only_on_what_its_caller_owns() 
         "/cluster",
         "/ws/v1/yard/openapi.json",
         "/ws/v1/yard/health",
+        // Prometheus scrapes without a credential; no label names an app or container.
+        "/metrics",
+        "/ws/v1/yard/prometheus/targets",
     ];
     let forged = ClusterSecret::new([9; 32])
         .bearer_key()

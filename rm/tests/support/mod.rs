@@ -1,0 +1,212 @@
+//! A small in-process rm for the tests that talk to it over its router: a cluster on a clock
+//! the test sets, tokens of a fixed secret, and the calls nodes, masters and clients make.
+//! (`rest.rs`, `telemetry.rs` and `deadlines.rs` keep their own, older harnesses.)
+
+#![allow(dead_code)]
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
+
+use axum::body::Body;
+use axum::http::{Method, Request, StatusCode, header};
+use http_body_util::BodyExt;
+use serde_json::{Value, json};
+use tower::ServiceExt;
+use yard_rm::cluster::{Cluster, Settings};
+use yard_rm::rest::{Clock, Rm, router};
+use yard_wire::auth::{ClusterSecret, Principal};
+
+pub const SECRET: [u8; 32] = [7; 32];
+/// The rm's clock at the start, ms since the epoch.
+pub const T0: i64 = 1_700_000_000_000;
+
+pub fn token(p: Principal) -> String {
+    ClusterSecret::new(SECRET).bearer_key().issue(&p)
+}
+
+/// One HTTP answer: status, content type, body text.
+pub struct Answer {
+    pub status: StatusCode,
+    pub content_type: String,
+    pub text: String,
+}
+
+impl Answer {
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.text).unwrap_or_else(|_| json!(self.text))
+    }
+}
+
+pub struct Harness {
+    pub rm: Rm,
+    pub now: Arc<AtomicI64>,
+}
+
+impl Harness {
+    pub fn new(settings: Settings) -> Self {
+        let now = Arc::new(AtomicI64::new(T0));
+        let clock_now = now.clone();
+        let clock: Clock = Arc::new(move || clock_now.load(Ordering::SeqCst));
+        let cluster = Cluster::new(settings, ClusterSecret::new(SECRET), T0);
+        Harness {
+            rm: Rm::in_memory(cluster, clock, T0),
+            now,
+        }
+    }
+
+    pub fn set_now(&self, ms: i64) {
+        self.now.store(ms, Ordering::SeqCst);
+    }
+
+    /// The credential the rightful caller of `uri` has: a node's for node routes, the current
+    /// master's for an application's master routes, an admin's otherwise.
+    pub fn rightful(&self, uri: &str) -> String {
+        if uri.starts_with("/ws/v1/yard/nodes") {
+            return token(Principal::Node { node: None });
+        }
+        let parts: Vec<&str> = uri.split('/').collect();
+        if let ["", "ws", "v1", "yard", "apps", id, what] = parts[..]
+            && ["register", "allocate", "unregister", "result"].contains(&what)
+        {
+            let attempt = self
+                .rm
+                .cluster
+                .lock()
+                .unwrap()
+                .current_attempt(id)
+                .unwrap_or(1);
+            return token(Principal::Master {
+                app: id.into(),
+                attempt,
+            });
+        }
+        token(Principal::Admin {
+            user: "operator".into(),
+        })
+    }
+
+    /// A request with `bearer` (none: no credential).
+    pub async fn call_as(
+        &self,
+        bearer: Option<&str>,
+        method: Method,
+        uri: &str,
+        body: Option<Value>,
+    ) -> Answer {
+        let mut request = Request::builder()
+            .method(method)
+            .uri(uri)
+            .header("content-type", "application/json");
+        if let Some(b) = bearer {
+            request = request.header("authorization", format!("Bearer {b}"));
+        }
+        let request = request
+            .body(body.map_or_else(Body::empty, |b| Body::from(b.to_string())))
+            .unwrap();
+        let response = router(self.rm.clone()).oneshot(request).await.unwrap();
+        let status = response.status();
+        let content_type = response
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_owned();
+        let bytes = response.into_body().collect().await.unwrap().to_bytes();
+        Answer {
+            status,
+            content_type,
+            text: String::from_utf8_lossy(&bytes).into_owned(),
+        }
+    }
+
+    pub async fn call(
+        &self,
+        method: Method,
+        uri: &str,
+        body: Option<Value>,
+    ) -> (StatusCode, Value) {
+        let bearer = self.rightful(uri);
+        let a = self.call_as(Some(&bearer), method, uri, body).await;
+        (a.status, a.json())
+    }
+
+    pub async fn get(&self, uri: &str) -> (StatusCode, Value) {
+        self.call(Method::GET, uri, None).await
+    }
+
+    pub async fn post(&self, uri: &str, body: Value) -> (StatusCode, Value) {
+        self.call(Method::POST, uri, Some(body)).await
+    }
+
+    pub async fn put(&self, uri: &str, body: Value) -> (StatusCode, Value) {
+        self.call(Method::PUT, uri, Some(body)).await
+    }
+
+    /// Registers node `id` with `vcores` cores and 1 GiB a core.
+    pub async fn node(&self, id: &str, vcores: u32) {
+        let body = json!({"nodeId": id, "rack": "r1",
+            "capability": {"memoryMb": 1024 * u64::from(vcores), "vcores": vcores}});
+        let (status, reply) = self.post("/ws/v1/yard/nodes", body).await;
+        assert_eq!(status, StatusCode::OK, "{reply}");
+    }
+
+    /// A heartbeat from `node` with load `cpu_percent` and these containers ended (EXITED).
+    pub async fn heartbeat(&self, node: &str, cpu_percent: f64, exited: &[&str]) -> Value {
+        let completed: Vec<Value> = exited
+            .iter()
+            .map(|c| json!({"containerId": c, "end": "EXITED", "exitCode": 0}))
+            .collect();
+        let hb = json!({"nodeId": node, "running": [], "completed": completed,
+            "telemetry": {"cpuPercent": cpu_percent, "load1m": 0.5, "load5m": 0.4, "load15m": 0.3,
+                "memoryTotalBytes": 4u64 << 30, "memoryUsedBytes": 1u64 << 30,
+                "diskReadBytesPerS": 0.0, "diskWriteBytesPerS": 0.0,
+                "netRxBytesPerS": 0.0, "netTxBytesPerS": 0.0, "containers": [], "cores": 4}});
+        let (status, reply) = self.post("/ws/v1/yard/nodes/heartbeat", hb).await;
+        assert_eq!(status, StatusCode::OK, "{reply}");
+        reply
+    }
+
+    pub async fn new_id(&self) -> String {
+        let (status, created) = self
+            .post("/ws/v1/cluster/apps/new-application", json!({}))
+            .await;
+        assert_eq!(status, StatusCode::OK, "{created}");
+        created["application-id"].as_str().unwrap().to_owned()
+    }
+
+    /// Submits an application with `extra` submission fields; its master's container is
+    /// granted (and taken out of the launch queue, as a node's heartbeat would).
+    pub async fn submitted(&self, extra: Value) -> String {
+        let id = self.new_id().await;
+        let mut body = json!({"application-id": id, "application-name": "job", "user": "alice"});
+        if let (Some(b), Some(e)) = (body.as_object_mut(), extra.as_object()) {
+            b.extend(e.clone());
+        }
+        let (status, why) = self.post("/ws/v1/cluster/apps", body).await;
+        assert_eq!(status, StatusCode::ACCEPTED, "{why}");
+        self.rm.cluster.lock().unwrap().take_master_launches();
+        id
+    }
+
+    /// A submitted application whose master registered with `registration`: running.
+    pub async fn running(&self, extra: Value, registration: Value) -> String {
+        let id = self.submitted(extra).await;
+        let (status, reply) = self
+            .post(&format!("/ws/v1/yard/apps/{id}/register"), registration)
+            .await;
+        assert_eq!(status, StatusCode::OK, "{reply}");
+        id
+    }
+
+    /// An allocate call asking for `n` containers anywhere.
+    pub async fn allocate(&self, id: &str, n: u32, progress: f64) -> Value {
+        let body = json!({"applicationId": id, "progress": progress, "releases": [],
+            "asks": [{"priority": 1, "resourceName": "*",
+                      "capability": {"memoryMb": 1024, "vcores": 1}, "numContainers": n}]});
+        let (status, reply) = self
+            .post(&format!("/ws/v1/yard/apps/{id}/allocate"), body)
+            .await;
+        assert_eq!(status, StatusCode::OK, "{reply}");
+        reply
+    }
+}
