@@ -28,6 +28,7 @@ use yard_wire::token::{TokenKey, verify};
 
 use crate::data::{DataDir, DataSettings, EnvError};
 use crate::launcher::{Cgroups, ContainerSpec, Exit, Running, launch};
+use crate::metrics::NmMetrics;
 use crate::telemetry::Sampler;
 
 /// What `yard nm` is started with.
@@ -73,6 +74,8 @@ struct Node {
     /// The disk rate (bytes per second, an `f64`'s bits; 0: unknown), known before the node
     /// registers and so before any container starts.
     disk_rate: AtomicU64,
+    /// What `GET /metrics` serves.
+    metrics: NmMetrics,
 }
 
 fn now_ms() -> i64 {
@@ -87,6 +90,20 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 /// Why a container was not started, as the REST surface reports it.
 struct Refused(StatusCode, String);
+
+impl Refused {
+    /// The reason label of `yard_nodemanager_container_start_refusals_total`.
+    fn reason(&self) -> &'static str {
+        match self.0 {
+            StatusCode::SERVICE_UNAVAILABLE => "unregistered",
+            StatusCode::FORBIDDEN => "token",
+            StatusCode::CONFLICT => "conflict",
+            StatusCode::INTERNAL_SERVER_ERROR => "environment",
+            // A container id naming no application, or a command that cannot start.
+            _ => "launch",
+        }
+    }
+}
 
 impl IntoResponse for Refused {
     fn into_response(self) -> Response {
@@ -146,11 +163,27 @@ impl Node {
             .ok_or("the rm's data key is not 32 bytes of hex")?;
         self.data.set_key(data_key);
         *lock(&self.key) = Some(key);
+        self.metrics.registrations.inc();
         Ok(())
     }
 
-    /// Starts a container on a valid token for this node.
+    /// A container ended: kept for the rm until it acknowledges, and counted.
+    fn record_end(&self, ended: Ended) {
+        self.metrics.ended(ended.status.end);
+        lock(&self.completed).push(ended);
+    }
+
+    /// Starts a container on a valid token for this node; a refusal is counted.
     async fn start(&self, s: StartContainer) -> Result<String, Refused> {
+        let started = self.try_start(s).await;
+        match &started {
+            Ok(_) => self.metrics.launched.inc(),
+            Err(refused) => self.metrics.refused(refused.reason()),
+        }
+        started
+    }
+
+    async fn try_start(&self, s: StartContainer) -> Result<String, Refused> {
         let key = lock(&self.key).clone().ok_or(Refused(
             StatusCode::SERVICE_UNAVAILABLE,
             "not registered with the rm yet".into(),
@@ -223,6 +256,7 @@ impl Node {
                 .collect();
             let mut completed = lock(&self.completed);
             for (id, exit) in ended {
+                self.metrics.ended(ContainerEnd::Exited);
                 let Some(r) = containers.remove(&id) else {
                     continue;
                 };
@@ -261,13 +295,19 @@ impl Node {
             .iter()
             .map(|e| e.status.clone())
             .collect();
+        let telemetry = sampler.sample(elapsed_s, &running);
+        self.metrics.sampled(&telemetry);
         let body = NodeHeartbeat {
             node_id: self.id.clone(),
             running: running.iter().map(|(id, _)| id.clone()).collect(),
             completed: completed.clone(),
-            telemetry: sampler.sample(elapsed_s, &running),
+            telemetry,
         };
-        let reply: HeartbeatReply = self.post_rm("/ws/v1/yard/nodes/heartbeat", &body).await?;
+        let reply: HeartbeatReply = self
+            .post_rm("/ws/v1/yard/nodes/heartbeat", &body)
+            .await
+            .inspect_err(|_| self.metrics.heartbeat_failures.inc())?;
+        self.metrics.heartbeats.inc();
         // The rm has these now, unless it does not know this node (it restarted): then they
         // go with the registration. Anything that ended meanwhile waits for the next beat.
         if !reply.reregister {
@@ -292,7 +332,7 @@ impl Node {
                 };
                 let resource = size_of(&running);
                 node.retire(running.dir.clone());
-                lock(&node.completed).push(Ended { status, resource });
+                node.record_end(Ended { status, resource });
             });
         }
         for start in reply.start {
@@ -316,7 +356,7 @@ impl Node {
                             end: ContainerEnd::LaunchFailed,
                             exit_code: None,
                         };
-                        lock(&node.completed).push(Ended { status, resource });
+                        node.record_end(Ended { status, resource });
                     }
                 }
             });
@@ -368,6 +408,22 @@ async fn containers(State(node): State<Arc<Node>>) -> Json<serde_json::Value> {
         .map(|r| json!({ "id": r.id, "state": "RUNNING", "pid": r.pid(), "dir": r.dir, "stdout": r.stdout, "stderr": r.stderr }))
         .collect();
     Json(json!({ "containers": { "container": list } }))
+}
+
+/// Every metric in Prometheus' text format (no credential: no label names a container).
+async fn prometheus_metrics(State(node): State<Arc<Node>>) -> Response {
+    node.reap();
+    node.metrics
+        .running
+        .set(lock(&node.containers).len() as i64);
+    (
+        [(
+            axum::http::header::CONTENT_TYPE,
+            crate::metrics::CONTENT_TYPE,
+        )],
+        node.metrics.encode(),
+    )
+        .into_response()
 }
 
 async fn start_container(
@@ -449,6 +505,7 @@ pub async fn serve_with(
     if let Cgroups::Unavailable(why) = &cgroups {
         tracing::warn!(%why, "containers run without cgroup limits");
     }
+    let metrics = NmMetrics::new(options.capability);
     let node = Arc::new(Node {
         id: addr.to_string(),
         options,
@@ -460,6 +517,7 @@ pub async fn serve_with(
         data: data.clone(),
         http: reqwest::Client::new(),
         disk_rate: AtomicU64::new(0),
+        metrics,
     });
     ready(addr);
     let beating = node.clone();
@@ -498,6 +556,7 @@ pub async fn serve_with(
     });
     let router = Router::new()
         .route("/ws/v1/node/info", get(info))
+        .route("/metrics", get(prometheus_metrics))
         .route(
             "/ws/v1/node/containers",
             get(containers).post(start_container),

@@ -7,5 +7,6 @@ pub mod daemon;
 pub mod data;
 pub mod disk;
 pub mod launcher;
+pub mod metrics;
 pub mod procfs;
 pub mod telemetry;
