@@ -15,6 +15,7 @@
 //! in the store is typed by its first finished map and reduce as the job runs (`typing.rs`);
 //! the type rides every allocate request once known, and the job's answer and status show it.
 
+mod metrics;
 mod recovery;
 mod rm;
 mod state;

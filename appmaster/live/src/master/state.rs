@@ -140,6 +140,8 @@ pub(super) struct State {
     pub(super) hang_split: Option<u32>,
     /// The job kind's type: from the store, or typed by this run's probes (`typing.rs`).
     pub(super) typing: yard_appmaster::typing::Typing,
+    /// What `GET /metrics` serves (`metrics.rs`).
+    pub(super) metrics: super::metrics::MasterMetrics,
 }
 
 pub(super) struct Shared {
@@ -215,6 +217,7 @@ impl State {
             progress_sent: 0.0,
             hang_split: None,
             typing: Default::default(),
+            metrics: super::metrics::MasterMetrics::new(),
         }
     }
 
@@ -294,6 +297,9 @@ impl State {
             closed: None,
             finished: None,
         });
+        if let Some(job) = &self.job {
+            self.metrics.phase_started(job.policy.name());
+        }
         self.feed(Event::JobStarted(spec));
         // Containers left over from an earlier phase are offered again.
         for held in self.containers.values_mut().filter(|h| !h.released) {
@@ -330,6 +336,7 @@ impl State {
         let Some(job) = self.job.as_mut() else {
             return;
         };
+        self.metrics.decided(job.policy.name(), &decision);
         match decision {
             Decision::Want(n) => job.want = n,
             Decision::LaunchMap {
@@ -726,6 +733,7 @@ impl State {
         match self.attempt(name) {
             Some(a) if self.job.as_ref().is_some_and(|j| j.live(a).is_some()) => {
                 self.feed(Event::ShuffleBytes(bytes));
+                self.metrics.shuffled(bytes);
                 Reply::default()
             }
             _ => kill(),
@@ -1622,5 +1630,97 @@ mod tests {
         assert_eq!(s.allocate_request().job_type, Some(cpu_map), "kept");
         assert!(s.typing.take_unsaved().is_empty(), "nothing new to store");
         assert_eq!(job_type_json(&s.typing)["map"]["fromStore"], true);
+    }
+
+    /// The series of one scrape, `name{labels}` → value.
+    fn scrape(s: &State) -> BTreeMap<String, f64> {
+        let text = s.metrics.scrape(s);
+        text.lines()
+            .filter(|l| !l.starts_with('#') && !l.is_empty())
+            .map(|l| {
+                let (series, value) = l.rsplit_once(' ').unwrap();
+                (series.to_owned(), value.parse().unwrap())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_metrics_count_the_policys_decisions_and_read_the_job_at_scrape_time() {
+        let mut s = state();
+        let before = scrape(&s);
+        for decision in super::super::metrics::DECISIONS {
+            let series = format!(
+                "yard_mr_master_decisions_total{{decision=\"{decision}\",policy=\"full\"}}"
+            );
+            assert_eq!(before.get(&series), Some(&0.0), "{series} in {before:#?}");
+        }
+        assert_eq!(
+            before["yard_mr_master_maps{policy=\"full\",state=\"pending\"}"],
+            3.0
+        );
+        assert_eq!(
+            before["yard_mr_master_deadline_seconds{policy=\"full\"}"],
+            100.0
+        );
+        assert_eq!(
+            before["yard_mr_master_info{phase=\"job\",policy=\"full\"}"],
+            1.0
+        );
+        s.allocated(AllocateReply {
+            allocated: vec![granted("c1", "c:1")],
+            completed: Vec::new(),
+        });
+        let Some(Order::Run { task }) = s.next_order("c1") else {
+            panic!("a task for the runner");
+        };
+        assert!(!s.started(&task.attempt).kill);
+        let running = scrape(&s);
+        assert_eq!(
+            running["yard_mr_master_decisions_total{decision=\"launch\",policy=\"full\"}"],
+            1.0
+        );
+        assert_eq!(
+            running["yard_mr_master_maps{policy=\"full\",state=\"running\"}"],
+            1.0
+        );
+        assert_eq!(running["yard_mr_master_containers"], 1.0);
+        let done = Done {
+            output_bytes: 30,
+            stats: None,
+            partial: None,
+            measured: None,
+        };
+        assert!(!s.done(&task.attempt, done).kill);
+        let after = scrape(&s);
+        let maps = |state: &str| {
+            after[&format!("yard_mr_master_maps{{policy=\"full\",state=\"{state}\"}}")]
+        };
+        assert_eq!(
+            (
+                maps("pending"),
+                maps("running"),
+                maps("done"),
+                maps("dropped")
+            ),
+            (1.0, 1.0, 1.0, 0.0),
+            "the freed container runs the next map at once"
+        );
+        assert_eq!(
+            after["yard_mr_master_decisions_total{decision=\"launch\",policy=\"full\"}"],
+            2.0
+        );
+        assert_eq!(
+            after["yard_mr_master_reduces{policy=\"full\",state=\"pending\"}"],
+            1.0
+        );
+        assert!(after["yard_mr_master_processed_ratio{policy=\"full\"}"] > 0.0);
+        // No label names the job, its application or a container.
+        let text = s.metrics.scrape(&s);
+        for id in ["application_1_0001", "c1", "0001"] {
+            assert!(!text.contains(&format!("\"{id}\"")), "{id} in\n{text}");
+        }
+        for line in text.lines().filter(|l| l.starts_with("# TYPE")) {
+            assert!(line.starts_with("# TYPE yard_mr_master_"), "{line}");
+        }
     }
 }

@@ -148,9 +148,28 @@ pub(super) async fn status(AxumState(shared): St) -> Json<Value> {
     Json(shared.lock().status())
 }
 
+/// Every metric in Prometheus' text format (no credential, as `/status`: no label names the
+/// job, its application or a container).
+pub(super) async fn metrics(AxumState(shared): St) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let text = {
+        let state = shared.lock();
+        state.metrics.scrape(&state)
+    };
+    (
+        [(
+            axum::http::header::CONTENT_TYPE,
+            super::metrics::CONTENT_TYPE,
+        )],
+        text,
+    )
+        .into_response()
+}
+
 pub(super) fn umbilical(shared: Arc<Shared>) -> axum::Router {
     axum::Router::new()
         .route("/status", get(status))
+        .route("/metrics", get(metrics))
         .route("/mr/runners/{container}/next", post(next))
         .route("/mr/attempts/{attempt}/started", post(started))
         .route("/mr/attempts/{attempt}/progress", post(progress))
