@@ -579,9 +579,7 @@ pub fn parse_text(text: &str) -> Result<Vec<Sample>, String> {
             }
             continue;
         }
-        let name_end = line
-            .find(|c: char| c == '{' || c == ' ')
-            .ok_or_else(|| at("no value".into()))?;
+        let name_end = line.find(['{', ' ']).ok_or_else(|| at("no value".into()))?;
         let name = &line[..name_end];
         if !metric_name(name) {
             return Err(at("a bad metric name".into()));
@@ -657,7 +655,7 @@ pub fn parse_text(text: &str) -> Result<Vec<Sample>, String> {
         let Some(kind) = types.get(family) else {
             return Err(at("a sample before its family's TYPE".into()));
         };
-        if kind == "counter" && !(value >= 0.0) {
+        if kind == "counter" && (value.is_nan() || value < 0.0) {
             return Err(at("a counter below 0".into()));
         }
         if kind == "histogram" && name.ends_with("_bucket") && !labels.contains_key("le") {
@@ -678,7 +676,9 @@ pub fn parse_text(text: &str) -> Result<Vec<Sample>, String> {
             continue;
         }
         let bucket = format!("{family}_bucket");
-        let mut series: BTreeMap<Vec<(String, String)>, Vec<(f64, f64)>> = BTreeMap::new();
+        /// Each series' buckets (`le`, count), by its labels but `le`.
+        type Series = BTreeMap<Vec<(String, String)>, Vec<(f64, f64)>>;
+        let mut series: Series = BTreeMap::new();
         for s in samples.iter().filter(|s| s.name == bucket) {
             let le = s.labels["le"].as_str();
             let le = if le == "+Inf" {

@@ -159,20 +159,32 @@ impl MasterMetrics {
 
     /// Reads the job's state into the gauges, then every metric in the text format.
     pub(super) fn scrape(&self, state: &State) -> String {
-        for g in [&self.maps, &self.reduces, &self.info] {
-            g.reset();
+        self.refresh(state);
+        let mut out = Vec::new();
+        if let Err(e) = prometheus::TextEncoder::new().encode(&self.registry.gather(), &mut out) {
+            super::log_line(&format!("cannot encode the metrics: {e}"));
         }
-        for g in [
-            &self.estimate,
-            &self.deadline,
-            &self.elapsed,
-            &self.processed,
-        ] {
-            g.reset();
-        }
+        String::from_utf8(out).unwrap_or_default()
+    }
+
+    /// Reads the job's state into the gauges (also as a phase ends, before its job is gone).
+    pub(super) fn refresh(&self, state: &State) {
         self.containers
             .set(state.containers.values().filter(|h| !h.released).count() as i64);
+        // Between phases, and once the job is over, the last phase's figures stay: a scrape
+        // after the end (the rm lists a finished master for a while) sees how it ended.
         if let Some(job) = &state.job {
+            for g in [&self.maps, &self.reduces, &self.info] {
+                g.reset();
+            }
+            for g in [
+                &self.estimate,
+                &self.deadline,
+                &self.elapsed,
+                &self.processed,
+            ] {
+                g.reset();
+            }
             let policy = job.policy.name();
             let now = job.now();
             let p = job.policy.progress();
@@ -235,10 +247,5 @@ impl MasterMetrics {
             let phase = if job.sampler { "sampling" } else { "job" };
             self.info.with_label_values(&[policy, phase]).set(1);
         }
-        let mut out = Vec::new();
-        if let Err(e) = prometheus::TextEncoder::new().encode(&self.registry.gather(), &mut out) {
-            super::log_line(&format!("cannot encode the metrics: {e}"));
-        }
-        String::from_utf8(out).unwrap_or_default()
     }
 }

@@ -325,6 +325,8 @@ async fn run_phase(shared: &Arc<Shared>, phase: Phase) -> Result<Outcome> {
         if let Some(job) = s.job.as_ref()
             && let Some((progress, finished_at)) = job.finished
         {
+            // The metrics keep the phase's last figures once its job is gone.
+            s.metrics.refresh(&s);
             let job = s.job.take().expect("the job");
             let overheads = std::mem::take(&mut s.overheads);
             return Ok(Outcome {
