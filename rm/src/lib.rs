@@ -35,3 +35,5 @@ pub mod profiles;
 pub mod rest;
 #[cfg(feature = "daemon")]
 pub mod store;
+#[cfg(feature = "daemon")]
+pub mod ui;

@@ -488,6 +488,8 @@ pub fn router(rm: Rm) -> Router {
         .layer(axum::middleware::from_fn(shapes))
         // A bug that panics in a handler is a 500 for that request, not a dropped connection.
         .layer(tower_http::catch_panic::CatchPanicLayer::new())
+        // The web UI's page and assets (no token, no data), outside the API's JSON-only layers.
+        .merge(crate::ui::router())
         .with_state(rm)
 }
 

@@ -1,0 +1,704 @@
+// yard's rm web UI: one page with four views (overview, nodes, applications, one
+// application), drawn from the rm's own REST API and redrawn every few seconds. No library,
+// no build step, nothing fetched from anywhere but this rm. Every value from the API goes
+// into the page as text (textContent), never as markup.
+//
+// Authentication: the API's bearer token, pasted once into the form or given in the URL as
+// `#token=…` (the fragment never reaches a server), kept in this tab's sessionStorage and
+// sent as `Authorization: Bearer` to this rm only.
+"use strict";
+
+(() => {
+  // Every route this page calls (all GET); a test checks each one is a route of the rm.
+  const API = {
+    info: "/ws/v1/cluster/info",
+    metrics: "/ws/v1/cluster/metrics",
+    scheduler: "/ws/v1/cluster/scheduler",
+    nodes: "/ws/v1/cluster/nodes",
+    apps: "/ws/v1/cluster/apps",
+    app: "/ws/v1/cluster/apps/{id}",
+    jobs: "/ws/v1/yard/mapreduce/jobs",
+    job: "/ws/v1/yard/mapreduce/jobs/{id}",
+    whoami: "/ws/v1/yard/auth/whoami",
+  };
+  const REFRESH_MS = 3000;
+  const TOKEN_KEY = "yard.rm.token";
+  const SVG = "http://www.w3.org/2000/svg";
+
+  // ---- the token --------------------------------------------------------------------
+
+  let memoryToken = null; // where the token lives when sessionStorage is unavailable
+
+  function token() {
+    try {
+      return sessionStorage.getItem(TOKEN_KEY) || memoryToken;
+    } catch (_) {
+      return memoryToken;
+    }
+  }
+
+  function setToken(t) {
+    memoryToken = t;
+    try {
+      if (t) sessionStorage.setItem(TOKEN_KEY, t);
+      else sessionStorage.removeItem(TOKEN_KEY);
+    } catch (_) {
+      // Storage refused (a private window, a policy): the token lasts as long as the page.
+    }
+  }
+
+  // The fragment: `#/view[?k=v&…]`, or `#k=v&…` alone.
+  function parseHash() {
+    const h = location.hash.replace(/^#/, "");
+    let route = h;
+    let query = "";
+    const q = h.indexOf("?");
+    if (q >= 0) {
+      route = h.slice(0, q);
+      query = h.slice(q + 1);
+    } else if (!h.startsWith("/")) {
+      route = "";
+      query = h;
+    }
+    const params = {};
+    for (const kv of query.split("&")) {
+      if (!kv) continue;
+      const i = kv.indexOf("=");
+      try {
+        params[decodeURIComponent(i < 0 ? kv : kv.slice(0, i))] =
+          decodeURIComponent(i < 0 ? "" : kv.slice(i + 1));
+      } catch (_) {
+        // A malformed escape: the pair is ignored.
+      }
+    }
+    return { route, params };
+  }
+
+  // A `token=` in the fragment is taken and removed from the address bar and history.
+  function takeTokenFromHash() {
+    const { route, params } = parseHash();
+    if (params.token) {
+      setToken(params.token.trim());
+      history.replaceState(null, "", location.pathname + location.search + "#" + (route || "/overview"));
+    }
+  }
+
+  function currentView() {
+    const parts = parseHash().route.split("/").filter(Boolean);
+    if (parts[0] === "nodes") return { name: "nodes" };
+    if (parts[0] === "apps" && parts[1]) {
+      let id = parts[1];
+      try {
+        id = decodeURIComponent(id);
+      } catch (_) {
+        // Shown as written.
+      }
+      return { name: "app", id };
+    }
+    if (parts[0] === "apps") return { name: "apps" };
+    return { name: "overview" };
+  }
+
+  // ---- the API ----------------------------------------------------------------------
+
+  class ApiError extends Error {
+    constructor(status, message) {
+      super(message);
+      this.status = status;
+    }
+  }
+
+  async function api(template, vars, query) {
+    let path = template.replace(/\{(\w+)\}/g, (_, k) => encodeURIComponent(vars[k]));
+    if (query) path += "?" + query;
+    const headers = { Accept: "application/json" };
+    const t = token();
+    if (t) headers.Authorization = "Bearer " + t;
+    let r;
+    try {
+      r = await fetch(path, { headers, cache: "no-store", credentials: "omit" });
+    } catch (e) {
+      throw new ApiError(0, "the rm does not answer (" + e.message + ")");
+    }
+    let body = null;
+    try {
+      body = await r.json();
+    } catch (_) {
+      body = null;
+    }
+    if (!r.ok) {
+      const why =
+        (body && (body.error || (body.RemoteException && body.RemoteException.message))) ||
+        r.statusText;
+      throw new ApiError(r.status, r.status + " " + why);
+    }
+    return body;
+  }
+
+  // ---- formatting -------------------------------------------------------------------
+
+  const DASH = "—";
+
+  function num(x, digits) {
+    if (x === null || x === undefined || typeof x !== "number" || !isFinite(x)) return DASH;
+    if (Number.isInteger(x)) return String(x);
+    return x.toFixed(digits === undefined ? 1 : digits);
+  }
+
+  function pct(fraction) {
+    if (typeof fraction !== "number" || !isFinite(fraction)) return DASH;
+    return (fraction * 100).toFixed(1) + " %";
+  }
+
+  function bytes(b) {
+    if (typeof b !== "number" || !isFinite(b)) return DASH;
+    const units = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let i = 0;
+    while (Math.abs(b) >= 1024 && i < units.length - 1) {
+      b /= 1024;
+      i++;
+    }
+    return (i === 0 ? String(Math.round(b)) : b.toFixed(1)) + " " + units[i];
+  }
+
+  function duration(ms) {
+    if (typeof ms !== "number" || !isFinite(ms)) return DASH;
+    let s = Math.round(Math.abs(ms) / 1000);
+    const parts = [];
+    for (const [unit, size] of [["d", 86400], ["h", 3600], ["m", 60]]) {
+      if (s >= size) {
+        parts.push(Math.floor(s / size) + unit);
+        s %= size;
+      }
+    }
+    if (s || !parts.length) parts.push(s + "s");
+    return parts.slice(0, 2).join(" ");
+  }
+
+  function utc(ms) {
+    return new Date(ms).toISOString().replace("T", " ").slice(0, 19) + " UTC";
+  }
+
+  // A moment as `<time>`: UTC, and how far from now.
+  function moment(ms, now) {
+    if (typeof ms !== "number" || ms <= 0) return text(DASH);
+    const rel = ms - now;
+    const node = h("time", { datetime: new Date(ms).toISOString(), title: String(ms) }, utc(ms));
+    return h("span", {}, node, " ", h("span", { class: "muted" }, rel >= 0 ? "(in " + duration(rel) + ")" : "(" + duration(rel) + " ago)"));
+  }
+
+  // ---- the DOM ----------------------------------------------------------------------
+
+  function text(s) {
+    return document.createTextNode(s === null || s === undefined ? "" : String(s));
+  }
+
+  function h(tag, attrs, ...children) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v !== null && v !== undefined && v !== false) e.setAttribute(k, v === true ? "" : String(v));
+    }
+    append(e, children);
+    return e;
+  }
+
+  function append(e, children) {
+    for (const c of children) {
+      if (c === null || c === undefined || c === false) continue;
+      if (Array.isArray(c)) append(e, c);
+      else e.appendChild(c instanceof Node ? c : text(c));
+    }
+    return e;
+  }
+
+  function s(tag, attrs, ...children) {
+    const e = document.createElementNS(SVG, tag);
+    for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, String(v));
+    append(e, children);
+    return e;
+  }
+
+  function table(headers, rows, empty) {
+    if (!rows.length) return h("p", { class: "empty" }, empty);
+    return h(
+      "table",
+      {},
+      h("thead", {}, h("tr", {}, headers.map((x) => h("th", {}, x)))),
+      h("tbody", {}, rows)
+    );
+  }
+
+  function card(label, value, detail) {
+    return h("div", { class: "card" }, h("div", { class: "label" }, label), h("div", { class: "value" }, value), detail ? h("div", { class: "muted" }, detail) : null);
+  }
+
+  function bar(fraction) {
+    const f = typeof fraction === "number" && isFinite(fraction) ? Math.max(0, Math.min(1, fraction)) : 0;
+    const fill = h("span", { class: "fill" });
+    fill.style.width = (f * 100).toFixed(1) + "%";
+    return h("span", { class: "bar", title: pct(f) }, fill);
+  }
+
+  function stateBadge(state, finalStatus) {
+    const s = String(state || "UNKNOWN");
+    const label = finalStatus && finalStatus !== "UNDEFINED" ? s + " / " + finalStatus : s;
+    return h("span", { class: "state state-" + s.toLowerCase() }, label);
+  }
+
+  function kv(pairs) {
+    return h("dl", { class: "kv" }, pairs.filter(Boolean).map(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]));
+  }
+
+  function appLink(id) {
+    return h("a", { href: "#/apps/" + encodeURIComponent(id) }, id);
+  }
+
+  function list(obj, key, inner) {
+    const v = obj && obj[key];
+    const l = v && v[inner];
+    return Array.isArray(l) ? l : [];
+  }
+
+  // ---- views --------------------------------------------------------------------------
+
+  async function overview() {
+    const [m, sch, apps, nodes] = await Promise.all([
+      api(API.metrics),
+      api(API.scheduler),
+      api(API.apps),
+      api(API.nodes),
+    ]);
+    const cm = m.clusterMetrics || {};
+    const si = (sch.scheduler && sch.scheduler.schedulerInfo) || {};
+    const appList = list(apps, "apps", "app");
+    const nodeList = list(nodes, "nodes", "node");
+    const byState = {};
+    for (const a of appList) byState[a.state] = (byState[a.state] || 0) + 1;
+    const verdicts = {};
+    for (const n of nodeList) {
+      const v = (n.overload && n.overload.verdict) || "unknown";
+      verdicts[v] = (verdicts[v] || 0) + 1;
+    }
+    const withDeadline = appList.filter((a) => typeof a.deadlineMs === "number").length;
+    const oc = si.overloadClassifier;
+    const queues = list(si, "queues", "queue");
+    return [
+      h("h1", {}, "Cluster"),
+      h(
+        "div",
+        { class: "cards" },
+        card("Nodes", num(cm.activeNodes) + " running", num(cm.lostNodes) + " lost of " + num(cm.totalNodes)),
+        card("Applications", num(cm.appsRunning) + " running", num(cm.appsPending) + " pending · " + num(cm.appsSubmitted) + " submitted"),
+        card("Ended", num(cm.appsCompleted) + " completed", num(cm.appsFailed) + " failed · " + num(cm.appsKilled) + " killed"),
+        card("Memory", num(cm.allocatedMB) + " / " + num(cm.totalMB) + " MB", bar(cm.totalMB ? cm.allocatedMB / cm.totalMB : 0)),
+        card("vcores", num(cm.allocatedVirtualCores) + " / " + num(cm.totalVirtualCores), bar(cm.totalVirtualCores ? cm.allocatedVirtualCores / cm.totalVirtualCores : 0)),
+        card("Containers", num(cm.containersAllocated), "allocated")
+      ),
+      h("h2", {}, "Scheduler"),
+      kv([
+        ["policy", h("strong", { id: "policy" }, si.policy || DASH)],
+        ["YARN type", si.type || DASH],
+        ["master share", num(si.masterShare, 2)],
+        ["masters use", si.mastersUsed ? num(si.mastersUsed.memory) + " MB, " + num(si.mastersUsed.vCores) + " vcores" : DASH],
+        ["spare allocations / kills", num(si.spareAllocations) + " / " + num(si.spareKills)],
+        ["spare map allocations / kills", num(si.spareMapAllocations) + " / " + num(si.spareMapKills)],
+        [
+          "overload classifier",
+          oc ? "on: " + oc.rule + " (" + oc.utility + "), labelled " + num(oc.good) + " good, " + num(oc.bad) + " bad, needs " + num(oc.minSamples) : "off",
+        ],
+        ["node verdicts", Object.keys(verdicts).length ? Object.entries(verdicts).map(([k, v]) => k + " " + v).join(" · ") : "no nodes"],
+      ]),
+      h("h2", {}, "Applications by state"),
+      appList.length
+        ? h("div", { class: "cards" }, Object.entries(byState).map(([k, v]) => card(k, String(v))), card("with a deadline", String(withDeadline)))
+        : h("p", { class: "empty" }, "No applications yet."),
+      h("h2", {}, "Queues"),
+      table(
+        ["queue", "apps", "used memory", "used capacity"],
+        queues.map((q) =>
+          h("tr", {}, h("td", {}, q.queueName), h("td", {}, num(q.numApplications)), h("td", {}, num(q.resourcesUsed && q.resourcesUsed.memory) + " MB"), h("td", {}, num(q.usedCapacity) + " %"))
+        ),
+        "No queues."
+      ),
+    ];
+  }
+
+  function verdictCell(o) {
+    const v = (o && o.verdict) || "unknown";
+    if (!o || o.classifier === "off") return h("td", {}, h("span", { class: "verdict verdict-unknown" }, "classifier off"));
+    const counts = "good " + num(o.labelledGood) + " · bad " + num(o.labelledBad) + " · pending " + num(o.pending) + " · probes " + num(o.probes);
+    const features = Array.isArray(o.features) ? o.features.map((f) => f.name + "=" + f.level + " [" + f.good + "/" + f.bad + "]").join(", ") : "";
+    return h(
+      "td",
+      { title: features },
+      h("span", { class: "verdict verdict-" + v }, v),
+      " P(good) " + num(o.pGood, 2),
+      o.overloaded === true ? h("span", { class: "warn" }, " rule: overloaded") : null,
+      h("div", { class: "muted small" }, counts)
+    );
+  }
+
+  async function nodesView() {
+    const nodes = list(await api(API.nodes), "nodes", "node");
+    const rows = nodes.map((n) => {
+      const l = n.yardLoad || null;
+      const total = n.totalResource || {};
+      return h(
+        "tr",
+        { "data-node": n.id },
+        h("td", {}, h("strong", {}, n.id), h("div", { class: "muted small" }, n.rack)),
+        h("td", {}, stateBadge(n.state), h("div", { class: "muted small" }, n.healthReport || n.healthStatus)),
+        h("td", {}, num(n.numContainers)),
+        h("td", {}, num(n.usedMemoryMB) + " / " + num(total.memory) + " MB", bar(total.memory ? n.usedMemoryMB / total.memory : 0)),
+        h("td", {}, num(n.usedVirtualCores) + " / " + num(total.vCores)),
+        h("td", { class: "load" }, l ? num(l.loadPerCore, 2) : DASH, l ? h("div", { class: "muted small" }, "1m " + num(l.load1m, 2) + " on " + num(l.cores) + " cores") : null),
+        h("td", {}, l ? num(l.cpuPercent) + " %" : DASH),
+        h("td", {}, l ? pct(l.memoryUsedFraction) : DASH),
+        h("td", {}, l ? bytes(l.diskReadBytesPerS) + "/s r · " + bytes(l.diskWriteBytesPerS) + "/s w" : DASH, l && l.diskIoRateBytesPerS ? h("div", { class: "muted small" }, "rate " + bytes(l.diskIoRateBytesPerS) + "/s") : null),
+        verdictCell(n.overload),
+        h("td", { class: "muted small" }, l && l.sampledAt ? moment(l.sampledAt, Date.now()) : "no sample yet")
+      );
+    });
+    return [
+      h("h1", {}, "Nodes"),
+      table(
+        ["node", "state", "containers", "memory", "vcores", "load / core", "CPU", "memory in use", "disk", "overload verdict", "last sample"],
+        rows,
+        "No nodes have registered with this rm yet."
+      ),
+    ];
+  }
+
+  // The job's figures beside the app's, when the app is a MapReduce job.
+  function jobFigures(job) {
+    const p = (job && job.progress) || null;
+    return {
+      maps: p ? num(p.mapsDone) + " / " + num(p.mapsLaunched) + " of " + num(p.maps) : DASH,
+      slack: p && typeof p.slackMs === "number" ? (p.slackMs >= 0 ? duration(p.slackMs) + " early" : duration(p.slackMs) + " late") : DASH,
+      processed: job && typeof job.processedFraction === "number" ? pct(job.processedFraction) : DASH,
+    };
+  }
+
+  async function appsView() {
+    const [apps, jobs] = await Promise.all([api(API.apps), api(API.jobs, {}, "show=all")]);
+    const byId = {};
+    for (const j of (jobs && jobs.jobs) || []) byId[j.id] = j;
+    const now = Date.now();
+    const appList = list(apps, "apps", "app").slice().sort((a, b) => (b.startedTime || 0) - (a.startedTime || 0));
+    const rows = appList.map((a) => {
+      const f = jobFigures(byId[a.id]);
+      return h(
+        "tr",
+        { "data-app": a.id },
+        h("td", {}, appLink(a.id)),
+        h("td", {}, a.name, h("div", { class: "muted small" }, a.user + " · " + a.queue)),
+        h("td", {}, a.applicationType),
+        h("td", {}, stateBadge(a.state, a.finalStatus)),
+        h("td", { class: "deadline" }, typeof a.deadlineMs === "number" ? moment(a.deadlineMs, now) : "no deadline"),
+        h("td", {}, a.quota === null || a.quota === undefined ? DASH : num(a.quota)),
+        h("td", {}, bar((a.progress || 0) / 100), " " + num(a.progress) + " %"),
+        h("td", {}, f.maps),
+        h("td", {}, f.slack),
+        h("td", { class: "processed" }, f.processed)
+      );
+    });
+    return [
+      h("h1", {}, "Applications"),
+      table(
+        ["id", "name", "type", "state", "deadline", "quota", "progress", "maps done / launched", "estimate vs deadline", "processed fraction"],
+        rows,
+        "No applications yet."
+      ),
+    ];
+  }
+
+  // Nice tick steps for an axis from 0 to `max`.
+  function ticks(max) {
+    if (!(max > 0)) return [0];
+    const raw = max / 5;
+    const mag = Math.pow(10, Math.floor(Math.log10(raw)));
+    const step = [1, 2, 5, 10].map((m) => m * mag).find((st) => st >= raw);
+    const out = [];
+    for (let t = 0; t <= max + 1e-9; t += step) out.push(t);
+    return out;
+  }
+
+  // The estimate of the job's end, as the master made it over time, against the deadline:
+  // both axes in seconds after submission.
+  function chart(app, job) {
+    const t0 = job.submittedMs || app.startedTime || 0;
+    const points = (job.estimates || [])
+      .filter((e) => typeof e.atMs === "number" && typeof e.estimatedEndMs === "number")
+      .map((e) => ({ x: (e.atMs - t0) / 1000, y: (e.estimatedEndMs - t0) / 1000, at: e.atMs, end: e.estimatedEndMs }));
+    const deadline = typeof job.deadlineMs === "number" ? (job.deadlineMs - t0) / 1000 : null;
+    const finished = app.finishedTime > 0 ? (app.finishedTime - t0) / 1000 : null;
+    if (!points.length) {
+      return h("p", { class: "empty" }, "No estimate yet: the master reports one once its job runs." + (deadline === null ? " This application has no deadline." : ""));
+    }
+    const W = 720, H = 280, L = 60, R = 20, T = 16, B = 44;
+    const xmax = Math.max(1, ...points.map((p) => p.x), finished || 0) * 1.05;
+    const ydata = Math.max(1, ...points.map((p) => p.y), finished || 0);
+    // A deadline far above every estimate would flatten them: it is drawn at the top edge.
+    const above = deadline !== null && deadline > 4 * ydata;
+    const ymax = (above ? ydata : Math.max(ydata, deadline || 0)) * 1.1;
+    const X = (x) => L + (x / xmax) * (W - L - R);
+    const Y = (y) => H - B - (y / ymax) * (H - T - B);
+    const g = [];
+    for (const t of ticks(ymax)) {
+      g.push(s("line", { x1: L, x2: W - R, y1: Y(t), y2: Y(t), class: "grid" }));
+      g.push(s("text", { x: L - 6, y: Y(t) + 4, "text-anchor": "end", class: "tick" }, num(t)));
+    }
+    for (const t of ticks(xmax)) {
+      g.push(s("line", { x1: X(t), x2: X(t), y1: T, y2: H - B, class: "grid" }));
+      g.push(s("text", { x: X(t), y: H - B + 16, "text-anchor": "middle", class: "tick" }, num(t)));
+    }
+    g.push(s("text", { x: (L + W - R) / 2, y: H - 6, "text-anchor": "middle", class: "axis" }, "when estimated (s after submission)"));
+    g.push(s("text", { x: 14, y: (T + H - B) / 2, "text-anchor": "middle", class: "axis", transform: "rotate(-90 14 " + (T + H - B) / 2 + ")" }, "estimated end (s)"));
+    // Where an estimate would say "now": no estimate can honestly fall below it.
+    const diag = Math.min(xmax, ymax);
+    g.push(s("line", { x1: X(0), y1: Y(0), x2: X(diag), y2: Y(diag), class: "now" }));
+    if (deadline !== null) {
+      const y = above ? T : Y(deadline);
+      g.push(s("line", { x1: L, x2: W - R, y1: y, y2: y, class: "deadline" }));
+      g.push(
+        s("text", { x: W - R - 4, y: above ? y + 14 : y - 5, "text-anchor": "end", class: "deadline-label" },
+          "deadline " + num(deadline) + " s" + (above ? " (↑ far above: not to scale)" : ""))
+      );
+    }
+    if (finished !== null) {
+      g.push(s("circle", { cx: X(finished), cy: Y(finished), r: 5, class: "finished" }, s("title", {}, "finished at " + num(finished) + " s")));
+    }
+    g.push(s("polyline", { points: points.map((p) => X(p.x).toFixed(1) + "," + Y(p.y).toFixed(1)).join(" "), class: "estimate" }));
+    for (const p of points) {
+      g.push(
+        s("circle", { cx: X(p.x), cy: Y(p.y), r: 3, class: "estimate-point" },
+          s("title", {}, "at " + utc(p.at) + ": end " + utc(p.end) + (deadline !== null ? " (" + num((job.deadlineMs - p.end) / 1000) + " s before the deadline)" : "")))
+      );
+    }
+    return h(
+      "figure",
+      { class: "chart" },
+      s("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H, role: "img", "aria-label": "estimated end against the deadline" }, g),
+      h(
+        "figcaption",
+        { class: "legend" },
+        h("span", { class: "key key-estimate" }, "estimated end"),
+        deadline !== null ? h("span", { class: "key key-deadline" }, "deadline") : h("span", { class: "muted" }, "no deadline"),
+        h("span", { class: "key key-now" }, "now (estimate = time of estimate)"),
+        finished !== null ? h("span", { class: "key key-finished" }, "finished") : null
+      )
+    );
+  }
+
+  function isEstimate(v) {
+    return v && typeof v === "object" && !Array.isArray(v) && "estimate" in v && "low" in v && "high" in v;
+  }
+
+  function interval(e) {
+    return "[" + num(e.low) + ", " + (e.high === null ? "∞" : num(e.high)) + "]";
+  }
+
+  // An answer: its counts with their 95 % intervals, its top lists, its notes.
+  function answerView(job) {
+    const a = job.answer;
+    if (a === null || a === undefined) {
+      return h("p", { class: "empty" }, "No answer yet: it comes when the job finishes.");
+    }
+    if (typeof a !== "object") return h("pre", {}, JSON.stringify(a));
+    const totals = [];
+    const tops = [];
+    const facts = [];
+    for (const [k, v] of Object.entries(a)) {
+      if (isEstimate(v)) totals.push([k, v]);
+      else if (Array.isArray(v) && v.length && isEstimate(v[0])) tops.push([k, v]);
+      else if (v === null || typeof v !== "object") facts.push([k, typeof v === "number" ? num(v, 3) : String(v)]);
+    }
+    const jobFacts = a.job && typeof a.job === "object" ? Object.entries(a.job).map(([k, v]) => [k, typeof v === "object" ? JSON.stringify(v) : String(v)]) : [];
+    const estimateRow = (name, e, key) =>
+      h(
+        "tr",
+        { "data-key": key },
+        h("td", {}, name),
+        h("td", { class: "estimate" }, num(e.estimate)),
+        h("td", { class: "interval" }, interval(e)),
+        h("td", {}, num(e.observed)),
+        h("td", {}, num(e.stdError, 2))
+      );
+    return [
+      h(
+        "div",
+        { class: "cards" },
+        card("processed fraction", h("span", { id: "processed-fraction" }, pct(job.processedFraction)), a.exact === true ? "exact: every map read" : "estimated from what was read"),
+        card("maps read", num(a.mapsRead) + " / " + num(a.maps)),
+        card("bytes read", bytes(a.bytesRead) + " / " + bytes(a.bytes))
+      ),
+      h("h3", {}, "Counts with 95 % intervals"),
+      table(["count", "estimate", "95 % interval", "observed", "std. error"], totals.map(([k, v]) => estimateRow(k, v, k)), "This answer has no estimated counts."),
+      tops.map(([k, rows]) => [
+        h("h3", {}, k + " (first " + Math.min(rows.length, 10) + " of " + rows.length + ")"),
+        table(
+          ["key", "estimate", "95 % interval", "observed", "std. error"],
+          rows.slice(0, 10).map((r) => {
+            const key = Object.entries(r).find(([kk, vv]) => typeof vv === "string" && !["estimate", "low", "high"].includes(kk));
+            return estimateRow(key ? key[1] : "?", r, k);
+          }),
+          ""
+        ),
+      ]),
+      Array.isArray(a.notes) && a.notes.length ? [h("h3", {}, "Notes"), h("ul", { class: "notes" }, a.notes.map((n) => h("li", {}, String(n))))] : null,
+      facts.length || jobFacts.length ? [h("h3", {}, "About the answer"), kv(facts.concat(jobFacts))] : null,
+    ];
+  }
+
+  async function appView(view) {
+    const a = (await api(API.app, { id: view.id })).app || {};
+    let job = null;
+    try {
+      job = (await api(API.job, { id: view.id })).job || null;
+    } catch (e) {
+      if (e.status !== 404) throw e; // 404: not a MapReduce job
+    }
+    const now = Date.now();
+    const deadlineMs = typeof a.deadlineMs === "number" ? a.deadlineMs : null;
+    const p = (job && job.progress) || null;
+    const f = jobFigures(job);
+    return [
+      h("p", {}, h("a", { href: "#/apps" }, "← Applications")),
+      h("h1", { class: "app-id" }, a.id || view.id, " ", stateBadge(a.state, a.finalStatus)),
+      h(
+        "div",
+        { class: "columns" },
+        kv([
+          ["name", a.name],
+          ["type", a.applicationType],
+          ["user · queue", a.user + " · " + a.queue],
+          ["started", moment(a.startedTime, now)],
+          ["finished", a.finishedTime > 0 ? moment(a.finishedTime, now) : "not yet"],
+          ["elapsed", duration(a.elapsedTime)],
+          ["containers", num(a.runningContainers) + " (" + num(a.allocatedMB) + " MB, " + num(a.allocatedVCores) + " vcores)"],
+          ["progress", [bar((a.progress || 0) / 100), " " + num(a.progress) + " %"]],
+        ]),
+        kv([
+          ["deadline", h("span", { class: "deadline" }, deadlineMs !== null ? moment(deadlineMs, now) : "no deadline")],
+          ["quota", a.quota === null || a.quota === undefined ? DASH : num(a.quota)],
+          job ? ["task policy", p ? p.policy : (job.spec && job.spec.policy) || DASH] : null,
+          job ? ["phase", p ? p.phase + (p.guarded ? " (deadline guard fired)" : "") + (p.mapPhaseClosed ? ", map phase closed" : "") : "not started"] : null,
+          job ? ["maps done / launched", h("span", { id: "maps" }, f.maps)] : null,
+          job && p ? ["k (maps that count)", num(p.k)] : null,
+          job && p ? ["reduces done", num(p.reducesDone) + " / " + num(p.reduces)] : null,
+          job && p ? ["input processed", bytes(p.processedBytes) + " / " + bytes(p.inputBytes)] : null,
+          job && p ? ["estimated end", typeof p.estimatedEndMs === "number" ? moment(p.estimatedEndMs, now) : DASH] : null,
+          job ? ["estimate vs deadline", f.slack] : null,
+          job ? ["processed fraction", f.processed] : null,
+        ])
+      ),
+      job ? [h("h2", {}, "Estimated end against the deadline"), chart(a, job)] : null,
+      job ? [h("h2", {}, "Answer"), h("section", { id: "answer" }, answerView(job))] : h("p", { class: "muted" }, "Not a MapReduce job: no estimate or answer to show."),
+      h("h2", {}, "Diagnostics"),
+      a.diagnostics ? h("pre", { class: "diagnostics" }, a.diagnostics) : h("p", { class: "empty" }, "None."),
+    ];
+  }
+
+  const VIEWS = { overview, nodes: nodesView, apps: appsView, app: appView };
+
+  // ---- the loop -----------------------------------------------------------------------
+
+  let timer = null;
+  let generation = 0;
+
+  function setStatus(msg, error) {
+    const el = document.getElementById("status");
+    el.textContent = msg;
+    el.className = error ? "error" : "muted";
+  }
+
+  function showLogin(why) {
+    document.getElementById("login").hidden = false;
+    document.getElementById("forget").hidden = true;
+    document.getElementById("login-why").textContent = why || "";
+    const v = document.getElementById("view");
+    v.replaceChildren(h("p", { class: "muted" }, "Sign in with a token to see the cluster."));
+    setStatus("", false);
+  }
+
+  async function refresh() {
+    clearTimeout(timer);
+    const gen = ++generation;
+    const view = currentView();
+    for (const a of document.querySelectorAll("nav a")) {
+      a.classList.toggle("active", a.dataset.view === (view.name === "app" ? "apps" : view.name));
+    }
+    if (!token()) {
+      showLogin("");
+      return;
+    }
+    document.getElementById("login").hidden = true;
+    document.getElementById("forget").hidden = false;
+    try {
+      const content = await VIEWS[view.name](view);
+      if (gen !== generation) return;
+      document.getElementById("view").replaceChildren(append(document.createDocumentFragment(), [content]));
+      document.title = "yard rm · " + (view.id || view.name);
+      setStatus("updated " + new Date().toISOString().slice(11, 19) + " UTC · every " + REFRESH_MS / 1000 + " s", false);
+    } catch (e) {
+      if (gen !== generation) return;
+      if (e.status === 401) {
+        setToken(null);
+        showLogin("The rm refused the token: " + e.message);
+        return;
+      }
+      if (e.status === 404 && view.name === "app") {
+        document.getElementById("view").replaceChildren(h("p", { class: "error" }, "No application " + view.id + " (" + e.message + ")."));
+      }
+      setStatus(e.message, true);
+    }
+    timer = setTimeout(refresh, REFRESH_MS);
+  }
+
+  async function clusterLine() {
+    try {
+      const i = (await api(API.info)).clusterInfo || {};
+      const line = ["rm " + (i.resourceManagerVersion || "?"), "up since " + (i.startedOn ? utc(i.startedOn) : "?")];
+      if (token()) {
+        try {
+          const p = (await api(API.whoami)).principal || {};
+          line.push("as " + (p.user ? p.user + " (" + p.kind + ")" : p.kind + (p.app ? " of " + p.app : "")));
+        } catch (_) {
+          // Shown by the view's own refusal.
+        }
+      }
+      document.getElementById("cluster").textContent = line.join(" · ");
+    } catch (e) {
+      document.getElementById("cluster").textContent = e.message;
+    }
+  }
+
+  function start() {
+    takeTokenFromHash();
+    document.getElementById("login").addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      const input = document.getElementById("token");
+      const t = input.value.trim();
+      input.value = "";
+      if (!t) return;
+      setToken(t);
+      clusterLine();
+      refresh();
+    });
+    document.getElementById("forget").addEventListener("click", () => {
+      setToken(null);
+      clusterLine();
+      refresh();
+    });
+    window.addEventListener("hashchange", () => {
+      const hadToken = parseHash().params.token;
+      takeTokenFromHash();
+      if (hadToken) clusterLine();
+      refresh();
+    });
+    clusterLine();
+    refresh();
+  }
+
+  start();
+})();
