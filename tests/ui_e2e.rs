@@ -1,0 +1,394 @@
+//! The rm's web UI in headless Chromium against live daemons on 127.0.0.1: first an rm with
+//! no nodes and no applications (the pages say so, and ask for a token when given none or a
+//! forged one), then a cluster with the overload classifier on that runs a Dart job to its
+//! answer beside an application without a deadline. The rendered pages show the nodes with
+//! their verdicts, the job with its deadline, processed fraction, maps and the answer's 95 %
+//! interval, and the estimate-against-deadline chart; screenshots of the job's page and the
+//! nodes go to `target/ui-artifacts/` (their paths are printed).
+//!
+//! Without Chromium (`chromium`, or the program `YARD_CHROMIUM` names) the test says so
+//! loudly and passes, except under CI (`CI=true`), where it fails: `.ci/run` installs
+//! Debian's `chromium`.
+
+mod support;
+
+use std::fs::File;
+use std::io::Write;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant, SystemTime};
+
+use serde_json::{Value, json};
+use support::*;
+
+const JOBS: &str = "/ws/v1/yard/mapreduce/jobs";
+
+/// Why Chromium cannot run here, to skip (locally) or fail (in CI) with.
+fn unavailable(why: &str) {
+    if std::env::var("CI").is_ok_and(|v| v == "true" || v == "1") {
+        panic!("headless Chromium cannot run in CI: {why}");
+    }
+    // Straight to stderr, past the test harness's capture: a skip is seen.
+    let _ = writeln!(
+        std::io::stderr(),
+        "\n*** SKIPPED: ui_e2e: {why}. Install Chromium (apt-get install chromium) to run it. ***\n"
+    );
+}
+
+/// The browser: a program that answers `--version`.
+fn chromium() -> Result<String, String> {
+    let candidates: Vec<String> = match std::env::var("YARD_CHROMIUM") {
+        Ok(p) => vec![p],
+        Err(_) => ["chromium", "chromium-browser", "google-chrome"]
+            .map(String::from)
+            .to_vec(),
+    };
+    for program in &candidates {
+        if let Ok(out) = Command::new(program).arg("--version").output()
+            && out.status.success()
+        {
+            return Ok(program.clone());
+        }
+    }
+    Err(format!("none of {candidates:?} runs"))
+}
+
+/// Headless Chromium with a profile of its own, run once per page.
+struct Browser {
+    program: String,
+    scratch: PathBuf,
+    runs: u32,
+}
+
+impl Browser {
+    /// Chromium on `url` with `extra` flags, for at most 90 s; its stdout.
+    fn run(&mut self, url: &str, extra: &[String]) -> String {
+        self.runs += 1;
+        let profile = self.scratch.join(format!("profile-{}", self.runs));
+        let out_path = self.scratch.join(format!("out-{}.html", self.runs));
+        let mut child = Command::new(&self.program)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-dev-shm-usage",
+                "--no-first-run",
+                "--no-default-browser-check",
+                "--disable-extensions",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--hide-scrollbars",
+                // The page redraws every 3 s: this lets it load and draw at least once.
+                "--virtual-time-budget=8000",
+            ])
+            .arg(format!("--user-data-dir={}", profile.display()))
+            .args(extra)
+            .arg(url)
+            .stdin(Stdio::null())
+            .stdout(File::create(&out_path).unwrap())
+            .stderr(Stdio::null())
+            // Its own process group: a run that hangs is stopped with all its helpers.
+            .process_group(0)
+            .spawn()
+            .expect("chromium starts");
+        let give_up = Instant::now() + Duration::from_secs(90);
+        loop {
+            if child.try_wait().unwrap().is_some() {
+                break;
+            }
+            if Instant::now() > give_up {
+                let _ = Command::new("kill")
+                    .args(["-KILL", "--", &format!("-{}", child.id())])
+                    .status();
+                let _ = child.wait();
+                panic!("chromium did not finish with {url} in 90 s");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = std::fs::remove_dir_all(&profile);
+        std::fs::read_to_string(&out_path).unwrap_or_default()
+    }
+
+    /// The page's DOM once its script has drawn it, polled until `ready` holds (60 s at most).
+    fn dom(&mut self, url: &str, ready: impl Fn(&str) -> bool) -> String {
+        let give_up = Instant::now() + Duration::from_secs(60);
+        loop {
+            let dom = self.run(url, &["--dump-dom".into()]);
+            if ready(&dom) {
+                return dom;
+            }
+            assert!(
+                Instant::now() < give_up,
+                "{url} never rendered as expected:\n{dom}"
+            );
+        }
+    }
+
+    /// A screenshot of `url` at 1400×1100, saved as `path`; checked to be that PNG.
+    fn screenshot(&mut self, url: &str, path: &Path) {
+        let _ = std::fs::remove_file(path);
+        self.run(
+            url,
+            &[
+                format!("--screenshot={}", path.display()),
+                "--window-size=1400,1100".into(),
+            ],
+        );
+        let png = std::fs::read(path).unwrap_or_else(|e| panic!("no screenshot {path:?}: {e}"));
+        assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"), "{path:?} is a PNG");
+        let (w, h) = (
+            u32::from_be_bytes(png[16..20].try_into().unwrap()),
+            u32::from_be_bytes(png[20..24].try_into().unwrap()),
+        );
+        assert_eq!((w, h), (1400, 1100), "{path:?}");
+        println!("ui screenshot: {}", path.display());
+    }
+}
+
+/// Where the screenshots go: `target/ui-artifacts/`.
+fn artifacts() -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .expect("the target dir")
+        .join("ui-artifacts");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A number as the page writes it (JavaScript's `String(x)` for a whole one, else one decimal).
+fn js_num(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        format!("{}", x as i64)
+    } else {
+        format!("{x:.1}")
+    }
+}
+
+/// A moment as the page's `<time datetime>` carries it (JavaScript's `toISOString`).
+fn iso(ms: i64) -> String {
+    let t = SystemTime::UNIX_EPOCH + Duration::from_millis(u64::try_from(ms).unwrap());
+    humantime::format_rfc3339_millis(t).to_string()
+}
+
+/// The element whose opening tag contains `marker`, up to its closing `</tag>`.
+fn element<'a>(dom: &'a str, marker: &str, tag: &str) -> &'a str {
+    let start = dom
+        .find(marker)
+        .unwrap_or_else(|| panic!("no {marker} in\n{dom}"));
+    let start = dom[..=start].rfind('<').unwrap();
+    let end = dom[start..]
+        .find(&format!("</{tag}>"))
+        .map_or(dom.len(), |e| start + e);
+    &dom[start..end]
+}
+
+#[test]
+fn the_rm_web_ui_shows_a_dart_job_its_deadline_estimate_and_answer_in_headless_chromium() {
+    let program = match chromium() {
+        Ok(p) => p,
+        Err(why) => return unavailable(&why),
+    };
+    let tmp = work_dir("yard-ui-e2e");
+    let mut browser = Browser {
+        program,
+        scratch: tmp.join("chromium"),
+        runs: 0,
+    };
+    std::fs::create_dir_all(&browser.scratch).unwrap();
+
+    // An rm with nothing on it: every view says so, and none breaks.
+    {
+        let empty = tmp.join("empty");
+        std::fs::create_dir_all(&empty).unwrap();
+        let rm = rm_in(&empty, &[]);
+        let url = format!("http://{}", rm.addr);
+        let token = admin_token(&url).expect("the rm left its local credentials");
+        // No token: the page asks for one.
+        let dom = browser.dom(&format!("{url}/ui"), |d| d.contains("Sign in with a token"));
+        assert!(dom.contains("yard auth token"), "{dom}");
+        // A forged one: the rm refuses it and the page says so.
+        let dom = browser.dom(&format!("{url}/ui#/nodes?token=yard.0000.0000"), |d| {
+            d.contains("The rm refused the token")
+        });
+        assert!(dom.contains("401"), "{dom}");
+        let dom = browser.dom(&format!("{url}/ui#/nodes?token={token}"), |d| {
+            d.contains("No nodes have registered")
+        });
+        assert!(!dom.contains(&token), "the page shows no token: {dom}");
+        browser.dom(&format!("{url}/ui#/apps?token={token}"), |d| {
+            d.contains("No applications yet.")
+        });
+        let dom = browser.dom(&format!("{url}/ui#token={token}"), |d| {
+            d.contains("id=\"policy\"")
+        });
+        assert!(dom.contains("No applications yet."), "{dom}");
+        assert!(dom.contains("no nodes"), "{dom}");
+    }
+
+    // A cluster that learns which nodes are overloaded, a Dart job with a deadline, and an
+    // application without one.
+    let c = cluster_with(&tmp, &["--overload-classifier", "on"]);
+    let token = admin_token(&c.url).unwrap();
+    put_dataset(&c.url, &tmp, "text", "books", "1MiB", "128KiB", 2, 3);
+    let http = admin_client(&c.url);
+    let plain = submit_command(&c.url, "true");
+    let _plain_processes = ProcessesOf::app(&plain);
+    let job = json!({"app": "grep", "input": "books", "params": {"pattern": "e"},
+                     "policy": "dart", "reduces": 2, "mapMinSeconds": 0.2});
+    let submitted = http
+        .post(format!("{}{JOBS}", c.url))
+        .json(&json!({"job": job, "name": "ui-grep", "deadlineInMs": 600_000}))
+        .send()
+        .unwrap();
+    assert_eq!(submitted.status().as_u16(), 202);
+    let view: Value = submitted.json().unwrap();
+    let id = view["job"]["id"].as_str().unwrap().to_owned();
+    let _processes = ProcessesOf::app(&id);
+
+    // Its page while it runs (or as soon as it is known): the id, the deadline, the refresh.
+    let page = format!("{}/ui#/apps/{id}?token={token}", c.url);
+    let dom = browser.dom(&page, |d| d.contains("class=\"app-id\""));
+    assert!(dom.contains(&id), "{dom}");
+
+    let done = eventually_for("the job's answer", Duration::from_secs(300), || {
+        let v: Value = http
+            .get(format!("{}{JOBS}/{id}", c.url))
+            .send()
+            .ok()?
+            .json()
+            .ok()?;
+        let state = v["job"]["state"].as_str()?.to_owned();
+        assert!(
+            !matches!(state.as_str(), "FAILED" | "KILLED"),
+            "{v}\n{}",
+            master_log(&tmp, &id)
+        );
+        (state == "FINISHED").then(|| v["job"].clone())
+    });
+    assert_eq!(done["finalStatus"], "SUCCEEDED", "{done}");
+    let deadline_ms = done["deadlineMs"].as_i64().unwrap();
+    let fraction = done["processedFraction"].as_f64().unwrap();
+    let matching = &done["answer"]["matchingLines"];
+    let (low, high) = (
+        matching["low"].as_f64().unwrap(),
+        matching["high"].as_f64().unwrap(),
+    );
+    let progress = &done["progress"];
+
+    // The job's page: deadline, processed fraction, maps, the answer with its interval, the
+    // chart of the estimate against the deadline.
+    let dom = browser.dom(&page, |d| d.contains("data-key=\"matchingLines\""));
+    assert!(dom.contains(&id), "{dom}");
+    assert!(
+        dom.contains(&format!("datetime=\"{}\"", iso(deadline_ms))),
+        "the deadline {deadline_ms} ({}): {dom}",
+        iso(deadline_ms)
+    );
+    let shown = element(&dom, "id=\"processed-fraction\"", "span");
+    assert!(
+        shown.contains(&format!("{:.1} %", fraction * 100.0)),
+        "{shown}"
+    );
+    let row = element(&dom, "data-key=\"matchingLines\"", "tr");
+    assert!(
+        row.contains(&format!("[{}, {}]", js_num(low), js_num(high))),
+        "the interval [{low}, {high}] in {row}"
+    );
+    let maps = element(&dom, "id=\"maps\"", "span");
+    assert!(
+        maps.contains(&format!(
+            "{} / {} of {}",
+            progress["mapsDone"], progress["mapsLaunched"], progress["maps"]
+        )),
+        "{maps} against {progress}"
+    );
+    let chart = element(&dom, "<svg", "svg");
+    assert!(chart.contains("class=\"estimate\""), "{chart}");
+    assert!(chart.contains("class=\"deadline\""), "{chart}");
+    assert!(chart.contains("deadline 600 s"), "{chart}");
+    assert!(chart.contains("class=\"estimate-point\""), "{chart}");
+    let dir = artifacts();
+    browser.screenshot(&page, &dir.join("ui-application.png"));
+
+    // The applications: the job with its deadline and processed fraction, the other without.
+    let dom = browser.dom(&format!("{}/ui#/apps?token={token}", c.url), |d| {
+        d.contains(&format!("data-app=\"{plain}\"")) && d.contains(&format!("data-app=\"{id}\""))
+    });
+    let row = element(&dom, &format!("data-app=\"{id}\""), "tr");
+    assert!(row.contains(&iso(deadline_ms)), "{row}");
+    assert!(row.contains(&format!("{:.1} %", fraction * 100.0)), "{row}");
+    assert!(row.contains("ui-grep"), "{row}");
+    let row = element(&dom, &format!("data-app=\"{plain}\""), "tr");
+    assert!(row.contains("no deadline"), "{row}");
+    // Its own page: no deadline, no estimate or answer, its diagnostics.
+    let dom = browser.dom(&format!("{}/ui#/apps/{plain}?token={token}", c.url), |d| {
+        d.contains("class=\"app-id\"")
+    });
+    assert!(dom.contains("no deadline"), "{dom}");
+    assert!(dom.contains("Not a MapReduce job"), "{dom}");
+    assert!(dom.contains("Diagnostics"), "{dom}");
+
+    // The nodes: each with its load and the classifier's verdict as the API gives it.
+    let nodes = get(&format!("{}/ws/v1/cluster/nodes", c.url));
+    let nodes = nodes["nodes"]["node"].as_array().unwrap().clone();
+    assert_eq!(nodes.len(), 3);
+    let nodes_page = format!("{}/ui#/nodes?token={token}", c.url);
+    // Drawn once every node's row is there with a load sample.
+    let dom = browser.dom(&nodes_page, |d| {
+        nodes
+            .iter()
+            .all(|n| d.contains(&format!("data-node=\"{}\"", n["id"].as_str().unwrap())))
+            && d.matches(" cores").count() >= nodes.len()
+    });
+    for n in &nodes {
+        let row = element(
+            &dom,
+            &format!("data-node=\"{}\"", n["id"].as_str().unwrap()),
+            "tr",
+        );
+        assert!(row.contains("RUNNING"), "{row}");
+        assert_eq!(n["overload"]["classifier"], "on", "{n}");
+        let verdict = n["overload"]["verdict"].as_str().unwrap();
+        assert!(
+            ["good", "bad", "unknown"]
+                .iter()
+                .any(|v| row.contains(&format!("verdict-{v}"))),
+            "{row} (the API said {verdict})"
+        );
+        assert!(row.contains("P(good)") && row.contains("good "), "{row}");
+        assert!(
+            row.contains(" cores"),
+            "a load per core from a sample: {row}"
+        );
+    }
+    browser.screenshot(&nodes_page, &dir.join("ui-nodes.png"));
+    browser.screenshot(
+        &format!("{}/ui#/apps?token={token}", c.url),
+        &dir.join("ui-applications.png"),
+    );
+
+    // The overview: the scheduler's policy and the counts.
+    let scheduler = get(&format!("{}/ws/v1/cluster/scheduler", c.url));
+    let policy = scheduler["scheduler"]["schedulerInfo"]["policy"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let dom = browser.dom(&format!("{}/ui#/overview?token={token}", c.url), |d| {
+        d.contains("id=\"policy\"")
+    });
+    assert!(
+        element(&dom, "id=\"policy\"", "strong").contains(&policy),
+        "{policy}"
+    );
+    assert!(dom.contains("3 running"), "three nodes: {dom}");
+    assert!(dom.contains("FINISHED"), "{dom}");
+    browser.screenshot(
+        &format!("{}/ui#/overview?token={token}", c.url),
+        &dir.join("ui-overview.png"),
+    );
+
+    drop(c);
+    let _ = std::fs::remove_dir_all(&tmp);
+}
