@@ -2,6 +2,7 @@
 //! This binary owns argument parsing, exit codes and output formatting; the work lives in the crates.
 
 mod auth;
+mod batch;
 mod client;
 mod daemons;
 mod data;
@@ -43,6 +44,10 @@ enum Command {
     Trace(trace::TraceCommand),
     /// Replay a workload through the task policies on the simulator (the Dart paper's evaluation).
     Sim(Box<sim::SimArgs>),
+    /// Batches of independent jobs: the order and pools of the shortest makespan (Johnson's
+    /// rule, BalancedPools).
+    #[command(subcommand)]
+    Batch(batch::BatchCommand),
     /// Run the resource manager.
     Rm(daemons::RmArgs),
     /// Run a node manager.
@@ -88,6 +93,7 @@ fn main() -> ExitCode {
         Command::Up(args) => up::up(args),
         Command::Trace(command) => trace::run(command),
         Command::Sim(args) => sim::run(*args),
+        Command::Batch(command) => batch::run(command),
         Command::Rm(args) => daemons::rm(args),
         Command::Nm(args) => daemons::nm(args),
         Command::Submit(args) => submit::submit(args),

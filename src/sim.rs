@@ -83,7 +83,12 @@ pub(crate) struct SimArgs {
     /// workload (`--runs`, `--interarrivals`, `--jobs`, `--svg`); or `overload`: the shared
     /// cluster with background CPU and IO hogs on its nodes, without and with the rm's overload
     /// classifier (issue 17; `--trace` or `--synthetic`, default the first 300 jobs of the
-    /// shipped FB-2009 day; `--seeds`, `--nodes`, `--rm-policies`, `--policies`, `--svg`).
+    /// shipped FB-2009 day; `--seeds`, `--nodes`, `--rm-policies`, `--policies`, `--svg`);
+    /// or `makespan`: seed 003's batch makespan against cluster size for random, Johnson,
+    /// reverse Johnson and BalancedPools on its Yahoo!/synthetic/Facebook workloads and FB
+    /// jobs of a SWIM trace (`--trace`, default the shipped FB-2009 day), in the paper's
+    /// slot-level model (`--jobs` per workload, default 100; `--cluster-sizes`, `--seeds`,
+    /// `--svg`).
     #[arg(long, value_name = "NAME", value_parser = parse_experiment)]
     experiment: Option<ExperimentArg>,
     /// `--experiment overload`: how tasks are placed, beside the run without any (off, always
@@ -121,6 +126,10 @@ pub(crate) struct SimArgs {
     /// [default: 60000].
     #[arg(long)]
     overload_explore_after_ms: Option<i64>,
+    /// `--experiment makespan`: the cluster sizes, nodes of 1 map + 1 reduce slot each
+    /// [default: 10,20,50,100,200,500].
+    #[arg(long, value_name = "N,...", value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    cluster_sizes: Option<Vec<u32>>,
     /// `--experiment rm-policies`: runs (seeds) per point; every figure is their mean.
     #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=100))]
     runs: u64,
@@ -210,15 +219,17 @@ pub(crate) enum ExperimentArg {
     Dart(Preset),
     RmPolicies,
     Overload,
+    Makespan,
 }
 
 fn parse_experiment(s: &str) -> Result<ExperimentArg, String> {
     match s {
         "rm-policies" => Ok(ExperimentArg::RmPolicies),
         "overload" => Ok(ExperimentArg::Overload),
+        "makespan" => Ok(ExperimentArg::Makespan),
         _ => Preset::parse(s)
             .map(ExperimentArg::Dart)
-            .map_err(|e| format!("{e}, rm-policies, overload")),
+            .map_err(|e| format!("{e}, rm-policies, overload, makespan")),
     }
 }
 
@@ -316,12 +327,16 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
             .into());
         }
     }
+    if args.cluster_sizes.is_some() && !matches!(args.experiment, Some(ExperimentArg::Makespan)) {
+        return Err(BadInput("--cluster-sizes is for --experiment makespan".into()).into());
+    }
     if args.shared {
         return run_shared(&args, base);
     }
     let preset = match args.experiment {
         Some(ExperimentArg::RmPolicies) => return run_rm_policies(&args, base),
         Some(ExperimentArg::Overload) => return run_overload(&args, base),
+        Some(ExperimentArg::Makespan) => return run_makespan(&args, base.seed),
         Some(ExperimentArg::Dart(p)) if args.trace.is_none() && !args.synthetic => {
             return Err(BadInput(format!(
                 "--experiment {} replays a workload: give --trace FILE or --synthetic",
@@ -713,6 +728,99 @@ fn run_overload(args: &SimArgs, mut exp: Experiment) -> Result<()> {
             serde_json::to_string_pretty(&value)? + "\n"
         }
         false => format!("## overload\n\n{}", overload::markdown(&reports, &workload)),
+    };
+    crate::print(&out)?;
+    Ok(())
+}
+
+/// `--experiment makespan`'s cluster sizes (nodes of 1 map + 1 reduce slot; the paper does not
+/// print its range) and jobs per workload (the paper's 100).
+const MAKESPAN_NODES: [u32; 6] = [10, 20, 50, 100, 200, 500];
+const MAKESPAN_JOBS: usize = 100;
+
+/// `--experiment makespan`: seed 003's batch makespan against cluster size (issue 20 item 3).
+fn run_makespan(args: &SimArgs, first_seed: u64) -> Result<()> {
+    use yard_sim::makespan::{self, MakespanSetup, Workload};
+    if args.synthetic || args.shared {
+        return Err(BadInput(
+            "--experiment makespan runs seed 003's own workloads; --trace FILE only picks the SWIM trace of its fb-swim workload".into(),
+        )
+        .into());
+    }
+    if args.cluster_sizes.as_ref().is_some_and(|s| s.is_empty()) {
+        return Err(BadInput("--cluster-sizes: give at least one size".into()).into());
+    }
+    let jobs = args.jobs.unwrap_or(MAKESPAN_JOBS);
+    if jobs == 0 {
+        return Err(BadInput("--jobs: a batch needs at least one job".into()).into());
+    }
+    let path = match &args.trace {
+        Some(path) => Some(path.clone()),
+        None => Some(PathBuf::from(OVERLOAD_TRACE)).filter(|p| p.exists()),
+    };
+    let trace = match &path {
+        Some(path) => Some(yard_workload::read_file(path, &args.read.options())?),
+        None => None,
+    };
+    let mut workloads = Workload::ALL.to_vec();
+    let fb_swim_source = match (&path, &trace) {
+        (Some(p), Some(w)) => Some(format!(
+            "the first {} jobs of {} as `yard sim` derives them (SWIM durations drawn per seed from ARIA's log-normals)",
+            jobs.min(w.jobs.len()),
+            p.display()
+        )),
+        _ => {
+            workloads.retain(|&w| w != Workload::FbSwim);
+            Some(format!(
+                "not run: {OVERLOAD_TRACE} is not here (run yard from the repository, or give --trace FILE)"
+            ))
+        }
+    };
+    let mut sizes = args
+        .cluster_sizes
+        .clone()
+        .unwrap_or_else(|| MAKESPAN_NODES.to_vec());
+    sizes.sort_unstable();
+    sizes.dedup();
+    let setup = MakespanSetup {
+        seed: first_seed,
+        seeds: args.seeds.unwrap_or(3),
+        jobs,
+        nodes: sizes,
+        workloads,
+        fb_swim_source,
+    };
+    let block_bytes = args.read.options().block_bytes;
+    let fb_swim = |seed: u64| -> Vec<yard_rm::batch::BatchJob> {
+        let Some(w) = &trace else { return Vec::new() };
+        let options = WorkloadOptions {
+            seed,
+            block_bytes,
+            ..WorkloadOptions::default()
+        };
+        workloads::trace_jobs(w, &options)
+            .take(jobs)
+            .map(|j| makespan::batch_job(&j))
+            .collect()
+    };
+    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template("makespan [{bar:40}] {pos}/{len} points {elapsed}")
+            .expect("a valid template")
+            .progress_chars("=> "),
+    );
+    let report = makespan::run(&setup, &fb_swim, &|done, total| {
+        bar.set_length(total);
+        bar.set_position(done);
+    });
+    bar.finish_and_clear();
+    if let Some(dir) = &args.svg {
+        makespan::write_plots(dir, &report)
+            .with_context(|| format!("writing plots to {}", dir.display()))?;
+    }
+    let out = match args.json {
+        true => serde_json::to_string_pretty(&report)? + "\n",
+        false => format!("## makespan\n\n{}", makespan::markdown(&report)),
     };
     crate::print(&out)?;
     Ok(())

@@ -252,6 +252,22 @@ pub fn simulate(jobs: &[BatchJob], order: &[usize], slots: u32) -> Schedule {
     }
 }
 
+/// A lower bound on any order's and any pools' makespan on `slots` slots: all map work spread
+/// over the map slots, all reduce work over the reduce slots, or one job's longest map then its
+/// longest reduce, whichever is longest. How far a plan is from it bounds what any other plan
+/// could still gain.
+pub fn lower_bound(jobs: &[BatchJob], slots: u32) -> f64 {
+    let s = f64::from(slots.max(1));
+    let work =
+        |f: fn(&BatchJob) -> &[f64]| jobs.iter().map(|j| f(j).iter().sum::<f64>()).sum::<f64>() / s;
+    let longest = |t: &[f64]| t.iter().copied().fold(0.0, f64::max);
+    let chain = jobs
+        .iter()
+        .map(|j| longest(&j.maps) + longest(&j.reduces))
+        .fold(0.0, f64::max);
+    work(|j| &j.maps).max(work(|j| &j.reduces)).max(chain)
+}
+
 /// One pool of a plan: its slots (map and reduce), its jobs in the order they are submitted
 /// to its FIFO queue (indices into the batch), and its simulated makespan.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -409,6 +425,8 @@ mod tests {
         assert_eq!(s.end, vec![5.0, 8.0, 13.0, 43.0, 47.0]);
         assert_eq!(s.makespan, 47.0);
         assert_eq!(simulate(&jobs, &reverse(&order), 30).makespan, 78.0);
+        // All reduce work on 30 slots: 46 s (map work 43 s, J4's chain 36 s).
+        assert_eq!(lower_bound(&jobs, 30), 46.0);
     }
 
     #[test]
@@ -590,6 +608,7 @@ mod tests {
             prop_assert_eq!(all, (0..jobs.len()).collect::<Vec<_>>());
             let worst = plan.pools.iter().map(|p| p.makespan).fold(0.0, f64::max);
             prop_assert_eq!(worst, plan.makespan);
+            prop_assert!(lower_bound(&jobs, slots) <= plan.makespan + 1e-9);
         }
     }
 }

@@ -6,6 +6,7 @@ pub mod engine;
 pub mod experiment;
 pub mod job;
 pub mod load;
+pub mod makespan;
 pub mod oracle;
 pub mod overload;
 pub mod plot;
