@@ -8,6 +8,7 @@ mod daemons;
 mod data;
 mod demo;
 mod local;
+mod replay;
 mod shell;
 mod sim;
 mod submit;
@@ -48,6 +49,9 @@ enum Command {
     /// rule, BalancedPools).
     #[command(subcommand)]
     Batch(batch::BatchCommand),
+    /// Replay a trace's first jobs on a live cluster (a running rm, or a local one it starts) at
+    /// their submit times, time-scaled, and compare them with the simulator's prediction.
+    Replay(Box<replay::ReplayArgs>),
     /// Run the resource manager.
     Rm(daemons::RmArgs),
     /// Run a node manager.
@@ -94,6 +98,7 @@ fn main() -> ExitCode {
         Command::Trace(command) => trace::run(command),
         Command::Sim(args) => sim::run(*args),
         Command::Batch(command) => batch::run(command),
+        Command::Replay(args) => replay::run(*args),
         Command::Rm(args) => daemons::rm(args),
         Command::Nm(args) => daemons::nm(args),
         Command::Submit(args) => submit::submit(args),

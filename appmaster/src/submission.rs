@@ -63,6 +63,19 @@ pub struct MapReduceJob {
     pub map_output_bytes: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reduce_seconds: Option<f64>,
+    /// `synthetic` only: each map's own seconds, instead of `mapSeconds` for all (`maps`, if
+    /// given, must match its length); with it, each map's split bytes (the estimator's
+    /// weights) and output bytes, instead of 1 MiB and `mapOutputBytes` for all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub map_seconds_each: Option<Vec<f64>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub map_input_bytes_each: Option<Vec<u64>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub map_output_bytes_each: Option<Vec<u64>>,
+    /// `synthetic` only: each reduce's own seconds, one per reduce (`reduces` entries),
+    /// instead of `reduceSeconds` for all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reduce_seconds_each: Option<Vec<f64>>,
     /// `synthetic` only: replay this trace's job (a path on the rm's host) instead.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace: Option<String>,
@@ -120,6 +133,10 @@ fn policy_in<'de, D: Deserializer<'de>>(d: D) -> Result<PolicyKind, D::Error> {
 /// The most reduces a job may ask for: more is a typo, not a job.
 pub const MAX_REDUCES: u32 = 10_000;
 
+/// The most entries a per-task list (`mapSecondsEach`, …) may hold: the lists travel in the
+/// master's command line and environment, which Linux caps at 128 KiB a string.
+pub const MAX_EACH: usize = 2_000;
+
 impl MapReduceJob {
     /// A job of `app` over `input` with every default.
     pub fn new(app: &str, input: Option<&str>) -> MapReduceJob {
@@ -138,6 +155,10 @@ impl MapReduceJob {
             map_seconds: None,
             map_output_bytes: None,
             reduce_seconds: None,
+            map_seconds_each: None,
+            map_input_bytes_each: None,
+            map_output_bytes_each: None,
+            reduce_seconds_each: None,
             trace: None,
             trace_job: None,
             time_scale: None,
@@ -162,6 +183,10 @@ impl MapReduceJob {
             ("mapSeconds", self.map_seconds.is_some()),
             ("mapOutputBytes", self.map_output_bytes.is_some()),
             ("reduceSeconds", self.reduce_seconds.is_some()),
+            ("mapSecondsEach", self.map_seconds_each.is_some()),
+            ("mapInputBytesEach", self.map_input_bytes_each.is_some()),
+            ("mapOutputBytesEach", self.map_output_bytes_each.is_some()),
+            ("reduceSecondsEach", self.reduce_seconds_each.is_some()),
             ("trace", self.trace.is_some()),
             ("traceJob", self.trace_job.is_some()),
             ("timeScale", self.time_scale.is_some()),
@@ -234,6 +259,10 @@ impl MapReduceJob {
                 ("mapSeconds", self.map_seconds.is_some()),
                 ("mapOutputBytes", self.map_output_bytes.is_some()),
                 ("reduceSeconds", self.reduce_seconds.is_some()),
+                ("mapSecondsEach", self.map_seconds_each.is_some()),
+                ("mapInputBytesEach", self.map_input_bytes_each.is_some()),
+                ("mapOutputBytesEach", self.map_output_bytes_each.is_some()),
+                ("reduceSecondsEach", self.reduce_seconds_each.is_some()),
             ] {
                 if given {
                     return Err(problem(
@@ -260,7 +289,12 @@ impl MapReduceJob {
             };
             return Err(problem(field, "only with a trace"));
         }
-        if self.maps.unwrap_or(0) == 0 {
+        self.validate_each()?;
+        let maps = self
+            .map_seconds_each
+            .as_ref()
+            .map_or(self.maps.unwrap_or(0) as usize, Vec::len);
+        if maps == 0 {
             return Err(problem(
                 "maps",
                 "a synthetic job needs maps: give at least 1",
@@ -272,6 +306,124 @@ impl MapReduceJob {
         ] {
             if let Some(x) = x
                 && !(0.0..=86_400.0).contains(&x)
+            {
+                return Err(problem(field, format!("{x} is outside 0 to 86400 seconds")));
+            }
+        }
+        Ok(())
+    }
+
+    /// The per-task lists: each with its single-value twin left out, of the length its tasks
+    /// have, every entry in range.
+    fn validate_each(&self) -> Result<(), JobProblem> {
+        let lists = [
+            (
+                "mapSecondsEach",
+                self.map_seconds_each.as_ref().map(Vec::len),
+            ),
+            (
+                "mapInputBytesEach",
+                self.map_input_bytes_each.as_ref().map(Vec::len),
+            ),
+            (
+                "mapOutputBytesEach",
+                self.map_output_bytes_each.as_ref().map(Vec::len),
+            ),
+            (
+                "reduceSecondsEach",
+                self.reduce_seconds_each.as_ref().map(Vec::len),
+            ),
+        ];
+        for (field, len) in lists {
+            match len {
+                Some(0) => return Err(problem(field, "an empty list: give one entry per task")),
+                Some(n) if n > MAX_EACH => {
+                    return Err(problem(
+                        field,
+                        format!(
+                            "{n} entries; at most {MAX_EACH} (a replay of larger jobs needs another route)"
+                        ),
+                    ));
+                }
+                _ => {}
+            }
+        }
+        for (field, twin, both) in [
+            (
+                "mapSecondsEach",
+                "mapSeconds",
+                self.map_seconds_each.is_some() && self.map_seconds.is_some(),
+            ),
+            (
+                "mapOutputBytesEach",
+                "mapOutputBytes",
+                self.map_output_bytes_each.is_some() && self.map_output_bytes.is_some(),
+            ),
+            (
+                "reduceSecondsEach",
+                "reduceSeconds",
+                self.reduce_seconds_each.is_some() && self.reduce_seconds.is_some(),
+            ),
+        ] {
+            if both {
+                return Err(problem(field, format!("give {twin} or {field}, not both")));
+            }
+        }
+        if let Some(each) = &self.map_seconds_each {
+            if let Some(maps) = self.maps
+                && maps as usize != each.len()
+            {
+                return Err(problem(
+                    "mapSecondsEach",
+                    format!("{} entries for {maps} maps", each.len()),
+                ));
+            }
+            for (field, len) in [
+                (
+                    "mapInputBytesEach",
+                    self.map_input_bytes_each.as_ref().map(Vec::len),
+                ),
+                (
+                    "mapOutputBytesEach",
+                    self.map_output_bytes_each.as_ref().map(Vec::len),
+                ),
+            ] {
+                if let Some(n) = len.filter(|&n| n != each.len()) {
+                    return Err(problem(
+                        field,
+                        format!("{n} entries for {} maps (mapSecondsEach)", each.len()),
+                    ));
+                }
+            }
+        } else if let Some(field) = [
+            ("mapInputBytesEach", self.map_input_bytes_each.is_some()),
+            ("mapOutputBytesEach", self.map_output_bytes_each.is_some()),
+        ]
+        .iter()
+        .find_map(|(f, given)| given.then_some(*f))
+        {
+            return Err(problem(field, "only with mapSecondsEach"));
+        }
+        if let Some(each) = &self.reduce_seconds_each
+            && each.len() != self.reduces as usize
+        {
+            return Err(problem(
+                "reduceSecondsEach",
+                format!(
+                    "{} entries for {} reduces (set reduces to match)",
+                    each.len(),
+                    self.reduces
+                ),
+            ));
+        }
+        for (field, list) in [
+            ("mapSecondsEach", &self.map_seconds_each),
+            ("reduceSecondsEach", &self.reduce_seconds_each),
+        ] {
+            if let Some(x) = list
+                .iter()
+                .flatten()
+                .find(|x| !(0.0..=86_400.0).contains(*x))
             {
                 return Err(problem(field, format!("{x} is outside 0 to 86400 seconds")));
             }
@@ -321,10 +473,28 @@ impl MapReduceJob {
             self.map_output_bytes
                 .map(|x| format!("--map-output-bytes={x}")),
             self.reduce_seconds.map(|x| format!("--reduce-seconds={x}")),
+            self.map_seconds_each
+                .as_ref()
+                .map(|x| format!("--map-seconds-each={}", join(x))),
+            self.map_input_bytes_each
+                .as_ref()
+                .map(|x| format!("--map-input-bytes-each={}", join(x))),
+            self.map_output_bytes_each
+                .as_ref()
+                .map(|x| format!("--map-output-bytes-each={}", join(x))),
+            self.reduce_seconds_each
+                .as_ref()
+                .map(|x| format!("--reduce-seconds-each={}", join(x))),
         ];
         args.extend(synthetic.into_iter().flatten());
         args
     }
+}
+
+/// `1,2.5,3`: a list as one flag's value.
+fn join<T: std::fmt::Display>(xs: &[T]) -> String {
+    let parts: Vec<String> = xs.iter().map(ToString::to_string).collect();
+    parts.join(",")
 }
 
 #[cfg(test)]
@@ -394,6 +564,72 @@ mod tests {
         assert!(args.contains(&"--trace=/t.json".to_string()), "{args:?}");
         assert!(args.contains(&"--job=0".to_string()), "{args:?}");
         assert!(args.contains(&"--time-scale=0.01".to_string()), "{args:?}");
+    }
+
+    #[test]
+    fn synthetic_jobs_may_give_every_task_its_own_time_and_bytes() {
+        let j = job(
+            r#"{"app": "synthetic", "mapSecondsEach": [0.5, 1.25], "mapInputBytesEach": [64, 32],
+                "mapOutputBytesEach": [10, 0], "reduces": 1, "reduceSecondsEach": [2]}"#,
+        )
+        .unwrap();
+        let args = j.master_args(None);
+        for a in [
+            "--map-seconds-each=0.5,1.25",
+            "--map-input-bytes-each=64,32",
+            "--map-output-bytes-each=10,0",
+            "--reduce-seconds-each=2",
+        ] {
+            assert!(args.contains(&a.to_string()), "{a}: {args:?}");
+        }
+        let again: MapReduceJob =
+            serde_json::from_value(serde_json::to_value(&j).unwrap()).unwrap();
+        assert_eq!(again, j);
+        for (json, field) in [
+            (
+                r#"{"app": "synthetic", "mapSecondsEach": []}"#,
+                "mapSecondsEach",
+            ),
+            (
+                r#"{"app": "synthetic", "maps": 3, "mapSecondsEach": [1, 2]}"#,
+                "mapSecondsEach",
+            ),
+            (
+                r#"{"app": "synthetic", "mapSeconds": 1, "mapSecondsEach": [1]}"#,
+                "mapSecondsEach",
+            ),
+            (
+                r#"{"app": "synthetic", "mapSecondsEach": [-1]}"#,
+                "mapSecondsEach",
+            ),
+            (
+                r#"{"app": "synthetic", "mapSecondsEach": [1], "mapInputBytesEach": [1, 2]}"#,
+                "mapInputBytesEach",
+            ),
+            (
+                r#"{"app": "synthetic", "maps": 1, "mapOutputBytesEach": [1]}"#,
+                "mapOutputBytesEach",
+            ),
+            (
+                r#"{"app": "synthetic", "maps": 1, "reduceSecondsEach": [1]}"#,
+                "reduceSecondsEach",
+            ),
+            (
+                r#"{"app": "synthetic", "maps": 1, "reduces": 1, "reduceSecondsEach": [1e9]}"#,
+                "reduceSecondsEach",
+            ),
+            (
+                r#"{"app": "synthetic", "trace": "t", "mapSecondsEach": [1]}"#,
+                "mapSecondsEach",
+            ),
+            (
+                r#"{"app": "wordcount", "input": "b", "reduceSecondsEach": [1, 1]}"#,
+                "reduceSecondsEach",
+            ),
+        ] {
+            let err = job(json).expect_err(json);
+            assert!(err.starts_with(&format!("{field}: ")), "{json}: {err}");
+        }
     }
 
     /// Every bad job is refused with the field to fix.

@@ -107,6 +107,17 @@ pub struct MasterArgs {
     map_output_bytes: u64,
     #[arg(long, default_value_t = 1.0)]
     reduce_seconds: f64,
+    /// Synthetic jobs: each map's seconds (comma-separated), instead of `--maps` and
+    /// `--map-seconds`; each map's split bytes and output bytes (default 1 MiB and
+    /// `--map-output-bytes`); each reduce's seconds, instead of `--reduce-seconds`.
+    #[arg(long, value_delimiter = ',')]
+    map_seconds_each: Vec<f64>,
+    #[arg(long, value_delimiter = ',')]
+    map_input_bytes_each: Vec<u64>,
+    #[arg(long, value_delimiter = ',')]
+    map_output_bytes_each: Vec<u64>,
+    #[arg(long, value_delimiter = ',')]
+    reduce_seconds_each: Vec<f64>,
     /// Synthetic jobs: replay this trace's job instead (Rumen records task durations).
     #[arg(long)]
     trace: Option<PathBuf>,
@@ -156,6 +167,37 @@ fn app_spec(args: &MasterArgs) -> Result<AppSpec> {
             reduce_seconds,
         });
     }
+    if args.app == "synthetic" && !args.map_seconds_each.is_empty() {
+        let each = &args.map_seconds_each;
+        let bytes = |list: &[u64], i: usize, default: u64| match list.is_empty() {
+            true => default,
+            false => list.get(i).copied().unwrap_or(default),
+        };
+        anyhow::ensure!(
+            [&args.map_input_bytes_each, &args.map_output_bytes_each]
+                .iter()
+                .all(|l| l.is_empty() || l.len() == each.len()),
+            "--map-input-bytes-each and --map-output-bytes-each take one entry per map ({})",
+            each.len()
+        );
+        let maps = each
+            .iter()
+            .enumerate()
+            .map(|(i, &seconds)| SyntheticTask {
+                seconds,
+                input_bytes: bytes(&args.map_input_bytes_each, i, 1 << 20),
+                output_bytes: bytes(&args.map_output_bytes_each, i, args.map_output_bytes),
+            })
+            .collect();
+        let reduce_seconds = match args.reduce_seconds_each.is_empty() {
+            true => vec![args.reduce_seconds; args.reduces.max(1) as usize],
+            false => args.reduce_seconds_each.clone(),
+        };
+        return Ok(AppSpec::Synthetic {
+            maps,
+            reduce_seconds,
+        });
+    }
     if args.app == "synthetic" {
         anyhow::ensure!(args.maps > 0, "a synthetic job needs --maps");
         return Ok(AppSpec::Synthetic {
@@ -167,7 +209,10 @@ fn app_spec(args: &MasterArgs) -> Result<AppSpec> {
                 };
                 args.maps as usize
             ],
-            reduce_seconds: vec![args.reduce_seconds; args.reduces as usize],
+            reduce_seconds: match args.reduce_seconds_each.is_empty() {
+                true => vec![args.reduce_seconds; args.reduces as usize],
+                false => args.reduce_seconds_each.clone(),
+            },
         });
     }
     AppSpec::parse(&args.app, &args.params).map_err(|e| anyhow!("{e}"))
@@ -680,6 +725,13 @@ fn answer(
         "reducesAbandoned": p.reduces_abandoned,
         "schedulingOverheadMs": overhead_summary(&outcome.overheads),
         "jobType": outcome.job_type,
+        // What this run measured (the job profiler's record): mean map seconds node-local
+        // and not, and every reduce's (input bytes, seconds); `yard replay` times k_max by it.
+        "measured": {
+            "mapLocalSeconds": outcome.record.map_local,
+            "mapRemoteSeconds": outcome.record.map_remote,
+            "reduceSamples": outcome.record.reduce_samples,
+        },
     });
     if let Some(object) = answer.as_object_mut() {
         object.insert("job".into(), job);

@@ -1,0 +1,814 @@
+//! `yard replay`: a trace's first jobs on a live cluster — a running rm (`--rm URL`), or a
+//! local one started as `yard up` starts it — each submitted at its submit time compressed by
+//! the time scale as a synthetic MapReduce job whose tasks take the durations and write the
+//! bytes the simulator's job has; then the `yard sim` kind of table for the live jobs beside
+//! the simulator's prediction for the same jobs on the same cluster, and the difference.
+//!
+//! The conversion (one rule for every format): the trace's jobs are built as `yard sim`
+//! builds them (`yard_sim::workloads::trace_jobs`: Rumen and SLS tasks keep their recorded
+//! durations, SWIM's are drawn from the seed), then every time in the job is multiplied by the
+//! time scale (map durations, the reduce law, the profile; the shuffle bandwidth divided), and
+//! the shared cluster's `prepare` draws each deadline, `U[1,2]·T_J`, on the scaled job. A live
+//! map takes its scaled duration, has its split's bytes as the estimator's weight and writes
+//! its output bytes times the time scale (so the shuffle shrinks with the clock); a live reduce
+//! takes its reduce's scaled duration on the job's whole output.
+
+use std::path::PathBuf;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use clap::Args;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde::Serialize;
+use serde_json::{Value, json};
+use yard_appmaster::policy::{PolicyConfig, PolicyKind, Seconds};
+use yard_appmaster::submission::{DEFAULT_GUARD_SECONDS, MAX_EACH, MapReduceJob};
+use yard_rm::scheduler::PolicyKind as RmPolicy;
+use yard_sim::engine::{MEASURABLE, Outcome};
+use yard_sim::shared::{self, DeadlineFactor, SharedJob, SharedResult};
+use yard_sim::workloads::{self, WorkloadOptions};
+use yard_sim::{ClusterConfig, Experiment, Model, SimJob};
+
+use crate::client::{Client, Rm};
+use crate::local::{LocalCluster, Shape};
+use crate::sim::BadInput;
+use crate::trace::ReadArgs;
+
+#[derive(Args)]
+pub(crate) struct ReplayArgs {
+    /// The trace to replay (SWIM, Rumen, SLS, SYNTH).
+    #[arg(long, value_name = "FILE")]
+    trace: PathBuf,
+    #[command(flatten)]
+    read: ReadArgs,
+    /// Replay the trace's first N jobs.
+    #[arg(long, value_name = "N", default_value_t = 50, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    jobs: u64,
+    /// Multiply every duration and submit time by X (`0.0167` or `1/60`: an hour in a
+    /// minute); map output bytes too.
+    #[arg(long, value_name = "X", default_value = "1", value_parser = parse_time_scale)]
+    time_scale: f64,
+    /// The task policy every job's master runs: dart, dart-paper, aria, ps, late, full, d-wor,
+    /// d-wmr, d-wost.
+    #[arg(long, value_name = "P", default_value = "dart")]
+    policy: PolicyKind,
+    /// The cluster policy: the local cluster's rm runs it, the simulator's rm too. With
+    /// `--rm`, say the one that rm runs (fifo, fair, edf, minedf, minedf-wc).
+    #[arg(long, value_name = "NAME", default_value = "fifo")]
+    scheduler: RmPolicy,
+    /// A running rm to replay on; without it, a local cluster is started on 127.0.0.1 (as
+    /// `yard up` starts one) and stopped at the end.
+    #[arg(long, value_name = "URL")]
+    rm: Option<String>,
+    /// With `--rm`: a file holding your bearer token [default: as `yard submit` finds it].
+    #[arg(long, value_name = "FILE", requires = "rm")]
+    token_file: Option<PathBuf>,
+    /// The cluster's nodes: the local cluster's nodemanagers, and the simulator's. With
+    /// `--rm` [default: the rm's running nodes].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
+    nodes: Option<u32>,
+    /// Task containers per node (a vcore each), live and simulated. The local cluster's
+    /// nodes get twice as many vcores, half of them open to masters (`--master-share 0.5`):
+    /// the simulator has no masters' containers.
+    #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=64))]
+    containers: u32,
+    /// Each job's deadline is U[LO, HI] × its time alone on the whole cluster (ARIA's draw, as
+    /// `yard sim --shared`); one number: that factor.
+    #[arg(long, value_name = "LO,HI", default_value = "1,2", value_parser = DeadlineFactor::parse)]
+    deadline_factor: DeadlineFactor,
+    /// The deadline guard, live and simulated (`yard submit --guard-seconds`).
+    #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_GUARD_SECONDS)]
+    guard: f64,
+    /// The local cluster's nodemanager heartbeat (and the simulator's), ms.
+    #[arg(long, value_name = "MS", default_value_t = 100, value_parser = clap::value_parser!(u64).range(10..=10_000))]
+    heartbeat_ms: u64,
+    /// Give up on jobs still running this many seconds after the last submission (they count
+    /// as missed).
+    #[arg(long, value_name = "SECONDS", default_value_t = 3600)]
+    patience: u64,
+    /// Print one JSON object instead of the table.
+    #[arg(long)]
+    json: bool,
+}
+
+/// `0.0167`, or a fraction `1/60`: above 0 and finite.
+fn parse_time_scale(s: &str) -> Result<f64, String> {
+    let value = match s.split_once('/') {
+        Some((a, b)) => match (a.trim().parse::<f64>(), b.trim().parse::<f64>()) {
+            (Ok(a), Ok(b)) if b != 0.0 => Ok(a / b),
+            _ => Err(()),
+        },
+        None => s.trim().parse::<f64>().map_err(|_| ()),
+    };
+    match value {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!(
+            "expected a factor above 0 (0.0167, or 1/60), found {s:?}"
+        )),
+    }
+}
+
+/// The seed when `--seed` is not given (as `yard sim`'s).
+const DEFAULT_SEED: u64 = 1;
+
+/// The rm's MapReduce job routes.
+const JOBS: &str = "/ws/v1/yard/mapreduce/jobs";
+
+/// One trace job as the live cluster runs it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct LiveJob {
+    pub(crate) id: String,
+    /// Seconds after the replay's start.
+    pub(crate) arrival: Seconds,
+    /// Seconds after its submission.
+    pub(crate) deadline: Seconds,
+    pub(crate) map_seconds: Vec<Seconds>,
+    pub(crate) map_input_bytes: Vec<u64>,
+    pub(crate) map_output_bytes: Vec<u64>,
+    pub(crate) reduce_seconds: Vec<Seconds>,
+}
+
+/// Every time in `job` times `x`: its maps' durations, its reduce law (`f(d)·x`: the same
+/// bytes take `x` times as long), its shuffle (the bandwidth over `x`), and the profile the
+/// policy is told, alike. Bytes, counts and the submit time stay (the shared cluster's
+/// `prepare` scales arrivals).
+pub(crate) fn scale_job(mut job: SimJob, x: f64) -> SimJob {
+    for m in &mut job.truth.maps {
+        m.duration *= x;
+    }
+    job.truth.reduce_time.a *= x;
+    job.truth.shuffle_bandwidth /= x;
+    let p = &mut job.profile;
+    p.map_local *= x;
+    p.map_remote *= x;
+    p.reduce_time.a *= x;
+    p.shuffle_bandwidth /= x;
+    job
+}
+
+/// The live job of a prepared (scaled) one: every map's duration, split bytes and output
+/// (times `byte_scale`), every reduce's time on its share of the whole output.
+pub(crate) fn live_job(shared: &SharedJob, byte_scale: f64) -> LiveJob {
+    let t = &shared.job.truth;
+    let output: u64 = t.maps.iter().map(|m| m.output_bytes).sum();
+    LiveJob {
+        id: shared.job.id.clone(),
+        arrival: shared.arrival,
+        deadline: shared.deadline,
+        map_seconds: t.maps.iter().map(|m| m.duration).collect(),
+        map_input_bytes: t.maps.iter().map(|m| m.input_bytes).collect(),
+        map_output_bytes: t
+            .maps
+            .iter()
+            .map(|m| (m.output_bytes as f64 * byte_scale).round() as u64)
+            .collect(),
+        reduce_seconds: t
+            .reduce_inputs(output)
+            .iter()
+            .enumerate()
+            .map(|(r, &d)| t.reduce_seconds(r as u32, d as f64))
+            .collect(),
+    }
+}
+
+impl LiveJob {
+    /// The job as the rm's `POST /ws/v1/yard/mapreduce/jobs` takes it. A map-only job still
+    /// gathers its answer in one reduce of no time, as `yard submit synthetic --trace` does.
+    pub(crate) fn to_job(&self, policy: PolicyKind, seed: u64, guard: f64) -> MapReduceJob {
+        let mut job = MapReduceJob::new("synthetic", None);
+        job.policy = policy;
+        job.seed = seed;
+        job.guard_seconds = guard;
+        // Whole microseconds: the lists travel in the master's command line.
+        let round = |s: &f64| (s * 1e6).round() / 1e6;
+        job.map_seconds_each = Some(self.map_seconds.iter().map(round).collect());
+        job.map_input_bytes_each = Some(self.map_input_bytes.clone());
+        job.map_output_bytes_each = Some(self.map_output_bytes.clone());
+        let reduces = match self.reduce_seconds.is_empty() {
+            true => vec![0.0],
+            false => self.reduce_seconds.iter().map(round).collect(),
+        };
+        job.reduces = reduces.len() as u32;
+        job.reduce_seconds_each = Some(reduces);
+        job
+    }
+}
+
+/// The trace's first `n` jobs as the simulator builds them, every time scaled, with their
+/// arrivals, `T_J` and deadlines drawn by the shared cluster's `prepare` on `exp`.
+pub(crate) fn prepare(
+    workload: &yard_workload::Workload,
+    n: usize,
+    options: &WorkloadOptions,
+    exp: &Experiment,
+    factor: DeadlineFactor,
+    time_scale: f64,
+) -> Vec<SharedJob> {
+    let jobs: Vec<SimJob> = workloads::trace_jobs(workload, options)
+        .take(n)
+        .map(|j| scale_job(j, time_scale))
+        .collect();
+    shared::prepare(jobs, exp, factor, time_scale)
+}
+
+/// The simulated cluster that stands for the live one: `nodes` × `containers`, heartbeats as
+/// the nodemanagers', and a map taking its time wherever it runs (a live synthetic map sleeps
+/// its seconds on any node: no rack or remote penalty).
+pub(crate) fn experiment(
+    nodes: u32,
+    containers: u32,
+    heartbeat_ms: u64,
+    seed: u64,
+    guard: f64,
+) -> Experiment {
+    Experiment {
+        cluster: ClusterConfig {
+            nodes,
+            containers_per_node: containers,
+            rack_local_factor: 1.0,
+            remote_factor: 1.0,
+            heartbeat: heartbeat_ms as f64 / 1000.0,
+            ..ClusterConfig::default()
+        },
+        policy: PolicyConfig::default(),
+        seed,
+        guard,
+        model: Model::default(),
+    }
+}
+
+/// What became of one live job.
+#[derive(Debug, Clone, Default)]
+struct LiveResult {
+    id: String,
+    app: Option<String>,
+    /// missed, empty or met; `None`: it never answered (failed, killed, or still running).
+    outcome: Option<String>,
+    processed_fraction: f64,
+    /// From its submission to its answer, seconds.
+    completion: Option<Seconds>,
+    estimation_error: Option<f64>,
+    k: u32,
+    k_max: Option<u32>,
+    state: String,
+}
+
+/// One row of the report.
+#[derive(Debug, Clone, Serialize)]
+struct Row {
+    source: &'static str,
+    policy: String,
+    rm_policy: String,
+    jobs: usize,
+    missed_fraction: f64,
+    empty_fraction: f64,
+    met_fraction: f64,
+    mean_processed_fraction: f64,
+    /// Live: the median over jobs answered both live and simulated of |live − simulated job
+    /// time| / simulated job time (job time: from submission to answer); sim: 0.
+    median_deviation: Option<f64>,
+    mean_estimation_error: Option<f64>,
+    mean_k_over_k_max: Option<f64>,
+    /// Jobs that never answered (failed, killed, still running at `--patience`): missed.
+    unanswered: usize,
+}
+
+pub(crate) fn run(args: ReplayArgs) -> Result<()> {
+    if !(0.0..=3_600.0).contains(&args.guard) {
+        return Err(BadInput(format!("--guard {}: give 0 to 3600 seconds", args.guard)).into());
+    }
+    let workload = yard_workload::read_file(&args.trace, &args.read.options())?;
+    let n = (args.jobs as usize).min(workload.jobs.len());
+    if n == 0 {
+        return Err(BadInput(format!("{}: no jobs to replay", args.trace.display())).into());
+    }
+    let seed = args.read.seed.unwrap_or(DEFAULT_SEED);
+    // The cluster: given, or the rm's.
+    let remote = match &args.rm {
+        Some(url) => {
+            let url = url.trim_end_matches('/').to_owned();
+            check_loopback_or_any(&url)?;
+            let client = Client::new(&Rm {
+                rm: url.clone(),
+                token_file: args.token_file.clone(),
+            })?;
+            Some((url, client))
+        }
+        None => None,
+    };
+    let nodes = match (&remote, args.nodes) {
+        (_, Some(n)) => n,
+        (Some((url, client)), None) => {
+            let n = client
+                .running_nodes()
+                .with_context(|| format!("asking {url} for its nodes"))?
+                .len() as u32;
+            if n == 0 {
+                anyhow::bail!("{url} has no running nodes to replay on");
+            }
+            n
+        }
+        (None, None) => 2,
+    };
+    let exp = experiment(nodes, args.containers, args.heartbeat_ms, seed, args.guard);
+    let options = WorkloadOptions {
+        seed,
+        block_bytes: args.read.options().block_bytes,
+        ..WorkloadOptions::default()
+    }
+    .with_cluster(&exp.cluster)
+    .with_model(&exp.model);
+    let spinner = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+    spinner.enable_steady_tick(Duration::from_millis(200));
+    spinner.set_message(format!(
+        "{n} jobs: each alone on the simulated cluster (T_J, the deadlines)"
+    ));
+    let prepared = prepare(
+        &workload,
+        n,
+        &options,
+        &exp,
+        args.deadline_factor,
+        args.time_scale,
+    );
+    let live: Vec<LiveJob> = prepared
+        .iter()
+        .map(|j| live_job(j, args.time_scale))
+        .collect();
+    for j in &live {
+        let tasks = j.map_seconds.len().max(j.reduce_seconds.len());
+        if tasks > MAX_EACH {
+            return Err(BadInput(format!(
+                "job {} has {tasks} tasks of a kind; a live replay takes at most {MAX_EACH}: replay fewer jobs (--jobs)",
+                j.id
+            ))
+            .into());
+        }
+    }
+    spinner.set_message(format!("{n} jobs on the simulated cluster"));
+    let (sim_results, _) = shared::simulate_day(&prepared, args.scheduler, args.policy, &exp);
+    spinner.finish_and_clear();
+
+    let stop = stop_channel()?;
+    let (dir, cluster) = match &remote {
+        Some(_) => (None, None),
+        None => {
+            let dir = std::env::temp_dir().join(format!("yard-replay-{}", std::process::id()));
+            let shape = Shape {
+                nodes,
+                memory_mb: 4096.max(u64::from(args.containers) * 2 * 512),
+                vcores: 2 * args.containers,
+                heartbeat_ms: args.heartbeat_ms,
+                rm_bind: "127.0.0.1:0".into(),
+                rm_args: vec![
+                    "--scheduler".into(),
+                    args.scheduler.name().into(),
+                    "--master-share".into(),
+                    "0.5".into(),
+                ],
+                dir: dir.clone(),
+                home: None,
+            };
+            let cluster = LocalCluster::start(&shape);
+            (Some(dir), Some(cluster))
+        }
+    };
+    let cluster = cluster.transpose()?;
+    let client = match (&remote, &cluster) {
+        (Some((_, c)), _) => c,
+        (None, Some(c)) => &c.client,
+        (None, None) => unreachable!("a cluster either way"),
+    };
+    let containers = (exp.cluster.nodes * exp.cluster.containers_per_node) as usize;
+    let outcome = replay(client, &args, &live, seed, &prepared, containers, &stop);
+    drop(cluster);
+    if let Some(dir) = dir {
+        match &outcome {
+            Ok(_) => {
+                let _ = std::fs::remove_dir_all(&dir);
+            }
+            Err(_) => eprintln!("logs kept in {}", dir.display()),
+        }
+    }
+    let live_results = outcome?;
+    let report = report(&args, seed, &prepared, &sim_results, &live_results);
+    let out = match args.json {
+        true => serde_json::to_string_pretty(&report)? + "\n",
+        false => markdown(&args, nodes, &report),
+    };
+    crate::print(&out)?;
+    Ok(())
+}
+
+/// `--rm` must be a loopback address: yard's clusters are of one host.
+fn check_loopback_or_any(url: &str) -> Result<()> {
+    let host = url
+        .split("://")
+        .nth(1)
+        .unwrap_or(url)
+        .split(['/', ':'])
+        .next()
+        .unwrap_or_default();
+    match host {
+        "127.0.0.1" | "localhost" | "[::1]" => Ok(()),
+        _ => Err(BadInput(format!(
+            "--rm {url}: yard replays on a cluster of this host; give http://127.0.0.1:PORT"
+        ))
+        .into()),
+    }
+}
+
+/// Submits every job at its arrival, follows them to their answers, and reads them.
+fn replay(
+    client: &Client,
+    args: &ReplayArgs,
+    live: &[LiveJob],
+    seed: u64,
+    prepared: &[SharedJob],
+    containers: usize,
+    stop: &mpsc::Receiver<()>,
+) -> Result<Vec<LiveResult>> {
+    let n = live.len();
+    let bar = ProgressBar::with_draw_target(Some(n as u64), ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template("replay [{bar:30}] {pos}/{len} done {msg} {elapsed}")
+            .expect("a valid template")
+            .progress_chars("=> "),
+    );
+    let start = Instant::now();
+    let mut results: Vec<LiveResult> = live
+        .iter()
+        .map(|j| LiveResult {
+            id: j.id.clone(),
+            state: "NOT SUBMITTED".into(),
+            ..LiveResult::default()
+        })
+        .collect();
+    let mut submitted = 0;
+    let mut running: Vec<usize> = Vec::new();
+    let (mut done, mut met) = (0, 0);
+    let last = live.iter().map(|j| j.arrival).fold(0.0, f64::max);
+    let give_up = start + Duration::from_secs_f64(last) + Duration::from_secs(args.patience);
+    while done < n {
+        if stop.try_recv().is_ok() {
+            bar.abandon();
+            anyhow::bail!("interrupted: {submitted} jobs submitted, {done} answered");
+        }
+        let now = start.elapsed().as_secs_f64();
+        while submitted < n && live[submitted].arrival <= now {
+            let j = &live[submitted];
+            let body = json!({
+                "job": j.to_job(args.policy, seed.wrapping_add(submitted as u64), args.guard),
+                "name": app_name(&j.id),
+                "deadlineInMs": (j.deadline * 1000.0).round().max(1.0) as u64,
+            });
+            let view = client
+                .call(reqwest::Method::POST, JOBS, Some(body))
+                .with_context(|| format!("submitting job {}", j.id))?;
+            results[submitted].app = view["job"]["id"].as_str().map(str::to_owned);
+            results[submitted].state = "SUBMITTED".into();
+            running.push(submitted);
+            submitted += 1;
+        }
+        let mut still = Vec::new();
+        for &i in &running {
+            let Some(app) = results[i].app.clone() else {
+                continue;
+            };
+            let view = client.call(reqwest::Method::GET, &format!("{JOBS}/{app}"), None)?;
+            let state = view["job"]["state"]
+                .as_str()
+                .unwrap_or("UNKNOWN")
+                .to_owned();
+            results[i].state = state.clone();
+            match state.as_str() {
+                "FINISHED" | "FAILED" | "KILLED" => {
+                    if view["job"]["finalStatus"] == "SUCCEEDED" {
+                        let answer = client.call(
+                            reqwest::Method::GET,
+                            &format!("{JOBS}/{app}/answer"),
+                            None,
+                        )?;
+                        read_answer(
+                            &mut results[i],
+                            &answer,
+                            &live[i],
+                            &prepared[i],
+                            (args.time_scale, containers),
+                        );
+                    }
+                    met += usize::from(results[i].outcome.as_deref() == Some("met"));
+                    done += 1;
+                    bar.inc(1);
+                }
+                _ => still.push(i),
+            }
+        }
+        running = still;
+        bar.set_message(format!(
+            "· submitted {submitted}/{n} · running {} · deadlines met {met}",
+            running.len()
+        ));
+        if Instant::now() > give_up {
+            bar.abandon();
+            eprintln!(
+                "gave up on {} jobs still running {} s after the last submission (counted missed)",
+                running.len(),
+                args.patience
+            );
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    bar.finish_and_clear();
+    Ok(results)
+}
+
+/// An application name from a trace job's id: its letters, digits, `-`, `_` and `.`.
+fn app_name(id: &str) -> String {
+    let clean: String = id
+        .chars()
+        .map(|c| match c.is_ascii_alphanumeric() || "-_.".contains(c) {
+            true => c,
+            false => '_',
+        })
+        .take(200)
+        .collect();
+    format!("replay-{clean}")
+}
+
+/// The answer's outcome, processed fraction, time from submission, estimation error and k,
+/// and k_max on the task times the cluster measured.
+fn read_answer(
+    r: &mut LiveResult,
+    answer: &Value,
+    live: &LiveJob,
+    shared: &SharedJob,
+    (time_scale, containers): (f64, usize),
+) {
+    let a = &answer["answer"];
+    let job = &a["answer"]["job"];
+    r.outcome = job["outcome"].as_str().map(str::to_owned);
+    r.processed_fraction = a["processedFraction"].as_f64().unwrap_or(0.0);
+    r.k = job["k"].as_u64().unwrap_or(0) as u32;
+    // The master's clock: its start is `deadlineSeconds` before the deadline, which is
+    // `live.deadline` after the submission.
+    if let (Some(to_deadline), Some(completion)) = (
+        job["deadlineSeconds"].as_f64(),
+        job["completionSeconds"].as_f64(),
+    ) {
+        r.completion = Some(live.deadline - to_deadline + completion);
+    }
+    if let (Some(t), Some(estimate)) = (job["jobSeconds"].as_f64(), job["estimateAtClose"].as_f64())
+        && t >= MEASURABLE
+    {
+        r.estimation_error = Some((t - estimate).abs() / t);
+    }
+    r.k_max = Some(measured_k_max(
+        shared,
+        &job["measured"],
+        time_scale,
+        containers,
+    ));
+}
+
+/// k_max of the job on the whole cluster by its deadline, its maps' and reduces' times as the
+/// cluster measured them: the planned times scaled by the measured mean over the planned mean
+/// (maps; reduces at the inputs they had), the planned ones where nothing was measured.
+fn measured_k_max(shared: &SharedJob, measured: &Value, time_scale: f64, containers: usize) -> u32 {
+    let mut truth = shared.job.truth.clone();
+    let planned_maps =
+        truth.maps.iter().map(|m| m.duration).sum::<f64>() / truth.maps.len().max(1) as f64;
+    let measured_maps = [&measured["mapLocalSeconds"], &measured["mapRemoteSeconds"]]
+        .iter()
+        .filter_map(|v| v.as_f64())
+        .fold(None, |acc: Option<f64>, x| {
+            Some(acc.map_or(x, |a| a.max(x)))
+        });
+    if let Some(m) = measured_maps.filter(|_| planned_maps > 0.0) {
+        let ratio = m / planned_maps;
+        for map in &mut truth.maps {
+            map.duration *= ratio;
+        }
+    }
+    let samples: Vec<(f64, f64)> = measured["reduceSamples"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|s| Some((s[0].as_f64()?, s[1].as_f64()?)))
+                .collect()
+        })
+        .unwrap_or_default();
+    let planned: f64 = samples
+        .iter()
+        // The live reduce read the scaled bytes; the truth's law takes the trace's.
+        .map(|&(d, _)| truth.reduce_time.at(d / time_scale))
+        .sum();
+    let took: f64 = samples.iter().map(|&(_, s)| s).sum();
+    if planned > 0.0 && took > 0.0 {
+        truth.reduce_time.a *= took / planned;
+    }
+    yard_sim::oracle::k_max(&truth, &vec![1.0; containers], shared.deadline)
+}
+
+#[derive(Debug, Serialize)]
+struct Report {
+    seed: u64,
+    jobs: usize,
+    time_scale: f64,
+    rows: Vec<Row>,
+}
+
+fn report(
+    args: &ReplayArgs,
+    seed: u64,
+    prepared: &[SharedJob],
+    sim: &[SharedResult],
+    live: &[LiveResult],
+) -> Report {
+    let n = prepared.len();
+    let frac = |c: usize| c as f64 / n.max(1) as f64;
+    let mean = |xs: &[f64]| (!xs.is_empty()).then(|| xs.iter().sum::<f64>() / xs.len() as f64);
+    // Simulated results are sorted by arrival; find each job's by id.
+    let sim_of = |id: &str| sim.iter().find(|r| r.result.job == id);
+    let sim_outcomes: Vec<Option<Outcome>> = prepared
+        .iter()
+        .map(|j| sim_of(&j.job.id).map(|r| r.result.outcome()))
+        .collect();
+    let count = |o: Outcome| sim_outcomes.iter().filter(|x| **x == Some(o)).count();
+    let sim_ratios: Vec<f64> = sim
+        .iter()
+        .filter(|r| r.result.k_max > 0)
+        .map(|r| f64::from(r.result.k) / f64::from(r.result.k_max))
+        .collect();
+    let sim_errors: Vec<f64> = sim
+        .iter()
+        .filter_map(|r| r.result.estimation_error())
+        .collect();
+    let sim_row = Row {
+        source: "sim",
+        policy: args.policy.name().into(),
+        rm_policy: args.scheduler.name().into(),
+        jobs: n,
+        // A job the day never answered is missed (`Outcome::Missed`).
+        missed_fraction: frac(n - count(Outcome::Met) - count(Outcome::Empty)),
+        empty_fraction: frac(count(Outcome::Empty)),
+        met_fraction: frac(count(Outcome::Met)),
+        mean_processed_fraction: sim.iter().map(|r| r.result.processed_fraction).sum::<f64>()
+            / n.max(1) as f64,
+        median_deviation: Some(0.0),
+        mean_estimation_error: mean(&sim_errors),
+        mean_k_over_k_max: mean(&sim_ratios),
+        unanswered: sim
+            .iter()
+            .filter(|r| !r.result.completion.is_finite())
+            .count()
+            + (n - sim.len()),
+    };
+    let live_count = |o: &str| {
+        live.iter()
+            .filter(|r| r.outcome.as_deref() == Some(o))
+            .count()
+    };
+    let mut deviations: Vec<f64> = live
+        .iter()
+        .filter_map(|r| {
+            let t = r.completion?;
+            let s = sim_of(&r.id)?.result.completion;
+            (s.is_finite() && s >= MEASURABLE).then(|| (t - s).abs() / s)
+        })
+        .collect();
+    deviations.sort_by(f64::total_cmp);
+    let live_errors: Vec<f64> = live.iter().filter_map(|r| r.estimation_error).collect();
+    let live_ratios: Vec<f64> = live
+        .iter()
+        .filter_map(|r| {
+            let k_max = r.k_max.filter(|&k| k > 0)?;
+            Some(f64::from(r.k) / f64::from(k_max))
+        })
+        .collect();
+    let live_row = Row {
+        source: "live",
+        policy: args.policy.name().into(),
+        rm_policy: args.scheduler.name().into(),
+        jobs: n,
+        missed_fraction: frac(n - live_count("met") - live_count("empty")),
+        empty_fraction: frac(live_count("empty")),
+        met_fraction: frac(live_count("met")),
+        mean_processed_fraction: live.iter().map(|r| r.processed_fraction).sum::<f64>()
+            / n.max(1) as f64,
+        median_deviation: (!deviations.is_empty()).then(|| median(&deviations)),
+        mean_estimation_error: mean(&live_errors),
+        mean_k_over_k_max: mean(&live_ratios),
+        unanswered: live.iter().filter(|r| r.outcome.is_none()).count(),
+    };
+    Report {
+        seed,
+        jobs: n,
+        time_scale: args.time_scale,
+        rows: vec![live_row, sim_row],
+    }
+}
+
+/// The median of sorted, non-empty `xs` (the mean of the middle two for an even count).
+fn median(xs: &[f64]) -> f64 {
+    let m = xs.len() / 2;
+    match xs.len() % 2 {
+        1 => xs[m],
+        _ => (xs[m - 1] + xs[m]) / 2.0,
+    }
+}
+
+fn markdown(args: &ReplayArgs, nodes: u32, r: &Report) -> String {
+    use std::fmt::Write;
+    let pct = |x: f64| format!("{:.1}", 100.0 * x);
+    let opt = |x: Option<f64>| x.map_or("–".to_owned(), pct);
+    let mut t = String::new();
+    let _ = writeln!(
+        t,
+        "## replay\n\n{}: the first {} jobs, times × {}, seed {}, on {} × {} containers ({} cluster policy, {} task policy); deadlines U[{}, {}]·T_J\n",
+        args.trace.display(),
+        r.jobs,
+        args.time_scale,
+        r.seed,
+        nodes,
+        args.containers,
+        args.scheduler.name(),
+        args.policy.name(),
+        args.deadline_factor.lo,
+        args.deadline_factor.hi,
+    );
+    let _ = writeln!(
+        t,
+        "| source | jobs | missed % | empty % | met % | processed % | k/k_max % | median deviation % | estimation error % | unanswered |"
+    );
+    let _ = writeln!(t, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for row in &r.rows {
+        let _ = writeln!(
+            t,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            row.source,
+            row.jobs,
+            pct(row.missed_fraction),
+            pct(row.empty_fraction),
+            pct(row.met_fraction),
+            pct(row.mean_processed_fraction),
+            opt(row.mean_k_over_k_max),
+            opt(row.median_deviation),
+            opt(row.mean_estimation_error),
+            row.unanswered,
+        );
+    }
+    if let [live, sim] = r.rows.as_slice() {
+        let diff = |a: f64, b: f64| format!("{:+.1}", 100.0 * (a - b));
+        let diff_opt = |a: Option<f64>, b: Option<f64>| match (a, b) {
+            (Some(a), Some(b)) => diff(a, b),
+            _ => "–".into(),
+        };
+        let _ = writeln!(
+            t,
+            "| live − sim | | {} | {} | {} | {} | {} | | {} | |",
+            diff(live.missed_fraction, sim.missed_fraction),
+            diff(live.empty_fraction, sim.empty_fraction),
+            diff(live.met_fraction, sim.met_fraction),
+            diff(live.mean_processed_fraction, sim.mean_processed_fraction),
+            diff_opt(live.mean_k_over_k_max, sim.mean_k_over_k_max),
+            diff_opt(live.mean_estimation_error, sim.mean_estimation_error),
+        );
+    }
+    let _ = writeln!(
+        t,
+        "\nmissed: answered after D, or never; empty: by D from no input; met: by D from some input. k_max: live, on the task times the cluster measured. Median deviation: the median over jobs of |live − simulated job time| / simulated (job time: submission to answer). Estimation error: |T − T̂| / T at map close."
+    );
+    t
+}
+
+/// Ctrl-C and SIGTERM, heard from the start, so that a local cluster is stopped (its daemons
+/// run in their own process groups and do not hear the terminal's Ctrl-C).
+fn stop_channel() -> Result<mpsc::Receiver<()>> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (tx, rx) = mpsc::channel();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let (mut term, mut int) = {
+        let _in = runtime.enter();
+        (
+            signal(SignalKind::terminate())?,
+            signal(SignalKind::interrupt())?,
+        )
+    };
+    std::thread::Builder::new()
+        .name("signals".into())
+        .spawn(move || {
+            runtime.block_on(async {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = int.recv() => {}
+                }
+            });
+            let _ = tx.send(());
+        })?;
+    Ok(rx)
+}
