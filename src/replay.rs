@@ -392,7 +392,7 @@ pub(crate) fn run(args: ReplayArgs) -> Result<()> {
         }
     }
     let live_results = outcome?;
-    let report = report(&args, seed, &prepared, &sim_results, &live_results);
+    let report = report(&args, nodes, seed, &prepared, &sim_results, &live_results);
     let out = match args.json {
         true => serde_json::to_string_pretty(&report)? + "\n",
         false => markdown(&args, nodes, &report),
@@ -622,6 +622,7 @@ struct Report {
 
 fn report(
     args: &ReplayArgs,
+    nodes: u32,
     seed: u64,
     prepared: &[SharedJob],
     sim: &[SharedResult],
@@ -637,10 +638,15 @@ fn report(
         .map(|j| sim_of(&j.job.id).map(|r| r.result.outcome()))
         .collect();
     let count = |o: Outcome| sim_outcomes.iter().filter(|x| **x == Some(o)).count();
-    let sim_ratios: Vec<f64> = sim
+    // The shared day leaves k_max unset: the oracle's, on the planned task times.
+    let containers = args.containers as usize * nodes as usize;
+    let sim_ratios: Vec<f64> = prepared
         .iter()
-        .filter(|r| r.result.k_max > 0)
-        .map(|r| f64::from(r.result.k) / f64::from(r.result.k_max))
+        .filter_map(|j| {
+            let r = sim_of(&j.job.id)?;
+            let k_max = yard_sim::oracle::k_max(&j.job.truth, &vec![1.0; containers], j.deadline);
+            (k_max > 0).then(|| f64::from(r.result.k) / f64::from(k_max))
+        })
         .collect();
     let sim_errors: Vec<f64> = sim
         .iter()
@@ -811,4 +817,95 @@ fn stop_channel() -> Result<mpsc::Receiver<()>> {
             let _ = tx.send(());
         })?;
     Ok(rx)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn trace(name: &str) -> yard_workload::Workload {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("traces")
+            .join(name);
+        yard_workload::read_file(&path, &yard_workload::ReadOptions::default()).unwrap()
+    }
+
+    fn jobs(w: &yard_workload::Workload, n: usize, x: f64) -> (Vec<SharedJob>, Vec<SimJob>) {
+        let exp = experiment(2, 2, 100, 3, 0.0);
+        let options = WorkloadOptions {
+            seed: 3,
+            ..WorkloadOptions::default()
+        }
+        .with_cluster(&exp.cluster);
+        let unscaled: Vec<SimJob> = workloads::trace_jobs(w, &options).take(n).collect();
+        let scaled = prepare(w, n, &options, &exp, DeadlineFactor::ARIA, x);
+        (scaled, unscaled)
+    }
+
+    #[test]
+    fn time_scales_parse_as_numbers_or_fractions() {
+        assert_eq!(parse_time_scale("0.5"), Ok(0.5));
+        assert_eq!(parse_time_scale("1/60"), Ok(1.0 / 60.0));
+        for bad in ["0", "-1", "1/0", "x", "1/x", "inf", ""] {
+            assert!(parse_time_scale(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_swim_job_keeps_its_task_counts_and_takes_the_simulators_times_scaled() {
+        let w = trace("swim/FB-2009_samples_24_times_1hr_0_first50jobs.tsv");
+        let x = 0.25;
+        let (scaled, unscaled) = jobs(&w, 5, x);
+        assert_eq!(scaled.len(), 5);
+        let first = unscaled[0].submit;
+        for (s, u) in scaled.iter().zip(&unscaled) {
+            let live = live_job(s, x);
+            assert_eq!(live.id, u.id);
+            assert_eq!(live.map_seconds.len(), u.maps() as usize);
+            assert_eq!(live.reduce_seconds.len(), u.reduces() as usize);
+            for (l, m) in live.map_seconds.iter().zip(&u.truth.maps) {
+                assert!((l - m.duration * x).abs() < 1e-9, "{l} vs {}", m.duration);
+            }
+            let output: u64 = u.truth.maps.iter().map(|m| m.output_bytes).sum();
+            for (r, (&l, &d)) in live
+                .reduce_seconds
+                .iter()
+                .zip(&u.truth.reduce_inputs(output))
+                .enumerate()
+            {
+                let want = u.truth.reduce_seconds(r as u32, d as f64) * x;
+                assert!((l - want).abs() <= 1e-9 * want.max(1.0), "{l} vs {want}");
+            }
+            assert_eq!(
+                live.map_input_bytes,
+                u.truth
+                    .maps
+                    .iter()
+                    .map(|m| m.input_bytes)
+                    .collect::<Vec<_>>()
+            );
+            assert!((live.arrival - (u.submit - first) * x).abs() < 1e-9);
+            assert!(live.deadline >= s.alone && live.deadline <= 2.0 * s.alone + 1e-9);
+            // The job the rm takes: valid, one reduce at least.
+            let job = live.to_job(PolicyKind::Dart, 1, 0.0);
+            job.validate().unwrap();
+            assert_eq!(job.reduces as usize, live.reduce_seconds.len().max(1));
+        }
+    }
+
+    #[test]
+    fn a_rumen_job_replays_its_recorded_map_times_scaled() {
+        let w = trace("rumen/2jobs2min-rumen-jh.json");
+        let x = 0.1;
+        let (scaled, _) = jobs(&w, 1, x);
+        let live = live_job(&scaled[0], x);
+        let recorded: Vec<f64> = w.jobs[0]
+            .map_tasks()
+            .map(|t| t.duration_ms.unwrap().max(1) as f64 / 1000.0 * x)
+            .collect();
+        assert_eq!(live.map_seconds.len(), recorded.len());
+        for (l, r) in live.map_seconds.iter().zip(&recorded) {
+            assert!((l - r).abs() < 1e-9, "{l} vs {r}");
+        }
+    }
 }

@@ -1,0 +1,78 @@
+//! `yard replay` (issue 19 item 5): a trace's first jobs on a local cluster it starts itself,
+//! each submitted, run and answered, with the live and simulated rows side by side; bad
+//! traces and flags exit 2.
+
+mod support;
+
+use serde_json::Value;
+use support::*;
+
+const SWIM: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/traces/swim/FB-2009_samples_24_times_1hr_0_first50jobs.tsv"
+);
+
+#[test]
+fn a_swim_trace_replays_on_a_local_cluster_beside_the_simulators_prediction() {
+    let (code, out, err) = yard(&[
+        "replay",
+        "--trace",
+        SWIM,
+        "--jobs",
+        "3",
+        "--time-scale",
+        "1/60",
+        "--nodes",
+        "2",
+        "--seed",
+        "7",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let report: Value = serde_json::from_str(&out).expect(&out);
+    assert_eq!(report["seed"], 7, "{report}");
+    assert_eq!(report["jobs"], 3, "{report}");
+    let rows = report["rows"].as_array().expect("rows");
+    let sources: Vec<&str> = rows.iter().filter_map(|r| r["source"].as_str()).collect();
+    assert_eq!(sources, ["live", "sim"], "{report}");
+    for row in rows {
+        assert_eq!(row["policy"], "dart", "{row}");
+        assert_eq!(row["jobs"], 3, "{row}");
+        for key in [
+            "missed_fraction",
+            "empty_fraction",
+            "mean_processed_fraction",
+        ] {
+            let x = row[key].as_f64().unwrap_or(-1.0);
+            assert!((0.0..=1.0).contains(&x), "{key}: {row}");
+        }
+        let sum: f64 = ["missed_fraction", "empty_fraction", "met_fraction"]
+            .iter()
+            .map(|k| row[*k].as_f64().unwrap())
+            .sum();
+        assert!((sum - 1.0).abs() < 1e-9, "{row}");
+        for key in ["median_deviation", "mean_estimation_error"] {
+            assert!(row[key].is_f64() || row[key].is_null(), "{key}: {row}");
+        }
+    }
+    // Every job was submitted and answered (none failed or ran past the patience).
+    assert_eq!(rows[0]["unanswered"], 0, "{report}\n{err}");
+    assert!(rows[0]["median_deviation"].is_f64(), "{report}");
+}
+
+#[test]
+fn bad_traces_and_flags_exit_2_with_what_to_fix() {
+    let dir = work_dir("yard-replay-bad");
+    let bad = dir.join("bad.tsv");
+    std::fs::write(&bad, "job0\t1\t1\tnot-a-number\t0\t0\n").unwrap();
+    let (code, _, err) = yard(&["replay", "--trace", bad.to_str().unwrap(), "--jobs", "1"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("bad.tsv:1"), "{err}");
+    let (code, _, err) = yard(&["replay", "--trace", SWIM, "--time-scale", "0"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("1/60"), "{err}");
+    let (code, _, err) = yard(&["replay", "--trace", SWIM, "--rm", "http://10.1.2.3:8088"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("127.0.0.1"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
