@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 
 use yard_rm::client::{BlockingRmClient, ClientError};
 use yard_rm::placement::Holder;
+use yard_rm::rest::{APP_STATES, NODE_STATES};
 
 use crate::sim::BadInput;
 
@@ -90,32 +91,8 @@ pub(crate) struct AppsArgs {
     json: bool,
 }
 
-/// YARN's `YarnApplicationState` names.
-pub(crate) const APP_STATES: [&str; 8] = [
-    "NEW",
-    "NEW_SAVING",
-    "SUBMITTED",
-    "ACCEPTED",
-    "RUNNING",
-    "FINISHED",
-    "FAILED",
-    "KILLED",
-];
-
 /// The states `yarn application -list` shows without `-appStates`.
 const ACTIVE_APP_STATES: [&str; 3] = ["SUBMITTED", "ACCEPTED", "RUNNING"];
-
-/// YARN's `NodeState` names.
-pub(crate) const NODE_STATES: [&str; 8] = [
-    "NEW",
-    "RUNNING",
-    "UNHEALTHY",
-    "DECOMMISSIONING",
-    "DECOMMISSIONED",
-    "LOST",
-    "REBOOTED",
-    "SHUTDOWN",
-];
 
 /// A comma-separated list of names from `valid` (any case), upper-cased; bad input naming the
 /// unknown one and the valid ones, as the rm's (and YARN's) refusal does.

@@ -16,21 +16,8 @@ use yard_wire::telemetry::NodeTelemetry;
 /// The content type of the Prometheus text format.
 pub const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
 
-/// The `end` label of a container's end: the rm's labels for the same ends.
-pub const ENDS: [&str; 5] = ["exited", "killed", "lost", "launch_failed", "preempted"];
-
 /// Why a container start was refused (the `reason` label).
 pub const REFUSALS: [&str; 5] = ["unregistered", "token", "conflict", "environment", "launch"];
-
-fn end_label(end: ContainerEnd) -> &'static str {
-    match end {
-        ContainerEnd::Exited => "exited",
-        ContainerEnd::Killed => "killed",
-        ContainerEnd::Lost => "lost",
-        ContainerEnd::LaunchFailed => "launch_failed",
-        ContainerEnd::Preempted => "preempted",
-    }
-}
 
 /// Every metric a nodemanager exports.
 pub struct NmMetrics {
@@ -124,7 +111,7 @@ impl NmMetrics {
                 "yard_nodemanager_containers_ended_total",
                 "Containers that ended, by how (what the node reports to the rm)",
                 "end",
-                &ENDS,
+                &ContainerEnd::ALL.map(ContainerEnd::label),
             ),
             running: int_gauge(
                 "yard_nodemanager_containers",
@@ -211,7 +198,7 @@ impl NmMetrics {
 
     /// Counts a container's end (once: when the node records it for the rm).
     pub fn ended(&self, end: ContainerEnd) {
-        self.ended.with_label_values(&[end_label(end)]).inc();
+        self.ended.with_label_values(&[end.label()]).inc();
     }
 
     /// Counts a refused start; `reason` is one of [`REFUSALS`].

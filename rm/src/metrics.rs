@@ -36,20 +36,6 @@ pub const FINISHED_MASTER_GRACE_MS: i64 = 120_000;
 /// The outcomes a deadline-bound job reports (`job.outcome` in its answer).
 pub const OUTCOMES: [&str; 3] = ["met", "empty", "missed"];
 
-/// The `end` label of a container's end, as every yard daemon writes it.
-pub const ENDS: [&str; 5] = ["exited", "killed", "lost", "launch_failed", "preempted"];
-
-/// A container end as its `end` label (one of [`ENDS`]).
-pub fn end_label(end: ContainerEnd) -> &'static str {
-    match end {
-        ContainerEnd::Exited => "exited",
-        ContainerEnd::Killed => "killed",
-        ContainerEnd::Lost => "lost",
-        ContainerEnd::LaunchFailed => "launch_failed",
-        ContainerEnd::Preempted => "preempted",
-    }
-}
-
 const APP_STATES: [(AppState, &str); 7] = [
     (AppState::New, "new"),
     (AppState::Submitted, "submitted"),
@@ -274,7 +260,7 @@ impl RmMetrics {
             m.spare_allocations.with_label_values(&[stage]);
             m.spare_kills.with_label_values(&[stage]);
         }
-        for end in ENDS {
+        for end in ContainerEnd::ALL.map(ContainerEnd::label) {
             m.containers_completed.with_label_values(&[end]);
         }
         for policy in yard_appmaster::policy::PolicyKind::ALL {
@@ -301,7 +287,7 @@ impl RmMetrics {
     /// Counts a container end a nodemanager reported.
     pub fn container_completed(&self, end: ContainerEnd) {
         self.containers_completed
-            .with_label_values(&[end_label(end)])
+            .with_label_values(&[end.label()])
             .inc();
     }
 

@@ -1646,7 +1646,7 @@ fn yard_load(n: &NodeInfo) -> Value {
 }
 
 /// YARN's `NodeState` names, as its REST API spells them.
-const NODE_STATES: [&str; 8] = [
+pub const NODE_STATES: [&str; 8] = [
     "NEW",
     "RUNNING",
     "UNHEALTHY",
@@ -1767,7 +1767,7 @@ fn state_name(s: AppState) -> String {
 }
 
 /// YARN's `YarnApplicationState` and `FinalApplicationStatus` names.
-const APP_STATES: [&str; 8] = [
+pub const APP_STATES: [&str; 8] = [
     "NEW",
     "NEW_SAVING",
     "SUBMITTED",

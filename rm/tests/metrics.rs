@@ -164,7 +164,7 @@ async fn counters_move_with_heartbeats_allocates_and_answers() {
         value(&before, "yard_rm_allocate_duration_seconds_count", &[]),
         0.0
     );
-    for end in yard_rm::metrics::ENDS {
+    for end in yard_wire::protocol::ContainerEnd::ALL.map(|e| e.label()) {
         assert_eq!(
             value(
                 &before,

@@ -152,6 +152,27 @@ pub enum ContainerEnd {
     Preempted,
 }
 
+impl ContainerEnd {
+    pub const ALL: [ContainerEnd; 5] = [
+        ContainerEnd::Exited,
+        ContainerEnd::Killed,
+        ContainerEnd::Lost,
+        ContainerEnd::LaunchFailed,
+        ContainerEnd::Preempted,
+    ];
+
+    /// Its name in lower snake case (a metric's `end` label).
+    pub fn label(self) -> &'static str {
+        match self {
+            ContainerEnd::Exited => "exited",
+            ContainerEnd::Killed => "killed",
+            ContainerEnd::Lost => "lost",
+            ContainerEnd::LaunchFailed => "launch_failed",
+            ContainerEnd::Preempted => "preempted",
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ContainerStatus {
