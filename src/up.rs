@@ -97,8 +97,10 @@ fn run(shape: &Shape, stop: &mpsc::Receiver<()>) -> Result<()> {
         writeln!(out, "rm {} with {} nodemanagers", cluster.url, shape.nodes)?;
         writeln!(
             out,
-            "ready: `yard submit … --rm {}` runs jobs here; Prometheus can scrape it (README, \"Metrics\"); Ctrl-C stops it",
-            cluster.url
+            "ready: `yard submit … --rm {url}` runs jobs here; its web UI is {url}/ui (token: \
+             `yard auth token --rm {url}`); Prometheus scrapes {url}/metrics (README, \
+             \"Metrics and dashboards\"); Ctrl-C stops it",
+            url = cluster.url
         )?;
         out.flush()?;
     }

@@ -7,8 +7,9 @@
 //! `detail`), on yard's own as `{"error": "...", "detail": ...}`. The rm answers in JSON only:
 //! a request that accepts no JSON gets a 406 (YARN would answer XML).
 //!
-//! Every route but `cluster/info`, `yard/health` and the OpenAPI document needs a bearer token
-//! ([`Caller`]), and acts only on what its principal owns: a user its applications and
+//! Every route but `cluster/info`, `yard/health`, the OpenAPI document, Prometheus' `/metrics`
+//! and `yard/prometheus/targets`, and the web UI's assets (`/ui`, which hold no data) needs a
+//! bearer token ([`Caller`]), and acts only on what its principal owns: a user its applications and
 //! datasets, a master its own application (and only while its attempt is the current one), a
 //! node itself, an admin everything. A route that changes state answers only after the change
 //! is committed to the store ([`Rm::commit`]); if it cannot be, the answer is 503.
