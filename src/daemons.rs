@@ -368,7 +368,7 @@ fn overload_settings(
         if any_set {
             return Err(BadInput(
                 "--overload-* settings are given but the classifier is off: add \
-                 --overload-classifier paper (or yard), or drop them"
+                 --overload-classifier on (the paper's rule; or yard), or drop them"
                     .into(),
             )
             .into());
