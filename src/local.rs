@@ -1,11 +1,12 @@
 //! A local cluster: an rm and N nodemanagers on 127.0.0.1, as child processes of this one,
 //! stopped (nodemanagers first, so they stop their containers, then the rm) when dropped.
-//! `yard up` runs one in the foreground; `yard demo` starts one for its job.
+//! `yard up` runs one in the foreground; `yard demo` and `yard replay` start one for their jobs.
 
 use std::io::{BufRead, BufReader};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
@@ -180,4 +181,34 @@ impl LocalCluster {
             .chain(self.nms.iter_mut())
             .find_map(|d| d.exited().map(|s| (d.log.clone(), s)))
     }
+}
+
+/// Ctrl-C and SIGTERM, heard from the start, so that a local cluster is stopped (its daemons
+/// run in their own process groups and do not hear the terminal's Ctrl-C). Registered here,
+/// before anything starts: a Ctrl-C from then on is heard.
+pub(crate) fn stop_channel() -> Result<mpsc::Receiver<()>> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (tx, rx) = mpsc::channel();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let (mut term, mut int) = {
+        let _in = runtime.enter();
+        (
+            signal(SignalKind::terminate())?,
+            signal(SignalKind::interrupt())?,
+        )
+    };
+    std::thread::Builder::new()
+        .name("signals".into())
+        .spawn(move || {
+            runtime.block_on(async {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = int.recv() => {}
+                }
+            });
+            let _ = tx.send(());
+        })?;
+    Ok(rx)
 }

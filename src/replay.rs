@@ -31,7 +31,7 @@ use yard_sim::workloads::{self, WorkloadOptions};
 use yard_sim::{ClusterConfig, Experiment, Model, SimJob};
 
 use crate::client::{Client, Rm};
-use crate::local::{LocalCluster, Shape};
+use crate::local::{LocalCluster, Shape, stop_channel};
 use crate::sim::BadInput;
 use crate::trace::ReadArgs;
 
@@ -788,35 +788,6 @@ fn markdown(args: &ReplayArgs, nodes: u32, r: &Report) -> String {
         "\nmissed: answered after D, or never; empty: by D from no input; met: by D from some input. k_max: live, on the task times the cluster measured. Median deviation: the median over jobs of |live − simulated job time| / simulated (job time: submission to answer). Estimation error: |T − T̂| / T at map close."
     );
     t
-}
-
-/// Ctrl-C and SIGTERM, heard from the start, so that a local cluster is stopped (its daemons
-/// run in their own process groups and do not hear the terminal's Ctrl-C).
-fn stop_channel() -> Result<mpsc::Receiver<()>> {
-    use tokio::signal::unix::{SignalKind, signal};
-    let (tx, rx) = mpsc::channel();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    let (mut term, mut int) = {
-        let _in = runtime.enter();
-        (
-            signal(SignalKind::terminate())?,
-            signal(SignalKind::interrupt())?,
-        )
-    };
-    std::thread::Builder::new()
-        .name("signals".into())
-        .spawn(move || {
-            runtime.block_on(async {
-                tokio::select! {
-                    _ = term.recv() => {}
-                    _ = int.recv() => {}
-                }
-            });
-            let _ = tx.send(());
-        })?;
-    Ok(rx)
 }
 
 #[cfg(test)]

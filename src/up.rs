@@ -12,7 +12,7 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::Value;
 
-use crate::local::{LocalCluster, Shape};
+use crate::local::{LocalCluster, Shape, stop_channel};
 use crate::sim::BadInput;
 
 #[derive(Args)]
@@ -153,33 +153,4 @@ fn status_line(cluster: &LocalCluster) -> String {
         n("allocatedMB"),
         n("totalMB"),
     )
-}
-
-/// A channel that receives once on Ctrl-C or SIGTERM.
-fn stop_channel() -> Result<mpsc::Receiver<()>> {
-    use tokio::signal::unix::{SignalKind, signal};
-    let (tx, rx) = mpsc::channel();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    // Registered here, before anything starts: a Ctrl-C from now on is heard.
-    let (mut term, mut int) = {
-        let _in = runtime.enter();
-        (
-            signal(SignalKind::terminate())?,
-            signal(SignalKind::interrupt())?,
-        )
-    };
-    std::thread::Builder::new()
-        .name("signals".into())
-        .spawn(move || {
-            runtime.block_on(async {
-                tokio::select! {
-                    _ = term.recv() => {}
-                    _ = int.recv() => {}
-                }
-            });
-            let _ = tx.send(());
-        })?;
-    Ok(rx)
 }
