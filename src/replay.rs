@@ -93,7 +93,7 @@ pub(crate) struct ReplayArgs {
 }
 
 /// `0.0167`, or a fraction `1/60`: above 0 and finite.
-fn parse_time_scale(s: &str) -> Result<f64, String> {
+pub(crate) fn parse_time_scale(s: &str) -> Result<f64, String> {
     let value = match s.split_once('/') {
         Some((a, b)) => match (a.trim().parse::<f64>(), b.trim().parse::<f64>()) {
             (Ok(a), Ok(b)) if b != 0.0 => Ok(a / b),
@@ -113,7 +113,7 @@ fn parse_time_scale(s: &str) -> Result<f64, String> {
 const DEFAULT_SEED: u64 = 1;
 
 /// The rm's MapReduce job routes.
-const JOBS: &str = "/ws/v1/yard/mapreduce/jobs";
+pub(crate) const JOBS: &str = "/ws/v1/yard/mapreduce/jobs";
 
 /// One trace job as the live cluster runs it.
 #[derive(Debug, Clone, PartialEq)]
@@ -402,7 +402,7 @@ pub(crate) fn run(args: ReplayArgs) -> Result<()> {
 }
 
 /// `--rm` must be a loopback address: yard's clusters are of one host.
-fn check_loopback_or_any(url: &str) -> Result<()> {
+pub(crate) fn check_loopback_or_any(url: &str) -> Result<()> {
     let host = url
         .split("://")
         .nth(1)
