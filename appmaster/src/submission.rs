@@ -88,6 +88,11 @@ pub struct MapReduceJob {
     /// Fault injection for tests: the map of this split hangs until it is killed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hang_split: Option<u32>,
+    /// At most this many task containers held at once (the master's own not counted); none:
+    /// as many as the task policy wants. `yard batch run` caps each job at its pool's slots
+    /// (BalancedPools, seed 003).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_containers: Option<u32>,
 }
 
 /// What is wrong with a job, named by its JSON field.
@@ -133,6 +138,9 @@ fn policy_in<'de, D: Deserializer<'de>>(d: D) -> Result<PolicyKind, D::Error> {
 /// The most reduces a job may ask for: more is a typo, not a job.
 pub const MAX_REDUCES: u32 = 10_000;
 
+/// The most task containers `maxContainers` may name: more is a typo, not a cap.
+pub const MAX_CONTAINERS: u32 = 100_000;
+
 /// The most entries a per-task list (`mapSecondsEach`, …) may hold: the lists travel in the
 /// master's command line and environment, which Linux caps at 128 KiB a string.
 pub const MAX_EACH: usize = 2_000;
@@ -163,6 +171,7 @@ impl MapReduceJob {
             trace_job: None,
             time_scale: None,
             hang_split: None,
+            max_containers: None,
         }
     }
 
@@ -244,6 +253,16 @@ impl MapReduceJob {
             return Err(problem(
                 "mapMinSeconds",
                 format!("{} is outside 0 to 86400", self.map_min_seconds),
+            ));
+        }
+        if let Some(n) = self.max_containers
+            && !(1..=MAX_CONTAINERS).contains(&n)
+        {
+            return Err(problem(
+                "maxContainers",
+                format!(
+                    "{n} is outside 1 to {MAX_CONTAINERS} task containers (leave it out for no cap)"
+                ),
             ));
         }
         Ok(())
@@ -459,6 +478,9 @@ impl MapReduceJob {
         if let Some(split) = self.hang_split {
             args.push(format!("--hang-split={split}"));
         }
+        if let Some(n) = self.max_containers {
+            args.push(format!("--max-containers={n}"));
+        }
         if let Some(trace) = &self.trace {
             args.push(format!("--trace={trace}"));
             args.push(format!(
@@ -629,6 +651,54 @@ mod tests {
         ] {
             let err = job(json).expect_err(json);
             assert!(err.starts_with(&format!("{field}: ")), "{json}: {err}");
+        }
+    }
+
+    #[test]
+    fn max_containers_caps_any_job_and_reaches_the_master() {
+        let j = job(r#"{"app": "synthetic", "maps": 4, "maxContainers": 2}"#).unwrap();
+        assert_eq!(j.max_containers, Some(2));
+        assert!(
+            j.master_args(None)
+                .contains(&"--max-containers=2".to_string())
+        );
+        let again: MapReduceJob =
+            serde_json::from_value(serde_json::to_value(&j).unwrap()).unwrap();
+        assert_eq!(again, j);
+        let w = job(r#"{"app": "wordcount", "input": "b", "maxContainers": 1}"#).unwrap();
+        assert_eq!(w.max_containers, Some(1));
+        // Absent: no cap, and no flag.
+        let none = job(r#"{"app": "synthetic", "maps": 4}"#).unwrap();
+        assert_eq!(none.max_containers, None);
+        assert!(
+            !none
+                .master_args(None)
+                .iter()
+                .any(|a| a.starts_with("--max-containers"))
+        );
+        assert!(
+            !serde_json::to_string(&none)
+                .unwrap()
+                .contains("maxContainers")
+        );
+        for json in [
+            r#"{"app": "synthetic", "maps": 4, "maxContainers": 0}"#,
+            r#"{"app": "synthetic", "maps": 4, "maxContainers": 100001}"#,
+        ] {
+            let err = job(json).expect_err(json);
+            assert!(err.starts_with("maxContainers: "), "{json}: {err}");
+            assert!(err.contains("leave it out"), "{json}: {err}");
+        }
+        // Not a count at all: serde's error names the field.
+        for json in [
+            r#"{"app": "synthetic", "maps": 4, "maxContainers": -1}"#,
+            r#"{"app": "synthetic", "maps": 4, "maxContainers": "2"}"#,
+        ] {
+            let err = job(json).expect_err(json);
+            assert!(
+                err.contains("maxContainers") || err.contains("invalid"),
+                "{json}: {err}"
+            );
         }
     }
 

@@ -136,6 +136,10 @@ pub struct MasterArgs {
     /// Fault injection: the map of this split hangs until it is killed.
     #[arg(long, hide = true)]
     hang_split: Option<u32>,
+    /// At most this many task containers held at once (the job's `maxContainers`); none: as
+    /// many as the policy wants.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    max_containers: Option<u32>,
 }
 
 pub use yard_appmaster::submission::DEFAULT_GUARD_SECONDS;
@@ -317,6 +321,8 @@ struct Outcome {
     /// The job's type (`typing::job_type_json`), set by `job` once this run's types are
     /// stored (the store's may win).
     job_type: Value,
+    /// The most task containers this master held at once so far (`State::peak_containers`).
+    peak_containers: u32,
 }
 
 /// Runs one policy over its maps to its `Finish`. With a guard, at `deadline − guard` the
@@ -386,6 +392,7 @@ async fn run_phase(shared: &Arc<Shared>, phase: Phase) -> Result<Outcome> {
                 deadline: job.deadline,
                 recovered: job.recovered,
                 job_type: Value::Null,
+                peak_containers: s.peak_containers,
             });
         }
         if ticked {
@@ -496,6 +503,7 @@ async fn job(
             .unwrap_or(1);
         s.map_min_seconds = args.map_min_seconds.clamp(0.0, 86_400.0);
         s.hang_split = args.hang_split;
+        s.max_containers = args.max_containers;
     });
     tokio::spawn({
         let router = umbilical(shared.clone());
@@ -725,6 +733,9 @@ fn answer(
         "reducesAbandoned": p.reduces_abandoned,
         "schedulingOverheadMs": overhead_summary(&outcome.overheads),
         "jobType": outcome.job_type,
+        // The cap on task containers held at once (`maxContainers`), and the most it held.
+        "maxContainers": args.max_containers,
+        "peakContainers": outcome.peak_containers,
         // What this run measured (the job profiler's record): mean map seconds node-local
         // and not, and every reduce's (input bytes, seconds); `yard replay` times k_max by it.
         "measured": {

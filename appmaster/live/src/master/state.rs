@@ -138,6 +138,11 @@ pub(super) struct State {
     pub(super) progress_sent: f64,
     /// Fault injection: the map of this split hangs (`--hang-split`).
     pub(super) hang_split: Option<u32>,
+    /// At most this many task containers held at once (`--max-containers`): the asks never
+    /// go past it, and a grant beyond it goes straight back.
+    pub(super) max_containers: Option<u32>,
+    /// The most task containers held (not released) at once so far.
+    pub(super) peak_containers: u32,
     /// The job kind's type: from the store, or typed by this run's probes (`typing.rs`).
     pub(super) typing: yard_appmaster::typing::Typing,
     /// What `GET /metrics` serves (`metrics.rs`).
@@ -216,6 +221,8 @@ impl State {
             map_min_seconds: 0.0,
             progress_sent: 0.0,
             hang_split: None,
+            max_containers: None,
+            peak_containers: 0,
             typing: Default::default(),
             metrics: super::metrics::MasterMetrics::new(),
         }
@@ -838,7 +845,22 @@ impl State {
         for node in lost_nodes {
             self.node_lost(&node, "its node was lost");
         }
-        for c in &reply.allocated {
+        let mut fresh = reply.allocated;
+        // The cap: a grant beyond it (asks cross grants in flight) goes back unused.
+        if let Some(cap) = self.max_containers {
+            let held = self.held_containers() as usize;
+            let room = (cap as usize).saturating_sub(held);
+            if fresh.len() > room {
+                for extra in fresh.split_off(room) {
+                    log_line(&format!(
+                        "container {} goes back: {cap} task containers at most (maxContainers)",
+                        extra.container_id
+                    ));
+                    self.releases.push(extra.container_id);
+                }
+            }
+        }
+        for c in &fresh {
             let id = ContainerId(self.next_container);
             self.next_container += 1;
             self.by_id.insert(id, c.container_id.clone());
@@ -854,7 +876,13 @@ impl State {
                 },
             );
         }
-        reply.allocated
+        self.peak_containers = self.peak_containers.max(self.held_containers());
+        fresh
+    }
+
+    /// Task containers held and not released.
+    pub(super) fn held_containers(&self) -> u32 {
+        self.containers.values().filter(|h| !h.released).count() as u32
     }
 
     /// A container that could not start goes back.
@@ -885,7 +913,8 @@ impl State {
     /// where unlaunched maps' replicas are (a grant there makes a node-local map possible).
     pub(super) fn asks(&self) -> Vec<ResourceRequest> {
         let want = self.job.as_ref().map_or(0, |j| j.want);
-        let held = self.containers.values().filter(|h| !h.released).count() as u32;
+        let want = self.max_containers.map_or(want, |cap| want.min(cap));
+        let held = self.held_containers();
         let outstanding = want.saturating_sub(held);
         // Each unlaunched map counts once at every node and every rack holding its block.
         let mut nodes: BTreeMap<String, u32> = BTreeMap::new();
@@ -1108,6 +1137,30 @@ mod tests {
         assert_eq!((asks["a:1"], asks["b:1"], asks["c:1"]), (2, 2, 2));
         // A map on a and b counts once for r1.
         assert_eq!((asks["r1"], asks["r2"]), (3, 2));
+    }
+
+    #[test]
+    fn max_containers_caps_the_asks_and_sends_an_over_grant_back() {
+        let mut s = state();
+        s.max_containers = Some(2);
+        assert!(s.job.as_ref().unwrap().want > 2);
+        let asks = counts(&s.asks());
+        assert!(asks.values().all(|&n| n <= 2), "{asks:?}");
+        assert_eq!(asks["*"], 2);
+        // Three granted (asks crossed grants in flight): the third goes straight back.
+        let fresh = s.allocated(AllocateReply {
+            allocated: vec![
+                granted("c1", "a:1"),
+                granted("c2", "b:1"),
+                granted("c3", "c:1"),
+            ],
+            completed: Vec::new(),
+        });
+        let ids: Vec<&str> = fresh.iter().map(|c| c.container_id.as_str()).collect();
+        assert_eq!(ids, ["c1", "c2"]);
+        assert_eq!(s.releases, ["c3"]);
+        assert_eq!((s.held_containers(), s.peak_containers), (2, 2));
+        assert_eq!(counts(&s.asks())["*"], 0, "nothing more while 2 are held");
     }
 
     #[test]
