@@ -2,7 +2,8 @@
 //! server.
 //!
 //! The policies need no IO: `aria` (ARIA's bounds model and minimum quota), `policy` (FIFO,
-//! fair, EDF, MinEDF, MinEDF-WC) and `scheduler` (the state machine that places containers by
+//! fair, EDF, MinEDF, MinEDF-WC), `batch` and `scans` (seeds 003 and 004: batch makespan,
+//! CIRCUMFLEX shared scans) and `scheduler` (the state machine that places containers by
 //! them) build without the `daemon` feature (`default-features = false`), so a simulator can
 //! drive the very code the rm runs without depending on an async runtime, HTTP or a database.
 //! Everything else — cluster state with tokens, the store, the REST server, the daemon, the
@@ -12,6 +13,7 @@ pub mod aria;
 pub mod batch;
 pub mod overload;
 pub mod policy;
+pub mod scans;
 pub mod scheduler;
 
 pub mod app;

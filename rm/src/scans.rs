@@ -1,0 +1,1491 @@
+//! Shared scans: CIRCUMFLEX (seed 004: Wolf, Balmin, Rajan, Hildrum, Khandekar, Parekh, Wu,
+//! Vernica, "CIRCUMFLEX: A Scheduling Optimizer for MapReduce Workloads Involving Shared
+//! Scans"; digest `papers/circumflex.md`), with FLEX (no sharing) and BATCH (fixed windows) as
+//! its baselines.
+//!
+//! Sans-IO and deterministic: no clock, no IO, no global state, no randomness (a caller that
+//! wants any draws it from its own seeded RNG). Events in — a job arrives ([`Planner::arrive`]),
+//! time passes ([`Planner::advance`]), slots are freed ([`Planner::slots_freed`]) — and
+//! decisions out: which dataset's scan (which subjob, riding which jobs) gets how many map
+//! slots ([`Planner::allocations`]).
+//!
+//! The pieces, each as the paper has them and each testable alone:
+//! - **Cyclic piggybacking** (§2.2, §3.1): one scan per dataset, each block read once per
+//!   cycle for every job attached to it; a job joining mid-cycle finishes with the blocks it
+//!   missed after the wrap-around. Block by block: [`CyclicScan`]; as a fluid (the remaining
+//!   fraction of the dataset per job): [`Planner`]. A dataset's jobs, oldest first, need nested
+//!   block sets `U_1 ⊆ U_2 ⊆ … ⊆ U_K`; subjob `(d,k) = U_k \ U_{k−1}` ([`decompose`]) is relevant
+//!   to `K − k + 1` jobs and completes when job `k` does; chain precedence
+//!   `(d,1) ≺ (d,2) ≺ … ≺ (d,K)`.
+//! - **Generalized Smith's rule** (§3.2, App. B.1) for the minisum metrics (average response
+//!   time, weighted, stretch): [`generalized_smith`], with the digest's correction (`K_d^0`
+//!   advances).
+//! - **Backwards dynamic program** (§3.2, App. B.2) for minimax metrics: [`backwards_dp`], with
+//!   the digest's correction (the last job is chosen among those with no *successor*).
+//! - **Ready-list malleable packing** (§3.3, App. B.3) of the priority order onto `S` slots with
+//!   a minimum and a maximum per (sub)job: [`pack`].
+//! - **Epochs** (App. A.4): the schedule is recomputed on every arrival and followed exactly
+//!   until the next, as the paper's simulations do (§4).
+//!
+//! The model's units: a dataset's one full scan costs `scan_s` slot-seconds when the scan is
+//! all of the map work; a job's map work is a fraction `f` of scan (shared) and `1 − f` of
+//! per-job computation (not shared), so a subjob of `x` of the dataset relevant to `c` jobs
+//! costs `x · scan_s · (f + (1 − f)·c)` slot-seconds ([INF], digest §2.2: the paper gives no
+//! formula).
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+/// Fractions of a dataset below this are done (floating-point dust).
+const EPS: f64 = 1e-9;
+
+/// The scheduling metric a planner optimises (App. A.2; §4 reports the first three).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Metric {
+    /// Minisum: (weighted) average response time; generalized Smith's rule.
+    AvgResponse,
+    /// Minisum: average stretch, response time over the job's time alone (weights `1/W_j`).
+    AvgStretch,
+    /// Minimax: the largest stretch; backwards dynamic program.
+    MaxStretch,
+    /// Minimax: the largest (weighted) response time; backwards dynamic program.
+    MaxResponse,
+}
+
+impl Metric {
+    /// §4's three metrics.
+    pub const PAPER: [Metric; 3] = [Metric::AvgResponse, Metric::AvgStretch, Metric::MaxStretch];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::AvgResponse => "avg-response",
+            Metric::AvgStretch => "avg-stretch",
+            Metric::MaxStretch => "max-stretch",
+            Metric::MaxResponse => "max-response",
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<Metric, String> {
+        [
+            Metric::AvgResponse,
+            Metric::AvgStretch,
+            Metric::MaxStretch,
+            Metric::MaxResponse,
+        ]
+        .into_iter()
+        .find(|m| m.name() == s)
+        .ok_or_else(|| {
+            format!("unknown metric {s:?}: avg-response, avg-stretch, max-stretch, max-response")
+        })
+    }
+
+    /// Minimax (backwards DP) rather than minisum (generalized Smith).
+    pub fn is_minimax(self) -> bool {
+        matches!(self, Metric::MaxStretch | Metric::MaxResponse)
+    }
+}
+
+/// How jobs over the same dataset are scanned.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "policy")]
+pub enum Policy {
+    /// Cyclic piggybacking plus the generalized FLEX allocation (the paper's scheme).
+    Circumflex,
+    /// FLEX (§4's baseline): no sharing, every job scans its dataset itself; the same priority
+    /// rules on jobs (chains of one) and the same packing.
+    Flex,
+    /// BATCH (§4): a job waits for the end of its dataset's window of `window_s` seconds
+    /// (dataset `d` of `D`'s windows start at `d·W/D`, "offset evenly"); each window's jobs
+    /// share one scan, and FLEX schedules the batches.
+    Batch { window_s: f64 },
+}
+
+impl Policy {
+    /// The paper's window: 2 minutes (§4).
+    pub const BATCH_WINDOW_S: f64 = 120.0;
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Policy::Circumflex => "circumflex",
+            Policy::Flex => "flex",
+            Policy::Batch { .. } => "batch",
+        }
+    }
+}
+
+/// A dataset: what one full scan of it costs and reads.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Dataset {
+    /// Slot-seconds of one full scan by one job alone.
+    pub scan_s: f64,
+    /// Bytes one full scan reads.
+    pub bytes: f64,
+}
+
+/// A map job scanning one dataset.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ScanJob {
+    pub id: u64,
+    pub dataset: usize,
+    pub arrival_s: f64,
+    /// `m_j`: the slots FAIR/FLEX guarantee it (App. A.1).
+    pub min_slots: u32,
+    /// `M_j`: the most slots it may hold.
+    pub max_slots: u32,
+    /// The metric's weight `w_j` (1: unweighted).
+    pub weight: f64,
+}
+
+/// A job's map phase done.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Completion {
+    pub job: u64,
+    pub dataset: usize,
+    pub arrival_s: f64,
+    pub finish_s: f64,
+}
+
+impl Completion {
+    pub fn response_s(&self) -> f64 {
+        self.finish_s - self.arrival_s
+    }
+}
+
+/// `W_j`, the job's minimum response time alone (App. A.2, the stretch denominator): its scan
+/// on `min(M_j, S)` slots.
+pub fn isolated_s(job: &ScanJob, dataset: &Dataset, slots: u32) -> f64 {
+    dataset.scan_s / f64::from(job.max_slots.min(slots).max(1))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cyclic piggybacking, block by block (§2.2, App. C).
+
+/// One dataset's circular scan, block by block: the live form of cyclic piggybacking. Each
+/// attached job holds a bit per block ("scanned for me", §2.2); one read of a block serves every
+/// job attached when the read starts ("the bus leaves the station", App. C); a job finishes when
+/// all its bits are set. The cursor walks the blocks cyclically, so a job that joins mid-cycle
+/// gets the rest of this cycle and then, after the wrap-around, the blocks it missed.
+#[derive(Debug, Clone)]
+pub struct CyclicScan {
+    blocks: usize,
+    cursor: usize,
+    /// Attached jobs, oldest first, with their bits.
+    jobs: Vec<(u64, Vec<bool>)>,
+    /// Blocks being read, with the jobs riding each read.
+    in_flight: BTreeMap<usize, Vec<u64>>,
+}
+
+impl CyclicScan {
+    pub fn new(blocks: usize) -> CyclicScan {
+        CyclicScan {
+            blocks,
+            cursor: 0,
+            jobs: Vec::new(),
+            in_flight: BTreeMap::new(),
+        }
+    }
+
+    /// A job attaches: it needs every block, and can start at once (no batching latency).
+    pub fn attach(&mut self, job: u64) {
+        self.jobs.push((job, vec![false; self.blocks]));
+    }
+
+    /// The attached jobs, oldest first.
+    pub fn jobs(&self) -> impl Iterator<Item = u64> + '_ {
+        self.jobs.iter().map(|(j, _)| *j)
+    }
+
+    /// `|U_k|`: the blocks each attached job (oldest first) still needs, counting a block in
+    /// flight for it as still needed.
+    pub fn remaining(&self) -> Vec<usize> {
+        self.jobs
+            .iter()
+            .map(|(_, bits)| bits.iter().filter(|b| !**b).count())
+            .collect()
+    }
+
+    /// `U_k` as block indices, oldest job first.
+    pub fn needed(&self) -> Vec<Vec<usize>> {
+        self.jobs
+            .iter()
+            .map(|(_, bits)| (0..self.blocks).filter(|&b| !bits[b]).collect())
+            .collect()
+    }
+
+    /// A slot is free: the next block to read, from the cursor on, that some attached job still
+    /// needs and nobody is reading, with the jobs it will serve. `None` when there is none.
+    pub fn next_block(&mut self) -> Option<(usize, Vec<u64>)> {
+        for step in 0..self.blocks {
+            let b = (self.cursor + step) % self.blocks;
+            if self.in_flight.contains_key(&b) {
+                continue;
+            }
+            let riders: Vec<u64> = self
+                .jobs
+                .iter()
+                .filter(|(_, bits)| !bits[b])
+                .map(|(j, _)| *j)
+                .collect();
+            if riders.is_empty() {
+                continue;
+            }
+            self.cursor = (b + 1) % self.blocks;
+            self.in_flight.insert(b, riders.clone());
+            return Some((b, riders));
+        }
+        None
+    }
+
+    /// Block `block`'s read finished: it counts for every job that rode it. Returns the jobs now
+    /// done (detached), oldest first.
+    pub fn block_done(&mut self, block: usize) -> Vec<u64> {
+        let riders = self.in_flight.remove(&block).unwrap_or_default();
+        for (j, bits) in &mut self.jobs {
+            if riders.contains(j) {
+                bits[block] = true;
+            }
+        }
+        let (done, left): (Vec<_>, Vec<_>) = std::mem::take(&mut self.jobs)
+            .into_iter()
+            .partition(|(_, bits)| bits.iter().all(|b| *b));
+        self.jobs = left;
+        done.into_iter().map(|(j, _)| j).collect()
+    }
+}
+
+/// Subjob sizes from the blocks each job still needs, oldest job first (§3.1): subjob `k` is
+/// `|U_k| − |U_{k−1}|` blocks, relevant to the `K − k + 1` jobs from the `k`-th on. The
+/// counts must be nested (non-decreasing); a job needing fewer than the one before is an error.
+pub fn decompose(remaining: &[f64]) -> Result<Vec<f64>, String> {
+    let mut prev = 0.0;
+    let mut out = Vec::with_capacity(remaining.len());
+    for (k, &r) in remaining.iter().enumerate() {
+        if r + EPS < prev {
+            return Err(format!(
+                "job {} needs {r} blocks, fewer than the older job before it ({prev}): not nested",
+                k + 1
+            ));
+        }
+        out.push((r - prev).max(0.0));
+        prev = r.max(prev);
+    }
+    Ok(out)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Step 1: a priority order (§3.2).
+
+/// Generalized Smith's rule (App. B.1) over chains of `(p, w)`: repeatedly take, over every
+/// chain, the prefix of its remaining subjobs with the smallest ratio `Σp / Σw`, and schedule
+/// that prefix. Optimal for `1|chains|Σ w_j C_j` (Sidney). Returns `(chain, index)` in
+/// schedule order. [ERR, digest §2.3] the printed code never advances `K_d^0`; here it does.
+/// Ties: the lowest chain index, and within a chain the longest prefix (digest [AMB]).
+pub fn generalized_smith(chains: &[Vec<(f64, f64)>]) -> Vec<(usize, usize)> {
+    // The best prefix of chain `d` from `start`: (ratio, end exclusive).
+    let best = |d: usize, start: usize| -> Option<(f64, usize)> {
+        let (mut p, mut w) = (0.0, 0.0);
+        let mut found: Option<(f64, usize)> = None;
+        for (i, &(pi, wi)) in chains[d].iter().enumerate().skip(start) {
+            p += pi;
+            w += wi;
+            let r = if w > 0.0 { p / w } else { f64::INFINITY };
+            if found.is_none_or(|(b, _)| r <= b) {
+                found = Some((r, i + 1));
+            }
+        }
+        found
+    };
+    let mut start = vec![0usize; chains.len()];
+    let mut cache: Vec<Option<(f64, usize)>> = (0..chains.len()).map(|d| best(d, 0)).collect();
+    let total: usize = chains.iter().map(Vec::len).sum();
+    let mut out = Vec::with_capacity(total);
+    while out.len() < total {
+        let mut pick: Option<(usize, f64, usize)> = None;
+        for (d, c) in cache.iter().enumerate() {
+            if let Some((r, end)) = *c
+                && pick.is_none_or(|(_, b, _)| r < b)
+            {
+                pick = Some((d, r, end));
+            }
+        }
+        let Some((d, _, end)) = pick else { break };
+        out.extend((start[d]..end).map(|i| (d, i)));
+        start[d] = end;
+        cache[d] = best(d, end);
+    }
+    out
+}
+
+/// The backwards dynamic program (Lawler's rule for `1|prec|f_max`, App. B.2) over jobs with
+/// processing times `p` and predecessors `preds`: the job scheduled last among those left is,
+/// of the jobs with no successor left, the one with the smallest cost `cost(j, P)` at
+/// `P = Σ p` of those left. Optimal for any non-decreasing costs. Returns the order, first job
+/// first. [ERR, digest §2.4] the printed code takes jobs with no *predecessor*, which breaks
+/// precedence (worked example E3b).
+pub fn backwards_dp(
+    p: &[f64],
+    preds: &[Vec<usize>],
+    cost: impl Fn(usize, f64) -> f64,
+) -> Vec<usize> {
+    let n = p.len();
+    let mut left = vec![true; n];
+    // Successors still left, per job.
+    let mut succ_left = vec![0usize; n];
+    for ps in preds {
+        for &q in ps {
+            succ_left[q] += 1;
+        }
+    }
+    let mut total: f64 = p.iter().sum();
+    let mut order = Vec::with_capacity(n);
+    for _ in 0..n {
+        let mut pick: Option<(usize, f64)> = None;
+        for j in (0..n).filter(|&j| left[j] && succ_left[j] == 0) {
+            let c = cost(j, total);
+            if pick.is_none_or(|(_, b)| c < b) {
+                pick = Some((j, c));
+            }
+        }
+        let Some((j, _)) = pick else { break }; // a cycle: not a precedence order
+        left[j] = false;
+        total -= p[j];
+        for &q in &preds[j] {
+            succ_left[q] -= 1;
+        }
+        order.push(j);
+    }
+    order.reverse();
+    order
+}
+
+// ---------------------------------------------------------------------------------------------
+// Step 2: ready-list malleable packing (§3.3, App. B.3).
+
+/// A (sub)job to pack: its work in slot-seconds, its slot bounds and its predecessors.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PackJob {
+    pub work: f64,
+    pub min: u32,
+    pub max: u32,
+    pub preds: Vec<usize>,
+}
+
+/// One interval of a malleable schedule: `[start, end)`, the slots each job holds, and the job
+/// that finishes at `end`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Interval {
+    pub start: f64,
+    pub end: f64,
+    pub alloc: Vec<(usize, u32)>,
+    pub finishes: usize,
+}
+
+/// The minima of the ready jobs (in priority order) fitted into `slots` when they sum to more
+/// ([AMB, digest §2.5] the paper does not say how): each scaled by `slots / Σm`, rounded down,
+/// and the slots left given back one by one in priority order.
+pub fn normalise_minima(mins: &[u32], slots: u32) -> Vec<u32> {
+    let sum: u64 = mins.iter().map(|&m| u64::from(m)).sum();
+    if sum <= u64::from(slots) {
+        return mins.to_vec();
+    }
+    let mut out: Vec<u32> = mins
+        .iter()
+        .map(|&m| (u64::from(m) * u64::from(slots) / sum) as u32)
+        .collect();
+    let mut left = slots - out.iter().sum::<u32>();
+    for (o, &m) in out.iter_mut().zip(mins) {
+        if left == 0 {
+            break;
+        }
+        if *o < m {
+            *o += 1;
+            left -= 1;
+        }
+    }
+    out
+}
+
+/// Ready-list malleable packing (App. B.3) of `jobs` in `priority` order (a topological
+/// order) onto `slots` slots. Each interval: every ready job (all predecessors done) gets its
+/// minimum (normalised when they exceed `slots`), the slack goes in priority order up to each
+/// job's maximum — some slots stay idle when every ready job is at its maximum — and the
+/// interval ends when the first job finishes (ties to the higher priority); its successors
+/// become ready. [AMB/ERR, digest §2.5] only *ready* jobs hold slots, and the slack loop ends
+/// when the ready jobs run out.
+pub fn pack(slots: u32, jobs: &[PackJob], priority: &[usize]) -> Vec<Interval> {
+    let n = jobs.len();
+    let mut rank = vec![usize::MAX; n];
+    for (r, &j) in priority.iter().enumerate() {
+        rank[j] = r;
+    }
+    let mut rem: Vec<f64> = jobs.iter().map(|j| j.work.max(0.0)).collect();
+    let mut preds_left: Vec<usize> = jobs.iter().map(|j| j.preds.len()).collect();
+    let mut succs = vec![Vec::new(); n];
+    for (j, job) in jobs.iter().enumerate() {
+        for &q in &job.preds {
+            succs[q].push(j);
+        }
+    }
+    let mut ready: Vec<usize> = priority
+        .iter()
+        .copied()
+        .filter(|&j| preds_left[j] == 0)
+        .collect();
+    let mut t = 0.0;
+    let mut out = Vec::with_capacity(n);
+    while !ready.is_empty() {
+        let mins: Vec<u32> = ready.iter().map(|&j| jobs[j].min).collect();
+        let mut alloc = normalise_minima(&mins, slots);
+        let mut slack = slots - alloc.iter().sum::<u32>();
+        for (a, &j) in alloc.iter_mut().zip(&ready) {
+            if slack == 0 {
+                break;
+            }
+            let add = slack.min(jobs[j].max.max(jobs[j].min).saturating_sub(*a));
+            *a += add;
+            slack -= add;
+        }
+        // The first to finish; a job with no work left finishes at once.
+        let mut first: Option<(usize, f64)> = None;
+        for (i, &j) in ready.iter().enumerate() {
+            let dt = match (rem[j] <= EPS, alloc[i]) {
+                (true, _) => 0.0,
+                (false, 0) => continue,
+                (false, a) => rem[j] / f64::from(a),
+            };
+            if first.is_none_or(|(_, b)| dt < b) {
+                first = Some((i, dt));
+            }
+        }
+        let Some((i, dt)) = first else { break }; // no slots at all
+        let done = ready[i];
+        for (k, &j) in ready.iter().enumerate() {
+            rem[j] -= f64::from(alloc[k]) * dt;
+        }
+        rem[done] = 0.0;
+        out.push(Interval {
+            start: t,
+            end: t + dt,
+            alloc: ready.iter().copied().zip(alloc).collect(),
+            finishes: done,
+        });
+        t += dt;
+        ready.remove(i);
+        for &s in &succs[done] {
+            preds_left[s] -= 1;
+            if preds_left[s] == 0 {
+                let at = ready.partition_point(|&r| rank[r] < rank[s]);
+                ready.insert(at, s);
+            }
+        }
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------------------
+// The planner: events in, decisions out.
+
+/// A running job of a scan: the fraction of its dataset it still needs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Member {
+    job: ScanJob,
+    rem: f64,
+}
+
+/// One physical scan: a dataset and the jobs riding it, fewest blocks left first (so oldest
+/// first under cyclic piggybacking, digest §2.2). CIRCUMFLEX has one per dataset, FLEX one per
+/// job, BATCH one per batch.
+#[derive(Debug, Clone, PartialEq)]
+struct Scan {
+    id: u64,
+    dataset: usize,
+    members: Vec<Member>,
+}
+
+/// A subjob as the planner sees it: a scan's next `fraction` of the dataset, relevant to
+/// `relevant` jobs, finishing `completes`.
+#[derive(Debug, Clone, PartialEq)]
+struct Subjob {
+    scan: usize,
+    k: usize,
+    fraction: f64,
+    relevant: usize,
+    completes: Vec<ScanJob>,
+    min: u32,
+    max: u32,
+}
+
+/// A decision: give `slots` map slots to subjob `subjob` (1-based, the last arrival's
+/// numbering, §2.2) of `dataset`'s scan `scan`, each block read serving `jobs`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Allocation {
+    pub scan: u64,
+    pub dataset: usize,
+    pub subjob: usize,
+    pub jobs: Vec<u64>,
+    pub slots: u32,
+}
+
+/// What a planner has done so far.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ScanStats {
+    /// Slot-seconds of map work done.
+    pub work_s: f64,
+    /// Bytes read from the datasets.
+    pub bytes_read: f64,
+    /// Per dataset, the most jobs one scan served at once (CIRCUMFLEX: concurrent subjobs;
+    /// BATCH: jobs batched together; §4).
+    pub max_sharing: Vec<usize>,
+    /// Schedules computed.
+    pub replans: u64,
+}
+
+/// The planner's settings.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct PlannerConfig {
+    /// `S`, the map slots (§4: 100).
+    pub slots: u32,
+    pub metric: Metric,
+    pub policy: Policy,
+    /// `f`, the fraction of map work that is the scan (§4: 1).
+    pub scan_fraction: f64,
+}
+
+/// One interval of the followed schedule: its end, the slots per scan id, and the jobs whose
+/// subjob finishes at its end.
+type PlanStep = (f64, Vec<(u64, u32)>, Vec<u64>);
+
+/// A map-slot allocation planner for jobs scanning datasets: CIRCUMFLEX, FLEX or BATCH as
+/// `config.policy` says. Deterministic: the same events give the same decisions.
+#[derive(Debug, Clone)]
+pub struct Planner {
+    config: PlannerConfig,
+    datasets: Vec<Dataset>,
+    scans: Vec<Scan>,
+    /// BATCH: per dataset, the window end and the jobs waiting for it.
+    pending: Vec<Option<(f64, Vec<ScanJob>)>>,
+    /// The malleable schedule being followed, in scan ids; its first interval is now's.
+    /// Per interval: its end, the slots per scan, and the jobs whose subjob finishes then.
+    plan: Vec<PlanStep>,
+    plan_at: usize,
+    now: f64,
+    next_scan: u64,
+    stats: ScanStats,
+}
+
+impl Planner {
+    /// A planner at time 0 for `datasets` (index = dataset id).
+    pub fn new(config: PlannerConfig, datasets: Vec<Dataset>) -> Result<Planner, String> {
+        if config.slots == 0 {
+            return Err("a planner needs at least one map slot".into());
+        }
+        if !(0.0..=1.0).contains(&config.scan_fraction) {
+            return Err(format!(
+                "the scan fraction f is {}: it must be in [0, 1]",
+                config.scan_fraction
+            ));
+        }
+        if let Policy::Batch { window_s } = config.policy
+            && !(window_s.is_finite() && window_s > 0.0)
+        {
+            return Err(format!(
+                "BATCH's window is {window_s} s: it must be positive"
+            ));
+        }
+        if let Some((d, _)) = datasets
+            .iter()
+            .enumerate()
+            .find(|(_, d)| !(d.scan_s.is_finite() && d.scan_s >= 0.0 && d.bytes >= 0.0))
+        {
+            return Err(format!(
+                "dataset {d}: its scan time and bytes must be finite and ≥ 0"
+            ));
+        }
+        let n = datasets.len();
+        Ok(Planner {
+            config,
+            datasets,
+            scans: Vec::new(),
+            pending: vec![None; n],
+            plan: Vec::new(),
+            plan_at: 0,
+            now: 0.0,
+            next_scan: 0,
+            stats: ScanStats {
+                max_sharing: vec![0; n],
+                ..ScanStats::default()
+            },
+        })
+    }
+
+    pub fn now(&self) -> f64 {
+        self.now
+    }
+
+    pub fn stats(&self) -> &ScanStats {
+        &self.stats
+    }
+
+    /// Jobs not finished (running or, under BATCH, waiting for their window).
+    pub fn active(&self) -> usize {
+        self.scans.iter().map(|s| s.members.len()).sum::<usize>()
+            + self
+                .pending
+                .iter()
+                .flatten()
+                .map(|(_, j)| j.len())
+                .sum::<usize>()
+    }
+
+    /// A job arrives (at `job.arrival_s`, not before now): time advances to it — returning the
+    /// jobs that finished meanwhile — and the schedule is recomputed (an epoch, App. A.4).
+    pub fn arrive(&mut self, job: ScanJob) -> Result<Vec<Completion>, String> {
+        if job.dataset >= self.datasets.len() {
+            return Err(format!(
+                "job {} scans dataset {}, but there are {} datasets",
+                job.id,
+                job.dataset,
+                self.datasets.len()
+            ));
+        }
+        if !(job.arrival_s.is_finite() && job.weight.is_finite() && job.weight > 0.0) {
+            return Err(format!(
+                "job {}: its arrival and weight must be finite, the weight positive",
+                job.id
+            ));
+        }
+        let done = self.advance(job.arrival_s.max(self.now));
+        let d = job.dataset;
+        match self.config.policy {
+            Policy::Circumflex => {
+                let member = Member { job, rem: 1.0 };
+                match self.scans.iter_mut().find(|s| s.dataset == d) {
+                    // Needs every block: the most of any job of the scan, so last (§2.2).
+                    Some(scan) => scan.members.push(member),
+                    None => {
+                        let id = self.new_scan_id();
+                        self.scans.push(Scan {
+                            id,
+                            dataset: d,
+                            members: vec![member],
+                        });
+                    }
+                }
+                let n = self
+                    .scans
+                    .iter()
+                    .find(|s| s.dataset == d)
+                    .map_or(0, |s| s.members.len());
+                self.stats.max_sharing[d] = self.stats.max_sharing[d].max(n);
+                self.replan();
+            }
+            Policy::Flex => {
+                let id = self.new_scan_id();
+                self.scans.push(Scan {
+                    id,
+                    dataset: d,
+                    members: vec![Member { job, rem: 1.0 }],
+                });
+                self.stats.max_sharing[d] = self.stats.max_sharing[d].max(1);
+                self.replan();
+            }
+            Policy::Batch { window_s } => {
+                // Windows of dataset d start at d·W/D + kW; a job joins the window it arrives in
+                // and starts at its end (§4).
+                let offset = d as f64 * window_s / self.datasets.len() as f64;
+                let k = ((self.now - offset) / window_s).floor();
+                let end = offset + (k + 1.0) * window_s;
+                let slot = &mut self.pending[d];
+                match slot {
+                    Some((_, jobs)) => jobs.push(job),
+                    None => *slot = Some((end, vec![job])),
+                }
+            }
+        }
+        Ok(done)
+    }
+
+    fn new_scan_id(&mut self) -> u64 {
+        self.next_scan += 1;
+        self.next_scan
+    }
+
+    /// When something next happens by itself: a subjob or job finishes, or a BATCH window
+    /// closes. `None` when idle.
+    pub fn next_event(&self) -> Option<f64> {
+        let plan = self.plan.get(self.plan_at).map(|(end, _, _)| *end);
+        let batch = self.next_window();
+        match (plan, batch) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    fn next_window(&self) -> Option<f64> {
+        self.pending
+            .iter()
+            .flatten()
+            .map(|(t, _)| *t)
+            .min_by(f64::total_cmp)
+    }
+
+    /// Time passes to `to`, the schedule followed exactly; returns the jobs that finished.
+    pub fn advance(&mut self, to: f64) -> Vec<Completion> {
+        let mut done = Vec::new();
+        loop {
+            let plan_end = self.plan.get(self.plan_at).map(|(end, _, _)| *end);
+            let window = self.next_window();
+            let next = [plan_end, window]
+                .into_iter()
+                .flatten()
+                .min_by(f64::total_cmp);
+            let Some(next) = next.filter(|&t| t <= to) else {
+                self.progress(to);
+                break;
+            };
+            self.progress(next);
+            if plan_end == Some(next) {
+                let finishing = std::mem::take(&mut self.plan[self.plan_at].2);
+                self.plan_at += 1;
+                self.finish(&finishing, &mut done);
+            }
+            if window == Some(next) {
+                self.release_batches();
+                self.replan();
+            }
+        }
+        done
+    }
+
+    /// Progress the current interval's allocations from now to `to`.
+    fn progress(&mut self, to: f64) {
+        let dt = to - self.now;
+        if dt > 0.0
+            && let Some((_, alloc, _)) = self.plan.get(self.plan_at)
+        {
+            let f = self.config.scan_fraction;
+            for &(id, slots) in alloc {
+                let Some(scan) = self.scans.iter_mut().find(|s| s.id == id) else {
+                    continue;
+                };
+                let Some(head) = scan.members.first().map(|m| m.rem) else {
+                    continue;
+                };
+                let ds = self.datasets[scan.dataset];
+                let c = scan.members.len() as f64;
+                let per_fraction = ds.scan_s * (f + (1.0 - f) * c);
+                let mut step = match per_fraction > 0.0 {
+                    true => f64::from(slots) * dt / per_fraction,
+                    false => head,
+                };
+                step = step.min(head);
+                for m in &mut scan.members {
+                    m.rem -= step;
+                }
+                self.stats.work_s += step * per_fraction;
+                self.stats.bytes_read += step * ds.bytes;
+            }
+        }
+        self.now = self.now.max(to);
+    }
+
+    /// A subjob is done: the jobs it completes (and any other at dust) finish. By job, not by
+    /// scan head: two subjobs of one scan may finish at the same instant.
+    fn finish(&mut self, jobs: &[u64], done: &mut Vec<Completion>) {
+        let now = self.now;
+        for scan in &mut self.scans {
+            scan.members.retain(|m| {
+                let finished = m.rem <= EPS || jobs.contains(&m.job.id);
+                if finished {
+                    done.push(Completion {
+                        job: m.job.id,
+                        dataset: m.job.dataset,
+                        arrival_s: m.job.arrival_s,
+                        finish_s: now,
+                    });
+                }
+                !finished
+            });
+        }
+        self.scans.retain(|s| !s.members.is_empty());
+    }
+
+    /// BATCH: the windows closing now become scans.
+    fn release_batches(&mut self) {
+        let now = self.now;
+        for d in 0..self.pending.len() {
+            if self.pending[d].as_ref().is_some_and(|(t, _)| *t <= now) {
+                let (_, jobs) = self.pending[d].take().expect("checked");
+                self.stats.max_sharing[d] = self.stats.max_sharing[d].max(jobs.len());
+                let id = self.new_scan_id();
+                self.scans.push(Scan {
+                    id,
+                    dataset: d,
+                    members: jobs
+                        .into_iter()
+                        .map(|job| Member { job, rem: 1.0 })
+                        .collect(),
+                });
+            }
+        }
+    }
+
+    /// The subjobs of every scan, chain by chain (§3.1): members grouped by the fraction they
+    /// still need; a group's subjob is relevant to it and every member after it.
+    fn subjobs(&self) -> Vec<Vec<Subjob>> {
+        self.scans
+            .iter()
+            .enumerate()
+            .map(|(si, scan)| {
+                let mut chain: Vec<Subjob> = Vec::new();
+                let mut prev = 0.0;
+                let n = scan.members.len();
+                let mut i = 0;
+                while i < n {
+                    let level = scan.members[i].rem;
+                    let mut end = i + 1;
+                    while end < n && scan.members[end].rem <= level + EPS {
+                        end += 1;
+                    }
+                    let relevant = &scan.members[i..];
+                    chain.push(Subjob {
+                        scan: si,
+                        k: chain.len() + 1,
+                        fraction: (level - prev).max(0.0),
+                        relevant: relevant.len(),
+                        completes: scan.members[i..end].iter().map(|m| m.job).collect(),
+                        // §3.1 / App. A.1: the max of the relevant jobs' minima, the min of
+                        // their maxima.
+                        min: relevant.iter().map(|m| m.job.min_slots).max().unwrap_or(0),
+                        max: relevant.iter().map(|m| m.job.max_slots).min().unwrap_or(0),
+                    });
+                    prev = level;
+                    i = end;
+                }
+                chain
+            })
+            .collect()
+    }
+
+    /// An epoch (App. A.4): a priority order by the metric's rule, packed onto the slots.
+    fn replan(&mut self) {
+        self.stats.replans += 1;
+        let chains = self.subjobs();
+        let s = self.config.slots;
+        let f = self.config.scan_fraction;
+        let flat: Vec<&Subjob> = chains.iter().flatten().collect();
+        let work: Vec<f64> = flat
+            .iter()
+            .map(|sj| {
+                let ds = self.datasets[self.scans[sj.scan].dataset];
+                sj.fraction * ds.scan_s * (f + (1.0 - f) * sj.relevant as f64)
+            })
+            .collect();
+        // Chain precedence: each subjob after the one before it in its scan.
+        let mut preds = Vec::with_capacity(flat.len());
+        let mut first = 0;
+        for chain in &chains {
+            for i in 0..chain.len() {
+                preds.push(match i {
+                    0 => vec![],
+                    _ => vec![first + i - 1],
+                });
+            }
+            first += chain.len();
+        }
+        // The interim single-machine schedule's times: work over all the slots (digest §2.3).
+        let p: Vec<f64> = work.iter().map(|w| w / f64::from(s)).collect();
+        let iso = |j: &ScanJob| isolated_s(j, &self.datasets[j.dataset], s).max(EPS);
+        let metric = self.config.metric;
+        let priority: Vec<usize> = match metric {
+            Metric::AvgResponse | Metric::AvgStretch => {
+                let mut idx = 0;
+                let weighted: Vec<Vec<(f64, f64)>> = chains
+                    .iter()
+                    .map(|chain| {
+                        chain
+                            .iter()
+                            .map(|sj| {
+                                let w: f64 = sj
+                                    .completes
+                                    .iter()
+                                    .map(|j| match metric {
+                                        Metric::AvgStretch => j.weight / iso(j),
+                                        _ => j.weight,
+                                    })
+                                    .sum();
+                                idx += 1;
+                                (p[idx - 1], w)
+                            })
+                            .collect()
+                    })
+                    .collect();
+                let offsets: Vec<usize> = chains
+                    .iter()
+                    .scan(0, |acc, c| {
+                        let o = *acc;
+                        *acc += c.len();
+                        Some(o)
+                    })
+                    .collect();
+                generalized_smith(&weighted)
+                    .into_iter()
+                    .map(|(d, i)| offsets[d] + i)
+                    .collect()
+            }
+            Metric::MaxStretch | Metric::MaxResponse => {
+                let now = self.now;
+                backwards_dp(&p, &preds, |i, total| {
+                    let c = now + total;
+                    flat[i]
+                        .completes
+                        .iter()
+                        .map(|j| match metric {
+                            Metric::MaxStretch => (c - j.arrival_s) / iso(j),
+                            _ => j.weight * (c - j.arrival_s),
+                        })
+                        .fold(f64::NEG_INFINITY, f64::max)
+                })
+            }
+        };
+        let jobs: Vec<PackJob> = flat
+            .iter()
+            .zip(&work)
+            .zip(preds)
+            .map(|((sj, &work), preds)| PackJob {
+                work,
+                min: sj.min,
+                max: sj.max.max(1),
+                preds,
+            })
+            .collect();
+        let intervals = pack(s, &jobs, &priority);
+        let now = self.now;
+        let id = |i: usize| self.scans[flat[i].scan].id;
+        self.plan = intervals
+            .iter()
+            .map(|iv| {
+                let alloc = iv
+                    .alloc
+                    .iter()
+                    .filter(|(_, a)| *a > 0)
+                    .map(|&(i, a)| (id(i), a))
+                    .collect();
+                let finishing = flat[iv.finishes].completes.iter().map(|j| j.id).collect();
+                (now + iv.end, alloc, finishing)
+            })
+            .collect();
+        self.plan_at = 0;
+    }
+
+    /// The decisions now: which dataset's scan, which subjob, riding which jobs, gets how many
+    /// map slots (the first interval of the schedule, App. A.4).
+    pub fn allocations(&self) -> Vec<Allocation> {
+        let Some((_, alloc, _)) = self.plan.get(self.plan_at) else {
+            return Vec::new();
+        };
+        alloc
+            .iter()
+            .filter_map(|&(id, slots)| {
+                let scan = self.scans.iter().find(|s| s.id == id)?;
+                // The head subjob in the last arrival's numbering is (d, 1) (§2.2).
+                Some(Allocation {
+                    scan: id,
+                    dataset: scan.dataset,
+                    subjob: 1,
+                    jobs: scan.members.iter().map(|m| m.job.id).collect(),
+                    slots,
+                })
+            })
+            .collect()
+    }
+
+    /// The assignment layer (App. A.1): `free` slots were freed while `running[i]` slots work
+    /// for `allocations()[i]`; give each freed slot to the most relatively under-allocated
+    /// allocation (running / target smallest, ties to the earlier). Returns, per freed slot,
+    /// an index into `allocations()`; fewer than `free` when every target is met.
+    pub fn slots_freed(&self, running: &[u32], free: u32) -> Vec<usize> {
+        let targets = self.allocations();
+        let mut run: Vec<u32> = (0..targets.len())
+            .map(|i| running.get(i).copied().unwrap_or(0))
+            .collect();
+        let mut out = Vec::new();
+        for _ in 0..free {
+            let pick = (0..targets.len())
+                .filter(|&i| run[i] < targets[i].slots)
+                .min_by(|&a, &b| {
+                    let ra = f64::from(run[a]) / f64::from(targets[a].slots);
+                    let rb = f64::from(run[b]) / f64::from(targets[b].slots);
+                    ra.total_cmp(&rb)
+                });
+            let Some(i) = pick else { break };
+            run[i] += 1;
+            out.push(i);
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-6 * b.abs().max(1.0)
+    }
+
+    /// Digest E1: 12 blocks, jobs needing 3, 7, 10 and (just arrived) 12: subjobs 3, 4, 3, 2
+    /// blocks relevant to 4, 3, 2, 1 jobs; 12 block reads shared against 32 unshared.
+    #[test]
+    fn e1_decomposition() {
+        let sizes = decompose(&[3.0, 7.0, 10.0, 12.0]).unwrap();
+        assert_eq!(sizes, [3.0, 4.0, 3.0, 2.0]);
+        let relevant: Vec<usize> = (1..=4).map(|k| 4 - k + 1).collect();
+        assert_eq!(relevant, [4, 3, 2, 1]);
+        assert_eq!(sizes.iter().sum::<f64>(), 12.0);
+        let unshared: f64 = [3.0, 7.0, 10.0, 12.0].iter().sum();
+        assert_eq!(unshared, 32.0);
+        assert!(decompose(&[5.0, 3.0]).is_err(), "not nested");
+    }
+
+    /// E1 block by block: a cyclic scan reaching the same state needs exactly those sets.
+    #[test]
+    fn e1_cyclic_scan_reaches_the_nested_sets() {
+        let mut scan = CyclicScan::new(12);
+        let read = |scan: &mut CyclicScan, n: usize| {
+            for _ in 0..n {
+                let (b, _) = scan.next_block().unwrap();
+                scan.block_done(b);
+            }
+        };
+        scan.attach(1);
+        read(&mut scan, 4);
+        scan.attach(2);
+        read(&mut scan, 3);
+        scan.attach(3);
+        read(&mut scan, 2);
+        scan.attach(4);
+        // Job 1 read 9 blocks, job 2 five, job 3 two, job 4 none: E1's state.
+        assert_eq!(scan.remaining(), [3, 7, 10, 12]);
+        let sizes = decompose(&[3.0, 7.0, 10.0, 12.0]).unwrap();
+        assert_eq!(sizes, [3.0, 4.0, 3.0, 2.0]);
+        // Reading on: the next 3 blocks finish job 1 and serve all four.
+        for _ in 0..3 {
+            let (b, riders) = scan.next_block().unwrap();
+            assert_eq!(riders, [1, 2, 3, 4]);
+            let done = scan.block_done(b);
+            assert!(done.is_empty() || done == [1]);
+        }
+        assert_eq!(scan.remaining(), [4, 7, 9]);
+        let u = scan.needed();
+        for k in 1..u.len() {
+            assert!(
+                u[k - 1].iter().all(|b| u[k].contains(b)),
+                "U_{k} ⊆ U_{}",
+                k + 1
+            );
+        }
+    }
+
+    /// Digest E2: chains A (4, 1) and B (3), unit weights: A1, A2, B for Σ w·C = 17, which brute
+    /// force confirms; plain Smith on the heads would give 18.
+    #[test]
+    fn e2_generalized_smith() {
+        let chains = vec![vec![(4.0, 1.0), (1.0, 1.0)], vec![(3.0, 1.0)]];
+        let order = generalized_smith(&chains);
+        assert_eq!(order, [(0, 0), (0, 1), (1, 0)]);
+        assert_eq!(weighted_completion(&chains, &order), 17.0);
+        assert_eq!(brute_force(&chains), 17.0);
+        assert_eq!(
+            weighted_completion(&chains, &[(1, 0), (0, 0), (0, 1)]),
+            18.0
+        );
+        assert_eq!(
+            weighted_completion(&chains, &[(0, 0), (1, 0), (0, 1)]),
+            19.0
+        );
+    }
+
+    fn weighted_completion(chains: &[Vec<(f64, f64)>], order: &[(usize, usize)]) -> f64 {
+        let mut t = 0.0;
+        order
+            .iter()
+            .map(|&(d, i)| {
+                t += chains[d][i].0;
+                chains[d][i].1 * t
+            })
+            .sum()
+    }
+
+    /// The best Σ w·C over every order that keeps each chain's order.
+    fn brute_force(chains: &[Vec<(f64, f64)>]) -> f64 {
+        fn go(chains: &[Vec<(f64, f64)>], next: &mut Vec<usize>, t: f64, acc: f64, best: &mut f64) {
+            let mut any = false;
+            for d in 0..chains.len() {
+                if next[d] < chains[d].len() {
+                    any = true;
+                    let (p, w) = chains[d][next[d]];
+                    next[d] += 1;
+                    go(chains, next, t + p, acc + w * (t + p), best);
+                    next[d] -= 1;
+                }
+            }
+            if !any {
+                *best = best.min(acc);
+            }
+        }
+        let mut best = f64::INFINITY;
+        go(chains, &mut vec![0; chains.len()], 0.0, 0.0, &mut best);
+        best
+    }
+
+    /// Digest E3a: independent jobs p = (2, 3, 1), due (3, 6, 2), lateness: order 3, 1, 2.
+    #[test]
+    fn e3a_backwards_dp_independent() {
+        let p = [2.0, 3.0, 1.0];
+        let due = [3.0, 6.0, 2.0];
+        let order = backwards_dp(&p, &[vec![], vec![], vec![]], |j, c| c - due[j]);
+        assert_eq!(order, [2, 0, 1]);
+        assert_eq!(max_lateness(&p, &due, &order), 0.0);
+    }
+
+    /// Digest E3b: A1 ≺ A2 (p 2 due 10; p 1 due 3), B (p 2 due 4): A1, A2, B with Lmax 1; the
+    /// printed rule (no predecessors) would put A1 last, against precedence.
+    #[test]
+    fn e3b_backwards_dp_with_a_chain() {
+        let p = [2.0, 1.0, 2.0];
+        let due = [10.0, 3.0, 4.0];
+        let preds = [vec![], vec![0], vec![]];
+        let order = backwards_dp(&p, &preds, |j, c| c - due[j]);
+        assert_eq!(order, [0, 1, 2]);
+        assert_eq!(max_lateness(&p, &due, &order), 1.0);
+    }
+
+    fn max_lateness(p: &[f64], due: &[f64], order: &[usize]) -> f64 {
+        let mut t = 0.0;
+        order
+            .iter()
+            .map(|&j| {
+                t += p[j];
+                t - due[j]
+            })
+            .fold(f64::NEG_INFINITY, f64::max)
+    }
+
+    /// Digest E4: S = 10, J1 (20, 2, 6), J2 (30, 2, 10), J3 (12, 1, 3).
+    #[test]
+    fn e4_packing_without_precedence() {
+        let jobs = [(20.0, 2, 6), (30.0, 2, 10), (12.0, 1, 3)].map(|(work, min, max)| PackJob {
+            work,
+            min,
+            max,
+            preds: vec![],
+        });
+        let iv = pack(10, &jobs, &[0, 1, 2]);
+        assert_eq!(iv.len(), 3);
+        assert_eq!(iv[0].alloc, [(0, 6), (1, 3), (2, 1)]);
+        assert_eq!(iv[0].finishes, 0);
+        assert!(close(iv[0].end, 10.0 / 3.0));
+        assert_eq!(iv[1].alloc, [(1, 9), (2, 1)]);
+        assert!(close(iv[1].end, 50.0 / 9.0));
+        assert_eq!(iv[2].alloc, [(2, 3)], "7 slots idle: J3 is at its maximum");
+        assert!(close(iv[2].end, 208.0 / 27.0));
+    }
+
+    /// Digest E5: S = 10, priority A1, B, A2 with A1 ≺ A2, each work 10, m 1, M 10.
+    #[test]
+    fn e5_packing_with_a_chain() {
+        let job = |preds| PackJob {
+            work: 10.0,
+            min: 1,
+            max: 10,
+            preds,
+        };
+        // 0 = A1, 1 = A2, 2 = B.
+        let jobs = [job(vec![]), job(vec![0]), job(vec![])];
+        let iv = pack(10, &jobs, &[0, 2, 1]);
+        assert_eq!(iv[0].alloc, [(0, 9), (2, 1)]);
+        assert!(close(iv[0].end, 10.0 / 9.0));
+        assert_eq!(iv[1].alloc, [(2, 9), (1, 1)]);
+        assert!(close(iv[1].end, 170.0 / 81.0));
+        assert_eq!(iv[2].alloc, [(1, 10)]);
+        assert!(close(iv[2].end, 3.0));
+    }
+
+    #[test]
+    fn minima_are_normalised_into_the_slots() {
+        assert_eq!(normalise_minima(&[2, 2, 1], 10), [2, 2, 1]);
+        assert_eq!(normalise_minima(&[1; 5], 3), [1, 1, 1, 0, 0]);
+        let n = normalise_minima(&[10, 10, 5], 10);
+        assert_eq!(n.iter().sum::<u32>(), 10);
+        assert!(n.iter().zip([10, 10, 5]).all(|(a, b)| *a <= b));
+    }
+
+    fn config(policy: Policy, metric: Metric, slots: u32) -> PlannerConfig {
+        PlannerConfig {
+            slots,
+            metric,
+            policy,
+            scan_fraction: 1.0,
+        }
+    }
+
+    fn job(id: u64, dataset: usize, arrival_s: f64) -> ScanJob {
+        ScanJob {
+            id,
+            dataset,
+            arrival_s,
+            min_slots: 1,
+            max_slots: 100,
+            weight: 1.0,
+        }
+    }
+
+    fn run(
+        policy: Policy,
+        metric: Metric,
+        jobs: &[ScanJob],
+        datasets: &[Dataset],
+    ) -> (Vec<Completion>, ScanStats) {
+        let mut p = Planner::new(config(policy, metric, 10), datasets.to_vec()).unwrap();
+        let mut done = Vec::new();
+        for &j in jobs {
+            done.extend(p.arrive(j).unwrap());
+        }
+        done.extend(p.advance(f64::INFINITY));
+        assert_eq!(p.active(), 0);
+        (done, p.stats().clone())
+    }
+
+    /// Two jobs on one dataset: the second joins half-way and rides the rest of the cycle, then
+    /// finishes with the half it missed (§2.2); it reads 1.5 datasets, not 2.
+    #[test]
+    fn a_second_job_rides_the_scan_and_finishes_after_the_wrap_around() {
+        let ds = [Dataset {
+            scan_s: 100.0,
+            bytes: 1000.0,
+        }];
+        let jobs = [job(1, 0, 0.0), job(2, 0, 5.0)];
+        let (done, stats) = run(Policy::Circumflex, Metric::AvgResponse, &jobs, &ds);
+        assert_eq!(done.len(), 2);
+        // 10 slots: a full scan takes 10 s. Job 1 at 10, job 2 at 15.
+        assert!(close(done[0].finish_s, 10.0) && done[0].job == 1);
+        assert!(close(done[1].finish_s, 15.0) && done[1].job == 2);
+        assert!(close(stats.bytes_read, 1500.0));
+        assert!(close(stats.work_s, 150.0));
+        let (done, stats) = run(Policy::Flex, Metric::AvgResponse, &jobs, &ds);
+        assert_eq!(done.len(), 2);
+        assert!(close(stats.bytes_read, 2000.0));
+        let (_, stats) = run(
+            Policy::Batch { window_s: 120.0 },
+            Metric::AvgResponse,
+            &jobs,
+            &ds,
+        );
+        assert!(close(stats.bytes_read, 1000.0), "one batch, one scan");
+        assert_eq!(stats.max_sharing, [2]);
+    }
+
+    /// BATCH waits for the window's end: dataset 0 of 2 has windows at 0, 120, …; dataset 1 at
+    /// 60, 180, … (offset evenly, §4).
+    #[test]
+    fn batch_windows_are_offset_per_dataset() {
+        let ds = [Dataset {
+            scan_s: 10.0,
+            bytes: 1.0,
+        }; 2];
+        let jobs = [job(1, 0, 10.0), job(2, 1, 10.0)];
+        let (done, _) = run(
+            Policy::Batch { window_s: 120.0 },
+            Metric::AvgResponse,
+            &jobs,
+            &ds,
+        );
+        let at = |id| done.iter().find(|c| c.job == id).unwrap().finish_s;
+        assert!(close(at(2), 61.0), "{done:?}");
+        assert!(close(at(1), 121.0), "{done:?}");
+    }
+
+    #[test]
+    fn the_planner_allocates_the_head_subjob_and_fills_freed_slots() {
+        let ds = [Dataset {
+            scan_s: 100.0,
+            bytes: 1.0,
+        }; 2];
+        let mut p = Planner::new(
+            config(Policy::Circumflex, Metric::AvgResponse, 10),
+            ds.to_vec(),
+        )
+        .unwrap();
+        p.arrive(job(1, 0, 0.0)).unwrap();
+        p.arrive(job(2, 1, 0.0)).unwrap();
+        p.arrive(job(3, 0, 1.0)).unwrap();
+        let a = p.allocations();
+        assert_eq!(a.iter().map(|a| a.slots).sum::<u32>(), 10);
+        let d0 = a.iter().find(|a| a.dataset == 0).unwrap();
+        assert_eq!(d0.jobs, [1, 3], "one read serves both jobs of dataset 0");
+        let picks = p.slots_freed(&[0, 0], 10);
+        assert_eq!(picks.len(), 10);
+        for (i, t) in a.iter().enumerate() {
+            assert_eq!(picks.iter().filter(|&&x| x == i).count() as u32, t.slots);
+        }
+        assert!(p.slots_freed(&[a[0].slots, a[1].slots], 3).is_empty());
+        assert!(p.arrive(job(9, 7, 2.0)).is_err(), "an unknown dataset");
+    }
+
+    proptest! {
+        /// Generalized Smith is optimal on chains (Sidney): brute force agrees on tiny instances.
+        #[test]
+        fn smith_is_optimal_on_chains(
+            chains in proptest::collection::vec(
+                proptest::collection::vec((1u32..20, 1u32..5), 1..4), 1..4)
+        ) {
+            let chains: Vec<Vec<(f64, f64)>> = chains
+                .into_iter()
+                .map(|c| c.into_iter().map(|(p, w)| (f64::from(p), f64::from(w))).collect())
+                .collect();
+            let order = generalized_smith(&chains);
+            prop_assert_eq!(order.len(), chains.iter().map(Vec::len).sum::<usize>());
+            // Chain order kept.
+            for (d, chain) in chains.iter().enumerate() {
+                let idx: Vec<usize> = order.iter().filter(|(c, _)| *c == d).map(|(_, i)| *i).collect();
+                prop_assert_eq!(idx, (0..chain.len()).collect::<Vec<_>>());
+            }
+            let got = weighted_completion(&chains, &order);
+            prop_assert!(got <= brute_force(&chains) + 1e-9);
+        }
+
+        /// Packing respects each job's minimum (when they fit) and maximum, the slots and the
+        /// precedence, and does all the work.
+        #[test]
+        fn packing_respects_bounds_slots_and_precedence(
+            spec in proptest::collection::vec((1u32..50, 0u32..4, 1u32..12, any::<bool>()), 1..8),
+            slots in 1u32..16,
+        ) {
+            let jobs: Vec<PackJob> = spec
+                .iter()
+                .enumerate()
+                .map(|(i, &(w, m, extra, chained))| PackJob {
+                    work: f64::from(w),
+                    min: m,
+                    max: m + extra,
+                    preds: if chained && i > 0 { vec![i - 1] } else { vec![] },
+                })
+                .collect();
+            let priority: Vec<usize> = (0..jobs.len()).collect();
+            let iv = pack(slots, &jobs, &priority);
+            prop_assert_eq!(iv.len(), jobs.len());
+            let mut done = vec![f64::NAN; jobs.len()];
+            let mut work = vec![0.0; jobs.len()];
+            for i in &iv {
+                let total: u32 = i.alloc.iter().map(|(_, a)| a).sum();
+                prop_assert!(total <= slots);
+                let mins: u32 = i.alloc.iter().map(|(j, _)| jobs[*j].min).sum();
+                for &(j, a) in &i.alloc {
+                    prop_assert!(a <= jobs[j].max);
+                    if mins <= slots {
+                        prop_assert!(a >= jobs[j].min);
+                    }
+                    for &q in &jobs[j].preds {
+                        prop_assert!(done[q] <= i.start + 1e-9, "a job before its predecessor");
+                    }
+                    work[j] += f64::from(a) * (i.end - i.start);
+                }
+                done[i.finishes] = i.end;
+            }
+            for (j, job) in jobs.iter().enumerate() {
+                prop_assert!((work[j] - job.work).abs() < 1e-6 * job.work.max(1.0));
+            }
+        }
+
+        /// Block by block: each job gets every block exactly once; while the jobs overlap, no
+        /// block is read twice in a cycle, so the reads are at most the unshared reads and, for
+        /// jobs all attached at the start, exactly one pass.
+        #[test]
+        fn every_block_is_read_once_per_cycle(
+            blocks in 1usize..20,
+            attach in proptest::collection::vec(0usize..40, 1..6),
+            slots in 1usize..4,
+        ) {
+            let mut scan = CyclicScan::new(blocks);
+            let mut attach = attach;
+            attach.sort_unstable();
+            let mut got: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
+            let mut reads = 0usize;
+            let mut step = 0usize;
+            let mut next = 0usize;
+            let mut flight: Vec<usize> = Vec::new();
+            let mut finished = 0;
+            loop {
+                while next < attach.len() && attach[next] <= step {
+                    scan.attach(next as u64);
+                    next += 1;
+                }
+                while flight.len() < slots {
+                    let Some((b, riders)) = scan.next_block() else { break };
+                    for r in riders {
+                        got.entry(r).or_default().push(b);
+                    }
+                    reads += 1;
+                    flight.push(b);
+                }
+                if let Some(b) = (!flight.is_empty()).then(|| flight.remove(0)) {
+                    finished += scan.block_done(b).len();
+                }
+                step += 1;
+                if next == attach.len() && flight.is_empty() && scan.jobs().next().is_none() {
+                    break;
+                }
+                prop_assert!(step < 10_000);
+            }
+            prop_assert_eq!(finished, attach.len());
+            for (_, mut bs) in got {
+                bs.sort_unstable();
+                prop_assert_eq!(bs, (0..blocks).collect::<Vec<_>>());
+            }
+            prop_assert!(reads <= blocks * attach.len());
+            if attach.iter().all(|&a| a == 0) {
+                prop_assert_eq!(reads, blocks);
+            }
+        }
+
+        /// The planner finishes every job under every policy and metric; CIRCUMFLEX never reads
+        /// more than FLEX; the stretch metrics finish no job before its time alone.
+        #[test]
+        fn planner_finishes_everything(
+            arrivals in proptest::collection::vec((0usize..3, 0u32..50), 1..12),
+            metric in 0usize..4,
+        ) {
+            let metric = [Metric::AvgResponse, Metric::AvgStretch, Metric::MaxStretch, Metric::MaxResponse][metric];
+            let ds = [
+                Dataset { scan_s: 50.0, bytes: 5.0 },
+                Dataset { scan_s: 200.0, bytes: 20.0 },
+                Dataset { scan_s: 10.0, bytes: 1.0 },
+            ];
+            let mut jobs: Vec<ScanJob> = arrivals
+                .iter()
+                .enumerate()
+                .map(|(i, &(d, t))| job(i as u64, d, f64::from(t)))
+                .collect();
+            jobs.sort_by(|a, b| a.arrival_s.total_cmp(&b.arrival_s));
+            let mut bytes = Vec::new();
+            for policy in [Policy::Circumflex, Policy::Flex, Policy::Batch { window_s: 20.0 }] {
+                let (done, stats) = run(policy, metric, &jobs, &ds);
+                prop_assert_eq!(done.len(), jobs.len());
+                for c in &done {
+                    let j = jobs.iter().find(|j| j.id == c.job).unwrap();
+                    let alone = isolated_s(j, &ds[j.dataset], 10);
+                    prop_assert!(c.response_s() >= alone - 1e-6, "{c:?} faster than alone {alone}");
+                }
+                bytes.push(stats.bytes_read);
+            }
+            let flex: f64 = jobs.iter().map(|j| ds[j.dataset].bytes).sum();
+            prop_assert!((bytes[1] - flex).abs() < 1e-6 * flex);
+            prop_assert!(bytes[0] <= bytes[1] + 1e-6);
+            prop_assert!(bytes[2] <= bytes[1] + 1e-6);
+        }
+    }
+}
