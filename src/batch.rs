@@ -38,10 +38,24 @@ pub(crate) enum BatchCommand {
     /// Plan a batch: Johnson's order and BalancedPools' two pools (seed 003), the predicted
     /// makespan beside Johnson's, reverse Johnson's and a random order's.
     Plan(PlanArgs),
+    /// Run a batch on a live cluster (a running rm, or a local one it starts) in the plan's
+    /// order and pools, as synthetic jobs whose stages take the planned times; prints the
+    /// predicted against the measured makespan.
+    Run(Box<crate::batch_run::RunArgs>),
 }
 
 #[derive(Args)]
 pub(crate) struct PlanArgs {
+    #[command(flatten)]
+    pub(crate) input: BatchInput,
+    /// Print one JSON object: `{"order","pools","predicted_makespan_s",…}`.
+    #[arg(long)]
+    json: bool,
+}
+
+/// The batch: a CSV or a trace, and the cluster's slots (`yard batch plan` and `run`).
+#[derive(Args)]
+pub(crate) struct BatchInput {
     /// A CSV `job,map_stage_s,reduce_stage_s[,map_tasks,reduce_tasks]` (header optional;
     /// stage seconds on the whole cluster of `--slots`).
     #[arg(
@@ -62,10 +76,7 @@ pub(crate) struct PlanArgs {
     /// The cluster: this many map slots and as many reduce slots (nodes of 1 + 1, as the
     /// paper's simulations count them).
     #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=100_000))]
-    slots: u32,
-    /// Print one JSON object: `{"order","pools","predicted_makespan_s",…}`.
-    #[arg(long)]
-    json: bool,
+    pub(crate) slots: u32,
 }
 
 /// At most this many jobs: BalancedPools simulates O(n² log M) schedules.
@@ -78,6 +89,7 @@ const DEFAULT_SEED: u64 = 1;
 pub(crate) fn run(command: BatchCommand) -> Result<()> {
     match command {
         BatchCommand::Plan(args) => plan(&args),
+        BatchCommand::Run(args) => crate::batch_run::run(*args),
     }
 }
 
@@ -118,7 +130,15 @@ struct PlanOut {
 
 const MODEL: &str = "seed 003's task/slot-level model: the batch submitted at once, each task to the earliest-free slot, FIFO in the order, a job's reduces after all its maps; two pools run side by side; Johnson's order compares ARIA's T^avg stage durations for the slots each job gets";
 
-fn plan(args: &PlanArgs) -> Result<()> {
+/// A batch as read: its jobs, where they came from, and the seed.
+pub(crate) struct Loaded {
+    pub(crate) jobs: Vec<BatchJob>,
+    pub(crate) source: String,
+    pub(crate) seed: u64,
+}
+
+/// Reads the batch (the CSV or the trace's first jobs); bad input is [`BadInput`].
+pub(crate) fn load(args: &BatchInput) -> Result<Loaded> {
     let seed = args.read.seed.unwrap_or(DEFAULT_SEED);
     if args.file.is_some() && args.jobs.is_some() {
         return Err(BadInput("--jobs is for --trace".into()).into());
@@ -171,7 +191,12 @@ fn plan(args: &PlanArgs) -> Result<()> {
         ))
         .into());
     }
-    let slots = args.slots;
+    Ok(Loaded { jobs, source, seed })
+}
+
+fn plan(args: &PlanArgs) -> Result<()> {
+    let Loaded { jobs, source, seed } = load(&args.input)?;
+    let slots = args.input.slots;
     let ids =
         |order: &[usize]| -> Vec<String> { order.iter().map(|&j| jobs[j].id.clone()).collect() };
     let plan = batch::balanced_pools(&jobs, slots);

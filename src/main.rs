@@ -3,6 +3,7 @@
 
 mod auth;
 mod batch;
+mod batch_run;
 mod client;
 mod daemons;
 mod data;

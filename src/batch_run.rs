@@ -1,0 +1,732 @@
+//! `yard batch run`: a batch planned as `yard batch plan` plans it (seed 003: Johnson's order,
+//! BalancedPools), run on a live cluster — a running rm (`--rm URL`), or a local one started
+//! on 127.0.0.1 as `yard up` starts it and stopped at the end — with the measured makespan
+//! beside the predicted one.
+//!
+//! Every job of the batch is a synthetic MapReduce job (`POST /ws/v1/yard/mapreduce/jobs`)
+//! whose map and reduce tasks sleep the plan's task durations times `--time-scale`, under the
+//! `full` task policy (a batch reads all its input) and no deadline. A map-only job gathers
+//! its answer in one reduce of no time.
+//!
+//! How the plan runs live (the approximation, precisely):
+//! - A pool of `S` slots is `S` map slots and `S` reduce slots in the model. Live containers
+//!   are not typed, so each job of the pool is capped at `S` task containers at once
+//!   (`maxContainers`, honoured by its master), and jobs are submitted in the pool's order,
+//!   the next one **when the previous one's map stage is done** (all its maps finished, as its
+//!   master reports to the rm): the two-stage pipelining Johnson's rule assumes, job k+1's
+//!   maps beside job k's reduces. The pools run side by side, each with its own chain.
+//! - Where the model differs: its job k+1 may start maps on the map slots job k's last wave
+//!   leaves free; live it waits for job k's whole map stage (and its master's start, about a
+//!   second). Its reduce slots are FIFO, so job k+1's reduces wait for job k's to free
+//!   slots; live, job k+1's reduces start when its maps are done, beside job k's, if the
+//!   cluster has the containers (the local cluster has room for `2 × --slots` task
+//!   containers and the masters). Both are reported, not hidden: each job's measured
+//!   submission, map-stage end and answer beside the model's map-stage end and end.
+//! - Predicted makespans are the plan's (the task/slot-level simulation) times the time
+//!   scale; measured ones run from the first submission to the last answer, as this client
+//!   sees them (polled every 50 ms).
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use clap::{Args, ValueEnum};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rand::SeedableRng;
+use serde::Serialize;
+use serde_json::{Value, json};
+use yard_appmaster::policy::PolicyKind;
+use yard_appmaster::submission::{MAX_EACH, MapReduceJob};
+use yard_rm::batch::{self, BatchJob};
+
+use crate::batch::{BatchInput, Loaded, load};
+use crate::client::{Client, Rm};
+use crate::local::{LocalCluster, Shape, stop_channel};
+use crate::replay::{JOBS, check_loopback_or_any, parse_time_scale};
+use crate::sim::BadInput;
+
+/// The order the batch runs in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum OrderKind {
+    /// Johnson's order on the whole cluster (seed 003 Alg. 1).
+    Johnson,
+    /// BalancedPools' two pools, each in its Johnson order (Alg. 2); one pool when splitting
+    /// does not pay.
+    BalancedPools,
+    /// Johnson's order reversed (the paper's worst case under the abstraction).
+    ReverseJohnson,
+    /// A random order drawn from `--seed`.
+    Random,
+    /// The order of the file (or the trace).
+    Fifo,
+}
+
+impl OrderKind {
+    fn name(self) -> &'static str {
+        match self {
+            OrderKind::Johnson => "johnson",
+            OrderKind::BalancedPools => "balanced-pools",
+            OrderKind::ReverseJohnson => "reverse-johnson",
+            OrderKind::Random => "random",
+            OrderKind::Fifo => "fifo",
+        }
+    }
+}
+
+#[derive(Args)]
+pub(crate) struct RunArgs {
+    #[command(flatten)]
+    input: BatchInput,
+    /// The order (and pools) to run the batch in.
+    #[arg(long, value_enum, default_value = "balanced-pools")]
+    order: OrderKind,
+    /// A running rm to run on; without it, a local cluster is started on 127.0.0.1 (as `yard
+    /// up` starts one) and stopped at the end.
+    #[arg(long, value_name = "URL")]
+    rm: Option<String>,
+    /// With `--rm`: a file holding your bearer token [default: as `yard submit` finds it].
+    #[arg(long, value_name = "FILE", requires = "rm")]
+    token_file: Option<PathBuf>,
+    /// The local cluster's nodemanagers; together they get room for 2 × `--slots` task
+    /// containers (the plan's map and reduce slots) and the masters.
+    #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=64), conflicts_with = "rm")]
+    nodes: u32,
+    /// Multiply every task duration by X (`0.1`, or `1/10`) so that the batch takes a minute
+    /// or two; predicted makespans are scaled alike.
+    #[arg(long, value_name = "X", default_value = "1", value_parser = parse_time_scale)]
+    time_scale: f64,
+    /// The local cluster's nodemanager heartbeat, ms.
+    #[arg(long, value_name = "MS", default_value_t = 100, value_parser = clap::value_parser!(u64).range(10..=10_000))]
+    heartbeat_ms: u64,
+    /// Give up on the batch this many seconds after its first submission.
+    #[arg(long, value_name = "SECONDS", default_value_t = 3600, value_parser = clap::value_parser!(u64).range(1..))]
+    patience: u64,
+    /// Print one JSON object: `{"order","pools","predicted_makespan_s","measured_makespan_s",…}`.
+    #[arg(long)]
+    json: bool,
+}
+
+/// One pool as it runs: its slots and its jobs in order (indices into the batch).
+struct LivePool {
+    slots: u32,
+    order: Vec<usize>,
+    /// The model's schedule of the pool (unscaled seconds).
+    schedule: batch::Schedule,
+}
+
+/// The plan for `kind`: its pools, and the predicted makespan (unscaled).
+fn plan(jobs: &[BatchJob], slots: u32, kind: OrderKind, seed: u64) -> (Vec<LivePool>, f64) {
+    let one = |order: Vec<usize>| {
+        let schedule = batch::simulate(jobs, &order, slots);
+        let makespan = schedule.makespan;
+        (
+            vec![LivePool {
+                slots,
+                order,
+                schedule,
+            }],
+            makespan,
+        )
+    };
+    match kind {
+        OrderKind::BalancedPools => {
+            let p = batch::balanced_pools(jobs, slots);
+            let pools = p
+                .pools
+                .into_iter()
+                .map(|pool| LivePool {
+                    schedule: batch::simulate(jobs, &pool.order, pool.slots),
+                    slots: pool.slots,
+                    order: pool.order,
+                })
+                .collect();
+            (pools, p.makespan)
+        }
+        OrderKind::Johnson => one(batch::johnson_plan(jobs, slots).pools.remove(0).order),
+        OrderKind::ReverseJohnson => one(batch::reverse(
+            &batch::johnson_plan(jobs, slots).pools[0].order,
+        )),
+        OrderKind::Random => {
+            let mut rng = yard_appmaster::policy::Rng::seed_from_u64(seed);
+            one(batch::random_order(jobs.len(), &mut rng))
+        }
+        OrderKind::Fifo => one((0..jobs.len()).collect()),
+    }
+}
+
+/// Whole microseconds: the lists travel in the master's command line.
+fn micros(s: f64) -> f64 {
+    (s * 1e6).round() / 1e6
+}
+
+/// The synthetic job that runs `job` live: its tasks' durations times `scale`, `full`, no
+/// guard, at most `cap` task containers at once.
+pub(crate) fn live_job(job: &BatchJob, scale: f64, cap: u32, seed: u64) -> MapReduceJob {
+    let mut live = MapReduceJob::new("synthetic", None);
+    live.policy = PolicyKind::Full;
+    live.seed = seed;
+    live.guard_seconds = 0.0;
+    live.map_seconds_each = Some(job.maps.iter().map(|&d| micros(d * scale)).collect());
+    let reduces: Vec<f64> = match job.reduces.is_empty() {
+        true => vec![0.0],
+        false => job.reduces.iter().map(|&d| micros(d * scale)).collect(),
+    };
+    live.reduces = reduces.len() as u32;
+    live.reduce_seconds_each = Some(reduces);
+    live.max_containers = Some(cap);
+    live
+}
+
+/// An application name from a job's name: its letters, digits, `-`, `_` and `.`.
+fn app_name(id: &str) -> String {
+    let clean: String = id
+        .chars()
+        .map(|c| match c.is_ascii_alphanumeric() || "-_.".contains(c) {
+            true => c,
+            false => '_',
+        })
+        .take(200)
+        .collect();
+    format!("batch-{clean}")
+}
+
+/// What became of one job, seconds from the batch's first submission.
+#[derive(Debug, Clone, Serialize)]
+struct JobOut {
+    id: String,
+    pool: usize,
+    app: Option<String>,
+    /// FINISHED, FAILED, KILLED, or where it was when the run ended.
+    state: String,
+    answered: bool,
+    submitted_s: Option<f64>,
+    /// When this client saw its map stage done (every map finished).
+    map_stage_done_s: Option<f64>,
+    answered_s: Option<f64>,
+    /// The model's map-stage end and end for the job, times the time scale.
+    predicted_map_stage_done_s: f64,
+    predicted_end_s: f64,
+    /// The cap its master was given (the pool's slots) and the most it held at once.
+    max_containers: u32,
+    peak_containers: Option<u64>,
+    /// The master's own time from its job's start to its answer.
+    job_seconds: Option<f64>,
+}
+
+#[derive(Debug, Serialize)]
+struct PoolOut {
+    slots: u32,
+    jobs: Vec<String>,
+    predicted_makespan_s: f64,
+    measured_makespan_s: Option<f64>,
+}
+
+/// `--json`: the documented keys first.
+#[derive(Debug, Serialize)]
+struct RunOut {
+    order: Vec<String>,
+    pools: Vec<PoolOut>,
+    predicted_makespan_s: f64,
+    measured_makespan_s: Option<f64>,
+    policy: &'static str,
+    /// The jobs in the order they were submitted (pools interleave by time).
+    submitted: Vec<String>,
+    jobs: Vec<JobOut>,
+    answered: usize,
+    unanswered: usize,
+    slots: u32,
+    time_scale: f64,
+    /// The predicted makespan before the time scale (the plan's seconds).
+    predicted_makespan_unscaled_s: f64,
+    cluster: String,
+    source: String,
+    seed: u64,
+    live_model: &'static str,
+}
+
+const LIVE_MODEL: &str = "each job a synthetic job of the plan's task durations × the time scale under `full`, no deadline; each job capped at its pool's slots in task containers (maxContainers); in each pool the next job submitted when the previous one's map stage is done; measured from the first submission to the last answer";
+
+pub(crate) fn run(args: RunArgs) -> Result<()> {
+    let Loaded { jobs, source, seed } = load(&args.input)?;
+    let slots = args.input.slots;
+    for j in &jobs {
+        let tasks = j.maps.len().max(j.reduces.len());
+        if tasks > MAX_EACH {
+            return Err(BadInput(format!(
+                "job {} has {tasks} tasks of a kind; a live run takes at most {MAX_EACH}: give fewer --slots or task counts in the file",
+                j.id
+            ))
+            .into());
+        }
+    }
+    let (pools, predicted) = plan(&jobs, slots, args.order, seed);
+    // The cluster: given (reachable, with nodes), or a local one.
+    let remote = match &args.rm {
+        Some(url) => {
+            let url = url.trim_end_matches('/').to_owned();
+            check_loopback_or_any(&url)?;
+            let client = Client::new(&Rm {
+                rm: url.clone(),
+                token_file: args.token_file.clone(),
+            })?;
+            match client.running_nodes() {
+                Ok(nodes) if nodes.is_empty() => {
+                    return Err(BadInput(format!(
+                        "--rm {url}: the rm has no running nodes: start nodemanagers (`yard nm --rm {url}`), or leave --rm out for a local cluster"
+                    ))
+                    .into());
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    return Err(BadInput(format!(
+                        "--rm {url}: cannot reach the rm ({e:#}): give the address `yard up` or `yard rm` printed, or leave --rm out for a local cluster"
+                    ))
+                    .into());
+                }
+            }
+            Some((url, client))
+        }
+        None => None,
+    };
+    let stop = stop_channel()?;
+    let (dir, cluster) = match &remote {
+        Some(_) => (None, None),
+        None => {
+            let dir = std::env::temp_dir().join(format!("yard-batch-{}", std::process::id()));
+            // Room for 2 × slots task containers (the model's map and reduce slots), and
+            // as much again, half open to masters (512 MB, 1 vcore each).
+            let per_node = (2 * slots).div_ceil(args.nodes);
+            let vcores = 2 * per_node + 2;
+            let shape = Shape {
+                nodes: args.nodes,
+                memory_mb: 4096.max(u64::from(vcores) * 512),
+                vcores,
+                heartbeat_ms: args.heartbeat_ms,
+                rm_bind: "127.0.0.1:0".into(),
+                rm_args: vec!["--master-share".into(), "0.5".into()],
+                dir: dir.clone(),
+                home: None,
+            };
+            let spinner = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+            spinner.enable_steady_tick(Duration::from_millis(200));
+            spinner.set_message(format!(
+                "starting a local cluster: an rm and {} nodemanagers on 127.0.0.1",
+                args.nodes
+            ));
+            let cluster = LocalCluster::start(&shape);
+            spinner.finish_and_clear();
+            (Some(dir), Some(cluster))
+        }
+    };
+    let cluster = match cluster.transpose() {
+        Ok(c) => c,
+        Err(e) => {
+            if let Some(dir) = &dir {
+                eprintln!("logs kept in {}", dir.display());
+            }
+            return Err(e.context("starting the local cluster"));
+        }
+    };
+    let (client, where_) = match (&remote, &cluster) {
+        (Some((url, c)), _) => (c, url.clone()),
+        (None, Some(c)) => (
+            &c.client,
+            format!("a local cluster of {} nodes at {}", args.nodes, c.url),
+        ),
+        (None, None) => unreachable!("a cluster either way"),
+    };
+    let outcome = execute(client, &args, &jobs, &pools, seed, &stop);
+    drop(cluster);
+    if let Some(dir) = dir {
+        match &outcome {
+            Ok(_) => {
+                let _ = std::fs::remove_dir_all(&dir);
+            }
+            Err(_) => eprintln!("logs kept in {}", dir.display()),
+        }
+    }
+    let (results, submitted) = outcome?;
+    let x = args.time_scale;
+    let id = |j: usize| jobs[j].id.clone();
+    let measured = |members: &mut dyn Iterator<Item = &JobOut>| -> Option<f64> {
+        let mut last: Option<f64> = Some(0.0);
+        for r in members {
+            last = match (last, r.answered_s) {
+                (Some(a), Some(b)) if r.answered => Some(a.max(b)),
+                _ => None,
+            };
+        }
+        last
+    };
+    let pool_out: Vec<PoolOut> = pools
+        .iter()
+        .enumerate()
+        .map(|(p, pool)| PoolOut {
+            slots: pool.slots,
+            jobs: pool.order.iter().map(|&j| id(j)).collect(),
+            predicted_makespan_s: pool.schedule.makespan * x,
+            measured_makespan_s: measured(&mut results.iter().filter(|r| r.pool == p)),
+        })
+        .collect();
+    let answered = results.iter().filter(|r| r.answered).count();
+    let out = RunOut {
+        order: pools
+            .iter()
+            .flat_map(|p| p.order.iter().map(|&j| id(j)))
+            .collect(),
+        pools: pool_out,
+        predicted_makespan_s: predicted * x,
+        measured_makespan_s: measured(&mut results.iter()),
+        policy: match (args.order, pools.len()) {
+            (OrderKind::BalancedPools, 1) => "balanced-pools (one pool: Johnson's order)",
+            (kind, _) => kind.name(),
+        },
+        submitted: submitted.iter().map(|&j| id(j)).collect(),
+        answered,
+        unanswered: results.len() - answered,
+        jobs: results,
+        slots,
+        time_scale: x,
+        predicted_makespan_unscaled_s: predicted,
+        cluster: where_,
+        source,
+        seed,
+        live_model: LIVE_MODEL,
+    };
+    let text = match args.json {
+        true => serde_json::to_string_pretty(&out)? + "\n",
+        false => table(&out),
+    };
+    crate::print(&text)?;
+    if out.unanswered > 0 {
+        anyhow::bail!(
+            "{} of {} jobs did not answer (see their state above)",
+            out.unanswered,
+            out.jobs.len()
+        );
+    }
+    Ok(())
+}
+
+/// The map stage of a job view is done: every map finished (or the job has ended).
+fn map_stage_done(view: &Value) -> bool {
+    let p = &view["job"]["progress"];
+    let ended = matches!(
+        view["job"]["state"].as_str(),
+        Some("FINISHED" | "FAILED" | "KILLED")
+    );
+    ended
+        || (p["phase"] == "running"
+            && p["maps"].as_u64().is_some_and(|m| m > 0)
+            && p["mapsDone"].as_u64() >= p["maps"].as_u64())
+}
+
+/// Submits the pools' jobs, each pool's next one when its previous one's map stage is done,
+/// follows every job to its answer, and reads it. Returns each job's result (in the batch's
+/// order) and the submission order.
+fn execute(
+    client: &Client,
+    args: &RunArgs,
+    jobs: &[BatchJob],
+    pools: &[LivePool],
+    seed: u64,
+    stop: &mpsc::Receiver<()>,
+) -> Result<(Vec<JobOut>, Vec<usize>)> {
+    let n = jobs.len();
+    let x = args.time_scale;
+    let mut results: Vec<JobOut> = (0..n)
+        .map(|j| JobOut {
+            id: jobs[j].id.clone(),
+            pool: 0,
+            app: None,
+            state: "NOT SUBMITTED".into(),
+            answered: false,
+            submitted_s: None,
+            map_stage_done_s: None,
+            answered_s: None,
+            predicted_map_stage_done_s: 0.0,
+            predicted_end_s: 0.0,
+            max_containers: 0,
+            peak_containers: None,
+            job_seconds: None,
+        })
+        .collect();
+    for (p, pool) in pools.iter().enumerate() {
+        for (k, &j) in pool.order.iter().enumerate() {
+            let r = &mut results[j];
+            r.pool = p;
+            r.max_containers = pool.slots;
+            r.predicted_map_stage_done_s = pool.schedule.map_end[k] * x;
+            r.predicted_end_s = pool.schedule.end[k] * x;
+        }
+    }
+    let bar = ProgressBar::with_draw_target(Some(n as u64), ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template("batch [{bar:30}] {pos}/{len} answered {msg} {elapsed}")
+            .expect("a valid template")
+            .progress_chars("=> "),
+    );
+    let mut next = vec![0usize; pools.len()];
+    let mut submitted: Vec<usize> = Vec::new();
+    let mut running: Vec<usize> = Vec::new();
+    let mut done = 0;
+    let mut start: Option<Instant> = None;
+    let patience = Duration::from_secs(args.patience);
+    let began = Instant::now();
+    while done < n {
+        if stop.try_recv().is_ok() {
+            bar.abandon();
+            anyhow::bail!(
+                "interrupted: {} jobs submitted, {done} answered",
+                submitted.len()
+            );
+        }
+        // Each pool's next job, once its previous one's map stage is done.
+        for (p, pool) in pools.iter().enumerate() {
+            let Some(&j) = pool.order.get(next[p]) else {
+                continue;
+            };
+            let ready = next[p] == 0 || {
+                let prev = pool.order[next[p] - 1];
+                results[prev].map_stage_done_s.is_some()
+            };
+            if !ready {
+                continue;
+            }
+            let job = live_job(
+                &jobs[j],
+                x,
+                pool.slots,
+                seed.wrapping_add(submitted.len() as u64),
+            );
+            let body = json!({ "job": job, "name": app_name(&jobs[j].id) });
+            let view = client
+                .call(reqwest::Method::POST, JOBS, Some(body))
+                .with_context(|| format!("submitting job {}", jobs[j].id))?;
+            let t0 = *start.get_or_insert_with(Instant::now);
+            let r = &mut results[j];
+            r.app = view["job"]["id"].as_str().map(str::to_owned);
+            r.state = "SUBMITTED".into();
+            r.submitted_s = Some(t0.elapsed().as_secs_f64());
+            submitted.push(j);
+            running.push(j);
+            next[p] += 1;
+        }
+        let now = start.map_or(0.0, |t| t.elapsed().as_secs_f64());
+        let mut still = Vec::new();
+        for &j in &running {
+            let Some(app) = results[j].app.clone() else {
+                continue;
+            };
+            let view = client.call(reqwest::Method::GET, &format!("{JOBS}/{app}"), None)?;
+            let r = &mut results[j];
+            r.state = view["job"]["state"]
+                .as_str()
+                .unwrap_or("UNKNOWN")
+                .to_owned();
+            if r.map_stage_done_s.is_none() && map_stage_done(&view) {
+                r.map_stage_done_s = Some(now);
+            }
+            match r.state.as_str() {
+                "FINISHED" | "FAILED" | "KILLED" => {
+                    r.answered_s = Some(now);
+                    if view["job"]["finalStatus"] == "SUCCEEDED" {
+                        let answer = client.call(
+                            reqwest::Method::GET,
+                            &format!("{JOBS}/{app}/answer"),
+                            None,
+                        )?;
+                        let job = &answer["answer"]["answer"]["job"];
+                        r.answered = true;
+                        r.peak_containers = job["peakContainers"].as_u64();
+                        r.job_seconds = job["jobSeconds"].as_f64();
+                    }
+                    done += 1;
+                    bar.inc(1);
+                }
+                _ => still.push(j),
+            }
+        }
+        running = still;
+        let busy: Vec<String> = running
+            .iter()
+            .map(|&j| {
+                let stage = match results[j].map_stage_done_s {
+                    Some(_) => "reduces",
+                    None => "maps",
+                };
+                format!("{} {stage}", jobs[j].id)
+            })
+            .collect();
+        bar.set_message(format!(
+            "· submitted {}/{n} · running {}",
+            submitted.len(),
+            match busy.is_empty() {
+                true => "–".to_owned(),
+                false => busy.join(", "),
+            }
+        ));
+        if began.elapsed() > patience {
+            bar.abandon();
+            eprintln!(
+                "gave up on {} jobs still running {} s after the start (--patience)",
+                running.len(),
+                args.patience
+            );
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    bar.finish_and_clear();
+    Ok((results, submitted))
+}
+
+fn table(r: &RunOut) -> String {
+    let opt = |x: Option<f64>| x.map_or("–".to_owned(), |x| format!("{x:.1}"));
+    let mut t = String::new();
+    let _ = writeln!(
+        t,
+        "Batch run: {} jobs from {}, order {}, on {}; {} slots as the plan counts them, times × {}.",
+        r.jobs.len(),
+        r.source,
+        r.policy,
+        r.cluster,
+        r.slots,
+        r.time_scale
+    );
+    let _ = writeln!(t, "Live: {}.\n", r.live_model);
+    let _ = writeln!(t, "Order: {}", r.order.join(" "));
+    let _ = writeln!(t, "Submitted: {}\n", r.submitted.join(" "));
+    let _ = writeln!(
+        t,
+        "| pool | slots | jobs in order | predicted makespan (s) | measured makespan (s) |"
+    );
+    let _ = writeln!(t, "|---:|---:|---|---:|---:|");
+    for (i, p) in r.pools.iter().enumerate() {
+        let _ = writeln!(
+            t,
+            "| {} | {} | {} | {:.1} | {} |",
+            i + 1,
+            p.slots,
+            p.jobs.join(" "),
+            p.predicted_makespan_s,
+            opt(p.measured_makespan_s)
+        );
+    }
+    let _ = writeln!(
+        t,
+        "\n| job | pool | state | submitted (s) | map stage done (s) | predicted | answered (s) | predicted | peak containers / cap |"
+    );
+    let _ = writeln!(t, "|---|---:|---|---:|---:|---:|---:|---:|---:|");
+    let mut rows: Vec<&JobOut> = r.jobs.iter().collect();
+    rows.sort_by(|a, b| {
+        a.submitted_s
+            .unwrap_or(f64::MAX)
+            .total_cmp(&b.submitted_s.unwrap_or(f64::MAX))
+    });
+    for j in rows {
+        let _ = writeln!(
+            t,
+            "| {} | {} | {} | {} | {} | {:.1} | {} | {:.1} | {} / {} |",
+            j.id,
+            j.pool + 1,
+            j.state,
+            opt(j.submitted_s),
+            opt(j.map_stage_done_s),
+            j.predicted_map_stage_done_s,
+            opt(j.answered_s),
+            j.predicted_end_s,
+            j.peak_containers.map_or("–".into(), |p| p.to_string()),
+            j.max_containers
+        );
+    }
+    let _ = writeln!(
+        t,
+        "\nMakespan: predicted {:.1} s, measured {} s{}.",
+        r.predicted_makespan_s,
+        opt(r.measured_makespan_s),
+        match r.measured_makespan_s {
+            Some(m) if r.predicted_makespan_s > 0.0 => format!(
+                " ({:+.1} %: the masters' and task processes' start, and the live pipelining's differences from the model)",
+                100.0 * (m - r.predicted_makespan_s) / r.predicted_makespan_s
+            ),
+            _ => String::new(),
+        }
+    );
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_batch_job_runs_live_as_a_capped_full_synthetic_job_of_its_scaled_tasks() {
+        let job = BatchJob::waves("J1", 4.0, 6.0, 2, 2, 2);
+        let live = live_job(&job, 0.5, 1, 7);
+        live.validate().unwrap();
+        assert_eq!(live.policy, PolicyKind::Full);
+        assert_eq!(live.max_containers, Some(1));
+        assert_eq!(live.map_seconds_each, Some(vec![2.0, 2.0]));
+        assert_eq!(live.reduce_seconds_each, Some(vec![3.0, 3.0]));
+        assert_eq!(live.reduces, 2);
+        // A map-only job answers from one reduce of no time.
+        let map_only = live_job(&BatchJob::waves("J2", 4.0, 0.0, 2, 0, 2), 1.0, 2, 7);
+        map_only.validate().unwrap();
+        assert_eq!(map_only.reduce_seconds_each, Some(vec![0.0]));
+    }
+
+    #[test]
+    fn every_order_plans_pools_that_hold_every_job_once() {
+        let jobs: Vec<BatchJob> = [(4.0, 5.0), (4.0, 1.0), (30.0, 4.0), (6.0, 30.0), (2.0, 3.0)]
+            .iter()
+            .enumerate()
+            .map(|(i, &(m, r))| BatchJob::one_wave(&format!("J{}", i + 1), m, r, 4))
+            .collect();
+        for kind in [
+            OrderKind::Johnson,
+            OrderKind::BalancedPools,
+            OrderKind::ReverseJohnson,
+            OrderKind::Random,
+            OrderKind::Fifo,
+        ] {
+            let (pools, predicted) = plan(&jobs, 4, kind, 1);
+            let mut all: Vec<usize> = pools.iter().flat_map(|p| p.order.clone()).collect();
+            all.sort();
+            assert_eq!(all, vec![0, 1, 2, 3, 4], "{kind:?}");
+            assert_eq!(pools.iter().map(|p| p.slots).sum::<u32>(), 4, "{kind:?}");
+            let latest = pools
+                .iter()
+                .map(|p| p.schedule.makespan)
+                .fold(0.0, f64::max);
+            assert!(
+                (latest - predicted).abs() < 1e-9,
+                "{kind:?}: {latest} vs {predicted}"
+            );
+        }
+        let (fifo, _) = plan(&jobs, 4, OrderKind::Fifo, 1);
+        assert_eq!(fifo[0].order, vec![0, 1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn the_map_stage_is_done_when_every_map_is_or_the_job_ended() {
+        let view =
+            |state: &str, progress: Value| json!({"job": {"state": state, "progress": progress}});
+        assert!(!map_stage_done(&view("RUNNING", Value::Null)));
+        assert!(!map_stage_done(&view(
+            "RUNNING",
+            json!({"phase": "running", "maps": 4, "mapsDone": 3})
+        )));
+        assert!(map_stage_done(&view(
+            "RUNNING",
+            json!({"phase": "running", "maps": 4, "mapsDone": 4})
+        )));
+        assert!(!map_stage_done(&view(
+            "RUNNING",
+            json!({"phase": "sampling", "maps": 4, "mapsDone": 4})
+        )));
+        assert!(map_stage_done(&view("FAILED", Value::Null)));
+    }
+}
