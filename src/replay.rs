@@ -68,11 +68,16 @@ pub(crate) struct ReplayArgs {
     /// `--rm` [default: the rm's running nodes].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
     nodes: Option<u32>,
-    /// Task containers per node (a vcore each), live and simulated. The local cluster's
-    /// nodes get twice as many vcores, half of them open to masters (`--master-share 0.5`):
-    /// the simulator has no masters' containers.
-    #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=64))]
+    /// Containers per node (a vcore each), live and simulated: every job's master holds one
+    /// (masters together at most `--master-share` of the cluster), tasks the rest. With
+    /// `--rm`, say what that rm's nodes hold.
+    #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=64))]
     containers: u32,
+    /// The share of the cluster masters may hold together (the local rm's `--master-share`,
+    /// and the simulator's); a job whose master finds no room waits, its deadline running.
+    /// With `--rm`, that rm's own share is read from it.
+    #[arg(long, value_name = "F", default_value_t = 0.5, conflicts_with = "rm", value_parser = parse_share)]
+    master_share: f64,
     /// Each job's deadline is U[LO, HI] × its time alone on the whole cluster (ARIA's draw, as
     /// `yard sim --shared`); one number: that factor.
     #[arg(long, value_name = "LO,HI", default_value = "1,2", value_parser = DeadlineFactor::parse)]
@@ -93,6 +98,15 @@ pub(crate) struct ReplayArgs {
 }
 
 /// `0.0167`, or a fraction `1/60`: above 0 and finite.
+fn parse_share(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x > 0.0 && x <= 1.0 => Ok(x),
+        _ => Err(format!(
+            "{s:?}: give a share above 0 and at most 1, e.g. 0.5"
+        )),
+    }
+}
+
 pub(crate) fn parse_time_scale(s: &str) -> Result<f64, String> {
     let value = match s.split_once('/') {
         Some((a, b)) => match (a.trim().parse::<f64>(), b.trim().parse::<f64>()) {
@@ -212,15 +226,17 @@ pub(crate) fn prepare(
     shared::prepare(jobs, exp, factor, time_scale)
 }
 
-/// The simulated cluster that stands for the live one: `nodes` × `containers`, heartbeats as
-/// the nodemanagers', and a map taking its time wherever it runs (a live synthetic map sleeps
-/// its seconds on any node: no rack or remote penalty).
+/// The simulated cluster that stands for the live one: `nodes` × `containers`, masters in
+/// containers of their own within `master_share`, heartbeats as the nodemanagers', and a map
+/// taking its time wherever it runs (a live synthetic map sleeps its seconds on any node: no
+/// rack or remote penalty).
 pub(crate) fn experiment(
     nodes: u32,
     containers: u32,
     heartbeat_ms: u64,
     seed: u64,
     guard: f64,
+    master_share: f64,
 ) -> Experiment {
     Experiment {
         cluster: ClusterConfig {
@@ -229,6 +245,7 @@ pub(crate) fn experiment(
             rack_local_factor: 1.0,
             remote_factor: 1.0,
             heartbeat: heartbeat_ms as f64 / 1000.0,
+            master_share: Some(master_share),
             ..ClusterConfig::default()
         },
         policy: PolicyConfig::default(),
@@ -252,6 +269,8 @@ struct LiveResult {
     k: u32,
     k_max: Option<u32>,
     state: String,
+    /// From its submission to its master's start (the master's clock starts then), seconds.
+    master_start: Option<Seconds>,
 }
 
 /// One row of the report.
@@ -311,7 +330,25 @@ pub(crate) fn run(args: ReplayArgs) -> Result<()> {
         }
         (None, None) => 2,
     };
-    let exp = experiment(nodes, args.containers, args.heartbeat_ms, seed, args.guard);
+    let master_share = match &remote {
+        Some((url, client)) => {
+            let s = client
+                .call(reqwest::Method::GET, "/ws/v1/cluster/scheduler", None)
+                .with_context(|| format!("asking {url} for its scheduler"))?;
+            s["scheduler"]["schedulerInfo"]["masterShare"]
+                .as_f64()
+                .with_context(|| format!("{url} does not say its masters' share (masterShare)"))?
+        }
+        None => args.master_share,
+    };
+    let exp = experiment(
+        nodes,
+        args.containers,
+        args.heartbeat_ms,
+        seed,
+        args.guard,
+        master_share,
+    );
     let options = WorkloadOptions {
         seed,
         block_bytes: args.read.options().block_bytes,
@@ -357,15 +394,16 @@ pub(crate) fn run(args: ReplayArgs) -> Result<()> {
             let dir = std::env::temp_dir().join(format!("yard-replay-{}", std::process::id()));
             let shape = Shape {
                 nodes,
-                memory_mb: 4096.max(u64::from(args.containers) * 2 * 512),
-                vcores: 2 * args.containers,
+                // Vcores bind, as in the simulator: memory for every container to be a master's.
+                memory_mb: 4096.max(u64::from(args.containers) * 512),
+                vcores: args.containers,
                 heartbeat_ms: args.heartbeat_ms,
                 rm_bind: "127.0.0.1:0".into(),
                 rm_args: vec![
                     "--scheduler".into(),
                     args.scheduler.name().into(),
                     "--master-share".into(),
-                    "0.5".into(),
+                    master_share.to_string(),
                 ],
                 dir: dir.clone(),
                 home: None,
@@ -392,7 +430,15 @@ pub(crate) fn run(args: ReplayArgs) -> Result<()> {
         }
     }
     let live_results = outcome?;
-    let report = report(&args, nodes, seed, &prepared, &sim_results, &live_results);
+    let report = report(
+        &args,
+        nodes,
+        seed,
+        &prepared,
+        &sim_results,
+        &live_results,
+        master_share,
+    );
     let out = match args.json {
         true => serde_json::to_string_pretty(&report)? + "\n",
         false => markdown(&args, nodes, &report),
@@ -559,6 +605,7 @@ fn read_answer(
         job["completionSeconds"].as_f64(),
     ) {
         r.completion = Some(live.deadline - to_deadline + completion);
+        r.master_start = Some(live.deadline - to_deadline);
     }
     if let (Some(t), Some(estimate)) = (job["jobSeconds"].as_f64(), job["estimateAtClose"].as_f64())
         && t >= MEASURABLE
@@ -617,7 +664,39 @@ struct Report {
     seed: u64,
     jobs: usize,
     time_scale: f64,
+    /// The share of the cluster masters may hold together, live and simulated.
+    master_share: f64,
     rows: Vec<Row>,
+    /// Each job live and simulated, in submission order: where the two part.
+    per_job: Vec<JobRow>,
+}
+
+/// One job of the replay, live beside simulated.
+#[derive(Debug, Serialize)]
+struct JobRow {
+    id: String,
+    maps: u32,
+    reduces: u32,
+    /// Seconds after the replay's start.
+    arrival_s: f64,
+    /// Relative to the submission (U[lo, hi]·T_J).
+    deadline_s: f64,
+    /// T_J: the job alone on the whole simulated cluster.
+    alone_s: f64,
+    live: JobSide,
+    sim: JobSide,
+}
+
+#[derive(Debug, Serialize)]
+struct JobSide {
+    /// met, empty or missed; `None`: never answered.
+    outcome: Option<&'static str>,
+    /// From submission to answer.
+    completion_s: Option<f64>,
+    /// From submission to the master's start (the simulator's: its wait for room).
+    master_start_s: Option<f64>,
+    k: u32,
+    processed_fraction: f64,
 }
 
 fn report(
@@ -627,6 +706,7 @@ fn report(
     prepared: &[SharedJob],
     sim: &[SharedResult],
     live: &[LiveResult],
+    master_share: f64,
 ) -> Report {
     let n = prepared.len();
     let frac = |c: usize| c as f64 / n.max(1) as f64;
@@ -709,11 +789,47 @@ fn report(
         mean_k_over_k_max: mean(&live_ratios),
         unanswered: live.iter().filter(|r| r.outcome.is_none()).count(),
     };
+    let per_job = prepared
+        .iter()
+        .zip(live)
+        .map(|(j, l)| {
+            let s = sim_of(&j.job.id);
+            JobRow {
+                id: j.job.id.clone(),
+                maps: j.job.maps(),
+                reduces: j.job.reduces(),
+                arrival_s: j.arrival,
+                deadline_s: j.deadline,
+                alone_s: j.alone,
+                live: JobSide {
+                    outcome: match l.outcome.as_deref() {
+                        Some("met") => Some("met"),
+                        Some("empty") => Some("empty"),
+                        Some(_) => Some("missed"),
+                        None => None,
+                    },
+                    completion_s: l.completion,
+                    master_start_s: l.master_start,
+                    k: l.k,
+                    processed_fraction: l.processed_fraction,
+                },
+                sim: JobSide {
+                    outcome: s.map(|r| r.result.outcome().name()),
+                    completion_s: s.map(|r| r.result.completion).filter(|c| c.is_finite()),
+                    master_start_s: s.map(|r| r.master_wait),
+                    k: s.map_or(0, |r| r.result.k),
+                    processed_fraction: s.map_or(0.0, |r| r.result.processed_fraction),
+                },
+            }
+        })
+        .collect();
     Report {
         seed,
         jobs: n,
         time_scale: args.time_scale,
+        master_share,
         rows: vec![live_row, sim_row],
+        per_job,
     }
 }
 
@@ -733,13 +849,14 @@ fn markdown(args: &ReplayArgs, nodes: u32, r: &Report) -> String {
     let mut t = String::new();
     let _ = writeln!(
         t,
-        "## replay\n\n{}: the first {} jobs, times × {}, seed {}, on {} × {} containers ({} cluster policy, {} task policy); deadlines U[{}, {}]·T_J\n",
+        "## replay\n\n{}: the first {} jobs, times × {}, seed {}, on {} × {} containers, masters in containers of their own within {} of them ({} cluster policy, {} task policy); deadlines U[{}, {}]·T_J\n",
         args.trace.display(),
         r.jobs,
         args.time_scale,
         r.seed,
         nodes,
         args.containers,
+        r.master_share,
         args.scheduler.name(),
         args.policy.name(),
         args.deadline_factor.lo,
@@ -802,7 +919,7 @@ mod tests {
     }
 
     fn jobs(w: &yard_workload::Workload, n: usize, x: f64) -> (Vec<SharedJob>, Vec<SimJob>) {
-        let exp = experiment(2, 2, 100, 3, 0.0);
+        let exp = experiment(2, 2, 100, 3, 0.0, 0.5);
         let options = WorkloadOptions {
             seed: 3,
             ..WorkloadOptions::default()

@@ -58,6 +58,23 @@ fn a_swim_trace_replays_on_a_local_cluster_beside_the_simulators_prediction() {
     // Every job was submitted and answered (none failed or ran past the patience).
     assert_eq!(rows[0]["unanswered"], 0, "{report}\n{err}");
     assert!(rows[0]["median_deviation"].is_f64(), "{report}");
+    // Masters hold containers of their own, live and simulated, within the same share.
+    assert_eq!(report["master_share"], 0.5, "{report}");
+    // Each job live beside simulated: both answered, each master's start after submission.
+    let per_job = report["per_job"].as_array().expect("per_job");
+    assert_eq!(per_job.len(), 3, "{report}");
+    for job in per_job {
+        for side in ["live", "sim"] {
+            let s = &job[side];
+            assert!(
+                ["met", "empty", "missed"].contains(&s["outcome"].as_str().unwrap_or("")),
+                "{side}: {job}"
+            );
+            let start = s["master_start_s"].as_f64().expect("master_start_s");
+            let done = s["completion_s"].as_f64().expect("completion_s");
+            assert!(0.0 <= start && start <= done, "{side}: {job}");
+        }
+    }
 }
 
 #[test]
@@ -71,6 +88,9 @@ fn bad_traces_and_flags_exit_2_with_what_to_fix() {
     let (code, _, err) = yard(&["replay", "--trace", SWIM, "--time-scale", "0"]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("1/60"), "{err}");
+    let (code, _, err) = yard(&["replay", "--trace", SWIM, "--master-share", "0"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("above 0"), "{err}");
     let (code, _, err) = yard(&["replay", "--trace", SWIM, "--rm", "http://10.1.2.3:8088"]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("127.0.0.1"), "{err}");

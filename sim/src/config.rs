@@ -20,6 +20,12 @@ pub struct ClusterConfig {
     pub failure_rate: f64,
     /// Heartbeat: progress reports, container grants and policy ticks, seconds.
     pub heartbeat: f64,
+    /// The shared cluster only: every job's master holds a container of its own, as a live
+    /// one does, and masters together hold at most this share of the cluster (the rm's
+    /// `--master-share`); a job whose master finds no room waits, its deadline running.
+    /// `None`: masters take no container and start on arrival.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub master_share: Option<f64>,
 }
 
 impl Default for ClusterConfig {
@@ -34,6 +40,7 @@ impl Default for ClusterConfig {
             slowdown: 4.0,
             failure_rate: 0.0,
             heartbeat: 1.0,
+            master_share: None,
         }
     }
 }

@@ -504,7 +504,7 @@ fn run(
     job_index: u64,
     log: Option<&mut Vec<(Seconds, Decision)>>,
 ) -> JobResult {
-    let mut run = Run::new(job, plan, exp, job_index, kind);
+    let mut run = Run::new(job, std::borrow::Cow::Borrowed(plan), exp, job_index, kind);
     run.log = log;
     run.go();
     run.result()
@@ -515,7 +515,7 @@ impl Run<'_> {
     pub(crate) fn result(&self) -> JobResult {
         let run = self;
         let job = run.job;
-        let plan = run.plan;
+        let plan = &*run.plan;
         let kind = run.kind;
         let progress = run.policy.progress();
         let completion = run.finished.unwrap_or(f64::INFINITY);
@@ -843,7 +843,9 @@ impl Unlaunched {
 pub(crate) struct Run<'a> {
     log: Option<&'a mut Vec<(Seconds, Decision)>>,
     job: &'a SimJob,
-    plan: &'a Plan,
+    /// Borrowed, or the job's own when the shared day starts its master late (a shorter
+    /// deadline).
+    plan: std::borrow::Cow<'a, Plan>,
     exp: &'a Experiment,
     index: u64,
     kind: PolicyKind,
@@ -983,7 +985,7 @@ const HORIZON_DEADLINES: f64 = 1000.0;
 impl<'a> Run<'a> {
     pub(crate) fn new(
         job: &'a SimJob,
-        plan: &'a Plan,
+        plan: std::borrow::Cow<'a, Plan>,
         exp: &'a Experiment,
         index: u64,
         kind: PolicyKind,
@@ -992,7 +994,6 @@ impl<'a> Run<'a> {
         Run {
             log: None,
             job,
-            plan,
             exp,
             index,
             kind,
@@ -1042,6 +1043,8 @@ impl<'a> Run<'a> {
             finished: None,
             events: 0,
             out: Vec::new(),
+            // Last: everything above reads it first.
+            plan,
         }
     }
 

@@ -24,7 +24,12 @@
 //! or are preempted); with it, as YARN's MapReduce does and ARIA's slots are (every task its
 //! own container, so the policy hands out every container anew as a task ends).
 //!
-//! Not modelled: masters' own containers (every container here runs a task), and separate
+//! Masters' own containers are modelled when the cluster says so
+//! (`ClusterConfig::master_share`, as `yard replay` does to predict a live cluster): on
+//! arrival the master asks the rm for a container of its own at the masters' priority, within
+//! the masters' share, and starts only once granted — its deadline running meanwhile, so it
+//! starts with what is left of it, as a live master does — and holds it until it answers.
+//! Without it every container runs a task and masters start on arrival. Not modelled: separate
 //! map and reduce slots (a container runs either).
 
 use std::cmp::Reverse;
@@ -35,8 +40,8 @@ use yard_appmaster::policy::{PolicyKind, Seconds};
 use yard_rm::aria;
 use yard_rm::policy::JobModel;
 use yard_rm::scheduler::{
-    AppId, Ask, Assignment, NodeId, Place, PolicyKind as RmPolicy, RackId, Resources, SchedEvent,
-    Scheduler,
+    AppId, Ask, Assignment, MASTER_PRIORITY, NodeId, Place, PolicyKind as RmPolicy, RackId,
+    Resources, SchedEvent, Scheduler,
 };
 use yard_workload::SizeBin;
 
@@ -60,6 +65,9 @@ const TASK: Resources = Resources {
     memory_mb: 1024,
     vcores: 1,
 };
+
+/// The deadline a master gets when it starts at or past its deadline: it answers at once.
+const MIN_DEADLINE: Seconds = 1e-3;
 
 /// The priority of task asks (masters' is `yard_rm::scheduler::MASTER_PRIORITY`, 0).
 const TASK_PRIORITY: u32 = 1;
@@ -200,6 +208,9 @@ pub struct SharedResult {
     pub result: JobResult,
     /// Its containers the cluster policy took back.
     pub preempted: u32,
+    /// From its arrival to its master's start: 0 unless masters hold containers
+    /// (`ClusterConfig::master_share`) and it waited for one.
+    pub master_wait: Seconds,
 }
 
 impl SharedResult {
@@ -367,6 +378,9 @@ struct Day<'a> {
     load: Option<LoadSide>,
     /// Task containers the cluster holds.
     sched_containers: u32,
+    /// When each job's master started (µs): its run's clock starts there. Its arrival, unless
+    /// masters hold containers and it waited for one.
+    origin_us: Vec<u64>,
 }
 
 impl<'a> Day<'a> {
@@ -384,7 +398,10 @@ impl<'a> Day<'a> {
             jobs,
             plans,
             policy,
-            sched: Scheduler::new(rm),
+            sched: match c.master_share {
+                Some(share) => Scheduler::new(rm).with_master_share(share),
+                None => Scheduler::new(rm),
+            },
             runs: (0..n).map(|_| None).collect(),
             results: vec![None; n],
             queue: BinaryHeap::new(),
@@ -411,6 +428,7 @@ impl<'a> Day<'a> {
             stats: DayStats::default(),
             load: None,
             sched_containers: c.nodes.max(1) * c.containers_per_node.max(1),
+            origin_us: jobs.iter().map(|j| us(j.arrival)).collect(),
         };
         let per_node = c.containers_per_node.max(1);
         for node in 0..c.nodes.max(1) {
@@ -496,7 +514,7 @@ impl<'a> Day<'a> {
 
     /// Seconds since job `i` arrived.
     fn local(&self, i: usize) -> Seconds {
-        (self.now_us.saturating_sub(us(self.jobs[i].arrival))) as f64 / 1e6
+        (self.now_us.saturating_sub(self.origin_us[i])) as f64 / 1e6
     }
 
     fn arrive(&mut self, i: usize) {
@@ -504,12 +522,6 @@ impl<'a> Day<'a> {
         self.active += 1;
         let j = &self.jobs[i];
         let app = AppId(i as u64);
-        let index = self.index_base + i as u64;
-        let mut run = Run::new(&j.job, &self.plans[i], self.exp, index, self.policy);
-        run.shared = Some(SharedSide {
-            notes: self.load.as_ref().map(|_| Vec::new()),
-            ..SharedSide::default()
-        });
         self.rm(SchedEvent::AppAdded {
             app,
             queue: "default".into(),
@@ -529,10 +541,50 @@ impl<'a> Day<'a> {
                 profile: aria::from_dart(&j.job.profile, maps, reduces),
             }),
         });
+        match self.exp.cluster.master_share {
+            Some(_) => self.rm(SchedEvent::Asks {
+                app,
+                asks: vec![Ask {
+                    priority: MASTER_PRIORITY,
+                    place: Place::Any,
+                    size: TASK,
+                    count: 1,
+                    relax_locality: true,
+                }],
+            }),
+            None => self.start_master(i),
+        }
+    }
+
+    /// Job `i`'s master starts now, with what is left of its deadline.
+    fn start_master(&mut self, i: usize) {
+        let j = &self.jobs[i];
+        let index = self.index_base + i as u64;
+        self.origin_us[i] = self.now_us;
+        let waited = self.local_since_arrival(i);
+        let plan = match waited > 0.0 {
+            false => std::borrow::Cow::Borrowed(&self.plans[i]),
+            true => {
+                let mut plan = self.plans[i].clone();
+                // A master that starts past its deadline answers at once, as a live one does.
+                plan.deadline = (plan.deadline - waited).max(MIN_DEADLINE);
+                std::borrow::Cow::Owned(plan)
+            }
+        };
+        let mut run = Run::new(&j.job, plan, self.exp, index, self.policy);
+        run.shared = Some(SharedSide {
+            notes: self.load.as_ref().map(|_| Vec::new()),
+            ..SharedSide::default()
+        });
         run.start();
         run.without_horizon();
         self.runs[i] = Some(run);
         self.dirty.push(i);
+    }
+
+    /// Seconds from job `i`'s arrival to its master's start.
+    fn local_since_arrival(&self, i: usize) -> Seconds {
+        (self.origin_us[i].saturating_sub(us(self.jobs[i].arrival))) as f64 / 1e6
     }
 
     /// Tells the rm what job `i`'s master would: its ask, its releases, its progress; then
@@ -607,7 +659,7 @@ impl<'a> Day<'a> {
         // Nothing queued: it waits for a grant (its heartbeat paused), or for nothing (the
         // day's end finds it unanswered).
         if let Some(local_us) = next {
-            let at = us(self.jobs[i].arrival) + local_us;
+            let at = self.origin_us[i] + local_us;
             if self.due[i] != Some(at) {
                 self.due[i] = Some(at);
                 self.wake(at, Wake::Job(i));
@@ -629,7 +681,11 @@ impl<'a> Day<'a> {
         }
         self.active -= 1;
         self.due[i] = None;
-        let result = run.result();
+        let mut result = run.result();
+        // From the arrival, against the deadline drawn for it, whenever its master started.
+        let master_wait = self.local_since_arrival(i);
+        result.completion += master_wait;
+        result.deadline = self.plans[i].deadline;
         self.stats.policy_events += result.events;
         let j = &self.jobs[i];
         let end = j.arrival + result.completion;
@@ -638,6 +694,7 @@ impl<'a> Day<'a> {
             alone: j.alone,
             result,
             preempted: self.preempted[i],
+            master_wait,
         });
         if end.is_finite() {
             self.stats.span = self.stats.span.max(end);
@@ -653,6 +710,13 @@ impl<'a> Day<'a> {
         self.sched.handle_at(now_ms, event, &mut out);
         for a in out {
             match a {
+                Assignment::Allocate { app, priority, .. } if priority == MASTER_PRIORITY => {
+                    let i = app.0 as usize;
+                    // Held until the job answers (the rm frees it with the app).
+                    if self.runs[i].is_none() && self.results[i].is_none() {
+                        self.start_master(i);
+                    }
+                }
                 Assignment::Allocate {
                     app,
                     container,
@@ -1234,6 +1298,58 @@ mod tests {
             .iter()
             .find(|r| r.result.job == id)
             .expect("the job")
+    }
+
+    #[test]
+    fn a_master_waits_for_room_within_the_masters_share_its_deadline_running() {
+        // Three containers, masters at most a third: one master at a time. `a` (3 maps of
+        // 10 s) holds it until it answers; `b` and `c`, arriving at 1, wait for it.
+        let mut exp = cluster(1, 3);
+        exp.cluster.master_share = Some(0.34);
+        let a = with_deadline(job("a", 0.0, 3, 10.0, 1), &exp, 1000.0);
+        let b = with_deadline(job("b", 1.0, 1, 10.0, 1), &exp, 1000.0);
+        let (day, _) = simulate_day(
+            &[a.clone(), b.clone()],
+            RmPolicy::Fifo,
+            PolicyKind::Full,
+            &exp,
+        );
+        let (ra, rb) = (&by_id(&day, "a").result, &by_id(&day, "b").result);
+        assert_eq!((ra.k, rb.k), (3, 1));
+        // `a`'s tasks had two containers (its master holds the third): two waves of maps.
+        assert!(ra.completion > a.alone, "{ra:?} vs alone {}", a.alone);
+        // `b` started when `a` answered, and took from there what it takes alone.
+        let b_from_a_end = {
+            let mut later = b.clone();
+            later.arrival = ra.completion;
+            let (r, _) = simulate_day(&[later], RmPolicy::Fifo, PolicyKind::Full, &exp);
+            r[0].result.completion
+        };
+        let waited = ra.completion - 1.0;
+        assert!(
+            (rb.completion - (waited + b_from_a_end)).abs() < 1e-3,
+            "b: {} = waited {waited} + {b_from_a_end}",
+            rb.completion
+        );
+        assert_eq!(
+            rb.deadline, 1000.0,
+            "reported against the deadline drawn for it"
+        );
+        // Without masters' containers `b` starts on arrival.
+        let mut free = exp.clone();
+        free.cluster.master_share = None;
+        let (day, _) = simulate_day(&[a.clone(), b], RmPolicy::Fifo, PolicyKind::Full, &free);
+        assert!(by_id(&day, "b").result.completion < waited);
+        // A Dart master that starts past its deadline answers at once, from nothing: missed.
+        let c = with_deadline(job("c", 1.0, 1, 10.0, 1), &exp, 2.0);
+        let (day, _) = simulate_day(&[a, c], RmPolicy::Fifo, PolicyKind::Dart, &exp);
+        let rc = &by_id(&day, "c").result;
+        assert_eq!((rc.outcome(), rc.k), (Outcome::Missed, 0), "{rc:?}");
+        // (Its reduce, of no input, still takes the reduce law's fixed second.)
+        assert!(
+            rc.completion >= waited && rc.completion <= waited + 1.0 + 1e-6,
+            "{rc:?}"
+        );
     }
 
     #[test]
