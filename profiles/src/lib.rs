@@ -14,6 +14,7 @@ use std::path::Path;
 use std::str::FromStr;
 use std::time::Duration;
 
+use sqlx::migrate::MigrateError;
 use sqlx::pool::PoolConnection;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions};
 use sqlx::{Row, Sqlite, SqlitePool};
@@ -22,6 +23,11 @@ use yard_appmaster::typing::{Bound, KindType, Part, PartType, Probe, RateSource}
 
 /// How long a writer waits for another to finish before giving up.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// A migration that fails (another process applying it at the same moment) is tried this many
+/// times in all, this long apart.
+const MIGRATE_TRIES: u32 = 20;
+const MIGRATE_RETRY: Duration = Duration::from_millis(50);
 
 #[derive(Debug, thiserror::Error)]
 pub enum ProfileError {
@@ -120,13 +126,30 @@ impl ProfileStore {
             .connect_with(options)
             .await
             .map_err(open)?;
-        sqlx::migrate!("../migrations/profiles")
-            .run(&pool)
-            .await
-            .map_err(|source| ProfileError::Migrate {
-                path: shown.clone(),
-                source,
-            })?;
+        // Several processes may open a new database at once (a fresh cluster's first masters
+        // and its rm): each reads which migrations are applied, then applies the rest, so one
+        // may run into a table another has just created. A migration commits with its record,
+        // so reading again a moment later finds it applied: a migration that fails is retried
+        // a few times before the file is called another program's.
+        let migrator = sqlx::migrate!("../migrations/profiles");
+        let mut tries = 1;
+        loop {
+            match migrator.run(&pool).await {
+                Ok(()) => break,
+                Err(MigrateError::ExecuteMigration(..) | MigrateError::Execute(_))
+                    if tries < MIGRATE_TRIES =>
+                {
+                    tries += 1;
+                    tokio::time::sleep(MIGRATE_RETRY).await;
+                }
+                Err(source) => {
+                    return Err(ProfileError::Migrate {
+                        path: shown.clone(),
+                        source,
+                    });
+                }
+            }
+        }
         Ok(ProfileStore { pool })
     }
 

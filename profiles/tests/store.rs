@@ -245,3 +245,23 @@ async fn a_bad_file_or_bad_input_is_a_clear_error_and_stores_nothing() {
         "nothing half-written"
     );
 }
+
+/// A fresh cluster's first masters and its rm open a new database at once: each must find
+/// it brought up to date, none a table another has just created.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn many_opening_a_new_database_at_once_all_open_it() {
+    for round in 0..5 {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("profiles.db");
+        let opens: Vec<_> = (0..8)
+            .map(|_| {
+                let path = path.clone();
+                tokio::spawn(async move { ProfileStore::open(&path).await })
+            })
+            .collect();
+        for open in opens {
+            let store = open.await.unwrap();
+            assert!(store.is_ok(), "round {round}: {:?}", store.err());
+        }
+    }
+}
