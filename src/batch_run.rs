@@ -15,13 +15,22 @@
 //!   the next one **when the previous one's map stage is done** (all its maps finished, as its
 //!   master reports to the rm): the two-stage pipelining Johnson's rule assumes, job k+1's
 //!   maps beside job k's reduces. The pools run side by side, each with its own chain.
-//! - Where the model differs: its job k+1 may start maps on the map slots job k's last wave
-//!   leaves free; live it waits for job k's whole map stage (and its master's start, about a
-//!   second). Its reduce slots are FIFO, so job k+1's reduces wait for job k's to free
-//!   slots; live, job k+1's reduces start when its maps are done, beside job k's, if the
-//!   cluster has the containers (the local cluster has room for `2 × --slots` task
-//!   containers and the masters). Both are reported, not hidden: each job's measured
-//!   submission, map-stage end and answer beside the model's map-stage end and end.
+//!   (A cap that follows the previous job's running maps would need a master that can be
+//!   told a new cap while it runs; `maxContainers` is fixed at submission.)
+//! - Where the model differs (both directions are reported, not hidden: each job's measured
+//!   submission, map-stage end and answer beside the model's map-stage end and end):
+//!   - The model (`yard_rm::batch::simulate`, SimMR-like) lets job k+1's maps start on the
+//!     map slots job k's last wave leaves free; live, job k+1 waits for job k's whole map
+//!     stage (and then its master's start, about a second). That is the two-stage flow
+//!     shop Johnson's rule is stated on, so its makespan is printed too: a job with fewer
+//!     maps than its pool's slots makes the live run slower than predicted, up to that.
+//!   - The model's reduce slots are FIFO: job k+1's reduces wait for job k's to free slots.
+//!     Live, job k+1's reduces start when its maps are done, beside job k's, where the
+//!     cluster has the containers (a local cluster's node has `2·⌈2·slots / nodes⌉ + 2`
+//!     vcores, at most half of them for masters): faster than predicted there.
+//!   - A per-job cap cannot hold a pool's jobs together to its slots: job k's reduces and
+//!     job k+1's maps each take up to the pool's slots, as the model's separate map and
+//!     reduce slots do, but a third job of the pool in its reduces adds more.
 //! - Predicted makespans are the plan's (the task/slot-level simulation) times the time
 //!   scale; measured ones run from the first submission to the last answer, as this client
 //!   sees them (polled every 50 ms).
@@ -156,6 +165,18 @@ fn plan(jobs: &[BatchJob], slots: u32, kind: OrderKind, seed: u64) -> (Vec<LiveP
     }
 }
 
+/// The two-stage flow shop's makespan of a pool's order (unscaled), each job's stages as long
+/// as they take it alone on the pool's slots (the model's schedule of the job by itself).
+fn flow_shop(jobs: &[BatchJob], pool: &LivePool) -> f64 {
+    let stages: Vec<(f64, f64)> = (0..jobs.len())
+        .map(|j| {
+            let alone = batch::simulate(jobs, &[j], pool.slots);
+            (alone.map_end[0], alone.end[0] - alone.map_end[0])
+        })
+        .collect();
+    batch::flow_shop_makespan(&stages, &pool.order)
+}
+
 /// Whole microseconds: the lists travel in the master's command line.
 fn micros(s: f64) -> f64 {
     (s * 1e6).round() / 1e6
@@ -213,6 +234,9 @@ struct JobOut {
     peak_containers: Option<u64>,
     /// The master's own time from its job's start to its answer.
     job_seconds: Option<f64>,
+    /// Why it failed, as the rm says (its application's diagnostics).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    diagnostics: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -221,6 +245,9 @@ struct PoolOut {
     jobs: Vec<String>,
     predicted_makespan_s: f64,
     measured_makespan_s: Option<f64>,
+    /// The two-stage flow shop's makespan of the pool's order (Johnson's abstraction: a
+    /// job's map stage after the previous one's), times the time scale.
+    flow_shop_makespan_s: f64,
 }
 
 /// `--json`: the documented keys first.
@@ -230,6 +257,10 @@ struct RunOut {
     pools: Vec<PoolOut>,
     predicted_makespan_s: f64,
     measured_makespan_s: Option<f64>,
+    /// The two-stage flow shop's makespan (the latest pool's), times the time scale: what
+    /// the live pipelining follows for map stages, where the prediction lets a job's maps
+    /// start on slots the previous job's last wave leaves free.
+    flow_shop_makespan_s: f64,
     policy: &'static str,
     /// The jobs in the order they were submitted (pools interleave by time).
     submitted: Vec<String>,
@@ -341,10 +372,10 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
     drop(cluster);
     if let Some(dir) = dir {
         match &outcome {
-            Ok(_) => {
+            Ok((results, _)) if results.iter().all(|r| r.answered) => {
                 let _ = std::fs::remove_dir_all(&dir);
             }
-            Err(_) => eprintln!("logs kept in {}", dir.display()),
+            _ => eprintln!("logs kept in {}", dir.display()),
         }
     }
     let (results, submitted) = outcome?;
@@ -367,6 +398,7 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
             slots: pool.slots,
             jobs: pool.order.iter().map(|&j| id(j)).collect(),
             predicted_makespan_s: pool.schedule.makespan * x,
+            flow_shop_makespan_s: flow_shop(&jobs, pool) * x,
             measured_makespan_s: measured(&mut results.iter().filter(|r| r.pool == p)),
         })
         .collect();
@@ -390,6 +422,10 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
         slots,
         time_scale: x,
         predicted_makespan_unscaled_s: predicted,
+        flow_shop_makespan_s: pools
+            .iter()
+            .map(|p| flow_shop(&jobs, p) * x)
+            .fold(0.0, f64::max),
         cluster: where_,
         source,
         seed,
@@ -451,6 +487,7 @@ fn execute(
             max_containers: 0,
             peak_containers: None,
             job_seconds: None,
+            diagnostics: None,
         })
         .collect();
     for (p, pool) in pools.iter().enumerate() {
@@ -542,6 +579,15 @@ fn execute(
                         r.answered = true;
                         r.peak_containers = job["peakContainers"].as_u64();
                         r.job_seconds = job["jobSeconds"].as_f64();
+                    } else {
+                        let info = client
+                            .call(
+                                reqwest::Method::GET,
+                                &format!("/ws/v1/cluster/apps/{app}"),
+                                None,
+                            )
+                            .unwrap_or_default();
+                        r.diagnostics = info["app"]["diagnostics"].as_str().map(str::to_owned);
                     }
                     done += 1;
                     bar.inc(1);
@@ -601,17 +647,18 @@ fn table(r: &RunOut) -> String {
     let _ = writeln!(t, "Submitted: {}\n", r.submitted.join(" "));
     let _ = writeln!(
         t,
-        "| pool | slots | jobs in order | predicted makespan (s) | measured makespan (s) |"
+        "| pool | slots | jobs in order | predicted makespan (s) | two-stage flow shop (s) | measured makespan (s) |"
     );
-    let _ = writeln!(t, "|---:|---:|---|---:|---:|");
+    let _ = writeln!(t, "|---:|---:|---|---:|---:|---:|");
     for (i, p) in r.pools.iter().enumerate() {
         let _ = writeln!(
             t,
-            "| {} | {} | {} | {:.1} | {} |",
+            "| {} | {} | {} | {:.1} | {:.1} | {} |",
             i + 1,
             p.slots,
             p.jobs.join(" "),
             p.predicted_makespan_s,
+            p.flow_shop_makespan_s,
             opt(p.measured_makespan_s)
         );
     }
@@ -642,14 +689,24 @@ fn table(r: &RunOut) -> String {
             j.max_containers
         );
     }
+    for j in r.jobs.iter().filter(|j| !j.answered) {
+        let _ = writeln!(
+            t,
+            "\n{} ({}) did not answer: {}",
+            j.id,
+            j.app.as_deref().unwrap_or("not submitted"),
+            j.diagnostics.as_deref().unwrap_or(&j.state)
+        );
+    }
     let _ = writeln!(
         t,
-        "\nMakespan: predicted {:.1} s, measured {} s{}.",
+        "\nMakespan: predicted {:.1} s (the two-stage flow shop's {:.1} s), measured {} s{}.",
         r.predicted_makespan_s,
+        r.flow_shop_makespan_s,
         opt(r.measured_makespan_s),
         match r.measured_makespan_s {
             Some(m) if r.predicted_makespan_s > 0.0 => format!(
-                " ({:+.1} %: the masters' and task processes' start, and the live pipelining's differences from the model)",
+                " ({:+.1} % against the prediction: the masters' and task processes' start, and the live pipelining's differences from the model, module doc of src/batch_run.rs)",
                 100.0 * (m - r.predicted_makespan_s) / r.predicted_makespan_s
             ),
             _ => String::new(),
@@ -708,6 +765,11 @@ mod tests {
         }
         let (fifo, _) = plan(&jobs, 4, OrderKind::Fifo, 1);
         assert_eq!(fifo[0].order, vec![0, 1, 2, 3, 4]);
+        // The two-stage flow shop of seed 003's five jobs: 47 in Johnson's order, 78 reversed.
+        let (johnson, _) = plan(&jobs, 4, OrderKind::Johnson, 1);
+        assert_eq!(flow_shop(&jobs, &johnson[0]), 47.0);
+        let (reverse, _) = plan(&jobs, 4, OrderKind::ReverseJohnson, 1);
+        assert_eq!(flow_shop(&jobs, &reverse[0]), 78.0);
     }
 
     #[test]

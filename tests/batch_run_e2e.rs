@@ -65,6 +65,11 @@ fn a_batch_runs_live_in_the_plans_order_and_pools_each_job_capped_at_its_pools_s
     let planned = plan["predicted_makespan_s"].as_f64().unwrap();
     assert!((predicted - 0.5 * planned).abs() < 1e-9, "{run}");
     assert!(run["measured_makespan_s"].as_f64().unwrap() > 0.0, "{run}");
+    // The two-stage flow shop's makespan: no shorter than the task-level prediction here.
+    assert!(
+        run["flow_shop_makespan_s"].as_f64().unwrap() >= predicted,
+        "{run}"
+    );
     // Every job answered.
     let jobs = run["jobs"].as_array().unwrap();
     assert_eq!(jobs.len(), 3, "{run}");
