@@ -88,7 +88,9 @@ pub(crate) struct SimArgs {
     /// reverse Johnson and BalancedPools on its Yahoo!/synthetic/Facebook workloads and FB
     /// jobs of a SWIM trace (`--trace`, default the shipped FB-2009 day), in the paper's
     /// slot-level model (`--jobs` per workload, default 100; `--cluster-sizes`, `--seeds`,
-    /// `--svg`).
+    /// `--svg`); or `shared-scans`: seed 004's CIRCUMFLEX against FLEX and BATCH on its §4
+    /// mix (`--jobs` arrivals, default 1000; `--seeds`, `--svg`), or on a SWIM trace with
+    /// input paths (`--trace`), with the bytes each policy reads.
     #[arg(long, value_name = "NAME", value_parser = parse_experiment)]
     experiment: Option<ExperimentArg>,
     /// `--experiment overload`: how tasks are placed, beside the run without any (off, always
@@ -130,6 +132,10 @@ pub(crate) struct SimArgs {
     /// [default: 10,20,50,100,200,500].
     #[arg(long, value_name = "N,...", value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..=100_000))]
     cluster_sizes: Option<Vec<u32>>,
+    /// `--experiment shared-scans`: every job's maximum map slots `M_j` (seed 004 gives none)
+    /// [default: 100, all the slots].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100))]
+    max_slots: Option<u32>,
     /// `--experiment rm-policies`: runs (seeds) per point; every figure is their mean.
     #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=100))]
     runs: u64,
@@ -220,6 +226,7 @@ pub(crate) enum ExperimentArg {
     RmPolicies,
     Overload,
     Makespan,
+    SharedScans,
 }
 
 fn parse_experiment(s: &str) -> Result<ExperimentArg, String> {
@@ -227,9 +234,10 @@ fn parse_experiment(s: &str) -> Result<ExperimentArg, String> {
         "rm-policies" => Ok(ExperimentArg::RmPolicies),
         "overload" => Ok(ExperimentArg::Overload),
         "makespan" => Ok(ExperimentArg::Makespan),
+        "shared-scans" => Ok(ExperimentArg::SharedScans),
         _ => Preset::parse(s)
             .map(ExperimentArg::Dart)
-            .map_err(|e| format!("{e}, rm-policies, overload, makespan")),
+            .map_err(|e| format!("{e}, rm-policies, overload, makespan, shared-scans")),
     }
 }
 
@@ -330,6 +338,9 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
     if args.cluster_sizes.is_some() && !matches!(args.experiment, Some(ExperimentArg::Makespan)) {
         return Err(BadInput("--cluster-sizes is for --experiment makespan".into()).into());
     }
+    if args.max_slots.is_some() && !matches!(args.experiment, Some(ExperimentArg::SharedScans)) {
+        return Err(BadInput("--max-slots is for --experiment shared-scans".into()).into());
+    }
     if args.shared {
         return run_shared(&args, base);
     }
@@ -337,6 +348,7 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
         Some(ExperimentArg::RmPolicies) => return run_rm_policies(&args, base),
         Some(ExperimentArg::Overload) => return run_overload(&args, base),
         Some(ExperimentArg::Makespan) => return run_makespan(&args, base.seed),
+        Some(ExperimentArg::SharedScans) => return run_shared_scans(&args, base.seed),
         Some(ExperimentArg::Dart(p)) if args.trace.is_none() && !args.synthetic => {
             return Err(BadInput(format!(
                 "--experiment {} replays a workload: give --trace FILE or --synthetic",
@@ -821,6 +833,67 @@ fn run_makespan(args: &SimArgs, first_seed: u64) -> Result<()> {
     let out = match args.json {
         true => serde_json::to_string_pretty(&report)? + "\n",
         false => format!("## makespan\n\n{}", makespan::markdown(&report)),
+    };
+    crate::print(&out)?;
+    Ok(())
+}
+
+/// `--experiment shared-scans`: seed 004's CIRCUMFLEX, FLEX and BATCH (issue 20 item 4,
+/// simulated): the paper's §4 mix, or a SWIM trace whose input paths name the datasets.
+fn run_shared_scans(args: &SimArgs, first_seed: u64) -> Result<()> {
+    use yard_sim::scans::{self, ScansSetup};
+    if args.synthetic {
+        return Err(BadInput(
+            "--experiment shared-scans runs seed 004's own mix, or a SWIM trace with input paths given by --trace FILE; --synthetic has no datasets".into(),
+        )
+        .into());
+    }
+    let arrivals = args.jobs.unwrap_or(1000);
+    if arrivals == 0 {
+        return Err(BadInput("--jobs: the experiment needs at least one arrival".into()).into());
+    }
+    let setup = ScansSetup {
+        seed: first_seed,
+        seeds: args.seeds.unwrap_or(3),
+        arrivals,
+        max_slots: args.max_slots.unwrap_or(100),
+        ..ScansSetup::default()
+    };
+    let report = match &args.trace {
+        Some(path) => {
+            let mut w = yard_workload::read_file(path, &args.read.options())?;
+            if let Some(n) = args.jobs {
+                w.jobs.truncate(n);
+            }
+            let name = path.display().to_string();
+            scans::run_trace(&setup, &name, &w)
+                .map_err(|e| BadInput(format!("--trace {name}: {e}")))?
+        }
+        None => {
+            let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+            bar.set_style(
+                ProgressStyle::with_template(
+                    "shared-scans [{bar:40}] {pos}/{len} runs {elapsed} (eta {eta})",
+                )
+                .expect("a valid template")
+                .progress_chars("=> "),
+            );
+            let report = scans::run(&setup, &|done, total| {
+                bar.set_length(total);
+                bar.set_position(done);
+            })
+            .map_err(anyhow::Error::msg)?;
+            bar.finish_and_clear();
+            report
+        }
+    };
+    if let Some(dir) = &args.svg {
+        scans::write_plots(dir, &report)
+            .with_context(|| format!("writing plots to {}", dir.display()))?;
+    }
+    let out = match args.json {
+        true => serde_json::to_string_pretty(&report)? + "\n",
+        false => format!("## shared scans\n\n{}", scans::markdown(&report)),
     };
     crate::print(&out)?;
     Ok(())

@@ -12,6 +12,7 @@ pub mod overload;
 pub mod plot;
 pub mod report;
 pub mod rm_policies;
+pub mod scans;
 pub mod seeds;
 pub mod shared;
 pub mod workloads;

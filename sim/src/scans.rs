@@ -1,0 +1,846 @@
+//! Shared scans (seed 004 §4, Figs. 5–6): CIRCUMFLEX against FLEX and BATCH on the same
+//! arrivals, through the policy code of `yard_rm::scans`; and the same three on a SWIM trace
+//! whose input paths name the datasets its jobs share, with the bytes each policy reads.
+//!
+//! **Model.** The paper's (§4): the map phase only, `S` map slots, each job a scan of one
+//! dataset, a fluid allocation layer (the malleable schedule is recomputed on every arrival and
+//! followed exactly until the next, §4 "computed new schedules … upon each new arrival"). Not
+//! yard's discrete-event shared cluster (`shared.rs`): no tasks, locality, reduces or failures.
+//!
+//! **The seed's experiment** (§4; digest §4): 1000 arrivals of a Poisson process over
+//! `T` = 100 min (the arrival times of a Poisson process given its count: sorted uniform draws);
+//! `D` = 20 datasets whose popularity is Zipf-like `p_i ∝ i^(−θ1)` and whose sizes Zipf-like
+//! `∝ r^(−θ2)` (θ = 1 Zipf, 0 uniform, as the paper states it; digest [AMB]); popularity and
+//! size tied by the κ scheme (datasets by decreasing popularity — increasing for the negative
+//! side — the `t`-th takes a size rank drawn from `[1, min(κ+t−1, D)]` minus those taken;
+//! κ = 1, 6, 11, 16 and D: nine levels, 0 perfectly negative, 4 random, 8 perfectly
+//! positive); sizes scaled so the unshared map work is `ρ·T·S` with ρ = 0.9, S = 100, f = 1;
+//! BATCH's window W = 2 min. Each job's minimum is 1 slot and its maximum S ([INF]: the paper
+//! does not give them). The default run is Fig. 5's θ1 = θ2 = 1 at every correlation level.
+//!
+//! **A trace** (yard's addition): every distinct input path is a dataset, every job a scan of
+//! its path's dataset; a dataset's size is the largest input any of its jobs records ([INF]:
+//! SWIM samples differ in size per job, and a shared scan reads the whole dataset), a job with
+//! no path its own dataset of its own input. A map slot reads [`SLOT_BYTES_PER_S`].
+
+use std::fmt::Write as _;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rand::{RngExt, SeedableRng};
+use serde::Serialize;
+use yard_appmaster::policy::Rng;
+use yard_rm::scans::{self, Dataset, Metric, Planner, PlannerConfig, Policy, ScanJob};
+
+/// The model, as every output's header states it.
+pub const MODEL: &str = "the paper's fluid map-phase model (seed 004 §4: S map slots, each job one scan of its dataset, the malleable schedule recomputed on every arrival and followed exactly until the next), not yard's discrete-event shared cluster";
+
+/// A map slot's scan rate on a trace, bytes per second ([INF]: 64 MiB/s, one HDFS block of
+/// 128 MiB in 2 s; only the trace's times depend on it, not its bytes read).
+pub const SLOT_BYTES_PER_S: f64 = 64.0 * 1024.0 * 1024.0;
+
+/// The policies in the tables' order.
+pub const POLICIES: [&str; 3] = ["flex", "circumflex", "batch"];
+
+/// The experiment's settings (defaults: the paper's §4 base case).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ScansSetup {
+    pub seed: u64,
+    pub seeds: u64,
+    /// Arrivals per run (§4: 1000).
+    pub arrivals: usize,
+    /// `D` (§4: 20).
+    pub datasets: usize,
+    /// `S` (§4: 100).
+    pub slots: u32,
+    /// `T`, seconds (§4: 100 min).
+    pub horizon_s: f64,
+    /// ρ (§4: 0.9).
+    pub rho: f64,
+    /// f (§4: 1).
+    pub scan_fraction: f64,
+    /// BATCH's W, seconds (§4: 2 min).
+    pub window_s: f64,
+    /// `M_j`, every job's maximum slots ([INF]: the paper gives none; default S).
+    pub max_slots: u32,
+    pub theta1: f64,
+    pub theta2: f64,
+    /// Correlation levels, 0 (perfectly negative) to 8 (perfectly positive).
+    pub levels: Vec<u8>,
+    pub metrics: Vec<Metric>,
+}
+
+impl Default for ScansSetup {
+    fn default() -> ScansSetup {
+        ScansSetup {
+            seed: 1,
+            seeds: 3,
+            arrivals: 1000,
+            datasets: 20,
+            slots: 100,
+            horizon_s: 6000.0,
+            rho: 0.9,
+            scan_fraction: 1.0,
+            window_s: Policy::BATCH_WINDOW_S,
+            max_slots: 100,
+            theta1: 1.0,
+            theta2: 1.0,
+            levels: (0..=8).collect(),
+            metrics: Metric::PAPER.to_vec(),
+        }
+    }
+}
+
+/// κ for a correlation level (digest §4): levels 0–3 negative with κ = 1, 6, 11, 16; 4 random
+/// (κ = D); 5–8 positive with κ = 16, 11, 6, 1. `(κ, positive)`.
+pub fn kappa(level: u8, datasets: usize) -> (usize, bool) {
+    match level {
+        0..=3 => (1 + 5 * usize::from(level), false),
+        4 => (datasets, true),
+        _ => (1 + 5 * usize::from(8 - level.min(8)), true),
+    }
+}
+
+/// One run's datasets and jobs for the seed's experiment.
+pub fn workload(setup: &ScansSetup, level: u8, seed: u64) -> (Vec<Dataset>, Vec<ScanJob>) {
+    let d = setup.datasets.max(1);
+    let mut rng = Rng::seed_from_u64(seed ^ (0x5eed_0004 + u64::from(level) * 0x9e37_79b9));
+    // Popularity of dataset i (0 = most popular): ∝ (i+1)^−θ1.
+    let pop: Vec<f64> = (0..d)
+        .map(|i| ((i + 1) as f64).powf(-setup.theta1))
+        .collect();
+    // Size of the r-th largest (0-based): ∝ (r+1)^−θ2.
+    let size_of_rank: Vec<f64> = (0..d)
+        .map(|r| ((r + 1) as f64).powf(-setup.theta2))
+        .collect();
+    // The κ scheme: size ranks for datasets taken by decreasing (positive) or increasing
+    // (negative) popularity.
+    let (k, positive) = kappa(level, d);
+    let mut rank = vec![usize::MAX; d];
+    let mut taken = vec![false; d];
+    for t in 0..d {
+        let i = if positive { t } else { d - 1 - t };
+        let hi = (k + t).min(d); // ranks 1..=hi, i.e. 0..hi
+        let free: Vec<usize> = (0..hi).filter(|&r| !taken[r]).collect();
+        let r = free[rng.random_range(0..free.len())];
+        taken[r] = true;
+        rank[i] = r;
+    }
+    let raw: Vec<f64> = (0..d).map(|i| size_of_rank[rank[i]]).collect();
+    // Arrivals: a Poisson process's times given their count, and each one's dataset by
+    // popularity.
+    let total_pop: f64 = pop.iter().sum();
+    let mut times: Vec<f64> = (0..setup.arrivals)
+        .map(|_| rng.random::<f64>() * setup.horizon_s)
+        .collect();
+    times.sort_by(f64::total_cmp);
+    let picks: Vec<usize> = times
+        .iter()
+        .map(|_| {
+            let mut u = rng.random::<f64>() * total_pop;
+            for (i, &p) in pop.iter().enumerate() {
+                if u < p {
+                    return i;
+                }
+                u -= p;
+            }
+            d - 1
+        })
+        .collect();
+    // Scale the sizes: unshared map work = ρ·T·S.
+    let unshared: f64 = picks.iter().map(|&i| raw[i]).sum();
+    let scale = match unshared > 0.0 {
+        true => setup.rho * setup.horizon_s * f64::from(setup.slots) / unshared,
+        false => 1.0,
+    };
+    let datasets = raw
+        .iter()
+        .map(|&r| Dataset {
+            scan_s: r * scale,
+            bytes: r * scale * SLOT_BYTES_PER_S,
+        })
+        .collect();
+    let jobs = times
+        .iter()
+        .zip(&picks)
+        .enumerate()
+        .map(|(n, (&t, &i))| ScanJob {
+            id: n as u64,
+            dataset: i,
+            arrival_s: t,
+            min_slots: 1,
+            max_slots: setup.max_slots.clamp(1, setup.slots),
+            weight: 1.0,
+        })
+        .collect();
+    (datasets, jobs)
+}
+
+/// A trace's datasets and jobs (module doc): one dataset per input path. Errors name what to fix.
+pub fn trace_workload(
+    w: &yard_workload::Workload,
+    max_slots: u32,
+) -> Result<(Vec<Dataset>, Vec<ScanJob>, usize), String> {
+    if w.jobs.is_empty() {
+        return Err("the trace has no jobs".into());
+    }
+    let mut paths: Vec<(String, u64)> = Vec::new();
+    let mut datasets: Vec<u64> = Vec::new();
+    let mut of_job = Vec::with_capacity(w.jobs.len());
+    for job in &w.jobs {
+        let bytes = job.input_bytes();
+        match &job.input_path {
+            Some(p) => match paths.iter().position(|(q, _)| q == p) {
+                Some(i) => {
+                    let d = paths[i].1 as usize;
+                    datasets[d] = datasets[d].max(bytes);
+                    of_job.push(d);
+                }
+                None => {
+                    paths.push((p.clone(), datasets.len() as u64));
+                    of_job.push(datasets.len());
+                    datasets.push(bytes);
+                }
+            },
+            None => {
+                of_job.push(datasets.len());
+                datasets.push(bytes);
+            }
+        }
+    }
+    if paths.is_empty() {
+        return Err(
+            "the trace names no input paths: shared scans need SWIM's withInputPaths columns (7 to 9 columns, the 7th the input path)"
+                .into(),
+        );
+    }
+    let first = w.jobs.iter().map(|j| j.submit_ms).min().unwrap_or(0);
+    let mut jobs: Vec<ScanJob> = w
+        .jobs
+        .iter()
+        .zip(&of_job)
+        .enumerate()
+        .map(|(n, (j, &d))| ScanJob {
+            id: n as u64,
+            dataset: d,
+            arrival_s: (j.submit_ms - first) as f64 / 1000.0,
+            min_slots: 1,
+            max_slots,
+            weight: 1.0,
+        })
+        .collect();
+    jobs.sort_by(|a, b| a.arrival_s.total_cmp(&b.arrival_s));
+    let datasets = datasets
+        .into_iter()
+        .map(|b| {
+            // A job reading nothing still takes a moment (no zero stretch denominators).
+            let b = (b as f64).max(1.0);
+            Dataset {
+                scan_s: b / SLOT_BYTES_PER_S,
+                bytes: b,
+            }
+        })
+        .collect();
+    Ok((datasets, jobs, paths.len()))
+}
+
+/// One policy's run under one metric.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct RunResult {
+    pub mean_response_s: f64,
+    pub mean_stretch: f64,
+    pub max_stretch: f64,
+    pub work_s: f64,
+    pub bytes_read: f64,
+    /// §4: per dataset the most jobs one scan served at once, averaged over the datasets used.
+    pub avg_max_sharing: f64,
+}
+
+impl RunResult {
+    /// The value of `metric` (max-response: the largest response, not kept: the mean).
+    pub fn value(&self, metric: Metric) -> f64 {
+        match metric {
+            Metric::AvgResponse | Metric::MaxResponse => self.mean_response_s,
+            Metric::AvgStretch => self.mean_stretch,
+            Metric::MaxStretch => self.max_stretch,
+        }
+    }
+}
+
+pub fn policy(name: &str, window_s: f64) -> Policy {
+    match name {
+        "circumflex" => Policy::Circumflex,
+        "batch" => Policy::Batch { window_s },
+        _ => Policy::Flex,
+    }
+}
+
+/// Runs `policy` optimising `metric` over `jobs` (by arrival) on `slots` slots.
+pub fn run_policy(
+    datasets: &[Dataset],
+    jobs: &[ScanJob],
+    policy: Policy,
+    metric: Metric,
+    slots: u32,
+    scan_fraction: f64,
+) -> Result<RunResult, String> {
+    let config = PlannerConfig {
+        slots,
+        metric,
+        policy,
+        scan_fraction,
+    };
+    let mut planner = Planner::new(config, datasets.to_vec())?;
+    let mut done = Vec::with_capacity(jobs.len());
+    for &job in jobs {
+        done.extend(planner.arrive(job)?);
+    }
+    done.extend(planner.advance(f64::INFINITY));
+    if done.len() != jobs.len() {
+        return Err(format!(
+            "{} of {} jobs did not finish under {}",
+            jobs.len() - done.len(),
+            jobs.len(),
+            policy.name()
+        ));
+    }
+    let n = done.len().max(1) as f64;
+    let index: std::collections::HashMap<u64, &ScanJob> = jobs.iter().map(|j| (j.id, j)).collect();
+    let stretches: Vec<f64> = done
+        .iter()
+        .map(|c| {
+            let j = index[&c.job];
+            // W_j: the job alone on min(M_j, S) slots (App. A.2).
+            c.response_s() / scans::isolated_s(j, &datasets[j.dataset], slots).max(1e-3)
+        })
+        .collect();
+    let stats = planner.stats();
+    let used: Vec<usize> = stats
+        .max_sharing
+        .iter()
+        .copied()
+        .filter(|&m| m > 0)
+        .collect();
+    Ok(RunResult {
+        mean_response_s: done.iter().map(|c| c.response_s()).sum::<f64>() / n,
+        mean_stretch: stretches.iter().sum::<f64>() / n,
+        max_stretch: stretches.iter().copied().fold(0.0, f64::max),
+        work_s: stats.work_s,
+        bytes_read: stats.bytes_read,
+        avg_max_sharing: used.iter().sum::<usize>() as f64 / used.len().max(1) as f64,
+    })
+}
+
+/// One row: a policy under a metric on a workload, over the seeds.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Row {
+    pub policy: String,
+    pub workload: String,
+    pub metric: String,
+    /// The mean response time of the run optimising `metric`, seconds (mean over seeds).
+    pub mean_response_s: f64,
+    /// The metric's value (mean over seeds): seconds for response times, a ratio for stretch.
+    pub value: f64,
+    pub value_sd: f64,
+    /// The metric's value over FLEX's on the same arrivals (the paper's ratio), mean over seeds.
+    pub ratio_to_flex: f64,
+    pub ratio_sd: f64,
+    /// Map work over FLEX's (Fig. 5b).
+    pub work_ratio: f64,
+    /// CIRCUMFLEX: the average max concurrent subjobs per dataset; BATCH: the average max batch.
+    pub avg_max_sharing: f64,
+    /// Bytes read (mean over seeds): with `--trace`, the figure the issue asks for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bytes_read: Option<f64>,
+    /// What the paper prints for this point, if anything.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub paper: Option<String>,
+}
+
+/// The experiment's report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ScansReport {
+    pub seed: u64,
+    pub seeds: u64,
+    pub model: String,
+    pub setup: ScansSetup,
+    /// With a trace: its name, jobs and input paths.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace: Option<String>,
+    pub rows: Vec<Row>,
+}
+
+/// The paper's figure for CIRCUMFLEX or BATCH over FLEX at θ1 = θ2 = 1 (Fig. 5a, §4).
+fn paper(policy: &str, metric: Metric, level: u8, fig5: bool) -> Option<String> {
+    if policy == "flex" {
+        return None;
+    }
+    let circ = policy == "circumflex";
+    Some(match (metric, fig5, level) {
+        (Metric::AvgResponse, true, 0) if circ => "0.81".into(),
+        (Metric::AvgResponse, true, 8) if circ => "0.47".into(),
+        (Metric::AvgResponse, true, _) if circ => "0.47–0.81".into(),
+        (Metric::AvgResponse, true, 0) => "1.48".into(),
+        (Metric::AvgResponse, true, 8) => "1.11".into(),
+        (Metric::AvgResponse, true, _) => "1.11–1.48".into(),
+        (Metric::AvgResponse, false, _) if circ => "≤ 0.98 (Fig. 6a)".into(),
+        (Metric::AvgResponse, false, _) => "≥ 0.97 (Fig. 6a)".into(),
+        _ if circ => "< 1, no figure printed".into(),
+        _ => "> 1, no figure printed".into(),
+    })
+}
+
+fn mean_sd(xs: &[f64]) -> (f64, f64) {
+    let n = xs.len().max(1) as f64;
+    let m = xs.iter().sum::<f64>() / n;
+    let v = xs.iter().map(|x| (x - m).powi(2)).sum::<f64>() / n;
+    (m, v.sqrt())
+}
+
+/// One (level, metric, seed): the three policies' results, or why not.
+type TaskResult = Result<[RunResult; 3], String>;
+
+/// Per seed and policy, the result, for one (workload, metric).
+type Cell = Vec<[RunResult; 3]>;
+
+fn rows_of(
+    workload: &str,
+    metric: Metric,
+    cells: &Cell,
+    paper_of: impl Fn(&str) -> Option<String>,
+    bytes: bool,
+) -> Vec<Row> {
+    POLICIES
+        .iter()
+        .enumerate()
+        .map(|(p, name)| {
+            let values: Vec<f64> = cells.iter().map(|c| c[p].value(metric)).collect();
+            let ratios: Vec<f64> = cells
+                .iter()
+                .map(|c| c[p].value(metric) / c[0].value(metric))
+                .collect();
+            let works: Vec<f64> = cells.iter().map(|c| c[p].work_s / c[0].work_s).collect();
+            let (value, value_sd) = mean_sd(&values);
+            let (ratio, ratio_sd) = mean_sd(&ratios);
+            Row {
+                policy: (*name).to_owned(),
+                workload: workload.to_owned(),
+                metric: metric.name().to_owned(),
+                mean_response_s: mean_sd(
+                    &cells
+                        .iter()
+                        .map(|c| c[p].mean_response_s)
+                        .collect::<Vec<_>>(),
+                )
+                .0,
+                value,
+                value_sd,
+                ratio_to_flex: ratio,
+                ratio_sd,
+                work_ratio: mean_sd(&works).0,
+                avg_max_sharing: mean_sd(
+                    &cells
+                        .iter()
+                        .map(|c| c[p].avg_max_sharing)
+                        .collect::<Vec<_>>(),
+                )
+                .0,
+                bytes_read: bytes
+                    .then(|| mean_sd(&cells.iter().map(|c| c[p].bytes_read).collect::<Vec<_>>()).0),
+                paper: paper_of(name),
+            }
+        })
+        .collect()
+}
+
+/// The name of a correlation level's workload.
+pub fn workload_name(setup: &ScansSetup, level: u8) -> String {
+    format!(
+        "theta1={} theta2={} corr={level}",
+        setup.theta1, setup.theta2
+    )
+}
+
+/// Runs the seed's experiment: every level × metric × seed, the three policies on the same
+/// arrivals, on threads; `progress(done, total)` after each (level, metric, seed).
+pub fn run(
+    setup: &ScansSetup,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> Result<ScansReport, String> {
+    let tasks: Vec<(u8, Metric, u64)> = setup
+        .levels
+        .iter()
+        .flat_map(|&l| {
+            setup.metrics.iter().flat_map(move |&m| {
+                (0..setup.seeds).map(move |s| (l, m, setup.seed.wrapping_add(s)))
+            })
+        })
+        .collect();
+    let total = tasks.len() as u64;
+    let results: Mutex<Vec<Option<TaskResult>>> = Mutex::new(vec![None; tasks.len()]);
+    let next = AtomicU64::new(0);
+    let done = AtomicU64::new(0);
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(tasks.len().max(1));
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed) as usize;
+                    let Some(&(level, metric, seed)) = tasks.get(i) else {
+                        break;
+                    };
+                    let (datasets, jobs) = workload(setup, level, seed);
+                    let r = (|| {
+                        let mut out = Vec::with_capacity(3);
+                        for name in POLICIES {
+                            out.push(run_policy(
+                                &datasets,
+                                &jobs,
+                                policy(name, setup.window_s),
+                                metric,
+                                setup.slots,
+                                setup.scan_fraction,
+                            )?);
+                        }
+                        Ok([out[0], out[1], out[2]])
+                    })();
+                    results.lock().expect("no poisoned lock")[i] = Some(r);
+                    progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
+                }
+            });
+        }
+    });
+    let results = results.into_inner().expect("no poisoned lock");
+    let fig5 = setup.theta1 == 1.0 && setup.theta2 == 1.0;
+    let mut rows = Vec::new();
+    for &level in &setup.levels {
+        for &metric in &setup.metrics {
+            let mut cells: Cell = Vec::new();
+            for (i, t) in tasks.iter().enumerate() {
+                if t.0 == level && t.1 == metric {
+                    match &results[i] {
+                        Some(Ok(r)) => cells.push(*r),
+                        Some(Err(e)) => return Err(e.clone()),
+                        None => return Err("a run did not report".into()),
+                    }
+                }
+            }
+            rows.extend(rows_of(
+                &workload_name(setup, level),
+                metric,
+                &cells,
+                |p| paper(p, metric, level, fig5),
+                false,
+            ));
+        }
+    }
+    Ok(ScansReport {
+        seed: setup.seed,
+        seeds: setup.seeds,
+        model: MODEL.to_owned(),
+        setup: setup.clone(),
+        trace: None,
+        rows,
+    })
+}
+
+/// The three policies on a trace's jobs (one run per metric: nothing is drawn), with the bytes
+/// each reads.
+pub fn run_trace(
+    setup: &ScansSetup,
+    name: &str,
+    w: &yard_workload::Workload,
+) -> Result<ScansReport, String> {
+    let (datasets, jobs, paths) = trace_workload(w, setup.max_slots.clamp(1, setup.slots))?;
+    let mut rows = Vec::new();
+    let workload = format!("trace {name}");
+    for &metric in &setup.metrics {
+        let mut out = Vec::with_capacity(3);
+        for p in POLICIES {
+            out.push(run_policy(
+                &datasets,
+                &jobs,
+                policy(p, setup.window_s),
+                metric,
+                setup.slots,
+                setup.scan_fraction,
+            )?);
+        }
+        let cells = vec![[out[0], out[1], out[2]]];
+        rows.extend(rows_of(&workload, metric, &cells, |_| None, true));
+    }
+    Ok(ScansReport {
+        seed: setup.seed,
+        seeds: 1,
+        model: MODEL.to_owned(),
+        setup: setup.clone(),
+        trace: Some(format!(
+            "{name}: {} jobs over {paths} input paths ({} datasets with the jobs without a path); a map slot reads {} MiB/s",
+            jobs.len(),
+            datasets.len(),
+            SLOT_BYTES_PER_S / (1024.0 * 1024.0)
+        )),
+        rows,
+    })
+}
+
+fn gib(b: f64) -> String {
+    format!("{:.2} GiB", b / (1024.0 * 1024.0 * 1024.0))
+}
+
+/// The tables, beside the paper's figures.
+pub fn markdown(r: &ScansReport) -> String {
+    let mut t = String::new();
+    let s = &r.setup;
+    let _ = writeln!(t, "Model: {}.\n", r.model);
+    match &r.trace {
+        Some(trace) => {
+            let _ = writeln!(
+                t,
+                "Trace {trace}; S = {} map slots, f = {}, BATCH W = {} s.\n",
+                s.slots, s.scan_fraction, s.window_s
+            );
+        }
+        None => {
+            let seeds = match r.seeds {
+                1 => format!("seed {}", r.seed),
+                n => format!("seeds {}–{} (mean ± sd)", r.seed, r.seed + n - 1),
+            };
+            let _ = writeln!(
+                t,
+                "{} arrivals over {} min, D = {} datasets, θ1 = {}, θ2 = {}, S = {} map slots, ρ = {}, f = {}, BATCH W = {} s; {seeds}. Correlation 0 = perfectly negative, 4 = random, 8 = perfectly positive (seed 004 §4). Paper: Fig. 5a (θ1 = θ2 = 1, average response time); its Figs. 6b/6c print no numbers for stretch.\n",
+                s.arrivals,
+                s.horizon_s / 60.0,
+                s.datasets,
+                s.theta1,
+                s.theta2,
+                s.slots,
+                s.rho,
+                s.scan_fraction,
+                s.window_s
+            );
+        }
+    }
+    for &metric in &s.metrics {
+        let _ = writeln!(t, "### {}\n", metric.name());
+        let bytes = r.trace.is_some();
+        let _ = writeln!(
+            t,
+            "| workload | flex | circumflex | ratio | paper | batch | ratio | paper | work ratio C / B | max sharing C / B | mean response s F / C / B |{}",
+            if bytes {
+                " bytes read F / C / B | bytes cut C / B |"
+            } else {
+                ""
+            }
+        );
+        let _ = writeln!(
+            t,
+            "|---|---|---|---|---|---|---|---|---|---|---|{}",
+            if bytes { "---|---|" } else { "" }
+        );
+        let mut workloads: Vec<&str> = Vec::new();
+        for row in r.rows.iter().filter(|x| x.metric == metric.name()) {
+            if !workloads.contains(&row.workload.as_str()) {
+                workloads.push(&row.workload);
+            }
+        }
+        for w in workloads {
+            let get = |p: &str| {
+                r.rows
+                    .iter()
+                    .find(|x| x.metric == metric.name() && x.workload == w && x.policy == p)
+            };
+            let (Some(f), Some(c), Some(b)) = (get("flex"), get("circumflex"), get("batch")) else {
+                continue;
+            };
+            let v = |x: &Row| match r.seeds {
+                1 => format!("{:.2}", x.value),
+                _ => format!("{:.2} ± {:.2}", x.value, x.value_sd),
+            };
+            let ratio = |x: &Row| match r.seeds {
+                1 => format!("{:.2}", x.ratio_to_flex),
+                _ => format!("{:.2} ± {:.2}", x.ratio_to_flex, x.ratio_sd),
+            };
+            let paper = |x: &Row| x.paper.clone().unwrap_or_else(|| "—".into());
+            let _ = write!(
+                t,
+                "| {w} | {} | {} | {} | {} | {} | {} | {} | {:.2} / {:.2} | {:.1} / {:.1} | {:.1} / {:.1} / {:.1} |",
+                v(f),
+                v(c),
+                ratio(c),
+                paper(c),
+                v(b),
+                ratio(b),
+                paper(b),
+                c.work_ratio,
+                b.work_ratio,
+                c.avg_max_sharing,
+                b.avg_max_sharing,
+                f.mean_response_s,
+                c.mean_response_s,
+                b.mean_response_s,
+            );
+            if let (Some(fb), Some(cb), Some(bb)) = (f.bytes_read, c.bytes_read, b.bytes_read) {
+                let cut = |x: f64| match fb > 0.0 {
+                    true => format!("{:.0} %", 100.0 * (1.0 - x / fb)),
+                    false => "—".into(),
+                };
+                let _ = write!(
+                    t,
+                    " {} / {} / {} | {} / {} |",
+                    gib(fb),
+                    gib(cb),
+                    gib(bb),
+                    cut(cb),
+                    cut(bb)
+                );
+            }
+            let _ = writeln!(t);
+        }
+        let _ = writeln!(t);
+    }
+    if r.trace.is_none() && s.metrics.contains(&Metric::AvgResponse) {
+        let ratios: Vec<f64> = r
+            .rows
+            .iter()
+            .filter(|x| x.policy == "circumflex" && x.metric == Metric::AvgResponse.name())
+            .map(|x| x.ratio_to_flex)
+            .collect();
+        if !ratios.is_empty() {
+            let lo = ratios.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = ratios.iter().copied().fold(0.0, f64::max);
+            let _ = writeln!(
+                t,
+                "CIRCUMFLEX / FLEX, average response time: {lo:.2}–{hi:.2} over the levels (paper, Fig. 5a: 0.47–0.81; issue 20's goal: ≤ 0.8 on the seed's mix)."
+            );
+        }
+    }
+    t
+}
+
+/// SVG: per metric, each policy's ratio to FLEX against the correlation level.
+pub fn write_plots(dir: &std::path::Path, r: &ScansReport) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    if r.trace.is_some() {
+        return Ok(());
+    }
+    for &metric in &r.setup.metrics {
+        let series: Vec<(String, Vec<(f64, f64)>)> = POLICIES
+            .iter()
+            .map(|&p| {
+                let points = r
+                    .setup
+                    .levels
+                    .iter()
+                    .filter_map(|&l| {
+                        let w = workload_name(&r.setup, l);
+                        r.rows
+                            .iter()
+                            .find(|x| x.policy == p && x.metric == metric.name() && x.workload == w)
+                            .map(|x| (f64::from(l), x.ratio_to_flex))
+                    })
+                    .collect();
+                (p.to_owned(), points)
+            })
+            .collect();
+        crate::plot::timeline(
+            &dir.join(format!("shared-scans-{}.svg", metric.name())),
+            &format!(
+                "{}: ratio to FLEX (θ1 = {}, θ2 = {})",
+                metric.name(),
+                r.setup.theta1,
+                r.setup.theta2
+            ),
+            "correlation level (0 negative, 4 random, 8 positive)",
+            "ratio to FLEX",
+            &series,
+        )?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn small() -> ScansSetup {
+        ScansSetup {
+            seeds: 1,
+            arrivals: 200,
+            horizon_s: 1200.0,
+            levels: vec![0, 8],
+            metrics: vec![Metric::AvgResponse],
+            ..ScansSetup::default()
+        }
+    }
+
+    #[test]
+    fn kappa_levels_span_negative_random_positive() {
+        assert_eq!(kappa(0, 20), (1, false));
+        assert_eq!(kappa(3, 20), (16, false));
+        assert_eq!(kappa(4, 20), (20, true));
+        assert_eq!(kappa(5, 20), (16, true));
+        assert_eq!(kappa(8, 20), (1, true));
+    }
+
+    #[test]
+    fn perfect_correlations_tie_popularity_to_size_and_rho_scales_the_work() {
+        let setup = small();
+        let (ds, jobs) = workload(&setup, 8, 1);
+        // Perfectly positive: the most popular is the largest, and so on down.
+        assert!(ds.windows(2).all(|w| w[0].scan_s >= w[1].scan_s));
+        let (neg, _) = workload(&setup, 0, 1);
+        assert!(neg.windows(2).all(|w| w[0].scan_s <= w[1].scan_s));
+        let work: f64 = jobs.iter().map(|j| ds[j.dataset].scan_s).sum();
+        assert!((work - 0.9 * 1200.0 * 100.0).abs() < 1e-6 * work);
+        assert_eq!(jobs.len(), 200);
+        assert!(jobs.windows(2).all(|w| w[0].arrival_s <= w[1].arrival_s));
+        assert_eq!(workload(&setup, 8, 1), (ds, jobs), "deterministic per seed");
+    }
+
+    #[test]
+    fn circumflex_beats_flex_and_reads_less_on_the_seeds_mix() {
+        let r = run(&small(), &|_, _| {}).unwrap();
+        assert_eq!(r.rows.len(), 2 * 3);
+        for row in r.rows.iter().filter(|x| x.policy == "circumflex") {
+            assert!(row.ratio_to_flex < 1.0, "{row:?}");
+            assert!(row.work_ratio < 1.0, "{row:?}");
+        }
+        for row in r.rows.iter().filter(|x| x.policy == "flex") {
+            assert_eq!(row.ratio_to_flex, 1.0);
+        }
+        let text = markdown(&r);
+        assert!(text.contains("| theta1=1 theta2=1 corr=8 |"), "{text}");
+    }
+
+    #[test]
+    fn a_trace_with_input_paths_shares_its_datasets() {
+        let tsv = "job0\t0\t0\t1099511627776\t0\t0\t/data/a\t\t\n\
+                   job1\t10\t10\t1099511627776\t0\t0\t/data/a\t\t\n\
+                   job2\t20\t10\t549755813888\t0\t0\t/data/b\t\t\n\
+                   job3\t25\t5\t1099511627776\t0\t0\t/data/a\t\t\n";
+        let w = yard_workload::parse("t.tsv", tsv.as_bytes(), &Default::default()).unwrap();
+        let (ds, jobs, paths) = trace_workload(&w, 100).unwrap();
+        assert_eq!((ds.len(), jobs.len(), paths), (2, 4, 2));
+        let r = run_trace(&ScansSetup::default(), "t.tsv", &w).unwrap();
+        let bytes = |p: &str| {
+            r.rows
+                .iter()
+                .find(|x| x.policy == p && x.metric == "avg-response")
+                .and_then(|x| x.bytes_read)
+                .unwrap()
+        };
+        // 1 TiB on 100 slots of 64 MiB/s: 164 s a scan, so the jobs on /data/a overlap.
+        assert!((bytes("flex") - 3.5 * 1099511627776.0).abs() < 1.0);
+        assert!(bytes("circumflex") < bytes("flex"));
+        let no_paths =
+            yard_workload::parse("t.tsv", b"job0\t0\t0\t10\t0\t0\n", &Default::default()).unwrap();
+        assert!(
+            trace_workload(&no_paths, 100)
+                .unwrap_err()
+                .contains("input paths")
+        );
+    }
+}
