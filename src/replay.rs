@@ -289,7 +289,8 @@ struct Row {
     median_deviation: Option<f64>,
     mean_estimation_error: Option<f64>,
     mean_k_over_k_max: Option<f64>,
-    /// Jobs that never answered (failed, killed, still running at `--patience`): missed.
+    /// Jobs that never answered (failed, killed, still running at `--patience` or at Ctrl-C):
+    /// missed.
     unanswered: usize,
 }
 
@@ -498,8 +499,12 @@ fn replay(
     let give_up = start + Duration::from_secs_f64(last) + Duration::from_secs(args.patience);
     while done < n {
         if stop.try_recv().is_ok() {
+            // The report still comes, over what answered: the rest count as missed.
             bar.abandon();
-            anyhow::bail!("interrupted: {submitted} jobs submitted, {done} answered");
+            eprintln!(
+                "interrupted: {submitted} of {n} jobs submitted, {done} answered; the others are counted missed (unanswered)"
+            );
+            break;
         }
         let now = start.elapsed().as_secs_f64();
         while submitted < n && live[submitted].arrival <= now {
