@@ -117,6 +117,9 @@ pub(crate) struct RunArgs {
     json: bool,
 }
 
+/// The most slots a local cluster runs (2 × slots task containers on this host).
+const MAX_LOCAL_SLOTS: u32 = 64;
+
 /// One pool as it runs: its slots and its jobs in order (indices into the batch).
 struct LivePool {
     slots: u32,
@@ -292,6 +295,12 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
             .into());
         }
     }
+    if args.rm.is_none() && slots > MAX_LOCAL_SLOTS {
+        return Err(BadInput(format!(
+            "--slots {slots}: a local cluster runs at most {MAX_LOCAL_SLOTS} slots (twice as many task processes on this host): give fewer --slots, or a cluster with --rm"
+        ))
+        .into());
+    }
     let (pools, predicted) = plan(&jobs, slots, args.order, seed);
     // The cluster: given (reachable, with nodes), or a local one.
     let remote = match &args.rm {
@@ -312,7 +321,7 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
                 Ok(_) => {}
                 Err(e) => {
                     return Err(BadInput(format!(
-                        "--rm {url}: cannot reach the rm ({e:#}): give the address `yard up` or `yard rm` printed, or leave --rm out for a local cluster"
+                        "--rm {url}: {e:#}: give the address `yard up` or `yard rm` printed, or leave --rm out for a local cluster"
                     ))
                     .into());
                 }

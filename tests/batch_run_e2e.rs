@@ -143,12 +143,16 @@ fn bad_batches_flags_and_rms_exit_2_with_what_to_fix() {
         (vec!["batch", "run", good, "--time-scale", "0"], "1/60"),
         (vec!["batch", "run", good, "--slots", "0"], "--slots"),
         (
+            vec!["batch", "run", good, "--slots", "65"],
+            "at most 64 slots",
+        ),
+        (
             vec!["batch", "run", good, "--rm", "http://10.1.2.3:8088"],
             "127.0.0.1",
         ),
         (
             vec!["batch", "run", good, "--rm", "http://127.0.0.1:1"],
-            "cannot reach the rm",
+            "cannot reach the rm at http://127.0.0.1:1",
         ),
         (vec!["batch", "run"], "FILE"),
     ];
