@@ -4,6 +4,12 @@
 
 mod support;
 
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
 use serde_json::Value;
 use support::*;
 
@@ -95,4 +101,87 @@ fn bad_traces_and_flags_exit_2_with_what_to_fix() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("127.0.0.1"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The processes of a local cluster in `dir`: those whose command line names it (the rm, the
+/// nodemanagers) or that run in it (every container), with their command lines.
+fn processes_in(dir: &Path) -> Vec<String> {
+    let name = dir.to_string_lossy().into_owned();
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        let cwd = std::fs::read_link(entry.path().join("cwd")).unwrap_or_default();
+        if cmdline.contains(&name) || cwd.starts_with(dir) {
+            found.push(cmdline);
+        }
+    }
+    found
+}
+
+#[test]
+fn ctrl_c_stops_the_cluster_and_still_prints_the_report() {
+    // At full time the first job's maps take half a minute, the next jobs arrive later still:
+    // a Ctrl-C once the first master runs finds jobs unanswered.
+    let mut replay = Command::new(env!("CARGO_BIN_EXE_yard"))
+        .args([
+            "replay",
+            "--trace",
+            SWIM,
+            "--jobs",
+            "3",
+            "--time-scale",
+            "1",
+        ])
+        .args(["--nodes", "1", "--seed", "7", "--json"])
+        .env("YARD_HOME", yard_home())
+        .env("YARD_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("yard replay starts");
+    let dir = std::env::temp_dir().join(format!("yard-replay-{}", replay.id()));
+    eventually_for("the first job's master", Duration::from_secs(120), || {
+        processes_in(&dir)
+            .iter()
+            .any(|p| p.contains("mr-master"))
+            .then_some(())
+    });
+    kill(Pid::from_raw(replay.id() as i32), Signal::SIGINT).unwrap();
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = replay.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "yard replay did not stop within 60 s of Ctrl-C"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let read = |pipe: &mut dyn std::io::Read| {
+        let mut text = String::new();
+        pipe.read_to_string(&mut text).unwrap();
+        text
+    };
+    let out = read(&mut replay.stdout.take().unwrap());
+    let err = read(&mut replay.stderr.take().unwrap());
+    assert!(status.success(), "{status}: {err}");
+    assert!(err.contains("interrupted"), "{err}");
+    let report: Value = serde_json::from_str(&out).expect(&out);
+    assert_eq!(
+        report["per_job"].as_array().map(Vec::len),
+        Some(3),
+        "{report}"
+    );
+    let unanswered = report["rows"][0]["unanswered"].as_u64().unwrap();
+    assert!(unanswered >= 1, "{report}");
+    // Counted missed: the live shares still sum to every job.
+    let missed = report["rows"][0]["missed_fraction"].as_f64().unwrap();
+    assert!(missed * 3.0 >= unanswered as f64 - 1e-9, "{report}");
+    eventually("nothing of the cluster left", || {
+        processes_in(&dir).is_empty().then_some(())
+    });
 }
