@@ -4,153 +4,24 @@
 //! its quota, `GET /ws/v1/cluster/scheduler` says which policy runs and every quota, a
 //! preempted container reaches its master as PREEMPTED, and all of it survives a restart.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicI64, Ordering};
+mod support;
 
-use axum::body::Body;
-use axum::http::{Method, Request, StatusCode};
-use http_body_util::BodyExt;
+use axum::http::{Method, StatusCode};
 use serde_json::{Value, json};
-use tower::ServiceExt;
+use support::{Harness, SECRET, T0};
 use yard_rm::cluster::{Cluster, NewApp, Settings};
 use yard_rm::policy::{JobModel, PolicyKind};
-use yard_rm::rest::{Clock, Rm, router};
 use yard_rm::store::Store;
-use yard_wire::auth::{ClusterSecret, Principal};
+use yard_wire::auth::ClusterSecret;
 use yard_wire::protocol::{RegisterNode, Resource};
 
-const SECRET: [u8; 32] = [5; 32];
-/// The rm's clock at the start of every test, ms since the epoch.
-const T0: i64 = 1_700_000_000_000;
-
-fn token(p: Principal) -> String {
-    ClusterSecret::new(SECRET).bearer_key().issue(&p)
-}
-
-struct Harness {
-    rm: Rm,
-    now: Arc<AtomicI64>,
-}
-
-impl Harness {
-    fn new(scheduler: PolicyKind) -> Self {
-        let now = Arc::new(AtomicI64::new(T0));
-        let clock_now = now.clone();
-        let clock: Clock = Arc::new(move || clock_now.load(Ordering::SeqCst));
-        let settings = Settings {
-            scheduler,
-            master_share: 0.5,
-            ..Settings::default()
-        };
-        let cluster = Cluster::new(settings, ClusterSecret::new(SECRET), T0);
-        Harness {
-            rm: Rm::in_memory(cluster, clock, T0),
-            now,
-        }
-    }
-
-    /// An admin for everything but a node's and a master's own routes.
-    fn rightful(&self, uri: &str) -> String {
-        if uri.starts_with("/ws/v1/yard/nodes") {
-            return token(Principal::Node { node: None });
-        }
-        let parts: Vec<&str> = uri.split('/').collect();
-        if let ["", "ws", "v1", "yard", "apps", id, what] = parts[..]
-            && ["register", "allocate", "unregister"].contains(&what)
-        {
-            let attempt = self
-                .rm
-                .cluster
-                .lock()
-                .unwrap()
-                .current_attempt(id)
-                .unwrap_or(1);
-            return token(Principal::Master {
-                app: id.into(),
-                attempt,
-            });
-        }
-        token(Principal::Admin {
-            user: "operator".into(),
-        })
-    }
-
-    async fn call(&self, method: Method, uri: &str, body: Option<String>) -> (StatusCode, Value) {
-        let request = Request::builder()
-            .method(method)
-            .uri(uri)
-            .header("content-type", "application/json")
-            .header("authorization", format!("Bearer {}", self.rightful(uri)))
-            .body(body.map_or_else(Body::empty, Body::from))
-            .unwrap();
-        let response = router(self.rm.clone()).oneshot(request).await.unwrap();
-        let status = response.status();
-        let bytes = response.into_body().collect().await.unwrap().to_bytes();
-        let value = serde_json::from_slice(&bytes)
-            .unwrap_or_else(|_| json!(String::from_utf8_lossy(&bytes)));
-        (status, value)
-    }
-
-    async fn get(&self, uri: &str) -> (StatusCode, Value) {
-        self.call(Method::GET, uri, None).await
-    }
-
-    async fn post(&self, uri: &str, body: Value) -> (StatusCode, Value) {
-        self.call(Method::POST, uri, Some(body.to_string())).await
-    }
-
-    async fn node(&self, id: &str, vcores: u32) {
-        let body = json!({"nodeId": id, "rack": "r1",
-            "capability": {"memoryMb": 1024 * u64::from(vcores), "vcores": vcores}});
-        assert_eq!(self.post("/ws/v1/yard/nodes", body).await.0, StatusCode::OK);
-    }
-
-    async fn new_id(&self) -> String {
-        let (status, created) = self
-            .post("/ws/v1/cluster/apps/new-application", json!({}))
-            .await;
-        assert_eq!(status, StatusCode::OK);
-        created["application-id"].as_str().unwrap().to_owned()
-    }
-
-    /// A submission of `id` with `extra` fields merged in.
-    async fn submit(&self, id: &str, extra: Value) -> (StatusCode, Value) {
-        let mut body = json!({"application-id": id, "application-name": "job", "user": "alice"});
-        if let (Some(b), Some(e)) = (body.as_object_mut(), extra.as_object()) {
-            b.extend(e.clone());
-        }
-        self.post("/ws/v1/cluster/apps", body).await
-    }
-
-    /// Submits `extra` and registers the master with `registration`: a running application.
-    async fn running(&self, extra: Value, registration: Value) -> (String, Value) {
-        let id = self.new_id().await;
-        let (status, why) = self.submit(&id, extra).await;
-        assert_eq!(status, StatusCode::ACCEPTED, "{why}");
-        self.rm.cluster.lock().unwrap().take_master_launches();
-        let (status, reply) = self
-            .post(&format!("/ws/v1/yard/apps/{id}/register"), registration)
-            .await;
-        assert_eq!(status, StatusCode::OK, "{reply}");
-        (id, reply)
-    }
-
-    async fn allocate(&self, id: &str, n: u32, progress: f64) -> Value {
-        let body = json!({"applicationId": id, "progress": progress, "releases": [],
-            "asks": [{"priority": 1, "resourceName": "*",
-                      "capability": {"memoryMb": 1024, "vcores": 1}, "numContainers": n}]});
-        let (status, reply) = self
-            .post(&format!("/ws/v1/yard/apps/{id}/allocate"), body)
-            .await;
-        assert_eq!(status, StatusCode::OK, "{reply}");
-        reply
-    }
-
-    async fn app(&self, id: &str) -> Value {
-        let (status, app) = self.get(&format!("/ws/v1/cluster/apps/{id}")).await;
-        assert_eq!(status, StatusCode::OK, "{app}");
-        app["app"].clone()
-    }
+/// An rm scheduling with `scheduler`, masters held to half the cluster.
+fn harness(scheduler: PolicyKind) -> Harness {
+    Harness::new(Settings {
+        scheduler,
+        master_share: 0.5,
+        ..Settings::default()
+    })
 }
 
 /// A job of `maps` maps of `seconds` each (largest 1.5×), map-only.
@@ -161,7 +32,7 @@ fn model(maps: u32, seconds: f64) -> Value {
 
 #[tokio::test]
 async fn the_deadline_comes_with_the_submission_in_its_body_or_as_a_hadoop_tag() {
-    let h = Harness::new(PolicyKind::Edf);
+    let h = harness(PolicyKind::Edf);
     let due = T0 + 90_000;
     let id = h.new_id().await;
     let (status, why) = h.submit(&id, json!({"deadline-ms": due})).await;
@@ -208,7 +79,7 @@ async fn the_deadline_comes_with_the_submission_in_its_body_or_as_a_hadoop_tag()
         .call(
             Method::PUT,
             &format!("/ws/v1/yard/apps/{plain}/deadline"),
-            Some(json!({"deadlineMs": due}).to_string()),
+            Some(json!({"deadlineMs": due})),
         )
         .await;
     assert_eq!(
@@ -219,7 +90,7 @@ async fn the_deadline_comes_with_the_submission_in_its_body_or_as_a_hadoop_tag()
 
 #[tokio::test]
 async fn bad_deadlines_are_400s_naming_the_field_and_submit_nothing() {
-    let h = Harness::new(PolicyKind::MinEdfWc);
+    let h = harness(PolicyKind::MinEdfWc);
     let id = h.new_id().await;
     let past = T0 - 1;
     let cases = [
@@ -329,7 +200,7 @@ async fn bad_deadlines_are_400s_naming_the_field_and_submit_nothing() {
 #[tokio::test]
 async fn the_scheduler_route_says_which_policy_runs_and_each_apps_quota() {
     for policy in PolicyKind::ALL {
-        let h = Harness::new(policy);
+        let h = harness(policy);
         h.node("n1:8042", 20).await;
         let (_, info) = h.get("/ws/v1/cluster/scheduler").await;
         let info = &info["scheduler"]["schedulerInfo"];
@@ -338,11 +209,11 @@ async fn the_scheduler_route_says_which_policy_runs_and_each_apps_quota() {
         assert_eq!(info["numNodes"], 1);
         assert_eq!(info["totalNodeCapacity"], 20 * 1024);
     }
-    let h = Harness::new(PolicyKind::MinEdf);
+    let h = harness(PolicyKind::MinEdf);
     h.node("n1:8042", 20).await;
     // 100 maps of 10 s due in 100 s: ARIA's T^avg needs ⌈995 / 92.5⌉ = 11 containers.
     let (id, registered) = h
-        .running(json!({"deadline-ms": T0 + 100_000}), model(100, 10.0))
+        .registered(json!({"deadline-ms": T0 + 100_000}), model(100, 10.0))
         .await;
     assert_eq!(registered["quota"]["containers"], 11, "{registered}");
     assert_eq!(registered["quota"]["basis"], "feasible");
@@ -361,7 +232,7 @@ async fn the_scheduler_route_says_which_policy_runs_and_each_apps_quota() {
     assert_eq!(apps[0]["profiled"], true);
     assert_eq!(h.app(&id).await["quota"]["containers"], 11);
     // The quota follows the master's progress (maps done over maps) and the time left.
-    h.now.store(T0 + 50_000, Ordering::SeqCst);
+    h.set_now(T0 + 50_000);
     h.allocate(&id, 100, 0.95).await;
     let quota = &h.app(&id).await["quota"];
     assert_eq!(
@@ -370,14 +241,14 @@ async fn the_scheduler_route_says_which_policy_runs_and_each_apps_quota() {
     );
     // A master that registers no model: no quota of its own (served as EDF would).
     let (_, registered) = h
-        .running(json!({"deadline-ms": T0 + 200_000}), json!({}))
+        .registered(json!({"deadline-ms": T0 + 200_000}), json!({}))
         .await;
     assert_eq!(registered["quota"]["basis"], "no-model", "{registered}");
 }
 
 #[tokio::test]
 async fn a_registration_with_a_bad_model_is_a_400_naming_the_field() {
-    let h = Harness::new(PolicyKind::MinEdf);
+    let h = harness(PolicyKind::MinEdf);
     h.node("n1:8042", 4).await;
     let id = h.new_id().await;
     assert_eq!(
@@ -444,10 +315,10 @@ fn preempted(reply: &Value) -> Vec<String> {
 
 #[tokio::test]
 async fn a_preempted_container_reaches_its_master_as_preempted_and_goes_to_the_earlier_deadline() {
-    let h = Harness::new(PolicyKind::MinEdfWc);
+    let h = harness(PolicyKind::MinEdfWc);
     h.node("n1:8042", 10).await;
     // Job A, without a deadline, runs on spare containers only: all 9 its master leaves.
-    let (a, _) = h.running(json!({}), model(100, 600.0)).await;
+    let (a, _) = h.registered(json!({}), model(100, 600.0)).await;
     let reply = h.allocate(&a, 100, 0.0).await;
     let held: Vec<String> = reply["allocated"]
         .as_array()
@@ -572,16 +443,20 @@ async fn a_master_that_names_its_job_kind_gets_a_quota_from_the_profile_store() 
         ..Default::default()
     };
     store.add_run("wordcount@text", 0, &run).await.unwrap();
-    let mut h = Harness::new(PolicyKind::MinEdf);
+    let mut h = harness(PolicyKind::MinEdf);
     h.rm.profiles = Some(yard_rm::profiles::Profiles::at(&path));
     h.node("n1:8042", 20).await;
     // 100 maps of 10 s (largest 15), due in 100 s: 11 containers, as with a registered profile.
     let job = json!({"maps": 100, "reduces": 0, "jobKind": "wordcount@text"});
-    let (_, registered) = h.running(json!({"deadline-ms": T0 + 100_000}), job).await;
+    let (_, registered) = h
+        .registered(json!({"deadline-ms": T0 + 100_000}), job)
+        .await;
     assert_eq!(registered["quota"]["containers"], 11, "{registered}");
     // A kind the store has never run: no profile, no quota of its own.
     let job = json!({"maps": 100, "reduces": 0, "jobKind": "grep@text"});
-    let (_, registered) = h.running(json!({"deadline-ms": T0 + 100_000}), job).await;
+    let (_, registered) = h
+        .registered(json!({"deadline-ms": T0 + 100_000}), job)
+        .await;
     assert_eq!(registered["quota"]["basis"], "no-model", "{registered}");
 }
 
@@ -590,12 +465,12 @@ async fn a_master_that_names_its_job_kind_gets_a_quota_from_the_profile_store() 
 #[tokio::test]
 async fn a_masters_task_counts_size_its_quota_on_the_maps_it_will_still_run() {
     let quota_after = |tasks: Option<Value>| async move {
-        let h = Harness::new(PolicyKind::MinEdf);
+        let h = harness(PolicyKind::MinEdf);
         h.node("n1:8042", 40).await;
         let (id, _) = h
-            .running(json!({"deadline-ms": T0 + 100_000}), model(100, 10.0))
+            .registered(json!({"deadline-ms": T0 + 100_000}), model(100, 10.0))
             .await;
-        h.now.store(T0 + 50_000, Ordering::SeqCst);
+        h.set_now(T0 + 50_000);
         let mut body = json!({"applicationId": id, "progress": 0.1, "releases": [], "asks": []});
         if let Some(t) = tasks {
             body["tasks"] = t;
@@ -618,10 +493,10 @@ async fn a_masters_task_counts_size_its_quota_on_the_maps_it_will_still_run() {
         "{by_counts} vs {by_progress}"
     );
 
-    let h = Harness::new(PolicyKind::MinEdf);
+    let h = harness(PolicyKind::MinEdf);
     h.node("n1:8042", 40).await;
     let (id, _) = h
-        .running(json!({"deadline-ms": T0 + 100_000}), model(100, 10.0))
+        .registered(json!({"deadline-ms": T0 + 100_000}), model(100, 10.0))
         .await;
     let body = json!({"applicationId": id, "progress": 0.1, "releases": [], "asks": [],
         "tasks": {"mapsDone": 30, "mapsToRun": 20, "reducesDone": 0}});

@@ -1,24 +1,14 @@
 //! The rm's HTTP surface: the protocols end to end through the router, Hadoop's JSON shapes,
 //! and a 4xx that says what to fix for every kind of bad request.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicI64, Ordering};
+mod support;
 
-use axum::body::Body;
-use axum::http::{Method, Request, StatusCode};
-use http_body_util::BodyExt;
+use axum::http::{Method, StatusCode};
 use serde_json::{Value, json};
-use tower::ServiceExt;
-use yard_rm::cluster::{Cluster, Settings};
-use yard_rm::rest::{Clock, MAX_BODY_BYTES, Rm, router};
+use support::{Harness, token};
+use yard_rm::cluster::Settings;
+use yard_rm::rest::{MAX_BODY_BYTES, router};
 use yard_wire::auth::{ClusterSecret, Principal};
-
-const SECRET: [u8; 32] = [3; 32];
-
-/// A bearer token of this test cluster.
-fn token(p: Principal) -> String {
-    ClusterSecret::new(SECRET).bearer_key().issue(&p)
-}
 
 fn admin() -> String {
     token(Principal::Admin {
@@ -30,114 +20,25 @@ fn user(name: &str) -> String {
     token(Principal::User { user: name.into() })
 }
 
-struct Harness {
-    rm: Rm,
-    now: Arc<AtomicI64>,
+/// An rm of the default settings started at 1 s: its ids are `application_1000_…`.
+fn harness() -> Harness {
+    Harness::at(Settings::default(), 1_000)
 }
 
-impl Harness {
-    fn new() -> Self {
-        let now = Arc::new(AtomicI64::new(1_000));
-        let clock_now = now.clone();
-        let clock: Clock = Arc::new(move || clock_now.load(Ordering::SeqCst));
-        let cluster = Cluster::new(Settings::default(), ClusterSecret::new(SECRET), 1_000);
-        Harness {
-            rm: Rm::in_memory(cluster, clock, 1_000),
-            now,
-        }
-    }
-
-    /// The credential the rightful caller of `uri` has: a node's for node routes, the current
-    /// master's for an application's master routes, an admin's otherwise.
-    fn rightful(&self, uri: &str) -> String {
-        if uri.starts_with("/ws/v1/yard/nodes") {
-            return token(Principal::Node { node: None });
-        }
-        let parts: Vec<&str> = uri.split('/').collect();
-        if let ["", "ws", "v1", "yard", "apps", id, what] = parts[..]
-            && ["register", "allocate", "unregister", "result", "recovery"].contains(&what)
-        {
-            let attempt = self
-                .rm
-                .cluster
-                .lock()
-                .unwrap()
-                .current_attempt(id)
-                .unwrap_or(1);
-            return token(Principal::Master {
-                app: id.into(),
-                attempt,
-            });
-        }
-        admin()
-    }
-
-    async fn call(&self, method: Method, uri: &str, body: Option<String>) -> (StatusCode, Value) {
-        let bearer = self.rightful(uri);
-        self.call_as(Some(&bearer), method, uri, body).await
-    }
-
-    async fn call_as(
-        &self,
-        bearer: Option<&str>,
-        method: Method,
-        uri: &str,
-        body: Option<String>,
-    ) -> (StatusCode, Value) {
-        let mut request = Request::builder()
-            .method(method)
-            .uri(uri)
-            .header("content-type", "application/json");
-        if let Some(b) = bearer {
-            request = request.header("authorization", format!("Bearer {b}"));
-        }
-        let request = request
-            .body(body.map_or_else(Body::empty, Body::from))
-            .unwrap();
-        let response = router(self.rm.clone()).oneshot(request).await.unwrap();
-        let status = response.status();
-        let bytes = response.into_body().collect().await.unwrap().to_bytes();
-        let value = serde_json::from_slice(&bytes)
-            .unwrap_or_else(|_| json!(String::from_utf8_lossy(&bytes)));
-        (status, value)
-    }
-
-    async fn get(&self, uri: &str) -> (StatusCode, Value) {
-        self.call(Method::GET, uri, None).await
-    }
-
-    async fn post(&self, uri: &str, body: Value) -> (StatusCode, Value) {
-        self.call(Method::POST, uri, Some(body.to_string())).await
-    }
-
-    async fn node(&self, id: &str) {
-        let body =
-            json!({"nodeId": id, "rack": "r1", "capability": {"memoryMb": 4096, "vcores": 4}});
-        assert_eq!(self.post("/ws/v1/yard/nodes", body).await.0, StatusCode::OK);
-    }
-
-    /// new-application, submit, and the master registering: a running application.
-    async fn running_app(&self) -> String {
-        let (status, created) = self
-            .post("/ws/v1/cluster/apps/new-application", json!({}))
-            .await;
-        assert_eq!(status, StatusCode::OK);
-        let id = created["application-id"].as_str().unwrap().to_owned();
-        let submission = json!({"application-id": id, "application-name": "wordcount", "queue": "default", "user": "alice"});
-        assert_eq!(
-            self.post("/ws/v1/cluster/apps", submission).await.0,
-            StatusCode::ACCEPTED
-        );
-        let launches = self.rm.cluster.lock().unwrap().take_master_launches();
-        assert_eq!(launches.len(), 1, "the master's container is granted");
-        assert_eq!(
-            self.post(&format!("/ws/v1/yard/apps/{id}/register"), json!({}))
-                .await
-                .0,
-            StatusCode::OK
-        );
-        id
-    }
+/// new-application, submit, and the master registering: a running application.
+async fn running_app(h: &Harness) -> String {
+    let id = h.new_id().await;
+    let submission = json!({"application-name": "wordcount", "queue": "default"});
+    assert_eq!(h.submit(&id, submission).await.0, StatusCode::ACCEPTED);
+    let launches = h.rm.cluster.lock().unwrap().take_master_launches();
+    assert_eq!(launches.len(), 1, "the master's container is granted");
+    assert_eq!(
+        h.post(&format!("/ws/v1/yard/apps/{id}/register"), json!({}))
+            .await
+            .0,
+        StatusCode::OK
+    );
+    id
 }
 
 fn asks(app: &str, n: u32) -> Value {
@@ -147,10 +48,10 @@ fn asks(app: &str, n: u32) -> Value {
 
 #[tokio::test]
 async fn the_protocols_end_to_end_in_hadoops_shapes() {
-    let h = Harness::new();
-    h.node("n1:8042").await;
-    h.node("n2:8042").await;
-    let id = h.running_app().await;
+    let h = harness();
+    h.node("n1:8042", 4).await;
+    h.node("n2:8042", 4).await;
+    let id = running_app(&h).await;
     let (status, reply) = h
         .post(&format!("/ws/v1/yard/apps/{id}/allocate"), asks(&id, 2))
         .await;
@@ -159,7 +60,7 @@ async fn the_protocols_end_to_end_in_hadoops_shapes() {
     assert_eq!(granted.len(), 2);
     assert!(granted[0]["token"]["signature"].as_str().unwrap().len() == 64);
     // A heartbeat reports one container done; the master hears of it next time.
-    h.now.store(2_000, Ordering::SeqCst);
+    h.set_now(2_000);
     let container = granted[0]["containerId"].as_str().unwrap();
     let node = granted[0]["nodeId"].as_str().unwrap();
     let hb = json!({"nodeId": node, "running": [], "telemetry": {"cpuPercent": 5.0, "load1m": 0.1, "load5m": 0.1, "load15m": 0.1,
@@ -224,7 +125,7 @@ async fn the_protocols_end_to_end_in_hadoops_shapes() {
         .call(
             Method::PUT,
             &format!("/ws/v1/cluster/apps/{id}/state"),
-            Some(json!({"state": "KILLED"}).to_string()),
+            Some(json!({"state": "KILLED"})),
         )
         .await;
     assert_eq!(status, StatusCode::ACCEPTED);
@@ -238,9 +139,9 @@ async fn the_protocols_end_to_end_in_hadoops_shapes() {
 
 #[tokio::test]
 async fn bad_requests_get_a_4xx_that_says_what_to_fix_and_lose_nothing() {
-    let h = Harness::new();
-    h.node("n1:8042").await;
-    let id = h.running_app().await;
+    let h = harness();
+    h.node("n1:8042", 4).await;
+    let id = running_app(&h).await;
     let allocate = format!("/ws/v1/yard/apps/{id}/allocate");
     let state = format!("/ws/v1/cluster/apps/{id}/state");
     let cases: Vec<(Method, String, Option<String>, StatusCode, &str)> = vec![
@@ -323,7 +224,7 @@ async fn bad_requests_get_a_4xx_that_says_what_to_fix_and_lose_nothing() {
         ),
     ];
     for (method, uri, body, want, says) in cases {
-        let (status, reply) = h.call(method.clone(), &uri, body).await;
+        let (status, reply) = h.call_raw(method.clone(), &uri, body).await;
         assert_eq!(status, want, "{method} {uri}: {reply}");
         if status != StatusCode::PAYLOAD_TOO_LARGE {
             // Hadoop's routes refuse in YARN's shape, yard's own in yard's.
@@ -353,12 +254,8 @@ async fn bad_requests_get_a_4xx_that_says_what_to_fix_and_lose_nothing() {
     let kill = |uri: String| {
         let h = &h;
         async move {
-            h.call(
-                Method::PUT,
-                &uri,
-                Some(json!({"state": "KILLED"}).to_string()),
-            )
-            .await
+            h.call(Method::PUT, &uri, Some(json!({"state": "KILLED"})))
+                .await
         }
     };
     // YARN's kill: 202 with Location the first time, 200 with the final state after.
@@ -372,7 +269,7 @@ async fn bad_requests_get_a_4xx_that_says_what_to_fix_and_lose_nothing() {
         (status, &again),
         (StatusCode::OK, &json!({"state": "KILLED"}))
     );
-    let done = h.running_app().await;
+    let done = running_app(&h).await;
     let (status, _) = h
         .post(
             &format!("/ws/v1/yard/apps/{done}/unregister"),
@@ -392,13 +289,13 @@ async fn bad_requests_get_a_4xx_that_says_what_to_fix_and_lose_nothing() {
 
 #[tokio::test]
 async fn yards_own_routes_keep_the_deadline_and_the_answer_and_refuse_nonsense() {
-    let h = Harness::new();
+    let h = harness();
     let put = |uri: String, body: Value| {
         let h = &h;
-        async move { h.call(Method::PUT, &uri, Some(body.to_string())).await }
+        async move { h.call(Method::PUT, &uri, Some(body)).await }
     };
-    h.node("n1:8042").await;
-    let id = h.running_app().await;
+    h.node("n1:8042", 4).await;
+    let id = running_app(&h).await;
     let app = format!("/ws/v1/yard/apps/{id}");
     let (status, view) = h.get(&app).await;
     assert_eq!(status, StatusCode::OK);
@@ -486,12 +383,12 @@ async fn yards_own_routes_keep_the_deadline_and_the_answer_and_refuse_nonsense()
 
 #[tokio::test]
 async fn datasets_block_maps_are_recorded_listed_and_checked() {
-    let h = Harness::new();
-    h.node("n1:8042").await;
-    h.node("n2:8042").await;
+    let h = harness();
+    h.node("n1:8042", 4).await;
+    h.node("n2:8042", 4).await;
     let put = |name: &str, body: Value| {
         let (h, uri) = (&h, format!("/ws/v1/yard/datasets/{name}"));
-        async move { h.call(Method::PUT, &uri, Some(body.to_string())).await }
+        async move { h.call(Method::PUT, &uri, Some(body)).await }
     };
     let logs = json!({"name": "logs", "blocks": [
         {"block": "b000000", "bytes": 100, "nodes": ["n1:8042", "n2:8042"]},
@@ -571,7 +468,7 @@ async fn datasets_block_maps_are_recorded_listed_and_checked() {
 #[tokio::test]
 async fn a_real_listener_on_loopback_answers() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let h = Harness::new();
+    let h = harness();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let server = tokio::spawn(axum::serve(listener, router(h.rm.clone())).into_future());
@@ -624,11 +521,11 @@ async fn the_openapi_document_lists_exactly_the_routes_served() {
         );
     }
     // The table's methods are the ones the handlers answer: any other method is 405.
-    let h = Harness::new();
+    let h = harness();
     for (path, methods, _) in yard_rm::rest::routes() {
         let uri = path.replace("{id}", "application_1000_0001");
         for method in [Method::GET, Method::POST, Method::PUT, Method::DELETE] {
-            let (status, _) = h.call(method.clone(), &uri, Some("{}".into())).await;
+            let (status, _) = h.call_raw(method.clone(), &uri, Some("{}".into())).await;
             let listed = methods.contains(&method.as_str().to_ascii_lowercase().as_str());
             assert_eq!(
                 status == StatusCode::METHOD_NOT_ALLOWED,
@@ -646,9 +543,9 @@ async fn the_openapi_document_lists_exactly_the_routes_served() {
 /// and one acting on what it does not own (403); the refusals change nothing.
 #[tokio::test]
 async fn every_route_wants_a_credential_and_acts_only_on_what_its_caller_owns() {
-    let h = Harness::new();
-    h.node("n1:8042").await;
-    let id = h.running_app().await; // alice's, submitted by the admin for her
+    let h = harness();
+    h.node("n1:8042", 4).await;
+    let id = running_app(&h).await; // alice's, submitted by the admin for her
     let open = [
         "/ws/v1/cluster/info",
         "/ws/v1/cluster",
@@ -668,8 +565,9 @@ async fn every_route_wants_a_credential_and_acts_only_on_what_its_caller_owns() 
             let method = Method::from_bytes(method.to_ascii_uppercase().as_bytes()).unwrap();
             for bearer in [None, Some(forged.as_str()), Some("not-a-token")] {
                 let (status, reply) = h
-                    .call_as(bearer, method.clone(), &uri, Some("{}".into()))
-                    .await;
+                    .send(bearer, method.clone(), &uri, Some("{}".into()))
+                    .await
+                    .pair();
                 if open.contains(&path) {
                     assert!(status.is_success(), "{method} {path}: {status} {reply}");
                 } else {
@@ -799,7 +697,10 @@ async fn every_route_wants_a_credential_and_acts_only_on_what_its_caller_owns() 
     ];
     for (bearer, method, uri, body) in cases {
         let body = (!body.is_null()).then(|| body.to_string());
-        let (status, reply) = h.call_as(Some(bearer), method.clone(), &uri, body).await;
+        let (status, reply) = h
+            .send(Some(bearer), method.clone(), &uri, body)
+            .await
+            .pair();
         assert_eq!(status, StatusCode::FORBIDDEN, "{method} {uri}: {reply}");
         let message = if uri.starts_with("/ws/v1/cluster") {
             assert_eq!(reply["RemoteException"]["exception"], "ForbiddenException");
@@ -828,42 +729,40 @@ async fn every_route_wants_a_credential_and_acts_only_on_what_its_caller_owns() 
     );
     // alice herself may read and kill her own application, and bob may not submit under
     // alice's name nor use an id issued to her.
-    let (status, _) = h.call_as(Some(&alice), Method::GET, &app, None).await;
+    let (status, _) = h.send(Some(&alice), Method::GET, &app, None).await.pair();
     assert_eq!(status, StatusCode::OK);
     let (_, issued) = h
-        .call_as(
+        .send(
             Some(&alice),
             Method::POST,
             "/ws/v1/cluster/apps/new-application",
             Some("{}".into()),
         )
-        .await;
+        .await
+        .pair();
     let fresh = issued["application-id"].as_str().unwrap().to_owned();
     for body in [
         json!({"application-id": fresh, "user": "alice"}),
         json!({"application-id": fresh}),
     ] {
         let (status, reply) = h
-            .call_as(
-                Some(&bob),
-                Method::POST,
-                "/ws/v1/cluster/apps",
-                Some(body.to_string()),
-            )
-            .await;
+            .call_as(Some(&bob), Method::POST, "/ws/v1/cluster/apps", Some(body))
+            .await
+            .pair();
         assert_eq!(status, StatusCode::FORBIDDEN, "{reply}");
     }
     // Ids the rm never issued are refused, whoever asks.
     for made_up in ["..", "a/b", &"x".repeat(100_000), "application_1000_0777"] {
         let body = json!({"application-id": made_up}).to_string();
         let (status, reply) = h
-            .call_as(
+            .send(
                 Some(&admin()),
                 Method::POST,
                 "/ws/v1/cluster/apps",
                 Some(body),
             )
-            .await;
+            .await
+            .pair();
         assert_eq!(status, StatusCode::BAD_REQUEST, "{reply}");
         assert!(
             reply["RemoteException"]["message"]
@@ -878,18 +777,20 @@ async fn every_route_wants_a_credential_and_acts_only_on_what_its_caller_owns() 
             Some(&alice),
             Method::POST,
             "/ws/v1/cluster/apps",
-            Some(json!({"application-id": fresh}).to_string()),
+            Some(json!({"application-id": fresh})),
         )
-        .await;
+        .await
+        .pair();
     assert_eq!(status, StatusCode::ACCEPTED);
     let (status, _) = h
         .call_as(
             Some(&alice),
             Method::PUT,
             &format!("/ws/v1/cluster/apps/{id}/state"),
-            Some(json!({"state": "KILLED"}).to_string()),
+            Some(json!({"state": "KILLED"})),
         )
-        .await;
+        .await
+        .pair();
     assert_eq!(
         status,
         StatusCode::ACCEPTED,
@@ -902,11 +803,11 @@ async fn every_route_wants_a_credential_and_acts_only_on_what_its_caller_owns() 
 /// dropped when the application ends.
 #[tokio::test]
 async fn a_masters_recovery_entries_reach_its_next_attempt_and_go_with_the_application() {
-    let h = Harness::new();
-    h.node("n1:8042").await;
-    let id = h.running_app().await;
+    let h = harness();
+    h.node("n1:8042", 4).await;
+    let id = running_app(&h).await;
     let uri = format!("/ws/v1/yard/apps/{id}/recovery");
-    let put = |body: Value| h.call(Method::PUT, &uri, Some(body.to_string()));
+    let put = |body: Value| h.call(Method::PUT, &uri, Some(body));
     let (status, reply) = put(json!({"entries": {
         "map-0": {"output": "1-0", "node": "http://n1"},
         "map-1": {"output": "1-1", "node": "http://n1"},
@@ -994,9 +895,10 @@ async fn a_masters_recovery_entries_reach_its_next_attempt_and_go_with_the_appli
             Some(&old),
             Method::PUT,
             &uri,
-            Some(json!({"entries": {"map-9": {}}}).to_string()),
+            Some(json!({"entries": {"map-9": {}}})),
         )
-        .await;
+        .await
+        .pair();
     assert_eq!(status, StatusCode::FORBIDDEN);
 
     // The application ends: its entries go (a master of a finished app reads nothing).
@@ -1019,9 +921,9 @@ async fn a_masters_recovery_entries_reach_its_next_attempt_and_go_with_the_appli
 /// Numbers out of their documented range are a 400 naming the field, and nothing is stored.
 #[tokio::test]
 async fn numbers_out_of_range_are_refused_naming_the_field() {
-    let h = Harness::new();
-    h.node("n1:8042").await;
-    let id = h.running_app().await;
+    let h = harness();
+    h.node("n1:8042", 4).await;
+    let id = running_app(&h).await;
     let node = |memory: u64, vcores: u64| json!({"nodeId": "n2:8042", "rack": "r1", "capability": {"memoryMb": memory, "vcores": vcores}});
     for (body, field) in [
         (node(1 << 63, 4), "capability.memoryMb"),
@@ -1052,7 +954,7 @@ async fn numbers_out_of_range_are_refused_naming_the_field() {
         .call(
             Method::PUT,
             &format!("/ws/v1/yard/apps/{id}/deadline"),
-            Some(json!({"deadlineMs": i64::MAX}).to_string()),
+            Some(json!({"deadlineMs": i64::MAX})),
         )
         .await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{reply}");

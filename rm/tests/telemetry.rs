@@ -4,94 +4,22 @@
 //! restart through the store.
 #![cfg(feature = "daemon")]
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicI64, Ordering};
+mod support;
 
-use axum::body::Body;
-use axum::http::{Method, Request, StatusCode};
-use http_body_util::BodyExt;
+use std::sync::atomic::Ordering;
+
+use axum::http::{Method, StatusCode};
 use serde_json::{Value, json};
-use tower::ServiceExt;
+use support::{Harness, SECRET, token};
 use yard_rm::cluster::{Cluster, NodeState, Settings, TELEMETRY_HISTORY};
-use yard_rm::rest::{Clock, Rm, router};
 use yard_rm::store::Store;
 use yard_wire::auth::{ClusterSecret, Principal};
 use yard_wire::protocol::{NodeHeartbeat, RegisterNode, Resource};
 use yard_wire::telemetry::{ContainerUsage, NodeTelemetry, ProcessTreeUsage};
 
-const SECRET: [u8; 32] = [5; 32];
-
-fn token(p: Principal) -> String {
-    ClusterSecret::new(SECRET).bearer_key().issue(&p)
-}
-
-struct Harness {
-    rm: Rm,
-    now: Arc<AtomicI64>,
-}
-
-impl Harness {
-    fn new() -> Self {
-        Harness::over(Cluster::new(
-            Settings::default(),
-            ClusterSecret::new(SECRET),
-            1_000,
-        ))
-    }
-
-    fn over(cluster: Cluster) -> Self {
-        let now = Arc::new(AtomicI64::new(1_000));
-        let clock_now = now.clone();
-        let clock: Clock = Arc::new(move || clock_now.load(Ordering::SeqCst));
-        Harness {
-            rm: Rm::in_memory(cluster, clock, 1_000),
-            now,
-        }
-    }
-
-    async fn call(&self, method: Method, uri: &str, body: Option<Value>) -> (StatusCode, Value) {
-        let bearer = if uri.starts_with("/ws/v1/yard/nodes") {
-            token(Principal::Node { node: None })
-        } else {
-            token(Principal::Admin {
-                user: "operator".into(),
-            })
-        };
-        let request = Request::builder()
-            .method(method)
-            .uri(uri)
-            .header("content-type", "application/json")
-            .header("authorization", format!("Bearer {bearer}"))
-            .body(body.map_or_else(Body::empty, |b| Body::from(b.to_string())))
-            .unwrap();
-        let response = router(self.rm.clone()).oneshot(request).await.unwrap();
-        let status = response.status();
-        let bytes = response.into_body().collect().await.unwrap().to_bytes();
-        let value = serde_json::from_slice(&bytes)
-            .unwrap_or_else(|_| json!(String::from_utf8_lossy(&bytes)));
-        (status, value)
-    }
-
-    async fn get(&self, uri: &str) -> Value {
-        let (status, v) = self.call(Method::GET, uri, None).await;
-        assert_eq!(status, StatusCode::OK, "{uri}: {v}");
-        v
-    }
-
-    async fn register(&self, id: &str) {
-        let body =
-            json!({"nodeId": id, "rack": "r1", "capability": {"memoryMb": 4096, "vcores": 4}});
-        let (status, reply) = self
-            .call(Method::POST, "/ws/v1/yard/nodes", Some(body))
-            .await;
-        assert_eq!(status, StatusCode::OK, "{reply}");
-    }
-
-    async fn heartbeat(&self, node: &str, telemetry: Value) -> (StatusCode, Value) {
-        let hb = json!({"nodeId": node, "running": [], "completed": [], "telemetry": telemetry});
-        self.call(Method::POST, "/ws/v1/yard/nodes/heartbeat", Some(hb))
-            .await
-    }
+/// An rm of the default settings started at 1 s.
+fn harness() -> Harness {
+    Harness::at(Settings::default(), 1_000)
 }
 
 /// A busy node: 4 cores at 50 %, 6 of 8 GiB used, 1 GiB swapped, two containers.
@@ -140,23 +68,23 @@ fn sample() -> NodeTelemetry {
 
 #[tokio::test]
 async fn the_nodes_routes_show_yarns_resource_utilization_and_yards_load() {
-    let h = Harness::new();
-    h.register("n1:8042").await;
+    let h = harness();
+    h.node("n1:8042", 4).await;
     // Before any sample: YARN's zeros, and no yard load.
-    let nodes = h.get("/ws/v1/cluster/nodes").await;
+    let nodes = h.get_ok("/ws/v1/cluster/nodes").await;
     let n = &nodes["nodes"]["node"][0];
     assert_eq!(n["resourceUtilization"]["nodeCPUUsage"], 0.0);
     assert_eq!(n["resourceUtilization"]["nodePhysicalMemoryMB"], 0);
     assert_eq!(n["yardLoad"], Value::Null);
     assert_eq!(
-        h.get("/ws/v1/cluster/nodes/n1:8042").await["node"]["yardLoadHistory"],
+        h.get_ok("/ws/v1/cluster/nodes/n1:8042").await["node"]["yardLoadHistory"],
         json!([])
     );
 
-    h.now.store(2_000, Ordering::SeqCst);
-    let (status, reply) = h.heartbeat("n1:8042", json!(sample())).await;
+    h.set_now(2_000);
+    let (status, reply) = h.telemetry("n1:8042", json!(sample())).await;
     assert_eq!(status, StatusCode::OK, "{reply}");
-    let nodes = h.get("/ws/v1/cluster/nodes").await;
+    let nodes = h.get_ok("/ws/v1/cluster/nodes").await;
     let n = &nodes["nodes"]["node"][0];
     // Hadoop's ResourceUtilizationInfo, field for field: MB, and CPU in cores kept busy.
     assert_eq!(
@@ -217,12 +145,12 @@ async fn the_nodes_routes_show_yarns_resource_utilization_and_yards_load() {
     // The list route has no history; the node's own route has it, oldest first.
     assert!(n.get("yardLoadHistory").is_none());
     for i in 1..=(TELEMETRY_HISTORY as i64 + 5) {
-        h.now.store(2_000 + i * 1_000, Ordering::SeqCst);
+        h.set_now(2_000 + i * 1_000);
         let mut t = sample();
         t.load_1m = i as f64;
-        assert_eq!(h.heartbeat("n1:8042", json!(t)).await.0, StatusCode::OK);
+        assert_eq!(h.telemetry("n1:8042", json!(t)).await.0, StatusCode::OK);
     }
-    let one = h.get("/ws/v1/cluster/nodes/n1:8042").await;
+    let one = h.get_ok("/ws/v1/cluster/nodes/n1:8042").await;
     let history = one["node"]["yardLoadHistory"].as_array().unwrap();
     assert_eq!(history.len(), TELEMETRY_HISTORY);
     assert_eq!(
@@ -240,7 +168,7 @@ async fn the_nodes_routes_show_yarns_resource_utilization_and_yards_load() {
         )
     );
     assert_eq!(one["node"]["yardLoad"], {
-        let list = h.get("/ws/v1/cluster/nodes").await;
+        let list = h.get_ok("/ws/v1/cluster/nodes").await;
         list["nodes"]["node"][0]["yardLoad"].clone()
     });
 
@@ -250,9 +178,9 @@ async fn the_nodes_routes_show_yarns_resource_utilization_and_yards_load() {
         "memoryTotalBytes": 1024, "memoryUsedBytes": 512, "diskReadBytesPerS": 0.0,
         "diskWriteBytesPerS": 0.0, "netRxBytesPerS": 0.0, "netTxBytesPerS": 0.0,
         "containers": [{"containerId": "c1", "cpuPercent": 3.0, "rssBytes": 7}]});
-    let (status, reply) = h.heartbeat("n1:8042", old).await;
+    let (status, reply) = h.telemetry("n1:8042", old).await;
     assert_eq!(status, StatusCode::OK, "{reply}");
-    let n = h.get("/ws/v1/cluster/nodes/n1:8042").await;
+    let n = h.get_ok("/ws/v1/cluster/nodes/n1:8042").await;
     assert_eq!(n["node"]["yardLoad"]["loadPerCore"], Value::Null);
     assert_eq!(n["node"]["yardLoad"]["diskIoRateBytesPerS"], 0.0);
     assert_eq!(n["node"]["resourceUtilization"]["nodeCPUUsage"], 0.0);
@@ -263,10 +191,10 @@ async fn the_nodes_routes_show_yarns_resource_utilization_and_yards_load() {
 /// happens.
 #[tokio::test]
 async fn bad_numbers_in_a_heartbeat_are_refused_naming_the_field() {
-    let h = Harness::new();
-    h.register("n1:8042").await;
+    let h = harness();
+    h.node("n1:8042", 4).await;
     assert_eq!(
-        h.heartbeat("n1:8042", json!(sample())).await.0,
+        h.telemetry("n1:8042", json!(sample())).await.0,
         StatusCode::OK
     );
     let spoiled = |path: &[&str], value: Value| {
@@ -347,7 +275,7 @@ async fn bad_numbers_in_a_heartbeat_are_refused_naming_the_field() {
         ),
     ] {
         h.now.fetch_add(1, Ordering::SeqCst);
-        let (status, reply) = h.heartbeat("n1:8042", spoiled(path, value)).await;
+        let (status, reply) = h.telemetry("n1:8042", spoiled(path, value)).await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{field}: {reply}");
         assert_eq!(reply["detail"]["field"], field, "{reply}");
         assert!(reply["error"].as_str().unwrap().contains(field), "{reply}");
@@ -371,7 +299,7 @@ async fn bad_numbers_in_a_heartbeat_are_refused_naming_the_field() {
             "telemetry.cores",
         ),
     ] {
-        let (got, reply) = h.heartbeat("n1:8042", body).await;
+        let (got, reply) = h.telemetry("n1:8042", body).await;
         assert_eq!(got, status, "{reply}");
         assert!(reply["detail"].as_str().unwrap().contains(field), "{reply}");
     }
@@ -380,23 +308,22 @@ async fn bad_numbers_in_a_heartbeat_are_refused_naming_the_field() {
             .to_string()
             .replace("\"cpuPercent\":50.0", &format!("\"cpuPercent\":{text}"));
         assert!(raw.contains(text));
-        let request = Request::builder()
-            .method(Method::POST)
-            .uri("/ws/v1/yard/nodes/heartbeat")
-            .header("content-type", "application/json")
-            .header(
-                "authorization",
-                format!("Bearer {}", token(Principal::Node { node: None })),
+        let bearer = token(Principal::Node { node: None });
+        let body = format!(
+            "{{\"nodeId\":\"n1:8042\",\"running\":[],\"completed\":[],\"telemetry\":{raw}}}"
+        );
+        let response = h
+            .send(
+                Some(&bearer),
+                Method::POST,
+                "/ws/v1/yard/nodes/heartbeat",
+                Some(body),
             )
-            .body(Body::from(format!(
-                "{{\"nodeId\":\"n1:8042\",\"running\":[],\"completed\":[],\"telemetry\":{raw}}}"
-            )))
-            .unwrap();
-        let response = router(h.rm.clone()).oneshot(request).await.unwrap();
-        assert_eq!(response.status(), StatusCode::BAD_REQUEST, "{text}");
+            .await;
+        assert_eq!(response.status, StatusCode::BAD_REQUEST, "{text}");
     }
     // Nothing of the refused heartbeats was kept.
-    let n = h.get("/ws/v1/cluster/nodes/n1:8042").await;
+    let n = h.get_ok("/ws/v1/cluster/nodes/n1:8042").await;
     assert_eq!(n["node"]["yardLoad"]["sampledAt"], 1_000);
     assert_eq!(n["node"]["yardLoad"]["cpuPercent"], 50.0);
     assert_eq!(n["node"]["yardLoadHistory"].as_array().unwrap().len(), 1);
@@ -461,13 +388,13 @@ async fn the_last_sample_survives_an_rm_restart() {
     // The API shows the last known load; the node registering again keeps it until its next
     // heartbeat.
     after.register_node(9_500, node("n1:8042"));
-    let h = Harness::over(after);
-    let n = h.get("/ws/v1/cluster/nodes/n1:8042").await;
+    let h = Harness::over(after, 1_000);
+    let n = h.get_ok("/ws/v1/cluster/nodes/n1:8042").await;
     assert_eq!(n["node"]["state"], "RUNNING");
     assert_eq!(n["node"]["yardLoad"]["sampledAt"], 3_000);
     assert_eq!(n["node"]["resourceUtilization"]["nodeCPUUsage"], 2.0);
     assert_eq!(
-        h.get("/ws/v1/cluster/nodes/n2:8042").await["node"]["yardLoad"],
+        h.get_ok("/ws/v1/cluster/nodes/n2:8042").await["node"]["yardLoad"],
         Value::Null
     );
     drop(h);
@@ -509,13 +436,13 @@ async fn the_openapi_document_describes_every_node_field() {
     };
     let served =
         |v: &Value| -> BTreeSet<String> { v.as_object().unwrap().keys().cloned().collect() };
-    let h = Harness::new();
-    h.register("n1:8042").await;
+    let h = harness();
+    h.node("n1:8042", 4).await;
     assert_eq!(
-        h.heartbeat("n1:8042", json!(sample())).await.0,
+        h.telemetry("n1:8042", json!(sample())).await.0,
         StatusCode::OK
     );
-    let node = h.get("/ws/v1/cluster/nodes/n1:8042").await["node"].clone();
+    let node = h.get_ok("/ws/v1/cluster/nodes/n1:8042").await["node"].clone();
     let mut expected = documented("Node");
     expected.insert("yardLoadHistory".into());
     let missing = |served: BTreeSet<String>, documented: BTreeSet<String>| {

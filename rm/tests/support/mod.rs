@@ -1,6 +1,7 @@
 //! A small in-process rm for the tests that talk to it over its router: a cluster on a clock
 //! the test sets, tokens of a fixed secret, and the calls nodes, masters and clients make.
-//! (`rest.rs`, `telemetry.rs` and `deadlines.rs` keep their own, older harnesses.)
+//! Every HTTP test of the rm (`rest.rs`, `deadlines.rs`, `telemetry.rs`, `metrics.rs`,
+//! `mapreduce_rest.rs`, `ui.rs`) uses this one.
 
 #![allow(dead_code)]
 
@@ -24,16 +25,23 @@ pub fn token(p: Principal) -> String {
     ClusterSecret::new(SECRET).bearer_key().issue(&p)
 }
 
-/// One HTTP answer: status, content type, body text.
+/// One HTTP answer: status, content type, `Location` (if any), body text.
 pub struct Answer {
     pub status: StatusCode,
     pub content_type: String,
+    pub location: Option<String>,
     pub text: String,
 }
 
 impl Answer {
+    /// The body as JSON; a body that is not JSON, as a JSON string.
     pub fn json(&self) -> Value {
         serde_json::from_str(&self.text).unwrap_or_else(|_| json!(self.text))
+    }
+
+    /// The status and the body as JSON.
+    pub fn pair(&self) -> (StatusCode, Value) {
+        (self.status, self.json())
     }
 }
 
@@ -43,13 +51,24 @@ pub struct Harness {
 }
 
 impl Harness {
+    /// A cluster of `settings` started at `T0`.
     pub fn new(settings: Settings) -> Self {
-        let now = Arc::new(AtomicI64::new(T0));
+        Harness::at(settings, T0)
+    }
+
+    /// A cluster of `settings` started at `t0`, its clock there too.
+    pub fn at(settings: Settings, t0: i64) -> Self {
+        Harness::over(Cluster::new(settings, ClusterSecret::new(SECRET), t0), t0)
+    }
+
+    /// An rm over `cluster` (one of `SECRET`, as a restart restores it), started at `t0`, its
+    /// clock there too.
+    pub fn over(cluster: Cluster, t0: i64) -> Self {
+        let now = Arc::new(AtomicI64::new(t0));
         let clock_now = now.clone();
         let clock: Clock = Arc::new(move || clock_now.load(Ordering::SeqCst));
-        let cluster = Cluster::new(settings, ClusterSecret::new(SECRET), T0);
         Harness {
-            rm: Rm::in_memory(cluster, clock, T0),
+            rm: Rm::in_memory(cluster, clock, t0),
             now,
         }
     }
@@ -66,7 +85,7 @@ impl Harness {
         }
         let parts: Vec<&str> = uri.split('/').collect();
         if let ["", "ws", "v1", "yard", "apps", id, what] = parts[..]
-            && ["register", "allocate", "unregister", "result"].contains(&what)
+            && ["register", "allocate", "unregister", "result", "recovery"].contains(&what)
         {
             let attempt = self
                 .rm
@@ -85,13 +104,13 @@ impl Harness {
         })
     }
 
-    /// A request with `bearer` (none: no credential).
-    pub async fn call_as(
+    /// A request with `bearer` (none: no credential) and `body` sent as it is, JSON or not.
+    pub async fn send(
         &self,
         bearer: Option<&str>,
         method: Method,
         uri: &str,
-        body: Option<Value>,
+        body: Option<String>,
     ) -> Answer {
         let mut request = Request::builder()
             .method(method)
@@ -101,7 +120,7 @@ impl Harness {
             request = request.header("authorization", format!("Bearer {b}"));
         }
         let request = request
-            .body(body.map_or_else(Body::empty, |b| Body::from(b.to_string())))
+            .body(body.map_or_else(Body::empty, Body::from))
             .unwrap();
         let response = router(self.rm.clone()).oneshot(request).await.unwrap();
         let status = response.status();
@@ -111,23 +130,51 @@ impl Harness {
             .and_then(|v| v.to_str().ok())
             .unwrap_or_default()
             .to_owned();
+        let location = response
+            .headers()
+            .get(header::LOCATION)
+            .map(|l| l.to_str().unwrap().to_owned());
         let bytes = response.into_body().collect().await.unwrap().to_bytes();
         Answer {
             status,
             content_type,
+            location,
             text: String::from_utf8_lossy(&bytes).into_owned(),
         }
     }
 
+    /// A request with `bearer` (none: no credential) and a JSON body.
+    pub async fn call_as(
+        &self,
+        bearer: Option<&str>,
+        method: Method,
+        uri: &str,
+        body: Option<Value>,
+    ) -> Answer {
+        self.send(bearer, method, uri, body.map(|b| b.to_string()))
+            .await
+    }
+
+    /// A request from the rightful caller of `uri` with `body` sent as it is, JSON or not.
+    pub async fn call_raw(
+        &self,
+        method: Method,
+        uri: &str,
+        body: Option<String>,
+    ) -> (StatusCode, Value) {
+        let bearer = self.rightful(uri);
+        self.send(Some(&bearer), method, uri, body).await.pair()
+    }
+
+    /// A request from the rightful caller of `uri` with a JSON body.
     pub async fn call(
         &self,
         method: Method,
         uri: &str,
         body: Option<Value>,
     ) -> (StatusCode, Value) {
-        let bearer = self.rightful(uri);
-        let a = self.call_as(Some(&bearer), method, uri, body).await;
-        (a.status, a.json())
+        self.call_raw(method, uri, body.map(|b| b.to_string()))
+            .await
     }
 
     pub async fn get(&self, uri: &str) -> (StatusCode, Value) {
@@ -142,12 +189,26 @@ impl Harness {
         self.call(Method::PUT, uri, Some(body)).await
     }
 
+    /// `GET uri`, which must answer 200: its body.
+    pub async fn get_ok(&self, uri: &str) -> Value {
+        let (status, v) = self.get(uri).await;
+        assert_eq!(status, StatusCode::OK, "{uri}: {v}");
+        v
+    }
+
     /// Registers node `id` with `vcores` cores and 1 GiB a core.
     pub async fn node(&self, id: &str, vcores: u32) {
         let body = json!({"nodeId": id, "rack": "r1",
             "capability": {"memoryMb": 1024 * u64::from(vcores), "vcores": vcores}});
         let (status, reply) = self.post("/ws/v1/yard/nodes", body).await;
         assert_eq!(status, StatusCode::OK, "{reply}");
+    }
+
+    /// A heartbeat from `node` with this `telemetry`, nothing running and nothing ended,
+    /// answered as it is.
+    pub async fn telemetry(&self, node: &str, telemetry: Value) -> (StatusCode, Value) {
+        let hb = json!({"nodeId": node, "running": [], "completed": [], "telemetry": telemetry});
+        self.post("/ws/v1/yard/nodes/heartbeat", hb).await
     }
 
     /// A heartbeat from `node` with load `cpu_percent` and these containers ended (EXITED).
@@ -174,15 +235,20 @@ impl Harness {
         created["application-id"].as_str().unwrap().to_owned()
     }
 
-    /// Submits an application with `extra` submission fields; its master's container is
-    /// granted (and taken out of the launch queue, as a node's heartbeat would).
-    pub async fn submitted(&self, extra: Value) -> String {
-        let id = self.new_id().await;
+    /// A submission of `id` (alice's job) with `extra` fields merged in, answered as it is.
+    pub async fn submit(&self, id: &str, extra: Value) -> (StatusCode, Value) {
         let mut body = json!({"application-id": id, "application-name": "job", "user": "alice"});
         if let (Some(b), Some(e)) = (body.as_object_mut(), extra.as_object()) {
             b.extend(e.clone());
         }
-        let (status, why) = self.post("/ws/v1/cluster/apps", body).await;
+        self.post("/ws/v1/cluster/apps", body).await
+    }
+
+    /// Submits an application with `extra` submission fields; its master's container is
+    /// granted (and taken out of the launch queue, as a node's heartbeat would).
+    pub async fn submitted(&self, extra: Value) -> String {
+        let id = self.new_id().await;
+        let (status, why) = self.submit(&id, extra).await;
         assert_eq!(status, StatusCode::ACCEPTED, "{why}");
         self.rm.cluster.lock().unwrap().take_master_launches();
         id
@@ -190,12 +256,17 @@ impl Harness {
 
     /// A submitted application whose master registered with `registration`: running.
     pub async fn running(&self, extra: Value, registration: Value) -> String {
+        self.registered(extra, registration).await.0
+    }
+
+    /// As `running`, with the rm's answer to the registration (the quota, for one).
+    pub async fn registered(&self, extra: Value, registration: Value) -> (String, Value) {
         let id = self.submitted(extra).await;
         let (status, reply) = self
             .post(&format!("/ws/v1/yard/apps/{id}/register"), registration)
             .await;
         assert_eq!(status, StatusCode::OK, "{reply}");
-        id
+        (id, reply)
     }
 
     /// An allocate call asking for `n` containers anywhere.
@@ -208,5 +279,12 @@ impl Harness {
             .await;
         assert_eq!(status, StatusCode::OK, "{reply}");
         reply
+    }
+
+    /// `GET /ws/v1/cluster/apps/{id}`, which must answer 200: YARN's view of the application.
+    pub async fn app(&self, id: &str) -> Value {
+        let (status, app) = self.get(&format!("/ws/v1/cluster/apps/{id}")).await;
+        assert_eq!(status, StatusCode::OK, "{app}");
+        app["app"].clone()
     }
 }
