@@ -2,17 +2,20 @@
 //! stand-in rm that only hands out the keys: blocks over HTTP with an upload grant, and a real
 //! container that reads a block and writes map output the node serves to its job token only.
 
+mod support;
+
 use std::future::Future;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use axum::Json;
 use axum::routing::post;
-use axum::{Json, Router};
 use serde_json::{Value, json};
+use support::Nm;
 use tokio::io::AsyncWriteExt;
-use yard_nodemanager::daemon::{NmOptions, serve};
+use yard_nodemanager::daemon::NmOptions;
 use yard_wire::auth::{ClusterSecret, DataGrant};
-use yard_wire::protocol::{HeartbeatReply, Registered, Resource};
+use yard_wire::protocol::HeartbeatReply;
 use yard_wire::token::mint;
 
 /// Polls `probe` until it gives `Some`, or fails after a generous deadline (no fixed sleeps).
@@ -27,62 +30,22 @@ async fn eventually<T, F: Future<Output = Option<T>>>(what: &str, probe: impl Fn
     }
 }
 
-/// An rm that registers every node with `secret`'s keys (container keys for the node id
-/// `node` names) and answers heartbeats with no orders.
-async fn stand_in_rm(secret: ClusterSecret) -> String {
-    let router = Router::new()
-        .route(
-            "/ws/v1/yard/nodes",
-            post(move |Json(node): Json<Value>| async move {
-                let id = node["nodeId"].as_str().unwrap_or_default().to_owned();
-                Json(Registered {
-                    container_key: secret.container_key(&id).to_hex(),
-                    data_key: secret.data_key().to_hex(),
-                })
-            }),
-        )
-        .route(
-            "/ws/v1/yard/nodes/heartbeat",
-            post(|| async { Json(HeartbeatReply::default()) }),
-        );
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, router).await });
-    format!("http://{addr}")
-}
-
 #[tokio::test]
 async fn blocks_and_map_outputs_on_a_live_nodemanager() {
     let secret = ClusterSecret::new([7; 32]);
-    let rm = stand_in_rm(secret.clone()).await;
+    let heartbeat = post(|| async { Json(HeartbeatReply::default()) });
+    let rm = support::stand_in_rm(secret.clone(), heartbeat).await;
     let data_key = secret.data_key();
     let work = tempfile::tempdir().unwrap();
-    let (ready, bound) = tokio::sync::oneshot::channel();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let options = NmOptions {
-        bind: ([127, 0, 0, 1], 0).into(),
-        rm,
-        rack: "r1".into(),
-        capability: Resource {
-            memory_mb: 1024,
-            vcores: 2,
-        },
-        work_dir: work.path().join("nm"),
+    let node = Nm::start(NmOptions {
         heartbeat: Duration::from_millis(20),
-        stop_grace: Duration::from_secs(5),
-        credential: "a node credential".into(),
         keep_finished: 1,
         // Set, not measured: the probe is tested on its own.
         disk_rate: Some(100e6),
-    };
-    let nm_task = tokio::spawn(serve(
-        options,
-        move |a| ready.send(a).unwrap(),
-        async move {
-            let _ = stopped.await;
-        },
-    ));
-    let nm = bound.await.unwrap();
+        ..support::options(rm, work.path())
+    })
+    .await;
+    let nm = node.addr;
     let base = format!("http://{nm}/ws/v1/node");
     let http = reqwest::Client::new();
     let info = || async {
@@ -312,6 +275,5 @@ async fn blocks_and_map_outputs_on_a_live_nodemanager() {
         previous = dir;
     }
 
-    stop.send(()).unwrap();
-    nm_task.await.unwrap().unwrap();
+    node.stop().await;
 }

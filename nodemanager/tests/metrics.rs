@@ -3,19 +3,22 @@
 //! `yard_nodemanager_*` with no container id anywhere. A stand-in rm refuses the first
 //! heartbeats, then answers, and orders a container stopped when the test says so.
 
+mod support;
+
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use axum::Json;
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use axum::routing::post;
-use axum::{Json, Router};
 use serde_json::{Value, json};
-use yard_nodemanager::daemon::{NmOptions, serve};
+use support::Nm;
+use yard_nodemanager::daemon::NmOptions;
 use yard_wire::auth::ClusterSecret;
-use yard_wire::protocol::{HeartbeatReply, Registered, Resource};
+use yard_wire::protocol::HeartbeatReply;
 use yard_wire::token::mint;
 
 /// Heartbeats this stand-in rm refuses before it answers.
@@ -23,36 +26,19 @@ const REFUSED: usize = 3;
 
 /// An rm that registers every node with `secret`'s keys, answers 503 to the first
 /// [`REFUSED`] heartbeats, and then orders stopped whatever `stop` holds.
-async fn stand_in_rm(secret: ClusterSecret, stop: Arc<Mutex<Vec<String>>>) -> String {
+async fn refusing_rm(secret: ClusterSecret, stop: Arc<Mutex<Vec<String>>>) -> String {
     let beats = Arc::new(AtomicUsize::new(0));
-    let router = Router::new()
-        .route(
-            "/ws/v1/yard/nodes",
-            post(move |Json(node): Json<Value>| async move {
-                let id = node["nodeId"].as_str().unwrap_or_default().to_owned();
-                Json(Registered {
-                    container_key: secret.container_key(&id).to_hex(),
-                    data_key: secret.data_key().to_hex(),
-                })
-            }),
-        )
-        .route(
-            "/ws/v1/yard/nodes/heartbeat",
-            post(move |Json(_): Json<Value>| async move {
-                if beats.fetch_add(1, Ordering::SeqCst) < REFUSED {
-                    return (StatusCode::SERVICE_UNAVAILABLE, "not now").into_response();
-                }
-                let reply = HeartbeatReply {
-                    stop: std::mem::take(&mut *stop.lock().unwrap()),
-                    ..HeartbeatReply::default()
-                };
-                Json(reply).into_response()
-            }),
-        );
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, router).await });
-    format!("http://{addr}")
+    let heartbeat = post(move |Json(_): Json<Value>| async move {
+        if beats.fetch_add(1, Ordering::SeqCst) < REFUSED {
+            return (StatusCode::SERVICE_UNAVAILABLE, "not now").into_response();
+        }
+        let reply = HeartbeatReply {
+            stop: std::mem::take(&mut *stop.lock().unwrap()),
+            ..HeartbeatReply::default()
+        };
+        Json(reply).into_response()
+    });
+    support::stand_in_rm(secret, heartbeat).await
 }
 
 /// One scrape as `name{labels}` → value, after checking every line's shape: comments are
@@ -124,33 +110,14 @@ fn at(s: &BTreeMap<String, f64>, series: &str) -> f64 {
 async fn a_nodemanager_counts_heartbeats_and_containers_and_shows_its_load() {
     let secret = ClusterSecret::new([4; 32]);
     let stop = Arc::new(Mutex::new(Vec::new()));
-    let rm = stand_in_rm(secret.clone(), stop.clone()).await;
+    let rm = refusing_rm(secret.clone(), stop.clone()).await;
     let work = tempfile::tempdir().unwrap();
-    let (ready, bound) = tokio::sync::oneshot::channel();
-    let (quit, quitting) = tokio::sync::oneshot::channel::<()>();
-    let options = NmOptions {
-        bind: ([127, 0, 0, 1], 0).into(),
-        rm,
-        rack: "r1".into(),
-        capability: Resource {
-            memory_mb: 1024,
-            vcores: 2,
-        },
-        work_dir: work.path().join("nm"),
+    let node = Nm::start(NmOptions {
         heartbeat: Duration::from_millis(30),
-        stop_grace: Duration::from_secs(5),
-        credential: "a node credential".into(),
-        keep_finished: 5,
-        disk_rate: Some(100e6),
-    };
-    let nm_task = tokio::spawn(serve(
-        options,
-        move |a| ready.send(a).unwrap(),
-        async move {
-            let _ = quitting.await;
-        },
-    ));
-    let nm = bound.await.unwrap().to_string();
+        ..support::options(rm, work.path())
+    })
+    .await;
+    let nm = node.addr.to_string();
 
     // Before anything: every counter at 0, the capacity known.
     let s = scrape(&nm).await;
@@ -248,6 +215,5 @@ async fn a_nodemanager_counts_heartbeats_and_containers_and_shows_its_load() {
         "an end is counted once, however often it is sent"
     );
 
-    quit.send(()).unwrap();
-    nm_task.await.unwrap().unwrap();
+    node.stop().await;
 }

@@ -2,41 +2,27 @@
 //! at start; its own process tree's; and a running container's, whose environment has the
 //! same disk rate. A stand-in rm records the heartbeats.
 
+mod support;
+
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use axum::Json;
 use axum::routing::post;
-use axum::{Json, Router};
-use serde_json::{Value, json};
-use yard_nodemanager::daemon::{DISK_RATE_ENV, NmOptions, serve};
+use serde_json::json;
+use support::Nm;
+use yard_nodemanager::daemon::{DISK_RATE_ENV, NmOptions};
 use yard_wire::auth::ClusterSecret;
-use yard_wire::protocol::{HeartbeatReply, NodeHeartbeat, Registered, Resource};
+use yard_wire::protocol::{HeartbeatReply, NodeHeartbeat};
 use yard_wire::token::mint;
 
 /// An rm that registers every node with `secret`'s keys and keeps every heartbeat it hears.
 async fn recording_rm(secret: ClusterSecret, heard: Arc<Mutex<Vec<NodeHeartbeat>>>) -> String {
-    let router = Router::new()
-        .route(
-            "/ws/v1/yard/nodes",
-            post(move |Json(node): Json<Value>| async move {
-                let id = node["nodeId"].as_str().unwrap_or_default().to_owned();
-                Json(Registered {
-                    container_key: secret.container_key(&id).to_hex(),
-                    data_key: secret.data_key().to_hex(),
-                })
-            }),
-        )
-        .route(
-            "/ws/v1/yard/nodes/heartbeat",
-            post(move |Json(hb): Json<NodeHeartbeat>| async move {
-                heard.lock().unwrap().push(hb);
-                Json(HeartbeatReply::default())
-            }),
-        );
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, router).await });
-    format!("http://{addr}")
+    let heartbeat = post(move |Json(hb): Json<NodeHeartbeat>| async move {
+        heard.lock().unwrap().push(hb);
+        Json(HeartbeatReply::default())
+    });
+    support::stand_in_rm(secret, heartbeat).await
 }
 
 /// Waits (at most 30 s, polling) for a heartbeat `f` accepts.
@@ -61,31 +47,12 @@ async fn heartbeats_carry_the_hosts_the_own_trees_and_a_containers_load() {
     let heard = Arc::new(Mutex::new(Vec::new()));
     let rm = recording_rm(secret.clone(), heard.clone()).await;
     let work = tempfile::tempdir().unwrap();
-    let (ready, bound) = tokio::sync::oneshot::channel();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let options = NmOptions {
-        bind: ([127, 0, 0, 1], 0).into(),
-        rm,
-        rack: "r1".into(),
-        capability: Resource {
-            memory_mb: 1024,
-            vcores: 2,
-        },
-        work_dir: work.path().join("nm"),
-        heartbeat: Duration::from_millis(50),
-        stop_grace: Duration::from_secs(5),
-        credential: "a node credential".into(),
-        keep_finished: 5,
+    let node = Nm::start(NmOptions {
         disk_rate: None, // measured at start
-    };
-    let nm_task = tokio::spawn(serve(
-        options,
-        move |a| ready.send(a).unwrap(),
-        async move {
-            let _ = stopped.await;
-        },
-    ));
-    let nm = bound.await.unwrap();
+        ..support::options(rm, work.path())
+    })
+    .await;
+    let nm = node.addr;
 
     // The first heartbeat already has the measured rate; the probe's file is gone.
     let rate = heartbeat_where(&heard, "a heartbeat", |hb| {
@@ -153,6 +120,5 @@ async fn heartbeats_carry_the_hosts_the_own_trees_and_a_containers_load() {
     for hb in heard.lock().unwrap().iter() {
         hb.telemetry.check("telemetry").unwrap();
     }
-    stop.send(()).unwrap();
-    nm_task.await.unwrap().unwrap();
+    node.stop().await;
 }
