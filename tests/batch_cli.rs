@@ -1,18 +1,10 @@
 //! `yard batch plan` and `yard sim --experiment makespan` as a user runs them: the real binary,
 //! CSV files of the seed's worked examples, their JSON and their errors.
 
-use std::path::Path;
-use std::process::{Command, Output};
+mod support;
 
 use serde_json::Value;
-
-fn yard(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_yard"))
-        .args(args)
-        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")))
-        .output()
-        .expect("the yard binary runs")
-}
+use support::{json_of, succeeded, yard_output};
 
 /// A CSV in a fresh directory; the directory lives as long as the returned guard.
 fn csv(text: &str) -> (tempfile::TempDir, String) {
@@ -36,12 +28,8 @@ fn ids(v: &Value) -> Vec<&str> {
 #[test]
 fn the_five_jobs_plan_johnsons_order_for_47_against_78_reversed() {
     let (_dir, file) = csv(FIVE);
-    let out = yard(&["batch", "plan", &file, "--slots", "30", "--json"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = yard_output(&["batch", "plan", &file, "--slots", "30", "--json"]);
+    succeeded(&out);
     let text = String::from_utf8(out.stdout).unwrap();
     // Exactly these three keys first, in this order.
     assert!(text.trim_start().starts_with("{\n  \"order\""), "{text}");
@@ -65,12 +53,8 @@ fn the_five_jobs_plan_johnsons_order_for_47_against_78_reversed() {
     );
     // The header is optional, and the table says the same.
     let (_dir, bare) = csv(&FIVE.replace("job,map_stage_s,reduce_stage_s\n", ""));
-    let out = yard(&["batch", "plan", &bare, "--slots", "30"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = yard_output(&["batch", "plan", &bare, "--slots", "30"]);
+    succeeded(&out);
     let table = String::from_utf8(out.stdout).unwrap();
     assert!(table.contains("Order: J2 J5 J1 J4 J3"), "{table}");
     assert!(table.contains("predicted makespan 47.0 s"), "{table}");
@@ -80,13 +64,8 @@ fn the_five_jobs_plan_johnsons_order_for_47_against_78_reversed() {
 #[test]
 fn two_jobs_plan_24_and_scenario_2_plans_two_pools_of_40() {
     let (_dir, file) = csv("J1,20,2\nJ2,2,20\n");
-    let out = yard(&["batch", "plan", &file, "--json"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let out = yard_output(&["batch", "plan", &file, "--json"]);
+    let v = json_of(&out);
     assert_eq!(ids(&v["order"]), ["J2", "J1"]);
     assert_eq!(v["predicted_makespan_s"].as_f64(), Some(24.0));
     assert_eq!(
@@ -96,13 +75,8 @@ fn two_jobs_plan_24_and_scenario_2_plans_two_pools_of_40() {
     // Seed 003 §III-C, Scenario 2: J3 and J4 have 20 + 20 tasks, the others 30 + 30.
     let (_dir, file) = csv("job,map_stage_s,reduce_stage_s,map_tasks,reduce_tasks\n\
          J1,4,5,30,30\nJ2,1,4,30,30\nJ3,30,4,20,20\nJ4,6,30,20,20\nJ5,2,3,30,30\n");
-    let out = yard(&["batch", "plan", &file, "--slots", "30", "--json"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let out = yard_output(&["batch", "plan", &file, "--slots", "30", "--json"]);
+    let v = json_of(&out);
     assert_eq!(v["predicted_makespan_s"].as_f64(), Some(40.0));
     assert_eq!(v["johnson"]["predicted_makespan_s"].as_f64(), Some(47.0));
     let pools = v["pools"].as_array().unwrap();
@@ -130,7 +104,7 @@ fn a_trace_is_planned_from_the_jobs_the_simulator_derives() {
         "20",
         "--json",
     ];
-    let (a, b) = (yard(&args), yard(&args));
+    let (a, b) = (yard_output(&args), yard_output(&args));
     assert!(a.status.success(), "{}", String::from_utf8_lossy(&a.stderr));
     assert_eq!(a.stdout, b.stdout, "a seed plans the same");
     let v: Value = serde_json::from_slice(&a.stdout).unwrap();
@@ -151,7 +125,7 @@ fn bad_files_and_flags_exit_2_saying_what_to_fix() {
         ("J1,nan,5\n", "field `map_stage_s`"),
     ] {
         let (_dir, file) = csv(text);
-        let out = yard(&["batch", "plan", &file]);
+        let out = yard_output(&["batch", "plan", &file]);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{text:?}: {err}");
         assert!(err.contains(says), "{text:?}: {err}");
@@ -188,7 +162,7 @@ fn bad_files_and_flags_exit_2_saying_what_to_fix() {
             "--cluster-sizes is for --experiment makespan",
         ),
     ] {
-        let out = yard(&args);
+        let out = yard_output(&args);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert!(err.contains(says), "{args:?}: {err}");
@@ -211,13 +185,8 @@ fn the_makespan_experiment_prints_the_documented_json_and_the_papers_claims() {
         "4",
         "--json",
     ];
-    let out = yard(&args);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let out = yard_output(&args);
+    let v = json_of(&out);
     assert_eq!(v["seed"].as_u64(), Some(4));
     assert!(v["model"].as_str().unwrap().contains("slot-level"));
     let rows = v["rows"].as_array().unwrap();
@@ -259,7 +228,7 @@ fn the_makespan_experiment_prints_the_documented_json_and_the_papers_claims() {
     assert!(v["goal_met"].is_boolean());
     // The table says which model and which jobs, and sets the paper's words beside.
     let text_args: Vec<&str> = args.iter().copied().filter(|a| *a != "--json").collect();
-    let out = yard(&text_args);
+    let out = yard_output(&text_args);
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
@@ -275,7 +244,7 @@ fn the_makespan_experiment_prints_the_documented_json_and_the_papers_claims() {
 fn the_makespan_experiment_writes_an_svg_per_workload() {
     let dir = tempfile::tempdir().unwrap();
     let svg = dir.path().display().to_string();
-    let out = yard(&[
+    let out = yard_output(&[
         "sim",
         "--experiment",
         "makespan",
@@ -288,11 +257,7 @@ fn the_makespan_experiment_writes_an_svg_per_workload() {
         "--svg",
         &svg,
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out);
     for w in [
         "synthetic-bimodal",
         "yahoo-unimodal",

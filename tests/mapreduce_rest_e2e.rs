@@ -4,12 +4,10 @@
 
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 mod support;
 use support::*;
-
-const JOBS: &str = "/ws/v1/yard/mapreduce/jobs";
 
 #[test]
 fn a_dart_job_is_submitted_watched_and_answered_over_rest_alone() {
@@ -19,17 +17,7 @@ fn a_dart_job_is_submitted_watched_and_answered_over_rest_alone() {
     let http = admin_client(&c.url);
 
     // Maps of at least 0.4 s each: the job runs long enough to be watched.
-    let job = json!({"app": "grep", "input": "books", "params": {"pattern": "e"},
-                     "policy": "dart", "reduces": 2, "mapMinSeconds": 0.4});
-    let submitted = http
-        .post(format!("{}{JOBS}", c.url))
-        .json(&json!({"job": job, "name": "rest-grep", "deadlineInMs": 600_000}))
-        .send()
-        .unwrap();
-    assert_eq!(submitted.status().as_u16(), 202);
-    let location = submitted.headers()["location"].to_str().unwrap().to_owned();
-    let view: Value = submitted.json().unwrap();
-    let id = view["job"]["id"].as_str().unwrap().to_owned();
+    let (id, location) = submit_grep(&http, &c.url, "rest-grep", 0.4);
     assert_eq!(location, format!("{JOBS}/{id}"));
 
     // Watch it: progress from its master, an estimate set against the deadline.

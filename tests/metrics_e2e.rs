@@ -13,11 +13,9 @@ use std::io::Write as _;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use support::*;
 use yard_rm::metrics::{Sample, parse_text, sum_of, value_of};
-
-const JOBS: &str = "/ws/v1/yard/mapreduce/jobs";
 
 /// `GET http://{target}/metrics` without a credential, checked: 200, the text format, every
 /// family `yard_{component}_*`, no label value an application or container id.
@@ -122,17 +120,7 @@ fn every_daemon_serves_its_metrics_and_the_rm_hands_prometheus_the_targets() {
     }
 
     // Maps of at least 0.4 s each: the master lives long enough to be scraped.
-    let job = json!({"app": "grep", "input": "books", "params": {"pattern": "e"},
-                     "policy": "dart", "reduces": 2, "mapMinSeconds": 0.4});
-    let submitted = http
-        .post(format!("{}{JOBS}", c.url))
-        .json(&json!({"job": job, "name": "metrics-grep", "deadlineInMs": 600_000}))
-        .send()
-        .unwrap();
-    assert_eq!(submitted.status().as_u16(), 202);
-    let location = submitted.headers()["location"].to_str().unwrap().to_owned();
-    let view: Value = submitted.json().unwrap();
-    let id = view["job"]["id"].as_str().unwrap().to_owned();
+    let (id, location) = submit_grep(&http, &c.url, "metrics-grep", 0.4);
 
     // While it runs: its master is a target, and its scrape shows the policy at work.
     let give_up = Instant::now() + Duration::from_secs(300);

@@ -1,17 +1,11 @@
 //! `yard sim` as a user runs it: the real binary, a real trace, its JSON, plots and errors.
 
-use std::path::Path;
-use std::process::{Command, Output};
+mod support;
+
+use std::process::Output;
 
 use serde_json::Value;
-
-fn yard(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_yard"))
-        .args(args)
-        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")))
-        .output()
-        .expect("the yard binary runs")
-}
+use support::{json_of, succeeded, yard_output};
 
 const TRACE: &str = "traces/swim/FB-2009_samples_24_times_1hr_0_first50jobs.tsv";
 
@@ -20,7 +14,7 @@ fn json_is_byte_identical_for_a_seed_and_has_the_documented_keys() {
     let args = [
         "sim", "--trace", TRACE, "--jobs", "30", "--seed", "5", "--json",
     ];
-    let (a, b) = (yard(&args), yard(&args));
+    let (a, b) = (yard_output(&args), yard_output(&args));
     assert!(a.status.success(), "{}", String::from_utf8_lossy(&a.stderr));
     assert_eq!(a.stdout, b.stdout);
     let report: Value = serde_json::from_slice(&a.stdout).unwrap();
@@ -98,7 +92,7 @@ fn json_is_byte_identical_for_a_seed_and_has_the_documented_keys() {
 
 #[test]
 fn the_table_sets_the_papers_figures_beside_its_own() {
-    let out = yard(&["sim", "--trace", TRACE, "--jobs", "20"]);
+    let out = yard_output(&["sim", "--trace", TRACE, "--jobs", "20"]);
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("| config | policy | bin | jobs |"), "{text}");
     assert!(
@@ -116,7 +110,7 @@ fn the_table_sets_the_papers_figures_beside_its_own() {
 
 #[test]
 fn the_stragglers_experiment_prints_table_5_beside_its_rows() {
-    let out = yard(&[
+    let out = yard_output(&[
         "sim",
         "--trace",
         TRACE,
@@ -125,11 +119,7 @@ fn the_stragglers_experiment_prints_table_5_beside_its_rows() {
         "--experiment",
         "stragglers",
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out);
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("8 slow nodes"), "{text}");
     for policy in ["late", "d-wor", "d-wmr", "dart-paper", "dart"] {
@@ -151,7 +141,7 @@ fn the_stragglers_experiment_prints_table_5_beside_its_rows() {
 #[test]
 fn every_preset_runs_both_darts() {
     for preset in ["deadlines", "estimation", "stragglers", "optimizations"] {
-        let out = yard(&[
+        let out = yard_output(&[
             "sim",
             "--trace",
             TRACE,
@@ -190,7 +180,7 @@ fn every_preset_runs_both_darts() {
 #[test]
 fn svg_plots_are_written() {
     let dir = std::env::temp_dir().join(format!("yard-svg-{}", std::process::id()));
-    let out = yard(&[
+    let out = yard_output(&[
         "sim",
         "--trace",
         TRACE,
@@ -199,11 +189,7 @@ fn svg_plots_are_written() {
         "--svg",
         dir.to_str().unwrap(),
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out);
     for name in [
         "deadlines-deviation.svg",
         "deadlines-estimation-error.svg",
@@ -230,7 +216,7 @@ fn bad_flags_are_refused_with_exit_code_2() {
         &["sim", "--trace", TRACE, "--seeds", "0"],
         &["sim", "--trace", "traces/nonexistent.tsv"],
     ] {
-        let out = yard(args);
+        let out = yard_output(args);
         assert_eq!(
             out.status.code(),
             Some(2),
@@ -259,12 +245,7 @@ fn min_maps_keeps_only_jobs_with_that_many_maps() {
         ]
     };
     let bins = |out: &Output| -> Vec<(String, u64)> {
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let report = json_of(out);
         report["rows"]
             .as_array()
             .unwrap()
@@ -277,17 +258,17 @@ fn min_maps_keeps_only_jobs_with_that_many_maps() {
             })
             .collect()
     };
-    let everything = bins(&yard(&args("0")));
+    let everything = bins(&yard_output(&args("0")));
     assert!(
         everything.iter().any(|(b, _)| b == "small"),
         "{everything:?}"
     );
-    let big = bins(&yard(&args("100")));
+    let big = bins(&yard_output(&args("100")));
     assert!(!big.iter().any(|(b, _)| b == "small"), "{big:?}");
     let total = |rows: &[(String, u64)]| rows.iter().find(|r| r.0 == "every").unwrap().1;
     assert!(0 < total(&big) && total(&big) < total(&everything));
 
-    let none = yard(&args("100000000"));
+    let none = yard_output(&args("100000000"));
     assert_eq!(none.status.code(), Some(2));
     let err = String::from_utf8_lossy(&none.stderr);
     assert!(err.contains("--min-maps"), "{err}");
@@ -314,13 +295,8 @@ fn the_simulators_guard_is_the_live_masters_and_guarded_rows_sit_beside_the_ungu
             "--json",
         ];
         args.extend_from_slice(extra);
-        let out = yard(&args);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice(&out.stdout).unwrap()
+        let out = yard_output(&args);
+        json_of(&out)
     };
     let by_default = run(&[]);
     assert_eq!(by_default["guard"], 1.0);
@@ -381,7 +357,7 @@ fn the_simulators_guard_is_the_live_masters_and_guarded_rows_sit_beside_the_ungu
 
 #[test]
 fn seeds_print_each_figure_as_its_mean_and_spread_over_the_seeds() {
-    let out = yard(&[
+    let out = yard_output(&[
         "sim",
         "--trace",
         TRACE,
@@ -397,12 +373,7 @@ fn seeds_print_each_figure_as_its_mean_and_spread_over_the_seeds() {
         "2",
         "--json",
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let report = json_of(&out);
     assert_eq!(report["seeds"], serde_json::json!([5, 6]));
     let runs = report["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 2);
@@ -443,7 +414,7 @@ fn seeds_print_each_figure_as_its_mean_and_spread_over_the_seeds() {
     }
     // A preset runs three seeds unless told otherwise; a custom run one.
     let text = String::from_utf8(
-        yard(&[
+        yard_output(&[
             "sim",
             "--trace",
             TRACE,
@@ -457,7 +428,8 @@ fn seeds_print_each_figure_as_its_mean_and_spread_over_the_seeds() {
     .unwrap();
     assert!(text.contains("seeds 1, 2, 3 (3 runs)"), "{text}");
     assert!(text.contains(" ± "), "{text}");
-    let text = String::from_utf8(yard(&["sim", "--trace", TRACE, "--jobs", "6"]).stdout).unwrap();
+    let text =
+        String::from_utf8(yard_output(&["sim", "--trace", TRACE, "--jobs", "6"]).stdout).unwrap();
     assert!(text.contains("seed 1, 6 jobs"), "{text}");
 }
 
@@ -466,7 +438,7 @@ fn the_simulators_model_is_selectable_and_in_the_header() {
     let run = |extra: &[&str]| {
         let mut args = vec!["sim", "--trace", TRACE, "--jobs", "10", "--guard", "0"];
         args.extend_from_slice(extra);
-        let out = yard(&args);
+        let out = yard_output(&args);
         assert!(
             out.status.success(),
             "{extra:?}: {}",
@@ -498,7 +470,7 @@ fn the_simulators_model_is_selectable_and_in_the_header() {
     ] {
         let mut args = vec!["sim", "--trace", TRACE];
         args.extend_from_slice(bad);
-        assert_eq!(yard(&args).status.code(), Some(2), "{bad:?}");
+        assert_eq!(yard_output(&args).status.code(), Some(2), "{bad:?}");
     }
 }
 
@@ -519,7 +491,7 @@ fn the_shared_cluster_prints_a_row_per_rm_and_task_policy_with_the_documented_ke
         "0.5",
         "--json",
     ];
-    let (a, b) = (yard(&args), yard(&args));
+    let (a, b) = (yard_output(&args), yard_output(&args));
     assert!(a.status.success(), "{}", String::from_utf8_lossy(&a.stderr));
     assert_eq!(a.stdout, b.stdout, "a seed gives the same day");
     let report: Value = serde_json::from_slice(&a.stdout).unwrap();
@@ -574,7 +546,7 @@ fn the_shared_cluster_prints_a_row_per_rm_and_task_policy_with_the_documented_ke
         vec!["sim", "--trace", TRACE, "--shared", "--time-scale", "0"],
         vec!["sim", "--trace", TRACE, "--rm-policies", "edf"],
     ] {
-        let out = yard(&bad);
+        let out = yard_output(&bad);
         assert_eq!(out.status.code(), Some(2), "{bad:?}");
         assert!(!out.stderr.is_empty());
     }
@@ -594,13 +566,8 @@ fn the_rm_policies_experiment_prints_the_documented_json_and_aria_s_table_beside
         "200,800",
         "--json",
     ];
-    let out = yard(&args);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let out = yard_output(&args);
+    let report = json_of(&out);
     assert_eq!(
         (report["seed"].as_u64(), report["runs"].as_u64()),
         (Some(1), Some(2))
@@ -637,13 +604,13 @@ fn the_rm_policies_experiment_prints_the_documented_json_and_aria_s_table_beside
     }
     assert_eq!(report["paper"].as_array().unwrap().len(), 3);
     assert_eq!(report["claims"].as_array().unwrap().len(), 6);
-    let text = yard(&args[..args.len() - 1]);
+    let text = yard_output(&args[..args.len() - 1]);
     let text = String::from_utf8_lossy(&text.stdout);
     assert!(
         text.contains("Table II") && text.contains("83.79"),
         "{text}"
     );
     // A trace is not ARIA's workload.
-    let out = yard(&["sim", "--experiment", "rm-policies", "--trace", TRACE]);
+    let out = yard_output(&["sim", "--experiment", "rm-policies", "--trace", TRACE]);
     assert_eq!(out.status.code(), Some(2));
 }

@@ -1,22 +1,12 @@
 //! `yard sim --experiment overload` as a user runs it: the real binary on a real trace, its JSON
 //! (the fields), its goals table, its plot and its errors.
 
-use std::path::Path;
-use std::process::{Command, Output};
+mod support;
+
+use std::process::Output;
 
 use serde_json::Value;
-
-fn yard_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_yard"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("the yard binary runs")
-}
-
-fn yard(args: &[&str]) -> Output {
-    yard_in(Path::new(env!("CARGO_MANIFEST_DIR")), args)
-}
+use support::{json_of, succeeded, yard_in, yard_output};
 
 const TRACE: &str = "traces/swim/FB-2009_samples_24_times_1hr_0_first50jobs.tsv";
 
@@ -42,7 +32,7 @@ fn small(extra: &[&str]) -> Vec<String> {
 
 fn run(args: &[String]) -> Output {
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    yard(&args)
+    yard_output(&args)
 }
 
 #[test]
@@ -118,12 +108,7 @@ fn several_seeds_print_a_list_of_reports_and_the_table_judges_the_goals() {
         "dart,full",
         "--json",
     ]));
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let reports: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let reports = json_of(&out);
     let reports = reports.as_array().expect("one report per seed");
     let seeds: Vec<u64> = reports
         .iter()
@@ -154,11 +139,7 @@ fn the_plot_of_overloaded_node_seconds_is_written() {
     let dir = std::env::temp_dir().join(format!("yard-overload-svg-{}", std::process::id()));
     let dir_s = dir.to_string_lossy().to_string();
     let out = run(&small(&["--seeds", "1", "--svg", &dir_s]));
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out);
     let svg = std::fs::read_to_string(dir.join("overload.svg")).unwrap();
     assert!(
         svg.contains("<svg") && svg.contains("classifier on") && svg.contains("classifier off")
@@ -239,12 +220,7 @@ fn variants_run_beside_the_reference_and_name_themselves_in_the_json() {
         "--json",
     ]);
     let out = run(&args);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let report = json_of(&out);
     let rows = report["rows"].as_array().unwrap();
     let named: Vec<(&str, bool)> = rows
         .iter()
@@ -294,12 +270,12 @@ fn a_bad_variant_or_classifier_name_exits_2_and_says_which_there_are() {
             && stderr.contains("spread"),
         "{stderr}"
     );
-    let out = yard(&["sim", "--trace", TRACE, "--overload-variants", "yard"]);
+    let out = yard_output(&["sim", "--trace", TRACE, "--overload-variants", "yard"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--experiment overload"));
 
     // yard rm: the name is checked before anything starts.
-    let out = yard(&["rm", "--overload-classifier", "bayes"]);
+    let out = yard_output(&["rm", "--overload-classifier", "bayes"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(
@@ -314,13 +290,13 @@ fn a_bad_variant_or_classifier_name_exits_2_and_says_which_there_are() {
     std::fs::create_dir_all(&dir).unwrap();
     let config = dir.join("yard.toml");
     std::fs::write(&config, "[rm]\noverload_classifier = \"bayes\"\n").unwrap();
-    let out = yard(&["rm", "--config", config.to_str().unwrap()]);
+    let out = yard_output(&["rm", "--config", config.to_str().unwrap()]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("overload_classifier"), "{stderr}");
     // yard and paper are taken: the next setting is what stops these (no rm is started).
     for name in ["yard", "paper", "on"] {
-        let out = yard(&[
+        let out = yard_output(&[
             "rm",
             "--overload-classifier",
             name,
@@ -335,7 +311,7 @@ fn a_bad_variant_or_classifier_name_exits_2_and_says_which_there_are() {
         "[rm]\noverload_classifier = \"yard\"\noverload_settle_ms = -1\n",
     )
     .unwrap();
-    let out = yard(&["rm", "--config", config.to_str().unwrap()]);
+    let out = yard_output(&["rm", "--config", config.to_str().unwrap()]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("settle"), "{stderr}");

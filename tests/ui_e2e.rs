@@ -19,10 +19,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use support::*;
-
-const JOBS: &str = "/ws/v1/yard/mapreduce/jobs";
 
 /// Why Chromium cannot run here, to skip (locally) or fail (in CI) with.
 fn unavailable(why: &str) {
@@ -235,16 +233,7 @@ fn the_rm_web_ui_shows_a_dart_job_its_deadline_estimate_and_answer_in_headless_c
     let http = admin_client(&c.url);
     let plain = submit_command(&c.url, "true");
     let _plain_processes = ProcessesOf::app(&plain);
-    let job = json!({"app": "grep", "input": "books", "params": {"pattern": "e"},
-                     "policy": "dart", "reduces": 2, "mapMinSeconds": 0.2});
-    let submitted = http
-        .post(format!("{}{JOBS}", c.url))
-        .json(&json!({"job": job, "name": "ui-grep", "deadlineInMs": 600_000}))
-        .send()
-        .unwrap();
-    assert_eq!(submitted.status().as_u16(), 202);
-    let view: Value = submitted.json().unwrap();
-    let id = view["job"]["id"].as_str().unwrap().to_owned();
+    let (id, _) = submit_grep(&http, &c.url, "ui-grep", 0.2);
     let _processes = ProcessesOf::app(&id);
 
     // Its page while it runs (or as soon as it is known): the id, the deadline, the refresh.

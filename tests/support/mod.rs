@@ -1,10 +1,11 @@
 //! What the end-to-end tests share: real daemons on 127.0.0.1 (ephemeral ports), stopped when
-//! dropped, and polling with a deadline (nothing sleeps for a fixed time).
+//! dropped, and polling with a deadline (nothing sleeps for a fixed time); a Dart job submitted
+//! over REST; and, for the CLI tests, the yard binary run to its end and its JSON read.
 #![allow(dead_code)] // each test file uses its own subset
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -419,4 +420,60 @@ pub fn master_log(dir: &Path, application: &str) -> String {
         }
     }
     String::new()
+}
+
+/// The rm's REST route for MapReduce jobs.
+pub const JOBS: &str = "/ws/v1/yard/mapreduce/jobs";
+
+/// A Dart grep for "e" over the dataset `books` with 2 reduces, its maps lasting at least
+/// `map_min_seconds` each (long enough to be watched), named `name` and due in 10 minutes,
+/// submitted over REST with `http` (an admin's client) to the rm at `rm_url`, which must accept
+/// it (202): the job's id and the `Location` the rm answered with.
+pub fn submit_grep(
+    http: &reqwest::blocking::Client,
+    rm_url: &str,
+    name: &str,
+    map_min_seconds: f64,
+) -> (String, String) {
+    let job = serde_json::json!({"app": "grep", "input": "books", "params": {"pattern": "e"},
+                                 "policy": "dart", "reduces": 2, "mapMinSeconds": map_min_seconds});
+    let submitted = http
+        .post(format!("{rm_url}{JOBS}"))
+        .json(&serde_json::json!({"job": job, "name": name, "deadlineInMs": 600_000}))
+        .send()
+        .unwrap();
+    assert_eq!(submitted.status().as_u16(), 202);
+    let location = submitted.headers()["location"].to_str().unwrap().to_owned();
+    let view: Value = submitted.json().unwrap();
+    let id = view["job"]["id"].as_str().unwrap().to_owned();
+    (id, location)
+}
+
+/// `yard ARGS` run in `dir`, to its end.
+pub fn yard_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_yard"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("the yard binary runs")
+}
+
+/// `yard ARGS` run in the repository's root (where the shipped traces are), to its end.
+pub fn yard_output(args: &[&str]) -> Output {
+    yard_in(Path::new(env!("CARGO_MANIFEST_DIR")), args)
+}
+
+/// Asserts that a run of yard succeeded; its stderr is the failure's message.
+pub fn succeeded(out: &Output) {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// What a run of yard that must succeed printed, as JSON.
+pub fn json_of(out: &Output) -> Value {
+    succeeded(out);
+    serde_json::from_slice(&out.stdout).unwrap()
 }
