@@ -8,7 +8,7 @@ mod support;
 
 use axum::http::{Method, StatusCode};
 use serde_json::{Value, json};
-use support::{Harness, SECRET, T0};
+use support::{Harness, SECRET, T0, granted};
 use yard_rm::cluster::{Cluster, NewApp, Settings};
 use yard_rm::policy::{JobModel, PolicyKind};
 use yard_rm::store::Store;
@@ -320,12 +320,7 @@ async fn a_preempted_container_reaches_its_master_as_preempted_and_goes_to_the_e
     // Job A, without a deadline, runs on spare containers only: all 9 its master leaves.
     let (a, _) = h.registered(json!({}), model(100, 600.0)).await;
     let reply = h.allocate(&a, 100, 0.0).await;
-    let held: Vec<String> = reply["allocated"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["containerId"].as_str().unwrap().to_owned())
-        .collect();
+    let held: Vec<String> = granted(&reply);
     assert_eq!(held.len(), 9);
     // Job B arrives, due in 100 s: its master finds no room, so one spare container (A's
     // newest) is taken back for it. A's master hears it; the node is told to stop it.

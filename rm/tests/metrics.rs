@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 
 use axum::http::{Method, StatusCode};
 use serde_json::{Value, json};
-use support::{Harness, T0};
+use support::{Harness, T0, granted};
 use yard_rm::cluster::Settings;
 use yard_rm::metrics::{FINISHED_MASTER_GRACE_MS, Sample, parse_text, sum_of, value_of};
 use yard_rm::overload::ClassifierConfig;
@@ -58,12 +58,7 @@ async fn busy(h: &Harness) -> (Vec<String>, Vec<String>) {
         )
         .await;
     let reply = h.allocate(&running, 2, 0.1).await;
-    let containers: Vec<String> = reply["allocated"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["containerId"].as_str().unwrap().to_owned())
-        .collect();
+    let containers: Vec<String> = granted(&reply);
     assert_eq!(containers.len(), 2, "{reply}");
     let waiting = h.submitted(json!({})).await;
     let done = h.running(json!({}), json!({})).await;
@@ -74,13 +69,7 @@ async fn busy(h: &Harness) -> (Vec<String>, Vec<String>) {
         )
         .await;
     assert_eq!(status, StatusCode::OK);
-    let (status, _) = h
-        .post(
-            &format!("/ws/v1/yard/apps/{done}/unregister"),
-            json!({"succeeded": true}),
-        )
-        .await;
-    assert_eq!(status, StatusCode::OK);
+    h.unregister(&done).await;
     (vec![running, waiting, done], containers)
 }
 
@@ -502,13 +491,7 @@ async fn the_targets_are_running_nodemanagers_and_running_or_recent_masters() {
         .await;
     h.set_now(T0 + 1_000);
     h.heartbeat("127.0.0.1:9001", 1.0, &[]).await;
-    let (status, _) = h
-        .post(
-            &format!("/ws/v1/yard/apps/{short}/unregister"),
-            json!({"succeeded": true}),
-        )
-        .await;
-    assert_eq!(status, StatusCode::OK);
+    h.unregister(&short).await;
     let (_, targets) = h.get("/ws/v1/yard/prometheus/targets").await;
     assert!(targets_of(&targets, "mr_master").contains("127.0.0.1:7002"));
     h.set_now(T0 + 1_000 + FINISHED_MASTER_GRACE_MS + 1);

@@ -270,13 +270,7 @@ async fn bad_requests_get_a_4xx_that_says_what_to_fix_and_lose_nothing() {
         (StatusCode::OK, &json!({"state": "KILLED"}))
     );
     let done = running_app(&h).await;
-    let (status, _) = h
-        .post(
-            &format!("/ws/v1/yard/apps/{done}/unregister"),
-            json!({"succeeded": true}),
-        )
-        .await;
-    assert_eq!(status, StatusCode::OK);
+    h.unregister(&done).await;
     // A late kill, on an application that ended: 200 with its state (YARN), nothing moves.
     let (status, reply) = kill(format!("/ws/v1/cluster/apps/{done}/state")).await;
     assert_eq!(
@@ -366,10 +360,7 @@ async fn yards_own_routes_keep_the_deadline_and_the_answer_and_refuse_nonsense()
     );
 
     // Once the application ends, its deadline is history and its master can report no more.
-    let (status, _) = h
-        .post(&format!("{app}/unregister"), json!({"succeeded": true}))
-        .await;
-    assert_eq!(status, StatusCode::OK);
+    h.unregister(&id).await;
     let (status, why) = put(format!("{app}/deadline"), json!({"deadlineMs": 5})).await;
     assert_eq!(status, StatusCode::CONFLICT, "{why}");
     let (status, why) = put(
@@ -902,13 +893,7 @@ async fn a_masters_recovery_entries_reach_its_next_attempt_and_go_with_the_appli
     assert_eq!(status, StatusCode::FORBIDDEN);
 
     // The application ends: its entries go (a master of a finished app reads nothing).
-    let (status, _) = h
-        .post(
-            &format!("/ws/v1/yard/apps/{id}/unregister"),
-            json!({"succeeded": true}),
-        )
-        .await;
-    assert_eq!(status, StatusCode::OK);
+    h.unregister(&id).await;
     assert_eq!(h.rm.cluster.lock().unwrap().recovery(&id).count(), 0);
     let (status, _) = h.get(&uri).await;
     assert_eq!(

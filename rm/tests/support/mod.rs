@@ -45,6 +45,16 @@ impl Answer {
     }
 }
 
+/// The ids of the containers an allocate reply grants, in its order.
+pub fn granted(reply: &Value) -> Vec<String> {
+    reply["allocated"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["containerId"].as_str().unwrap().to_owned())
+        .collect()
+}
+
 pub struct Harness {
     pub rm: Rm,
     pub now: Arc<AtomicI64>,
@@ -279,6 +289,17 @@ impl Harness {
             .await;
         assert_eq!(status, StatusCode::OK, "{reply}");
         reply
+    }
+
+    /// The master of `id` unregisters, succeeded; the rm must take it (200).
+    pub async fn unregister(&self, id: &str) {
+        let (status, reply) = self
+            .post(
+                &format!("/ws/v1/yard/apps/{id}/unregister"),
+                json!({"succeeded": true}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{reply}");
     }
 
     /// `GET /ws/v1/cluster/apps/{id}`, which must answer 200: YARN's view of the application.
