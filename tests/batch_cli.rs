@@ -105,9 +105,9 @@ fn a_trace_is_planned_from_the_jobs_the_simulator_derives() {
         "--json",
     ];
     let (a, b) = (yard_output(&args), yard_output(&args));
-    assert!(a.status.success(), "{}", String::from_utf8_lossy(&a.stderr));
+    succeeded(&a);
     assert_eq!(a.stdout, b.stdout, "a seed plans the same");
-    let v: Value = serde_json::from_slice(&a.stdout).unwrap();
+    let v = json_of(&a);
     assert_eq!(v["order"].as_array().unwrap().len(), 12);
     let planned = v["predicted_makespan_s"].as_f64().unwrap();
     assert!(planned > 0.0);

@@ -2,8 +2,6 @@
 //! nothing but HTTP calls to submit the job, watch its progress and estimate against its
 //! deadline, and read its answer with the processed fraction and interval.
 
-use std::time::{Duration, Instant};
-
 use serde_json::Value;
 
 mod support;
@@ -21,33 +19,12 @@ fn a_dart_job_is_submitted_watched_and_answered_over_rest_alone() {
     assert_eq!(location, format!("{JOBS}/{id}"));
 
     // Watch it: progress from its master, an estimate set against the deadline.
-    let give_up = Instant::now() + Duration::from_secs(300);
     let mut watched: Vec<Value> = Vec::new();
-    let done = loop {
-        let v: Value = http
-            .get(format!("{}{location}", c.url))
-            .send()
-            .unwrap()
-            .json()
-            .unwrap();
-        let job = v["job"].clone();
-        if matches!(
-            job["state"].as_str(),
-            Some("FINISHED" | "FAILED" | "KILLED")
-        ) {
-            break job;
-        }
+    let done = watch_job(&http, &c.url, &location, &tmp, &id, |job| {
         if job["progress"].is_object() {
             watched.push(job["progress"].clone());
         }
-        assert!(
-            Instant::now() < give_up,
-            "still {}: {}",
-            job["state"],
-            master_log(&tmp, &id)
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    };
+    });
     assert_eq!(
         done["finalStatus"],
         "SUCCEEDED",

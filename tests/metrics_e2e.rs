@@ -11,7 +11,6 @@ mod support;
 use std::collections::BTreeSet;
 use std::io::Write as _;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use support::*;
@@ -123,21 +122,8 @@ fn every_daemon_serves_its_metrics_and_the_rm_hands_prometheus_the_targets() {
     let (id, location) = submit_grep(&http, &c.url, "metrics-grep", 0.4);
 
     // While it runs: its master is a target, and its scrape shows the policy at work.
-    let give_up = Instant::now() + Duration::from_secs(300);
     let mut master: Option<(String, String, Vec<Sample>)> = None;
-    let done = loop {
-        let v: Value = http
-            .get(format!("{}{location}", c.url))
-            .send()
-            .unwrap()
-            .json()
-            .unwrap();
-        if matches!(
-            v["job"]["state"].as_str(),
-            Some("FINISHED" | "FAILED" | "KILLED")
-        ) {
-            break v["job"].clone();
-        }
+    let done = watch_job(&http, &c.url, &location, &tmp, &id, |_| {
         if let Some(target) = targets_of(&targets(&c.url), "mr_master").into_iter().next() {
             // The master may end between the listing and the scrape: only a full answer counts.
             if let Ok(reply) = reqwest::blocking::get(format!("http://{target}/metrics"))
@@ -155,9 +141,7 @@ fn every_daemon_serves_its_metrics_and_the_rm_hands_prometheus_the_targets() {
                 }
             }
         }
-        assert!(Instant::now() < give_up, "still {}", v["job"]["state"]);
-        std::thread::sleep(Duration::from_millis(100));
-    };
+    });
     assert_eq!(
         done["finalStatus"],
         "SUCCEEDED",

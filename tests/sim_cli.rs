@@ -15,9 +15,9 @@ fn json_is_byte_identical_for_a_seed_and_has_the_documented_keys() {
         "sim", "--trace", TRACE, "--jobs", "30", "--seed", "5", "--json",
     ];
     let (a, b) = (yard_output(&args), yard_output(&args));
-    assert!(a.status.success(), "{}", String::from_utf8_lossy(&a.stderr));
+    succeeded(&a);
     assert_eq!(a.stdout, b.stdout);
-    let report: Value = serde_json::from_slice(&a.stdout).unwrap();
+    let report = json_of(&a);
     assert_eq!(
         (report["seed"].as_u64(), report["jobs"].as_u64()),
         (Some(5), Some(30))
@@ -492,9 +492,9 @@ fn the_shared_cluster_prints_a_row_per_rm_and_task_policy_with_the_documented_ke
         "--json",
     ];
     let (a, b) = (yard_output(&args), yard_output(&args));
-    assert!(a.status.success(), "{}", String::from_utf8_lossy(&a.stderr));
+    succeeded(&a);
     assert_eq!(a.stdout, b.stdout, "a seed gives the same day");
-    let report: Value = serde_json::from_slice(&a.stdout).unwrap();
+    let report = json_of(&a);
     assert_eq!(report["jobs"].as_u64(), Some(50));
     assert_eq!(report["time_scale"].as_f64(), Some(0.5));
     let all: Vec<&Value> = report["rows"]

@@ -5,7 +5,6 @@ mod support;
 
 use std::process::Output;
 
-use serde_json::Value;
 use support::{json_of, succeeded, yard_in, yard_output};
 
 const TRACE: &str = "traces/swim/FB-2009_samples_24_times_1hr_0_first50jobs.tsv";
@@ -39,9 +38,9 @@ fn run(args: &[String]) -> Output {
 fn json_has_the_issues_fields_a_row_per_run_and_is_the_same_for_a_seed() {
     let args = small(&["--seeds", "1", "--seed", "2", "--json"]);
     let (a, b) = (run(&args), run(&args));
-    assert!(a.status.success(), "{}", String::from_utf8_lossy(&a.stderr));
+    succeeded(&a);
     assert_eq!(a.stdout, b.stdout, "a seed gives the same rows");
-    let report: Value = serde_json::from_slice(&a.stdout).unwrap();
+    let report = json_of(&a);
     assert_eq!(report["seed"].as_u64(), Some(2));
     let rows = report["rows"].as_array().unwrap();
     assert_eq!(

@@ -449,6 +449,44 @@ pub fn submit_grep(
     (id, location)
 }
 
+/// Polls the job `id` at `location` (what [`submit_grep`] answered) on the rm at `rm_url` with
+/// `http`, every 100 ms for at most 300 s (the failure then shows its master's log, from the
+/// cluster in `dir`), until it has ended (FINISHED, FAILED or KILLED); `seen` is shown each
+/// view of it before then. Its last view.
+pub fn watch_job(
+    http: &reqwest::blocking::Client,
+    rm_url: &str,
+    location: &str,
+    dir: &Path,
+    id: &str,
+    mut seen: impl FnMut(&Value),
+) -> Value {
+    let give_up = Instant::now() + Duration::from_secs(300);
+    loop {
+        let v: Value = http
+            .get(format!("{rm_url}{location}"))
+            .send()
+            .unwrap()
+            .json()
+            .unwrap();
+        let job = &v["job"];
+        if matches!(
+            job["state"].as_str(),
+            Some("FINISHED" | "FAILED" | "KILLED")
+        ) {
+            return job.clone();
+        }
+        seen(job);
+        assert!(
+            Instant::now() < give_up,
+            "still {}: {}",
+            job["state"],
+            master_log(dir, id)
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
 /// `yard ARGS` run in `dir`, to its end.
 pub fn yard_in(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_yard"))
