@@ -4,7 +4,6 @@
 
 mod support;
 
-use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -101,24 +100,6 @@ fn bad_traces_and_flags_exit_2_with_what_to_fix() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("127.0.0.1"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
-}
-
-/// The processes of a local cluster in `dir`: those whose command line names it (the rm, the
-/// nodemanagers) or that run in it (every container), with their command lines.
-fn processes_in(dir: &Path) -> Vec<String> {
-    let name = dir.to_string_lossy().into_owned();
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
-            continue;
-        };
-        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-        let cwd = std::fs::read_link(entry.path().join("cwd")).unwrap_or_default();
-        if cmdline.contains(&name) || cwd.starts_with(dir) {
-            found.push(cmdline);
-        }
-    }
-    found
 }
 
 #[test]

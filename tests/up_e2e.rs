@@ -4,33 +4,12 @@
 mod support;
 
 use std::io::{BufRead, BufReader};
-use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 use support::*;
-
-/// The processes whose command line names `dir` (the rm's state, the nodemanagers' work
-/// directories and every container started in them).
-fn processes_naming(dir: &Path) -> Vec<String> {
-    let dir = dir.to_string_lossy().into_owned();
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
-            continue;
-        };
-        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-        if cmdline.contains(&dir) {
-            found.push(format!(
-                "{}: {cmdline}",
-                entry.file_name().to_string_lossy()
-            ));
-        }
-    }
-    found
-}
 
 /// Whether `pid` runs (a zombie, waiting to be reaped, runs nothing).
 fn alive(pid: u32) -> bool {
@@ -92,11 +71,7 @@ fn yard_up_runs_jobs_and_stops_everything_on_ctrl_c() {
     let state = get(&format!("{url}/ws/v1/cluster/apps/{id}"))["app"]["state"].clone();
     assert!(state == "ACCEPTED" || state == "RUNNING", "{state}");
     // The rm and both nodemanagers name the cluster's directory.
-    assert!(
-        processes_naming(&dir).len() >= 3,
-        "{:?}",
-        processes_naming(&dir)
-    );
+    assert!(processes_in(&dir).len() >= 3, "{:?}", processes_in(&dir));
 
     // Ctrl-C: exit 0, and nothing it started is left.
     kill(Pid::from_raw(up.id() as i32), Signal::SIGINT).unwrap();
@@ -117,7 +92,7 @@ fn yard_up_runs_jobs_and_stops_everything_on_ctrl_c() {
     assert!(said.contains("stopped"), "{said}");
     // Orphaned containers are reaped by init at once; give it a moment, not a fixed sleep.
     eventually("no process left", || {
-        (processes_naming(&dir).is_empty() && !alive(sleeper)).then_some(())
+        (processes_in(&dir).is_empty() && !alive(sleeper)).then_some(())
     });
     assert!(
         reqwest::blocking::get(format!("{url}/ws/v1/cluster/info")).is_err(),

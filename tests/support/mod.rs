@@ -330,6 +330,24 @@ pub fn put_dataset(
     file
 }
 
+/// The processes of a local cluster in `dir`: those whose command line names it (the rm, the
+/// nodemanagers) or that run in it (every container), with their command lines.
+pub fn processes_in(dir: &Path) -> Vec<String> {
+    let name = dir.to_string_lossy().into_owned();
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        let cwd = std::fs::read_link(entry.path().join("cwd")).unwrap_or_default();
+        if cmdline.contains(&name) || cwd.starts_with(dir) {
+            found.push(cmdline);
+        }
+    }
+    found
+}
+
 /// Processes whose command line has the argument `arg` and whose environment mentions `needle`
 /// (an application id, say).
 pub fn processes(arg: &str, needle: &str) -> Vec<u32> {
