@@ -136,6 +136,10 @@ pub(crate) struct SimArgs {
     /// [default: 100, all the slots].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100))]
     max_slots: Option<u32>,
+    /// `--experiment shared-scans`: all of Fig. 6's 25 (θ1, θ2) settings, each at the nine
+    /// correlation levels, summarised as min / median / max ratios to FLEX.
+    #[arg(long, conflicts_with = "trace")]
+    grid: bool,
     /// `--experiment rm-policies`: runs (seeds) per point; every figure is their mean.
     #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=100))]
     runs: u64,
@@ -338,8 +342,13 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
     if args.cluster_sizes.is_some() && !matches!(args.experiment, Some(ExperimentArg::Makespan)) {
         return Err(BadInput("--cluster-sizes is for --experiment makespan".into()).into());
     }
-    if args.max_slots.is_some() && !matches!(args.experiment, Some(ExperimentArg::SharedScans)) {
-        return Err(BadInput("--max-slots is for --experiment shared-scans".into()).into());
+    if !matches!(args.experiment, Some(ExperimentArg::SharedScans)) {
+        if args.max_slots.is_some() {
+            return Err(BadInput("--max-slots is for --experiment shared-scans".into()).into());
+        }
+        if args.grid {
+            return Err(BadInput("--grid is for --experiment shared-scans".into()).into());
+        }
     }
     if args.shared {
         return run_shared(&args, base);
@@ -878,10 +887,14 @@ fn run_shared_scans(args: &SimArgs, first_seed: u64) -> Result<()> {
                 .expect("a valid template")
                 .progress_chars("=> "),
             );
-            let report = scans::run(&setup, &|done, total| {
+            let progress = |done, total| {
                 bar.set_length(total);
                 bar.set_position(done);
-            })
+            };
+            let report = match args.grid {
+                true => scans::run_grid(&setup, &progress),
+                false => scans::run(&setup, &progress),
+            }
             .map_err(anyhow::Error::msg)?;
             bar.finish_and_clear();
             report
@@ -893,6 +906,7 @@ fn run_shared_scans(args: &SimArgs, first_seed: u64) -> Result<()> {
     }
     let out = match args.json {
         true => serde_json::to_string_pretty(&report)? + "\n",
+        false if args.grid => format!("## shared scans\n\n{}", scans::grid_markdown(&report)),
         false => format!("## shared scans\n\n{}", scans::markdown(&report)),
     };
     crate::print(&out)?;

@@ -146,6 +146,11 @@ fn bad_input_exits_2_and_says_what_to_fix() {
         "10",
     ]);
     assert_eq!(out.status.code(), Some(2));
+    let out = yard(&["sim", "--experiment", "makespan", "--grid"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--grid is for --experiment shared-scans")
+    );
     // A trace without input paths has no datasets to share.
     let (_dir, trace) = file("bare.tsv", "job0\t0\t0\t100\t0\t0\njob1\t5\t5\t100\t0\t0\n");
     let out = yard(&["sim", "--experiment", "shared-scans", "--trace", &trace]);

@@ -720,6 +720,111 @@ pub fn markdown(r: &ScansReport) -> String {
     t
 }
 
+/// Fig. 6's 25 settings: θ1, θ2 ∈ {0, .25, .5, .75, 1}.
+pub const GRID_THETAS: [f64; 5] = [0.0, 0.25, 0.5, 0.75, 1.0];
+
+/// Fig. 6: every (θ1, θ2) of [`GRID_THETAS`] at every level of `setup`, the rows of all of them
+/// in one report (`setup`'s own θs are ignored).
+pub fn run_grid(
+    setup: &ScansSetup,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> Result<ScansReport, String> {
+    let n = (GRID_THETAS.len() * GRID_THETAS.len()) as u64;
+    let mut rows = Vec::new();
+    let mut i = 0;
+    for &theta1 in &GRID_THETAS {
+        for &theta2 in &GRID_THETAS {
+            let s = ScansSetup {
+                theta1,
+                theta2,
+                ..setup.clone()
+            };
+            let r = run(&s, &|done, total| progress(i * total + done, n * total))?;
+            rows.extend(r.rows);
+            i += 1;
+        }
+    }
+    Ok(ScansReport {
+        seed: setup.seed,
+        seeds: setup.seeds,
+        model: MODEL.to_owned(),
+        setup: setup.clone(),
+        trace: None,
+        rows,
+    })
+}
+
+/// Fig. 6's summary of a grid report: per metric and (θ1, θ2), the min / median / max over the
+/// correlation levels of CIRCUMFLEX's and BATCH's ratios to FLEX.
+pub fn grid_markdown(r: &ScansReport) -> String {
+    let mut t = String::new();
+    let s = &r.setup;
+    let _ = writeln!(t, "Model: {}.\n", r.model);
+    let _ = writeln!(
+        t,
+        "Fig. 6: θ1, θ2 ∈ {{0, .25, .5, .75, 1}}, correlation levels {:?}, {} arrivals, S = {}, ρ = {}, W = {} s, M_j = {}; seeds {}–{}. Each cell: min / median / max over the levels of the ratio to FLEX (each a mean over the seeds).\n",
+        s.levels,
+        s.arrivals,
+        s.slots,
+        s.rho,
+        s.window_s,
+        s.max_slots,
+        r.seed,
+        r.seed + r.seeds.max(1) - 1
+    );
+    let stats = |xs: &mut Vec<f64>| -> (f64, f64, f64) {
+        xs.sort_by(f64::total_cmp);
+        match xs.len() {
+            0 => (f64::NAN, f64::NAN, f64::NAN),
+            n => (xs[0], xs[n / 2], xs[n - 1]),
+        }
+    };
+    for &metric in &s.metrics {
+        let _ = writeln!(t, "### {}\n", metric.name());
+        let _ = writeln!(t, "| θ1 | θ2 | circumflex / flex | batch / flex |");
+        let _ = writeln!(t, "|---|---|---|---|");
+        let (mut worst_c, mut best_b) = (f64::NEG_INFINITY, f64::INFINITY);
+        for &theta1 in &GRID_THETAS {
+            for &theta2 in &GRID_THETAS {
+                let prefix = format!("theta1={theta1} theta2={theta2} corr=");
+                let of = |p: &str| -> Vec<f64> {
+                    r.rows
+                        .iter()
+                        .filter(|x| {
+                            x.policy == p
+                                && x.metric == metric.name()
+                                && x.workload.starts_with(&prefix)
+                        })
+                        .map(|x| x.ratio_to_flex)
+                        .collect()
+                };
+                let (c0, c1, c2) = stats(&mut of("circumflex"));
+                let (b0, b1, b2) = stats(&mut of("batch"));
+                worst_c = worst_c.max(c2);
+                best_b = best_b.min(b0);
+                let _ = writeln!(
+                    t,
+                    "| {theta1} | {theta2} | {c0:.2} / {c1:.2} / {c2:.2} | {b0:.2} / {b1:.2} / {b2:.2} |"
+                );
+            }
+        }
+        let _ = writeln!(t);
+        let paper = match metric {
+            Metric::AvgResponse => {
+                " (paper, Fig. 6a: worst CIRCUMFLEX .98, best BATCH .97; CIRCUMFLEX always below 1)"
+            }
+            _ => {
+                " (paper, Figs. 6b/6c: no numbers; CIRCUMFLEX always much better than FLEX, BATCH never nearly as good)"
+            }
+        };
+        let _ = writeln!(
+            t,
+            "Worst CIRCUMFLEX / FLEX {worst_c:.2}, best BATCH / FLEX {best_b:.2}{paper}.\n"
+        );
+    }
+    t
+}
+
 /// SVG: per metric, each policy's ratio to FLEX against the correlation level.
 pub fn write_plots(dir: &std::path::Path, r: &ScansReport) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
@@ -813,6 +918,20 @@ mod tests {
         }
         let text = markdown(&r);
         assert!(text.contains("| theta1=1 theta2=1 corr=8 |"), "{text}");
+    }
+
+    #[test]
+    fn the_grid_covers_figure_6s_25_settings() {
+        let setup = ScansSetup {
+            arrivals: 60,
+            levels: vec![0],
+            ..small()
+        };
+        let r = run_grid(&setup, &|_, _| {}).unwrap();
+        assert_eq!(r.rows.len(), 25 * 3);
+        let text = grid_markdown(&r);
+        assert!(text.contains("| 0.25 | 0.75 |"), "{text}");
+        assert!(text.contains("Worst CIRCUMFLEX / FLEX"), "{text}");
     }
 
     #[test]
