@@ -1,25 +1,16 @@
 //! `yard sim --experiment shared-scans` as a user runs it: the real binary, seed 004's mix and a
 //! small SWIM trace with input paths, their JSON and their errors.
 
-use std::path::Path;
-use std::process::{Command, Output};
+mod support;
+
+use std::process::Output;
 
 use serde_json::Value;
+use support::{succeeded, yard_output as yard};
 
-fn yard(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_yard"))
-        .args(args)
-        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")))
-        .output()
-        .expect("the yard binary runs")
-}
-
+/// What a run that must succeed printed.
 fn ok(out: &Output) -> String {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(out);
     String::from_utf8(out.stdout.clone()).unwrap()
 }
 
