@@ -21,6 +21,21 @@ use yard_rm::metrics::{Sample, parse_text, sum_of, value_of};
 fn scrape(target: &str, component: &str) -> (String, Vec<Sample>) {
     let reply = reqwest::blocking::get(format!("http://{target}/metrics"))
         .unwrap_or_else(|e| panic!("scraping {target}: {e}"));
+    checked(target, component, reply)
+}
+
+/// [`scrape`] of a daemon that may be gone (a master whose job just ended): `None` when it
+/// no longer answers; an answer it gives is checked as any other.
+fn scrape_if_there(target: &str, component: &str) -> Option<(String, Vec<Sample>)> {
+    let reply = reqwest::blocking::get(format!("http://{target}/metrics")).ok()?;
+    Some(checked(target, component, reply))
+}
+
+fn checked(
+    target: &str,
+    component: &str,
+    reply: reqwest::blocking::Response,
+) -> (String, Vec<Sample>) {
     assert_eq!(reply.status().as_u16(), 200, "{target}");
     let content_type = reply.headers()["content-type"].to_str().unwrap().to_owned();
     assert!(
@@ -125,12 +140,8 @@ fn every_daemon_serves_its_metrics_and_the_rm_hands_prometheus_the_targets() {
     let mut master: Option<(String, String, Vec<Sample>)> = None;
     let done = watch_job(&http, &c.url, &location, &tmp, &id, |_| {
         if let Some(target) = targets_of(&targets(&c.url), "mr_master").into_iter().next() {
-            // The master may end between the listing and the scrape: only a full answer counts.
-            if let Ok(reply) = reqwest::blocking::get(format!("http://{target}/metrics"))
-                && reply.status().is_success()
-                && reply.text().is_ok()
-            {
-                let (text, samples) = scrape(&target, "mr_master");
+            // The master may end between the listing and the scrape: only an answer counts.
+            if let Some((text, samples)) = scrape_if_there(&target, "mr_master") {
                 let launched = value_of(
                     &samples,
                     "yard_mr_master_decisions_total",
