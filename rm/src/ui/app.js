@@ -462,7 +462,8 @@
       g.push(s("line", { x1: L, x2: W - R, y1: y, y2: y, class: "deadline" }));
       g.push(
         s("text", { x: W - R - 4, y: above ? y + 14 : y - 5, "text-anchor": "end", class: "deadline-label" },
-          "deadline " + num(deadline) + " s" + (above ? " (↑ far above: not to scale)" : ""))
+          // To a tenth of a second: the rm's submission and deadline clocks may part by a ms.
+          "deadline " + num(Math.round(deadline * 10) / 10) + " s" + (above ? " (↑ far above: not to scale)" : ""))
       );
     }
     if (finished !== null) {
