@@ -425,31 +425,22 @@ fn rows_of(
             let works: Vec<f64> = cells.iter().map(|c| c[p].work_s / c[0].work_s).collect();
             let (value, value_sd) = mean_sd(&values);
             let (ratio, ratio_sd) = mean_sd(&ratios);
+            // The mean over the seeds of one figure of this policy's runs.
+            let mean_of = |f: fn(&RunResult) -> f64| {
+                mean_sd(&cells.iter().map(|c| f(&c[p])).collect::<Vec<_>>()).0
+            };
             Row {
                 policy: (*name).to_owned(),
                 workload: workload.to_owned(),
                 metric: metric.name().to_owned(),
-                mean_response_s: mean_sd(
-                    &cells
-                        .iter()
-                        .map(|c| c[p].mean_response_s)
-                        .collect::<Vec<_>>(),
-                )
-                .0,
+                mean_response_s: mean_of(|r| r.mean_response_s),
                 value,
                 value_sd,
                 ratio_to_flex: ratio,
                 ratio_sd,
                 work_ratio: mean_sd(&works).0,
-                avg_max_sharing: mean_sd(
-                    &cells
-                        .iter()
-                        .map(|c| c[p].avg_max_sharing)
-                        .collect::<Vec<_>>(),
-                )
-                .0,
-                bytes_read: bytes
-                    .then(|| mean_sd(&cells.iter().map(|c| c[p].bytes_read).collect::<Vec<_>>()).0),
+                avg_max_sharing: mean_of(|r| r.avg_max_sharing),
+                bytes_read: bytes.then(|| mean_of(|r| r.bytes_read)),
                 paper: paper_of(name),
             }
         })
