@@ -53,7 +53,7 @@ use yard_rm::batch::{self, BatchJob};
 use crate::batch::{BatchInput, Loaded, load};
 use crate::client::{Client, Rm};
 use crate::local::{LocalCluster, Shape, stop_channel};
-use crate::replay::{JOBS, check_loopback_or_any, parse_time_scale};
+use crate::replay::{JOBS, check_loopback_or_any, parse_time_scale, poll_job};
 use crate::sim::BadInput;
 
 /// The order the batch runs in.
@@ -566,24 +566,16 @@ fn execute(
             let Some(app) = results[j].app.clone() else {
                 continue;
             };
-            let view = client.call(reqwest::Method::GET, &format!("{JOBS}/{app}"), None)?;
+            let polled = poll_job(client, &app)?;
             let r = &mut results[j];
-            r.state = view["job"]["state"]
-                .as_str()
-                .unwrap_or("UNKNOWN")
-                .to_owned();
-            if r.map_stage_done_s.is_none() && map_stage_done(&view) {
+            r.state = polled.state;
+            if r.map_stage_done_s.is_none() && map_stage_done(&polled.view) {
                 r.map_stage_done_s = Some(now);
             }
-            match r.state.as_str() {
-                "FINISHED" | "FAILED" | "KILLED" => {
+            match polled.ended {
+                true => {
                     r.answered_s = Some(now);
-                    if view["job"]["finalStatus"] == "SUCCEEDED" {
-                        let answer = client.call(
-                            reqwest::Method::GET,
-                            &format!("{JOBS}/{app}/answer"),
-                            None,
-                        )?;
+                    if let Some(answer) = &polled.answer {
                         let job = &answer["answer"]["answer"]["job"];
                         r.answered = true;
                         r.peak_containers = job["peakContainers"].as_u64();
@@ -601,7 +593,7 @@ fn execute(
                     done += 1;
                     bar.inc(1);
                 }
-                _ => still.push(j),
+                false => still.push(j),
             }
         }
         running = still;

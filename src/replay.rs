@@ -527,23 +527,14 @@ fn replay(
             let Some(app) = results[i].app.clone() else {
                 continue;
             };
-            let view = client.call(reqwest::Method::GET, &format!("{JOBS}/{app}"), None)?;
-            let state = view["job"]["state"]
-                .as_str()
-                .unwrap_or("UNKNOWN")
-                .to_owned();
-            results[i].state = state.clone();
-            match state.as_str() {
-                "FINISHED" | "FAILED" | "KILLED" => {
-                    if view["job"]["finalStatus"] == "SUCCEEDED" {
-                        let answer = client.call(
-                            reqwest::Method::GET,
-                            &format!("{JOBS}/{app}/answer"),
-                            None,
-                        )?;
+            let polled = poll_job(client, &app)?;
+            results[i].state = polled.state.clone();
+            match polled.ended {
+                true => {
+                    if let Some(answer) = &polled.answer {
                         read_answer(
                             &mut results[i],
-                            &answer,
+                            answer,
                             &live[i],
                             &prepared[i],
                             (args.time_scale, containers),
@@ -553,7 +544,7 @@ fn replay(
                     done += 1;
                     bar.inc(1);
                 }
-                _ => still.push(i),
+                false => still.push(i),
             }
         }
         running = still;
@@ -574,6 +565,37 @@ fn replay(
     }
     bar.finish_and_clear();
     Ok(results)
+}
+
+/// A MapReduce job as the rm shows it now (`GET /ws/v1/yard/mapreduce/jobs/{app}`).
+pub(crate) struct Polled {
+    pub(crate) view: Value,
+    /// YARN's state name (`UNKNOWN` when the view has none).
+    pub(crate) state: String,
+    /// FINISHED, FAILED or KILLED.
+    pub(crate) ended: bool,
+    /// Its answer, once it has ended and succeeded.
+    pub(crate) answer: Option<Value>,
+}
+
+/// Polls the MapReduce job `app` at the rm, and reads its answer once it has ended well.
+pub(crate) fn poll_job(client: &Client, app: &str) -> Result<Polled> {
+    let view = client.call(reqwest::Method::GET, &format!("{JOBS}/{app}"), None)?;
+    let state = view["job"]["state"]
+        .as_str()
+        .unwrap_or("UNKNOWN")
+        .to_owned();
+    let ended = matches!(state.as_str(), "FINISHED" | "FAILED" | "KILLED");
+    let answer = match ended && view["job"]["finalStatus"] == "SUCCEEDED" {
+        true => Some(client.call(reqwest::Method::GET, &format!("{JOBS}/{app}/answer"), None)?),
+        false => None,
+    };
+    Ok(Polled {
+        view,
+        state,
+        ended,
+        answer,
+    })
 }
 
 /// An application name from a trace job's id: its letters, digits, `-`, `_` and `.`.
