@@ -277,6 +277,26 @@ pub fn policy(name: &str, window_s: f64) -> Policy {
     }
 }
 
+/// Every one of [`POLICIES`] on the same jobs, in that order.
+fn run_all(
+    datasets: &[Dataset],
+    jobs: &[ScanJob],
+    metric: Metric,
+    setup: &ScansSetup,
+) -> Result<[RunResult; 3], String> {
+    let run = |name| {
+        run_policy(
+            datasets,
+            jobs,
+            policy(name, setup.window_s),
+            metric,
+            setup.slots,
+            setup.scan_fraction,
+        )
+    };
+    Ok([run(POLICIES[0])?, run(POLICIES[1])?, run(POLICIES[2])?])
+}
+
 /// Runs `policy` optimising `metric` over `jobs` (by arrival) on `slots` slots.
 pub fn run_policy(
     datasets: &[Dataset],
@@ -486,20 +506,7 @@ pub fn run(
                         break;
                     };
                     let (datasets, jobs) = workload(setup, level, seed);
-                    let r = (|| {
-                        let mut out = Vec::with_capacity(3);
-                        for name in POLICIES {
-                            out.push(run_policy(
-                                &datasets,
-                                &jobs,
-                                policy(name, setup.window_s),
-                                metric,
-                                setup.slots,
-                                setup.scan_fraction,
-                            )?);
-                        }
-                        Ok([out[0], out[1], out[2]])
-                    })();
+                    let r = run_all(&datasets, &jobs, metric, setup);
                     results.lock().expect("no poisoned lock")[i] = Some(r);
                     progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
                 }
@@ -551,18 +558,7 @@ pub fn run_trace(
     let mut rows = Vec::new();
     let workload = format!("trace {name}");
     for &metric in &setup.metrics {
-        let mut out = Vec::with_capacity(3);
-        for p in POLICIES {
-            out.push(run_policy(
-                &datasets,
-                &jobs,
-                policy(p, setup.window_s),
-                metric,
-                setup.slots,
-                setup.scan_fraction,
-            )?);
-        }
-        let cells = vec![[out[0], out[1], out[2]]];
+        let cells = vec![run_all(&datasets, &jobs, metric, setup)?];
         rows.extend(rows_of(&workload, metric, &cells, |_| None, true));
     }
     Ok(ScansReport {
