@@ -29,6 +29,13 @@ pub const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 const MIGRATE_TRIES: u32 = 20;
 const MIGRATE_RETRY: Duration = Duration::from_millis(50);
 
+/// SQLITE_BUSY or one of its extended codes (the primary code is the low byte).
+fn is_busy(e: &dyn sqlx::error::DatabaseError) -> bool {
+    e.code()
+        .and_then(|code| code.parse::<i32>().ok())
+        .is_some_and(|code| code & 0xff == 5)
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum ProfileError {
     #[error("the profile database {path}: {source}")]
@@ -121,16 +128,28 @@ impl ProfileStore {
             .journal_mode(SqliteJournalMode::Wal)
             .busy_timeout(BUSY_TIMEOUT)
             .foreign_keys(true);
-        let pool = SqlitePoolOptions::new()
-            .max_connections(4)
-            .connect_with(options)
-            .await
-            .map_err(open)?;
         // Several processes may open a new database at once (a fresh cluster's first masters
-        // and its rm): each reads which migrations are applied, then applies the rest, so one
-        // may run into a table another has just created. A migration commits with its record,
-        // so reading again a moment later finds it applied: a migration that fails is retried
-        // a few times before the file is called another program's.
+        // and its rm). Switching a new file to WAL can meet another opener's lock that SQLite
+        // reports as busy at once, without waiting: the connection is tried again.
+        let mut tries = 1;
+        let pool = loop {
+            match SqlitePoolOptions::new()
+                .max_connections(4)
+                .connect_with(options.clone())
+                .await
+            {
+                Ok(pool) => break pool,
+                Err(sqlx::Error::Database(e)) if is_busy(&*e) && tries < MIGRATE_TRIES => {
+                    tries += 1;
+                    tokio::time::sleep(MIGRATE_RETRY).await;
+                }
+                Err(source) => return Err(open(source)),
+            }
+        };
+        // Each opener reads which migrations are applied, then applies the rest, so one may
+        // run into a table another has just created. A migration commits with its record, so
+        // reading again a moment later finds it applied: a migration that fails is retried a
+        // few times before the file is called another program's.
         let migrator = sqlx::migrate!("../migrations/profiles");
         let mut tries = 1;
         loop {
