@@ -122,6 +122,8 @@ fn run(args: &DemoArgs, dir: &Path) -> Result<()> {
         map_min_seconds: 0.0,
         guard_seconds: yard_appmaster_live::master::DEFAULT_GUARD_SECONDS,
         hang_split: None,
+        max_containers: None,
+        shared_scan: false,
     };
     let owner = ("demo", "default", None);
     let patience = Duration::from_secs(600);

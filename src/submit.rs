@@ -71,6 +71,14 @@ pub(crate) struct JobArgs {
     /// Fault injection: the map of this split hangs until it is killed (the guard's tests).
     #[arg(long, hide = true)]
     pub(crate) hang_split: Option<u32>,
+    /// At most this many task containers held at once (the master's own not counted).
+    #[arg(long, value_name = "N")]
+    pub(crate) max_containers: Option<u32>,
+    /// Share one scan of --input with every other shared-scan job over it (CIRCUMFLEX): each
+    /// block is read once for all the jobs attached when it is read. Such a job reads every
+    /// block, so it runs under full (the exact answer); another --policy is refused.
+    #[arg(long)]
+    pub(crate) shared_scan: bool,
 }
 
 /// `'…'` quoting for `/bin/sh -c`, which the rm runs a master's command under.
@@ -113,6 +121,19 @@ impl JobArgs {
         job.map_min_seconds = self.map_min_seconds;
         job.guard_seconds = self.guard_seconds;
         job.hang_split = self.hang_split;
+        job.max_containers = self.max_containers;
+        if self.shared_scan {
+            // `dart` is the flag's default: a shared scan's policy is `full`.
+            if !matches!(self.policy, PolicyKind::Dart | PolicyKind::Full) {
+                return Err(BadInput(format!(
+                    "--shared-scan reads every block for every job on the scan: it runs under full, not --policy {}",
+                    self.policy
+                ))
+                .into());
+            }
+            job.policy = PolicyKind::Full;
+            job.shared_scan = true;
+        }
         if let (true, Some(trace)) = (app == "synthetic", &self.trace) {
             // The master reads the trace too: it must be readable and hold the job. The rm
             // needs its whole path (the master runs in its container's directory).

@@ -93,6 +93,11 @@ pub struct MapReduceJob {
     /// (BalancedPools, seed 003).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_containers: Option<u32>,
+    /// Share one scan of `input` with every other shared-scan job over it (CIRCUMFLEX, seed
+    /// 004): each block read once for all the jobs attached when it is read. Such a job reads
+    /// every block (policy `full`, an exact answer).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub shared_scan: bool,
 }
 
 /// What is wrong with a job, named by its JSON field.
@@ -172,6 +177,7 @@ impl MapReduceJob {
             time_scale: None,
             hang_split: None,
             max_containers: None,
+            shared_scan: false,
         }
     }
 
@@ -254,6 +260,21 @@ impl MapReduceJob {
                 "mapMinSeconds",
                 format!("{} is outside 0 to 86400", self.map_min_seconds),
             ));
+        }
+        if self.shared_scan {
+            if self.app == "synthetic" {
+                return Err(problem(
+                    "sharedScan",
+                    "a synthetic job reads no dataset, so it has no scan to share",
+                ));
+            }
+            if self.policy != PolicyKind::Full || self.sample_only {
+                return Err(problem(
+                    "sharedScan",
+                    "a shared scan feeds every block to every job attached: give policy full \
+                     (Dart's deadline-driven map cut is not run on a shared scan)",
+                ));
+            }
         }
         if let Some(n) = self.max_containers
             && !(1..=MAX_CONTAINERS).contains(&n)
@@ -481,6 +502,9 @@ impl MapReduceJob {
         if let Some(n) = self.max_containers {
             args.push(format!("--max-containers={n}"));
         }
+        if self.shared_scan {
+            args.push("--shared-scan".into());
+        }
         if let Some(trace) = &self.trace {
             args.push(format!("--trace={trace}"));
             args.push(format!(
@@ -652,6 +676,26 @@ mod tests {
             let err = job(json).expect_err(json);
             assert!(err.starts_with(&format!("{field}: ")), "{json}: {err}");
         }
+    }
+
+    #[test]
+    fn a_shared_scan_reads_a_dataset_under_full_and_reaches_the_master() {
+        let j = job(r#"{"app": "wordcount", "input": "b", "policy": "full", "sharedScan": true}"#)
+            .unwrap();
+        assert!(j.master_args(None).contains(&"--shared-scan".to_string()));
+        for json in [
+            r#"{"app": "wordcount", "input": "b", "sharedScan": true}"#,
+            r#"{"app": "synthetic", "maps": 2, "policy": "full", "sharedScan": true}"#,
+        ] {
+            let err = job(json).expect_err(json);
+            assert!(err.starts_with("sharedScan: "), "{json}: {err}");
+        }
+        let plain = job(r#"{"app": "wordcount", "input": "b"}"#).unwrap();
+        assert!(
+            !serde_json::to_string(&plain)
+                .unwrap()
+                .contains("sharedScan")
+        );
     }
 
     #[test]

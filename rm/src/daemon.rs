@@ -98,6 +98,7 @@ pub async fn serve(
         journal: Some(journal.clone()),
         profiles,
         metrics: Arc::new(crate::metrics::RmMetrics::started_at(started_ms)),
+        scans: Default::default(),
     };
     if let Some(home) = &options.yard_home {
         let creds = LocalCredentials {

@@ -57,6 +57,8 @@ pub struct Rm {
     pub profiles: Option<crate::profiles::Profiles>,
     /// The rm's Prometheus metrics (`GET /metrics`): its own registry.
     pub metrics: Arc<crate::metrics::RmMetrics>,
+    /// The shared scans running (`mapreduce::ScanHosts`).
+    pub scans: mapreduce::ScanHosts,
 }
 
 impl Rm {
@@ -70,6 +72,7 @@ impl Rm {
             journal: None,
             profiles: None,
             metrics: Arc::new(crate::metrics::RmMetrics::started_at(started_ms)),
+            scans: Default::default(),
         }
     }
 }

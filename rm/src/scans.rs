@@ -238,6 +238,30 @@ impl CyclicScan {
         None
     }
 
+    /// Blocks some attached job still needs that nobody is reading: the reads a free slot
+    /// could start now.
+    pub fn waiting(&self) -> usize {
+        (0..self.blocks)
+            .filter(|b| !self.in_flight.contains_key(b))
+            .filter(|&b| self.jobs.iter().any(|(_, bits)| !bits[b]))
+            .count()
+    }
+
+    /// Block `block`'s read failed (its task or container was lost): it counts for nobody, and
+    /// the cursor finds it again on its next round.
+    pub fn abandon(&mut self, block: usize) {
+        self.in_flight.remove(&block);
+    }
+
+    /// Job `job` leaves before it has every block (it failed or was killed); reads in flight
+    /// go on for the others.
+    pub fn detach(&mut self, job: u64) {
+        self.jobs.retain(|(j, _)| *j != job);
+        for riders in self.in_flight.values_mut() {
+            riders.retain(|j| *j != job);
+        }
+    }
+
     /// Block `block`'s read finished: it counts for every job that rode it. Returns the jobs now
     /// done (detached), oldest first.
     pub fn block_done(&mut self, block: usize) -> Vec<u64> {
@@ -1088,6 +1112,33 @@ mod tests {
                 k + 1
             );
         }
+    }
+
+    /// A lost read counts for nobody and is read again; a job that leaves stops riding.
+    #[test]
+    fn an_abandoned_read_comes_round_again_and_a_detached_job_rides_no_more() {
+        let mut scan = CyclicScan::new(3);
+        scan.attach(1);
+        scan.attach(2);
+        assert_eq!(scan.waiting(), 3);
+        let (b0, riders) = scan.next_block().unwrap();
+        assert_eq!((b0, riders), (0, vec![1, 2]));
+        assert_eq!(scan.waiting(), 2, "block 0 is being read");
+        scan.abandon(b0);
+        assert_eq!(scan.remaining(), [3, 3], "the lost read counted for nobody");
+        assert_eq!(scan.waiting(), 3);
+        let (b1, _) = scan.next_block().unwrap();
+        scan.detach(2);
+        assert!(scan.block_done(b1).is_empty());
+        assert_eq!(scan.remaining(), [2]);
+        let (b2, riders) = scan.next_block().unwrap();
+        assert_eq!((b2, riders), (2, vec![1]));
+        scan.block_done(b2);
+        // The wrap-around finds the abandoned block.
+        let (again, _) = scan.next_block().unwrap();
+        assert_eq!(again, b0);
+        assert_eq!(scan.block_done(again), [1]);
+        assert_eq!(scan.waiting(), 0);
     }
 
     /// Digest E2: chains A (4, 1) and B (3), unit weights: A1, A2, B for Σ w·C = 17, which brute

@@ -76,6 +76,7 @@ async fn a_full_disk_is_a_503_not_a_lost_submission_and_the_rm_recovers() {
         journal: Some(journal),
         profiles: None,
         metrics: Default::default(),
+        scans: Default::default(),
     };
     // While no sidecar shared-memory file exists, a full or read-only disk cannot become a
     // SIGBUS (exclusive WAL keeps its index in the process's own memory).

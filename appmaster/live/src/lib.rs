@@ -86,6 +86,23 @@ pub(crate) enum Work {
     },
     #[serde(rename_all = "camelCase")]
     Reduce { reduce: u32, population: Population },
+    /// One read of a shared scan's block (`master::scan`), fed to the map function of every
+    /// job riding it: each job's partitions go to its own directory under `YARD_SHUFFLE_DIR`.
+    #[serde(rename_all = "camelCase")]
+    ScanMap {
+        split: Split,
+        block: BlockRef,
+        riders: Vec<ScanRider>,
+    },
+}
+
+/// A job riding a shared scan's read: its map function, its reduces, where its output goes.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(crate) struct ScanRider {
+    pub app: AppSpec,
+    pub reduces: u32,
+    pub output: String,
 }
 
 /// A dataset block and the nodes holding it (`host:port`), first replica first.
@@ -131,6 +148,9 @@ pub(crate) struct Done {
     pub stats: Option<MapStats>,
     #[serde(default)]
     pub partial: Option<ReducePartial>,
+    /// A shared scan's read: each rider's map statistics, in the order of its riders.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub riders: Vec<MapStats>,
     /// What the attempt measured of itself, for job typing (seed 002 eq. 1–2): the master
     /// types a part of a job kind by the first of its tasks to finish (`master::typing`).
     #[serde(default, skip_serializing_if = "Option::is_none")]

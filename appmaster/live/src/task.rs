@@ -227,6 +227,11 @@ pub fn task() -> Result<()> {
         Work::Reduce { reduce, population } => {
             reduce_task(&spec, &http, &base, *reduce, *population, &progress)?
         }
+        Work::ScanMap {
+            split,
+            block,
+            riders,
+        } => scan_map(&spec, &http, *split, block, riders, &progress)?,
     };
     let reply: Reply = post(&http, &format!("{base}/done"), &done)?;
     if reply.kill {
@@ -404,23 +409,76 @@ fn map(
         .map(split, &input, spec.reduces)
         .with_context(|| format!("map {}", split.index))?;
     progress.set(0.9);
-    let dir = env_dir("YARD_SHUFFLE_DIR")?.join(output);
-    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    let mut output_bytes = 0;
-    for (r, partition) in out.partitions.iter().enumerate() {
-        // Written aside and renamed: the shuffle service never serves half a partition.
-        let (tmp, file) = (dir.join(format!(".{r}.tmp")), dir.join(r.to_string()));
-        std::fs::write(&tmp, partition).with_context(|| format!("writing {}", tmp.display()))?;
-        std::fs::rename(&tmp, &file).with_context(|| format!("renaming {}", tmp.display()))?;
-        output_bytes += partition.len() as u64;
-    }
+    let output_bytes = write_partitions(output, &out.partitions)?;
     progress.set(1.0);
     Ok(Done {
         output_bytes,
         stats: Some(out.stats),
         partial: None,
+        riders: Vec::new(),
         measured: Some(Measured {
             input_bytes,
+            output_bytes,
+            seconds: started.elapsed().as_secs_f64(),
+            disk_rate_env: Measured::disk_rate_env(),
+        }),
+    })
+}
+
+/// A map's partitions, under `output` in the container's shuffle directory; their bytes.
+fn write_partitions(output: &str, partitions: &[Vec<u8>]) -> Result<u64> {
+    let dir = env_dir("YARD_SHUFFLE_DIR")?.join(output);
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let mut bytes = 0;
+    for (r, partition) in partitions.iter().enumerate() {
+        // Written aside and renamed: the shuffle service never serves half a partition.
+        let (tmp, file) = (dir.join(format!(".{r}.tmp")), dir.join(r.to_string()));
+        std::fs::write(&tmp, partition).with_context(|| format!("writing {}", tmp.display()))?;
+        std::fs::rename(&tmp, &file).with_context(|| format!("renaming {}", tmp.display()))?;
+        bytes += partition.len() as u64;
+    }
+    Ok(bytes)
+}
+
+/// A shared scan's read (CIRCUMFLEX §2.2): the block read once, then every rider's map
+/// function over the same bytes. `measured` is the one read: its bytes count once.
+fn scan_map(
+    spec: &TaskSpec,
+    http: &reqwest::blocking::Client,
+    split: Split,
+    block: &BlockRef,
+    riders: &[crate::ScanRider],
+    progress: &Progress,
+) -> Result<Done> {
+    let started = Instant::now();
+    let input = read_block(
+        http,
+        &env_dir("YARD_DATA_DIR")?,
+        block,
+        job_token().as_deref(),
+    )?;
+    progress.set(0.3);
+    let left = spec.map_min_seconds - started.elapsed().as_secs_f64();
+    if left > 0.0 {
+        hold(left, progress);
+    }
+    let (mut output_bytes, mut stats) = (0, Vec::with_capacity(riders.len()));
+    for rider in riders {
+        let out = rider
+            .app
+            .map(split, &input, rider.reduces)
+            .with_context(|| format!("map {} for {}", split.index, rider.output))?;
+        output_bytes += write_partitions(&rider.output, &out.partitions)?;
+        stats.push(out.stats);
+    }
+    progress.set(1.0);
+    Ok(Done {
+        output_bytes,
+        stats: None,
+        partial: None,
+        riders: stats,
+        measured: Some(Measured {
+            input_bytes: input.len() as u64,
             output_bytes,
             seconds: started.elapsed().as_secs_f64(),
             disk_rate_env: Measured::disk_rate_env(),
@@ -631,6 +689,7 @@ fn reduce_task(
         output_bytes: kept_bytes,
         stats: None,
         partial: Some(partial),
+        riders: Vec::new(),
         measured: Some(Measured {
             input_bytes: bytes,
             output_bytes: written,

@@ -10,6 +10,12 @@
 //! - `GET /ws/v1/yard/mapreduce/jobs/{id}` → state, progress, estimate against the deadline;
 //! - `GET /ws/v1/yard/mapreduce/jobs/{id}/answer` → the answer, or 409 while it is coming.
 //!
+//! Shared scans (`"sharedScan": true`, CIRCUMFLEX): a job's master asks
+//! `POST /ws/v1/yard/mapreduce/scans/{dataset}` who scans its dataset. The first to ask hosts
+//! the scan; the others are told its master's address and attach to it. The host hands the
+//! dataset back (`DELETE`) before it stops taking jobs; a host whose application ended is
+//! replaced by the next to ask. `GET /ws/v1/yard/mapreduce/scans` lists the scans running.
+//!
 //! The job as submitted rides in its master's environment (`YARD_JOB`), which the rm keeps
 //! with the application across restarts: that is how a job is told from any other app.
 
@@ -32,7 +38,106 @@ pub(super) fn routes() -> Vec<Route> {
             &["get"],
             get(answer),
         ),
+        ("/ws/v1/yard/mapreduce/scans", &["get"], get(scans)),
+        (
+            "/ws/v1/yard/mapreduce/scans/{dataset}",
+            &["post", "delete"],
+            post(join_scan).delete(leave_scan),
+        ),
     ]
+}
+
+/// A dataset's shared scan: the master that runs it.
+#[derive(Debug, Clone)]
+pub struct ScanHost {
+    pub application: String,
+    /// The host master's umbilical base URL, where jobs attach.
+    pub url: String,
+}
+
+/// The shared scans running, by dataset. In memory: after an rm restart the next job to ask
+/// hosts anew (the old host keeps serving the jobs already attached).
+pub type ScanHosts = Arc<Mutex<BTreeMap<String, ScanHost>>>;
+
+/// The calling master's application, if it is its current attempt.
+fn calling_master(c: &Cluster, caller: &Caller) -> Result<String, ApiError> {
+    let Principal::Master { app, .. } = &caller.0 else {
+        return Err(ApiError::forbidden(
+            "only a shared-scan job's master may do this (with its YARD_TOKEN)",
+        ));
+    };
+    caller.master_of(c, app)?;
+    Ok(app.clone())
+}
+
+/// Scans whose host's application still runs.
+fn live_scans(rm: &Rm, c: &Cluster) -> BTreeMap<String, ScanHost> {
+    let mut hosts = rm.scans.lock().unwrap_or_else(|p| p.into_inner());
+    hosts.retain(|_, h| c.current_attempt(&h.application).is_some());
+    hosts.clone()
+}
+
+async fn scans(State(rm): State<Rm>, _caller: Caller) -> Reply {
+    ok(rm.with(|c, _| {
+        let scans: Vec<Value> = live_scans(&rm, c)
+            .into_iter()
+            .map(|(dataset, h)| json!({ "dataset": dataset, "host": h.application, "url": h.url }))
+            .collect();
+        json!({ "scans": scans })
+    }))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct JoinScan {
+    /// The asking master's umbilical base URL, where jobs attach if it hosts.
+    url: String,
+}
+
+/// Who scans `dataset`: the host if one runs, else the caller, which hosts from now on.
+async fn join_scan(
+    State(rm): State<Rm>,
+    Path(dataset): Path<String>,
+    caller: Caller,
+    body: Result<Json<JoinScan>, JsonRejection>,
+) -> Reply {
+    let Json(JoinScan { url }) = body?;
+    if !(url.starts_with("http://") || url.starts_with("https://")) || url.len() > 200 {
+        return Err(field_error(
+            "url",
+            format!("{url:?} is not the master's http:// base URL"),
+        ));
+    }
+    rm.with(|c, _| {
+        let me = calling_master(c, &caller)?;
+        c.dataset(&dataset)?;
+        let mut hosts = live_scans(&rm, c);
+        let host = hosts.entry(dataset.clone()).or_insert_with(|| ScanHost {
+            application: me.clone(),
+            url,
+        });
+        let answer = json!({
+            "dataset": dataset,
+            "host": host.application,
+            "url": host.url,
+            "hosting": host.application == me,
+        });
+        *rm.scans.lock().unwrap_or_else(|p| p.into_inner()) = hosts;
+        ok(answer)
+    })
+}
+
+/// The host stops taking jobs: the next job over `dataset` hosts a scan of its own.
+async fn leave_scan(State(rm): State<Rm>, Path(dataset): Path<String>, caller: Caller) -> Reply {
+    rm.with(|c, _| {
+        let me = calling_master(c, &caller)?;
+        let mut hosts = rm.scans.lock().unwrap_or_else(|p| p.into_inner());
+        let left = hosts.get(&dataset).is_some_and(|h| h.application == me);
+        if left {
+            hosts.remove(&dataset);
+        }
+        ok(json!({ "dataset": dataset, "left": left }))
+    })
 }
 
 /// The body of `POST /ws/v1/yard/mapreduce/jobs`: the job, and who runs it, where, by when.

@@ -18,6 +18,7 @@
 mod metrics;
 mod recovery;
 mod rm;
+mod scan;
 mod state;
 mod typing;
 mod umbilical;
@@ -140,6 +141,9 @@ pub struct MasterArgs {
     /// many as the policy wants.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     max_containers: Option<u32>,
+    /// Share one scan of `--input` with the other shared-scan jobs over it (`scan.rs`).
+    #[arg(long)]
+    shared_scan: bool,
 }
 
 pub use yard_appmaster::submission::DEFAULT_GUARD_SECONDS;
@@ -428,7 +432,10 @@ async fn run(
 ) -> Result<()> {
     let started_ms = now_ms();
     let rm = Arc::new(RmClient::new(&rm_url, &application));
-    let outcome = job(&args, &rm, &application, profiles, started_ms).await;
+    let outcome = match args.shared_scan {
+        true => scan::job(&args, &rm, &application, started_ms).await,
+        false => job(&args, &rm, &application, profiles, started_ms).await,
+    };
     let succeeded = match &outcome {
         Ok(()) => true,
         Err(e) => {
@@ -662,6 +669,12 @@ async fn job(
         s.used_nodes.clone()
     });
     let _ = allocator.await;
+    delete_outputs(rm, application, nodes).await;
+    Ok(())
+}
+
+/// The job's map outputs go from every node that ran its tasks.
+async fn delete_outputs(rm: &RmClient, application: &str, nodes: BTreeSet<String>) {
     let token = crate::job_token();
     for node in nodes {
         let url = format!("{node}/ws/v1/node/shuffle/{application}");
@@ -673,7 +686,6 @@ async fn job(
             log_line(&format!("cannot delete the map outputs at {url}: {e}"));
         }
     }
-    Ok(())
 }
 
 /// Mean and quantiles of the scheduling overheads, in milliseconds.

@@ -1197,6 +1197,7 @@ mod tests {
             output_bytes: 30,
             stats: None,
             partial: None,
+            riders: Vec::new(),
             measured: None,
         };
         assert!(!s.done(&task.attempt, done.clone()).kill);
@@ -1339,6 +1340,7 @@ mod tests {
             output_bytes: bytes,
             stats: None,
             partial: None,
+            riders: Vec::new(),
             measured: None,
         }
     }
@@ -1741,6 +1743,7 @@ mod tests {
             output_bytes: 30,
             stats: None,
             partial: None,
+            riders: Vec::new(),
             measured: None,
         };
         assert!(!s.done(&task.attempt, done).kill);
