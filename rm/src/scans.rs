@@ -1454,7 +1454,8 @@ mod tests {
 
         /// Block by block: each job gets every block exactly once; while the jobs overlap, no
         /// block is read twice in a cycle, so the reads are at most the unshared reads and, for
-        /// jobs all attached at the start, exactly one pass.
+        /// jobs all attached at the start, exactly one pass; every read serves every job that
+        /// needs a block nobody is reading.
         #[test]
         fn every_block_is_read_once_per_cycle(
             blocks in 1usize..20,
@@ -1476,7 +1477,18 @@ mod tests {
                     next += 1;
                 }
                 while flight.len() < slots {
+                    // Each job misses the arc from the cursor back to where it joined (and reads
+                    // in flight it did not ride), so the cursor's next block serves every job
+                    // that needs any block nobody is reading: within one dataset no order could
+                    // serve a job (say, the earliest deadline's) sooner.
+                    let waiting: Vec<u64> = scan
+                        .jobs()
+                        .zip(scan.needed())
+                        .filter(|(_, u)| u.iter().any(|b| !flight.contains(b)))
+                        .map(|(j, _)| j)
+                        .collect();
                     let Some((b, riders)) = scan.next_block() else { break };
+                    prop_assert_eq!(&riders, &waiting);
                     for r in riders {
                         got.entry(r).or_default().push(b);
                     }
