@@ -75,8 +75,9 @@ pub(crate) struct JobArgs {
     #[arg(long, value_name = "N")]
     pub(crate) max_containers: Option<u32>,
     /// Share one scan of --input with every other shared-scan job over it (CIRCUMFLEX): each
-    /// block is read once for all the jobs attached when it is read. Such a job reads every
-    /// block, so it runs under full (the exact answer); another --policy is refused.
+    /// block is read once for all the jobs attached when it is read. Under full (or dart
+    /// without --deadline) the job reads every block, the exact answer; under dart with a
+    /// --deadline it answers by then from the blocks read. Other policies are refused.
     #[arg(long)]
     pub(crate) shared_scan: bool,
 }
@@ -122,18 +123,7 @@ impl JobArgs {
         job.guard_seconds = self.guard_seconds;
         job.hang_split = self.hang_split;
         job.max_containers = self.max_containers;
-        if self.shared_scan {
-            // `dart` is the flag's default: a shared scan's policy is `full`.
-            if !matches!(self.policy, PolicyKind::Dart | PolicyKind::Full) {
-                return Err(BadInput(format!(
-                    "--shared-scan reads every block for every job on the scan: it runs under full, not --policy {}",
-                    self.policy
-                ))
-                .into());
-            }
-            job.policy = PolicyKind::Full;
-            job.shared_scan = true;
-        }
+        job.shared_scan = self.shared_scan;
         if let (true, Some(trace)) = (app == "synthetic", &self.trace) {
             // The master reads the trace too: it must be readable and hold the job. The rm
             // needs its whole path (the master runs in its container's directory).

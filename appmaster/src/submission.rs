@@ -94,8 +94,9 @@ pub struct MapReduceJob {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_containers: Option<u32>,
     /// Share one scan of `input` with every other shared-scan job over it (CIRCUMFLEX, seed
-    /// 004): each block read once for all the jobs attached when it is read. Such a job reads
-    /// every block (policy `full`, an exact answer).
+    /// 004): each block read once for all the jobs attached when it is read. Under `full` (or
+    /// `dart` without a deadline) the job reads every block, the exact answer; under `dart`
+    /// with a deadline it answers by then from the blocks read (yard's scan-deadline rule).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub shared_scan: bool,
 }
@@ -268,11 +269,12 @@ impl MapReduceJob {
                     "a synthetic job reads no dataset, so it has no scan to share",
                 ));
             }
-            if self.policy != PolicyKind::Full || self.sample_only {
+            if !matches!(self.policy, PolicyKind::Full | PolicyKind::Dart) || self.sample_only {
                 return Err(problem(
                     "sharedScan",
-                    "a shared scan feeds every block to every job attached: give policy full \
-                     (Dart's deadline-driven map cut is not run on a shared scan)",
+                    "a job on a shared scan runs under full (every block, the exact answer) or \
+                     dart (by its deadline, from the blocks read): give one of those, without \
+                     sampleOnly",
                 ));
             }
         }
@@ -683,8 +685,10 @@ mod tests {
         let j = job(r#"{"app": "wordcount", "input": "b", "policy": "full", "sharedScan": true}"#)
             .unwrap();
         assert!(j.master_args(None).contains(&"--shared-scan".to_string()));
+        let dart = job(r#"{"app": "wordcount", "input": "b", "sharedScan": true}"#).unwrap();
+        assert_eq!(dart.policy, PolicyKind::Dart);
         for json in [
-            r#"{"app": "wordcount", "input": "b", "sharedScan": true}"#,
+            r#"{"app": "wordcount", "input": "b", "policy": "aria", "sharedScan": true}"#,
             r#"{"app": "synthetic", "maps": 2, "policy": "full", "sharedScan": true}"#,
         ] {
             let err = job(json).expect_err(json);

@@ -11,10 +11,17 @@
 //! application's answer. The host hands the dataset back to the rm, then ends, once no job
 //! rides its scan.
 //!
-//! What it leaves out: every job reads every block (policy `full`, an exact answer): Dart's
-//! deadline-driven map cut is not run on a shared scan. A read that fails is read again; a map
-//! output that a reducer cannot fetch fails that job (its blocks are not read again for it).
-//! The attach route has no credential, as the rest of the umbilical (loopback only).
+//! The scan walks the blocks in an order drawn once per scan (seeded), so the blocks any job
+//! gets by a given time, an arc of that order, are a simple random sample of the dataset.
+//! A job with a deadline (submitted under `dart`) keeps it by yard's scan-deadline rule, not
+//! Dart's estimator: it stops riding once the time left is under its guard plus two reads'
+//! time, and its reduces run at once on the blocks read for it; its answer is approximate, with
+//! its processed fraction and bounds. Every other job reads every block (an exact answer).
+//!
+//! What it leaves out: a read that fails is read again; a map output that a reducer cannot
+//! fetch fails that job (its blocks are not read again for it). The host's `maxContainers`
+//! caps the scan; a rider's own is not used. The attach route has no credential, as the rest
+//! of the umbilical (loopback only).
 
 use yard_rm::scans::CyclicScan;
 
@@ -25,6 +32,11 @@ struct Rider {
     application: String,
     app: AppSpec,
     reduces: u32,
+    /// When its answer is due (ms since the epoch), and its guard: it stops riding in time.
+    deadline_ms: Option<i64>,
+    guard_s: f64,
+    /// It stopped riding before it had every block (its deadline came): later reads skip it.
+    cut: bool,
     /// The first block read for it: where it joined the cycle.
     joined_at: Option<usize>,
     /// Blocks read for it, in the order they were read.
@@ -43,8 +55,12 @@ struct Rider {
 /// What an attempt does.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Task {
+    /// A read at this position of the scan's order.
     Read(usize),
-    Reduce { rider: usize, reduce: u32 },
+    Reduce {
+        rider: usize,
+        reduce: u32,
+    },
 }
 
 struct Attempt {
@@ -71,6 +87,8 @@ struct Scan {
     capability: Resource,
     max_containers: u32,
     maps: Vec<MapInput>,
+    /// The scan's order: position `p` of the cyclic scan reads block `order[p]`.
+    order: Vec<usize>,
     population: Population,
     cyclic: CyclicScan,
     riders: Vec<Rider>,
@@ -78,9 +96,10 @@ struct Scan {
     attempts: HashMap<String, Attempt>,
     next_attempt: u64,
     releases: Vec<String>,
-    /// Completed reads of each block, and the bytes they read.
+    /// Completed reads of each block, the bytes and seconds they took.
     reads: Vec<u32>,
     bytes_read: u64,
+    read_seconds: f64,
     read_failures: HashMap<usize, u32>,
     used_nodes: BTreeSet<String>,
     /// No job may attach any more: the host is ending.
@@ -125,15 +144,19 @@ impl Shared {
 }
 
 impl Scan {
-    fn attach(&mut self, application: &str, app: AppSpec, reduces: u32) -> Option<usize> {
+    fn attach(&mut self, body: Attach) -> Option<usize> {
         if self.closing {
             return None;
         }
         let id = self.riders.len();
+        let application = body.application;
         self.riders.push(Rider {
-            application: application.to_owned(),
-            app,
-            reduces,
+            application: application.clone(),
+            app: body.app,
+            reduces: body.reduces.max(1),
+            deadline_ms: body.deadline_ms,
+            guard_s: body.guard_seconds.clamp(0.0, 3_600.0),
+            cut: false,
             joined_at: None,
             read: Vec::new(),
             outputs: Vec::new(),
@@ -189,7 +212,8 @@ impl Scan {
             };
             let spec = self.task_spec(&name, r.app.clone(), r.reduces, work);
             (Task::Reduce { rider, reduce }, Vec::new(), spec)
-        } else if let Some((block, riders)) = self.cyclic.next_block() {
+        } else if let Some((position, riders)) = self.cyclic.next_block() {
+            let block = self.order[position];
             let riders: Vec<usize> = riders.into_iter().map(|r| r as usize).collect();
             let input = &self.maps[block];
             let work = Work::ScanMap {
@@ -206,7 +230,7 @@ impl Scan {
             };
             let first = &self.riders[riders[0]];
             let spec = self.task_spec(&name, first.app.clone(), first.reduces, work);
-            (Task::Read(block), riders, spec)
+            (Task::Read(position), riders, spec)
         } else if self.idle() {
             self.release(container);
             return Some(Order::Exit);
@@ -228,6 +252,42 @@ impl Scan {
         Some(Order::Run {
             task: Box::new(spec),
         })
+    }
+
+    /// Yard's scan-deadline rule: a job with a deadline stops riding once the time left is
+    /// under its guard plus two reads' time (the mean read so far; a second before any), and
+    /// its reduces run at once on the blocks read for it. Whether any job stopped.
+    fn cut_due(&mut self, now_ms: i64) -> bool {
+        let reads: u32 = self.reads.iter().sum();
+        let read_s = match reads {
+            0 => 1.0,
+            n => self.read_seconds / f64::from(n),
+        };
+        let mut any = false;
+        for (id, r) in self.riders.iter_mut().enumerate() {
+            let Some(deadline) = r.deadline_ms else {
+                continue;
+            };
+            let reducing = !r.to_reduce.is_empty() || r.reduces_done > 0;
+            if r.cut || r.outcome.is_some() || reducing || r.read.len() == self.maps.len() {
+                continue;
+            }
+            let left_s = (deadline - now_ms) as f64 / 1000.0;
+            if left_s > r.guard_s + 2.0 * read_s {
+                continue;
+            }
+            log_line(&format!(
+                "{}: {left_s:.1} s to its deadline: it stops riding with {} of {} blocks; its reduces run",
+                r.application,
+                r.read.len(),
+                self.maps.len()
+            ));
+            r.cut = true;
+            r.to_reduce = (0..r.reduces).collect();
+            self.cyclic.detach(id as u64);
+            any = true;
+        }
+        any
     }
 
     fn pending_reduce(&mut self) -> Option<(usize, u32)> {
@@ -279,14 +339,21 @@ impl Scan {
             .map(|h| h.http.clone())
             .unwrap_or_default();
         match attempt.task {
-            Task::Read(block) => {
+            Task::Read(position) => {
+                let block = self.order[position];
                 let split = self.maps[block].split;
                 let n: u64 = name.trim_start_matches("scan-").parse().unwrap_or_default();
                 self.reads[block] += 1;
-                self.bytes_read += done.measured.as_ref().map_or(0, |m| m.input_bytes);
+                if let Some(m) = &done.measured {
+                    self.bytes_read += m.input_bytes;
+                    self.read_seconds += m.seconds;
+                }
                 for (i, &r) in attempt.riders.iter().enumerate() {
                     let output = self.output_name(block, n, r);
                     let rider = &mut self.riders[r];
+                    if rider.cut {
+                        continue; // its reduces run on what it had when it stopped
+                    }
                     rider.joined_at.get_or_insert(block);
                     rider.read.push(block);
                     rider.outputs.push(OutputRef {
@@ -298,7 +365,7 @@ impl Scan {
                         rider.stats.push((split, stats.clone()));
                     }
                 }
-                for r in self.cyclic.block_done(block) {
+                for r in self.cyclic.block_done(position) {
                     let rider = &mut self.riders[r as usize];
                     log_line(&format!(
                         "{} has every block ({} read for it, from block {}): its {} reduces run",
@@ -330,8 +397,9 @@ impl Scan {
         };
         log_line(&format!("{name} ({:?}) failed: {reason}", attempt.task));
         match attempt.task {
-            Task::Read(block) => {
-                self.cyclic.abandon(block);
+            Task::Read(position) => {
+                self.cyclic.abandon(position);
+                let block = self.order[position];
                 let failures = self.read_failures.entry(block).or_default();
                 *failures += 1;
                 if *failures >= MAX_TASK_FAILURES {
@@ -374,6 +442,8 @@ impl Scan {
         json!({
             "blocks": self.maps.len(),
             "blocksRead": r.read.len(),
+            "processedFraction": r.read.len() as f64 / self.maps.len().max(1) as f64,
+            "cutByDeadline": r.cut,
             "reducesDone": r.reduces_done,
             "answer": match &r.outcome {
                 Some(Ok(answer)) => answer.clone(),
@@ -395,6 +465,7 @@ impl Scan {
             "jobs": self.riders.len(),
             "joinedAtBlock": r.joined_at,
             "blocksReadForIt": r.read,
+            "scanOrder": self.order,
             // Every read the host made so far, for every job: each block once per cycle.
             "blockReads": self.reads,
             "bytesRead": self.bytes_read,
@@ -596,18 +667,22 @@ async fn fetch_failure(
     Json(kill())
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct Attach {
     application: String,
     app: AppSpec,
     reduces: u32,
+    #[serde(default)]
+    deadline_ms: Option<i64>,
+    #[serde(default)]
+    guard_seconds: f64,
 }
 
 /// A job attaches: 200 with its rider number, or 409 when the host no longer takes jobs.
 async fn attach(AxumState(shared): St, Json(body): Json<Attach>) -> axum::response::Response {
     use axum::response::IntoResponse;
-    let rider = shared.with(|s| s.attach(&body.application, body.app, body.reduces.max(1)));
+    let rider = shared.with(|s| s.attach(body));
     match rider {
         Some(rider) => Json(json!({ "rider": rider })).into_response(),
         None => (
@@ -700,6 +775,11 @@ pub(super) async fn job(
                 vcores: 1,
             },
             max_containers: args.max_containers.unwrap_or(maps.len() as u32),
+            order: {
+                let mut order: Vec<usize> = (0..maps.len()).collect();
+                order.shuffle(&mut Rng::seed_from_u64(args.seed ^ 0x5CA7));
+                order
+            },
             cyclic: CyclicScan::new(maps.len()),
             reads: vec![0; maps.len()],
             maps,
@@ -710,6 +790,7 @@ pub(super) async fn job(
             next_attempt: 0,
             releases: Vec::new(),
             bytes_read: 0,
+            read_seconds: 0.0,
             read_failures: HashMap::new(),
             used_nodes: BTreeSet::new(),
             closing: false,
@@ -731,6 +812,14 @@ pub(super) async fn job(
         }),
     )
     .await?;
+    // The job as it rides: a deadline only under `dart` (`full` is the exact answer).
+    let me = Attach {
+        application: application.to_owned(),
+        app: app.clone(),
+        reduces: args.reduces,
+        deadline_ms: args.deadline_ms.filter(|_| args.policy != PolicyKind::Full),
+        guard_seconds: args.guard_seconds,
+    };
     // Who scans the dataset: this master, or the host it attaches to. A host that is ending
     // refuses (409); by then it has handed the dataset back, so asking again finds another.
     let mut tries = 0;
@@ -748,10 +837,10 @@ pub(super) async fn job(
                 "{application} hosts the shared scan of {dataset} ({} blocks)",
                 population.maps
             ));
-            break host(&shared, rm, &dataset, app.clone(), args.reduces).await?;
+            break host(&shared, rm, &dataset, me).await?;
         }
         let host_url = who["url"].as_str().unwrap_or_default().to_owned();
-        match ride(rm, &host_url, application, &app, args.reduces).await {
+        match ride(rm, &host_url, &me).await {
             Ok(view) => break view,
             Err(e) if tries < 20 => {
                 log_line(&format!(
@@ -772,17 +861,11 @@ pub(super) async fn job(
 
 /// Rides the scan at `host`: attaches, then waits for the answer, calling the rm meanwhile
 /// (a master that goes silent is taken for dead) with how many blocks were read for it.
-async fn ride(
-    rm: &RmClient,
-    host: &str,
-    application: &str,
-    app: &AppSpec,
-    reduces: u32,
-) -> Result<Value> {
-    let http = rm.http();
+async fn ride(rm: &RmClient, host: &str, me: &Attach) -> Result<Value> {
+    let (http, application) = (rm.http(), &me.application);
     let attached = http
         .post(format!("{host}/mr/scan/attach"))
-        .json(&json!({ "application": application, "app": app, "reduces": reduces }))
+        .json(me)
         .send()
         .await?
         .error_for_status()?
@@ -848,11 +931,10 @@ async fn host(
     shared: &Arc<Shared>,
     rm: &Arc<RmClient>,
     dataset: &str,
-    app: AppSpec,
-    reduces: u32,
+    me: Attach,
 ) -> Result<Value> {
-    let application = rm.application.clone();
-    shared.with(|s| s.attach(&application, app, reduces.max(1)));
+    let application = me.application.clone();
+    shared.with(|s| s.attach(me));
     let exe = std::env::current_exe()
         .context("cannot find the yard binary for the task runners")?
         .display()
@@ -861,6 +943,9 @@ async fn host(
     let mut own_answered = false;
     loop {
         let changed = shared.changed.notified();
+        if shared.look(|s| s.cut_due(now_ms())) {
+            shared.changed.notify_waiters();
+        }
         let request = shared.look(|s| s.allocate_request());
         let releases = request.releases.clone();
         match rm
@@ -945,26 +1030,36 @@ async fn host(
     Ok(view)
 }
 
-/// The result the rm keeps for a job on a shared scan: its answer (every block, exact) with
-/// the job's metadata as a Dart job's (`answer`) and how the scan served it.
+/// The result the rm keeps for a job on a shared scan: its answer with the job's metadata as a
+/// Dart job's (`answer`) and how the scan served it. Its policy is `full` (every block, the
+/// exact answer) or, with a deadline, `scan-deadline` (yard's rule, `Scan::cut_due`).
 fn result(args: &MasterArgs, kind: &str, view: Value, started_ms: i64) -> Value {
     let finished_ms = now_ms();
-    let blocks = view["blocks"].clone();
+    let fraction = view["processedFraction"].as_f64().unwrap_or(0.0);
+    let deadline_ms = args.deadline_ms.filter(|_| args.policy != PolicyKind::Full);
     let mut answer = view["answer"].clone();
     let job = json!({
-        "policy": PolicyKind::Full.name(),
+        "policy": if deadline_ms.is_some() { "scan-deadline" } else { PolicyKind::Full.name() },
         "kind": kind,
-        "k": blocks,
-        "maps": blocks,
-        "processedFraction": 1.0,
+        "k": view["blocksRead"],
+        "maps": view["blocks"],
+        "processedFraction": fraction,
         "completionSeconds": (finished_ms - started_ms) as f64 / 1000.0,
         "deadlineSeconds": args.deadline_ms.map(|d| (d - started_ms) as f64 / 1000.0),
         "deadlineMet": args.deadline_ms.map(|d| finished_ms <= d),
-        "outcome": args.deadline_ms.map(|d| if finished_ms > d { "missed" } else { "met" }),
+        // An answer by the deadline from no input is not a met deadline.
+        "outcome": args.deadline_ms.map(|d| if finished_ms > d {
+            "missed"
+        } else if fraction == 0.0 {
+            "empty"
+        } else {
+            "met"
+        }),
+        "cutByDeadline": view["cutByDeadline"],
         "sharedScan": view["scan"],
     });
     if let Some(object) = answer.as_object_mut() {
         object.insert("job".into(), job);
     }
-    json!({ "processedFraction": 1.0, "answer": answer })
+    json!({ "processedFraction": fraction, "answer": answer })
 }
