@@ -1010,7 +1010,7 @@ pub(super) fn log_line(line: &str) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use yard_wire::protocol::ContainerStatus;
     use yard_wire::token::ContainerToken;
 
@@ -1100,7 +1100,7 @@ mod tests {
         s
     }
 
-    fn granted(id: &str, node: &str) -> Allocated {
+    pub(in crate::master) fn granted(id: &str, node: &str) -> Allocated {
         Allocated {
             container_id: id.into(),
             node_id: node.into(),
@@ -1345,7 +1345,11 @@ mod tests {
         }
     }
 
-    fn ended(container: &str, end: ContainerEnd, exit_code: Option<i32>) -> AllocateReply {
+    pub(in crate::master) fn ended(
+        container: &str,
+        end: ContainerEnd,
+        exit_code: Option<i32>,
+    ) -> AllocateReply {
         AllocateReply {
             allocated: Vec::new(),
             completed: vec![ContainerStatus {
