@@ -896,9 +896,7 @@ async fn ride(rm: &RmClient, host: &str, me: &Attach) -> Result<Value> {
             }
         };
         unreachable_since = None;
-        if !view["answer"].is_null() || !view["error"].is_null() {
-            return Ok(view);
-        }
+        let answered = !view["answer"].is_null() || !view["error"].is_null();
         let (read, blocks) = (
             view["blocksRead"].as_u64().unwrap_or(0) as u32,
             view["blocks"].as_u64().unwrap_or(1).max(1) as u32,
@@ -907,7 +905,12 @@ async fn ride(rm: &RmClient, host: &str, me: &Attach) -> Result<Value> {
             application_id: application.to_owned(),
             asks: Vec::new(),
             releases: Vec::new(),
-            progress: f64::from(read) / f64::from(blocks),
+            // Once answered the job is done, whatever share of the blocks it read.
+            progress: if answered {
+                1.0
+            } else {
+                f64::from(read) / f64::from(blocks)
+            },
             tasks: Some(TaskCounts {
                 maps_done: read,
                 maps_to_run: blocks,
@@ -921,6 +924,9 @@ async fn ride(rm: &RmClient, host: &str, me: &Attach) -> Result<Value> {
             .await
         {
             log_line(&format!("allocate: {e:#}"));
+        }
+        if answered {
+            return Ok(view);
         }
     }
 }
