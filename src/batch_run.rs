@@ -318,7 +318,22 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
                     ))
                     .into());
                 }
-                Ok(_) => {}
+                Ok(_) => {
+                    // The plan's pools hold 2 × slots task containers (map and reduce slots)
+                    // and a master per job running; a smaller cluster queues them, and the
+                    // measured makespan then says more about the cluster than about the plan.
+                    let metrics =
+                        client.call(reqwest::Method::GET, "/ws/v1/cluster/metrics", None)?;
+                    let vcores = metrics["clusterMetrics"]["totalVirtualCores"]
+                        .as_u64()
+                        .unwrap_or(0);
+                    let wanted = 2 * u64::from(slots) + pools.len() as u64;
+                    if vcores < wanted {
+                        eprintln!(
+                            "warning: the rm at {url} has {vcores} vcores; the plan wants {wanted} at once (2 × {slots} slots of tasks and a master per pool): jobs will wait for containers, and the measured makespan will exceed the prediction"
+                        );
+                    }
+                }
                 Err(e) => {
                     return Err(BadInput(format!(
                         "--rm {url}: {e:#}: give the address `yard up` or `yard rm` printed, or leave --rm out for a local cluster"

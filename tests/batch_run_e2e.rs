@@ -164,3 +164,38 @@ fn bad_batches_flags_and_rms_exit_2_with_what_to_fix() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A cluster smaller than the plan's pools is used, with a warning that the measured makespan
+/// will say more about the cluster than about the plan.
+#[test]
+fn a_cluster_too_small_for_the_plan_is_warned_of_and_still_runs_the_batch() {
+    let dir = work_dir("yard-batch-run-small");
+    let file = dir.join("batch.csv");
+    std::fs::write(&file, "A,1,1,1,1\nB,1,1,1,1\n").unwrap();
+    let rm = rm_in(&dir, &["--master-share", "0.5"]);
+    let url = format!("http://{}", rm.addr);
+    let shape = NmShape {
+        vcores: 4,
+        ..NmShape::default()
+    };
+    let _nm = nm_for(&url, &dir.join("nm"), shape, &[]);
+    await_running(&rm, 1);
+    let (code, out, err) = yard(&[
+        "batch",
+        "run",
+        file.to_str().unwrap(),
+        "--slots",
+        "2",
+        "--time-scale",
+        "0.1",
+        "--rm",
+        &url,
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}\n{out}");
+    // 2 × 2 task slots and a master per pool: 5 or 6 vcores wanted, 4 there.
+    assert!(err.contains("has 4 vcores; the plan wants"), "{err}");
+    let run: serde_json::Value = serde_json::from_str(&out).expect(&out);
+    assert_eq!(run["answered"], 2, "{run}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
