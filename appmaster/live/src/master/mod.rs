@@ -512,26 +512,13 @@ async fn job(
         s.hang_split = args.hang_split;
         s.max_containers = args.max_containers;
     });
-    tokio::spawn({
-        let router = umbilical(shared.clone());
-        // Small request/response pairs back to back: Nagle's algorithm would hold a reply's
-        // last segment for the peer's delayed ACK (40 ms a round on Linux).
-        let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
-            let _ = tcp.set_nodelay(true);
-        });
-        async move { axum::serve(listener, router).await }
-    });
-    // The job's tasks and kind: the rm's deadline policies size its quota by them (and by
-    // the kind's profile in the store).
-    rm.app_call(
-        reqwest::Method::POST,
-        "register",
-        json!({
-            "trackingUrl": format!("{url}/status"),
-            "maps": maps.len(),
-            "reduces": args.reduces,
-            "jobKind": kind,
-        }),
+    serve_and_register(
+        rm,
+        listener,
+        umbilical(shared.clone()),
+        maps.len(),
+        args.reduces,
+        &kind,
     )
     .await?;
     log_line(&format!(
@@ -670,6 +657,33 @@ async fn job(
     });
     let _ = allocator.await;
     delete_outputs(rm, application, nodes).await;
+    Ok(())
+}
+
+/// Serves the master's routes on `listener`, then registers at the rm with the job's tasks and
+/// kind: the rm's deadline policies size its quota by them (and by the kind's profile).
+async fn serve_and_register(
+    rm: &RmClient,
+    listener: tokio::net::TcpListener,
+    router: axum::Router,
+    maps: usize,
+    reduces: u32,
+    kind: &str,
+) -> Result<()> {
+    let url = format!("http://{}", listener.local_addr()?);
+    // Small request/response pairs back to back: Nagle's algorithm would hold a reply's last
+    // segment for the peer's delayed ACK (40 ms a round on Linux).
+    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    let body = json!({
+        "trackingUrl": format!("{url}/status"),
+        "maps": maps,
+        "reduces": reduces,
+        "jobKind": kind,
+    });
+    rm.app_call(reqwest::Method::POST, "register", body).await?;
     Ok(())
 }
 

@@ -144,6 +144,42 @@ impl Shared {
 }
 
 impl Scan {
+    /// A scan of `maps` in `order` (positions to blocks), hosted at `url` by `application`'s
+    /// master; as many containers as blocks unless capped.
+    fn new(url: String, application: &str, maps: Vec<MapInput>, order: Vec<usize>) -> Scan {
+        let blocks = maps.len();
+        Scan {
+            url,
+            application: application.to_owned(),
+            master_attempt: 1,
+            map_min_seconds: 0.0,
+            seed: 1,
+            capability: Resource {
+                memory_mb: 256,
+                vcores: 1,
+            },
+            max_containers: blocks as u32,
+            order,
+            cyclic: CyclicScan::new(blocks),
+            reads: vec![0; blocks],
+            population: Population {
+                maps: blocks as u32,
+                bytes: maps.iter().map(|m| m.split.bytes).sum(),
+            },
+            maps,
+            riders: Vec::new(),
+            containers: HashMap::new(),
+            attempts: HashMap::new(),
+            next_attempt: 0,
+            releases: Vec::new(),
+            bytes_read: 0,
+            read_seconds: 0.0,
+            read_failures: HashMap::new(),
+            used_nodes: BTreeSet::new(),
+            closing: false,
+        }
+    }
+
     fn attach(&mut self, body: Attach) -> Option<usize> {
         if self.closing {
             return None;
@@ -756,60 +792,32 @@ pub(super) async fn job(
         .await
         .context("binding the master's umbilical port")?;
     let url = format!("http://{}", listener.local_addr()?);
-    let population = Population {
-        maps: maps.len() as u32,
-        bytes: maps.iter().map(|m| m.split.bytes).sum(),
-    };
+    let mut order: Vec<usize> = (0..maps.len()).collect();
+    order.shuffle(&mut Rng::seed_from_u64(args.seed ^ 0x5CA7));
+    let mut scan = Scan::new(url.clone(), application, maps, order);
+    scan.master_attempt = std::env::var("APP_ATTEMPT")
+        .ok()
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(1);
+    scan.map_min_seconds = args.map_min_seconds.clamp(0.0, 86_400.0);
+    scan.seed = args.seed;
+    scan.capability.memory_mb = args.memory_mb;
+    if let Some(cap) = args.max_containers {
+        scan.max_containers = cap;
+    }
+    let population = scan.population;
     let shared = Arc::new(Shared {
-        state: Mutex::new(Scan {
-            url: url.clone(),
-            application: application.to_owned(),
-            master_attempt: std::env::var("APP_ATTEMPT")
-                .ok()
-                .and_then(|a| a.parse().ok())
-                .unwrap_or(1),
-            map_min_seconds: args.map_min_seconds.clamp(0.0, 86_400.0),
-            seed: args.seed,
-            capability: Resource {
-                memory_mb: args.memory_mb,
-                vcores: 1,
-            },
-            max_containers: args.max_containers.unwrap_or(maps.len() as u32),
-            order: {
-                let mut order: Vec<usize> = (0..maps.len()).collect();
-                order.shuffle(&mut Rng::seed_from_u64(args.seed ^ 0x5CA7));
-                order
-            },
-            cyclic: CyclicScan::new(maps.len()),
-            reads: vec![0; maps.len()],
-            maps,
-            population,
-            riders: Vec::new(),
-            containers: HashMap::new(),
-            attempts: HashMap::new(),
-            next_attempt: 0,
-            releases: Vec::new(),
-            bytes_read: 0,
-            read_seconds: 0.0,
-            read_failures: HashMap::new(),
-            used_nodes: BTreeSet::new(),
-            closing: false,
-        }),
+        state: Mutex::new(scan),
         changed: Notify::new(),
     });
-    tokio::spawn({
-        let router = router(shared.clone());
-        async move { axum::serve(listener, router).await }
-    });
-    rm.app_call(
-        reqwest::Method::POST,
-        "register",
-        json!({
-            "trackingUrl": format!("{url}/status"),
-            "maps": population.maps,
-            "reduces": args.reduces,
-            "jobKind": kind,
-        }),
+    let blocks = population.maps as usize;
+    serve_and_register(
+        rm,
+        listener,
+        router(shared.clone()),
+        blocks,
+        args.reduces,
+        &kind,
     )
     .await?;
     // The job as it rides: a deadline only under `dart` (`full` is the exact answer).
@@ -1096,36 +1104,14 @@ mod tests {
                 nodes: vec!["n1".into()],
             })
             .collect();
-        Scan {
-            url: "http://master".into(),
-            application: "application_1_0001".into(),
-            master_attempt: 1,
-            map_min_seconds: 0.0,
-            seed: 1,
-            capability: Resource {
-                memory_mb: 256,
-                vcores: 1,
-            },
-            max_containers: 1,
-            order: (0..blocks).rev().collect(),
-            cyclic: CyclicScan::new(blocks),
-            reads: vec![0; blocks],
-            population: Population {
-                maps: blocks as u32,
-                bytes: (TEXT.len() * blocks) as u64,
-            },
+        let mut scan = Scan::new(
+            "http://master".into(),
+            "application_1_0001",
             maps,
-            riders: Vec::new(),
-            containers: HashMap::new(),
-            attempts: HashMap::new(),
-            next_attempt: 0,
-            releases: Vec::new(),
-            bytes_read: 0,
-            read_seconds: 0.0,
-            read_failures: HashMap::new(),
-            used_nodes: BTreeSet::new(),
-            closing: false,
-        }
+            (0..blocks).rev().collect(),
+        );
+        scan.max_containers = 1;
+        scan
     }
 
     fn rider(name: &str, deadline_ms: Option<i64>) -> Attach {
