@@ -116,6 +116,7 @@ async fn a_job_is_submitted_watched_and_answered_over_rest() {
             spec.master_args(Some(1_030_000)).as_slice()
         );
         assert!(app.master_command[1..].contains(&"--maps=10".to_owned()));
+        assert_eq!(app.yarn.application_type, "MAPREDUCE");
     }
     // No answer yet: 409, saying where progress is.
     let r = get(&h, "alice", &format!("{JOBS}/{id}/answer")).await;
@@ -247,4 +248,88 @@ async fn a_master_progress_that_makes_no_sense_is_refused() {
     assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.body);
     let r = get(&h, "alice", &format!("{JOBS}/{id}")).await;
     assert_eq!(r.body["job"]["progress"], Value::Null, "nothing of it kept");
+}
+
+/// The shared-scan registry: the first master to ask hosts its dataset's scan, the next is told
+/// the host; only the host hands the dataset back, and a host whose application ended is
+/// replaced by the next to ask. Users may list the scans, not join them.
+#[tokio::test]
+async fn the_first_master_to_ask_hosts_a_datasets_scan_and_the_others_are_sent_to_it() {
+    let h = harness();
+    // Room for three masters within the masters' default tenth of the cluster.
+    h.node("n1:8042", 32).await;
+    let logs =
+        json!({"name": "logs", "blocks": [{"block": "b0", "bytes": 10, "nodes": ["n1:8042"]}]});
+    let (status, body) = h
+        .call(Method::PUT, "/ws/v1/yard/datasets/logs", Some(logs))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let job = json!({"app": "wordcount", "input": "logs", "policy": "full", "sharedScan": true});
+    let mut ids = Vec::new();
+    for _ in 0..3 {
+        let r = submit(&h, json!({"job": job})).await;
+        assert_eq!(r.status, StatusCode::ACCEPTED, "{}", r.body);
+        let id = r.body["job"]["id"].as_str().unwrap().to_owned();
+        let launches = h.rm.cluster.lock().unwrap().take_master_launches();
+        assert_eq!(launches.len(), 1);
+        ids.push(id);
+    }
+    let scan = "/ws/v1/yard/mapreduce/scans/logs";
+    let join = |id: &str, url: &str| {
+        let (h, who, body) = (&h, master(&h, id), json!({ "url": url }));
+        async move { call(h, &who, Method::POST, scan, Some(body)).await }
+    };
+    let r = join(&ids[0], "http://127.0.0.1:1001").await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert_eq!(
+        (&r.body["host"], &r.body["hosting"]),
+        (&json!(ids[0]), &json!(true))
+    );
+    let r = join(&ids[1], "http://127.0.0.1:1002").await;
+    assert_eq!(
+        (&r.body["host"], &r.body["url"]),
+        (&json!(ids[0]), &json!("http://127.0.0.1:1001"))
+    );
+    assert_eq!(r.body["hosting"], false);
+    let listed = get(&h, "alice", "/ws/v1/yard/mapreduce/scans").await;
+    assert_eq!(listed.body["scans"][0]["host"], ids[0], "{}", listed.body);
+    // Not the host: nothing handed back. The host: the dataset is free.
+    let r = call(&h, &master(&h, &ids[1]), Method::DELETE, scan, None).await;
+    assert_eq!(r.body["left"], false, "{}", r.body);
+    let r = call(&h, &master(&h, &ids[0]), Method::DELETE, scan, None).await;
+    assert_eq!(r.body["left"], true, "{}", r.body);
+    let r = join(&ids[1], "http://127.0.0.1:1002").await;
+    assert_eq!(
+        (&r.body["host"], &r.body["hosting"]),
+        (&json!(ids[1]), &json!(true))
+    );
+    // The host's application ends: the next to ask hosts.
+    h.rm.cluster.lock().unwrap().kill(&ids[1]).unwrap();
+    let r = join(&ids[2], "http://127.0.0.1:1003").await;
+    assert_eq!(
+        (&r.body["host"], &r.body["hosting"]),
+        (&json!(ids[2]), &json!(true))
+    );
+    // Users list; only masters join; a bad URL or an unknown dataset is a clear 4xx.
+    let r = call(
+        &h,
+        &user("alice"),
+        Method::POST,
+        scan,
+        Some(json!({"url": "http://x"})),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN, "{}", r.body);
+    let r = join(&ids[2], "ftp://x").await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.body);
+    let (who, body) = (master(&h, &ids[2]), json!({"url": "http://127.0.0.1:1003"}));
+    let r = call(
+        &h,
+        &who,
+        Method::POST,
+        "/ws/v1/yard/mapreduce/scans/nope",
+        Some(body),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND, "{}", r.body);
 }

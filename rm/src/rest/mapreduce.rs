@@ -250,6 +250,8 @@ async fn submit(
             new.master_command = command;
             new.master_env.insert(JOB_ENV.into(), spec);
             new.deadline_ms = deadline_ms;
+            // As YARN's own MapReduce jobs report themselves (`yarn application -appTypes`).
+            new.application_type = "MAPREDUCE".into();
             c.submit_issued(now, new, &caller.0)?;
             Ok::<_, ApiError>(id)
         })
