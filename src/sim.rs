@@ -90,7 +90,8 @@ pub(crate) struct SimArgs {
     /// slot-level model (`--jobs` per workload, default 100; `--cluster-sizes`, `--seeds`,
     /// `--svg`); or `shared-scans`: seed 004's CIRCUMFLEX against FLEX and BATCH on its §4
     /// mix (`--jobs` arrivals, default 1000; `--seeds`, `--svg`), or on a SWIM trace with
-    /// input paths (`--trace`), with the bytes each policy reads.
+    /// input paths (`--trace`), with the bytes each policy reads; with `--deadlines`, its
+    /// deadline variant.
     #[arg(long, value_name = "NAME", value_parser = parse_experiment)]
     experiment: Option<ExperimentArg>,
     /// `--experiment overload`: how tasks are placed, beside the run without any (off, always
@@ -140,6 +141,15 @@ pub(crate) struct SimArgs {
     /// correlation levels, summarised as min / median / max ratios to FLEX.
     #[arg(long, conflicts_with = "trace")]
     grid: bool,
+    /// `--experiment shared-scans`: the deadline variant on the seed's mix: each job with
+    /// probability SHARE (in (0, 1]) carries a Dart deadline at arrival + U[LO, HI] × its time
+    /// alone (`--deadline-factor LO,HI`, here default 1,3), and answers by then from the part
+    /// of its dataset scanned; FLEX, CIRCUMFLEX and CIRCUMFLEX-EDF (the deadline jobs' chains
+    /// first where that costs no deadline the plan meets) on average response time, with whole
+    /// answers by the deadline, the processed fraction and the empty answers over the deadline
+    /// jobs, and the mean response time of the others.
+    #[arg(long, value_name = "SHARE", value_parser = parse_share, conflicts_with_all = ["trace", "grid", "svg"])]
+    deadlines: Option<f64>,
     /// `--experiment rm-policies`: runs (seeds) per point; every figure is their mean.
     #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=100))]
     runs: u64,
@@ -263,6 +273,15 @@ fn parse_time_scale(s: &str) -> Result<f64, String> {
     }
 }
 
+fn parse_share(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v > 0.0 && v <= 1.0 => Ok(v),
+        _ => Err(format!(
+            "expected the share of jobs with a deadline, above 0 and at most 1, found {s:?}"
+        )),
+    }
+}
+
 fn parse_fraction(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(v) if (0.0..=1.0).contains(&v) => Ok(v),
@@ -297,7 +316,10 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
     if !(args.shared || overload) {
         let given = [
             ("--rm-policies", args.rm_policies.is_some()),
-            ("--deadline-factor", args.deadline_factor.is_some()),
+            (
+                "--deadline-factor",
+                args.deadline_factor.is_some() && args.deadlines.is_none(),
+            ),
             ("--time-scale", args.time_scale.is_some()),
             ("--containers", args.containers.is_some()),
             ("--nodes", args.nodes.is_some()),
@@ -348,6 +370,9 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
         }
         if args.grid {
             return Err(BadInput("--grid is for --experiment shared-scans".into()).into());
+        }
+        if args.deadlines.is_some() {
+            return Err(BadInput("--deadlines is for --experiment shared-scans".into()).into());
         }
     }
     if args.shared {
@@ -868,6 +893,43 @@ fn run_shared_scans(args: &SimArgs, first_seed: u64) -> Result<()> {
         max_slots: args.max_slots.unwrap_or(100),
         ..ScansSetup::default()
     };
+    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template(
+            "shared-scans [{bar:40}] {pos}/{len} runs {elapsed} (eta {eta})",
+        )
+        .expect("a valid template")
+        .progress_chars("=> "),
+    );
+    let progress = |done, total| {
+        bar.set_length(total);
+        bar.set_position(done);
+    };
+    if let Some(share) = args.deadlines {
+        let mut deadlines = scans::Deadlines {
+            share,
+            ..scans::Deadlines::DEFAULT
+        };
+        if let Some(f) = args.deadline_factor {
+            (deadlines.slack_lo, deadlines.slack_hi) = (f.lo, f.hi);
+        }
+        let setup = ScansSetup {
+            metrics: vec![yard_rm::scans::Metric::AvgResponse],
+            ..setup
+        };
+        let report =
+            scans::run_deadlines(&setup, &deadlines, &progress).map_err(anyhow::Error::msg)?;
+        bar.finish_and_clear();
+        let out = match args.json {
+            true => serde_json::to_string_pretty(&report)? + "\n",
+            false => format!(
+                "## shared scans with deadlines\n\n{}",
+                scans::deadline_markdown(&report)
+            ),
+        };
+        crate::print(&out)?;
+        return Ok(());
+    }
     let report = match &args.trace {
         Some(path) => {
             let mut w = yard_workload::read_file(path, &args.read.options())?;
@@ -879,18 +941,6 @@ fn run_shared_scans(args: &SimArgs, first_seed: u64) -> Result<()> {
                 .map_err(|e| BadInput(format!("--trace {name}: {e}")))?
         }
         None => {
-            let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-            bar.set_style(
-                ProgressStyle::with_template(
-                    "shared-scans [{bar:40}] {pos}/{len} runs {elapsed} (eta {eta})",
-                )
-                .expect("a valid template")
-                .progress_chars("=> "),
-            );
-            let progress = |done, total| {
-                bar.set_length(total);
-                bar.set_position(done);
-            };
             let report = match args.grid {
                 true => scans::run_grid(&setup, &progress),
                 false => scans::run(&setup, &progress),

@@ -150,3 +150,90 @@ fn bad_input_exits_2_and_says_what_to_fix() {
     assert!(err.contains("input paths"), "{err}");
     assert!(!err.contains("panicked"), "{err}");
 }
+
+#[test]
+fn the_deadline_variant_reports_three_policies_over_the_deadline_jobs() {
+    let args = [
+        "sim",
+        "--experiment",
+        "shared-scans",
+        "--deadlines",
+        "0.5",
+        "--jobs",
+        "150",
+        "--seeds",
+        "1",
+    ];
+    let v: Value = serde_json::from_str(&ok(&yard(&[&args[..], &["--json"]].concat()))).unwrap();
+    assert_eq!(
+        v["deadlines"]["slack_hi"].as_f64(),
+        Some(3.0),
+        "default 1,3"
+    );
+    let rows = v["rows"].as_array().unwrap();
+    // 9 correlation levels and all of them together, × 3 policies.
+    assert_eq!(rows.len(), 30);
+    let num = |row: &Value, key: &str| row[key].as_f64().unwrap_or_else(|| panic!("{key}: {row}"));
+    for row in rows {
+        assert!(
+            row["workload"].is_string() && row["metric"] == "avg-response",
+            "{row}"
+        );
+        let parts = [
+            "full_by_deadline_fraction",
+            "partial_fraction",
+            "empty_fraction",
+        ];
+        for key in parts.iter().chain(&["mean_processed_fraction"]) {
+            assert!((0.0..=1.0).contains(&num(row, key)), "{key}: {row}");
+        }
+        assert!((parts.iter().map(|k| num(row, k)).sum::<f64>() - 1.0).abs() < 1e-9);
+        assert!(num(row, "other_mean_response_s") > 0.0, "{row}");
+        let jobs = num(row, "deadline_jobs") + num(row, "other_jobs");
+        let level_jobs = match row["workload"] == "all levels" {
+            true => 9.0 * 150.0,
+            false => 150.0,
+        };
+        assert_eq!(jobs, level_jobs, "{row}");
+    }
+    let of =
+        |policy: &str| -> Vec<&Value> { rows.iter().filter(|r| r["policy"] == policy).collect() };
+    let (flex, circ, edf) = (of("flex"), of("circumflex"), of("circumflex-edf"));
+    assert_eq!((flex.len(), circ.len(), edf.len()), (10, 10, 10));
+    for (c, e) in circ.iter().zip(&edf) {
+        assert_eq!(c["workload"], e["workload"]);
+        assert_eq!(c["deadline_jobs"], e["deadline_jobs"], "the same jobs");
+    }
+    // The rule is taken somewhere: CIRCUMFLEX-EDF answers differently from CIRCUMFLEX.
+    let figures = |r: &Value| {
+        (
+            num(r, "full_by_deadline_fraction"),
+            num(r, "other_mean_response_s"),
+        )
+    };
+    assert!(circ.iter().zip(&edf).any(|(c, e)| figures(c) != figures(e)));
+    // The table says which jobs each figure is over; the slack follows --deadline-factor.
+    let table = ok(&yard(&[&args[..], &["--deadline-factor", "2,4"]].concat()));
+    assert!(table.contains("over the deadline jobs"), "{table}");
+    assert!(table.contains("U[2, 4]"), "{table}");
+    assert!(table.contains("| all levels | circumflex-edf |"), "{table}");
+    for bad in [
+        &["sim", "--experiment", "shared-scans", "--deadlines", "0"][..],
+        &["sim", "--experiment", "makespan", "--deadlines", "0.5"],
+        &[
+            "sim",
+            "--experiment",
+            "shared-scans",
+            "--deadlines",
+            "0.5",
+            "--grid",
+        ],
+    ] {
+        let out = yard(bad);
+        assert_eq!(out.status.code(), Some(2), "{bad:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("--deadlines"),
+            "{bad:?}"
+        );
+    }
+}

@@ -26,6 +26,13 @@
 //!   a minimum and a maximum per (sub)job: [`pack`].
 //! - **Epochs** (App. A.4): the schedule is recomputed on every arrival and followed exactly
 //!   until the next, as the paper's simulations do (§4).
+//! - **Deadlines** (yard's, issue 20 item 5; not the paper's): a job may carry a Dart deadline
+//!   (seed 001): not done by then, it answers from the fraction of its dataset scanned for it
+//!   and leaves ([`Outcome`]). [`Policy::CircumflexEdf`] puts the earliest deadlines' chains
+//!   first where that costs no planned deadline ([`deadline_first`]): across datasets, since
+//!   within one dataset's cyclic scan every read already serves every job that needs a block
+//!   nobody is reading (the `every_block_is_read_once_per_cycle` property), so no block order
+//!   serves any job sooner there.
 //!
 //! The model's units: a dataset's one full scan costs `scan_s` slot-seconds when the scan is
 //! all of the map work; a job's map work is a fraction `f` of scan (shared) and `1 − f` of
@@ -93,6 +100,10 @@ impl Metric {
 pub enum Policy {
     /// Cyclic piggybacking plus the generalized FLEX allocation (the paper's scheme).
     Circumflex,
+    /// CIRCUMFLEX whose priority order then puts deadline jobs first where that costs no other
+    /// job its planned deadline ([`deadline_first`], on every re-plan). Without deadlines it
+    /// is CIRCUMFLEX.
+    CircumflexEdf,
     /// FLEX (§4's baseline): no sharing, every job scans its dataset itself; the same priority
     /// rules on jobs (chains of one) and the same packing.
     Flex,
@@ -109,6 +120,7 @@ impl Policy {
     pub fn name(self) -> &'static str {
         match self {
             Policy::Circumflex => "circumflex",
+            Policy::CircumflexEdf => "circumflex-edf",
             Policy::Flex => "flex",
             Policy::Batch { .. } => "batch",
         }
@@ -136,20 +148,61 @@ pub struct ScanJob {
     pub max_slots: u32,
     /// The metric's weight `w_j` (1: unweighted).
     pub weight: f64,
+    /// A Dart deadline, absolute seconds: not done by then, the job answers from what has been
+    /// scanned for it and leaves. `None`: it runs to the end.
+    pub deadline_s: Option<f64>,
 }
 
-/// A job's map phase done.
+/// A job's map phase done, or cut short by its deadline.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Completion {
     pub job: u64,
     pub dataset: usize,
     pub arrival_s: f64,
+    /// When it answered: at the end of its scan, or at its deadline.
     pub finish_s: f64,
+    /// The fraction of its dataset scanned for it when it answered (Dart's processed fraction):
+    /// 1 unless its deadline cut it short.
+    pub processed: f64,
+    pub deadline_s: Option<f64>,
+}
+
+/// How a deadline job answered, in Dart's terms (seed 001).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Outcome {
+    /// Its whole dataset scanned by its deadline.
+    Full,
+    /// At its deadline from the fraction `0 < f < 1` scanned so far: met, approximately.
+    Partial,
+    /// At its deadline with nothing scanned: no answer, not met.
+    Empty,
 }
 
 impl Completion {
+    fn of(job: &ScanJob, finish_s: f64, processed: f64) -> Completion {
+        Completion {
+            job: job.id,
+            dataset: job.dataset,
+            arrival_s: job.arrival_s,
+            finish_s,
+            processed: processed.clamp(0.0, 1.0),
+            deadline_s: job.deadline_s,
+        }
+    }
+
     pub fn response_s(&self) -> f64 {
         self.finish_s - self.arrival_s
+    }
+
+    /// How it answered against its deadline; `None` without one.
+    pub fn outcome(&self) -> Option<Outcome> {
+        self.deadline_s?;
+        Some(match self.processed {
+            p if p >= 1.0 - EPS => Outcome::Full,
+            p if p > EPS => Outcome::Partial,
+            _ => Outcome::Empty,
+        })
     }
 }
 
@@ -509,6 +562,88 @@ pub fn pack(slots: u32, jobs: &[PackJob], priority: &[usize]) -> Vec<Interval> {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Deadlines across datasets (yard's, issue 20 item 5).
+
+/// The deadline-first rule of [`Policy::CircumflexEdf`]: `order` (the metric's priority order
+/// over chain-ordered `jobs`, one predecessor each at most) changed so that deadline jobs'
+/// chains go first where that costs no deadline the schedule meets. `due[k] = (i, left)`: a
+/// job completing with subjob `i` has its deadline `left` seconds from the schedule's start.
+///
+/// A job *meets* its deadline under an order when, in the ready-list packing of that order onto
+/// `slots` ([`pack`]), its subjob finishes by then (whole, not Dart's partial answer). The
+/// rule: take the due jobs by deadline, earliest first; one that the current order misses is
+/// *promoted* — its subjob and the chain subjobs before it not yet promoted move to the front,
+/// after those promoted before it (so promoted work runs earliest deadline first) — and the
+/// promotion is kept only if the job then meets its deadline and every job that met its
+/// deadline before still does. It is skipped untried when its chain up to it, each subjob alone
+/// on its maximum slots, cannot end by its deadline. So the result meets every deadline
+/// `order` meets, and more where the packing allows; jobs without deadlines get no such
+/// guarantee (the rule may delay them: a cost it does not weigh). One packing per job tried.
+pub fn deadline_first(
+    slots: u32,
+    jobs: &[PackJob],
+    due: &[(usize, f64)],
+    mut order: Vec<usize>,
+) -> Vec<usize> {
+    let meets = |order: &[usize]| meets_deadlines(slots, jobs, due, order);
+    let mut by_deadline: Vec<usize> = (0..due.len()).collect();
+    by_deadline.sort_by(|&a, &b| due[a].1.total_cmp(&due[b].1));
+    let mut met = meets(&order);
+    let mut front = 0;
+    for k in by_deadline {
+        let (i, left) = due[k];
+        if met[k] {
+            continue;
+        }
+        // Its chain up to it, first subjob first.
+        let mut chain = vec![i];
+        while let Some(&q) = chain.last().and_then(|&x| jobs[x].preds.first()) {
+            chain.push(q);
+        }
+        chain.reverse();
+        let alone: f64 = chain
+            .iter()
+            .map(|&x| jobs[x].work / f64::from(jobs[x].max.clamp(1, slots)))
+            .sum();
+        if !by_deadline_s(alone, left) {
+            continue;
+        }
+        chain.retain(|x| !order[..front].contains(x));
+        let mut tried = order[..front].to_vec();
+        tried.extend(&chain);
+        tried.extend(order[front..].iter().filter(|x| !chain.contains(x)));
+        let now_met = meets(&tried);
+        if now_met[k] && met.iter().zip(&now_met).all(|(was, is)| !was || *is) {
+            front += chain.len();
+            order = tried;
+            met = now_met;
+        }
+    }
+    order
+}
+
+/// Per `due` job ([`deadline_first`]), whether `order`'s packing finishes it by its deadline.
+fn meets_deadlines(
+    slots: u32,
+    jobs: &[PackJob],
+    due: &[(usize, f64)],
+    order: &[usize],
+) -> Vec<bool> {
+    let mut end = vec![f64::INFINITY; jobs.len()];
+    for iv in pack(slots, jobs, order) {
+        end[iv.finishes] = iv.end;
+    }
+    due.iter()
+        .map(|&(i, left)| by_deadline_s(end[i], left))
+        .collect()
+}
+
+/// `t ≤ deadline` up to floating-point dust.
+fn by_deadline_s(t: f64, deadline: f64) -> bool {
+    t <= deadline + EPS * deadline.abs().max(1.0)
+}
+
+// ---------------------------------------------------------------------------------------------
 // The planner: events in, decisions out.
 
 /// A running job of a scan: the fraction of its dataset it still needs.
@@ -674,16 +809,25 @@ impl Planner {
                 self.datasets.len()
             ));
         }
-        if !(job.arrival_s.is_finite() && job.weight.is_finite() && job.weight > 0.0) {
+        if !(job.arrival_s.is_finite()
+            && job.weight.is_finite()
+            && job.weight > 0.0
+            && job.deadline_s.is_none_or(f64::is_finite))
+        {
             return Err(format!(
-                "job {}: its arrival and weight must be finite, the weight positive",
+                "job {}: its arrival, weight and deadline must be finite, the weight positive",
                 job.id
             ));
         }
-        let done = self.advance(job.arrival_s.max(self.now));
+        let mut done = self.advance(job.arrival_s.max(self.now));
+        if job.deadline_s.is_some_and(|d| d <= self.now) {
+            // Due already: it answers at once, from nothing.
+            done.push(Completion::of(&job, self.now, 0.0));
+            return Ok(done);
+        }
         let d = job.dataset;
         match self.config.policy {
-            Policy::Circumflex => {
+            Policy::Circumflex | Policy::CircumflexEdf => {
                 let member = Member { job, rem: 1.0 };
                 match self.scans.iter_mut().find(|s| s.dataset == d) {
                     // Needs every block: the most of any job of the scan, so last (§2.2).
@@ -736,15 +880,30 @@ impl Planner {
         self.next_scan
     }
 
-    /// When something next happens by itself: a subjob or job finishes, or a BATCH window
-    /// closes. `None` when idle.
+    /// When something next happens by itself: a subjob or job finishes, a BATCH window closes
+    /// or a deadline comes. `None` when idle.
     pub fn next_event(&self) -> Option<f64> {
-        let plan = self.plan.get(self.plan_at).map(|(end, _, _)| *end);
-        let batch = self.next_window();
-        match (plan, batch) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        [
+            self.plan.get(self.plan_at).map(|(end, _, _)| *end),
+            self.next_window(),
+            self.next_deadline(),
+        ]
+        .into_iter()
+        .flatten()
+        .min_by(f64::total_cmp)
+    }
+
+    /// The earliest deadline of a job not finished.
+    fn next_deadline(&self) -> Option<f64> {
+        let running = self
+            .scans
+            .iter()
+            .flat_map(|s| s.members.iter().map(|m| &m.job));
+        let waiting = self.pending.iter().flatten().flat_map(|(_, jobs)| jobs);
+        running
+            .chain(waiting)
+            .filter_map(|j| j.deadline_s)
+            .min_by(f64::total_cmp)
     }
 
     fn next_window(&self) -> Option<f64> {
@@ -761,11 +920,8 @@ impl Planner {
         loop {
             let plan_end = self.plan.get(self.plan_at).map(|(end, _, _)| *end);
             let window = self.next_window();
-            let next = [plan_end, window]
-                .into_iter()
-                .flatten()
-                .min_by(f64::total_cmp);
-            let Some(next) = next.filter(|&t| t <= to) else {
+            let deadline = self.next_deadline();
+            let Some(next) = self.next_event().filter(|&t| t <= to) else {
                 self.progress(to);
                 break;
             };
@@ -777,6 +933,10 @@ impl Planner {
             }
             if window == Some(next) {
                 self.release_batches();
+                self.replan();
+            }
+            // After the subjob that ends now: a job finishing at its deadline is on time.
+            if deadline == Some(next) && self.expire(&mut done) {
                 self.replan();
             }
         }
@@ -823,17 +983,45 @@ impl Planner {
             scan.members.retain(|m| {
                 let finished = m.rem <= EPS || jobs.contains(&m.job.id);
                 if finished {
-                    done.push(Completion {
-                        job: m.job.id,
-                        dataset: m.job.dataset,
-                        arrival_s: m.job.arrival_s,
-                        finish_s: now,
-                    });
+                    done.push(Completion::of(&m.job, now, 1.0));
                 }
                 !finished
             });
         }
         self.scans.retain(|s| !s.members.is_empty());
+    }
+
+    /// Dart: the jobs whose deadline has come answer from the fraction scanned for them and
+    /// leave, freeing their share. Returns whether a running job left (the schedule is stale).
+    fn expire(&mut self, done: &mut Vec<Completion>) -> bool {
+        let now = self.now;
+        let due = |j: &ScanJob| j.deadline_s.is_some_and(|d| d <= now);
+        let mut left = false;
+        for scan in &mut self.scans {
+            scan.members.retain(|m| {
+                let go = due(&m.job);
+                if go {
+                    done.push(Completion::of(&m.job, now, 1.0 - m.rem));
+                    left = true;
+                }
+                !go
+            });
+        }
+        self.scans.retain(|s| !s.members.is_empty());
+        for slot in &mut self.pending {
+            if let Some((_, jobs)) = slot {
+                jobs.retain(|j| {
+                    if due(j) {
+                        done.push(Completion::of(j, now, 0.0));
+                    }
+                    !due(j)
+                });
+                if jobs.is_empty() {
+                    *slot = None;
+                }
+            }
+        }
+        left
     }
 
     /// BATCH: the windows closing now become scans.
@@ -923,6 +1111,7 @@ impl Planner {
         let p: Vec<f64> = work.iter().map(|w| w / f64::from(s)).collect();
         let iso = |j: &ScanJob| isolated_s(j, &self.datasets[j.dataset], s).max(EPS);
         let metric = self.config.metric;
+        let now = self.now;
         let priority: Vec<usize> = match metric {
             Metric::AvgResponse | Metric::AvgStretch => {
                 let mut idx = 0;
@@ -959,20 +1148,17 @@ impl Planner {
                     .map(|(d, i)| offsets[d] + i)
                     .collect()
             }
-            Metric::MaxStretch | Metric::MaxResponse => {
-                let now = self.now;
-                backwards_dp(&p, &preds, |i, total| {
-                    let c = now + total;
-                    flat[i]
-                        .completes
-                        .iter()
-                        .map(|j| match metric {
-                            Metric::MaxStretch => (c - j.arrival_s) / iso(j),
-                            _ => j.weight * (c - j.arrival_s),
-                        })
-                        .fold(f64::NEG_INFINITY, f64::max)
-                })
-            }
+            Metric::MaxStretch | Metric::MaxResponse => backwards_dp(&p, &preds, |i, total| {
+                let c = now + total;
+                flat[i]
+                    .completes
+                    .iter()
+                    .map(|j| match metric {
+                        Metric::MaxStretch => (c - j.arrival_s) / iso(j),
+                        _ => j.weight * (c - j.arrival_s),
+                    })
+                    .fold(f64::NEG_INFINITY, f64::max)
+            }),
         };
         let jobs: Vec<PackJob> = flat
             .iter()
@@ -985,8 +1171,22 @@ impl Planner {
                 preds,
             })
             .collect();
+        let priority = match self.config.policy {
+            Policy::CircumflexEdf => {
+                let due: Vec<(usize, f64)> = flat
+                    .iter()
+                    .enumerate()
+                    .flat_map(|(i, sj)| {
+                        sj.completes
+                            .iter()
+                            .filter_map(move |j| Some((i, j.deadline_s? - now)))
+                    })
+                    .collect();
+                deadline_first(s, &jobs, &due, priority)
+            }
+            _ => priority,
+        };
         let intervals = pack(s, &jobs, &priority);
-        let now = self.now;
         let id = |i: usize| self.scans[flat[i].scan].id;
         self.plan = intervals
             .iter()
@@ -1292,6 +1492,7 @@ mod tests {
             min_slots: 1,
             max_slots: 100,
             weight: 1.0,
+            deadline_s: None,
         }
     }
 
@@ -1387,7 +1588,114 @@ mod tests {
         assert!(p.arrive(job(9, 7, 2.0)).is_err(), "an unknown dataset");
     }
 
+    /// Two datasets, S = 10: A scans 20 slot-seconds, B 100 with its deadline at `b_due`; A's
+    /// deadline is `a_due`. Both arrive at 0.
+    fn two_scans(policy: Policy, a_due: Option<f64>, b_due: f64) -> Vec<Completion> {
+        let ds = [20.0, 100.0].map(|scan_s| Dataset { scan_s, bytes: 1.0 });
+        let a = ScanJob {
+            deadline_s: a_due,
+            ..job(1, 0, 0.0)
+        };
+        let b = ScanJob {
+            deadline_s: Some(b_due),
+            ..job(2, 1, 0.0)
+        };
+        let (mut done, _) = run(policy, Metric::AvgResponse, &[a, b], &ds);
+        done.sort_by_key(|c| c.job);
+        done
+    }
+
+    /// Smith runs the short A first (9 slots, B its minimum 1): A at 20/9 s, B at 12 s, past its
+    /// deadline 11.5, so B answers at 11.5 from 95 % of its dataset. Deadline-first runs B first
+    /// (9 slots): B whole at 100/9 s, A at 12 s; A has no deadline to lose, so it is taken.
+    #[test]
+    fn deadline_first_wins_a_deadline_that_costs_none() {
+        let paper = two_scans(Policy::Circumflex, None, 11.5);
+        assert!(close(paper[0].finish_s, 20.0 / 9.0));
+        assert!(close(paper[1].finish_s, 11.5) && close(paper[1].processed, 0.95));
+        assert_eq!(paper[1].outcome(), Some(Outcome::Partial));
+        assert_eq!(paper[0].outcome(), None, "no deadline");
+        let edf = two_scans(Policy::CircumflexEdf, None, 11.5);
+        assert!(close(edf[1].finish_s, 100.0 / 9.0), "{edf:?}");
+        assert_eq!(edf[1].outcome(), Some(Outcome::Full));
+        assert!(
+            close(edf[0].finish_s, 12.0),
+            "the cost, to a job without a deadline"
+        );
+    }
+
+    /// The same with A due at 3 s: B first would end A at 12 s, costing A the deadline the
+    /// paper's order meets, so the order stays the paper's.
+    #[test]
+    fn deadline_first_is_not_taken_when_it_would_cost_a_deadline() {
+        let edf = two_scans(Policy::CircumflexEdf, Some(3.0), 11.5);
+        assert_eq!(edf, two_scans(Policy::Circumflex, Some(3.0), 11.5));
+        assert_eq!(edf[0].outcome(), Some(Outcome::Full));
+        assert_eq!(edf[1].outcome(), Some(Outcome::Partial));
+    }
+
+    /// A job whose deadline comes before any of its dataset is scanned answers empty: under
+    /// BATCH while it waits for its window, or due on arrival.
+    #[test]
+    fn a_deadline_before_any_scan_gives_an_empty_answer() {
+        let ds = [Dataset {
+            scan_s: 10.0,
+            bytes: 1.0,
+        }];
+        let waits = ScanJob {
+            deadline_s: Some(50.0),
+            ..job(1, 0, 10.0)
+        };
+        let late = ScanJob {
+            deadline_s: Some(60.0),
+            ..job(2, 0, 70.0)
+        };
+        let (done, stats) = run(
+            Policy::Batch { window_s: 120.0 },
+            Metric::AvgResponse,
+            &[waits, late],
+            &ds,
+        );
+        assert_eq!(done.len(), 2);
+        assert!(done.iter().all(|c| c.outcome() == Some(Outcome::Empty)));
+        assert!(close(done[0].finish_s, 50.0) && close(done[1].finish_s, 70.0));
+        assert_eq!(stats.bytes_read, 0.0, "no window ran");
+    }
+
     proptest! {
+        /// The deadline-first order meets every deadline the order it starts from meets.
+        #[test]
+        fn deadline_first_keeps_every_deadline_met(
+            spec in proptest::collection::vec((1u32..50, 0u32..3, 1u32..12, any::<bool>(), proptest::option::of(1u32..60)), 1..8),
+            slots in 1u32..16,
+        ) {
+            let jobs: Vec<PackJob> = spec
+                .iter()
+                .enumerate()
+                .map(|(i, &(w, m, extra, chained, _))| PackJob {
+                    work: f64::from(w),
+                    min: m,
+                    max: m + extra,
+                    preds: if chained && i > 0 { vec![i - 1] } else { vec![] },
+                })
+                .collect();
+            let due: Vec<(usize, f64)> = spec
+                .iter()
+                .enumerate()
+                .filter_map(|(i, s)| Some((i, f64::from(s.4?))))
+                .collect();
+            let order: Vec<usize> = (0..jobs.len()).rev().collect();
+            let before = meets_deadlines(slots, &jobs, &due, &order);
+            let edf = deadline_first(slots, &jobs, &due, order);
+            let mut sorted = edf.clone();
+            sorted.sort_unstable();
+            prop_assert_eq!(sorted, (0..jobs.len()).collect::<Vec<_>>());
+            let after = meets_deadlines(slots, &jobs, &due, &edf);
+            for (b, a) in before.iter().zip(&after) {
+                prop_assert!(!b || *a, "a deadline lost: {before:?} → {after:?}");
+            }
+        }
+
         /// Generalized Smith is optimal on chains (Sidney): brute force agrees on tiny instances.
         #[test]
         fn smith_is_optimal_on_chains(
@@ -1515,11 +1823,13 @@ mod tests {
             }
         }
 
-        /// The planner finishes every job under every policy and metric; CIRCUMFLEX never reads
-        /// more than FLEX; the stretch metrics finish no job before its time alone.
+        /// The planner answers every job once under every policy and metric; a job with a
+        /// deadline answers by it, from a fraction in [0, 1], one without from all its dataset,
+        /// no sooner than its time alone. Without deadlines CIRCUMFLEX-EDF is CIRCUMFLEX, and
+        /// CIRCUMFLEX and BATCH never read more than FLEX.
         #[test]
         fn planner_finishes_everything(
-            arrivals in proptest::collection::vec((0usize..3, 0u32..50), 1..12),
+            arrivals in proptest::collection::vec((0usize..3, 0u32..50, proptest::option::of(0u32..40)), 1..12),
             metric in 0usize..4,
         ) {
             let metric = [Metric::AvgResponse, Metric::AvgStretch, Metric::MaxStretch, Metric::MaxResponse][metric];
@@ -1531,24 +1841,40 @@ mod tests {
             let mut jobs: Vec<ScanJob> = arrivals
                 .iter()
                 .enumerate()
-                .map(|(i, &(d, t))| job(i as u64, d, f64::from(t)))
+                .map(|(i, &(d, t, due))| ScanJob {
+                    deadline_s: due.map(|s| f64::from(t + s)),
+                    ..job(i as u64, d, f64::from(t))
+                })
                 .collect();
             jobs.sort_by(|a, b| a.arrival_s.total_cmp(&b.arrival_s));
             let mut bytes = Vec::new();
-            for policy in [Policy::Circumflex, Policy::Flex, Policy::Batch { window_s: 20.0 }] {
-                let (done, stats) = run(policy, metric, &jobs, &ds);
-                prop_assert_eq!(done.len(), jobs.len());
+            let mut answers = Vec::new();
+            for policy in [Policy::Circumflex, Policy::Flex, Policy::Batch { window_s: 20.0 }, Policy::CircumflexEdf] {
+                let (mut done, stats) = run(policy, metric, &jobs, &ds);
+                done.sort_by_key(|c| c.job);
+                prop_assert_eq!(done.iter().map(|c| c.job).collect::<Vec<_>>(), (0..jobs.len() as u64).collect::<Vec<_>>());
                 for c in &done {
                     let j = jobs.iter().find(|j| j.id == c.job).unwrap();
-                    let alone = isolated_s(j, &ds[j.dataset], 10);
-                    prop_assert!(c.response_s() >= alone - 1e-6, "{c:?} faster than alone {alone}");
+                    prop_assert!((0.0..=1.0).contains(&c.processed));
+                    match j.deadline_s {
+                        Some(d) => prop_assert!(c.finish_s <= d.max(j.arrival_s) + 1e-6, "{c:?} after its deadline"),
+                        None => {
+                            prop_assert_eq!(c.processed, 1.0);
+                            let alone = isolated_s(j, &ds[j.dataset], 10);
+                            prop_assert!(c.response_s() >= alone - 1e-6, "{c:?} faster than alone {alone}");
+                        }
+                    }
                 }
                 bytes.push(stats.bytes_read);
+                answers.push(done);
             }
-            let flex: f64 = jobs.iter().map(|j| ds[j.dataset].bytes).sum();
-            prop_assert!((bytes[1] - flex).abs() < 1e-6 * flex);
-            prop_assert!(bytes[0] <= bytes[1] + 1e-6);
-            prop_assert!(bytes[2] <= bytes[1] + 1e-6);
+            if jobs.iter().all(|j| j.deadline_s.is_none()) {
+                prop_assert_eq!(&answers[3], &answers[0]);
+                let flex: f64 = jobs.iter().map(|j| ds[j.dataset].bytes).sum();
+                prop_assert!((bytes[1] - flex).abs() < 1e-6 * flex);
+                prop_assert!(bytes[0] <= bytes[1] + 1e-6);
+                prop_assert!(bytes[2] <= bytes[1] + 1e-6);
+            }
         }
     }
 }

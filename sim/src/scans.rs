@@ -18,6 +18,12 @@
 //! BATCH's window W = 2 min. Each job's minimum is 1 slot and its maximum S ([INF]: the paper
 //! does not give them). The default run is Fig. 5's θ1 = θ2 = 1 at every correlation level.
 //!
+//! **Deadlines** (yard's addition, issue 20 item 5; [`run_deadlines`]): the seed's mix with a
+//! share of the jobs, drawn per job from the seed, carrying a Dart deadline (seed 001) of
+//! arrival + slack × the job's time alone, the slack uniform in `[lo, hi]`; FLEX, CIRCUMFLEX and
+//! CIRCUMFLEX-EDF on the same jobs. A deadline job not done by its deadline answers from the
+//! fraction of its dataset scanned for it and leaves.
+//!
 //! **A trace** (yard's addition): every distinct input path is a dataset, every job a scan of
 //! its path's dataset; a dataset's size is the largest input any of its jobs records ([INF]:
 //! SWIM samples differ in size per job, and a shared scan reads the whole dataset), a job with
@@ -30,7 +36,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rand::{RngExt, SeedableRng};
 use serde::Serialize;
 use yard_appmaster::policy::Rng;
-use yard_rm::scans::{self, Dataset, Metric, Planner, PlannerConfig, Policy, ScanJob};
+use yard_rm::scans::{
+    self, Completion, Dataset, Metric, Outcome, Planner, PlannerConfig, Policy, ScanJob, ScanStats,
+};
 
 /// The model, as every output's header states it.
 pub const MODEL: &str = "the paper's fluid map-phase model (seed 004 §4: S map slots, each job one scan of its dataset, the malleable schedule recomputed on every arrival and followed exactly until the next), not yard's discrete-event shared cluster";
@@ -41,6 +49,9 @@ pub const SLOT_BYTES_PER_S: f64 = 64.0 * 1024.0 * 1024.0;
 
 /// The policies in the tables' order.
 pub const POLICIES: [&str; 3] = ["flex", "circumflex", "batch"];
+
+/// The deadline variant's policies, in its tables' order.
+pub const DEADLINE_POLICIES: [&str; 3] = ["flex", "circumflex", "circumflex-edf"];
 
 /// The experiment's settings (defaults: the paper's §4 base case).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -171,6 +182,7 @@ pub fn workload(setup: &ScansSetup, level: u8, seed: u64) -> (Vec<Dataset>, Vec<
             min_slots: 1,
             max_slots: setup.max_slots.clamp(1, setup.slots),
             weight: 1.0,
+            deadline_s: None,
         })
         .collect();
     (datasets, jobs)
@@ -227,6 +239,7 @@ pub fn trace_workload(
             min_slots: 1,
             max_slots,
             weight: 1.0,
+            deadline_s: None,
         })
         .collect();
     jobs.sort_by(|a, b| a.arrival_s.total_cmp(&b.arrival_s));
@@ -272,6 +285,7 @@ impl RunResult {
 pub fn policy(name: &str, window_s: f64) -> Policy {
     match name {
         "circumflex" => Policy::Circumflex,
+        "circumflex-edf" => Policy::CircumflexEdf,
         "batch" => Policy::Batch { window_s },
         _ => Policy::Flex,
     }
@@ -312,20 +326,7 @@ pub fn run_policy(
         policy,
         scan_fraction,
     };
-    let mut planner = Planner::new(config, datasets.to_vec())?;
-    let mut done = Vec::with_capacity(jobs.len());
-    for &job in jobs {
-        done.extend(planner.arrive(job)?);
-    }
-    done.extend(planner.advance(f64::INFINITY));
-    if done.len() != jobs.len() {
-        return Err(format!(
-            "{} of {} jobs did not finish under {}",
-            jobs.len() - done.len(),
-            jobs.len(),
-            policy.name()
-        ));
-    }
+    let (done, stats) = answers(datasets, jobs, config)?;
     let n = done.len().max(1) as f64;
     let index: std::collections::HashMap<u64, &ScanJob> = jobs.iter().map(|j| (j.id, j)).collect();
     let stretches: Vec<f64> = done
@@ -336,7 +337,6 @@ pub fn run_policy(
             c.response_s() / scans::isolated_s(j, &datasets[j.dataset], slots).max(1e-3)
         })
         .collect();
-    let stats = planner.stats();
     let used: Vec<usize> = stats
         .max_sharing
         .iter()
@@ -352,6 +352,29 @@ pub fn run_policy(
         bytes_read: stats.bytes_read,
         avg_max_sharing: used.iter().sum::<usize>() as f64 / used.len().max(1) as f64,
     })
+}
+
+/// Every job of `jobs` (by arrival) through a planner to its answer, and what it did.
+fn answers(
+    datasets: &[Dataset],
+    jobs: &[ScanJob],
+    config: PlannerConfig,
+) -> Result<(Vec<Completion>, ScanStats), String> {
+    let mut planner = Planner::new(config, datasets.to_vec())?;
+    let mut done = Vec::with_capacity(jobs.len());
+    for &job in jobs {
+        done.extend(planner.arrive(job)?);
+    }
+    done.extend(planner.advance(f64::INFINITY));
+    if done.len() != jobs.len() {
+        return Err(format!(
+            "{} of {} jobs did not finish under {}",
+            jobs.len() - done.len(),
+            jobs.len(),
+            config.policy.name()
+        ));
+    }
+    Ok((done, planner.stats().clone()))
 }
 
 /// One row: a policy under a metric on a workload, over the seeds.
@@ -475,13 +498,9 @@ pub fn workload_name(setup: &ScansSetup, level: u8) -> String {
     )
 }
 
-/// Runs the seed's experiment: every level × metric × seed, the three policies on the same
-/// arrivals, on threads; `progress(done, total)` after each (level, metric, seed).
-pub fn run(
-    setup: &ScansSetup,
-    progress: &(dyn Fn(u64, u64) + Sync),
-) -> Result<ScansReport, String> {
-    let tasks: Vec<(u8, Metric, u64)> = setup
+/// Every (level, metric, seed) of `setup`, in that nesting.
+fn tasks(setup: &ScansSetup) -> Vec<(u8, Metric, u64)> {
+    setup
         .levels
         .iter()
         .flat_map(|&l| {
@@ -489,9 +508,18 @@ pub fn run(
                 (0..setup.seeds).map(move |s| (l, m, setup.seed.wrapping_add(s)))
             })
         })
-        .collect();
+        .collect()
+}
+
+/// `f` over `tasks` on threads, the results in the tasks' order; `progress(done, total)` after
+/// each.
+fn par_map<T: Sync, R: Send>(
+    tasks: &[T],
+    f: impl Fn(&T) -> R + Sync,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> Vec<R> {
     let total = tasks.len() as u64;
-    let results: Mutex<Vec<Option<TaskResult>>> = Mutex::new(vec![None; tasks.len()]);
+    let results: Mutex<Vec<Option<R>>> = Mutex::new(tasks.iter().map(|_| None).collect());
     let next = AtomicU64::new(0);
     let done = AtomicU64::new(0);
     let threads = std::thread::available_parallelism()
@@ -502,18 +530,37 @@ pub fn run(
             s.spawn(|| {
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed) as usize;
-                    let Some(&(level, metric, seed)) = tasks.get(i) else {
-                        break;
-                    };
-                    let (datasets, jobs) = workload(setup, level, seed);
-                    let r = run_all(&datasets, &jobs, metric, setup);
+                    let Some(task) = tasks.get(i) else { break };
+                    let r = f(task);
                     results.lock().expect("no poisoned lock")[i] = Some(r);
                     progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
                 }
             });
         }
     });
+    // A thread that panicked has re-raised it at the scope's end: every task has its result.
     let results = results.into_inner().expect("no poisoned lock");
+    results
+        .into_iter()
+        .map(|r| r.expect("every task ran"))
+        .collect()
+}
+
+/// Runs the seed's experiment: every level × metric × seed, the three policies on the same
+/// arrivals, on threads; `progress(done, total)` after each (level, metric, seed).
+pub fn run(
+    setup: &ScansSetup,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> Result<ScansReport, String> {
+    let tasks = tasks(setup);
+    let results: Vec<TaskResult> = par_map(
+        &tasks,
+        |&(level, metric, seed)| {
+            let (datasets, jobs) = workload(setup, level, seed);
+            run_all(&datasets, &jobs, metric, setup)
+        },
+        progress,
+    );
     let fig5 = setup.theta1 == 1.0 && setup.theta2 == 1.0;
     let mut rows = Vec::new();
     for &level in &setup.levels {
@@ -521,11 +568,7 @@ pub fn run(
             let mut cells: Cell = Vec::new();
             for (i, t) in tasks.iter().enumerate() {
                 if t.0 == level && t.1 == metric {
-                    match &results[i] {
-                        Some(Ok(r)) => cells.push(*r),
-                        Some(Err(e)) => return Err(e.clone()),
-                        None => return Err("a run did not report".into()),
-                    }
+                    cells.push(results[i].clone()?);
                 }
             }
             rows.extend(rows_of(
@@ -706,6 +749,250 @@ pub fn markdown(r: &ScansReport) -> String {
                 "CIRCUMFLEX / FLEX, average response time: {lo:.2}–{hi:.2} over the levels (paper, Fig. 5a: 0.47–0.81; issue 20's goal: ≤ 0.8 on the seed's mix)."
             );
         }
+    }
+    t
+}
+
+/// The deadline variant's settings (module doc).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Deadlines {
+    /// The share of the jobs that carry a deadline, each drawn alone.
+    pub share: f64,
+    /// The slack's bounds: deadline = arrival + U[lo, hi] × the job's time alone.
+    pub slack_lo: f64,
+    pub slack_hi: f64,
+}
+
+impl Deadlines {
+    /// Half the jobs, slack U[1, 3]: from Dart's ideal deadline (μ = 1, its C3; the time alone
+    /// here is on all the job may hold) to three times it.
+    pub const DEFAULT: Deadlines = Deadlines {
+        share: 0.5,
+        slack_lo: 1.0,
+        slack_hi: 3.0,
+    };
+
+    /// Gives deadlines to `jobs` with draws of their own (the workload's draws unchanged).
+    pub fn assign(&self, jobs: &mut [ScanJob], datasets: &[Dataset], slots: u32, seed: u64) {
+        let mut rng = Rng::seed_from_u64(seed ^ 0xdead_1e05);
+        for j in jobs {
+            let (carries, u) = (rng.random::<f64>() < self.share, rng.random::<f64>());
+            let slack = self.slack_lo + u * (self.slack_hi - self.slack_lo);
+            j.deadline_s = carries
+                .then(|| j.arrival_s + slack * scans::isolated_s(j, &datasets[j.dataset], slots));
+        }
+    }
+}
+
+/// One run's answers, split by whether the job had a deadline (additive over runs).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+struct Tally {
+    deadline_jobs: usize,
+    full: usize,
+    partial: usize,
+    empty: usize,
+    processed: f64,
+    other_jobs: usize,
+    other_response_s: f64,
+}
+
+impl Tally {
+    fn of(done: &[Completion]) -> Tally {
+        let mut t = Tally::default();
+        for c in done {
+            match c.outcome() {
+                None => {
+                    t.other_jobs += 1;
+                    t.other_response_s += c.response_s();
+                    continue;
+                }
+                Some(Outcome::Full) => t.full += 1,
+                Some(Outcome::Partial) => t.partial += 1,
+                Some(Outcome::Empty) => t.empty += 1,
+            }
+            t.deadline_jobs += 1;
+            t.processed += c.processed;
+        }
+        t
+    }
+
+    fn add(&mut self, o: &Tally) {
+        self.deadline_jobs += o.deadline_jobs;
+        self.full += o.full;
+        self.partial += o.partial;
+        self.empty += o.empty;
+        self.processed += o.processed;
+        self.other_jobs += o.other_jobs;
+        self.other_response_s += o.other_response_s;
+    }
+
+    fn row(&self, policy: &str, workload: &str, metric: Metric) -> DeadlineRow {
+        // 0/0 = NaN (JSON null) when there are no such jobs.
+        let of_deadline = |x: f64| x / self.deadline_jobs as f64;
+        DeadlineRow {
+            policy: policy.to_owned(),
+            workload: workload.to_owned(),
+            metric: metric.name().to_owned(),
+            deadline_jobs: self.deadline_jobs,
+            full_by_deadline_fraction: of_deadline(self.full as f64),
+            partial_fraction: of_deadline(self.partial as f64),
+            empty_fraction: of_deadline(self.empty as f64),
+            mean_processed_fraction: of_deadline(self.processed),
+            other_jobs: self.other_jobs,
+            other_mean_response_s: self.other_response_s / self.other_jobs as f64,
+        }
+    }
+}
+
+/// One row of the deadline variant: a policy on a workload (a correlation level, or
+/// `all levels`), pooled over the seeds.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DeadlineRow {
+    pub policy: String,
+    pub workload: String,
+    pub metric: String,
+    /// The jobs with a deadline, over the seeds: the next four figures are over them (NaN, JSON
+    /// null, when there are none).
+    pub deadline_jobs: usize,
+    /// Whole answers by the deadline.
+    pub full_by_deadline_fraction: f64,
+    /// Answers at the deadline from a fraction `0 < f < 1` (met, approximately, in Dart's terms).
+    pub partial_fraction: f64,
+    /// Answers at the deadline from nothing (not met).
+    pub empty_fraction: f64,
+    /// The fraction of its dataset scanned for a job when it answered (1 when whole).
+    pub mean_processed_fraction: f64,
+    /// The jobs without a deadline, over the seeds (the next figure NaN, JSON null, without).
+    pub other_jobs: usize,
+    /// Their mean response time, seconds: what deadline-first costs them.
+    pub other_mean_response_s: f64,
+}
+
+/// The deadline variant's report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DeadlineReport {
+    pub seed: u64,
+    pub seeds: u64,
+    pub model: String,
+    pub setup: ScansSetup,
+    pub deadlines: Deadlines,
+    pub rows: Vec<DeadlineRow>,
+}
+
+/// The name of the rows pooled over every correlation level.
+pub const ALL_LEVELS: &str = "all levels";
+
+/// The deadline variant: every level × metric × seed of `setup`, [`DEADLINE_POLICIES`] on the
+/// same jobs with the same deadlines; rows per level and over all levels, pooled over the seeds.
+pub fn run_deadlines(
+    setup: &ScansSetup,
+    deadlines: &Deadlines,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> Result<DeadlineReport, String> {
+    let tasks = tasks(setup);
+    let results: Vec<Result<[Tally; 3], String>> = par_map(
+        &tasks,
+        |&(level, metric, seed)| {
+            let (datasets, mut jobs) = workload(setup, level, seed);
+            deadlines.assign(&mut jobs, &datasets, setup.slots, seed ^ u64::from(level));
+            let mut out = [Tally::default(); 3];
+            for (t, name) in out.iter_mut().zip(DEADLINE_POLICIES) {
+                let config = PlannerConfig {
+                    slots: setup.slots,
+                    metric,
+                    policy: policy(name, setup.window_s),
+                    scan_fraction: setup.scan_fraction,
+                };
+                *t = Tally::of(&answers(&datasets, &jobs, config)?.0);
+            }
+            Ok(out)
+        },
+        progress,
+    );
+    let mut rows = Vec::new();
+    for &metric in &setup.metrics {
+        let mut all = [Tally::default(); 3];
+        for &level in &setup.levels {
+            let mut sum = [Tally::default(); 3];
+            for (t, r) in tasks.iter().zip(&results) {
+                if (t.0, t.1) == (level, metric) {
+                    let r = r.clone()?;
+                    for p in 0..3 {
+                        sum[p].add(&r[p]);
+                        all[p].add(&r[p]);
+                    }
+                }
+            }
+            let w = workload_name(setup, level);
+            rows.extend((0..3).map(|p| sum[p].row(DEADLINE_POLICIES[p], &w, metric)));
+        }
+        rows.extend((0..3).map(|p| all[p].row(DEADLINE_POLICIES[p], ALL_LEVELS, metric)));
+    }
+    Ok(DeadlineReport {
+        seed: setup.seed,
+        seeds: setup.seeds,
+        model: MODEL.to_owned(),
+        setup: setup.clone(),
+        deadlines: *deadlines,
+        rows,
+    })
+}
+
+/// The deadline variant's table, saying which jobs each figure is over.
+pub fn deadline_markdown(r: &DeadlineReport) -> String {
+    let (s, d) = (&r.setup, &r.deadlines);
+    let mut t = String::new();
+    let _ = writeln!(
+        t,
+        "Model: {}.
+",
+        r.model
+    );
+    let _ = writeln!(
+        t,
+        "{} arrivals over {} min, D = {}, θ1 = {}, θ2 = {}, S = {}, ρ = {}, f = {}, M_j = {}; seeds {}–{}. Deadlines: each job with probability {}, at arrival + U[{}, {}] × its time alone (its scan on min(M_j, S) slots); a job not done by its deadline answers from the fraction of its dataset scanned for it and leaves (Dart). FLEX, CIRCUMFLEX (the paper's order) and CIRCUMFLEX-EDF (deadline jobs' chains first where that costs no deadline the paper's plan meets, re-checked at every re-plan) on the same jobs and deadlines.\n",
+        s.arrivals,
+        s.horizon_s / 60.0,
+        s.datasets,
+        s.theta1,
+        s.theta2,
+        s.slots,
+        s.rho,
+        s.scan_fraction,
+        s.max_slots,
+        r.seed,
+        r.seed + r.seeds.max(1) - 1,
+        d.share,
+        d.slack_lo,
+        d.slack_hi
+    );
+    let _ = writeln!(
+        t,
+        "Full / partial / empty / processed: over the deadline jobs of all the seeds together (partial: answered at the deadline from 0 < f < 1, met in Dart's terms; empty: f = 0, not met). Other response: the mean response time of the jobs without a deadline.\n"
+    );
+    for &metric in &s.metrics {
+        let _ = writeln!(t, "### {}\n", metric.name());
+        let _ = writeln!(
+            t,
+            "| workload | policy | deadline jobs | full by deadline | partial | empty | mean processed fraction | other jobs | other mean response s |"
+        );
+        let _ = writeln!(t, "|---|---|---|---|---|---|---|---|---|");
+        for x in r.rows.iter().filter(|x| x.metric == metric.name()) {
+            let _ = writeln!(
+                t,
+                "| {} | {} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {} | {:.1} |",
+                x.workload,
+                x.policy,
+                x.deadline_jobs,
+                x.full_by_deadline_fraction,
+                x.partial_fraction,
+                x.empty_fraction,
+                x.mean_processed_fraction,
+                x.other_jobs,
+                x.other_mean_response_s
+            );
+        }
+        let _ = writeln!(t);
     }
     t
 }
@@ -908,6 +1195,51 @@ mod tests {
         }
         let text = markdown(&r);
         assert!(text.contains("| theta1=1 theta2=1 corr=8 |"), "{text}");
+    }
+
+    #[test]
+    fn deadlines_answer_every_job_and_deadline_first_changes_the_answers() {
+        let setup = ScansSetup {
+            levels: vec![0, 4, 8],
+            ..small()
+        };
+        let r = run_deadlines(&setup, &Deadlines::DEFAULT, &|_, _| {}).unwrap();
+        assert_eq!(r.rows.len(), 4 * 3);
+        for x in &r.rows {
+            let runs = match x.workload.as_str() {
+                ALL_LEVELS => 3,
+                _ => 1,
+            };
+            assert_eq!(x.deadline_jobs + x.other_jobs, runs * 200, "{x:?}");
+            assert!(x.deadline_jobs > 0 && x.other_jobs > 0, "{x:?}");
+            let parts = [
+                x.full_by_deadline_fraction,
+                x.partial_fraction,
+                x.empty_fraction,
+            ];
+            assert!(parts.iter().all(|f| (0.0..=1.0).contains(f)), "{x:?}");
+            assert!((parts.iter().sum::<f64>() - 1.0).abs() < 1e-9, "{x:?}");
+            assert!(x.mean_processed_fraction >= x.full_by_deadline_fraction - 1e-9);
+            assert!(x.mean_processed_fraction <= 1.0 - x.empty_fraction + 1e-9);
+        }
+        let all = |p: &str| {
+            r.rows
+                .iter()
+                .find(|x| x.workload == ALL_LEVELS && x.policy == p)
+                .unwrap()
+        };
+        let (c, e) = (all("circumflex"), all("circumflex-edf"));
+        assert_eq!(
+            c.deadline_jobs, e.deadline_jobs,
+            "the same jobs and deadlines"
+        );
+        assert_ne!(
+            (c.full_by_deadline_fraction, c.other_mean_response_s),
+            (e.full_by_deadline_fraction, e.other_mean_response_s),
+            "the rule was never taken"
+        );
+        let text = deadline_markdown(&r);
+        assert!(text.contains("| all levels | circumflex-edf |"), "{text}");
     }
 
     #[test]
