@@ -325,8 +325,13 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
             ("--nodes", args.nodes.is_some()),
         ];
         if let Some((flag, _)) = given.iter().find(|(_, g)| *g) {
+            // The deadline slack also serves the shared-scans experiment's deadlines.
+            let also = match *flag {
+                "--deadline-factor" => " (or --experiment shared-scans --deadlines SHARE)",
+                _ => "",
+            };
             return Err(BadInput(format!(
-                "{flag} is for one shared cluster: add --shared or --experiment overload"
+                "{flag} is for one shared cluster: add --shared or --experiment overload{also}"
             ))
             .into());
         }
