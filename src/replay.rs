@@ -12,6 +12,10 @@
 //! map takes its scaled duration, has its split's bytes as the estimator's weight and writes
 //! its output bytes times the time scale (so the shuffle shrinks with the clock); a live reduce
 //! takes its reduce's scaled duration on the job's whole output.
+//!
+//! The prediction is simulated after the live run, with the start-up costs the live jobs
+//! measured (`ClusterConfig::master_startup_s`, `task_startup_s`; `--master-startup-s`,
+//! `--task-startup-s` override them): jobs due within a second or so live or die by them.
 
 use std::path::PathBuf;
 use std::sync::mpsc;
@@ -92,6 +96,16 @@ pub(crate) struct ReplayArgs {
     /// as missed).
     #[arg(long, value_name = "SECONDS", default_value_t = 3600)]
     patience: u64,
+    /// The simulated masters' start-up, from their container to asking for tasks [default:
+    /// the median live master's, from its process's start to its job phase's, measured by
+    /// this run; 0: the prediction of masters that start at once].
+    #[arg(long, value_name = "SECONDS", value_parser = parse_cost)]
+    master_startup_s: Option<f64>,
+    /// The simulated tasks' launch cost, added to every attempt [default: the median over
+    /// live jobs of their median task launch (a freed container to its next task's process),
+    /// measured by this run; 0: tasks that start at once].
+    #[arg(long, value_name = "SECONDS", value_parser = parse_cost)]
+    task_startup_s: Option<f64>,
     /// Print one JSON object instead of the table.
     #[arg(long)]
     json: bool,
@@ -104,6 +118,14 @@ fn parse_share(s: &str) -> Result<f64, String> {
         _ => Err(format!(
             "{s:?}: give a share above 0 and at most 1, e.g. 0.5"
         )),
+    }
+}
+
+/// Seconds of start-up: 0 or more, at most an hour.
+fn parse_cost(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(x) if (0.0..=3600.0).contains(&x) => Ok(x),
+        _ => Err(format!("{s:?}: give seconds from 0 to 3600, e.g. 0.2")),
     }
 }
 
@@ -271,6 +293,11 @@ struct LiveResult {
     state: String,
     /// From its submission to its master's start (the master's clock starts then), seconds.
     master_start: Option<Seconds>,
+    /// Its master's start-up: from its start to its job phase's (`completionSeconds −
+    /// jobSeconds`), unless the task sampler ran in between.
+    master_startup: Option<Seconds>,
+    /// Its median task launch: from a container freed to its next task's process started.
+    task_startup: Option<Seconds>,
 }
 
 /// One row of the report.
@@ -342,7 +369,7 @@ pub(crate) fn run(args: ReplayArgs) -> Result<()> {
         }
         None => args.master_share,
     };
-    let exp = experiment(
+    let mut exp = experiment(
         nodes,
         args.containers,
         args.heartbeat_ms,
@@ -384,8 +411,6 @@ pub(crate) fn run(args: ReplayArgs) -> Result<()> {
             .into());
         }
     }
-    spinner.set_message(format!("{n} jobs on the simulated cluster"));
-    let (sim_results, _) = shared::simulate_day(&prepared, args.scheduler, args.policy, &exp);
     spinner.finish_and_clear();
 
     let stop = stop_channel()?;
@@ -431,6 +456,12 @@ pub(crate) fn run(args: ReplayArgs) -> Result<()> {
         }
     }
     let live_results = outcome?;
+    // The prediction, with the start-up costs the live jobs just measured (or the flags'):
+    // its deadlines are the live jobs', drawn on the cluster without them.
+    let startup = Startup::of(&args, &live_results);
+    exp.cluster.master_startup_s = startup.master_s;
+    exp.cluster.task_startup_s = startup.task_s;
+    let (sim_results, _) = shared::simulate_day(&prepared, args.scheduler, args.policy, &exp);
     let report = report(
         &args,
         nodes,
@@ -438,7 +469,7 @@ pub(crate) fn run(args: ReplayArgs) -> Result<()> {
         &prepared,
         &sim_results,
         &live_results,
-        master_share,
+        (master_share, startup),
     );
     let out = match args.json {
         true => serde_json::to_string_pretty(&report)? + "\n",
@@ -634,6 +665,18 @@ fn read_answer(
         r.completion = Some(live.deadline - to_deadline + completion);
         r.master_start = Some(live.deadline - to_deadline);
     }
+    // A cold profile store's first jobs run the task sampler before their phase: a job's
+    // worth of work (seconds on a 2-job replay's median), not a start-up.
+    if let (Some(completion), Some(t), false) = (
+        job["completionSeconds"].as_f64(),
+        job["jobSeconds"].as_f64(),
+        job["taskSamplerRan"] == true,
+    ) {
+        r.master_startup = Some((completion - t).max(0.0));
+    }
+    r.task_startup = job["schedulingOverheadMs"]["p50"]
+        .as_f64()
+        .map(|ms| ms / 1000.0);
     if let (Some(t), Some(estimate)) = (job["jobSeconds"].as_f64(), job["estimateAtClose"].as_f64())
         && t >= MEASURABLE
     {
@@ -693,6 +736,8 @@ struct Report {
     time_scale: f64,
     /// The share of the cluster masters may hold together, live and simulated.
     master_share: f64,
+    /// The start-up costs the simulation gave masters and tasks.
+    startup: Startup,
     rows: Vec<Row>,
     /// Each job live and simulated, in submission order: where the two part.
     per_job: Vec<JobRow>,
@@ -726,6 +771,43 @@ struct JobSide {
     processed_fraction: f64,
 }
 
+/// The start-up costs the prediction uses: the flags', else the medians over the live jobs
+/// that measured them (0 when none did).
+#[derive(Debug, Clone, Serialize)]
+struct Startup {
+    master_s: f64,
+    task_s: f64,
+    /// `measured`, `flag`, or `unmeasured` (0: no live job measured it); `master …, task …`
+    /// when the two differ.
+    source: String,
+}
+
+impl Startup {
+    fn of(args: &ReplayArgs, live: &[LiveResult]) -> Startup {
+        let cost = |flag: Option<f64>, of: fn(&LiveResult) -> Option<Seconds>| {
+            if let Some(x) = flag {
+                return (x, "flag");
+            }
+            let mut xs: Vec<f64> = live.iter().filter_map(of).collect();
+            xs.sort_by(f64::total_cmp);
+            match xs.is_empty() {
+                true => (0.0, "unmeasured"),
+                false => (median(&xs), "measured"),
+            }
+        };
+        let (master_s, m) = cost(args.master_startup_s, |r| r.master_startup);
+        let (task_s, t) = cost(args.task_startup_s, |r| r.task_startup);
+        Startup {
+            master_s,
+            task_s,
+            source: match m == t {
+                true => m.to_owned(),
+                false => format!("master {m}, task {t}"),
+            },
+        }
+    }
+}
+
 fn report(
     args: &ReplayArgs,
     nodes: u32,
@@ -733,7 +815,7 @@ fn report(
     prepared: &[SharedJob],
     sim: &[SharedResult],
     live: &[LiveResult],
-    master_share: f64,
+    (master_share, startup): (f64, Startup),
 ) -> Report {
     let n = prepared.len();
     let frac = |c: usize| c as f64 / n.max(1) as f64;
@@ -855,6 +937,7 @@ fn report(
         jobs: n,
         time_scale: args.time_scale,
         master_share,
+        startup,
         rows: vec![live_row, sim_row],
         per_job,
     }
@@ -888,6 +971,12 @@ fn markdown(args: &ReplayArgs, nodes: u32, r: &Report) -> String {
         args.policy.name(),
         args.deadline_factor.lo,
         args.deadline_factor.hi,
+    );
+    let s = &r.startup;
+    let _ = writeln!(
+        t,
+        "The simulated masters start up in {:.3} s and tasks launch in {:.3} s ({}).\n",
+        s.master_s, s.task_s, s.source
     );
     let _ = writeln!(
         t,
@@ -929,7 +1018,7 @@ fn markdown(args: &ReplayArgs, nodes: u32, r: &Report) -> String {
     }
     let _ = writeln!(
         t,
-        "\nmissed: answered after D, or never; empty: by D from no input; met: by D from some input. k_max: live, on the task times the cluster measured. Median deviation: the median over jobs of |live − simulated job time| / simulated (job time: submission to answer). Estimation error: |T − T̂| / T at map close."
+        "\nmissed: answered after D, or never; empty: by D from no input; met: by D from some input. k_max: live, on the task times the cluster measured. Median deviation: the median over jobs of |live − simulated job time| / simulated (job time: submission to answer). Estimation error: |T − T̂| / T at map close. Start-up costs, measured: medians over the live jobs that answered (a master: from its process's start to its job phase's, the task sampler's runs left out; a task: its job's median from a container freed to its next task's process); unmeasured: no live job measured it, 0."
     );
     t
 }

@@ -65,10 +65,24 @@ fn a_swim_trace_replays_on_a_local_cluster_beside_the_simulators_prediction() {
     assert!(rows[0]["median_deviation"].is_f64(), "{report}");
     // Masters hold containers of their own, live and simulated, within the same share.
     assert_eq!(report["master_share"], 0.5, "{report}");
+    // The prediction's start-up costs, measured on the live jobs: whatever the machine's
+    // speed, they cost something (0 only where no job measured one: every master ran the
+    // task sampler, or no container was reused), and every simulated job answers after its
+    // master's.
+    let startup = &report["startup"];
+    let source = startup["source"].as_str().expect("source");
+    assert_ne!(source, "unmeasured", "{startup}");
+    for part in ["master", "task"] {
+        let x = startup[format!("{part}_s")].as_f64().expect("seconds");
+        let measured = source == "measured" || source.contains(&format!("{part} measured"));
+        assert!(measured == (x > 0.0) && x >= 0.0, "{part}: {startup}");
+    }
+    let master = startup["master_s"].as_f64().unwrap();
     // Each job live beside simulated: both answered, each master's start after submission.
     let per_job = report["per_job"].as_array().expect("per_job");
     assert_eq!(per_job.len(), 3, "{report}");
     for job in per_job {
+        assert!(job["sim"]["completion_s"].as_f64() > Some(master), "{job}");
         for side in ["live", "sim"] {
             let s = &job[side];
             assert!(
@@ -83,6 +97,36 @@ fn a_swim_trace_replays_on_a_local_cluster_beside_the_simulators_prediction() {
 }
 
 #[test]
+fn start_up_cost_flags_override_the_measured_ones() {
+    let (code, out, err) = yard(&[
+        "replay",
+        "--trace",
+        SWIM,
+        "--jobs",
+        "1",
+        "--time-scale",
+        "1/60",
+        "--master-startup-s",
+        "0.25",
+        "--task-startup-s",
+        "0",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let report: Value = serde_json::from_str(&out).expect(&out);
+    let startup = &report["startup"];
+    assert_eq!(
+        (&startup["master_s"], &startup["task_s"], &startup["source"]),
+        (&0.25.into(), &0.0.into(), &"flag".into()),
+        "{report}"
+    );
+    // Alone, its simulated master waited for no container and started up before it answered.
+    let sim = &report["per_job"][0]["sim"];
+    assert_eq!(sim["master_start_s"], 0.0, "{report}");
+    assert!(sim["completion_s"].as_f64() > Some(0.25), "{report}");
+}
+
+#[test]
 fn bad_traces_and_flags_exit_2_with_what_to_fix() {
     let dir = work_dir("yard-replay-bad");
     let bad = dir.join("bad.tsv");
@@ -93,6 +137,9 @@ fn bad_traces_and_flags_exit_2_with_what_to_fix() {
     let (code, _, err) = yard(&["replay", "--trace", SWIM, "--time-scale", "0"]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("1/60"), "{err}");
+    let (code, _, err) = yard(&["replay", "--trace", SWIM, "--task-startup-s=-1"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("0 to 3600"), "{err}");
     let (code, _, err) = yard(&["replay", "--trace", SWIM, "--master-share", "0"]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("above 0"), "{err}");

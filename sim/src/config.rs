@@ -26,6 +26,17 @@ pub struct ClusterConfig {
     /// `None`: masters take no container and start on arrival.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub master_share: Option<f64>,
+    /// The shared cluster only: seconds from a master getting its container (or arriving,
+    /// when masters hold none) to its job asking for task containers, its deadline running.
+    /// A live master spends them starting its process, registering and opening the profile
+    /// store; `yard replay` sets what it measured, to predict jobs whose deadlines are
+    /// about that short. 0: masters start at once.
+    pub master_startup_s: f64,
+    /// The shared cluster only: seconds every task attempt takes beyond its work, in the
+    /// container it runs in: a live task waits for its process (and its container's, and
+    /// the task runner's) to start. Set by `yard replay` as `master_startup_s` is. 0: tasks
+    /// start at once.
+    pub task_startup_s: f64,
 }
 
 impl Default for ClusterConfig {
@@ -41,6 +52,8 @@ impl Default for ClusterConfig {
             failure_rate: 0.0,
             heartbeat: 1.0,
             master_share: None,
+            master_startup_s: 0.0,
+            task_startup_s: 0.0,
         }
     }
 }

@@ -29,9 +29,13 @@
 //! arrival the master asks the rm for a container of its own at the masters' priority, within
 //! the masters' share, and starts only once granted — its deadline running meanwhile, so it
 //! starts with what is left of it, as a live master does — and holds it until it answers.
-//! Without it every container runs a task and masters start on arrival. Not modelled: separate
-//! map and reduce slots (a container runs either).
+//! Without it every container runs a task and masters start on arrival. Start-up costs, as a
+//! live cluster has them (`ClusterConfig::master_startup_s`, `task_startup_s`): a master starts
+//! that long after its container is granted, and every task attempt runs that much longer
+//! ([`with_task_startup`]). Not modelled: separate map and reduce slots (a container runs
+//! either).
 
+use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -163,12 +167,39 @@ fn alone_here(job: &SimJob, exp: &Experiment, index: usize) -> Seconds {
         alone: job.task_seconds(),
         deadline: f64::INFINITY,
     }];
+    let one = with_task_startup(&one, ideal.cluster.task_startup_s);
     let mut day = Day::new(&one, &plans, RmPolicy::Fifo, PolicyKind::Full, &ideal);
     day.index_base = index as u64;
     day.go();
     day.results[0]
         .as_ref()
         .map_or(f64::INFINITY, |r| r.result.completion)
+}
+
+/// The jobs as their tasks run when every task attempt takes `startup` seconds beyond its
+/// work (`ClusterConfig::task_startup_s`): each map that much longer, each reduce that much
+/// longer on its whole share of the output (the truth's reduce law has no constant term, so
+/// the cost rides on the reduce's noise: a reduce cut to part of its input pays part of it,
+/// one of no input none). The policy's profile is left alone: a live master is not told its
+/// launches' cost either. Borrowed as they are when `startup` is 0.
+fn with_task_startup(jobs: &[SharedJob], startup: Seconds) -> Cow<'_, [SharedJob]> {
+    if startup <= 0.0 {
+        return Cow::Borrowed(jobs);
+    }
+    let mut jobs = jobs.to_vec();
+    for t in jobs.iter_mut().map(|j| &mut j.job.truth) {
+        for m in &mut t.maps {
+            m.duration += startup;
+        }
+        let output = t.maps.iter().map(|m| m.output_bytes).sum();
+        for (r, d) in t.reduce_inputs(output).into_iter().enumerate() {
+            let work = t.reduce_time.at(d as f64);
+            if work > 0.0 {
+                t.reduce_noise[r] += startup / work;
+            }
+        }
+    }
+    Cow::Owned(jobs)
 }
 
 /// `f` over `items` on every core, results in order.
@@ -208,7 +239,8 @@ pub struct SharedResult {
     pub result: JobResult,
     /// Its containers the cluster policy took back.
     pub preempted: u32,
-    /// From its arrival to its master's start: 0 unless masters hold containers
+    /// From its arrival to its master's container (its start-up not counted, as a live
+    /// master's start is its process's): 0 unless masters hold containers
     /// (`ClusterConfig::master_share`) and it waited for one.
     pub master_wait: Seconds,
 }
@@ -258,6 +290,8 @@ enum Wake {
     Job(usize),
     /// Job `i`'s master asks again (its heartbeat after it gave a container back).
     Ask(usize),
+    /// Job `i`'s master has started up (`ClusterConfig::master_startup_s`).
+    Started(usize),
     /// The node load model: Linux's 5-second load-average update (and the overload count).
     LoadTick,
     /// The node load model: every node sends its load to the rm.
@@ -309,7 +343,8 @@ fn simulate(
             plan
         })
         .collect();
-    let mut day = Day::new(jobs, &plans, rm, policy, exp);
+    let jobs = with_task_startup(jobs, exp.cluster.task_startup_s);
+    let mut day = Day::new(&jobs, &plans, rm, policy, exp);
     if let Some(setup) = load {
         day.with_load(setup);
     }
@@ -379,7 +414,7 @@ struct Day<'a> {
     /// Task containers the cluster holds.
     sched_containers: u32,
     /// When each job's master started (µs): its run's clock starts there. Its arrival, unless
-    /// masters hold containers and it waited for one.
+    /// masters hold containers and it waited for one, or masters take time to start up.
     origin_us: Vec<u64>,
 }
 
@@ -472,6 +507,7 @@ impl<'a> Day<'a> {
                     self.ask_due[i] = false;
                     self.dirty.push(i);
                 }
+                Wake::Started(i) => self.start_master(i),
                 Wake::Tick => {
                     self.rm(SchedEvent::Tick);
                     if self.going() {
@@ -552,7 +588,16 @@ impl<'a> Day<'a> {
                     relax_locality: true,
                 }],
             }),
-            None => self.start_master(i),
+            None => self.master_granted(i),
+        }
+    }
+
+    /// Job `i`'s master has its container (or none to wait for): it starts once it has
+    /// started up.
+    fn master_granted(&mut self, i: usize) {
+        match self.exp.cluster.master_startup_s {
+            s if s > 0.0 => self.wake(self.now_us + us(s), Wake::Started(i)),
+            _ => self.start_master(i),
         }
     }
 
@@ -683,8 +728,10 @@ impl<'a> Day<'a> {
         self.due[i] = None;
         let mut result = run.result();
         // From the arrival, against the deadline drawn for it, whenever its master started.
-        let master_wait = self.local_since_arrival(i);
-        result.completion += master_wait;
+        let started = self.local_since_arrival(i);
+        result.completion += started;
+        let startup = us(self.exp.cluster.master_startup_s) as f64 / 1e6;
+        let master_wait = (started - startup).max(0.0);
         result.deadline = self.plans[i].deadline;
         self.stats.policy_events += result.events;
         let j = &self.jobs[i];
@@ -714,7 +761,7 @@ impl<'a> Day<'a> {
                     let i = app.0 as usize;
                     // Held until the job answers (the rm frees it with the app).
                     if self.runs[i].is_none() && self.results[i].is_none() {
-                        self.start_master(i);
+                        self.master_granted(i);
                     }
                 }
                 Assignment::Allocate {
@@ -1350,6 +1397,43 @@ mod tests {
             rc.completion >= waited && rc.completion <= waited + 1.0 + 1e-6,
             "{rc:?}"
         );
+    }
+
+    #[test]
+    fn start_up_costs_delay_a_job_past_a_deadline_it_meets_without_them() {
+        // One map of 1 s and one reduce of 1 s (its 1000 B cross in 1 s), alone. A master
+        // starting up in 0.5 s and tasks in 0.25 s each put its answer 1 s later: the map and
+        // the reduce each pay their launch, the reduce's input waiting for the map.
+        let mut exp = cluster(1, 3);
+        exp.cluster.master_share = Some(0.34);
+        // Due 0.5 s after its time alone on `exp`, or after `alone`.
+        let day = |exp: &Experiment, alone: Option<Seconds>| {
+            let mut j = prepare(
+                vec![job("a", 0.0, 1, 1.0, 1)],
+                exp,
+                DeadlineFactor::ARIA,
+                1.0,
+            );
+            j[0].deadline = alone.unwrap_or(j[0].alone) + 0.5;
+            simulate_day(&j, RmPolicy::Fifo, PolicyKind::Full, exp).0[0].clone()
+        };
+        let fast = day(&exp, None);
+        exp.cluster.master_startup_s = 0.5;
+        exp.cluster.task_startup_s = 0.25;
+        let slow = day(&exp, None);
+        assert_eq!(fast.result.outcome(), Outcome::Met, "{fast:?}");
+        assert!(
+            (slow.result.completion - fast.result.completion - 1.0).abs() < 1e-5,
+            "{slow:?} vs {fast:?}"
+        );
+        // Its master waited for no container: its start-up is not a wait.
+        assert_eq!((fast.master_wait, slow.master_wait), (0.0, 0.0));
+        // Its time alone counts the costs too, so a deadline drawn on it is met ...
+        assert!((slow.alone - fast.alone - 1.0).abs() < 1e-5, "{slow:?}");
+        assert_eq!(slow.result.outcome(), Outcome::Met, "{slow:?}");
+        // ... and one drawn without them, as `yard replay` draws its live jobs', is not.
+        let late = day(&exp, Some(fast.alone));
+        assert_eq!(late.result.outcome(), Outcome::Missed, "{late:?}");
     }
 
     #[test]

@@ -201,6 +201,12 @@ pub fn rm_in(dir: &Path, extra: &[&str]) -> Daemon {
         db.to_str().unwrap(),
     ];
     args.extend(extra);
+    // The profile store in the test's directory too, never the checkout's (the default is
+    // the working directory's yard-profiles.db).
+    let profiles = dir.join("profiles.db");
+    if !extra.contains(&"--profiles-db") {
+        args.extend(["--profiles-db", profiles.to_str().unwrap()]);
+    }
     start(&args)
 }
 
