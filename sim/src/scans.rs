@@ -643,15 +643,8 @@ pub fn markdown(r: &ScansReport) -> String {
             };
             let _ = writeln!(
                 t,
-                "{} arrivals over {} min, D = {} datasets, θ1 = {}, θ2 = {}, S = {} map slots, ρ = {}, f = {}, BATCH W = {} s; {seeds}. Correlation 0 = perfectly negative, 4 = random, 8 = perfectly positive (seed 004 §4). Paper: Fig. 5a (θ1 = θ2 = 1, average response time); its Figs. 6b/6c print no numbers for stretch.\n",
-                s.arrivals,
-                s.horizon_s / 60.0,
-                s.datasets,
-                s.theta1,
-                s.theta2,
-                s.slots,
-                s.rho,
-                s.scan_fraction,
+                "{}, BATCH W = {} s; {seeds}. Correlation 0 = perfectly negative, 4 = random, 8 = perfectly positive (seed 004 §4). Paper: Fig. 5a (θ1 = θ2 = 1, average response time); its Figs. 6b/6c print no numbers for stretch.\n",
+                setup_line(s),
                 s.window_s
             );
         }
@@ -938,6 +931,21 @@ pub fn run_deadlines(
     })
 }
 
+/// The §4 setup both tables open with.
+fn setup_line(s: &ScansSetup) -> String {
+    format!(
+        "{} arrivals over {} min, D = {} datasets, θ1 = {}, θ2 = {}, S = {} map slots, ρ = {}, f = {}",
+        s.arrivals,
+        s.horizon_s / 60.0,
+        s.datasets,
+        s.theta1,
+        s.theta2,
+        s.slots,
+        s.rho,
+        s.scan_fraction
+    )
+}
+
 /// The deadline variant's table, saying which jobs each figure is over.
 pub fn deadline_markdown(r: &DeadlineReport) -> String {
     let (s, d) = (&r.setup, &r.deadlines);
@@ -950,15 +958,8 @@ pub fn deadline_markdown(r: &DeadlineReport) -> String {
     );
     let _ = writeln!(
         t,
-        "{} arrivals over {} min, D = {}, θ1 = {}, θ2 = {}, S = {}, ρ = {}, f = {}, M_j = {}; seeds {}–{}. Deadlines: each job with probability {}, at arrival + U[{}, {}] × its time alone (its scan on min(M_j, S) slots); a job not done by its deadline answers from the fraction of its dataset scanned for it and leaves (Dart). FLEX, CIRCUMFLEX (the paper's order) and CIRCUMFLEX-EDF (deadline jobs' chains first where that costs no deadline the paper's plan meets, re-checked at every re-plan) on the same jobs and deadlines.\n",
-        s.arrivals,
-        s.horizon_s / 60.0,
-        s.datasets,
-        s.theta1,
-        s.theta2,
-        s.slots,
-        s.rho,
-        s.scan_fraction,
+        "{}, M_j = {}; seeds {}–{}. Deadlines: each job with probability {}, at arrival + U[{}, {}] × its time alone (its scan on min(M_j, S) slots); a job not done by its deadline answers from the fraction of its dataset scanned for it and leaves (Dart). FLEX, CIRCUMFLEX (the paper's order) and CIRCUMFLEX-EDF (deadline jobs' chains first where that costs no deadline the paper's plan meets, re-checked at every re-plan) on the same jobs and deadlines.\n",
+        setup_line(s),
         s.max_slots,
         r.seed,
         r.seed + r.seeds.max(1) - 1,
