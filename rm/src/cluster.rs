@@ -533,6 +533,9 @@ pub struct Cluster {
     dirty_datasets: BTreeSet<String>,
     /// Containers a rejoining node reported, in the order the scheduler answers them.
     recovering: VecDeque<(String, AppId, Resource)>,
+    /// Containers the cluster ended as LOST itself (their node expired or left) since
+    /// [`Cluster::take_lost_containers`]: no nodemanager will report them.
+    lost_untold: u64,
     /// What each unfinished application's master keeps for its next attempt, by key; and the
     /// entries changed since the store last took them.
     recovery: BTreeMap<String, BTreeMap<String, String>>,
@@ -615,6 +618,7 @@ impl Cluster {
             datasets: BTreeMap::new(),
             dirty_datasets: BTreeSet::new(),
             recovering: VecDeque::new(),
+            lost_untold: 0,
             recovery: BTreeMap::new(),
             dirty_recovery: BTreeSet::new(),
             scheduler: {
@@ -1286,6 +1290,12 @@ impl Cluster {
         lost
     }
 
+    /// How many containers the cluster ended as LOST itself since the last call (for the
+    /// metrics: nodemanagers report every other end).
+    pub fn take_lost_containers(&mut self) -> u64 {
+        std::mem::take(&mut self.lost_untold)
+    }
+
     /// `new-application`: an id for an application `owner` is about to submit. Only ids issued
     /// here may be submitted, by their owner (or an admin), once; one not submitted within an
     /// hour lapses, and at most [`MAX_ISSUED`] wait at once.
@@ -1877,6 +1887,7 @@ impl Cluster {
                 }
                 Assignment::Lost { container, .. } => {
                     if let Some((id, _)) = self.containers.get(&container).cloned() {
+                        self.lost_untold += 1;
                         self.container_ended(ContainerStatus {
                             container_id: id,
                             end: ContainerEnd::Lost,
@@ -2273,6 +2284,12 @@ mod tests {
             c.nodes().find(|n| n.node_id == "n1:8042").unwrap().state,
             NodeState::Lost
         );
+        assert_eq!(
+            c.take_lost_containers(),
+            1,
+            "the master's container, told once"
+        );
+        assert_eq!(c.take_lost_containers(), 0);
         let relaunch = c.take_master_launches();
         assert_eq!(relaunch.len(), 1);
         assert_eq!(

@@ -146,7 +146,7 @@ impl RmMetrics {
             heartbeats,
             containers_completed: counters(
                 "yard_rm_containers_completed_total",
-                "Containers whose end nodemanagers reported, by how they ended",
+                "Containers that ended, by how: as nodemanagers reported, or LOST with their node",
                 &["end"],
             ),
             deadline_outcomes: counters(
@@ -284,7 +284,7 @@ impl RmMetrics {
         self.start_time.set(started_ms as f64 / 1000.0);
     }
 
-    /// Counts a container end a nodemanager reported.
+    /// Counts a container end: one a nodemanager reported, or one LOST with its node.
     pub fn container_completed(&self, end: ContainerEnd) {
         self.containers_completed
             .with_label_values(&[end.label()])
