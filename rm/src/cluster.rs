@@ -1290,6 +1290,15 @@ impl Cluster {
         lost
     }
 
+    /// How a node's report of a container's end is counted: a container the rm preempted
+    /// ends as the node saw it (killed), but it was a preemption.
+    pub fn end_as_counted(&self, status: &ContainerStatus) -> ContainerEnd {
+        match self.preempted.contains(&status.container_id) {
+            true => ContainerEnd::Preempted,
+            false => status.end,
+        }
+    }
+
     /// How many containers the cluster ended as LOST itself since the last call (for the
     /// metrics: nodemanagers report every other end).
     pub fn take_lost_containers(&mut self) -> u64 {

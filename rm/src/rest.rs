@@ -640,7 +640,7 @@ async fn heartbeat(
             .completed
             .iter()
             .filter(|s| c.container(&s.container_id).is_some())
-            .map(|s| s.end)
+            .map(|s| c.end_as_counted(s))
             .collect();
         let reply = c.heartbeat(now, hb);
         if !reply.reregister {

@@ -350,6 +350,14 @@ async fn a_preempted_container_reaches_its_master_as_preempted_and_goes_to_the_e
         .post("/ws/v1/yard/nodes/heartbeat", heartbeat(ended(&first)))
         .await;
     assert_eq!(reply["start"].as_array().unwrap().len(), 1, "{reply}");
+    // The node saw a kill; the rm's metrics count what it was: a preemption.
+    let counted = |end: &str| {
+        h.rm.metrics
+            .containers_completed
+            .with_label_values(&[end])
+            .get()
+    };
+    assert_eq!((counted("preempted"), counted("killed")), (1, 0));
     // B's master registers 4 maps of 60 s: ⌈(4 − 0.5)·60 / (100 − 45)⌉ = 4 containers.
     let (status, registered) = h
         .post(&format!("/ws/v1/yard/apps/{b}/register"), model(4, 60.0))
