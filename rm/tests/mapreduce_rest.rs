@@ -256,8 +256,8 @@ async fn a_master_progress_that_makes_no_sense_is_refused() {
 #[tokio::test]
 async fn the_first_master_to_ask_hosts_a_datasets_scan_and_the_others_are_sent_to_it() {
     let h = harness();
-    // Room for three masters within the masters' default tenth of the cluster.
-    h.node("n1:8042", 32).await;
+    // Room for four masters within the masters' default tenth of the cluster.
+    h.node("n1:8042", 40).await;
     let logs =
         json!({"name": "logs", "blocks": [{"block": "b0", "bytes": 10, "nodes": ["n1:8042"]}]});
     let (status, body) = h
@@ -265,8 +265,9 @@ async fn the_first_master_to_ask_hosts_a_datasets_scan_and_the_others_are_sent_t
         .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let job = json!({"app": "wordcount", "input": "logs", "policy": "full", "sharedScan": true});
+    let plain = json!({"app": "wordcount", "input": "logs", "policy": "full"});
     let mut ids = Vec::new();
-    for _ in 0..3 {
+    for job in [&job, &job, &job, &plain] {
         let r = submit(&h, json!({"job": job})).await;
         assert_eq!(r.status, StatusCode::ACCEPTED, "{}", r.body);
         let id = r.body["job"]["id"].as_str().unwrap().to_owned();
@@ -332,4 +333,7 @@ async fn the_first_master_to_ask_hosts_a_datasets_scan_and_the_others_are_sent_t
     )
     .await;
     assert_eq!(r.status, StatusCode::NOT_FOUND, "{}", r.body);
+    // A master of a job that shares no scan hosts none.
+    let r = join(&ids[3], "http://127.0.0.1:1004").await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN, "{}", r.body);
 }

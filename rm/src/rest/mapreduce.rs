@@ -59,15 +59,25 @@ pub struct ScanHost {
 /// hosts anew (the old host keeps serving the jobs already attached).
 pub type ScanHosts = Arc<Mutex<BTreeMap<String, ScanHost>>>;
 
-/// The calling master's application, if it is its current attempt.
-fn calling_master(c: &Cluster, caller: &Caller) -> Result<String, ApiError> {
+/// The calling master's application, if it is its current attempt and a shared-scan job over
+/// `dataset`.
+fn calling_master(c: &Cluster, caller: &Caller, dataset: &str) -> Result<String, ApiError> {
     let Principal::Master { app, .. } = &caller.0 else {
         return Err(ApiError::forbidden(
             "only a shared-scan job's master may do this (with its YARD_TOKEN)",
         ));
     };
     caller.master_of(c, app)?;
-    Ok(app.clone())
+    let job: Option<MapReduceJob> = c
+        .app(app)
+        .and_then(|a| a.master_env.get(JOB_ENV))
+        .and_then(|spec| serde_json::from_str(spec).ok());
+    match job {
+        Some(j) if j.shared_scan && j.input.as_deref() == Some(dataset) => Ok(app.clone()),
+        _ => Err(ApiError::forbidden(format!(
+            "{app} is not a shared-scan job over dataset {dataset}"
+        ))),
+    }
 }
 
 /// Scans whose host's application still runs.
@@ -109,8 +119,8 @@ async fn join_scan(
         ));
     }
     rm.with(|c, _| {
-        let me = calling_master(c, &caller)?;
         c.dataset(&dataset)?;
+        let me = calling_master(c, &caller, &dataset)?;
         let mut hosts = live_scans(&rm, c);
         let host = hosts.entry(dataset.clone()).or_insert_with(|| ScanHost {
             application: me.clone(),
@@ -130,7 +140,7 @@ async fn join_scan(
 /// The host stops taking jobs: the next job over `dataset` hosts a scan of its own.
 async fn leave_scan(State(rm): State<Rm>, Path(dataset): Path<String>, caller: Caller) -> Reply {
     rm.with(|c, _| {
-        let me = calling_master(c, &caller)?;
+        let me = calling_master(c, &caller, &dataset)?;
         let mut hosts = rm.scans.lock().unwrap_or_else(|p| p.into_inner());
         let left = hosts.get(&dataset).is_some_and(|h| h.application == me);
         if left {
