@@ -126,9 +126,11 @@ pub async fn serve(
             let lost = {
                 let mut c = lock(&cluster);
                 let lost = c.expire(now_ms());
-                for _ in 0..c.take_lost_containers() {
-                    metrics.container_completed(yard_wire::protocol::ContainerEnd::Lost);
-                }
+                let lost_containers = c.take_lost_containers();
+                metrics.containers_completed_by(
+                    yard_wire::protocol::ContainerEnd::Lost,
+                    lost_containers,
+                );
                 // Heartbeats, allocations and expiries: written behind the replies.
                 let _ = queue.queue(c.take_changes(), false);
                 lost

@@ -284,11 +284,16 @@ impl RmMetrics {
         self.start_time.set(started_ms as f64 / 1000.0);
     }
 
-    /// Counts a container end: one a nodemanager reported, or one LOST with its node.
+    /// Counts a container end a nodemanager reported.
     pub fn container_completed(&self, end: ContainerEnd) {
+        self.containers_completed_by(end, 1);
+    }
+
+    /// Counts `n` container ends of one kind (those LOST with their node, say).
+    pub fn containers_completed_by(&self, end: ContainerEnd, n: u64) {
         self.containers_completed
             .with_label_values(&[end.label()])
-            .inc();
+            .inc_by(n);
     }
 
     /// Counts a MapReduce job's answer (once per job: its first result). `answer` is the

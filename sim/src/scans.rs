@@ -580,14 +580,21 @@ pub fn run(
             ));
         }
     }
-    Ok(ScansReport {
-        seed: setup.seed,
-        seeds: setup.seeds,
-        model: MODEL.to_owned(),
-        setup: setup.clone(),
-        trace: None,
-        rows,
-    })
+    Ok(ScansReport::of(setup, rows))
+}
+
+impl ScansReport {
+    /// The report of `rows` run on the seed's mix under `setup`.
+    fn of(setup: &ScansSetup, rows: Vec<Row>) -> ScansReport {
+        ScansReport {
+            seed: setup.seed,
+            seeds: setup.seeds,
+            model: MODEL.to_owned(),
+            setup: setup.clone(),
+            trace: None,
+            rows,
+        }
+    }
 }
 
 /// The three policies on a trace's jobs (one run per metric: nothing is drawn), with the bytes
@@ -1022,14 +1029,7 @@ pub fn run_grid(
             i += 1;
         }
     }
-    Ok(ScansReport {
-        seed: setup.seed,
-        seeds: setup.seeds,
-        model: MODEL.to_owned(),
-        setup: setup.clone(),
-        trace: None,
-        rows,
-    })
+    Ok(ScansReport::of(setup, rows))
 }
 
 /// Fig. 6's summary of a grid report: per metric and (θ1, θ2), the min / median / max over the

@@ -80,17 +80,20 @@ fn calling_master(c: &Cluster, caller: &Caller, dataset: &str) -> Result<String,
     }
 }
 
-/// Scans whose host's application still runs.
-fn live_scans(rm: &Rm, c: &Cluster) -> BTreeMap<String, ScanHost> {
+/// The registry, rid of scans whose host's application no longer runs.
+fn live_scans<'a>(
+    rm: &'a Rm,
+    c: &Cluster,
+) -> std::sync::MutexGuard<'a, BTreeMap<String, ScanHost>> {
     let mut hosts = rm.scans.lock().unwrap_or_else(|p| p.into_inner());
     hosts.retain(|_, h| c.current_attempt(&h.application).is_some());
-    hosts.clone()
+    hosts
 }
 
 async fn scans(State(rm): State<Rm>, _caller: Caller) -> Reply {
     ok(rm.with(|c, _| {
         let scans: Vec<Value> = live_scans(&rm, c)
-            .into_iter()
+            .iter()
             .map(|(dataset, h)| json!({ "dataset": dataset, "host": h.application, "url": h.url }))
             .collect();
         json!({ "scans": scans })
@@ -126,14 +129,12 @@ async fn join_scan(
             application: me.clone(),
             url,
         });
-        let answer = json!({
+        ok(json!({
             "dataset": dataset,
             "host": host.application,
             "url": host.url,
             "hosting": host.application == me,
-        });
-        *rm.scans.lock().unwrap_or_else(|p| p.into_inner()) = hosts;
-        ok(answer)
+        }))
     })
 }
 

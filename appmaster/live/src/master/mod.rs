@@ -730,7 +730,7 @@ fn answer(
     phase_start_ms: i64,
 ) -> Value {
     let p = outcome.progress;
-    let mut answer = app.answer(outcome.population, &outcome.stats, &outcome.partials);
+    let answer = app.answer(outcome.population, &outcome.stats, &outcome.partials);
     let finished_ms = phase_start_ms + (outcome.finished_at * 1000.0) as i64;
     let job = json!({
         "policy": args.policy.name(),
@@ -740,18 +740,7 @@ fn answer(
         "processedFraction": p.processed_fraction(),
         "estimateAtClose": outcome.closed.and_then(|(_, e)| e).map(|e| e.total),
         "mapPhaseClosedAt": outcome.closed.map(|(t, _)| t),
-        "completionSeconds": (finished_ms - started_ms) as f64 / 1000.0,
         "jobSeconds": outcome.finished_at,
-        "deadlineSeconds": args.deadline_ms.map(|d| (d - started_ms) as f64 / 1000.0),
-        "deadlineMet": args.deadline_ms.map(|d| finished_ms <= d),
-        // An answer by the deadline from no input is not a met deadline.
-        "outcome": args.deadline_ms.map(|d| if finished_ms > d {
-            "missed"
-        } else if p.processed_fraction() == 0.0 {
-            "empty"
-        } else {
-            "met"
-        }),
         "policyDeadline": outcome.deadline,
         "taskSamplerRan": sampled,
         "recoveredMaps": outcome.recovered,
@@ -770,8 +759,58 @@ fn answer(
             "reduceSamples": outcome.record.reduce_samples,
         },
     });
+    let times = against_deadline(
+        args.deadline_ms,
+        started_ms,
+        finished_ms,
+        p.processed_fraction(),
+    );
+    with_job(answer, job, times, p.processed_fraction())
+}
+
+/// A job's times against its deadline, as every answer carries them. An answer by the
+/// deadline from no input is not a met deadline: its outcome is `empty`.
+fn against_deadline(
+    deadline_ms: Option<i64>,
+    started_ms: i64,
+    finished_ms: i64,
+    fraction: f64,
+) -> serde_json::Map<String, Value> {
+    let outcome = deadline_ms.map(|d| match () {
+        _ if finished_ms > d => "missed",
+        _ if fraction == 0.0 => "empty",
+        _ => "met",
+    });
+    let mut times = serde_json::Map::new();
+    times.insert(
+        "completionSeconds".into(),
+        json!((finished_ms - started_ms) as f64 / 1000.0),
+    );
+    times.insert(
+        "deadlineSeconds".into(),
+        json!(deadline_ms.map(|d| (d - started_ms) as f64 / 1000.0)),
+    );
+    times.insert(
+        "deadlineMet".into(),
+        json!(deadline_ms.map(|d| finished_ms <= d)),
+    );
+    times.insert("outcome".into(), json!(outcome));
+    times
+}
+
+/// The result the rm keeps: the application's `answer` with the job's metadata (`job` and its
+/// `times`) under `job`, and the processed fraction.
+fn with_job(
+    mut answer: Value,
+    mut job: Value,
+    times: serde_json::Map<String, Value>,
+    fraction: f64,
+) -> Value {
+    if let Some(job) = job.as_object_mut() {
+        job.extend(times);
+    }
     if let Some(object) = answer.as_object_mut() {
         object.insert("job".into(), job);
     }
-    json!({ "processedFraction": p.processed_fraction(), "answer": answer })
+    json!({ "processedFraction": fraction, "answer": answer })
 }

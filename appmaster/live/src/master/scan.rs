@@ -1051,31 +1051,17 @@ fn result(args: &MasterArgs, kind: &str, view: Value, started_ms: i64) -> Value 
     let finished_ms = now_ms();
     let fraction = view["processedFraction"].as_f64().unwrap_or(0.0);
     let deadline_ms = args.deadline_ms.filter(|_| args.policy != PolicyKind::Full);
-    let mut answer = view["answer"].clone();
     let job = json!({
         "policy": if deadline_ms.is_some() { "scan-deadline" } else { PolicyKind::Full.name() },
         "kind": kind,
         "k": view["blocksRead"],
         "maps": view["blocks"],
         "processedFraction": fraction,
-        "completionSeconds": (finished_ms - started_ms) as f64 / 1000.0,
-        "deadlineSeconds": args.deadline_ms.map(|d| (d - started_ms) as f64 / 1000.0),
-        "deadlineMet": args.deadline_ms.map(|d| finished_ms <= d),
-        // An answer by the deadline from no input is not a met deadline.
-        "outcome": args.deadline_ms.map(|d| if finished_ms > d {
-            "missed"
-        } else if fraction == 0.0 {
-            "empty"
-        } else {
-            "met"
-        }),
         "cutByDeadline": view["cutByDeadline"],
         "sharedScan": view["scan"],
     });
-    if let Some(object) = answer.as_object_mut() {
-        object.insert("job".into(), job);
-    }
-    json!({ "processedFraction": fraction, "answer": answer })
+    let times = against_deadline(args.deadline_ms, started_ms, finished_ms, fraction);
+    with_job(view["answer"].clone(), job, times, fraction)
 }
 
 #[cfg(test)]
