@@ -391,3 +391,136 @@ fn an_rm_whose_state_disk_is_read_only_says_so_and_exits_and_nothing_stored_is_l
     drop(again);
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+/// The rm's container book, as its test hook shows it: whether its invariants hold, and the
+/// containers it books on each running node.
+fn books(url: &str) -> (bool, Value, Vec<(String, Vec<String>)>) {
+    let b = get(&format!("{url}/ws/v1/yard/books"))["books"].clone();
+    let nodes = b["nodes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|n| n["state"] == "RUNNING")
+        .map(|n| {
+            let mut ids: Vec<String> = n["containers"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|c| c.as_str().map(str::to_owned))
+                .collect();
+            ids.sort();
+            (n["nodeId"].as_str().unwrap_or_default().to_owned(), ids)
+        })
+        .collect();
+    (b["consistent"] == true, b["problem"].clone(), nodes)
+}
+
+/// Once the cluster is quiet, the rm books on each node exactly what its nodemanager runs.
+fn books_equal_what_nodes_run(c: &Cluster, seed: u64) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let (consistent, problem, mut booked) = books(&c.url);
+        assert!(consistent, "seed {seed}: the books disagree: {problem}");
+        let mut running: Vec<(String, Vec<String>)> = c
+            .nms
+            .iter()
+            .map(|nm| {
+                let info = get(&format!("http://{}/ws/v1/node/info", nm.addr));
+                let node = info["nodeInfo"]["id"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned();
+                let mut ids: Vec<String> = containers_on(nm)
+                    .iter()
+                    .filter_map(|k| k["id"].as_str().map(str::to_owned))
+                    .collect();
+                ids.sort();
+                (node, ids)
+            })
+            .collect();
+        running.sort();
+        booked.sort();
+        if booked == running {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "seed {seed}: the rm books {booked:?}, the nodes run {running:?}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Seeded, randomized faults on a full cluster (3 nodes of 2 slots: a job's master and five
+/// tasks fill it): each round a job that asks for more than fits, and at a random moment
+/// either its master is killed with SIGKILL or the job is killed (`yard kill`). After every
+/// round the dead master's attempt 2 finishes the job (or the killed job stays KILLED), the
+/// next job still runs (nothing is wedged), and the rm's container book equals what the
+/// nodemanagers run. The seed is printed; `YARD_FAULT_SEED=N` replays one.
+#[test]
+fn seeded_master_deaths_and_kills_on_a_full_cluster_leave_the_books_equal_to_what_nodes_run() {
+    use rand::{RngExt, SeedableRng};
+    let seed = std::env::var("YARD_FAULT_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos() as u64
+        });
+    eprintln!("fault seed {seed} (replay with YARD_FAULT_SEED={seed})");
+    let mut rng = rand::rngs::ChaCha8Rng::seed_from_u64(seed);
+    let tmp = work_dir("yard-fault-books");
+    let c = cluster(&tmp);
+    for round in 0..3 {
+        let job = synthetic(&c.url, "12", "1");
+        let _cleanup = ProcessesOf::app(&job);
+        // The job holds the whole cluster: its master and five tasks.
+        eventually_for(
+            &format!("round {round}: {job} to fill the cluster (seed {seed})"),
+            Duration::from_secs(60),
+            || {
+                let n: usize = c.nms.iter().map(|nm| containers_on(nm).len()).sum();
+                (n == 6).then_some(())
+            },
+        );
+        std::thread::sleep(Duration::from_millis(rng.random_range(0..3_000)));
+        let kill_master = rng.random_bool(0.5);
+        if kill_master {
+            let attempts = get(&format!("{}/ws/v1/cluster/apps/{job}/appattempts", c.url));
+            let am = attempts["appAttempts"]["appAttempt"][0]["containerId"].clone();
+            let master = c
+                .nms
+                .iter()
+                .flat_map(containers_on)
+                .find_map(|k| (k["id"] == am).then(|| k["pid"].as_u64())?);
+            let pid = master.unwrap_or_else(|| panic!("seed {seed}: no master of {job}"));
+            sigkill(pid as u32);
+        } else {
+            let (code, _, err) = yard(&["kill", &job, "--rm", &c.url]);
+            assert_eq!(code, 0, "seed {seed}: {err}");
+        }
+        let app = finished(&c.url, &job);
+        let want = if kill_master { "FINISHED" } else { "KILLED" };
+        assert_eq!(app["state"], want, "seed {seed}, round {round}: {app}");
+        if kill_master {
+            assert_eq!(attempts_of(&c.url, &job), 2, "seed {seed}");
+        }
+        books_equal_what_nodes_run(&c, seed);
+        let metrics = get(&format!("{}/ws/v1/cluster/metrics", c.url))["clusterMetrics"].clone();
+        assert_eq!(
+            (
+                &metrics["containersAllocated"],
+                &metrics["allocatedVirtualCores"]
+            ),
+            (&json!(0), &json!(0)),
+            "seed {seed}: {metrics}"
+        );
+    }
+    // Nothing is wedged: a short job still runs to its end.
+    let last = synthetic(&c.url, "2", "0.2");
+    assert_eq!(finished(&c.url, &last)["state"], "FINISHED", "seed {seed}");
+    drop(c);
+    let _ = std::fs::remove_dir_all(&tmp);
+}

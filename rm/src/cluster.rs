@@ -18,6 +18,8 @@ use yard_wire::telemetry::NodeTelemetry;
 use yard_wire::token::{TokenKey, mint};
 
 use crate::app::{AppAction, AppEvent, AppState, InvalidTransition, Lifecycle};
+use crate::book::ContainerBook;
+pub use crate::book::ContainerMeta;
 use crate::overload::{Bound, ClassifierConfig, LoadSource, ModelCounts, NodeLoad, NodeOverload};
 use crate::policy::{JobModel, JobQuota, PolicyKind, SpareCounts};
 use crate::scheduler::{
@@ -157,7 +159,6 @@ pub struct NodeInfo {
     pub telemetry: NodeTelemetry,
     /// When the rm received `telemetry`, ms since the epoch (`None`: no sample yet).
     pub telemetry_ms: Option<i64>,
-    pub containers: BTreeSet<String>,
 }
 
 /// How many load samples the rm keeps per node: a minute at the nodemanagers' default
@@ -240,17 +241,6 @@ pub struct YarnFields {
     pub vcore_seconds: u64,
     /// YARN's `LIFETIME` timeout: killed by the rm at this time (ms since the epoch).
     pub lifetime_expiry_ms: Option<i64>,
-}
-
-/// A running container as YARN's container report shows it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ContainerMeta {
-    pub application_id: String,
-    pub attempt: u32,
-    pub node_id: String,
-    pub resource: Resource,
-    pub priority: u32,
-    pub started_ms: i64,
 }
 
 /// What an application has allocated: now, and over its life so far.
@@ -377,7 +367,6 @@ pub struct AppInfo {
     pub submitted_ms: i64,
     /// The master's container of the current attempt, once granted.
     pub master: Option<String>,
-    pub containers: BTreeSet<String>,
     /// Every master attempt's container, oldest first (Hadoop's appattempts).
     pub attempts: Vec<AttemptInfo>,
     /// How to start the master: its command and environment.
@@ -517,11 +506,12 @@ pub struct Cluster {
     next_app: u64,
     /// The time of the call being handled: grants made during it are signed from then.
     now_ms: i64,
-    /// Container id (the scheduler's) → its string id and application.
-    containers: BTreeMap<scheduler::ContainerId, (String, String)>,
-    /// Each live container's report (node, resource, start), by its string id.
-    container_meta: BTreeMap<String, ContainerMeta>,
-    container_index: BTreeMap<String, scheduler::ContainerId>,
+    /// Every container granted and not yet freed: the one book every count reads.
+    book: ContainerBook,
+    /// Containers freed so far, by how they ended ([`ContainerEnd::ALL`]'s order), for the
+    /// metrics: counted when freed, so a container counts once however many times (or
+    /// whether) its node reports its end.
+    ended: [u64; ContainerEnd::ALL.len()],
     launches: Vec<MasterLaunch>,
     /// Containers each node must stop, told in its next heartbeat reply.
     stop_orders: BTreeMap<String, Vec<String>>,
@@ -533,9 +523,6 @@ pub struct Cluster {
     dirty_datasets: BTreeSet<String>,
     /// Containers a rejoining node reported, in the order the scheduler answers them.
     recovering: VecDeque<(String, AppId, Resource)>,
-    /// Containers the cluster ended as LOST itself (their node expired or left) since
-    /// [`Cluster::take_lost_containers`]: no nodemanager will report them.
-    lost_untold: u64,
     /// What each unfinished application's master keeps for its next attempt, by key; and the
     /// entries changed since the store last took them.
     recovery: BTreeMap<String, BTreeMap<String, String>>,
@@ -544,12 +531,17 @@ pub struct Cluster {
     url: Option<String>,
     /// Set for every master (the submission's own variables win).
     master_env: BTreeMap<String, String>,
-    /// Containers preempted (their masters told) whose end the node has not reported yet.
-    preempted: BTreeSet<String>,
     /// Each node's recent load samples (beside `NodeInfo`, which the store copies at every
     /// change: the ring stays here). Not stored: after a restart it starts from the last
     /// sample the store kept.
     telemetry_history: BTreeMap<String, TelemetryRing>,
+}
+
+/// Whether freeing a container also orders its node to stop it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stop {
+    Yes,
+    No,
 }
 
 /// The priority an application master's container is asked at (before any of its tasks).
@@ -613,12 +605,10 @@ impl Cluster {
             dataset_owners: BTreeMap::new(),
             url: None,
             master_env: BTreeMap::new(),
-            preempted: BTreeSet::new(),
             telemetry_history: BTreeMap::new(),
             datasets: BTreeMap::new(),
             dirty_datasets: BTreeSet::new(),
             recovering: VecDeque::new(),
-            lost_untold: 0,
             recovery: BTreeMap::new(),
             dirty_recovery: BTreeSet::new(),
             scheduler: {
@@ -640,9 +630,8 @@ impl Cluster {
             app_ids: BTreeMap::new(),
             next_app: 1,
             now_ms: epoch,
-            containers: BTreeMap::new(),
-            container_meta: BTreeMap::new(),
-            container_index: BTreeMap::new(),
+            book: ContainerBook::default(),
+            ended: [0; ContainerEnd::ALL.len()],
             launches: Vec::new(),
             stop_orders: BTreeMap::new(),
             dirty_apps: BTreeSet::new(),
@@ -884,7 +873,6 @@ impl Cluster {
                     progress: r.progress,
                     submitted_ms: r.submitted_ms,
                     master: None,
-                    containers: BTreeSet::new(),
                     attempts: r.attempts,
                     master_command: r.master_command,
                     master_env: r.master_env,
@@ -963,12 +951,12 @@ impl Cluster {
                 AppState::Failed => m.apps_failed += 1,
                 AppState::Killed => m.apps_killed += 1,
             }
-            if let Some(used) = self.scheduler.used(self.app_of(&a.application_id)) {
-                m.allocated_mb += used.memory_mb;
-                m.allocated_vcores += u64::from(used.vcores);
-            }
-            m.containers_allocated += a.containers.len();
         }
+        for (_, c) in self.book.iter() {
+            m.allocated_mb += c.resource.memory_mb;
+            m.allocated_vcores += u64::from(c.resource.vcores);
+        }
+        m.containers_allocated = self.book.len();
         for n in self.nodes.values() {
             match n.state {
                 NodeState::Running => {
@@ -1063,16 +1051,24 @@ impl Cluster {
                 last_heartbeat_ms: now_ms,
                 telemetry,
                 telemetry_ms,
-                containers: BTreeSet::new(),
             },
         );
         self.dirty_nodes.insert(self.node_names[&id].clone());
+        // A node registering again while the rm still books containers it ran (its
+        // nodemanager restarted, say) no longer runs those it does not list: they are lost.
+        let listed: Vec<String> = r
+            .containers
+            .iter()
+            .map(|c| c.container_id.clone())
+            .collect();
+        self.lose_unlisted(&self.node_names[&id].clone(), &listed);
         // What the node already runs: containers of unfinished applications granted by an
         // earlier rm are taken back (work-preserving restart); any other is an orphan (its
         // application ended, or this rm already reported it LOST) and is stopped.
         let mut running = Vec::new();
         for c in r.containers {
-            if self.container_index.contains_key(&c.container_id) {
+            if self.book.get(&c.container_id).is_some() {
+                self.book.mark_running(&c.container_id);
                 continue;
             }
             let app = application_of(&c.container_id)
@@ -1103,6 +1099,7 @@ impl Cluster {
             capacity,
             running,
         });
+        self.debug_check();
     }
 
     fn stop_on(&mut self, node: scheduler::NodeId, container: String) {
@@ -1123,14 +1120,10 @@ impl Cluster {
             return;
         };
         let node_id = self.node_names[&node].clone();
-        if let Some(n) = self.nodes.get_mut(&node_id) {
-            n.containers.insert(id.clone());
-        }
-        if let Some(info) = self.apps.get_mut(&app_id) {
-            if info.attempts.last().is_some_and(|a| a.container_id == id) {
-                info.master = Some(id.clone());
-            }
-            info.containers.insert(id.clone());
+        if let Some(info) = self.apps.get_mut(&app_id)
+            && info.attempts.last().is_some_and(|a| a.container_id == id)
+        {
+            info.master = Some(id.clone());
         }
         tracing::info!(container = %id, node = %node_id, "recovered");
         let attempt = id
@@ -1138,19 +1131,19 @@ impl Cluster {
             .nth(1)
             .and_then(|a| a.parse().ok())
             .unwrap_or(1);
-        self.container_meta.insert(
-            id.clone(),
+        self.book_container(
+            id,
             ContainerMeta {
-                application_id: app_id.clone(),
+                application_id: app_id,
                 attempt,
-                node_id: node_id.clone(),
+                node_id,
                 resource,
                 priority: 0,
                 started_ms: self.now_ms,
+                sched: container,
+                running: true,
             },
         );
-        self.container_index.insert(id.clone(), container);
-        self.containers.insert(container, (id, app_id));
     }
 
     /// A node's heartbeat: its load, and the containers that ended on it.
@@ -1185,6 +1178,7 @@ impl Cluster {
         for status in hb.completed {
             self.container_ended(status);
         }
+        self.reconcile(&hb.node_id, &hb.running);
         // Masters granted on this node start now (the rm launches masters through heartbeats).
         let (here, elsewhere): (Vec<MasterLaunch>, Vec<MasterLaunch>) =
             std::mem::take(&mut self.launches)
@@ -1221,10 +1215,20 @@ impl Cluster {
                 })
             })
             .collect();
+        self.debug_check();
         HeartbeatReply {
             stop: self.stop_orders.remove(&hb.node_id).unwrap_or_default(),
             start,
             reregister: false,
+        }
+    }
+
+    /// In debug builds (every test, and a debug daemon), a change that parts the books
+    /// panics at once, naming what disagrees.
+    fn debug_check(&self) {
+        #[cfg(debug_assertions)]
+        if let Err(e) = self.check_books() {
+            panic!("the rm's container books disagree: {e}");
         }
     }
 
@@ -1287,22 +1291,15 @@ impl Cluster {
         }
         // Quotas follow the time left; promised releases that did not come are reclaimed.
         self.schedule(SchedEvent::Tick);
+        self.debug_check();
         lost
     }
 
-    /// How a node's report of a container's end is counted: a container the rm preempted
-    /// ends as the node saw it (killed), but it was a preemption.
-    pub fn end_as_counted(&self, status: &ContainerStatus) -> ContainerEnd {
-        match self.preempted.contains(&status.container_id) {
-            true => ContainerEnd::Preempted,
-            false => status.end,
-        }
-    }
-
-    /// How many containers the cluster ended as LOST itself since the last call (for the
-    /// metrics: nodemanagers report every other end).
-    pub fn take_lost_containers(&mut self) -> u64 {
-        std::mem::take(&mut self.lost_untold)
+    /// Containers freed since the rm started, by how they ended (each once, as it was freed:
+    /// the end its node reported, LOST with its node, KILLED when the rm ended it or its master
+    /// released it, PREEMPTED), in [`ContainerEnd::ALL`]'s order.
+    pub fn containers_ended(&self) -> impl Iterator<Item = (ContainerEnd, u64)> + '_ {
+        ContainerEnd::ALL.into_iter().zip(self.ended)
     }
 
     /// `new-application`: an id for an application `owner` is about to submit. Only ids issued
@@ -1400,7 +1397,6 @@ impl Cluster {
                 progress: 0.0,
                 submitted_ms: now_ms,
                 master: None,
-                containers: BTreeSet::new(),
                 attempts: Vec::new(),
                 master_command: command,
                 master_env: env,
@@ -1446,7 +1442,9 @@ impl Cluster {
 
     /// The master unregistered with its final status.
     pub fn master_finished(&mut self, id: &str, succeeded: bool) -> Result<(), ClusterError> {
-        self.transition(id, AppEvent::MasterFinished { succeeded })
+        self.transition(id, AppEvent::MasterFinished { succeeded })?;
+        self.debug_check();
+        Ok(())
     }
 
     /// The client says when it wants the answer (any time before the application ends).
@@ -1549,7 +1547,9 @@ impl Cluster {
     }
 
     pub fn kill(&mut self, id: &str) -> Result<(), ClusterError> {
-        self.transition(id, AppEvent::Kill)
+        self.transition(id, AppEvent::Kill)?;
+        self.debug_check();
+        Ok(())
     }
 
     /// Sets (or with `None` lifts) YARN's `LIFETIME` timeout of an unfinished application.
@@ -1567,10 +1567,7 @@ impl Cluster {
     }
 
     /// Adds an ended container's resource-seconds to its application's.
-    fn account(&mut self, container: &str) {
-        let Some(meta) = self.container_meta.remove(container) else {
-            return;
-        };
+    fn account(&mut self, meta: &ContainerMeta) {
         let secs = u64::try_from(self.now_ms.saturating_sub(meta.started_ms)).unwrap_or(0) / 1000;
         if let Some(app) = self.apps.get_mut(&meta.application_id) {
             app.yarn.memory_seconds = app
@@ -1581,7 +1578,7 @@ impl Cluster {
                 .yarn
                 .vcore_seconds
                 .saturating_add(u64::from(meta.resource.vcores).saturating_mul(secs));
-            self.dirty_apps.insert(meta.application_id);
+            self.dirty_apps.insert(meta.application_id.clone());
         }
     }
 
@@ -1595,10 +1592,7 @@ impl Cluster {
             vcore_seconds: app.yarn.vcore_seconds,
             ..Usage::default()
         };
-        for c in &app.containers {
-            let Some(meta) = self.container_meta.get(c) else {
-                continue;
-            };
+        for (_, meta) in self.book.of_app(id) {
             let secs = u64::try_from(now_ms.saturating_sub(meta.started_ms)).unwrap_or(0) / 1000;
             u.allocated_mb += meta.resource.memory_mb;
             u.allocated_vcores += u64::from(meta.resource.vcores);
@@ -1614,7 +1608,7 @@ impl Cluster {
 
     /// A live container's report.
     pub fn container(&self, id: &str) -> Option<&ContainerMeta> {
-        self.container_meta.get(id)
+        self.book.get(id)
     }
 
     /// The live containers of `app`'s attempt `attempt`, by id.
@@ -1623,12 +1617,22 @@ impl Cluster {
         app: &'a str,
         attempt: u32,
     ) -> impl Iterator<Item = (&'a String, &'a ContainerMeta)> + 'a {
-        self.apps
-            .get(app)
-            .into_iter()
-            .flat_map(|a| a.containers.iter())
-            .filter_map(|c| self.container_meta.get_key_value(c))
+        self.book
+            .of_app(app)
             .filter(move |(_, m)| m.attempt == attempt)
+    }
+
+    /// How many containers `app` holds now (YARN's `runningContainers`).
+    pub fn running_containers(&self, app: &str) -> usize {
+        self.book.of_app(app).count()
+    }
+
+    /// The containers booked on `node`, by id (YARN's `numContainers` counts them).
+    pub fn containers_on<'a>(
+        &'a self,
+        node: &str,
+    ) -> impl Iterator<Item = (&'a String, &'a ContainerMeta)> + 'a {
+        self.book.on_node(node)
     }
 
     /// The largest container the cluster could hold: its largest running node (YARN's
@@ -1707,14 +1711,14 @@ impl Cluster {
             });
         }
         for release in &req.releases {
-            if let Some(&c) = self.container_index.get(release)
-                && self
-                    .containers
-                    .get(&c)
-                    .is_some_and(|(_, owner)| *owner == app_id)
+            if self
+                .book
+                .get(release)
+                .is_some_and(|m| m.application_id == app_id)
             {
-                self.stop_container(release);
-                self.schedule(SchedEvent::Release { app, container: c });
+                // Freed now, and told as KILLED in this very reply (YARN reports a released
+                // container as completed too).
+                self.end_task(release, ContainerEnd::Killed);
             }
         }
         if let Some(t) = req.job_type
@@ -1760,6 +1764,7 @@ impl Cluster {
             });
         }
         self.schedule(SchedEvent::Asks { app, asks });
+        self.debug_check();
         Ok(std::mem::take(
             &mut self.apps.get_mut(&app_id).expect("checked above").pending,
         ))
@@ -1793,73 +1798,107 @@ impl Cluster {
         match action {
             AppAction::None => {}
             AppAction::LaunchMaster { .. } => {
-                // A new attempt: the previous one's containers go, and a master container is asked.
+                // A new attempt: the dead attempt's asks go first (else the room its
+                // containers leave would be granted straight back to them, for a master that
+                // is gone), then its containers, then the new master is asked for.
+                self.schedule(SchedEvent::AsksWithdrawn(app));
                 self.stop_all(id);
                 self.ask_master(app);
             }
             AppAction::StopContainers => {
-                self.stop_all(id);
+                // The scheduler forgets the application (its asks and its holdings) before
+                // the book frees its containers, for the same reason.
                 self.schedule(SchedEvent::AppRemoved(app));
+                self.stop_all(id);
             }
         }
         Ok(())
     }
 
-    /// Orders every container of `id` stopped and forgets them.
+    /// Ends every container of `id`: freed now, its node told to stop it.
     fn stop_all(&mut self, id: &str) {
-        let Some(info) = self.apps.get_mut(id) else {
-            return;
-        };
-        let containers = std::mem::take(&mut info.containers);
-        info.master = None;
-        let app = self.app_of(id);
-        for c in containers {
-            self.stop_container(&c);
-            if let Some(&sc) = self.container_index.get(&c) {
-                self.schedule(SchedEvent::Release { app, container: sc });
-            }
+        if let Some(info) = self.apps.get_mut(id) {
+            info.master = None;
+        }
+        let held: Vec<String> = self.book.of_app(id).map(|(c, _)| c.clone()).collect();
+        for c in held {
+            self.free(&c, ContainerEnd::Killed, Stop::Yes);
         }
     }
 
-    fn stop_container(&mut self, container: &str) {
-        let node = self
+    /// The one way a container leaves the book: freed once, whichever comes first — its node
+    /// reports its end, its node is lost, or the rm ends it (a kill, the end of its attempt or
+    /// application, a release, a preemption; `Stop::Yes` then tells its node to stop it). Its
+    /// room goes back to the scheduler at once, its resource-seconds to its application, and
+    /// its end is counted. `None`: it was freed before (or never booked).
+    fn free(&mut self, id: &str, end: ContainerEnd, stop: Stop) -> Option<ContainerMeta> {
+        let meta = self.book.remove(id)?;
+        self.account(&meta);
+        if let Some(i) = ContainerEnd::ALL.iter().position(|e| *e == end) {
+            self.ended[i] += 1;
+        }
+        let node_runs = self
             .nodes
-            .values_mut()
-            .find(|n| n.containers.contains(container));
-        if let Some(n) = node {
-            n.containers.remove(container);
+            .get(&meta.node_id)
+            .is_some_and(|n| n.state == NodeState::Running);
+        if stop == Stop::Yes && node_runs {
             self.stop_orders
-                .entry(n.node_id.clone())
+                .entry(meta.node_id.clone())
                 .or_default()
-                .push(container.to_owned());
+                .push(id.to_owned());
+        }
+        // A master launch still waiting for its node's heartbeat is never carried out.
+        self.launches.retain(|l| l.container.container_id != id);
+        if let Some(&app) = self.app_ids.get(&meta.application_id) {
+            self.schedule(SchedEvent::ContainerCompleted {
+                app,
+                container: meta.sched,
+            });
+        }
+        Some(meta)
+    }
+
+    /// The rm ends a task container of a live application (a release, a preemption): freed,
+    /// its node told to stop it, its master told in its next allocate reply.
+    fn end_task(&mut self, id: &str, end: ContainerEnd) {
+        let Some(meta) = self.free(id, end, Stop::Yes) else {
+            return;
+        };
+        if let Some(info) = self.apps.get_mut(&meta.application_id) {
+            info.pending.completed.push(ContainerStatus {
+                container_id: id.to_owned(),
+                end,
+                exit_code: None,
+            });
         }
     }
 
     /// A container's process ended on its node (or the node was lost).
     fn container_ended(&mut self, status: ContainerStatus) {
-        let Some(&c) = self.container_index.get(&status.container_id) else {
-            return;
-        };
-        let Some((_, app_id)) = self.containers.remove(&c) else {
-            return;
-        };
-        // Forgotten once ended: the rm's memory does not grow with every container ever run,
-        // and a node that comes back listing it is told to stop it (see `register_node`).
-        self.container_index.remove(&status.container_id);
-        self.account(&status.container_id);
-        for n in self.nodes.values_mut() {
-            n.containers.remove(&status.container_id);
+        // A master's end: its attempt's asks go before the room it leaves is offered, so
+        // nothing is granted to an attempt that is gone.
+        let master_of = self
+            .book
+            .get(&status.container_id)
+            .filter(|m| {
+                self.apps.get(&m.application_id).is_some_and(|a| {
+                    !a.lifecycle.state.is_final()
+                        && a.master.as_deref() == Some(status.container_id.as_str())
+                })
+            })
+            .and_then(|m| self.app_ids.get(&m.application_id).copied());
+        if let Some(app) = master_of {
+            self.schedule(SchedEvent::AsksWithdrawn(app));
         }
-        let app = self.app_of(&app_id);
-        self.schedule(SchedEvent::ContainerCompleted { app, container: c });
+        // Forgotten once ended: the rm's memory does not grow with every container ever run,
+        // and a node that comes back listing it is told to stop it (see `reconcile`).
+        let Some(meta) = self.free(&status.container_id, status.end, Stop::No) else {
+            return;
+        };
+        let app_id = meta.application_id;
         let Some(info) = self.apps.get_mut(&app_id) else {
             return;
         };
-        info.containers.remove(&status.container_id);
-        if self.preempted.remove(&status.container_id) {
-            // Its master was told when it was preempted.
-            return;
-        }
         if info.master.as_deref() == Some(status.container_id.as_str()) {
             info.master = None;
             // A master that ended without unregistering failed its attempt.
@@ -1895,8 +1934,7 @@ impl Cluster {
                     }
                 }
                 Assignment::Lost { container, .. } => {
-                    if let Some((id, _)) = self.containers.get(&container).cloned() {
-                        self.lost_untold += 1;
+                    if let Some(id) = self.book.id_of(container).cloned() {
                         self.container_ended(ContainerStatus {
                             container_id: id,
                             end: ContainerEnd::Lost,
@@ -1915,24 +1953,16 @@ impl Cluster {
         }
     }
 
-    /// An above-quota task container taken back (MinEDF-WC): its node is told to stop it and
-    /// its master that it was preempted (the attempt in it is lost, and runs again). It stays
-    /// booked until its node reports it ended.
+    /// An above-quota task container taken back (MinEDF-WC): freed at once (YARN's
+    /// scheduler, too, frees a container it kills and lets the node catch up), its node told to
+    /// stop it and its master that it was preempted (the attempt in it is lost, and runs
+    /// again).
     fn preempt(&mut self, container: scheduler::ContainerId) {
-        let Some((id, app_id)) = self.containers.get(&container).cloned() else {
+        let Some(id) = self.book.id_of(container).cloned() else {
             return;
         };
-        tracing::info!(container = %id, application = %app_id, "preempted: above its quota, for an earlier deadline");
-        self.stop_container(&id);
-        self.preempted.insert(id.clone());
-        if let Some(info) = self.apps.get_mut(&app_id) {
-            info.containers.remove(&id);
-            info.pending.completed.push(ContainerStatus {
-                container_id: id,
-                end: ContainerEnd::Preempted,
-                exit_code: None,
-            });
-        }
+        tracing::info!(container = %id, "preempted: above its quota, for an earlier deadline");
+        self.end_task(&id, ContainerEnd::Preempted);
     }
 
     fn granted(
@@ -1976,24 +2006,6 @@ impl Cluster {
             priority,
             token,
         };
-        info.containers.insert(id.clone());
-        self.container_meta.insert(
-            id.clone(),
-            ContainerMeta {
-                application_id: app_id.clone(),
-                attempt,
-                node_id: node_id.clone(),
-                resource,
-                priority,
-                started_ms: self.now_ms,
-            },
-        );
-        self.containers
-            .insert(container, (id.clone(), app_id.clone()));
-        self.container_index.insert(id.clone(), container);
-        if let Some(n) = self.nodes.get_mut(&node_id) {
-            n.containers.insert(id.clone());
-        }
         if priority == AM_PRIORITY {
             self.dirty_apps.insert(app_id.clone());
             info.attempts.push(AttemptInfo {
@@ -2002,15 +2014,144 @@ impl Cluster {
                 node_id: node_id.clone(),
                 started_ms: self.now_ms,
             });
-            info.master = Some(id);
+            info.master = Some(id.clone());
             self.launches.push(MasterLaunch {
-                application_id: app_id,
+                application_id: app_id.clone(),
                 attempt,
                 container: allocated,
             });
         } else {
             info.pending.allocated.push(allocated);
         }
+        self.book_container(
+            id,
+            ContainerMeta {
+                application_id: app_id,
+                attempt,
+                node_id,
+                resource,
+                priority,
+                started_ms: self.now_ms,
+                sched: container,
+                running: false,
+            },
+        );
+    }
+
+    /// Books a container the scheduler placed. The scheduler numbers its containers upwards
+    /// and the book refuses an id twice, so this cannot fail unless the books have parted —
+    /// a bug, loud in debug builds and logged in release ones.
+    fn book_container(&mut self, id: String, meta: ContainerMeta) {
+        if let Err(e) = self.book.insert(id, meta) {
+            debug_assert!(false, "{e}");
+            tracing::error!(error = %e, "the container book refused a grant");
+        }
+    }
+
+    /// What a node lists as running, against the book: a booked container it lists is
+    /// running; one it listed before and lists no more, with no end reported, is gone (LOST);
+    /// one it runs that the book does not hold (freed meanwhile: its attempt or application
+    /// ended, or it was released, before its master started it) is told to stop.
+    fn reconcile(&mut self, node: &str, running: &[String]) {
+        self.lose_unlisted(node, running);
+        for c in running {
+            match self.book.get(c) {
+                Some(m) if m.node_id == node => self.book.mark_running(c),
+                _ => {
+                    let orders = self.stop_orders.entry(node.to_owned()).or_default();
+                    if !orders.contains(c) {
+                        orders.push(c.clone());
+                    }
+                }
+            }
+        }
+    }
+
+    /// Containers `node` ran (it listed them before) and no longer lists, with no end
+    /// reported: they are gone, as LOST.
+    fn lose_unlisted(&mut self, node: &str, running: &[String]) {
+        let listed: BTreeSet<&str> = running.iter().map(String::as_str).collect();
+        let gone: Vec<String> = self
+            .book
+            .on_node(node)
+            .filter(|(c, m)| m.running && !listed.contains(c.as_str()))
+            .map(|(c, _)| c.clone())
+            .collect();
+        for c in gone {
+            tracing::warn!(container = %c, %node, "its node no longer runs it and reported no end: lost");
+            self.container_ended(ContainerStatus {
+                container_id: c,
+                end: ContainerEnd::Lost,
+                exit_code: None,
+            });
+        }
+    }
+
+    /// The book's invariants, checked after every change in debug builds (and by tests): its
+    /// indexes agree; it holds exactly what the scheduler holds, each for the same application
+    /// and node; no running node holds more than its capacity; every booked application and
+    /// node is known.
+    pub fn check_books(&self) -> Result<(), String> {
+        self.book.check()?;
+        let mut held = 0;
+        for (c, app, node, size) in self.scheduler.holdings() {
+            held += 1;
+            let id = self.book.id_of(c).ok_or_else(|| {
+                format!("the scheduler holds {c:?} for {app:?}, the book does not")
+            })?;
+            let m = &self.book.get(id).expect("indexed");
+            let (owner, on) = (
+                self.app_ids.get(&m.application_id),
+                self.node_index.get(&m.node_id),
+            );
+            if owner != Some(&app) || on != Some(&node) {
+                return Err(format!(
+                    "{id} is booked for {} on {}, the scheduler has {app:?} on {node:?}",
+                    m.application_id, m.node_id
+                ));
+            }
+            if (size.memory_mb, size.vcores) != (m.resource.memory_mb, m.resource.vcores) {
+                return Err(format!(
+                    "{id} is booked as {:?}, the scheduler has {size:?}",
+                    m.resource
+                ));
+            }
+        }
+        if held != self.book.len() {
+            return Err(format!(
+                "the book holds {} containers, the scheduler {held}",
+                self.book.len()
+            ));
+        }
+        for n in self.nodes.values() {
+            let booked = self.book.on_node(&n.node_id);
+            let (mut mb, mut vcores, mut count) = (0u64, 0u64, 0usize);
+            for (_, m) in booked {
+                mb += m.resource.memory_mb;
+                vcores += u64::from(m.resource.vcores);
+                count += 1;
+            }
+            if n.state == NodeState::Lost && count > 0 {
+                return Err(format!(
+                    "lost node {} still holds {count} containers",
+                    n.node_id
+                ));
+            }
+            if mb > n.capability.memory_mb || vcores > u64::from(n.capability.vcores) {
+                return Err(format!(
+                    "node {} holds {mb} MB and {vcores} vcores, beyond its {:?}",
+                    n.node_id, n.capability
+                ));
+            }
+        }
+        for (id, m) in self.book.iter() {
+            if !self.apps.contains_key(&m.application_id) || !self.nodes.contains_key(&m.node_id) {
+                return Err(format!(
+                    "{id} is booked for an unknown application or node: {m:?}"
+                ));
+            }
+        }
+        Ok(())
     }
 }
 
@@ -2141,21 +2282,34 @@ mod tests {
         c
     }
 
+    /// A faithful node's heartbeat: it runs every container the rm booked there, but those
+    /// it reports ended.
     fn heartbeat(
         c: &mut Cluster,
         now: i64,
         node: &str,
         completed: Vec<ContainerStatus>,
     ) -> HeartbeatReply {
+        let running = c
+            .containers_on(node)
+            .map(|(id, _)| id.clone())
+            .filter(|id| !completed.iter().any(|s| s.container_id == *id))
+            .collect();
         c.heartbeat(
             now,
             NodeHeartbeat {
                 node_id: node.into(),
-                running: vec![],
+                running,
                 completed,
                 telemetry: NodeTelemetry::default(),
             },
         )
+    }
+
+    fn ended(c: &Cluster, end: ContainerEnd) -> u64 {
+        c.containers_ended()
+            .find(|(e, _)| *e == end)
+            .map_or(0, |(_, n)| n)
     }
 
     fn ask(count: u32, at: &str) -> ResourceRequest {
@@ -2294,11 +2448,10 @@ mod tests {
             NodeState::Lost
         );
         assert_eq!(
-            c.take_lost_containers(),
+            ended(&c, ContainerEnd::Lost),
             1,
-            "the master's container, told once"
+            "the master's container, counted once"
         );
-        assert_eq!(c.take_lost_containers(), 0);
         let relaunch = c.take_master_launches();
         assert_eq!(relaunch.len(), 1);
         assert_eq!(
@@ -2368,6 +2521,196 @@ mod tests {
             heartbeat(&mut c, 3_200, "n1:8042", vec![]).stop,
             vec![released]
         );
+    }
+
+    /// The cluster: three nodes of 2 vcores (so a master and 5 tasks fill it).
+    fn small_cluster() -> Cluster {
+        let mut c = Cluster::new(Settings::default(), ClusterSecret::new(KEY), 1_000);
+        for (node, rack) in [("n1:8042", "r1"), ("n2:8042", "r1"), ("n3:8042", "r2")] {
+            c.register_node(
+                1_000,
+                RegisterNode {
+                    node_id: node.into(),
+                    rack: rack.into(),
+                    capability: Resource {
+                        memory_mb: 8192,
+                        vcores: 2,
+                    },
+                    containers: Vec::new(),
+                },
+            );
+        }
+        c
+    }
+
+    /// Every node's heartbeat, as a faithful node sends it; returns the stop orders.
+    fn beat_all(c: &mut Cluster, now: i64) -> BTreeMap<String, Vec<String>> {
+        let nodes: Vec<String> = c.nodes().map(|n| n.node_id.clone()).collect();
+        nodes
+            .into_iter()
+            .map(|n| {
+                let stop = heartbeat(c, now, &n, vec![]).stop;
+                (n, stop)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_dead_master_frees_what_it_held_and_attempt_two_starts_on_a_full_cluster() {
+        let mut c = small_cluster();
+        let (id, master) = running_app(&mut c);
+        // The master asks for more than fits: the cluster fills, asks stay outstanding.
+        let tasks = allocate(&mut c, 3_000, &id, vec![ask(20, "*")], vec![]).unwrap();
+        assert_eq!(tasks.allocated.len(), 5);
+        assert_eq!(c.metrics().allocated_vcores, 6);
+        beat_all(&mut c, 3_500);
+        // kill -9 of the master: its node reports its container's end.
+        let died = ContainerStatus {
+            container_id: master.container.container_id.clone(),
+            end: ContainerEnd::Exited,
+            exit_code: Some(137),
+        };
+        let reply = heartbeat(&mut c, 4_000, &master.container.node_id, vec![died]);
+        assert_eq!(c.app(&id).unwrap().lifecycle.state, AppState::Accepted);
+        // Attempt 2's master is granted at once (on the node that just made room, so it
+        // starts with this very reply), and nothing else is held for the dead attempt.
+        assert_eq!(reply.start.len(), 1, "attempt 2 was not granted");
+        assert_eq!(reply.start[0].env["APP_ATTEMPT"], "2");
+        assert_eq!(c.running_containers(&id), 1, "only attempt 2's master");
+        assert_eq!(c.metrics().containers_allocated, 1);
+        assert_eq!(c.metrics().allocated_vcores, 1);
+        // Each node is told to stop the dead attempt's tasks there, and once.
+        let mut stopped: Vec<String> = beat_all(&mut c, 4_500)
+            .into_values()
+            .flatten()
+            .chain(reply.stop)
+            .collect();
+        stopped.sort();
+        let mut granted: Vec<String> = tasks
+            .allocated
+            .iter()
+            .map(|a| a.container_id.clone())
+            .collect();
+        granted.sort();
+        assert_eq!(stopped, granted);
+        assert!(beat_all(&mut c, 5_000).values().all(Vec::is_empty));
+        c.check_books().unwrap();
+        // The ends the nodes report later are of containers already freed: counted once.
+        let killed = ended(&c, ContainerEnd::Killed);
+        for a in &tasks.allocated {
+            let end = ContainerStatus {
+                container_id: a.container_id.clone(),
+                end: ContainerEnd::Killed,
+                exit_code: None,
+            };
+            heartbeat(&mut c, 5_500, &a.node_id, vec![end]);
+        }
+        assert_eq!(ended(&c, ContainerEnd::Killed), killed);
+        assert_eq!(c.running_containers(&id), 1);
+        c.check_books().unwrap();
+    }
+
+    #[test]
+    fn killing_an_app_with_asks_outstanding_leaves_nothing_booked_and_the_next_app_runs() {
+        let mut c = small_cluster();
+        let (id, _) = running_app(&mut c);
+        let tasks = allocate(&mut c, 3_000, &id, vec![ask(20, "*")], vec![]).unwrap();
+        assert_eq!(tasks.allocated.len(), 5);
+        c.kill(&id).unwrap();
+        let m = c.metrics();
+        assert_eq!(
+            (m.containers_allocated, m.allocated_mb, m.allocated_vcores),
+            (0, 0, 0)
+        );
+        assert_eq!(c.running_containers(&id), 0);
+        for n in ["n1:8042", "n2:8042", "n3:8042"] {
+            assert_eq!(c.containers_on(n).count(), 0, "{n}");
+        }
+        c.check_books().unwrap();
+        // The next user's application gets its master at once.
+        let next = c.new_application(6_000, "bob").unwrap();
+        c.submit(6_000, NewApp::new(&next, "wordcount", "bob", "default"))
+            .unwrap();
+        assert_eq!(c.take_master_launches().len(), 1);
+    }
+
+    #[test]
+    fn a_node_that_drops_a_container_without_an_end_loses_it_and_one_it_runs_unbooked_is_stopped() {
+        let mut c = small_cluster();
+        let (id, _) = running_app(&mut c);
+        let asks = vec![ask(1, "*"), ask(1, "n2:8042")];
+        let tasks = allocate(&mut c, 3_000, &id, asks, vec![]).unwrap();
+        let task = tasks.allocated[0].container_id.clone();
+        assert_eq!(tasks.allocated[0].node_id, "n2:8042");
+        // Granted, not yet started: the node does not list it, and it stays booked.
+        let silent = NodeHeartbeat {
+            node_id: "n2:8042".into(),
+            running: vec![],
+            completed: vec![],
+            telemetry: NodeTelemetry::default(),
+        };
+        c.heartbeat(3_100, silent.clone());
+        assert!(c.container(&task).is_some());
+        // Started: the node lists it; then it vanishes with no end reported: LOST, and its
+        // master hears of it.
+        c.heartbeat(
+            3_200,
+            NodeHeartbeat {
+                running: vec![task.clone()],
+                ..silent.clone()
+            },
+        );
+        c.heartbeat(3_300, silent.clone());
+        assert!(c.container(&task).is_none());
+        assert_eq!(ended(&c, ContainerEnd::Lost), 1);
+        let reply = allocate(&mut c, 3_400, &id, vec![], vec![]).unwrap();
+        assert_eq!(reply.completed.len(), 1);
+        assert_eq!(reply.completed[0].end, ContainerEnd::Lost);
+        // A container the book does not hold, running on a node, is told to stop.
+        let stray = "container_1000_0001_01_000099".to_owned();
+        let reply = c.heartbeat(
+            3_500,
+            NodeHeartbeat {
+                running: vec![stray.clone()],
+                ..silent
+            },
+        );
+        assert_eq!(reply.stop, vec![stray]);
+        c.check_books().unwrap();
+    }
+
+    #[test]
+    fn a_released_container_is_told_to_its_master_once_and_counted_once() {
+        let mut c = small_cluster();
+        let (id, _) = running_app(&mut c);
+        let tasks = allocate(&mut c, 3_000, &id, vec![ask(1, "*")], vec![]).unwrap();
+        let released = tasks.allocated[0].clone();
+        let reply = allocate(
+            &mut c,
+            3_100,
+            &id,
+            vec![],
+            vec![released.container_id.clone()],
+        )
+        .unwrap();
+        assert_eq!(reply.completed.len(), 1);
+        assert_eq!(reply.completed[0].end, ContainerEnd::Killed);
+        assert_eq!(ended(&c, ContainerEnd::Killed), 1);
+        // Its node's own report of the kill changes nothing.
+        let end = ContainerStatus {
+            container_id: released.container_id.clone(),
+            end: ContainerEnd::Killed,
+            exit_code: None,
+        };
+        heartbeat(&mut c, 3_200, &released.node_id, vec![end]);
+        assert_eq!(ended(&c, ContainerEnd::Killed), 1);
+        assert!(
+            allocate(&mut c, 3_300, &id, vec![], vec![])
+                .unwrap()
+                .completed
+                .is_empty()
+        );
+        c.check_books().unwrap();
     }
 
     #[test]
@@ -2468,7 +2811,7 @@ mod tests {
             app.master.as_deref(),
             Some(master.container.container_id.as_str())
         );
-        assert_eq!(app.containers.len(), 4, "{:?}", app.containers);
+        assert_eq!(after.running_containers(&id), 4);
         assert_eq!(after.metrics().allocated_mb, 512 + 3 * 1024);
         let stop = heartbeat(&mut after, 10_100, "n1:8042", vec![]).stop;
         assert_eq!(stop, [orphan.to_owned(), "garbage".to_owned()]);

@@ -118,7 +118,7 @@ pub async fn serve(
         }
     }
     ready(address);
-    let (cluster, queue, metrics) = (rm.cluster.clone(), journal.clone(), rm.metrics.clone());
+    let (cluster, queue) = (rm.cluster.clone(), journal.clone());
     let ticker = tokio::spawn(async move {
         let mut tick = tokio::time::interval(options.tick);
         loop {
@@ -126,11 +126,6 @@ pub async fn serve(
             let lost = {
                 let mut c = lock(&cluster);
                 let lost = c.expire(now_ms());
-                let lost_containers = c.take_lost_containers();
-                metrics.containers_completed_by(
-                    yard_wire::protocol::ContainerEnd::Lost,
-                    lost_containers,
-                );
                 // Heartbeats, allocations and expiries: written behind the replies.
                 let _ = queue.queue(c.take_changes(), false);
                 lost

@@ -20,6 +20,8 @@ pub mod app;
 pub mod placement;
 
 #[cfg(feature = "daemon")]
+pub mod book;
+#[cfg(feature = "daemon")]
 pub mod client;
 #[cfg(feature = "daemon")]
 pub mod cluster;

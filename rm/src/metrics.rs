@@ -284,18 +284,6 @@ impl RmMetrics {
         self.start_time.set(started_ms as f64 / 1000.0);
     }
 
-    /// Counts a container end a nodemanager reported.
-    pub fn container_completed(&self, end: ContainerEnd) {
-        self.containers_completed_by(end, 1);
-    }
-
-    /// Counts `n` container ends of one kind (those LOST with their node, say).
-    pub fn containers_completed_by(&self, end: ContainerEnd, n: u64) {
-        self.containers_completed
-            .with_label_values(&[end.label()])
-            .inc_by(n);
-    }
-
     /// Counts a MapReduce job's answer (once per job: its first result). `answer` is the
     /// master's JSON: `job.policy`, `job.outcome`, `job.estimateAtClose`, `job.jobSeconds`.
     pub fn job_answered(&self, processed_fraction: f64, answer: &Value) {
@@ -341,9 +329,9 @@ impl RmMetrics {
                 .position(|(s, _)| *s == a.lifecycle.state)
                 .unwrap_or(0);
             apps[i] += 1;
-            let master = a.master.as_ref().filter(|m| a.containers.contains(*m));
+            let master = a.master.as_ref().filter(|m| c.container(m).is_some());
             masters += i64::from(master.is_some());
-            tasks += a.containers.len() as i64 - i64::from(master.is_some());
+            tasks += c.running_containers(&a.application_id) as i64 - i64::from(master.is_some());
             if a.lifecycle.state == AppState::Running
                 && let Some(q) = a.quota
             {
@@ -396,7 +384,7 @@ impl RmMetrics {
             let id = n.node_id.as_str();
             self.node_containers
                 .with_label_values(&[id])
-                .set(n.containers.len() as i64);
+                .set(c.containers_on(&n.node_id).count() as i64);
             if n.telemetry_ms.is_some() {
                 let t = &n.telemetry;
                 self.node_cpu
@@ -417,6 +405,12 @@ impl RmMetrics {
         }
         for (verdict, n) in ["good", "bad", "unknown"].into_iter().zip(verdicts) {
             self.classifier_nodes.with_label_values(&[verdict]).set(n);
+        }
+        for (end, n) in c.containers_ended() {
+            mirror(
+                &self.containers_completed.with_label_values(&[end.label()]),
+                n,
+            );
         }
         let report = c.scheduler_report();
         self.policy.reset();

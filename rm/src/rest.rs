@@ -381,6 +381,7 @@ pub fn routes() -> Vec<Route> {
         ("/ws/v1/yard/auth/whoami", &["get"], get(whoami)),
         ("/ws/v1/yard/auth/tokens", &["post"], post(issue_token)),
         ("/ws/v1/yard/health", &["get"], get(health)),
+        ("/ws/v1/yard/books", &["get"], get(books)),
         (
             "/ws/v1/yard/datasets/{name}",
             &["get", "put"],
@@ -634,20 +635,10 @@ async fn heartbeat(
     limits::check_len("completed", hb.completed.len())?;
     hb.telemetry.check("telemetry")?;
     ok(json!(rm.with(|c, now| {
-        // Counted as the cluster takes them: a heartbeat it accepts, and only the ends of
-        // containers it still knows (a node repeats what it is not sure the rm heard).
-        let ends: Vec<_> = hb
-            .completed
-            .iter()
-            .filter(|s| c.container(&s.container_id).is_some())
-            .map(|s| c.end_as_counted(s))
-            .collect();
+        // Container ends are counted by the cluster as it frees them (see the metrics).
         let reply = c.heartbeat(now, hb);
         if !reply.reregister {
             rm.metrics.heartbeats.inc();
-            for end in ends {
-                rm.metrics.container_completed(end);
-            }
         }
         reply
     })))
@@ -1183,6 +1174,28 @@ async fn health(State(rm): State<Rm>) -> Reply {
     }
 }
 
+/// The container book as the rm holds it, and whether its invariants hold (a test and
+/// operator hook: compare each node's booked containers with what its nodemanager runs at
+/// `/ws/v1/node/containers`). Admins only: it lists every application's containers.
+async fn books(State(rm): State<Rm>, caller: Caller) -> Reply {
+    if !caller.0.is_admin() {
+        return Err(ApiError::forbidden(
+            "only an admin may read the container book",
+        ));
+    }
+    ok(rm.with(|c, _| {
+        let nodes: Vec<Value> = c
+            .nodes()
+            .map(|n| {
+                let containers: Vec<&String> = c.containers_on(&n.node_id).map(|(id, _)| id).collect();
+                json!({ "nodeId": n.node_id, "state": node_state_name(n.state), "containers": containers })
+            })
+            .collect();
+        let problem = c.check_books().err();
+        json!({ "books": { "consistent": problem.is_none(), "problem": problem, "nodes": nodes } })
+    }))
+}
+
 async fn openapi() -> Response {
     (
         [(axum::http::header::CONTENT_TYPE, "application/json")],
@@ -1304,7 +1317,7 @@ async fn scheduler(State(rm): State<Rm>, _caller: Caller) -> Reply {
                     "id": a.application_id,
                     "state": state_name(a.lifecycle.state),
                     "deadlineMs": a.deadline_ms,
-                    "runningContainers": a.containers.len(),
+                    "runningContainers": c.running_containers(&a.application_id),
                     "maps": a.model.map(|m| m.maps),
                     "reduces": a.model.map(|m| m.reduces),
                     "profiled": a.model.is_some_and(|m| m.profile.is_some()),
@@ -1539,11 +1552,11 @@ async fn attempt_container(
 /// yard's own view of its load (`yardLoad`). A further per-node object is one more key here.
 fn node_json(cluster: &Cluster, n: &NodeInfo) -> Value {
     let (mut used_mb, mut used_vcores) = (0u64, 0u64);
-    for c in &n.containers {
-        if let Some(m) = cluster.container(c) {
-            used_mb += m.resource.memory_mb;
-            used_vcores += u64::from(m.resource.vcores);
-        }
+    let mut count = 0;
+    for (_, m) in cluster.containers_on(&n.node_id) {
+        used_mb += m.resource.memory_mb;
+        used_vcores += u64::from(m.resource.vcores);
+        count += 1;
     }
     let (health, report) = match n.state {
         NodeState::Running => ("Healthy", String::new()),
@@ -1566,7 +1579,7 @@ fn node_json(cluster: &Cluster, n: &NodeInfo) -> Value {
         "availMemoryMB": n.capability.memory_mb.saturating_sub(used_mb),
         "usedVirtualCores": used_vcores,
         "availableVirtualCores": u64::from(n.capability.vcores).saturating_sub(used_vcores),
-        "numContainers": n.containers.len(),
+        "numContainers": count,
         "totalResource": { "memory": n.capability.memory_mb, "vCores": n.capability.vcores },
     });
     node["resourceUtilization"] = resource_utilization(&n.telemetry);
@@ -1842,7 +1855,7 @@ fn app_json(c: &Cluster, a: &AppInfo, cluster_id: i64, now: i64) -> Value {
         "amHostHttpAddress": master_node.unwrap_or_default(),
         "allocatedMB": usage.allocated_mb,
         "allocatedVCores": usage.allocated_vcores,
-        "runningContainers": a.containers.len(),
+        "runningContainers": c.running_containers(&a.application_id),
         "memorySeconds": usage.memory_seconds,
         "vcoreSeconds": usage.vcore_seconds,
         "unmanagedApplication": false,

@@ -132,6 +132,10 @@ pub enum SchedEvent {
     },
     /// The application finished or was killed: its asks go, its containers are returned.
     AppRemoved(AppId),
+    /// Its master's attempt ended: every ask it made goes (the next attempt's master asks
+    /// anew). Sent before its containers are released, so the room they leave is not granted
+    /// straight back to a master that is gone.
+    AsksWithdrawn(AppId),
     Asks {
         app: AppId,
         asks: Vec<Ask>,
@@ -580,6 +584,11 @@ impl Scheduler {
                     for c in a.containers {
                         self.free(c);
                     }
+                }
+            }
+            SchedEvent::AsksWithdrawn(app) => {
+                if let Some(a) = self.apps.get_mut(&app) {
+                    a.asks.clear();
                 }
             }
             SchedEvent::Asks { app, asks } => {
@@ -1268,6 +1277,13 @@ impl Scheduler {
     }
 
     /// What is free on `node`.
+    /// Every container the scheduler holds: its application, node and size.
+    pub fn holdings(&self) -> impl Iterator<Item = (ContainerId, AppId, NodeId, Resources)> + '_ {
+        self.containers
+            .iter()
+            .map(|(&c, &(app, node, size))| (c, app, node, size))
+    }
+
     pub fn free_on(&self, node: NodeId) -> Option<Resources> {
         self.nodes.get(&node).map(|n| n.capacity.minus(n.used))
     }

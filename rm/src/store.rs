@@ -437,7 +437,6 @@ impl Store {
                 last_heartbeat_ms: row.try_get("last_heartbeat_ms")?,
                 telemetry,
                 telemetry_ms,
-                containers: Default::default(),
             });
         }
         Ok((apps, nodes))
