@@ -33,6 +33,10 @@ pub struct Settings {
     pub node_expiry_ms: i64,
     /// How long a container token stays valid after its grant.
     pub token_ttl_ms: i64,
+    /// A granted container its node has not listed as running this long is taken back
+    /// (YARN's `yarn.resourcemanager.rm.container-allocation.expiry-interval-ms`): a master
+    /// that never starts what it was given does not hold it for ever.
+    pub allocation_expiry_ms: i64,
     pub am_max_attempts: u32,
     /// A registered master silent this long (no allocate, no register) has failed its attempt
     /// (YARN's `yarn.am.liveness-monitor.expiry-interval-ms`).
@@ -54,6 +58,7 @@ impl Default for Settings {
         Settings {
             node_expiry_ms: 10_000,
             token_ttl_ms: 600_000,
+            allocation_expiry_ms: 600_000,
             am_max_attempts: crate::app::DEFAULT_AM_MAX_ATTEMPTS,
             am_expiry_ms: 600_000,
             am_resource: Resource {
@@ -1287,6 +1292,33 @@ impl Cluster {
                 app.lifecycle.diagnostics =
                     "Application is killed by ResourceManager as it has exceeded the lifetime period."
                         .into();
+            }
+        }
+        // Granted containers never started within the allocation expiry: taken back, and
+        // their masters told (YARN's container allocation expiry).
+        let unstarted: Vec<String> = self
+            .book
+            .iter()
+            .filter(|(_, m)| {
+                !m.running && now_ms - m.started_ms > self.settings.allocation_expiry_ms
+            })
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in unstarted {
+            tracing::warn!(container = %id, "granted and never started: taken back");
+            let master = self
+                .book
+                .get(&id)
+                .and_then(|m| self.apps.get(&m.application_id))
+                .is_some_and(|a| a.master.as_deref() == Some(id.as_str()));
+            match master {
+                // A master never started fails its attempt, as one its node could not start.
+                true => self.container_ended(ContainerStatus {
+                    container_id: id,
+                    end: ContainerEnd::LaunchFailed,
+                    exit_code: None,
+                }),
+                false => self.end_task(&id, ContainerEnd::Killed),
             }
         }
         // Quotas follow the time left; promised releases that did not come are reclaimed.
@@ -2525,7 +2557,11 @@ mod tests {
 
     /// The cluster: three nodes of 2 vcores (so a master and 5 tasks fill it).
     fn small_cluster() -> Cluster {
-        let mut c = Cluster::new(Settings::default(), ClusterSecret::new(KEY), 1_000);
+        small_cluster_with(Settings::default())
+    }
+
+    fn small_cluster_with(settings: Settings) -> Cluster {
+        let mut c = Cluster::new(settings, ClusterSecret::new(KEY), 1_000);
         for (node, rack) in [("n1:8042", "r1"), ("n2:8042", "r1"), ("n3:8042", "r2")] {
             c.register_node(
                 1_000,
@@ -2710,6 +2746,53 @@ mod tests {
                 .completed
                 .is_empty()
         );
+        c.check_books().unwrap();
+    }
+
+    #[test]
+    fn a_granted_container_never_started_is_taken_back_after_the_allocation_expiry() {
+        let expiry = 5_000;
+        let mut c = small_cluster_with(Settings {
+            allocation_expiry_ms: expiry,
+            ..Settings::default()
+        });
+        let (id, _) = running_app(&mut c);
+        beat_all(&mut c, 2_500); // the master runs
+        let tasks = allocate(&mut c, 3_000, &id, vec![ask(2, "*")], vec![]).unwrap();
+        let unstarted = tasks.allocated[0].container_id.clone();
+        let started = tasks.allocated[1].container_id.clone();
+        // Every node lists what it runs: all but the one never started.
+        let nodes: Vec<String> = c.nodes().map(|n| n.node_id.clone()).collect();
+        let beat = |c: &mut Cluster, now: i64| {
+            for node in &nodes {
+                let running = c
+                    .containers_on(node)
+                    .map(|(id, _)| id.clone())
+                    .filter(|id| *id != unstarted)
+                    .collect();
+                c.heartbeat(
+                    now,
+                    NodeHeartbeat {
+                        node_id: node.clone(),
+                        running,
+                        completed: vec![],
+                        telemetry: NodeTelemetry::default(),
+                    },
+                );
+            }
+        };
+        beat(&mut c, 3_100);
+        c.expire(3_000 + expiry);
+        assert!(c.container(&unstarted).is_some(), "not yet");
+        allocate(&mut c, 3_000 + expiry, &id, vec![], vec![]).unwrap();
+        beat(&mut c, 3_001 + expiry);
+        c.expire(3_001 + expiry);
+        assert!(c.container(&unstarted).is_none());
+        assert!(c.container(&started).is_some());
+        assert_eq!(c.app(&id).unwrap().lifecycle.state, AppState::Running);
+        let reply = allocate(&mut c, 3_002 + expiry, &id, vec![], vec![]).unwrap();
+        assert_eq!(reply.completed.len(), 1);
+        assert_eq!(reply.completed[0].container_id, unstarted);
         c.check_books().unwrap();
     }
 
