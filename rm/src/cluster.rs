@@ -517,6 +517,11 @@ pub struct Cluster {
     /// metrics: counted when freed, so a container counts once however many times (or
     /// whether) its node reports its end.
     ended: [u64; ContainerEnd::ALL.len()],
+    /// Containers the rm ended while their nodes ran them, until the node reports the end:
+    /// counted then, as the node saw it (a preemption as one), so a finished job's master
+    /// that exits by itself counts as exited. By id: its node, and how it counts if not as
+    /// reported.
+    stopping: BTreeMap<String, (String, Option<ContainerEnd>)>,
     launches: Vec<MasterLaunch>,
     /// Containers each node must stop, told in its next heartbeat reply.
     stop_orders: BTreeMap<String, Vec<String>>,
@@ -637,6 +642,7 @@ impl Cluster {
             now_ms: epoch,
             book: ContainerBook::default(),
             ended: [0; ContainerEnd::ALL.len()],
+            stopping: BTreeMap::new(),
             launches: Vec::new(),
             stop_orders: BTreeMap::new(),
             dirty_apps: BTreeSet::new(),
@@ -1181,6 +1187,9 @@ impl Cluster {
             self.schedule(SchedEvent::NodeLoad { node: idx, load });
         }
         for status in hb.completed {
+            if let Some((_, counted_as)) = self.stopping.remove(&status.container_id) {
+                self.count_end(counted_as.unwrap_or(status.end));
+            }
             self.container_ended(status);
         }
         self.reconcile(&hb.node_id, &hb.running);
@@ -1256,6 +1265,15 @@ impl Cluster {
             }
             self.dirty_nodes.insert(id.clone());
             self.stop_orders.remove(id);
+            // Containers the rm was stopping there: their node will not report them now.
+            let unreported: Vec<Option<ContainerEnd>> = self
+                .stopping
+                .extract_if(.., |_, (node, _)| node == id)
+                .map(|(_, (_, counted_as))| counted_as)
+                .collect();
+            for counted_as in unreported {
+                self.count_end(counted_as.unwrap_or(ContainerEnd::Killed));
+            }
             // Masters waiting for this node's heartbeat to start never will: their containers
             // complete as LOST below, and their attempts fail over to other nodes.
             self.launches.retain(|l| l.container.node_id != *id);
@@ -1866,9 +1884,6 @@ impl Cluster {
     fn free(&mut self, id: &str, end: ContainerEnd, stop: Stop) -> Option<ContainerMeta> {
         let meta = self.book.remove(id)?;
         self.account(&meta);
-        if let Some(i) = ContainerEnd::ALL.iter().position(|e| *e == end) {
-            self.ended[i] += 1;
-        }
         let node_runs = self
             .nodes
             .get(&meta.node_id)
@@ -1879,6 +1894,13 @@ impl Cluster {
                 .or_default()
                 .push(id.to_owned());
         }
+        if stop == Stop::Yes && node_runs && meta.running {
+            let counted_as = (end == ContainerEnd::Preempted).then_some(end);
+            self.stopping
+                .insert(id.to_owned(), (meta.node_id.clone(), counted_as));
+        } else {
+            self.count_end(end);
+        }
         // A master launch still waiting for its node's heartbeat is never carried out.
         self.launches.retain(|l| l.container.container_id != id);
         if let Some(&app) = self.app_ids.get(&meta.application_id) {
@@ -1888,6 +1910,12 @@ impl Cluster {
             });
         }
         Some(meta)
+    }
+
+    fn count_end(&mut self, end: ContainerEnd) {
+        if let Some(i) = ContainerEnd::ALL.iter().position(|e| *e == end) {
+            self.ended[i] += 1;
+        }
     }
 
     /// The rm ends a task container of a live application (a release, a preemption): freed,
@@ -2631,17 +2659,20 @@ mod tests {
         assert_eq!(stopped, granted);
         assert!(beat_all(&mut c, 5_000).values().all(Vec::is_empty));
         c.check_books().unwrap();
-        // The ends the nodes report later are of containers already freed: counted once.
+        // The ends the nodes report later are of containers already freed: nothing changes
+        // but their count, once each, as the nodes saw them.
         let killed = ended(&c, ContainerEnd::Killed);
-        for a in &tasks.allocated {
-            let end = ContainerStatus {
-                container_id: a.container_id.clone(),
-                end: ContainerEnd::Killed,
-                exit_code: None,
-            };
-            heartbeat(&mut c, 5_500, &a.node_id, vec![end]);
+        for repeat in 0..2 {
+            for a in &tasks.allocated {
+                let end = ContainerStatus {
+                    container_id: a.container_id.clone(),
+                    end: ContainerEnd::Killed,
+                    exit_code: None,
+                };
+                heartbeat(&mut c, 5_500 + repeat, &a.node_id, vec![end]);
+            }
+            assert_eq!(ended(&c, ContainerEnd::Killed), killed + 5);
         }
-        assert_eq!(ended(&c, ContainerEnd::Killed), killed);
         assert_eq!(c.running_containers(&id), 1);
         c.check_books().unwrap();
     }
