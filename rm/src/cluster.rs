@@ -24,6 +24,9 @@ use crate::scheduler::{
     self, AppId, Ask, Assignment, Place, RackId, Resources, SchedEvent, Scheduler,
 };
 
+mod undo;
+pub use undo::{Touch, Undo};
+
 /// Settings that shape the rm's decisions.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Settings {
@@ -550,6 +553,11 @@ pub struct Cluster {
     /// change: the ring stays here). Not stored: after a restart it starts from the last
     /// sample the store kept.
     telemetry_history: BTreeMap<String, TelemetryRing>,
+    /// While a state-changing request on an application runs under the journal: that
+    /// application and the actions its transitions call for (stopping containers, asking for a
+    /// master), held until the change is saved: a change whose write fails is put back, and
+    /// these could not be (see `undo`).
+    held: Option<(String, Vec<AppAction>)>,
 }
 
 /// The priority an application master's container is asked at (before any of its tasks).
@@ -615,6 +623,7 @@ impl Cluster {
             master_env: BTreeMap::new(),
             preempted: BTreeSet::new(),
             telemetry_history: BTreeMap::new(),
+            held: None,
             datasets: BTreeMap::new(),
             dirty_datasets: BTreeSet::new(),
             recovering: VecDeque::new(),
@@ -1789,6 +1798,15 @@ impl Cluster {
             self.recovery.remove(id);
         }
         self.dirty_apps.insert(id.to_owned());
+        match &mut self.held {
+            Some((held_for, actions)) if held_for == id => actions.push(action),
+            _ => self.act(id, action),
+        }
+        Ok(())
+    }
+
+    /// Carries out what a transition of `id` calls for.
+    fn act(&mut self, id: &str, action: AppAction) {
         let app = self.app_of(id);
         match action {
             AppAction::None => {}
@@ -1802,7 +1820,6 @@ impl Cluster {
                 self.schedule(SchedEvent::AppRemoved(app));
             }
         }
-        Ok(())
     }
 
     /// Orders every container of `id` stopped and forgets them.
