@@ -185,6 +185,8 @@ async fn write_loop(
                         tracing::debug!(error = %e, "the state store still cannot be written");
                     } else {
                         tracing::error!(error = %e, "cannot write the rm's state; changes are refused until it can");
+                        // The first probe a whole interval from now.
+                        probe.reset();
                     }
                     *lock(&health) = Some(e.clone());
                     // What queued behind the failed write was made before the failure was

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::str::FromStr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use sqlx::Row;
 use sqlx::sqlite::{
@@ -49,8 +49,8 @@ pub struct Store {
     /// One connection (the exclusive lock allows no second), opened again after a failed
     /// write.
     pool: SqlitePool,
-    /// The page cap of [`Store::cap_growth`], kept for the connections opened after a failure.
-    cap: Arc<AtomicI64>,
+    /// Whether [`Store::refuse_writes`] is on, kept for the connections opened after a failure.
+    refusing: Arc<AtomicBool>,
 }
 
 fn state_name(s: AppState) -> &'static str {
@@ -130,15 +130,15 @@ impl Store {
             // A reply says a change is saved: it must survive power loss, not only a crash.
             .synchronous(SqliteSynchronous::Full)
             .foreign_keys(true);
-        let cap = Arc::new(AtomicI64::new(0));
-        let cap_at_connect = cap.clone();
+        let refusing = Arc::new(AtomicBool::new(false));
+        let refusing_at_connect = refusing.clone();
         let pool = SqlitePoolOptions::new()
             .max_connections(1)
             .after_connect(move |conn, _| {
-                let pages = cap_at_connect.load(Ordering::Relaxed);
+                let refusing = refusing_at_connect.load(Ordering::Relaxed);
                 Box::pin(async move {
-                    if pages > 0 {
-                        set_page_cap(conn, pages).await?;
+                    if refusing {
+                        set_query_only(conn, true).await?;
                     }
                     Ok(())
                 })
@@ -161,20 +161,18 @@ impl Store {
                 }
             })?;
         sqlx::migrate!("../migrations/rm").run(&pool).await?;
-        Ok(Store { pool, cap })
+        Ok(Store { pool, refusing })
     }
 
-    /// Caps the database at its current size plus `pages` pages: every write that needs more
-    /// then fails as a full disk does (SQLite's `SQLITE_FULL`). For tests of what the rm does
-    /// when its disk fills; the cap lasts while the store's one connection does.
+    /// While `on`, every write fails as on a read-only disk (SQLite's `query_only`), on this
+    /// connection and on those opened after a failure: for tests of what the rm does when it
+    /// cannot write (the real faults, a full and a read-only disk, are in
+    /// `tests/storage_faults_e2e.rs`).
     #[doc(hidden)]
-    pub async fn cap_growth(&self, pages: i64) -> Result<(), StoreError> {
+    pub async fn refuse_writes(&self, on: bool) -> Result<(), StoreError> {
+        self.refusing.store(on, Ordering::Relaxed);
         let mut conn = self.pool.acquire().await?;
-        let (count,): (i64,) = sqlx::query_as("PRAGMA page_count")
-            .fetch_one(&mut *conn)
-            .await?;
-        self.cap.store(count + pages, Ordering::Relaxed);
-        set_page_cap(&mut conn, count + pages).await?;
+        set_query_only(&mut conn, on).await?;
         Ok(())
     }
 
@@ -376,12 +374,13 @@ impl Store {
     }
 }
 
-/// `PRAGMA max_page_count` on `conn` (an integer of ours, safe to format into the statement).
-async fn set_page_cap(conn: &mut SqliteConnection, pages: i64) -> Result<(), sqlx::Error> {
-    let statement = format!("PRAGMA max_page_count = {pages}");
-    sqlx::query(sqlx::AssertSqlSafe(statement))
-        .execute(conn)
-        .await?;
+async fn set_query_only(conn: &mut SqliteConnection, on: bool) -> Result<(), sqlx::Error> {
+    let statement = if on {
+        "PRAGMA query_only = ON"
+    } else {
+        "PRAGMA query_only = OFF"
+    };
+    sqlx::query(statement).execute(conn).await?;
     Ok(())
 }
 

@@ -215,3 +215,119 @@ impl Cluster {
         self.issued.insert(id.to_owned(), (info.user, self.now_ms));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use yard_wire::auth::ClusterSecret;
+    use yard_wire::protocol::{NodeHeartbeat, RegisterNode, Resource};
+    use yard_wire::telemetry::NodeTelemetry;
+
+    use super::*;
+    use crate::app::AppState;
+    use crate::cluster::{NewApp, Settings};
+
+    const NODE: &str = "n1:8042";
+
+    fn cluster() -> Cluster {
+        let mut c = Cluster::new(Settings::default(), ClusterSecret::new([3; 32]), 1_000);
+        c.register_node(
+            1_000,
+            RegisterNode {
+                node_id: NODE.into(),
+                rack: "r1".into(),
+                capability: Resource {
+                    memory_mb: 4096,
+                    vcores: 4,
+                },
+                containers: Vec::new(),
+            },
+        );
+        c
+    }
+
+    /// What the node is told to stop in its next heartbeat.
+    fn stop_orders(c: &mut Cluster) -> Vec<String> {
+        c.heartbeat(
+            3_000,
+            NodeHeartbeat {
+                node_id: NODE.into(),
+                running: vec![],
+                completed: vec![],
+                telemetry: NodeTelemetry::default(),
+            },
+        )
+        .stop
+    }
+
+    /// Submits as a request under the journal does, finishing it as `write_ok` says.
+    fn submit(c: &mut Cluster, write_ok: bool) -> String {
+        let id = c.new_application(2_000, "alice").unwrap();
+        let undo = c.begin_change(Touch::App(id.clone()));
+        c.submit(2_000, NewApp::new(&id, "wc", "alice", "default"))
+            .unwrap();
+        let undo = c.end_change(undo);
+        // Its master is asked for only once the submission is saved.
+        assert!(c.take_master_launches().is_empty());
+        if write_ok {
+            c.saved(undo)
+        } else {
+            c.undo(undo)
+        }
+        id
+    }
+
+    #[test]
+    fn a_submission_whose_write_failed_is_withdrawn_and_its_id_may_be_submitted_again() {
+        let mut c = cluster();
+        let id = submit(&mut c, false);
+        assert!(c.app(&id).is_none());
+        assert!(
+            c.take_changes().apps.is_empty(),
+            "nothing of it left to write"
+        );
+        assert!(c.take_master_launches().is_empty());
+        c.submit(2_500, NewApp::new(&id, "wc", "alice", "default"))
+            .unwrap();
+        assert_eq!(c.take_master_launches().len(), 1);
+    }
+
+    #[test]
+    fn a_kill_whose_write_failed_leaves_the_app_as_it_was_and_its_containers_running() {
+        let mut c = cluster();
+        let id = submit(&mut c, true);
+        let master = c.take_master_launches().remove(0).container.container_id;
+        c.master_registered(&id, None).unwrap();
+        let before = c.app(&id).unwrap().clone();
+
+        let undo = c.begin_change(Touch::App(id.clone()));
+        c.kill(&id).unwrap();
+        let undo = c.end_change(undo);
+        c.undo(undo);
+        let after = c.app(&id).unwrap();
+        assert_eq!(after.lifecycle.state, AppState::Running);
+        assert_eq!(after, &before);
+        assert!(stop_orders(&mut c).is_empty());
+
+        // The same kill saved: now its master is stopped.
+        let undo = c.begin_change(Touch::App(id.clone()));
+        c.kill(&id).unwrap();
+        let undo = c.end_change(undo);
+        assert!(stop_orders(&mut c).is_empty(), "not before it is saved");
+        c.saved(undo);
+        assert_eq!(c.app(&id).unwrap().lifecycle.state, AppState::Killed);
+        assert_eq!(stop_orders(&mut c), vec![master]);
+    }
+
+    #[test]
+    fn a_refused_change_is_not_put_back_over_a_later_one() {
+        let mut c = cluster();
+        let id = submit(&mut c, true);
+        let undo = c.begin_change(Touch::App(id.clone()));
+        c.set_deadline(&id, 5_000).unwrap();
+        let undo = c.end_change(undo);
+        // Another request set it again before the first one's write failed.
+        c.set_deadline(&id, 9_000).unwrap();
+        c.undo(undo);
+        assert_eq!(c.app(&id).unwrap().deadline_ms, Some(9_000));
+    }
+}
