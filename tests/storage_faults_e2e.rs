@@ -266,12 +266,15 @@ fn fails_closed_and_recovers(
     drop(rm);
     let rm = start_rm(dir, &profiles);
     check_after_restart(&rm, &acknowledged, &refused, "SIGTERM");
+    drop(rm);
+    let _ = std::fs::remove_dir_all(profiles.parent().unwrap());
 }
 
 #[test]
 fn a_full_disk_under_a_running_rm_fails_closed_and_it_recovers_when_room_returns() {
-    let dir = work_dir("yard-full-disk").join("state");
-    let Some(_mount) = mount(&dir, &["-t", "tmpfs", "-o", "size=1200k", "tmpfs"]) else {
+    let work = work_dir("yard-full-disk");
+    let dir = work.join("state");
+    let Some(mounted) = mount(&dir, &["-t", "tmpfs", "-o", "size=1200k", "tmpfs"]) else {
         return;
     };
     let filler = dir.join("filler");
@@ -292,6 +295,8 @@ fn a_full_disk_under_a_running_rm_fails_closed_and_it_recovers_when_room_returns
             std::fs::remove_file(&top_up).unwrap();
         },
     );
+    drop(mounted);
+    let _ = std::fs::remove_dir_all(&work);
 }
 
 #[test]
@@ -309,7 +314,7 @@ fn a_state_db_made_read_only_under_a_running_rm_fails_closed_and_it_recovers_whe
         return;
     }
     let dir = work.join("state");
-    let Some(_mount) = mount(&dir, &["-o", "loop", image.to_str().unwrap()]) else {
+    let Some(mounted) = mount(&dir, &["-o", "loop", image.to_str().unwrap()]) else {
         return;
     };
     let probe = dir.join("probe");
@@ -345,5 +350,6 @@ fn a_state_db_made_read_only_under_a_running_rm_fails_closed_and_it_recovers_whe
         || {},
         || chattr("-i"),
     );
-    let _ = std::fs::remove_file(&image);
+    drop(mounted);
+    let _ = std::fs::remove_dir_all(&work);
 }
