@@ -26,6 +26,9 @@ use crate::scheduler::{
     self, AppId, Ask, Assignment, Place, RackId, Resources, SchedEvent, Scheduler,
 };
 
+mod undo;
+pub use undo::{Touch, Undo};
+
 /// Settings that shape the rm's decisions.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Settings {
@@ -545,6 +548,11 @@ pub struct Cluster {
     /// change: the ring stays here). Not stored: after a restart it starts from the last
     /// sample the store kept.
     telemetry_history: BTreeMap<String, TelemetryRing>,
+    /// While a state-changing request on an application runs under the journal: that
+    /// application and the actions its transitions call for (stopping containers, asking for a
+    /// master), held until the change is saved: a change whose write fails is put back, and
+    /// these could not be (see `undo`).
+    held: Option<(String, Vec<AppAction>)>,
 }
 
 /// Whether freeing a container also orders its node to stop it.
@@ -616,6 +624,7 @@ impl Cluster {
             url: None,
             master_env: BTreeMap::new(),
             telemetry_history: BTreeMap::new(),
+            held: None,
             datasets: BTreeMap::new(),
             dirty_datasets: BTreeSet::new(),
             recovering: VecDeque::new(),
@@ -1844,6 +1853,15 @@ impl Cluster {
             self.recovery.remove(id);
         }
         self.dirty_apps.insert(id.to_owned());
+        match &mut self.held {
+            Some((held_for, actions)) if held_for == id => actions.push(action),
+            _ => self.act(id, action),
+        }
+        Ok(())
+    }
+
+    /// Carries out what a transition of `id` calls for.
+    fn act(&mut self, id: &str, action: AppAction) {
         let app = self.app_of(id);
         match action {
             AppAction::None => {}
@@ -1862,7 +1880,6 @@ impl Cluster {
                 self.stop_all(id);
             }
         }
-        Ok(())
     }
 
     /// Ends every container of `id`: freed now, its node told to stop it.

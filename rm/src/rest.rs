@@ -33,7 +33,9 @@ use yard_wire::telemetry::NodeTelemetry;
 
 use crate::app::AppState;
 use crate::aria;
-use crate::cluster::{AppInfo, AppResult, Cluster, ClusterError, NewApp, NodeInfo, NodeState};
+use crate::cluster::{
+    AppInfo, AppResult, Cluster, ClusterError, NewApp, NodeInfo, NodeState, Touch,
+};
 use crate::journal::{Journal, Pending};
 use crate::policy::JobModel;
 
@@ -310,23 +312,30 @@ impl Rm {
         f(&mut cluster, now)
     }
 
-    /// Changes the cluster and waits until the change is committed: a reply built after this
-    /// is a promise the change survives a crash. 503 if it could not be written.
+    /// Changes `touch` and waits until the change is committed: a reply built after this is a
+    /// promise the change survives a crash. 503, with the change put back, if it could not be
+    /// written; 503 before anything changes while the store is failing ([`Rm::refuse_unsaved`]).
     async fn commit<T, E>(
         &self,
+        touch: Touch,
         f: impl FnOnce(&mut Cluster, i64) -> Result<T, E>,
     ) -> Result<T, ApiError>
     where
         ApiError: From<E>,
     {
         let (result, pending) = self.with(|cluster, now| {
-            let result = f(cluster, now);
-            // Queued under the lock: the store sees changes in the order they were made.
-            let pending = match &self.journal {
-                Some(j) => j.queue(cluster.take_changes(), true),
-                None => Pending::none(),
+            let Some(journal) = &self.journal else {
+                return (f(cluster, now).map_err(ApiError::from), Pending::none());
             };
-            (result, pending)
+            // Read under the cluster's lock, under which the writer reports a failure.
+            if let Err(refused) = self.refuse_unsaved() {
+                return (Err(refused), Pending::none());
+            }
+            let undo = cluster.begin_change(touch);
+            let result = f(cluster, now).map_err(ApiError::from);
+            let undo = cluster.end_change(undo);
+            // Queued under the lock: the store sees changes in the order they were made.
+            (result, journal.queue_change(cluster.take_changes(), undo))
         });
         let value = result?;
         pending.committed().await.map_err(|reason| {
@@ -337,6 +346,18 @@ impl Rm {
             )
         })?;
         Ok(value)
+    }
+
+    /// 503 while the store cannot be written: a change now would be refused after it was made.
+    fn refuse_unsaved(&self) -> Result<(), ApiError> {
+        match self.journal.as_ref().and_then(Journal::failing) {
+            None => Ok(()),
+            Some(reason) => Err(ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "the rm cannot write its state store, so it accepts no changes until it can (GET /ws/v1/yard/health says when); try again later",
+                json!(reason),
+            )),
+        }
     }
 }
 
@@ -761,7 +782,7 @@ async fn master_register(
         m.profile = store.lookup(kind, m.maps, m.reduces).await;
     }
     let quota = rm
-        .commit(|c, _| {
+        .commit(Touch::App(id.clone()), |c, _| {
             caller.master_of(c, &id)?;
             c.master_registered(&id, registration.tracking_url)?;
             if let Some(m) = model {
@@ -851,7 +872,7 @@ async fn master_unregister(
     body: Result<Json<Unregister>, JsonRejection>,
 ) -> Reply {
     let Json(u) = body?;
-    rm.commit(|c, _| {
+    rm.commit(Touch::App(id.clone()), |c, _| {
         caller.master_of(c, &id)?;
         c.master_finished(&id, u.succeeded).map_err(ApiError::from)
     })
@@ -917,7 +938,7 @@ async fn set_deadline(
         ));
     }
     ok(rm
-        .commit(|c, _| {
+        .commit(Touch::App(id.clone()), |c, _| {
             owned(c, &caller, &id)?;
             c.set_deadline(&id, d.deadline_ms)?;
             Ok::<_, ApiError>(c.app(&id).map(yard_app_json).unwrap_or_default())
@@ -953,7 +974,7 @@ async fn report_result(
     // The metrics count a job's first answer (a master may report again as it improves).
     let counted = result.clone();
     let (reply, first) = rm
-        .commit(|c, _| {
+        .commit(Touch::App(id.clone()), |c, _| {
             caller.master_of(c, &id)?;
             let first = c.app(&id).is_some_and(|a| a.result.is_none());
             c.report_result(&id, result)?;
@@ -1017,7 +1038,7 @@ async fn put_recovery(
         entries.insert(key, text);
     }
     let kept = rm
-        .commit(|c, _| {
+        .commit(Touch::App(id.clone()), |c, _| {
             caller.master_of(c, &id)?;
             Ok::<_, ApiError>(c.put_recovery(&id, entries)?)
         })
@@ -1092,7 +1113,7 @@ async fn put_dataset(
         ));
     }
     ok(rm
-        .commit(|c, now| {
+        .commit(Touch::Dataset(name.clone()), |c, now| {
             let owner = may_write_dataset(c, &caller, &name)?;
             c.put_dataset(now, d, &owner)?;
             Ok::<_, ApiError>(c.dataset(&name).map(|d| json!(d))?)
@@ -2128,8 +2149,11 @@ async fn app_statistics(
 
 async fn new_application(State(rm): State<Rm>, caller: Caller) -> Reply {
     let user = caller.user()?.to_owned();
-    let (id, max) =
-        rm.with(|c, now| Ok::<_, ApiError>((c.new_application(now, &user)?, c.max_resource())))?;
+    // Refused with the submission it is for while nothing can be saved.
+    let (id, max) = rm.with(|c, now| {
+        rm.refuse_unsaved()?;
+        Ok::<_, ApiError>((c.new_application(now, &user)?, c.max_resource()))
+    })?;
     ok(json!({
         "application-id": id,
         "maximum-resource-capability": { "memory": max.memory_mb, "vCores": max.vcores },
@@ -2378,7 +2402,7 @@ async fn set_app_timeout(
         ));
     }
     let value = rm
-        .commit(|c, now| {
+        .commit(Touch::App(id.clone()), |c, now| {
             owned(c, &caller, &id)?;
             c.set_lifetime(&id, Some(expiry))?;
             Ok::<_, ApiError>(c.app(&id).map(|a| timeout_json(a, now)))
@@ -2855,7 +2879,7 @@ async fn submit(
         am_resource,
         max_attempts,
     };
-    rm.commit(|c, now| {
+    rm.commit(Touch::App(new.id.clone()), |c, now| {
         // Submitting again what is already accepted (a retry after a 503 or a lost reply)
         // succeeds once it is committed.
         if let Some(app) = c.app(&new.id)
@@ -2939,7 +2963,7 @@ async fn set_app_state(
         ));
     }
     let ended = rm
-        .commit(|c, _| {
+        .commit(Touch::App(id.clone()), |c, _| {
             let app = owned(c, &caller, &id)?;
             if app.lifecycle.state.is_final() {
                 return Ok(Some(state_name(app.lifecycle.state)));

@@ -6,11 +6,13 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::str::FromStr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use sqlx::Row;
 use sqlx::sqlite::{
-    SqliteConnectOptions, SqliteJournalMode, SqliteLockingMode, SqlitePool, SqlitePoolOptions,
-    SqliteSynchronous,
+    SqliteConnectOptions, SqliteConnection, SqliteJournalMode, SqliteLockingMode, SqlitePool,
+    SqlitePoolOptions, SqliteSynchronous,
 };
 use yard_wire::protocol::{Dataset, Resource};
 use yard_wire::telemetry::NodeTelemetry;
@@ -44,7 +46,11 @@ pub enum StoreError {
 }
 
 pub struct Store {
+    /// One connection (the exclusive lock allows no second), opened again after a failed
+    /// write.
     pool: SqlitePool,
+    /// Whether [`Store::refuse_writes`] is on, kept for the connections opened after a failure.
+    refusing: Arc<AtomicBool>,
 }
 
 fn state_name(s: AppState) -> &'static str {
@@ -124,8 +130,19 @@ impl Store {
             // A reply says a change is saved: it must survive power loss, not only a crash.
             .synchronous(SqliteSynchronous::Full)
             .foreign_keys(true);
+        let refusing = Arc::new(AtomicBool::new(false));
+        let refusing_at_connect = refusing.clone();
         let pool = SqlitePoolOptions::new()
             .max_connections(1)
+            .after_connect(move |conn, _| {
+                let refusing = refusing_at_connect.load(Ordering::Relaxed);
+                Box::pin(async move {
+                    if refusing {
+                        set_query_only(conn, true).await?;
+                    }
+                    Ok(())
+                })
+            })
             .connect_with(options)
             .await
             .map_err(|source| {
@@ -144,22 +161,18 @@ impl Store {
                 }
             })?;
         sqlx::migrate!("../migrations/rm").run(&pool).await?;
-        Ok(Store { pool })
+        Ok(Store { pool, refusing })
     }
 
-    /// Caps the database at its current size plus `pages` pages: every write that needs more
-    /// then fails as a full disk does (SQLite's `SQLITE_FULL`). For tests of what the rm does
-    /// when its disk fills; the cap lasts while the store's one connection does.
+    /// While `on`, every write fails as on a read-only disk (SQLite's `query_only`), on this
+    /// connection and on those opened after a failure: for tests of what the rm does when it
+    /// cannot write (the real faults, a full and a read-only disk, are in
+    /// `tests/storage_faults_e2e.rs`).
     #[doc(hidden)]
-    pub async fn cap_growth(&self, pages: i64) -> Result<(), StoreError> {
-        let (count,): (i64,) = sqlx::query_as("PRAGMA page_count")
-            .fetch_one(&self.pool)
-            .await?;
-        // Two integers of ours, no input from outside: safe to format into the statement.
-        let statement = format!("PRAGMA max_page_count = {}", count + pages);
-        sqlx::query(sqlx::AssertSqlSafe(statement))
-            .execute(&self.pool)
-            .await?;
+    pub async fn refuse_writes(&self, on: bool) -> Result<(), StoreError> {
+        self.refusing.store(on, Ordering::Relaxed);
+        let mut conn = self.pool.acquire().await?;
+        set_query_only(&mut conn, on).await?;
         Ok(())
     }
 
@@ -183,112 +196,29 @@ impl Store {
         Ok(out)
     }
 
-    /// Writes applications, nodes and datasets (inserting or replacing), in one transaction.
+    /// Writes applications, nodes and datasets (inserting or replacing), in one transaction;
+    /// with nothing to write, writes the database's header again (the journal's probe of a
+    /// failing disk: it needs the room and write access a change does).
+    ///
+    /// The transaction is SQLite's own (`BEGIN IMMEDIATE` … `COMMIT`), not sqlx's: when COMMIT
+    /// fails on a full or read-only disk SQLite may already have rolled back, and sqlx 0.9 then
+    /// still counts a transaction open, so every later `begin()` became a savepoint inside it
+    /// and every "commit" a RELEASE that wrote nothing (issue 28). After any failure the
+    /// connection, its state in doubt, is closed; the next write opens a fresh one.
     pub async fn save_changes(&self, changes: &Changes) -> Result<(), StoreError> {
-        let Changes {
-            apps,
-            nodes,
-            datasets,
-            recovery,
-        } = changes;
-        let mut tx = self.pool.begin().await?;
-        for (app, key, value) in recovery {
-            sqlx::query(
-                "INSERT OR REPLACE INTO app_recovery (application_id, key, value) VALUES (?, ?, ?)",
-            )
-            .bind(app)
-            .bind(key)
-            .bind(value)
-            .execute(&mut *tx)
-            .await?;
+        let mut conn = self.pool.acquire().await?;
+        let written = async {
+            sqlx::query("BEGIN IMMEDIATE").execute(&mut *conn).await?;
+            write_changes(&mut conn, changes).await?;
+            sqlx::query("COMMIT").execute(&mut *conn).await?;
+            Ok::<_, sqlx::Error>(())
         }
-        for (d, owner) in datasets {
-            sqlx::query(
-                "INSERT OR REPLACE INTO datasets (name, created_ms, blocks, owner) VALUES (?, ?, ?, ?)",
-            )
-            .bind(&d.name)
-            .bind(d.created_ms)
-            .bind(serde_json::to_string(&d.blocks).unwrap_or_default())
-            .bind(owner)
-            .execute(&mut *tx)
-            .await?;
+        .await;
+        if let Err(e) = written {
+            let _ = sqlx::query("ROLLBACK").execute(&mut *conn).await;
+            let _ = conn.close().await;
+            return Err(e.into());
         }
-        for a in apps {
-            sqlx::query(
-                "INSERT INTO applications (id, name, user_name, queue, state, final_status, attempts, max_attempts, \
-                 diagnostics, progress, submitted_ms, master_command, master_env, deadline_ms, processed_fraction, answer, \
-                 tags, job_model, yarn_json) \
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) \
-                 ON CONFLICT(id) DO UPDATE SET state = excluded.state, final_status = excluded.final_status, \
-                 attempts = excluded.attempts, diagnostics = excluded.diagnostics, progress = excluded.progress, \
-                 deadline_ms = excluded.deadline_ms, processed_fraction = excluded.processed_fraction, \
-                 answer = excluded.answer, job_model = excluded.job_model, yarn_json = excluded.yarn_json",
-            )
-            .bind(&a.id)
-            .bind(&a.name)
-            .bind(&a.user)
-            .bind(&a.queue)
-            .bind(state_name(a.lifecycle.state))
-            .bind(final_name(a.lifecycle.final_status))
-            .bind(i64::from(a.lifecycle.attempts))
-            .bind(i64::from(a.lifecycle.max_attempts))
-            .bind(&a.lifecycle.diagnostics)
-            .bind(a.progress)
-            .bind(a.submitted_ms)
-            .bind(serde_json::to_string(&a.master_command).unwrap_or_default())
-            .bind(serde_json::to_string(&a.master_env).unwrap_or_default())
-            .bind(a.deadline_ms)
-            .bind(a.result.as_ref().map(|r| r.processed_fraction))
-            .bind(a.result.as_ref().map(|r| r.answer.to_string()))
-            .bind(serde_json::to_string(&a.tags).unwrap_or_else(|_| "[]".into()))
-            .bind(a.model.and_then(|m| serde_json::to_string(&m).ok()))
-            .bind(serde_json::to_string(&a.yarn).ok())
-            .execute(&mut *tx)
-            .await?;
-            for t in &a.attempts {
-                sqlx::query(
-                    "INSERT OR REPLACE INTO attempts (application_id, attempt, container_id, node_id, started_ms) VALUES (?, ?, ?, ?, ?)",
-                )
-                .bind(&a.id)
-                .bind(i64::from(t.attempt))
-                .bind(&t.container_id)
-                .bind(&t.node_id)
-                .bind(t.started_ms)
-                .execute(&mut *tx)
-                .await?;
-            }
-            if a.lifecycle.state.is_final() {
-                // Kept for a next master attempt; an ended application has none.
-                sqlx::query("DELETE FROM app_recovery WHERE application_id = ?")
-                    .bind(&a.id)
-                    .execute(&mut *tx)
-                    .await?;
-            }
-        }
-        for n in nodes {
-            // The last load sample; none before the node's first heartbeat.
-            let telemetry = n
-                .telemetry_ms
-                .and_then(|_| serde_json::to_string(&n.telemetry).ok());
-            sqlx::query(
-                "INSERT OR REPLACE INTO nodes (node_id, rack, memory_mb, vcores, state, last_heartbeat_ms, \
-                 telemetry_json, telemetry_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            )
-            .bind(&n.node_id)
-            .bind(&n.rack)
-            .bind(n.capability.memory_mb as i64)
-            .bind(i64::from(n.capability.vcores))
-            .bind(match n.state {
-                NodeState::Running => "RUNNING",
-                NodeState::Lost => "LOST",
-            })
-            .bind(n.last_heartbeat_ms)
-            .bind(telemetry)
-            .bind(n.telemetry_ms)
-            .execute(&mut *tx)
-            .await?;
-        }
-        tx.commit().await?;
         Ok(())
     }
 
@@ -441,4 +371,132 @@ impl Store {
         }
         Ok((apps, nodes))
     }
+}
+
+async fn set_query_only(conn: &mut SqliteConnection, on: bool) -> Result<(), sqlx::Error> {
+    let statement = if on {
+        "PRAGMA query_only = ON"
+    } else {
+        "PRAGMA query_only = OFF"
+    };
+    sqlx::query(statement).execute(conn).await?;
+    Ok(())
+}
+
+/// The statements of [`Store::save_changes`], inside its transaction.
+async fn write_changes(conn: &mut SqliteConnection, changes: &Changes) -> Result<(), sqlx::Error> {
+    let Changes {
+        apps,
+        nodes,
+        datasets,
+        recovery,
+    } = changes;
+    if changes.is_empty() {
+        // Page 1 written again, unchanged.
+        let (version,): (i64,) = sqlx::query_as("PRAGMA user_version")
+            .fetch_one(&mut *conn)
+            .await?;
+        let statement = format!("PRAGMA user_version = {version}");
+        sqlx::query(sqlx::AssertSqlSafe(statement))
+            .execute(&mut *conn)
+            .await?;
+        return Ok(());
+    }
+    for (app, key, value) in recovery {
+        sqlx::query(
+            "INSERT OR REPLACE INTO app_recovery (application_id, key, value) VALUES (?, ?, ?)",
+        )
+        .bind(app)
+        .bind(key)
+        .bind(value)
+        .execute(&mut *conn)
+        .await?;
+    }
+    for (d, owner) in datasets {
+        sqlx::query(
+            "INSERT OR REPLACE INTO datasets (name, created_ms, blocks, owner) VALUES (?, ?, ?, ?)",
+        )
+        .bind(&d.name)
+        .bind(d.created_ms)
+        .bind(serde_json::to_string(&d.blocks).unwrap_or_default())
+        .bind(owner)
+        .execute(&mut *conn)
+        .await?;
+    }
+    for a in apps {
+        sqlx::query(
+                "INSERT INTO applications (id, name, user_name, queue, state, final_status, attempts, max_attempts, \
+                 diagnostics, progress, submitted_ms, master_command, master_env, deadline_ms, processed_fraction, answer, \
+                 tags, job_model, yarn_json) \
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) \
+                 ON CONFLICT(id) DO UPDATE SET state = excluded.state, final_status = excluded.final_status, \
+                 attempts = excluded.attempts, diagnostics = excluded.diagnostics, progress = excluded.progress, \
+                 deadline_ms = excluded.deadline_ms, processed_fraction = excluded.processed_fraction, \
+                 answer = excluded.answer, job_model = excluded.job_model, yarn_json = excluded.yarn_json",
+            )
+            .bind(&a.id)
+            .bind(&a.name)
+            .bind(&a.user)
+            .bind(&a.queue)
+            .bind(state_name(a.lifecycle.state))
+            .bind(final_name(a.lifecycle.final_status))
+            .bind(i64::from(a.lifecycle.attempts))
+            .bind(i64::from(a.lifecycle.max_attempts))
+            .bind(&a.lifecycle.diagnostics)
+            .bind(a.progress)
+            .bind(a.submitted_ms)
+            .bind(serde_json::to_string(&a.master_command).unwrap_or_default())
+            .bind(serde_json::to_string(&a.master_env).unwrap_or_default())
+            .bind(a.deadline_ms)
+            .bind(a.result.as_ref().map(|r| r.processed_fraction))
+            .bind(a.result.as_ref().map(|r| r.answer.to_string()))
+            .bind(serde_json::to_string(&a.tags).unwrap_or_else(|_| "[]".into()))
+            .bind(a.model.and_then(|m| serde_json::to_string(&m).ok()))
+            .bind(serde_json::to_string(&a.yarn).ok())
+            .execute(&mut *conn)
+            .await?;
+        for t in &a.attempts {
+            sqlx::query(
+                    "INSERT OR REPLACE INTO attempts (application_id, attempt, container_id, node_id, started_ms) VALUES (?, ?, ?, ?, ?)",
+                )
+                .bind(&a.id)
+                .bind(i64::from(t.attempt))
+                .bind(&t.container_id)
+                .bind(&t.node_id)
+                .bind(t.started_ms)
+                .execute(&mut *conn)
+                .await?;
+        }
+        if a.lifecycle.state.is_final() {
+            // Kept for a next master attempt; an ended application has none.
+            sqlx::query("DELETE FROM app_recovery WHERE application_id = ?")
+                .bind(&a.id)
+                .execute(&mut *conn)
+                .await?;
+        }
+    }
+    for n in nodes {
+        // The last load sample; none before the node's first heartbeat.
+        let telemetry = n
+            .telemetry_ms
+            .and_then(|_| serde_json::to_string(&n.telemetry).ok());
+        sqlx::query(
+                "INSERT OR REPLACE INTO nodes (node_id, rack, memory_mb, vcores, state, last_heartbeat_ms, \
+                 telemetry_json, telemetry_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            )
+            .bind(&n.node_id)
+            .bind(&n.rack)
+            .bind(n.capability.memory_mb as i64)
+            .bind(i64::from(n.capability.vcores))
+            .bind(match n.state {
+                NodeState::Running => "RUNNING",
+                NodeState::Lost => "LOST",
+            })
+            .bind(n.last_heartbeat_ms)
+            .bind(telemetry)
+            .bind(n.telemetry_ms)
+            .execute(&mut *conn)
+            .await?;
+    }
+    Ok(())
 }

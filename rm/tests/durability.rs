@@ -1,7 +1,9 @@
 //! A reply that says a change happened means the change is on disk: the routes wait for the
-//! journal's commit, a write that fails is a 503 (never a silent 202), the rm keeps serving
-//! and says in its health that it cannot write, and once it can again nothing acknowledged
-//! is missing.
+//! journal's commit, a write that fails is a 503 (never a silent 202) and its change is put
+//! back, every change is refused while the rm cannot write (its health says so), reads go on,
+//! and once it can write again — found by itself — nothing acknowledged is missing and nothing
+//! refused is there. (The real faults, a full and a read-only disk under a running rm, are in
+//! `tests/storage_faults_e2e.rs`; here SQLite's `query_only` stands in for them.)
 
 use std::sync::{Arc, Mutex};
 
@@ -57,8 +59,13 @@ async fn new_id(rm: &Rm) -> String {
     v["application-id"].as_str().unwrap().to_owned()
 }
 
+async fn state_of(rm: &Rm, id: &str) -> (StatusCode, Value) {
+    let uri = format!("/ws/v1/cluster/apps/{id}/state");
+    call(rm, Method::GET, &uri, Value::Null).await
+}
+
 #[tokio::test]
-async fn a_full_disk_is_a_503_not_a_lost_submission_and_the_rm_recovers() {
+async fn a_failed_write_is_a_503_its_change_put_back_and_the_rm_recovers_by_itself() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("rm.db");
     let store = Arc::new(Store::open(&path).await.unwrap());
@@ -88,53 +95,83 @@ async fn a_full_disk_is_a_503_not_a_lost_submission_and_the_rm_recovers() {
         assert_eq!(submit(&rm, &id).await.0, StatusCode::ACCEPTED);
         acknowledged.push(id);
     }
-    // The disk fills: the next submission is refused with the reason, not acknowledged.
-    store.cap_growth(0).await.unwrap();
-    let refused = new_id(&rm).await;
+    let (refused, retried) = (new_id(&rm).await, new_id(&rm).await);
+
+    // The disk turns read-only: the next submission's write fails, it is refused with the
+    // reason, and it is gone from memory too (it used to stay, and be written with the next
+    // change that could be).
+    store.refuse_writes(true).await.unwrap();
     let (status, why) = submit(&rm, &refused).await;
     assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{why}");
     assert!(
         why["RemoteException"]["detail"]
             .as_str()
             .unwrap()
-            .contains("full"),
+            .contains("readonly"),
         "{why}"
     );
+    assert_eq!(state_of(&rm, &refused).await.0, StatusCode::NOT_FOUND);
     let (status, health) = call(&rm, Method::GET, "/ws/v1/yard/health", Value::Null).await;
     assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{health}");
-    // It still answers reads, and a kill that cannot be saved is refused too.
+
+    // Every change is refused before it is made; reads go on.
     let (status, _) = call(&rm, Method::GET, "/ws/v1/cluster/apps", Value::Null).await;
     assert_eq!(status, StatusCode::OK);
     let kill = json!({"state": "KILLED"});
-    let uri = format!("/ws/v1/cluster/apps/{}/state", acknowledged[0]);
+    let kill_uri = format!("/ws/v1/cluster/apps/{}/state", acknowledged[0]);
+    let (status, why) = call(&rm, Method::PUT, &kill_uri, kill.clone()).await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{why}");
+    assert!(why.to_string().contains("accepts no changes"), "{why}");
     assert_eq!(
-        call(&rm, Method::PUT, &uri, kill.clone()).await.0,
+        state_of(&rm, &acknowledged[0]).await.1,
+        json!({"state": "ACCEPTED"}),
+        "the refused kill left it as it was"
+    );
+    assert_eq!(
+        submit(&rm, &retried).await.0,
         StatusCode::SERVICE_UNAVAILABLE
     );
+    let (status, _) = call(
+        &rm,
+        Method::POST,
+        "/ws/v1/cluster/apps/new-application",
+        json!({}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
 
-    // Room again: the retried submission is acknowledged, and health recovers.
-    store.cap_growth(10_000).await.unwrap();
-    assert_eq!(submit(&rm, &refused).await.0, StatusCode::ACCEPTED);
-    acknowledged.push(refused);
-    let (status, _) = call(&rm, Method::GET, "/ws/v1/yard/health", Value::Null).await;
-    assert_eq!(status, StatusCode::OK);
+    // Writable again: the rm notices by itself (no request, no restart).
+    store.refuse_writes(false).await.unwrap();
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let (status, _) = call(&rm, Method::GET, "/ws/v1/yard/health", Value::Null).await;
+        if status == StatusCode::OK {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "health never recovered"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(submit(&rm, &retried).await.0, StatusCode::ACCEPTED);
+    acknowledged.push(retried);
+    // 202, not 200: the refused kill had not left the application KILLED.
+    assert_eq!(
+        call(&rm, Method::PUT, &kill_uri, kill).await.0,
+        StatusCode::ACCEPTED
+    );
 
-    // A new rm on the same file has everything that was acknowledged; the kill that was
-    // refused was not acknowledged, and a retry of it is then saved too.
-    // (200: the refused kill already moved the application to KILLED in memory, and a kill
-    // of an application in a final state answers 200, as YARN's does; it is saved all the same.)
-    assert_eq!(call(&rm, Method::PUT, &uri, kill).await.0, StatusCode::OK);
+    // A new rm on the same file has everything acknowledged and nothing refused.
     drop(rm);
     drop(store);
     let store = Store::open(&path).await.unwrap();
     let (apps, _) = store.load().await.unwrap();
-    let stored: Vec<(&str, &str)> = apps
-        .iter()
-        .map(|a| (a.id.as_str(), a.user.as_str()))
-        .collect();
+    let stored: Vec<&str> = apps.iter().map(|a| a.id.as_str()).collect();
     for id in &acknowledged {
-        assert!(stored.iter().any(|(s, _)| s == id), "{id} lost: {stored:?}");
+        assert!(stored.contains(&id.as_str()), "{id} lost: {stored:?}");
     }
+    assert!(!stored.contains(&refused.as_str()), "{refused} was refused");
     let killed = apps.iter().find(|a| a.id == acknowledged[0]).unwrap();
     assert_eq!(killed.lifecycle.state, yard_rm::app::AppState::Killed);
 }

@@ -246,27 +246,30 @@ async fn submit(
     let mut command = vec![master_program()?];
     command.extend(s.job.master_args(deadline_ms));
     let spec = serde_json::to_string(&s.job).expect("a job serialises");
-    let id = rm
-        .commit(|c, now| {
-            if let Some(input) = &s.job.input
-                && c.dataset(input).is_err()
-            {
-                return Err(field_error(
-                    "job.input",
-                    format!("no dataset {input} (`yard data ls` lists them)"),
-                ));
-            }
-            let id = c.new_application(now, &user)?;
-            let mut new = NewApp::new(&id, &name, &user, &s.queue);
-            new.master_command = command;
-            new.master_env.insert(JOB_ENV.into(), spec);
-            new.deadline_ms = deadline_ms;
-            // As YARN's own MapReduce jobs report themselves (`yarn application -appTypes`).
-            new.application_type = "MAPREDUCE".into();
-            c.submit_issued(now, new, &caller.0)?;
-            Ok::<_, ApiError>(id)
-        })
-        .await?;
+    // The id first, so the submission's change names what it touches (an id it leaves unused
+    // expires as any issued one does).
+    let id = rm.with(|c, now| {
+        rm.refuse_unsaved()?;
+        if let Some(input) = &s.job.input
+            && c.dataset(input).is_err()
+        {
+            return Err(field_error(
+                "job.input",
+                format!("no dataset {input} (`yard data ls` lists them)"),
+            ));
+        }
+        Ok::<_, ApiError>(c.new_application(now, &user)?)
+    })?;
+    rm.commit(Touch::App(id.clone()), |c, now| {
+        let mut new = NewApp::new(&id, &name, &user, &s.queue);
+        new.master_command = command;
+        new.master_env.insert(JOB_ENV.into(), spec);
+        new.deadline_ms = deadline_ms;
+        // As YARN's own MapReduce jobs report themselves (`yarn application -appTypes`).
+        new.application_type = "MAPREDUCE".into();
+        c.submit_issued(now, new, &caller.0)
+    })
+    .await?;
     let view = rm.with(|c, now| c.app(&id).map(|a| job_json(a, now)));
     let location = format!("{JOBS}/{id}");
     Ok((
