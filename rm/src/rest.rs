@@ -847,10 +847,15 @@ async fn allocate(
     })?))
 }
 
+/// Hadoop's FinishApplicationMasterRequest, the part yard uses: success, and the master's
+/// diagnostics (why it failed), kept in the application's `diagnostics` (cut to
+/// [`limits::MAX_DIAGNOSTICS_CHARS`]).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Unregister {
     succeeded: bool,
+    #[serde(default)]
+    diagnostics: String,
 }
 
 async fn master_unregister(
@@ -860,21 +865,25 @@ async fn master_unregister(
     body: Result<Json<Unregister>, JsonRejection>,
 ) -> Reply {
     let Json(u) = body?;
-    rm.commit(|c, _| {
+    let diagnostics = limits::cut(&u.diagnostics, limits::MAX_DIAGNOSTICS_CHARS);
+    rm.commit(|c, now| {
         caller.master_of(c, &id)?;
-        c.master_finished(&id, u.succeeded).map_err(ApiError::from)
+        c.master_finished(now, &id, u.succeeded, &diagnostics)
+            .map_err(ApiError::from)
     })
     .await?;
     ok(json!({}))
 }
 
-/// yard's view of an application: what Hadoop's lacks (deadline, processed fraction, answer).
-fn yard_app_json(a: &AppInfo) -> Value {
+/// yard's view of an application at `now`: what Hadoop's lacks (deadline and where the app
+/// stands against it, processed fraction, answer).
+fn yard_app_json(a: &AppInfo, now: i64) -> Value {
     json!({ "app": {
         "id": a.application_id,
         "state": state_name(a.lifecycle.state),
         "finalStatus": a.lifecycle.final_status,
         "deadlineMs": a.deadline_ms,
+        "deadlineOutcome": a.deadline_outcome(now),
         "quota": a.quota,
         "trackingUrl": a.tracking_url,
         "jobType": a.job_type,
@@ -902,7 +911,7 @@ fn owned<'a>(c: &'a Cluster, caller: &Caller, id: &str) -> Result<&'a AppInfo, A
 }
 
 async fn yard_app(State(rm): State<Rm>, Path(id): Path<String>, caller: Caller) -> Reply {
-    ok(rm.with(|c, _| readable(c, &caller, &id).map(yard_app_json))?)
+    ok(rm.with(|c, now| readable(c, &caller, &id).map(|a| yard_app_json(a, now)))?)
 }
 
 #[derive(Deserialize)]
@@ -926,10 +935,14 @@ async fn set_deadline(
         ));
     }
     ok(rm
-        .commit(|c, _| {
+        .commit(|c, now| {
             owned(c, &caller, &id)?;
             c.set_deadline(&id, d.deadline_ms)?;
-            Ok::<_, ApiError>(c.app(&id).map(yard_app_json).unwrap_or_default())
+            Ok::<_, ApiError>(
+                c.app(&id)
+                    .map(|a| yard_app_json(a, now))
+                    .unwrap_or_default(),
+            )
         })
         .await?)
 }
@@ -955,24 +968,28 @@ async fn report_result(
             json!({ "processedFraction": r.processed_fraction }),
         ));
     }
-    let result = AppResult {
-        processed_fraction: r.processed_fraction,
-        answer: r.answer,
-    };
     // The metrics count a job's first answer (a master may report again as it improves).
-    let counted = result.clone();
+    let (fraction, counted) = (r.processed_fraction, r.answer.clone());
     let (reply, first) = rm
-        .commit(|c, _| {
+        .commit(|c, now| {
             caller.master_of(c, &id)?;
             let first = c.app(&id).is_some_and(|a| a.result.is_none());
+            // Stamped on receipt: the time the rm judges the deadline by.
+            let result = AppResult {
+                processed_fraction: r.processed_fraction,
+                answer: r.answer,
+                answered_ms: now,
+            };
             c.report_result(&id, result)?;
-            let reply = c.app(&id).map(yard_app_json).unwrap_or_default();
+            let reply = c
+                .app(&id)
+                .map(|a| yard_app_json(a, now))
+                .unwrap_or_default();
             Ok::<_, ApiError>((reply, first))
         })
         .await?;
     if first {
-        rm.metrics
-            .job_answered(counted.processed_fraction, &counted.answer);
+        rm.metrics.job_answered(fraction, &counted);
     }
     ok(reply)
 }
@@ -1792,7 +1809,7 @@ fn final_name(a: &AppInfo) -> String {
 
 /// Hadoop's app object: YARN's 26 fields, in its units (progress in percent, times in ms,
 /// resource-seconds in MB·s and vcore·s), and yard's own (`applicationTags` as YARN's
-/// comma-separated list, `deadlineMs`, `quota`). Its diagnostics carry, while the app waits
+/// comma-separated list, `deadlineMs`, `deadlineOutcome`, `quota`). Its diagnostics carry, while the app waits
 /// for that reason, why the overload classifier placed none of its tasks.
 fn app_json(c: &Cluster, a: &AppInfo, cluster_id: i64, now: i64) -> Value {
     let diagnostics = match c.refusal(&a.application_id) {
@@ -1851,6 +1868,9 @@ fn app_json(c: &Cluster, a: &AppInfo, cluster_id: i64, now: i64) -> Value {
         "amNodeLabelExpression": "",
         "applicationTags": a.tags.join(","),
         "deadlineMs": a.deadline_ms,
+        // yard's: met, empty, missed or pending beside YARN's state and final status (null
+        // without a deadline), judged once, here (`cluster::deadline_outcome`).
+        "deadlineOutcome": a.deadline_outcome(now),
         "quota": a.quota,
     })
 }

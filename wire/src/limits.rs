@@ -21,6 +21,26 @@ pub const MAX_NAME_LEN: usize = 255;
 /// The latest deadline: the end of year 9999, in ms since the epoch.
 pub const MAX_TIME_MS: i64 = 253_402_300_799_999;
 
+/// The most characters of a value from outside that a refusal echoes back.
+pub const MAX_ECHO_CHARS: usize = 64;
+/// The longest diagnostics a master's unregister may carry (YARN's `diagnostics`); longer ones
+/// are cut to this, not refused (refusing would leave the application running).
+pub const MAX_DIAGNOSTICS_CHARS: usize = 4096;
+
+/// `text` cut to at most `max` characters, `…` marking a cut: how a value from outside is
+/// echoed in an error message or kept, so a 100,000-character id is not sent back whole.
+pub fn cut(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        None => text.to_owned(),
+        Some((at, _)) => format!("{}…", &text[..at]),
+    }
+}
+
+/// [`cut`] to [`MAX_ECHO_CHARS`]: an id, name or value from outside, as a message echoes it.
+pub fn echo(text: &str) -> String {
+    cut(text, MAX_ECHO_CHARS)
+}
+
 /// A value outside its documented range.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("field `{field}`: {problem}")]
@@ -98,6 +118,15 @@ mod tests {
         assert_eq!(e.field, "capability.vcores");
         // Every node limit survives SQLite's i64.
         assert!(i64::try_from(NODE_MAX_MEMORY_MB).is_ok());
+    }
+
+    #[test]
+    fn echoed_values_are_cut_on_a_character_boundary() {
+        assert_eq!(echo("application_1_0001"), "application_1_0001");
+        let long = "x".repeat(100_000);
+        assert_eq!(echo(&long), format!("{}…", "x".repeat(MAX_ECHO_CHARS)));
+        assert_eq!(cut("ééé", 2), "éé…");
+        assert_eq!(cut("abc", 3), "abc");
     }
 
     #[test]
