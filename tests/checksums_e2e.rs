@@ -182,3 +182,55 @@ fn maps_whose_local_replica_is_damaged_read_a_good_replica_and_the_count_stays_e
     drop(c);
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+/// A job whose only copy of a block is damaged fails: its master says why (a map failed on
+/// every attempt), and the reason reaches the application's diagnostics (YARN's field) after
+/// the rm's own message.
+#[test]
+fn a_failed_jobs_diagnostics_carry_its_masters_reason() {
+    let tmp = work_dir("yard-checksums-diagnostics");
+    let c = cluster(&tmp);
+    put_text(&c, &tmp, "ruined", "64KiB", "64KiB", 1);
+    let blocks = block_map(&c, "ruined");
+    assert_eq!(blocks.len(), 1);
+    let block = blocks[0]["block"].as_str().unwrap();
+    let node = blocks[0]["nodes"][0].as_str().unwrap();
+    let path = replica_path(&c, &tmp, node, "ruined", block);
+    let mut bytes = std::fs::read(&path).unwrap();
+    let at = bytes.iter().position(u8::is_ascii_lowercase).unwrap();
+    bytes[at] = if bytes[at] == b'z' {
+        b'y'
+    } else {
+        bytes[at] + 1
+    };
+    std::fs::write(&path, &bytes).unwrap();
+
+    let (code, out, err) = yard(&[
+        "submit",
+        "wordcount",
+        "--input",
+        "ruined",
+        "--json",
+        "--rm",
+        &c.url,
+    ]);
+    assert_ne!(code, 0, "the job cannot succeed: {out}");
+    let app: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}\n{err}"));
+    assert_eq!(app["app"]["finalStatus"], "FAILED", "{app}");
+    let id = app["app"]["id"].as_str().unwrap();
+    let report: Value = admin_client(&c.url)
+        .get(format!("{}/ws/v1/cluster/apps/{id}", c.url))
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    let diagnostics = report["app"]["diagnostics"].as_str().unwrap();
+    assert!(
+        diagnostics.starts_with("the application master reported failure: ")
+            && diagnostics.contains("failed 4 times"),
+        "{diagnostics}\n{}",
+        master_log(&tmp, id)
+    );
+    drop(c);
+    let _ = std::fs::remove_dir_all(&tmp);
+}

@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use yard_wire::auth::{BearerKey, ClusterSecret, Principal};
 use yard_wire::deadline::DeadlineOutcome;
+use yard_wire::limits::echo;
 use yard_wire::protocol::Registered;
 use yard_wire::protocol::{
     AllocateReply, AllocateRequest, Allocated, ContainerEnd, ContainerStatus, Dataset,
@@ -66,34 +67,36 @@ impl Default for Settings {
     }
 }
 
-/// What a client asked for, and why it cannot be done.
+/// What a client asked for, and why it cannot be done. Ids and names from outside are echoed
+/// cut short ([`echo`]).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ClusterError {
-    #[error("no application {0}")]
+    #[error("no application {}", echo(.0))]
     UnknownApp(String),
-    #[error("no node {0}; nodes register before they heartbeat")]
+    #[error("no node {}; nodes register before they heartbeat", echo(.0))]
     UnknownNode(String),
-    #[error("application {0} was already submitted")]
+    #[error("application {} was already submitted", echo(.0))]
     AlreadySubmitted(String),
     #[error("{0}")]
     Transition(#[from] InvalidTransition),
-    #[error("application {0} is not running; only a running application's master may allocate")]
+    #[error("application {} is not running; only a running application's master may allocate", echo(.0))]
     NotRunning(String),
     #[error("ask {index}: {problem}")]
     BadAsk { index: usize, problem: String },
     #[error("{0}")]
     BadProgress(String),
-    #[error("application {0} has ended; its deadline can no longer change")]
+    #[error("application {} has ended; its deadline can no longer change", echo(.0))]
     Ended(String),
-    #[error("dataset {name}: {problem}")]
+    #[error("dataset {}: {problem}", echo(name))]
     BadDataset { name: String, problem: String },
-    #[error("no dataset {0}")]
+    #[error("no dataset {}", echo(.0))]
     UnknownDataset(String),
     #[error(
-        "application id {0} was not issued by this rm (or was already used): ask POST /ws/v1/cluster/apps/new-application for one"
+        "application id {} was not issued by this rm (or was already used): ask POST /ws/v1/cluster/apps/new-application for one",
+        echo(.0)
     )]
     NotIssued(String),
-    #[error("application id {id} was issued to {owner}, not to {caller}")]
+    #[error("application id {} was issued to {owner}, not to {caller}", echo(id))]
     IssuedToOther {
         id: String,
         owner: String,

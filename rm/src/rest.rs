@@ -27,7 +27,7 @@ use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use yard_wire::auth::{AuthError, BearerKey, DataGrant, Principal, bearer_of};
-use yard_wire::limits::{self, FieldError};
+use yard_wire::limits::{self, FieldError, echo};
 use yard_wire::protocol::{AllocateRequest, Dataset, NodeHeartbeat, RegisterNode, Resource};
 use yard_wire::telemetry::NodeTelemetry;
 
@@ -183,7 +183,8 @@ impl Caller {
         let user = match asked {
             Some(u) if u != me && !self.0.is_admin() => {
                 return Err(ApiError::forbidden(format!(
-                    "you are {me}; only an admin may submit as {u}"
+                    "you are {me}; only an admin may submit as {}",
+                    echo(u)
                 )));
             }
             Some(u) => u,
@@ -216,12 +217,14 @@ impl Caller {
     fn master_of(&self, cluster: &Cluster, id: &str) -> Result<(), ApiError> {
         let Principal::Master { app, attempt } = &self.0 else {
             return Err(ApiError::forbidden(format!(
-                "only application {id}'s master may do this (with the token the rm gave it as YARD_TOKEN)"
+                "only application {}'s master may do this (with the token the rm gave it as YARD_TOKEN)",
+                echo(id)
             )));
         };
         if app != id {
             return Err(ApiError::forbidden(format!(
-                "this token is application {app}'s master's, not {id}'s"
+                "this token is application {app}'s master's, not {}'s",
+                echo(id)
             )));
         }
         match cluster.current_attempt(id) {
@@ -235,13 +238,24 @@ impl Caller {
         }
     }
 
+    /// The caller is a nodemanager (any node): checked before a body naming the node is read.
+    fn any_node(&self) -> Result<(), ApiError> {
+        match &self.0 {
+            Principal::Node { .. } => Ok(()),
+            _ => Err(ApiError::forbidden(
+                "only a nodemanager, with its node credential, may do this",
+            )),
+        }
+    }
+
     /// The caller is a nodemanager that may act as `node`.
     fn node(&self, node: &str) -> Result<(), ApiError> {
         match &self.0 {
             Principal::Node { node: None } => Ok(()),
             Principal::Node { node: Some(n) } if n == node => Ok(()),
             Principal::Node { node: Some(n) } => Err(ApiError::forbidden(format!(
-                "this credential is node {n}'s, not {node}'s"
+                "this credential is node {n}'s, not {}'s",
+                echo(node)
             ))),
             _ => Err(ApiError::forbidden(
                 "only a nodemanager, with its node credential, may do this",
@@ -256,7 +270,7 @@ impl From<JsonRejection> for ApiError {
         ApiError::new(
             r.status(),
             "the request body is not what this route takes",
-            json!(r.body_text()),
+            json!(limits::echo_message(&r.body_text())),
         )
     }
 }
@@ -266,7 +280,7 @@ impl From<QueryRejection> for ApiError {
         ApiError::new(
             StatusCode::BAD_REQUEST,
             "the query string is not what this route takes",
-            json!(r.body_text()),
+            json!(limits::echo_message(&r.body_text())),
         )
     }
 }
@@ -604,6 +618,8 @@ async fn register_node(
     caller: Caller,
     body: Result<Json<RegisterNode>, JsonRejection>,
 ) -> Reply {
+    // Who calls is checked before the body is read: a user's token is a 403 whatever it sent.
+    caller.any_node()?;
     let Json(r) = body?;
     caller.node(&r.node_id)?;
     limits::check_name("nodeId", &r.node_id)?;
@@ -628,6 +644,7 @@ async fn heartbeat(
     caller: Caller,
     body: Result<Json<NodeHeartbeat>, JsonRejection>,
 ) -> Reply {
+    caller.any_node()?;
     let Json(hb) = body?;
     caller.node(&hb.node_id)?;
     limits::check_len("running", hb.running.len())?;
@@ -739,6 +756,7 @@ async fn master_register(
     caller: Caller,
     body: axum::body::Bytes,
 ) -> Reply {
+    rm.with(|c, _| caller.master_of(c, &id))?;
     let registration: MasterRegistration = if body.iter().all(u8::is_ascii_whitespace) {
         MasterRegistration::default()
     } else {
@@ -746,7 +764,7 @@ async fn master_register(
             ApiError::new(
                 StatusCode::BAD_REQUEST,
                 "the registration is not {\"trackingUrl\": \"http://…\", \"maps\": N, \"reduces\": N, \"jobKind\": \"…\", \"profile\": {…}} (every field optional; or empty)",
-                json!(e.to_string()),
+                json!(limits::echo_message(&e.to_string())),
             )
         })?
     };
@@ -757,7 +775,7 @@ async fn master_register(
         return Err(ApiError::new(
             StatusCode::BAD_REQUEST,
             "trackingUrl must be an http(s) URL",
-            json!(url),
+            json!(echo(url)),
         ));
     }
     // A profile from the store, for the job kind, when the master sent none (looked up only
@@ -788,6 +806,7 @@ async fn allocate(
     caller: Caller,
     body: Result<Json<AllocateRequest>, JsonRejection>,
 ) -> Reply {
+    rm.with(|c, _| caller.master_of(c, &id))?;
     let Json(req) = body?;
     if let Some(t) = req.tasks
         && t.maps_done > t.maps_to_run
@@ -833,7 +852,7 @@ async fn allocate(
         return Err(ApiError::new(
             StatusCode::BAD_REQUEST,
             "applicationId in the body differs from the one in the path",
-            json!({ "path": id, "body": req.application_id }),
+            json!({ "path": echo(&id), "body": echo(&req.application_id) }),
         ));
     }
     ok(json!(rm.with(|c, now| {
@@ -864,6 +883,7 @@ async fn master_unregister(
     caller: Caller,
     body: Result<Json<Unregister>, JsonRejection>,
 ) -> Reply {
+    rm.with(|c, _| caller.master_of(c, &id))?;
     let Json(u) = body?;
     let diagnostics = limits::cut(&u.diagnostics, limits::MAX_DIAGNOSTICS_CHARS);
     rm.commit(|c, now| {
@@ -926,6 +946,7 @@ async fn set_deadline(
     caller: Caller,
     body: Result<Json<Deadline>, JsonRejection>,
 ) -> Reply {
+    rm.with(|c, _| owned(c, &caller, &id).map(drop))?;
     let Json(d) = body?;
     if !(1..=limits::MAX_TIME_MS).contains(&d.deadline_ms) {
         return Err(ApiError::new(
@@ -960,6 +981,7 @@ async fn report_result(
     caller: Caller,
     body: Result<Json<ResultBody>, JsonRejection>,
 ) -> Reply {
+    rm.with(|c, _| caller.master_of(c, &id))?;
     let Json(r) = body?;
     if !(0.0..=1.0).contains(&r.processed_fraction) {
         return Err(ApiError::new(
@@ -1025,6 +1047,7 @@ async fn put_recovery(
     caller: Caller,
     body: Result<Json<RecoveryBody>, JsonRejection>,
 ) -> Reply {
+    rm.with(|c, _| caller.master_of(c, &id))?;
     let Json(r) = body?;
     limits::check_len("entries", r.entries.len())?;
     let mut entries = BTreeMap::new();
@@ -1109,12 +1132,13 @@ async fn put_dataset(
     caller: Caller,
     body: Result<Json<Dataset>, JsonRejection>,
 ) -> Reply {
+    rm.with(|c, _| may_write_dataset(c, &caller, &name))?;
     let Json(d) = body?;
     if d.name != name {
         return Err(ApiError::new(
             StatusCode::BAD_REQUEST,
             "name in the body differs from the one in the path",
-            json!({ "path": name, "body": d.name }),
+            json!({ "path": echo(&name), "body": echo(&d.name) }),
         ));
     }
     ok(rm
@@ -1162,12 +1186,12 @@ async fn issue_token(
     caller: Caller,
     body: Result<Json<TokenRequest>, JsonRejection>,
 ) -> Reply {
-    let Json(t) = body?;
     if !caller.0.is_admin() {
         return Err(ApiError::forbidden(
             "only an admin may issue tokens; ask the cluster's operator",
         ));
     }
+    let Json(t) = body?;
     let principal = match (t.user, t.node) {
         (Some(user), None) => {
             limits::check_name("user", &user)?;
@@ -1375,8 +1399,8 @@ fn parse_attempt(app: &str, given: &str) -> Result<u32, ApiError> {
             if format!("application_{app_part}") != app {
                 return Err(ApiError::new(
                     StatusCode::BAD_REQUEST,
-                    format!("{given} is not an attempt of {app}"),
-                    json!(attempt_id(app, 1)),
+                    format!("{} is not an attempt of {}", echo(given), echo(app)),
+                    json!(echo(&attempt_id(app, 1))),
                 ));
             }
             n
@@ -1386,8 +1410,8 @@ fn parse_attempt(app: &str, given: &str) -> Result<u32, ApiError> {
     number.parse().ok().filter(|n| *n >= 1).ok_or_else(|| {
         ApiError::new(
             StatusCode::BAD_REQUEST,
-            format!("{given:?} is not an application attempt id"),
-            json!(format!("write {} or 1", attempt_id(app, 1))),
+            format!("{:?} is not an application attempt id", echo(given)),
+            json!(format!("write {} or 1", echo(&attempt_id(app, 1)))),
         )
     })
 }
@@ -1481,8 +1505,8 @@ async fn app_attempt(
 fn no_attempt(id: &str, n: u32) -> ApiError {
     ApiError::new(
         StatusCode::NOT_FOUND,
-        format!("no attempt {} of {id}", attempt_id(id, n)),
-        json!(format!("see /ws/v1/cluster/apps/{id}/appattempts")),
+        format!("no attempt {} of {}", echo(&attempt_id(id, n)), echo(id)),
+        json!(format!("see /ws/v1/cluster/apps/{}/appattempts", echo(id))),
     )
 }
 
@@ -1701,14 +1725,14 @@ fn query_pairs(
         if !known.contains(&key.as_str()) {
             return Err(ApiError::new(
                 StatusCode::BAD_REQUEST,
-                format!("unknown query parameter {key:?}"),
+                format!("unknown query parameter {:?}", echo(&key)),
                 json!({ "known": known }),
             ));
         }
         if out.insert(key.clone(), value).is_some() {
             return Err(ApiError::new(
                 StatusCode::BAD_REQUEST,
-                format!("query parameter {key:?} given twice"),
+                format!("query parameter {:?} given twice", echo(&key)),
                 Value::Null,
             ));
         }
@@ -1732,7 +1756,8 @@ fn name_list(param: &str, given: &str, valid: &[&str]) -> Result<Vec<String>, Ap
                 Ok(s)
             } else {
                 Err(bad_query(format!(
-                    "Invalid {param} {s} specified. It should be one of {}",
+                    "Invalid {param} {} specified. It should be one of {}",
+                    echo(&s),
                     valid.join(", ")
                 )))
             }
@@ -1758,7 +1783,8 @@ async fn nodes(
         Some(h) if h == "false" => Some(false),
         Some(h) => {
             return Err(bad_query(format!(
-                "healthy={h:?}: write healthy=true or healthy=false"
+                "healthy={:?}: write healthy=true or healthy=false",
+                echo(&h)
             )));
         }
     };
@@ -1885,7 +1911,8 @@ fn time_param(q: &BTreeMap<String, String>, key: &str) -> Result<Option<i64>, Ap
                 .filter(|t| *t >= 0)
                 .ok_or_else(|| {
                     bad_query(format!(
-                        "{key}={v:?}: a time is milliseconds since the Unix epoch, 0 or more"
+                        "{key}={:?}: a time is milliseconds since the Unix epoch, 0 or more",
+                        echo(v)
                     ))
                 })
         })
@@ -1992,7 +2019,10 @@ impl AppsFilter {
                 .filter(|n| *n > 0)
                 .map(|n| usize::try_from(n).unwrap_or(usize::MAX))
                 .ok_or_else(|| {
-                    bad_query(format!("limit={v:?}: limit value must be greater then 0"))
+                    bad_query(format!(
+                        "limit={:?}: limit value must be greater then 0",
+                        echo(v)
+                    ))
                 })?,
         };
         let deselects: Vec<String> = q
@@ -2164,6 +2194,7 @@ async fn set_app_queue(
     caller: Caller,
     body: Result<Json<QueueBody>, JsonRejection>,
 ) -> Reply {
+    rm.with(|c, _| owned(c, &caller, &id).map(drop))?;
     let Json(b) = body?;
     rm.with(|c, _| {
         let app = owned(c, &caller, &id)?;
@@ -2174,7 +2205,7 @@ async fn set_app_queue(
                     "{id} is in queue {}: yard's schedulers do not move applications between queues",
                     app.queue
                 ),
-                json!({ "queue": b.queue }),
+                json!({ "queue": echo(&b.queue) }),
             ));
         }
         ok(json!({ "queue": app.queue }))
@@ -2204,6 +2235,7 @@ async fn set_app_priority(
     caller: Caller,
     body: Result<Json<PriorityBody>, JsonRejection>,
 ) -> Reply {
+    rm.with(|c, _| owned(c, &caller, &id).map(drop))?;
     let Json(_) = body?;
     rm.with(|c, _| {
         let app = owned(c, &caller, &id)?;
@@ -2324,7 +2356,8 @@ fn check_timeout_type(kind: &str) -> Result<(), ApiError> {
         return Ok(());
     }
     Err(bad_query(format!(
-        "timeout type {kind:?}: LIFETIME is the only one (YARN's ApplicationTimeoutType)"
+        "timeout type {:?}: LIFETIME is the only one (YARN's ApplicationTimeoutType)",
+        echo(kind)
     )))
 }
 
@@ -2362,6 +2395,7 @@ async fn set_app_timeout(
     caller: Caller,
     body: Result<Json<TimeoutBody>, JsonRejection>,
 ) -> Reply {
+    rm.with(|c, _| owned(c, &caller, &id).map(drop))?;
     let Json(b) = body?;
     check_timeout_type(&b.timeout.r#type)?;
     let expiry = parse_iso8601(&b.timeout.expiry_time).ok_or_else(|| {
@@ -2369,7 +2403,7 @@ async fn set_app_timeout(
             StatusCode::BAD_REQUEST,
             format!(
                 "timeout.expiryTime {:?} is not yyyy-MM-dd'T'HH:mm:ss.SSSZ (e.g. 2030-01-31T12:00:00.000+0000)",
-                b.timeout.expiry_time
+                echo(&b.timeout.expiry_time)
             ),
             json!({ "field": "timeout.expiryTime" }),
         )
@@ -2575,7 +2609,8 @@ fn tags_of(v: Option<&Value>) -> Result<Vec<String>, ApiError> {
                 || !t.bytes().all(|b| b.is_ascii_graphic() || b == b' ')
             {
                 return Err(bad(format!(
-                    "{t:?}: a tag is 1 to {MAX_TAG_LEN} printable ASCII characters"
+                    "{:?}: a tag is 1 to {MAX_TAG_LEN} printable ASCII characters",
+                    echo(t)
                 )));
             }
             Ok(t.to_owned())
@@ -2638,7 +2673,10 @@ fn submitted_deadline(
         let ms: i64 = value.trim().parse().map_err(|_| -> ApiError {
             FieldError {
                 field: "application-tags".into(),
-                problem: format!("{t:?}: deadline=<ms since the Unix epoch> takes a whole number"),
+                problem: format!(
+                    "{:?}: deadline=<ms since the Unix epoch> takes a whole number",
+                    echo(t)
+                ),
             }
             .into()
         })?;
@@ -2704,6 +2742,7 @@ async fn submit(
     caller: Caller,
     body: Result<Json<Submission>, JsonRejection>,
 ) -> Reply {
+    caller.user()?;
     let Json(s) = body?;
     let user = caller.submitter(s.user.as_deref())?;
     limits::check_name("queue", &s.queue)?;
@@ -2762,7 +2801,10 @@ async fn submit(
     {
         return Err(FieldError {
             field: "application-type".into(),
-            problem: format!("{application_type:?}: at most {MAX_TYPE_LEN} printable characters"),
+            problem: format!(
+                "{:?}: at most {MAX_TYPE_LEN} printable characters",
+                echo(&application_type)
+            ),
         }
         .into());
     }
@@ -2826,7 +2868,10 @@ async fn submit(
         {
             return Err(FieldError {
                 field: "am-container-spec.environment".into(),
-                problem: format!("{key:?} is not a variable name (letters, digits, '_')"),
+                problem: format!(
+                    "{:?} is not a variable name (letters, digits, '_')",
+                    echo(&key)
+                ),
             }
             .into());
         }
@@ -2937,12 +2982,13 @@ async fn set_app_state(
     caller: Caller,
     body: Result<Json<NewState>, JsonRejection>,
 ) -> Reply {
+    rm.with(|c, _| owned(c, &caller, &id).map(drop))?;
     let Json(s) = body?;
     if !s.state.eq_ignore_ascii_case("KILLED") {
         return Err(ApiError::new(
             StatusCode::BAD_REQUEST,
             "Only 'KILLED' is allowed as a target state.",
-            json!({ "asked": s.state }),
+            json!({ "asked": echo(&s.state) }),
         ));
     }
     let ended = rm

@@ -41,6 +41,54 @@ pub fn echo(text: &str) -> String {
     cut(text, MAX_ECHO_CHARS)
 }
 
+/// A parser's message (serde's, axum's) with what came from outside in it cut short: every
+/// part it quotes (between backticks or double quotes, as serde quotes the names and values it
+/// was given) and every longer word (a path to the field, which axum writes unquoted)
+/// [`echo`]ed; the rest of the message stays whole.
+pub fn echo_message(message: &str) -> String {
+    // A quoted echo with its quotes and a comma or colon is a word this long.
+    const LONGEST_WORD: usize = MAX_ECHO_CHARS + 4;
+    let quoted = echo_quoted(message);
+    let mut out = String::with_capacity(quoted.len());
+    let mut word = String::new();
+    for c in quoted.chars().chain(std::iter::once(' ')) {
+        if c.is_whitespace() {
+            match word.chars().count() > LONGEST_WORD {
+                true => out.push_str(&echo(&word)),
+                false => out.push_str(&word),
+            }
+            word.clear();
+            out.push(c);
+        } else {
+            word.push(c);
+        }
+    }
+    out.pop();
+    out
+}
+
+fn echo_quoted(message: &str) -> String {
+    let mut out = String::with_capacity(message.len().min(1024));
+    let mut rest = message;
+    while let Some(open) = rest.find(['`', '"']) {
+        let quote = rest[open..].chars().next().expect("found");
+        out.push_str(&rest[..=open]);
+        rest = &rest[open + 1..];
+        let (inner, after) = match rest.find(quote) {
+            Some(close) => (&rest[..close], &rest[close..]),
+            None => (rest, ""),
+        };
+        out.push_str(&echo(inner));
+        rest = after;
+        if let Some(r) = rest.strip_prefix(quote) {
+            out.push(quote);
+            rest = r;
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 /// A value outside its documented range.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("field `{field}`: {problem}")]
@@ -127,6 +175,21 @@ mod tests {
         assert_eq!(echo(&long), format!("{}…", "x".repeat(MAX_ECHO_CHARS)));
         assert_eq!(cut("ééé", 2), "éé…");
         assert_eq!(cut("abc", 3), "abc");
+        let said = format!("unknown field `{long}`, expected `a` or \"{long}\" at line 1");
+        assert_eq!(
+            echo_quoted(&said),
+            format!(
+                "unknown field `{0}…`, expected `a` or \"{0}…\" at line 1",
+                "x".repeat(MAX_ECHO_CHARS)
+            )
+        );
+        assert_eq!(echo_quoted("no quotes"), "no quotes");
+        assert_eq!(echo_quoted("open `abc"), "open `abc");
+        assert_eq!(
+            echo_message(&format!("at {long}: unknown field `{long}`")),
+            format!("at {0}… unknown field `{0}…`", "x".repeat(MAX_ECHO_CHARS))
+        );
+        assert_eq!(echo_message("a  b\nc"), "a  b\nc");
     }
 
     #[test]

@@ -46,6 +46,7 @@ use yard_appmaster::policy::{
 };
 use yard_profiles::ProfileStore;
 use yard_wire::deadline::DeadlineOutcome;
+use yard_wire::limits;
 use yard_wire::protocol::{
     AllocateReply, AllocateRequest, Allocated, Dataset, JobType, Resource, ResourceRequest,
     StartContainer, TaskBound, TaskCounts,
@@ -437,18 +438,22 @@ async fn run(
         true => scan::job(&args, &rm, &application, started_ms).await,
         false => job(&args, &rm, &application, profiles, started_ms).await,
     };
-    let succeeded = match &outcome {
-        Ok(()) => true,
+    // Why it failed goes to the application's diagnostics (YARN's FinishApplicationMaster).
+    let (succeeded, diagnostics) = match &outcome {
+        Ok(()) => (true, String::new()),
         Err(e) => {
             log_line(&format!("the job failed: {e:#}"));
-            false
+            (
+                false,
+                limits::cut(&format!("{e:#}"), limits::MAX_DIAGNOSTICS_CHARS),
+            )
         }
     };
     if let Err(e) = rm
         .app_call(
             reqwest::Method::POST,
             "unregister",
-            json!({ "succeeded": succeeded }),
+            json!({ "succeeded": succeeded, "diagnostics": diagnostics }),
         )
         .await
     {
