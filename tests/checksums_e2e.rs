@@ -52,6 +52,20 @@ fn replica_path(c: &Cluster, dir: &Path, node: &str, dataset: &str, block: &str)
         .join(block)
 }
 
+/// Changes one letter of the replica at `path` (same size, so only the digest tells); its
+/// new bytes.
+fn damage(path: &Path) -> Vec<u8> {
+    let mut bytes = std::fs::read(path).unwrap();
+    let at = bytes.iter().position(u8::is_ascii_lowercase).unwrap();
+    bytes[at] = if bytes[at] == b'z' {
+        b'y'
+    } else {
+        bytes[at] + 1
+    };
+    std::fs::write(path, &bytes).unwrap();
+    bytes
+}
+
 #[test]
 fn data_put_records_each_blocks_sha256_and_every_replica_matches_it() {
     let tmp = work_dir("yard-checksums-put");
@@ -128,15 +142,7 @@ fn maps_whose_local_replica_is_damaged_read_a_good_replica_and_the_count_stays_e
             if j == i % 3 {
                 continue;
             }
-            let path = replica_path(&c, &tmp, node, "damaged", block);
-            let mut bytes = std::fs::read(&path).unwrap();
-            let at = bytes.iter().position(u8::is_ascii_lowercase).unwrap();
-            bytes[at] = if bytes[at] == b'z' {
-                b'y'
-            } else {
-                bytes[at] + 1
-            };
-            std::fs::write(&path, &bytes).unwrap();
+            let bytes = damage(&replica_path(&c, &tmp, node, "damaged", block));
             assert_ne!(Some(sha256_hex(&bytes).as_str()), b["sha256"].as_str());
             damaged.push(format!("block damaged/{block}"));
         }
@@ -195,15 +201,7 @@ fn a_failed_jobs_diagnostics_carry_its_masters_reason() {
     assert_eq!(blocks.len(), 1);
     let block = blocks[0]["block"].as_str().unwrap();
     let node = blocks[0]["nodes"][0].as_str().unwrap();
-    let path = replica_path(&c, &tmp, node, "ruined", block);
-    let mut bytes = std::fs::read(&path).unwrap();
-    let at = bytes.iter().position(u8::is_ascii_lowercase).unwrap();
-    bytes[at] = if bytes[at] == b'z' {
-        b'y'
-    } else {
-        bytes[at] + 1
-    };
-    std::fs::write(&path, &bytes).unwrap();
+    damage(&replica_path(&c, &tmp, node, "ruined", block));
 
     let (code, out, err) = yard(&[
         "submit",
