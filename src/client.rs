@@ -351,6 +351,7 @@ pub(crate) fn apps(args: AppsArgs) -> Result<()> {
                 cell("queue"),
                 cell("state"),
                 cell("finalStatus"),
+                outcome_text(&a["deadlineOutcome"]).into(),
                 format!("{:.0} %", a["progress"].as_f64().unwrap_or(0.0)),
                 a["startedTime"]
                     .as_i64()
@@ -382,6 +383,7 @@ pub(crate) fn apps(args: AppsArgs) -> Result<()> {
             "QUEUE",
             "STATE",
             "FINAL",
+            "OUTCOME",
             "PROGRESS",
             "STARTED",
             "ELAPSED",
@@ -453,6 +455,12 @@ pub(crate) fn deadline_text(deadline_ms: &Value, now_ms: i64) -> String {
     }
 }
 
+/// Where an application stands against its deadline, as the rm judged it (`deadlineOutcome`):
+/// `met`, `empty`, `missed` or `pending`; `-` without a deadline.
+pub(crate) fn outcome_text(outcome: &Value) -> &str {
+    outcome.as_str().unwrap_or("-")
+}
+
 /// An application's quota under the rm's policy: containers, and why when it is not the
 /// fewest that meet the deadline (`-`: no quota).
 pub(crate) fn quota_text(quota: &Value) -> String {
@@ -493,6 +501,7 @@ pub(crate) fn app(args: AppArgs) -> Result<()> {
                     dash => dash,
                 },
                 ("elapsedTime", Some(ms)) => elapsed_text(ms),
+                ("deadlineOutcome", _) => outcome_text(v).into(),
                 ("trackingUrl" | "applicationType", _) if text(v).is_empty() => "-".into(),
                 _ => text(v),
             };
@@ -674,10 +683,14 @@ pub(crate) fn render(app: &Value) -> String {
         text(&a["finalStatus"])
     );
     if job.is_object() {
-        let met = match job["outcome"].as_str() {
+        // The rm's judgement when it gave one (it is the one `yard apps` shows), else the
+        // master's own.
+        let outcome = a["deadlineOutcome"].as_str().or(job["outcome"].as_str());
+        let met = match outcome {
             Some("met") => "deadline met",
             Some("empty") => "deadline NOT met: answered in time from no input",
             Some("missed") => "deadline MISSED",
+            Some("pending") => "deadline pending",
             _ => "no deadline",
         };
         let _ = writeln!(

@@ -52,6 +52,20 @@ fn replica_path(c: &Cluster, dir: &Path, node: &str, dataset: &str, block: &str)
         .join(block)
 }
 
+/// Changes one letter of the replica at `path` (same size, so only the digest tells); its
+/// new bytes.
+fn damage(path: &Path) -> Vec<u8> {
+    let mut bytes = std::fs::read(path).unwrap();
+    let at = bytes.iter().position(u8::is_ascii_lowercase).unwrap();
+    bytes[at] = if bytes[at] == b'z' {
+        b'y'
+    } else {
+        bytes[at] + 1
+    };
+    std::fs::write(path, &bytes).unwrap();
+    bytes
+}
+
 #[test]
 fn data_put_records_each_blocks_sha256_and_every_replica_matches_it() {
     let tmp = work_dir("yard-checksums-put");
@@ -128,15 +142,7 @@ fn maps_whose_local_replica_is_damaged_read_a_good_replica_and_the_count_stays_e
             if j == i % 3 {
                 continue;
             }
-            let path = replica_path(&c, &tmp, node, "damaged", block);
-            let mut bytes = std::fs::read(&path).unwrap();
-            let at = bytes.iter().position(u8::is_ascii_lowercase).unwrap();
-            bytes[at] = if bytes[at] == b'z' {
-                b'y'
-            } else {
-                bytes[at] + 1
-            };
-            std::fs::write(&path, &bytes).unwrap();
+            let bytes = damage(&replica_path(&c, &tmp, node, "damaged", block));
             assert_ne!(Some(sha256_hex(&bytes).as_str()), b["sha256"].as_str());
             damaged.push(format!("block damaged/{block}"));
         }
@@ -179,6 +185,50 @@ fn maps_whose_local_replica_is_damaged_read_a_good_replica_and_the_count_stays_e
         assert!(line.ends_with("trying the next replica"), "{line}");
     }
     assert!(!logs.contains("no replica of block"), "{logs}");
+    drop(c);
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// A job whose only copy of a block is damaged fails: its master says why (a map failed on
+/// every attempt), and the reason reaches the application's diagnostics (YARN's field) after
+/// the rm's own message.
+#[test]
+fn a_failed_jobs_diagnostics_carry_its_masters_reason() {
+    let tmp = work_dir("yard-checksums-diagnostics");
+    let c = cluster(&tmp);
+    put_text(&c, &tmp, "ruined", "64KiB", "64KiB", 1);
+    let blocks = block_map(&c, "ruined");
+    assert_eq!(blocks.len(), 1);
+    let block = blocks[0]["block"].as_str().unwrap();
+    let node = blocks[0]["nodes"][0].as_str().unwrap();
+    damage(&replica_path(&c, &tmp, node, "ruined", block));
+
+    let (code, out, err) = yard(&[
+        "submit",
+        "wordcount",
+        "--input",
+        "ruined",
+        "--json",
+        "--rm",
+        &c.url,
+    ]);
+    assert_ne!(code, 0, "the job cannot succeed: {out}");
+    let app: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}\n{err}"));
+    assert_eq!(app["app"]["finalStatus"], "FAILED", "{app}");
+    let id = app["app"]["id"].as_str().unwrap();
+    let report: Value = admin_client(&c.url)
+        .get(format!("{}/ws/v1/cluster/apps/{id}", c.url))
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    let diagnostics = report["app"]["diagnostics"].as_str().unwrap();
+    assert!(
+        diagnostics.starts_with("the application master reported failure: ")
+            && diagnostics.contains("failed 4 times"),
+        "{diagnostics}\n{}",
+        master_log(&tmp, id)
+    );
     drop(c);
     let _ = std::fs::remove_dir_all(&tmp);
 }

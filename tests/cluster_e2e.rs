@@ -639,3 +639,87 @@ fn a_dataset_is_split_replicated_onto_the_nodes_and_recorded() {
     );
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+/// `yard apps` has an OUTCOME column and `yard app` a `deadlineOutcome` line: every
+/// application with a deadline is met, empty, missed or pending as the rm judged it, beside
+/// YARN's state and final status (a late answer stays FINISHED / SUCCEEDED, and missed).
+#[test]
+fn yard_apps_and_yard_app_mark_each_deadline_met_empty_missed_or_pending() {
+    let tmp = work_dir("yard-cli-outcome");
+    // No nodemanager: no master process runs, the test stands in for the masters.
+    let rm = rm_in(&tmp, &[]);
+    let url = format!("http://{}", rm.addr);
+    let submit = |deadline: Option<&str>| {
+        let mut args = vec!["submit", "--rm", &url, "--command", "exec sleep 60"];
+        if let Some(d) = deadline {
+            args.extend(["--deadline", d]);
+        }
+        let (code, out, err) = yard(&args);
+        assert_eq!(code, 0, "{err}");
+        out.trim().to_owned()
+    };
+    let met = submit(Some("10m"));
+    let empty = submit(Some("10m"));
+    let pending = submit(Some("10m"));
+    let late = submit(Some("1s"));
+    let none = submit(None);
+    finish_as_master(&tmp, &url, &met, Some(0.5), true);
+    finish_as_master(&tmp, &url, &empty, Some(0.0), true);
+    // Past its deadline (and the second an answer may take to arrive): missed while it runs,
+    // and still missed once it answers and finishes SUCCEEDED.
+    let outcome_of = |id: &str| {
+        let (_, json, _) = yard(&["apps", "--rm", &url, "--all", "--json"]);
+        let listed: Value = serde_json::from_str(&json).unwrap();
+        listed["apps"]["app"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["id"] == id)
+            .map(|a| a["deadlineOutcome"].clone())
+    };
+    eventually_for(
+        "the late one missed",
+        std::time::Duration::from_secs(60),
+        || (outcome_of(&late)? == "missed").then_some(()),
+    );
+    finish_as_master(&tmp, &url, &late, Some(1.0), true);
+
+    let (code, table, err) = yard(&["apps", "--rm", &url, "--all"]);
+    assert_eq!(code, 0, "{err}");
+    let header = table.lines().nth(1).unwrap();
+    let at = header.find("OUTCOME").unwrap_or_else(|| panic!("{table}"));
+    let columns = |id: &str| -> (Vec<String>, String) {
+        let row = table
+            .lines()
+            .find(|l| l.starts_with(id))
+            .unwrap_or_else(|| panic!("{id} in {table}"));
+        let words = row.split_whitespace().map(str::to_owned).collect();
+        (
+            words,
+            row[at..].split_whitespace().next().unwrap().to_owned(),
+        )
+    };
+    for (id, state, final_status, outcome) in [
+        (&met, "FINISHED", "SUCCEEDED", "met"),
+        (&empty, "FINISHED", "SUCCEEDED", "empty"),
+        (&late, "FINISHED", "SUCCEEDED", "missed"),
+        (&pending, "ACCEPTED", "UNDEFINED", "pending"),
+        (&none, "ACCEPTED", "UNDEFINED", "-"),
+    ] {
+        let (words, shown) = columns(id);
+        assert_eq!(shown, outcome, "{id}: {table}");
+        // Beside YARN's state and final status, not instead of them.
+        let state_at = words.iter().position(|w| w == final_status).unwrap();
+        assert!(
+            ["ACCEPTED", "RUNNING", state].contains(&words[state_at - 1].as_str()),
+            "{id}: {table}"
+        );
+        let (_, shown, _) = yard(&["app", "--rm", &url, id]);
+        let line = shown
+            .lines()
+            .find(|l| l.starts_with("deadlineOutcome"))
+            .unwrap_or_else(|| panic!("{shown}"));
+        assert_eq!(line.split_whitespace().nth(1), Some(outcome), "{shown}");
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+}

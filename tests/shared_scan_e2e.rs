@@ -34,6 +34,26 @@ fn shared_wordcount(c: &Cluster, extra: &[&str]) -> String {
     out.trim().to_owned()
 }
 
+/// `kill -SIG pid`.
+fn signal(pid: u32, sig: &str) {
+    let status = std::process::Command::new("kill")
+        .args([&format!("-{sig}"), &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success(), "kill -{sig} {pid}");
+}
+
+/// Continues a stopped process when dropped (a failing test leaves nothing stopped).
+struct Resume(u32);
+
+impl Drop for Resume {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("kill")
+            .args(["-CONT", &self.0.to_string()])
+            .status();
+    }
+}
+
 fn scans(c: &Cluster) -> Vec<Value> {
     get(&format!("{}/ws/v1/yard/mapreduce/scans", c.url))["scans"]
         .as_array()
@@ -58,19 +78,35 @@ fn two_word_counts_share_one_scan_reading_each_block_once_for_both() {
     let (total, counts) = exact_counts(&file);
 
     let first = shared_wordcount(&c, &[]);
+    let _first_processes = ProcessesOf::app(&first);
     // The first job hosts the scan; the second is submitted once two blocks are read.
-    let host = eventually_for("the scan's host", Duration::from_secs(120), || {
+    let host = eventually_for("the scan's host", Duration::from_secs(300), || {
         scans(&c).into_iter().find(|s| s["host"] == first.as_str())
     });
     assert_eq!(host["dataset"], "text", "{host}");
     let status_url = format!("{}/status", host["url"].as_str().unwrap());
-    eventually_for("two blocks read", Duration::from_secs(120), || {
+    eventually_for("two blocks read", Duration::from_secs(300), || {
         let status = get(&status_url);
         (numbers(&status["blockReads"]).iter().sum::<u64>() >= 2).then_some(())
     });
+    // The host is held (SIGSTOP) until the second job's master runs and is on its way to
+    // attach: its scan cannot end before the second joins, however slowly the second's master
+    // starts on a loaded machine (the scan reads a block a second; the join is mid-cycle by
+    // states, not by racing it). The attach waits in the host's listen queue meanwhile.
+    let host_master = processes("mr-master", &first);
+    assert_eq!(host_master.len(), 1, "the first job's master");
+    signal(host_master[0], "STOP");
+    let resumed = Resume(host_master[0]);
     let second = shared_wordcount(&c, &[]);
+    let _second_processes = ProcessesOf::app(&second);
+    eventually_for("the second job's master", Duration::from_secs(300), || {
+        let app = get(&format!("{}/ws/v1/cluster/apps/{second}", c.url));
+        (app["app"]["state"] == "RUNNING").then_some(())
+    });
+    drop(resumed);
     // Dart with a deadline too short for the scan: whenever it joins, it stops riding in time.
     let third = shared_wordcount(&c, &["--policy", "dart", "--deadline", "6s"]);
+    let _third_processes = ProcessesOf::app(&third);
 
     let answer = |id: &str| {
         eventually_for("the answer", Duration::from_secs(300), || {
@@ -185,7 +221,7 @@ fn two_word_counts_share_one_scan_reading_each_block_once_for_both() {
 
     // The applications end, and the scan with them: the dataset is free for the next host.
     for id in [&first, &second, &third] {
-        eventually_for("the job's end", Duration::from_secs(60), || {
+        eventually_for("the job's end", Duration::from_secs(300), || {
             let view = get(&format!("{}/ws/v1/yard/apps/{id}", c.url));
             (view["app"]["finalStatus"] == "SUCCEEDED").then_some(())
         });

@@ -1,9 +1,11 @@
 //! The rm's web UI in headless Chromium against live daemons on 127.0.0.1: first an rm with
 //! no nodes and no applications (the pages say so, and ask for a token when given none or a
 //! forged one), then a cluster with the overload classifier on that runs a Dart job to its
-//! answer beside an application without a deadline. The rendered pages show the nodes with
-//! their verdicts, the job with its deadline, processed fraction, maps and the answer's 95 %
-//! interval, and the estimate-against-deadline chart; screenshots of the job's page and the
+//! answer beside an application without a deadline and one that answers after its deadline.
+//! The rendered pages show the nodes with their verdicts, the job with its deadline, processed
+//! fraction, maps and the answer's 95 % interval, and the estimate-against-deadline chart;
+//! each application's deadline outcome as a badge beside its state (the late one FINISHED /
+//! SUCCEEDED, missed, and not green); screenshots of the job's page and the
 //! nodes go to `target/ui-artifacts/` (their paths are printed).
 //!
 //! Without Chromium (`chromium`, or the program `YARD_CHROMIUM` names) the test says so
@@ -182,6 +184,11 @@ fn element<'a>(dom: &'a str, marker: &str, tag: &str) -> &'a str {
     &dom[start..end]
 }
 
+/// `GET url` with `http`, as JSON.
+fn get_as(http: &reqwest::blocking::Client, url: &str) -> Value {
+    http.get(url).send().unwrap().json().unwrap()
+}
+
 #[test]
 fn the_rm_web_ui_shows_a_dart_job_its_deadline_estimate_and_answer_in_headless_chromium() {
     let program = match chromium() {
@@ -235,6 +242,25 @@ fn the_rm_web_ui_shows_a_dart_job_its_deadline_estimate_and_answer_in_headless_c
     let _plain_processes = ProcessesOf::app(&plain);
     let (id, _) = submit_grep(&http, &c.url, "ui-grep", 0.2);
     let _processes = ProcessesOf::app(&id);
+    // An application that answers after its deadline (the test stands in for its master once
+    // the rm calls it missed) and finishes SUCCEEDED: missed, and not drawn green.
+    let (code, late, err) = yard(&[
+        "submit",
+        "--rm",
+        &c.url,
+        "--command",
+        "exec sleep 60",
+        "--deadline",
+        "1s",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let late = late.trim().to_owned();
+    let _late_processes = ProcessesOf::app(&late);
+    eventually_for("the late one missed", Duration::from_secs(60), || {
+        let a = get_as(&http, &format!("{}/ws/v1/cluster/apps/{late}", c.url));
+        (a["app"]["deadlineOutcome"] == "missed").then_some(())
+    });
+    finish_as_master(&tmp, &c.url, &late, Some(1.0), true);
 
     // Its page while it runs (or as soon as it is known): the id, the deadline, the refresh.
     let page = format!("{}/ui#/apps/{id}?token={token}", c.url);
@@ -303,14 +329,55 @@ fn the_rm_web_ui_shows_a_dart_job_its_deadline_estimate_and_answer_in_headless_c
 
     // The applications: the job with its deadline and processed fraction, the other without.
     let dom = browser.dom(&format!("{}/ui#/apps?token={token}", c.url), |d| {
-        d.contains(&format!("data-app=\"{plain}\"")) && d.contains(&format!("data-app=\"{id}\""))
+        [&plain, &id, &late]
+            .iter()
+            .all(|a| d.contains(&format!("data-app=\"{a}\"")))
     });
     let row = element(&dom, &format!("data-app=\"{id}\""), "tr");
+    assert!(
+        row.contains("outcome-met"),
+        "the Dart job met its deadline: {row}"
+    );
     assert!(row.contains(&iso(deadline_ms)), "{row}");
     assert!(row.contains(&format!("{:.1} %", fraction * 100.0)), "{row}");
     assert!(row.contains("ui-grep"), "{row}");
     let row = element(&dom, &format!("data-app=\"{plain}\""), "tr");
     assert!(row.contains("no deadline"), "{row}");
+    assert!(
+        !row.contains("class=\"outcome "),
+        "no deadline, no outcome: {row}"
+    );
+    // The late one: FINISHED / SUCCEEDED as YARN says, a missed badge beside it, not green.
+    let row = element(&dom, &format!("data-app=\"{late}\""), "tr");
+    assert!(row.contains("FINISHED / SUCCEEDED"), "{row}");
+    assert!(
+        element(row, "class=\"outcome ", "span").contains("deadline missed"),
+        "{row}"
+    );
+    assert!(
+        row.contains("class=\"state state-finished state-unmet\""),
+        "{row}"
+    );
+    let css = reqwest::blocking::get(format!("{}/ui/style.css", c.url))
+        .unwrap()
+        .text()
+        .unwrap();
+    let unmet = css
+        .lines()
+        .find(|l| l.starts_with(".state.state-unmet"))
+        .unwrap_or_else(|| panic!("{css}"));
+    assert!(
+        !unmet.contains("--good"),
+        "a missed deadline is not green: {unmet}"
+    );
+    let dom = browser.dom(&format!("{}/ui#/apps/{late}?token={token}", c.url), |d| {
+        d.contains("class=\"app-id\"")
+    });
+    let title = element(&dom, "class=\"app-id\"", "h1");
+    assert!(
+        title.contains("outcome-missed") && title.contains("state-unmet"),
+        "{title}"
+    );
     // Its own page: no deadline, no estimate or answer, its diagnostics.
     let dom = browser.dom(&format!("{}/ui#/apps/{plain}?token={token}", c.url), |d| {
         d.contains("class=\"app-id\"")

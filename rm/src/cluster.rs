@@ -8,6 +8,8 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use yard_wire::auth::{BearerKey, ClusterSecret, Principal};
+use yard_wire::deadline::DeadlineOutcome;
+use yard_wire::limits::echo;
 use yard_wire::protocol::Registered;
 use yard_wire::protocol::{
     AllocateReply, AllocateRequest, Allocated, ContainerEnd, ContainerStatus, Dataset,
@@ -17,7 +19,7 @@ use yard_wire::protocol::{
 use yard_wire::telemetry::NodeTelemetry;
 use yard_wire::token::{TokenKey, mint};
 
-use crate::app::{AppAction, AppEvent, AppState, InvalidTransition, Lifecycle};
+use crate::app::{AppAction, AppEvent, AppState, FinalStatus, InvalidTransition, Lifecycle};
 use crate::book::ContainerBook;
 pub use crate::book::ContainerMeta;
 use crate::overload::{Bound, ClassifierConfig, LoadSource, ModelCounts, NodeLoad, NodeOverload};
@@ -75,34 +77,36 @@ impl Default for Settings {
     }
 }
 
-/// What a client asked for, and why it cannot be done.
+/// What a client asked for, and why it cannot be done. Ids and names from outside are echoed
+/// cut short ([`echo`]).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ClusterError {
-    #[error("no application {0}")]
+    #[error("no application {}", echo(.0))]
     UnknownApp(String),
-    #[error("no node {0}; nodes register before they heartbeat")]
+    #[error("no node {}; nodes register before they heartbeat", echo(.0))]
     UnknownNode(String),
-    #[error("application {0} was already submitted")]
+    #[error("application {} was already submitted", echo(.0))]
     AlreadySubmitted(String),
     #[error("{0}")]
     Transition(#[from] InvalidTransition),
-    #[error("application {0} is not running; only a running application's master may allocate")]
+    #[error("application {} is not running; only a running application's master may allocate", echo(.0))]
     NotRunning(String),
     #[error("ask {index}: {problem}")]
     BadAsk { index: usize, problem: String },
     #[error("{0}")]
     BadProgress(String),
-    #[error("application {0} has ended; its deadline can no longer change")]
+    #[error("application {} has ended; its deadline can no longer change", echo(.0))]
     Ended(String),
-    #[error("dataset {name}: {problem}")]
+    #[error("dataset {}: {problem}", echo(name))]
     BadDataset { name: String, problem: String },
-    #[error("no dataset {0}")]
+    #[error("no dataset {}", echo(.0))]
     UnknownDataset(String),
     #[error(
-        "application id {0} was not issued by this rm (or was already used): ask POST /ws/v1/cluster/apps/new-application for one"
+        "application id {} was not issued by this rm (or was already used): ask POST /ws/v1/cluster/apps/new-application for one",
+        echo(.0)
     )]
     NotIssued(String),
-    #[error("application id {id} was issued to {owner}, not to {caller}")]
+    #[error("application id {} was issued to {owner}, not to {caller}", echo(id))]
     IssuedToOther {
         id: String,
         owner: String,
@@ -294,12 +298,69 @@ pub struct AppRecord {
     pub yarn: YarnFields,
 }
 
-/// What a deadline-bound job answered: from how much of its input, and the answer itself
-/// (opaque to the rm: the master's JSON).
+/// What a deadline-bound job answered: from how much of its input, the answer itself (opaque
+/// to the rm: the master's JSON), and when the rm received it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AppResult {
     pub processed_fraction: f64,
     pub answer: serde_json::Value,
+    /// The rm's clock when the answer arrived, ms since the epoch: the time its deadline
+    /// outcome counts (see [`deadline_outcome`]).
+    pub answered_ms: i64,
+}
+
+/// How long an answer may take from its master to the rm and still count as given when the
+/// master gave it: the rm judges by its own receipt, less this. One call over loopback or a
+/// LAN takes milliseconds; a second also covers a loaded rm taking the call late. So the rm
+/// and the master (which judges by its own clock) agree unless the answer came within a
+/// second after the deadline, where the rm says met and the master missed.
+pub const ANSWER_TRANSIT_MS: i64 = 1_000;
+
+/// Where an application stands against its deadline (`None`: it has none), from its deadline,
+/// its answer (when the rm received it, from what fraction of the input), its end (when, and
+/// whether it succeeded) and the time now; the last answer reported is the one that stands.
+/// An answer is judged by the masters' rule ([`DeadlineOutcome::of_answer`]) at its receipt
+/// less [`ANSWER_TRANSIT_MS`]. Without an answer: an application that succeeded answered by
+/// its end, from all its input (a YARN application reports no result); one that failed or was
+/// killed never will (missed); one still running has missed once the deadline (and the
+/// transit allowance) has passed, else it is pending.
+pub fn deadline_outcome(
+    deadline_ms: Option<i64>,
+    answer: Option<(i64, f64)>,
+    end: Option<(i64, FinalStatus)>,
+    now_ms: i64,
+) -> Option<DeadlineOutcome> {
+    let d = deadline_ms?;
+    let by = |at: i64, fraction| {
+        DeadlineOutcome::of_answer(d, at.saturating_sub(ANSWER_TRANSIT_MS), fraction)
+    };
+    Some(match (answer, end) {
+        (Some((at, fraction)), _) => by(at, fraction),
+        (None, Some((at, FinalStatus::Succeeded))) => by(at, 1.0),
+        (None, Some(_)) => DeadlineOutcome::Missed,
+        (None, None) if now_ms.saturating_sub(ANSWER_TRANSIT_MS) > d => DeadlineOutcome::Missed,
+        (None, None) => DeadlineOutcome::Pending,
+    })
+}
+
+impl AppInfo {
+    /// [`deadline_outcome`] of this application at `now_ms`.
+    pub fn deadline_outcome(&self, now_ms: i64) -> Option<DeadlineOutcome> {
+        let end = self.lifecycle.state.is_final().then(|| {
+            (
+                self.yarn.finished_ms.unwrap_or(now_ms),
+                self.lifecycle.final_status,
+            )
+        });
+        deadline_outcome(
+            self.deadline_ms,
+            self.result
+                .as_ref()
+                .map(|r| (r.answered_ms, r.processed_fraction)),
+            end,
+            now_ms,
+        )
+    }
 }
 
 impl AppInfo {
@@ -1499,10 +1560,29 @@ impl Cluster {
         Ok(())
     }
 
-    /// The master unregistered with its final status.
-    pub fn master_finished(&mut self, id: &str, succeeded: bool) -> Result<(), ClusterError> {
+    /// The master unregistered at `now_ms` with its final status and its diagnostics (YARN's
+    /// FinishApplicationMasterRequest: why it failed, kept in the application's diagnostics).
+    pub fn master_finished(
+        &mut self,
+        now_ms: i64,
+        id: &str,
+        succeeded: bool,
+        diagnostics: &str,
+    ) -> Result<(), ClusterError> {
+        self.now_ms = now_ms;
         self.transition(id, AppEvent::MasterFinished { succeeded })?;
         self.debug_check();
+        let said = diagnostics.trim();
+        if let Some(app) = self.apps.get_mut(id)
+            && !said.is_empty()
+        {
+            let d = &mut app.lifecycle.diagnostics;
+            *d = if d.is_empty() {
+                said.to_owned()
+            } else {
+                format!("{d}: {said}")
+            };
+        }
         Ok(())
     }
 
@@ -2280,6 +2360,31 @@ mod tests {
     use super::*;
     use yard_wire::protocol::{NodeContainer, ResourceRequest};
     use yard_wire::token::verify;
+
+    #[test]
+    fn a_deadline_outcome_is_judged_at_the_answers_receipt_less_its_transit() {
+        use DeadlineOutcome::*;
+        let d = 10_000;
+        let t = ANSWER_TRANSIT_MS;
+        let judge = |answer, end, now| deadline_outcome(Some(d), answer, end, now);
+        assert_eq!(deadline_outcome(None, Some((1, 1.0)), None, 0), None);
+        assert_eq!(judge(Some((d + t, 0.3)), None, d + t), Some(Met));
+        assert_eq!(judge(Some((d + t + 1, 0.3)), None, d + t + 1), Some(Missed));
+        assert_eq!(judge(Some((d, 0.0)), None, d), Some(Empty));
+        // The answer stands whatever the end.
+        let failed = Some((d + 50_000, FinalStatus::Failed));
+        assert_eq!(judge(Some((d, 0.5)), failed, d + 60_000), Some(Met));
+        // No answer: a successful end is the answer; any other end, none will come.
+        let succeeded = |at| Some((at, FinalStatus::Succeeded));
+        assert_eq!(judge(None, succeeded(d - 1), d + 60_000), Some(Met));
+        assert_eq!(judge(None, succeeded(d + t + 1), d + t + 1), Some(Missed));
+        for end in [FinalStatus::Failed, FinalStatus::Killed] {
+            assert_eq!(judge(None, Some((0, end)), 0), Some(Missed));
+        }
+        // Running: pending until the deadline and the transit allowance have passed.
+        assert_eq!(judge(None, None, d + t), Some(Pending));
+        assert_eq!(judge(None, None, d + t + 1), Some(Missed));
+    }
 
     #[test]
     fn the_classifier_reads_the_host_or_the_nodemanagers_own_tree() {
@@ -3107,7 +3212,7 @@ mod tests {
         assert_eq!(with_master(&c), 1);
         // The first finishes: the next master gets its room.
         c.master_registered(&ids[0], None).unwrap();
-        c.master_finished(&ids[0], true).unwrap();
+        c.master_finished(0, &ids[0], true, "").unwrap();
         assert_eq!(with_master(&c), 1);
         assert!(c.app(&ids[1]).unwrap().master.is_some());
         // A larger share admits more at once.

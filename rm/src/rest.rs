@@ -27,7 +27,7 @@ use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use yard_wire::auth::{AuthError, BearerKey, DataGrant, Principal, bearer_of};
-use yard_wire::limits::{self, FieldError};
+use yard_wire::limits::{self, FieldError, echo};
 use yard_wire::protocol::{AllocateRequest, Dataset, NodeHeartbeat, RegisterNode, Resource};
 use yard_wire::telemetry::NodeTelemetry;
 
@@ -185,7 +185,8 @@ impl Caller {
         let user = match asked {
             Some(u) if u != me && !self.0.is_admin() => {
                 return Err(ApiError::forbidden(format!(
-                    "you are {me}; only an admin may submit as {u}"
+                    "you are {me}; only an admin may submit as {}",
+                    echo(u)
                 )));
             }
             Some(u) => u,
@@ -218,12 +219,14 @@ impl Caller {
     fn master_of(&self, cluster: &Cluster, id: &str) -> Result<(), ApiError> {
         let Principal::Master { app, attempt } = &self.0 else {
             return Err(ApiError::forbidden(format!(
-                "only application {id}'s master may do this (with the token the rm gave it as YARD_TOKEN)"
+                "only application {}'s master may do this (with the token the rm gave it as YARD_TOKEN)",
+                echo(id)
             )));
         };
         if app != id {
             return Err(ApiError::forbidden(format!(
-                "this token is application {app}'s master's, not {id}'s"
+                "this token is application {app}'s master's, not {}'s",
+                echo(id)
             )));
         }
         match cluster.current_attempt(id) {
@@ -237,13 +240,24 @@ impl Caller {
         }
     }
 
+    /// The caller is a nodemanager (any node): checked before a body naming the node is read.
+    fn any_node(&self) -> Result<(), ApiError> {
+        match &self.0 {
+            Principal::Node { .. } => Ok(()),
+            _ => Err(ApiError::forbidden(
+                "only a nodemanager, with its node credential, may do this",
+            )),
+        }
+    }
+
     /// The caller is a nodemanager that may act as `node`.
     fn node(&self, node: &str) -> Result<(), ApiError> {
         match &self.0 {
             Principal::Node { node: None } => Ok(()),
             Principal::Node { node: Some(n) } if n == node => Ok(()),
             Principal::Node { node: Some(n) } => Err(ApiError::forbidden(format!(
-                "this credential is node {n}'s, not {node}'s"
+                "this credential is node {n}'s, not {}'s",
+                echo(node)
             ))),
             _ => Err(ApiError::forbidden(
                 "only a nodemanager, with its node credential, may do this",
@@ -258,7 +272,7 @@ impl From<JsonRejection> for ApiError {
         ApiError::new(
             r.status(),
             "the request body is not what this route takes",
-            json!(r.body_text()),
+            json!(limits::echo_message(&r.body_text())),
         )
     }
 }
@@ -268,7 +282,7 @@ impl From<QueryRejection> for ApiError {
         ApiError::new(
             StatusCode::BAD_REQUEST,
             "the query string is not what this route takes",
-            json!(r.body_text()),
+            json!(limits::echo_message(&r.body_text())),
         )
     }
 }
@@ -626,6 +640,8 @@ async fn register_node(
     caller: Caller,
     body: Result<Json<RegisterNode>, JsonRejection>,
 ) -> Reply {
+    // Who calls is checked before the body is read: a user's token is a 403 whatever it sent.
+    caller.any_node()?;
     let Json(r) = body?;
     caller.node(&r.node_id)?;
     limits::check_name("nodeId", &r.node_id)?;
@@ -650,6 +666,7 @@ async fn heartbeat(
     caller: Caller,
     body: Result<Json<NodeHeartbeat>, JsonRejection>,
 ) -> Reply {
+    caller.any_node()?;
     let Json(hb) = body?;
     caller.node(&hb.node_id)?;
     limits::check_len("running", hb.running.len())?;
@@ -751,6 +768,7 @@ async fn master_register(
     caller: Caller,
     body: axum::body::Bytes,
 ) -> Reply {
+    rm.with(|c, _| caller.master_of(c, &id))?;
     let registration: MasterRegistration = if body.iter().all(u8::is_ascii_whitespace) {
         MasterRegistration::default()
     } else {
@@ -758,7 +776,7 @@ async fn master_register(
             ApiError::new(
                 StatusCode::BAD_REQUEST,
                 "the registration is not {\"trackingUrl\": \"http://…\", \"maps\": N, \"reduces\": N, \"jobKind\": \"…\", \"profile\": {…}} (every field optional; or empty)",
-                json!(e.to_string()),
+                json!(limits::echo_message(&e.to_string())),
             )
         })?
     };
@@ -769,7 +787,7 @@ async fn master_register(
         return Err(ApiError::new(
             StatusCode::BAD_REQUEST,
             "trackingUrl must be an http(s) URL",
-            json!(url),
+            json!(echo(url)),
         ));
     }
     // A profile from the store, for the job kind, when the master sent none (looked up only
@@ -800,6 +818,7 @@ async fn allocate(
     caller: Caller,
     body: Result<Json<AllocateRequest>, JsonRejection>,
 ) -> Reply {
+    rm.with(|c, _| caller.master_of(c, &id))?;
     let Json(req) = body?;
     if let Some(t) = req.tasks
         && t.maps_done > t.maps_to_run
@@ -845,7 +864,7 @@ async fn allocate(
         return Err(ApiError::new(
             StatusCode::BAD_REQUEST,
             "applicationId in the body differs from the one in the path",
-            json!({ "path": id, "body": req.application_id }),
+            json!({ "path": echo(&id), "body": echo(&req.application_id) }),
         ));
     }
     ok(json!(rm.with(|c, now| {
@@ -859,10 +878,15 @@ async fn allocate(
     })?))
 }
 
+/// Hadoop's FinishApplicationMasterRequest, the part yard uses: success, and the master's
+/// diagnostics (why it failed), kept in the application's `diagnostics` (cut to
+/// [`limits::MAX_DIAGNOSTICS_CHARS`]).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Unregister {
     succeeded: bool,
+    #[serde(default)]
+    diagnostics: String,
 }
 
 async fn master_unregister(
@@ -871,22 +895,27 @@ async fn master_unregister(
     caller: Caller,
     body: Result<Json<Unregister>, JsonRejection>,
 ) -> Reply {
+    rm.with(|c, _| caller.master_of(c, &id))?;
     let Json(u) = body?;
-    rm.commit(Touch::App(id.clone()), |c, _| {
+    let diagnostics = limits::cut(&u.diagnostics, limits::MAX_DIAGNOSTICS_CHARS);
+    rm.commit(Touch::App(id.clone()), |c, now| {
         caller.master_of(c, &id)?;
-        c.master_finished(&id, u.succeeded).map_err(ApiError::from)
+        c.master_finished(now, &id, u.succeeded, &diagnostics)
+            .map_err(ApiError::from)
     })
     .await?;
     ok(json!({}))
 }
 
-/// yard's view of an application: what Hadoop's lacks (deadline, processed fraction, answer).
-fn yard_app_json(a: &AppInfo) -> Value {
+/// yard's view of an application at `now`: what Hadoop's lacks (deadline and where the app
+/// stands against it, processed fraction, answer).
+fn yard_app_json(a: &AppInfo, now: i64) -> Value {
     json!({ "app": {
         "id": a.application_id,
         "state": state_name(a.lifecycle.state),
         "finalStatus": a.lifecycle.final_status,
         "deadlineMs": a.deadline_ms,
+        "deadlineOutcome": a.deadline_outcome(now),
         "quota": a.quota,
         "trackingUrl": a.tracking_url,
         "jobType": a.job_type,
@@ -914,7 +943,7 @@ fn owned<'a>(c: &'a Cluster, caller: &Caller, id: &str) -> Result<&'a AppInfo, A
 }
 
 async fn yard_app(State(rm): State<Rm>, Path(id): Path<String>, caller: Caller) -> Reply {
-    ok(rm.with(|c, _| readable(c, &caller, &id).map(yard_app_json))?)
+    ok(rm.with(|c, now| readable(c, &caller, &id).map(|a| yard_app_json(a, now)))?)
 }
 
 #[derive(Deserialize)]
@@ -929,6 +958,7 @@ async fn set_deadline(
     caller: Caller,
     body: Result<Json<Deadline>, JsonRejection>,
 ) -> Reply {
+    rm.with(|c, _| owned(c, &caller, &id).map(drop))?;
     let Json(d) = body?;
     if !(1..=limits::MAX_TIME_MS).contains(&d.deadline_ms) {
         return Err(ApiError::new(
@@ -938,10 +968,14 @@ async fn set_deadline(
         ));
     }
     ok(rm
-        .commit(Touch::App(id.clone()), |c, _| {
+        .commit(Touch::App(id.clone()), |c, now| {
             owned(c, &caller, &id)?;
             c.set_deadline(&id, d.deadline_ms)?;
-            Ok::<_, ApiError>(c.app(&id).map(yard_app_json).unwrap_or_default())
+            Ok::<_, ApiError>(
+                c.app(&id)
+                    .map(|a| yard_app_json(a, now))
+                    .unwrap_or_default(),
+            )
         })
         .await?)
 }
@@ -959,6 +993,7 @@ async fn report_result(
     caller: Caller,
     body: Result<Json<ResultBody>, JsonRejection>,
 ) -> Reply {
+    rm.with(|c, _| caller.master_of(c, &id))?;
     let Json(r) = body?;
     if !(0.0..=1.0).contains(&r.processed_fraction) {
         return Err(ApiError::new(
@@ -967,24 +1002,28 @@ async fn report_result(
             json!({ "processedFraction": r.processed_fraction }),
         ));
     }
-    let result = AppResult {
-        processed_fraction: r.processed_fraction,
-        answer: r.answer,
-    };
     // The metrics count a job's first answer (a master may report again as it improves).
-    let counted = result.clone();
+    let (fraction, counted) = (r.processed_fraction, r.answer.clone());
     let (reply, first) = rm
-        .commit(Touch::App(id.clone()), |c, _| {
+        .commit(Touch::App(id.clone()), |c, now| {
             caller.master_of(c, &id)?;
             let first = c.app(&id).is_some_and(|a| a.result.is_none());
+            // Stamped on receipt: the time the rm judges the deadline by.
+            let result = AppResult {
+                processed_fraction: r.processed_fraction,
+                answer: r.answer,
+                answered_ms: now,
+            };
             c.report_result(&id, result)?;
-            let reply = c.app(&id).map(yard_app_json).unwrap_or_default();
+            let reply = c
+                .app(&id)
+                .map(|a| yard_app_json(a, now))
+                .unwrap_or_default();
             Ok::<_, ApiError>((reply, first))
         })
         .await?;
     if first {
-        rm.metrics
-            .job_answered(counted.processed_fraction, &counted.answer);
+        rm.metrics.job_answered(fraction, &counted);
     }
     ok(reply)
 }
@@ -1020,6 +1059,7 @@ async fn put_recovery(
     caller: Caller,
     body: Result<Json<RecoveryBody>, JsonRejection>,
 ) -> Reply {
+    rm.with(|c, _| caller.master_of(c, &id))?;
     let Json(r) = body?;
     limits::check_len("entries", r.entries.len())?;
     let mut entries = BTreeMap::new();
@@ -1104,12 +1144,13 @@ async fn put_dataset(
     caller: Caller,
     body: Result<Json<Dataset>, JsonRejection>,
 ) -> Reply {
+    rm.with(|c, _| may_write_dataset(c, &caller, &name))?;
     let Json(d) = body?;
     if d.name != name {
         return Err(ApiError::new(
             StatusCode::BAD_REQUEST,
             "name in the body differs from the one in the path",
-            json!({ "path": name, "body": d.name }),
+            json!({ "path": echo(&name), "body": echo(&d.name) }),
         ));
     }
     ok(rm
@@ -1157,12 +1198,12 @@ async fn issue_token(
     caller: Caller,
     body: Result<Json<TokenRequest>, JsonRejection>,
 ) -> Reply {
-    let Json(t) = body?;
     if !caller.0.is_admin() {
         return Err(ApiError::forbidden(
             "only an admin may issue tokens; ask the cluster's operator",
         ));
     }
+    let Json(t) = body?;
     let principal = match (t.user, t.node) {
         (Some(user), None) => {
             limits::check_name("user", &user)?;
@@ -1392,8 +1433,8 @@ fn parse_attempt(app: &str, given: &str) -> Result<u32, ApiError> {
             if format!("application_{app_part}") != app {
                 return Err(ApiError::new(
                     StatusCode::BAD_REQUEST,
-                    format!("{given} is not an attempt of {app}"),
-                    json!(attempt_id(app, 1)),
+                    format!("{} is not an attempt of {}", echo(given), echo(app)),
+                    json!(echo(&attempt_id(app, 1))),
                 ));
             }
             n
@@ -1403,8 +1444,8 @@ fn parse_attempt(app: &str, given: &str) -> Result<u32, ApiError> {
     number.parse().ok().filter(|n| *n >= 1).ok_or_else(|| {
         ApiError::new(
             StatusCode::BAD_REQUEST,
-            format!("{given:?} is not an application attempt id"),
-            json!(format!("write {} or 1", attempt_id(app, 1))),
+            format!("{:?} is not an application attempt id", echo(given)),
+            json!(format!("write {} or 1", echo(&attempt_id(app, 1)))),
         )
     })
 }
@@ -1498,8 +1539,8 @@ async fn app_attempt(
 fn no_attempt(id: &str, n: u32) -> ApiError {
     ApiError::new(
         StatusCode::NOT_FOUND,
-        format!("no attempt {} of {id}", attempt_id(id, n)),
-        json!(format!("see /ws/v1/cluster/apps/{id}/appattempts")),
+        format!("no attempt {} of {}", echo(&attempt_id(id, n)), echo(id)),
+        json!(format!("see /ws/v1/cluster/apps/{}/appattempts", echo(id))),
     )
 }
 
@@ -1718,14 +1759,14 @@ fn query_pairs(
         if !known.contains(&key.as_str()) {
             return Err(ApiError::new(
                 StatusCode::BAD_REQUEST,
-                format!("unknown query parameter {key:?}"),
+                format!("unknown query parameter {:?}", echo(&key)),
                 json!({ "known": known }),
             ));
         }
         if out.insert(key.clone(), value).is_some() {
             return Err(ApiError::new(
                 StatusCode::BAD_REQUEST,
-                format!("query parameter {key:?} given twice"),
+                format!("query parameter {:?} given twice", echo(&key)),
                 Value::Null,
             ));
         }
@@ -1749,7 +1790,8 @@ fn name_list(param: &str, given: &str, valid: &[&str]) -> Result<Vec<String>, Ap
                 Ok(s)
             } else {
                 Err(bad_query(format!(
-                    "Invalid {param} {s} specified. It should be one of {}",
+                    "Invalid {param} {} specified. It should be one of {}",
+                    echo(&s),
                     valid.join(", ")
                 )))
             }
@@ -1775,7 +1817,8 @@ async fn nodes(
         Some(h) if h == "false" => Some(false),
         Some(h) => {
             return Err(bad_query(format!(
-                "healthy={h:?}: write healthy=true or healthy=false"
+                "healthy={:?}: write healthy=true or healthy=false",
+                echo(&h)
             )));
         }
     };
@@ -1826,7 +1869,7 @@ fn final_name(a: &AppInfo) -> String {
 
 /// Hadoop's app object: YARN's 26 fields, in its units (progress in percent, times in ms,
 /// resource-seconds in MB·s and vcore·s), and yard's own (`applicationTags` as YARN's
-/// comma-separated list, `deadlineMs`, `quota`). Its diagnostics carry, while the app waits
+/// comma-separated list, `deadlineMs`, `deadlineOutcome`, `quota`). Its diagnostics carry, while the app waits
 /// for that reason, why the overload classifier placed none of its tasks.
 fn app_json(c: &Cluster, a: &AppInfo, cluster_id: i64, now: i64) -> Value {
     let diagnostics = match c.refusal(&a.application_id) {
@@ -1885,6 +1928,9 @@ fn app_json(c: &Cluster, a: &AppInfo, cluster_id: i64, now: i64) -> Value {
         "amNodeLabelExpression": "",
         "applicationTags": a.tags.join(","),
         "deadlineMs": a.deadline_ms,
+        // yard's: met, empty, missed or pending beside YARN's state and final status (null
+        // without a deadline), judged once, here (`cluster::deadline_outcome`).
+        "deadlineOutcome": a.deadline_outcome(now),
         "quota": a.quota,
     })
 }
@@ -1899,7 +1945,8 @@ fn time_param(q: &BTreeMap<String, String>, key: &str) -> Result<Option<i64>, Ap
                 .filter(|t| *t >= 0)
                 .ok_or_else(|| {
                     bad_query(format!(
-                        "{key}={v:?}: a time is milliseconds since the Unix epoch, 0 or more"
+                        "{key}={:?}: a time is milliseconds since the Unix epoch, 0 or more",
+                        echo(v)
                     ))
                 })
         })
@@ -2006,7 +2053,10 @@ impl AppsFilter {
                 .filter(|n| *n > 0)
                 .map(|n| usize::try_from(n).unwrap_or(usize::MAX))
                 .ok_or_else(|| {
-                    bad_query(format!("limit={v:?}: limit value must be greater then 0"))
+                    bad_query(format!(
+                        "limit={:?}: limit value must be greater then 0",
+                        echo(v)
+                    ))
                 })?,
         };
         let deselects: Vec<String> = q
@@ -2181,6 +2231,7 @@ async fn set_app_queue(
     caller: Caller,
     body: Result<Json<QueueBody>, JsonRejection>,
 ) -> Reply {
+    rm.with(|c, _| owned(c, &caller, &id).map(drop))?;
     let Json(b) = body?;
     rm.with(|c, _| {
         let app = owned(c, &caller, &id)?;
@@ -2191,7 +2242,7 @@ async fn set_app_queue(
                     "{id} is in queue {}: yard's schedulers do not move applications between queues",
                     app.queue
                 ),
-                json!({ "queue": b.queue }),
+                json!({ "queue": echo(&b.queue) }),
             ));
         }
         ok(json!({ "queue": app.queue }))
@@ -2221,6 +2272,7 @@ async fn set_app_priority(
     caller: Caller,
     body: Result<Json<PriorityBody>, JsonRejection>,
 ) -> Reply {
+    rm.with(|c, _| owned(c, &caller, &id).map(drop))?;
     let Json(_) = body?;
     rm.with(|c, _| {
         let app = owned(c, &caller, &id)?;
@@ -2341,7 +2393,8 @@ fn check_timeout_type(kind: &str) -> Result<(), ApiError> {
         return Ok(());
     }
     Err(bad_query(format!(
-        "timeout type {kind:?}: LIFETIME is the only one (YARN's ApplicationTimeoutType)"
+        "timeout type {:?}: LIFETIME is the only one (YARN's ApplicationTimeoutType)",
+        echo(kind)
     )))
 }
 
@@ -2379,6 +2432,7 @@ async fn set_app_timeout(
     caller: Caller,
     body: Result<Json<TimeoutBody>, JsonRejection>,
 ) -> Reply {
+    rm.with(|c, _| owned(c, &caller, &id).map(drop))?;
     let Json(b) = body?;
     check_timeout_type(&b.timeout.r#type)?;
     let expiry = parse_iso8601(&b.timeout.expiry_time).ok_or_else(|| {
@@ -2386,7 +2440,7 @@ async fn set_app_timeout(
             StatusCode::BAD_REQUEST,
             format!(
                 "timeout.expiryTime {:?} is not yyyy-MM-dd'T'HH:mm:ss.SSSZ (e.g. 2030-01-31T12:00:00.000+0000)",
-                b.timeout.expiry_time
+                echo(&b.timeout.expiry_time)
             ),
             json!({ "field": "timeout.expiryTime" }),
         )
@@ -2592,7 +2646,8 @@ fn tags_of(v: Option<&Value>) -> Result<Vec<String>, ApiError> {
                 || !t.bytes().all(|b| b.is_ascii_graphic() || b == b' ')
             {
                 return Err(bad(format!(
-                    "{t:?}: a tag is 1 to {MAX_TAG_LEN} printable ASCII characters"
+                    "{:?}: a tag is 1 to {MAX_TAG_LEN} printable ASCII characters",
+                    echo(t)
                 )));
             }
             Ok(t.to_owned())
@@ -2655,7 +2710,10 @@ fn submitted_deadline(
         let ms: i64 = value.trim().parse().map_err(|_| -> ApiError {
             FieldError {
                 field: "application-tags".into(),
-                problem: format!("{t:?}: deadline=<ms since the Unix epoch> takes a whole number"),
+                problem: format!(
+                    "{:?}: deadline=<ms since the Unix epoch> takes a whole number",
+                    echo(t)
+                ),
             }
             .into()
         })?;
@@ -2721,6 +2779,7 @@ async fn submit(
     caller: Caller,
     body: Result<Json<Submission>, JsonRejection>,
 ) -> Reply {
+    caller.user()?;
     let Json(s) = body?;
     let user = caller.submitter(s.user.as_deref())?;
     limits::check_name("queue", &s.queue)?;
@@ -2779,7 +2838,10 @@ async fn submit(
     {
         return Err(FieldError {
             field: "application-type".into(),
-            problem: format!("{application_type:?}: at most {MAX_TYPE_LEN} printable characters"),
+            problem: format!(
+                "{:?}: at most {MAX_TYPE_LEN} printable characters",
+                echo(&application_type)
+            ),
         }
         .into());
     }
@@ -2843,7 +2905,10 @@ async fn submit(
         {
             return Err(FieldError {
                 field: "am-container-spec.environment".into(),
-                problem: format!("{key:?} is not a variable name (letters, digits, '_')"),
+                problem: format!(
+                    "{:?} is not a variable name (letters, digits, '_')",
+                    echo(&key)
+                ),
             }
             .into());
         }
@@ -2954,12 +3019,13 @@ async fn set_app_state(
     caller: Caller,
     body: Result<Json<NewState>, JsonRejection>,
 ) -> Reply {
+    rm.with(|c, _| owned(c, &caller, &id).map(drop))?;
     let Json(s) = body?;
     if !s.state.eq_ignore_ascii_case("KILLED") {
         return Err(ApiError::new(
             StatusCode::BAD_REQUEST,
             "Only 'KILLED' is allowed as a target state.",
-            json!({ "asked": s.state }),
+            json!({ "asked": echo(&s.state) }),
         ));
     }
     let ended = rm

@@ -18,7 +18,7 @@ use yard_wire::protocol::{Dataset, Resource};
 use yard_wire::telemetry::NodeTelemetry;
 
 use crate::app::{AppState, FinalStatus, Lifecycle};
-use crate::cluster::{AppRecord, AppResult, AttemptInfo, Changes, NodeInfo, NodeState};
+use crate::cluster::{AppRecord, AppResult, AttemptInfo, Changes, NodeInfo, NodeState, YarnFields};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -295,10 +295,19 @@ impl Store {
             let tags: String = row.try_get("tags")?;
             let model: Option<String> = row.try_get("job_model")?;
             let yarn: Option<String> = row.try_get("yarn_json")?;
+            let yarn: YarnFields = match yarn {
+                Some(y) => serde_json::from_str(&y).map_err(|_| corrupt("YARN report fields"))?,
+                None => YarnFields::default(),
+            };
+            let answered_ms: Option<i64> = row.try_get("answered_ms")?;
             let result = match (fraction, answer) {
                 (Some(processed_fraction), Some(answer)) => Some(AppResult {
                     processed_fraction,
                     answer: serde_json::from_str(&answer).map_err(|_| corrupt("answer"))?,
+                    // Stored before the rm kept the time: a master answers just before it
+                    // ends; an answer of unknown time from a job still running is not
+                    // credited as in time.
+                    answered_ms: answered_ms.or(yarn.finished_ms).unwrap_or(i64::MAX),
                 }),
                 _ => None,
             };
@@ -322,11 +331,7 @@ impl Store {
                     .map(|m| serde_json::from_str(&m))
                     .transpose()
                     .map_err(|_| corrupt("job model"))?,
-                yarn: yarn
-                    .map(|y| serde_json::from_str(&y))
-                    .transpose()
-                    .map_err(|_| corrupt("YARN report fields"))?
-                    .unwrap_or_default(),
+                yarn,
             });
         }
         let mut nodes = Vec::new();
@@ -427,12 +432,13 @@ async fn write_changes(conn: &mut SqliteConnection, changes: &Changes) -> Result
         sqlx::query(
                 "INSERT INTO applications (id, name, user_name, queue, state, final_status, attempts, max_attempts, \
                  diagnostics, progress, submitted_ms, master_command, master_env, deadline_ms, processed_fraction, answer, \
-                 tags, job_model, yarn_json) \
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) \
+                 tags, job_model, yarn_json, answered_ms) \
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) \
                  ON CONFLICT(id) DO UPDATE SET state = excluded.state, final_status = excluded.final_status, \
                  attempts = excluded.attempts, diagnostics = excluded.diagnostics, progress = excluded.progress, \
                  deadline_ms = excluded.deadline_ms, processed_fraction = excluded.processed_fraction, \
-                 answer = excluded.answer, job_model = excluded.job_model, yarn_json = excluded.yarn_json",
+                 answer = excluded.answer, job_model = excluded.job_model, yarn_json = excluded.yarn_json, \
+                 answered_ms = excluded.answered_ms",
             )
             .bind(&a.id)
             .bind(&a.name)
@@ -453,6 +459,7 @@ async fn write_changes(conn: &mut SqliteConnection, changes: &Changes) -> Result
             .bind(serde_json::to_string(&a.tags).unwrap_or_else(|_| "[]".into()))
             .bind(a.model.and_then(|m| serde_json::to_string(&m).ok()))
             .bind(serde_json::to_string(&a.yarn).ok())
+            .bind(a.result.as_ref().map(|r| r.answered_ms))
             .execute(&mut *conn)
             .await?;
         for t in &a.attempts {

@@ -504,3 +504,148 @@ async fn a_masters_task_counts_size_its_quota_on_the_maps_it_will_still_run() {
         "{reply}"
     );
 }
+
+/// Where an application stands against its deadline, as `/ws/v1/yard/apps/{id}` and YARN's app
+/// list (`deadlineOutcome`, yard's field) both say it.
+async fn outcome(h: &Harness, id: &str) -> Value {
+    let (status, yard) = h.get(&format!("/ws/v1/yard/apps/{id}")).await;
+    assert_eq!(status, StatusCode::OK, "{yard}");
+    let listed = h.get_ok("/ws/v1/cluster/apps").await;
+    let in_list = listed["apps"]["app"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["id"] == id)
+        .unwrap_or_else(|| panic!("{id} in {listed}"))["deadlineOutcome"]
+        .clone();
+    assert_eq!(yard["app"]["deadlineOutcome"], in_list, "{id}");
+    assert_eq!(h.app(id).await["deadlineOutcome"], in_list, "{id}");
+    in_list
+}
+
+/// The master of `id` answers from `fraction` of the input at the rm's time `at`.
+async fn answer(h: &Harness, id: &str, fraction: f64, at: i64) {
+    h.set_now(at);
+    let (status, reply) = h
+        .put(
+            &format!("/ws/v1/yard/apps/{id}/result"),
+            json!({"processedFraction": fraction, "answer": {"lines": 3}}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{reply}");
+}
+
+/// The master of `id` unregisters at `at`.
+async fn unregister(h: &Harness, id: &str, succeeded: bool, at: i64) {
+    h.set_now(at);
+    let (status, reply) = h
+        .post(
+            &format!("/ws/v1/yard/apps/{id}/unregister"),
+            json!({"succeeded": succeeded}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{reply}");
+}
+
+#[tokio::test]
+async fn every_application_with_a_deadline_is_met_empty_missed_or_pending_beside_its_state() {
+    use yard_rm::cluster::ANSWER_TRANSIT_MS;
+    let h = harness(PolicyKind::Edf);
+    h.node("n1:8042", 64).await;
+    let due = T0 + 60_000;
+    let with_deadline = || json!({"deadline-ms": due});
+    let mut ids = Vec::new();
+    for _ in 0..9 {
+        ids.push(h.running(with_deadline(), json!({})).await);
+    }
+    let none = h.running(json!({}), json!({})).await;
+    for id in &ids {
+        assert_eq!(outcome(&h, id).await, "pending", "{id}");
+    }
+    assert_eq!(outcome(&h, &none).await, Value::Null);
+
+    // Answered by the deadline from some input, then finished: met.
+    answer(&h, &ids[0], 0.4, T0 + 30_000).await;
+    unregister(&h, &ids[0], true, T0 + 30_010).await;
+    // From no input: empty, not met.
+    answer(&h, &ids[1], 0.0, T0 + 30_000).await;
+    unregister(&h, &ids[1], true, T0 + 30_010).await;
+    // The rm receives an answer given at the deadline a little later: it counts as in time.
+    answer(&h, &ids[2], 1.0, due + ANSWER_TRANSIT_MS).await;
+    // Ended successfully by the deadline without reporting an answer (a YARN application):
+    // its end is its answer, from all its input.
+    unregister(&h, &ids[3], true, T0 + 20_000).await;
+    // Failed or killed before the deadline without an answer: none will come.
+    unregister(&h, &ids[4], false, T0 + 20_000).await;
+    h.set_now(T0 + 20_000);
+    let (status, reply) = h
+        .put(
+            &format!("/ws/v1/cluster/apps/{}/state", ids[5]),
+            json!({"state": "KILLED"}),
+        )
+        .await;
+    assert!(status.is_success(), "{reply}");
+    for (id, expected) in [
+        (&ids[0], "met"),
+        (&ids[1], "empty"),
+        (&ids[2], "met"),
+        (&ids[3], "met"),
+        (&ids[4], "missed"),
+        (&ids[5], "missed"),
+        (&ids[6], "pending"),
+    ] {
+        assert_eq!(outcome(&h, id).await, expected, "{id}");
+    }
+    assert_eq!(h.app(&ids[0]).await["state"], "FINISHED");
+    assert_eq!(h.app(&ids[0]).await["finalStatus"], "SUCCEEDED");
+
+    // Past the deadline (and the transit allowance): still running without an answer is
+    // missed; an answer now is late, and stays missed though the job finishes SUCCEEDED.
+    h.set_now(due + ANSWER_TRANSIT_MS + 1);
+    assert_eq!(outcome(&h, &ids[6]).await, "missed");
+    answer(&h, &ids[7], 1.0, due + ANSWER_TRANSIT_MS + 1).await;
+    unregister(&h, &ids[7], true, due + 5_000).await;
+    // Ending successfully after the deadline without an answer: missed.
+    unregister(&h, &ids[8], true, due + 3_000).await;
+    for id in &ids[6..] {
+        assert_eq!(outcome(&h, id).await, "missed", "{id}");
+    }
+    let late = h.app(&ids[7]).await;
+    assert_eq!(
+        (&late["state"], &late["finalStatus"]),
+        (&json!("FINISHED"), &json!("SUCCEEDED")),
+        "YARN's state and final status stay as they are beside the outcome: {late}"
+    );
+    // The ended ones do not change as time passes; met and empty stay so.
+    h.set_now(due + 600_000);
+    for (id, expected) in [(&ids[0], "met"), (&ids[1], "empty"), (&ids[3], "met")] {
+        assert_eq!(outcome(&h, id).await, expected, "{id}");
+    }
+    assert_eq!(outcome(&h, &none).await, Value::Null);
+}
+
+/// Every field of YARN's app object and of yard's app view is in the OpenAPI document, the
+/// deadline outcome with its four values among them.
+#[tokio::test]
+async fn the_openapi_document_describes_every_app_field_and_the_deadline_outcome() {
+    use std::collections::BTreeSet;
+    let spec: Value = serde_json::from_str(yard_rm::rest::OPENAPI).unwrap();
+    let schemas = &spec["components"]["schemas"];
+    let keys = |v: &Value| -> BTreeSet<String> { v.as_object().unwrap().keys().cloned().collect() };
+    let h = harness(PolicyKind::Edf);
+    h.node("n1:8042", 4).await;
+    let id = h
+        .running(json!({"deadline-ms": T0 + 60_000}), json!({}))
+        .await;
+    let app = h.app(&id).await;
+    assert_eq!(keys(&app), keys(&schemas["App"]["properties"]));
+    let yard = h.get_ok(&format!("/ws/v1/yard/apps/{id}")).await;
+    let documented = &schemas["YardApp"]["properties"]["app"]["properties"];
+    assert_eq!(keys(&yard["app"]), keys(documented));
+    for schema in [&schemas["App"]["properties"], documented] {
+        let values = schema["deadlineOutcome"]["enum"].as_array().unwrap();
+        for o in yard_wire::deadline::DeadlineOutcome::ALL {
+            assert!(values.contains(&json!(o.name())), "{o:?} in {values:?}");
+        }
+    }
+}

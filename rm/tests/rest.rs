@@ -950,3 +950,285 @@ async fn numbers_out_of_range_are_refused_naming_the_field() {
         "nothing stored"
     );
 }
+
+/// Who calls is checked before the body is read: a caller of the wrong kind, or of someone
+/// else's application, is a 403 and no credential a 401, whatever the body (a bad body from
+/// the rightful caller is still the 4xx that says what to fix).
+#[tokio::test]
+async fn who_calls_is_checked_before_the_body_is_read() {
+    let h = harness();
+    h.node("n1:8042", 4).await;
+    let id = running_app(&h).await; // alice's
+    let alice = user("alice");
+    let bob = user("bob");
+    let node = token(Principal::Node { node: None });
+    let bad = Some("{\"not\": \"this\"".to_owned()); // not even JSON
+    let shaped = Some("{\"unknownField\": 1}".to_owned()); // JSON of the wrong shape
+    let app = format!("/ws/v1/yard/apps/{id}");
+    let cases: Vec<(Option<&str>, Method, String, StatusCode)> = vec![
+        // A user's token on a node's route.
+        (
+            Some(&alice),
+            Method::POST,
+            "/ws/v1/yard/nodes/heartbeat".into(),
+            StatusCode::FORBIDDEN,
+        ),
+        (
+            Some(&alice),
+            Method::POST,
+            "/ws/v1/yard/nodes".into(),
+            StatusCode::FORBIDDEN,
+        ),
+        // A user's token on a master's routes.
+        (
+            Some(&alice),
+            Method::POST,
+            format!("{app}/allocate"),
+            StatusCode::FORBIDDEN,
+        ),
+        (
+            Some(&alice),
+            Method::POST,
+            format!("{app}/unregister"),
+            StatusCode::FORBIDDEN,
+        ),
+        (
+            Some(&alice),
+            Method::PUT,
+            format!("{app}/result"),
+            StatusCode::FORBIDDEN,
+        ),
+        (
+            Some(&alice),
+            Method::POST,
+            format!("{app}/register"),
+            StatusCode::FORBIDDEN,
+        ),
+        (
+            Some(&alice),
+            Method::PUT,
+            format!("{app}/recovery"),
+            StatusCode::FORBIDDEN,
+        ),
+        // Another user's application; a user issuing tokens.
+        (
+            Some(&bob),
+            Method::PUT,
+            format!("{app}/deadline"),
+            StatusCode::FORBIDDEN,
+        ),
+        (
+            Some(&bob),
+            Method::PUT,
+            format!("/ws/v1/cluster/apps/{id}/state"),
+            StatusCode::FORBIDDEN,
+        ),
+        (
+            Some(&bob),
+            Method::PUT,
+            format!("/ws/v1/cluster/apps/{id}/queue"),
+            StatusCode::FORBIDDEN,
+        ),
+        (
+            Some(&bob),
+            Method::POST,
+            "/ws/v1/yard/auth/tokens".into(),
+            StatusCode::FORBIDDEN,
+        ),
+        // A node submitting.
+        (
+            Some(&node),
+            Method::POST,
+            "/ws/v1/cluster/apps".into(),
+            StatusCode::FORBIDDEN,
+        ),
+        // No credential at all.
+        (
+            None,
+            Method::POST,
+            "/ws/v1/yard/nodes/heartbeat".into(),
+            StatusCode::UNAUTHORIZED,
+        ),
+        (
+            None,
+            Method::POST,
+            format!("{app}/allocate"),
+            StatusCode::UNAUTHORIZED,
+        ),
+        (
+            None,
+            Method::POST,
+            "/ws/v1/cluster/apps".into(),
+            StatusCode::UNAUTHORIZED,
+        ),
+    ];
+    for (bearer, method, uri, expected) in &cases {
+        for body in [&bad, &shaped] {
+            let (status, reply) = h
+                .send(*bearer, method.clone(), uri, body.clone())
+                .await
+                .pair();
+            assert_eq!(status, *expected, "{method} {uri} with {body:?}: {reply}");
+        }
+    }
+    // The rightful caller with a bad body: what to fix, not a refusal of who it is.
+    let (status, reply) = h
+        .call_raw(Method::POST, "/ws/v1/yard/nodes/heartbeat", bad.clone())
+        .await;
+    assert!(
+        matches!(
+            status,
+            StatusCode::BAD_REQUEST | StatusCode::UNPROCESSABLE_ENTITY
+        ),
+        "{reply}"
+    );
+    let (status, reply) = h
+        .call_raw(Method::POST, &format!("{app}/allocate"), shaped.clone())
+        .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{reply}");
+    assert_eq!(h.app(&id).await["state"], "RUNNING");
+}
+
+/// An id or value from outside is echoed in a refusal cut to 64 characters and "…", on every
+/// route: a 100,000-character one is not sent back whole.
+#[tokio::test]
+async fn a_refusal_echoes_an_outside_value_cut_short() {
+    let h = harness();
+    h.node("n1:8042", 4).await;
+    let id = running_app(&h).await;
+    let long = "x".repeat(100_000);
+    // An address holds at most 65,534 bytes (the `http` crate's limit; hyper refuses longer),
+    // three such ids among them.
+    let long_in_uri = "x".repeat(20_000);
+    let whole = "x".repeat(65);
+    let check = |what: String, status: StatusCode, text: &str| {
+        assert!(status.is_client_error(), "{what}: {status}");
+        assert!(
+            !text.contains(&whole),
+            "{what} echoes it whole: {}",
+            &text[..200.min(text.len())]
+        );
+    };
+    for (path, methods, _) in yard_rm::rest::routes() {
+        if !path.contains('{') {
+            continue;
+        }
+        let uri = path
+            .split('/')
+            .map(|part| {
+                if part.starts_with('{') {
+                    long_in_uri.as_str()
+                } else {
+                    part
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("/");
+        for method in methods {
+            let method = Method::from_bytes(method.to_ascii_uppercase().as_bytes()).unwrap();
+            let a = h
+                .send(Some(&admin()), method.clone(), &uri, Some("{}".into()))
+                .await;
+            check(format!("{method} {path}"), a.status, &a.text);
+        }
+    }
+    // In bodies and query strings too.
+    let app = format!("/ws/v1/yard/apps/{id}");
+    let master = token(Principal::Master {
+        app: id.clone(),
+        attempt: 1,
+    });
+    for (bearer, method, uri, body) in [
+        (
+            admin(),
+            Method::POST,
+            "/ws/v1/cluster/apps".to_owned(),
+            json!({"application-id": long}),
+        ),
+        (
+            admin(),
+            Method::POST,
+            "/ws/v1/cluster/apps".to_owned(),
+            json!({"application-id": long, "application-name": "n", "queue": long}),
+        ),
+        (
+            admin(),
+            Method::PUT,
+            "/ws/v1/yard/datasets/books".to_owned(),
+            json!({"name": long, "createdMs": 0, "blocks": []}),
+        ),
+        (
+            admin(),
+            Method::PUT,
+            format!("/ws/v1/cluster/apps/{id}/state"),
+            json!({"state": long}),
+        ),
+        (
+            admin(),
+            Method::PUT,
+            format!("/ws/v1/cluster/apps/{id}/queue"),
+            json!({"queue": long}),
+        ),
+        (
+            admin(),
+            Method::POST,
+            "/ws/v1/yard/auth/tokens".to_owned(),
+            json!({"user": long}),
+        ),
+        (master.clone(), Method::POST, format!("{app}/allocate"), {
+            let mut a = asks(&id, 1);
+            a["applicationId"] = json!(long);
+            a
+        }),
+        (
+            master.clone(),
+            Method::POST,
+            format!("{app}/register"),
+            json!({"trackingUrl": long}),
+        ),
+        (
+            master.clone(),
+            Method::POST,
+            format!("{app}/register"),
+            json!({long.clone(): 1}),
+        ),
+        (
+            master.clone(),
+            Method::POST,
+            format!("{app}/unregister"),
+            json!({"succeeded": long}),
+        ),
+        (
+            master.clone(),
+            Method::PUT,
+            format!("{app}/result"),
+            json!({long.clone(): 1}),
+        ),
+        (
+            admin(),
+            Method::GET,
+            format!("/ws/v1/cluster/apps?states={long_in_uri}"),
+            Value::Null,
+        ),
+        (
+            admin(),
+            Method::GET,
+            format!("/ws/v1/cluster/apps?{long_in_uri}=1"),
+            Value::Null,
+        ),
+        (
+            admin(),
+            Method::GET,
+            format!("/ws/v1/cluster/nodes?states={long_in_uri}"),
+            Value::Null,
+        ),
+    ] {
+        let body = (!body.is_null()).then(|| body.to_string());
+        let a = h.send(Some(&bearer), method.clone(), &uri, body).await;
+        check(
+            format!("{method} {}", &uri[..60.min(uri.len())]),
+            a.status,
+            &a.text,
+        );
+    }
+}

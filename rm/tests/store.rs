@@ -36,6 +36,7 @@ async fn applications_and_nodes_come_back_after_a_restart() {
     let answer = AppResult {
         processed_fraction: 0.75,
         answer: serde_json::json!({"the": 412, "yard": 3}),
+        answered_ms: 30_000,
     };
     before.report_result(&running, answer.clone()).unwrap();
     let kept = |v: &str| BTreeMap::from([("map-0".to_owned(), v.to_owned())]);
@@ -121,7 +122,7 @@ async fn applications_and_nodes_come_back_after_a_restart() {
     // New ids do not collide with the old ones.
     assert_ne!(after.new_application(9_600, "alice").unwrap(), running);
     // The application ends: its recovery entries leave memory and the file.
-    after.master_finished(&running, true).unwrap();
+    after.master_finished(40_000, &running, true, "").unwrap();
     assert_eq!(after.recovery(&running).count(), 0);
     store.save_changes(&after.take_changes()).await.unwrap();
     assert!(store.load_recovery().await.unwrap().is_empty());

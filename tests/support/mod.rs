@@ -539,3 +539,42 @@ pub fn json_of(out: &Output) -> Value {
     succeeded(out);
     serde_json::from_slice(&out.stdout).unwrap()
 }
+
+/// The test standing in for application `id`'s first master on the rm at `url` (started by
+/// `rm_in(dir, …)`, whose cluster secret signs the credential): it registers, answers from
+/// `fraction` of the input unless `None`, and unregisters with `succeeded`.
+pub fn finish_as_master(dir: &Path, url: &str, id: &str, fraction: Option<f64>, succeeded: bool) {
+    let secret = yard_rm::credentials::load_or_create_secret(&rm_db(dir).with_extension("secret"))
+        .expect("the rm's cluster secret");
+    let token = secret
+        .bearer_key()
+        .issue(&yard_wire::auth::Principal::Master {
+            app: id.into(),
+            attempt: 1,
+        });
+    let http = reqwest::blocking::Client::new();
+    let call = |method: reqwest::Method, what: &str, body: Value| {
+        let reply = http
+            .request(method, format!("{url}/ws/v1/yard/apps/{id}/{what}"))
+            .bearer_auth(&token)
+            .json(&body)
+            .send()
+            .unwrap();
+        let status = reply.status();
+        assert!(
+            status.is_success(),
+            "{what}: {status} {}",
+            reply.text().unwrap()
+        );
+    };
+    call(reqwest::Method::POST, "register", serde_json::json!({}));
+    if let Some(f) = fraction {
+        let answer = serde_json::json!({"processedFraction": f, "answer": {"lines": 1}});
+        call(reqwest::Method::PUT, "result", answer);
+    }
+    call(
+        reqwest::Method::POST,
+        "unregister",
+        serde_json::json!({ "succeeded": succeeded }),
+    );
+}

@@ -2,6 +2,7 @@
 //! bodies) and the container tokens that bind them. Data shapes and their checks only; no IO.
 
 pub mod auth;
+pub mod deadline;
 pub mod limits;
 pub mod protocol;
 pub mod telemetry;

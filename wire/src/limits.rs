@@ -21,6 +21,74 @@ pub const MAX_NAME_LEN: usize = 255;
 /// The latest deadline: the end of year 9999, in ms since the epoch.
 pub const MAX_TIME_MS: i64 = 253_402_300_799_999;
 
+/// The most characters of a value from outside that a refusal echoes back.
+pub const MAX_ECHO_CHARS: usize = 64;
+/// The longest diagnostics a master's unregister may carry (YARN's `diagnostics`); longer ones
+/// are cut to this, not refused (refusing would leave the application running).
+pub const MAX_DIAGNOSTICS_CHARS: usize = 4096;
+
+/// `text` cut to at most `max` characters, `…` marking a cut: how a value from outside is
+/// echoed in an error message or kept, so a 100,000-character id is not sent back whole.
+pub fn cut(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        None => text.to_owned(),
+        Some((at, _)) => format!("{}…", &text[..at]),
+    }
+}
+
+/// [`cut`] to [`MAX_ECHO_CHARS`]: an id, name or value from outside, as a message echoes it.
+pub fn echo(text: &str) -> String {
+    cut(text, MAX_ECHO_CHARS)
+}
+
+/// A parser's message (serde's, axum's) with what came from outside in it cut short: every
+/// part it quotes (between backticks or double quotes, as serde quotes the names and values it
+/// was given) and every longer word (a path to the field, which axum writes unquoted)
+/// [`echo`]ed; the rest of the message stays whole.
+pub fn echo_message(message: &str) -> String {
+    // A quoted echo with its quotes and a comma or colon is a word this long.
+    const LONGEST_WORD: usize = MAX_ECHO_CHARS + 4;
+    let quoted = echo_quoted(message);
+    let mut out = String::with_capacity(quoted.len());
+    let mut word = String::new();
+    for c in quoted.chars().chain(std::iter::once(' ')) {
+        if c.is_whitespace() {
+            match word.chars().count() > LONGEST_WORD {
+                true => out.push_str(&echo(&word)),
+                false => out.push_str(&word),
+            }
+            word.clear();
+            out.push(c);
+        } else {
+            word.push(c);
+        }
+    }
+    out.pop();
+    out
+}
+
+fn echo_quoted(message: &str) -> String {
+    let mut out = String::with_capacity(message.len().min(1024));
+    let mut rest = message;
+    while let Some(open) = rest.find(['`', '"']) {
+        let quote = rest[open..].chars().next().expect("found");
+        out.push_str(&rest[..=open]);
+        rest = &rest[open + 1..];
+        let (inner, after) = match rest.find(quote) {
+            Some(close) => (&rest[..close], &rest[close..]),
+            None => (rest, ""),
+        };
+        out.push_str(&echo(inner));
+        rest = after;
+        if let Some(r) = rest.strip_prefix(quote) {
+            out.push(quote);
+            rest = r;
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 /// A value outside its documented range.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("field `{field}`: {problem}")]
@@ -98,6 +166,30 @@ mod tests {
         assert_eq!(e.field, "capability.vcores");
         // Every node limit survives SQLite's i64.
         assert!(i64::try_from(NODE_MAX_MEMORY_MB).is_ok());
+    }
+
+    #[test]
+    fn echoed_values_are_cut_on_a_character_boundary() {
+        assert_eq!(echo("application_1_0001"), "application_1_0001");
+        let long = "x".repeat(100_000);
+        assert_eq!(echo(&long), format!("{}…", "x".repeat(MAX_ECHO_CHARS)));
+        assert_eq!(cut("ééé", 2), "éé…");
+        assert_eq!(cut("abc", 3), "abc");
+        let said = format!("unknown field `{long}`, expected `a` or \"{long}\" at line 1");
+        assert_eq!(
+            echo_quoted(&said),
+            format!(
+                "unknown field `{0}…`, expected `a` or \"{0}…\" at line 1",
+                "x".repeat(MAX_ECHO_CHARS)
+            )
+        );
+        assert_eq!(echo_quoted("no quotes"), "no quotes");
+        assert_eq!(echo_quoted("open `abc"), "open `abc");
+        assert_eq!(
+            echo_message(&format!("at {long}: unknown field `{long}`")),
+            format!("at {0}… unknown field `{0}…`", "x".repeat(MAX_ECHO_CHARS))
+        );
+        assert_eq!(echo_message("a  b\nc"), "a  b\nc");
     }
 
     #[test]

@@ -114,11 +114,16 @@ async fn join_scan(
     caller: Caller,
     body: Result<Json<JoinScan>, JsonRejection>,
 ) -> Reply {
+    // Who calls first, then what it sent.
+    rm.with(|c, _| {
+        c.dataset(&dataset)?;
+        calling_master(c, &caller, &dataset).map(drop)
+    })?;
     let Json(JoinScan { url }) = body?;
     if !(url.starts_with("http://") || url.starts_with("https://")) || url.len() > 200 {
         return Err(field_error(
             "url",
-            format!("{url:?} is not the master's http:// base URL"),
+            format!("{:?} is not the master's http:// base URL", echo(&url)),
         ));
     }
     rm.with(|c, _| {
@@ -217,6 +222,7 @@ async fn submit(
     caller: Caller,
     body: Result<Json<Submission>, JsonRejection>,
 ) -> Reply {
+    caller.user()?;
     let Json(s) = body?;
     let user = caller.submitter(s.user.as_deref())?;
     limits::check_name("queue", &s.queue)?;
@@ -313,14 +319,14 @@ async fn list(
     caller: Caller,
     query: Result<Query<ListQuery>, QueryRejection>,
 ) -> Reply {
-    let Query(q) = query.map_err(|e| field_error("query", e.body_text()))?;
+    let Query(q) = query.map_err(|e| field_error("query", limits::echo_message(&e.body_text())))?;
     let all = match q.show.as_deref() {
         None | Some("active") => false,
         Some("all") => true,
         Some(other) => {
             return Err(field_error(
                 "show",
-                format!("{other:?}: give active (the default) or all"),
+                format!("{:?}: give active (the default) or all", echo(other)),
             ));
         }
     };

@@ -239,10 +239,28 @@
     return h("span", { class: "bar", title: pct(f) }, fill);
   }
 
-  function stateBadge(state, finalStatus) {
+  // YARN's state and final status; an application that missed its deadline (or answered it
+  // from no input) is not drawn green, whatever YARN says.
+  function stateBadge(state, finalStatus, outcome) {
     const s = String(state || "UNKNOWN");
     const label = finalStatus && finalStatus !== "UNDEFINED" ? s + " / " + finalStatus : s;
-    return h("span", { class: "state state-" + s.toLowerCase() }, label);
+    const unmet = outcome === "missed" || outcome === "empty";
+    return h("span", { class: "state state-" + s.toLowerCase() + (unmet ? " state-unmet" : "") }, label);
+  }
+
+  // The rm's `deadlineOutcome` beside the state: met, empty, missed or pending (none: no
+  // deadline).
+  const OUTCOMES = {
+    met: ["deadline met", "answered by the deadline from some input"],
+    empty: ["empty answer", "answered by the deadline from no input: not a met deadline"],
+    missed: ["deadline missed", "answered after the deadline, or never by it"],
+    pending: ["deadline pending", "not answered yet; the deadline is still ahead"],
+  };
+
+  function outcomeBadge(outcome) {
+    const o = OUTCOMES[outcome];
+    if (!o) return null;
+    return h("span", { class: "outcome outcome-" + outcome, title: o[1] }, o[0]);
   }
 
   function kv(pairs) {
@@ -280,6 +298,8 @@
       verdicts[v] = (verdicts[v] || 0) + 1;
     }
     const withDeadline = appList.filter((a) => typeof a.deadlineMs === "number").length;
+    const outcomes = {};
+    for (const a of appList) if (a.deadlineOutcome) outcomes[a.deadlineOutcome] = (outcomes[a.deadlineOutcome] || 0) + 1;
     const oc = si.overloadClassifier;
     const queues = list(si, "queues", "queue");
     return [
@@ -310,7 +330,7 @@
       ]),
       h("h2", {}, "Applications by state"),
       appList.length
-        ? h("div", { class: "cards" }, Object.entries(byState).map(([k, v]) => card(k, String(v))), card("with a deadline", String(withDeadline)))
+        ? h("div", { class: "cards" }, Object.entries(byState).map(([k, v]) => card(k, String(v))), card("with a deadline", String(withDeadline), Object.keys(OUTCOMES).map((o) => o + " " + (outcomes[o] || 0)).join(" · ")))
         : h("p", { class: "empty" }, "No applications yet."),
       h("h2", {}, "Queues"),
       table(
@@ -393,7 +413,8 @@
         h("td", {}, appLink(a.id)),
         h("td", {}, a.name, h("div", { class: "muted small" }, a.user + " · " + a.queue)),
         h("td", {}, a.applicationType),
-        h("td", {}, stateBadge(a.state, a.finalStatus)),
+        h("td", {}, stateBadge(a.state, a.finalStatus, a.deadlineOutcome)),
+        h("td", { class: "outcome-cell" }, outcomeBadge(a.deadlineOutcome) || DASH),
         h("td", { class: "deadline" }, typeof a.deadlineMs === "number" ? moment(a.deadlineMs, now) : "no deadline"),
         h("td", {}, a.quota === null || a.quota === undefined ? DASH : num(a.quota)),
         h("td", {}, bar((a.progress || 0) / 100), " " + num(a.progress) + " %"),
@@ -405,7 +426,7 @@
     return [
       h("h1", {}, "Applications"),
       table(
-        ["id", "name", "type", "state", "deadline", "quota", "progress", "maps done / launched", "estimate vs deadline", "processed fraction"],
+        ["id", "name", "type", "state", "deadline outcome", "deadline", "quota", "progress", "maps done / launched", "estimate vs deadline", "processed fraction"],
         rows,
         "No applications yet."
       ),
@@ -565,7 +586,7 @@
     const f = jobFigures(job);
     return [
       h("p", {}, h("a", { href: "#/apps" }, "← Applications")),
-      h("h1", { class: "app-id" }, a.id || view.id, " ", stateBadge(a.state, a.finalStatus)),
+      h("h1", { class: "app-id" }, a.id || view.id, " ", stateBadge(a.state, a.finalStatus, a.deadlineOutcome), " ", outcomeBadge(a.deadlineOutcome)),
       h(
         "div",
         { class: "columns" },
@@ -581,6 +602,7 @@
         ]),
         kv([
           ["deadline", h("span", { class: "deadline" }, deadlineMs !== null ? moment(deadlineMs, now) : "no deadline")],
+          deadlineMs !== null ? ["deadline outcome", outcomeBadge(a.deadlineOutcome) || DASH] : null,
           ["quota", a.quota === null || a.quota === undefined ? DASH : num(a.quota)],
           job ? ["task policy", p ? p.policy : (job.spec && job.spec.policy) || DASH] : null,
           job ? ["phase", p ? p.phase + (p.guarded ? " (deadline guard fired)" : "") + (p.mapPhaseClosed ? ", map phase closed" : "") : "not started"] : null,

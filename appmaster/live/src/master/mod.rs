@@ -45,6 +45,8 @@ use yard_appmaster::policy::{
     RecoveredMap, ReduceId, Rng, RunObserver, TaskPolicy, TaskRef,
 };
 use yard_profiles::ProfileStore;
+use yard_wire::deadline::DeadlineOutcome;
+use yard_wire::limits;
 use yard_wire::protocol::{
     AllocateReply, AllocateRequest, Allocated, Dataset, JobType, Resource, ResourceRequest,
     StartContainer, TaskBound, TaskCounts,
@@ -436,18 +438,22 @@ async fn run(
         true => scan::job(&args, &rm, &application, started_ms).await,
         false => job(&args, &rm, &application, profiles, started_ms).await,
     };
-    let succeeded = match &outcome {
-        Ok(()) => true,
+    // Why it failed goes to the application's diagnostics (YARN's FinishApplicationMaster).
+    let (succeeded, diagnostics) = match &outcome {
+        Ok(()) => (true, String::new()),
         Err(e) => {
             log_line(&format!("the job failed: {e:#}"));
-            false
+            (
+                false,
+                limits::cut(&format!("{e:#}"), limits::MAX_DIAGNOSTICS_CHARS),
+            )
         }
     };
     if let Err(e) = rm
         .app_call(
             reqwest::Method::POST,
             "unregister",
-            json!({ "succeeded": succeeded }),
+            json!({ "succeeded": succeeded, "diagnostics": diagnostics }),
         )
         .await
     {
@@ -768,19 +774,15 @@ fn answer(
     with_job(answer, job, times, p.processed_fraction())
 }
 
-/// A job's times against its deadline, as every answer carries them. An answer by the
-/// deadline from no input is not a met deadline: its outcome is `empty`.
+/// A job's times against its deadline, as every answer carries them; its `outcome` by the
+/// rule the rm judges the answer by too (`DeadlineOutcome::of_answer`), on the master's clock.
 fn against_deadline(
     deadline_ms: Option<i64>,
     started_ms: i64,
     finished_ms: i64,
     fraction: f64,
 ) -> serde_json::Map<String, Value> {
-    let outcome = deadline_ms.map(|d| match () {
-        _ if finished_ms > d => "missed",
-        _ if fraction == 0.0 => "empty",
-        _ => "met",
-    });
+    let outcome = deadline_ms.map(|d| DeadlineOutcome::of_answer(d, finished_ms, fraction));
     let mut times = serde_json::Map::new();
     times.insert(
         "completionSeconds".into(),
