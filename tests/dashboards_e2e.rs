@@ -350,8 +350,24 @@ fn every_dashboard_query_names_exported_metrics_and_returns_data_from_prometheus
             || (!query(&p, &promql).is_empty()).then_some(()),
         );
     }
-    // Every master reached Prometheus, the short jobs' all through their final figures:
+    // The Dart job's master reached Prometheus through the final figures the rm keeps, and
     // every master target Prometheus still has is up.
+    let kept_at = format!("{}/ws/v1/yard/apps/{id}/metrics", c.url);
+    eventually_for(
+        "the master's final figures scraped at the rm",
+        Duration::from_secs(60),
+        || {
+            let targets: Value = reqwest::blocking::get(format!("{}/api/v1/targets", p.url))
+                .ok()?
+                .json()
+                .ok()?;
+            targets["data"]["activeTargets"]
+                .as_array()?
+                .iter()
+                .any(|t| t["scrapeUrl"] == kept_at.as_str() && t["health"] == "up")
+                .then_some(())
+        },
+    );
     eventually_for("every master target up", Duration::from_secs(60), || {
         let up = query(&p, "min(up{yard_component=\"mr_master\"})");
         (up.first()?["value"][1] == "1").then_some(())
