@@ -85,7 +85,11 @@ fn every_master_route_wants_the_jobs_token_and_the_rm_keeps_its_final_figures() 
     let (code, out, err) = yard(&["auth", "token", "--scrape", "--rm", &c.url]);
     assert_eq!(code, 0, "{err}");
     let scraper = out.trim().to_owned();
-    assert_eq!(scraper, scrape_token(&c.url), "one scrape token per cluster");
+    assert_eq!(
+        scraper,
+        scrape_token(&c.url),
+        "one scrape token per cluster"
+    );
     // Maps of at least 2 s: the master serves long enough to be tried.
     let (id, location) = submit_grep(&http, &c.url, "master-auth", 2.0);
     let tracking = eventually_for(
