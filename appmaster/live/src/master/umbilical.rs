@@ -265,3 +265,31 @@ pub(super) fn umbilical(shared: Arc<Shared>, guard: Arc<Gate>) -> axum::Router {
         .layer(axum::middleware::from_fn_with_state(guard, gate))
         .with_state(shared)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_token_opens_only_its_routes() {
+        let gate = Gate {
+            job: "yarddata1.job".into(),
+            scrape: Some("yard1.scrape".into()),
+            scan: Default::default(),
+        };
+        for path in ["/status", "/mr/attempts/1-1/failed", "/mr/runners/c/next"] {
+            assert!(gate.opens(path, "yarddata1.job"), "{path}");
+            assert!(!gate.opens(path, "yard1.scrape"), "{path}");
+            assert!(!gate.opens(path, "yarddata1.jo"), "{path}");
+        }
+        assert!(gate.opens("/metrics", "yarddata1.job"));
+        assert!(gate.opens("/metrics", "yard1.scrape"));
+        // The rider routes: closed until the host has the scan's credential, then to it only.
+        assert!(!gate.opens("/mr/scan/attach", "yarddata1.job"));
+        gate.scan.set("yardscan1.s".into()).unwrap();
+        assert!(gate.opens("/mr/scan/attach", "yardscan1.s"));
+        assert!(gate.opens("/mr/scan/riders/0", "yardscan1.s"));
+        assert!(!gate.opens("/mr/scan/riders/0", "yarddata1.job"));
+        assert!(!gate.opens("/status", "yardscan1.s"));
+    }
+}
