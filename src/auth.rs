@@ -66,7 +66,8 @@ pub(crate) const NO_CREDENTIAL_HINT: &str = "run this as the rm's OS user on its
 #[derive(Subcommand)]
 pub(crate) enum AuthCommand {
     /// Print a bearer token: your own (for curl or a YARN client: `Authorization: Bearer …`),
-    /// or, as an admin, a user's (--user) or one nodemanager's credential (--node).
+    /// or, as an admin, a user's (--user), one nodemanager's credential (--node) or the
+    /// cluster's read-only scrape token for Prometheus (--scrape).
     Token(TokenArgs),
 }
 
@@ -75,11 +76,16 @@ pub(crate) struct TokenArgs {
     #[command(flatten)]
     rm: Rm,
     /// Issue a token for this user (admins only).
-    #[arg(long, conflicts_with = "node")]
+    #[arg(long, conflicts_with_all = ["node", "scrape"])]
     user: Option<String>,
     /// Issue a credential for the nodemanager with this id, HOST:PORT (admins only).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "scrape")]
     node: Option<String>,
+    /// Issue the cluster's scrape token (admins only): it reads the rm's scrape targets, the
+    /// masters' `/metrics` and the final figures the rm keeps, nothing else. Prometheus sends
+    /// it (`grafana/prometheus.yml`'s `credentials_file`).
+    #[arg(long)]
+    scrape: bool,
     /// Write the token to this file (created with mode 0600) instead of printing it.
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
@@ -89,7 +95,7 @@ pub(crate) fn run(command: AuthCommand) -> Result<()> {
     let AuthCommand::Token(args) = command;
     let client = Client::new(&args.rm)?;
     let token = match (&args.user, &args.node) {
-        (None, None) => {
+        (None, None) if !args.scrape => {
             // Checked with the rm, so a stale or foreign token is said now, not at first use.
             client.call(reqwest::Method::GET, "/ws/v1/yard/auth/whoami", None)?;
             client.token().map(str::to_owned).ok_or_else(|| {
@@ -100,7 +106,7 @@ pub(crate) fn run(command: AuthCommand) -> Result<()> {
             })?
         }
         (user, node) => {
-            let body = json!({ "user": user, "node": node });
+            let body = json!({ "user": user, "node": node, "scrape": args.scrape });
             let reply =
                 client.call(reqwest::Method::POST, "/ws/v1/yard/auth/tokens", Some(body))?;
             reply["token"]
@@ -110,19 +116,23 @@ pub(crate) fn run(command: AuthCommand) -> Result<()> {
         }
     };
     match &args.out {
-        Some(path) => {
-            use std::io::Write;
-            use std::os::unix::fs::OpenOptionsExt;
-            let mut f = std::fs::OpenOptions::new()
-                .write(true)
-                .create(true)
-                .truncate(true)
-                .mode(0o600)
-                .open(path)
-                .with_context(|| format!("cannot write {}", path.display()))?;
-            writeln!(f, "{token}")?;
-        }
+        Some(path) => write_token(path, &token)?,
         None => crate::print(&format!("{token}\n"))?,
     }
+    Ok(())
+}
+
+/// Writes `token` to `path`, readable by its owner only (mode 0600).
+pub(crate) fn write_token(path: &Path, token: &str) -> Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    writeln!(f, "{token}")?;
     Ok(())
 }

@@ -7,13 +7,16 @@ use std::path::PathBuf;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use anyhow::Result;
+use anyhow::{Context as _, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::Value;
 
 use crate::local::{LocalCluster, Shape, stop_channel};
 use crate::sim::BadInput;
+
+/// The file in `yard up`'s directory holding the cluster's scrape token, for Prometheus.
+pub(crate) const SCRAPE_TOKEN_FILE: &str = "scrape-token";
 
 #[derive(Args)]
 pub(crate) struct UpArgs {
@@ -92,15 +95,28 @@ pub(crate) fn up(args: UpArgs) -> Result<()> {
 
 fn run(shape: &Shape, stop: &mpsc::Receiver<()>) -> Result<()> {
     let mut cluster = LocalCluster::start(shape)?;
+    // Prometheus' credential for the targets list and the masters (grafana/prometheus.yml
+    // reads it with `credentials_file`).
+    let scrape_token = shape.dir.join(SCRAPE_TOKEN_FILE);
+    let reply = cluster.client.call(
+        reqwest::Method::POST,
+        "/ws/v1/yard/auth/tokens",
+        Some(serde_json::json!({ "scrape": true })),
+    )?;
+    let token = reply["token"]
+        .as_str()
+        .context("the rm issued no scrape token")?;
+    crate::auth::write_token(&scrape_token, token)?;
     {
         let mut out = std::io::stdout().lock();
         writeln!(out, "rm {} with {} nodemanagers", cluster.url, shape.nodes)?;
         writeln!(
             out,
             "ready: `yard submit … --rm {url}` runs jobs here; its web UI is {url}/ui (token: \
-             `yard auth token --rm {url}`); Prometheus scrapes {url}/metrics (README, \
-             \"Metrics and dashboards\"); Ctrl-C stops it",
-            url = cluster.url
+             `yard auth token --rm {url}`); Prometheus scrapes {url}/metrics with the scrape \
+             token in {token_file} (README, \"Metrics and dashboards\"); Ctrl-C stops it",
+            url = cluster.url,
+            token_file = scrape_token.display(),
         )?;
         out.flush()?;
     }

@@ -139,10 +139,11 @@ fn yard_app(url: &str, id: &str) -> Value {
     get(&format!("{url}/ws/v1/yard/apps/{id}"))["app"].clone()
 }
 
-/// The master's own status (its tracking URL), once it serves one.
-fn master_status(url: &str, id: &str) -> Option<Value> {
+/// The master's own status (its tracking URL, which takes the job's token), once it serves
+/// one; the cluster's rm runs in `dir`.
+fn master_status(url: &str, dir: &Path, id: &str) -> Option<Value> {
     let tracking = yard_app(url, id)["trackingUrl"].as_str()?.to_owned();
-    let status = get(&tracking);
+    let status = get_as(&tracking, &job_token(dir, id));
     (!status.is_null()).then_some(status)
 }
 
@@ -196,7 +197,10 @@ fn compete(name: &str, policy: &str) {
     };
     let give_up = std::time::Instant::now() + Duration::from_secs(60);
     loop {
-        let statuses = [master_status(&c.url, &a), master_status(&c.url, &b)];
+        let statuses = [
+            master_status(&c.url, &tmp, &a),
+            master_status(&c.url, &tmp, &b),
+        ];
         if statuses.iter().all(asking) {
             break;
         }

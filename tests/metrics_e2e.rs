@@ -24,11 +24,16 @@ fn scrape(target: &str, component: &str) -> (String, Vec<Sample>) {
     checked(target, component, reply)
 }
 
-/// [`scrape`] of a daemon that may be gone (a master whose job just ended): `None` when it
-/// no longer answers; an answer it gives is checked as any other.
-fn scrape_if_there(target: &str, component: &str) -> Option<(String, Vec<Sample>)> {
-    let reply = reqwest::blocking::get(format!("http://{target}/metrics")).ok()?;
-    Some(checked(target, component, reply))
+/// A master's `/metrics` with the scrape token (a master's routes all ask who calls), which
+/// may be gone (its job just ended): `None` when it no longer answers; an answer it gives is
+/// checked as any other.
+fn scrape_if_there(target: &str, path: &str, scraper: &str) -> Option<(String, Vec<Sample>)> {
+    let reply = reqwest::blocking::Client::new()
+        .get(format!("http://{target}{path}"))
+        .bearer_auth(scraper)
+        .send()
+        .ok()?;
+    Some(checked(target, "mr_master", reply))
 }
 
 fn checked(
@@ -58,10 +63,32 @@ fn checked(
     (text, samples)
 }
 
-fn targets(url: &str) -> Value {
-    let reply = reqwest::blocking::get(format!("{url}/ws/v1/yard/prometheus/targets")).unwrap();
+/// The rm's `http_sd` targets, read with the scrape token.
+fn targets(url: &str, scraper: &str) -> Value {
+    let reply = reqwest::blocking::Client::new()
+        .get(format!("{url}/ws/v1/yard/prometheus/targets"))
+        .bearer_auth(scraper)
+        .send()
+        .unwrap();
     assert_eq!(reply.status().as_u16(), 200);
     reply.json().unwrap()
+}
+
+/// The finished masters whose final figures the rm serves: (target, instance, path).
+fn finished_masters(targets: &Value) -> Vec<(String, String, String)> {
+    targets
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|g| g["labels"]["__metrics_path__"].is_string())
+        .map(|g| {
+            (
+                g["targets"][0].as_str().unwrap().to_owned(),
+                g["labels"]["instance"].as_str().unwrap().to_owned(),
+                g["labels"]["__metrics_path__"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
 }
 
 fn targets_of(targets: &Value, component: &str) -> BTreeSet<String> {
@@ -125,9 +152,13 @@ fn every_daemon_serves_its_metrics_and_the_rm_hands_prometheus_the_targets() {
     let c = cluster(&tmp);
     put_dataset(&c.url, &tmp, "text", "books", "1MiB", "128KiB", 2, 3);
     let http = admin_client(&c.url);
+    // The targets say where masters listen: only the scrape token (or an admin) reads them.
+    let open = reqwest::blocking::get(format!("{}/ws/v1/yard/prometheus/targets", c.url));
+    assert_eq!(open.unwrap().status().as_u16(), 401);
+    let scraper = scrape_token(&c.url);
 
     // The nodemanagers are targets from the start.
-    let nms = targets_of(&targets(&c.url), "nodemanager");
+    let nms = targets_of(&targets(&c.url, &scraper), "nodemanager");
     assert_eq!(nms.len(), 3, "{nms:?}");
     for nm in &c.nms {
         assert!(nms.contains(&nm.addr.to_string()), "{} in {nms:?}", nm.addr);
@@ -139,9 +170,14 @@ fn every_daemon_serves_its_metrics_and_the_rm_hands_prometheus_the_targets() {
     // While it runs: its master is a target, and its scrape shows the policy at work.
     let mut master: Option<(String, String, Vec<Sample>)> = None;
     let done = watch_job(&http, &c.url, &location, &tmp, &id, |_| {
-        if let Some(target) = targets_of(&targets(&c.url), "mr_master").into_iter().next() {
+        let listed = targets(&c.url, &scraper);
+        let finished = finished_masters(&listed);
+        if let Some(target) = targets_of(&listed, "mr_master")
+            .into_iter()
+            .find(|t| finished.iter().all(|f| &f.0 != t))
+        {
             // The master may end between the listing and the scrape: only an answer counts.
-            if let Some((text, samples)) = scrape_if_there(&target, "mr_master") {
+            if let Some((text, samples)) = scrape_if_there(&target, "/metrics", &scraper) {
                 let launched = value_of(
                     &samples,
                     "yard_mr_master_decisions_total",
@@ -177,11 +213,41 @@ fn every_daemon_serves_its_metrics_and_the_rm_hands_prometheus_the_targets() {
         .sum();
     assert!(maps >= 8.0, "1 MiB in 128 KiB blocks: {maps}");
     assert!(sum_of(&m, "yard_mr_master_shuffle_bytes_total") >= 0.0);
-    // A finished master stays a target for a while, so its last figures are scraped.
-    assert!(
-        targets_of(&targets(&c.url), "mr_master").contains(&master_target),
-        "{master_target} after its job"
+    // A finished master's final figures stay a target for a while, at the rm under the
+    // master's own instance, so its series go on once its process is gone.
+    let listed = targets(&c.url, &scraper);
+    let rm_addr = c.url.trim_start_matches("http://");
+    let finished = finished_masters(&listed);
+    assert_eq!(finished.len(), 1, "{listed}");
+    let (at, instance, path) = &finished[0];
+    assert_eq!(
+        (at.as_str(), instance),
+        (rm_addr, &master_target),
+        "{listed}"
     );
+    let (_, last) = scrape_if_there(at, path, &scraper).expect("the rm serves them");
+    assert_eq!(
+        value_of(
+            &last,
+            "yard_mr_master_info",
+            &[("policy", "dart"), ("phase", "job")]
+        ),
+        Some(1.0)
+    );
+    let done_maps: f64 = last
+        .iter()
+        .filter(|s| {
+            s.name == "yard_mr_master_maps" && s.labels.get("state").is_some_and(|st| st == "done")
+        })
+        .map(|s| s.value)
+        .sum();
+    assert!(
+        done_maps >= 1.0,
+        "the job's last figures: {done_maps} maps done"
+    );
+    // Nothing of a master without a credential, the live one's or the kept.
+    let open = reqwest::blocking::get(format!("http://{at}{path}")).unwrap();
+    assert_eq!(open.status().as_u16(), 401);
 
     // The rm saw the heartbeats, the allocations and the job's answer.
     let rm = c.url.trim_start_matches("http://").to_owned();

@@ -85,10 +85,25 @@ fn two_word_counts_share_one_scan_reading_each_block_once_for_both() {
     });
     assert_eq!(host["dataset"], "text", "{host}");
     let status_url = format!("{}/status", host["url"].as_str().unwrap());
+    let host_token = job_token(&tmp, &first);
     eventually_for("two blocks read", Duration::from_secs(300), || {
-        let status = get(&status_url);
+        let status = get_as(&status_url, &host_token);
         (numbers(&status["blockReads"]).iter().sum::<u64>() >= 2).then_some(())
     });
+    // The rider routes take the scan's credential: not the host's job token, nor another
+    // application's; nothing without one.
+    let http = reqwest::blocking::Client::new();
+    let attach = format!("{}/mr/scan/attach", host["url"].as_str().unwrap());
+    let refused = |token: Option<&str>| {
+        let mut request = http.post(&attach).json(&serde_json::json!({}));
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        request.send().unwrap().status().as_u16()
+    };
+    assert_eq!(refused(None), 401);
+    assert_eq!(refused(Some(&host_token)), 403);
+    assert_eq!(refused(Some(&job_token(&tmp, "application_1_0001"))), 403);
     // The host is held (SIGSTOP) until the second job's master runs and is on its way to
     // attach: its scan cannot end before the second joins, however slowly the second's master
     // starts on a loaded machine (the scan reads a block a second; the join is mid-cycle by

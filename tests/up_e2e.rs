@@ -48,6 +48,22 @@ fn yard_up_runs_jobs_and_stops_everything_on_ctrl_c() {
     assert!(ready.starts_with("ready: "), "{ready}");
     assert!(ready.contains(&url), "{ready}");
 
+    // It left Prometheus' scrape token in its directory, for its owner only, and said where.
+    let token_file = dir.join("scrape-token");
+    assert!(ready.contains(&token_file.display().to_string()), "{ready}");
+    use std::os::unix::fs::PermissionsExt as _;
+    let mode = std::fs::metadata(&token_file).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600, "{mode:o}");
+    let scraper = std::fs::read_to_string(&token_file).unwrap();
+    let targets = get_as(
+        &format!("{url}/ws/v1/yard/prometheus/targets"),
+        scraper.trim(),
+    );
+    assert!(
+        targets.is_array(),
+        "the token opens the targets list: {targets}"
+    );
+
     // Both nodes run by the time it says ready.
     let nodes = get(&format!("{url}/ws/v1/cluster/nodes?states=RUNNING"));
     assert_eq!(

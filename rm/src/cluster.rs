@@ -1461,6 +1461,11 @@ impl Cluster {
         self.secret.data_key().issue(grant)
     }
 
+    /// The credential of `host`'s shared scan of `dataset` (`ClusterSecret::scan_token`).
+    pub fn scan_token(&self, dataset: &str, host: &str) -> String {
+        self.secret.scan_token(dataset, host)
+    }
+
     /// Submits an application whose id this rm issued; it is accepted at once and its
     /// master's container asked for.
     pub fn submit(&mut self, now_ms: i64, new: NewApp) -> Result<(), ClusterError> {

@@ -83,6 +83,12 @@ pub async fn serve(
     for (name, value) in &options.master_env {
         cluster.set_master_env(name, value.clone());
     }
+    // Masters accept the scrape token on their `/metrics` (and nowhere else): they compare
+    // with this copy, having no key to verify a token with.
+    cluster.set_master_env(
+        "YARD_SCRAPE_TOKEN",
+        secret.bearer_key().issue(&Principal::Scraper),
+    );
     let cluster = Arc::new(Mutex::new(cluster));
     let journal = Journal::start(store.clone(), cluster.clone());
     let clock: Clock = Arc::new(now_ms);

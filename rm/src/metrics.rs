@@ -29,9 +29,15 @@ use crate::policy::Stage;
 /// The content type of the Prometheus text format.
 pub const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
 
-/// How long a finished master stays in the scrape targets, so Prometheus scrapes it once more
-/// after its job ends (a scrape interval is 15 s by default; its `http_sd` refresh 60 s).
-pub const FINISHED_MASTER_GRACE_MS: i64 = 120_000;
+/// How long the rm keeps a finished master's final figures and lists them as a target: the
+/// dashboards read masters over `[10m]` windows.
+pub const FINAL_FIGURES_RETENTION_MS: i64 = 600_000;
+/// At most this many masters' final figures are kept, the oldest dropped first…
+pub const FINAL_FIGURES_KEPT: usize = 1_000;
+/// …and at most this many bytes of them in all (a master's exposition is a few KiB).
+pub const FINAL_FIGURES_TOTAL_BYTES: usize = 32 << 20;
+/// The largest exposition one master may leave.
+pub const MAX_FINAL_FIGURES_BYTES: usize = 256 << 10;
 
 /// The outcomes a deadline-bound job reports (`job.outcome` in its answer).
 pub const OUTCOMES: [&str; 3] = ["met", "empty", "missed"];
@@ -75,6 +81,79 @@ pub struct RmMetrics {
     spare_kills: IntCounterVec,
     policy: IntGaugeVec,
     start_time: Gauge,
+    /// Finished masters' last expositions (`PUT /ws/v1/yard/apps/{id}/metrics`).
+    pub finals: Mutex<FinalFigures>,
+}
+
+/// One finished master's last exposition, as it sent it.
+#[derive(Debug, Clone)]
+pub struct Final {
+    pub text: String,
+    /// When the rm got it (its clock): it is kept for [`FINAL_FIGURES_RETENTION_MS`] from then.
+    pub kept_ms: i64,
+    /// The `host:port` Prometheus scraped the live master at: its `instance` label, kept so
+    /// the final figures continue the live master's series.
+    pub instance: String,
+}
+
+/// Finished masters' final figures, by application: a short job's master has exited before
+/// Prometheus finds it, so the rm serves its last figures in its place for a while. In memory,
+/// bounded in count and bytes (an rm restart forgets them, as Prometheus forgets nothing it
+/// scraped).
+#[derive(Debug, Default)]
+pub struct FinalFigures {
+    by_app: std::collections::BTreeMap<String, Final>,
+    bytes: usize,
+}
+
+impl FinalFigures {
+    /// Keeps `app`'s final figures (replacing any it sent before), dropping what expired and,
+    /// past the caps, the oldest.
+    pub fn keep(&mut self, app: &str, kept: Final) {
+        let now = kept.kept_ms;
+        self.bytes += kept.text.len();
+        if let Some(old) = self.by_app.insert(app.to_owned(), kept) {
+            self.bytes -= old.text.len();
+        }
+        self.expire(now);
+        while self.by_app.len() > FINAL_FIGURES_KEPT || self.bytes > FINAL_FIGURES_TOTAL_BYTES {
+            let oldest = self
+                .by_app
+                .iter()
+                .min_by_key(|(_, f)| f.kept_ms)
+                .map(|(a, _)| a.clone())
+                .expect("over a cap, so not empty");
+            let gone = self.by_app.remove(&oldest).expect("listed");
+            self.bytes -= gone.text.len();
+        }
+    }
+
+    /// Drops every exposition older than the retention period.
+    pub fn expire(&mut self, now_ms: i64) {
+        let bytes = &mut self.bytes;
+        self.by_app.retain(|_, f| {
+            let keep = now_ms - f.kept_ms < FINAL_FIGURES_RETENTION_MS;
+            if !keep {
+                *bytes -= f.text.len();
+            }
+            keep
+        });
+    }
+
+    /// `app`'s final figures, unless they expired.
+    pub fn get(&self, app: &str, now_ms: i64) -> Option<&Final> {
+        self.by_app
+            .get(app)
+            .filter(|f| now_ms - f.kept_ms < FINAL_FIGURES_RETENTION_MS)
+    }
+
+    pub fn len(&self) -> usize {
+        self.by_app.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_app.is_empty()
+    }
 }
 
 impl Default for RmMetrics {
@@ -238,6 +317,7 @@ impl RmMetrics {
             start_time,
             registry,
             scrape: Mutex::new(()),
+            finals: Mutex::default(),
         };
         // Label sets known in advance start at 0, so no series appears late.
         for (_, state) in APP_STATES {
@@ -466,11 +546,20 @@ fn mirror(counter: &prometheus::IntCounter, total: u64) {
     }
 }
 
-/// Prometheus' `http_sd` answer: every running nodemanager, and every master that registered a
-/// tracking URL and is running or finished within [`FINISHED_MASTER_GRACE_MS`] (so a short job
-/// is scraped at least once after its end). The labels name the component only: an
-/// application id would be an unbounded label on every series Prometheus scrapes from it.
-pub fn targets(c: &mut Cluster, now_ms: i64) -> Value {
+/// Where the final figures of finished application `app`'s master are served.
+pub fn final_figures_path(app: &str) -> String {
+    format!("/ws/v1/yard/apps/{app}/metrics")
+}
+
+/// Prometheus' `http_sd` answer: every running nodemanager and every running master that
+/// registered a tracking URL, scraped where they listen; and every finished master whose final
+/// figures the rm keeps, scraped at the rm (`rm_addr`, `host:port`) on
+/// [`final_figures_path`] under the `instance` the live master had, so its series go on
+/// (a short job's master is gone before Prometheus first looks). The labels name the
+/// component only: an application id would be an unbounded label on every series Prometheus
+/// scrapes from it (the path is a target's address, not a label it keeps).
+pub fn targets(c: &Cluster, finals: &mut FinalFigures, rm_addr: &str, now_ms: i64) -> Value {
+    finals.expire(now_ms);
     let nodes: Vec<&str> = c
         .nodes()
         .filter(|n| n.state == NodeState::Running)
@@ -479,10 +568,7 @@ pub fn targets(c: &mut Cluster, now_ms: i64) -> Value {
     let masters: Vec<String> = c
         .apps()
         .filter(|a| {
-            !a.lifecycle.state.is_final()
-                || a.yarn
-                    .finished_ms
-                    .is_some_and(|end| now_ms - end <= FINISHED_MASTER_GRACE_MS)
+            !a.lifecycle.state.is_final() && finals.get(&a.application_id, now_ms).is_none()
         })
         .filter_map(|a| a.tracking_url.as_deref().and_then(host_port))
         .map(str::to_owned)
@@ -494,11 +580,21 @@ pub fn targets(c: &mut Cluster, now_ms: i64) -> Value {
     if !masters.is_empty() {
         groups.push(json!({ "targets": masters, "labels": { "yard_component": "mr_master" } }));
     }
+    for (app, f) in &finals.by_app {
+        groups.push(json!({
+            "targets": [rm_addr],
+            "labels": {
+                "yard_component": "mr_master",
+                "instance": f.instance,
+                "__metrics_path__": final_figures_path(app),
+            },
+        }));
+    }
     json!(groups)
 }
 
 /// `host:port` of an `http://host:port/...` URL (Prometheus' target form).
-fn host_port(url: &str) -> Option<&str> {
+pub fn host_port(url: &str) -> Option<&str> {
     let rest = url.strip_prefix("http://")?;
     let end = rest.find('/').unwrap_or(rest.len());
     Some(&rest[..end]).filter(|h| !h.is_empty())
@@ -744,6 +840,46 @@ pub fn sum_of(samples: &[Sample], name: &str) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn kept(text: &str, at: i64) -> Final {
+        Final {
+            text: text.into(),
+            kept_ms: at,
+            instance: "127.0.0.1:1".into(),
+        }
+    }
+
+    #[test]
+    fn final_figures_are_bounded_in_count_and_bytes_oldest_dropped_first() {
+        let mut f = FinalFigures::default();
+        for i in 0..=FINAL_FIGURES_KEPT as i64 {
+            f.keep(&format!("app_{i}"), kept("x", i));
+        }
+        assert_eq!(f.len(), FINAL_FIGURES_KEPT);
+        assert!(f.get("app_0", 0).is_none(), "the oldest went");
+        assert!(f.get("app_1", 1).is_some());
+        // Replacing one counts its bytes once.
+        f.keep("app_1", kept("yy", 2));
+        assert_eq!(f.bytes, FINAL_FIGURES_KEPT + 1);
+        // Bytes: big expositions push the oldest out.
+        let mut f = FinalFigures::default();
+        let big = "x".repeat(MAX_FINAL_FIGURES_BYTES);
+        let fit = FINAL_FIGURES_TOTAL_BYTES / MAX_FINAL_FIGURES_BYTES;
+        for i in 0..=fit as i64 {
+            f.keep(&format!("app_{i}"), kept(&big, i));
+        }
+        assert_eq!(f.len(), fit);
+        assert!(f.bytes <= FINAL_FIGURES_TOTAL_BYTES);
+        assert!(f.get("app_0", 0).is_none());
+        // And they expire.
+        f.expire(FINAL_FIGURES_RETENTION_MS + 1);
+        assert_eq!(
+            (f.len(), f.bytes),
+            (fit - 1, (fit - 1) * MAX_FINAL_FIGURES_BYTES)
+        );
+        f.expire(FINAL_FIGURES_RETENTION_MS + fit as i64 + 1);
+        assert!(f.is_empty() && f.bytes == 0);
+    }
 
     #[test]
     fn the_checker_takes_the_encoders_output_and_refuses_broken_text() {

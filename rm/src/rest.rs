@@ -7,11 +7,12 @@
 //! `detail`), on yard's own as `{"error": "...", "detail": ...}`. The rm answers in JSON only:
 //! a request that accepts no JSON gets a 406 (YARN would answer XML).
 //!
-//! Every route but `cluster/info`, `yard/health`, the OpenAPI document, Prometheus' `/metrics`
-//! and `yard/prometheus/targets`, and the web UI's assets (`/ui`, which hold no data) needs a
-//! bearer token ([`Caller`]), and acts only on what its principal owns: a user its applications and
-//! datasets, a master its own application (and only while its attempt is the current one), a
-//! node itself, an admin everything. A route that changes state answers only after the change
+//! Every route but `cluster/info`, `yard/health`, the OpenAPI document, Prometheus' `/metrics`,
+//! and the web UI's assets (`/ui`, which hold no data) needs a bearer token ([`Caller`]), and
+//! acts only on what its principal owns: a user its applications and datasets, a master its own
+//! application (and only while its attempt is the current one), a node itself, an admin
+//! everything. The scrape token ([`Scrape`]) reads the scrape targets and the finished
+//! masters' final figures, and nothing else. A route that changes state answers only after the change
 //! is committed to the store ([`Rm::commit`]); if it cannot be, the answer is 503.
 
 use std::collections::BTreeMap;
@@ -167,7 +168,37 @@ impl FromRequestParts<Rm> for Caller {
             .get(header::AUTHORIZATION)
             .map(|v| v.to_str().map_err(|_| AuthError::NotBearer))
             .transpose()?;
-        Ok(Caller(rm.bearer.verify(bearer_of(header)?)?))
+        let principal = rm.bearer.verify(bearer_of(header)?)?;
+        // A scrape token reads metrics ([`Scrape`]'s routes) and nothing else.
+        if principal == Principal::Scraper {
+            return Err(ApiError::forbidden(
+                "a scrape token reads only the scrape targets and metrics",
+            ));
+        }
+        Ok(Caller(principal))
+    }
+}
+
+/// Prometheus, or an admin: the caller of the scrape targets and the final figures the rm
+/// keeps for finished masters (`Principal::Scraper`, `yard auth token --scrape`). 401 without
+/// a valid token, 403 with anyone else's.
+pub struct Scrape;
+
+impl FromRequestParts<Rm> for Scrape {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, rm: &Rm) -> Result<Self, Self::Rejection> {
+        let header = parts
+            .headers
+            .get(header::AUTHORIZATION)
+            .map(|v| v.to_str().map_err(|_| AuthError::NotBearer))
+            .transpose()?;
+        match rm.bearer.verify(bearer_of(header)?)? {
+            Principal::Scraper | Principal::Admin { .. } => Ok(Scrape),
+            _ => Err(ApiError::forbidden(
+                "only the scrape token (`yard auth token --scrape`) or an admin reads the scrape targets and the masters' metrics",
+            )),
+        }
     }
 }
 
@@ -403,6 +434,11 @@ pub fn routes() -> Vec<Route> {
         ),
         ("/ws/v1/yard/apps/{id}/result", &["put"], put(report_result)),
         (
+            "/ws/v1/yard/apps/{id}/metrics",
+            &["get", "put"],
+            get(final_figures).put(keep_final_figures),
+        ),
+        (
             "/ws/v1/yard/apps/{id}/recovery",
             &["get", "put"],
             get(recovery).put(put_recovery),
@@ -603,8 +639,11 @@ pub fn remote_exception(status: StatusCode, error: &str, detail: &Value) -> Valu
 /// 406 (yard serves no XML); a refusal on Hadoop's routes becomes YARN's `RemoteException`.
 async fn shapes(request: axum::extract::Request, next: axum::middleware::Next) -> Response {
     let hadoop = hadoop_route(request.uri().path());
-    // `/metrics` answers in Prometheus' text format, whatever a scraper accepts.
-    let text = request.uri().path() == "/metrics";
+    // `/metrics` (and a finished master's, kept) answers in Prometheus' text format, whatever
+    // a scraper accepts.
+    let path = request.uri().path();
+    let text =
+        path == "/metrics" || (path.starts_with("/ws/v1/yard/apps/") && path.ends_with("/metrics"));
     let mut response = if text || accepts_json(request.headers().get(header::ACCEPT)) {
         next.run(request).await
     } else {
@@ -1036,10 +1075,105 @@ async fn prometheus_metrics(State(rm): State<Rm>) -> Response {
 }
 
 /// Where Prometheus finds the nodemanagers and the MapReduce masters to scrape, in its
-/// `http_sd` form; finished masters stay listed for a grace period so their last figures are
-/// scraped. No token, as for `/metrics`: addresses and a component label only.
-async fn prometheus_targets(State(rm): State<Rm>) -> Reply {
-    ok(rm.with(crate::metrics::targets))
+/// `http_sd` form; a finished master's final figures are scraped at the rm while it keeps
+/// them. The scrape token or an admin's: it says where masters listen.
+async fn prometheus_targets(
+    State(rm): State<Rm>,
+    _scrape: Scrape,
+    headers: axum::http::HeaderMap,
+) -> Reply {
+    let mut finals = rm.metrics.finals.lock().unwrap_or_else(|p| p.into_inner());
+    ok(rm.with(|c, now| {
+        // The rm's address as the daemon knows it, else as Prometheus reached it.
+        let rm_addr = c
+            .url()
+            .and_then(crate::metrics::host_port)
+            .or_else(|| headers.get(header::HOST).and_then(|h| h.to_str().ok()))
+            .unwrap_or_default()
+            .to_owned();
+        crate::metrics::targets(c, &mut finals, &rm_addr, now)
+    }))
+}
+
+/// A master, ending, leaves its last exposition (its `/metrics` text) with the rm, which serves
+/// it in the master's place for [`crate::metrics::FINAL_FIGURES_RETENTION_MS`]: a short job's
+/// master is gone before Prometheus first scrapes it. The current attempt's master only.
+async fn keep_final_figures(
+    State(rm): State<Rm>,
+    Path(id): Path<String>,
+    caller: Caller,
+    body: axum::body::Bytes,
+) -> Reply {
+    use crate::metrics::{Final, MAX_FINAL_FIGURES_BYTES};
+    let (instance, now) = rm.with(|c, now| {
+        caller.master_of(c, &id)?;
+        let instance = c
+            .app(&id)
+            .and_then(|a| a.tracking_url.as_deref())
+            .and_then(crate::metrics::host_port)
+            .map(str::to_owned)
+            .ok_or_else(|| {
+                ApiError::new(
+                    StatusCode::CONFLICT,
+                    "register a tracking URL first: the final figures go under the instance Prometheus scraped",
+                    Value::Null,
+                )
+            })?;
+        Ok::<_, ApiError>((instance, now))
+    })?;
+    if body.len() > MAX_FINAL_FIGURES_BYTES {
+        return Err(ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("a master's final figures are at most {MAX_FINAL_FIGURES_BYTES} bytes"),
+            json!({ "bytes": body.len() }),
+        ));
+    }
+    let text = String::from_utf8(body.to_vec()).map_err(|_| {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "the final figures are Prometheus' text format, UTF-8",
+            Value::Null,
+        )
+    })?;
+    if let Err(e) = crate::metrics::parse_text(&text) {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "the final figures are not Prometheus' text format (0.0.4)",
+            json!(e),
+        ));
+    }
+    let bytes = text.len();
+    rm.metrics
+        .finals
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .keep(
+            &id,
+            Final {
+                text,
+                kept_ms: now,
+                instance,
+            },
+        );
+    ok(json!({ "application": id, "bytes": bytes, "keptMs": now }))
+}
+
+/// A finished master's final figures, in Prometheus' text format: 404 once they expired.
+async fn final_figures(State(rm): State<Rm>, Path(id): Path<String>, _scrape: Scrape) -> Reply {
+    let now = (rm.clock)();
+    let finals = rm.metrics.finals.lock().unwrap_or_else(|p| p.into_inner());
+    match finals.get(&id, now) {
+        Some(f) => Ok((
+            [(header::CONTENT_TYPE, crate::metrics::CONTENT_TYPE)],
+            f.text.clone(),
+        )
+            .into_response()),
+        None => Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            "the rm keeps no final figures of this application: its master has not ended, left none, or they expired",
+            Value::Null,
+        )),
+    }
 }
 
 /// The longest recovery value, as JSON text.
@@ -1183,7 +1317,7 @@ async fn whoami(caller: Caller) -> Reply {
     ok(json!({ "principal": caller.0 }))
 }
 
-/// What an admin may issue: a user's token, or one node's credential.
+/// What an admin may issue: a user's token, one node's credential, or the scrape token.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct TokenRequest {
@@ -1191,6 +1325,8 @@ struct TokenRequest {
     user: Option<String>,
     #[serde(default)]
     node: Option<String>,
+    #[serde(default)]
+    scrape: bool,
 }
 
 async fn issue_token(
@@ -1204,19 +1340,20 @@ async fn issue_token(
         ));
     }
     let Json(t) = body?;
-    let principal = match (t.user, t.node) {
-        (Some(user), None) => {
+    let principal = match (t.user, t.node, t.scrape) {
+        (Some(user), None, false) => {
             limits::check_name("user", &user)?;
             Principal::User { user }
         }
-        (None, Some(node)) => {
+        (None, Some(node), false) => {
             limits::check_name("node", &node)?;
             Principal::Node { node: Some(node) }
         }
+        (None, None, true) => Principal::Scraper,
         _ => {
             return Err(ApiError::new(
                 StatusCode::BAD_REQUEST,
-                "say whose token: {\"user\": NAME} or {\"node\": HOST:PORT}",
+                "say whose token: {\"user\": NAME}, {\"node\": HOST:PORT} or {\"scrape\": true}",
                 Value::Null,
             ));
         }

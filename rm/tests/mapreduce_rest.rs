@@ -286,12 +286,22 @@ async fn the_first_master_to_ask_hosts_a_datasets_scan_and_the_others_are_sent_t
         (&r.body["host"], &r.body["hosting"]),
         (&json!(ids[0]), &json!(true))
     );
+    // The scan's credential: the host asks it of riders, and the rm hands them the same.
+    let host_token = r.body["token"].clone();
+    assert!(
+        host_token
+            .as_str()
+            .is_some_and(|t| t.starts_with("yardscan1.")),
+        "{}",
+        r.body
+    );
     let r = join(&ids[1], "http://127.0.0.1:1002").await;
     assert_eq!(
         (&r.body["host"], &r.body["url"]),
         (&json!(ids[0]), &json!("http://127.0.0.1:1001"))
     );
     assert_eq!(r.body["hosting"], false);
+    assert_eq!(r.body["token"], host_token);
     let listed = get(&h, "alice", "/ws/v1/yard/mapreduce/scans").await;
     assert_eq!(listed.body["scans"][0]["host"], ids[0], "{}", listed.body);
     // Not the host: nothing handed back. The host: the dataset is free.
@@ -304,6 +314,8 @@ async fn the_first_master_to_ask_hosts_a_datasets_scan_and_the_others_are_sent_t
         (&r.body["host"], &r.body["hosting"]),
         (&json!(ids[1]), &json!(true))
     );
+    // Another host's scan, another credential: the first's riders cannot ride it.
+    assert_ne!(r.body["token"], host_token);
     // The host's application ends: the next to ask hosts.
     h.rm.cluster.lock().unwrap().kill(&ids[1]).unwrap();
     let r = join(&ids[2], "http://127.0.0.1:1003").await;

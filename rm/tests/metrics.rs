@@ -1,8 +1,8 @@
 //! The rm's `GET /metrics` and `GET /ws/v1/yard/prometheus/targets` over its router: the scrape
 //! is valid text format with `yard_rm_<what>_<unit>` names and no application or container id
 //! in any label; counters move with heartbeats, allocate calls and reported answers; gauges
-//! describe the cluster as it is; Prometheus' `http_sd` targets list the running nodemanagers
-//! and the running and recently finished masters.
+//! describe the cluster as it is; Prometheus' `http_sd` targets (the scrape token's) list the
+//! running nodemanagers and masters, and finished masters' final figures the rm keeps.
 
 mod support;
 
@@ -10,11 +10,14 @@ use std::collections::BTreeSet;
 
 use axum::http::{Method, StatusCode};
 use serde_json::{Value, json};
-use support::{Harness, T0, granted};
+use support::{Harness, T0, granted, token};
 use yard_rm::cluster::Settings;
-use yard_rm::metrics::{FINISHED_MASTER_GRACE_MS, Sample, parse_text, sum_of, value_of};
+use yard_rm::metrics::{
+    FINAL_FIGURES_RETENTION_MS, MAX_FINAL_FIGURES_BYTES, Sample, parse_text, sum_of, value_of,
+};
 use yard_rm::overload::ClassifierConfig;
 use yard_rm::policy::PolicyKind;
+use yard_wire::auth::Principal;
 
 /// `GET /metrics` without a credential, checked: 200, the text format's content type, and
 /// text the checker accepts.
@@ -442,25 +445,48 @@ async fn classifier_verdicts_and_quotas_are_read_from_the_cluster_policy() {
     }
 }
 
-#[tokio::test]
-async fn the_targets_are_running_nodemanagers_and_running_or_recent_masters() {
-    let h = Harness::new(Settings::default());
-    let none = h
-        .call_as(None, Method::GET, "/ws/v1/yard/prometheus/targets", None)
-        .await;
-    assert_eq!((none.status, none.json()), (StatusCode::OK, json!([])));
-
-    busy(&h).await;
-    let a = h
-        .call_as(None, Method::GET, "/ws/v1/yard/prometheus/targets", None)
-        .await;
+/// `GET /ws/v1/yard/prometheus/targets` with the scrape token: 200 and JSON.
+async fn targets(h: &Harness) -> Value {
+    let scraper = token(Principal::Scraper);
+    let a = h.call_as(Some(&scraper), Method::GET, TARGETS, None).await;
     assert_eq!(a.status, StatusCode::OK, "{}", a.text);
     assert!(
         a.content_type.starts_with("application/json"),
         "{}",
         a.content_type
     );
-    let targets = a.json();
+    a.json()
+}
+
+const TARGETS: &str = "/ws/v1/yard/prometheus/targets";
+
+/// A master's final exposition, as `yard mr-master` leaves it.
+const FINAL: &str = "# HELP yard_mr_master_maps Maps by state\n# TYPE yard_mr_master_maps gauge\nyard_mr_master_maps{state=\"done\"} 16\n";
+
+/// The master of `id` leaves `text` as its final figures.
+async fn leave_final(h: &Harness, id: &str, text: &str) -> (StatusCode, Value) {
+    h.send(
+        Some(&h.rightful(&format!("/ws/v1/yard/apps/{id}/result"))),
+        Method::PUT,
+        &format!("/ws/v1/yard/apps/{id}/metrics"),
+        Some(text.to_owned()),
+    )
+    .await
+    .pair()
+}
+
+#[tokio::test]
+async fn the_targets_are_running_nodemanagers_and_masters_and_need_the_scrape_token() {
+    let h = Harness::new(Settings::default());
+    let none = h.call_as(None, Method::GET, TARGETS, None).await;
+    assert_eq!(none.status, StatusCode::UNAUTHORIZED, "{}", none.text);
+    assert_eq!(targets(&h).await, json!([]));
+    // An admin may read them too.
+    let (status, _) = h.get(TARGETS).await;
+    assert_eq!(status, StatusCode::OK);
+
+    busy(&h).await;
+    let targets = targets(&h).await;
     // Labels name the component, nothing else.
     for group in targets.as_array().unwrap() {
         let labels = group["labels"].as_object().unwrap();
@@ -480,35 +506,88 @@ async fn the_targets_are_running_nodemanagers_and_running_or_recent_masters() {
         targets_of(&targets, "mr_master"),
         ["127.0.0.1:7001"].map(String::from).into()
     );
+}
 
-    // A master that finishes stays a target for the grace period, then leaves; a lost node
-    // leaves at once.
+/// A short job's master has exited before Prometheus looks: the rm keeps its final figures
+/// for the retention period, serves them to the scrape token, lists them as a target at the
+/// rm under the instance the master had, and forgets them after.
+#[tokio::test]
+async fn the_rm_keeps_serves_and_expires_a_finished_masters_final_figures() {
+    let h = Harness::new(Settings::default());
+    h.rm.cluster
+        .lock()
+        .unwrap()
+        .set_url("http://127.0.0.1:8088".into());
+    h.node("127.0.0.1:9001", 4).await;
     let short = h
         .running(
             json!({}),
             json!({"trackingUrl": "http://127.0.0.1:7002/status"}),
         )
         .await;
+    // A master that leaves nothing is not listed once it ends (its process is gone).
+    let silent = h
+        .running(
+            json!({}),
+            json!({"trackingUrl": "http://127.0.0.1:7003/status"}),
+        )
+        .await;
+    let path = format!("/ws/v1/yard/apps/{short}/metrics");
+    let scraper = token(Principal::Scraper);
+    // Nothing kept yet.
+    let a = h.call_as(Some(&scraper), Method::GET, &path, None).await;
+    assert_eq!(a.status, StatusCode::NOT_FOUND, "{}", a.text);
+
+    // What is not the text format, or is too big, is refused and not kept.
+    let (status, reply) = leave_final(&h, &short, "not { metrics").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{reply}");
+    let big = format!("{FINAL}# {}\n", "x".repeat(MAX_FINAL_FIGURES_BYTES));
+    let (status, reply) = leave_final(&h, &short, &big).await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE, "{reply}");
+
     h.set_now(T0 + 1_000);
-    h.heartbeat("127.0.0.1:9001", 1.0, &[]).await;
+    let (status, reply) = leave_final(&h, &short, FINAL).await;
+    assert_eq!(status, StatusCode::OK, "{reply}");
     h.unregister(&short).await;
-    let (_, targets) = h.get("/ws/v1/yard/prometheus/targets").await;
-    assert!(targets_of(&targets, "mr_master").contains("127.0.0.1:7002"));
-    h.set_now(T0 + 1_000 + FINISHED_MASTER_GRACE_MS + 1);
-    h.heartbeat("127.0.0.1:9001", 1.0, &[]).await;
-    h.rm.cluster
-        .lock()
+    h.unregister(&silent).await;
+
+    let listed = targets(&h).await;
+    let masters: Vec<&Value> = listed
+        .as_array()
         .unwrap()
-        .expire(T0 + 1_000 + FINISHED_MASTER_GRACE_MS + 1);
-    let (_, targets) = h.get("/ws/v1/yard/prometheus/targets").await;
-    assert!(
-        !targets_of(&targets, "mr_master").contains("127.0.0.1:7002"),
-        "{targets}"
-    );
+        .iter()
+        .filter(|g| g["labels"]["yard_component"] == "mr_master")
+        .collect();
     assert_eq!(
-        targets_of(&targets, "nodemanager"),
-        ["127.0.0.1:9001"].map(String::from).into()
+        masters,
+        [&json!({
+            "targets": ["127.0.0.1:8088"],
+            "labels": {
+                "yard_component": "mr_master",
+                "instance": "127.0.0.1:7002",
+                "__metrics_path__": path,
+            },
+        })],
+        "{listed}"
     );
+    // Served as text to the scrape token (or an admin), to nobody else.
+    let a = h.call_as(Some(&scraper), Method::GET, &path, None).await;
+    assert_eq!((a.status, a.text.as_str()), (StatusCode::OK, FINAL));
+    assert!(a.content_type.starts_with("text/plain; version=0.0.4"));
+    let a = h.call_as(None, Method::GET, &path, None).await;
+    assert_eq!(a.status, StatusCode::UNAUTHORIZED);
+
+    // A retention period later they are gone, from the targets too.
+    h.set_now(T0 + 1_000 + FINAL_FIGURES_RETENTION_MS - 1);
+    let a = h.call_as(Some(&scraper), Method::GET, &path, None).await;
+    assert_eq!(a.status, StatusCode::OK);
+    h.set_now(T0 + 1_000 + FINAL_FIGURES_RETENTION_MS);
+    let a = h.call_as(Some(&scraper), Method::GET, &path, None).await;
+    assert_eq!(a.status, StatusCode::NOT_FOUND, "{}", a.text);
+    assert!(targets_of(&targets(&h).await, "mr_master").is_empty());
+    // An ended master may leave nothing more.
+    let (status, _) = leave_final(&h, &short, FINAL).await;
+    assert!(status.is_client_error(), "{status}");
 }
 
 #[tokio::test]

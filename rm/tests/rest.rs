@@ -543,9 +543,9 @@ async fn every_route_wants_a_credential_and_acts_only_on_what_its_caller_owns() 
         "/cluster",
         "/ws/v1/yard/openapi.json",
         "/ws/v1/yard/health",
-        // Prometheus scrapes without a credential; no label names an app or container.
+        // Prometheus scrapes without a credential; no label names an app or container. The
+        // targets list says where masters listen: it takes the scrape token (below).
         "/metrics",
-        "/ws/v1/yard/prometheus/targets",
     ];
     let forged = ClusterSecret::new([9; 32])
         .bearer_key()
@@ -591,6 +591,7 @@ async fn every_route_wants_a_credential_and_acts_only_on_what_its_caller_owns() 
     let other_node = token(Principal::Node {
         node: Some("n2:8042".into()),
     });
+    let scraper = token(Principal::Scraper);
     let app = format!("/ws/v1/yard/apps/{id}");
     let cases: Vec<(&str, Method, String, Value)> = vec![
         (&bob, Method::GET, app.clone(), Value::Null),
@@ -684,6 +685,46 @@ async fn every_route_wants_a_credential_and_acts_only_on_what_its_caller_owns() 
             Method::POST,
             "/ws/v1/cluster/apps/new-application".into(),
             json!({}),
+        ),
+        // Where masters listen, and their final figures: the scrape token's or an admin's.
+        (
+            &alice,
+            Method::GET,
+            "/ws/v1/yard/prometheus/targets".into(),
+            Value::Null,
+        ),
+        (&alice, Method::GET, format!("{app}/metrics"), Value::Null),
+        (
+            &other_node,
+            Method::GET,
+            format!("{app}/metrics"),
+            Value::Null,
+        ),
+        (
+            &other_master,
+            Method::PUT,
+            format!("{app}/metrics"),
+            json!("yard_mr_master_info 1"),
+        ),
+        // The scrape token reads metrics and nothing else.
+        (&scraper, Method::GET, app.clone(), Value::Null),
+        (
+            &scraper,
+            Method::GET,
+            "/ws/v1/cluster/apps".into(),
+            Value::Null,
+        ),
+        (
+            &scraper,
+            Method::PUT,
+            format!("{app}/metrics"),
+            json!("yard_mr_master_info 1"),
+        ),
+        (
+            &scraper,
+            Method::POST,
+            "/ws/v1/yard/auth/tokens".into(),
+            json!({"scrape": true}),
         ),
     ];
     for (bearer, method, uri, body) in cases {

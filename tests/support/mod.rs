@@ -540,13 +540,48 @@ pub fn json_of(out: &Output) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
+/// The cluster secret of the rm [`rm_in`] started in `dir` (its default secret file): the
+/// tests read it, as a node holding the data key could, to make job tokens.
+pub fn cluster_secret(dir: &Path) -> yard_wire::auth::ClusterSecret {
+    let hex = std::fs::read_to_string(rm_db(dir).with_extension("secret")).unwrap();
+    yard_wire::auth::ClusterSecret::from_hex(&hex).expect("a cluster secret")
+}
+
+/// Application `app`'s job token on the cluster in `dir`: what its containers get as
+/// `YARD_JOB_TOKEN`, and what its master's routes ask for.
+pub fn job_token(dir: &Path, app: &str) -> String {
+    cluster_secret(dir).data_key().job_token(app)
+}
+
+/// The cluster's scrape token, issued by the admin of the rm at `rm_url`
+/// (`yard auth token --scrape`).
+pub fn scrape_token(rm_url: &str) -> String {
+    let reply: Value = admin_client(rm_url)
+        .post(format!("{rm_url}/ws/v1/yard/auth/tokens"))
+        .json(&serde_json::json!({"scrape": true}))
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    reply["token"].as_str().expect("a scrape token").to_owned()
+}
+
+/// GETs `url` with `token` as the bearer; `Null` on any failure.
+pub fn get_as(url: &str, token: &str) -> Value {
+    reqwest::blocking::Client::new()
+        .get(url)
+        .bearer_auth(token)
+        .send()
+        .and_then(|r| r.error_for_status())
+        .and_then(|r| r.json())
+        .unwrap_or(Value::Null)
+}
+
 /// The test standing in for application `id`'s first master on the rm at `url` (started by
 /// `rm_in(dir, …)`, whose cluster secret signs the credential): it registers, answers from
 /// `fraction` of the input unless `None`, and unregisters with `succeeded`.
 pub fn finish_as_master(dir: &Path, url: &str, id: &str, fraction: Option<f64>, succeeded: bool) {
-    let secret = yard_rm::credentials::load_or_create_secret(&rm_db(dir).with_extension("secret"))
-        .expect("the rm's cluster secret");
-    let token = secret
+    let token = cluster_secret(dir)
         .bearer_key()
         .issue(&yard_wire::auth::Principal::Master {
             app: id.into(),

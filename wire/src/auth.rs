@@ -34,6 +34,10 @@ pub enum Principal {
     /// A nodemanager: `node` is the node id it may register as, or `None` for any (the
     /// credential the rm leaves for nodemanagers started by its own OS user).
     Node { node: Option<String> },
+    /// Prometheus: reads the scrape targets and metrics (the rm's targets list and the final
+    /// figures it keeps, a master's `/metrics`), nothing else. Issued by an admin
+    /// (`yard auth token --scrape`).
+    Scraper,
 }
 
 impl Principal {
@@ -41,7 +45,7 @@ impl Principal {
     pub fn user(&self) -> Option<&str> {
         match self {
             Principal::Admin { user } | Principal::User { user } => Some(user),
-            Principal::Master { .. } | Principal::Node { .. } => None,
+            Principal::Master { .. } | Principal::Node { .. } | Principal::Scraper => None,
         }
     }
 
@@ -141,6 +145,27 @@ impl ClusterSecret {
     pub fn data_key(&self) -> DataKey {
         DataKey(self.derive("data"))
     }
+
+    /// The credential of the shared scan of `dataset` that application `host`'s master runs:
+    /// the rm hands it to the host and to every job it lets ride, and the host asks it of the
+    /// riders on its scan routes. Riders are other applications' masters, so the host's job
+    /// token is not theirs to have; this opens that one scan only.
+    pub fn scan_token(&self, dataset: &str, host: &str) -> String {
+        let mut m = mac(&self.derive("scan"));
+        m.update(dataset.as_bytes());
+        m.update(b"\0");
+        m.update(host.as_bytes());
+        format!("{SCAN_PREFIX}.{}", hex(&m.finalize().into_bytes()))
+    }
+}
+
+const SCAN_PREFIX: &str = "yardscan1";
+
+/// Whether a presented token is the one expected, in time independent of where they differ
+/// (a master holds its job token and compares; it has no key to verify one with).
+pub fn same_token(presented: &str, expected: &str) -> bool {
+    use subtle::ConstantTimeEq as _;
+    presented.len() == expected.len() && bool::from(presented.as_bytes().ct_eq(expected.as_bytes()))
 }
 
 /// Signs and checks the rm's bearer tokens.
@@ -379,6 +404,24 @@ mod tests {
             attempt: 1,
         };
         assert!(!master.owns("alice"));
+    }
+
+    #[test]
+    fn a_scan_token_opens_one_scan_of_one_host_and_tokens_compare_whole() {
+        let s = secret(8);
+        let t = s.scan_token("logs", "application_1_0001");
+        assert!(t.starts_with("yardscan1."), "{t}");
+        assert_eq!(t, s.scan_token("logs", "application_1_0001"));
+        assert_ne!(t, s.scan_token("logs", "application_1_0002"));
+        assert_ne!(t, s.scan_token("logs2", "application_1_0001"));
+        assert_ne!(t, secret(9).scan_token("logs", "application_1_0001"));
+        assert!(same_token(&t, &t.clone()));
+        assert!(!same_token(&t[..t.len() - 1], &t));
+        assert!(!same_token("", &t));
+        assert!(!same_token(
+            &s.scan_token("logs2", "application_1_0001"),
+            &t
+        ));
     }
 
     proptest! {

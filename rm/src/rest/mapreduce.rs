@@ -12,7 +12,8 @@
 //!
 //! Shared scans (`"sharedScan": true`, CIRCUMFLEX): a job's master asks
 //! `POST /ws/v1/yard/mapreduce/scans/{dataset}` who scans its dataset. The first to ask hosts
-//! the scan; the others are told its master's address and attach to it. The host hands the
+//! the scan; the others are told its master's address and attach to it, with the scan's
+//! credential (`token`, the same for the host and its riders). The host hands the
 //! dataset back (`DELETE`) before it stops taking jobs; a host whose application ended is
 //! replaced by the next to ask. `GET /ws/v1/yard/mapreduce/scans` lists the scans running.
 //!
@@ -134,11 +135,15 @@ async fn join_scan(
             application: me.clone(),
             url,
         });
+        // The host asks it of every rider on its scan routes: riders are other applications'
+        // masters, which do not hold the host's job token.
+        let token = c.scan_token(&dataset, &host.application);
         ok(json!({
             "dataset": dataset,
             "host": host.application,
             "url": host.url,
             "hosting": host.application == me,
+            "token": token,
         }))
     })
 }

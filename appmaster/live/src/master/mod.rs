@@ -434,10 +434,24 @@ async fn run(
 ) -> Result<()> {
     let started_ms = now_ms();
     let rm = Arc::new(RmClient::new(&rm_url, &application));
+    let figures = std::sync::OnceLock::new();
     let outcome = match args.shared_scan {
         true => scan::job(&args, &rm, &application, started_ms).await,
-        false => job(&args, &rm, &application, profiles, started_ms).await,
+        false => job(&args, &rm, &application, profiles, started_ms, &figures).await,
     };
+    // The rm keeps this master's last figures and serves them in its place: the process ends
+    // now, likely before Prometheus has found it (a short job's is never scraped otherwise).
+    if let Some(shared) = figures.get() {
+        let text = {
+            let state = shared.lock();
+            state.metrics.scrape(&state)
+        };
+        if let Err(e) = rm.leave_final_figures(text).await {
+            log_line(&format!(
+                "cannot leave the final metrics with the rm: {e:#}"
+            ));
+        }
+    }
     // Why it failed goes to the application's diagnostics (YARN's FinishApplicationMaster).
     let (succeeded, diagnostics) = match &outcome {
         Ok(()) => (true, String::new()),
@@ -469,7 +483,9 @@ async fn job(
     application: &str,
     profiles: Option<PathBuf>,
     started_ms: i64,
+    figures: &std::sync::OnceLock<Arc<Shared>>,
 ) -> Result<()> {
+    let guard = Gate::from_env()?;
     let app = app_spec(args)?;
     // A recurring job is the same application over the same (growing) dataset: its profile
     // is kept per application, parameters and input.
@@ -509,6 +525,7 @@ async fn job(
         )),
         changed: Notify::new(),
     });
+    let _ = figures.set(shared.clone());
     with(&shared, |s| {
         s.master_attempt = std::env::var("APP_ATTEMPT")
             .ok()
@@ -521,7 +538,7 @@ async fn job(
     serve_and_register(
         rm,
         listener,
-        umbilical(shared.clone()),
+        umbilical(shared.clone(), guard),
         maps.len(),
         args.reduces,
         &kind,

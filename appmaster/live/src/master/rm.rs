@@ -41,6 +41,33 @@ impl RmClient {
         Ok(self.rm.send(method, path, Some(&body)).await?)
     }
 
+    /// Leaves this master's last exposition (its `/metrics` text) with the rm, which serves it
+    /// to Prometheus in the master's place once the process is gone.
+    pub(super) async fn leave_final_figures(&self, text: String) -> Result<()> {
+        let url = format!(
+            "{}/ws/v1/yard/apps/{}/metrics",
+            self.rm.base(),
+            self.application
+        );
+        let mut request = self
+            .http()
+            .put(&url)
+            .header(reqwest::header::CONTENT_TYPE, super::metrics::CONTENT_TYPE)
+            .body(text);
+        if let Some(token) = self.rm.token() {
+            request = request.bearer_auth(token);
+        }
+        let response = request.send().await?;
+        let status = response.status();
+        if !status.is_success() {
+            bail!(
+                "{url} answered {status}: {}",
+                response.text().await.unwrap_or_default()
+            );
+        }
+        Ok(())
+    }
+
     /// A call on this application's own master routes, `/ws/v1/yard/apps/{id}/{what}`.
     pub(super) async fn app_call(
         &self,

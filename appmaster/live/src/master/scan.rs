@@ -20,8 +20,12 @@
 //!
 //! What it leaves out: a read that fails is read again; a map output that a reducer cannot
 //! fetch fails that job (its blocks are not read again for it). The host's `maxContainers`
-//! caps the scan; a rider's own is not used. The attach route has no credential, as the rest
-//! of the umbilical (loopback only).
+//! caps the scan; a rider's own is not used.
+//!
+//! Who calls: the host's task routes take its job's token, as every master's (`Gate`); the
+//! rider routes (`/mr/scan/attach`, `/mr/scan/riders/{n}`) take the scan's credential, which
+//! the rm hands the host and every job it sends to ride (riders are other applications'
+//! masters: the host's job token is not theirs).
 
 use yard_rm::scans::CyclicScan;
 
@@ -752,7 +756,7 @@ async fn status(AxumState(shared): St) -> Json<Value> {
     Json(shared.look(|s| s.status()))
 }
 
-fn router(shared: Arc<Shared>) -> axum::Router {
+fn router(shared: Arc<Shared>, guard: Arc<Gate>) -> axum::Router {
     axum::Router::new()
         .route("/status", get(status))
         // Scraped like any master's; a scan host exports no figures of its own yet.
@@ -769,6 +773,7 @@ fn router(shared: Arc<Shared>) -> axum::Router {
         .route("/mr/scan/attach", post(attach))
         .route("/mr/scan/riders/{rider}", post(rider))
         .layer(axum::extract::DefaultBodyLimit::max(64 << 20))
+        .layer(axum::middleware::from_fn_with_state(guard, gate))
         .with_state(shared)
 }
 
@@ -780,6 +785,7 @@ pub(super) async fn job(
     application: &str,
     started_ms: i64,
 ) -> Result<()> {
+    let guard = Gate::from_env()?;
     let app = app_spec(args)?;
     let dataset = args
         .input
@@ -814,7 +820,7 @@ pub(super) async fn job(
     serve_and_register(
         rm,
         listener,
-        router(shared.clone()),
+        router(shared.clone(), guard.clone()),
         blocks,
         args.reduces,
         &kind,
@@ -840,7 +846,13 @@ pub(super) async fn job(
                 Some(json!({ "url": url })),
             )
             .await?;
+        let token = who["token"]
+            .as_str()
+            .ok_or_else(|| anyhow!("the rm's scan registry gave no scan credential: {who}"))?
+            .to_owned();
         if who["hosting"] == json!(true) {
+            // The rm hands the same credential to every job it sends to ride this scan.
+            let _ = guard.scan.set(token);
             log_line(&format!(
                 "{application} hosts the shared scan of {dataset} ({} blocks)",
                 population.maps
@@ -848,7 +860,7 @@ pub(super) async fn job(
             break host(&shared, rm, &dataset, me).await?;
         }
         let host_url = who["url"].as_str().unwrap_or_default().to_owned();
-        match ride(rm, &host_url, &me).await {
+        match ride(rm, &host_url, &token, &me).await {
             Ok(view) => break view,
             Err(e) if tries < 20 => {
                 log_line(&format!(
@@ -869,10 +881,11 @@ pub(super) async fn job(
 
 /// Rides the scan at `host`: attaches, then waits for the answer, calling the rm meanwhile
 /// (a master that goes silent is taken for dead) with how many blocks were read for it.
-async fn ride(rm: &RmClient, host: &str, me: &Attach) -> Result<Value> {
+async fn ride(rm: &RmClient, host: &str, token: &str, me: &Attach) -> Result<Value> {
     let (http, application) = (rm.http(), &me.application);
     let attached = http
         .post(format!("{host}/mr/scan/attach"))
+        .bearer_auth(token)
         .json(me)
         .send()
         .await?
@@ -889,6 +902,7 @@ async fn ride(rm: &RmClient, host: &str, me: &Attach) -> Result<Value> {
     loop {
         let view = http
             .post(format!("{host}/mr/scan/riders/{rider}"))
+            .bearer_auth(token)
             .send()
             .await
             .and_then(|r| r.error_for_status());

@@ -1,7 +1,89 @@
 //! The umbilical: the routes runners and tasks call (Hadoop's TaskUmbilicalProtocol over
-//! HTTP), and the tracking URL's status.
+//! HTTP), and the tracking URL's status. Every route asks who calls ([`Gate`]).
 
 use super::*;
+
+/// Who may call a master's routes. The master holds no key to verify a token with, only the
+/// tokens themselves, and compares a caller's bearer with them in constant time:
+/// - its job's token (`YARD_JOB_TOKEN`, which the nodemanager gives every container of the
+///   application, the master's own and its tasks'): every route;
+/// - the cluster's scrape token (`YARD_SCRAPE_TOKEN`, from the rm): `/metrics` only;
+/// - a shared scan's credential (from the rm, once this master hosts the scan): the rider
+///   routes `/mr/scan/*` only, as riders are other applications' masters.
+///
+/// Checked before anything else, the body included: 401 without a bearer, 403 with a wrong one.
+pub(super) struct Gate {
+    job: String,
+    scrape: Option<String>,
+    pub(super) scan: std::sync::OnceLock<String>,
+}
+
+impl Gate {
+    /// The tokens of this master's container; none without a job token, which would leave the
+    /// routes open to anyone on the host.
+    pub(super) fn from_env() -> Result<Arc<Gate>> {
+        let job = crate::job_token().ok_or_else(|| {
+            anyhow!("YARD_JOB_TOKEN is not set: `yard mr-master` runs in a container a nodemanager starts, which gives it the job's token its routes ask for")
+        })?;
+        let scrape = std::env::var("YARD_SCRAPE_TOKEN")
+            .ok()
+            .filter(|t| !t.is_empty());
+        Ok(Arc::new(Gate {
+            job,
+            scrape,
+            scan: Default::default(),
+        }))
+    }
+
+    /// Whether `token` opens `path`.
+    fn opens(&self, path: &str, token: &str) -> bool {
+        use yard_wire::auth::same_token;
+        if path.starts_with("/mr/scan/") {
+            return self.scan.get().is_some_and(|s| same_token(token, s));
+        }
+        same_token(token, &self.job)
+            || (path == "/metrics" && self.scrape.as_ref().is_some_and(|s| same_token(token, s)))
+    }
+}
+
+/// The [`Gate`] as a middleware over every route of a master's router.
+pub(super) async fn gate(
+    AxumState(gate): AxumState<Arc<Gate>>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::http::{StatusCode, header};
+    use axum::response::IntoResponse;
+    let header = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .map(|v| v.to_str().unwrap_or_default());
+    let path = request.uri().path();
+    let refusal = match yard_wire::auth::bearer_of(header) {
+        Err(e) => (StatusCode::UNAUTHORIZED, e.to_string()),
+        Ok(token) if gate.opens(path, token) => return next.run(request).await,
+        Ok(_) if path.starts_with("/mr/scan/") => (
+            StatusCode::FORBIDDEN,
+            "riding this shared scan takes the scan's credential, which the rm hands the jobs it lets ride".to_owned(),
+        ),
+        Ok(_) if path == "/metrics" => (
+            StatusCode::FORBIDDEN,
+            "this master's metrics take its job's token or the cluster's scrape token (`yard auth token --scrape`)".to_owned(),
+        ),
+        Ok(_) => (
+            StatusCode::FORBIDDEN,
+            "this master's routes take its job's token (its containers' YARD_JOB_TOKEN)".to_owned(),
+        ),
+    };
+    let mut response = (refusal.0, Json(json!({ "error": refusal.1 }))).into_response();
+    if refusal.0 == StatusCode::UNAUTHORIZED {
+        response.headers_mut().insert(
+            header::WWW_AUTHENTICATE,
+            axum::http::HeaderValue::from_static("Bearer realm=\"yard\""),
+        );
+    }
+    response
+}
 
 pub(super) type St = AxumState<Arc<Shared>>;
 
@@ -148,8 +230,8 @@ pub(super) async fn status(AxumState(shared): St) -> Json<Value> {
     Json(shared.lock().status())
 }
 
-/// Every metric in Prometheus' text format (no credential, as `/status`: no label names the
-/// job, its application or a container).
+/// Every metric in Prometheus' text format (the job's token or the scrape token: no label names
+/// the job, its application or a container).
 pub(super) async fn metrics(AxumState(shared): St) -> axum::response::Response {
     use axum::response::IntoResponse;
     let text = {
@@ -166,7 +248,7 @@ pub(super) async fn metrics(AxumState(shared): St) -> axum::response::Response {
         .into_response()
 }
 
-pub(super) fn umbilical(shared: Arc<Shared>) -> axum::Router {
+pub(super) fn umbilical(shared: Arc<Shared>, guard: Arc<Gate>) -> axum::Router {
     axum::Router::new()
         .route("/status", get(status))
         .route("/metrics", get(metrics))
@@ -180,5 +262,34 @@ pub(super) fn umbilical(shared: Arc<Shared>) -> axum::Router {
         .route("/mr/attempts/{attempt}/ready", post(ready))
         .route("/mr/attempts/{attempt}/fetch-failure", post(fetch_failure))
         .layer(axum::extract::DefaultBodyLimit::max(64 << 20))
+        .layer(axum::middleware::from_fn_with_state(guard, gate))
         .with_state(shared)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_token_opens_only_its_routes() {
+        let gate = Gate {
+            job: "yarddata1.job".into(),
+            scrape: Some("yard1.scrape".into()),
+            scan: Default::default(),
+        };
+        for path in ["/status", "/mr/attempts/1-1/failed", "/mr/runners/c/next"] {
+            assert!(gate.opens(path, "yarddata1.job"), "{path}");
+            assert!(!gate.opens(path, "yard1.scrape"), "{path}");
+            assert!(!gate.opens(path, "yarddata1.jo"), "{path}");
+        }
+        assert!(gate.opens("/metrics", "yarddata1.job"));
+        assert!(gate.opens("/metrics", "yard1.scrape"));
+        // The rider routes: closed until the host has the scan's credential, then to it only.
+        assert!(!gate.opens("/mr/scan/attach", "yarddata1.job"));
+        gate.scan.set("yardscan1.s".into()).unwrap();
+        assert!(gate.opens("/mr/scan/attach", "yardscan1.s"));
+        assert!(gate.opens("/mr/scan/riders/0", "yardscan1.s"));
+        assert!(!gate.opens("/mr/scan/riders/0", "yarddata1.job"));
+        assert!(!gate.opens("/status", "yardscan1.s"));
+    }
 }
