@@ -2,8 +2,8 @@
 //! expiry → LOST, their containers complete as LOST), applications and their lifecycles, the
 //! allocate protocol over the [`Scheduler`], and a signed token on every container. The
 //! daemon turns HTTP calls into these methods, passes the time in, and carries out what they
-//! return: masters to launch ([`Cluster::take_master_launches`]) and containers to stop (in
-//! each node's heartbeat reply).
+//! return: masters to start and containers to stop, in each node's heartbeat reply. Every
+//! container is in one book ([`crate::book`]), freed once.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
