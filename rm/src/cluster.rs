@@ -309,12 +309,12 @@ pub struct AppResult {
     pub answered_ms: i64,
 }
 
-/// How long an answer may take from its master to the rm and still count as given when the
-/// master gave it: the rm judges by its own receipt, less this. One call over loopback or a
-/// LAN takes milliseconds; a second also covers a loaded rm taking the call late. So the rm
-/// and the master (which judges by its own clock) agree unless the answer came within a
-/// second after the deadline, where the rm says met and the master missed.
-pub const ANSWER_TRANSIT_MS: i64 = 1_000;
+/// How long before its receipt at the rm an answer counts as given: none. The user reads the
+/// answer from the rm, so it is given when the rm has it; an allowance for the call from the
+/// master would call met what the user saw late (it was 1 s, half of a short job's deadline).
+/// A master's own `job.outcome`, by its own clock, may say met for an answer that reached the
+/// rm just after the deadline: the rm's `deadlineOutcome` is the one of record.
+pub const ANSWER_TRANSIT_MS: i64 = 0;
 
 /// Where an application stands against its deadline (`None`: it has none), from its deadline,
 /// its answer (when the rm received it, from what fraction of the input), its end (when, and
@@ -1336,11 +1336,14 @@ impl Cluster {
             self.dirty_nodes.insert(id.clone());
             self.stop_orders.remove(id);
             // Containers the rm was stopping there: their node will not report them now.
-            let unreported: Vec<Option<ContainerEnd>> = self
-                .stopping
-                .extract_if(.., |_, (node, _)| node == id)
-                .map(|(_, (_, counted_as))| counted_as)
-                .collect();
+            let mut unreported = Vec::new();
+            self.stopping.retain(|_, (node, counted_as)| {
+                let here = node == id;
+                if here {
+                    unreported.push(*counted_as);
+                }
+                !here
+            });
             for counted_as in unreported {
                 self.count_end(counted_as.unwrap_or(ContainerEnd::Killed));
             }

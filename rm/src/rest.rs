@@ -163,12 +163,7 @@ impl FromRequestParts<Rm> for Caller {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, rm: &Rm) -> Result<Self, Self::Rejection> {
-        let header = parts
-            .headers
-            .get(header::AUTHORIZATION)
-            .map(|v| v.to_str().map_err(|_| AuthError::NotBearer))
-            .transpose()?;
-        let principal = rm.bearer.verify(bearer_of(header)?)?;
+        let principal = principal_of(parts, rm)?;
         // A scrape token reads metrics ([`Scrape`]'s routes) and nothing else.
         if principal == Principal::Scraper {
             return Err(ApiError::forbidden(
@@ -177,6 +172,16 @@ impl FromRequestParts<Rm> for Caller {
         }
         Ok(Caller(principal))
     }
+}
+
+/// The principal of the request's bearer token (401 without a valid one).
+fn principal_of(parts: &Parts, rm: &Rm) -> Result<Principal, ApiError> {
+    let header = parts
+        .headers
+        .get(header::AUTHORIZATION)
+        .map(|v| v.to_str().map_err(|_| AuthError::NotBearer))
+        .transpose()?;
+    Ok(rm.bearer.verify(bearer_of(header)?)?)
 }
 
 /// Prometheus, or an admin: the caller of the scrape targets and the final figures the rm
@@ -188,12 +193,7 @@ impl FromRequestParts<Rm> for Scrape {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, rm: &Rm) -> Result<Self, Self::Rejection> {
-        let header = parts
-            .headers
-            .get(header::AUTHORIZATION)
-            .map(|v| v.to_str().map_err(|_| AuthError::NotBearer))
-            .transpose()?;
-        match rm.bearer.verify(bearer_of(header)?)? {
+        match principal_of(parts, rm)? {
             Principal::Scraper | Principal::Admin { .. } => Ok(Scrape),
             _ => Err(ApiError::forbidden(
                 "only the scrape token (`yard auth token --scrape`) or an admin reads the scrape targets and the masters' metrics",
