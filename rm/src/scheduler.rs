@@ -1531,6 +1531,30 @@ mod tests {
         assert_eq!(allocated_to(&out, 1), 1, "the probe");
         assert_eq!(s.refusal(AppId(1)), None, "placed: the refusal is gone");
         assert_eq!(s.overload().unwrap().node(NodeId(1)).probes, 1);
+        // The probe restarts the clock: one task per period while the model says bad (the
+        // rate rm/tests/policy_properties.rs's liveness horizon is computed from).
+        let done: Vec<ContainerId> = out
+            .iter()
+            .filter_map(|a| match a {
+                Assignment::Allocate { container, .. } => Some(*container),
+                _ => None,
+            })
+            .collect();
+        let mut out = Vec::new();
+        for container in done {
+            let app = AppId(1);
+            s.handle_at(
+                since + explore,
+                SchedEvent::ContainerCompleted { app, container },
+                &mut out,
+            );
+        }
+        out.extend(ask(&mut s, 1, vec![any(2)]));
+        s.handle_at(since + 2 * explore - 1, SchedEvent::Tick, &mut out);
+        assert_eq!(allocated_to(&out, 1), 0, "refused again after the probe");
+        s.handle_at(since + 2 * explore, SchedEvent::Tick, &mut out);
+        assert_eq!(allocated_to(&out, 1), 1, "one probe, not two");
+        assert_eq!(s.overload().unwrap().node(NodeId(1)).probes, 2);
     }
 
     #[test]

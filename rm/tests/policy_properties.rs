@@ -319,13 +319,14 @@ fn event(w: &mut World, st: &Step) -> Option<SchedEvent> {
 /// idle round after round (every container ends, time passes), and every application that
 /// asks anew for three containers gets them. Returns every assignment.
 fn run(policy: PolicyKind, classifier: bool, steps: &[Step]) -> Vec<Assignment> {
+    let config = ClassifierConfig {
+        min_samples: 3,
+        settle_ms: 0,
+        ..ClassifierConfig::default()
+    };
     let mut s = Scheduler::new(policy);
     if classifier {
-        s = s.with_overload_classifier(ClassifierConfig {
-            min_samples: 3,
-            settle_ms: 0,
-            ..ClassifierConfig::default()
-        });
+        s = s.with_overload_classifier(config);
     }
     let mut w = World {
         now: 1_000_000,
@@ -372,7 +373,13 @@ fn run(policy: PolicyKind, classifier: bool, steps: &[Step]) -> Vec<Assignment> 
             }
         }
     }
-    for _round in 0..60 {
+    // How long "eventually" may take, in 10-second rounds. With a model that has learned only
+    // bad, a node gets one task per `explore_after_ms` (a probe restarts its refusal clock), and
+    // every node but the drain's may have been lost: three tasks for each app, one probe
+    // apart, the first a period after the first refusal; and a period to spare.
+    let period = (config.explore_after_ms + 9_999) as usize / 10_000;
+    let rounds = (3 * w.apps.len() + 1) * period;
+    for _round in 0..rounds {
         if w.apps.iter().all(|a| got.get(a).copied().unwrap_or(0) >= 3) {
             break;
         }
