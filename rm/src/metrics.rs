@@ -366,7 +366,9 @@ impl RmMetrics {
 
     /// Counts a MapReduce job's answer (once per job: its first result). `answer` is the
     /// master's JSON: `job.policy`, `job.outcome`, `job.estimateAtClose`, `job.jobSeconds`.
-    pub fn job_answered(&self, processed_fraction: f64, answer: &Value) {
+    /// `judged`: the rm's own outcome of the answer (`deadlineOutcome`, the one of record),
+    /// counted instead of the master's where the application has a deadline.
+    pub fn job_answered(&self, processed_fraction: f64, answer: &Value, judged: Option<&str>) {
         let job = &answer["job"];
         let Some(policy) = job["policy"].as_str() else {
             return;
@@ -377,7 +379,8 @@ impl RmMetrics {
             .map(|p| p.name())
             .find(|name| *name == policy)
             .unwrap_or("other");
-        if let Some(outcome) = job["outcome"].as_str().filter(|o| OUTCOMES.contains(o)) {
+        let outcome = judged.or(job["outcome"].as_str());
+        if let Some(outcome) = outcome.filter(|o| OUTCOMES.contains(o)) {
             self.deadline_outcomes
                 .with_label_values(&[policy, outcome])
                 .inc();
@@ -888,6 +891,7 @@ mod tests {
         m.job_answered(
             0.5,
             &json!({"job": {"policy": "dart", "outcome": "met", "estimateAtClose": 9.0, "jobSeconds": 10.0}}),
+            None,
         );
         let samples = parse_text(&m.encode()).unwrap();
         assert_eq!(
@@ -930,10 +934,12 @@ mod tests {
         m.job_answered(
             0.2,
             &json!({"job": {"policy": "job_0001", "outcome": "met"}}),
+            None,
         );
         m.job_answered(
             0.2,
             &json!({"job": {"policy": "dart", "outcome": "nonsense"}}),
+            None,
         );
         let samples = parse_text(&m.encode()).unwrap();
         assert!(

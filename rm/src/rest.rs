@@ -1062,7 +1062,8 @@ async fn report_result(
         })
         .await?;
     if first {
-        rm.metrics.job_answered(fraction, &counted);
+        let judged = reply["app"]["deadlineOutcome"].as_str();
+        rm.metrics.job_answered(fraction, &counted, judged);
     }
     ok(reply)
 }
