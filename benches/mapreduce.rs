@@ -68,6 +68,7 @@ fn profile(db: &Path) -> yard_appmaster::policy::Profile {
         .profiler(yard_appmaster::policy::Profile {
             map_local: MAP_SECONDS,
             map_remote: MAP_SECONDS,
+            map_shortest: None,
             partition_bytes: 4096.0,
             shuffle_bandwidth: 1e8,
             reduce_time: yard_appmaster::policy::PowerLaw {

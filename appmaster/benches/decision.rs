@@ -39,6 +39,7 @@ fn spec(maps: u32) -> JobSpec {
         profile: Profile {
             map_local: 10.0,
             map_remote: 15.0,
+            map_shortest: None,
             partition_bytes: 1e6,
             shuffle_bandwidth: 1e8,
             reduce_time: PowerLaw {

@@ -191,6 +191,7 @@ proptest! {
         let profile = Profile {
             map_local: local,
             map_remote: remote,
+            map_shortest: None,
             partition_bytes: partition,
             shuffle_bandwidth: bandwidth,
             reduce_time: PowerLaw { a, b, spread },

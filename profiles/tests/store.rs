@@ -20,6 +20,7 @@ fn defaults() -> Profile {
     Profile {
         map_local: 1.0,
         map_remote: 2.0,
+        map_shortest: None,
         partition_bytes: 3.0,
         shuffle_bandwidth: 4.0,
         reduce_time: PowerLaw {

@@ -189,6 +189,7 @@ impl SimJob {
             profile: Profile {
                 map_local: 10.0,
                 map_remote: 15.0,
+                map_shortest: None,
                 partition_bytes: 1000.0 / f64::from(reduces.max(1)),
                 shuffle_bandwidth: 1000.0,
                 reduce_time: PowerLaw {

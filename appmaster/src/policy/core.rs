@@ -22,6 +22,11 @@ pub(crate) trait JobRun {
     fn restart_approved(&self, _now: Seconds) -> bool {
         true
     }
+    /// Map attempts the deadline guard leaves running (`Event::Guard`): none by default;
+    /// `dart`'s `lone_map` spares those that end in time when no map is done.
+    fn guard_spares(&self, _now: Seconds) -> Vec<AttemptId> {
+        Vec::new()
+    }
     /// Takes an event (after `JobStarted`).
     fn event(&mut self, now: Seconds, event: Event, out: &mut Vec<Decision>);
     /// Makes every decision the run's state now calls for.
@@ -63,7 +68,10 @@ pub(crate) fn drive<R: JobRun>(
                     r.core_mut().preempt_reduce_for_rerun(now, out);
                 }
             }
-            Event::Guard => r.core_mut().guard(out),
+            Event::Guard => {
+                let spare = r.guard_spares(now);
+                r.core_mut().guard_sparing(&spare, out);
+            }
             Event::Deadline => {
                 r.core_mut().guard(out);
                 r.core_mut().deadline(out);
@@ -814,6 +822,11 @@ impl Core {
     }
 
     /// Every live attempt, maps and reduces, in no particular order.
+    /// Every live attempt with its id, in no particular order.
+    pub fn live_attempt_ids(&self) -> impl Iterator<Item = (AttemptId, &Attempt)> + '_ {
+        self.live.iter().map(|&a| (a, &self.attempts[a.0 as usize]))
+    }
+
     pub fn live_attempts_now(&self) -> impl Iterator<Item = &Attempt> + '_ {
         self.live.iter().map(|a| &self.attempts[a.0 as usize])
     }
@@ -848,15 +861,28 @@ impl Core {
     /// The deadline guard (`Event::Guard`): every map attempt killed, the map phase closed with
     /// what is done, restarts dropped, every running reduce cut.
     pub fn guard(&mut self, out: &mut Vec<Decision>) {
+        self.guard_sparing(&[], out);
+    }
+
+    /// The deadline guard, leaving the map attempts in `spare` running (they stay in `k`):
+    /// while any is spared no reduce is cut, since every reduce still waits for its output
+    /// (the policy kills a spared map that will no longer end in time; the deadline ends
+    /// whatever still runs).
+    pub fn guard_sparing(&mut self, spare: &[AttemptId], out: &mut Vec<Decision>) {
         if self.progress.guarded {
             return;
         }
         self.progress.guarded = true;
         let mut live: Vec<AttemptId> = self.live.clone();
         live.sort_unstable();
+        let mut spared = false;
         for &a in &live {
             if let TaskRef::Map(_) = self.attempts[a.0 as usize].task {
-                self.kill(a, out);
+                if spare.contains(&a) {
+                    spared = true;
+                } else {
+                    self.kill(a, out);
+                }
             }
         }
         for m in std::mem::take(&mut self.retry) {
@@ -866,7 +892,7 @@ impl Core {
         self.progress.restarts_waiting = 0;
         self.rerun_waiting_since = None;
         self.close_map_phase(None, out);
-        for &a in &live {
+        for &a in live.iter().filter(|_| !spared) {
             if let TaskRef::Reduce(reduce) = self.attempts[a.0 as usize].task {
                 out.push(Decision::CutReduce { attempt: a, reduce });
             }

@@ -16,6 +16,7 @@
 //! - `end_lost_races` (§4.2.1 Alg. 3): a speculative race that neither copy can win within `W` is ended, both attempts killed.
 //! - `kill_on_tick` (§4.2.1 Alg. 3): the kill branches also run on every tick, not only when a container is offered.
 //! - `first_map` (§4.1 Alg. 1 and eq. 10, §5.2.1): the first map need only fit with its shuffle (Alg. 5 then cuts the reduces); a failed map's restart test likewise.
+//! - `lone_map` (§4.1 Alg. 1, yard's deadline guard): with no map in `k`, a map is launched when the estimate says none fits but the shortest map the profile has seen (`Profile::map_shortest`), its shuffle and the least reduce Alg. 5 would leave could end by `D`; the guard spares a running map that will still end in time while no map is done, and kills it on a tick once it no longer will.
 //! - `busy_bandwidth` (§3.2 eq. 5): the shuffle's bandwidth is `V_p` over the time the link had bytes to move, not over `T_p − T_q`.
 //! - `wave_end` (§3.1 eq. 2): the forecast's `T_M` is the expected *latest* end of the running maps (each from its start and progress, or the profile's duration for its locality scaled by its input, spread by `PolicyConfig::map_spread` or the job's measured spread; `running.rs`), not one mean map after the last launch; once the maps are over, when they ended.
 //! - `fifo_shuffle` (§3.2 eq. 3–7): the forecast's `T_NS` is what is left on the link after the last map when each output queues at the bandwidth, first come first served (`running.rs`), not the whole output over the bandwidth less an overlap guessed from mean map times; once the maps are over, the time since they ended plus the bytes still queued.
@@ -59,6 +60,7 @@ pub struct Extensions {
     pub end_lost_races: bool,
     pub kill_on_tick: bool,
     pub first_map: bool,
+    pub lone_map: bool,
     pub busy_bandwidth: bool,
     pub wave_end: bool,
     pub fifo_shuffle: bool,
@@ -78,6 +80,7 @@ impl Extensions {
         end_lost_races: true,
         kill_on_tick: true,
         first_map: true,
+        lone_map: true,
         busy_bandwidth: true,
         wave_end: true,
         fifo_shuffle: true,
@@ -96,6 +99,7 @@ impl Extensions {
         end_lost_races: false,
         kill_on_tick: false,
         first_map: false,
+        lone_map: false,
         busy_bandwidth: false,
         wave_end: false,
         fifo_shuffle: false,
@@ -188,6 +192,11 @@ const MAX_SPREAD: f64 = 1.0;
 /// From this progress on, a running task's rate alone says when it ends (`wave_end`,
 /// `elapsed_phases`).
 const TRUSTED_PROGRESS: f64 = 0.25;
+
+/// `lone_map`: how far past `D` a spared map's expected end may fall (rounding in its rate):
+/// anything later is ended by the deadline event, which the adapter sends after whatever
+/// else happens in its instant.
+const LONE_MAP_SLACK: Seconds = 1e-3;
 
 /// How many recently finished maps the straggler median counts.
 const RECENT_MAPS: usize = 64;
@@ -296,6 +305,16 @@ impl JobRun for Run {
         &mut self.core
     }
 
+    /// `lone_map`: while no map is done the guard's cut would answer from nothing, so the
+    /// running maps that will still end in time (with their shuffle and the least reduce) are
+    /// left to run. With a map done, every map goes, as the guard has it.
+    fn guard_spares(&self, now: Seconds) -> Vec<AttemptId> {
+        if !self.lone_map_on() || self.core.progress.maps_done > 0 {
+            return Vec::new();
+        }
+        self.maps_in_time(now, true)
+    }
+
     /// §5.2.1: a map that left `k` (failed, or its output lost) restarts only if `T_J` with it
     /// back (remote duration, the pessimistic case: where it will run is not known yet; the
     /// paper does not say) is under the deadline; `full` always restarts. The test is Alg. 1's
@@ -374,6 +393,13 @@ impl JobRun for Run {
                 }
             }
             Event::Tick => {
+                if self.lone_map_on() && self.core.progress.guarded {
+                    // The guard stops waiting for a spared map once it will no longer end in
+                    // time: the answer is then empty, but by `D`.
+                    for a in self.maps_in_time(now, false) {
+                        self.core.kill(a, out);
+                    }
+                }
                 self.detect_stragglers(now);
                 if self.v.revise_maps && self.core.map_phase_closed() {
                     if self.v.x.end_lost_races {
@@ -730,10 +756,12 @@ impl Run {
         if !self.core.map_phase_closed() && self.approach(c, now, out) {
             return;
         }
-        if self.v.revise_maps && self.revise(c, now, out) {
+        // Under the guard no map starts, copies included (a map `lone_map` spared runs alone).
+        let guarded = self.core.progress.guarded;
+        if !guarded && self.v.revise_maps && self.revise(c, now, out) {
             return;
         }
-        if self.v.late && self.late(c, now, out) {
+        if !guarded && self.v.late && self.late(c, now, out) {
             return;
         }
         let next = self.core.next_reduce();
@@ -829,7 +857,7 @@ impl Run {
         let e = self
             .est
             .completion(k_next, t_p, self.est.map_duration(locality), self.v.skew);
-        if self.fits(&e) {
+        if self.fits(&e) || self.lone_map_fits(m, locality, t_p) {
             // Alg. 1 lines 4–5.
             self.core.launch_map(m, c, now, false, out);
             self.est.map_end = e.map; // T_M^o := T_M^n
@@ -867,6 +895,85 @@ impl Run {
     fn fits(&self, e: &Estimate) -> bool {
         let first_map = self.v.x.first_map && self.v.revise_reduces && self.core.k() == 0;
         e.total < self.deadline() || (first_map && e.map + e.shuffle < self.deadline())
+    }
+
+    /// Whether `lone_map` (yard's) runs: it needs Alg. 5, which cuts the reduces to the time
+    /// the map leaves.
+    fn lone_map_on(&self) -> bool {
+        self.v.x.lone_map && self.v.revise_reduces && self.v.approach
+    }
+
+    /// `lone_map`, in Alg. 1: with no map in `k`, when the estimate says not even one map
+    /// fits, the candidate is launched if, at the shortest map the profile has seen (scaled
+    /// by its input and locality as `T_l^a` is), it could end with its shuffle and the least
+    /// reduce Alg. 5 would leave (`min_reduce_sample` of one map's reduce input, at the fit's
+    /// median) by `D`. An empty answer is right only when nothing could have been read; a
+    /// map that then runs long is the guard's (and `kill_on_tick`'s) to stop. Alg. 1 as
+    /// printed tests the mean map (`dart-paper`).
+    fn lone_map_fits(&self, m: super::MapId, locality: Locality, t_p: Seconds) -> bool {
+        if !self.lone_map_on() || self.core.k() > 0 {
+            return false;
+        }
+        let profile = &self.core.spec.profile;
+        let Some(shortest) = profile.map_shortest.filter(|s| s.is_finite() && *s > 0.0) else {
+            return false;
+        };
+        let remote = profile.map_remote / profile.map_local;
+        let away = match locality {
+            Locality::NodeLocal => 1.0,
+            _ if remote.is_finite() && remote > 0.0 => remote,
+            _ => 1.0,
+        };
+        let duration = shortest * away * self.input_scale(m);
+        let e = self.est.completion(1.0, t_p, duration, self.v.skew);
+        e.map + e.shuffle + self.least_reduce() < self.deadline()
+    }
+
+    /// The least reduce Alg. 5 leaves one map's output: `min_reduce_sample` of its largest
+    /// reduce input, at the fit's median (eq. 9 at `e = 1`).
+    fn least_reduce(&self) -> Seconds {
+        if self.core.spec.reduces == 0 {
+            return 0.0;
+        }
+        let d = self.est.reduce_input(1.0, self.v.skew);
+        self.est.reduce_time.at(self.config.min_reduce_sample * d)
+    }
+
+    /// The live map attempts that will (`in_time`) or will not end in time: each one's
+    /// expected end (from its progress rate, or one profile duration from its start; the
+    /// forecast's `ending`), then its output's shuffle at the measured bandwidth and the least
+    /// reduce Alg. 5 would leave, by `D` (within `LONE_MAP_SLACK`: the guard's deadline event
+    /// ends anything later). In attempt order.
+    fn maps_in_time(&self, now: Seconds, in_time: bool) -> Vec<AttemptId> {
+        let t_p = self.core.elapsed(now);
+        let start = self.core.start;
+        let sigma = self.map_spread();
+        let reduces = f64::from(self.core.spec.reduces);
+        let bandwidth = self.est.bandwidth(t_p);
+        let reduce = self.least_reduce();
+        let mut maps: Vec<AttemptId> = self
+            .core
+            .live_attempt_ids()
+            .filter_map(|(id, x)| {
+                let TaskRef::Map(m) = x.task else {
+                    return None;
+                };
+                let scale = self.input_scale(m);
+                let mean = self.est.map_duration(x.locality) * scale;
+                let e = Run::ending(x, x.started - start, mean, sigma, t_p, start);
+                let end = e.from.max(e.after) + e.left;
+                let output = self.est.partition * reduces * scale;
+                let shuffle = if output > 0.0 && bandwidth > 0.0 {
+                    output / bandwidth
+                } else {
+                    0.0
+                };
+                let fits = end + shuffle + reduce <= self.deadline() + LONE_MAP_SLACK;
+                (fits == in_time).then_some(id)
+            })
+            .collect();
+        maps.sort_unstable();
+        maps
     }
 
     /// Alg. 3 (and Alg. 4), for one container after the map phase closed. Returns whether the
@@ -1234,6 +1341,154 @@ mod tests {
     }
 
     const BOTH: [PolicyKind; 2] = [PolicyKind::Dart, PolicyKind::DartPaper];
+
+    /// A one-map job whose mean map (10 s) does not fit `D` = 9 s, though the shortest map
+    /// its profile timed (6 s) does, with its shuffle and the least reduce.
+    fn lone_map_spec() -> JobSpec {
+        let mut profile = testing::d1_profile(10.0);
+        profile.map_remote = 10.0;
+        profile.map_shortest = Some(6.0);
+        profile.shuffle_bandwidth = 1_000.0;
+        JobSpec {
+            deadline: 9.0,
+            maps: vec![MapSpec {
+                bytes: 64,
+                replicas: vec![at(0)],
+            }],
+            reduces: 1,
+            profile,
+            allotment: None,
+            recovered: Vec::new(),
+        }
+    }
+
+    fn send(p: &mut Dart, now: Seconds, e: Event) -> Vec<Decision> {
+        use rand::SeedableRng;
+        let mut out = Vec::new();
+        p.handle(now, e, &mut Rng::seed_from_u64(1), &mut out);
+        out
+    }
+
+    /// The map `p` launched on container 0 at node 0, if it did.
+    fn lone_map_started(p: &mut Dart) -> Option<AttemptId> {
+        send(p, 0.0, Event::JobStarted(lone_map_spec()));
+        let c = Container {
+            id: ContainerId(0),
+            at: at(0),
+        };
+        let out = send(p, 0.0, Event::ContainerGranted(c));
+        out.iter().find_map(|d| match d {
+            Decision::LaunchMap { attempt, .. } => Some(*attempt),
+            _ => None,
+        })
+    }
+
+    #[test]
+    fn lone_map_runs_a_map_that_fits_by_d_and_the_guard_lets_it_end() {
+        let mut dart = Dart::new(PolicyKind::Dart, PolicyConfig::default());
+        let a = lone_map_started(&mut dart).expect("dart launches the lone map");
+        // At 7 s it is 7/8.5 done: it will end at 8.5 s, before D = 9 s.
+        send(
+            &mut dart,
+            7.0,
+            Event::TaskProgress {
+                attempt: a,
+                progress: 7.0 / 8.5,
+            },
+        );
+        let out = send(&mut dart, 8.0, Event::Guard);
+        assert!(!out.contains(&Decision::Kill(a)), "{out:?}");
+        assert!(dart.progress().guarded && dart.progress().k == 1);
+        let out = send(
+            &mut dart,
+            8.5,
+            Event::TaskFinished {
+                attempt: a,
+                output_bytes: 1,
+            },
+        );
+        let reduce = out
+            .iter()
+            .find_map(|d| match d {
+                Decision::LaunchReduce { attempt, .. } => Some(*attempt),
+                _ => None,
+            })
+            .expect("the reduce runs on the freed container");
+        send(&mut dart, 8.5, Event::ShuffleBytes(1));
+        send(
+            &mut dart,
+            8.5,
+            Event::ReduceInputReady {
+                reduce: ReduceId(0),
+                bytes: 1,
+            },
+        );
+        let out = send(
+            &mut dart,
+            8.8,
+            Event::TaskFinished {
+                attempt: reduce,
+                output_bytes: 1,
+            },
+        );
+        let Some(Decision::Finish(p)) = out.last() else {
+            panic!("{out:?}");
+        };
+        assert!(p.processed_fraction() > 0.0, "not empty: {p:?}");
+        assert_eq!((p.k, p.maps_done, p.processed_bytes), (1, 1, 64));
+
+        // The paper's Alg. 1 on the same events refuses: T_J(1) > D, an empty answer.
+        let mut paper = Dart::new(PolicyKind::DartPaper, PolicyConfig::default());
+        assert_eq!(lone_map_started(&mut paper), None);
+        assert!(paper.progress().map_phase_closed && paper.progress().k == 0);
+        // And `dart` less the switch refuses as well.
+        let x = Extensions {
+            lone_map: false,
+            ..Extensions::YARD
+        };
+        let mut without = Dart::with_extensions(PolicyKind::Dart, PolicyConfig::default(), x);
+        assert_eq!(lone_map_started(&mut without), None);
+    }
+
+    #[test]
+    fn lone_map_the_guard_stops_waiting_for_a_map_that_will_not_end_in_time() {
+        let mut dart = Dart::new(PolicyKind::Dart, PolicyConfig::default());
+        let a = lone_map_started(&mut dart).expect("dart launches the lone map");
+        // Half done at 7 s: it ends at 14 s, after D. The guard kills it.
+        send(
+            &mut dart,
+            7.0,
+            Event::TaskProgress {
+                attempt: a,
+                progress: 0.5,
+            },
+        );
+        let out = send(&mut dart, 8.0, Event::Guard);
+        assert!(out.contains(&Decision::Kill(a)), "{out:?}");
+        // Spared at the guard (ends at 8.5 s), then slowed: killed on the next tick.
+        let mut dart = Dart::new(PolicyKind::Dart, PolicyConfig::default());
+        let a = lone_map_started(&mut dart).expect("dart launches the lone map");
+        send(
+            &mut dart,
+            7.0,
+            Event::TaskProgress {
+                attempt: a,
+                progress: 7.0 / 8.5,
+            },
+        );
+        assert!(!send(&mut dart, 8.0, Event::Guard).contains(&Decision::Kill(a)));
+        send(
+            &mut dart,
+            8.4,
+            Event::TaskProgress {
+                attempt: a,
+                progress: 0.83,
+            },
+        );
+        let out = send(&mut dart, 8.4, Event::Tick);
+        assert!(out.contains(&Decision::Kill(a)), "{out:?}");
+        assert_eq!(dart.progress().k, 0);
+    }
 
     fn approach(run: &mut Run, c: ContainerId) -> Vec<Decision> {
         let mut out = Vec::new();

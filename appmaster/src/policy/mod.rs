@@ -133,6 +133,10 @@ pub struct Profile {
     pub map_local: Seconds,
     /// `T_r^a`: a rack-local or remote map's duration.
     pub map_remote: Seconds,
+    /// The shortest node-local map the task sampler (or an earlier run) timed, on the same
+    /// footing as `map_local` (a map of the job's mean input); `None` where no single map was
+    /// timed. `dart`'s `lone_map` launches a first map on it when the estimate says none fits.
+    pub map_shortest: Option<Seconds>,
     /// `p`: bytes one map sends to one reducer.
     pub partition_bytes: f64,
     /// Bytes per second the job's shuffle moves, until measured (eq. 5).

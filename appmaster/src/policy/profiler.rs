@@ -205,6 +205,8 @@ impl Profiler {
         Profile {
             map_local: mean(|r| r.map_local, d.map_local),
             map_remote: mean(|r| r.map_remote, d.map_remote),
+            // Runs record mean map times only (and the store keeps those): no single map's.
+            map_shortest: d.map_shortest,
             partition_bytes: mean(|r| r.partition_bytes, d.partition_bytes),
             shuffle_bandwidth: mean(|r| r.shuffle_bandwidth, d.shuffle_bandwidth),
             reduce_time: PowerLaw::fit(&self.reduce_samples).unwrap_or(d.reduce_time),
@@ -230,6 +232,7 @@ mod tests {
         Profile {
             map_local: 1.0,
             map_remote: 2.0,
+            map_shortest: None,
             partition_bytes: 3.0,
             shuffle_bandwidth: 4.0,
             reduce_time: PowerLaw {

@@ -334,6 +334,7 @@ mod tests {
             profile: Profile {
                 map_local: 10.0,
                 map_remote: 15.0,
+                map_shortest: None,
                 partition_bytes: 1.0,
                 shuffle_bandwidth: 1.0,
                 reduce_time: PowerLaw {

@@ -35,7 +35,7 @@ fn noisy_truth(
     rng: &mut Rng,
     o: &WorkloadOptions,
 ) -> Profile {
-    let map_local = sample_maps(draft, rng, o);
+    let (map_local, map_shortest) = sample_maps(draft, rng, o);
     let maps = truth.maps.len().max(1) as f64;
     let reduces = truth.reduces();
     let output: f64 = truth.maps.iter().map(|m| m.output_bytes as f64).sum();
@@ -56,6 +56,7 @@ fn noisy_truth(
     Profile {
         map_local,
         map_remote: map_local * o.remote_factor,
+        map_shortest: Some(map_shortest),
         partition_bytes: match reduces {
             0 => 0.0,
             r => output / maps / f64::from(r),
@@ -83,7 +84,7 @@ fn sampled(
     rng: &mut Rng,
     o: &WorkloadOptions,
 ) -> Profile {
-    let map_local = sample_maps(draft, rng, o);
+    let (map_local, map_shortest) = sample_maps(draft, rng, o);
     let maps = truth.maps.len();
     let reduces = truth.reduces();
     let picks: Vec<usize> = match maps {
@@ -137,6 +138,7 @@ fn sampled(
     Profile {
         map_local,
         map_remote: map_local * o.remote_factor,
+        map_shortest: Some(map_shortest),
         partition_bytes: match reduces {
             0 => 0.0,
             r => output / maps.max(1) as f64 / f64::from(r),
@@ -151,16 +153,19 @@ fn sampled(
 /// the job's map law (for a trace with durations, the log-normal fitted to them), scaled by
 /// the job's mean share of a block so that short tail splits count as often as they occur.
 /// Timing full blocks and scaling, rather than timing random maps, keeps one unlucky pick of
-/// a 1-byte tail from halving a small job's profile.
-fn sample_maps(draft: &Draft, rng: &mut Rng, o: &WorkloadOptions) -> Seconds {
+/// a 1-byte tail from halving a small job's profile. With it, the shortest of those runs on
+/// the same footing (`Profile::map_shortest`): the same draws, so no later draw moves.
+fn sample_maps(draft: &Draft, rng: &mut Rng, o: &WorkloadOptions) -> (Seconds, Seconds) {
     let n = o.sample_maps.max(1);
-    let runs: Seconds = (0..n).map(|_| draft.map_law.draw(None, rng, o)).sum();
+    let draws: Vec<Seconds> = (0..n).map(|_| draft.map_law.draw(None, rng, o)).collect();
+    let runs: Seconds = draws.iter().sum();
+    let shortest = draws.iter().copied().fold(f64::INFINITY, f64::min);
     let scales = draft.maps.iter().map(|m| draft.map_law.scale(m.input, o));
     let scale = match draft.maps.len() {
         0 => 1.0,
         maps => scales.sum::<f64>() / maps as f64,
     };
-    runs / n as f64 * scale
+    (runs / n as f64 * scale, shortest * scale)
 }
 
 /// `f` fitted to the task sampler's reduces (Dart §5.1: `sample_reduces` of them at

@@ -155,6 +155,7 @@ fn default_profile() -> Profile {
     Profile {
         map_local: 1.0,
         map_remote: 1.5,
+        map_shortest: None,
         partition_bytes: 1e6,
         shuffle_bandwidth: 50e6,
         reduce_time: PowerLaw {

@@ -1083,6 +1083,7 @@ pub(super) mod tests {
             profile: Profile {
                 map_local: 1.0,
                 map_remote: 1.0,
+                map_shortest: None,
                 partition_bytes: 10.0,
                 shuffle_bandwidth: 1e6,
                 reduce_time: PowerLaw {
