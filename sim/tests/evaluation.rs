@@ -36,7 +36,7 @@ fn run(w: &Workload, jobs: usize, setup: &Setup) -> Vec<JobResult> {
         seed: setup.experiment.seed,
         ..WorkloadOptions::default()
     };
-    experiment::run(trace_jobs(w, &options).take(jobs), setup, &|_| {})
+    experiment::run(trace_jobs(w, &options).take(jobs), setup, &|_| {}).results
 }
 
 /// The report's rows for the first `n` jobs with a map count in `maps`.
@@ -48,8 +48,8 @@ fn rows_for_maps(w: &Workload, setup: &Setup, maps: RangeInclusive<u32>, n: usiz
     let jobs = trace_jobs(w, &options)
         .filter(|j| maps.contains(&j.maps()))
         .take(n);
-    let results = experiment::run(jobs, setup, &|_| {});
-    experiment::report(setup, n, &results).rows
+    let results = experiment::run(jobs, setup, &|_| {}).results;
+    experiment::report(setup, n, 0, &results).rows
 }
 
 fn row<'a>(rows: &'a [Row], config: &str, policy: &str) -> &'a Row {
@@ -72,7 +72,7 @@ fn the_same_seed_gives_byte_identical_json_and_another_seed_other_numbers() {
             seed,
         );
         let results = run(&w, 60, &s);
-        serde_json::to_string(&experiment::report(&s, 60, &results)).unwrap()
+        serde_json::to_string(&experiment::report(&s, 60, 0, &results)).unwrap()
     };
     let a = json(7);
     assert_eq!(a, json(7));
@@ -215,7 +215,7 @@ fn darts_estimate_completion_better_than_aria() {
             seed,
         );
         let results = run(&w, 150, &s);
-        let rows = experiment::report(&s, 150, &results).rows;
+        let rows = experiment::report(&s, 150, 0, &results).rows;
         let error = |p: &str| row(&rows, "all", p).mean_estimation_error.unwrap();
         let (dart, paper, aria) = (error("dart"), error("dart-paper"), error("aria"));
         assert!(
@@ -251,8 +251,8 @@ fn under_skew_and_failures_dart_paper_beats_its_ablations_and_yards_dart_both() 
         let jobs = trace_jobs(&w, &options)
             .filter(|j| (10..=300).contains(&j.maps()))
             .take(60);
-        let results = experiment::run(jobs, &s, &|_| {});
-        let rows = experiment::report(&s, 60, &results).rows;
+        let results = experiment::run(jobs, &s, &|_| {}).results;
+        let rows = experiment::report(&s, 60, 0, &results).rows;
         let missed = |p: &str| row(&rows, "all", p).missed_fraction;
         let error = |p: &str| row(&rows, "all", p).mean_estimation_error.unwrap();
         let (paper, dart, wost) = (missed("dart-paper"), missed("dart"), missed("d-wost"));
@@ -306,7 +306,7 @@ fn under_the_guard_no_answer_comes_late_and_its_cost_is_against_the_unguarded_ru
             assert_eq!(cost, 0.0, "{r:?}");
         }
     }
-    let rows = experiment::report(&s, 150, &results).rows;
+    let rows = experiment::report(&s, 150, 0, &results).rows;
     for policy in ["dart-paper", "dart", "aria"] {
         let with = row(&rows, "C1", &format!("{policy}+guard"));
         assert_eq!(with.missed_fraction, 0.0);
