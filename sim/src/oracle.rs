@@ -282,7 +282,7 @@ pub fn byte_max(truth: &JobTruth, speeds: &[f64], deadline: f64, known: &KMax) -
         })
         .filter(|(b, _)| *b > lower && *b <= upper)
         .collect();
-    subsets.sort_by(|a, b| b.0.cmp(&a.0));
+    subsets.sort_by_key(|s| Reverse(s.0));
     let mut unproven: Option<u64> = None;
     let mut tasks = Vec::with_capacity(n);
     for (bytes, set) in subsets {

@@ -372,3 +372,61 @@ fn k_max_bounds_every_policy_that_meets_its_deadline_without_sampling_reduces() 
         );
     }
 }
+
+/// A Rumen trace of two jobs: the shipped gridmix word count (3 maps, 1 reduce) and a job
+/// KILLED before any task ran.
+fn rumen_with_a_job_of_no_tasks() -> Workload {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../traces/rumen/gridmix-wordcount.json");
+    let mut text = std::fs::read_to_string(&path).expect("the shipped trace");
+    text.push_str(
+        r#"
+{"jobID": "job_201009241532_0002", "user": "johndoe", "jobName": "killed",
+ "submitTime": 1285322680000, "launchTime": -1, "finishTime": 1285322681000,
+ "outcome": "KILLED", "totalMaps": 0, "totalReduces": 0, "mapTasks": [], "reduceTasks": []}
+"#,
+    );
+    yard_workload::parse("killed.json", text.as_bytes(), &Default::default())
+        .expect("a Rumen trace")
+}
+
+#[test]
+fn a_trace_job_with_no_tasks_is_counted_apart_and_never_scored() {
+    let w = rumen_with_a_job_of_no_tasks();
+    assert_eq!(w.jobs.len(), 2);
+    let policies = [PolicyKind::Dart, PolicyKind::Ps];
+    for guard in [0.0, 1.0] {
+        let mut s = setup(&DeadlineConfig::ALL, &policies, 3);
+        s.experiment.guard = guard;
+        let options = WorkloadOptions {
+            seed: 3,
+            ..WorkloadOptions::default()
+        };
+        let ran = experiment::run(trace_jobs(&w, &options), &s, &|_| {});
+        assert_eq!(ran.no_task_jobs, 1, "guard {guard}");
+        assert!(ran.results.iter().all(|r| r.maps > 0), "guard {guard}");
+        // One job, each policy once per configuration, plus a guarded twin with the guard.
+        let runs = if guard > 0.0 { 3 * 2 * 2 } else { 3 * 2 };
+        assert_eq!(ran.results.len(), runs, "guard {guard}");
+        let report = experiment::report(&s, 2, ran.no_task_jobs, &ran.results);
+        assert_eq!((report.jobs, report.no_task_jobs), (1, 1), "guard {guard}");
+        let json = serde_json::to_value(&report).unwrap();
+        assert_eq!(json["no_task_jobs"], 1);
+        for config in ["C1", "C2", "C3"] {
+            for policy in ["dart", "ps"] {
+                assert_eq!(binned(&report.rows, config, policy, "every").jobs, 1);
+            }
+            let guarded = report
+                .rows
+                .iter()
+                .find(|r| r.config == config && r.policy == "dart+guard");
+            match guard > 0.0 {
+                true => assert_eq!(guarded.expect("a dart+guard row").jobs, 1),
+                false => assert!(guarded.is_none(), "--guard 0 makes no guarded rows"),
+            }
+        }
+        assert!(
+            yard_sim::report::markdown(&report)
+                .contains("1 jobs (and 1 trace job with no tasks, not scheduled or scored)")
+        );
+    }
+}
