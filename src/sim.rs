@@ -521,18 +521,19 @@ fn run_seed(
     }
     let name = format!("{} seed {seed}", setup.name);
     let bar = progress_bar(count as u64, &name);
-    let results = match trace {
+    let ran = match trace {
         Some(w) => {
             let jobs = workloads::trace_jobs(w, &options).filter(|j| kept(j));
             experiment::run(jobs.take(count), setup, &bar)
         }
         None => experiment::run(synthetic.into_iter().take(count), setup, &bar),
     };
+    let results = ran.results;
     if let Some(dir) = svg {
         yard_sim::plot::write_plots(dir, &setup.name, &setup.policies, &results)
             .with_context(|| format!("writing plots to {}", dir.display()))?;
     }
-    Ok(experiment::report(setup, count, &results))
+    Ok(experiment::report(setup, count, ran.no_task_jobs, &results))
 }
 
 /// `--experiment rm-policies`: ARIA's Facebook workload under the cluster policies.

@@ -474,7 +474,8 @@ fn seeded_master_deaths_and_kills_on_a_full_cluster_leave_the_books_equal_to_wha
     let tmp = work_dir("yard-fault-books");
     let c = cluster(&tmp);
     for round in 0..3 {
-        let job = synthetic(&c.url, "12", "1");
+        // Long enough (6 waves of 1 s maps on 5 slots) that the fault always lands mid-job.
+        let job = synthetic(&c.url, "30", "1");
         let _cleanup = ProcessesOf::app(&job);
         // The job holds the whole cluster: its master and five tasks.
         eventually_for(
@@ -485,7 +486,7 @@ fn seeded_master_deaths_and_kills_on_a_full_cluster_leave_the_books_equal_to_wha
                 (n == 6).then_some(())
             },
         );
-        std::thread::sleep(Duration::from_millis(rng.random_range(0..3_000)));
+        std::thread::sleep(Duration::from_millis(rng.random_range(0..2_500)));
         let kill_master = rng.random_bool(0.5);
         if kill_master {
             let attempts = get(&format!("{}/ws/v1/cluster/apps/{job}/appattempts", c.url));

@@ -22,6 +22,8 @@ fn json_is_byte_identical_for_a_seed_and_has_the_documented_keys() {
         (report["seed"].as_u64(), report["jobs"].as_u64()),
         (Some(5), Some(30))
     );
+    // SWIM's jobs all have tasks: none is left out.
+    assert_eq!(report["no_task_jobs"], 0);
     let rows = report["rows"].as_array().unwrap();
     // 4 scopes (C1, C2, C3, all) × 3 policies × at least the "all" bin.
     assert!(rows.len() >= 12, "{} rows", rows.len());
@@ -37,6 +39,8 @@ fn json_is_byte_identical_for_a_seed_and_has_the_documented_keys() {
         "met_fraction",
         "mean_processed_fraction",
         "data_vs_oracle",
+        "bytes_vs_oracle",
+        "bytes_oracle_exact_fraction",
         "mean_estimation_error",
         "median_estimation_error",
         "p80_estimation_error",

@@ -322,8 +322,8 @@ pub const ANSWER_TRANSIT_MS: i64 = 0;
 /// An answer is judged by the masters' rule ([`DeadlineOutcome::of_answer`]) at its receipt
 /// less [`ANSWER_TRANSIT_MS`]. Without an answer: an application that succeeded answered by
 /// its end, from all its input (a YARN application reports no result); one that failed or was
-/// killed never will (missed); one still running has missed once the deadline (and the
-/// transit allowance) has passed, else it is pending.
+/// killed never will (missed); one still running has missed once the deadline has passed,
+/// else it is pending.
 pub fn deadline_outcome(
     deadline_ms: Option<i64>,
     answer: Option<(i64, f64)>,
@@ -577,9 +577,10 @@ pub struct Cluster {
     now_ms: i64,
     /// Every container granted and not yet freed: the one book every count reads.
     book: ContainerBook,
-    /// Containers freed so far, by how they ended ([`ContainerEnd::ALL`]'s order), for the
-    /// metrics: counted when freed, so a container counts once however many times (or
-    /// whether) its node reports its end.
+    /// Container ends so far, by how they ended ([`ContainerEnd::ALL`]'s order), for the
+    /// metrics: each container once, however many times (or whether) its node reports its
+    /// end — when freed, or for one the rm stopped while it ran, when its node reports it
+    /// (`stopping`).
     ended: [u64; ContainerEnd::ALL.len()],
     /// Containers the rm ended while their nodes ran them, until the node reports the end:
     /// counted then, as the node saw it (a preemption as one), so a finished job's master
@@ -1418,9 +1419,10 @@ impl Cluster {
         lost
     }
 
-    /// Containers freed since the rm started, by how they ended (each once, as it was freed:
-    /// the end its node reported, LOST with its node, KILLED when the rm ended it or its master
-    /// released it, PREEMPTED), in [`ContainerEnd::ALL`]'s order.
+    /// Container ends since the rm started, by how they ended, each container once: as its
+    /// node reported it (also for one the rm stopped while it ran), LOST with its node,
+    /// PREEMPTED, or KILLED when the rm ended one its node never reports (never started, or
+    /// its node lost first); in [`ContainerEnd::ALL`]'s order.
     pub fn containers_ended(&self) -> impl Iterator<Item = (ContainerEnd, u64)> + '_ {
         ContainerEnd::ALL.into_iter().zip(self.ended)
     }

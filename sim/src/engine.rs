@@ -98,6 +98,11 @@ pub struct Plan {
     /// bytes; by map count when the job records no bytes, as `Progress::processed_fraction`
     /// counts). 0 when k_max is 0.
     pub k_max_fraction: f64,
+    /// The byte oracle's share of the job's input (`oracle::byte_max` over all input bytes;
+    /// by map count when the job records no bytes): the most any schedule of whole maps reads
+    /// by the deadline when `byte_max_exact`, else a proven upper bound on it.
+    pub byte_max_fraction: f64,
+    pub byte_max_exact: bool,
 }
 
 impl Plan {
@@ -106,13 +111,29 @@ impl Plan {
         let mut plan = Plan::bare(job, config, exp);
         plan.mdt = mdt;
         plan.deadline = config.mu * mdt;
-        let best = oracle::k_max_schedule(&job.truth, &plan.oracle_speeds(exp), plan.deadline);
+        let speeds = plan.oracle_speeds(exp);
+        let best = oracle::k_max_schedule(&job.truth, &speeds, plan.deadline);
         plan.k_max = best.k;
         let input: u64 = job.truth.maps.iter().map(|m| m.input_bytes).sum();
         plan.k_max_fraction = match input {
             0 => f64::from(best.k) / f64::from(job.maps().max(1)),
             all => best.input_bytes(&job.truth) as f64 / all as f64,
         };
+        // With no bytes recorded the processed fraction counts maps: so does the oracle.
+        let counted;
+        let truth = match input {
+            0 => {
+                let mut t = job.truth.clone();
+                t.maps.iter_mut().for_each(|m| m.input_bytes = 1);
+                counted = t;
+                &counted
+            }
+            _ => &job.truth,
+        };
+        let bytes = oracle::byte_max(truth, &speeds, plan.deadline, &best);
+        let all: u64 = truth.maps.iter().map(|m| m.input_bytes).sum();
+        plan.byte_max_fraction = bytes.bytes as f64 / all.max(1) as f64;
+        plan.byte_max_exact = bytes.exact;
         plan
     }
 
@@ -135,6 +156,8 @@ impl Plan {
             deadline: f64::INFINITY,
             k_max: 0,
             k_max_fraction: 0.0,
+            byte_max_fraction: 0.0,
+            byte_max_exact: true,
         }
     }
 
@@ -153,6 +176,8 @@ impl Plan {
             deadline: f64::INFINITY,
             k_max: 0,
             k_max_fraction: 0.0,
+            byte_max_fraction: 0.0,
+            byte_max_exact: true,
         }
     }
 
@@ -341,6 +366,9 @@ pub struct JobResult {
     pub k_max: u32,
     /// The share of the input the k_max schedule reads (`Plan::k_max_fraction`).
     pub k_max_fraction: f64,
+    /// The byte oracle's share of the input and whether it is exact (`Plan::byte_max_fraction`).
+    pub byte_max_fraction: f64,
+    pub byte_max_exact: bool,
     pub deadline: Seconds,
     /// From the job's start to its `Finish`; infinite if the policy never finished.
     pub completion: Seconds,
@@ -447,6 +475,14 @@ impl JobResult {
             .then(|| self.processed_fraction / self.k_max_fraction)
     }
 
+    /// Processed input over the byte oracle's (`Plan::byte_max_fraction`), capped at 1 (a late
+    /// answer may have read more than any schedule could by D); `None` when the oracle reads
+    /// nothing. Below the true share where the oracle is only a bound, never above it.
+    pub fn bytes_vs_oracle(&self) -> Option<f64> {
+        (self.byte_max_fraction > 0.0)
+            .then(|| (self.processed_fraction / self.byte_max_fraction).min(1.0))
+    }
+
     /// The policy's estimate at `moment`.
     pub fn estimate(&self, moment: Moment) -> Option<Estimate> {
         let i = Moment::ALL.iter().position(|m| *m == moment)?;
@@ -538,6 +574,8 @@ impl Run<'_> {
             k: progress.k,
             k_max: plan.k_max,
             k_max_fraction: plan.k_max_fraction,
+            byte_max_fraction: plan.byte_max_fraction,
+            byte_max_exact: plan.byte_max_exact,
             deadline: plan.deadline,
             completion,
             estimates: [run.at_start, run.estimate, run.at_first_reduce],

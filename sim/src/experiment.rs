@@ -150,27 +150,44 @@ impl Preset {
     }
 }
 
+/// What [`run`] came to: every scheduled job's results, and how many jobs had no tasks.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ran {
+    /// In job order.
+    pub results: Vec<JobResult>,
+    /// Jobs with no tasks (a Rumen job killed before any ran): not scheduled, not scored,
+    /// counted apart ([`Report::no_task_jobs`]).
+    pub no_task_jobs: usize,
+}
+
 /// Runs every job under every configuration and policy of `setup`. Jobs are taken from `jobs`
 /// as workers free up, so only the jobs being simulated are in memory; results come back in
-/// job order. `progress(done)` is called as jobs complete (from worker threads).
-pub fn run<I>(jobs: I, setup: &Setup, progress: &(dyn Fn(u64) + Sync)) -> Vec<JobResult>
+/// job order. A job with no tasks is counted and skipped (its index still keys the others'
+/// draws, so they do not depend on it). `progress(done)` is called as jobs complete (from
+/// worker threads).
+pub fn run<I>(jobs: I, setup: &Setup, progress: &(dyn Fn(u64) + Sync)) -> Ran
 where
     I: Iterator<Item = SimJob> + Send,
 {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let source = Mutex::new(jobs.enumerate());
     let done = AtomicU64::new(0);
+    let no_tasks = AtomicU64::new(0);
     let mut per_job: Vec<(usize, Vec<JobResult>)> = Vec::new();
     std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
             .map(|_| {
-                let (source, done) = (&source, &done);
+                let (source, done, no_tasks) = (&source, &done, &no_tasks);
                 scope.spawn(move || {
                     let mut mine = Vec::new();
                     loop {
                         let next = source.lock().expect("a worker panicked").next();
                         let Some((i, job)) = next else { break };
-                        mine.push((i, run_job(&job, i as u64, setup)));
+                        if job.tasks() == 0 {
+                            no_tasks.fetch_add(1, Ordering::Relaxed);
+                        } else {
+                            mine.push((i, run_job(&job, i as u64, setup)));
+                        }
                         progress(done.fetch_add(1, Ordering::Relaxed) + 1);
                     }
                     mine
@@ -182,14 +199,18 @@ where
         }
     });
     per_job.sort_unstable_by_key(|(i, _)| *i);
-    per_job.into_iter().flat_map(|(_, r)| r).collect()
+    Ran {
+        results: per_job.into_iter().flat_map(|(_, r)| r).collect(),
+        no_task_jobs: no_tasks.into_inner() as usize,
+    }
 }
 
 /// One job under every configuration and policy: its MDT once, its plan per configuration.
 /// With the guard on, every policy it applies to runs twice — without the guard (the paper's
 /// algorithms as printed) and with it — and the guarded result carries its twin's outcome
 /// ([`JobResult::unguarded`]). Until the guard fires the two runs are the same run, so the
-/// twin is only simulated for jobs where it fired.
+/// twin is only simulated for jobs where it fired. A guard of no time (`--guard 0`, or a
+/// deadline of 0 whose quarter is 0) is no guard: one unguarded run, no `+guard` row.
 pub fn run_job(job: &SimJob, index: u64, setup: &Setup) -> Vec<JobResult> {
     let exp = &setup.experiment;
     let plain = exp.unguarded();
@@ -198,7 +219,10 @@ pub fn run_job(job: &SimJob, index: u64, setup: &Setup) -> Vec<JobResult> {
     for &config in &setup.configs {
         let plan = Plan::new(job, config, exp, mdt);
         for &policy in &setup.policies {
-            if exp.guard_for(policy, plan.deadline).is_none() {
+            if exp
+                .guard_for(policy, plan.deadline)
+                .is_none_or(|g| g <= 0.0)
+            {
                 results.push(simulate(job, &plan, policy, &plain, index));
                 continue;
             }
@@ -218,8 +242,9 @@ pub fn run_job(job: &SimJob, index: u64, setup: &Setup) -> Vec<JobResult> {
     results
 }
 
-/// The report of a finished run.
-pub fn report(setup: &Setup, jobs: usize, results: &[JobResult]) -> Report {
+/// The report of a finished run of `jobs` jobs, `no_task_jobs` of them with no tasks (so
+/// without results).
+pub fn report(setup: &Setup, jobs: usize, no_task_jobs: usize, results: &[JobResult]) -> Report {
     let configs: Vec<&str> = setup.configs.iter().map(|c| c.name).collect();
     let rows = report::rows(results, &configs, &setup.policies);
     let mut paper = report::compare(&rows, &setup.name, &configs);
@@ -230,7 +255,8 @@ pub fn report(setup: &Setup, jobs: usize, results: &[JobResult]) -> Report {
     }
     Report {
         seed: setup.experiment.seed,
-        jobs,
+        jobs: jobs - no_task_jobs.min(jobs),
+        no_task_jobs,
         population: report::POPULATION,
         guard: setup.experiment.guard,
         model: setup.experiment.model,

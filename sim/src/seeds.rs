@@ -55,11 +55,15 @@ pub const METRICS: &[&str] = &[
     "met_fraction",
     "mean_processed_fraction",
     "data_vs_oracle",
+    "bytes_vs_oracle",
+    "bytes_oracle_exact_fraction",
     "mean_estimation_error",
     "median_estimation_error",
     "p80_estimation_error",
     "p90_estimation_error",
     "empty_estimation_error",
+    "empty_estimation_error_median",
+    "empty_estimation_error_p80",
     "guard_fired_fraction",
     "guard_cost",
     "guard_rescued_fraction",
@@ -104,6 +108,8 @@ pub struct SeedsComparison {
 pub struct SeedsReport {
     pub seeds: Vec<u64>,
     pub jobs: usize,
+    /// Trace jobs with no tasks, not scheduled or scored (`Report::no_task_jobs`).
+    pub no_task_jobs: usize,
     pub population: &'static str,
     pub guard: f64,
     pub model: Model,
@@ -214,6 +220,7 @@ pub fn across(reports: Vec<Report>) -> SeedsReport {
     SeedsReport {
         seeds: reports.iter().map(|r| r.seed).collect(),
         jobs: reports.first().map_or(0, |r| r.jobs),
+        no_task_jobs: reports.first().map_or(0, |r| r.no_task_jobs),
         population: report::POPULATION,
         guard: reports.first().map_or(0.0, |r| r.guard),
         model: reports.first().map_or_else(Model::default, |r| r.model),
@@ -248,12 +255,13 @@ pub fn markdown(report: &SeedsReport) -> String {
     };
     let _ = writeln!(
         t,
-        "seeds {} ({} runs), {} jobs, {guard}; every figure is `mean ± sd` over the seeds (the sample standard deviation; `--json` has each seed's report, and min and max)\n",
+        "seeds {} ({} runs), {} jobs{}, {guard}; every figure is `mean ± sd` over the seeds (the sample standard deviation; `--json` has each seed's report, and min and max)\n",
         seeds.join(", "),
         seeds.len(),
-        report.jobs
+        report.jobs,
+        report::no_tasks_note(report.no_task_jobs)
     );
-    let columns: [(&str, &str); 16] = [
+    let columns: [(&str, &str); 20] = [
         ("jobs", "jobs"),
         ("median k/k_max %", "median_deviation"),
         ("mean k/k_max %", "mean_deviation"),
@@ -262,11 +270,21 @@ pub fn markdown(report: &SeedsReport) -> String {
         ("met %", "met_fraction"),
         ("processed %", "mean_processed_fraction"),
         ("data vs oracle %", "data_vs_oracle"),
+        ("bytes vs oracle %", "bytes_vs_oracle"),
+        ("byte oracle exact %", "bytes_oracle_exact_fraction"),
         ("mean est. err %", "mean_estimation_error"),
         ("median est. err %", "median_estimation_error"),
         ("p80 est. err %", "p80_estimation_error"),
         ("p90 est. err %", "p90_estimation_error"),
-        ("empty answers' est. err %", "empty_estimation_error"),
+        ("empty answers' mean est. err %", "empty_estimation_error"),
+        (
+            "empty answers' median est. err %",
+            "empty_estimation_error_median",
+        ),
+        (
+            "empty answers' p80 est. err %",
+            "empty_estimation_error_p80",
+        ),
         ("guard fired %", "guard_fired_fraction"),
         ("guard cost (points)", "guard_cost"),
         ("guard rescued %", "guard_rescued_fraction"),
@@ -409,6 +427,8 @@ mod tests {
                 k: 5,
                 k_max: 5,
                 k_max_fraction: 0.5,
+                byte_max_fraction: 0.5,
+                byte_max_exact: true,
                 deadline: 100.0,
                 completion: if late { 120.0 } else { 80.0 },
                 estimates: [None; 3],
@@ -425,6 +445,7 @@ mod tests {
             seed,
             jobs: results.len(),
             population: report::POPULATION,
+            no_task_jobs: 0,
             guard: 0.0,
             model: Model::default(),
             paper: report::compare(&rows, "deadlines", &["C1", "C2"]),

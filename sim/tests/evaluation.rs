@@ -36,7 +36,7 @@ fn run(w: &Workload, jobs: usize, setup: &Setup) -> Vec<JobResult> {
         seed: setup.experiment.seed,
         ..WorkloadOptions::default()
     };
-    experiment::run(trace_jobs(w, &options).take(jobs), setup, &|_| {})
+    experiment::run(trace_jobs(w, &options).take(jobs), setup, &|_| {}).results
 }
 
 /// The report's rows for the first `n` jobs with a map count in `maps`.
@@ -48,8 +48,8 @@ fn rows_for_maps(w: &Workload, setup: &Setup, maps: RangeInclusive<u32>, n: usiz
     let jobs = trace_jobs(w, &options)
         .filter(|j| maps.contains(&j.maps()))
         .take(n);
-    let results = experiment::run(jobs, setup, &|_| {});
-    experiment::report(setup, n, &results).rows
+    let results = experiment::run(jobs, setup, &|_| {}).results;
+    experiment::report(setup, n, 0, &results).rows
 }
 
 fn row<'a>(rows: &'a [Row], config: &str, policy: &str) -> &'a Row {
@@ -72,7 +72,7 @@ fn the_same_seed_gives_byte_identical_json_and_another_seed_other_numbers() {
             seed,
         );
         let results = run(&w, 60, &s);
-        serde_json::to_string(&experiment::report(&s, 60, &results)).unwrap()
+        serde_json::to_string(&experiment::report(&s, 60, 0, &results)).unwrap()
     };
     let a = json(7);
     assert_eq!(a, json(7));
@@ -215,7 +215,7 @@ fn darts_estimate_completion_better_than_aria() {
             seed,
         );
         let results = run(&w, 150, &s);
-        let rows = experiment::report(&s, 150, &results).rows;
+        let rows = experiment::report(&s, 150, 0, &results).rows;
         let error = |p: &str| row(&rows, "all", p).mean_estimation_error.unwrap();
         let (dart, paper, aria) = (error("dart"), error("dart-paper"), error("aria"));
         assert!(
@@ -251,8 +251,8 @@ fn under_skew_and_failures_dart_paper_beats_its_ablations_and_yards_dart_both() 
         let jobs = trace_jobs(&w, &options)
             .filter(|j| (10..=300).contains(&j.maps()))
             .take(60);
-        let results = experiment::run(jobs, &s, &|_| {});
-        let rows = experiment::report(&s, 60, &results).rows;
+        let results = experiment::run(jobs, &s, &|_| {}).results;
+        let rows = experiment::report(&s, 60, 0, &results).rows;
         let missed = |p: &str| row(&rows, "all", p).missed_fraction;
         let error = |p: &str| row(&rows, "all", p).mean_estimation_error.unwrap();
         let (paper, dart, wost) = (missed("dart-paper"), missed("dart"), missed("d-wost"));
@@ -306,7 +306,7 @@ fn under_the_guard_no_answer_comes_late_and_its_cost_is_against_the_unguarded_ru
             assert_eq!(cost, 0.0, "{r:?}");
         }
     }
-    let rows = experiment::report(&s, 150, &results).rows;
+    let rows = experiment::report(&s, 150, 0, &results).rows;
     for policy in ["dart-paper", "dart", "aria"] {
         let with = row(&rows, "C1", &format!("{policy}+guard"));
         assert_eq!(with.missed_fraction, 0.0);
@@ -369,6 +369,64 @@ fn k_max_bounds_every_policy_that_meets_its_deadline_without_sampling_reduces() 
             r.config,
             r.k,
             r.k_max
+        );
+    }
+}
+
+/// A Rumen trace of two jobs: the shipped gridmix word count (3 maps, 1 reduce) and a job
+/// KILLED before any task ran.
+fn rumen_with_a_job_of_no_tasks() -> Workload {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../traces/rumen/gridmix-wordcount.json");
+    let mut text = std::fs::read_to_string(&path).expect("the shipped trace");
+    text.push_str(
+        r#"
+{"jobID": "job_201009241532_0002", "user": "johndoe", "jobName": "killed",
+ "submitTime": 1285322680000, "launchTime": -1, "finishTime": 1285322681000,
+ "outcome": "KILLED", "totalMaps": 0, "totalReduces": 0, "mapTasks": [], "reduceTasks": []}
+"#,
+    );
+    yard_workload::parse("killed.json", text.as_bytes(), &Default::default())
+        .expect("a Rumen trace")
+}
+
+#[test]
+fn a_trace_job_with_no_tasks_is_counted_apart_and_never_scored() {
+    let w = rumen_with_a_job_of_no_tasks();
+    assert_eq!(w.jobs.len(), 2);
+    let policies = [PolicyKind::Dart, PolicyKind::Ps];
+    for guard in [0.0, 1.0] {
+        let mut s = setup(&DeadlineConfig::ALL, &policies, 3);
+        s.experiment.guard = guard;
+        let options = WorkloadOptions {
+            seed: 3,
+            ..WorkloadOptions::default()
+        };
+        let ran = experiment::run(trace_jobs(&w, &options), &s, &|_| {});
+        assert_eq!(ran.no_task_jobs, 1, "guard {guard}");
+        assert!(ran.results.iter().all(|r| r.maps > 0), "guard {guard}");
+        // One job, each policy once per configuration, plus a guarded twin with the guard.
+        let runs = if guard > 0.0 { 3 * 2 * 2 } else { 3 * 2 };
+        assert_eq!(ran.results.len(), runs, "guard {guard}");
+        let report = experiment::report(&s, 2, ran.no_task_jobs, &ran.results);
+        assert_eq!((report.jobs, report.no_task_jobs), (1, 1), "guard {guard}");
+        let json = serde_json::to_value(&report).unwrap();
+        assert_eq!(json["no_task_jobs"], 1);
+        for config in ["C1", "C2", "C3"] {
+            for policy in ["dart", "ps"] {
+                assert_eq!(binned(&report.rows, config, policy, "every").jobs, 1);
+            }
+            let guarded = report
+                .rows
+                .iter()
+                .find(|r| r.config == config && r.policy == "dart+guard");
+            match guard > 0.0 {
+                true => assert_eq!(guarded.expect("a dart+guard row").jobs, 1),
+                false => assert!(guarded.is_none(), "--guard 0 makes no guarded rows"),
+            }
+        }
+        assert!(
+            yard_sim::report::markdown(&report)
+                .contains("1 jobs (and 1 trace job with no tasks, not scheduled or scored)")
         );
     }
 }

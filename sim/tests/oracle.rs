@@ -6,7 +6,7 @@ mod oracle {
     use proptest::prelude::*;
     use proptest::test_runner::{FileFailurePersistence, RngSeed};
     use yard_appmaster::policy::PowerLaw;
-    use yard_sim::oracle::{completion, k_max, mdt};
+    use yard_sim::oracle::{byte_bound, byte_max, completion, k_max, k_max_schedule, mdt};
     use yard_sim::{JobTruth, MapTruth};
 
     #[derive(Debug, Clone)]
@@ -215,6 +215,36 @@ mod oracle {
             let d = deadline(&case, &all);
             let truth_k = all.iter().filter(|s| s.1 <= d).map(|s| s.0.len()).max().unwrap_or(0);
             prop_assert!(k_max(&case.truth, &case.speeds, d) as usize <= truth_k);
+        }
+
+        /// The byte oracle against brute force (the most input bytes of any subset whose
+        /// brute-force completion meets the deadline): never below it; equal to it where it
+        /// says exact; and the fractional bound over all maps never below it either.
+        #[test]
+        fn byte_max_is_exact_or_a_bound_against_brute_force(
+            case in case(5, 3, false),
+            inputs in prop::collection::vec(0u64..1000, 5),
+        ) {
+            let mut t = case.truth.clone();
+            for (m, b) in t.maps.iter_mut().zip(&inputs) {
+                m.input_bytes = *b;
+            }
+            let all = brute_all(&t, &case.speeds);
+            let d = deadline(&case, &all);
+            let optimum = all
+                .iter()
+                .filter(|s| s.1 <= d)
+                .map(|s| s.0.iter().map(|&i| t.maps[i].input_bytes).sum::<u64>())
+                .max()
+                .unwrap_or(0);
+            let got = byte_max(&t, &case.speeds, d, &k_max_schedule(&t, &case.speeds, d));
+            prop_assert!(got.bytes >= optimum, "{got:?} below the optimum {optimum} (deadline {d})");
+            if got.exact {
+                prop_assert_eq!(got.bytes, optimum, "exact, deadline {}", d);
+            }
+            let every: Vec<usize> = (0..t.maps.len()).collect();
+            let bound = byte_bound(&t, &every, &case.speeds, d);
+            prop_assert!(bound >= optimum, "bound {bound} below the optimum {optimum}");
         }
 
         /// With MRA containers of speed 1 and the deadline at MDT, every map fits; and MDT does not
