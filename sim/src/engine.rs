@@ -1035,7 +1035,10 @@ impl<'a> Run<'a> {
             exp,
             index,
             kind,
-            policy: kind.build(exp.policy.clone()),
+            policy: kind.build(yard_appmaster::policy::PolicyConfig {
+                guarded: exp.guard > 0.0,
+                ..exp.policy.clone()
+            }),
             shared: None,
             maps_finished: 0,
             reduces_finished: 0,

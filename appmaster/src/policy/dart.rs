@@ -900,7 +900,7 @@ impl Run {
     /// Whether `lone_map` (yard's) runs: it needs Alg. 5, which cuts the reduces to the time
     /// the map leaves.
     fn lone_map_on(&self) -> bool {
-        self.v.x.lone_map && self.v.revise_reduces && self.v.approach
+        self.v.x.lone_map && self.config.guarded && self.v.revise_reduces && self.v.approach
     }
 
     /// `lone_map`, in Alg. 1: with no map in `k`, when the estimate says not even one map
@@ -1370,6 +1370,13 @@ mod tests {
     }
 
     /// The map `p` launched on container 0 at node 0, if it did.
+    fn guarded() -> PolicyConfig {
+        PolicyConfig {
+            guarded: true,
+            ..PolicyConfig::default()
+        }
+    }
+
     fn lone_map_started(p: &mut Dart) -> Option<AttemptId> {
         send(p, 0.0, Event::JobStarted(lone_map_spec()));
         let c = Container {
@@ -1385,7 +1392,7 @@ mod tests {
 
     #[test]
     fn lone_map_runs_a_map_that_fits_by_d_and_the_guard_lets_it_end() {
-        let mut dart = Dart::new(PolicyKind::Dart, PolicyConfig::default());
+        let mut dart = Dart::new(PolicyKind::Dart, guarded());
         let a = lone_map_started(&mut dart).expect("dart launches the lone map");
         // At 7 s it is 7/8.5 done: it will end at 8.5 s, before D = 9 s.
         send(
@@ -1438,7 +1445,7 @@ mod tests {
         assert_eq!((p.k, p.maps_done, p.processed_bytes), (1, 1, 64));
 
         // The paper's Alg. 1 on the same events refuses: T_J(1) > D, an empty answer.
-        let mut paper = Dart::new(PolicyKind::DartPaper, PolicyConfig::default());
+        let mut paper = Dart::new(PolicyKind::DartPaper, guarded());
         assert_eq!(lone_map_started(&mut paper), None);
         assert!(paper.progress().map_phase_closed && paper.progress().k == 0);
         // And `dart` less the switch refuses as well.
@@ -1446,13 +1453,17 @@ mod tests {
             lone_map: false,
             ..Extensions::YARD
         };
-        let mut without = Dart::with_extensions(PolicyKind::Dart, PolicyConfig::default(), x);
+        let mut without = Dart::with_extensions(PolicyKind::Dart, guarded(), x);
         assert_eq!(lone_map_started(&mut without), None);
+        // And so does `dart` in a run with no guard to stop waiting for the map by `D`: there
+        // a map that ran long would be a miss.
+        let mut unguarded = Dart::new(PolicyKind::Dart, PolicyConfig::default());
+        assert_eq!(lone_map_started(&mut unguarded), None);
     }
 
     #[test]
     fn lone_map_the_guard_stops_waiting_for_a_map_that_will_not_end_in_time() {
-        let mut dart = Dart::new(PolicyKind::Dart, PolicyConfig::default());
+        let mut dart = Dart::new(PolicyKind::Dart, guarded());
         let a = lone_map_started(&mut dart).expect("dart launches the lone map");
         // Half done at 7 s: it ends at 14 s, after D. The guard kills it.
         send(

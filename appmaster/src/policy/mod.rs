@@ -308,6 +308,10 @@ pub struct PolicyConfig {
     /// master, Tez's reuse): a container runs the job's tasks one after another until the
     /// policy releases it.
     pub one_task_per_container: bool,
+    /// The run has a deadline guard (`Event::Guard` will come): `dart`'s `lone_map` launches a
+    /// map on its best case only then, since the guard is what stops waiting for it by `D`.
+    /// Without one (`dart` as the paper is measured) a map that runs long would be a miss.
+    pub guarded: bool,
 }
 
 impl Default for PolicyConfig {
@@ -322,6 +326,7 @@ impl Default for PolicyConfig {
             reduce_confidence: 0.95,
             map_spread: 0.3,
             one_task_per_container: false,
+            guarded: false,
         }
     }
 }

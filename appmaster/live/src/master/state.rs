@@ -239,7 +239,7 @@ impl State {
             deadline,
             sampler,
             recovered,
-            guard: _,
+            guard,
         } = phase;
         let spec = JobSpec {
             deadline,
@@ -281,7 +281,10 @@ impl State {
         self.job = Some(Job {
             phase: self.phases,
             sampler,
-            policy: kind.build(PolicyConfig::default()),
+            policy: kind.build(PolicyConfig {
+                guarded: guard.is_some(),
+                ..PolicyConfig::default()
+            }),
             observer: RunObserver::new(),
             rng: Rng::seed_from_u64(self.seed),
             started: Instant::now(),
