@@ -391,6 +391,9 @@ pub struct JobResult {
     /// The guard fired (`Progress::guarded`): the job had not finished `guard` seconds before
     /// its deadline.
     pub guard_fired: bool,
+    /// The run launched a map on its best case (`dart`'s `lone_map`, guarded runs only): it
+    /// left its unguarded twin's path before any guard fired.
+    pub lone_map: bool,
     /// For a guarded run, the same job, configuration and policy without the guard: what the
     /// guard's cost and benefit are measured against. Set by `experiment::run_job`.
     pub unguarded: Option<Unguarded>,
@@ -417,10 +420,10 @@ impl JobResult {
         label(self.policy, self.guard > 0.0)
     }
 
-    /// The unguarded twin of a guarded run whose guard never fired: until the guard fires, a
-    /// guarded run is event for event the unguarded one.
+    /// The unguarded twin of a guarded run whose guard never fired and that never launched a
+    /// map on its best case: until then, a guarded run is event for event the unguarded one.
     pub fn as_unguarded(&self) -> JobResult {
-        debug_assert!(!self.guard_fired);
+        debug_assert!(!self.guard_fired && !self.lone_map);
         JobResult {
             guard: 0.0,
             unguarded: None,
@@ -584,6 +587,7 @@ impl Run<'_> {
             events: run.events,
             guard: run.guard.unwrap_or(0.0),
             guard_fired: progress.guarded,
+            lone_map: progress.lone_map,
             unguarded: None,
         }
     }

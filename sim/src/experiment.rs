@@ -227,7 +227,7 @@ pub fn run_job(job: &SimJob, index: u64, setup: &Setup) -> Vec<JobResult> {
                 continue;
             }
             let mut guarded = simulate(job, &plan, policy, exp, index);
-            let twin = match guarded.guard_fired {
+            let twin = match guarded.guard_fired || guarded.lone_map {
                 true => simulate(job, &plan, policy, &plain, index),
                 false => guarded.as_unguarded(),
             };

@@ -850,6 +850,7 @@ mod tests {
             events: 1,
             guard: 0.0,
             guard_fired: false,
+            lone_map: false,
             unguarded: None,
         }
     }

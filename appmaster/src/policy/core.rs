@@ -127,6 +127,9 @@ pub struct Progress {
     pub restarts_waiting: u32,
     /// The deadline guard fired (`Event::Guard`).
     pub guarded: bool,
+    /// `dart`'s `lone_map` launched a map the estimate said would not fit, as only a guarded
+    /// run does: from then on the run is not event for event its unguarded twin.
+    pub lone_map: bool,
     /// Reduces the guard abandoned before they started: their keys are not in the answer.
     pub reduces_abandoned: u32,
     pub finished: bool,

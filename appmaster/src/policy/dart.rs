@@ -857,7 +857,9 @@ impl Run {
         let e = self
             .est
             .completion(k_next, t_p, self.est.map_duration(locality), self.v.skew);
-        if self.fits(&e) || self.lone_map_fits(m, locality, t_p) {
+        let fits = self.fits(&e);
+        if fits || self.lone_map_fits(m, locality, t_p) {
+            self.core.progress.lone_map |= !fits;
             // Alg. 1 lines 4–5.
             self.core.launch_map(m, c, now, false, out);
             self.est.map_end = e.map; // T_M^o := T_M^n
@@ -1477,7 +1479,7 @@ mod tests {
         let out = send(&mut dart, 8.0, Event::Guard);
         assert!(out.contains(&Decision::Kill(a)), "{out:?}");
         // Spared at the guard (ends at 8.5 s), then slowed: killed on the next tick.
-        let mut dart = Dart::new(PolicyKind::Dart, PolicyConfig::default());
+        let mut dart = Dart::new(PolicyKind::Dart, guarded());
         let a = lone_map_started(&mut dart).expect("dart launches the lone map");
         send(
             &mut dart,
