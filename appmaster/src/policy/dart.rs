@@ -1392,20 +1392,27 @@ mod tests {
         })
     }
 
-    #[test]
-    fn lone_map_runs_a_map_that_fits_by_d_and_the_guard_lets_it_end() {
+    /// `dart` with a guard, its lone map launched and `progress` done at 7 s, then the guard
+    /// at 8 s (D = 9 s): the policy, the map's attempt and the guard's decisions.
+    fn lone_map_at_the_guard(progress: f64) -> (Dart, AttemptId, Vec<Decision>) {
         let mut dart = Dart::new(PolicyKind::Dart, guarded());
         let a = lone_map_started(&mut dart).expect("dart launches the lone map");
-        // At 7 s it is 7/8.5 done: it will end at 8.5 s, before D = 9 s.
         send(
             &mut dart,
             7.0,
             Event::TaskProgress {
                 attempt: a,
-                progress: 7.0 / 8.5,
+                progress,
             },
         );
         let out = send(&mut dart, 8.0, Event::Guard);
+        (dart, a, out)
+    }
+
+    #[test]
+    fn lone_map_runs_a_map_that_fits_by_d_and_the_guard_lets_it_end() {
+        // At 7 s it is 7/8.5 done: it will end at 8.5 s, before D = 9 s.
+        let (mut dart, a, out) = lone_map_at_the_guard(7.0 / 8.5);
         assert!(!out.contains(&Decision::Kill(a)), "{out:?}");
         assert!(dart.progress().guarded && dart.progress().k == 1);
         let out = send(
@@ -1465,31 +1472,12 @@ mod tests {
 
     #[test]
     fn lone_map_the_guard_stops_waiting_for_a_map_that_will_not_end_in_time() {
-        let mut dart = Dart::new(PolicyKind::Dart, guarded());
-        let a = lone_map_started(&mut dart).expect("dart launches the lone map");
         // Half done at 7 s: it ends at 14 s, after D. The guard kills it.
-        send(
-            &mut dart,
-            7.0,
-            Event::TaskProgress {
-                attempt: a,
-                progress: 0.5,
-            },
-        );
-        let out = send(&mut dart, 8.0, Event::Guard);
+        let (_, a, out) = lone_map_at_the_guard(0.5);
         assert!(out.contains(&Decision::Kill(a)), "{out:?}");
         // Spared at the guard (ends at 8.5 s), then slowed: killed on the next tick.
-        let mut dart = Dart::new(PolicyKind::Dart, guarded());
-        let a = lone_map_started(&mut dart).expect("dart launches the lone map");
-        send(
-            &mut dart,
-            7.0,
-            Event::TaskProgress {
-                attempt: a,
-                progress: 7.0 / 8.5,
-            },
-        );
-        assert!(!send(&mut dart, 8.0, Event::Guard).contains(&Decision::Kill(a)));
+        let (mut dart, a, out) = lone_map_at_the_guard(7.0 / 8.5);
+        assert!(!out.contains(&Decision::Kill(a)));
         send(
             &mut dart,
             8.4,
