@@ -2739,6 +2739,13 @@ mod tests {
         c
     }
 
+    /// [`small_cluster`] with one application whose master registered.
+    fn running_on_small_cluster() -> (Cluster, String) {
+        let mut c = small_cluster();
+        let (id, _) = running_app(&mut c);
+        (c, id)
+    }
+
     /// Every node's heartbeat, as a faithful node sends it; returns the stop orders.
     fn beat_all(c: &mut Cluster, now: i64) -> BTreeMap<String, Vec<String>> {
         let nodes: Vec<String> = c.nodes().map(|n| n.node_id.clone()).collect();
@@ -2811,8 +2818,7 @@ mod tests {
 
     #[test]
     fn killing_an_app_with_asks_outstanding_leaves_nothing_booked_and_the_next_app_runs() {
-        let mut c = small_cluster();
-        let (id, _) = running_app(&mut c);
+        let (mut c, id) = running_on_small_cluster();
         let tasks = allocate(&mut c, 3_000, &id, vec![ask(20, "*")], vec![]).unwrap();
         assert_eq!(tasks.allocated.len(), 5);
         c.kill(&id).unwrap();
@@ -2835,8 +2841,7 @@ mod tests {
 
     #[test]
     fn a_node_that_drops_a_container_without_an_end_loses_it_and_one_it_runs_unbooked_is_stopped() {
-        let mut c = small_cluster();
-        let (id, _) = running_app(&mut c);
+        let (mut c, id) = running_on_small_cluster();
         let asks = vec![ask(1, "*"), ask(1, "n2:8042")];
         let tasks = allocate(&mut c, 3_000, &id, asks, vec![]).unwrap();
         let task = tasks.allocated[0].container_id.clone();
@@ -2880,8 +2885,7 @@ mod tests {
 
     #[test]
     fn a_released_container_is_told_to_its_master_once_and_counted_once() {
-        let mut c = small_cluster();
-        let (id, _) = running_app(&mut c);
+        let (mut c, id) = running_on_small_cluster();
         let tasks = allocate(&mut c, 3_000, &id, vec![ask(1, "*")], vec![]).unwrap();
         let released = tasks.allocated[0].clone();
         let reply = allocate(
