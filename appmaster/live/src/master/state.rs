@@ -77,6 +77,8 @@ pub(super) struct Job {
     /// When the map phase closed, and the estimate then.
     pub(super) closed: Option<(f64, Option<Estimate>)>,
     pub(super) finished: Option<(Progress, f64)>,
+    /// When the policy asked to hear `Event::Wake` (`Decision::WakeAt`), on `now()`'s clock.
+    pub(super) wake_at: Option<f64>,
 }
 
 impl Job {
@@ -283,6 +285,7 @@ impl State {
             sampler,
             policy: kind.build(PolicyConfig {
                 guarded: guard.is_some(),
+                answer_cost: super::CUT_ANSWER_SECONDS,
                 ..PolicyConfig::default()
             }),
             observer: RunObserver::new(),
@@ -306,6 +309,7 @@ impl State {
             cut: HashSet::new(),
             closed: None,
             finished: None,
+            wake_at: None,
         });
         if let Some(job) = &self.job {
             self.metrics.phase_started(job.policy.name());
@@ -349,6 +353,7 @@ impl State {
         self.metrics.decided(job.policy.name(), &decision);
         match decision {
             Decision::Want(n) => job.want = n,
+            Decision::WakeAt(at) => job.wake_at = Some(at),
             Decision::LaunchMap {
                 attempt,
                 map,
