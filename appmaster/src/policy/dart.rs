@@ -1662,6 +1662,184 @@ mod tests {
         assert_eq!(lone_map_started(&mut unguarded), None);
     }
 
+    /// `last_moment`'s job: `maps` maps of 5 s on node 0, each writing 4 bytes to the one reduce
+    /// (`f(d) = 0.5·d`: 2 s of reduce per map), D = 20 s; `dart` with a guard, every map
+    /// launched at 0 on containers of node 0. The policy, the maps' attempts and the last
+    /// decisions.
+    fn last_moment_job(maps: usize) -> (Dart, Vec<AttemptId>) {
+        let mut profile = testing::d1_profile(5.0);
+        profile.map_remote = 5.0;
+        profile.partition_bytes = 4.0;
+        profile.shuffle_bandwidth = 1_000.0;
+        let spec = JobSpec {
+            deadline: 20.0,
+            maps: vec![
+                MapSpec {
+                    bytes: 64,
+                    replicas: vec![at(0)],
+                };
+                maps
+            ],
+            reduces: 1,
+            profile,
+            allotment: None,
+            recovered: Vec::new(),
+        };
+        let mut dart = Dart::new(PolicyKind::Dart, guarded());
+        send(&mut dart, 0.0, Event::JobStarted(spec));
+        let mut launched = Vec::new();
+        for i in 0..maps {
+            let c = Container {
+                id: ContainerId(i as u64),
+                at: at(0),
+            };
+            for d in send(&mut dart, 0.0, Event::ContainerGranted(c)) {
+                if let Decision::LaunchMap { attempt, .. } = d {
+                    launched.push(attempt);
+                }
+            }
+        }
+        assert_eq!(launched.len(), maps, "every map fits");
+        (dart, launched)
+    }
+
+    fn wake_asked(out: &[Decision]) -> Option<Seconds> {
+        out.iter().rev().find_map(|d| match d {
+            Decision::WakeAt(t) => Some(*t),
+            _ => None,
+        })
+    }
+
+    fn launched_reduce(out: &[Decision]) -> AttemptId {
+        out.iter()
+            .find_map(|d| match d {
+                Decision::LaunchReduce { attempt, .. } => Some(*attempt),
+                _ => None,
+            })
+            .expect("the reduce runs on the freed container")
+    }
+
+    #[test]
+    fn last_moment_stops_the_maps_when_the_time_left_falls_to_answering_from_what_is_done() {
+        let (mut dart, maps) = last_moment_job(2);
+        // Nothing done yet: stopping would answer from nothing, so the only moment is the
+        // last reduces' cut, at D (the simulator's answer cost is 0).
+        let out = send(&mut dart, 1.0, Event::Tick);
+        assert!(!out.iter().any(|d| matches!(d, Decision::Kill(_))), "{out:?}");
+        let out = send(
+            &mut dart,
+            5.0,
+            Event::TaskFinished {
+                attempt: maps[0],
+                output_bytes: 4,
+            },
+        );
+        // One map done: its 4 bytes take 2 s to reduce (and a few ms to shuffle), so the maps
+        // stop at about 18 s: D less the answer from what is done.
+        let stop = wake_asked(&out).expect("the guard's own moment is asked for");
+        assert!((17.9..18.0).contains(&stop), "{stop}");
+        // The second map hangs (no tick comes to judge it a straggler): at the moment it is
+        // killed (its end and a reduce over both outputs no longer fit), and the reduce
+        // answers from the first.
+        let out = send(&mut dart, stop, Event::Wake);
+        assert!(out.contains(&Decision::Kill(maps[1])), "{out:?}");
+        let p = dart.progress();
+        assert!(p.guarded && p.map_phase_closed && p.k == 1, "{p:?}");
+        // `dart-paper` asks for no moment of its own.
+        let mut paper = Dart::new(PolicyKind::DartPaper, guarded());
+        send(&mut paper, 0.0, Event::JobStarted(lone_map_spec()));
+        let out = send(&mut paper, 0.0, Event::Tick);
+        assert_eq!(wake_asked(&out), None);
+    }
+
+    /// The one-map `last_moment_job` with its map done at 5 s and its reduce running on its
+    /// 4 bytes (2 s), then the fixed guard at 6 s: the policy, the reduce and what the guard
+    /// decided.
+    fn reduce_at_the_floor_guard() -> (Dart, AttemptId, Vec<Decision>) {
+        let (mut dart, maps) = last_moment_job(1);
+        let out = send(
+            &mut dart,
+            5.0,
+            Event::TaskFinished {
+                attempt: maps[0],
+                output_bytes: 4,
+            },
+        );
+        let reduce = launched_reduce(&out);
+        send(&mut dart, 5.0, Event::ShuffleBytes(4));
+        send(
+            &mut dart,
+            5.0,
+            Event::ReduceInputReady {
+                reduce: ReduceId(0),
+                bytes: 4,
+            },
+        );
+        let out = send(&mut dart, 6.0, Event::Guard);
+        (dart, reduce, out)
+    }
+
+    #[test]
+    fn last_moment_spares_a_reduce_that_ends_in_time_and_counts_it_in_full() {
+        let (mut dart, reduce, out) = reduce_at_the_floor_guard();
+        assert!(
+            !out.iter().any(|d| matches!(d, Decision::CutReduce { .. })),
+            "a reduce that ends at 7 s is not cut at 6 s: {out:?}"
+        );
+        // It ends in full (the simulator reports no bytes for a reduce it did not cut).
+        let out = send(
+            &mut dart,
+            7.0,
+            Event::TaskFinished {
+                attempt: reduce,
+                output_bytes: 0,
+            },
+        );
+        let Some(Decision::Finish(p)) = out.last() else {
+            panic!("{out:?}");
+        };
+        assert_eq!(p.processed_fraction(), 1.0, "{p:?}");
+    }
+
+    #[test]
+    fn last_moment_cuts_the_last_reduces_answer_cost_before_d() {
+        let (mut dart, reduce, out) = reduce_at_the_floor_guard();
+        // The reduce hangs. Its cut is asked for at D less the answer's cost (0 here).
+        let cut = wake_asked(&out).or(dart.run.as_ref().and_then(|r| r.wake));
+        assert_eq!(cut, Some(20.0));
+        let out = send(&mut dart, 19.0, Event::Tick);
+        assert!(!out.iter().any(|d| matches!(d, Decision::CutReduce { .. })));
+        let out = send(&mut dart, 20.0, Event::Wake);
+        assert!(
+            out.contains(&Decision::CutReduce {
+                attempt: reduce,
+                reduce: ReduceId(0)
+            }),
+            "{out:?}"
+        );
+        // It folded in half its input: the answer says so.
+        let out = send(
+            &mut dart,
+            20.0,
+            Event::TaskFinished {
+                attempt: reduce,
+                output_bytes: 2,
+            },
+        );
+        let Some(Decision::Finish(p)) = out.last() else {
+            panic!("{out:?}");
+        };
+        assert_eq!(p.processed_fraction(), 0.5, "{p:?}");
+        // With a cost, the cut comes that much earlier.
+        let config = PolicyConfig {
+            answer_cost: 0.5,
+            ..guarded()
+        };
+        let mut costly = Dart::new(PolicyKind::Dart, config);
+        let out = send(&mut costly, 0.0, Event::JobStarted(lone_map_spec()));
+        assert_eq!(wake_asked(&out), Some(8.5), "D = 9 s less 0.5 s: {out:?}");
+    }
+
     #[test]
     fn lone_map_the_guard_stops_waiting_for_a_map_that_will_not_end_in_time() {
         // Half done at 7 s: it ends at 14 s, after D. The guard kills it.
