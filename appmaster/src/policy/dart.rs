@@ -1060,7 +1060,7 @@ impl Run {
                     if done == 0 {
                         could_end_in_time(x.progress, e, t_p) + shuffle + least <= by
                     } else {
-                        let end = expected_latest(&[e]).unwrap_or(t_p);
+                        let end = e.expected_end();
                         end + shuffle + answer <= by
                     }
                 }
@@ -1070,7 +1070,7 @@ impl Run {
                     };
                     let mean = law.at(kept as f64) * mean_of_median;
                     let e = Run::ending(x, ready - start, mean, law.spread, t_p, start);
-                    expected_latest(&[e]).unwrap_or(t_p) <= by
+                    e.expected_end() <= by
                 }
             })
             .map(|(id, _)| id)
@@ -1725,7 +1725,10 @@ mod tests {
         // Nothing done yet: stopping would answer from nothing, so the only moment is the
         // last reduces' cut, at D (the simulator's answer cost is 0).
         let out = send(&mut dart, 1.0, Event::Tick);
-        assert!(!out.iter().any(|d| matches!(d, Decision::Kill(_))), "{out:?}");
+        assert!(
+            !out.iter().any(|d| matches!(d, Decision::Kill(_))),
+            "{out:?}"
+        );
         let out = send(
             &mut dart,
             5.0,

@@ -68,10 +68,10 @@ const TICK_EVERY: Duration = Duration::from_millis(500);
 const LONG_POLL: Duration = Duration::from_secs(5);
 /// Time the master keeps for itself after the job: answer, store, unregister.
 const FINISH_MARGIN: f64 = 0.3;
-/// Time a cut reduce takes to hear the cut, emit its partial answer and report it
-/// (`PolicyConfig::answer_cost`): `dart`'s `last_moment` cuts its last reduces this long before
-/// the policy's deadline.
-const CUT_ANSWER_SECONDS: f64 = 0.2;
+/// Time a cut reduce takes to hear the cut (in its next progress reply, every 0.2 s), emit its
+/// partial answer and report it (`PolicyConfig::answer_cost`): `dart`'s `last_moment` cuts its
+/// last reduces this long before the policy's deadline.
+const CUT_ANSWER_SECONDS: f64 = 0.25;
 /// A task that fails this often fails the job (Hadoop's `mapreduce.map.maxattempts`): a
 /// deterministic failure (bad input, a bug) must not be retried for ever.
 const MAX_TASK_FAILURES: u32 = 4;
@@ -137,7 +137,9 @@ pub struct MasterArgs {
     /// Every map of a built-in app takes at least this many seconds.
     #[arg(long, default_value_t = 0.0)]
     map_min_seconds: f64,
-    /// The deadline guard fires this many seconds before the deadline (0: no guard).
+    /// The deadline guard fires this many seconds before the deadline (0: no guard). With
+    /// `dart` it is a floor: `dart` stops its maps at the last moment its estimate leaves for
+    /// the answer, and at this floor stops only what will no longer end in time.
     #[arg(long, default_value_t = DEFAULT_GUARD_SECONDS)]
     guard_seconds: f64,
     /// Fault injection: the map of this split hangs until it is killed.
