@@ -69,6 +69,7 @@ fn profile(db: &Path) -> yard_appmaster::policy::Profile {
             map_local: MAP_SECONDS,
             map_remote: MAP_SECONDS,
             map_shortest: None,
+            map_spread: None,
             partition_bytes: 4096.0,
             shuffle_bandwidth: 1e8,
             reduce_time: yard_appmaster::policy::PowerLaw {

@@ -197,6 +197,7 @@ fn predicted_full_seconds(profiles: &Path, client: &Client) -> Result<f64> {
             map_local: 1.0,
             map_remote: f64::NAN, // not measured: the node-local time stands in
             map_shortest: None,
+            map_spread: None,
             partition_bytes: 1.0,
             shuffle_bandwidth: 1e9,
             reduce_time: yard_appmaster::policy::PowerLaw {

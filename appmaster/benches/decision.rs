@@ -40,6 +40,7 @@ fn spec(maps: u32) -> JobSpec {
             map_local: 10.0,
             map_remote: 15.0,
             map_shortest: None,
+            map_spread: None,
             partition_bytes: 1e6,
             shuffle_bandwidth: 1e8,
             reduce_time: PowerLaw {

@@ -192,6 +192,7 @@ proptest! {
             map_local: local,
             map_remote: remote,
             map_shortest: None,
+            map_spread: None,
             partition_bytes: partition,
             shuffle_bandwidth: bandwidth,
             reduce_time: PowerLaw { a, b, spread },

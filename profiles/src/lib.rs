@@ -184,13 +184,15 @@ impl ProfileStore {
         let mut conn = self.begin().await?;
         let result = async {
             let id: i64 = sqlx::query(
-                "INSERT INTO runs (kind, recorded_ms, map_local, map_remote, partition_bytes, shuffle_bandwidth, k, max_reduce_input) \
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                "INSERT INTO runs (kind, recorded_ms, map_local, map_remote, map_shortest, map_spread, partition_bytes, shuffle_bandwidth, k, max_reduce_input) \
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
             )
             .bind(kind)
             .bind(recorded_ms)
             .bind(run.map_local)
             .bind(run.map_remote)
+            .bind(run.map_shortest)
+            .bind(run.map_spread)
             .bind(run.partition_bytes)
             .bind(run.shuffle_bandwidth)
             .bind(i64::from(run.k))
@@ -236,6 +238,8 @@ impl ProfileStore {
             runs.push(RunRecord {
                 map_local: row.try_get("map_local")?,
                 map_remote: row.try_get("map_remote")?,
+                map_shortest: row.try_get("map_shortest")?,
+                map_spread: row.try_get("map_spread")?,
                 partition_bytes: row.try_get("partition_bytes")?,
                 shuffle_bandwidth: row.try_get("shuffle_bandwidth")?,
                 k: u32::try_from(row.try_get::<i64, _>("k")?).unwrap_or(0),

@@ -8,6 +8,8 @@ fn run(k: u32, samples: Vec<(f64, f64)>) -> RunRecord {
     RunRecord {
         map_local: Some(10.0 + f64::from(k)),
         map_remote: None,
+        map_shortest: Some(5.0 + f64::from(k)),
+        map_spread: (k % 2 == 1).then_some(0.25),
         partition_bytes: Some(4096.0),
         shuffle_bandwidth: Some(1e8),
         k,
@@ -21,6 +23,7 @@ fn defaults() -> Profile {
         map_local: 1.0,
         map_remote: 2.0,
         map_shortest: None,
+        map_spread: None,
         partition_bytes: 3.0,
         shuffle_bandwidth: 4.0,
         reduce_time: PowerLaw {

@@ -88,6 +88,7 @@ pub async fn lookup(store: &ProfileStore, kind: &str, maps: u32, reduces: u32) -
         map_local: f64::NAN,
         map_remote: f64::NAN,
         map_shortest: None,
+        map_spread: None,
         partition_bytes: 0.0,
         shuffle_bandwidth: 0.0,
         reduce_time: PowerLaw {
@@ -110,6 +111,7 @@ mod tests {
             map_local: 2.0,
             map_remote: 5.0,
             map_shortest: None,
+            map_spread: None,
             partition_bytes: 1000.0,
             shuffle_bandwidth: 10_000.0,
             reduce_time: PowerLaw {

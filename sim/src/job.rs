@@ -190,6 +190,7 @@ impl SimJob {
                 map_local: 10.0,
                 map_remote: 15.0,
                 map_shortest: None,
+                map_spread: None,
                 partition_bytes: 1000.0 / f64::from(reduces.max(1)),
                 shuffle_bandwidth: 1000.0,
                 reduce_time: PowerLaw {

@@ -595,6 +595,7 @@ mod tests {
                 map_local: 10.0,
                 map_remote: 12.0,
                 map_shortest: None,
+                map_spread: None,
                 partition_bytes: 100.0,
                 shuffle_bandwidth: 20.0,
                 reduce_time: PowerLaw {

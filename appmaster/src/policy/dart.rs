@@ -347,6 +347,10 @@ impl JobRun for Run {
         }
         let t_p = self.core.elapsed(now);
         if !self.reduces_cut && t_p >= self.cut_at() - WAKE_SLACK {
+            // The guard's act, as its own moment's is (`progress().guarded` says the run left
+            // its unguarded twin's path).
+            let spare = self.last_moment_spares(now);
+            self.core.guard_sparing(&spare, out);
             self.reduces_cut = true;
             self.core.cut_reduces(out);
         } else if !self.core.progress.guarded
@@ -628,7 +632,13 @@ impl Run {
     /// finish (with the weight of `SPREAD_PRIOR` maps: a few heavy-tailed draws would
     /// otherwise make the latest of a large wave absurd), at most `MAX_SPREAD`.
     fn map_spread(&self) -> f64 {
-        let prior = self.config.map_spread;
+        // What the kind's earlier runs measured, else the configured spread.
+        let prior = self
+            .core
+            .spec
+            .profile
+            .map_spread
+            .unwrap_or(self.config.map_spread);
         let (n, sum, squares) = self.map_ratios;
         if n < 3 {
             return prior;

@@ -137,6 +137,10 @@ pub struct Profile {
     /// footing as `map_local` (a map of the job's mean input); `None` where no single map was
     /// timed. `dart`'s `lone_map` launches a first map on it when the estimate says none fits.
     pub map_shortest: Option<Seconds>,
+    /// σ of ln(map duration) around its mean that earlier runs of the job kind measured on
+    /// their node-local maps; `None` until measured (`dart` then assumes
+    /// `PolicyConfig::map_spread`).
+    pub map_spread: Option<f64>,
     /// `p`: bytes one map sends to one reducer.
     pub partition_bytes: f64,
     /// Bytes per second the job's shuffle moves, until measured (eq. 5).

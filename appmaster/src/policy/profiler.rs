@@ -19,6 +19,11 @@ pub struct RunRecord {
     /// Mean duration of successful node-local maps, and of the others.
     pub map_local: Option<Seconds>,
     pub map_remote: Option<Seconds>,
+    /// The shortest successful node-local map, and σ of ln(duration) over the node-local
+    /// maps (with at least `SPREAD_MIN_MAPS` of them): what `lone_map` and the forecast's
+    /// spread learn from the kind's earlier runs.
+    pub map_shortest: Option<Seconds>,
+    pub map_spread: Option<f64>,
     /// Mean bytes one map sent to one reducer.
     pub partition_bytes: Option<f64>,
     /// Shuffle bytes over the time from the first to the last transfer.
@@ -29,6 +34,9 @@ pub struct RunRecord {
     /// `(input bytes, seconds)` of every reduce that ran: more points for `f(d)`.
     pub reduce_samples: Vec<(f64, Seconds)>,
 }
+
+/// A run measures its maps' spread once it has this many node-local ones.
+pub const SPREAD_MIN_MAPS: u64 = 3;
 
 /// A running mean.
 #[derive(Debug, Clone, Copy, Default)]
@@ -60,6 +68,10 @@ pub struct RunObserver {
     reduce_ready: HashMap<ReduceId, (Seconds, u64)>,
     local: Mean,
     remote: Mean,
+    /// ln(duration) of node-local maps: their mean and mean square, and the shortest.
+    local_ln: Mean,
+    local_ln_sq: Mean,
+    shortest: Option<Seconds>,
     partition: Mean,
     shuffle_bytes: f64,
     shuffle_window: Option<(Seconds, Seconds)>,
@@ -81,7 +93,15 @@ impl RunObserver {
                 if let Some((started, locality)) = self.maps.remove(attempt) {
                     let took = now - started;
                     match locality {
-                        Locality::NodeLocal => self.local.add(took),
+                        Locality::NodeLocal => {
+                            self.local.add(took);
+                            if took > 0.0 {
+                                self.local_ln.add(took.ln());
+                                self.local_ln_sq.add(took.ln() * took.ln());
+                                self.shortest =
+                                    Some(self.shortest.map_or(took, |s: f64| s.min(took)));
+                            }
+                        }
                         _ => self.remote.add(took),
                     }
                     if self.reduces > 0 {
@@ -144,9 +164,24 @@ impl RunObserver {
         let bandwidth = self.shuffle_window.and_then(|(first, last)| {
             (last > first && self.shuffle_bytes > 0.0).then(|| self.shuffle_bytes / (last - first))
         });
+        let n = self.local_ln.n;
+        let spread = match (
+            n >= SPREAD_MIN_MAPS,
+            self.local_ln.get(),
+            self.local_ln_sq.get(),
+        ) {
+            (true, Some(m), Some(sq)) => {
+                // The sample variance of ln(duration).
+                let var = (sq - m * m) * n as f64 / (n - 1) as f64;
+                Some(var.max(0.0).sqrt())
+            }
+            _ => None,
+        };
         RunRecord {
             map_local: self.local.get(),
             map_remote: self.remote.get(),
+            map_shortest: self.shortest,
+            map_spread: spread,
             partition_bytes: self.partition.get(),
             shuffle_bandwidth: bandwidth,
             ..self.record.clone()
@@ -205,8 +240,17 @@ impl Profiler {
         Profile {
             map_local: mean(|r| r.map_local, d.map_local),
             map_remote: mean(|r| r.map_remote, d.map_remote),
-            // Runs record mean map times only (and the store keeps those): no single map's.
-            map_shortest: d.map_shortest,
+            // The shortest map any recent run timed; their spreads' mean.
+            map_shortest: recent
+                .iter()
+                .filter_map(|r| r.map_shortest)
+                .fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.min(x))))
+                .or(d.map_shortest),
+            map_spread: recent
+                .iter()
+                .any(|r| r.map_spread.is_some())
+                .then(|| mean(|r| r.map_spread, 0.0))
+                .or(d.map_spread),
             partition_bytes: mean(|r| r.partition_bytes, d.partition_bytes),
             shuffle_bandwidth: mean(|r| r.shuffle_bandwidth, d.shuffle_bandwidth),
             reduce_time: PowerLaw::fit(&self.reduce_samples).unwrap_or(d.reduce_time),
@@ -233,6 +277,7 @@ mod tests {
             map_local: 1.0,
             map_remote: 2.0,
             map_shortest: None,
+            map_spread: None,
             partition_bytes: 3.0,
             shuffle_bandwidth: 4.0,
             reduce_time: PowerLaw {
@@ -287,6 +332,53 @@ mod tests {
                 k: 10,
                 max_reduce_input: 100.0
             }
+        );
+    }
+
+    #[test]
+    fn runs_teach_the_next_profile_their_shortest_map_and_spread() {
+        // Node-local maps of e^0, e^1, e^2 s: ln-times 0, 1, 2, sample σ 1.
+        let mut o = RunObserver::new();
+        for (a, t) in [(0u32, 1.0f64), (1, 1f64.exp()), (2, 2f64.exp())] {
+            let launch = Decision::LaunchMap {
+                attempt: AttemptId(a),
+                map: MapId(a),
+                container: ContainerId(u64::from(a)),
+                locality: Locality::NodeLocal,
+                speculative: false,
+            };
+            o.decisions(0.0, &[launch]);
+            let done = Event::TaskFinished {
+                attempt: AttemptId(a),
+                output_bytes: 0,
+            };
+            o.event(t, &done);
+        }
+        let first = o.record();
+        assert_eq!(first.map_shortest, Some(1.0));
+        assert!((first.map_spread.unwrap() - 1.0).abs() < 1e-9, "{first:?}");
+        // Two maps are too few to measure a spread.
+        let few = RunRecord {
+            map_shortest: Some(0.5),
+            ..RunRecord::default()
+        };
+        let mut p = Profiler::new(defaults());
+        assert_eq!(
+            (p.profile().map_shortest, p.profile().map_spread),
+            (None, None)
+        );
+        p.add_run(first);
+        p.add_run(few);
+        let profile = p.profile();
+        assert_eq!(
+            profile.map_shortest,
+            Some(0.5),
+            "the shortest of the recent runs"
+        );
+        assert_eq!(
+            profile.map_spread,
+            Some(1.0),
+            "the mean of those that measured one"
         );
     }
 

@@ -336,6 +336,7 @@ mod tests {
                 map_local: 10.0,
                 map_remote: 15.0,
                 map_shortest: None,
+                map_spread: None,
                 partition_bytes: 1.0,
                 shuffle_bandwidth: 1.0,
                 reduce_time: PowerLaw {

@@ -18,6 +18,7 @@ pub(crate) fn d1_profile(map_local: Seconds) -> Profile {
         map_local,
         map_remote: 2.5,
         map_shortest: None,
+        map_spread: None,
         partition_bytes: 1.0,
         shuffle_bandwidth: 1.0,
         reduce_time: PowerLaw {

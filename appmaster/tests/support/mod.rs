@@ -120,6 +120,7 @@ impl Script {
             map_local: map_s,
             map_remote: remote_s,
             map_shortest: None,
+            map_spread: None,
             partition_bytes: self.map_output as f64 / f64::from(reduces.max(1)),
             shuffle_bandwidth: self.bandwidth,
             reduce_time: self.reduce_time,

@@ -57,6 +57,7 @@ fn noisy_truth(
         map_local,
         map_remote: map_local * o.remote_factor,
         map_shortest: Some(map_shortest),
+        map_spread: None,
         partition_bytes: match reduces {
             0 => 0.0,
             r => output / maps / f64::from(r),
@@ -139,6 +140,7 @@ fn sampled(
         map_local,
         map_remote: map_local * o.remote_factor,
         map_shortest: Some(map_shortest),
+        map_spread: None,
         partition_bytes: match reduces {
             0 => 0.0,
             r => output / maps.max(1) as f64 / f64::from(r),

@@ -162,6 +162,7 @@ fn default_profile() -> Profile {
         map_local: 1.0,
         map_remote: 1.5,
         map_shortest: None,
+        map_spread: None,
         partition_bytes: 1e6,
         shuffle_bandwidth: 50e6,
         reduce_time: PowerLaw {

@@ -1092,6 +1092,7 @@ pub(super) mod tests {
                 map_local: 1.0,
                 map_remote: 1.0,
                 map_shortest: None,
+                map_spread: None,
                 partition_bytes: 10.0,
                 shuffle_bandwidth: 1e6,
                 reduce_time: PowerLaw {
