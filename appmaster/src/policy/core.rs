@@ -885,10 +885,13 @@ impl Core {
         self.progress.guarded = true;
         let mut live: Vec<AttemptId> = self.live.clone();
         live.sort_unstable();
+        let mut spare = spare.to_vec();
+        spare.sort_unstable();
+        let spare = |a: &AttemptId| spare.binary_search(a).is_ok();
         let mut spared = false;
         for &a in &live {
             if let TaskRef::Map(_) = self.attempts[a.0 as usize].task {
-                if spare.contains(&a) {
+                if spare(&a) {
                     spared = true;
                 } else {
                     self.kill(a, out);
@@ -902,7 +905,7 @@ impl Core {
         self.progress.restarts_waiting = 0;
         self.rerun_waiting_since = None;
         self.close_map_phase(None, out);
-        for &a in live.iter().filter(|a| !spared && !spare.contains(a)) {
+        for &a in live.iter().filter(|a| !spared && !spare(a)) {
             self.cut(a, out);
         }
     }

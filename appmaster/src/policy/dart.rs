@@ -448,7 +448,9 @@ impl JobRun for Run {
                     let late: Vec<AttemptId> = self
                         .core
                         .live_attempt_ids()
-                        .filter(|(a, x)| matches!(x.task, TaskRef::Map(_)) && !spared.contains(a))
+                        .filter(|(a, x)| {
+                            matches!(x.task, TaskRef::Map(_)) && spared.binary_search(a).is_err()
+                        })
                         .map(|(a, _)| a)
                         .collect();
                     for a in late {
