@@ -15,6 +15,7 @@
 //! in the store is typed by its first finished map and reduce as the job runs (`typing.rs`);
 //! the type rides every allocate request once known, and the job's answer and status show it.
 
+mod costs;
 mod metrics;
 mod recovery;
 mod rm;
@@ -66,8 +67,6 @@ const TICK_EVERY: Duration = Duration::from_millis(500);
 /// How long a long-poll (a runner's `next`, a reducer's `outputs`) waits before answering
 /// "nothing yet".
 const LONG_POLL: Duration = Duration::from_secs(5);
-/// Time the master keeps for itself after the job: answer, store, unregister.
-const FINISH_MARGIN: f64 = 0.3;
 /// A task that fails this often fails the job (Hadoop's `mapreduce.map.maxattempts`): a
 /// deterministic failure (bad input, a bug) must not be retried for ever.
 const MAX_TASK_FAILURES: u32 = 4;
@@ -330,11 +329,15 @@ struct Outcome {
     job_type: Value,
     /// The most task containers this master held at once so far (`State::peak_containers`).
     peak_containers: u32,
+    /// When the policy finished (its `Finish`): the answer path starts here.
+    finished: Instant,
+    /// The input read over time (`Job::read`).
+    read: Vec<(f64, u64)>,
 }
 
 /// Runs one policy over its maps to its `Finish`. With a guard, at `deadline − guard` the
 /// policy hears `Event::Guard` (it stops the maps and cuts the reduces), and at the deadline
-/// (the policy's, which keeps `FINISH_MARGIN` for the answer's upload) `Event::Deadline`: it
+/// (the policy's, which keeps the measured answer path for the answer's upload, `costs.rs`) `Event::Deadline`: it
 /// finishes with what has arrived, reduces that have not answered abandoned.
 async fn run_phase(shared: &Arc<Shared>, phase: Phase) -> Result<Outcome> {
     let deadline = phase.deadline;
@@ -400,6 +403,8 @@ async fn run_phase(shared: &Arc<Shared>, phase: Phase) -> Result<Outcome> {
                 recovered: job.recovered,
                 job_type: Value::Null,
                 peak_containers: s.peak_containers,
+                finished: job.started + Duration::from_secs_f64(finished_at.max(0.0)),
+                read: job.read,
             });
         }
         if ticked {
@@ -565,6 +570,16 @@ async fn job(
         Some(store) => store.load(&kind).await?,
         None => Default::default(),
     };
+    // This cluster's costs as earlier masters measured them: the answer's margin comes from
+    // them. The cluster is the rm's address, as this master was given it.
+    let cluster = rm.rm.base().to_owned();
+    let stored_costs = match &store {
+        Some(store) => store.load_costs(&cluster).await?,
+        None => Default::default(),
+    };
+    let live_costs = costs::LiveCosts::of(&stored_costs);
+    let finish_margin = live_costs.finish_margin();
+    log_line(&live_costs.describe());
     // A kind typed before is typed from its first task on; an untyped part gets its probe.
     with(&shared, |s| {
         s.typing = yard_appmaster::typing::Typing::new(stored.job_type);
@@ -586,6 +601,8 @@ async fn job(
         bytes: maps.iter().map(|m| m.split.bytes).sum(),
     };
     let mut sampled = false;
+    // When the last phase's policy finished: the answer path is measured from it.
+    let mut finished = None;
     if args.sample_only || (cold && estimates) {
         // Dart §5.1, the task sampler: a few maps chosen at random, reduces at geometric sizes.
         let mut rng = Rng::seed_from_u64(args.seed ^ 0x5A3B);
@@ -605,6 +622,7 @@ async fn job(
         let outcome = run_phase(&shared, sampler).await;
         save_types(&shared, store.as_ref(), &kind).await;
         let outcome = outcome?;
+        finished = Some(outcome.finished);
         if let Some(store) = &store {
             // Its reduce samples are the sampler's; the rest (map durations, partition size,
             // shuffle bandwidth) is a run like any other.
@@ -631,9 +649,7 @@ async fn job(
             _ => stored,
         };
         let profile = stored.profiler(default_profile()).profile();
-        let deadline = args.deadline_ms.map_or(1e9, |d| {
-            ((d - now_ms()) as f64 / 1000.0 - FINISH_MARGIN).max(0.001)
-        });
+        let deadline = costs::policy_deadline(args.deadline_ms, now_ms(), finish_margin);
         let phase_start_ms = now_ms();
         let recovered = recoverable(&kept, &maps);
         let job = Phase {
@@ -653,21 +669,42 @@ async fn job(
         let outcome = run_phase(&shared, job).await;
         save_types(&shared, store.as_ref(), &kind).await;
         let mut outcome = outcome?;
+        finished = Some(outcome.finished);
         outcome.job_type = with(&shared, |s| job_type_json(&s.typing));
         if let Some(store) = &store {
             store.add_run(&kind, now_ms(), &outcome.record).await?;
         }
+        // This run's launches and grants with the stored costs; its answer path is measured
+        // only once the answer is in.
+        let known = with(&shared, |s| s.costs.with_stored(&stored_costs));
         answer(
             args,
             &app,
             &kind,
             &outcome,
             sampled,
-            started_ms,
-            phase_start_ms,
+            (started_ms, phase_start_ms),
+            costs::LiveCosts::of(&known).json(finish_margin),
         )
     };
     rm.app_call(reqwest::Method::PUT, "result", result).await?;
+    let accepted = Instant::now();
+    let measured = with(&shared, |s| {
+        if let Some(finished) = finished {
+            s.costs.answered(finished, accepted);
+        }
+        std::mem::take(&mut s.costs.measured)
+    });
+    log_line(&format!(
+        "measured this run: {}",
+        costs::LiveCosts::of(&measured).describe()
+    ));
+    if let Some(store) = &store
+        && let Err(e) = store.add_costs(&cluster, now_ms(), &measured).await
+    {
+        // The answer is in: the costs are for the next master, not worth failing this job.
+        log_line(&format!("cannot store the live costs: {e:#}"));
+    }
     // The runners go, and the job's map outputs with them.
     let nodes = with(&shared, |s| {
         s.stopping = true;
@@ -677,6 +714,7 @@ async fn job(
         }
         let all: Vec<String> = s.containers.keys().cloned().collect();
         s.releases.extend(all);
+        s.call_rm.notify_one();
         s.used_nodes.clone()
     });
     let _ = allocator.await;
@@ -750,8 +788,8 @@ fn answer(
     kind: &str,
     outcome: &Outcome,
     sampled: bool,
-    started_ms: i64,
-    phase_start_ms: i64,
+    (started_ms, phase_start_ms): (i64, i64),
+    live_costs: Value,
 ) -> Value {
     let p = outcome.progress;
     let answer = app.answer(outcome.population, &outcome.stats, &outcome.partials);
@@ -771,6 +809,14 @@ fn answer(
         "guardFired": p.guarded,
         "reducesAbandoned": p.reduces_abandoned,
         "schedulingOverheadMs": overhead_summary(&outcome.overheads),
+        // This cluster's measured costs (`costs.rs`), seconds, and the margin this run kept.
+        "liveCosts": live_costs,
+        // The input read over time, from the master's start (as `completionSeconds`).
+        "inputRead": input_read(
+            &outcome.read,
+            (phase_start_ms - started_ms) as f64 / 1000.0,
+            outcome.population.bytes,
+        ),
         "jobType": outcome.job_type,
         // The cap on task containers held at once (`maxContainers`), and the most it held.
         "maxContainers": args.max_containers,
@@ -790,6 +836,38 @@ fn answer(
         p.processed_fraction(),
     );
     with_job(answer, job, times, p.processed_fraction())
+}
+
+/// At most this many points of `inputRead`'s curve.
+const INPUT_READ_POINTS: usize = 1000;
+
+/// The input read over time: `[seconds from the master's start, bytes read by then]`, a point
+/// per map output as it was listed (past [`INPUT_READ_POINTS`] maps, every n-th and the last:
+/// between points the curve reads low, never high), beside all the input's bytes.
+fn input_read(read: &[(f64, u64)], offset: f64, input_bytes: u64) -> Value {
+    let every = read.len().div_ceil(INPUT_READ_POINTS).max(1);
+    let mut total = 0u64;
+    let mut at = Vec::new();
+    for (i, &(seconds, bytes)) in read.iter().enumerate() {
+        total = total.saturating_add(bytes);
+        if (i + 1) % every == 0 || i + 1 == read.len() {
+            at.push(json!([offset + seconds, total]));
+        }
+    }
+    json!({ "inputBytes": input_bytes, "at": at })
+}
+
+/// The bytes an `inputRead` curve had read by `seconds` (from the master's start).
+pub fn read_by(input_read: &Value, seconds: f64) -> Option<u64> {
+    let mut last = 0;
+    for point in input_read["at"].as_array()? {
+        let (t, bytes) = (point[0].as_f64()?, point[1].as_u64()?);
+        if t > seconds {
+            break;
+        }
+        last = bytes;
+    }
+    Some(last)
 }
 
 /// A job's times against its deadline, as every answer carries them; its `outcome` by the
