@@ -97,14 +97,13 @@ impl LiveCosts {
             .map_or(DEFAULT_FINISH_MARGIN, |a| a.p99.max(MIN_FINISH_MARGIN))
     }
 
-    /// "live costs: answer p50 … p99 …, launch …, grant …".
+    /// "answer p50 … p99 …, launch …, grant …".
     pub(super) fn describe(&self) -> String {
         format!(
-            "live costs: answer {}, launch {}, grant {}; the answer's margin {:.3} s",
+            "answer {}, launch {}, grant {}",
             Quantiles::text(self.answer),
             Quantiles::text(self.launch),
             Quantiles::text(self.grant),
-            self.finish_margin()
         )
     }
 
@@ -234,9 +233,7 @@ mod tests {
         assert_eq!(fast.finish_margin(), MIN_FINISH_MARGIN);
         let text = slow.describe();
         assert!(
-            text.starts_with(
-                "live costs: answer p50 0.120 s p99 0.500 s (3 samples), launch not measured"
-            ),
+            text.starts_with("answer p50 0.120 s p99 0.500 s (3 samples), launch not measured"),
             "{text}"
         );
         assert_eq!(slow.json(0.5)["answer"]["p50"], 0.12);

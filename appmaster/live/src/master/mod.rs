@@ -344,7 +344,11 @@ async fn run_phase(shared: &Arc<Shared>, phase: Phase) -> Result<Outcome> {
     let guard = phase
         .guard
         .map(|g| yard_appmaster::policy::guard_margin(g, deadline));
-    with(shared, |s| s.start_phase(phase));
+    // Woken when the policy finishes: the answer goes at once, not at the next tick.
+    let finished = with(shared, |s| {
+        s.start_phase(phase);
+        s.phase_finished.clone()
+    });
     let started = tokio::time::Instant::now();
     let at = |seconds: f64| started + Duration::from_secs_f64(seconds.clamp(0.0, 1e9));
     let mut tick = tokio::time::interval(TICK_EVERY);
@@ -360,6 +364,7 @@ async fn run_phase(shared: &Arc<Shared>, phase: Phase) -> Result<Outcome> {
         let ticked = tokio::select! {
             _ = tick.tick() => true,
             _ = tokio::time::sleep_until(wake) => false,
+            _ = finished.notified() => false,
         };
         let mut s = shared.lock();
         if let Some(fatal) = s.job.as_ref().and_then(|j| j.fatal.clone()) {
@@ -579,7 +584,10 @@ async fn job(
     };
     let live_costs = costs::LiveCosts::of(&stored_costs);
     let finish_margin = live_costs.finish_margin();
-    log_line(&live_costs.describe());
+    log_line(&format!(
+        "live costs on {cluster}: {}; the answer's margin {finish_margin:.3} s",
+        live_costs.describe()
+    ));
     // A kind typed before is typed from its first task on; an untyped part gets its probe.
     with(&shared, |s| {
         s.typing = yard_appmaster::typing::Typing::new(stored.job_type);
@@ -601,8 +609,11 @@ async fn job(
         bytes: maps.iter().map(|m| m.split.bytes).sum(),
     };
     let mut sampled = false;
-    // When the last phase's policy finished: the answer path is measured from it.
+    // When the job proper's policy finished: its answer path is measured from it (a
+    // sample-only run answers no deadline: its path is not one).
     let mut finished = None;
+    // The answer path's steps, for the log.
+    let mut steps: Vec<(&str, Instant)> = Vec::new();
     if args.sample_only || (cold && estimates) {
         // Dart §5.1, the task sampler: a few maps chosen at random, reduces at geometric sizes.
         let mut rng = Rng::seed_from_u64(args.seed ^ 0x5A3B);
@@ -622,7 +633,6 @@ async fn job(
         let outcome = run_phase(&shared, sampler).await;
         save_types(&shared, store.as_ref(), &kind).await;
         let outcome = outcome?;
-        finished = Some(outcome.finished);
         if let Some(store) = &store {
             // Its reduce samples are the sampler's; the rest (map durations, partition size,
             // shuffle bandwidth) is a run like any other.
@@ -670,10 +680,12 @@ async fn job(
         save_types(&shared, store.as_ref(), &kind).await;
         let mut outcome = outcome?;
         finished = Some(outcome.finished);
+        steps.push(("types stored", Instant::now()));
         outcome.job_type = with(&shared, |s| job_type_json(&s.typing));
         if let Some(store) = &store {
             store.add_run(&kind, now_ms(), &outcome.record).await?;
         }
+        steps.push(("run stored", Instant::now()));
         // This run's launches and grants with the stored costs; its answer path is measured
         // only once the answer is in.
         let known = with(&shared, |s| s.costs.with_stored(&stored_costs));
@@ -687,8 +699,26 @@ async fn job(
             costs::LiveCosts::of(&known).json(finish_margin),
         )
     };
+    steps.push(("answer built", Instant::now()));
     rm.app_call(reqwest::Method::PUT, "result", result).await?;
     let accepted = Instant::now();
+    steps.push(("the rm accepted it", accepted));
+    if let Some(finished) = finished {
+        let mut from = finished;
+        let each: Vec<String> = steps
+            .iter()
+            .map(|&(what, at)| {
+                let took = at.saturating_duration_since(from).as_secs_f64();
+                from = at;
+                format!("{what} +{took:.3} s")
+            })
+            .collect();
+        log_line(&format!(
+            "answer path {:.3} s: {}",
+            accepted.saturating_duration_since(finished).as_secs_f64(),
+            each.join(", ")
+        ));
+    }
     let measured = with(&shared, |s| {
         if let Some(finished) = finished {
             s.costs.answered(finished, accepted);
@@ -696,7 +726,7 @@ async fn job(
         std::mem::take(&mut s.costs.measured)
     });
     log_line(&format!(
-        "measured this run: {}",
+        "live costs measured by this master: {}",
         costs::LiveCosts::of(&measured).describe()
     ));
     if let Some(store) = &store

@@ -155,6 +155,8 @@ pub(super) struct State {
     /// Wakes the allocate loop at once: more containers are wanted, some go back, or the
     /// master stops (otherwise it calls the rm every `ALLOCATE_EVERY`).
     pub(super) call_rm: Arc<Notify>,
+    /// Wakes `run_phase` when the policy finishes (else it would look only at its next tick).
+    pub(super) phase_finished: Arc<Notify>,
 }
 
 pub(super) struct Shared {
@@ -235,6 +237,7 @@ impl State {
             metrics: super::metrics::MasterMetrics::new(),
             costs: Default::default(),
             call_rm: Arc::new(Notify::new()),
+            phase_finished: Arc::new(Notify::new()),
         }
     }
 
@@ -439,6 +442,7 @@ impl State {
                     100.0 * progress.processed_fraction()
                 ));
                 job.finished = Some((progress, now));
+                self.phase_finished.notify_one();
             }
         }
     }
