@@ -168,7 +168,9 @@ pub(crate) struct SimArgs {
     /// The deadline guard (yard's, beyond the paper), as the live master runs it: this many
     /// seconds before each deadline every policy but `full` stops its maps and has its
     /// running reduces answer from what they have folded in; at the deadline, reduces not
-    /// done are dropped. Each guarded policy is reported twice on the same jobs: without the
+    /// done are dropped; `dart` stops its maps at the last moment its estimate leaves for the
+    /// answer and treats this margin as a floor that stops only what will no longer end in
+    /// time (`last_moment`). Each guarded policy is reported twice on the same jobs: without the
     /// guard (`dart`, as the paper has it) and with it (`dart+guard`). 0: no guard. The
     /// default is the live master's.
     #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_GUARD_SECONDS, value_parser = parse_guard)]

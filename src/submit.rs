@@ -65,7 +65,9 @@ pub(crate) struct JobArgs {
     pub(crate) map_min_seconds: f64,
     /// The deadline guard fires this long before the deadline: maps stop, and the reduces
     /// answer from what they have folded in, so the answer arrives by the deadline (0: no
-    /// guard; `full` never has one).
+    /// guard; `full` never has one). With `dart` it is a floor: `dart` stops its maps at the
+    /// last moment its estimate leaves for the answer, and here only what will no longer end
+    /// in time.
     #[arg(long, default_value_t = yard_appmaster_live::master::DEFAULT_GUARD_SECONDS, value_name = "SECONDS")]
     pub(crate) guard_seconds: f64,
     /// Fault injection: the map of this split hangs until it is killed (the guard's tests).

@@ -604,6 +604,8 @@ enum Ev {
     Deadline,
     /// A reduce the guard cut answers, having folded in this many bytes.
     ReduceCut(AttemptId, u64),
+    /// The time the policy asked for (`Decision::WakeAt`), as its `f64` bits.
+    Wake(u64),
 }
 
 /// The event queue, in (time in µs, sequence number) order — the order one heap of every
@@ -908,6 +910,8 @@ pub(crate) struct Run<'a> {
     horizon: Seconds,
     /// On a shared cluster, no tick is queued while the job holds no container.
     tick_paused: bool,
+    /// The policy's latest `WakeAt`, as `f64` bits (earlier ones are stale).
+    wake: Option<u64>,
     /// Seconds before the deadline the guard fires, if this run is guarded.
     guard: Option<Seconds>,
     rng: Rng,
@@ -1051,6 +1055,7 @@ impl<'a> Run<'a> {
             reduce_launches: vec![0; job.reduces() as usize],
             horizon: f64::INFINITY,
             tick_paused: false,
+            wake: None,
             guard: exp.guard_for(kind, plan.deadline),
             rng: Rng::seed_from_u64(mix(exp.seed, 0x4E6, index, 0)),
             now: 0.0,
@@ -1194,6 +1199,13 @@ impl<'a> Run<'a> {
                 Ev::ReduceEnd(a, ok) => self.reduce_end(a, ok.then_some(0)),
                 Ev::ReduceCut(a, folded) => self.reduce_end(a, Some(folded)),
                 Ev::Guard => self.call(Event::Guard),
+                Ev::Wake(at) => {
+                    // Only the latest `WakeAt` counts.
+                    if self.wake == Some(at) {
+                        self.wake = None;
+                        self.call(Event::Wake);
+                    }
+                }
                 Ev::Deadline => self.call(Event::Deadline),
                 Ev::Shuffled(bytes) => {
                     self.in_flight -= bytes;
@@ -1651,6 +1663,13 @@ impl<'a> Run<'a> {
     fn apply(&mut self, d: &Decision) {
         match *d {
             Decision::Want(n) => self.want = n,
+            Decision::WakeAt(at) => {
+                // After the rest of its instant (rounded down: never after the moment), before
+                // the deadline of that instant.
+                self.wake = Some(at.to_bits());
+                self.queue
+                    .push_last(at.max(self.now), 0, Ev::Wake(at.to_bits()));
+            }
             Decision::LaunchMap {
                 attempt,
                 map,

@@ -319,6 +319,7 @@ impl JobRun for Run {
             Event::JobStarted(_)
             | Event::MapOutputLost(_)
             | Event::Guard
+            | Event::Wake
             | Event::Deadline
             | Event::Tick
             | Event::ShuffleBytes(_) => {}

@@ -22,11 +22,13 @@ pub(crate) trait JobRun {
     fn restart_approved(&self, _now: Seconds) -> bool {
         true
     }
-    /// Map attempts the deadline guard leaves running (`Event::Guard`): none by default;
-    /// `dart`'s `lone_map` spares those that end in time when no map is done.
+    /// Attempts the deadline guard leaves running (`Event::Guard`): none by default; `dart`'s
+    /// `lone_map` and `last_moment` spare maps and reduces that still end in time.
     fn guard_spares(&self, _now: Seconds) -> Vec<AttemptId> {
         Vec::new()
     }
+    /// The time the run asked for (`Decision::WakeAt`) has come. Nothing by default.
+    fn wake(&mut self, _now: Seconds, _out: &mut Vec<Decision>) {}
     /// Takes an event (after `JobStarted`).
     fn event(&mut self, now: Seconds, event: Event, out: &mut Vec<Decision>);
     /// Makes every decision the run's state now calls for.
@@ -72,6 +74,7 @@ pub(crate) fn drive<R: JobRun>(
                 let spare = r.guard_spares(now);
                 r.core_mut().guard_sparing(&spare, out);
             }
+            Event::Wake => r.wake(now, out),
             Event::Deadline => {
                 r.core_mut().guard(out);
                 r.core_mut().deadline(out);
@@ -196,6 +199,8 @@ pub(crate) struct Attempt {
     pub locality: Locality,
     pub speculative: bool,
     pub live: bool,
+    /// A reduce told to answer from what it has (`CutReduce`).
+    pub cut: bool,
     slot: usize,
 }
 
@@ -529,6 +534,7 @@ impl Core {
             locality,
             speculative,
             live: true,
+            cut: false,
             slot: self.live.len(),
         });
         self.live.push(id);
@@ -867,9 +873,10 @@ impl Core {
         self.guard_sparing(&[], out);
     }
 
-    /// The deadline guard, leaving the map attempts in `spare` running (they stay in `k`):
-    /// while any is spared no reduce is cut, since every reduce still waits for its output
-    /// (the policy kills a spared map that will no longer end in time; the deadline ends
+    /// The deadline guard, leaving the attempts in `spare` running (spared maps stay in `k`):
+    /// while any map is spared no reduce is cut, since every reduce still waits for its
+    /// output, and a spared reduce is left to end (the policy kills a spared map that will no
+    /// longer end in time and cuts a spared reduce at its own last moment; the deadline ends
     /// whatever still runs).
     pub fn guard_sparing(&mut self, spare: &[AttemptId], out: &mut Vec<Decision>) {
         if self.progress.guarded {
@@ -895,10 +902,26 @@ impl Core {
         self.progress.restarts_waiting = 0;
         self.rerun_waiting_since = None;
         self.close_map_phase(None, out);
-        for &a in live.iter().filter(|_| !spared) {
-            if let TaskRef::Reduce(reduce) = self.attempts[a.0 as usize].task {
-                out.push(Decision::CutReduce { attempt: a, reduce });
-            }
+        for &a in live.iter().filter(|a| !spared && !spare.contains(a)) {
+            self.cut(a, out);
+        }
+    }
+
+    /// Tells reduce attempt `a` to answer from what it has folded in (`CutReduce`), once.
+    fn cut(&mut self, a: AttemptId, out: &mut Vec<Decision>) {
+        let x = &mut self.attempts[a.0 as usize];
+        if let (TaskRef::Reduce(reduce), true, false) = (x.task, x.live, x.cut) {
+            x.cut = true;
+            out.push(Decision::CutReduce { attempt: a, reduce });
+        }
+    }
+
+    /// Cuts every running reduce (`cut`): the last moment a partial answer can still arrive.
+    pub fn cut_reduces(&mut self, out: &mut Vec<Decision>) {
+        let mut live: Vec<AttemptId> = self.live.clone();
+        live.sort_unstable();
+        for a in live {
+            self.cut(a, out);
         }
     }
 
@@ -917,16 +940,17 @@ impl Core {
         }
     }
 
-    /// A reduce attempt finished under the guard having folded in `folded` bytes: what it kept
+    /// A reduce attempt the guard cut finished having folded in `folded` bytes: what it kept
     /// is at most that (a reduce whose input never became ready counts what it folded).
     pub fn cut_reduce_finished(&mut self, a: AttemptId, folded: u64) {
         if !self.progress.guarded {
             return;
         }
+        // A reduce the guard spared (or that ended before its cut came) answered in full.
         let Some(TaskRef::Reduce(r)) = self
             .attempts
             .get(a.0 as usize)
-            .filter(|x| x.live)
+            .filter(|x| x.live && x.cut)
             .map(|x| x.task)
         else {
             return;

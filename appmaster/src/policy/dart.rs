@@ -16,7 +16,8 @@
 //! - `end_lost_races` (§4.2.1 Alg. 3): a speculative race that neither copy can win within `W` is ended, both attempts killed.
 //! - `kill_on_tick` (§4.2.1 Alg. 3): the kill branches also run on every tick, not only when a container is offered.
 //! - `first_map` (§4.1 Alg. 1 and eq. 10, §5.2.1): the first map need only fit with its shuffle (Alg. 5 then cuts the reduces); a failed map's restart test likewise.
-//! - `lone_map` (§4.1 Alg. 1, yard's deadline guard): with no map in `k`, a map is launched when the estimate says none fits but the shortest map the profile has seen (`Profile::map_shortest`), its shuffle and the least reduce Alg. 5 would leave could end by `D`; the guard spares a running map that will still end in time while no map is done, and kills it on a tick once it no longer will.
+//! - `lone_map` (§4.1 Alg. 1, yard's deadline guard): with no map in `k`, a map is launched when the estimate says none fits but the shortest map the profile has seen (`Profile::map_shortest`) or its law gives a 0.13 % chance, its shuffle and the least reduce Alg. 5 would leave could end by `D`; the guard spares a running map that will still end in time while no map is done, and kills it on a tick once it no longer will.
+//! - `last_moment` (yard's deadline guard, beyond the paper): under a guard the maps stop at the last responsible moment, when the time left falls to what answering from the maps done takes (their output still on the link at eq. 5's bandwidth, the reduces over it at Alg. 5's confidence with the profile's measured spread, eq. 8–9 and 13, and `PolicyConfig::answer_cost`), not at a fixed margin; the fixed guard (`--guard-seconds`) is a floor that stops only what will no longer end in time; while no map is done no map is stopped that could still end in time; the last running reduces are cut `answer_cost` before `D`, not abandoned at it.
 //! - `busy_bandwidth` (§3.2 eq. 5): the shuffle's bandwidth is `V_p` over the time the link had bytes to move, not over `T_p − T_q`.
 //! - `wave_end` (§3.1 eq. 2): the forecast's `T_M` is the expected *latest* end of the running maps (each from its start and progress, or the profile's duration for its locality scaled by its input, spread by `PolicyConfig::map_spread` or the job's measured spread; `running.rs`), not one mean map after the last launch; once the maps are over, when they ended.
 //! - `fifo_shuffle` (§3.2 eq. 3–7): the forecast's `T_NS` is what is left on the link after the last map when each output queues at the bandwidth, first come first served (`running.rs`), not the whole output over the bandwidth less an overlap guessed from mean map times; once the maps are over, the time since they ended plus the bytes still queued.
@@ -61,6 +62,7 @@ pub struct Extensions {
     pub kill_on_tick: bool,
     pub first_map: bool,
     pub lone_map: bool,
+    pub last_moment: bool,
     pub busy_bandwidth: bool,
     pub wave_end: bool,
     pub fifo_shuffle: bool,
@@ -81,6 +83,7 @@ impl Extensions {
         kill_on_tick: true,
         first_map: true,
         lone_map: true,
+        last_moment: true,
         busy_bandwidth: true,
         wave_end: true,
         fifo_shuffle: true,
@@ -100,6 +103,7 @@ impl Extensions {
         kill_on_tick: false,
         first_map: false,
         lone_map: false,
+        last_moment: false,
         busy_bandwidth: false,
         wave_end: false,
         fifo_shuffle: false,
@@ -198,6 +202,14 @@ const TRUSTED_PROGRESS: f64 = 0.25;
 /// else happens in its instant.
 const LONE_MAP_SLACK: Seconds = 1e-3;
 
+/// `last_moment`: a wake this close to its moment counts as the moment (the adapter rounds
+/// times to its clock).
+const WAKE_SLACK: Seconds = 1e-6;
+
+/// `lone_map`: a map is tried when its law gives it this many σ's chance (0.13 %) of ending
+/// in time.
+const LONE_MAP_Z: f64 = 3.0;
+
 /// How many recently finished maps the straggler median counts.
 const RECENT_MAPS: usize = 64;
 
@@ -294,6 +306,10 @@ struct Run {
     /// Count, sum and sum of squares of ln(duration / expected duration) of finished maps:
     /// the job's own spread of map times.
     map_ratios: (u32, f64, f64),
+    /// `last_moment`: the time last asked for with `WakeAt` (the caller's clock), until it
+    /// comes; and whether the last reduces were cut.
+    wake: Option<Seconds>,
+    reduces_cut: bool,
 }
 
 impl JobRun for Run {
@@ -308,7 +324,11 @@ impl JobRun for Run {
     /// `lone_map`: while no map is done the guard's cut would answer from nothing, so the
     /// running maps that will still end in time (with their shuffle and the least reduce) are
     /// left to run. With a map done, every map goes, as the guard has it.
+    /// `last_moment` spares what still ends in time (`last_moment_spares`).
     fn guard_spares(&self, now: Seconds) -> Vec<AttemptId> {
+        if self.last_moment_on() {
+            return self.last_moment_spares(now);
+        }
         if !self.lone_map_on() || self.core.progress.maps_done > 0 {
             return Vec::new();
         }
@@ -319,6 +339,26 @@ impl JobRun for Run {
     /// back (remote duration, the pessimistic case: where it will run is not known yet; the
     /// paper does not say) is under the deadline; `full` always restarts. The test is Alg. 1's
     /// (`fits`, with `first_map` where that extension is on).
+    /// `last_moment`: the guard's own moment, or the last reduces' cut.
+    fn wake(&mut self, now: Seconds, out: &mut Vec<Decision>) {
+        self.wake = None;
+        if !self.last_moment_on() {
+            return;
+        }
+        let t_p = self.core.elapsed(now);
+        if !self.reduces_cut && t_p >= self.cut_at() - WAKE_SLACK {
+            self.reduces_cut = true;
+            self.core.cut_reduces(out);
+        } else if !self.core.progress.guarded
+            && self
+                .stop_maps_at(t_p)
+                .is_some_and(|at| t_p >= at - WAKE_SLACK)
+        {
+            let spare = self.last_moment_spares(now);
+            self.core.guard_sparing(&spare, out);
+        }
+    }
+
     fn restart_approved(&self, now: Seconds) -> bool {
         !self.v.approach || {
             let t_p = self.core.elapsed(now);
@@ -334,7 +374,11 @@ impl JobRun for Run {
         let t_p = self.core.elapsed(now);
         match event {
             // Handled by `drive`.
-            Event::JobStarted(_) | Event::MapOutputLost(_) | Event::Guard | Event::Deadline => {}
+            Event::JobStarted(_)
+            | Event::MapOutputLost(_)
+            | Event::Guard
+            | Event::Wake
+            | Event::Deadline => {}
             Event::ContainerGranted(c) => {
                 self.core.grant(c);
                 self.core.freed.push(c.id);
@@ -393,7 +437,20 @@ impl JobRun for Run {
                 }
             }
             Event::Tick => {
-                if self.lone_map_on() && self.core.progress.guarded {
+                if self.last_moment_on() && self.core.progress.guarded {
+                    // The guard stops waiting for a spared map once it can no longer end in
+                    // time.
+                    let spared = self.last_moment_spares(now);
+                    let late: Vec<AttemptId> = self
+                        .core
+                        .live_attempt_ids()
+                        .filter(|(a, x)| matches!(x.task, TaskRef::Map(_)) && !spared.contains(a))
+                        .map(|(a, _)| a)
+                        .collect();
+                    for a in late {
+                        self.core.kill(a, out);
+                    }
+                } else if self.lone_map_on() && self.core.progress.guarded {
                     // The guard stops waiting for a spared map once it will no longer end in
                     // time: the answer is then empty, but by `D`.
                     for a in self.maps_in_time(now, false) {
@@ -427,6 +484,9 @@ impl JobRun for Run {
             0
         };
         self.core.report(self.core.want(extra), out);
+        if self.last_moment_on() && !self.core.done() {
+            self.ask_wake(now, out);
+        }
     }
 }
 
@@ -461,6 +521,8 @@ impl Run {
             maps_over: None,
             shuffle_over: None,
             map_ratios: (0, 0.0, 0.0),
+            wake: None,
+            reduces_cut: false,
         }
     }
 
@@ -905,9 +967,122 @@ impl Run {
         self.v.x.lone_map && self.config.guarded && self.v.revise_reduces && self.v.approach
     }
 
+    /// Whether `last_moment` (yard's) runs: under a guard, with Alg. 5 (which sizes the
+    /// reduces to the time the guard leaves them).
+    fn last_moment_on(&self) -> bool {
+        self.v.x.last_moment && self.config.guarded && self.v.revise_reduces && self.v.approach
+    }
+
+    /// `last_moment`: when (from the job's start) the last running reduces are cut, so that
+    /// their partial answers arrive by `D`.
+    fn cut_at(&self) -> Seconds {
+        self.deadline() - self.config.answer_cost.max(0.0)
+    }
+
+    /// `last_moment`: when (from the job's start) the guard stops the maps: once the time left
+    /// falls to what answering from the maps done takes — their output still on the link
+    /// (eq. 5's bandwidth), the reduces over it at Alg. 5's confidence (eq. 8–9, 13;
+    /// `Estimator::reduce_bounded`), and the cut's answer. `None` while no map is done
+    /// (stopping then would answer from nothing: the maps run while they could end in time)
+    /// or once no map runs or will be launched.
+    fn stop_maps_at(&self, t_p: Seconds) -> Option<Seconds> {
+        let done = self.core.progress.maps_done;
+        let over = self.core.map_phase_closed() && self.core.maps_running() == 0;
+        if done == 0 || over {
+            return None;
+        }
+        let answer = self.shuffle_left(t_p) + self.est.reduce_bounded(f64::from(done), self.v.skew);
+        Some(self.cut_at() - answer)
+    }
+
+    /// The output still to cross the link, at eq. 5's bandwidth.
+    fn shuffle_left(&self, t_p: Seconds) -> Seconds {
+        let bandwidth = self.est.bandwidth(t_p);
+        match bandwidth > 0.0 {
+            true => self.est.backlog.max(0.0) / bandwidth,
+            false => 0.0,
+        }
+    }
+
+    /// `last_moment`: asks to be woken at the next moment of its own — the guard's
+    /// (`stop_maps_at`) until it fired, then the last reduces' cut. A moment that moved later
+    /// is not asked again: the earlier wake finds it not come yet and asks anew.
+    fn ask_wake(&mut self, now: Seconds, out: &mut Vec<Decision>) {
+        let t_p = self.core.elapsed(now);
+        let stop = match self.core.progress.guarded {
+            false => self.stop_maps_at(t_p),
+            true => None,
+        };
+        let at = match (stop, self.reduces_cut) {
+            (Some(stop), _) => stop.min(self.cut_at()),
+            (None, false) => self.cut_at(),
+            (None, true) => return,
+        };
+        let at = self.core.start + at.max(t_p);
+        if self.wake.is_none_or(|asked| at < asked - WAKE_SLACK) {
+            self.wake = Some(at);
+            out.push(Decision::WakeAt(at));
+        }
+    }
+
+    /// `last_moment`: the attempts the guard leaves running. While no map is done, every map
+    /// that could still end in time (`could_end_in_time`): stopping it gains nothing. Once
+    /// some are done, a map whose expected end (`running.rs`, given it has not ended), its
+    /// output's shuffle and the reduces over every output by then (`reduce_bounded`) fit
+    /// before the cut. And every running reduce expected to end before the cut (it is cut at
+    /// the cut if it has not). In attempt order.
+    fn last_moment_spares(&self, now: Seconds) -> Vec<AttemptId> {
+        let t_p = self.core.elapsed(now);
+        let by = self.cut_at();
+        let done = self.core.progress.maps_done;
+        let start = self.core.start;
+        let sigma = self.map_spread();
+        let reduces = f64::from(self.core.spec.reduces);
+        let bandwidth = self.est.bandwidth(t_p);
+        let with_running = f64::from(done + self.core.maps_running());
+        let answer = self.est.reduce_bounded(with_running, self.v.skew);
+        let least = self.least_reduce();
+        let law = self.est.reduce_time;
+        let mean_of_median = (law.spread * law.spread / 2.0).exp();
+        let mut spare: Vec<AttemptId> = self
+            .core
+            .live_attempt_ids()
+            .filter(|(_, x)| match x.task {
+                TaskRef::Map(m) => {
+                    let scale = self.input_scale(m);
+                    let output = self.est.partition * reduces * scale;
+                    let shuffle = match output > 0.0 && bandwidth > 0.0 {
+                        true => output / bandwidth,
+                        false => 0.0,
+                    };
+                    let mean = self.est.map_duration(x.locality) * scale;
+                    let e = Run::ending(x, x.started - start, mean, sigma, t_p, start);
+                    if done == 0 {
+                        could_end_in_time(x.progress, e, t_p) + shuffle + least <= by
+                    } else {
+                        let end = e.expected_end();
+                        end + shuffle + answer <= by
+                    }
+                }
+                TaskRef::Reduce(r) => {
+                    let Some((ready, kept)) = self.core.reduce_running_since(r) else {
+                        return false; // waiting for its input: nothing to cut yet
+                    };
+                    let mean = law.at(kept as f64) * mean_of_median;
+                    let e = Run::ending(x, ready - start, mean, law.spread, t_p, start);
+                    e.expected_end() <= by
+                }
+            })
+            .map(|(id, _)| id)
+            .collect();
+        spare.sort_unstable();
+        spare
+    }
+
     /// `lone_map`, in Alg. 1: with no map in `k`, when the estimate says not even one map
     /// fits, the candidate is launched if, at the shortest map the profile has seen (scaled
-    /// by its input and locality as `T_l^a` is), it could end with its shuffle and the least
+    /// by its input and locality as `T_l^a` is) or the shortest its law gives a 0.13 % chance
+    /// (whichever is shorter), it could end with its shuffle and the least
     /// reduce Alg. 5 would leave (`min_reduce_sample` of one map's reduce input, at the fit's
     /// median) by `D`. An empty answer is right only when nothing could have been read; a
     /// map that then runs long is the guard's (and `kill_on_tick`'s) to stop. Alg. 1 as
@@ -916,17 +1091,24 @@ impl Run {
         if !self.lone_map_on() || self.core.k() > 0 {
             return false;
         }
+        let scale = self.input_scale(m);
+        // The map's law (its profile duration, spread by `map_spread`) gives this short a map
+        // a 0.13 % chance (`LONE_MAP_Z` σ below the median of a mean-one log-normal).
+        let sigma = self.map_spread();
+        let low = (-sigma * sigma / 2.0 - LONE_MAP_Z * sigma).exp();
+        let by_law = self.est.map_duration(locality) * scale * low;
         let profile = &self.core.spec.profile;
-        let Some(shortest) = profile.map_shortest.filter(|s| s.is_finite() && *s > 0.0) else {
-            return false;
-        };
         let remote = profile.map_remote / profile.map_local;
         let away = match locality {
             Locality::NodeLocal => 1.0,
             _ if remote.is_finite() && remote > 0.0 => remote,
             _ => 1.0,
         };
-        let duration = shortest * away * self.input_scale(m);
+        let seen = profile
+            .map_shortest
+            .filter(|s| s.is_finite() && *s > 0.0)
+            .map_or(f64::INFINITY, |s| s * away * scale);
+        let duration = by_law.min(seen);
         let e = self.est.completion(1.0, t_p, duration, self.v.skew);
         e.map + e.shuffle + self.least_reduce() < self.deadline()
     }
@@ -1261,6 +1443,16 @@ impl Run {
 
 /// Time left from the progress rate: (1 − progress) / (progress / running time); infinite
 /// before any progress.
+/// The earliest a running map can end, for `last_moment` while no map is done: by its rate
+/// once its progress is trusted (`TRUSTED_PROGRESS`), else now (a map's law gives any short
+/// time a chance, and stopping it would gain nothing).
+fn could_end_in_time(progress: f64, e: Ending, t_p: Seconds) -> Seconds {
+    match progress >= TRUSTED_PROGRESS {
+        true => e.from.max(e.after) + e.left,
+        false => t_p,
+    }
+}
+
 fn remaining(progress: f64, age: Seconds) -> Seconds {
     if progress <= 0.0 || age <= 0.0 {
         return f64::INFINITY;
@@ -1468,6 +1660,187 @@ mod tests {
         // a map that ran long would be a miss.
         let mut unguarded = Dart::new(PolicyKind::Dart, PolicyConfig::default());
         assert_eq!(lone_map_started(&mut unguarded), None);
+    }
+
+    /// `last_moment`'s job: `maps` maps of 5 s on node 0, each writing 4 bytes to the one reduce
+    /// (`f(d) = 0.5·d`: 2 s of reduce per map), D = 20 s; `dart` with a guard, every map
+    /// launched at 0 on containers of node 0. The policy, the maps' attempts and the last
+    /// decisions.
+    fn last_moment_job(maps: usize) -> (Dart, Vec<AttemptId>) {
+        let mut profile = testing::d1_profile(5.0);
+        profile.map_remote = 5.0;
+        profile.partition_bytes = 4.0;
+        profile.shuffle_bandwidth = 1_000.0;
+        let spec = JobSpec {
+            deadline: 20.0,
+            maps: vec![
+                MapSpec {
+                    bytes: 64,
+                    replicas: vec![at(0)],
+                };
+                maps
+            ],
+            reduces: 1,
+            profile,
+            allotment: None,
+            recovered: Vec::new(),
+        };
+        let mut dart = Dart::new(PolicyKind::Dart, guarded());
+        send(&mut dart, 0.0, Event::JobStarted(spec));
+        let mut launched = Vec::new();
+        for i in 0..maps {
+            let c = Container {
+                id: ContainerId(i as u64),
+                at: at(0),
+            };
+            for d in send(&mut dart, 0.0, Event::ContainerGranted(c)) {
+                if let Decision::LaunchMap { attempt, .. } = d {
+                    launched.push(attempt);
+                }
+            }
+        }
+        assert_eq!(launched.len(), maps, "every map fits");
+        (dart, launched)
+    }
+
+    fn wake_asked(out: &[Decision]) -> Option<Seconds> {
+        out.iter().rev().find_map(|d| match d {
+            Decision::WakeAt(t) => Some(*t),
+            _ => None,
+        })
+    }
+
+    fn launched_reduce(out: &[Decision]) -> AttemptId {
+        out.iter()
+            .find_map(|d| match d {
+                Decision::LaunchReduce { attempt, .. } => Some(*attempt),
+                _ => None,
+            })
+            .expect("the reduce runs on the freed container")
+    }
+
+    #[test]
+    fn last_moment_stops_the_maps_when_the_time_left_falls_to_answering_from_what_is_done() {
+        let (mut dart, maps) = last_moment_job(2);
+        // Nothing done yet: stopping would answer from nothing, so the only moment is the
+        // last reduces' cut, at D (the simulator's answer cost is 0).
+        let out = send(&mut dart, 1.0, Event::Tick);
+        assert!(
+            !out.iter().any(|d| matches!(d, Decision::Kill(_))),
+            "{out:?}"
+        );
+        let out = send(
+            &mut dart,
+            5.0,
+            Event::TaskFinished {
+                attempt: maps[0],
+                output_bytes: 4,
+            },
+        );
+        // One map done: its 4 bytes take 2 s to reduce (and a few ms to shuffle), so the maps
+        // stop at about 18 s: D less the answer from what is done.
+        let stop = wake_asked(&out).expect("the guard's own moment is asked for");
+        assert!((17.9..18.0).contains(&stop), "{stop}");
+        // The second map hangs (no tick comes to judge it a straggler): at the moment it is
+        // killed (its end and a reduce over both outputs no longer fit), and the reduce
+        // answers from the first.
+        let out = send(&mut dart, stop, Event::Wake);
+        assert!(out.contains(&Decision::Kill(maps[1])), "{out:?}");
+        let p = dart.progress();
+        assert!(p.guarded && p.map_phase_closed && p.k == 1, "{p:?}");
+        // `dart-paper` asks for no moment of its own.
+        let mut paper = Dart::new(PolicyKind::DartPaper, guarded());
+        send(&mut paper, 0.0, Event::JobStarted(lone_map_spec()));
+        let out = send(&mut paper, 0.0, Event::Tick);
+        assert_eq!(wake_asked(&out), None);
+    }
+
+    /// The one-map `last_moment_job` with its map done at 5 s and its reduce running on its
+    /// 4 bytes (2 s), then the fixed guard at 6 s: the policy, the reduce and what the guard
+    /// decided.
+    fn reduce_at_the_floor_guard() -> (Dart, AttemptId, Vec<Decision>) {
+        let (mut dart, maps) = last_moment_job(1);
+        let out = send(
+            &mut dart,
+            5.0,
+            Event::TaskFinished {
+                attempt: maps[0],
+                output_bytes: 4,
+            },
+        );
+        let reduce = launched_reduce(&out);
+        send(&mut dart, 5.0, Event::ShuffleBytes(4));
+        send(
+            &mut dart,
+            5.0,
+            Event::ReduceInputReady {
+                reduce: ReduceId(0),
+                bytes: 4,
+            },
+        );
+        let out = send(&mut dart, 6.0, Event::Guard);
+        (dart, reduce, out)
+    }
+
+    #[test]
+    fn last_moment_spares_a_reduce_that_ends_in_time_and_counts_it_in_full() {
+        let (mut dart, reduce, out) = reduce_at_the_floor_guard();
+        assert!(
+            !out.iter().any(|d| matches!(d, Decision::CutReduce { .. })),
+            "a reduce that ends at 7 s is not cut at 6 s: {out:?}"
+        );
+        // It ends in full (the simulator reports no bytes for a reduce it did not cut).
+        let out = send(
+            &mut dart,
+            7.0,
+            Event::TaskFinished {
+                attempt: reduce,
+                output_bytes: 0,
+            },
+        );
+        let Some(Decision::Finish(p)) = out.last() else {
+            panic!("{out:?}");
+        };
+        assert_eq!(p.processed_fraction(), 1.0, "{p:?}");
+    }
+
+    #[test]
+    fn last_moment_cuts_the_last_reduces_answer_cost_before_d() {
+        let (mut dart, reduce, out) = reduce_at_the_floor_guard();
+        // The reduce hangs. Its cut is asked for at D less the answer's cost (0 here).
+        let cut = wake_asked(&out).or(dart.run.as_ref().and_then(|r| r.wake));
+        assert_eq!(cut, Some(20.0));
+        let out = send(&mut dart, 19.0, Event::Tick);
+        assert!(!out.iter().any(|d| matches!(d, Decision::CutReduce { .. })));
+        let out = send(&mut dart, 20.0, Event::Wake);
+        assert!(
+            out.contains(&Decision::CutReduce {
+                attempt: reduce,
+                reduce: ReduceId(0)
+            }),
+            "{out:?}"
+        );
+        // It folded in half its input: the answer says so.
+        let out = send(
+            &mut dart,
+            20.0,
+            Event::TaskFinished {
+                attempt: reduce,
+                output_bytes: 2,
+            },
+        );
+        let Some(Decision::Finish(p)) = out.last() else {
+            panic!("{out:?}");
+        };
+        assert_eq!(p.processed_fraction(), 0.5, "{p:?}");
+        // With a cost, the cut comes that much earlier.
+        let config = PolicyConfig {
+            answer_cost: 0.5,
+            ..guarded()
+        };
+        let mut costly = Dart::new(PolicyKind::Dart, config);
+        let out = send(&mut costly, 0.0, Event::JobStarted(lone_map_spec()));
+        assert_eq!(wake_asked(&out), Some(8.5), "D = 9 s less 0.5 s: {out:?}");
     }
 
     #[test]

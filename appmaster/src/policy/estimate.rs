@@ -171,6 +171,24 @@ impl Estimator {
             .fold(0.0, f64::max)
     }
 
+    /// The reduce phase over `maps` map outputs with no reduce cut, each candidate for the last
+    /// reduce (`last_reduce`) at the draw Alg. 5 sizes its reduces to (`reduce_bound`: with
+    /// `with_reduce_confidence`, the confidence's quantile of the wave's largest draw; the
+    /// spread is the profile's measured one), so that it ends by then as often as Alg. 5's
+    /// reduces end by `D`. `dart`'s `last_moment` leaves this much time to answer.
+    pub fn reduce_bounded(&self, maps: f64, skew: bool) -> Seconds {
+        if self.reduces == 0 || maps <= 0.0 {
+            return 0.0;
+        }
+        self.last_reduce(maps, skew)
+            .iter()
+            .map(|&(end, draw)| match draw > 0.0 {
+                true => end * (self.reduce_bound / draw).max(1.0),
+                false => end,
+            })
+            .fold(0.0, f64::max)
+    }
+
     /// `T_m^a` for a candidate of this locality: `T_l^a` when node-local, else `T_r^a`
     /// (eq. 2; rack-local counts as remote, the paper names only the two).
     pub fn map_duration(&self, locality: Locality) -> Seconds {

@@ -217,6 +217,8 @@ pub enum Event {
     /// drops restarts, closes the map phase and tells each running reduce to emit what it has
     /// folded in (`CutReduce`); reduces not started still run on the containers that frees.
     Guard,
+    /// The time the policy asked for with `Decision::WakeAt` has come.
+    Wake,
     /// The deadline (less the time to deliver the answer): every attempt still running is
     /// killed, every reduce not finished is abandoned (its keys are not in the answer:
     /// `Progress::reduces_abandoned`), and the job finishes with what it has.
@@ -264,6 +266,10 @@ pub enum Decision {
         attempt: AttemptId,
         reduce: ReduceId,
     },
+    /// Send `Event::Wake` at this time (on the caller's clock, as `now`), after whatever else
+    /// happens at that instant; a later `WakeAt` replaces an earlier one. `dart` asks so under a
+    /// guard, to stop its maps and cut its reduces at moments of its own estimate.
+    WakeAt(Seconds),
     Finish(Progress),
 }
 
@@ -312,6 +318,10 @@ pub struct PolicyConfig {
     /// map on its best case only then, since the guard is what stops waiting for it by `D`.
     /// Without one (`dart` as the paper is measured) a map that runs long would be a miss.
     pub guarded: bool,
+    /// Seconds a cut reduce needs to emit its partial answer and report it (`CutReduce`): the
+    /// live master's answer path; 0 in the simulator, where a cut answers at once. `dart`'s
+    /// `last_moment` cuts its last reduces this long before `D`.
+    pub answer_cost: Seconds,
 }
 
 impl Default for PolicyConfig {
@@ -327,6 +337,7 @@ impl Default for PolicyConfig {
             map_spread: 0.3,
             one_task_per_container: false,
             guarded: false,
+            answer_cost: 0.0,
         }
     }
 }

@@ -46,6 +46,29 @@ impl Ending {
     }
 }
 
+impl Ending {
+    /// Its expected end given that it has not ended by `after`, in closed form (one task's
+    /// `expected_latest`): with `ln X ~ N(−σ²/2, σ²)` and `c = (after − from)/left`,
+    /// `E[X | X > c] = Φ((σ²/2 − ln c)/σ) / Φ((−σ²/2 − ln c)/σ)`.
+    pub fn expected_end(&self) -> Seconds {
+        if self.certain() {
+            return (self.from + self.left).max(self.after);
+        }
+        let s = self.sigma;
+        let c = (self.after - self.from) / self.left;
+        if c <= 0.0 {
+            return self.from + self.left; // not started yet: the mean
+        }
+        let ln_c = c.ln();
+        let above = normal_cdf((-s * s / 2.0 - ln_c) / s);
+        if above < 1e-12 {
+            return self.after; // past any end its law gives a chance: taken to end now
+        }
+        let x = normal_cdf((s * s / 2.0 - ln_c) / s) / above;
+        (self.from + self.left * x).max(self.after)
+    }
+}
+
 /// Equal endings counted once (a wave launched together shares its start and, per locality
 /// and input size, its duration; durations within 0.001 % and times within 1 µs count as
 /// equal when they spread), with what the integrals need of each worked out once.
@@ -289,6 +312,31 @@ mod tests {
             after: 12.0,
         };
         assert!(expected_latest(&[late]).unwrap() > 12.0);
+    }
+
+    #[test]
+    fn one_tasks_expected_end_in_closed_form_is_the_quadratures() {
+        for (after, sigma) in [(0.0, 0.3), (5.0, 0.3), (12.0, 0.3), (20.0, 0.8), (3.0, 0.0)] {
+            let e = Ending {
+                from: 1.0,
+                left: 10.0,
+                sigma,
+                after,
+            };
+            let (closed, numeric) = (e.expected_end(), expected_latest(&[e]).unwrap());
+            assert!(
+                (closed - numeric).abs() < 1e-3 * numeric,
+                "{e:?}: {closed} vs {numeric}"
+            );
+        }
+        // Far past any end its law allows: it ends now.
+        let e = Ending {
+            from: 0.0,
+            left: 1.0,
+            sigma: 0.1,
+            after: 100.0,
+        };
+        assert_eq!(e.expected_end(), 100.0);
     }
 
     #[test]

@@ -452,6 +452,8 @@ impl<'a> Driver<'a> {
         assert!(!self.finished, "decision after Finish: {d:?}");
         match *d {
             Decision::Want(n) => self.want = n,
+            // Asked only under a guard, which this harness never runs.
+            Decision::WakeAt(_) => {}
             Decision::LaunchMap {
                 attempt,
                 map,

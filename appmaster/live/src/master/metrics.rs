@@ -148,7 +148,7 @@ impl MasterMetrics {
             Decision::Release(_) => "release",
             Decision::Finish(_) => "finish",
             // Bookkeeping, not a decision an operator watches.
-            Decision::Want(_) | Decision::MarkLocalOnly(_) => return,
+            Decision::Want(_) | Decision::MarkLocalOnly(_) | Decision::WakeAt(_) => return,
         };
         self.decisions.with_label_values(&[policy, label]).inc();
     }

@@ -67,6 +67,10 @@ const TICK_EVERY: Duration = Duration::from_millis(500);
 /// How long a long-poll (a runner's `next`, a reducer's `outputs`) waits before answering
 /// "nothing yet".
 const LONG_POLL: Duration = Duration::from_secs(5);
+/// Time a cut reduce takes to hear the cut (in its next progress reply, every 0.2 s), emit its
+/// partial answer and report it (`PolicyConfig::answer_cost`): `dart`'s `last_moment` cuts its
+/// last reduces this long before the policy's deadline.
+const CUT_ANSWER_SECONDS: f64 = 0.25;
 /// A task that fails this often fails the job (Hadoop's `mapreduce.map.maxattempts`): a
 /// deterministic failure (bad input, a bug) must not be retried for ever.
 const MAX_TASK_FAILURES: u32 = 4;
@@ -132,7 +136,9 @@ pub struct MasterArgs {
     /// Every map of a built-in app takes at least this many seconds.
     #[arg(long, default_value_t = 0.0)]
     map_min_seconds: f64,
-    /// The deadline guard fires this many seconds before the deadline (0: no guard).
+    /// The deadline guard fires this many seconds before the deadline (0: no guard). With
+    /// `dart` it is a floor: `dart` stops its maps at the last moment its estimate leaves for
+    /// the answer, and at this floor stops only what will no longer end in time.
     #[arg(long, default_value_t = DEFAULT_GUARD_SECONDS)]
     guard_seconds: f64,
     /// Fault injection: the map of this split hangs until it is killed.
@@ -353,22 +359,34 @@ async fn run_phase(shared: &Arc<Shared>, phase: Phase) -> Result<Outcome> {
     let at = |seconds: f64| started + Duration::from_secs_f64(seconds.clamp(0.0, 1e9));
     let mut tick = tokio::time::interval(TICK_EVERY);
     loop {
-        let guarded = with(shared, |s| {
-            s.job.as_ref().is_some_and(|j| j.policy.progress().guarded)
+        let (guarded, asked) = with(shared, |s| {
+            s.job
+                .as_ref()
+                .map_or((false, None), |j| (j.policy.progress().guarded, j.wake_at))
         });
         let wake = match guard {
             Some(margin) if !guarded => at(deadline - margin),
             Some(_) => at(deadline),
             None => at(1e9),
         };
+        // The policy's own moment (`Decision::WakeAt`); any change may bring a new one.
+        let wake = asked.map_or(wake, |a| wake.min(at(a)));
         let ticked = tokio::select! {
             _ = tick.tick() => true,
             _ = tokio::time::sleep_until(wake) => false,
             _ = finished.notified() => false,
+            _ = shared.changed.notified() => false,
         };
         let mut s = shared.lock();
         if let Some(fatal) = s.job.as_ref().and_then(|j| j.fatal.clone()) {
             bail!(fatal);
+        }
+        if let Some(job) = s.job.as_mut()
+            && job.finished.is_none()
+            && job.wake_at.is_some_and(|a| job.now() >= a)
+        {
+            job.wake_at = None;
+            s.feed(Event::Wake);
         }
         if let (Some(margin), Some(job)) = (guard, s.job.as_mut())
             && job.finished.is_none()

@@ -80,6 +80,8 @@ pub(super) struct Job {
     /// Each map's first output as it was listed: (seconds from the phase's start, its split's
     /// bytes), in finishing order: the input read over time.
     pub(super) read: Vec<(f64, u64)>,
+    /// When the policy asked to hear `Event::Wake` (`Decision::WakeAt`), on `now()`'s clock.
+    pub(super) wake_at: Option<f64>,
 }
 
 impl Job {
@@ -296,6 +298,7 @@ impl State {
             sampler,
             policy: kind.build(PolicyConfig {
                 guarded: guard.is_some(),
+                answer_cost: super::CUT_ANSWER_SECONDS,
                 ..PolicyConfig::default()
             }),
             observer: RunObserver::new(),
@@ -320,6 +323,7 @@ impl State {
             closed: None,
             finished: None,
             read: Vec::new(),
+            wake_at: None,
         });
         self.costs.phase_started();
         if let Some(job) = &self.job {
@@ -374,6 +378,7 @@ impl State {
                     self.call_rm.notify_one();
                 }
             }
+            Decision::WakeAt(at) => job.wake_at = Some(at),
             Decision::LaunchMap {
                 attempt,
                 map,
