@@ -176,6 +176,7 @@ fn run(args: &DemoArgs, dir: &Path) -> Result<()> {
         .exact(&[&text], 2)
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     crate::print(&side_by_side(&runs, &exact, deadline))?;
+    crate::print(&against_full(&runs, predicted))?;
     drop(cluster);
     Ok(())
 }
@@ -229,6 +230,69 @@ fn predicted_full_seconds(profiles: &Path, client: &Client) -> Result<f64> {
         profile.map_local.max(profile.map_remote)
     };
     Ok(waves * map + profile.reduce_time.a * reduce_input.powf(profile.reduce_time.b))
+}
+
+/// What the full run had read by the deadline beside what dart read, when dart answered
+/// within its deadline, and the profile's forecast against the full run's measured time. Times
+/// are each master's own, from its start (its container's launch follows the submission).
+fn against_full(runs: &[(PolicyKind, Value)], predicted: f64) -> String {
+    let job = |p: PolicyKind| {
+        runs.iter()
+            .find(|(q, _)| *q == p)
+            .map(|(_, app)| &app["app"]["answer"]["job"])
+    };
+    let (Some(full), Some(dart)) = (job(PolicyKind::Full), job(PolicyKind::Dart)) else {
+        return String::new();
+    };
+    let mut out = String::new();
+    let full_share = full["deadlineSeconds"].as_f64().and_then(|d| {
+        let read = yard_appmaster_live::master::read_by(&full["inputRead"], d)?;
+        let all = full["inputRead"]["inputBytes"]
+            .as_u64()
+            .filter(|b| *b > 0)?;
+        Some(read as f64 / all as f64)
+    });
+    let dart_share = dart["processedFraction"].as_f64();
+    match (full_share, dart_share) {
+        (Some(f), Some(d)) => {
+            let _ = writeln!(
+                out,
+                "\nby the deadline the full run had read {:.1} % of the input (its maps finished by \
+                 then); dart answered from {:.1} %{}",
+                100.0 * f,
+                100.0 * d,
+                match f > 0.0 {
+                    true => format!(", {:.0} % of that", 100.0 * d / f),
+                    false => String::new(),
+                }
+            );
+        }
+        _ => out.push_str("\nthe full run's input read over time is missing from its answer\n"),
+    }
+    if let (Some(x), Some(y)) = (
+        dart["completionSeconds"].as_f64(),
+        dart["deadlineSeconds"].as_f64(),
+    ) && y > 0.0
+    {
+        let _ = writeln!(
+            out,
+            "dart answered at {x:.2} s of its {y:.2} s deadline ({:.0} %), counted from its master's start; \
+             it kept {} s for its answer",
+            100.0 * x / y,
+            dart["liveCosts"]["finishMargin"]
+                .as_f64()
+                .map_or("—".into(), |m| format!("{m:.3}"))
+        );
+    }
+    if let Some(t) = full["jobSeconds"].as_f64() {
+        let _ = writeln!(
+            out,
+            "the profile forecast {predicted:.2} s for the whole job; the full run's job took {t:.2} s \
+             (its master's job phase, from its start to the reduces' end: {:+.0} %)",
+            100.0 * (predicted - t) / t
+        );
+    }
+    out
 }
 
 fn seconds(v: &Value) -> String {

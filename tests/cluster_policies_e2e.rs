@@ -52,6 +52,7 @@ fn seed_profiles(path: &Path) {
             k: 4,
             max_reduce_input: 4 * 65_536,
             reduce_samples: vec![(65_536.0, 0.1), (262_144.0, 0.2)],
+            ..Default::default()
         };
         store.add_run(KIND, 0, &run).await.unwrap();
     });

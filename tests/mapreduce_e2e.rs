@@ -96,6 +96,36 @@ fn a_word_count_with_a_loose_deadline_is_exact_and_each_run_feeds_the_profile_st
     // The next run uses the stored profile and adds its own.
     let (again, _) = wordcount(&c, "text", &["--deadline", "10m"]);
     assert_eq!(again["app"]["answer"]["job"]["taskSamplerRan"], false);
+    // Live costs: the first run measured its launches and grants (the sampler's and the
+    // job's); its answer path, measured once its answer was in, was stored for the next.
+    let costs = &job["liveCosts"];
+    for cost in ["launch", "grant"] {
+        assert!(costs[cost]["p50"].as_f64().unwrap() > 0.0, "{costs}");
+        assert!(costs[cost]["p99"].as_f64() >= costs[cost]["p50"].as_f64());
+    }
+    assert_eq!(costs["answer"], Value::Null, "{costs}");
+    assert_eq!(
+        costs["finishMargin"], 0.3,
+        "nothing measured yet: the default"
+    );
+    let costs = &again["app"]["answer"]["job"]["liveCosts"];
+    for cost in ["answer", "launch", "grant"] {
+        assert!(costs[cost]["p50"].as_f64().unwrap() > 0.0, "{costs}");
+    }
+    assert_eq!(costs["answer"]["samples"], 1, "{costs}");
+    let margin = costs["finishMargin"].as_f64().unwrap();
+    assert!(
+        margin >= 0.05 && margin == costs["answer"]["p99"].as_f64().unwrap().max(0.05),
+        "the margin is the measured answer path: {costs}"
+    );
+    // The input read over time ends at all of it.
+    let read = &job["inputRead"];
+    let last = read["at"].as_array().unwrap().last().unwrap();
+    assert_eq!(last[1], read["inputBytes"], "{read}");
+    assert_eq!(
+        read["at"].as_array().unwrap().len() as u64,
+        job["maps"].as_u64().unwrap()
+    );
     assert_eq!(again["app"]["answer"]["words"]["estimate"], total as f64);
     assert_eq!(runs_stored(&c, "wordcount@text"), 3);
     drop(c);

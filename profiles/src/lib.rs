@@ -55,6 +55,10 @@ pub enum ProfileError {
     BadSample(f64, f64),
     #[error("a job type needs finite, non-negative measurements and a positive disk rate: {0}")]
     BadType(String),
+    #[error("cluster {0:?}: name it with 1 to 500 printable characters")]
+    BadCluster(String),
+    #[error("a live cost needs finite, non-negative seconds, not {0}")]
+    BadCost(f64),
     #[error("job kind {kind:?}: the stored {part} type is unreadable ({why})")]
     BadStoredType {
         kind: String,
@@ -92,6 +96,69 @@ impl Stored {
             p.add_run(run.clone());
         }
         p
+    }
+}
+
+/// How many of the most recent samples of each live cost a cluster keeps: older ones go.
+pub const LIVE_COST_SAMPLES: usize = 200;
+
+/// A cost a live master measures on its cluster (`live_costs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LiveCost {
+    /// The policy's `Finish` to the rm accepting the result.
+    Answer,
+    /// A launch decision to the task's process first reporting.
+    Launch,
+    /// Asking for a container (the wanted count rising) to its runner being ready.
+    Grant,
+}
+
+impl LiveCost {
+    pub const ALL: [LiveCost; 3] = [LiveCost::Answer, LiveCost::Launch, LiveCost::Grant];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            LiveCost::Answer => "answer",
+            LiveCost::Launch => "launch",
+            LiveCost::Grant => "grant",
+        }
+    }
+}
+
+/// A cluster's recent live-cost samples, seconds, oldest first.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CostSamples {
+    pub answer: Vec<f64>,
+    pub launch: Vec<f64>,
+    pub grant: Vec<f64>,
+}
+
+impl CostSamples {
+    pub fn of(&self, cost: LiveCost) -> &[f64] {
+        match cost {
+            LiveCost::Answer => &self.answer,
+            LiveCost::Launch => &self.launch,
+            LiveCost::Grant => &self.grant,
+        }
+    }
+
+    pub fn of_mut(&mut self, cost: LiveCost) -> &mut Vec<f64> {
+        match cost {
+            LiveCost::Answer => &mut self.answer,
+            LiveCost::Launch => &mut self.launch,
+            LiveCost::Grant => &mut self.grant,
+        }
+    }
+}
+
+fn check_cluster(cluster: &str) -> Result<(), ProfileError> {
+    let ok = !cluster.is_empty()
+        && cluster.chars().count() <= 500
+        && !cluster.chars().any(char::is_control);
+    if ok {
+        Ok(())
+    } else {
+        Err(ProfileError::BadCluster(cluster.into()))
     }
 }
 
@@ -345,6 +412,73 @@ impl ProfileStore {
         }
         .await;
         end(conn, result).await
+    }
+
+    /// Records what a master measured on `cluster` (every sample of `samples`), keeping only
+    /// the [`LIVE_COST_SAMPLES`] most recent of each cost.
+    pub async fn add_costs(
+        &self,
+        cluster: &str,
+        recorded_ms: i64,
+        samples: &CostSamples,
+    ) -> Result<(), ProfileError> {
+        check_cluster(cluster)?;
+        if let Some(&bad) = LiveCost::ALL
+            .iter()
+            .flat_map(|&c| samples.of(c))
+            .find(|s| !(s.is_finite() && **s >= 0.0))
+        {
+            return Err(ProfileError::BadCost(bad));
+        }
+        let mut conn = self.begin().await?;
+        let result = async {
+            for cost in LiveCost::ALL {
+                for &seconds in samples.of(cost) {
+                    sqlx::query(
+                        "INSERT INTO live_costs (cluster, cost, seconds, recorded_ms) VALUES (?, ?, ?, ?)",
+                    )
+                    .bind(cluster)
+                    .bind(cost.name())
+                    .bind(seconds)
+                    .bind(recorded_ms)
+                    .execute(&mut *conn)
+                    .await?;
+                }
+                sqlx::query(
+                    "DELETE FROM live_costs WHERE cluster = ? AND cost = ? AND id NOT IN \
+                     (SELECT id FROM live_costs WHERE cluster = ? AND cost = ? ORDER BY id DESC LIMIT ?)",
+                )
+                .bind(cluster)
+                .bind(cost.name())
+                .bind(cluster)
+                .bind(cost.name())
+                .bind(LIVE_COST_SAMPLES as i64)
+                .execute(&mut *conn)
+                .await?;
+            }
+            Ok(())
+        }
+        .await;
+        end(conn, result).await
+    }
+
+    /// The recent live-cost samples of `cluster`, oldest first (empty for a cluster never seen).
+    pub async fn load_costs(&self, cluster: &str) -> Result<CostSamples, ProfileError> {
+        check_cluster(cluster)?;
+        let mut out = CostSamples::default();
+        for cost in LiveCost::ALL {
+            let rows = sqlx::query(
+                "SELECT seconds FROM live_costs WHERE cluster = ? AND cost = ? ORDER BY id",
+            )
+            .bind(cluster)
+            .bind(cost.name())
+            .fetch_all(&self.pool)
+            .await?;
+            for row in rows {
+                out.of_mut(cost).push(row.try_get("seconds")?);
+            }
+        }
+        Ok(out)
     }
 
     /// A connection holding the writer lock (`BEGIN IMMEDIATE`); [`end`] commits or rolls back.

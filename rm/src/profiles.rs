@@ -164,6 +164,7 @@ mod tests {
             k: 10,
             max_reduce_input: 100,
             reduce_samples: vec![(50.0, 1.0), (100.0, 2.0)],
+            ..Default::default()
         };
         store.add_run("wordcount@text", 0, &record).await.unwrap();
         let p = lookup(&store, "wordcount@text", 10, 2).await.unwrap();

@@ -15,6 +15,7 @@
 //! in the store is typed by its first finished map and reduce as the job runs (`typing.rs`);
 //! the type rides every allocate request once known, and the job's answer and status show it.
 
+mod costs;
 mod metrics;
 mod recovery;
 mod rm;
@@ -66,8 +67,6 @@ const TICK_EVERY: Duration = Duration::from_millis(500);
 /// How long a long-poll (a runner's `next`, a reducer's `outputs`) waits before answering
 /// "nothing yet".
 const LONG_POLL: Duration = Duration::from_secs(5);
-/// Time the master keeps for itself after the job: answer, store, unregister.
-const FINISH_MARGIN: f64 = 0.3;
 /// Time a cut reduce takes to hear the cut (in its next progress reply, every 0.2 s), emit its
 /// partial answer and report it (`PolicyConfig::answer_cost`): `dart`'s `last_moment` cuts its
 /// last reduces this long before the policy's deadline.
@@ -337,18 +336,26 @@ struct Outcome {
     job_type: Value,
     /// The most task containers this master held at once so far (`State::peak_containers`).
     peak_containers: u32,
+    /// When the policy finished (its `Finish`): the answer path starts here.
+    finished: Instant,
+    /// The input read over time (`Job::read`).
+    read: Vec<(f64, u64)>,
 }
 
 /// Runs one policy over its maps to its `Finish`. With a guard, at `deadline − guard` the
 /// policy hears `Event::Guard` (it stops the maps and cuts the reduces), and at the deadline
-/// (the policy's, which keeps `FINISH_MARGIN` for the answer's upload) `Event::Deadline`: it
+/// (the policy's, which keeps the measured answer path for the answer's upload, `costs.rs`) `Event::Deadline`: it
 /// finishes with what has arrived, reduces that have not answered abandoned.
 async fn run_phase(shared: &Arc<Shared>, phase: Phase) -> Result<Outcome> {
     let deadline = phase.deadline;
     let guard = phase
         .guard
         .map(|g| yard_appmaster::policy::guard_margin(g, deadline));
-    with(shared, |s| s.start_phase(phase));
+    // Woken when the policy finishes: the answer goes at once, not at the next tick.
+    let finished = with(shared, |s| {
+        s.start_phase(phase);
+        s.phase_finished.clone()
+    });
     let started = tokio::time::Instant::now();
     let at = |seconds: f64| started + Duration::from_secs_f64(seconds.clamp(0.0, 1e9));
     let mut tick = tokio::time::interval(TICK_EVERY);
@@ -368,6 +375,7 @@ async fn run_phase(shared: &Arc<Shared>, phase: Phase) -> Result<Outcome> {
         let ticked = tokio::select! {
             _ = tick.tick() => true,
             _ = tokio::time::sleep_until(wake) => false,
+            _ = finished.notified() => false,
             _ = shared.changed.notified() => false,
         };
         let mut s = shared.lock();
@@ -419,6 +427,8 @@ async fn run_phase(shared: &Arc<Shared>, phase: Phase) -> Result<Outcome> {
                 recovered: job.recovered,
                 job_type: Value::Null,
                 peak_containers: s.peak_containers,
+                finished: job.started + Duration::from_secs_f64(finished_at.max(0.0)),
+                read: job.read,
             });
         }
         if ticked {
@@ -584,6 +594,19 @@ async fn job(
         Some(store) => store.load(&kind).await?,
         None => Default::default(),
     };
+    // This cluster's costs as earlier masters measured them: the answer's margin comes from
+    // them. The cluster is the rm's address, as this master was given it.
+    let cluster = rm.rm.base().to_owned();
+    let stored_costs = match &store {
+        Some(store) => store.load_costs(&cluster).await?,
+        None => Default::default(),
+    };
+    let live_costs = costs::LiveCosts::of(&stored_costs);
+    let finish_margin = live_costs.finish_margin();
+    log_line(&format!(
+        "live costs on {cluster}: {}; the answer's margin {finish_margin:.3} s",
+        live_costs.describe()
+    ));
     // A kind typed before is typed from its first task on; an untyped part gets its probe.
     with(&shared, |s| {
         s.typing = yard_appmaster::typing::Typing::new(stored.job_type);
@@ -605,6 +628,11 @@ async fn job(
         bytes: maps.iter().map(|m| m.split.bytes).sum(),
     };
     let mut sampled = false;
+    // When the job proper's policy finished: its answer path is measured from it (a
+    // sample-only run answers no deadline: its path is not one).
+    let mut finished = None;
+    // The answer path's steps, for the log.
+    let mut steps: Vec<(&str, Instant)> = Vec::new();
     if args.sample_only || (cold && estimates) {
         // Dart §5.1, the task sampler: a few maps chosen at random, reduces at geometric sizes.
         let mut rng = Rng::seed_from_u64(args.seed ^ 0x5A3B);
@@ -650,9 +678,7 @@ async fn job(
             _ => stored,
         };
         let profile = stored.profiler(default_profile()).profile();
-        let deadline = args.deadline_ms.map_or(1e9, |d| {
-            ((d - now_ms()) as f64 / 1000.0 - FINISH_MARGIN).max(0.001)
-        });
+        let deadline = costs::policy_deadline(args.deadline_ms, now_ms(), finish_margin);
         let phase_start_ms = now_ms();
         let recovered = recoverable(&kept, &maps);
         let job = Phase {
@@ -672,21 +698,62 @@ async fn job(
         let outcome = run_phase(&shared, job).await;
         save_types(&shared, store.as_ref(), &kind).await;
         let mut outcome = outcome?;
+        finished = Some(outcome.finished);
+        steps.push(("types stored", Instant::now()));
         outcome.job_type = with(&shared, |s| job_type_json(&s.typing));
         if let Some(store) = &store {
             store.add_run(&kind, now_ms(), &outcome.record).await?;
         }
+        steps.push(("run stored", Instant::now()));
+        // This run's launches and grants with the stored costs; its answer path is measured
+        // only once the answer is in.
+        let known = with(&shared, |s| s.costs.with_stored(&stored_costs));
         answer(
             args,
             &app,
             &kind,
             &outcome,
             sampled,
-            started_ms,
-            phase_start_ms,
+            (started_ms, phase_start_ms),
+            costs::LiveCosts::of(&known).json(finish_margin),
         )
     };
+    steps.push(("answer built", Instant::now()));
     rm.app_call(reqwest::Method::PUT, "result", result).await?;
+    let accepted = Instant::now();
+    steps.push(("the rm accepted it", accepted));
+    if let Some(finished) = finished {
+        let mut from = finished;
+        let each: Vec<String> = steps
+            .iter()
+            .map(|&(what, at)| {
+                let took = at.saturating_duration_since(from).as_secs_f64();
+                from = at;
+                format!("{what} +{took:.3} s")
+            })
+            .collect();
+        log_line(&format!(
+            "answer path {:.3} s: {}",
+            accepted.saturating_duration_since(finished).as_secs_f64(),
+            each.join(", ")
+        ));
+    }
+    let measured = with(&shared, |s| {
+        if let Some(finished) = finished {
+            s.costs.answered(finished, accepted);
+        }
+        std::mem::take(&mut s.costs.measured)
+    });
+    log_line(&format!(
+        "live costs measured by this master: {}",
+        costs::LiveCosts::of(&measured).describe()
+    ));
+    if let Some(store) = &store
+        && let Err(e) = store.add_costs(&cluster, now_ms(), &measured).await
+    {
+        // The answer is in: the costs are for the next master, not worth failing this job.
+        log_line(&format!("cannot store the live costs: {e:#}"));
+    }
     // The runners go, and the job's map outputs with them.
     let nodes = with(&shared, |s| {
         s.stopping = true;
@@ -696,6 +763,7 @@ async fn job(
         }
         let all: Vec<String> = s.containers.keys().cloned().collect();
         s.releases.extend(all);
+        s.call_rm.notify_one();
         s.used_nodes.clone()
     });
     let _ = allocator.await;
@@ -769,8 +837,8 @@ fn answer(
     kind: &str,
     outcome: &Outcome,
     sampled: bool,
-    started_ms: i64,
-    phase_start_ms: i64,
+    (started_ms, phase_start_ms): (i64, i64),
+    live_costs: Value,
 ) -> Value {
     let p = outcome.progress;
     let answer = app.answer(outcome.population, &outcome.stats, &outcome.partials);
@@ -790,6 +858,14 @@ fn answer(
         "guardFired": p.guarded,
         "reducesAbandoned": p.reduces_abandoned,
         "schedulingOverheadMs": overhead_summary(&outcome.overheads),
+        // This cluster's measured costs (`costs.rs`), seconds, and the margin this run kept.
+        "liveCosts": live_costs,
+        // The input read over time, from the master's start (as `completionSeconds`).
+        "inputRead": input_read(
+            &outcome.read,
+            (phase_start_ms - started_ms) as f64 / 1000.0,
+            outcome.population.bytes,
+        ),
         "jobType": outcome.job_type,
         // The cap on task containers held at once (`maxContainers`), and the most it held.
         "maxContainers": args.max_containers,
@@ -809,6 +885,38 @@ fn answer(
         p.processed_fraction(),
     );
     with_job(answer, job, times, p.processed_fraction())
+}
+
+/// At most this many points of `inputRead`'s curve.
+const INPUT_READ_POINTS: usize = 1000;
+
+/// The input read over time: `[seconds from the master's start, bytes read by then]`, a point
+/// per map output as it was listed (past [`INPUT_READ_POINTS`] maps, every n-th and the last:
+/// between points the curve reads low, never high), beside all the input's bytes.
+fn input_read(read: &[(f64, u64)], offset: f64, input_bytes: u64) -> Value {
+    let every = read.len().div_ceil(INPUT_READ_POINTS).max(1);
+    let mut total = 0u64;
+    let mut at = Vec::new();
+    for (i, &(seconds, bytes)) in read.iter().enumerate() {
+        total = total.saturating_add(bytes);
+        if (i + 1) % every == 0 || i + 1 == read.len() {
+            at.push(json!([offset + seconds, total]));
+        }
+    }
+    json!({ "inputBytes": input_bytes, "at": at })
+}
+
+/// The bytes an `inputRead` curve had read by `seconds` (from the master's start).
+pub fn read_by(input_read: &Value, seconds: f64) -> Option<u64> {
+    let mut last = 0;
+    for point in input_read["at"].as_array()? {
+        let (t, bytes) = (point[0].as_f64()?, point[1].as_u64()?);
+        if t > seconds {
+            break;
+        }
+        last = bytes;
+    }
+    Some(last)
 }
 
 /// A job's times against its deadline, as every answer carries them; its `outcome` by the

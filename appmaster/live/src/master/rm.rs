@@ -138,12 +138,14 @@ impl State {
     }
 }
 
-/// Calls the rm every `ALLOCATE_EVERY` (at once when something changed) until stopping.
+/// Calls the rm every `ALLOCATE_EVERY` (the idle heartbeat), and at once when the state's
+/// `call_rm` is woken (the policy wants more containers, gives some back, or the master stops),
+/// until stopping: a grant does not wait for the next interval.
 pub(super) async fn allocate_loop(shared: Arc<Shared>, rm: Arc<RmClient>, exe: String) {
     let mut unreachable_since: Option<Instant> = None;
     let mut type_sent = None;
+    let call_rm = shared.lock().call_rm.clone();
     loop {
-        let changed = shared.changed.notified();
         let (request, stopping) = {
             let mut s = shared.lock();
             (s.allocate_request(), s.stopping)
@@ -190,7 +192,7 @@ pub(super) async fn allocate_loop(shared: Arc<Shared>, rm: Arc<RmClient>, exe: S
         if stopping {
             return;
         }
-        let _ = tokio::time::timeout(ALLOCATE_EVERY, changed).await;
-        tokio::time::sleep(Duration::from_millis(5)).await; // batch a burst of changes
+        // `notify_one` keeps a permit: a wake during the call above is not lost.
+        let _ = tokio::time::timeout(ALLOCATE_EVERY, call_rm.notified()).await;
     }
 }

@@ -77,6 +77,9 @@ pub(super) struct Job {
     /// When the map phase closed, and the estimate then.
     pub(super) closed: Option<(f64, Option<Estimate>)>,
     pub(super) finished: Option<(Progress, f64)>,
+    /// Each map's first output as it was listed: (seconds from the phase's start, its split's
+    /// bytes), in finishing order: the input read over time.
+    pub(super) read: Vec<(f64, u64)>,
     /// When the policy asked to hear `Event::Wake` (`Decision::WakeAt`), on `now()`'s clock.
     pub(super) wake_at: Option<f64>,
 }
@@ -149,6 +152,13 @@ pub(super) struct State {
     pub(super) typing: yard_appmaster::typing::Typing,
     /// What `GET /metrics` serves (`metrics.rs`).
     pub(super) metrics: super::metrics::MasterMetrics,
+    /// This run's launches and grants, measured (`costs.rs`).
+    pub(super) costs: super::costs::CostClock,
+    /// Wakes the allocate loop at once: more containers are wanted, some go back, or the
+    /// master stops (otherwise it calls the rm every `ALLOCATE_EVERY`).
+    pub(super) call_rm: Arc<Notify>,
+    /// Wakes `run_phase` when the policy finishes (else it would look only at its next tick).
+    pub(super) phase_finished: Arc<Notify>,
 }
 
 pub(super) struct Shared {
@@ -227,6 +237,9 @@ impl State {
             peak_containers: 0,
             typing: Default::default(),
             metrics: super::metrics::MasterMetrics::new(),
+            costs: Default::default(),
+            call_rm: Arc::new(Notify::new()),
+            phase_finished: Arc::new(Notify::new()),
         }
     }
 
@@ -309,8 +322,10 @@ impl State {
             cut: HashSet::new(),
             closed: None,
             finished: None,
+            read: Vec::new(),
             wake_at: None,
         });
+        self.costs.phase_started();
         if let Some(job) = &self.job {
             self.metrics.phase_started(job.policy.name());
         }
@@ -352,7 +367,17 @@ impl State {
         };
         self.metrics.decided(job.policy.name(), &decision);
         match decision {
-            Decision::Want(n) => job.want = n,
+            Decision::Want(n) => {
+                job.want = n;
+                let held = self
+                    .containers
+                    .values()
+                    .filter(|h| h.offered && !h.released)
+                    .count() as u32;
+                if self.costs.wanted(n, held, Instant::now()) {
+                    self.call_rm.notify_one();
+                }
+            }
             Decision::WakeAt(at) => job.wake_at = Some(at),
             Decision::LaunchMap {
                 attempt,
@@ -391,6 +416,7 @@ impl State {
                     held.released = true;
                     held.orders = VecDeque::from([Order::Exit]);
                     self.releases.push(name);
+                    self.call_rm.notify_one();
                 }
             }
             Decision::MarkLocalOnly(_) => {}
@@ -421,6 +447,7 @@ impl State {
                     100.0 * progress.processed_fraction()
                 ));
                 job.finished = Some((progress, now));
+                self.phase_finished.notify_one();
             }
         }
     }
@@ -449,6 +476,8 @@ impl State {
             hang: matches!(&work, Work::Map { split, .. } if Some(split.index) == self.hang_split),
             work,
         };
+        self.costs
+            .launched(attempt_name(job.phase, attempt), Instant::now());
         job.attempts.insert(
             attempt,
             Live {
@@ -481,6 +510,7 @@ impl State {
                 rack: RackId(u32::MAX),
             });
             let id = held.id;
+            self.costs.granted(id, Instant::now());
             self.feed(Event::ContainerGranted(Container { id, at }));
         }
         self.containers.get_mut(container)?.orders.pop_front()
@@ -539,6 +569,8 @@ impl State {
                     }
                     job.output_at.insert(map, job.outputs.len());
                     job.outputs.push(output);
+                    job.read
+                        .push((job.started.elapsed().as_secs_f64(), split.bytes));
                     if let Some(stats) = done.stats {
                         job.stats.push((split, stats));
                     }
@@ -722,6 +754,7 @@ impl State {
         if let Some(freed) = self.freed_at.remove(&container) {
             self.overheads.push(freed.elapsed().as_secs_f64());
         }
+        self.costs.started(name, Instant::now());
         Reply::default()
     }
 

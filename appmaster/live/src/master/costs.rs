@@ -1,0 +1,276 @@
+//! Live costs, measured on this cluster instead of assumed (issue 29 item 5): the answer path
+//! (the policy's `Finish` to the rm accepting the result), a task's launch (a `LaunchMap` or
+//! `LaunchReduce` decision to its process first reporting `started`) and a container grant
+//! (the wanted count rising to the policy hearing `ContainerGranted`, i.e. the rm's grant plus
+//! the runner's start). A master loads its cluster's recent samples from the profile store at
+//! start, takes its deadline margin from the answer path's p99, and stores what it measured
+//! once its answer is accepted.
+//!
+//! [`CostClock`] does the measuring: it is fed the instants (`Instant`s passed in, never read
+//! here), so it is tested without a clock.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::time::Instant;
+
+use serde_json::{Value, json};
+use yard_appmaster::policy::ContainerId;
+use yard_profiles::{CostSamples, LiveCost};
+
+/// The margin kept for the answer path when this cluster has measured none yet.
+pub(super) const DEFAULT_FINISH_MARGIN: f64 = 0.3;
+/// The least margin kept, however fast the answer path was measured: a p99 over few samples
+/// is no promise.
+pub(super) const MIN_FINISH_MARGIN: f64 = 0.05;
+/// The policy's deadline when the job has none.
+pub(super) const NO_DEADLINE: f64 = 1e9;
+
+/// The seconds the policy gets: from now to the user's deadline, less the margin kept for the
+/// answer path (at least 1 ms, so a deadline already past still closes the map phase at once).
+pub(super) fn policy_deadline(deadline_ms: Option<i64>, now_ms: i64, margin: f64) -> f64 {
+    deadline_ms.map_or(NO_DEADLINE, |d| {
+        ((d - now_ms) as f64 / 1000.0 - margin).max(0.001)
+    })
+}
+
+/// Median and p99 of one cost's samples, seconds (nearest rank: with under 100 samples the p99
+/// is the largest).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct Quantiles {
+    pub(super) samples: usize,
+    pub(super) p50: f64,
+    pub(super) p99: f64,
+}
+
+impl Quantiles {
+    pub(super) fn of(samples: &[f64]) -> Option<Quantiles> {
+        let mut s: Vec<f64> = samples.iter().copied().filter(|x| x.is_finite()).collect();
+        if s.is_empty() {
+            return None;
+        }
+        s.sort_by(f64::total_cmp);
+        let rank = |q: f64| s[((q * s.len() as f64).ceil() as usize).clamp(1, s.len()) - 1];
+        Some(Quantiles {
+            samples: s.len(),
+            p50: rank(0.5),
+            p99: rank(0.99),
+        })
+    }
+
+    fn json(q: Option<Quantiles>) -> Value {
+        q.map_or(
+            Value::Null,
+            |q| json!({ "samples": q.samples, "p50": q.p50, "p99": q.p99 }),
+        )
+    }
+
+    fn text(q: Option<Quantiles>) -> String {
+        q.map_or("not measured".into(), |q| {
+            format!(
+                "p50 {:.3} s p99 {:.3} s ({} samples)",
+                q.p50, q.p99, q.samples
+            )
+        })
+    }
+}
+
+/// This cluster's live costs: each one's median and p99 (`None`: not measured yet).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub(super) struct LiveCosts {
+    pub(super) answer: Option<Quantiles>,
+    pub(super) launch: Option<Quantiles>,
+    pub(super) grant: Option<Quantiles>,
+}
+
+impl LiveCosts {
+    pub(super) fn of(samples: &CostSamples) -> LiveCosts {
+        LiveCosts {
+            answer: Quantiles::of(&samples.answer),
+            launch: Quantiles::of(&samples.launch),
+            grant: Quantiles::of(&samples.grant),
+        }
+    }
+
+    /// What the master keeps of the deadline for its answer: the answer path's p99, at least
+    /// [`MIN_FINISH_MARGIN`]; [`DEFAULT_FINISH_MARGIN`] while nothing was measured.
+    pub(super) fn finish_margin(&self) -> f64 {
+        self.answer
+            .map_or(DEFAULT_FINISH_MARGIN, |a| a.p99.max(MIN_FINISH_MARGIN))
+    }
+
+    /// "answer p50 … p99 …, launch …, grant …".
+    pub(super) fn describe(&self) -> String {
+        format!(
+            "answer {}, launch {}, grant {}",
+            Quantiles::text(self.answer),
+            Quantiles::text(self.launch),
+            Quantiles::text(self.grant),
+        )
+    }
+
+    /// The answer's `liveCosts`: each cost's samples, p50 and p99 in seconds, and the margin
+    /// this run kept (`finishMargin`, from the costs loaded at its start).
+    pub(super) fn json(&self, finish_margin: f64) -> Value {
+        json!({
+            "answer": Quantiles::json(self.answer),
+            "launch": Quantiles::json(self.launch),
+            "grant": Quantiles::json(self.grant),
+            "finishMargin": finish_margin,
+        })
+    }
+}
+
+/// Measures this master's launches and grants as they happen, and keeps them until stored.
+#[derive(Debug, Default)]
+pub(super) struct CostClock {
+    /// When each container not yet granted was asked for, oldest first.
+    asked: VecDeque<Instant>,
+    /// Containers the policy was told of once: a container offered again (to a later phase)
+    /// is no new grant.
+    granted: HashSet<ContainerId>,
+    /// Attempts launched whose process has not reported yet, by name.
+    launched: HashMap<String, Instant>,
+    /// What was measured, seconds.
+    pub(super) measured: CostSamples,
+}
+
+impl CostClock {
+    /// A new phase: asks of the last one are no more.
+    pub(super) fn phase_started(&mut self) {
+        self.asked.clear();
+    }
+
+    /// The policy wants `want` containers and holds `held`: asks are added (now) or the newest
+    /// dropped so that one is pending per container wanted and not held. Returns whether the
+    /// pending asks rose (the rm is to be called at once).
+    pub(super) fn wanted(&mut self, want: u32, held: u32, now: Instant) -> bool {
+        let pending = want.saturating_sub(held) as usize;
+        let rose = pending > self.asked.len();
+        self.asked.resize(pending, now);
+        rose
+    }
+
+    /// The policy heard of container `id`: the oldest pending ask is answered.
+    pub(super) fn granted(&mut self, id: ContainerId, now: Instant) {
+        if self.granted.insert(id)
+            && let Some(asked) = self.asked.pop_front()
+        {
+            self.measured
+                .grant
+                .push(now.saturating_duration_since(asked).as_secs_f64());
+        }
+    }
+
+    pub(super) fn launched(&mut self, attempt: String, now: Instant) {
+        self.launched.insert(attempt, now);
+    }
+
+    /// The attempt's process reported for the first time.
+    pub(super) fn started(&mut self, attempt: &str, now: Instant) {
+        if let Some(at) = self.launched.remove(attempt) {
+            self.measured
+                .launch
+                .push(now.saturating_duration_since(at).as_secs_f64());
+        }
+    }
+
+    /// The answer path of this run, from the policy's `Finish` to the rm's acceptance.
+    pub(super) fn answered(&mut self, finished: Instant, accepted: Instant) {
+        self.measured
+            .answer
+            .push(accepted.saturating_duration_since(finished).as_secs_f64());
+    }
+
+    /// The samples `stored` with this run's measured ones after them.
+    pub(super) fn with_stored(&self, stored: &CostSamples) -> CostSamples {
+        let mut all = stored.clone();
+        for cost in LiveCost::ALL {
+            all.of_mut(cost).extend(self.measured.of(cost));
+        }
+        all
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn the_policy_deadline_keeps_the_margin_and_never_goes_below_a_millisecond() {
+        // Dart's D is counted from the phase's start: 10 s away, 0.3 s kept for the answer.
+        assert_eq!(policy_deadline(Some(11_000), 1_000, 0.3), 9.7);
+        assert_eq!(policy_deadline(Some(11_000), 1_000, 0.05), 9.95);
+        // Past, or eaten by the margin: the policy still gets a positive deadline.
+        assert_eq!(policy_deadline(Some(1_000), 2_000, 0.3), 0.001);
+        assert_eq!(policy_deadline(Some(1_100), 1_000, 0.3), 0.001);
+        assert_eq!(policy_deadline(None, 1_000, 0.3), NO_DEADLINE);
+    }
+
+    #[test]
+    fn quantiles_are_nearest_rank_and_ignore_what_is_not_a_number() {
+        assert_eq!(Quantiles::of(&[]), None);
+        assert_eq!(Quantiles::of(&[f64::NAN]), None);
+        let q = Quantiles::of(&[0.4, 0.1, 0.3, 0.2, f64::INFINITY]).unwrap();
+        assert_eq!((q.samples, q.p50, q.p99), (4, 0.2, 0.4));
+        let hundred: Vec<f64> = (1..=200).map(f64::from).collect();
+        let q = Quantiles::of(&hundred).unwrap();
+        assert_eq!((q.p50, q.p99), (100.0, 198.0));
+    }
+
+    #[test]
+    fn the_margin_is_the_measured_answer_p99_with_a_floor_and_the_default_before_any() {
+        let none = LiveCosts::default();
+        assert_eq!(none.finish_margin(), DEFAULT_FINISH_MARGIN);
+        let slow = LiveCosts::of(&CostSamples {
+            answer: vec![0.08, 0.12, 0.5],
+            ..Default::default()
+        });
+        assert_eq!(slow.finish_margin(), 0.5);
+        let fast = LiveCosts::of(&CostSamples {
+            answer: vec![0.01, 0.02],
+            ..Default::default()
+        });
+        assert_eq!(fast.finish_margin(), MIN_FINISH_MARGIN);
+        let text = slow.describe();
+        assert!(
+            text.starts_with("answer p50 0.120 s p99 0.500 s (3 samples), launch not measured"),
+            "{text}"
+        );
+        assert_eq!(slow.json(0.5)["answer"]["p50"], 0.12);
+        assert_eq!(slow.json(0.5)["grant"], Value::Null);
+    }
+
+    #[test]
+    fn grants_answer_the_oldest_ask_once_per_container_and_launches_their_start() {
+        let t0 = Instant::now();
+        let at = |ms: u64| t0 + Duration::from_millis(ms);
+        let mut c = CostClock::default();
+        assert!(c.wanted(2, 0, at(0)));
+        assert!(!c.wanted(2, 0, at(10)), "the same want asks nothing new");
+        assert!(c.wanted(3, 0, at(20)));
+        c.granted(ContainerId(0), at(50));
+        c.granted(ContainerId(0), at(60)); // offered again: no new grant
+        // One held, two wanted: the newest ask (at 20 ms) goes.
+        assert!(!c.wanted(2, 1, at(70)));
+        c.granted(ContainerId(1), at(100));
+        c.granted(ContainerId(2), at(110)); // asked for by nobody now
+        assert_eq!(c.measured.grant, [0.05, 0.1]);
+
+        c.launched("2-0".into(), at(100));
+        c.started("2-0", at(130));
+        c.started("2-0", at(140)); // only its first report
+        c.started("2-9", at(140)); // never launched here
+        assert_eq!(c.measured.launch.len(), 1);
+        assert!((c.measured.launch[0] - 0.03).abs() < 1e-9);
+
+        c.answered(at(200), at(240));
+        let stored = CostSamples {
+            answer: vec![1.0],
+            ..Default::default()
+        };
+        let all = c.with_stored(&stored);
+        assert_eq!(all.answer.len(), 2);
+        assert_eq!(all.answer[0], 1.0);
+        assert_eq!(all.grant, [0.05, 0.1]);
+    }
+}
