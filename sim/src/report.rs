@@ -212,8 +212,9 @@ pub struct Report {
 
 /// What the bins count, as `--json` says it.
 pub const POPULATION: &str = "small, medium, large, all: jobs with k_max >= 1 (the paper's \
-    population), beside which the paper's figures sit; partial: 0 < k_max < maps; none-fits: \
-    k_max = 0, reported apart; every: all jobs";
+    population), beside which the paper's figures sit; one-map, two-plus: those of one map and \
+    of two or more; partial: 0 < k_max < maps; none-fits: k_max = 0, reported apart; every: all \
+    jobs";
 
 const fn fig(
     experiment: &'static str,
@@ -343,6 +344,11 @@ enum Slice {
     Size(SizeBin),
     /// Every job with k_max ≥ 1: the paper's population.
     All,
+    /// Jobs of one map with k_max ≥ 1: all or nothing (issue 29's single-map goals).
+    OneMap,
+    /// Jobs of two or more maps with k_max ≥ 1: where an answer can be partial (issue 29's
+    /// main goals; `--min-maps 2` keeps only these jobs).
+    TwoPlus,
     /// 0 < k_max < maps: some but not all of the input can be read by the deadline. Only here
     /// can k/k_max tell policies apart: where all input fits, reading it all scores 100 %.
     Partial,
@@ -354,11 +360,13 @@ enum Slice {
 }
 
 impl Slice {
-    const ALL: [Slice; 7] = [
+    const ALL: [Slice; 9] = [
         Slice::Size(SizeBin::Small),
         Slice::Size(SizeBin::Medium),
         Slice::Size(SizeBin::Large),
         Slice::All,
+        Slice::OneMap,
+        Slice::TwoPlus,
         Slice::Partial,
         Slice::NoneFits,
         Slice::Every,
@@ -368,6 +376,8 @@ impl Slice {
         match self {
             Slice::Size(bin) => bin.name(),
             Slice::All => "all",
+            Slice::OneMap => "one-map",
+            Slice::TwoPlus => "two-plus",
             Slice::Partial => "partial",
             Slice::NoneFits => "none-fits",
             Slice::Every => "every",
@@ -378,6 +388,8 @@ impl Slice {
         match self {
             Slice::Size(bin) => r.k_max > 0 && r.bin == bin,
             Slice::All => r.k_max > 0,
+            Slice::OneMap => r.k_max > 0 && r.maps == 1,
+            Slice::TwoPlus => r.k_max > 0 && r.maps >= 2,
             Slice::Partial => r.k_max > 0 && r.k_max < r.maps,
             Slice::NoneFits => r.k_max == 0,
             Slice::Every => true,
@@ -484,7 +496,8 @@ fn share_where(results: &[&JobResult], f: impl Fn(&JobResult) -> bool) -> f64 {
 /// Rows per configuration (in `configs` order; then "C1+C2" when both run beside another, as
 /// the paper's §6.3 pools them; then "all" when there are several), policy (in `policies`
 /// order) and bin: small, medium, large and all over the jobs with k_max ≥ 1 (the paper's
-/// population), then "partial" (0 < k_max < maps) and "none-fits" (k_max = 0), which cut the
+/// population), "one-map" and "two-plus" (its jobs of one map, and of two or more), then
+/// "partial" (0 < k_max < maps) and "none-fits" (k_max = 0), which cut the
 /// jobs by what their deadline leaves to read, then "every" (all jobs). Empty bins are left
 /// out. A policy run with the deadline guard has its `+guard` rows after its own.
 pub fn rows(results: &[JobResult], configs: &[&str], policies: &[PolicyKind]) -> Vec<Row> {
@@ -659,7 +672,8 @@ pub fn no_tasks_note(count: usize) -> String {
 /// What the main table's bins, outcomes and columns mean (printed under it).
 pub const LEGEND: &str = "Bins: `small`, `medium`, `large` and `all` count the jobs with k_max ≥ 1, the paper's \
          population (it computes k/k_max for every job), and the paper's figures sit beside them; \
-         `partial` is the jobs whose deadline admits some but not all of their maps (0 < k_max < \
+         `one-map` and `two-plus` split that population into jobs of one map (all or nothing) and \
+         of two or more; `partial` is the jobs whose deadline admits some but not all of their maps (0 < k_max < \
          maps), the only jobs where k/k_max tells policies apart; `none-fits` the jobs where no \
          schedule reads a map in time (k_max = 0), reported apart; `every` all jobs. Each job ends \
          in exactly one of: met (answered by D from k ≥ 1 maps), empty (answered by D from no \
@@ -905,13 +919,16 @@ mod tests {
                 "C1 small",
                 "C1 large",
                 "C1 all",
+                "C1 two-plus",
                 "C1 every",
                 "C2 small",
                 "C2 all",
+                "C2 two-plus",
                 "C2 every",
                 "all small",
                 "all large",
                 "all all",
+                "all two-plus",
                 "all every"
             ]
         );
