@@ -175,6 +175,13 @@ pub(crate) struct SimArgs {
     /// default is the live master's.
     #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_GUARD_SECONDS, value_parser = parse_guard)]
     guard: f64,
+    /// Run `dart` with these of yard's extensions off (comma-separated: reduce_waves,
+    /// reduce_confidence, forecast_cut, sample_floor, node_pace, reduce_restart,
+    /// deadline_stragglers, end_lost_races, kill_on_tick, first_map, lone_map, last_moment,
+    /// busy_bandwidth, wave_end, fifo_shuffle, elapsed_phases): an ablation, to be set beside
+    /// the same command without it. The header says which are off.
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    dart_without: Vec<String>,
     /// How running tasks report progress: `exact` (linear in time, exact reports) or `noisy`
     /// (a task's speed varies between quarters of its run, σ 0.5 in log, and each report is
     /// off by 5 points, sd).
@@ -307,9 +314,18 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
         failure_rate: args.failure_rate,
         ..ClusterConfig::default()
     };
+    let mut dart_extensions = yard_appmaster::policy::Extensions::YARD;
+    for name in &args.dart_without {
+        dart_extensions = dart_extensions
+            .without(name.trim())
+            .map_err(|e| BadInput(format!("--dart-without: {e}")))?;
+    }
     let base = Experiment {
         cluster,
-        policy: PolicyConfig::default(),
+        policy: PolicyConfig {
+            dart_extensions: (!args.dart_without.is_empty()).then_some(dart_extensions),
+            ..PolicyConfig::default()
+        },
         seed: args.read.seed.unwrap_or(DEFAULT_SEED),
         guard: args.guard,
         model,
@@ -999,8 +1015,12 @@ fn describe(setup: &Setup) -> String {
         g if g > 0.0 => format!("deadline guard {g} s"),
         _ => "no deadline guard".to_owned(),
     };
+    let ablation = match setup.experiment.policy.dart_extensions {
+        Some(x) => format!("; `dart` without {}", x.off().join(", ")),
+        None => String::new(),
+    };
     format!(
-        "{} × {} containers, {} slow nodes, failure rate {}, {guard}; {}",
+        "{} × {} containers, {} slow nodes, failure rate {}, {guard}; {}{ablation}",
         c.nodes,
         c.containers_per_node,
         c.slow_nodes,

@@ -461,6 +461,13 @@ fn the_simulators_model_is_selectable_and_in_the_header() {
         "{harsh}"
     );
     assert_ne!(default, harsh);
+    // An ablation of yard's Dart says what it left out.
+    let without = run(&["--dart-without", "wave_end,lone_map"]);
+    assert!(
+        without.contains("`dart` without lone_map, wave_end"),
+        "{without}"
+    );
+    assert!(!default.contains("without"), "{default}");
     let one = run(&["--durations", "pareto", "--json"]);
     let json: Value = serde_json::from_str(&one).unwrap();
     assert_eq!(json["model"]["durations"], "pareto");
@@ -471,6 +478,7 @@ fn the_simulators_model_is_selectable_and_in_the_header() {
         &["--durations", "cauchy"],
         &["--profiles", "oracle"],
         &["--harsh", "--durations", "pareto"],
+        &["--dart-without", "warp_drive"],
     ] {
         let mut args = vec!["sim", "--trace", TRACE];
         args.extend_from_slice(bad);

@@ -70,6 +70,65 @@ pub struct Extensions {
 }
 
 impl Extensions {
+    /// Every switch's name, as the fields spell them.
+    pub const NAMES: [&'static str; 16] = [
+        "reduce_waves",
+        "reduce_confidence",
+        "forecast_cut",
+        "sample_floor",
+        "node_pace",
+        "reduce_restart",
+        "deadline_stragglers",
+        "end_lost_races",
+        "kill_on_tick",
+        "first_map",
+        "lone_map",
+        "last_moment",
+        "busy_bandwidth",
+        "wave_end",
+        "fifo_shuffle",
+        "elapsed_phases",
+    ];
+
+    /// These extensions with the one named `name` off (an ablation: what that one does).
+    pub fn without(mut self, name: &str) -> Result<Extensions, String> {
+        let x = &mut self;
+        let switch = match name {
+            "reduce_waves" => &mut x.reduce_waves,
+            "reduce_confidence" => &mut x.reduce_confidence,
+            "forecast_cut" => &mut x.forecast_cut,
+            "sample_floor" => &mut x.sample_floor,
+            "node_pace" => &mut x.node_pace,
+            "reduce_restart" => &mut x.reduce_restart,
+            "deadline_stragglers" => &mut x.deadline_stragglers,
+            "end_lost_races" => &mut x.end_lost_races,
+            "kill_on_tick" => &mut x.kill_on_tick,
+            "first_map" => &mut x.first_map,
+            "lone_map" => &mut x.lone_map,
+            "last_moment" => &mut x.last_moment,
+            "busy_bandwidth" => &mut x.busy_bandwidth,
+            "wave_end" => &mut x.wave_end,
+            "fifo_shuffle" => &mut x.fifo_shuffle,
+            "elapsed_phases" => &mut x.elapsed_phases,
+            _ => {
+                return Err(format!(
+                    "unknown extension {name:?}; expected one of {}",
+                    Self::NAMES.join(", ")
+                ));
+            }
+        };
+        *switch = false;
+        Ok(self)
+    }
+
+    /// The switches that are off.
+    pub fn off(self) -> Vec<&'static str> {
+        Self::NAMES
+            .into_iter()
+            .filter(|n| self.without(n) == Ok(self))
+            .collect()
+    }
+
     /// Every extension: yard's `dart`.
     pub const YARD: Extensions = Extensions {
         reduce_waves: true,
@@ -223,9 +282,13 @@ pub struct Dart {
 
 impl Dart {
     pub fn new(kind: PolicyKind, config: PolicyConfig) -> Dart {
+        let mut variant = Variant::of(kind);
+        if let (PolicyKind::Dart, Some(x)) = (kind, config.dart_extensions) {
+            variant.x = x;
+        }
         Dart {
             kind,
-            variant: Variant::of(kind),
+            variant,
             config,
             run: None,
         }
@@ -2051,6 +2114,27 @@ mod tests {
         // D10: T_m^a = 2.5, a map took 4 → 0.8 · 2.5 + 0.2 · 4 = 2.8.
         run.est.map_finished(Locality::Remote, 4.0, Some(1.0));
         assert!((run.est.all - 2.8).abs() < 1e-12 && (run.est.remote - 2.8).abs() < 1e-12);
+    }
+
+    #[test]
+    fn an_extension_is_turned_off_by_its_name_and_only_it() {
+        for name in Extensions::NAMES {
+            let x = Extensions::YARD.without(name).unwrap();
+            assert_eq!(x.off(), [name]);
+            assert_eq!(Extensions::NONE.without(name), Ok(Extensions::NONE));
+        }
+        assert_eq!(Extensions::NONE.off().len(), Extensions::NAMES.len());
+        assert!(Extensions::YARD.without("warp_drive").is_err());
+        // `dart` runs the mix it is given; other kinds ignore it.
+        let config = PolicyConfig {
+            dart_extensions: Some(Extensions::YARD.without("lone_map").unwrap()),
+            ..guarded()
+        };
+        let mut dart = Dart::new(PolicyKind::Dart, config.clone());
+        assert_eq!(lone_map_started(&mut dart), None, "lone_map is off");
+        let mut paper = Dart::new(PolicyKind::DartPaper, config);
+        assert_eq!(paper.variant.x, Extensions::NONE);
+        assert_eq!(lone_map_started(&mut paper), None);
     }
 
     #[test]

@@ -326,6 +326,9 @@ pub struct PolicyConfig {
     /// live master's answer path; 0 in the simulator, where a cut answers at once. `dart`'s
     /// `last_moment` cuts its last reduces this long before `D`.
     pub answer_cost: Seconds,
+    /// `dart`'s extensions when not its own ([`Extensions::YARD`]): an ablation (`yard sim
+    /// --dart-without`). Other policies ignore it.
+    pub dart_extensions: Option<Extensions>,
 }
 
 impl Default for PolicyConfig {
@@ -342,6 +345,7 @@ impl Default for PolicyConfig {
             one_task_per_container: false,
             guarded: false,
             answer_cost: 0.0,
+            dart_extensions: None,
         }
     }
 }
