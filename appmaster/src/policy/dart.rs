@@ -504,10 +504,11 @@ impl JobRun for Run {
                 }
             }
             Event::Tick => {
-                if self.last_moment_on() && self.core.progress.guarded {
+                let judge = self.core.progress.guarded && self.core.maps_running() > 0;
+                if self.last_moment_on() && judge {
                     // The guard stops waiting for a spared map once it can no longer end in
-                    // time.
-                    let spared = self.last_moment_spares(now);
+                    // time (a job may hold many thousand reduces: only the maps are judged).
+                    let spared = self.spared(now, false);
                     let late: Vec<AttemptId> = self
                         .core
                         .live_attempt_ids()
@@ -519,7 +520,7 @@ impl JobRun for Run {
                     for a in late {
                         self.core.kill(a, out);
                     }
-                } else if self.lone_map_on() && self.core.progress.guarded {
+                } else if self.lone_map_on() && !self.last_moment_on() && judge {
                     // The guard stops waiting for a spared map once it will no longer end in
                     // time: the answer is then empty, but by `D`.
                     for a in self.maps_in_time(now, false) {
@@ -1107,6 +1108,11 @@ impl Run {
     /// before the cut. And every running reduce expected to end before the cut (it is cut at
     /// the cut if it has not). In attempt order.
     fn last_moment_spares(&self, now: Seconds) -> Vec<AttemptId> {
+        self.spared(now, true)
+    }
+
+    /// `last_moment_spares`, of the maps only unless `with_reduces`.
+    fn spared(&self, now: Seconds, with_reduces: bool) -> Vec<AttemptId> {
         let t_p = self.core.elapsed(now);
         let by = self.cut_at();
         let done = self.core.progress.maps_done;
@@ -1139,6 +1145,7 @@ impl Run {
                         end + shuffle + answer <= by
                     }
                 }
+                TaskRef::Reduce(_) if !with_reduces => false,
                 TaskRef::Reduce(r) => {
                     let Some((ready, kept)) = self.core.reduce_running_since(r) else {
                         return false; // waiting for its input: nothing to cut yet
