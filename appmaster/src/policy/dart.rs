@@ -1105,8 +1105,8 @@ impl Run {
     /// that could still end in time (`could_end_in_time`): stopping it gains nothing. Once
     /// some are done, a map whose expected end (`running.rs`, given it has not ended), its
     /// output's shuffle and the reduces over every output by then (`reduce_bounded`) fit
-    /// before the cut. And every running reduce expected to end before the cut (it is cut at
-    /// the cut if it has not). In attempt order.
+    /// before the cut. And every running reduce expected to end before the cut, or still
+    /// waiting for its input (it is cut at the cut if it has not ended). In attempt order.
     fn last_moment_spares(&self, now: Seconds) -> Vec<AttemptId> {
         self.spared(now, true)
     }
@@ -1148,7 +1148,10 @@ impl Run {
                 TaskRef::Reduce(_) if !with_reduces => false,
                 TaskRef::Reduce(r) => {
                     let Some((ready, kept)) = self.core.reduce_running_since(r) else {
-                        return false; // waiting for its input: nothing to cut yet
+                        // Waiting for its input: cut now it would answer from none of it; it
+                        // gets the outputs done, Alg. 5 sizes it to the time left, and the
+                        // last cut stops it if it runs late.
+                        return true;
                     };
                     let mean = law.at(kept as f64) * mean_of_median;
                     let e = Run::ending(x, ready - start, mean, law.spread, t_p, start);
