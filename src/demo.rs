@@ -331,9 +331,12 @@ fn against_full(runs: &[(PolicyKind, Value)], predicted: f64) -> String {
         let _ = writeln!(
             out,
             "dart answered at {x:.2} s of its {y:.2} s deadline ({:.0} %), counted from its master's start; \
-             it kept {} s for its answer",
+             it kept {} s for its answer and cut its last reduces {} s before it",
             100.0 * x / y,
             dart["liveCosts"]["finishMargin"]
+                .as_f64()
+                .map_or("—".into(), |m| format!("{m:.3}")),
+            dart["liveCosts"]["cutLead"]
                 .as_f64()
                 .map_or("—".into(), |m| format!("{m:.3}"))
         );
