@@ -603,8 +603,9 @@ async fn job(
     // answer and reports it: the last reduces are cut that long (the measured p99) before D.
     let cut_lead = live_costs.cut_lead();
     // The task sampler's maps are timed from their process's start plus a launch as this
-    // cluster measured it (its median: most launches are into a warm container).
-    let warm_launch = live_costs.launch.map_or(0.0, |l| l.p50);
+    // cluster measured it (its median: most launches are into a warm container); from their
+    // launch decision while it has measured none.
+    let warm_launch = live_costs.launch.map(|l| l.p50);
     log_line(&format!(
         "live costs on {cluster}: {}; the answer's margin {finish_margin:.3} s, the cut's lead \
          {cut_lead:.3} s",

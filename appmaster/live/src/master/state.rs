@@ -85,7 +85,7 @@ pub(super) struct Job {
     /// The task sampler's map launches the job profiler (`observer`) hears only when their
     /// process starts, `warm_launch` earlier (`Phase::warm_launch`).
     pub(super) unstarted: HashMap<AttemptId, Decision>,
-    pub(super) warm_launch: f64,
+    pub(super) warm_launch: Option<f64>,
 }
 
 impl Job {
@@ -199,8 +199,9 @@ pub(super) struct Phase {
     pub(super) answer_cost: f64,
     /// The task sampler: a map is timed from its process's start plus this (the cluster's
     /// measured launch p50), not from the launch decision. Its maps are the first tasks in
-    /// fresh containers, whose cold launches would inflate the profile's map time.
-    pub(super) warm_launch: f64,
+    /// fresh containers, whose cold launches would inflate the profile's map time. `None`
+    /// (no launch measured yet): from the launch decision, as every other run's maps.
+    pub(super) warm_launch: Option<f64>,
 }
 
 impl State {
@@ -338,7 +339,7 @@ impl State {
             read: Vec::new(),
             wake_at: None,
             unstarted: HashMap::new(),
-            warm_launch: warm_launch.max(0.0),
+            warm_launch: warm_launch.filter(|w| w.is_finite() && *w >= 0.0),
         });
         self.costs.phase_started();
         if let Some(job) = &self.job {
@@ -370,7 +371,7 @@ impl State {
         job.observer.event(now, &event);
         let mut out = Vec::new();
         job.policy.handle(now, event, &mut job.rng, &mut out);
-        if job.sampler {
+        if let (true, Some(_)) = (job.sampler, job.warm_launch) {
             // The sampler's maps are timed from their process's start (`started`).
             let (maps, rest): (Vec<Decision>, Vec<Decision>) = out
                 .iter()
@@ -792,7 +793,7 @@ impl State {
             && let Some(launch) = attempt.and_then(|a| job.unstarted.remove(&a))
         {
             // Only differences of the observer's times count: before the phase's start is fine.
-            let at = job.now() - job.warm_launch;
+            let at = job.now() - job.warm_launch.unwrap_or(0.0);
             job.observer.decisions(at, &[launch]);
         }
         Reply::default()
@@ -1180,7 +1181,7 @@ pub(super) mod tests {
             recovered,
             guard: None,
             answer_cost: 0.25,
-            warm_launch: 0.0,
+            warm_launch: None,
         });
         s
     }
@@ -1307,11 +1308,14 @@ pub(super) mod tests {
         // A cold launch takes longer than this whole test: a map timed from its launch
         // decision would take less than `WARM`, one timed from its start `WARM` and more.
         const WARM: f64 = 1000.0;
-        for sampler in [false, true] {
+        // A cluster that has measured no launch: the sampler's maps are timed from their
+        // launch decision, as every other run's.
+        for (sampler, warm) in [(false, Some(WARM)), (true, Some(WARM)), (true, None)] {
+            let from_start = sampler && warm.is_some();
             let mut s = state();
             let job = s.job.as_mut().unwrap();
             job.sampler = sampler;
-            job.warm_launch = WARM;
+            job.warm_launch = warm;
             s.allocated(AllocateReply {
                 allocated: vec![granted("c1", "c:1")],
                 completed: Vec::new(),
@@ -1320,13 +1324,13 @@ pub(super) mod tests {
                 panic!("a task for the runner");
             };
             let job = s.job.as_ref().unwrap();
-            assert_eq!(job.unstarted.len(), usize::from(sampler));
+            assert_eq!(job.unstarted.len(), usize::from(from_start));
             assert!(!s.started(&task.attempt).kill);
             assert!(s.job.as_ref().unwrap().unstarted.is_empty());
             assert!(!s.done(&task.attempt, done.clone()).kill);
             let took = s.job.as_ref().unwrap().observer.record().map_local;
             let took = took.expect("a node-local map was timed");
-            match sampler {
+            match from_start {
                 true => assert!((WARM..WARM + 60.0).contains(&took), "{took}"),
                 false => assert!(took < WARM, "{took}"),
             }
