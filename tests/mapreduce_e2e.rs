@@ -198,6 +198,14 @@ fn under_a_tight_deadline_dart_answers_by_the_clients_clock_from_part_of_the_inp
     assert_eq!(job["outcome"], "met", "{job}");
     assert!(job["k"].as_u64().unwrap() < job["maps"].as_u64().unwrap());
     assert_eq!(answer["exact"], false);
+    // The cut's lead dart kept: this cluster's measured cut p99 (at least 0.05 s), or 0.25 s
+    // while it has measured none; the cut is one of the live costs shown.
+    let costs = &job["liveCosts"];
+    let lead = costs["cutLead"].as_f64().unwrap_or(f64::NAN);
+    match costs["cut"]["p99"].as_f64() {
+        Some(p99) => assert_eq!(lead, p99.max(0.05), "{costs}"),
+        None => assert_eq!(lead, 0.25, "{costs}"),
+    }
 
     // The estimate with its bounds: the interval is t(0.975, k−1) standard errors either side
     // (its low end may be raised to what was seen).

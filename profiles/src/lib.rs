@@ -111,16 +111,24 @@ pub enum LiveCost {
     Launch,
     /// Asking for a container (the wanted count rising) to its runner being ready.
     Grant,
+    /// A reduce told to answer from what it has (`CutReduce`) to its report.
+    Cut,
 }
 
 impl LiveCost {
-    pub const ALL: [LiveCost; 3] = [LiveCost::Answer, LiveCost::Launch, LiveCost::Grant];
+    pub const ALL: [LiveCost; 4] = [
+        LiveCost::Answer,
+        LiveCost::Launch,
+        LiveCost::Grant,
+        LiveCost::Cut,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
             LiveCost::Answer => "answer",
             LiveCost::Launch => "launch",
             LiveCost::Grant => "grant",
+            LiveCost::Cut => "cut",
         }
     }
 }
@@ -131,6 +139,7 @@ pub struct CostSamples {
     pub answer: Vec<f64>,
     pub launch: Vec<f64>,
     pub grant: Vec<f64>,
+    pub cut: Vec<f64>,
 }
 
 impl CostSamples {
@@ -139,6 +148,7 @@ impl CostSamples {
             LiveCost::Answer => &self.answer,
             LiveCost::Launch => &self.launch,
             LiveCost::Grant => &self.grant,
+            LiveCost::Cut => &self.cut,
         }
     }
 
@@ -147,6 +157,7 @@ impl CostSamples {
             LiveCost::Answer => &mut self.answer,
             LiveCost::Launch => &mut self.launch,
             LiveCost::Grant => &mut self.grant,
+            LiveCost::Cut => &mut self.cut,
         }
     }
 }

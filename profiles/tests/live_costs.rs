@@ -15,6 +15,8 @@ async fn costs_come_back_per_cluster_most_recent_kept() {
         answer: vec![0.02, 0.03],
         launch: vec![0.1],
         grant: vec![0.2, 0.25, 0.3],
+        // The cut's cost came in with migration 0006: it is stored like the others.
+        cut: vec![0.04, 0.06],
     };
     store.add_costs("http://a:8088", 1, &first).await.unwrap();
     store

@@ -2,8 +2,9 @@
 //! (the policy's `Finish` to the rm accepting the result), a task's launch (a `LaunchMap` or
 //! `LaunchReduce` decision to its process first reporting `started`) and a container grant
 //! (the wanted count rising to the policy hearing `ContainerGranted`, i.e. the rm's grant plus
-//! the runner's start). A master loads its cluster's recent samples from the profile store at
-//! start, takes its deadline margin from the answer path's p99, and stores what it measured
+//! the runner's start) and a cut (a `CutReduce` decision to the cut reduce's report). A master loads its cluster's recent samples from the profile store at
+//! start, takes its deadline margin from the answer path's p99 and the cut's lead from the
+//! cut's p99 (`PolicyConfig::answer_cost`), and stores what it measured
 //! once its answer is accepted.
 //!
 //! [`CostClock`] does the measuring: it is fed the instants (`Instant`s passed in, never read
@@ -21,6 +22,12 @@ pub(super) const DEFAULT_FINISH_MARGIN: f64 = 0.3;
 /// The least margin kept, however fast the answer path was measured: a p99 over few samples
 /// is no promise.
 pub(super) const MIN_FINISH_MARGIN: f64 = 0.05;
+/// How long before the deadline `dart`'s last_moment cuts its last reduces when this cluster
+/// has measured no cut yet (`PolicyConfig::answer_cost`).
+pub(super) const DEFAULT_CUT_SECONDS: f64 = 0.25;
+/// The least lead the cut gets, however fast cuts were measured: a p99 over few samples is no
+/// promise, and a reduce hears of its cut only at its next report.
+pub(super) const MIN_CUT_SECONDS: f64 = 0.05;
 /// The policy's deadline when the job has none.
 pub(super) const NO_DEADLINE: f64 = 1e9;
 
@@ -79,6 +86,7 @@ pub(super) struct LiveCosts {
     pub(super) answer: Option<Quantiles>,
     pub(super) launch: Option<Quantiles>,
     pub(super) grant: Option<Quantiles>,
+    pub(super) cut: Option<Quantiles>,
 }
 
 impl LiveCosts {
@@ -87,6 +95,7 @@ impl LiveCosts {
             answer: Quantiles::of(&samples.answer),
             launch: Quantiles::of(&samples.launch),
             grant: Quantiles::of(&samples.grant),
+            cut: Quantiles::of(&samples.cut),
         }
     }
 
@@ -97,24 +106,36 @@ impl LiveCosts {
             .map_or(DEFAULT_FINISH_MARGIN, |a| a.p99.max(MIN_FINISH_MARGIN))
     }
 
-    /// "answer p50 … p99 …, launch …, grant …".
+    /// How long before the deadline the last reduces are cut (`PolicyConfig::answer_cost`):
+    /// the cut's p99, at least [`MIN_CUT_SECONDS`]; [`DEFAULT_CUT_SECONDS`] while no cut was
+    /// measured.
+    pub(super) fn cut_lead(&self) -> f64 {
+        self.cut
+            .map_or(DEFAULT_CUT_SECONDS, |c| c.p99.max(MIN_CUT_SECONDS))
+    }
+
+    /// "answer p50 … p99 …, launch …, grant …, cut …".
     pub(super) fn describe(&self) -> String {
         format!(
-            "answer {}, launch {}, grant {}",
+            "answer {}, launch {}, grant {}, cut {}",
             Quantiles::text(self.answer),
             Quantiles::text(self.launch),
             Quantiles::text(self.grant),
+            Quantiles::text(self.cut),
         )
     }
 
-    /// The answer's `liveCosts`: each cost's samples, p50 and p99 in seconds, and the margin
-    /// this run kept (`finishMargin`, from the costs loaded at its start).
-    pub(super) fn json(&self, finish_margin: f64) -> Value {
+    /// The answer's `liveCosts`: each cost's samples, p50 and p99 in seconds, the margin
+    /// this run kept (`finishMargin`) and its cut's lead (`cutLead`), both from the costs
+    /// loaded at its start.
+    pub(super) fn json(&self, finish_margin: f64, cut_lead: f64) -> Value {
         json!({
             "answer": Quantiles::json(self.answer),
             "launch": Quantiles::json(self.launch),
             "grant": Quantiles::json(self.grant),
+            "cut": Quantiles::json(self.cut),
             "finishMargin": finish_margin,
+            "cutLead": cut_lead,
         })
     }
 }
@@ -129,6 +150,8 @@ pub(super) struct CostClock {
     granted: HashSet<ContainerId>,
     /// Attempts launched whose process has not reported yet, by name.
     launched: HashMap<String, Instant>,
+    /// Reduce attempts cut (`CutReduce`) that have not reported their answer yet, by name.
+    cut: HashMap<String, Instant>,
     /// What was measured, seconds.
     pub(super) measured: CostSamples,
 }
@@ -169,6 +192,20 @@ impl CostClock {
         if let Some(at) = self.launched.remove(attempt) {
             self.measured
                 .launch
+                .push(now.saturating_duration_since(at).as_secs_f64());
+        }
+    }
+
+    /// The policy cut this reduce attempt: it is to answer from what it has.
+    pub(super) fn cut(&mut self, attempt: String, now: Instant) {
+        self.cut.entry(attempt).or_insert(now);
+    }
+
+    /// The attempt reported done: if it was cut, its cut's cost is measured.
+    pub(super) fn reported(&mut self, attempt: &str, now: Instant) {
+        if let Some(at) = self.cut.remove(attempt) {
+            self.measured
+                .cut
                 .push(now.saturating_duration_since(at).as_secs_f64());
         }
     }
@@ -236,8 +273,9 @@ mod tests {
             text.starts_with("answer p50 0.120 s p99 0.500 s (3 samples), launch not measured"),
             "{text}"
         );
-        assert_eq!(slow.json(0.5)["answer"]["p50"], 0.12);
-        assert_eq!(slow.json(0.5)["grant"], Value::Null);
+        assert_eq!(slow.json(0.5, 0.25)["answer"]["p50"], 0.12);
+        assert_eq!(slow.json(0.5, 0.25)["grant"], Value::Null);
+        assert_eq!(slow.json(0.5, 0.25)["cutLead"], 0.25);
     }
 
     #[test]
@@ -263,6 +301,15 @@ mod tests {
         assert_eq!(c.measured.launch.len(), 1);
         assert!((c.measured.launch[0] - 0.03).abs() < 1e-9);
 
+        // A cut reduce: from the cut to its report, once; an uncut one measures nothing.
+        c.cut("2-5".into(), at(150));
+        c.cut("2-5".into(), at(160)); // cut again: the first cut counts
+        c.reported("2-6", at(170));
+        c.reported("2-5", at(190));
+        c.reported("2-5", at(200));
+        assert_eq!(c.measured.cut.len(), 1);
+        assert!((c.measured.cut[0] - 0.04).abs() < 1e-9);
+
         c.answered(at(200), at(240));
         let stored = CostSamples {
             answer: vec![1.0],
@@ -272,5 +319,25 @@ mod tests {
         assert_eq!(all.answer.len(), 2);
         assert_eq!(all.answer[0], 1.0);
         assert_eq!(all.grant, [0.05, 0.1]);
+        assert_eq!(all.cut.len(), 1);
+    }
+
+    #[test]
+    fn the_cut_lead_is_the_measured_cut_p99_with_a_floor_and_the_default_before_any() {
+        assert_eq!(LiveCosts::default().cut_lead(), DEFAULT_CUT_SECONDS);
+        let slow = LiveCosts::of(&CostSamples {
+            cut: vec![0.02, 0.09, 0.4],
+            ..Default::default()
+        });
+        assert_eq!(slow.cut_lead(), 0.4);
+        let fast = LiveCosts::of(&CostSamples {
+            cut: vec![0.01],
+            ..Default::default()
+        });
+        assert_eq!(fast.cut_lead(), MIN_CUT_SECONDS);
+        assert!(
+            slow.describe()
+                .ends_with("cut p50 0.090 s p99 0.400 s (3 samples)")
+        );
     }
 }

@@ -67,10 +67,6 @@ const TICK_EVERY: Duration = Duration::from_millis(500);
 /// How long a long-poll (a runner's `next`, a reducer's `outputs`) waits before answering
 /// "nothing yet".
 const LONG_POLL: Duration = Duration::from_secs(5);
-/// Time a cut reduce takes to hear the cut (in its next progress reply, every 0.2 s), emit its
-/// partial answer and report it (`PolicyConfig::answer_cost`): `dart`'s `last_moment` cuts its
-/// last reduces this long before the policy's deadline.
-const CUT_ANSWER_SECONDS: f64 = 0.25;
 /// A task that fails this often fails the job (Hadoop's `mapreduce.map.maxattempts`): a
 /// deterministic failure (bad input, a bug) must not be retried for ever.
 const MAX_TASK_FAILURES: u32 = 4;
@@ -603,8 +599,16 @@ async fn job(
     };
     let live_costs = costs::LiveCosts::of(&stored_costs);
     let finish_margin = live_costs.finish_margin();
+    // A cut reduce hears of its cut at its next report (every 0.2 s), emits its partial
+    // answer and reports it: the last reduces are cut that long (the measured p99) before D.
+    let cut_lead = live_costs.cut_lead();
+    // The task sampler's maps are timed from their process's start plus a launch as this
+    // cluster measured it (its median: most launches are into a warm container); from their
+    // launch decision while it has measured none.
+    let warm_launch = live_costs.launch.map(|l| l.p50);
     log_line(&format!(
-        "live costs on {cluster}: {}; the answer's margin {finish_margin:.3} s",
+        "live costs on {cluster}: {}; the answer's margin {finish_margin:.3} s, the cut's lead \
+         {cut_lead:.3} s",
         live_costs.describe()
     ));
     // A kind typed before is typed from its first task on; an untyped part gets its probe.
@@ -648,6 +652,8 @@ async fn job(
             sampler: true,
             recovered: Vec::new(),
             guard: None,
+            answer_cost: cut_lead,
+            warm_launch,
         };
         let outcome = run_phase(&shared, sampler).await;
         save_types(&shared, store.as_ref(), &kind).await;
@@ -694,6 +700,8 @@ async fn job(
                 && args.policy != PolicyKind::Full
                 && args.guard_seconds > 0.0)
                 .then_some(args.guard_seconds),
+            answer_cost: cut_lead,
+            warm_launch,
         };
         let outcome = run_phase(&shared, job).await;
         save_types(&shared, store.as_ref(), &kind).await;
@@ -715,7 +723,7 @@ async fn job(
             &outcome,
             sampled,
             (started_ms, phase_start_ms),
-            costs::LiveCosts::of(&known).json(finish_margin),
+            costs::LiveCosts::of(&known).json(finish_margin, cut_lead),
         )
     };
     steps.push(("answer built", Instant::now()));

@@ -82,6 +82,10 @@ pub(super) struct Job {
     pub(super) read: Vec<(f64, u64)>,
     /// When the policy asked to hear `Event::Wake` (`Decision::WakeAt`), on `now()`'s clock.
     pub(super) wake_at: Option<f64>,
+    /// The task sampler's map launches the job profiler (`observer`) hears only when their
+    /// process starts, `warm_launch` earlier (`Phase::warm_launch`).
+    pub(super) unstarted: HashMap<AttemptId, Decision>,
+    pub(super) warm_launch: Option<f64>,
 }
 
 impl Job {
@@ -190,6 +194,14 @@ pub(super) struct Phase {
     pub(super) recovered: Vec<Recovered>,
     /// The deadline guard: it fires this many seconds before `deadline` (`None`: no guard).
     pub(super) guard: Option<f64>,
+    /// How long before `deadline` the last reduces are cut (`PolicyConfig::answer_cost`):
+    /// this cluster's measured cut p99 (`costs.rs`).
+    pub(super) answer_cost: f64,
+    /// The task sampler: a map is timed from its process's start plus this (the cluster's
+    /// measured launch p50), not from the launch decision. Its maps are the first tasks in
+    /// fresh containers, whose cold launches would inflate the profile's map time. `None`
+    /// (no launch measured yet): from the launch decision, as every other run's maps.
+    pub(super) warm_launch: Option<f64>,
 }
 
 impl State {
@@ -255,6 +267,8 @@ impl State {
             sampler,
             recovered,
             guard,
+            answer_cost,
+            warm_launch,
         } = phase;
         let spec = JobSpec {
             deadline,
@@ -298,7 +312,7 @@ impl State {
             sampler,
             policy: kind.build(PolicyConfig {
                 guarded: guard.is_some(),
-                answer_cost: super::CUT_ANSWER_SECONDS,
+                answer_cost,
                 ..PolicyConfig::default()
             }),
             observer: RunObserver::new(),
@@ -324,6 +338,8 @@ impl State {
             finished: None,
             read: Vec::new(),
             wake_at: None,
+            unstarted: HashMap::new(),
+            warm_launch: warm_launch.filter(|w| w.is_finite() && *w >= 0.0),
         });
         self.costs.phase_started();
         if let Some(job) = &self.job {
@@ -355,7 +371,21 @@ impl State {
         job.observer.event(now, &event);
         let mut out = Vec::new();
         job.policy.handle(now, event, &mut job.rng, &mut out);
-        job.observer.decisions(now, &out);
+        if let (true, Some(_)) = (job.sampler, job.warm_launch) {
+            // The sampler's maps are timed from their process's start (`started`).
+            let (maps, rest): (Vec<Decision>, Vec<Decision>) = out
+                .iter()
+                .cloned()
+                .partition(|d| matches!(d, Decision::LaunchMap { .. }));
+            for d in maps {
+                if let Decision::LaunchMap { attempt, .. } = d {
+                    job.unstarted.insert(attempt, d);
+                }
+            }
+            job.observer.decisions(now, &rest);
+        } else {
+            job.observer.decisions(now, &out);
+        }
         for decision in out {
             self.carry_out(decision, now);
         }
@@ -439,6 +469,8 @@ impl State {
                     "{now:.3} s: the deadline guard cuts reduce {}: it answers from what it has",
                     reduce.0
                 ));
+                self.costs
+                    .cut(attempt_name(job.phase, attempt), Instant::now());
                 job.cut.insert(attempt);
             }
             Decision::Finish(progress) => {
@@ -541,6 +573,7 @@ impl State {
         };
         live.ended = true;
         self.freed_at.insert(live.container.clone(), Instant::now());
+        self.costs.reported(name, Instant::now());
         match live.task {
             TaskRef::Map(map) => {
                 let node = self
@@ -755,6 +788,14 @@ impl State {
             self.overheads.push(freed.elapsed().as_secs_f64());
         }
         self.costs.started(name, Instant::now());
+        let attempt = self.attempt(name);
+        if let Some(job) = self.job.as_mut()
+            && let Some(launch) = attempt.and_then(|a| job.unstarted.remove(&a))
+        {
+            // Only differences of the observer's times count: before the phase's start is fine.
+            let at = job.now() - job.warm_launch.unwrap_or(0.0);
+            job.observer.decisions(at, &[launch]);
+        }
         Reply::default()
     }
 
@@ -1139,6 +1180,8 @@ pub(super) mod tests {
             sampler: false,
             recovered,
             guard: None,
+            answer_cost: 0.25,
+            warm_launch: None,
         });
         s
     }
@@ -1251,6 +1294,47 @@ pub(super) mod tests {
         assert_eq!(job.outputs[0].node, "http://c:1");
         assert_eq!(&job.outputs[0].output, output);
         assert_eq!(job.policy.progress().maps_done, 1);
+    }
+
+    #[test]
+    fn the_task_samplers_maps_are_timed_from_their_process_start_plus_a_warm_launch() {
+        let done = Done {
+            output_bytes: 30,
+            stats: None,
+            partial: None,
+            riders: Vec::new(),
+            measured: None,
+        };
+        // A cold launch takes longer than this whole test: a map timed from its launch
+        // decision would take less than `WARM`, one timed from its start `WARM` and more.
+        const WARM: f64 = 1000.0;
+        // A cluster that has measured no launch: the sampler's maps are timed from their
+        // launch decision, as every other run's.
+        for (sampler, warm) in [(false, Some(WARM)), (true, Some(WARM)), (true, None)] {
+            let from_start = sampler && warm.is_some();
+            let mut s = state();
+            let job = s.job.as_mut().unwrap();
+            job.sampler = sampler;
+            job.warm_launch = warm;
+            s.allocated(AllocateReply {
+                allocated: vec![granted("c1", "c:1")],
+                completed: Vec::new(),
+            });
+            let Some(Order::Run { task }) = s.next_order("c1") else {
+                panic!("a task for the runner");
+            };
+            let job = s.job.as_ref().unwrap();
+            assert_eq!(job.unstarted.len(), usize::from(from_start));
+            assert!(!s.started(&task.attempt).kill);
+            assert!(s.job.as_ref().unwrap().unstarted.is_empty());
+            assert!(!s.done(&task.attempt, done.clone()).kill);
+            let took = s.job.as_ref().unwrap().observer.record().map_local;
+            let took = took.expect("a node-local map was timed");
+            match from_start {
+                true => assert!((WARM..WARM + 60.0).contains(&took), "{took}"),
+                false => assert!(took < WARM, "{took}"),
+            }
+        }
     }
 
     /// The entries attempt 1 would have kept at the rm, as the rm hands them back.
