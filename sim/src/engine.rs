@@ -28,7 +28,9 @@ pub struct Experiment {
     pub seed: u64,
     /// The deadline guard (yard's, beyond the paper): seconds before the deadline at which
     /// every policy but `full` hears `Event::Guard`, and at the deadline `Event::Deadline`,
-    /// as the live master sends them (`run_phase`). 0: no guard (the paper's algorithms).
+    /// as the live master sends them (`run_phase`); `dart` takes it as a floor and asks for
+    /// its own moments (`Decision::WakeAt`, answered with `Event::Wake`). 0: no guard (the
+    /// paper's algorithms).
     pub guard: Seconds,
     /// How harsh the simulator is. The engine applies `progress`; `durations` and
     /// `profiles` are the workload's (`WorkloadOptions::with_model`), kept here so that the
