@@ -16,6 +16,9 @@
 //! - `MapOutputLost` says a finished map's output is gone and a reduce still needs it; the map
 //!   leaves `k` and is restarted or dropped as a failed map is. A map counted in `k` at
 //!   `Finish` has an output that was not reported lost after it finished.
+//! - `WakeAt(t)` asks for one `Wake` at `t` (or just after), on the same clock; a later
+//!   `WakeAt` replaces the earlier one. It is the policy's timer: under a deadline guard `dart`
+//!   keeps its own moments with it, beside the adapter's `Guard` and `Deadline`.
 
 mod aria;
 mod core;
