@@ -412,8 +412,10 @@ impl JobRun for Run {
         if !self.reduces_cut && t_p >= self.cut_at() - WAKE_SLACK {
             // The guard's act, as its own moment's is (`progress().guarded` says the run left
             // its unguarded twin's path).
-            let spare = self.last_moment_spares(now);
-            self.core.guard_sparing(&spare, out);
+            if !self.core.progress.guarded {
+                let spare = self.last_moment_spares(now);
+                self.core.guard_sparing(&spare, out);
+            }
             self.reduces_cut = true;
             self.core.cut_reduces(out);
         } else if !self.core.progress.guarded
@@ -1716,17 +1718,7 @@ mod tests {
                 bytes: 1,
             },
         );
-        let out = send(
-            &mut dart,
-            8.8,
-            Event::TaskFinished {
-                attempt: reduce,
-                output_bytes: 1,
-            },
-        );
-        let Some(Decision::Finish(p)) = out.last() else {
-            panic!("{out:?}");
-        };
+        let p = finished_job(&mut dart, 8.8, reduce, 1);
         assert!(p.processed_fraction() > 0.0, "not empty: {p:?}");
         assert_eq!((p.k, p.maps_done, p.processed_bytes), (1, 1, 64));
 
@@ -1786,6 +1778,28 @@ mod tests {
         }
         assert_eq!(launched.len(), maps, "every map fits");
         (dart, launched)
+    }
+
+    /// The last task `attempt` finishes at `now` having output `output_bytes`: the job's
+    /// `Finish`.
+    fn finished_job(
+        dart: &mut Dart,
+        now: Seconds,
+        attempt: AttemptId,
+        output_bytes: u64,
+    ) -> Progress {
+        let out = send(
+            dart,
+            now,
+            Event::TaskFinished {
+                attempt,
+                output_bytes,
+            },
+        );
+        match out.last() {
+            Some(Decision::Finish(p)) => *p,
+            _ => panic!("{out:?}"),
+        }
     }
 
     fn wake_asked(out: &[Decision]) -> Option<Seconds> {
@@ -1875,17 +1889,7 @@ mod tests {
             "a reduce that ends at 7 s is not cut at 6 s: {out:?}"
         );
         // It ends in full (the simulator reports no bytes for a reduce it did not cut).
-        let out = send(
-            &mut dart,
-            7.0,
-            Event::TaskFinished {
-                attempt: reduce,
-                output_bytes: 0,
-            },
-        );
-        let Some(Decision::Finish(p)) = out.last() else {
-            panic!("{out:?}");
-        };
+        let p = finished_job(&mut dart, 7.0, reduce, 0);
         assert_eq!(p.processed_fraction(), 1.0, "{p:?}");
     }
 
@@ -1906,17 +1910,7 @@ mod tests {
             "{out:?}"
         );
         // It folded in half its input: the answer says so.
-        let out = send(
-            &mut dart,
-            20.0,
-            Event::TaskFinished {
-                attempt: reduce,
-                output_bytes: 2,
-            },
-        );
-        let Some(Decision::Finish(p)) = out.last() else {
-            panic!("{out:?}");
-        };
+        let p = finished_job(&mut dart, 20.0, reduce, 2);
         assert_eq!(p.processed_fraction(), 0.5, "{p:?}");
         // With a cost, the cut comes that much earlier.
         let config = PolicyConfig {

@@ -1279,13 +1279,7 @@ pub(super) mod tests {
             "nothing yet"
         );
         assert!(!s.started(&task.attempt).kill);
-        let done = Done {
-            output_bytes: 30,
-            stats: None,
-            partial: None,
-            riders: Vec::new(),
-            measured: None,
-        };
+        let done = done(30);
         assert!(!s.done(&task.attempt, done.clone()).kill);
         // A second report of the same attempt is told to stop, and counts nothing.
         assert!(s.done(&task.attempt, done).kill);
@@ -1298,13 +1292,7 @@ pub(super) mod tests {
 
     #[test]
     fn the_task_samplers_maps_are_timed_from_their_process_start_plus_a_warm_launch() {
-        let done = Done {
-            output_bytes: 30,
-            stats: None,
-            partial: None,
-            riders: Vec::new(),
-            measured: None,
-        };
+        let done = done(30);
         // A cold launch takes longer than this whole test: a map timed from its launch
         // decision would take less than `WARM`, one timed from its start `WARM` and more.
         const WARM: f64 = 1000.0;
@@ -1870,13 +1858,7 @@ pub(super) mod tests {
             1.0
         );
         assert_eq!(running["yard_mr_master_containers"], 1.0);
-        let done = Done {
-            output_bytes: 30,
-            stats: None,
-            partial: None,
-            riders: Vec::new(),
-            measured: None,
-        };
+        let done = done(30);
         assert!(!s.done(&task.attempt, done).kill);
         let after = scrape(&s);
         let maps = |state: &str| {
