@@ -214,6 +214,17 @@ pub(crate) struct SimArgs {
     /// run.
     #[arg(long, value_name = "DIR")]
     svg: Option<PathBuf>,
+    /// Write every job's result as a CSV row here (every seed, configuration and policy: the
+    /// outcome, k and k_max, the processed fraction and the byte oracle's, the estimate at map
+    /// close beside the true phases), for questions the tables do not answer.
+    #[arg(long, value_name = "FILE")]
+    jobs_csv: Option<PathBuf>,
+}
+
+/// `--jobs-csv`: the file, and whether its header is written.
+struct JobsCsv {
+    file: std::io::BufWriter<std::fs::File>,
+    header_written: bool,
 }
 
 /// Input the user must fix (exit code 2, like a bad trace or flag).
@@ -443,6 +454,16 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
     let seeds = args
         .seeds
         .unwrap_or(if args.experiment.is_some() { 3 } else { 1 });
+    let mut jobs_csv = match &args.jobs_csv {
+        Some(path) => Some(JobsCsv {
+            file: std::io::BufWriter::new(
+                std::fs::File::create(path)
+                    .with_context(|| format!("creating --jobs-csv {}", path.display()))?,
+            ),
+            header_written: false,
+        }),
+        None => None,
+    };
     for setup in &setups {
         let mut reports = Vec::new();
         for seed in (0..seeds).map(|i| first_seed.wrapping_add(i)) {
@@ -450,7 +471,13 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
             setup.experiment.seed = seed;
             // Plots are drawn from the first seed's run.
             let svg = args.svg.as_deref().filter(|_| reports.is_empty());
-            reports.push(run_seed(&args, trace.as_ref(), &setup, svg)?);
+            reports.push(run_seed(
+                &args,
+                trace.as_ref(),
+                &setup,
+                svg,
+                jobs_csv.as_mut(),
+            )?);
         }
         let title = format!("## {} ({})\n\n", setup.name, describe(setup));
         match reports.len() {
@@ -471,6 +498,9 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
                 }
             }
         }
+    }
+    if let Some(out) = &mut jobs_csv {
+        std::io::Write::flush(&mut out.file).context("writing --jobs-csv")?;
     }
     let out = if args.json {
         let value = if json.len() == 1 {
@@ -493,6 +523,7 @@ fn run_seed(
     trace: Option<&yard_workload::Workload>,
     setup: &Setup,
     svg: Option<&std::path::Path>,
+    jobs_csv: Option<&mut JobsCsv>,
 ) -> Result<Report> {
     let seed = setup.experiment.seed;
     // The skew half of the optimizations preset needs skewed partitions.
@@ -550,6 +581,12 @@ fn run_seed(
     if let Some(dir) = svg {
         yard_sim::plot::write_plots(dir, &setup.name, &setup.policies, &results)
             .with_context(|| format!("writing plots to {}", dir.display()))?;
+    }
+    if let Some(out) = jobs_csv {
+        let header = !out.header_written;
+        yard_sim::jobs_csv::write(&mut out.file, header, &setup.name, seed, &results)
+            .context("writing --jobs-csv")?;
+        out.header_written = true;
     }
     Ok(experiment::report(setup, count, ran.no_task_jobs, &results))
 }

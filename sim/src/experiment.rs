@@ -209,7 +209,8 @@ where
 /// With the guard on, every policy it applies to runs twice — without the guard (the paper's
 /// algorithms as printed) and with it — and the guarded result carries its twin's outcome
 /// ([`JobResult::unguarded`]). Until the guard fires the two runs are the same run, so the
-/// twin is only simulated for jobs where it fired. A guard of no time (`--guard 0`, or a
+/// twin is only simulated for jobs where it fired — and always for yard's `dart`, whose guarded
+/// run sizes its reduces for the guard's cut (`cut_tail`). A guard of no time (`--guard 0`, or a
 /// deadline of 0 whose quarter is 0) is no guard: one unguarded run, no `+guard` row.
 pub fn run_job(job: &SimJob, index: u64, setup: &Setup) -> Vec<JobResult> {
     let exp = &setup.experiment;
@@ -227,7 +228,10 @@ pub fn run_job(job: &SimJob, index: u64, setup: &Setup) -> Vec<JobResult> {
                 continue;
             }
             let mut guarded = simulate(job, &plan, policy, exp, index);
-            let twin = match guarded.guard_fired || guarded.lone_map {
+            // yard's `dart` sizes its reduces for the guard's cut (`cut_tail`) when guarded: it
+            // leaves its twin's path at its first reduce, guard or not.
+            let diverged = guarded.guard_fired || guarded.lone_map || policy == PolicyKind::Dart;
+            let twin = match diverged {
                 true => simulate(job, &plan, policy, &plain, index),
                 false => guarded.as_unguarded(),
             };

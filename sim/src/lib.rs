@@ -5,6 +5,7 @@ pub mod config;
 pub mod engine;
 pub mod experiment;
 pub mod job;
+pub mod jobs_csv;
 pub mod load;
 pub mod makespan;
 pub mod oracle;

@@ -829,13 +829,13 @@ fn estimation_table(t: &mut String, report: &Report) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use yard_appmaster::policy::Estimate;
 
     /// A finished job of 10 maps: answered at 80 s (by D = 100) or, `missed`, at 120 s, from
     /// all the input of its k maps; `est` is its estimate of the total at map close.
-    fn result(
+    pub(crate) fn result(
         config: &'static str,
         policy: PolicyKind,
         bin: SizeBin,

@@ -8,7 +8,7 @@
 //! extensions, each an [`Extensions`] switch (the code says why where each one sits):
 //! - `reduce_waves` (§3.3 eq. 9): `T_R` is the expected last of R lognormal reduces over their waves, not the average reduce; Alg. 5 (eq. 12) leaves room for a wave's largest draw.
 //! - `reduce_confidence` (§4.2.2 eq. 12): Alg. 5 sizes a wave to end by `D` with `PolicyConfig::reduce_confidence`, not on average.
-//! - `forecast_cut` (§3 eq. 1): the estimate (`estimate()`, `CloseMapPhase`) is cut as Alg. 5 will cut the reduces, not eq. 1's `T_J`.
+//! - `forecast_cut` (§3 eq. 1): the estimate (`estimate()`, `CloseMapPhase`) is cut as Alg. 5 will cut the reduces, not eq. 1's `T_J`; under `last_moment`'s guard its total is at most `D`, when the guard answers whatever still runs.
 //! - `sample_floor` (§4.2.2 Alg. 5): a reduce keeps at least `min_reduce_sample` of its input even when the time left fits less than that (both keep it when no time is left).
 //! - `node_pace` (§4.2.2 eq. 12): Alg. 5 divides the time left by how much slower this job's maps ran on the reduce's node.
 //! - `reduce_restart` (§4.2.2): a reduce whose rate says it ends after `D` is killed once and restarted on another node (`reduce_avoid`, parked containers).
@@ -18,6 +18,7 @@
 //! - `first_map` (§4.1 Alg. 1 and eq. 10, §5.2.1): the first map need only fit with its shuffle (Alg. 5 then cuts the reduces); a failed map's restart test likewise.
 //! - `lone_map` (§4.1 Alg. 1, yard's deadline guard): with no map in `k`, a map is launched when the estimate says none fits but the shortest map the profile has seen (`Profile::map_shortest`) or its law gives a 0.13 % chance, its shuffle and the least reduce Alg. 5 would leave could end by `D`; the guard spares a running map that will still end in time while no map is done, and kills it on a tick once it no longer will.
 //! - `last_moment` (yard's deadline guard, beyond the paper): under a guard the maps stop at the last responsible moment, when the time left falls to what answering from the maps done takes (their output still on the link at eq. 5's bandwidth, the reduces over it at Alg. 5's confidence with the profile's measured spread, eq. 8–9 and 13, and `PolicyConfig::answer_cost`), not at a fixed margin; the fixed guard (`--guard-seconds`) is a floor that stops only what will no longer end in time; while no map is done no map is stopped that could still end in time; the last running reduces are cut `answer_cost` before `D`, not abandoned at it.
+//! - `cut_tail` (§4.2.2 eq. 12, yard's deadline guard): under `last_moment`'s guard Alg. 5 sizes the reduces to the median reduce (`e = 1`, as the paper does) instead of `reduce_confidence`'s quantile of the wave's largest draw: the guard's cut at `D − answer_cost` takes the tail, and a reduce cut by time keeps the share of its input it had time for, where one sampled for a bound it seldom needs keeps less every time.
 //! - `busy_bandwidth` (§3.2 eq. 5): the shuffle's bandwidth is `V_p` over the time the link had bytes to move, not over `T_p − T_q`.
 //! - `wave_end` (§3.1 eq. 2): the forecast's `T_M` is the expected *latest* end of the running maps (each from its start and progress, or the profile's duration for its locality scaled by its input, spread by `PolicyConfig::map_spread` or the job's measured spread; `running.rs`), not one mean map after the last launch; once the maps are over, when they ended.
 //! - `fifo_shuffle` (§3.2 eq. 3–7): the forecast's `T_NS` is what is left on the link after the last map when each output queues at the bandwidth, first come first served (`running.rs`), not the whole output over the bandwidth less an overlap guessed from mean map times; once the maps are over, the time since they ended plus the bytes still queued.
@@ -67,11 +68,12 @@ pub struct Extensions {
     pub wave_end: bool,
     pub fifo_shuffle: bool,
     pub elapsed_phases: bool,
+    pub cut_tail: bool,
 }
 
 impl Extensions {
     /// Every switch's name, as the fields spell them.
-    pub const NAMES: [&'static str; 16] = [
+    pub const NAMES: [&'static str; 17] = [
         "reduce_waves",
         "reduce_confidence",
         "forecast_cut",
@@ -88,6 +90,7 @@ impl Extensions {
         "wave_end",
         "fifo_shuffle",
         "elapsed_phases",
+        "cut_tail",
     ];
 
     /// These extensions with the one named `name` off (an ablation: what that one does).
@@ -110,6 +113,7 @@ impl Extensions {
             "wave_end" => &mut x.wave_end,
             "fifo_shuffle" => &mut x.fifo_shuffle,
             "elapsed_phases" => &mut x.elapsed_phases,
+            "cut_tail" => &mut x.cut_tail,
             _ => {
                 return Err(format!(
                     "unknown extension {name:?}; expected one of {}",
@@ -147,6 +151,7 @@ impl Extensions {
         wave_end: true,
         fifo_shuffle: true,
         elapsed_phases: true,
+        cut_tail: true,
     };
 
     /// None: the paper's algorithm (`dart-paper`).
@@ -167,6 +172,7 @@ impl Extensions {
         wave_end: false,
         fifo_shuffle: false,
         elapsed_phases: false,
+        cut_tail: false,
     };
 }
 
@@ -577,6 +583,13 @@ impl Run {
         if v.x.reduce_confidence {
             est = est.with_reduce_confidence(config.reduce_confidence);
         }
+        if v.x.cut_tail && last_moment_on(v, &config) {
+            // The guard cuts the last reduces at `D − answer_cost` and counts what they folded
+            // in: that, not Alg. 5's bound, keeps the deadline, so Alg. 5 sizes to the median
+            // reduce as the paper does. A reduce cut by time keeps the share of its input it
+            // had time for; one sampled for a bound it seldom needs keeps less every time.
+            est = est.sized_to_the_median_reduce();
+        }
         est.busy_bandwidth = v.x.busy_bandwidth;
         Run {
             v,
@@ -662,6 +675,11 @@ impl Run {
             e.reduce = latest.max(t_p) - s;
         }
         e.total = e.map + e.shuffle + e.reduce;
+        if self.v.x.forecast_cut && self.last_moment_on() {
+            // The guard answers by `D` whatever runs then: it stops the maps and cuts the
+            // reduces (the parts stay the uncut phases).
+            e.total = e.total.min(self.deadline());
+        }
         e
     }
 
@@ -1048,7 +1066,7 @@ impl Run {
     /// Whether `last_moment` (yard's) runs: under a guard, with Alg. 5 (which sizes the
     /// reduces to the time the guard leaves them).
     fn last_moment_on(&self) -> bool {
-        self.v.x.last_moment && self.config.guarded && self.v.revise_reduces && self.v.approach
+        last_moment_on(self.v, &self.config)
     }
 
     /// `last_moment`: when (from the job's start) the last running reduces are cut, so that
@@ -1533,6 +1551,12 @@ impl Run {
 /// The earliest a running map can end, for `last_moment` while no map is done: by its rate
 /// once its progress is trusted (`TRUSTED_PROGRESS`), else now (a map's law gives any short
 /// time a chance, and stopping it would gain nothing).
+/// Whether `last_moment` (yard's) runs for variant `v` under `config`: under a guard, with
+/// Alg. 5 (which sizes the reduces to the time the guard leaves them).
+fn last_moment_on(v: Variant, config: &PolicyConfig) -> bool {
+    v.x.last_moment && config.guarded && v.revise_reduces && v.approach
+}
+
 fn could_end_in_time(progress: f64, e: Ending, t_p: Seconds) -> Seconds {
     match progress >= TRUSTED_PROGRESS {
         true => e.from.max(e.after) + e.left,
@@ -1587,7 +1611,11 @@ mod tests {
     }
 
     fn d1_from(kind: PolicyKind, spec: JobSpec, local: bool) -> (Run, ContainerId) {
-        let mut run = Run::new(Variant::of(kind), PolicyConfig::default(), spec, 0.0);
+        d1_with(Variant::of(kind), PolicyConfig::default(), spec, local)
+    }
+
+    fn d1_with(v: Variant, config: PolicyConfig, spec: JobSpec, local: bool) -> (Run, ContainerId) {
+        let mut run = Run::new(v, config, spec, 0.0);
         let mut out = Vec::new();
         for i in 0..5 {
             run.core.grant(Container {
@@ -1611,10 +1639,19 @@ mod tests {
     /// since `T_q` (so eq. 5 over the busy time reads 6 B/s, as printed 3 B/s). The paper's
     /// numbers must not move.
     fn d1_extended(kind: PolicyKind, deadline: Seconds, local: bool) -> (Run, ContainerId) {
+        d1_extended_with(Variant::of(kind), PolicyConfig::default(), deadline, local)
+    }
+
+    fn d1_extended_with(
+        v: Variant,
+        config: PolicyConfig,
+        deadline: Seconds,
+        local: bool,
+    ) -> (Run, ContainerId) {
         let mut spec = d1_spec(deadline);
         spec.profile.reduce_time.spread = 0.3;
         spec.allotment = Some(2);
-        let (mut run, c) = d1_from(kind, spec, local);
+        let (mut run, c) = d1_with(v, config, spec, local);
         run.est.busy = 1.0;
         run.est.busy_since = None;
         run.est.backlog = 0.0;
@@ -2094,6 +2131,43 @@ mod tests {
             matches!(out[..], [Decision::SampleReduceInput { keep_bytes, .. }] if keep_bytes < 6),
             "{out:?}"
         );
+    }
+
+    #[test]
+    fn cut_tail_sizes_the_reduces_to_the_median_reduce_under_the_guard() {
+        let kept = |x: Extensions, config: PolicyConfig| {
+            let v = Variant {
+                x,
+                ..Variant::of(PolicyKind::Dart)
+            };
+            let (mut run, c) = d1_extended_with(v, config, 10.0, true);
+            match reduce_ready(&mut run, c, 7.0, 8)[..] {
+                [Decision::SampleReduceInput { keep_bytes, .. }] => keep_bytes,
+                ref out => panic!("{out:?}"),
+            }
+        };
+        let unguarded = kept(Extensions::YARD, PolicyConfig::default());
+        // Unguarded, dart sizes for its wave's largest draw at `reduce_confidence`: under D8's 6.
+        assert!(unguarded < 6, "{unguarded}");
+        // Under the guard, which cuts a reduce that runs long, eq. 12 at e = 1: D8's 6 bytes.
+        assert_eq!(kept(Extensions::YARD, guarded()), 6);
+        // Without the switch, or without `last_moment` (whose cut takes the tail), the bound.
+        for off in ["cut_tail", "last_moment"] {
+            let x = Extensions::YARD.without(off).unwrap();
+            assert_eq!(kept(x, guarded()), unguarded, "{off}");
+        }
+    }
+
+    #[test]
+    fn under_the_guard_the_forecast_answers_by_d() {
+        let v = Variant::of(PolicyKind::Dart);
+        let (free, _) = d1_extended_with(v, PolicyConfig::default(), 5.0, true);
+        let uncut = free.current_estimate(0.0);
+        assert!(uncut.total > 5.0, "{uncut:?}");
+        let (guarded, _) = d1_extended_with(v, guarded(), 5.0, true);
+        let e = guarded.current_estimate(0.0);
+        assert_eq!(e.total, 5.0, "{e:?}");
+        assert_eq!((e.map, e.shuffle), (uncut.map, uncut.shuffle));
     }
 
     #[test]

@@ -149,6 +149,14 @@ impl Estimator {
         self
     }
 
+    /// Alg. 5 sizes each reduce to the median reduce (eq. 12 at `e = 1`, as the paper does),
+    /// whatever the wave's spread: for a run whose deadline guard cuts the reduces that run
+    /// long. `T_R` stays the expected largest.
+    pub fn sized_to_the_median_reduce(mut self) -> Self {
+        self.reduce_bound = 1.0;
+        self
+    }
+
     /// The reduce phase Alg. 5 will leave when `room` seconds are left before `D` and `maps`
     /// map outputs reach the reduces: each reduce is cut to end by `D` at `reduce_bound`, so
     /// each candidate for the last (`last_reduce`) ends `its draw / reduce_bound` of the way —
