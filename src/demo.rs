@@ -33,7 +33,16 @@ pub(crate) struct DemoArgs {
     tightness: f64,
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Keep the temporary directory (daemons' logs, containers' logs) instead of deleting it.
+    /// The local cluster's nodes.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=16))]
+    nodes: u32,
+    /// One-core containers per node; the master takes one, the others run tasks. Fewer nodes
+    /// and containers make a job of a given size take longer (`--size 1GiB --nodes 1
+    /// --vcores 2`: one task at a time).
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=64))]
+    vcores: u32,
+    /// Keep the temporary directory (daemons' logs, containers' logs, each run's answer as
+    /// `full.json` and `dart.json`) instead of deleting it.
     #[arg(long)]
     keep: bool,
 }
@@ -59,6 +68,12 @@ pub(crate) fn demo(args: DemoArgs) -> Result<()> {
     if !(args.tightness > 0.0 && args.tightness < 1.0) {
         return Err(crate::sim::BadInput("--tightness is a share in (0, 1)".into()).into());
     }
+    if task_slots(&args) == 0 {
+        return Err(crate::sim::BadInput(
+            "--nodes × --vcores must leave a container for tasks beside the master's".into(),
+        )
+        .into());
+    }
     let dir = std::env::temp_dir().join(format!("yard-demo-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
     let result = run(&args, &dir);
@@ -72,15 +87,21 @@ pub(crate) fn demo(args: DemoArgs) -> Result<()> {
 
 fn run(args: &DemoArgs, dir: &Path) -> Result<()> {
     let exe = std::env::current_exe().context("cannot find the yard binary")?;
-    step("starting an rm and three nodemanagers on 127.0.0.1");
+    step(&format!(
+        "starting an rm and {} nodemanager{} on 127.0.0.1 ({} one-core containers each)",
+        args.nodes,
+        if args.nodes == 1 { "" } else { "s" },
+        args.vcores
+    ));
     let profiles = dir.join("profiles.db");
-    // The demo's cluster leaves its credentials in its own directory, not in ~/.yard. Two
-    // one-core slots per node: the master takes one, five run tasks.
+    // The demo's cluster leaves its credentials in its own directory, not in ~/.yard. By
+    // default two one-core slots per node on three: the master takes one, five run tasks.
     let home = dir.join("home");
     let cluster = LocalCluster::start(&Shape {
-        nodes: 3,
-        memory_mb: 1024,
-        vcores: 2,
+        nodes: args.nodes,
+        // The job's containers take 256 MB each: memory never binds before the cores.
+        memory_mb: 1024.max(256 * u64::from(args.vcores)),
+        vcores: args.vcores,
         heartbeat_ms: 100,
         rm_bind: "127.0.0.1:0".into(),
         rm_args: Vec::new(),
@@ -108,7 +129,7 @@ fn run(args: &DemoArgs, dir: &Path) -> Result<()> {
             "--block-size",
             &args.block_size.to_string(),
             "--replication",
-            "2",
+            &args.nodes.min(2).to_string(),
             "--rm",
             url,
         ])
@@ -153,7 +174,7 @@ fn run(args: &DemoArgs, dir: &Path) -> Result<()> {
         let sampler = submit_job(client, "wordcount", &args, None, owner)?;
         wait(client, &sampler, patience)?;
     }
-    let predicted = predicted_full_seconds(&profiles, client, url)?;
+    let predicted = predicted_full_seconds(&profiles, client, url, task_slots(args))?;
     let deadline = Duration::from_secs_f64((predicted * args.tightness).max(1.0));
     step(&format!(
         "the profile predicts {predicted:.1} s for the whole job; the deadline is {:.1} s",
@@ -182,6 +203,13 @@ fn run(args: &DemoArgs, dir: &Path) -> Result<()> {
                 dir.display()
             );
         }
+        if args.keep {
+            // The answer as the rm keeps it (`inputRead`, `liveCosts`, `guardFired`, …).
+            std::fs::write(
+                dir.join(format!("{policy}.json")),
+                serde_json::to_vec_pretty(&finished)?,
+            )?;
+        }
         runs.push((policy, finished));
     }
 
@@ -202,7 +230,12 @@ fn run(args: &DemoArgs, dir: &Path) -> Result<()> {
 /// map time (Dart eq. 2), then the reduce of all their output (eq. 9). The node-local time,
 /// not the larger of it and the remote one: the rm grants where the blocks are (two replicas
 /// on three nodes), and the sampler's remote time is one map's at most.
-fn predicted_full_seconds(profiles: &Path, client: &Client, cluster: &str) -> Result<f64> {
+fn predicted_full_seconds(
+    profiles: &Path,
+    client: &Client,
+    cluster: &str,
+    slots: u32,
+) -> Result<f64> {
     let dataset = client.call(reqwest::Method::GET, "/ws/v1/yard/datasets/demo", None)?;
     let maps = dataset["blocks"].as_array().map_or(0, |b| b.len()) as f64;
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -241,13 +274,20 @@ fn predicted_full_seconds(profiles: &Path, client: &Client, cluster: &str) -> Re
         profile.reduce_time.a,
         profile.reduce_time.b
     );
-    let forecast = Forecast::of(maps, &profile, median(&costs.grant).unwrap_or(0.0));
+    let forecast = Forecast::of(
+        maps,
+        f64::from(slots),
+        &profile,
+        median(&costs.grant).unwrap_or(0.0),
+    );
     eprintln!("    forecast: {}", forecast.describe());
     Ok(forecast.total())
 }
 
-/// Two one-core slots on each of the demo's three nodes, less the master's.
-const TASK_SLOTS: f64 = 5.0;
+/// The one-core slots on the demo's nodes, less the master's (five by default).
+fn task_slots(args: &DemoArgs) -> u32 {
+    (args.nodes * args.vcores).saturating_sub(1)
+}
 
 /// The profile's forecast of the full job, by part.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -262,11 +302,16 @@ struct Forecast {
 }
 
 impl Forecast {
-    fn of(maps: f64, profile: &yard_appmaster::policy::Profile, grant: f64) -> Forecast {
+    fn of(
+        maps: f64,
+        slots: f64,
+        profile: &yard_appmaster::policy::Profile,
+        grant: f64,
+    ) -> Forecast {
         let reduce_input = maps * profile.partition_bytes;
         Forecast {
             grant,
-            waves: (maps / TASK_SLOTS).ceil(),
+            waves: (maps / slots.max(1.0)).ceil(),
             map: profile.map_local,
             reduce: profile.reduce_time.a * reduce_input.powf(profile.reduce_time.b),
         }
@@ -461,13 +506,18 @@ mod tests {
 
     #[test]
     fn the_forecast_is_the_grant_the_waves_of_node_local_maps_and_the_reduce() {
-        let f = Forecast::of(64.0, &profile(f64::NAN), 0.05);
+        let f = Forecast::of(64.0, 5.0, &profile(f64::NAN), 0.05);
         // 64 maps over 5 slots: 13 waves; the reduce of 64 maps' partitions, 1e-3·64000^0.5.
         assert_eq!(f.waves, 13.0);
         assert!((f.reduce - 0.253).abs() < 1e-3, "{f:?}");
         assert!((f.total() - (0.05 + 13.0 * 0.2 + f.reduce)).abs() < 1e-12);
         // One slow remote sample map does not decide it: the rm grants where the blocks are.
-        assert_eq!(Forecast::of(64.0, &profile(2.0), 0.05), f);
+        assert_eq!(Forecast::of(64.0, 5.0, &profile(2.0), 0.05), f);
+        // One node of two slots: the master's and one task's, 64 waves.
+        assert_eq!(
+            Forecast::of(64.0, 1.0, &profile(f64::NAN), 0.05).waves,
+            64.0
+        );
         assert_eq!(median(&[0.3, f64::NAN, 0.1, 0.2]), Some(0.2));
         assert_eq!(median(&[]), None);
     }

@@ -129,4 +129,15 @@ fn yard_up_refuses_what_it_cannot_run_with_exit_2() {
         assert_eq!(code, 2, "{args:?}: {err}");
         assert!(err.contains(says), "{args:?}: {err}");
     }
+    // The demo starts its cluster the same way, of `--nodes` × `--vcores` one-core slots of
+    // which the master takes one: a cluster with none left for tasks is refused before
+    // anything starts.
+    for (args, says) in [
+        (&["--nodes", "1", "--vcores", "1"][..], "--nodes × --vcores"),
+        (&["--nodes", "0"][..], "--nodes"),
+    ] {
+        let (code, _, err) = yard(&[&["demo"][..], args].concat());
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
 }

@@ -28,6 +28,12 @@ use crate::{
 
 /// How often a task reports progress (and learns whether it was killed).
 const PROGRESS_EVERY: Duration = Duration::from_millis(200);
+/// How often a reduce reports: the deadline guard's cut reaches a reduce with its next
+/// report's reply, so this bounds how late a reduce hears of its cut (`master::costs`'s cut
+/// lead before any cut is measured). A job has few reduces: the extra reports are cheap.
+pub(crate) const REDUCE_PROGRESS_EVERY: Duration = Duration::from_millis(50);
+/// How often a held (synthetic) task looks whether it was cut.
+pub(crate) const HOLD_SLICE: Duration = Duration::from_millis(20);
 /// How long a runner keeps trying an unreachable master before it gives up (its container
 /// then ends, and the rm tells the master, if any, that it was lost).
 const MASTER_PATIENCE: Duration = Duration::from_secs(30);
@@ -200,9 +206,13 @@ pub fn task() -> Result<()> {
     // Progress reports, and the kill switch: a killed attempt ends at once.
     {
         let (http, url, progress) = (http.clone(), format!("{base}/progress"), progress.clone());
+        let every = match &spec.work {
+            Work::Reduce { .. } => REDUCE_PROGRESS_EVERY,
+            _ => PROGRESS_EVERY,
+        };
         std::thread::spawn(move || {
             loop {
-                std::thread::sleep(PROGRESS_EVERY);
+                std::thread::sleep(every);
                 let reply = post::<Reply>(&http, &url, &json!({ "progress": progress.get() }));
                 match reply {
                     Ok(r) if r.kill => {
@@ -357,7 +367,7 @@ fn hold(seconds: f64, progress: &Progress) -> f64 {
             return start.elapsed().as_secs_f64() / seconds;
         }
         progress.set(start.elapsed().as_secs_f64() / seconds);
-        std::thread::sleep((total - start.elapsed()).min(Duration::from_millis(50)));
+        std::thread::sleep((total - start.elapsed()).min(HOLD_SLICE));
     }
     1.0
 }

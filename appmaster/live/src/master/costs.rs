@@ -23,8 +23,15 @@ pub(super) const DEFAULT_FINISH_MARGIN: f64 = 0.3;
 /// is no promise.
 pub(super) const MIN_FINISH_MARGIN: f64 = 0.05;
 /// How long before the deadline `dart`'s last_moment cuts its last reduces when this cluster
-/// has measured no cut yet (`PolicyConfig::answer_cost`).
+/// has measured neither a cut nor an answer path yet (`PolicyConfig::answer_cost`).
 pub(super) const DEFAULT_CUT_SECONDS: f64 = 0.25;
+/// The most a cut takes to reach a reduce and stop it, by the task runner's own clocks: the
+/// reply to the reduce's next report carries it (`REDUCE_PROGRESS_EVERY`), and a held reduce
+/// looks at it within `HOLD_SLICE`. With the answer path's p99 after it (the reduce's report
+/// of its answer is one such call) it bounds the cut before any cut was measured.
+pub(super) fn cut_delivery_seconds() -> f64 {
+    (crate::task::REDUCE_PROGRESS_EVERY + crate::task::HOLD_SLICE).as_secs_f64()
+}
 /// The least lead the cut gets, however fast cuts were measured: a p99 over few samples is no
 /// promise, and a reduce hears of its cut only at its next report.
 pub(super) const MIN_CUT_SECONDS: f64 = 0.05;
@@ -107,11 +114,16 @@ impl LiveCosts {
     }
 
     /// How long before the deadline the last reduces are cut (`PolicyConfig::answer_cost`):
-    /// the cut's p99, at least [`MIN_CUT_SECONDS`]; [`DEFAULT_CUT_SECONDS`] while no cut was
-    /// measured.
+    /// the cut's p99, at least [`MIN_CUT_SECONDS`]; while no cut was measured, the cut's
+    /// bound from what was: its delivery (`cut_delivery_seconds`) and the answer path's p99
+    /// (a cluster's first deadline run has cut nothing: the task sampler and `full` never
+    /// cut); [`DEFAULT_CUT_SECONDS`] while neither was measured.
     pub(super) fn cut_lead(&self) -> f64 {
-        self.cut
-            .map_or(DEFAULT_CUT_SECONDS, |c| c.p99.max(MIN_CUT_SECONDS))
+        match (self.cut, self.answer) {
+            (Some(c), _) => c.p99.max(MIN_CUT_SECONDS),
+            (None, Some(a)) => (cut_delivery_seconds() + a.p99).max(MIN_CUT_SECONDS),
+            (None, None) => DEFAULT_CUT_SECONDS,
+        }
     }
 
     /// "answer p50 … p99 …, launch …, grant …, cut …".
@@ -339,5 +351,29 @@ mod tests {
             slow.describe()
                 .ends_with("cut p50 0.090 s p99 0.400 s (3 samples)")
         );
+    }
+
+    #[test]
+    fn before_any_cut_the_lead_is_the_cuts_delivery_and_the_measured_answer_path() {
+        // A cluster's first dart run: the sampler and `full` measured an answer path, no cut.
+        let answered = LiveCosts::of(&CostSamples {
+            answer: vec![0.004, 0.012],
+            ..Default::default()
+        });
+        let lead = answered.cut_lead();
+        assert!((lead - (0.05 + 0.02 + 0.012)).abs() < 1e-9, "{lead}");
+        assert!(lead < DEFAULT_CUT_SECONDS);
+        // A slow answer path widens it; a measured cut decides it.
+        let slow = LiveCosts::of(&CostSamples {
+            answer: vec![0.4],
+            ..Default::default()
+        });
+        assert!((slow.cut_lead() - 0.47).abs() < 1e-9);
+        let cut = LiveCosts::of(&CostSamples {
+            answer: vec![0.4],
+            cut: vec![0.12],
+            ..Default::default()
+        });
+        assert_eq!(cut.cut_lead(), 0.12);
     }
 }

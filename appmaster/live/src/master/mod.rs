@@ -599,8 +599,9 @@ async fn job(
     };
     let live_costs = costs::LiveCosts::of(&stored_costs);
     let finish_margin = live_costs.finish_margin();
-    // A cut reduce hears of its cut at its next report (every 0.2 s), emits its partial
-    // answer and reports it: the last reduces are cut that long (the measured p99) before D.
+    // A cut reduce hears of its cut at its next report (every 50 ms), emits its partial
+    // answer and reports it: the last reduces are cut that long (the measured p99; before any
+    // cut, its delivery and the answer path's p99) before D.
     let cut_lead = live_costs.cut_lead();
     // The task sampler's maps are timed from their process's start plus a launch as this
     // cluster measured it (its median: most launches are into a warm container); from their

@@ -416,6 +416,10 @@ impl State {
                 ..
             } => {
                 let input = job.maps[map.0 as usize].clone();
+                if job.attempts.len() < 6 {
+                    // The first launches, for the log: when the maps began.
+                    log_line(&format!("{now:.3} s: map {} launched", map.0));
+                }
                 job.launched[map.0 as usize] = true;
                 let work = Work::Map {
                     split: input.split,
@@ -429,6 +433,7 @@ impl State {
                 reduce,
                 container,
             } => {
+                log_line(&format!("{now:.3} s: reduce {} launched", reduce.0));
                 job.inputs_in.remove(&reduce);
                 let work = Work::Reduce {
                     reduce: reduce.0,
@@ -451,9 +456,22 @@ impl State {
             }
             Decision::MarkLocalOnly(_) => {}
             Decision::CloseMapPhase { k, estimate } => {
+                let p = job.policy.progress();
+                // The policy's estimate now, by part (eq. 1): where the time left goes.
+                let parts = job.policy.estimate(now).map_or("none".into(), |e| {
+                    format!(
+                        "maps end {:.3} s, shuffle {:.3} s, reduce {:.3} s",
+                        e.map, e.shuffle, e.reduce
+                    )
+                });
                 log_line(&format!(
-                    "{now:.3} s: map phase closed at k = {k} of {}, estimate {:.3} s, deadline {:.3} s",
+                    "{now:.3} s: map phase closed at k = {k} of {} ({} done; {}), estimate {:.3} s ({parts}), deadline {:.3} s",
                     job.maps.len(),
+                    p.maps_done,
+                    match p.guarded {
+                        true => "by the deadline guard",
+                        false => "by the policy",
+                    },
                     estimate.map_or(f64::NAN, |e| e.total),
                     job.deadline
                 ));
@@ -542,6 +560,10 @@ impl State {
                 rack: RackId(u32::MAX),
             });
             let id = held.id;
+            if let Some(job) = self.job.as_ref().filter(|j| j.attempts.len() < 6) {
+                // The first containers, for the log: when the maps could begin.
+                log_line(&format!("{:.3} s: container {} offered", job.now(), id.0));
+            }
             self.costs.granted(id, Instant::now());
             self.feed(Event::ContainerGranted(Container { id, at }));
         }
