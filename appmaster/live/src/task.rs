@@ -598,6 +598,7 @@ fn reduce_task(
         let mut reported = false;
         // Fetched a few at a time: per-request latency, not bytes, bounds a small shuffle.
         for batch in todo.chunks(FETCH_PARALLELISM) {
+            let fetching = Instant::now();
             let got: Vec<Result<(Split, Vec<u8>)>> = std::thread::scope(|scope| {
                 let handles: Vec<_> = batch
                     .iter()
@@ -611,6 +612,7 @@ fn reduce_task(
                     })
                     .collect()
             });
+            let fetch_seconds = fetching.elapsed().as_secs_f64();
             let mut bytes = 0;
             for (o, output) in batch.iter().zip(got) {
                 match output {
@@ -638,7 +640,7 @@ fn reduce_task(
             let _: Reply = post(
                 http,
                 &format!("{base}/shuffled"),
-                &json!({ "bytes": bytes }),
+                &json!({ "bytes": bytes, "seconds": fetch_seconds }),
             )?;
         }
         // A report may have the master run a map again: ask once more before taking

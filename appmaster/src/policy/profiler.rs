@@ -75,6 +75,8 @@ pub struct RunObserver {
     partition: Mean,
     shuffle_bytes: f64,
     shuffle_window: Option<(Seconds, Seconds)>,
+    /// Bytes the reduces fetched and the seconds they spent fetching them (`fetched`).
+    fetch: (f64, Seconds),
     record: RunRecord,
 }
 
@@ -159,11 +161,27 @@ impl RunObserver {
         }
     }
 
+    /// A reduce fetched `bytes` of map output in `seconds` (the live task runner times its
+    /// fetches). Where any were timed, the run's bandwidth is their bytes over their seconds:
+    /// the window from the first shuffled byte to the last measures when outputs became
+    /// fetchable and when the reduces came for them (on a live cluster, after the maps freed
+    /// their containers), not the link.
+    pub fn fetched(&mut self, bytes: u64, seconds: Seconds) {
+        if seconds > 0.0 && bytes > 0 {
+            self.fetch.0 += bytes as f64;
+            self.fetch.1 += seconds;
+        }
+    }
+
     /// The run summed up.
     pub fn record(&self) -> RunRecord {
-        let bandwidth = self.shuffle_window.and_then(|(first, last)| {
+        let window = self.shuffle_window.and_then(|(first, last)| {
             (last > first && self.shuffle_bytes > 0.0).then(|| self.shuffle_bytes / (last - first))
         });
+        let bandwidth = match self.fetch {
+            (bytes, seconds) if seconds > 0.0 => Some(bytes / seconds),
+            _ => window,
+        };
         let n = self.local_ln.n;
         let spread = match (
             n >= SPREAD_MIN_MAPS,
@@ -475,5 +493,10 @@ mod tests {
         assert_eq!(r.shuffle_bandwidth, Some(120.0)); // 600 bytes over 11 → 16
         assert_eq!((r.k, r.max_reduce_input), (3, 300));
         assert_eq!(r.reduce_samples, vec![(200.0, 4.0)]);
+        // Fetches the reduces timed are the link's speed, not the window: 600 bytes in 0.5 s.
+        o.fetched(100, 0.1);
+        o.fetched(500, 0.4);
+        o.fetched(7, 0.0); // untimed: not counted
+        assert_eq!(o.record().shuffle_bandwidth, Some(1200.0));
     }
 }

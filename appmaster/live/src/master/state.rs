@@ -840,9 +840,14 @@ impl State {
         })
     }
 
-    pub(super) fn shuffled(&mut self, name: &str, bytes: u64) -> Reply {
+    /// A reduce fetched `bytes` of map output, in `seconds` when it timed them (the profile's
+    /// bandwidth: `RunObserver::fetched`).
+    pub(super) fn shuffled(&mut self, name: &str, bytes: u64, seconds: Option<f64>) -> Reply {
         match self.attempt(name) {
             Some(a) if self.job.as_ref().is_some_and(|j| j.live(a).is_some()) => {
+                if let (Some(seconds), Some(job)) = (seconds, self.job.as_mut()) {
+                    job.observer.fetched(bytes, seconds);
+                }
                 self.feed(Event::ShuffleBytes(bytes));
                 self.metrics.shuffled(bytes);
                 Reply::default()

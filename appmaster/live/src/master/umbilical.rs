@@ -190,12 +190,22 @@ pub(super) struct BytesBody {
     bytes: u64,
 }
 
+/// A reduce's report of map output it fetched: the bytes and, timed by the reduce, the
+/// seconds the fetch took.
+#[derive(Deserialize)]
+pub(super) struct ShuffledBody {
+    bytes: u64,
+    #[serde(default)]
+    seconds: Option<f64>,
+}
+
 pub(super) async fn shuffled(
     AxumState(shared): St,
     Path(attempt): Path<String>,
-    Json(body): Json<BytesBody>,
+    Json(body): Json<ShuffledBody>,
 ) -> Json<Reply> {
-    Json(with(&shared, |s| s.shuffled(&attempt, body.bytes)))
+    let seconds = body.seconds.filter(|s| s.is_finite() && *s >= 0.0);
+    Json(with(&shared, |s| s.shuffled(&attempt, body.bytes, seconds)))
 }
 
 pub(super) async fn ready(
