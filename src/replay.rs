@@ -109,8 +109,9 @@ pub(crate) struct ReplayArgs {
     /// Print one JSON object instead of the table.
     #[arg(long)]
     json: bool,
-    /// Keep the local cluster's directory (the rm's, nodemanagers' and every master's and
-    /// task's logs) and say where it is; without it, it is removed unless the replay failed.
+    /// Keep the local cluster's directory (the rm's and nodemanagers' logs, and the masters'
+    /// and tasks' of the last 50 ended containers per node: set YARD_NM_KEEP_FINISHED for
+    /// more) and say where it is; without it, it is removed unless the replay failed.
     #[arg(long, conflicts_with = "rm")]
     keep: bool,
 }
@@ -169,6 +170,34 @@ pub(crate) struct LiveJob {
     pub(crate) reduce_seconds: Vec<Seconds>,
     /// Its profile store kind's name (`synthetic:NAME`, [`history`]); `None`: `synthetic`.
     pub(crate) kind: Option<String>,
+    /// Its bytes over the trace's ([`byte_scale`]).
+    pub(crate) byte_scale: f64,
+}
+
+/// Below this many bytes, rounding a live job's byte counts to whole bytes moves them by
+/// more than 0.05 %.
+const WHOLE_BYTES: f64 = 1000.0;
+
+/// The factor from a trace job's bytes to its live job's: the time scale (the shuffle
+/// shrinks with the clock), unless that leaves a byte count the master keeps whole (a map's
+/// output, the profile's partition, an earlier run's largest reduce input: eq. 13's
+/// `d_{k_i}`) under [`WHOLE_BYTES`]: then as much more as keeps it there, at most 1 (the
+/// trace's own bytes). At 1/60, a 24-byte `d_{k_i}` was 0.4 bytes, stored as 1: the live
+/// estimate of that job's reduce came out 6.6 times the simulator's.
+pub(crate) fn byte_scale(shared: &SharedJob, time_scale: f64) -> f64 {
+    let p = &shared.job.profile;
+    let smallest = p
+        .previous_runs
+        .iter()
+        .map(|r| r.max_reduce_input)
+        .chain([p.partition_bytes])
+        .chain(shared.job.truth.maps.iter().map(|m| m.output_bytes as f64))
+        .filter(|&b| b > 0.0)
+        .fold(f64::INFINITY, f64::min);
+    match smallest.is_finite() {
+        true => (WHOLE_BYTES / smallest).min(1.0).max(time_scale),
+        false => time_scale,
+    }
 }
 
 /// Every time in `job` times `x`: its maps' durations, its reduce law (`f(d)·x`: the same
@@ -212,6 +241,7 @@ pub(crate) fn live_job(shared: &SharedJob, byte_scale: f64) -> LiveJob {
             .map(|(r, &d)| t.reduce_seconds(r as u32, d as f64))
             .collect(),
         kind: None,
+        byte_scale,
     }
 }
 
@@ -551,7 +581,7 @@ pub(crate) fn run(args: ReplayArgs) -> Result<()> {
     );
     let live: Vec<LiveJob> = prepared
         .iter()
-        .map(|j| live_job(j, args.time_scale))
+        .map(|j| live_job(j, byte_scale(j, args.time_scale)))
         .collect();
     for j in &live {
         let tasks = j.map_seconds.len().max(j.reduce_seconds.len());
@@ -604,8 +634,9 @@ pub(crate) fn run(args: ReplayArgs) -> Result<()> {
         let jobs: Vec<KindHistory> = prepared
             .iter()
             .enumerate()
-            .map(|(i, j)| {
-                let (records, samples) = history(j, args.time_scale);
+            .zip(&live)
+            .map(|((i, j), l)| {
+                let (records, samples) = history(j, l.byte_scale);
                 (
                     format!("synthetic:{}", kind_name(i, &j.job.id)),
                     records,
@@ -736,13 +767,7 @@ fn replay(
             match polled.ended {
                 true => {
                     if let Some(answer) = &polled.answer {
-                        read_answer(
-                            &mut results[i],
-                            answer,
-                            &live[i],
-                            &prepared[i],
-                            (args.time_scale, containers),
-                        );
+                        read_answer(&mut results[i], answer, &live[i], &prepared[i], containers);
                     }
                     met += usize::from(results[i].outcome.as_deref() == Some("met"));
                     done += 1;
@@ -822,7 +847,7 @@ fn read_answer(
     answer: &Value,
     live: &LiveJob,
     shared: &SharedJob,
-    (time_scale, containers): (f64, usize),
+    containers: usize,
 ) {
     let a = &answer["answer"];
     let job = &a["answer"]["job"];
@@ -863,7 +888,7 @@ fn read_answer(
     r.k_max = Some(measured_k_max(
         shared,
         &job["measured"],
-        time_scale,
+        live.byte_scale,
         containers,
     ));
 }
@@ -871,7 +896,7 @@ fn read_answer(
 /// k_max of the job on the whole cluster by its deadline, its maps' and reduces' times as the
 /// cluster measured them: the planned times scaled by the measured mean over the planned mean
 /// (maps; reduces at the inputs they had), the planned ones where nothing was measured.
-fn measured_k_max(shared: &SharedJob, measured: &Value, time_scale: f64, containers: usize) -> u32 {
+fn measured_k_max(shared: &SharedJob, measured: &Value, byte_scale: f64, containers: usize) -> u32 {
     let mut truth = shared.job.truth.clone();
     let planned_maps =
         truth.maps.iter().map(|m| m.duration).sum::<f64>() / truth.maps.len().max(1) as f64;
@@ -898,7 +923,7 @@ fn measured_k_max(shared: &SharedJob, measured: &Value, time_scale: f64, contain
     let planned: f64 = samples
         .iter()
         // The live reduce read the scaled bytes; the truth's law takes the trace's.
-        .map(|&(d, _)| truth.reduce_time.at(d / time_scale))
+        .map(|&(d, _)| truth.reduce_time.at(d / byte_scale))
         .sum();
     let took: f64 = samples.iter().map(|&(_, s)| s).sum();
     if planned > 0.0 && took > 0.0 {
@@ -1413,7 +1438,9 @@ mod tests {
                 previous_runs: Vec::new(),
             };
             // As the live master reads its kind (`Stored::profiler`): samples, then runs.
-            let (records, samples) = history(j, x);
+            let bs = byte_scale(j, x);
+            assert!((x..=1.0).contains(&bs), "{}: {bs}", j.job.id);
+            let (records, samples) = history(j, bs);
             let mut profiler = Profiler::new(defaults);
             profiler.reduce_samples.extend(samples);
             for r in records {
@@ -1424,12 +1451,12 @@ mod tests {
             assert_eq!(live.map_remote, sim.map_remote);
             assert_eq!(live.map_shortest, sim.map_shortest);
             assert_eq!(live.map_spread, sim.map_spread);
-            // Bytes are the live job's: the trace's times x.
-            assert!(close(live.partition_bytes, sim.partition_bytes * x));
-            assert!(close(live.shuffle_bandwidth, sim.shuffle_bandwidth * x));
+            // Bytes are the live job's: the trace's times its byte scale.
+            assert!(close(live.partition_bytes, sim.partition_bytes * bs));
+            assert!(close(live.shuffle_bandwidth, sim.shuffle_bandwidth * bs));
             // The same reduce time for the same share of the job's output, the same spread.
             for d in [1e3, 1e6, 1e9] {
-                let (l, s) = (live.reduce_time.at(d * x), sim.reduce_time.at(d));
+                let (l, s) = (live.reduce_time.at(d * bs), sim.reduce_time.at(d));
                 match s > 0.0 {
                     true => assert!(close(l, s), "{}: f({d}) live {l} sim {s}", j.job.id),
                     false => assert!(l < 1e-6, "{}: f({d}) live {l} sim 0", j.job.id),
@@ -1441,11 +1468,66 @@ mod tests {
             assert_eq!(live.previous_runs.len(), sim.previous_runs.len());
             for (l, s) in live.previous_runs.iter().zip(&sim.previous_runs) {
                 assert_eq!(l.k, s.k);
-                assert!((l.max_reduce_input - (s.max_reduce_input * x).round()).abs() < 1.0);
+                // Kept whole without moving eq. 13's d by more than 0.05 % (or as the trace
+                // has it, when it has fewer bytes).
+                let want = s.max_reduce_input * bs;
+                assert!(
+                    (l.max_reduce_input - want).abs() <= 0.5
+                        && want >= s.max_reduce_input.min(WHOLE_BYTES) - 1e-6,
+                    "{}: d_k {} live, {want} wanted",
+                    j.job.id,
+                    l.max_reduce_input
+                );
             }
             with_reduces += usize::from(!sim.previous_runs.is_empty());
         }
         assert!(with_reduces > 0, "some jobs have reduces");
+    }
+
+    #[test]
+    fn small_jobs_keep_their_bytes_whole_and_large_ones_shrink_with_the_clock() {
+        let w = trace("swim/FB-2009_samples_24_times_1hr_0_first50jobs.tsv");
+        let x = 1.0 / 60.0;
+        let (prepared, _) = jobs(&w, 50, x);
+        let tiny = |j: &SharedJob| {
+            j.job
+                .profile
+                .previous_runs
+                .iter()
+                .any(|r| r.max_reduce_input > 0.0 && r.max_reduce_input < 60.0)
+        };
+        // FB-2009's first jobs shuffle a few hundred bytes (job3: 1,320), the profile's
+        // earlier run's largest reduce input tens of bytes: at 1/60 under one byte.
+        let small = prepared
+            .iter()
+            .find(|j| tiny(j))
+            .expect("a job of tiny reduces");
+        assert_eq!(byte_scale(small, x), 1.0, "{}", small.job.id);
+        let big = prepared.iter().find(|j| {
+            j.job
+                .truth
+                .maps
+                .iter()
+                .all(|m| m.output_bytes as f64 * x > WHOLE_BYTES)
+                && j.job.profile.partition_bytes * x > WHOLE_BYTES
+                && j.job
+                    .profile
+                    .previous_runs
+                    .iter()
+                    .all(|r| r.max_reduce_input * x > WHOLE_BYTES)
+        });
+        let big = big.expect("a job of large bytes");
+        assert_eq!(byte_scale(big, x), x, "{}", big.job.id);
+        // The live job writes its maps' outputs at that scale.
+        let live = live_job(small, byte_scale(small, x));
+        let want: Vec<u64> = small
+            .job
+            .truth
+            .maps
+            .iter()
+            .map(|m| m.output_bytes)
+            .collect();
+        assert_eq!(live.map_output_bytes, want);
     }
 
     #[test]
