@@ -10,8 +10,10 @@
 //! time scale (map durations, the reduce law, the profile; the shuffle bandwidth divided), and
 //! the shared cluster's `prepare` draws each deadline, `U[1,2]·T_J`, on the scaled job. A live
 //! map takes its scaled duration, has its split's bytes as the estimator's weight and writes
-//! its output bytes times the time scale (so the shuffle shrinks with the clock); a live reduce
-//! takes its reduce's scaled duration on the job's whole output.
+//! its output bytes times the job's byte scale (the time scale, so the shuffle shrinks with
+//! the clock, unless that leaves a byte count under 1000: [`byte_scale`]); a live reduce takes
+//! its reduce's scaled duration on the job's whole output. On a local cluster each job is its
+//! own profile kind whose history is the simulator's profile of it ([`history`]).
 //!
 //! The prediction is simulated after the live run, with the start-up costs the live jobs
 //! measured (`ClusterConfig::master_startup_s`, `task_startup_s`; `--master-startup-s`,
@@ -172,6 +174,9 @@ pub(crate) struct LiveJob {
     pub(crate) kind: Option<String>,
     /// Its bytes over the trace's ([`byte_scale`]).
     pub(crate) byte_scale: f64,
+    /// The most containers it may hold (`maxContainers`): the cluster's, as the simulator's
+    /// policy is told them (its allotment; the master tells its policy the cap).
+    pub(crate) max_containers: Option<u32>,
 }
 
 /// Below this many bytes, rounding a live job's byte counts to whole bytes moves them by
@@ -242,6 +247,7 @@ pub(crate) fn live_job(shared: &SharedJob, byte_scale: f64) -> LiveJob {
             .collect(),
         kind: None,
         byte_scale,
+        max_containers: None,
     }
 }
 
@@ -353,6 +359,7 @@ impl LiveJob {
     /// gathers its answer in one reduce of no time, as `yard submit synthetic --trace` does.
     pub(crate) fn to_job(&self, policy: PolicyKind, seed: u64, guard: f64) -> MapReduceJob {
         let mut job = MapReduceJob::new("synthetic", None);
+        job.max_containers = self.max_containers;
         if let Some(name) = &self.kind {
             job.params.insert("kind".into(), name.into());
         }
@@ -581,7 +588,10 @@ pub(crate) fn run(args: ReplayArgs) -> Result<()> {
     );
     let live: Vec<LiveJob> = prepared
         .iter()
-        .map(|j| live_job(j, byte_scale(j, args.time_scale)))
+        .map(|j| LiveJob {
+            max_containers: Some(nodes * args.containers),
+            ..live_job(j, byte_scale(j, args.time_scale))
+        })
         .collect();
     for j in &live {
         let tasks = j.map_seconds.len().max(j.reduce_seconds.len());
@@ -1540,8 +1550,14 @@ mod tests {
             .map(|(i, j)| {
                 let mut live = live_job(j, 0.1);
                 live.kind = Some(kind_name(i, &j.job.id));
+                live.max_containers = Some(8);
                 let job = live.to_job(PolicyKind::Dart, 1, 0.0);
                 job.validate().unwrap();
+                // Capped at the cluster's containers: its master tells its policy so.
+                assert!(
+                    job.master_args(None)
+                        .contains(&"--max-containers=8".to_string())
+                );
                 job.params["kind"].clone()
             })
             .collect();
