@@ -10,8 +10,10 @@
 //! time scale (map durations, the reduce law, the profile; the shuffle bandwidth divided), and
 //! the shared cluster's `prepare` draws each deadline, `U[1,2]·T_J`, on the scaled job. A live
 //! map takes its scaled duration, has its split's bytes as the estimator's weight and writes
-//! its output bytes times the time scale (so the shuffle shrinks with the clock); a live reduce
-//! takes its reduce's scaled duration on the job's whole output.
+//! its output bytes times the job's byte scale (the time scale, so the shuffle shrinks with
+//! the clock, unless that leaves a byte count under 1000: [`byte_scale`]); a live reduce takes
+//! its reduce's scaled duration on the job's whole output. On a local cluster each job is its
+//! own profile kind whose history is the simulator's profile of it ([`history`]).
 //!
 //! The prediction is simulated after the live run, with the start-up costs the live jobs
 //! measured (`ClusterConfig::master_startup_s`, `task_startup_s`; `--master-startup-s`,
@@ -26,10 +28,10 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 use serde_json::{Value, json};
-use yard_appmaster::policy::{PolicyConfig, PolicyKind, Seconds};
+use yard_appmaster::policy::{PolicyConfig, PolicyKind, RunRecord, Seconds};
 use yard_appmaster::submission::{DEFAULT_GUARD_SECONDS, MAX_EACH, MapReduceJob};
 use yard_rm::scheduler::PolicyKind as RmPolicy;
-use yard_sim::engine::{MEASURABLE, Outcome};
+use yard_sim::engine::{MEASURABLE, Moment, Outcome};
 use yard_sim::shared::{self, DeadlineFactor, SharedJob, SharedResult};
 use yard_sim::workloads::{self, WorkloadOptions};
 use yard_sim::{ClusterConfig, Experiment, Model, SimJob};
@@ -109,6 +111,11 @@ pub(crate) struct ReplayArgs {
     /// Print one JSON object instead of the table.
     #[arg(long)]
     json: bool,
+    /// Keep the local cluster's directory (the rm's and nodemanagers' logs, and the masters'
+    /// and tasks' of the last 50 ended containers per node: set YARD_NM_KEEP_FINISHED for
+    /// more) and say where it is; without it, it is removed unless the replay failed.
+    #[arg(long, conflicts_with = "rm")]
+    keep: bool,
 }
 
 /// `0.0167`, or a fraction `1/60`: above 0 and finite.
@@ -163,6 +170,39 @@ pub(crate) struct LiveJob {
     pub(crate) map_input_bytes: Vec<u64>,
     pub(crate) map_output_bytes: Vec<u64>,
     pub(crate) reduce_seconds: Vec<Seconds>,
+    /// Its profile store kind's name (`synthetic:NAME`, [`history`]); `None`: `synthetic`.
+    pub(crate) kind: Option<String>,
+    /// Its bytes over the trace's ([`byte_scale`]).
+    pub(crate) byte_scale: f64,
+    /// The most containers it may hold (`maxContainers`): the cluster's, as the simulator's
+    /// policy is told them (its allotment; the master tells its policy the cap).
+    pub(crate) max_containers: Option<u32>,
+}
+
+/// Below this many bytes, rounding a live job's byte counts to whole bytes moves them by
+/// more than 0.05 %.
+const WHOLE_BYTES: f64 = 1000.0;
+
+/// The factor from a trace job's bytes to its live job's: the time scale (the shuffle
+/// shrinks with the clock), unless that leaves a byte count the master keeps whole (a map's
+/// output, the profile's partition, an earlier run's largest reduce input: eq. 13's
+/// `d_{k_i}`) under [`WHOLE_BYTES`]: then as much more as keeps it there, at most 1 (the
+/// trace's own bytes). At 1/60, a 24-byte `d_{k_i}` was 0.4 bytes, stored as 1: the live
+/// estimate of that job's reduce came out 6.6 times the simulator's.
+pub(crate) fn byte_scale(shared: &SharedJob, time_scale: f64) -> f64 {
+    let p = &shared.job.profile;
+    let smallest = p
+        .previous_runs
+        .iter()
+        .map(|r| r.max_reduce_input)
+        .chain([p.partition_bytes])
+        .chain(shared.job.truth.maps.iter().map(|m| m.output_bytes as f64))
+        .filter(|&b| b > 0.0)
+        .fold(f64::INFINITY, f64::min);
+    match smallest.is_finite() {
+        true => (WHOLE_BYTES / smallest).min(1.0).max(time_scale),
+        false => time_scale,
+    }
 }
 
 /// Every time in `job` times `x`: its maps' durations, its reduce law (`f(d)·x`: the same
@@ -205,7 +245,113 @@ pub(crate) fn live_job(shared: &SharedJob, byte_scale: f64) -> LiveJob {
             .enumerate()
             .map(|(r, &d)| t.reduce_seconds(r as u32, d as f64))
             .collect(),
+        kind: None,
+        byte_scale,
+        max_containers: None,
     }
+}
+
+/// The history the simulator's profile of a job stands for, as the live profile store keeps
+/// one: a run record and reduce samples from which the live master's `Profiler` builds the
+/// simulated policy's profile, in the live job's bytes (its map output is the trace's times
+/// `byte_scale`). The simulator hands every policy its own job's profile (a recurring job
+/// measured before, `Model::profiles`); live, a master reads its kind's history from the
+/// store, so each trace job is its own kind with this history written before it is submitted.
+/// Without it every replayed job was the kind `synthetic`: its masters estimated with the
+/// average of the last five trace jobs of any size, and a reduce law fitted across all of
+/// them (issue 29: estimation error 88.6 % live against 13.8 % simulated).
+pub(crate) fn history(
+    shared: &SharedJob,
+    byte_scale: f64,
+) -> (Vec<RunRecord>, Vec<(f64, Seconds)>) {
+    let p = &shared.job.profile;
+    let record = RunRecord {
+        map_local: Some(p.map_local),
+        map_remote: Some(p.map_remote),
+        map_shortest: p.map_shortest,
+        map_spread: p.map_spread,
+        partition_bytes: Some(p.partition_bytes * byte_scale),
+        shuffle_bandwidth: Some(p.shuffle_bandwidth * byte_scale),
+        k: 0,
+        max_reduce_input: 0,
+        reduce_samples: Vec::new(),
+    };
+    // One record per earlier run (eq. 13's `k_i`, `d_{k_i}`), the same means in each.
+    let records: Vec<RunRecord> = match p.previous_runs.is_empty() {
+        true => vec![record],
+        false => p
+            .previous_runs
+            .iter()
+            .map(|r| RunRecord {
+                k: r.k,
+                max_reduce_input: (r.max_reduce_input * byte_scale).round() as u64,
+                ..record.clone()
+            })
+            .collect(),
+    };
+    // f(d) = a·d^b over the trace's bytes is a·x^-b·d^b over the live ones (d·x). Three
+    // points a factor 4 apart around the largest reduce input, their residuals in log space
+    // (e, −2e, e) with e = spread/√6: the least-squares fit (eq. 9) returns a, b and spread.
+    let law = p.reduce_time;
+    let largest = records
+        .iter()
+        .map(|r| r.max_reduce_input as f64)
+        .fold(0.0, f64::max);
+    let centre = match largest > 0.0 {
+        true => largest,
+        false => (p.partition_bytes * byte_scale).max(1024.0),
+    };
+    // A map-only job's law takes no time (its live job's one reduce sleeps 0 s): a fit
+    // needs times above 0, so a nanosecond stands for none.
+    let e = law.spread / 6f64.sqrt();
+    let samples = [(0.25, e), (1.0, -2.0 * e), (4.0, e)]
+        .iter()
+        .map(|&(f, r)| {
+            let d = centre * f;
+            let t = law.a * (d / byte_scale).powf(law.b) * r.exp();
+            (d, if t > 0.0 && t.is_finite() { t } else { 1e-9 })
+        })
+        .collect();
+    (records, samples)
+}
+
+/// A job kind and the history written for it: run records and reduce samples.
+type KindHistory = (String, Vec<RunRecord>, Vec<(f64, Seconds)>);
+
+/// Writes every job's history (`history`) under its kind into the profile store at `db`.
+fn seed_profiles(db: &std::path::Path, jobs: &[KindHistory]) -> Result<()> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    runtime
+        .block_on(async {
+            let store = yard_profiles::ProfileStore::open(db).await?;
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis() as i64);
+            for (kind, records, samples) in jobs {
+                store.add_samples(kind, samples).await?;
+                for r in records {
+                    store.add_run(kind, now, r).await?;
+                }
+            }
+            anyhow::Ok(())
+        })
+        .with_context(|| format!("writing the trace jobs' profiles into {}", db.display()))
+}
+
+/// The `kind` parameter of the `i`-th trace job `id` (its profile store kind is
+/// `synthetic:NAME`).
+fn kind_name(i: usize, id: &str) -> String {
+    let clean: String = id
+        .chars()
+        .map(|c| match c.is_ascii_alphanumeric() || "-_.".contains(c) {
+            true => c,
+            false => '_',
+        })
+        .take(80)
+        .collect();
+    format!("j{i}.{clean}")
 }
 
 impl LiveJob {
@@ -213,6 +359,10 @@ impl LiveJob {
     /// gathers its answer in one reduce of no time, as `yard submit synthetic --trace` does.
     pub(crate) fn to_job(&self, policy: PolicyKind, seed: u64, guard: f64) -> MapReduceJob {
         let mut job = MapReduceJob::new("synthetic", None);
+        job.max_containers = self.max_containers;
+        if let Some(name) = &self.kind {
+            job.params.insert("kind".into(), name.into());
+        }
         job.policy = policy;
         job.seed = seed;
         job.guard_seconds = guard;
@@ -288,6 +438,13 @@ struct LiveResult {
     /// From its submission to its answer, seconds.
     completion: Option<Seconds>,
     estimation_error: Option<f64>,
+    /// The estimate of the job's time (from its job phase's start) when its map phase closed.
+    estimate_at_close: Option<Seconds>,
+    /// When its map phase closed and when it answered, from its job phase's start.
+    map_closed_at: Option<Seconds>,
+    job_seconds: Option<Seconds>,
+    guard_fired: bool,
+    task_sampler_ran: bool,
     k: u32,
     k_max: Option<u32>,
     state: String,
@@ -298,6 +455,34 @@ struct LiveResult {
     master_startup: Option<Seconds>,
     /// Its median task launch: from a container freed to its next task's process started.
     task_startup: Option<Seconds>,
+}
+
+/// Median, p80 and mean of an error over some jobs.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+struct ErrorStats {
+    jobs: usize,
+    median: f64,
+    p80: f64,
+    mean: f64,
+}
+
+impl ErrorStats {
+    /// `None` for no values; p80 by the nearest rank (the smallest value with at least 80 %
+    /// of the values at or below it).
+    fn of(xs: &[f64]) -> Option<ErrorStats> {
+        if xs.is_empty() {
+            return None;
+        }
+        let mut v = xs.to_vec();
+        v.sort_by(f64::total_cmp);
+        let rank = ((0.8 * v.len() as f64).ceil() as usize).clamp(1, v.len());
+        Some(ErrorStats {
+            jobs: v.len(),
+            median: median(&v),
+            p80: v[rank - 1],
+            mean: v.iter().sum::<f64>() / v.len() as f64,
+        })
+    }
 }
 
 /// One row of the report.
@@ -314,7 +499,11 @@ struct Row {
     /// Live: the median over jobs answered both live and simulated of |live − simulated job
     /// time| / simulated job time (job time: from submission to answer); sim: 0.
     median_deviation: Option<f64>,
-    mean_estimation_error: Option<f64>,
+    /// |T − T̂| / T at map close over the jobs both sides measured it for (the same jobs
+    /// live and simulated); `None` when there are none.
+    estimation_error: Option<ErrorStats>,
+    /// The jobs this side measured an estimation error for, of either side or not.
+    estimation_error_jobs: usize,
     mean_k_over_k_max: Option<f64>,
     /// Jobs that never answered (failed, killed, still running at `--patience` or at Ctrl-C):
     /// missed.
@@ -399,7 +588,10 @@ pub(crate) fn run(args: ReplayArgs) -> Result<()> {
     );
     let live: Vec<LiveJob> = prepared
         .iter()
-        .map(|j| live_job(j, args.time_scale))
+        .map(|j| LiveJob {
+            max_containers: Some(nodes * args.containers),
+            ..live_job(j, byte_scale(j, args.time_scale))
+        })
         .collect();
     for j in &live {
         let tasks = j.map_seconds.len().max(j.reduce_seconds.len());
@@ -445,14 +637,36 @@ pub(crate) fn run(args: ReplayArgs) -> Result<()> {
         (None, None) => unreachable!("a cluster either way"),
     };
     let containers = (exp.cluster.nodes * exp.cluster.containers_per_node) as usize;
+    // On the local cluster every job is its own kind, its history the simulator's profile
+    // of it; a running rm's store is its own (`--rm`): the jobs are the kind `synthetic`.
+    let mut live = live;
+    if let Some(dir) = &dir {
+        let jobs: Vec<KindHistory> = prepared
+            .iter()
+            .enumerate()
+            .zip(&live)
+            .map(|((i, j), l)| {
+                let (records, samples) = history(j, l.byte_scale);
+                (
+                    format!("synthetic:{}", kind_name(i, &j.job.id)),
+                    records,
+                    samples,
+                )
+            })
+            .collect();
+        seed_profiles(&dir.join("profiles.db"), &jobs)?;
+        for (i, j) in live.iter_mut().enumerate() {
+            j.kind = Some(kind_name(i, &j.id));
+        }
+    }
     let outcome = replay(client, &args, &live, seed, &prepared, containers, &stop);
     drop(cluster);
     if let Some(dir) = dir {
-        match &outcome {
-            Ok(_) => {
+        match (&outcome, args.keep) {
+            (Ok(_), false) => {
                 let _ = std::fs::remove_dir_all(&dir);
             }
-            Err(_) => eprintln!("logs kept in {}", dir.display()),
+            _ => eprintln!("logs kept in {}", dir.display()),
         }
     }
     let live_results = outcome?;
@@ -563,13 +777,7 @@ fn replay(
             match polled.ended {
                 true => {
                     if let Some(answer) = &polled.answer {
-                        read_answer(
-                            &mut results[i],
-                            answer,
-                            &live[i],
-                            &prepared[i],
-                            (args.time_scale, containers),
-                        );
+                        read_answer(&mut results[i], answer, &live[i], &prepared[i], containers);
                     }
                     met += usize::from(results[i].outcome.as_deref() == Some("met"));
                     done += 1;
@@ -649,7 +857,7 @@ fn read_answer(
     answer: &Value,
     live: &LiveJob,
     shared: &SharedJob,
-    (time_scale, containers): (f64, usize),
+    containers: usize,
 ) {
     let a = &answer["answer"];
     let job = &a["answer"]["job"];
@@ -674,6 +882,11 @@ fn read_answer(
     ) {
         r.master_startup = Some((completion - t).max(0.0));
     }
+    r.estimate_at_close = job["estimateAtClose"].as_f64();
+    r.map_closed_at = job["mapPhaseClosedAt"].as_f64();
+    r.job_seconds = job["jobSeconds"].as_f64();
+    r.guard_fired = job["guardFired"] == true;
+    r.task_sampler_ran = job["taskSamplerRan"] == true;
     r.task_startup = job["schedulingOverheadMs"]["p50"]
         .as_f64()
         .map(|ms| ms / 1000.0);
@@ -685,7 +898,7 @@ fn read_answer(
     r.k_max = Some(measured_k_max(
         shared,
         &job["measured"],
-        time_scale,
+        live.byte_scale,
         containers,
     ));
 }
@@ -693,7 +906,7 @@ fn read_answer(
 /// k_max of the job on the whole cluster by its deadline, its maps' and reduces' times as the
 /// cluster measured them: the planned times scaled by the measured mean over the planned mean
 /// (maps; reduces at the inputs they had), the planned ones where nothing was measured.
-fn measured_k_max(shared: &SharedJob, measured: &Value, time_scale: f64, containers: usize) -> u32 {
+fn measured_k_max(shared: &SharedJob, measured: &Value, byte_scale: f64, containers: usize) -> u32 {
     let mut truth = shared.job.truth.clone();
     let planned_maps =
         truth.maps.iter().map(|m| m.duration).sum::<f64>() / truth.maps.len().max(1) as f64;
@@ -720,7 +933,7 @@ fn measured_k_max(shared: &SharedJob, measured: &Value, time_scale: f64, contain
     let planned: f64 = samples
         .iter()
         // The live reduce read the scaled bytes; the truth's law takes the trace's.
-        .map(|&(d, _)| truth.reduce_time.at(d / time_scale))
+        .map(|&(d, _)| truth.reduce_time.at(d / byte_scale))
         .sum();
     let took: f64 = samples.iter().map(|&(_, s)| s).sum();
     if planned > 0.0 && took > 0.0 {
@@ -769,6 +982,19 @@ struct JobSide {
     master_start_s: Option<f64>,
     k: u32,
     processed_fraction: f64,
+    /// |T − T̂| / T at map close (T: from the job's start to its answer, on the master's
+    /// clock; the simulator's the same).
+    estimation_error: Option<f64>,
+    /// T̂ and T, seconds from the job's start (live: its job phase's, after any task sampler).
+    estimate_at_close_s: Option<f64>,
+    job_s: Option<f64>,
+    /// When the map phase closed, from the job's start.
+    map_closed_at_s: Option<f64>,
+    /// Live only: the guard fired; the task sampler ran before the job proper.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    guard_fired: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    task_sampler_ran: Option<bool>,
 }
 
 /// The start-up costs the prediction uses: the flags', else the medians over the live jobs
@@ -837,10 +1063,16 @@ fn report(
             (k_max > 0).then(|| f64::from(r.result.k) / f64::from(k_max))
         })
         .collect();
-    let sim_errors: Vec<f64> = sim
+    // The estimation error over the same jobs on both sides: those both measured it for.
+    let live_of = |id: &str| live.iter().find(|r| r.id == id);
+    let (paired_live, paired_sim): (Vec<f64>, Vec<f64>) = prepared
         .iter()
-        .filter_map(|r| r.result.estimation_error())
-        .collect();
+        .filter_map(|j| {
+            let l = live_of(&j.job.id)?.estimation_error?;
+            let s = sim_of(&j.job.id)?.result.estimation_error()?;
+            Some((l, s))
+        })
+        .unzip();
     let sim_row = Row {
         source: "sim",
         policy: args.policy.name().into(),
@@ -853,7 +1085,11 @@ fn report(
         mean_processed_fraction: sim.iter().map(|r| r.result.processed_fraction).sum::<f64>()
             / n.max(1) as f64,
         median_deviation: Some(0.0),
-        mean_estimation_error: mean(&sim_errors),
+        estimation_error: ErrorStats::of(&paired_sim),
+        estimation_error_jobs: sim
+            .iter()
+            .filter(|r| r.result.estimation_error().is_some())
+            .count(),
         mean_k_over_k_max: mean(&sim_ratios),
         unanswered: sim
             .iter()
@@ -875,7 +1111,6 @@ fn report(
         })
         .collect();
     deviations.sort_by(f64::total_cmp);
-    let live_errors: Vec<f64> = live.iter().filter_map(|r| r.estimation_error).collect();
     let live_ratios: Vec<f64> = live
         .iter()
         .filter_map(|r| {
@@ -894,7 +1129,8 @@ fn report(
         mean_processed_fraction: live.iter().map(|r| r.processed_fraction).sum::<f64>()
             / n.max(1) as f64,
         median_deviation: (!deviations.is_empty()).then(|| median(&deviations)),
-        mean_estimation_error: mean(&live_errors),
+        estimation_error: ErrorStats::of(&paired_live),
+        estimation_error_jobs: live.iter().filter(|r| r.estimation_error.is_some()).count(),
         mean_k_over_k_max: mean(&live_ratios),
         unanswered: live.iter().filter(|r| r.outcome.is_none()).count(),
     };
@@ -921,6 +1157,12 @@ fn report(
                     master_start_s: l.master_start,
                     k: l.k,
                     processed_fraction: l.processed_fraction,
+                    estimation_error: l.estimation_error,
+                    estimate_at_close_s: l.estimate_at_close,
+                    job_s: l.job_seconds,
+                    map_closed_at_s: l.map_closed_at,
+                    guard_fired: Some(l.guard_fired),
+                    task_sampler_ran: Some(l.task_sampler_ran),
                 },
                 sim: JobSide {
                     outcome: s.map(|r| r.result.outcome().name()),
@@ -928,6 +1170,14 @@ fn report(
                     master_start_s: s.map(|r| r.master_wait),
                     k: s.map_or(0, |r| r.result.k),
                     processed_fraction: s.map_or(0.0, |r| r.result.processed_fraction),
+                    estimation_error: s.and_then(|r| r.result.estimation_error()),
+                    estimate_at_close_s: s
+                        .and_then(|r| r.result.estimate(Moment::MapClose))
+                        .map(|e| e.total),
+                    job_s: s.and_then(|r| r.result.phases).map(|p| p.total),
+                    map_closed_at_s: None,
+                    guard_fired: None,
+                    task_sampler_ran: None,
                 },
             }
         })
@@ -980,9 +1230,19 @@ fn markdown(args: &ReplayArgs, nodes: u32, r: &Report) -> String {
     );
     let _ = writeln!(
         t,
-        "| source | jobs | missed % | empty % | met % | processed % | k/k_max % | median deviation % | estimation error % | unanswered |"
+        "| source | jobs | missed % | empty % | met % | processed % | k/k_max % | median deviation % | estimation error % median / p80 / mean (jobs) | unanswered |"
     );
     let _ = writeln!(t, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let stats = |e: Option<ErrorStats>, jobs: usize| match e {
+        Some(e) => format!(
+            "{} / {} / {} ({} of {jobs})",
+            pct(e.median),
+            pct(e.p80),
+            pct(e.mean),
+            e.jobs
+        ),
+        None => format!("– (0 of {jobs})"),
+    };
     for row in &r.rows {
         let _ = writeln!(
             t,
@@ -995,7 +1255,7 @@ fn markdown(args: &ReplayArgs, nodes: u32, r: &Report) -> String {
             pct(row.mean_processed_fraction),
             opt(row.mean_k_over_k_max),
             opt(row.median_deviation),
-            opt(row.mean_estimation_error),
+            stats(row.estimation_error, row.estimation_error_jobs),
             row.unanswered,
         );
     }
@@ -1013,12 +1273,20 @@ fn markdown(args: &ReplayArgs, nodes: u32, r: &Report) -> String {
             diff(live.met_fraction, sim.met_fraction),
             diff(live.mean_processed_fraction, sim.mean_processed_fraction),
             diff_opt(live.mean_k_over_k_max, sim.mean_k_over_k_max),
-            diff_opt(live.mean_estimation_error, sim.mean_estimation_error),
+            match (live.estimation_error, sim.estimation_error) {
+                (Some(l), Some(s)) => format!(
+                    "{} / {} / {}",
+                    diff(l.median, s.median),
+                    diff(l.p80, s.p80),
+                    diff(l.mean, s.mean)
+                ),
+                _ => "–".into(),
+            },
         );
     }
     let _ = writeln!(
         t,
-        "\nmissed: answered after D, or never; empty: by D from no input; met: by D from some input. k_max: live, on the task times the cluster measured. Median deviation: the median over jobs of |live − simulated job time| / simulated (job time: submission to answer). Estimation error: |T − T̂| / T at map close. Start-up costs, measured: medians over the live jobs that answered (a master: from its process's start to its job phase's, the task sampler's runs left out; a task: its job's median from a container freed to its next task's process); unmeasured: no live job measured it, 0."
+        "\nmissed: answered after D, or never; empty: by D from no input; met: by D from some input. k_max: live, on the task times the cluster measured. Median deviation: the median over jobs of |live − simulated job time| / simulated (job time: submission to answer). Estimation error: |T − T̂| / T at map close (T from the job's start, after any task sampler, to its answer), over the jobs both sides measured it for (n of m: m, the jobs this side measured it for). Start-up costs, measured: medians over the live jobs that answered (a master: from its process's start to its job phase's, the task sampler's runs left out; a task: its job's median from a container freed to its next task's process); unmeasured: no live job measured it, 0."
     );
     t
 }
@@ -1044,6 +1312,258 @@ mod tests {
         let unscaled: Vec<SimJob> = workloads::trace_jobs(w, &options).take(n).collect();
         let scaled = prepare(w, n, &options, &exp, DeadlineFactor::ARIA, x);
         (scaled, unscaled)
+    }
+
+    #[derive(clap::Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: ReplayArgs,
+    }
+
+    fn args(extra: &[&str]) -> ReplayArgs {
+        use clap::Parser;
+        let mut argv = vec!["replay", "--trace", "t.tsv"];
+        argv.extend_from_slice(extra);
+        Cli::try_parse_from(argv).unwrap().args
+    }
+
+    #[test]
+    fn error_stats_give_median_p80_and_mean() {
+        assert_eq!(ErrorStats::of(&[]), None);
+        let e = ErrorStats::of(&[0.5, 0.1, 0.3, 0.2, 0.4]).unwrap();
+        assert_eq!(e.jobs, 5);
+        assert!((e.median - 0.3).abs() < 1e-12);
+        // Nearest rank: 4 of 5 values at or below it.
+        assert!((e.p80 - 0.4).abs() < 1e-12);
+        assert!((e.mean - 0.3).abs() < 1e-12);
+        assert_eq!(ErrorStats::of(&[7.0]).unwrap().p80, 7.0);
+    }
+
+    #[test]
+    fn the_report_measures_the_estimation_error_over_the_same_jobs_live_and_simulated() {
+        let w = trace("swim/FB-2009_samples_24_times_1hr_0_first50jobs.tsv");
+        let (prepared, _) = jobs(&w, 8, 1.0 / 60.0);
+        let exp = experiment(2, 2, 100, 3, 0.0, 0.5);
+        let (sim, _) = shared::simulate_day(&prepared, RmPolicy::Fifo, PolicyKind::Dart, &exp);
+        let sim_error = |id: &str| {
+            sim.iter()
+                .find(|r| r.result.job == id)
+                .and_then(|r| r.result.estimation_error())
+        };
+        let measured: Vec<&SharedJob> = prepared
+            .iter()
+            .filter(|j| sim_error(&j.job.id).is_some())
+            .collect();
+        assert!(measured.len() >= 2, "{} simulated errors", measured.len());
+        // Live: every job answered met; an error for the first simulated-measured job, and
+        // one for a job the simulator has none for (if any): only the first is paired.
+        let unmeasured = prepared.iter().find(|j| sim_error(&j.job.id).is_none());
+        let live: Vec<LiveResult> = prepared
+            .iter()
+            .map(|j| LiveResult {
+                id: j.job.id.clone(),
+                outcome: Some("met".into()),
+                k: 1,
+                estimation_error: (j.job.id == measured[0].job.id
+                    || unmeasured.is_some_and(|u| u.job.id == j.job.id))
+                .then_some(2.0),
+                ..LiveResult::default()
+            })
+            .collect();
+        let startup = Startup {
+            master_s: 0.0,
+            task_s: 0.0,
+            source: "flag".into(),
+        };
+        let r = report(&args(&[]), 2, 3, &prepared, &sim, &live, (0.5, startup));
+        let [l, s] = r.rows.as_slice() else {
+            panic!("two rows")
+        };
+        let le = l.estimation_error.unwrap();
+        let se = s.estimation_error.unwrap();
+        assert_eq!((le.jobs, se.jobs), (1, 1));
+        assert_eq!(le.median, 2.0);
+        let want = sim_error(&measured[0].job.id).unwrap();
+        assert_eq!((se.median, se.p80, se.mean), (want, want, want));
+        assert_eq!(
+            l.estimation_error_jobs,
+            1 + usize::from(unmeasured.is_some())
+        );
+        assert_eq!(s.estimation_error_jobs, measured.len());
+        assert_eq!(l.met_fraction, 1.0);
+        // Per job, both sides' errors side by side.
+        let row = r
+            .per_job
+            .iter()
+            .find(|j| j.id == measured[0].job.id)
+            .unwrap();
+        assert_eq!(row.live.estimation_error, Some(2.0));
+        assert_eq!(row.sim.estimation_error, Some(want));
+        // The table shows median / p80 / mean and the jobs paired.
+        let table = markdown(&args(&[]), 2, &r);
+        assert!(table.contains("200.0 / 200.0 / 200.0 (1 of"), "{table}");
+    }
+
+    #[test]
+    fn keep_is_a_flag_of_the_local_cluster_only() {
+        assert!(args(&["--keep"]).keep);
+        assert!(!args(&[]).keep);
+        use clap::Parser;
+        assert!(
+            Cli::try_parse_from([
+                "replay",
+                "--trace",
+                "t",
+                "--keep",
+                "--rm",
+                "http://127.0.0.1:1"
+            ])
+            .is_err()
+        );
+    }
+
+    #[test]
+    fn a_jobs_seeded_history_gives_the_live_master_the_simulators_profile() {
+        use yard_appmaster::policy::{PowerLaw, Profile, Profiler};
+        let w = trace("swim/FB-2009_samples_24_times_1hr_0_first50jobs.tsv");
+        let x = 1.0 / 60.0;
+        let (prepared, _) = jobs(&w, 20, x);
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-6 * a.abs().max(b.abs()).max(1e-12);
+        let mut with_reduces = 0;
+        for j in &prepared {
+            let sim = &j.job.profile;
+            // What a master falls back on where its store has nothing: all of it wrong.
+            let defaults = Profile {
+                map_local: 1e6,
+                map_remote: 1e6,
+                map_shortest: None,
+                map_spread: None,
+                partition_bytes: 0.123,
+                shuffle_bandwidth: 0.5,
+                reduce_time: PowerLaw {
+                    a: 99.0,
+                    b: 0.1,
+                    spread: 0.0,
+                },
+                previous_runs: Vec::new(),
+            };
+            // As the live master reads its kind (`Stored::profiler`): samples, then runs.
+            let bs = byte_scale(j, x);
+            assert!((x..=1.0).contains(&bs), "{}: {bs}", j.job.id);
+            let (records, samples) = history(j, bs);
+            let mut profiler = Profiler::new(defaults);
+            profiler.reduce_samples.extend(samples);
+            for r in records {
+                profiler.add_run(r);
+            }
+            let live = profiler.profile();
+            assert_eq!(live.map_local, sim.map_local, "{}", j.job.id);
+            assert_eq!(live.map_remote, sim.map_remote);
+            assert_eq!(live.map_shortest, sim.map_shortest);
+            assert_eq!(live.map_spread, sim.map_spread);
+            // Bytes are the live job's: the trace's times its byte scale.
+            assert!(close(live.partition_bytes, sim.partition_bytes * bs));
+            assert!(close(live.shuffle_bandwidth, sim.shuffle_bandwidth * bs));
+            // The same reduce time for the same share of the job's output, the same spread.
+            for d in [1e3, 1e6, 1e9] {
+                let (l, s) = (live.reduce_time.at(d * bs), sim.reduce_time.at(d));
+                match s > 0.0 {
+                    true => assert!(close(l, s), "{}: f({d}) live {l} sim {s}", j.job.id),
+                    false => assert!(l < 1e-6, "{}: f({d}) live {l} sim 0", j.job.id),
+                }
+            }
+            if sim.reduce_time.a > 0.0 {
+                assert!((live.reduce_time.spread - sim.reduce_time.spread).abs() < 1e-9);
+            }
+            assert_eq!(live.previous_runs.len(), sim.previous_runs.len());
+            for (l, s) in live.previous_runs.iter().zip(&sim.previous_runs) {
+                assert_eq!(l.k, s.k);
+                // Kept whole without moving eq. 13's d by more than 0.05 % (or as the trace
+                // has it, when it has fewer bytes).
+                let want = s.max_reduce_input * bs;
+                assert!(
+                    (l.max_reduce_input - want).abs() <= 0.5
+                        && want >= s.max_reduce_input.min(WHOLE_BYTES) - 1e-6,
+                    "{}: d_k {} live, {want} wanted",
+                    j.job.id,
+                    l.max_reduce_input
+                );
+            }
+            with_reduces += usize::from(!sim.previous_runs.is_empty());
+        }
+        assert!(with_reduces > 0, "some jobs have reduces");
+    }
+
+    #[test]
+    fn small_jobs_keep_their_bytes_whole_and_large_ones_shrink_with_the_clock() {
+        let w = trace("swim/FB-2009_samples_24_times_1hr_0_first50jobs.tsv");
+        let x = 1.0 / 60.0;
+        let (prepared, _) = jobs(&w, 50, x);
+        let tiny = |j: &SharedJob| {
+            j.job
+                .profile
+                .previous_runs
+                .iter()
+                .any(|r| r.max_reduce_input > 0.0 && r.max_reduce_input < 60.0)
+        };
+        // FB-2009's first jobs shuffle a few hundred bytes (job3: 1,320), the profile's
+        // earlier run's largest reduce input tens of bytes: at 1/60 under one byte.
+        let small = prepared
+            .iter()
+            .find(|j| tiny(j))
+            .expect("a job of tiny reduces");
+        assert_eq!(byte_scale(small, x), 1.0, "{}", small.job.id);
+        let big = prepared.iter().find(|j| {
+            j.job
+                .truth
+                .maps
+                .iter()
+                .all(|m| m.output_bytes as f64 * x > WHOLE_BYTES)
+                && j.job.profile.partition_bytes * x > WHOLE_BYTES
+                && j.job
+                    .profile
+                    .previous_runs
+                    .iter()
+                    .all(|r| r.max_reduce_input * x > WHOLE_BYTES)
+        });
+        let big = big.expect("a job of large bytes");
+        assert_eq!(byte_scale(big, x), x, "{}", big.job.id);
+        // The live job writes its maps' outputs at that scale.
+        let live = live_job(small, byte_scale(small, x));
+        let want: Vec<u64> = small
+            .job
+            .truth
+            .maps
+            .iter()
+            .map(|m| m.output_bytes)
+            .collect();
+        assert_eq!(live.map_output_bytes, want);
+    }
+
+    #[test]
+    fn every_trace_job_is_its_own_profile_kind() {
+        let w = trace("swim/FB-2009_samples_24_times_1hr_0_first50jobs.tsv");
+        let (prepared, _) = jobs(&w, 3, 0.1);
+        let kinds: Vec<String> = prepared
+            .iter()
+            .enumerate()
+            .map(|(i, j)| {
+                let mut live = live_job(j, 0.1);
+                live.kind = Some(kind_name(i, &j.job.id));
+                live.max_containers = Some(8);
+                let job = live.to_job(PolicyKind::Dart, 1, 0.0);
+                job.validate().unwrap();
+                // Capped at the cluster's containers: its master tells its policy so.
+                assert!(
+                    job.master_args(None)
+                        .contains(&"--max-containers=8".to_string())
+                );
+                job.params["kind"].clone()
+            })
+            .collect();
+        assert_eq!(kinds, ["j0.job0", "j1.job1", "j2.job2"]);
+        // Ids with other characters still make valid kinds.
+        assert_eq!(kind_name(7, "job 7/x"), "j7.job_7_x");
     }
 
     #[test]
@@ -1091,7 +1611,11 @@ mod tests {
             assert!((live.arrival - (u.submit - first) * x).abs() < 1e-9);
             assert!(live.deadline >= s.alone && live.deadline <= 2.0 * s.alone + 1e-9);
             // The job the rm takes: valid, one reduce at least.
-            let job = live.to_job(PolicyKind::Dart, 1, 0.0);
+            let job = LiveJob {
+                kind: Some(kind_name(0, &live.id)),
+                ..live.clone()
+            }
+            .to_job(PolicyKind::Dart, 1, 0.0);
             job.validate().unwrap();
             assert_eq!(job.reduces as usize, live.reduce_seconds.len().max(1));
         }

@@ -32,8 +32,16 @@ fn a_swim_trace_replays_on_a_local_cluster_beside_the_simulators_prediction() {
         "--seed",
         "7",
         "--json",
+        "--keep",
     ]);
     assert_eq!(code, 0, "{err}");
+    // `--keep`: the local cluster's directory stays, and the replay says where.
+    let kept = err
+        .lines()
+        .find_map(|l| l.strip_prefix("logs kept in "))
+        .expect("where the logs are kept");
+    assert!(std::path::Path::new(kept).join("rm.log").exists(), "{err}");
+    let _ = std::fs::remove_dir_all(kept);
     let report: Value = serde_json::from_str(&out).expect(&out);
     assert_eq!(report["seed"], 7, "{report}");
     assert_eq!(report["jobs"], 3, "{report}");
@@ -56,9 +64,16 @@ fn a_swim_trace_replays_on_a_local_cluster_beside_the_simulators_prediction() {
             .map(|k| row[*k].as_f64().unwrap())
             .sum();
         assert!((sum - 1.0).abs() < 1e-9, "{row}");
-        for key in ["median_deviation", "mean_estimation_error"] {
-            assert!(row[key].is_f64() || row[key].is_null(), "{key}: {row}");
-        }
+        assert!(
+            row["median_deviation"].is_f64() || row["median_deviation"].is_null(),
+            "{row}"
+        );
+        // The estimation error over the same jobs live and simulated: median, p80, mean.
+        let e = &row["estimation_error"];
+        assert!(
+            e.is_null() || ["median", "p80", "mean"].iter().all(|k| e[*k].is_f64()),
+            "{row}"
+        );
     }
     // Every job was submitted and answered (none failed or ran past the patience).
     assert_eq!(rows[0]["unanswered"], 0, "{report}\n{err}");
@@ -83,6 +98,9 @@ fn a_swim_trace_replays_on_a_local_cluster_beside_the_simulators_prediction() {
     assert_eq!(per_job.len(), 3, "{report}");
     for job in per_job {
         assert!(job["sim"]["completion_s"].as_f64() > Some(master), "{job}");
+        // Every job is its own profile kind with the simulator's profile as its history: no
+        // master runs the task sampler (the first job's did when all were `synthetic`).
+        assert_eq!(job["live"]["task_sampler_ran"], false, "{job}");
         for side in ["live", "sim"] {
             let s = &job[side];
             assert!(

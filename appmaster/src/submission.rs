@@ -28,7 +28,8 @@ pub struct MapReduceJob {
     /// The dataset to read (`yard data put`); every app but `synthetic` needs one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input: Option<String>,
-    /// The application's parameters: `pattern` for grep; `field`, `k` for topk; `top`.
+    /// The application's parameters: `pattern` for grep; `field`, `k` for topk; `top`;
+    /// `kind` for synthetic (its profile store kind, [`synthetic_kind`]).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub params: BTreeMap<String, String>,
     #[serde(
@@ -292,8 +293,19 @@ impl MapReduceJob {
     }
 
     fn validate_synthetic(&self) -> Result<(), JobProblem> {
-        if !self.params.is_empty() {
-            return Err(problem("params", "synthetic jobs take no parameters"));
+        if let Some(key) = self.params.keys().find(|k| *k != "kind") {
+            return Err(problem(
+                "params",
+                format!("synthetic jobs take one parameter, kind, not {key:?}"),
+            ));
+        }
+        if let Some(name) = self.params.get("kind")
+            && !valid_kind_name(name)
+        {
+            return Err(problem(
+                "params",
+                format!("kind {name:?}: name it with 1 to 100 letters, digits, '-', '_' or '.'"),
+            ));
         }
         if self.trace.is_some() {
             for (field, given) in [
@@ -539,6 +551,27 @@ impl MapReduceJob {
     }
 }
 
+/// A synthetic job's `kind` parameter: 1 to 100 ASCII letters, digits, `-`, `_`, `.`.
+fn valid_kind_name(name: &str) -> bool {
+    (1..=100).contains(&name.len())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+}
+
+/// The profile store's kind of a synthetic job with parameters `params` (`key=value`, as the
+/// master gets them): `synthetic:NAME` for `kind=NAME`, so that jobs imitating different
+/// work (a trace's jobs, say) each keep a history of their own; `synthetic` without one.
+/// `None` for a name [`MapReduceJob::validate`] refuses.
+pub fn synthetic_kind(params: &[String]) -> Option<String> {
+    let name = params.iter().rev().find_map(|p| p.strip_prefix("kind="));
+    match name {
+        None => Some("synthetic".into()),
+        Some(n) if valid_kind_name(n) => Some(format!("synthetic:{n}")),
+        Some(_) => None,
+    }
+}
+
 /// `1,2.5,3`: a list as one flag's value.
 fn join<T: std::fmt::Display>(xs: &[T]) -> String {
     let parts: Vec<String> = xs.iter().map(ToString::to_string).collect();
@@ -599,6 +632,33 @@ mod tests {
                 .iter()
                 .any(|a| a.starts_with("--deadline-ms"))
         );
+    }
+
+    #[test]
+    fn a_synthetic_job_names_its_own_profile_kind_and_nothing_else() {
+        let j =
+            job(r#"{"app": "synthetic", "maps": 2, "mapSeconds": 1, "params": {"kind": "job7"}}"#)
+                .unwrap();
+        let args = j.master_args(None);
+        assert!(args.contains(&"--param=kind=job7".to_string()), "{args:?}");
+        let params: Vec<String> = args
+            .iter()
+            .filter_map(|a| a.strip_prefix("--param=").map(str::to_owned))
+            .collect();
+        assert_eq!(synthetic_kind(&params).as_deref(), Some("synthetic:job7"));
+        assert_eq!(synthetic_kind(&[]).as_deref(), Some("synthetic"));
+        assert_eq!(synthetic_kind(&["kind=a b".into()]), None);
+        for (bad, why) in [
+            (r#"{"colour": "red"}"#, "one parameter, kind"),
+            (r#"{"kind": ""}"#, "1 to 100"),
+            (r#"{"kind": "a/b"}"#, "1 to 100"),
+        ] {
+            let e = job(&format!(
+                r#"{{"app": "synthetic", "maps": 1, "mapSeconds": 1, "params": {bad}}}"#
+            ))
+            .unwrap_err();
+            assert!(e.contains(why), "{bad}: {e}");
+        }
     }
 
     #[test]

@@ -45,6 +45,7 @@ use yard_appmaster::policy::{
     MapSpec, NodeId, PolicyConfig, PolicyKind, PowerLaw, Profile, Profiler, Progress, RackId,
     RecoveredMap, ReduceId, Rng, RunObserver, TaskPolicy, TaskRef,
 };
+use yard_appmaster::submission::synthetic_kind;
 use yard_profiles::ProfileStore;
 use yard_wire::deadline::DeadlineOutcome;
 use yard_wire::limits;
@@ -515,9 +516,12 @@ async fn job(
     let app = app_spec(args)?;
     // A recurring job is the same application over the same (growing) dataset: its profile
     // is kept per application, parameters and input.
-    let kind = match &args.input {
-        Some(input) => format!("{}@{input}", app.kind()),
-        None => app.kind(),
+    // A synthetic job may name its own kind (`yard replay`: every trace job its own history).
+    let kind = match (&args.input, &app) {
+        (Some(input), _) => format!("{}@{input}", app.kind()),
+        (None, AppSpec::Synthetic { .. }) => synthetic_kind(&args.params)
+            .ok_or_else(|| anyhow!("--param kind=NAME: letters, digits, '-', '_', '.'"))?,
+        (None, _) => app.kind(),
     };
     let exe = std::env::current_exe()
         .context("cannot find the yard binary for the task runners")?

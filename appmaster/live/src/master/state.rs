@@ -281,7 +281,10 @@ impl State {
                 .collect(),
             reduces: self.reduces,
             profile,
-            allotment: None,
+            // The cap on containers held (`maxContainers`) is what the cluster promises at
+            // most: the estimate runs the reduces in waves of it (eq. 9), as the simulator's
+            // policy is told its cluster's containers. `yard replay` sets it to the cluster's.
+            allotment: self.max_containers,
             recovered: recovered
                 .iter()
                 .map(|r| RecoveredMap {
@@ -1250,6 +1253,47 @@ pub(super) mod tests {
         assert_eq!((asks["a:1"], asks["b:1"], asks["c:1"]), (2, 2, 2));
         // A map on a and b counts once for r1.
         assert_eq!((asks["r1"], asks["r2"]), (3, 2));
+    }
+
+    #[test]
+    fn the_policy_is_told_the_container_cap_as_its_allotment() {
+        // ARIA sizes its want by the allotment (`min(N, allotment)`): told the cap, it wants
+        // no more; untold, what its deadline needs.
+        let want = |cap: Option<u32>| {
+            let mut s = state();
+            s.max_containers = cap;
+            let job = s.job.as_ref().unwrap();
+            let phase = Phase {
+                policy: PolicyKind::Aria,
+                maps: job.maps.clone(),
+                population: job.population,
+                profile: Profile {
+                    map_local: 1.0,
+                    map_remote: 1.0,
+                    map_shortest: None,
+                    map_spread: None,
+                    partition_bytes: 10.0,
+                    shuffle_bandwidth: 1e6,
+                    reduce_time: PowerLaw {
+                        a: 1e-3,
+                        b: 1.0,
+                        spread: 0.0,
+                    },
+                    previous_runs: Vec::new(),
+                },
+                // Three maps of a second by 1.5 s: a container each.
+                deadline: 1.5,
+                sampler: false,
+                recovered: Vec::new(),
+                guard: None,
+                answer_cost: 0.25,
+                warm_launch: None,
+            };
+            s.start_phase(phase);
+            s.job.as_ref().unwrap().want
+        };
+        assert!(want(None) > 1, "{}", want(None));
+        assert_eq!(want(Some(1)), 1);
     }
 
     #[test]
