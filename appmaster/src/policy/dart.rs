@@ -16,7 +16,7 @@
 //! - `end_lost_races` (§4.2.1 Alg. 3): a speculative race that neither copy can win within `W` is ended, both attempts killed.
 //! - `kill_on_tick` (§4.2.1 Alg. 3): the kill branches also run on every tick, not only when a container is offered.
 //! - `first_map` (§4.1 Alg. 1 and eq. 10, §5.2.1): the first map need only fit with its shuffle (Alg. 5 then cuts the reduces); a failed map's restart test likewise.
-//! - `lone_map` (§4.1 Alg. 1, yard's deadline guard): with no map in `k`, a map is launched when the estimate says none fits but the shortest map the profile has seen (`Profile::map_shortest`) or its law gives a 0.13 % chance, its shuffle and the least reduce Alg. 5 would leave could end by `D`; the guard spares a running map that will still end in time while no map is done, and kills it on a tick once it no longer will.
+//! - `lone_map` (§4.1 Alg. 1, yard's deadline guard): with no map in `k`, a map is launched when the estimate says none fits but the shortest map the profile has seen (`Profile::map_shortest`) or its law gives a 0.13 % chance, its shuffle and the least reduce Alg. 5 would leave could end by `D` — of the pending maps, the one whose input times its law's chance to end in time is largest; the guard spares a running map that will still end in time while no map is done, and kills it on a tick once it no longer will.
 //! - `last_moment` (yard's deadline guard, beyond the paper): under a guard the maps stop at the last responsible moment, when the time left falls to what answering from the maps done takes (their output still on the link at eq. 5's bandwidth, the reduces over it at Alg. 5's confidence with the profile's measured spread, eq. 8–9 and 13, and `PolicyConfig::answer_cost`), not at a fixed margin; the fixed guard (`--guard-seconds`) is a floor that stops only what will no longer end in time; while no map is done no map is stopped that could still end in time; the last running reduces are cut `answer_cost` before `D`, not abandoned at it.
 //! - `cut_tail` (§4.2.2 eq. 12, yard's deadline guard): under `last_moment`'s guard Alg. 5 sizes the reduces to the median reduce (`e = 1`, as the paper does) instead of `reduce_confidence`'s quantile of the wave's largest draw: the guard's cut at `D − answer_cost` takes the tail, and a reduce cut by time keeps the share of its input it had time for, where one sampled for a bound it seldom needs keeps less every time.
 //! - `busy_bandwidth` (§3.2 eq. 5): the shuffle's bandwidth is `V_p` over the time the link had bytes to move, not over `T_p − T_q`.
@@ -41,6 +41,7 @@
 use std::collections::HashMap;
 
 use super::core::{Core, JobRun, MapState, drive, progress_of};
+use super::estimate::normal_cdf;
 use super::running::{Ending, expected_latest, fifo_leftover};
 use super::{
     AttemptId, ContainerId, Decision, Estimate, Estimator, Event, JobSpec, Locality, NodeId,
@@ -1016,8 +1017,16 @@ impl Run {
             .est
             .completion(k_next, t_p, self.est.map_duration(locality), self.v.skew);
         let fits = self.fits(&e);
-        if fits || self.lone_map_fits(m, locality, t_p) {
+        let lone = match fits {
+            true => None,
+            false => self.lone_map_pick(m, at, t_p),
+        };
+        if fits || lone.is_some() {
             self.core.progress.lone_map |= !fits;
+            let (m, e) = match lone {
+                Some((m, duration)) => (m, self.est.completion(k_next, t_p, duration, self.v.skew)),
+                None => (m, e),
+            };
             // Alg. 1 lines 4–5.
             self.core.launch_map(m, c, now, false, out);
             self.est.map_end = e.map; // T_M^o := T_M^n
@@ -1216,6 +1225,59 @@ impl Run {
         let duration = by_law.min(seen);
         let e = self.est.completion(1.0, t_p, duration, self.v.skew);
         e.map + e.shuffle + self.least_reduce() < self.deadline()
+    }
+
+    /// `lone_map`'s candidate on a container at `at`: the pending map whose input times its
+    /// chance to end in time is the largest — the expected input a lone map brings to the
+    /// answer — if its best case fits (`lone_map_fits`). The chance is its law's (its
+    /// profile duration there, by input and locality, spread by `map_spread`) of ending
+    /// with its shuffle and the least reduce by `D`. A lone map is all the answer will hold:
+    /// the map the locality queue offers (`m`, kept on ties) may be the job's longest, or
+    /// one with no input. Runs once per job at most: after it, `k` is 1.
+    fn lone_map_pick(
+        &self,
+        m: super::MapId,
+        at: super::Location,
+        t_p: Seconds,
+    ) -> Option<(super::MapId, Seconds)> {
+        if !self.lone_map_on() || self.core.k() > 0 {
+            return None;
+        }
+        let sigma = self.map_spread().max(1e-6);
+        let reduces = f64::from(self.core.spec.reduces);
+        let bandwidth = self.est.bandwidth(t_p);
+        let budget = self.deadline() - t_p - self.least_reduce();
+        let value = |m: super::MapId| {
+            let locality = self.core.locality(m, at);
+            let scale = self.input_scale(m);
+            let mean = self.est.map_duration(locality) * scale;
+            let output = self.est.partition * reduces * scale;
+            let shuffle = match output > 0.0 && bandwidth > 0.0 {
+                true => output / bandwidth,
+                false => 0.0,
+            };
+            let left = budget - shuffle;
+            let chance = match left > 0.0 && mean > 0.0 {
+                // ln(duration) ~ N(ln mean − σ²/2, σ²): a mean-one log-normal's.
+                true => normal_cdf(((left / mean).ln() + sigma * sigma / 2.0) / sigma),
+                false => 0.0,
+            };
+            let bytes = self.core.spec.maps[m.0 as usize].bytes as f64;
+            (bytes * chance, mean, locality)
+        };
+        let (mut best, (mut best_value, mut mean, mut locality)) = (m, value(m));
+        for i in 0..self.core.spec.maps.len() {
+            let other = super::MapId(i as u32);
+            if other == m || self.core.map_state(other) != MapState::Pending {
+                continue;
+            }
+            let (v, other_mean, other_locality) = value(other);
+            if v > best_value {
+                (best, best_value, mean, locality) = (other, v, other_mean, other_locality);
+            }
+        }
+        self.lone_map_fits(best, locality, t_p)
+            .then_some((best, mean))
     }
 
     /// The least reduce Alg. 5 leaves one map's output: `min_reduce_sample` of its largest
@@ -1978,6 +2040,47 @@ mod tests {
         let out = send(&mut dart, 8.4, Event::Tick);
         assert!(out.contains(&Decision::Kill(a)), "{out:?}");
         assert_eq!(dart.progress().k, 0);
+    }
+
+    #[test]
+    fn lone_map_launches_the_map_likeliest_to_bring_the_most_input() {
+        // Maps on node 0, one with 4× the other's input, in either order, and one with none:
+        // only the short one's best case fits D = 9 s, the locality queue offers one of them
+        // first, and a map with no input would answer from nothing.
+        for short in [0, 1] {
+            let mut spec = lone_map_spec();
+            let map = |bytes| MapSpec {
+                bytes,
+                replicas: vec![at(0)],
+            };
+            spec.maps = match short {
+                0 => vec![map(32), map(128), map(0)],
+                _ => vec![map(128), map(32), map(0)],
+            };
+            for x in [
+                Extensions::YARD,
+                Extensions::YARD.without("lone_map").unwrap(),
+            ] {
+                let mut dart = Dart::with_extensions(PolicyKind::Dart, guarded(), x);
+                send(&mut dart, 0.0, Event::JobStarted(spec.clone()));
+                let c = Container {
+                    id: ContainerId(0),
+                    at: at(0),
+                };
+                let out = send(&mut dart, 0.0, Event::ContainerGranted(c));
+                let launched: Vec<MapId> = out
+                    .iter()
+                    .filter_map(|d| match d {
+                        Decision::LaunchMap { map, .. } => Some(*map),
+                        _ => None,
+                    })
+                    .collect();
+                match x.lone_map {
+                    true => assert_eq!(launched, vec![MapId(short)], "{out:?}"),
+                    false => assert!(launched.is_empty(), "{out:?}"),
+                }
+            }
+        }
     }
 
     fn approach(run: &mut Run, c: ContainerId) -> Vec<Decision> {
