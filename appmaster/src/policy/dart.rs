@@ -1147,7 +1147,6 @@ impl Run {
         let done = self.core.progress.maps_done;
         let start = self.core.start;
         let sigma = self.map_spread();
-        let reduces = f64::from(self.core.spec.reduces);
         let bandwidth = self.est.bandwidth(t_p);
         let with_running = f64::from(done + self.core.maps_running());
         let answer = self.est.reduce_bounded(with_running, self.v.skew);
@@ -1160,11 +1159,7 @@ impl Run {
             .filter(|(_, x)| match x.task {
                 TaskRef::Map(m) => {
                     let scale = self.input_scale(m);
-                    let output = self.est.partition * reduces * scale;
-                    let shuffle = match output > 0.0 && bandwidth > 0.0 {
-                        true => output / bandwidth,
-                        false => 0.0,
-                    };
+                    let shuffle = self.output_shuffle(scale, bandwidth);
                     let mean = self.est.map_duration(x.locality) * scale;
                     let e = Run::ending(x, x.started - start, mean, sigma, t_p, start);
                     if done == 0 {
@@ -1244,19 +1239,13 @@ impl Run {
             return None;
         }
         let sigma = self.map_spread().max(1e-6);
-        let reduces = f64::from(self.core.spec.reduces);
         let bandwidth = self.est.bandwidth(t_p);
         let budget = self.deadline() - t_p - self.least_reduce();
         let value = |m: super::MapId| {
             let locality = self.core.locality(m, at);
             let scale = self.input_scale(m);
             let mean = self.est.map_duration(locality) * scale;
-            let output = self.est.partition * reduces * scale;
-            let shuffle = match output > 0.0 && bandwidth > 0.0 {
-                true => output / bandwidth,
-                false => 0.0,
-            };
-            let left = budget - shuffle;
+            let left = budget - self.output_shuffle(scale, bandwidth);
             let chance = match left > 0.0 && mean > 0.0 {
                 // ln(duration) ~ N(ln mean − σ²/2, σ²): a mean-one log-normal's.
                 true => normal_cdf(((left / mean).ln() + sigma * sigma / 2.0) / sigma),
@@ -1278,6 +1267,16 @@ impl Run {
         }
         self.lone_map_fits(best, locality, t_p)
             .then_some((best, mean))
+    }
+
+    /// The time one map's output takes on the link at `bandwidth`, the map's input being
+    /// `scale` times the mean map's (eq. 4 for one map).
+    fn output_shuffle(&self, scale: f64, bandwidth: f64) -> Seconds {
+        let output = self.est.partition * f64::from(self.core.spec.reduces) * scale;
+        match output > 0.0 && bandwidth > 0.0 {
+            true => output / bandwidth,
+            false => 0.0,
+        }
     }
 
     /// The least reduce Alg. 5 leaves one map's output: `min_reduce_sample` of its largest

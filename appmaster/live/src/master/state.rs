@@ -1129,6 +1129,24 @@ pub(super) mod tests {
     use super::*;
 
     /// Three nodes in two racks; three maps, each on two of them.
+    /// A profile of 1 s maps, 10-byte partitions and a linear reduce of 1 ms per byte.
+    fn test_profile() -> Profile {
+        Profile {
+            map_local: 1.0,
+            map_remote: 1.0,
+            map_shortest: None,
+            map_spread: None,
+            partition_bytes: 10.0,
+            shuffle_bandwidth: 1e6,
+            reduce_time: PowerLaw {
+                a: 1e-3,
+                b: 1.0,
+                spread: 0.0,
+            },
+            previous_runs: Vec::new(),
+        }
+    }
+
     fn state() -> State {
         state_recovering(|_| Vec::new())
     }
@@ -1192,20 +1210,7 @@ pub(super) mod tests {
                 maps: 3,
                 bytes: 300,
             },
-            profile: Profile {
-                map_local: 1.0,
-                map_remote: 1.0,
-                map_shortest: None,
-                map_spread: None,
-                partition_bytes: 10.0,
-                shuffle_bandwidth: 1e6,
-                reduce_time: PowerLaw {
-                    a: 1e-3,
-                    b: 1.0,
-                    spread: 0.0,
-                },
-                previous_runs: Vec::new(),
-            },
+            profile: test_profile(),
             deadline: 100.0,
             sampler: false,
             recovered,
@@ -1267,20 +1272,7 @@ pub(super) mod tests {
                 policy: PolicyKind::Aria,
                 maps: job.maps.clone(),
                 population: job.population,
-                profile: Profile {
-                    map_local: 1.0,
-                    map_remote: 1.0,
-                    map_shortest: None,
-                    map_spread: None,
-                    partition_bytes: 10.0,
-                    shuffle_bandwidth: 1e6,
-                    reduce_time: PowerLaw {
-                        a: 1e-3,
-                        b: 1.0,
-                        spread: 0.0,
-                    },
-                    previous_runs: Vec::new(),
-                },
+                profile: test_profile(),
                 // Three maps of a second by 1.5 s: a container each.
                 deadline: 1.5,
                 sampler: false,
