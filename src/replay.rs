@@ -28,7 +28,7 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 use serde_json::{Value, json};
-use yard_appmaster::policy::{PolicyConfig, PolicyKind, RunRecord, Seconds};
+use yard_appmaster::policy::{Extensions, PolicyConfig, PolicyKind, RunRecord, Seconds};
 use yard_appmaster::submission::{DEFAULT_GUARD_SECONDS, MAX_EACH, MapReduceJob};
 use yard_rm::scheduler::PolicyKind as RmPolicy;
 use yard_sim::engine::{MEASURABLE, Moment, Outcome};
@@ -420,7 +420,11 @@ pub(crate) fn experiment(
             master_share: Some(master_share),
             ..ClusterConfig::default()
         },
-        policy: PolicyConfig::default(),
+        // The live master's `dart` (`Extensions::LIVE`), so that the prediction runs its policy.
+        policy: PolicyConfig {
+            dart_extensions: Some(Extensions::LIVE),
+            ..PolicyConfig::default()
+        },
         seed,
         guard,
         model: Model::default(),

@@ -155,6 +155,18 @@ impl Extensions {
         cut_tail: true,
     };
 
+    /// `dart` on the live master: every extension but `cut_tail`. Its premise, that a reduce
+    /// cut by time answers from what it folded in, holds in the simulator and for synthetic
+    /// tasks, not for a built-in app's reduce, which folds what it kept in one call and,
+    /// still running at `D`, is abandoned; live reduces also run in more waves than the
+    /// policy is told when the cluster has fewer slots than the job has reduces. Measured:
+    /// `yard demo --size 2560MiB --nodes 1 --vcores 2`, one run each on a quiet machine,
+    /// `dart` read 49 % of what `full` had read by `D` with it and 98 % without it.
+    pub const LIVE: Extensions = Extensions {
+        cut_tail: false,
+        ..Extensions::YARD
+    };
+
     /// None: the paper's algorithm (`dart-paper`).
     pub const NONE: Extensions = Extensions {
         reduce_waves: false,
@@ -2233,6 +2245,11 @@ mod tests {
             matches!(out[..], [Decision::SampleReduceInput { keep_bytes, .. }] if keep_bytes < 6),
             "{out:?}"
         );
+    }
+
+    #[test]
+    fn the_live_master_runs_every_extension_but_cut_tail() {
+        assert_eq!(Extensions::LIVE.off(), vec!["cut_tail"]);
     }
 
     #[test]

@@ -316,6 +316,7 @@ impl State {
             policy: kind.build(PolicyConfig {
                 guarded: guard.is_some(),
                 answer_cost,
+                dart_extensions: Some(yard_appmaster::policy::Extensions::LIVE),
                 ..PolicyConfig::default()
             }),
             observer: RunObserver::new(),
