@@ -6,7 +6,7 @@ use std::io::Write;
 
 use serde::Serialize;
 
-use crate::engine::{JobResult, Moment, Outcome};
+use crate::engine::{JobResult, Moment};
 
 /// One row: the run's setup and seed, then the job's result. Times are seconds from the job's
 /// start; an estimate or phase the run did not make is empty.
@@ -42,14 +42,6 @@ struct Row<'a> {
     estimation_error: Option<f64>,
 }
 
-fn outcome_name(o: Outcome) -> &'static str {
-    match o {
-        Outcome::Met => "met",
-        Outcome::Empty => "empty",
-        Outcome::Missed => "missed",
-    }
-}
-
 /// Writes `results` (one seed's run of one setup) as CSV rows; the header first when
 /// `header`. Infinite times (a policy that never finished) are written as `inf`.
 pub fn write<W: Write>(
@@ -76,7 +68,7 @@ pub fn write<W: Write>(
             k_max: r.k_max,
             deadline: r.deadline,
             completion: r.completion,
-            outcome: outcome_name(r.outcome()),
+            outcome: r.outcome().name(),
             processed: r.processed_fraction,
             byte_oracle: r.byte_max_fraction,
             byte_oracle_exact: r.byte_max_exact,
