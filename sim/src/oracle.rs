@@ -210,9 +210,10 @@ pub const BYTE_EXACT_MAX_MAPS: usize = 8;
 ///    exists). `L = U`: exact.
 /// 3. At most [`BYTE_EXACT_MAX_MAPS`] maps left: every subset with more bytes than `L` and no
 ///    more than `U`, most bytes first, until one fits. Exact when every subset passed over was
-///    ruled out by a proven optimum (the exact schedule search, on maps of equal outputs or a
-///    map-only job, where shortest-first runs are optimal); otherwise the bytes of the largest
-///    subset only a heuristic ruled out (capped by `U`) are the bound.
+///    ruled out by a proven optimum (the exact schedule search, on maps of equal outputs, a
+///    map-only job or one map to a container, where shortest-first runs are optimal) or by
+///    `Search::lower_bound` (capacity, longest map, link, reduces) past the deadline; otherwise
+///    the bytes of the largest subset only a heuristic ruled out (capped by `U`) are the bound.
 /// 4. Otherwise `U`, not exact.
 ///
 /// Jobs recording no input bytes have none to read: 0, exact (their reports count maps).
@@ -294,9 +295,15 @@ pub fn byte_max(truth: &JobTruth, speeds: &[f64], deadline: f64, known: &KMax) -
             lower = bytes;
             break;
         }
-        let runs_optimal =
-            truth.partition_shares.is_empty() || tasks.windows(2).all(|w| w[0].o == w[1].o);
-        if !(e.optimal && runs_optimal) && unproven.is_none() {
+        // Shortest-first runs are optimal without a link, with equal outputs, or when every
+        // map has a fastest container to itself (no runs at all).
+        let fastest = speeds.iter().take_while(|s| **s == speeds[0]).count();
+        let runs_optimal = truth.partition_shares.is_empty()
+            || tasks.len() <= fastest
+            || tasks.windows(2).all(|w| w[0].o == w[1].o);
+        let proven = e.optimal && runs_optimal
+            || Search::new(truth, &tasks, &speeds, deadline).lower_bound(tasks.len()) > deadline;
+        if !proven && unproven.is_none() {
             unproven = Some(bytes);
         }
     }
@@ -1289,6 +1296,26 @@ mod tests {
             }
         );
         assert_eq!(bytes(&t, &[1.0], 16.0).bytes, 64);
+    }
+
+    #[test]
+    fn a_set_the_lower_bound_rules_out_leaves_the_byte_oracle_exact() {
+        // One slot; maps of 1 s with 10 B out (input 50 B) and of 2 s with 20 B out (60 B), a
+        // fast link, one reduce of 0.1 s a byte. Alone they complete at 2.01 and 4.02; the pair
+        // at best 6.02, past D = 5. Slot time would hold both (the fractional bound is 110 B),
+        // and unequal outputs on one slot leave the schedule search unproven, but the lower
+        // bound (3 s of maps, a transfer, 3 s of reduce) rules the pair out: the most is the
+        // 60 B map, exact, not the pair's 110 B as an unproven bound.
+        let t = with_inputs(job(&[(1.0, 10), (2.0, 20)], &[1.0], 1000.0, 0.1), &[50, 60]);
+        assert_eq!(
+            bytes(&t, &[1.0], 5.0),
+            ByteMax {
+                bytes: 60,
+                exact: true
+            }
+        );
+        // Each map on a container of its own has no run to order: the search alone is exact.
+        assert!(bytes(&t, &[1.0, 1.0], 3.0).exact);
     }
 
     #[test]
