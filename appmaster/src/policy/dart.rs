@@ -1143,7 +1143,8 @@ impl Run {
     }
 
     /// `last_moment`: the attempts the guard leaves running. While no map is done, every map
-    /// that could still end in time (`could_end_in_time`): stopping it gains nothing. Once
+    /// whose output could still be answered were it to end now: stopping one sooner gains
+    /// nothing. Once
     /// some are done, a map whose expected end (`running.rs`, given it has not ended), its
     /// output's shuffle and the reduces over every output by then (`reduce_bounded`) fit
     /// before the cut. And every running reduce expected to end before the cut, or still
@@ -1175,10 +1176,14 @@ impl Run {
                     let mean = self.est.map_duration(x.locality) * scale;
                     let e = Run::ending(x, x.started - start, mean, sigma, t_p, start);
                     if done == 0 {
-                        could_end_in_time(x.progress, e, t_p) + shuffle + least <= by
+                        // While none is done, a map is stopped only once even ending now
+                        // would be too late: its rate, from noisy reports at a varying speed,
+                        // may call late a map that ends in time (the harsh model's C3 one-map
+                        // jobs, at zero slack, answered empty for 10 % of them), and stopping
+                        // it sooner only makes the answer empty sooner.
+                        t_p + shuffle + least <= by
                     } else {
-                        let end = e.expected_end();
-                        end + shuffle + answer <= by
+                        e.expected_end() + shuffle + answer <= by
                     }
                 }
                 TaskRef::Reduce(_) if !with_reduces => false,
@@ -1368,9 +1373,22 @@ impl Run {
     /// Alg. 3's kill branches when the window `w` has no room for a copy (`w < T_m^a`).
     fn kill_stragglers(&mut self, w: Seconds, now: Seconds, out: &mut Vec<Decision>) {
         let t_ma = self.est.all;
+        // `last_moment`: while no map is done, a straggler that could still end in time may
+        // be all the answer will hold; the guard judges it (`spared`) and stops it once it
+        // can no longer end in time. Killing it sooner only makes the answer empty sooner.
+        let spared = match self.last_moment_on() && self.core.progress.maps_done == 0 {
+            true => self.spared(now, false),
+            false => Vec::new(),
+        };
+        let killable = |s: &AttemptId| spared.binary_search(s).is_err();
         if w > 0.0 {
-            let (i, _) = self.longest_remaining(now, None).expect("S is not empty");
+            let Some((i, _)) = self.longest_remaining(now, None) else {
+                return;
+            };
             let s = self.stragglers[i];
+            if !killable(&s) {
+                return;
+            }
             // Alg. 3 lines 9–11: no time for a copy; the slowest straggler goes (k − 1).
             self.stragglers.remove(i);
             self.core.kill(s, out);
@@ -1382,7 +1400,7 @@ impl Run {
             let (kill, keep): (Vec<AttemptId>, Vec<AttemptId>) = self
                 .stragglers
                 .iter()
-                .partition(|&&s| self.remaining(s, now) > threshold);
+                .partition(|&&s| killable(&s) && self.remaining(s, now) > threshold);
             self.stragglers = keep;
             for s in kill {
                 self.core.kill(s, out);
@@ -1619,24 +1637,14 @@ impl Run {
     }
 }
 
-/// Time left from the progress rate: (1 − progress) / (progress / running time); infinite
-/// before any progress.
-/// The earliest a running map can end, for `last_moment` while no map is done: by its rate
-/// once its progress is trusted (`TRUSTED_PROGRESS`), else now (a map's law gives any short
-/// time a chance, and stopping it would gain nothing).
 /// Whether `last_moment` (yard's) runs for variant `v` under `config`: under a guard, with
 /// Alg. 5 (which sizes the reduces to the time the guard leaves them).
 fn last_moment_on(v: Variant, config: &PolicyConfig) -> bool {
     v.x.last_moment && config.guarded && v.revise_reduces && v.approach
 }
 
-fn could_end_in_time(progress: f64, e: Ending, t_p: Seconds) -> Seconds {
-    match progress >= TRUSTED_PROGRESS {
-        true => e.from.max(e.after) + e.left,
-        false => t_p,
-    }
-}
-
+/// Time left from the progress rate: (1 − progress) / (progress / running time); infinite
+/// before any progress.
 fn remaining(progress: f64, age: Seconds) -> Seconds {
     if progress <= 0.0 || age <= 0.0 {
         return f64::INFINITY;
@@ -2033,12 +2041,41 @@ mod tests {
     }
 
     #[test]
-    fn lone_map_the_guard_stops_waiting_for_a_map_that_will_not_end_in_time() {
+    fn while_no_map_is_done_the_guard_stops_a_map_only_once_ending_now_would_be_too_late() {
+        // Half done at 7 s: its rate says it ends at 14 s, after D = 9 s. But it is all the
+        // answer could hold, and a rate can be wrong: the guard and the ticks leave it running
+        // while its output, were it to end now, could still be answered by D.
+        let (mut dart, a, out) = lone_map_at_the_guard(0.5);
+        assert!(!out.contains(&Decision::Kill(a)), "{out:?}");
+        let out = send(&mut dart, 8.0, Event::Tick);
+        assert!(!out.contains(&Decision::Kill(a)), "{out:?}");
+        assert_eq!(dart.progress().k, 1);
+        // Once even ending now leaves its shuffle and least reduce no time before D (both a
+        // few milliseconds here): stopped on the tick.
+        let out = send(&mut dart, 9.0, Event::Tick);
+        assert!(out.contains(&Decision::Kill(a)), "{out:?}");
+        assert_eq!(dart.progress().k, 0);
+    }
+
+    #[test]
+    fn lone_map_without_last_moment_the_guard_stops_a_map_that_will_not_end_in_time() {
+        let at_the_guard = |progress: f64| {
+            let x = Extensions::YARD.without("last_moment").unwrap();
+            let mut dart = Dart::with_extensions(PolicyKind::Dart, guarded(), x);
+            let a = lone_map_started(&mut dart).expect("dart launches the lone map");
+            let progress = Event::TaskProgress {
+                attempt: a,
+                progress,
+            };
+            send(&mut dart, 7.0, progress);
+            let out = send(&mut dart, 8.0, Event::Guard);
+            (dart, a, out)
+        };
         // Half done at 7 s: it ends at 14 s, after D. The guard kills it.
-        let (_, a, out) = lone_map_at_the_guard(0.5);
+        let (_, a, out) = at_the_guard(0.5);
         assert!(out.contains(&Decision::Kill(a)), "{out:?}");
         // Spared at the guard (ends at 8.5 s), then slowed: killed on the next tick.
-        let (mut dart, a, out) = lone_map_at_the_guard(7.0 / 8.5);
+        let (mut dart, a, out) = at_the_guard(7.0 / 8.5);
         assert!(!out.contains(&Decision::Kill(a)));
         send(
             &mut dart,
