@@ -754,3 +754,107 @@ fn zero_reduces_is_an_error() {
         AppError::NoReduces
     );
 }
+
+// ---------------------------------------------------------------- a reduce cut while folding
+
+/// `app`'s map outputs of `splits` for one reducer, and its inputs in the order of `order`.
+fn reducer_inputs<'a>(
+    app: &AppSpec,
+    splits: &[&[u8]],
+    outputs: &'a mut Vec<(Split, MapOutput)>,
+    order: &[usize],
+) -> Vec<(Split, &'a [u8])> {
+    let (list, _) = splits_of(splits);
+    *outputs = list
+        .iter()
+        .map(|&s| (s, app.map(s, splits[s.index as usize], 1).unwrap()))
+        .collect();
+    order
+        .iter()
+        .map(|&i| (outputs[i].0, outputs[i].1.partitions[0].as_slice()))
+        .collect()
+}
+
+#[test]
+fn a_reduce_cut_while_folding_answers_from_the_partitions_it_folded() {
+    let texts: Vec<String> = (0..6)
+        .map(|i| format!("the cat {}\nsat on the mat\n", "a ".repeat(i + 1)))
+        .collect();
+    let splits: Vec<&[u8]> = texts.iter().map(|t| t.as_bytes()).collect();
+    let (_, population) = splits_of(&splits);
+    let app = spec("wordcount", &["top=3"]);
+    let mut outputs = Vec::new();
+    let inputs = reducer_inputs(&app, &splits, &mut outputs, &[4, 1, 5, 0, 3, 2]);
+    // The cut comes before the fourth partition: asked before each one after the first.
+    let mut asked = 0;
+    let cut = app
+        .reduce_until(population, &inputs, &mut || {
+            asked += 1;
+            asked >= 3
+        })
+        .unwrap();
+    assert_eq!(asked, 3);
+    let folded = &inputs[..3];
+    assert_eq!(cut.kept, 3);
+    assert_eq!(
+        cut.kept_bytes,
+        folded.iter().map(|(s, _)| s.bytes).sum::<u64>()
+    );
+    assert_eq!(
+        cut.input_bytes,
+        folded.iter().map(|(_, b)| b.len() as u64).sum::<u64>()
+    );
+    // Just what a reduce of those three alone answers: its estimates scale from them.
+    assert_eq!(cut, app.reduce(population, folded).unwrap());
+    let whole = app.reduce(population, &inputs).unwrap();
+    assert_eq!(whole.kept, 6);
+    assert!(cut.counted < whole.counted);
+    // Cut from the start, it still folds one partition: an answer from something.
+    let first = app.reduce_until(population, &inputs, &mut || true).unwrap();
+    assert_eq!(first, app.reduce(population, &inputs[..1]).unwrap());
+    // Never cut, the order is the reduce's own business: the same partial as in map order.
+    assert_eq!(
+        app.reduce_until(population, &inputs, &mut || false)
+            .unwrap(),
+        whole
+    );
+}
+
+#[test]
+fn an_index_folded_in_any_order_lists_each_terms_lowest_postings() {
+    // Seven maps of the same lines: the term is in every line, more than five postings.
+    let text = "w x\nw\ny w\n";
+    let splits: Vec<&[u8]> = (0..7).map(|_| text.as_bytes()).collect();
+    let (_, population) = splits_of(&splits);
+    let app = spec("index", &["top=3"]);
+    let mut outputs = Vec::new();
+    let inputs = reducer_inputs(&app, &splits, &mut outputs, &[6, 3, 5, 0, 2, 1, 4]);
+    // Uncut, any order lists what map order does: w's first five are maps 0 and 1's.
+    let shuffled = app
+        .reduce_until(population, &inputs, &mut || false)
+        .unwrap();
+    assert_eq!(shuffled, app.reduce(population, &inputs).unwrap());
+    let w = shuffled.top.iter().find(|e| e.key == "w").unwrap();
+    let at: Vec<(u32, u32)> = w.postings.iter().map(|p| (p.map, p.line)).collect();
+    assert_eq!(at, [(0, 1), (0, 2), (0, 3), (1, 1), (1, 2)]);
+    // Cut after three maps (6, 3, 5): the lowest postings among those.
+    let mut asked = 0;
+    let cut = app
+        .reduce_until(population, &inputs, &mut || {
+            asked += 1;
+            asked >= 3
+        })
+        .unwrap();
+    assert_eq!(cut.kept, 3);
+    for entry in &cut.top {
+        assert!(!entry.postings.is_empty());
+        assert!(
+            entry.postings.iter().all(|p| [3, 5, 6].contains(&p.map)),
+            "{entry:?}"
+        );
+        let mut sorted = entry.postings.clone();
+        sorted.sort_by_key(|p| (p.map, p.line));
+        assert_eq!(entry.postings, sorted);
+        assert_eq!(entry.postings[0].map, 3, "{entry:?}");
+    }
+}

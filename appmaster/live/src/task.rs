@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, anyhow, bail};
 use clap::Args;
 use rand::SeedableRng as _;
+use rand::seq::SliceRandom as _;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::json;
@@ -598,6 +599,10 @@ fn reduce_task(
         let mut reported = false;
         // Fetched a few at a time: per-request latency, not bytes, bounds a small shuffle.
         for batch in todo.chunks(FETCH_PARALLELISM) {
+            // Cut by the deadline guard: no more fetching, the answer is from what is here.
+            if progress.is_cut() {
+                break;
+            }
             let fetching = Instant::now();
             let got: Vec<Result<(Split, Vec<u8>)>> = std::thread::scope(|scope| {
                 let handles: Vec<_> = batch
@@ -645,7 +650,7 @@ fn reduce_task(
         }
         // A report may have the master run a map again: ask once more before taking
         // `complete` as final.
-        if outputs.complete && !reported {
+        if (outputs.complete && !reported) || progress.is_cut() {
             break;
         }
     }
@@ -673,13 +678,17 @@ fn reduce_task(
     let sizes: Vec<u64> = fetched.iter().map(|(_, b)| b.len() as u64).collect();
     let mut rng = Rng::seed_from_u64(spec.seed ^ (u64::from(reduce) << 32));
     let keep = reply.keep_bytes.unwrap_or(bytes);
-    let chosen = sample_partitions(&sizes, keep, &mut rng);
+    let mut chosen = sample_partitions(&sizes, keep, &mut rng);
+    if !matches!(spec.app, AppSpec::Synthetic { .. }) {
+        // Folded in a seeded random order, so that a cut leaves a random sample of blocks.
+        chosen.shuffle(&mut rng);
+    }
     let kept: Vec<(Split, &[u8])> = chosen
         .iter()
         .map(|&i| (fetched[i].0, fetched[i].1.as_slice()))
         .collect();
     let mut kept_bytes: u64 = chosen.iter().map(|&i| sizes[i]).sum();
-    if let AppSpec::Synthetic { reduce_seconds, .. } = &spec.app {
+    let partial = if let AppSpec::Synthetic { reduce_seconds, .. } = &spec.app {
         let seconds = reduce_seconds.get(reduce as usize).copied().unwrap_or(0.0);
         // The recorded time, scaled to the input kept (f(d) is the master's to learn).
         let share = if bytes == 0 {
@@ -690,11 +699,27 @@ fn reduce_task(
         // Cut by the deadline guard, it has folded in only the share of its input it held for.
         let held = hold(seconds * share, progress);
         kept_bytes = (kept_bytes as f64 * held) as u64;
+        spec.app.reduce(population, &kept)
+    } else {
+        // A built-in app's fold hears the cut between partitions and answers from those it
+        // folded: what it reports kept is those.
+        let partial = spec
+            .app
+            .reduce_until(population, &kept, &mut || progress.is_cut());
+        if let Ok(p) = &partial {
+            if p.input_bytes < kept_bytes {
+                eprintln!(
+                    "reduce {reduce}: cut while folding: {} of {} partitions, {} of {kept_bytes} bytes",
+                    p.kept,
+                    kept.len(),
+                    p.input_bytes
+                );
+            }
+            kept_bytes = p.input_bytes;
+        }
+        partial
     }
-    let partial = spec
-        .app
-        .reduce(population, &kept)
-        .with_context(|| format!("reduce {reduce}"))?;
+    .with_context(|| format!("reduce {reduce}"))?;
     progress.set(1.0);
     let written = serde_json::to_vec(&partial).map_or(0, |json| json.len() as u64);
     Ok(Done {

@@ -423,6 +423,20 @@ impl AppSpec {
         reduce::reduce(self, population, inputs)
     }
 
+    /// [`Self::reduce`] over `inputs` in the order given, asking `cut` before each partition
+    /// after the first: once it says yes the rest are left out, and the partial is of the
+    /// partitions folded (`kept`, `kept_bytes`, `input_bytes`; the estimates scale from
+    /// them). Give the partitions in a random order, and what a cut leaves is a random
+    /// sample of blocks.
+    pub fn reduce_until(
+        &self,
+        population: Population,
+        inputs: &[(Split, &[u8])],
+        cut: &mut dyn FnMut() -> bool,
+    ) -> Result<ReducePartial, AppError> {
+        reduce::fold(self, population, inputs, cut)
+    }
+
     /// The job's answer from every finished map's stats and every reducer's partial (JSON,
     /// camelCase; see ARCHITECTURE.md). A map listed twice counts once; maps outside the
     /// population are ignored.

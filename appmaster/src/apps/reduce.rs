@@ -23,14 +23,33 @@ pub(crate) fn reduce(
     population: Population,
     inputs: &[(Split, &[u8])],
 ) -> Result<ReducePartial, AppError> {
-    let tag = spec.tag();
-    // Map order makes the index's first postings the lowest (map, line) ones, whatever order
-    // the partitions arrived in.
-    let mut order: Vec<&(Split, &[u8])> = inputs.iter().collect();
+    // In map order, as it always was: the same sums to the last bit whatever order the
+    // partitions arrived in.
+    let mut order: Vec<(Split, &[u8])> = inputs.to_vec();
     order.sort_by_key(|(s, _)| s.index);
-    if let Some(w) = order.windows(2).find(|w| w[0].0.index == w[1].0.index) {
-        return Err(AppError::DuplicateInput { map: w[0].0.index });
+    fold(spec, population, &order, &mut || false)
+}
+
+/// The reduce over `inputs` in the order given, asking `cut` before each partition after the
+/// first (a cut reduce answers from something): once it says yes, the partitions not yet
+/// folded are left out and the partial is of those folded (its `kept`, `kept_bytes` and
+/// `input_bytes` say which, and the estimates are scaled from them). Given in a random
+/// order, what a cut leaves is still a random sample of blocks.
+/// Uncut, the order changes nothing but the last bits of sums past 2⁵³: the index keeps each
+/// term's lowest (map, line) postings whatever the order.
+pub(crate) fn fold(
+    spec: &AppSpec,
+    population: Population,
+    inputs: &[(Split, &[u8])],
+    cut: &mut dyn FnMut() -> bool,
+) -> Result<ReducePartial, AppError> {
+    let tag = spec.tag();
+    let mut maps: Vec<u32> = inputs.iter().map(|(s, _)| s.index).collect();
+    maps.sort_unstable();
+    if let Some(w) = maps.windows(2).find(|w| w[0] == w[1]) {
+        return Err(AppError::DuplicateInput { map: w[0] });
     }
+    let order: Vec<&(Split, &[u8])> = inputs.iter().collect();
     let mut blocks = Sums::default();
     let mut accs: FastMap<&str, Acc> = FastMap::default();
     let mut partial = ReducePartial {
@@ -47,6 +66,10 @@ pub(crate) fn reduce(
         top: Vec::new(),
     };
     for &&(split, bytes) in &order {
+        // At least one partition: a cut reduce answers from something.
+        if partial.kept > 0 && cut() {
+            break;
+        }
         let map = split.index;
         if map >= population.maps {
             return Err(AppError::OutsidePopulation {
@@ -115,10 +138,16 @@ pub(crate) fn reduce(
             acc.y += rec.count;
             acc.xy += x * y;
             acc.y2 += y * y;
-            if tag == INDEX_TAG && acc.postings.len() < POSTINGS_SHOWN {
-                let room = POSTINGS_SHOWN - acc.postings.len();
-                acc.postings
-                    .extend(rec.lines().take(room).map(|line| Posting { map, line }));
+            if tag == INDEX_TAG {
+                // The term's lowest (map, line) postings: a map's lines come in order, so
+                // its first few are all it can add.
+                acc.postings.extend(
+                    rec.lines()
+                        .take(POSTINGS_SHOWN)
+                        .map(|line| Posting { map, line }),
+                );
+                acc.postings.sort_unstable_by_key(|p| (p.map, p.line));
+                acc.postings.truncate(POSTINGS_SHOWN);
             }
         }
     }

@@ -283,12 +283,42 @@ async fn plan_maps(rm: &RmClient, args: &MasterArgs, app: &AppSpec) -> Result<Ve
         .collect())
 }
 
-/// Node and rack numbers for the policy, and each node's rack by name (for rack asks), from
-/// the rm's node list.
-async fn locations(rm: &RmClient) -> Result<(HashMap<String, Location>, HashMap<String, String>)> {
+/// The task containers of `task`'s size the rm's running nodes (`GET /ws/v1/cluster/nodes`)
+/// hold at once, each node by its `totalResource` (the fewer of its memory's and its cores'),
+/// less one for this master's own container (yard's masters ask one core and no more memory
+/// than a task). An upper bound on what the job is granted: other jobs may hold some. `None`
+/// when no node says its resources.
+pub(crate) fn task_slots(nodes: &Value, task: Resource) -> Option<u32> {
+    let mut slots: Option<u64> = None;
+    for n in nodes["nodes"]["node"].as_array().into_iter().flatten() {
+        if n["state"].as_str().is_some_and(|s| s != "RUNNING") {
+            continue;
+        }
+        let total = &n["totalResource"];
+        let (Some(memory), Some(vcores)) = (total["memory"].as_u64(), total["vCores"].as_u64())
+        else {
+            continue;
+        };
+        let fit = (memory / task.memory_mb.max(1)).min(vcores / u64::from(task.vcores.max(1)));
+        slots = Some(slots.unwrap_or(0).saturating_add(fit));
+    }
+    slots.map(|s| u32::try_from(s.saturating_sub(1)).unwrap_or(u32::MAX))
+}
+
+/// Node and rack numbers for the policy, each node's rack by name (for rack asks), and the
+/// task slots (`task_slots`), from the rm's node list.
+async fn locations(
+    rm: &RmClient,
+    task: Resource,
+) -> Result<(
+    HashMap<String, Location>,
+    HashMap<String, String>,
+    Option<u32>,
+)> {
     let nodes = rm
         .call(reqwest::Method::GET, "/ws/v1/cluster/nodes", None)
         .await?;
+    let slots = task_slots(&nodes, task);
     let mut racks: BTreeMap<String, u32> = BTreeMap::new();
     let (mut out, mut rack_of) = (HashMap::new(), HashMap::new());
     for (i, n) in nodes["nodes"]["node"]
@@ -311,7 +341,7 @@ async fn locations(rm: &RmClient) -> Result<(HashMap<String, Location>, HashMap<
             );
         }
     }
-    Ok((out, rack_of))
+    Ok((out, rack_of, slots))
 }
 
 /// What a finished phase leaves.
@@ -527,7 +557,11 @@ async fn job(
         .context("cannot find the yard binary for the task runners")?
         .display()
         .to_string();
-    let (locations, rack_of) = locations(rm).await?;
+    let task = Resource {
+        memory_mb: args.memory_mb,
+        vcores: 1,
+    };
+    let (locations, rack_of, cluster_slots) = locations(rm, task).await?;
     let mut maps = plan_maps(rm, args, &app).await?;
     for m in &mut maps {
         m.at = m
@@ -547,10 +581,7 @@ async fn job(
             app.clone(),
             args.reduces,
             args.seed,
-            Resource {
-                memory_mb: args.memory_mb,
-                vcores: 1,
-            },
+            task,
             (locations, rack_of),
         )),
         changed: Notify::new(),
@@ -564,7 +595,15 @@ async fn job(
         s.map_min_seconds = args.map_min_seconds.clamp(0.0, 86_400.0);
         s.hang_split = args.hang_split;
         s.max_containers = args.max_containers;
+        s.cluster_slots = cluster_slots;
     });
+    log_line(&format!(
+        "task slots: {} on the cluster beside this master, --max-containers {}: the policy's allotment {}",
+        cluster_slots.map_or("unknown".into(), |s| s.to_string()),
+        args.max_containers
+            .map_or("not set".into(), |c| c.to_string()),
+        with(&shared, |s| s.allotment()).map_or("none".into(), |a| a.to_string()),
+    ));
     serve_and_register(
         rm,
         listener,
@@ -973,4 +1012,39 @@ fn with_job(
         object.insert("job".into(), job);
     }
     json!({ "processedFraction": fraction, "answer": answer })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_task_slots_are_what_the_running_nodes_hold_less_the_masters_container() {
+        let node = |state: &str, memory: u64, vcores: u64| {
+            json!({ "id": "n:1", "state": state,
+                    "totalResource": { "memory": memory, "vCores": vcores } })
+        };
+        let nodes = |list: Vec<Value>| json!({ "nodes": { "node": list } });
+        let task = Resource {
+            memory_mb: 256,
+            vcores: 1,
+        };
+        // The demo at scale: one node of two one-core containers, one of them the master's.
+        assert_eq!(
+            task_slots(&nodes(vec![node("RUNNING", 1024, 2)]), task),
+            Some(1)
+        );
+        // The default demo: three such nodes, five task slots.
+        let three = vec![node("RUNNING", 1024, 2); 3];
+        assert_eq!(task_slots(&nodes(three), task), Some(5));
+        // Memory binds where it is the fewer; a lost node holds nothing.
+        let mixed = vec![node("RUNNING", 512, 8), node("LOST", 4096, 4)];
+        assert_eq!(task_slots(&nodes(mixed), task), Some(1));
+        // Nothing said of resources: no allotment, not zero.
+        assert_eq!(
+            task_slots(&json!({ "nodes": { "node": [{ "id": "n:1" }] } }), task),
+            None
+        );
+        assert_eq!(task_slots(&json!({}), task), None);
+    }
 }

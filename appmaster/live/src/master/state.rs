@@ -150,6 +150,10 @@ pub(super) struct State {
     /// At most this many task containers held at once (`--max-containers`): the asks never
     /// go past it, and a grant beyond it goes straight back.
     pub(super) max_containers: Option<u32>,
+    /// The task containers the cluster could hold at once beside this master, from the rm's
+    /// node list at the start (`task_slots`): the policy's allotment without
+    /// `--max-containers`.
+    pub(super) cluster_slots: Option<u32>,
     /// The most task containers held (not released) at once so far.
     pub(super) peak_containers: u32,
     /// The job kind's type: from the store, or typed by this run's probes (`typing.rs`).
@@ -246,12 +250,22 @@ impl State {
             progress_sent: 0.0,
             hang_split: None,
             max_containers: None,
+            cluster_slots: None,
             peak_containers: 0,
             typing: Default::default(),
             metrics: super::metrics::MasterMetrics::new(),
             costs: Default::default(),
             call_rm: Arc::new(Notify::new()),
             phase_finished: Arc::new(Notify::new()),
+        }
+    }
+
+    /// What the policy is told it may hold at once: the smaller of `--max-containers` and the
+    /// cluster's task slots; `None` when neither is known.
+    pub(super) fn allotment(&self) -> Option<u32> {
+        match (self.max_containers, self.cluster_slots) {
+            (Some(cap), Some(slots)) => Some(cap.min(slots)),
+            (cap, slots) => cap.or(slots),
         }
     }
 
@@ -282,9 +296,11 @@ impl State {
             reduces: self.reduces,
             profile,
             // The cap on containers held (`maxContainers`) is what the cluster promises at
-            // most: the estimate runs the reduces in waves of it (eq. 9), as the simulator's
-            // policy is told its cluster's containers. `yard replay` sets it to the cluster's.
-            allotment: self.max_containers,
+            // most, and so are the task slots the cluster has beside this master: the
+            // estimate runs the reduces in waves of the smaller (eq. 9), as the simulator's
+            // policy is told its cluster's containers. `yard replay` sets the cap to the
+            // cluster's.
+            allotment: self.allotment(),
             recovered: recovered
                 .iter()
                 .map(|r| RecoveredMap {
@@ -1262,12 +1278,14 @@ pub(super) mod tests {
     }
 
     #[test]
-    fn the_policy_is_told_the_container_cap_as_its_allotment() {
-        // ARIA sizes its want by the allotment (`min(N, allotment)`): told the cap, it wants
-        // no more; untold, what its deadline needs.
-        let want = |cap: Option<u32>| {
+    fn the_policy_is_told_the_container_cap_or_the_clusters_task_slots_as_its_allotment() {
+        // ARIA sizes its want by the allotment (`min(N, allotment)`): told the cap or the
+        // cluster's task slots, it wants no more than the fewer; untold, what its deadline
+        // needs.
+        let want = |cap: Option<u32>, slots: Option<u32>| {
             let mut s = state();
             s.max_containers = cap;
+            s.cluster_slots = slots;
             let job = s.job.as_ref().unwrap();
             let phase = Phase {
                 policy: PolicyKind::Aria,
@@ -1285,8 +1303,12 @@ pub(super) mod tests {
             s.start_phase(phase);
             s.job.as_ref().unwrap().want
         };
-        assert!(want(None) > 1, "{}", want(None));
-        assert_eq!(want(Some(1)), 1);
+        assert!(want(None, None) > 1, "{}", want(None, None));
+        assert_eq!(want(Some(1), None), 1);
+        // No cap: the cluster's one task slot (the demo at scale) is the allotment.
+        assert_eq!(want(None, Some(1)), 1);
+        assert_eq!(want(Some(1), Some(5)), 1);
+        assert_eq!(want(Some(4), Some(2)), 2);
     }
 
     #[test]
