@@ -39,7 +39,12 @@ struct Row<'a> {
     true_shuffle: Option<f64>,
     true_reduce: Option<f64>,
     true_total: Option<f64>,
+    /// The last `Reforecast`'s total (`reforecast_after_kill`), empty without one.
+    reforecast_total: Option<f64>,
+    /// The error of the estimate in force at the answer (the reforecast's, else the
+    /// close's), and of the close's alone.
     estimation_error: Option<f64>,
+    close_error: Option<f64>,
 }
 
 /// Writes `results` (one seed's run of one setup) as CSV rows; the header first when
@@ -83,7 +88,9 @@ pub fn write<W: Write>(
             true_shuffle: r.phases.map(|e| e.shuffle),
             true_reduce: r.phases.map(|e| e.reduce),
             true_total: r.phases.map(|e| e.total),
+            reforecast_total: r.reforecast.map(|e| e.total),
             estimation_error: r.estimation_error(),
+            close_error: r.close_estimation_error(),
         })?;
     }
     w.flush()?;
@@ -122,6 +129,8 @@ mod tests {
         assert_eq!(field(&rows[0], "close_total"), "90.0");
         assert_eq!(field(&rows[0], "true_total"), "80.0");
         assert_eq!(field(&rows[0], "estimation_error"), "0.125");
+        assert_eq!(field(&rows[0], "close_error"), "0.125");
+        assert_eq!(field(&rows[0], "reforecast_total"), "");
         assert_eq!(field(&rows[3], "seed"), "8");
     }
 }
