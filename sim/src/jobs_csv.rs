@@ -39,7 +39,10 @@ struct Row<'a> {
     true_shuffle: Option<f64>,
     true_reduce: Option<f64>,
     true_total: Option<f64>,
-    /// The last `Reforecast`'s total (`reforecast_after_kill`), empty without one.
+    /// The last `Reforecast`'s parts and total (`reforecast_after_kill`), empty without one.
+    reforecast_map: Option<f64>,
+    reforecast_shuffle: Option<f64>,
+    reforecast_reduce: Option<f64>,
     reforecast_total: Option<f64>,
     /// The error of the estimate in force at the answer (the reforecast's, else the
     /// close's), and of the close's alone.
@@ -88,6 +91,9 @@ pub fn write<W: Write>(
             true_shuffle: r.phases.map(|e| e.shuffle),
             true_reduce: r.phases.map(|e| e.reduce),
             true_total: r.phases.map(|e| e.total),
+            reforecast_map: r.reforecast.map(|e| e.map),
+            reforecast_shuffle: r.reforecast.map(|e| e.shuffle),
+            reforecast_reduce: r.reforecast.map(|e| e.reduce),
             reforecast_total: r.reforecast.map(|e| e.total),
             estimation_error: r.estimation_error(),
             close_error: r.close_estimation_error(),
