@@ -139,4 +139,30 @@ mod tests {
         assert_eq!(field(&rows[0], "reforecast_total"), "");
         assert_eq!(field(&rows[3], "seed"), "8");
     }
+
+    /// A `Reforecast` after the close is the estimate in force: the estimation error is
+    /// scored against it, the close's apart; with no close estimate, neither is scored.
+    #[test]
+    fn the_error_is_scored_against_the_estimate_in_force_at_the_answer() {
+        use yard_appmaster::policy::Estimate;
+        // Truth 80 s (not missed), the close said 90 s: 12.5 % off.
+        let mut r = result("C1", PolicyKind::Dart, SizeBin::Small, 4, 5, false, 90.0);
+        r.reforecast = Some(Estimate {
+            map: 10.0,
+            shuffle: 0.0,
+            reduce: 0.0,
+            total: 84.0,
+        });
+        assert_eq!(r.estimation_error(), Some(0.05));
+        assert_eq!(r.close_estimation_error(), Some(0.125));
+        let mut out = Vec::new();
+        super::write(&mut out, true, "deadlines", 1, &[r.clone()]).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains(",84.0,0.05,0.125\n"), "{text}");
+        r.estimates[1] = None;
+        assert_eq!(
+            (r.estimation_error(), r.close_estimation_error()),
+            (None, None)
+        );
+    }
 }
