@@ -471,7 +471,7 @@ fn the_simulators_model_is_selectable_and_in_the_header() {
     // One that `dart` leaves off, turned on.
     let with = run(&["--dart-with", "reforecast_after_kill"]);
     assert!(
-        with.contains("`dart` with reforecast_after_kill") && !with.contains("without"),
+        with.contains("`dart` with reforecast_after_kill") && !with.contains("`dart` without"),
         "{with}"
     );
     let one = run(&["--durations", "pareto", "--json"]);
