@@ -178,10 +178,14 @@ pub(crate) struct SimArgs {
     /// Run `dart` with these of yard's extensions off (comma-separated: reduce_waves,
     /// reduce_confidence, forecast_cut, sample_floor, node_pace, reduce_restart,
     /// deadline_stragglers, end_lost_races, kill_on_tick, first_map, lone_map, last_moment,
-    /// busy_bandwidth, wave_end, fifo_shuffle, elapsed_phases): an ablation, to be set beside
-    /// the same command without it. The header says which are off.
+    /// busy_bandwidth, wave_end, fifo_shuffle, elapsed_phases, cut_tail): an ablation, to be
+    /// set beside the same command without it. The header says which are off.
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     dart_without: Vec<String>,
+    /// Run `dart` with these of yard's extensions on that are off by default
+    /// (`reforecast_after_kill`), as `--dart-without` turns others off.
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    dart_with: Vec<String>,
     /// How running tasks report progress: `exact` (linear in time, exact reports) or `noisy`
     /// (a task's speed varies between quarters of its run, σ 0.5 in log, and each report is
     /// off by 5 points, sd).
@@ -331,10 +335,16 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
             .without(name.trim())
             .map_err(|e| BadInput(format!("--dart-without: {e}")))?;
     }
+    for name in &args.dart_with {
+        dart_extensions = dart_extensions
+            .with(name.trim())
+            .map_err(|e| BadInput(format!("--dart-with: {e}")))?;
+    }
     let base = Experiment {
         cluster,
         policy: PolicyConfig {
-            dart_extensions: (!args.dart_without.is_empty()).then_some(dart_extensions),
+            dart_extensions: (dart_extensions != yard_appmaster::policy::Extensions::YARD)
+                .then_some(dart_extensions),
             ..PolicyConfig::default()
         },
         seed: args.read.seed.unwrap_or(DEFAULT_SEED),
@@ -1053,7 +1063,17 @@ fn describe(setup: &Setup) -> String {
         _ => "no deadline guard".to_owned(),
     };
     let ablation = match setup.experiment.policy.dart_extensions {
-        Some(x) => format!("; `dart` without {}", x.off().join(", ")),
+        Some(x) => {
+            let (off, on) = x.against(yard_appmaster::policy::Extensions::YARD);
+            let mut s = String::new();
+            if !off.is_empty() {
+                s += &format!("; `dart` without {}", off.join(", "));
+            }
+            if !on.is_empty() {
+                s += &format!("; `dart` with {}", on.join(", "));
+            }
+            s
+        }
         None => String::new(),
     };
     format!(

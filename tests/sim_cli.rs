@@ -468,6 +468,12 @@ fn the_simulators_model_is_selectable_and_in_the_header() {
         "{without}"
     );
     assert!(!default.contains("`dart` without"), "{default}");
+    // One that `dart` leaves off, turned on.
+    let with = run(&["--dart-with", "reforecast_after_kill"]);
+    assert!(
+        with.contains("`dart` with reforecast_after_kill") && !with.contains("`dart` without"),
+        "{with}"
+    );
     let one = run(&["--durations", "pareto", "--json"]);
     let json: Value = serde_json::from_str(&one).unwrap();
     assert_eq!(json["model"]["durations"], "pareto");
@@ -479,6 +485,7 @@ fn the_simulators_model_is_selectable_and_in_the_header() {
         &["--profiles", "oracle"],
         &["--harsh", "--durations", "pareto"],
         &["--dart-without", "warp_drive"],
+        &["--dart-with", "warp_drive"],
     ] {
         let mut args = vec!["sim", "--trace", TRACE];
         args.extend_from_slice(bad);

@@ -377,6 +377,9 @@ pub struct JobResult {
     /// The policy's estimate at each [`Moment`] (indexed as `Moment::ALL`), from the job's
     /// start; `None` where the moment never came or the policy made none.
     pub estimates: [Option<Estimate>; 3],
+    /// The policy's last `Reforecast` after the map close (`dart`'s `reforecast_after_kill`),
+    /// before its answer; `None` where it sent none.
+    pub reforecast: Option<Estimate>,
     /// The true phases, as the engine saw them, in an `Estimate`'s terms: `map` when the
     /// map phase ended (closed, and no map attempt running), `shuffle` from then until the
     /// last counted output crossed the link, `reduce` from then to the answer, `total` the
@@ -507,8 +510,25 @@ impl JobResult {
         (truth >= MEASURABLE && truth.is_finite()).then(|| (truth - estimate).abs() / truth)
     }
 
-    /// |T − T̂| / T of the estimate at map close (EVALUATION.md's estimation error).
+    /// The estimate in force when the job answered: the last `Reforecast` after the map
+    /// close, else the close's own. Only where the close carried one, so that a re-sent
+    /// estimate scores the same jobs as the close's would.
+    pub fn estimate_in_force(&self) -> Option<Estimate> {
+        let close = self.estimate(Moment::MapClose)?;
+        Some(self.reforecast.unwrap_or(close))
+    }
+
+    /// |T − T̂| / T of the estimate in force at the answer (EVALUATION.md's estimation error
+    /// at map close, re-sent after the close when `k` changed and the policy says so:
+    /// `reforecast_after_kill`; without a `Reforecast`, the close's).
     pub fn estimation_error(&self) -> Option<f64> {
+        let truth = self.phases.as_ref()?.total;
+        let estimate = self.estimate_in_force()?.total;
+        (truth >= MEASURABLE && truth.is_finite()).then(|| (truth - estimate).abs() / truth)
+    }
+
+    /// |T − T̂| / T of the estimate the map close carried, whatever came after it.
+    pub fn close_estimation_error(&self) -> Option<f64> {
         self.phase_error(Moment::MapClose, Phase::Total)
     }
 }
@@ -584,6 +604,7 @@ impl Run<'_> {
             deadline: plan.deadline,
             completion,
             estimates: [run.at_start, run.estimate, run.at_first_reduce],
+            reforecast: run.reforecast,
             phases,
             processed_fraction: progress.processed_fraction(),
             events: run.events,
@@ -965,6 +986,8 @@ pub(crate) struct Run<'a> {
     /// close, and when the first reduce finished.
     at_start: Option<Estimate>,
     estimate: Option<Estimate>,
+    /// The last `Reforecast` after the close.
+    reforecast: Option<Estimate>,
     at_first_reduce: Option<Estimate>,
     first_reduce_done: bool,
     /// The true phase ends: when the map phase last became over (closed, no map attempt
@@ -1088,6 +1111,7 @@ impl<'a> Run<'a> {
             kept: vec![None; job.reduces() as usize],
             at_start: None,
             estimate: None,
+            reforecast: None,
             at_first_reduce: None,
             first_reduce_done: false,
             map_end: None,
@@ -1777,6 +1801,11 @@ impl<'a> Run<'a> {
             Decision::CloseMapPhase { estimate, .. } => {
                 self.closed = true;
                 self.estimate = estimate;
+            }
+            Decision::Reforecast { estimate, .. } => {
+                if self.finished.is_none() {
+                    self.reforecast = Some(estimate);
+                }
             }
             Decision::Kill(a) => {
                 if let Some(l) = self.end(a) {

@@ -39,7 +39,15 @@ struct Row<'a> {
     true_shuffle: Option<f64>,
     true_reduce: Option<f64>,
     true_total: Option<f64>,
+    /// The last `Reforecast`'s parts and total (`reforecast_after_kill`), empty without one.
+    reforecast_map: Option<f64>,
+    reforecast_shuffle: Option<f64>,
+    reforecast_reduce: Option<f64>,
+    reforecast_total: Option<f64>,
+    /// The error of the estimate in force at the answer (the reforecast's, else the
+    /// close's), and of the close's alone.
     estimation_error: Option<f64>,
+    close_error: Option<f64>,
 }
 
 /// Writes `results` (one seed's run of one setup) as CSV rows; the header first when
@@ -83,7 +91,12 @@ pub fn write<W: Write>(
             true_shuffle: r.phases.map(|e| e.shuffle),
             true_reduce: r.phases.map(|e| e.reduce),
             true_total: r.phases.map(|e| e.total),
+            reforecast_map: r.reforecast.map(|e| e.map),
+            reforecast_shuffle: r.reforecast.map(|e| e.shuffle),
+            reforecast_reduce: r.reforecast.map(|e| e.reduce),
+            reforecast_total: r.reforecast.map(|e| e.total),
             estimation_error: r.estimation_error(),
+            close_error: r.close_estimation_error(),
         })?;
     }
     w.flush()?;
@@ -122,6 +135,34 @@ mod tests {
         assert_eq!(field(&rows[0], "close_total"), "90.0");
         assert_eq!(field(&rows[0], "true_total"), "80.0");
         assert_eq!(field(&rows[0], "estimation_error"), "0.125");
+        assert_eq!(field(&rows[0], "close_error"), "0.125");
+        assert_eq!(field(&rows[0], "reforecast_total"), "");
         assert_eq!(field(&rows[3], "seed"), "8");
+    }
+
+    /// A `Reforecast` after the close is the estimate in force: the estimation error is
+    /// scored against it, the close's apart; with no close estimate, neither is scored.
+    #[test]
+    fn the_error_is_scored_against_the_estimate_in_force_at_the_answer() {
+        use yard_appmaster::policy::Estimate;
+        // Truth 80 s (not missed), the close said 90 s: 12.5 % off.
+        let mut r = result("C1", PolicyKind::Dart, SizeBin::Small, 4, 5, false, 90.0);
+        r.reforecast = Some(Estimate {
+            map: 10.0,
+            shuffle: 0.0,
+            reduce: 0.0,
+            total: 84.0,
+        });
+        assert_eq!(r.estimation_error(), Some(0.05));
+        assert_eq!(r.close_estimation_error(), Some(0.125));
+        let mut out = Vec::new();
+        super::write(&mut out, true, "deadlines", 1, &[r.clone()]).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains(",84.0,0.05,0.125\n"), "{text}");
+        r.estimates[1] = None;
+        assert_eq!(
+            (r.estimation_error(), r.close_estimation_error()),
+            (None, None)
+        );
     }
 }

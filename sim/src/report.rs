@@ -859,6 +859,7 @@ pub(crate) mod tests {
             deadline: 100.0,
             completion,
             estimates: [None, Some(parts(10.0, 0.0, 0.0, est)), None],
+            reforecast: None,
             phases: Some(parts(50.0, 10.0, completion - 60.0, completion)),
             processed_fraction: f64::from(k) / 10.0,
             events: 1,

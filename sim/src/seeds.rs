@@ -432,6 +432,7 @@ mod tests {
                 deadline: 100.0,
                 completion: if late { 120.0 } else { 80.0 },
                 estimates: [None; 3],
+                reforecast: None,
                 phases: None,
                 processed_fraction: 0.5,
                 events: 1,

@@ -23,6 +23,7 @@
 //! - `wave_end` (§3.1 eq. 2): the forecast's `T_M` is the expected *latest* end of the running maps (each from its start and progress, or the profile's duration for its locality scaled by its input, spread by `PolicyConfig::map_spread` or the job's measured spread; `running.rs`), not one mean map after the last launch; once the maps are over, when they ended.
 //! - `fifo_shuffle` (§3.2 eq. 3–7): the forecast's `T_NS` is what is left on the link after the last map when each output queues at the bandwidth, first come first served (`running.rs`), not the whole output over the bandwidth less an overlap guessed from mean map times; once the maps are over, the time since they ended plus the bytes still queued.
 //! - `elapsed_phases` (§3.3 eq. 1, 9): once the reduces have their input, the forecast's map and shuffle phases are the ones that happened and `T_R` runs from when the reduces started to the expected latest end of those still running (each from its start and kept input, or its progress rate), not a whole reduce phase from now.
+//! - `reforecast_after_kill` (§4.2.1 Alg. 3–4 after §3 eq. 1; off in `dart`, `--dart-with` tries it): when `k` changes after the map phase closed (a straggler killed, a map failed or restarted), the estimate now is sent as `Decision::Reforecast`; the simulator scores the estimate in force at the answer, the live master answers it as `estimateAtEnd`. Off because measured it is not better (ARCHITECTURE.md, "Re-sending the close"): a fresh estimate made while a large job's shuffle is under way is off by up to 30×.
 //!
 //! D-WOR, D-WMR and D-WOST are `dart-paper` without the revise stage (Alg. 3–5), without its
 //! reduce half (Alg. 5), and with eq. 8 instead of eq. 13: each removes only what its name says.
@@ -70,11 +71,12 @@ pub struct Extensions {
     pub fifo_shuffle: bool,
     pub elapsed_phases: bool,
     pub cut_tail: bool,
+    pub reforecast_after_kill: bool,
 }
 
 impl Extensions {
     /// Every switch's name, as the fields spell them.
-    pub const NAMES: [&'static str; 17] = [
+    pub const NAMES: [&'static str; 18] = [
         "reduce_waves",
         "reduce_confidence",
         "forecast_cut",
@@ -92,10 +94,20 @@ impl Extensions {
         "fifo_shuffle",
         "elapsed_phases",
         "cut_tail",
+        "reforecast_after_kill",
     ];
 
     /// These extensions with the one named `name` off (an ablation: what that one does).
-    pub fn without(mut self, name: &str) -> Result<Extensions, String> {
+    pub fn without(self, name: &str) -> Result<Extensions, String> {
+        self.set(name, false)
+    }
+
+    /// These extensions with the one named `name` on (one that is off by default, tried).
+    pub fn with(self, name: &str) -> Result<Extensions, String> {
+        self.set(name, true)
+    }
+
+    fn set(mut self, name: &str, on: bool) -> Result<Extensions, String> {
         let x = &mut self;
         let switch = match name {
             "reduce_waves" => &mut x.reduce_waves,
@@ -115,6 +127,7 @@ impl Extensions {
             "fifo_shuffle" => &mut x.fifo_shuffle,
             "elapsed_phases" => &mut x.elapsed_phases,
             "cut_tail" => &mut x.cut_tail,
+            "reforecast_after_kill" => &mut x.reforecast_after_kill,
             _ => {
                 return Err(format!(
                     "unknown extension {name:?}; expected one of {}",
@@ -122,7 +135,7 @@ impl Extensions {
                 ));
             }
         };
-        *switch = false;
+        *switch = on;
         Ok(self)
     }
 
@@ -132,6 +145,24 @@ impl Extensions {
             .into_iter()
             .filter(|n| self.without(n) == Ok(self))
             .collect()
+    }
+
+    /// The switches that are on.
+    pub fn on(self) -> Vec<&'static str> {
+        Self::NAMES
+            .into_iter()
+            .filter(|n| self.with(n) == Ok(self))
+            .collect()
+    }
+
+    /// How these differ from `base`: the switches off here that are on there, and those on
+    /// here that are off there.
+    pub fn against(self, base: Extensions) -> (Vec<&'static str>, Vec<&'static str>) {
+        let (off, on) = (self.off(), self.on());
+        (
+            off.into_iter().filter(|n| base.on().contains(n)).collect(),
+            on.into_iter().filter(|n| base.off().contains(n)).collect(),
+        )
     }
 
     /// Every extension: yard's `dart`.
@@ -153,6 +184,7 @@ impl Extensions {
         fifo_shuffle: true,
         elapsed_phases: true,
         cut_tail: true,
+        reforecast_after_kill: false,
     };
 
     /// `dart` on the live master: every extension, as `YARD`. `cut_tail`'s premises, that a
@@ -189,6 +221,7 @@ impl Extensions {
         fifo_shuffle: false,
         elapsed_phases: false,
         cut_tail: false,
+        reforecast_after_kill: false,
     };
 }
 
@@ -332,6 +365,7 @@ impl TaskPolicy for Dart {
 
     fn handle(&mut self, now: Seconds, event: Event, _rng: &mut Rng, out: &mut Vec<Decision>) {
         let (variant, config) = (self.variant, &self.config);
+        let before = out.len();
         drive(
             &mut self.run,
             now,
@@ -350,6 +384,9 @@ impl TaskPolicy for Dart {
         );
         if let Some(run) = self.run.as_mut() {
             run.note_phases(now);
+            if run.v.x.reforecast_after_kill {
+                run.reforecast(now, before, out);
+            }
         }
     }
 
@@ -395,6 +432,10 @@ struct Run {
     /// comes; and whether the last reduces were cut.
     wake: Option<Seconds>,
     reduces_cut: bool,
+    /// `reforecast_after_kill`: the `k` of the last estimate sent after the map phase closed
+    /// (`CloseMapPhase`'s, then `Reforecast`'s); whether the job has finished.
+    told_k: Option<u32>,
+    finished: bool,
 }
 
 impl JobRun for Run {
@@ -624,6 +665,8 @@ impl Run {
             map_ratios: (0, 0.0, 0.0),
             wake: None,
             reduces_cut: false,
+            told_k: None,
+            finished: false,
         }
     }
 
@@ -716,6 +759,31 @@ impl Run {
         if self.maps_over.is_some() && self.est.backlog <= 0.0 {
             self.shuffle_over.get_or_insert(t_p);
         }
+    }
+
+    /// `reforecast_after_kill` (Dart §4.2.1 Alg. 3–4 after eq. 1): the revise stage kills
+    /// stragglers after the map phase closed, and each kill lowers `k` (a failed map's too;
+    /// a restart raises it), so the estimate the close carried describes a job that no longer
+    /// runs. When `k` differs from the one the last estimate was sent with, the estimate now
+    /// (eq. 1 with the current `k`, as `estimate()` gives it) is sent as `Reforecast`; never
+    /// after the job's `Finish`. `before` is where this call's decisions begin in `out`.
+    fn reforecast(&mut self, now: Seconds, before: usize, out: &mut Vec<Decision>) {
+        for d in &out[before..] {
+            match d {
+                Decision::CloseMapPhase { k, .. } => self.told_k = Some(*k),
+                Decision::Finish(_) => self.finished = true,
+                _ => {}
+            }
+        }
+        let k = self.core.k();
+        if self.finished || self.told_k.is_none_or(|told| told == k) {
+            return;
+        }
+        self.told_k = Some(k);
+        out.push(Decision::Reforecast {
+            k,
+            estimate: self.current_estimate(now),
+        });
     }
 
     /// Map `m`'s input over the mean input of the job's maps: how much longer than the
@@ -2287,9 +2355,107 @@ mod tests {
         );
     }
 
+    /// Two one-byte maps on nodes 0 and 1, one reduce, `D` = 5.5 s: both launch at once and
+    /// the map phase closes with `k` = 2. Map 0 ends at 2 s; map 1 is 5 % done at 3 s, so its
+    /// rate says it ends at 60 s, after `D`, and with no time left for a copy a tick kills it
+    /// (Alg. 3–4, `deadline_stragglers`, `kill_on_tick`). Every decision after the close, with `x` as the extensions.
+    fn killed_after_the_close(x: Extensions) -> (Vec<Decision>, Vec<Decision>) {
+        let config = PolicyConfig {
+            dart_extensions: Some(x),
+            ..PolicyConfig::default()
+        };
+        let mut dart = Dart::new(PolicyKind::Dart, config);
+        let spec = JobSpec {
+            deadline: 5.5,
+            maps: (0..2)
+                .map(|i| MapSpec {
+                    bytes: 1,
+                    replicas: vec![at(i)],
+                })
+                .collect(),
+            reduces: 1,
+            profile: testing::d1_profile(2.0),
+            allotment: None,
+            recovered: Vec::new(),
+        };
+        let mut before = send(&mut dart, 0.0, Event::JobStarted(spec));
+        for i in 0..2 {
+            let c = Container {
+                id: ContainerId(i),
+                at: at(i as u32),
+            };
+            before.extend(send(&mut dart, 0.0, Event::ContainerGranted(c)));
+        }
+        let maps: Vec<AttemptId> = before
+            .iter()
+            .filter_map(|d| match d {
+                Decision::LaunchMap { attempt, .. } => Some(*attempt),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(maps.len(), 2, "{before:?}");
+        let mut after = send(
+            &mut dart,
+            2.0,
+            Event::TaskFinished {
+                attempt: maps[0],
+                output_bytes: 1,
+            },
+        );
+        after.extend(send(
+            &mut dart,
+            3.0,
+            Event::TaskProgress {
+                attempt: maps[1],
+                progress: 0.05,
+            },
+        ));
+        after.extend(send(&mut dart, 3.0, Event::Tick));
+        assert!(after.contains(&Decision::Kill(maps[1])), "{after:?}");
+        assert_eq!(dart.progress().k, 1);
+        (before, after)
+    }
+
+    #[test]
+    fn reforecast_after_kill_sends_a_fresh_estimate_when_a_kill_after_the_close_lowers_k() {
+        let on = Extensions::YARD.with("reforecast_after_kill").unwrap();
+        let (before, after) = killed_after_the_close(on);
+        let close = before
+            .iter()
+            .find_map(|d| match d {
+                Decision::CloseMapPhase { k, estimate } => Some((*k, estimate.unwrap())),
+                _ => None,
+            })
+            .expect("the map phase closed at the launches");
+        assert_eq!(close.0, 2);
+        let fresh: Vec<(u32, Estimate)> = after
+            .iter()
+            .filter_map(|d| match d {
+                Decision::Reforecast { k, estimate } => Some((*k, *estimate)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(fresh.len(), 1, "{after:?}");
+        let (k, e) = fresh[0];
+        assert_eq!(k, 1);
+        // The map phase is over at the kill, 3 s (`wave_end`), and the reduce has one map's
+        // byte to fold (f(1) = 0.5 s), where the close counted two.
+        assert_eq!((e.map, e.reduce), (3.0, 0.5), "{e:?}");
+        assert!(close.1.reduce > e.reduce, "{e:?} against {:?}", close.1);
+        // After the kill, nothing changes k: no second one.
+        let off = Extensions::YARD.without("reforecast_after_kill").unwrap();
+        let (_, after) = killed_after_the_close(off);
+        assert!(
+            !after
+                .iter()
+                .any(|d| matches!(d, Decision::Reforecast { .. })),
+            "{after:?}"
+        );
+    }
+
     #[test]
     fn the_live_master_runs_every_extension_cut_tail_too() {
-        assert_eq!(Extensions::LIVE.off(), Extensions::YARD.off());
+        assert_eq!(Extensions::LIVE, Extensions::YARD);
     }
 
     #[test]
@@ -2356,10 +2522,19 @@ mod tests {
     #[test]
     fn an_extension_is_turned_off_by_its_name_and_only_it() {
         for name in Extensions::NAMES {
-            let x = Extensions::YARD.without(name).unwrap();
-            assert_eq!(x.off(), [name]);
+            let (x, base) = match Extensions::YARD.on().contains(&name) {
+                true => (Extensions::YARD.without(name).unwrap(), Extensions::YARD),
+                // Off in `dart`: turned on by name, and off again by name.
+                false => {
+                    let on = Extensions::YARD.with(name).unwrap();
+                    assert_eq!(on.against(Extensions::YARD), (vec![], vec![name]));
+                    (on.without(name).unwrap(), on)
+                }
+            };
+            assert_eq!(x.against(base), (vec![name], vec![]));
             assert_eq!(Extensions::NONE.without(name), Ok(Extensions::NONE));
         }
+        assert_eq!(Extensions::YARD.off(), ["reforecast_after_kill"]);
         assert_eq!(Extensions::NONE.off().len(), Extensions::NAMES.len());
         assert!(Extensions::YARD.without("warp_drive").is_err());
         // `dart` runs the mix it is given; other kinds ignore it.

@@ -264,6 +264,14 @@ pub enum Decision {
         k: u32,
         estimate: Option<Estimate>,
     },
+    /// After `CloseMapPhase`, `k` changed (a straggler or a failed map left it, a restart came
+    /// back): the policy's `T_J` now, which replaces the close's as the job's estimate (`dart`'s
+    /// `reforecast_after_kill`; no other policy sends it). The estimate at close stays what it
+    /// was; the latest one is in force at the answer.
+    Reforecast {
+        k: u32,
+        estimate: Estimate,
+    },
     /// Stop this attempt; its container is free (no further event comes for it).
     Kill(AttemptId),
     /// Under the guard: this running reduce attempt emits its partial answer over the input

@@ -534,6 +534,9 @@ impl<'a> Driver<'a> {
                 self.closed = true;
                 self.out.closed = Some((self.now, k, estimate));
             }
+            Decision::Reforecast { .. } => {
+                assert!(self.closed, "a reforecast before the map phase closed");
+            }
             Decision::Kill(a) => {
                 if let Some(l) = self.end(a) {
                     if l.map.is_some() {

@@ -2,7 +2,9 @@
 //! (§5.1, §2.7 of the digest): sample runs of the same job shape and one earlier run of the
 //! recurring job, each with its own draws — never the truth's numbers themselves. As in the
 //! live profiler (`Profiler::add_run`), the earlier run's reduces are points of the `f(d)` fit
-//! beside the task sampler's.
+//! beside the task sampler's, and its maps' spread is the profile's `map_spread`.
+
+use yard_appmaster::policy::profiler::SPREAD_MIN_MAPS;
 
 use yard_appmaster::policy::{PowerLaw, PreviousRun, Profile, Profiler, Rng, Seconds};
 
@@ -20,10 +22,36 @@ pub(super) fn measure(
     rng: &mut Rng,
     o: &WorkloadOptions,
 ) -> Profile {
-    match o.profiles {
+    let mut profile = match o.profiles {
         ProfileSource::NoisyTruth => noisy_truth(draft, truth, reduce_sigma, rng, o),
         ProfileSource::Sampled => sampled(draft, truth, reduce_sigma, rng, o),
+    };
+    // Drawn last: the rest of the profile is what it was without it.
+    profile.map_spread = earlier_run_spread(draft, truth, rng, o);
+    profile
+}
+
+/// `Profile::map_spread` as the live profile store learns it (`RunObserver`'s
+/// `RunRecord::map_spread`): σ of ln(duration) over the earlier run's node-local maps, with
+/// at least `SPREAD_MIN_MAPS` of them. The model's earlier run (`PreviousRun`, and its reduces
+/// in the `f(d)` fit) exists only for jobs with reduces; it ran every map (its `k`), each
+/// drawn afresh from the job's map law by its input and, as the sample runs are, node-local.
+/// `None` for a job without an earlier run or with too few maps.
+fn earlier_run_spread(
+    draft: &Draft,
+    truth: &JobTruth,
+    rng: &mut Rng,
+    o: &WorkloadOptions,
+) -> Option<f64> {
+    if truth.reduces() == 0 || (draft.maps.len() as u64) < SPREAD_MIN_MAPS {
+        return None;
     }
+    let logs: Vec<f64> = draft
+        .maps
+        .iter()
+        .map(|m| draft.map_law.draw(m.input, rng, o).ln())
+        .collect();
+    super::draw::spread_of_logs(&logs)
 }
 
 /// The profile with the truth's own output per map and its bandwidth times noise: task times
@@ -192,4 +220,36 @@ fn sample_reduces(
         .map(|d| (d, law.at(d) * spread(rng, sigma, o.durations)))
         .collect();
     PowerLaw::fit(&samples).unwrap_or(law)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{ARIA_MAP_MS, WorkloadOptions, facebook::facebook_synthetic};
+
+    /// A profile's `map_spread` is the earlier run's, as the live store learns it: measured on
+    /// jobs with an earlier run (reduces) and enough maps, near the law's σ; none elsewhere.
+    #[test]
+    fn the_earlier_run_measures_the_map_spread_where_the_model_has_one() {
+        let o = WorkloadOptions::default();
+        let jobs = facebook_synthetic(300, 0.0, &o);
+        let (mut measured, mut none) = (Vec::new(), 0);
+        for j in &jobs {
+            let has_run = j.truth.reduces() > 0 && j.truth.maps.len() >= 3;
+            match (has_run, j.profile.map_spread) {
+                (true, Some(s)) => measured.push(s),
+                (false, None) => none += 1,
+                (run, spread) => panic!("{}: earlier run {run}, spread {spread:?}", j.id),
+            }
+        }
+        assert!(
+            measured.len() >= 20 && none >= 20,
+            "{} / {none}",
+            measured.len()
+        );
+        // Full blocks, every task from ARIA's fit: each job's σ from its own maps' draws is
+        // near the fit's.
+        measured.sort_by(f64::total_cmp);
+        let median = measured[measured.len() / 2];
+        assert!((median - ARIA_MAP_MS.sigma).abs() < 0.15, "{median}");
+    }
 }

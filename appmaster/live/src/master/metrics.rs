@@ -143,6 +143,7 @@ impl MasterMetrics {
             Decision::LaunchMap { .. } | Decision::LaunchReduce { .. } => "launch",
             Decision::Kill(_) => "kill",
             Decision::CloseMapPhase { .. } => "close_map_phase",
+            Decision::Reforecast { .. } => "reforecast",
             Decision::CutReduce { .. } => "cut_reduce",
             Decision::SampleReduceInput { .. } => "sample_reduce_input",
             Decision::Release(_) => "release",

@@ -349,6 +349,7 @@ struct Outcome {
     progress: Progress,
     finished_at: f64,
     closed: Option<(f64, Option<Estimate>)>,
+    reforecast: Option<(f64, Estimate)>,
     stats: Vec<(Split, MapStats)>,
     partials: Vec<ReducePartial>,
     population: Population,
@@ -446,6 +447,7 @@ async fn run_phase(shared: &Arc<Shared>, phase: Phase) -> Result<Outcome> {
                 progress,
                 finished_at,
                 closed: job.closed,
+                reforecast: job.reforecast,
                 stats: job.stats,
                 partials: job.partials,
                 population: job.population,
@@ -903,6 +905,12 @@ fn answer(
         "processedFraction": p.processed_fraction(),
         "estimateAtClose": outcome.closed.and_then(|(_, e)| e).map(|e| e.total),
         "mapPhaseClosedAt": outcome.closed.map(|(t, _)| t),
+        // The estimate in force at the answer: the latest `Reforecast`'s, else the close's.
+        "estimateAtEnd": outcome
+            .reforecast
+            .map(|(_, e)| e.total)
+            .or(outcome.closed.and_then(|(_, e)| e).map(|e| e.total)),
+        "reforecastAt": outcome.reforecast.map(|(t, _)| t),
         "jobSeconds": outcome.finished_at,
         "policyDeadline": outcome.deadline,
         "taskSamplerRan": sampled,

@@ -76,6 +76,9 @@ pub(super) struct Job {
     pub(super) cut: HashSet<AttemptId>,
     /// When the map phase closed, and the estimate then.
     pub(super) closed: Option<(f64, Option<Estimate>)>,
+    /// The policy's latest `Reforecast` after the close (when, and the estimate): the one in
+    /// force at the answer.
+    pub(super) reforecast: Option<(f64, Estimate)>,
     pub(super) finished: Option<(Progress, f64)>,
     /// Each map's first output as it was listed: (seconds from the phase's start, its split's
     /// bytes), in finishing order: the input read over time.
@@ -355,6 +358,7 @@ impl State {
             recovered: recovered.len() as u32,
             cut: HashSet::new(),
             closed: None,
+            reforecast: None,
             finished: None,
             read: Vec::new(),
             wake_at: None,
@@ -496,6 +500,13 @@ impl State {
                     job.deadline
                 ));
                 job.closed = Some((now, estimate));
+            }
+            Decision::Reforecast { k, estimate } => {
+                log_line(&format!(
+                    "{now:.3} s: k is now {k}: estimate {:.3} s (maps end {:.3} s, shuffle {:.3} s, reduce {:.3} s)",
+                    estimate.total, estimate.map, estimate.shuffle, estimate.reduce
+                ));
+                job.reforecast = Some((now, estimate));
             }
             Decision::Kill(a) => {
                 if let Some(live) = job.attempts.get_mut(&a) {
