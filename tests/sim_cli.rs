@@ -41,6 +41,7 @@ fn json_is_byte_identical_for_a_seed_and_has_the_documented_keys() {
         "data_vs_oracle",
         "bytes_vs_oracle",
         "bytes_oracle_exact_fraction",
+        "bytes_vs_exact_oracle",
         "mean_estimation_error",
         "median_estimation_error",
         "p80_estimation_error",

@@ -57,6 +57,7 @@ pub const METRICS: &[&str] = &[
     "data_vs_oracle",
     "bytes_vs_oracle",
     "bytes_oracle_exact_fraction",
+    "bytes_vs_exact_oracle",
     "mean_estimation_error",
     "median_estimation_error",
     "p80_estimation_error",
@@ -261,7 +262,7 @@ pub fn markdown(report: &SeedsReport) -> String {
         report.jobs,
         report::no_tasks_note(report.no_task_jobs)
     );
-    let columns: [(&str, &str); 20] = [
+    let columns: [(&str, &str); 21] = [
         ("jobs", "jobs"),
         ("median k/k_max %", "median_deviation"),
         ("mean k/k_max %", "mean_deviation"),
@@ -272,6 +273,7 @@ pub fn markdown(report: &SeedsReport) -> String {
         ("data vs oracle %", "data_vs_oracle"),
         ("bytes vs oracle %", "bytes_vs_oracle"),
         ("byte oracle exact %", "bytes_oracle_exact_fraction"),
+        ("bytes vs exact oracle %", "bytes_vs_exact_oracle"),
         ("mean est. err %", "mean_estimation_error"),
         ("median est. err %", "median_estimation_error"),
         ("p80 est. err %", "p80_estimation_error"),
