@@ -701,11 +701,16 @@ fn reduce_task(
         kept_bytes = (kept_bytes as f64 * held) as u64;
         spec.app.reduce(population, &kept)
     } else {
-        // A built-in app's fold hears the cut between partitions and answers from those it
-        // folded: what it reports kept is those.
-        let partial = spec
-            .app
-            .reduce_until(population, &kept, &mut || progress.is_cut());
+        // A built-in app's fold hears a cut that comes while it folds, between partitions,
+        // and answers from those it folded: what it reports kept is those. A cut that came
+        // while it fetched stopped the fetching; what was fetched is folded in full (a word
+        // count's fold is milliseconds, and the cut's measured cost, `liveCosts.cut`, takes in
+        // the fold where it is not): else a reduce cut while waiting for a hung map's output
+        // would answer from one partition of the many it holds.
+        let cut_while_fetching = progress.is_cut();
+        let partial = spec.app.reduce_until(population, &kept, &mut || {
+            !cut_while_fetching && progress.is_cut()
+        });
         if let Ok(p) = &partial {
             if p.input_bytes < kept_bytes {
                 eprintln!(
