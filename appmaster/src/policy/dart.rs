@@ -1453,9 +1453,9 @@ impl Run {
     /// Alg. 3's kill branches when the window `w` has no room for a copy (`w < T_m^a`).
     fn kill_stragglers(&mut self, w: Seconds, now: Seconds, out: &mut Vec<Decision>) {
         let t_ma = self.est.all;
-        // `last_moment`: while no map is done, a straggler that could still end in time may
-        // be all the answer will hold; the guard judges it (`spared`) and stops it once it
-        // can no longer end in time. Killing it sooner only makes the answer empty sooner.
+        // `last_moment`: while no map is done, a straggler may be all the answer will hold;
+        // the guard judges it (`spared`) and stops it once even ending now would be too late.
+        // Killing it sooner only makes the answer empty sooner.
         let spared = match self.last_moment_on() && self.core.progress.maps_done == 0 {
             true => self.spared(now, false),
             false => Vec::new(),
