@@ -786,13 +786,7 @@ fn a_reduce_cut_while_folding_answers_from_the_partitions_it_folded() {
     let mut outputs = Vec::new();
     let inputs = reducer_inputs(&app, &splits, &mut outputs, &[4, 1, 5, 0, 3, 2]);
     // The cut comes before the fourth partition: asked before each one after the first.
-    let mut asked = 0;
-    let cut = app
-        .reduce_until(population, &inputs, &mut || {
-            asked += 1;
-            asked >= 3
-        })
-        .unwrap();
+    let (cut, asked) = cut_at_the_third_ask(&app, population, &inputs);
     assert_eq!(asked, 3);
     let folded = &inputs[..3];
     assert_eq!(cut.kept, 3);
@@ -838,13 +832,7 @@ fn an_index_folded_in_any_order_lists_each_terms_lowest_postings() {
     let at: Vec<(u32, u32)> = w.postings.iter().map(|p| (p.map, p.line)).collect();
     assert_eq!(at, [(0, 1), (0, 2), (0, 3), (1, 1), (1, 2)]);
     // Cut after three maps (6, 3, 5): the lowest postings among those.
-    let mut asked = 0;
-    let cut = app
-        .reduce_until(population, &inputs, &mut || {
-            asked += 1;
-            asked >= 3
-        })
-        .unwrap();
+    let (cut, _) = cut_at_the_third_ask(&app, population, &inputs);
     assert_eq!(cut.kept, 3);
     for entry in &cut.top {
         assert!(!entry.postings.is_empty());
@@ -857,4 +845,21 @@ fn an_index_folded_in_any_order_lists_each_terms_lowest_postings() {
         assert_eq!(entry.postings, sorted);
         assert_eq!(entry.postings[0].map, 3, "{entry:?}");
     }
+}
+
+/// `reduce_until` with a cut that says yes at its third ask (before the fourth partition),
+/// and how often it was asked.
+fn cut_at_the_third_ask(
+    app: &AppSpec,
+    population: Population,
+    inputs: &[(Split, &[u8])],
+) -> (ReducePartial, u32) {
+    let mut asked = 0;
+    let cut = app
+        .reduce_until(population, inputs, &mut || {
+            asked += 1;
+            asked >= 3
+        })
+        .unwrap();
+    (cut, asked)
 }
