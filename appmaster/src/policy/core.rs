@@ -830,7 +830,6 @@ impl Core {
         Some((ready, self.reduce_io[r.0 as usize].1))
     }
 
-    /// Every live attempt, maps and reduces, in no particular order.
     /// Every live attempt with its id, in no particular order.
     pub fn live_attempt_ids(&self) -> impl Iterator<Item = (AttemptId, &Attempt)> + '_ {
         self.live.iter().map(|&a| (a, &self.attempts[a.0 as usize]))

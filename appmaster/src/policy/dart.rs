@@ -19,6 +19,7 @@
 //! - `lone_map` (§4.1 Alg. 1, yard's deadline guard): with no map in `k`, a map is launched when the estimate says none fits but the shortest map the profile has seen (`Profile::map_shortest`) or its law gives a 0.13 % chance, its shuffle and the least reduce Alg. 5 would leave could end by `D` — of the pending maps, the one whose input times its law's chance to end in time is largest; the guard spares a running map that will still end in time while no map is done, and kills it on a tick once it no longer will.
 //! - `last_moment` (yard's deadline guard, beyond the paper): under a guard the maps stop at the last responsible moment, when the time left falls to what answering from the maps done takes (their output still on the link at eq. 5's bandwidth, the reduces over it at Alg. 5's confidence with the profile's measured spread, eq. 8–9 and 13, and `PolicyConfig::answer_cost`), not at a fixed margin; the fixed guard (`--guard-seconds`) is a floor that stops only what will no longer end in time; while no map is done no map is stopped, by the guard or by Alg. 3–4's kills, until even ending now would leave its output too late (a rate from noisy reports may call late a map that ends in time, and stopping it only makes the answer empty sooner); the last running reduces are cut `answer_cost` before `D`, not abandoned at it.
 //! - `cut_tail` (§4.2.2 eq. 12, yard's deadline guard): under `last_moment`'s guard Alg. 5 sizes the reduces to the median reduce (`e = 1`, as the paper does) instead of `reduce_confidence`'s quantile of the wave's largest draw: the guard's cut at `D − answer_cost` takes the tail, and a reduce cut by time keeps the share of its input it had time for, where one sampled for a bound it seldom needs keeps less every time.
+//! - `time_cut` (§4.2.2 Alg. 5, yard's deadline guard): under `cut_tail`'s guard Alg. 5 samples no reduce's input ahead: each keeps all of it, and the guard's cut at `D − answer_cost` keeps what the reduce folded by then. A sample sized from the profile's law keeps less whenever the reduce runs faster than the law says, and the law is fitted on a few sample reduces (FB-2009 two-plus jobs, seeds 1–3: bytes vs the byte oracle C1/C2/C3 91.7/95.6/89.5 % → 92.2/96.4/90.5 %; FB-2010's first 4,000 jobs, held out: 90.7/95.6/88.7 → 91.7/96.6/90.1 %; missed and empty unchanged).
 //! - `busy_bandwidth` (§3.2 eq. 5): the shuffle's bandwidth is `V_p` over the time the link had bytes to move, not over `T_p − T_q`.
 //! - `wave_end` (§3.1 eq. 2): the forecast's `T_M` is the expected *latest* end of the running maps (each from its start and progress, or the profile's duration for its locality scaled by its input, spread by `PolicyConfig::map_spread` or the job's measured spread; `running.rs`), not one mean map after the last launch; once the maps are over, when they ended.
 //! - `fifo_shuffle` (§3.2 eq. 3–7): the forecast's `T_NS` is what is left on the link after the last map when each output queues at the bandwidth, first come first served (`running.rs`), not the whole output over the bandwidth less an overlap guessed from mean map times; once the maps are over, the time since they ended plus the bytes still queued.
@@ -71,12 +72,13 @@ pub struct Extensions {
     pub fifo_shuffle: bool,
     pub elapsed_phases: bool,
     pub cut_tail: bool,
+    pub time_cut: bool,
     pub reforecast_after_kill: bool,
 }
 
 impl Extensions {
     /// Every switch's name, as the fields spell them.
-    pub const NAMES: [&'static str; 18] = [
+    pub const NAMES: [&'static str; 19] = [
         "reduce_waves",
         "reduce_confidence",
         "forecast_cut",
@@ -94,6 +96,7 @@ impl Extensions {
         "fifo_shuffle",
         "elapsed_phases",
         "cut_tail",
+        "time_cut",
         "reforecast_after_kill",
     ];
 
@@ -127,6 +130,7 @@ impl Extensions {
             "fifo_shuffle" => &mut x.fifo_shuffle,
             "elapsed_phases" => &mut x.elapsed_phases,
             "cut_tail" => &mut x.cut_tail,
+            "time_cut" => &mut x.time_cut,
             "reforecast_after_kill" => &mut x.reforecast_after_kill,
             _ => {
                 return Err(format!(
@@ -184,6 +188,7 @@ impl Extensions {
         fifo_shuffle: true,
         elapsed_phases: true,
         cut_tail: true,
+        time_cut: true,
         reforecast_after_kill: false,
     };
 
@@ -221,6 +226,7 @@ impl Extensions {
         fifo_shuffle: false,
         elapsed_phases: false,
         cut_tail: false,
+        time_cut: false,
         reforecast_after_kill: false,
     };
 }
@@ -546,7 +552,11 @@ impl JobRun for Run {
             Event::ShuffleBytes(bytes) => self.est.bytes_shuffled(t_p, bytes as f64),
             Event::ReduceInputReady { reduce, bytes } => {
                 let mut keep = bytes;
-                if self.v.revise_reduces {
+                // `time_cut`: under `cut_tail`'s guard the cut at `D − answer_cost` keeps what
+                // the reduce had time for; a sample taken ahead, from the profile's law, keeps
+                // less whenever the reduce runs faster than the law says.
+                let cut_keeps = self.v.x.time_cut && self.v.x.cut_tail && self.last_moment_on();
+                if self.v.revise_reduces && !cut_keeps {
                     // Alg. 5: cap the input at d_max = f⁻¹(D − T_p) (eq. 12) by uniform sampling
                     // (with `node_pace`, on the reduce's node's observed pace).
                     let d_max = self.reduce_input_cap(reduce, t_p);
@@ -2483,13 +2493,52 @@ mod tests {
         let unguarded = kept(Extensions::YARD, PolicyConfig::default());
         // Unguarded, dart sizes for its wave's largest draw at `reduce_confidence`: under D8's 6.
         assert!(unguarded < 6, "{unguarded}");
-        // Under the guard, which cuts a reduce that runs long, eq. 12 at e = 1: D8's 6 bytes.
-        assert_eq!(kept(Extensions::YARD, guarded()), 6);
+        // Under the guard, which cuts a reduce that runs long, eq. 12 at e = 1: D8's 6 bytes
+        // (with `time_cut` off: on, nothing is sampled ahead).
+        let sampling = Extensions::YARD.without("time_cut").unwrap();
+        assert_eq!(kept(sampling, guarded()), 6);
         // Without the switch, or without `last_moment` (whose cut takes the tail), the bound.
         for off in ["cut_tail", "last_moment"] {
             let x = Extensions::YARD.without(off).unwrap();
             assert_eq!(kept(x, guarded()), unguarded, "{off}");
+            assert_eq!(kept(x.without("time_cut").unwrap(), guarded()), unguarded);
         }
+    }
+
+    #[test]
+    fn time_cut_leaves_a_reduces_input_whole_for_the_guards_cut() {
+        let ready = |x: Extensions, config: PolicyConfig| {
+            let v = Variant {
+                x,
+                ..Variant::of(PolicyKind::Dart)
+            };
+            let (mut run, c) = d1_extended_with(v, config, 10.0, true);
+            let out = reduce_ready(&mut run, c, 7.0, 8);
+            let kept = run.core.reduce_running_since(ReduceId(0)).map(|(_, k)| k);
+            (out, kept)
+        };
+        let on = Extensions::YARD.with("time_cut").unwrap();
+        // D8: eq. 12 leaves room for 6 of the 8 bytes; under the guard, whose cut at
+        // `D − answer_cost` keeps what the reduce folded by then, all 8 are kept.
+        let (out, kept) = ready(on, guarded());
+        assert!(
+            !out.iter()
+                .any(|d| matches!(d, Decision::SampleReduceInput { .. })),
+            "{out:?}"
+        );
+        assert_eq!(kept, Some(8));
+        // No guard, no cut: Alg. 5 samples as before.
+        let (out, kept) = ready(on, PolicyConfig::default());
+        assert!(
+            matches!(out[..], [Decision::SampleReduceInput { keep_bytes, .. }] if keep_bytes < 6)
+        );
+        assert!(kept.is_some_and(|k| k < 6), "{kept:?}");
+        // Without `cut_tail` the guard does not count on its cut: sampled.
+        let (out, _) = ready(on.without("cut_tail").unwrap(), guarded());
+        assert!(
+            matches!(out[..], [Decision::SampleReduceInput { .. }]),
+            "{out:?}"
+        );
     }
 
     #[test]
@@ -2544,6 +2593,7 @@ mod tests {
             assert_eq!(Extensions::NONE.without(name), Ok(Extensions::NONE));
         }
         assert_eq!(Extensions::YARD.off(), ["reforecast_after_kill"]);
+        assert!(Extensions::YARD.time_cut && !Extensions::NONE.time_cut);
         assert_eq!(Extensions::NONE.off().len(), Extensions::NAMES.len());
         assert!(Extensions::YARD.without("warp_drive").is_err());
         // `dart` runs the mix it is given; other kinds ignore it.
