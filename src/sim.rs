@@ -204,6 +204,12 @@ pub(crate) struct SimArgs {
     /// All three harsh: `--progress noisy --durations pareto --profiles sampled`.
     #[arg(long, conflicts_with_all = ["progress", "durations", "profiles"])]
     harsh: bool,
+    /// How many earlier runs of each recurring job its profile has seen, each with its own
+    /// draws: `T_l^a` is their mean map (Dart §5.3), their reduces join the task sampler's in
+    /// the `f(d)` fit, their spread is `map_spread`. 0: the sample runs alone (3 maps, 5
+    /// reduces). The live profile store keeps the last 5 runs' means.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(0..=100))]
+    earlier_runs: u64,
     /// Run N seeds, `--seed` S, S + 1, …, S + N − 1 (each draws its own task durations,
     /// profiles, slow nodes and failures), and print every figure as its mean over them ± the
     /// seeds' standard deviation (`--json`: each seed's report too). Default: 3 with
@@ -322,7 +328,13 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
             progress: args.progress,
             durations: args.durations,
             profiles: args.profiles,
+            earlier_runs: 1,
         },
+    };
+    // `--harsh` leaves the earlier runs to `--earlier-runs`.
+    let model = Model {
+        earlier_runs: args.earlier_runs as usize,
+        ..model
     };
     let cluster = ClusterConfig {
         slow_nodes: args.stragglers,

@@ -453,15 +453,34 @@ fn the_simulators_model_is_selectable_and_in_the_header() {
     };
     let default = run(&[]);
     assert!(
-        default.contains("progress exact, durations log-normal, profiles noisy-truth"),
+        default
+            .contains("progress exact, durations log-normal, profiles noisy-truth, 1 earlier run"),
         "{default}"
     );
     let harsh = run(&["--harsh"]);
     assert!(
-        harsh.contains("progress noisy, durations pareto, profiles sampled"),
+        harsh.contains("progress noisy, durations pareto, profiles sampled, 1 earlier run"),
         "{harsh}"
     );
     assert_ne!(default, harsh);
+    // Profiles from the sample runs alone, or from five earlier runs of each job: the
+    // header says which, and the figures move with the profiles.
+    let none = run(&["--earlier-runs", "0"]);
+    assert!(
+        none.contains("profiles noisy-truth, 0 earlier runs"),
+        "{none}"
+    );
+    let five = run(&["--harsh", "--earlier-runs", "5"]);
+    assert!(five.contains("profiles sampled, 5 earlier runs"), "{five}");
+    let figures = |out: &str| -> Vec<String> {
+        out.lines()
+            .filter(|l| !l.contains("earlier run"))
+            .map(str::to_owned)
+            .collect()
+    };
+    assert_ne!(figures(&default), figures(&none));
+    let bad = yard_output(&["sim", "--trace", TRACE, "--earlier-runs", "-1"]);
+    assert_eq!(bad.status.code(), Some(2));
     // An ablation of yard's Dart says what it left out.
     let without = run(&["--dart-without", "wave_end,lone_map"]);
     assert!(

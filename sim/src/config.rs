@@ -111,12 +111,25 @@ impl DeadlineConfig {
 /// How harsh the simulator is (issue 15 item 4): how tasks report progress, which law spreads
 /// task durations, and what a job's profile is measured from. Every run says which it used
 /// (the table's header, `--json`'s `model`). The default is the simulator as it was before
-/// these switches; [`Model::HARSH`] turns all three.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Default)]
+/// these switches; [`Model::HARSH`] turns all three. `earlier_runs` is how many earlier runs
+/// of each recurring job its profile has seen (`WorkloadOptions::earlier_runs`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Model {
     pub progress: ProgressModel,
     pub durations: TaskLaw,
     pub profiles: ProfileSource,
+    pub earlier_runs: usize,
+}
+
+impl Default for Model {
+    fn default() -> Self {
+        Model {
+            progress: ProgressModel::default(),
+            durations: TaskLaw::default(),
+            profiles: ProfileSource::default(),
+            earlier_runs: 1,
+        }
+    }
 }
 
 impl Model {
@@ -125,12 +138,18 @@ impl Model {
         progress: ProgressModel::NOISY,
         durations: TaskLaw::Pareto,
         profiles: ProfileSource::Sampled,
+        earlier_runs: 1,
     };
 
-    /// One line for a header: `progress exact, durations log-normal, profiles noisy-truth`.
+    /// One line for a header: `progress exact, durations log-normal, profiles noisy-truth,
+    /// 1 earlier run`.
     pub fn describe(&self) -> String {
+        let runs = match self.earlier_runs {
+            1 => "1 earlier run".to_owned(),
+            n => format!("{n} earlier runs"),
+        };
         format!(
-            "progress {}, durations {}, profiles {}",
+            "progress {}, durations {}, profiles {}, {runs}",
             self.progress.name(),
             self.durations.name(),
             self.profiles.name()

@@ -578,3 +578,53 @@ mod workloads {
         );
     }
 }
+
+/// `T_l^a` is the earlier runs' mean map (Dart §5.3), as the live `Profiler` averages them:
+/// the more runs, the nearer the job's own mean map; with none, the three sample maps alone.
+/// Every run has its own draws, and each job's truth is drawn before its profile, so the jobs
+/// are the same under every count.
+#[test]
+fn more_earlier_runs_bring_the_profiles_map_time_nearer_the_jobs() {
+    let w = trace(FB2009);
+    let jobs = |runs: usize| {
+        let o = WorkloadOptions {
+            earlier_runs: runs,
+            ..seeded(1)
+        };
+        let jobs: Vec<SimJob> = from_trace(&w, &o)
+            .into_iter()
+            .filter(|j| j.maps() >= 2)
+            .take(1000)
+            .collect();
+        let off: f64 = jobs
+            .iter()
+            .map(|j| {
+                let maps = &j.truth.maps;
+                let truth = maps.iter().map(|m| m.duration).sum::<f64>() / maps.len() as f64;
+                (j.profile.map_local / truth).ln().abs()
+            })
+            .sum::<f64>()
+            / jobs.len() as f64;
+        (jobs, off)
+    };
+    let (none, e0) = jobs(0);
+    let (one, e1) = jobs(1);
+    let (five, e5) = jobs(5);
+    for (a, b) in [(&none, &one), (&one, &five)] {
+        assert!(
+            a.iter().zip(b).all(|(a, b)| a.truth == b.truth),
+            "the jobs themselves do not move"
+        );
+    }
+    assert!(e1 < 0.8 * e0 && e5 < 0.8 * e1, "{e0} {e1} {e5}");
+    // Five runs, as the live store keeps (`RECENT_RUNS`), average five spreads too.
+    let spread = |js: &[SimJob]| js.iter().map(|j| j.profile.map_spread).collect::<Vec<_>>();
+    assert_ne!(spread(&five), spread(&one));
+    // No earlier run: no spread measured, and no `(k_i, d_{k_i})`.
+    assert!(none.iter().all(|j| j.profile.map_spread.is_none()));
+    assert!(none.iter().all(|j| j.profile.previous_runs.is_empty()));
+    assert!(
+        five.iter()
+            .all(|j| j.profile.previous_runs.len() == 5 || j.reduces() == 0)
+    );
+}

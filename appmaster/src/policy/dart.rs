@@ -2593,7 +2593,6 @@ mod tests {
             assert_eq!(Extensions::NONE.without(name), Ok(Extensions::NONE));
         }
         assert_eq!(Extensions::YARD.off(), ["reforecast_after_kill"]);
-        assert!(Extensions::YARD.time_cut && !Extensions::NONE.time_cut);
         assert_eq!(Extensions::NONE.off().len(), Extensions::NAMES.len());
         assert!(Extensions::YARD.without("warp_drive").is_err());
         // `dart` runs the mix it is given; other kinds ignore it.

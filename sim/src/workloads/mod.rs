@@ -114,6 +114,11 @@ pub struct WorkloadOptions {
     pub sample_maps: usize,
     /// Sample reduces the task sampler runs to fit `f(d)` (Dart §5.1). Default 5.
     pub sample_reduces: usize,
+    /// Earlier runs of each (recurring) job the profile has seen, each with its own draws
+    /// (Dart §5.1's job profiler, §5.3's `T_m^a` "initialized from ... the previous
+    /// execution"): their maps' mean and spread, their reduces in the `f(d)` fit, their
+    /// `(k_i, d_{k_i})`. 0: the sample runs alone. Default 1.
+    pub earlier_runs: usize,
     /// σ of the profile's measurement noise on bandwidth and the previous run's largest
     /// reduce input. Default 0.1.
     pub profile_noise: f64,
@@ -146,6 +151,7 @@ impl Default for WorkloadOptions {
             bandwidth_spread: 0.3,
             sample_maps: 3,
             sample_reduces: 5,
+            earlier_runs: 1,
             profile_noise: 0.1,
             durations: TaskLaw::default(),
             profiles: ProfileSource::default(),
@@ -164,11 +170,12 @@ impl WorkloadOptions {
         }
     }
 
-    /// These options with the model's duration law and profile source.
+    /// These options with the model's duration law, profile source and earlier runs.
     pub fn with_model(self, model: &Model) -> Self {
         WorkloadOptions {
             durations: model.durations,
             profiles: model.profiles,
+            earlier_runs: model.earlier_runs,
             ..self
         }
     }

@@ -6,7 +6,8 @@
 
 use yard_appmaster::policy::profiler::SPREAD_MIN_MAPS;
 
-use yard_appmaster::policy::{PowerLaw, PreviousRun, Profile, Profiler, Rng, Seconds};
+use yard_appmaster::policy::profiler::RunRecord;
+use yard_appmaster::policy::{PowerLaw, Profile, Profiler, Rng, Seconds};
 
 use super::draw::{noise, spread};
 use super::{Draft, WorkloadOptions};
@@ -15,6 +16,12 @@ use crate::job::JobTruth;
 
 /// `reduce_sigma`: the spread of the job's reduce noise, which the sample runs' reduces meet
 /// afresh (for recorded reduces, the spread of the recorded ones).
+///
+/// The sample runs give the defaults; `earlier_runs` earlier runs of the recurring job, each
+/// with its own draws, go through the live [`Profiler`]: `T_l^a` is the recent runs' mean map
+/// (Dart §5.3: "initialized from the job profile information of the previous execution"),
+/// `map_spread` their mean spread, `(k_i, d_{k_i})` every run's, and every run's reduces are
+/// points of the `f(d)` fit beside the task sampler's.
 pub(super) fn measure(
     draft: &Draft,
     truth: &JobTruth,
@@ -22,47 +29,73 @@ pub(super) fn measure(
     rng: &mut Rng,
     o: &WorkloadOptions,
 ) -> Profile {
-    let mut profile = match o.profiles {
+    let (defaults, largest_input) = match o.profiles {
         ProfileSource::NoisyTruth => noisy_truth(draft, truth, reduce_sigma, rng, o),
         ProfileSource::Sampled => sampled(draft, truth, reduce_sigma, rng, o),
     };
-    // Drawn last: the rest of the profile is what it was without it.
-    profile.map_spread = earlier_run_spread(draft, truth, rng, o);
-    profile
+    // Drawn last: the sample runs' draws are what they were without the earlier runs' maps.
+    let mut profiler = Profiler::new(defaults);
+    for run in earlier_runs(draft, truth, largest_input, rng, o) {
+        profiler.add_run(run);
+    }
+    profiler.profile()
 }
 
-/// `Profile::map_spread` as the live profile store learns it (`RunObserver`'s
-/// `RunRecord::map_spread`): σ of ln(duration) over the earlier run's node-local maps, with
-/// at least `SPREAD_MIN_MAPS` of them. The model's earlier run (`PreviousRun`, and its reduces
-/// in the `f(d)` fit) exists only for jobs with reduces; it ran every map (its `k`), each
-/// drawn afresh from the job's map law by its input and, as the sample runs are, node-local.
-/// `None` for a job without an earlier run or with too few maps.
-fn earlier_run_spread(
+/// The earlier runs' records (`RunRecord`, as `RunObserver` sums a live run up): each ran
+/// every map (its `k`), drawn afresh from the job's map law by its input and, as the sample
+/// runs are, node-local — their mean is `map_local`, remote maps `remote_factor` slower, and
+/// with at least `SPREAD_MIN_MAPS` maps σ of ln(duration) is `map_spread`. A job with reduces
+/// also records its largest reduce input (`largest_input`, as the profile measured it, with
+/// `profile_noise`). Its reduces' times are in the defaults' fit (`sample_reduces`). None for
+/// a job without maps.
+fn earlier_runs(
     draft: &Draft,
     truth: &JobTruth,
+    largest_input: f64,
     rng: &mut Rng,
     o: &WorkloadOptions,
-) -> Option<f64> {
-    if truth.reduces() == 0 || (draft.maps.len() as u64) < SPREAD_MIN_MAPS {
-        return None;
+) -> Vec<RunRecord> {
+    if draft.maps.is_empty() {
+        return Vec::new();
     }
-    let logs: Vec<f64> = draft
-        .maps
-        .iter()
-        .map(|m| draft.map_law.draw(m.input, rng, o).ln())
-        .collect();
-    super::draw::spread_of_logs(&logs)
+    (0..o.earlier_runs)
+        .map(|_| {
+            let took: Vec<f64> = draft
+                .maps
+                .iter()
+                .map(|m| draft.map_law.draw(m.input, rng, o))
+                .collect();
+            let mean = took.iter().sum::<f64>() / took.len() as f64;
+            let logs: Vec<f64> = took.iter().map(|t| t.ln()).collect();
+            let spread = (took.len() as u64 >= SPREAD_MIN_MAPS)
+                .then(|| super::draw::spread_of_logs(&logs))
+                .flatten();
+            let max_reduce_input = match truth.reduces() {
+                0 => 0,
+                _ => (largest_input * noise(rng, o.profile_noise)).round() as u64,
+            };
+            RunRecord {
+                map_local: Some(mean),
+                map_remote: Some(mean * o.remote_factor),
+                map_spread: spread,
+                k: truth.maps.len() as u32,
+                max_reduce_input,
+                ..RunRecord::default()
+            }
+        })
+        .collect()
 }
 
 /// The profile with the truth's own output per map and its bandwidth times noise: task times
-/// from sample runs, the rest anchored on the truth (the simulator before issue 15).
+/// from sample runs, the rest anchored on the truth (the simulator before issue 15); and the
+/// largest reduce input it takes the earlier runs to have met.
 fn noisy_truth(
     draft: &Draft,
     truth: &JobTruth,
     reduce_sigma: f64,
     rng: &mut Rng,
     o: &WorkloadOptions,
-) -> Profile {
+) -> (Profile, f64) {
     let (map_local, map_shortest) = sample_maps(draft, rng, o);
     let maps = truth.maps.len().max(1) as f64;
     let reduces = truth.reduces();
@@ -74,26 +107,22 @@ fn noisy_truth(
         0 => truth.reduce_time,
         _ => sample_reduces(truth, output, largest_input, reduce_sigma, rng, o),
     };
-    let previous_runs = match reduces {
-        0 => Vec::new(),
-        _ => vec![PreviousRun {
-            k: truth.maps.len() as u32,
-            max_reduce_input: largest_input * noise(rng, o.profile_noise),
-        }],
-    };
-    Profile {
-        map_local,
-        map_remote: map_local * o.remote_factor,
-        map_shortest: Some(map_shortest),
-        map_spread: None,
-        partition_bytes: match reduces {
-            0 => 0.0,
-            r => output / maps / f64::from(r),
+    (
+        Profile {
+            map_local,
+            map_remote: map_local * o.remote_factor,
+            map_shortest: Some(map_shortest),
+            map_spread: None,
+            partition_bytes: match reduces {
+                0 => 0.0,
+                r => output / maps / f64::from(r),
+            },
+            shuffle_bandwidth,
+            reduce_time,
+            previous_runs: Vec::new(),
         },
-        shuffle_bandwidth,
-        reduce_time,
-        previous_runs,
-    }
+        largest_input,
+    )
 }
 
 /// The profile from sample runs only, as the task sampler and the job profiler measure one
@@ -112,7 +141,7 @@ fn sampled(
     reduce_sigma: f64,
     rng: &mut Rng,
     o: &WorkloadOptions,
-) -> Profile {
+) -> (Profile, f64) {
     let (map_local, map_shortest) = sample_maps(draft, rng, o);
     let maps = truth.maps.len();
     let reduces = truth.reduces();
@@ -157,26 +186,22 @@ fn sampled(
         0 => truth.reduce_time,
         _ => sample_reduces(truth, output, largest_input, reduce_sigma, rng, o),
     };
-    let previous_runs = match reduces {
-        0 => Vec::new(),
-        _ => vec![PreviousRun {
-            k: maps as u32,
-            max_reduce_input: largest_input * noise(rng, o.profile_noise),
-        }],
-    };
-    Profile {
-        map_local,
-        map_remote: map_local * o.remote_factor,
-        map_shortest: Some(map_shortest),
-        map_spread: None,
-        partition_bytes: match reduces {
-            0 => 0.0,
-            r => output / maps.max(1) as f64 / f64::from(r),
+    (
+        Profile {
+            map_local,
+            map_remote: map_local * o.remote_factor,
+            map_shortest: Some(map_shortest),
+            map_spread: None,
+            partition_bytes: match reduces {
+                0 => 0.0,
+                r => output / maps.max(1) as f64 / f64::from(r),
+            },
+            shuffle_bandwidth,
+            reduce_time,
+            previous_runs: Vec::new(),
         },
-        shuffle_bandwidth,
-        reduce_time,
-        previous_runs,
-    }
+        largest_input,
+    )
 }
 
 /// `T_l^a`: the mean of `sample_maps` fresh node-local runs of a full block, drawn anew from
@@ -213,10 +238,11 @@ fn sample_reduces(
 ) -> PowerLaw {
     let law = truth.reduce_time;
     let sampler = Profiler::sample_sizes(largest_input, o.sample_reduces);
-    let earlier_run = truth.partition_shares.iter().map(|share| output * share);
+    let earlier_runs =
+        (0..o.earlier_runs).flat_map(|_| truth.partition_shares.iter().map(|share| output * share));
     let samples: Vec<(f64, Seconds)> = sampler
         .into_iter()
-        .chain(earlier_run)
+        .chain(earlier_runs)
         .map(|d| (d, law.at(d) * spread(rng, sigma, o.durations)))
         .collect();
     PowerLaw::fit(&samples).unwrap_or(law)
@@ -227,14 +253,14 @@ mod tests {
     use super::super::{ARIA_MAP_MS, WorkloadOptions, facebook::facebook_synthetic};
 
     /// A profile's `map_spread` is the earlier run's, as the live store learns it: measured on
-    /// jobs with an earlier run (reduces) and enough maps, near the law's σ; none elsewhere.
+    /// jobs with enough maps, near the law's σ; none elsewhere.
     #[test]
     fn the_earlier_run_measures_the_map_spread_where_the_model_has_one() {
         let o = WorkloadOptions::default();
         let jobs = facebook_synthetic(300, 0.0, &o);
         let (mut measured, mut none) = (Vec::new(), 0);
         for j in &jobs {
-            let has_run = j.truth.reduces() > 0 && j.truth.maps.len() >= 3;
+            let has_run = j.truth.maps.len() >= 3;
             match (has_run, j.profile.map_spread) {
                 (true, Some(s)) => measured.push(s),
                 (false, None) => none += 1,
