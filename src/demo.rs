@@ -3,6 +3,11 @@
 //! word count with the task sampler (Dart §5.1), then runs the same word count twice under one
 //! deadline too tight to read everything: once under `full`, once under `dart`. It prints both
 //! side by side against the exact answer, computed directly at the end, and shuts it all down.
+//! With `--dart-runs N` the `dart` word count recurs N times under the same deadline: every
+//! run's record joins the profile store (kind `wordcount@demo`), so each next run starts from
+//! a profile that knows the runs before it (Dart §5.1, the job profiler; §5.3, `T_m^a`
+//! initialised from the previous execution), and a table shows its estimate at map close run
+//! after run.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -41,8 +46,14 @@ pub(crate) struct DemoArgs {
     /// --vcores 2`: one task at a time).
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=64))]
     vcores: u32,
+    /// How many times the `dart` word count runs after `full`, under the same deadline: each
+    /// run's record joins the profile store, and a table shows each run's estimate at map
+    /// close against when it answered.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=20))]
+    dart_runs: u32,
     /// Keep the temporary directory (daemons' logs, containers' logs, each run's answer as
-    /// `full.json` and `dart.json`) instead of deleting it.
+    /// `full.json`, `dart.json`, then `dart-2.json`, … for `--dart-runs`) instead of deleting
+    /// it.
     #[arg(long)]
     keep: bool,
 }
@@ -181,10 +192,26 @@ fn run(args: &DemoArgs, dir: &Path) -> Result<()> {
         deadline.as_secs_f64()
     ));
 
-    let mut runs = Vec::new();
-    for policy in [PolicyKind::Full, PolicyKind::Dart] {
+    // `full` once, then `dart` `--dart-runs` times: the same job, the same deadline from each
+    // submission. Every live run's record joins the profile store under the kind
+    // `wordcount@demo` (the master's `add_run` after its phase), so dart's n-th run starts
+    // from a profile that averages the runs before it (`RECENT_RUNS`).
+    let mut answers: Vec<(PolicyKind, Value)> = Vec::new();
+    let plan = std::iter::once(PolicyKind::Full).chain(std::iter::repeat_n(
+        PolicyKind::Dart,
+        args.dart_runs as usize,
+    ));
+    for (i, policy) in plan.enumerate() {
+        let name = match i {
+            0 | 1 => policy.to_string(),
+            _ => format!("{policy}-{i}"),
+        };
         step(&format!(
-            "word count under {policy}, deadline {:.1} s",
+            "word count under {policy}{}, deadline {:.1} s",
+            match (policy, args.dart_runs) {
+                (PolicyKind::Dart, n) if n > 1 => format!(" (run {i} of {n})"),
+                _ => String::new(),
+            },
             deadline.as_secs_f64()
         ));
         let submitted = submit_job(
@@ -204,14 +231,17 @@ fn run(args: &DemoArgs, dir: &Path) -> Result<()> {
             );
         }
         if args.keep {
-            // The answer as the rm keeps it (`inputRead`, `liveCosts`, `guardFired`, …).
+            // The answer as the rm keeps it (`inputRead`, `liveCosts`, `guardFired`, …):
+            // `full.json`, `dart.json`, then `dart-2.json`, ….
             std::fs::write(
-                dir.join(format!("{policy}.json")),
+                dir.join(format!("{name}.json")),
                 serde_json::to_vec_pretty(&finished)?,
             )?;
         }
-        runs.push((policy, finished));
+        answers.push((policy, finished));
     }
+    // The side-by-side tables compare `full` with dart's first run, as without `--dart-runs`.
+    let runs = &answers[..2];
 
     step("computing the exact answer directly from the file");
     let text = std::fs::read(&file)?;
@@ -219,8 +249,10 @@ fn run(args: &DemoArgs, dir: &Path) -> Result<()> {
         .map_err(|e| anyhow::anyhow!("{e}"))?
         .exact(&[&text], 2)
         .map_err(|e| anyhow::anyhow!("{e}"))?;
-    crate::print(&side_by_side(&runs, &exact, deadline))?;
-    crate::print(&against_full(&runs, predicted))?;
+    crate::print(&side_by_side(runs, &exact, deadline))?;
+    crate::print(&against_full(runs, predicted))?;
+    let dart: Vec<&Value> = answers[1..].iter().map(|(_, app)| app).collect();
+    crate::print(&recurring(&dart))?;
     drop(cluster);
     Ok(())
 }
@@ -406,6 +438,111 @@ fn against_full(runs: &[(PolicyKind, Value)], predicted: f64) -> String {
     out
 }
 
+/// The median of `samples`, the mean of the two middle ones for an even count (`None` for
+/// none): of a few runs' errors, not the lower of two.
+fn middle(samples: &[f64]) -> Option<f64> {
+    let mut s = samples.to_vec();
+    s.sort_by(f64::total_cmp);
+    let n = s.len();
+    match n {
+        0 => None,
+        _ if n % 2 == 1 => Some(s[n / 2]),
+        _ => Some((s[n / 2 - 1] + s[n / 2]) / 2.0),
+    }
+}
+
+/// Whether an application (`app` of the rm's answer) met its deadline. The rm's judgement is
+/// the one of record (it has the answer when the user does).
+fn met(app: &Value) -> String {
+    let outcome = app["deadlineOutcome"]
+        .as_str()
+        .or(app["answer"]["job"]["outcome"].as_str());
+    match outcome {
+        Some("met") => "yes".into(),
+        Some("empty") => "NO: answered from no input".into(),
+        Some("missed") => "NO".into(),
+        _ => "—".into(),
+    }
+}
+
+/// The estimation error at map close, |T − T̂| / T (EVALUATION.md): `T̂` the policy's
+/// `estimateAtClose` and `T` its `jobSeconds`, both on the policy's clock (seconds from its job
+/// phase's start, after the master's setup and any task sampler), so they compare. `None`
+/// where the map phase closed without an estimate or the job took no time.
+fn close_error(job: &Value) -> Option<f64> {
+    let (estimate, took) = (
+        job["estimateAtClose"].as_f64()?,
+        job["jobSeconds"].as_f64()?,
+    );
+    (took > 0.0).then(|| (took - estimate).abs() / took)
+}
+
+/// The recurring word count, one row per `dart` run (`--dart-runs`): its estimate at map close
+/// and when it answered, on the same clock, the estimation error, the input read and whether
+/// it met the deadline; then the median error of the first run against the later ones. Each
+/// run's record joined the profile store before the next began (Dart §5.1's job profiler:
+/// the next run's `T_m^a`, spread, shuffle rate and reduce model start from it, §5.3).
+fn recurring(dart: &[&Value]) -> String {
+    let mut rows = Vec::new();
+    let mut errors = Vec::new();
+    for (i, app) in dart.iter().enumerate() {
+        let a = &app["app"];
+        let job = &a["answer"]["job"];
+        let error = close_error(job);
+        errors.push(error);
+        rows.push(vec![
+            (i + 1).to_string(),
+            job["estimateAtClose"]
+                .as_f64()
+                .map_or("—".into(), |s| format!("{s:.2} s")),
+            job["jobSeconds"]
+                .as_f64()
+                .map_or("—".into(), |s| format!("{s:.2} s")),
+            error.map_or("—".into(), |e| format!("{:.1} %", 100.0 * e)),
+            a["processedFraction"]
+                .as_f64()
+                .map_or("—".into(), |f| format!("{:.1} %", 100.0 * f)),
+            met(a),
+        ]);
+    }
+    let mut out = String::from(
+        "\ndart's word count, run after run under the same deadline (each run's record joins \
+         the profile store before the next): T̂ its estimate at map close, T when it answered, \
+         both from its policy's start; the estimation error |T − T̂| / T\n\n",
+    );
+    out.push_str(&table(
+        &[
+            "run",
+            "estimate at map close",
+            "answered at",
+            "estimation error",
+            "input read",
+            "deadline met",
+        ],
+        &rows,
+    ));
+    let shown = |e: Option<f64>| e.map_or("—".into(), |e| format!("{:.1} %", 100.0 * e));
+    let first = errors.first().copied().flatten();
+    let later: Vec<f64> = errors.iter().skip(1).flatten().copied().collect();
+    let _ = match errors.len() {
+        0 | 1 => writeln!(
+            out,
+            "\nestimation error at map close: {} (`--dart-runs N` runs dart N times)",
+            shown(first)
+        ),
+        n => writeln!(
+            out,
+            "\nmedian estimation error at map close: run 1 {}, runs 2–{n} {} ({} of {} with an \
+             estimate at map close)",
+            shown(first),
+            shown(middle(&later)),
+            later.len(),
+            n - 1
+        ),
+    };
+    out
+}
+
 fn seconds(v: &Value) -> String {
     v.as_f64().map_or("—".into(), |s| format!("{s:.1} s"))
 }
@@ -442,13 +579,7 @@ fn side_by_side(runs: &[(PolicyKind, Value)], exact: &Value, deadline: Duration)
         let cells = [
             format!("{:.1} s", deadline.as_secs_f64()),
             seconds(&job["completionSeconds"]),
-            // The rm's judgement is the one of record (it has the answer when the user does).
-            match a["deadlineOutcome"].as_str().or(job["outcome"].as_str()) {
-                Some("met") => "yes".into(),
-                Some("empty") => "NO: answered from no input".into(),
-                Some("missed") => "NO".into(),
-                _ => "—".into(),
-            },
+            met(a),
             format!(
                 "{:.1} % ({} of {} maps)",
                 100.0 * a["processedFraction"].as_f64().unwrap_or(0.0),
@@ -520,5 +651,57 @@ mod tests {
         );
         assert_eq!(median(&[0.3, f64::NAN, 0.1, 0.2]), Some(0.2));
         assert_eq!(median(&[]), None);
+    }
+
+    /// An answer as the rm keeps it, with what the recurring table reads.
+    fn answered(estimate: Option<f64>, took: f64, fraction: f64, outcome: &str) -> Value {
+        serde_json::json!({ "app": {
+            "processedFraction": fraction,
+            "deadlineOutcome": outcome,
+            "answer": { "job": {
+                "estimateAtClose": estimate,
+                "jobSeconds": took,
+                // Another clock (from the master's start): never the error's T.
+                "completionSeconds": took + 5.0,
+            } },
+        } })
+    }
+
+    #[test]
+    fn the_recurring_table_has_a_row_per_dart_run_and_compares_the_first_with_the_rest() {
+        let runs = [
+            answered(Some(1.5), 1.0, 0.25, "met"),
+            answered(Some(0.9), 1.0, 0.5, "met"),
+            answered(None, 2.0, 0.0, "empty"),
+            answered(Some(1.3), 1.0, 0.4, "missed"),
+        ];
+        let refs: Vec<&Value> = runs.iter().collect();
+        let out = recurring(&refs);
+        let rows: Vec<&str> = out
+            .lines()
+            .filter(|l| l.starts_with(|c: char| c.is_ascii_digit()))
+            .collect();
+        assert_eq!(rows.len(), 4, "{out}");
+        // |T − T̂| / T on the policy's clock: |1.0 − 1.5| / 1.0.
+        for cell in ["1.50 s", "1.00 s", "50.0 %", "25.0 %", "yes"] {
+            assert!(rows[0].contains(cell), "{cell}: {out}");
+        }
+        assert!(rows[1].contains("10.0 %"), "{out}");
+        assert!(
+            rows[2].contains('—') && rows[2].contains("NO: answered from no input"),
+            "{out}"
+        );
+        // Runs 2–4: errors 10 % and 30 % (run 3 closed without an estimate), median 20 %.
+        assert!(
+            out.contains("run 1 50.0 %, runs 2–4 20.0 % (2 of 3 with an estimate"),
+            "{out}"
+        );
+        let one = recurring(&refs[..1]);
+        assert!(
+            one.contains("estimation error at map close: 50.0 %"),
+            "{one}"
+        );
+        assert_eq!(middle(&[3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(middle(&[]), None);
     }
 }
