@@ -139,7 +139,11 @@ async fn the_next_run_of_a_kind_starts_from_what_the_last_one_measured() {
 
     // The next run's profile, as the master builds it (`Stored::profiler`), is that run's.
     let stored = store.load(KIND).await.unwrap();
-    assert_eq!(stored.runs, [first.clone()], "stored as measured");
+    assert_eq!(
+        stored.runs,
+        std::slice::from_ref(&first),
+        "stored as measured"
+    );
     let next = stored.profiler(defaults()).profile();
     assert_eq!(next.map_local, first.map_local.unwrap());
     assert_eq!(next.map_shortest, first.map_shortest);
