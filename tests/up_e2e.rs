@@ -135,6 +135,8 @@ fn yard_up_refuses_what_it_cannot_run_with_exit_2() {
     for (args, says) in [
         (&["--nodes", "1", "--vcores", "1"][..], "--nodes × --vcores"),
         (&["--nodes", "0"][..], "--nodes"),
+        (&["--dart-runs", "0"][..], "--dart-runs"),
+        (&["--dart-runs", "21"][..], "--dart-runs"),
     ] {
         let (code, _, err) = yard(&[&["demo"][..], args].concat());
         assert_eq!(code, 2, "{args:?}: {err}");
