@@ -3,6 +3,11 @@
 //! word count with the task sampler (Dart §5.1), then runs the same word count twice under one
 //! deadline too tight to read everything: once under `full`, once under `dart`. It prints both
 //! side by side against the exact answer, computed directly at the end, and shuts it all down.
+//! With `--dart-runs N` the `dart` word count recurs N times under the same deadline: every
+//! run's record joins the profile store (kind `wordcount@demo`), so each next run starts from
+//! a profile that knows the runs before it (Dart §5.1, the job profiler; §5.3, `T_m^a`
+//! initialised from the previous execution), and a table shows its estimate at map close run
+//! after run.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -41,8 +46,14 @@ pub(crate) struct DemoArgs {
     /// --vcores 2`: one task at a time).
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=64))]
     vcores: u32,
+    /// How many times the `dart` word count runs after `full`, under the same deadline: each
+    /// run's record joins the profile store, and a table shows each run's estimate at map
+    /// close against when it answered.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=20))]
+    dart_runs: u32,
     /// Keep the temporary directory (daemons' logs, containers' logs, each run's answer as
-    /// `full.json` and `dart.json`) instead of deleting it.
+    /// `full.json`, `dart.json`, then `dart-2.json`, … for `--dart-runs`) instead of deleting
+    /// it.
     #[arg(long)]
     keep: bool,
 }
@@ -181,10 +192,26 @@ fn run(args: &DemoArgs, dir: &Path) -> Result<()> {
         deadline.as_secs_f64()
     ));
 
-    let mut runs = Vec::new();
-    for policy in [PolicyKind::Full, PolicyKind::Dart] {
+    // `full` once, then `dart` `--dart-runs` times: the same job, the same deadline from each
+    // submission. Every live run's record joins the profile store under the kind
+    // `wordcount@demo` (the master's `add_run` after its phase), so dart's n-th run starts
+    // from a profile that averages the runs before it (`RECENT_RUNS`).
+    let mut answers: Vec<(PolicyKind, Value)> = Vec::new();
+    let plan = std::iter::once(PolicyKind::Full).chain(std::iter::repeat_n(
+        PolicyKind::Dart,
+        args.dart_runs as usize,
+    ));
+    for (i, policy) in plan.enumerate() {
+        let name = match i {
+            0 | 1 => policy.to_string(),
+            _ => format!("{policy}-{i}"),
+        };
         step(&format!(
-            "word count under {policy}, deadline {:.1} s",
+            "word count under {policy}{}, deadline {:.1} s",
+            match (policy, args.dart_runs) {
+                (PolicyKind::Dart, n) if n > 1 => format!(" (run {i} of {n})"),
+                _ => String::new(),
+            },
             deadline.as_secs_f64()
         ));
         let submitted = submit_job(
@@ -204,14 +231,17 @@ fn run(args: &DemoArgs, dir: &Path) -> Result<()> {
             );
         }
         if args.keep {
-            // The answer as the rm keeps it (`inputRead`, `liveCosts`, `guardFired`, …).
+            // The answer as the rm keeps it (`inputRead`, `liveCosts`, `guardFired`, …):
+            // `full.json`, `dart.json`, then `dart-2.json`, ….
             std::fs::write(
-                dir.join(format!("{policy}.json")),
+                dir.join(format!("{name}.json")),
                 serde_json::to_vec_pretty(&finished)?,
             )?;
         }
-        runs.push((policy, finished));
+        answers.push((policy, finished));
     }
+    // The side-by-side tables compare `full` with dart's first run, as without `--dart-runs`.
+    let runs = &answers[..2];
 
     step("computing the exact answer directly from the file");
     let text = std::fs::read(&file)?;
@@ -219,10 +249,56 @@ fn run(args: &DemoArgs, dir: &Path) -> Result<()> {
         .map_err(|e| anyhow::anyhow!("{e}"))?
         .exact(&[&text], 2)
         .map_err(|e| anyhow::anyhow!("{e}"))?;
-    crate::print(&side_by_side(&runs, &exact, deadline))?;
-    crate::print(&against_full(&runs, predicted))?;
+    crate::print(&side_by_side(runs, &exact, deadline))?;
+    crate::print(&against_full(runs, predicted))?;
+    let dart: Vec<&Value> = answers[1..].iter().map(|(_, app)| app).collect();
+    let map_time = map_time_before(&profiles, dart.len())?;
+    crate::print(&recurring(&dart, &map_time))?;
     drop(cluster);
     Ok(())
+}
+
+/// What the demo's profiles assume where nothing was measured (the stored runs and samples
+/// decide: the demo profiles the kind before it forecasts).
+fn no_profile() -> yard_appmaster::policy::Profile {
+    yard_appmaster::policy::Profile {
+        map_local: 1.0,
+        map_remote: f64::NAN, // not measured: the node-local time stands in
+        map_shortest: None,
+        map_spread: None,
+        partition_bytes: 1.0,
+        shuffle_bandwidth: 1e9,
+        reduce_time: yard_appmaster::policy::PowerLaw {
+            a: 0.0,
+            b: 1.0,
+            spread: 0.0,
+        },
+        previous_runs: Vec::new(),
+    }
+}
+
+/// The node-local map time (`T_m^a`, Dart §5.3: initialised from the previous executions)
+/// that each of the kind's last `runs` runs started from: the profile of the runs stored
+/// before it, as its master built it (`Stored::profiler`; the master stores its run before it
+/// answers, so on the demo's own cluster the last `runs` records are these runs').
+fn map_time_before(profiles: &Path, runs: usize) -> Result<Vec<f64>> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let stored = runtime.block_on(async {
+        let store = yard_profiles::ProfileStore::open(profiles).await?;
+        store.load("wordcount@demo").await
+    })?;
+    let first = stored.runs.len().saturating_sub(runs);
+    Ok((first..stored.runs.len())
+        .map(|i| {
+            let before = yard_profiles::Stored {
+                runs: stored.runs[..i].to_vec(),
+                ..stored.clone()
+            };
+            before.profiler(no_profile()).profile().map_local
+        })
+        .collect())
 }
 
 /// The full job's time the stored profile predicts on this cluster: the first containers'
@@ -246,22 +322,7 @@ fn predicted_full_seconds(
         let costs = store.load_costs(cluster).await?;
         Ok::<_, yard_profiles::ProfileError>((store.load("wordcount@demo").await?, costs))
     })?;
-    let profile = stored
-        .profiler(yard_appmaster::policy::Profile {
-            map_local: 1.0,
-            map_remote: f64::NAN, // not measured: the node-local time stands in
-            map_shortest: None,
-            map_spread: None,
-            partition_bytes: 1.0,
-            shuffle_bandwidth: 1e9,
-            reduce_time: yard_appmaster::policy::PowerLaw {
-                a: 0.0,
-                b: 1.0,
-                spread: 0.0,
-            },
-            previous_runs: Vec::new(),
-        })
-        .profile();
+    let profile = stored.profiler(no_profile()).profile();
     let remote = if profile.map_remote.is_nan() {
         "not measured".to_string()
     } else {
@@ -406,6 +467,142 @@ fn against_full(runs: &[(PolicyKind, Value)], predicted: f64) -> String {
     out
 }
 
+/// The median of `samples`, the mean of the two middle ones for an even count (`None` for
+/// none): of a few runs' errors, not the lower of two.
+fn middle(samples: &[f64]) -> Option<f64> {
+    let mut s = samples.to_vec();
+    s.sort_by(f64::total_cmp);
+    let n = s.len();
+    match n {
+        0 => None,
+        _ if n % 2 == 1 => Some(s[n / 2]),
+        _ => Some((s[n / 2 - 1] + s[n / 2]) / 2.0),
+    }
+}
+
+/// Whether an application (`app` of the rm's answer) met its deadline. The rm's judgement is
+/// the one of record (it has the answer when the user does).
+fn met(app: &Value) -> String {
+    let outcome = app["deadlineOutcome"]
+        .as_str()
+        .or(app["answer"]["job"]["outcome"].as_str());
+    match outcome {
+        Some("met") => "yes".into(),
+        Some("empty") => "NO: answered from no input".into(),
+        Some("missed") => "NO".into(),
+        _ => "—".into(),
+    }
+}
+
+/// The estimation error at map close, |T − T̂| / T (EVALUATION.md): `T̂` the policy's
+/// `estimateAtClose` and `T` its `jobSeconds`, both on the policy's clock (seconds from its job
+/// phase's start, after the master's setup and any task sampler), so they compare. `None`
+/// where the map phase closed without an estimate or the job took no time.
+fn close_error(job: &Value) -> Option<f64> {
+    let (estimate, took) = (
+        job["estimateAtClose"].as_f64()?,
+        job["jobSeconds"].as_f64()?,
+    );
+    (took > 0.0).then(|| (took - estimate).abs() / took)
+}
+
+/// The recurring word count, one row per `dart` run (`--dart-runs`): the node-local map time
+/// its profile started from (`map_time`, one per run: `T_m^a`, Dart §5.3) beside its maps'
+/// measured mean, its estimate at map close and when it answered, on the same clock, the
+/// estimation error, the input read and whether it met the deadline; then the first run's
+/// errors against the later runs' medians. Each run's record joined the profile store before
+/// the next began (Dart §5.1's job profiler).
+fn recurring(dart: &[&Value], map_time: &[f64]) -> String {
+    let mut rows = Vec::new();
+    let (mut errors, mut map_errors) = (Vec::new(), Vec::new());
+    let mut capped = false;
+    for (i, app) in dart.iter().enumerate() {
+        let a = &app["app"];
+        let job = &a["answer"]["job"];
+        let error = close_error(job);
+        errors.push(error);
+        let profiled = map_time.get(i).copied().filter(|t| t.is_finite());
+        let measured = job["measured"]["mapLocalSeconds"].as_f64();
+        map_errors.push(match (profiled, measured) {
+            (Some(p), Some(m)) if m > 0.0 => Some((m - p).abs() / m),
+            _ => None,
+        });
+        let estimate = job["estimateAtClose"].as_f64();
+        // `dart`'s estimate at close is its cut forecast (`forecast_cut`): at most D under its
+        // guard, where eq. 1's T_J would pass it.
+        let at_d = estimate
+            .zip(job["policyDeadline"].as_f64())
+            .is_some_and(|(e, d)| (e - d).abs() < 1e-6);
+        capped |= at_d;
+        let secs = |v: Option<f64>| v.map_or("—".into(), |s| format!("{s:.2} s"));
+        let share = |v: Option<f64>| v.map_or("—".into(), |f| format!("{:.1} %", 100.0 * f));
+        rows.push(vec![
+            (i + 1).to_string(),
+            secs(profiled),
+            secs(measured),
+            match at_d {
+                true => format!("{} (= D)", secs(estimate)),
+                false => secs(estimate),
+            },
+            secs(job["jobSeconds"].as_f64()),
+            share(error),
+            share(a["processedFraction"].as_f64()),
+            met(a),
+        ]);
+    }
+    let mut out = String::from(
+        "\ndart's word count, run after run under the same deadline (each run's record joins \
+         the profile store before the next): the node-local map time its profile started from \
+         (T_m^a, the mean of the kind's recent runs) and its maps' measured mean; T̂ its \
+         estimate at map close, T when it answered, both from its policy's start; the \
+         estimation error |T − T̂| / T\n\n",
+    );
+    out.push_str(&table(
+        &[
+            "run",
+            "profile's map time",
+            "maps' mean",
+            "estimate at map close",
+            "answered at",
+            "estimation error",
+            "input read",
+            "deadline met",
+        ],
+        &rows,
+    ));
+    if capped {
+        out.push_str(
+            "\n(= D): the estimate at map close was the policy's deadline: dart's forecast is cut \
+             at D under its guard (`forecast_cut`), so its error there is how early it answered, \
+             not how far its profile was off\n",
+        );
+    }
+    let shown = |e: Option<f64>| e.map_or("—".into(), |e| format!("{:.1} %", 100.0 * e));
+    for (what, errors) in [
+        ("estimation error at map close", &errors),
+        ("profile's map time against the run's maps", &map_errors),
+    ] {
+        let first = errors.first().copied().flatten();
+        let later: Vec<f64> = errors.iter().skip(1).flatten().copied().collect();
+        let _ = match errors.len() {
+            0 | 1 => writeln!(
+                out,
+                "{what}: {} (`--dart-runs N` runs dart N times)",
+                shown(first)
+            ),
+            n => writeln!(
+                out,
+                "{what}: run 1 {}, runs 2–{n} median {} ({} of {} measured)",
+                shown(first),
+                shown(middle(&later)),
+                later.len(),
+                n - 1
+            ),
+        };
+    }
+    out
+}
+
 fn seconds(v: &Value) -> String {
     v.as_f64().map_or("—".into(), |s| format!("{s:.1} s"))
 }
@@ -442,13 +639,7 @@ fn side_by_side(runs: &[(PolicyKind, Value)], exact: &Value, deadline: Duration)
         let cells = [
             format!("{:.1} s", deadline.as_secs_f64()),
             seconds(&job["completionSeconds"]),
-            // The rm's judgement is the one of record (it has the answer when the user does).
-            match a["deadlineOutcome"].as_str().or(job["outcome"].as_str()) {
-                Some("met") => "yes".into(),
-                Some("empty") => "NO: answered from no input".into(),
-                Some("missed") => "NO".into(),
-                _ => "—".into(),
-            },
+            met(a),
             format!(
                 "{:.1} % ({} of {} maps)",
                 100.0 * a["processedFraction"].as_f64().unwrap_or(0.0),
@@ -520,5 +711,75 @@ mod tests {
         );
         assert_eq!(median(&[0.3, f64::NAN, 0.1, 0.2]), Some(0.2));
         assert_eq!(median(&[]), None);
+    }
+
+    /// An answer as the rm keeps it, with what the recurring table reads: a policy deadline of
+    /// 1.3 s.
+    fn answered(
+        estimate: Option<f64>,
+        took: f64,
+        maps: Option<f64>,
+        fraction: f64,
+        outcome: &str,
+    ) -> Value {
+        serde_json::json!({ "app": {
+            "processedFraction": fraction,
+            "deadlineOutcome": outcome,
+            "answer": { "job": {
+                "estimateAtClose": estimate,
+                "policyDeadline": 1.3,
+                "jobSeconds": took,
+                // Another clock (from the master's start): never the error's T.
+                "completionSeconds": took + 5.0,
+                "measured": { "mapLocalSeconds": maps },
+            } },
+        } })
+    }
+
+    #[test]
+    fn the_recurring_table_has_a_row_per_dart_run_and_compares_the_first_with_the_rest() {
+        let runs = [
+            answered(Some(1.5), 1.0, Some(2.0), 0.25, "met"),
+            answered(Some(0.9), 1.0, Some(1.6), 0.5, "met"),
+            answered(None, 2.0, None, 0.0, "empty"),
+            answered(Some(1.3), 1.0, Some(2.0), 0.4, "missed"),
+        ];
+        let refs: Vec<&Value> = runs.iter().collect();
+        let out = recurring(&refs, &[1.0, 1.5, 1.5, 1.9]);
+        let rows: Vec<&str> = out
+            .lines()
+            .filter(|l| l.starts_with(|c: char| c.is_ascii_digit()))
+            .collect();
+        assert_eq!(rows.len(), 4, "{out}");
+        // |T − T̂| / T on the policy's clock: |1.0 − 1.5| / 1.0.
+        for cell in ["1.00 s", "2.00 s", "1.50 s", "50.0 %", "25.0 %", "yes"] {
+            assert!(rows[0].contains(cell), "{cell}: {out}");
+        }
+        assert!(rows[1].contains("10.0 %"), "{out}");
+        assert!(
+            rows[2].contains('—') && rows[2].contains("NO: answered from no input"),
+            "{out}"
+        );
+        // An estimate at the policy's deadline is said to be one.
+        assert!(
+            rows[3].contains("1.30 s (= D)") && out.contains("forecast_cut"),
+            "{out}"
+        );
+        assert!(!rows[0].contains("(= D)"), "{out}");
+        // Runs 2–4: errors 10 % and 30 % (run 3 closed without an estimate), median 20 %;
+        // the profile's map time 50 % off the first run's maps, then 6.25 % and 5 %.
+        for line in [
+            "estimation error at map close: run 1 50.0 %, runs 2–4 median 20.0 % (2 of 3 measured)",
+            "profile's map time against the run's maps: run 1 50.0 %, runs 2–4 median 5.6 % (2 of 3 measured)",
+        ] {
+            assert!(out.contains(line), "{line}: {out}");
+        }
+        let one = recurring(&refs[..1], &[]);
+        assert!(
+            one.contains("estimation error at map close: 50.0 %"),
+            "{one}"
+        );
+        assert_eq!(middle(&[3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(middle(&[]), None);
     }
 }

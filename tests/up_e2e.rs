@@ -135,9 +135,75 @@ fn yard_up_refuses_what_it_cannot_run_with_exit_2() {
     for (args, says) in [
         (&["--nodes", "1", "--vcores", "1"][..], "--nodes × --vcores"),
         (&["--nodes", "0"][..], "--nodes"),
+        (&["--dart-runs", "0"][..], "--dart-runs"),
+        (&["--dart-runs", "21"][..], "--dart-runs"),
     ] {
         let (code, _, err) = yard(&[&["demo"][..], args].concat());
         assert_eq!(code, 2, "{args:?}: {err}");
         assert!(err.contains(says), "{args:?}: {err}");
     }
+}
+
+/// `yard demo --dart-runs 2` at a tiny size: the dart word count runs twice under one deadline,
+/// the runs table has a row for each, and every live run's record joined the profile store
+/// under the demo's kind (three task-sampler runs, `full`, two `dart`). No timing asserts.
+#[test]
+fn the_demo_runs_dart_again_and_each_run_joins_the_profile() {
+    let tmp = work_dir("yard-demo-runs");
+    let out = Command::new(env!("CARGO_BIN_EXE_yard"))
+        .args(["demo", "--size", "8MiB", "--block-size", "1MiB"])
+        .args(["--dart-runs", "2", "--keep"])
+        .env("YARD_HOME", yard_home())
+        .env("YARD_LOG", "warn")
+        // The demo's directory (kept) goes under the test's.
+        .env("TMPDIR", &tmp)
+        .output()
+        .expect("yard demo runs");
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(out.status.success(), "{}: {stdout}\n{stderr}", out.status);
+    let table = stdout
+        .split("run after run")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no runs table: {stdout}"));
+    let rows: Vec<&str> = table
+        .lines()
+        .filter(|l| l.starts_with(|c: char| c.is_ascii_digit()))
+        .collect();
+    assert_eq!(rows.len(), 2, "{table}");
+    assert!(
+        rows[0].starts_with("1 ") && rows[1].starts_with("2 "),
+        "{table}"
+    );
+    assert!(
+        table.contains("run 1 ") && table.contains("runs 2–2 "),
+        "{table}"
+    );
+
+    let demo = std::fs::read_dir(&tmp)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .find(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("yard-demo-"))
+        })
+        .unwrap_or_else(|| panic!("the kept directory: {stderr}"));
+    for name in ["full.json", "dart.json", "dart-2.json"] {
+        let answer: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(demo.join(name)).unwrap()).unwrap();
+        let job = &answer["app"]["answer"]["job"];
+        assert_eq!(job["kind"], "wordcount@demo", "{name}: {job}");
+        assert_eq!(job["taskSamplerRan"], false, "{name}: {job}");
+    }
+    let runs = tokio::runtime::Runtime::new().unwrap().block_on(async {
+        let store = yard_profiles::ProfileStore::open(&demo.join("profiles.db"))
+            .await
+            .unwrap();
+        store.load("wordcount@demo").await.unwrap().runs
+    });
+    assert_eq!(runs.len(), 3 + 1 + 2, "{runs:?}");
+    let _ = std::fs::remove_dir_all(&tmp);
 }
