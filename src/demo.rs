@@ -394,11 +394,17 @@ impl Forecast {
     }
 }
 
-/// The median of `samples` (`None` for none).
+/// The median of the finite `samples`, the mean of the two middle ones for an even count
+/// (`None` for none).
 fn median(samples: &[f64]) -> Option<f64> {
     let mut s: Vec<f64> = samples.iter().copied().filter(|x| x.is_finite()).collect();
     s.sort_by(f64::total_cmp);
-    s.get(s.len().saturating_sub(1) / 2).copied()
+    let n = s.len();
+    match n {
+        0 => None,
+        _ if n % 2 == 1 => Some(s[n / 2]),
+        _ => Some((s[n / 2 - 1] + s[n / 2]) / 2.0),
+    }
 }
 
 /// What the full run had read by the deadline beside what dart read, when dart answered
@@ -465,19 +471,6 @@ fn against_full(runs: &[(PolicyKind, Value)], predicted: f64) -> String {
         );
     }
     out
-}
-
-/// The median of `samples`, the mean of the two middle ones for an even count (`None` for
-/// none): of a few runs' errors, not the lower of two.
-fn middle(samples: &[f64]) -> Option<f64> {
-    let mut s = samples.to_vec();
-    s.sort_by(f64::total_cmp);
-    let n = s.len();
-    match n {
-        0 => None,
-        _ if n % 2 == 1 => Some(s[n / 2]),
-        _ => Some((s[n / 2 - 1] + s[n / 2]) / 2.0),
-    }
 }
 
 /// Whether an application (`app` of the rm's answer) met its deadline. The rm's judgement is
@@ -594,7 +587,7 @@ fn recurring(dart: &[&Value], map_time: &[f64]) -> String {
                 out,
                 "{what}: run 1 {}, runs 2–{n} median {} ({} of {} measured)",
                 shown(first),
-                shown(middle(&later)),
+                shown(median(&later)),
                 later.len(),
                 n - 1
             ),
@@ -779,7 +772,7 @@ mod tests {
             one.contains("estimation error at map close: 50.0 %"),
             "{one}"
         );
-        assert_eq!(middle(&[3.0, 1.0, 2.0]), Some(2.0));
-        assert_eq!(middle(&[]), None);
+        assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), Some(2.5));
     }
 }
