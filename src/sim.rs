@@ -183,7 +183,7 @@ pub(crate) struct SimArgs {
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     dart_without: Vec<String>,
     /// Run `dart` with these of yard's extensions on that are off by default
-    /// (`reforecast_after_kill`), as `--dart-without` turns others off.
+    /// (`reforecast_after_kill`, `wave_fill`), as `--dart-without` turns others off.
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     dart_with: Vec<String>,
     /// How running tasks report progress: `exact` (linear in time, exact reports) or `noisy`

@@ -20,6 +20,7 @@
 //! - `last_moment` (yard's deadline guard, beyond the paper): under a guard the maps stop at the last responsible moment, when the time left falls to what answering from the maps done takes (their output still on the link at eq. 5's bandwidth, the reduces over it at Alg. 5's confidence with the profile's measured spread, eq. 8–9 and 13, and `PolicyConfig::answer_cost`), not at a fixed margin; the fixed guard (`--guard-seconds`) is a floor that stops only what will no longer end in time; while no map is done no map is stopped, by the guard or by Alg. 3–4's kills, until even ending now would leave its output too late (a rate from noisy reports may call late a map that ends in time, and stopping it only makes the answer empty sooner); the last running reduces are cut `answer_cost` before `D`, not abandoned at it.
 //! - `cut_tail` (§4.2.2 eq. 12, yard's deadline guard): under `last_moment`'s guard Alg. 5 sizes the reduces to the median reduce (`e = 1`, as the paper does) instead of `reduce_confidence`'s quantile of the wave's largest draw: the guard's cut at `D − answer_cost` takes the tail, and a reduce cut by time keeps the share of its input it had time for, where one sampled for a bound it seldom needs keeps less every time.
 //! - `time_cut` (§4.2.2 Alg. 5, yard's deadline guard): under `cut_tail`'s guard Alg. 5 samples no reduce's input ahead: each keeps all of it, and the guard's cut at `D − answer_cost` keeps what the reduce folded by then. A sample sized from the profile's law keeps less whenever the reduce runs faster than the law says, and the law is fitted on a few sample reduces (FB-2009 two-plus jobs, seeds 1–3: bytes vs the byte oracle C1/C2/C3 91.7/95.6/89.5 % → 92.2/96.4/90.5 %; FB-2010's first 4,000 jobs, held out: 90.7/95.6/88.7 → 91.7/96.6/90.1 %; missed and empty unchanged).
+//! - `wave_fill` (§4.1 Alg. 1, yard's deadline guard; off, `--dart-with` tries it): under `time_cut`'s guard a map Alg. 1 refuses still runs when its map and shuffle end before the cut and the reduces, cut at `D − answer_cost`, would fold at least as many maps' worth of output with it as without.
 //! - `busy_bandwidth` (§3.2 eq. 5): the shuffle's bandwidth is `V_p` over the time the link had bytes to move, not over `T_p − T_q`.
 //! - `wave_end` (§3.1 eq. 2): the forecast's `T_M` is the expected *latest* end of the running maps (each from its start and progress, or the profile's duration for its locality scaled by its input, spread by `PolicyConfig::map_spread` or the job's measured spread; `running.rs`), not one mean map after the last launch; once the maps are over, when they ended.
 //! - `fifo_shuffle` (§3.2 eq. 3–7): the forecast's `T_NS` is what is left on the link after the last map when each output queues at the bandwidth, first come first served (`running.rs`), not the whole output over the bandwidth less an overlap guessed from mean map times; once the maps are over, the time since they ended plus the bytes still queued.
@@ -73,12 +74,13 @@ pub struct Extensions {
     pub elapsed_phases: bool,
     pub cut_tail: bool,
     pub time_cut: bool,
+    pub wave_fill: bool,
     pub reforecast_after_kill: bool,
 }
 
 impl Extensions {
     /// Every switch's name, as the fields spell them.
-    pub const NAMES: [&'static str; 19] = [
+    pub const NAMES: [&'static str; 20] = [
         "reduce_waves",
         "reduce_confidence",
         "forecast_cut",
@@ -97,6 +99,7 @@ impl Extensions {
         "elapsed_phases",
         "cut_tail",
         "time_cut",
+        "wave_fill",
         "reforecast_after_kill",
     ];
 
@@ -131,6 +134,7 @@ impl Extensions {
             "elapsed_phases" => &mut x.elapsed_phases,
             "cut_tail" => &mut x.cut_tail,
             "time_cut" => &mut x.time_cut,
+            "wave_fill" => &mut x.wave_fill,
             "reforecast_after_kill" => &mut x.reforecast_after_kill,
             _ => {
                 return Err(format!(
@@ -189,6 +193,7 @@ impl Extensions {
         elapsed_phases: true,
         cut_tail: true,
         time_cut: true,
+        wave_fill: false,
         reforecast_after_kill: false,
     };
 
@@ -227,6 +232,7 @@ impl Extensions {
         elapsed_phases: false,
         cut_tail: false,
         time_cut: false,
+        wave_fill: false,
         reforecast_after_kill: false,
     };
 }
@@ -1096,7 +1102,7 @@ impl Run {
             let best = self
                 .est
                 .completion(k_next, t_p, self.est.local, self.v.skew);
-            if !self.v.approach || !self.fits(&best) {
+            if !self.v.approach || !self.admits(&best, t_p) {
                 let e = self.current_estimate(now);
                 self.core.close_map_phase(Some(e), out);
             }
@@ -1118,7 +1124,7 @@ impl Run {
         let e = self
             .est
             .completion(k_next, t_p, self.est.map_duration(locality), self.v.skew);
-        let fits = self.fits(&e);
+        let fits = self.admits(&e, t_p);
         let lone = match fits {
             true => None,
             false => self.lone_map_pick(m, at, t_p),
@@ -1166,6 +1172,33 @@ impl Run {
     fn fits(&self, e: &Estimate) -> bool {
         let first_map = self.v.x.first_map && self.v.revise_reduces && self.core.k() == 0;
         e.total < self.deadline() || (first_map && e.map + e.shuffle < self.deadline())
+    }
+
+    /// Alg. 1's test ([`Self::fits`]), or `wave_fill`'s (yard's): under `time_cut`'s guard a
+    /// candidate the test refuses still runs when its map and shuffle end before the cut and
+    /// the reduces, over every output by then and cut at `D − answer_cost`, fold at least as
+    /// many maps' worth as without it (`Estimator::answered_maps`). The test counts the uncut
+    /// `T_J(k+1)`, so at C3's zero slack an unbiased forecast refuses a job's last map half
+    /// the time though it runs in the wave already running; the guard's last moment stops it
+    /// if it runs long, and the cut takes the reduces' tail.
+    fn admits(&self, next: &Estimate, t_p: Seconds) -> bool {
+        self.fits(next) || self.fills_wave(next, t_p)
+    }
+
+    fn fills_wave(&self, next: &Estimate, t_p: Seconds) -> bool {
+        let by = self.cut_at();
+        let x = self.v.x;
+        if !(x.wave_fill && x.time_cut && x.cut_tail && self.last_moment_on())
+            || self.core.k() == 0
+            || next.map + next.shuffle >= by
+        {
+            return false;
+        }
+        let k = f64::from(self.core.k());
+        // The phases as they stand, no map added (a launch of no time moves no map end).
+        let now = self.est.completion(k, t_p, 0.0, self.v.skew);
+        let skew = self.v.skew;
+        self.est.answered_maps(k + 1.0, next, by, skew) >= self.est.answered_maps(k, &now, by, skew)
     }
 
     /// Whether `lone_map` (yard's) runs: it needs Alg. 5, which cuts the reduces to the time
@@ -2505,6 +2538,60 @@ mod tests {
         }
     }
 
+    /// Two maps of 5 s on two containers, one reduce of 2.5 s a byte over 4 bytes a map, D
+    /// 20: `T_J(2)` (the two maps' wave, 20 s of reduce) passes D, `T_J(1)` (15 s) does not.
+    /// The maps launched.
+    fn fill_launches(x: Extensions, config: PolicyConfig) -> usize {
+        let mut profile = testing::d1_profile(5.0);
+        profile.map_remote = 5.0;
+        profile.partition_bytes = 4.0;
+        profile.shuffle_bandwidth = 1_000.0;
+        profile.reduce_time.a = 2.5;
+        let spec = JobSpec {
+            deadline: 20.0,
+            maps: vec![
+                MapSpec {
+                    bytes: 64,
+                    replicas: vec![at(0)],
+                };
+                2
+            ],
+            reduces: 1,
+            profile,
+            allotment: None,
+            recovered: Vec::new(),
+        };
+        let mut dart = Dart::with_extensions(PolicyKind::Dart, config, x);
+        send(&mut dart, 0.0, Event::JobStarted(spec));
+        (0..2)
+            .flat_map(|i| {
+                let c = Container {
+                    id: ContainerId(i),
+                    at: at(0),
+                };
+                send(&mut dart, 0.0, Event::ContainerGranted(c))
+            })
+            .filter(|d| matches!(d, Decision::LaunchMap { .. }))
+            .count()
+    }
+
+    #[test]
+    fn wave_fill_runs_a_refused_map_whose_output_the_cut_reduce_still_folds() {
+        let fill = Extensions::YARD.with("wave_fill").unwrap();
+        // Alg. 1 refuses the second map: T_J(2) > D.
+        assert_eq!(fill_launches(Extensions::YARD, guarded()), 1);
+        // Under the guard the reduce cut at D folds 14 s / 2.5 s of the 8 bytes, 1.4 maps'
+        // worth, where one map's 4 bytes fold whole: the second map runs in the same wave.
+        assert_eq!(fill_launches(fill, guarded()), 2);
+        // No guard, no cut: Alg. 5 would sample, the paper's test stands.
+        assert_eq!(fill_launches(fill, PolicyConfig::default()), 1);
+        // Nor without `time_cut`, whose reduce the cut, not a sample, sizes.
+        assert_eq!(
+            fill_launches(fill.without("time_cut").unwrap(), guarded()),
+            1
+        );
+    }
+
     #[test]
     fn time_cut_leaves_a_reduces_input_whole_for_the_guards_cut() {
         let ready = |x: Extensions, config: PolicyConfig| {
@@ -2592,7 +2679,7 @@ mod tests {
             assert_eq!(x.against(base), (vec![name], vec![]));
             assert_eq!(Extensions::NONE.without(name), Ok(Extensions::NONE));
         }
-        assert_eq!(Extensions::YARD.off(), ["reforecast_after_kill"]);
+        assert_eq!(Extensions::YARD.off(), ["wave_fill", "reforecast_after_kill"]);
         assert_eq!(Extensions::NONE.off().len(), Extensions::NAMES.len());
         assert!(Extensions::YARD.without("warp_drive").is_err());
         // `dart` runs the mix it is given; other kinds ignore it.

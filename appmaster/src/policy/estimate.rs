@@ -336,6 +336,21 @@ impl Estimator {
         }
     }
 
+    /// How many of `maps` map outputs the answer folds, in maps, when they all reach the
+    /// reduces and the phases end as `e` says, and the reduces are cut at `by`: all of them
+    /// while a reduce's input (eq. 8, or eq. 13 with `skew`) fits the time the shuffle leaves
+    /// at `reduce_bound` (eq. 12), else the share that fits. A map-only job answers from every
+    /// map. (`wave_fill`'s test.)
+    pub fn answered_maps(&self, maps: f64, e: &Estimate, by: Seconds, skew: bool) -> f64 {
+        let d = self.reduce_input(maps, skew);
+        if self.reduces == 0 || d <= 0.0 {
+            return maps;
+        }
+        let room = by - e.map - e.shuffle;
+        let d_max = self.reduce_time.inverse(room / self.reduce_bound);
+        maps * (d_max / d).min(1.0)
+    }
+
     /// Eq. (11): the speculative window `W = D − T_p − T_NS − T_R`, with the current `k` (a copy
     /// adds no map output) and `T_M^n = max(T_M^o, T_p + T_m^a)` for the copy.
     pub fn window(&self, k: u32, t_p: Seconds, deadline: Seconds, skew: bool) -> Seconds {
