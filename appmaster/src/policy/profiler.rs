@@ -245,8 +245,9 @@ impl Profiler {
         self.runs.push(record);
     }
 
-    /// The profile for the next run: the recent runs' means where measured, `f(d)` fitted to
-    /// every sample (the defaults' where no fit is possible), and every run's `(k, d_max)`.
+    /// The profile for the next run: the recent runs' means where measured (map times pooled
+    /// over their maps), `f(d)` fitted to every sample (the defaults' where no fit is
+    /// possible), and every run's `(k, d_max)`.
     pub fn profile(&self) -> Profile {
         let recent = &self.runs[self.runs.len().saturating_sub(RECENT_RUNS)..];
         let mean = |f: fn(&RunRecord) -> Option<f64>, default: f64| {
@@ -254,10 +255,23 @@ impl Profiler {
             recent.iter().filter_map(f).for_each(|x| m.add(x));
             m.get().unwrap_or(default)
         };
+        // `T_l^a`, `T_r^a` (Dart §5.3: from the previous executions): every recent run's maps
+        // pooled, each run's mean weighted by its map count `k` (at least 1), so a run of one
+        // map moves them as one map does and a run of a hundred as a hundred.
+        let pooled = |f: fn(&RunRecord) -> Option<f64>, default: f64| {
+            let (sum, n) = recent
+                .iter()
+                .filter_map(|r| f(r).map(|x| (x, f64::from(r.k.max(1)))))
+                .fold((0.0, 0.0), |(s, n), (x, w)| (s + x * w, n + w));
+            match n > 0.0 {
+                true => sum / n,
+                false => default,
+            }
+        };
         let d = &self.defaults;
         Profile {
-            map_local: mean(|r| r.map_local, d.map_local),
-            map_remote: mean(|r| r.map_remote, d.map_remote),
+            map_local: pooled(|r| r.map_local, d.map_local),
+            map_remote: pooled(|r| r.map_remote, d.map_remote),
             // The shortest map any recent run timed; their spreads' mean.
             map_shortest: recent
                 .iter()
@@ -340,8 +354,9 @@ mod tests {
             profile.reduce_time
         );
         assert!((profile.reduce_time.a / 3e-4 - 1.0).abs() < 1e-6);
-        // The last five runs: 2, 3, 4, 5, 6.
-        assert_eq!(profile.map_local, 4.0);
+        // The last five runs: 2, 3, 4, 5, 6 s, of 12, 13, 14, 15, 16 maps, pooled.
+        let pooled = (2.0 * 12.0 + 3.0 * 13.0 + 4.0 * 14.0 + 5.0 * 15.0 + 6.0 * 16.0) / 70.0;
+        assert!((profile.map_local - pooled).abs() < 1e-12, "{}", profile.map_local);
         assert_eq!(profile.partition_bytes, 3.0, "never measured: the default");
         assert_eq!(profile.previous_runs.len(), 7);
         assert_eq!(

@@ -17,9 +17,10 @@ use crate::job::JobTruth;
 /// `reduce_sigma`: the spread of the job's reduce noise, which the sample runs' reduces meet
 /// afresh (for recorded reduces, the spread of the recorded ones).
 ///
-/// The sample runs give the defaults; `earlier_runs` earlier runs of the recurring job, each
-/// with its own draws, go through the live [`Profiler`]: `T_l^a` is the recent runs' mean map
-/// (Dart §5.3: "initialized from the job profile information of the previous execution"),
+/// The sample runs give the defaults and a run of `sample_maps` maps; `earlier_runs` earlier
+/// runs of the recurring job, each with its own draws, go through the live [`Profiler`] too:
+/// `T_l^a` is the recent runs' maps pooled (Dart §5.3: "initialized from the job profile
+/// information of the previous execution"),
 /// `map_spread` their mean spread, `(k_i, d_{k_i})` every run's, and every run's reduces are
 /// points of the `f(d)` fit beside the task sampler's.
 pub(super) fn measure(
@@ -33,8 +34,17 @@ pub(super) fn measure(
         ProfileSource::NoisyTruth => noisy_truth(draft, truth, reduce_sigma, rng, o),
         ProfileSource::Sampled => sampled(draft, truth, reduce_sigma, rng, o),
     };
-    // Drawn last: the sample runs' draws are what they were without the earlier runs' maps.
+    // The task sampler's run is a run of `sample_maps` maps, as the live store keeps it:
+    // pooled with the earlier runs' maps, it weighs as many maps as it timed.
+    let sampler = RunRecord {
+        map_local: Some(defaults.map_local),
+        map_remote: Some(defaults.map_remote),
+        k: o.sample_maps.max(1) as u32,
+        ..RunRecord::default()
+    };
     let mut profiler = Profiler::new(defaults);
+    profiler.add_run(sampler);
+    // Drawn last: the sample runs' draws are what they were without the earlier runs' maps.
     for run in earlier_runs(draft, truth, largest_input, rng, o) {
         profiler.add_run(run);
     }
