@@ -5,31 +5,16 @@
 //! means follow only the kind's `RECENT_RUNS` most recent runs. No clock: times come with the
 //! events.
 
+mod support;
+use support::defaults;
 use yard_appmaster::policy::profiler::RECENT_RUNS;
 use yard_appmaster::policy::{
-    AttemptId, ContainerId, Decision, Event, JobSpec, Locality, MapId, PowerLaw, PreviousRun,
-    Profile, Progress, ReduceId, RunObserver, RunRecord,
+    AttemptId, ContainerId, Decision, Event, JobSpec, Locality, MapId, PreviousRun, Progress,
+    ReduceId, RunObserver, RunRecord,
 };
 use yard_profiles::ProfileStore;
 
 const KIND: &str = "wordcount@demo";
-
-fn defaults() -> Profile {
-    Profile {
-        map_local: 1.0,
-        map_remote: 2.0,
-        map_shortest: None,
-        map_spread: None,
-        partition_bytes: 3.0,
-        shuffle_bandwidth: 4.0,
-        reduce_time: PowerLaw {
-            a: 1.0,
-            b: 1.0,
-            spread: 0.0,
-        },
-        previous_runs: Vec::new(),
-    }
-}
 
 /// The reduce law every run below measures: f(d) = 0.002·d^0.5 (eq. 9).
 fn law(d: f64) -> f64 {

@@ -1,7 +1,9 @@
 //! The job-profile store: what goes in comes back, the fit follows the samples, concurrent
 //! writers lose nothing, and a bad file or bad input is a clear error.
 
-use yard_appmaster::policy::{PowerLaw, Profile, RunRecord};
+mod support;
+use support::defaults;
+use yard_appmaster::policy::{PowerLaw, RunRecord};
 use yard_profiles::{ProfileError, ProfileStore};
 
 fn run(k: u32, samples: Vec<(f64, f64)>) -> RunRecord {
@@ -15,23 +17,6 @@ fn run(k: u32, samples: Vec<(f64, f64)>) -> RunRecord {
         k,
         max_reduce_input: 1 << 20,
         reduce_samples: samples,
-    }
-}
-
-fn defaults() -> Profile {
-    Profile {
-        map_local: 1.0,
-        map_remote: 2.0,
-        map_shortest: None,
-        map_spread: None,
-        partition_bytes: 3.0,
-        shuffle_bandwidth: 4.0,
-        reduce_time: PowerLaw {
-            a: 1.0,
-            b: 1.0,
-            spread: 0.0,
-        },
-        previous_runs: Vec::new(),
     }
 }
 

@@ -1781,7 +1781,9 @@ fn remaining(progress: f64, age: Seconds) -> Seconds {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::{Container, JobSpec, Location, MapId, MapSpec, NodeId, RackId, testing};
+    use crate::policy::{
+        Container, JobSpec, Location, MapId, MapSpec, NodeId, Profile, RackId, testing,
+    };
 
     const NOW: Seconds = 3.0;
 
@@ -1905,11 +1907,9 @@ mod tests {
             id: ContainerId(0),
             at: at(0),
         };
-        let out = send(p, 0.0, Event::ContainerGranted(c));
-        out.iter().find_map(|d| match d {
-            Decision::LaunchMap { attempt, .. } => Some(*attempt),
-            _ => None,
-        })
+        launched_maps(&send(p, 0.0, Event::ContainerGranted(c)))
+            .first()
+            .copied()
     }
 
     /// `dart` with a guard, its lone map launched and `progress` done at 7 s, then the guard
@@ -1989,34 +1989,13 @@ mod tests {
         profile.map_remote = 5.0;
         profile.partition_bytes = 4.0;
         profile.shuffle_bandwidth = 1_000.0;
-        let spec = JobSpec {
-            deadline: 20.0,
-            maps: vec![
-                MapSpec {
-                    bytes: 64,
-                    replicas: vec![at(0)],
-                };
-                maps
-            ],
-            reduces: 1,
-            profile,
-            allotment: None,
-            recovered: Vec::new(),
-        };
         let mut dart = Dart::new(PolicyKind::Dart, guarded());
-        send(&mut dart, 0.0, Event::JobStarted(spec));
-        let mut launched = Vec::new();
-        for i in 0..maps {
-            let c = Container {
-                id: ContainerId(i as u64),
-                at: at(0),
-            };
-            for d in send(&mut dart, 0.0, Event::ContainerGranted(c)) {
-                if let Decision::LaunchMap { attempt, .. } = d {
-                    launched.push(attempt);
-                }
-            }
-        }
+        send(
+            &mut dart,
+            0.0,
+            Event::JobStarted(node0_job(maps, 20.0, profile)),
+        );
+        let launched = granted_at_zero(&mut dart, maps as u64);
         assert_eq!(launched.len(), maps, "every map fits");
         (dart, launched)
     }
@@ -2048,6 +2027,47 @@ mod tests {
             Decision::WakeAt(t) => Some(*t),
             _ => None,
         })
+    }
+
+    /// The map attempts `out` launches, in order.
+    fn launched_maps(out: &[Decision]) -> Vec<AttemptId> {
+        out.iter()
+            .filter_map(|d| match d {
+                Decision::LaunchMap { attempt, .. } => Some(*attempt),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// A job of `maps` 64-byte maps on node 0 and one reduce, due at `deadline`.
+    fn node0_job(maps: usize, deadline: Seconds, profile: Profile) -> JobSpec {
+        JobSpec {
+            deadline,
+            maps: vec![
+                MapSpec {
+                    bytes: 64,
+                    replicas: vec![at(0)],
+                };
+                maps
+            ],
+            reduces: 1,
+            profile,
+            allotment: None,
+            recovered: Vec::new(),
+        }
+    }
+
+    /// Offers `n` containers on node 0 at time 0, one by one: the map attempts launched.
+    fn granted_at_zero(dart: &mut Dart, n: u64) -> Vec<AttemptId> {
+        (0..n)
+            .flat_map(|i| {
+                let c = Container {
+                    id: ContainerId(i),
+                    at: at(0),
+                };
+                launched_maps(&send(dart, 0.0, Event::ContainerGranted(c)))
+            })
+            .collect()
     }
 
     fn launched_reduce(out: &[Decision]) -> AttemptId {
@@ -2438,13 +2458,7 @@ mod tests {
             };
             before.extend(send(&mut dart, 0.0, Event::ContainerGranted(c)));
         }
-        let maps: Vec<AttemptId> = before
-            .iter()
-            .filter_map(|d| match d {
-                Decision::LaunchMap { attempt, .. } => Some(*attempt),
-                _ => None,
-            })
-            .collect();
+        let maps = launched_maps(&before);
         assert_eq!(maps.len(), 2, "{before:?}");
         let mut after = send(
             &mut dart,
@@ -2547,32 +2561,13 @@ mod tests {
         profile.partition_bytes = 4.0;
         profile.shuffle_bandwidth = 1_000.0;
         profile.reduce_time.a = 2.5;
-        let spec = JobSpec {
-            deadline: 20.0,
-            maps: vec![
-                MapSpec {
-                    bytes: 64,
-                    replicas: vec![at(0)],
-                };
-                2
-            ],
-            reduces: 1,
-            profile,
-            allotment: None,
-            recovered: Vec::new(),
-        };
         let mut dart = Dart::with_extensions(PolicyKind::Dart, config, x);
-        send(&mut dart, 0.0, Event::JobStarted(spec));
-        (0..2)
-            .flat_map(|i| {
-                let c = Container {
-                    id: ContainerId(i),
-                    at: at(0),
-                };
-                send(&mut dart, 0.0, Event::ContainerGranted(c))
-            })
-            .filter(|d| matches!(d, Decision::LaunchMap { .. }))
-            .count()
+        send(
+            &mut dart,
+            0.0,
+            Event::JobStarted(node0_job(2, 20.0, profile)),
+        );
+        granted_at_zero(&mut dart, 2).len()
     }
 
     #[test]
@@ -2679,7 +2674,10 @@ mod tests {
             assert_eq!(x.against(base), (vec![name], vec![]));
             assert_eq!(Extensions::NONE.without(name), Ok(Extensions::NONE));
         }
-        assert_eq!(Extensions::YARD.off(), ["wave_fill", "reforecast_after_kill"]);
+        assert_eq!(
+            Extensions::YARD.off(),
+            ["wave_fill", "reforecast_after_kill"]
+        );
         assert_eq!(Extensions::NONE.off().len(), Extensions::NAMES.len());
         assert!(Extensions::YARD.without("warp_drive").is_err());
         // `dart` runs the mix it is given; other kinds ignore it.

@@ -356,7 +356,11 @@ mod tests {
         assert!((profile.reduce_time.a / 3e-4 - 1.0).abs() < 1e-6);
         // The last five runs: 2, 3, 4, 5, 6 s, of 12, 13, 14, 15, 16 maps, pooled.
         let pooled = (2.0 * 12.0 + 3.0 * 13.0 + 4.0 * 14.0 + 5.0 * 15.0 + 6.0 * 16.0) / 70.0;
-        assert!((profile.map_local - pooled).abs() < 1e-12, "{}", profile.map_local);
+        assert!(
+            (profile.map_local - pooled).abs() < 1e-12,
+            "{}",
+            profile.map_local
+        );
         assert_eq!(profile.partition_bytes, 3.0, "never measured: the default");
         assert_eq!(profile.previous_runs.len(), 7);
         assert_eq!(

@@ -106,13 +106,36 @@ fn noisy_truth(
     rng: &mut Rng,
     o: &WorkloadOptions,
 ) -> (Profile, f64) {
-    let (map_local, map_shortest) = sample_maps(draft, rng, o);
+    let sampled_maps = sample_maps(draft, rng, o);
+    let output: f64 = truth.maps.iter().map(|m| m.output_bytes as f64).sum();
+    let shuffle_bandwidth = truth.shuffle_bandwidth * noise(rng, o.profile_noise);
+    measured(
+        truth,
+        sampled_maps,
+        output,
+        shuffle_bandwidth,
+        reduce_sigma,
+        rng,
+        o,
+    )
+}
+
+/// The profile from the sample maps' `(T_l^a, shortest)`, the job's map `output` and shuffle
+/// bandwidth as measured: the sample reduces' fit at the inputs that output gives
+/// (`sample_reduces`), and the largest reduce input it takes the earlier runs to have met.
+fn measured(
+    truth: &JobTruth,
+    (map_local, map_shortest): (Seconds, Seconds),
+    output: f64,
+    shuffle_bandwidth: f64,
+    reduce_sigma: f64,
+    rng: &mut Rng,
+    o: &WorkloadOptions,
+) -> (Profile, f64) {
     let maps = truth.maps.len().max(1) as f64;
     let reduces = truth.reduces();
-    let output: f64 = truth.maps.iter().map(|m| m.output_bytes as f64).sum();
     let largest_share = truth.partition_shares.iter().copied().fold(0.0, f64::max);
     let largest_input = output * largest_share;
-    let shuffle_bandwidth = truth.shuffle_bandwidth * noise(rng, o.profile_noise);
     let reduce_time = match reduces {
         0 => truth.reduce_time,
         _ => sample_reduces(truth, output, largest_input, reduce_sigma, rng, o),
@@ -152,7 +175,7 @@ fn sampled(
     rng: &mut Rng,
     o: &WorkloadOptions,
 ) -> (Profile, f64) {
-    let (map_local, map_shortest) = sample_maps(draft, rng, o);
+    let sampled_maps = sample_maps(draft, rng, o);
     let maps = truth.maps.len();
     let reduces = truth.reduces();
     let picks: Vec<usize> = match maps {
@@ -190,27 +213,14 @@ fn sampled(
         (Some(&first), Some(&last)) if reduces > 0 && last > first => crossed / (last - first),
         _ => o.shuffle_bandwidth,
     };
-    let largest_share = truth.partition_shares.iter().copied().fold(0.0, f64::max);
-    let largest_input = output * largest_share;
-    let reduce_time = match reduces {
-        0 => truth.reduce_time,
-        _ => sample_reduces(truth, output, largest_input, reduce_sigma, rng, o),
-    };
-    (
-        Profile {
-            map_local,
-            map_remote: map_local * o.remote_factor,
-            map_shortest: Some(map_shortest),
-            map_spread: None,
-            partition_bytes: match reduces {
-                0 => 0.0,
-                r => output / maps.max(1) as f64 / f64::from(r),
-            },
-            shuffle_bandwidth,
-            reduce_time,
-            previous_runs: Vec::new(),
-        },
-        largest_input,
+    measured(
+        truth,
+        sampled_maps,
+        output,
+        shuffle_bandwidth,
+        reduce_sigma,
+        rng,
+        o,
     )
 }
 
