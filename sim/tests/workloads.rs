@@ -346,7 +346,13 @@ mod workloads {
                 job.id,
                 p.map_local
             );
-            assert_eq!(p.map_remote, p.map_local * options.remote_factor);
+            // Pooled over the runs, remote and local means agree to rounding.
+            let remote = p.map_local * options.remote_factor;
+            assert!(
+                (p.map_remote / remote - 1.0).abs() < 1e-12,
+                "{} vs {remote}",
+                p.map_remote
+            );
             assert_ne!(p.shuffle_bandwidth, t.shuffle_bandwidth);
             assert!(within(p.shuffle_bandwidth, t.shuffle_bandwidth, 1.6));
             assert_ne!(p.reduce_time, t.reduce_time);

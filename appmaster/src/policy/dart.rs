@@ -1289,10 +1289,11 @@ impl Run {
         let least = self.least_reduce();
         let law = self.est.reduce_time;
         let mean_of_median = (law.spread * law.spread / 2.0).exp();
+        let folds_more = self.worth_waiting_for(now);
         let mut spare: Vec<AttemptId> = self
             .core
             .live_attempt_ids()
-            .filter(|(_, x)| match x.task {
+            .filter(|(id, x)| match x.task {
                 TaskRef::Map(m) => {
                     let scale = self.input_scale(m);
                     let shuffle = self.output_shuffle(scale, bandwidth);
@@ -1307,6 +1308,7 @@ impl Run {
                         t_p + shuffle + least <= by
                     } else {
                         e.expected_end() + shuffle + answer <= by
+                            || folds_more.binary_search(id).is_ok()
                     }
                 }
                 TaskRef::Reduce(_) if !with_reduces => false,
@@ -1326,6 +1328,72 @@ impl Run {
             .collect();
         spare.sort_unstable();
         spare
+    }
+
+    /// `wave_fill`'s keeping rule (under `time_cut`'s guard; empty otherwise): the running maps
+    /// worth waiting for by the cut's rule — with all of them the reduces, cut at
+    /// `D − answer_cost`, fold at least as many maps' worth as without this one (its expected
+    /// end, with its output's shuffle, may be the map phase's; its output adds to the
+    /// reduces' input; `Estimator::answered_maps`). The rule Alg. 1's `fills_wave` admits a
+    /// map by: Alg. 3–4's kills and the guard's spares judge the maps it admitted by it too,
+    /// not by whether the whole reduce still fits. In attempt order.
+    fn worth_waiting_for(&self, now: Seconds) -> Vec<AttemptId> {
+        let x = self.v.x;
+        if !(x.wave_fill && x.time_cut && x.cut_tail && self.last_moment_on()) {
+            return Vec::new();
+        }
+        let t_p = self.core.elapsed(now);
+        let (start, sigma) = (self.core.start, self.map_spread());
+        let bandwidth = self.est.bandwidth(t_p);
+        let ends: Vec<(AttemptId, Seconds)> = self
+            .core
+            .live_attempt_ids()
+            .filter_map(|(id, x)| match x.task {
+                TaskRef::Map(m) => {
+                    let scale = self.input_scale(m);
+                    let mean = self.est.map_duration(x.locality) * scale;
+                    let e = Run::ending(x, x.started - start, mean, sigma, t_p, start);
+                    Some((id, e.expected_end() + self.output_shuffle(scale, bandwidth)))
+                }
+                TaskRef::Reduce(_) => None,
+            })
+            .collect();
+        let maps = f64::from(self.core.progress.maps_done) + ends.len() as f64;
+        let (by, skew) = (self.cut_at(), self.v.skew);
+        let folded = |maps: f64, end: Seconds| {
+            let phases = Estimate {
+                map: end,
+                shuffle: 0.0,
+                reduce: 0.0,
+                total: end,
+            };
+            self.est.answered_maps(maps, &phases, by, skew)
+        };
+        // The map phase ends with the latest of them; without that one, with the next.
+        let (mut latest, mut next) = ((None, t_p), t_p);
+        for &(a, e) in &ends {
+            if e > latest.1 {
+                next = latest.1;
+                latest = (Some(a), e);
+            } else {
+                next = next.max(e);
+            }
+        }
+        let all = folded(maps, latest.1);
+        // Without any other map the phase ends as with all; so does what the reduces fold
+        // of the rest, which only the one latest map can better.
+        let without_latest = folded(maps - 1.0, next);
+        let without_other = folded(maps - 1.0, latest.1);
+        let mut keep: Vec<AttemptId> = ends
+            .iter()
+            .filter(|(a, _)| match Some(*a) == latest.0 {
+                true => all >= without_latest,
+                false => all >= without_other,
+            })
+            .map(|(a, _)| *a)
+            .collect();
+        keep.sort_unstable();
+        keep
     }
 
     /// `lone_map`, in Alg. 1: with no map in `k`, when the estimate says not even one map
@@ -1499,9 +1567,11 @@ impl Run {
         // `last_moment`: while no map is done, a straggler may be all the answer will hold;
         // the guard judges it (`spared`) and stops it once even ending now would be too late.
         // Killing it sooner only makes the answer empty sooner.
+        // `wave_fill`: a map whose output the cut reduce still folds with more to show is
+        // not Alg. 3–4's to kill (`worth_waiting_for`); the guard stops it if that changes.
         let spared = match self.last_moment_on() && self.core.progress.maps_done == 0 {
             true => self.spared(now, false),
-            false => Vec::new(),
+            false => self.worth_waiting_for(now),
         };
         let killable = |s: &AttemptId| spared.binary_search(s).is_err();
         if w > 0.0 {
@@ -2585,6 +2655,52 @@ mod tests {
             fill_launches(fill.without("time_cut").unwrap(), guarded()),
             1
         );
+    }
+
+    #[test]
+    fn wave_fill_keeps_a_straggler_whose_output_the_cut_reduce_still_folds() {
+        // Two maps of 5 s, one reduce of 1.7 s a byte over 4 bytes a map, D 20: both fit.
+        // At 3 s one map is done and the other, at a quarter, a straggler (LATE: under half
+        // the typical rate) that will end at 12 s. Eq. 11's window with both, 20 − 3 − 13.6,
+        // leaves no room for a copy (under `T_m^a`), so Alg. 3 kills it. By the cut's rule
+        // it stays: ending at 12, the reduce cut at D folds 8 / 1.7 of its 8 bytes, 1.18
+        // maps' worth, against one map without it.
+        let kills = |x: Extensions| {
+            let mut profile = testing::d1_profile(5.0);
+            profile.map_remote = 5.0;
+            profile.partition_bytes = 4.0;
+            profile.shuffle_bandwidth = 1_000.0;
+            profile.reduce_time.a = 1.7;
+            let mut dart = Dart::with_extensions(PolicyKind::Dart, guarded(), x);
+            send(
+                &mut dart,
+                0.0,
+                Event::JobStarted(node0_job(2, 20.0, profile)),
+            );
+            let maps = granted_at_zero(&mut dart, 2);
+            assert_eq!(maps.len(), 2);
+            let mut out = send(
+                &mut dart,
+                3.0,
+                Event::TaskFinished {
+                    attempt: maps[0],
+                    output_bytes: 4,
+                },
+            );
+            out.extend(send(
+                &mut dart,
+                3.0,
+                Event::TaskProgress {
+                    attempt: maps[1],
+                    progress: 0.25,
+                },
+            ));
+            out.extend(send(&mut dart, 3.0, Event::Tick));
+            out.iter()
+                .any(|d| matches!(d, Decision::Kill(a) if *a == maps[1]))
+        };
+        assert!(kills(Extensions::YARD), "Alg. 3 kills the straggler");
+        assert!(!kills(Extensions::YARD.with("wave_fill").unwrap()));
     }
 
     #[test]
