@@ -1331,12 +1331,12 @@ impl Run {
     }
 
     /// `wave_fill`'s keeping rule (under `time_cut`'s guard; empty otherwise): the running maps
-    /// worth waiting for by the cut's rule — with all of them the reduces, cut at
-    /// `D − answer_cost`, fold at least as many maps' worth as without this one (its expected
-    /// end, with its output's shuffle, may be the map phase's; its output adds to the
-    /// reduces' input; `Estimator::answered_maps`). The rule Alg. 1's `fills_wave` admits a
-    /// map by: Alg. 3–4's kills and the guard's spares judge the maps it admitted by it too,
-    /// not by whether the whole reduce still fits. In attempt order.
+    /// worth waiting for by the cut's rule — the ones expected to end first, as many as make
+    /// the reduces, cut at `D − answer_cost`, fold the most maps' worth (each map's expected
+    /// end, with its output's shuffle, ends the map phase if it is the last kept; its output
+    /// adds to the reduces' input; `Estimator::answered_maps`). The rule Alg. 1's
+    /// `fills_wave` admits a map by: Alg. 3–4's kills and the guard's spares judge the maps it
+    /// admitted by it too, not by whether the whole reduce still fits. In attempt order.
     fn worth_waiting_for(&self, now: Seconds) -> Vec<AttemptId> {
         let x = self.v.x;
         if !(x.wave_fill && x.time_cut && x.cut_tail && self.last_moment_on()) {
@@ -1358,8 +1358,15 @@ impl Run {
                 TaskRef::Reduce(_) => None,
             })
             .collect();
-        let maps = f64::from(self.core.progress.maps_done) + ends.len() as f64;
         let (by, skew) = (self.cut_at(), self.v.skew);
+        let done = f64::from(self.core.progress.maps_done);
+        // Judged as a group, in the order they are expected to end: waiting for the first j
+        // ends the map phase at the j-th end; the j that folds the most is kept (the most
+        // maps among equals), the rest are not worth waiting for. Judged one at a time, every
+        // map but the latest looked worth keeping and the guard never stopped a wave of
+        // thousands (FB-2010's job403 answered empty at D).
+        let mut ends = ends;
+        ends.sort_by(|a, b| a.1.total_cmp(&b.1));
         let folded = |maps: f64, end: Seconds| {
             let phases = Estimate {
                 map: end,
@@ -1369,29 +1376,14 @@ impl Run {
             };
             self.est.answered_maps(maps, &phases, by, skew)
         };
-        // The map phase ends with the latest of them; without that one, with the next.
-        let (mut latest, mut next) = ((None, t_p), t_p);
-        for &(a, e) in &ends {
-            if e > latest.1 {
-                next = latest.1;
-                latest = (Some(a), e);
-            } else {
-                next = next.max(e);
+        let mut best = (folded(done, t_p), 0);
+        for (j, &(_, end)) in ends.iter().enumerate() {
+            let value = folded(done + (j + 1) as f64, end.max(t_p));
+            if value >= best.0 {
+                best = (value, j + 1);
             }
         }
-        let all = folded(maps, latest.1);
-        // Without any other map the phase ends as with all; so does what the reduces fold
-        // of the rest, which only the one latest map can better.
-        let without_latest = folded(maps - 1.0, next);
-        let without_other = folded(maps - 1.0, latest.1);
-        let mut keep: Vec<AttemptId> = ends
-            .iter()
-            .filter(|(a, _)| match Some(*a) == latest.0 {
-                true => all >= without_latest,
-                false => all >= without_other,
-            })
-            .map(|(a, _)| *a)
-            .collect();
+        let mut keep: Vec<AttemptId> = ends[..best.1].iter().map(|(a, _)| *a).collect();
         keep.sort_unstable();
         keep
     }
