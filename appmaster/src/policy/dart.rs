@@ -2047,10 +2047,7 @@ mod tests {
     /// launched at 0 on containers of node 0. The policy, the maps' attempts and the last
     /// decisions.
     fn last_moment_job(maps: usize) -> (Dart, Vec<AttemptId>) {
-        let mut profile = testing::d1_profile(5.0);
-        profile.map_remote = 5.0;
-        profile.partition_bytes = 4.0;
-        profile.shuffle_bandwidth = 1_000.0;
+        let profile = maps_of_4_bytes(0.5);
         let mut dart = Dart::new(PolicyKind::Dart, guarded());
         send(
             &mut dart,
@@ -2099,6 +2096,17 @@ mod tests {
                 _ => None,
             })
             .collect()
+    }
+
+    /// Maps of 5 s anywhere, 4 bytes of output each on a fast link, and a reduce of
+    /// `reduce_a` seconds a byte (`f(d) = reduce_a·d`).
+    fn maps_of_4_bytes(reduce_a: Seconds) -> Profile {
+        let mut profile = testing::d1_profile(5.0);
+        profile.map_remote = 5.0;
+        profile.partition_bytes = 4.0;
+        profile.shuffle_bandwidth = 1_000.0;
+        profile.reduce_time.a = reduce_a;
+        profile
     }
 
     /// A job of `maps` 64-byte maps on node 0 and one reduce, due at `deadline`.
@@ -2462,6 +2470,17 @@ mod tests {
         out
     }
 
+    /// D8 under `dart` with extensions `x`: the reduce's 8 bytes ready at `T_p = 7`, D = 10.
+    fn d8_reduce_ready(x: Extensions, config: PolicyConfig) -> (Run, Vec<Decision>) {
+        let v = Variant {
+            x,
+            ..Variant::of(PolicyKind::Dart)
+        };
+        let (mut run, c) = d1_extended_with(v, config, 10.0, true);
+        let out = reduce_ready(&mut run, c, 7.0, 8);
+        (run, out)
+    }
+
     #[test]
     fn dart_paper_d7_d8_alg5_samples_to_what_f_inverse_of_the_time_left_allows() {
         // D8: a = 0.5, b = 1, D = 10, T_p = 7: d_max = 3 / 0.5 = 6 (eq. 12). d_i = 8 is sampled
@@ -2588,16 +2607,9 @@ mod tests {
 
     #[test]
     fn cut_tail_sizes_the_reduces_to_the_median_reduce_under_the_guard() {
-        let kept = |x: Extensions, config: PolicyConfig| {
-            let v = Variant {
-                x,
-                ..Variant::of(PolicyKind::Dart)
-            };
-            let (mut run, c) = d1_extended_with(v, config, 10.0, true);
-            match reduce_ready(&mut run, c, 7.0, 8)[..] {
-                [Decision::SampleReduceInput { keep_bytes, .. }] => keep_bytes,
-                ref out => panic!("{out:?}"),
-            }
+        let kept = |x: Extensions, config: PolicyConfig| match d8_reduce_ready(x, config).1[..] {
+            [Decision::SampleReduceInput { keep_bytes, .. }] => keep_bytes,
+            ref out => panic!("{out:?}"),
         };
         let unguarded = kept(Extensions::YARD, PolicyConfig::default());
         // Unguarded, dart sizes for its wave's largest draw at `reduce_confidence`: under D8's 6.
@@ -2618,11 +2630,7 @@ mod tests {
     /// 20: `T_J(2)` (the two maps' wave, 20 s of reduce) passes D, `T_J(1)` (15 s) does not.
     /// The maps launched.
     fn fill_launches(x: Extensions, config: PolicyConfig) -> usize {
-        let mut profile = testing::d1_profile(5.0);
-        profile.map_remote = 5.0;
-        profile.partition_bytes = 4.0;
-        profile.shuffle_bandwidth = 1_000.0;
-        profile.reduce_time.a = 2.5;
+        let profile = maps_of_4_bytes(2.5);
         let mut dart = Dart::with_extensions(PolicyKind::Dart, config, x);
         send(
             &mut dart,
@@ -2658,11 +2666,7 @@ mod tests {
         // it stays: ending at 12, the reduce cut at D folds 8 / 1.7 of its 8 bytes, 1.18
         // maps' worth, against one map without it.
         let kills = |x: Extensions| {
-            let mut profile = testing::d1_profile(5.0);
-            profile.map_remote = 5.0;
-            profile.partition_bytes = 4.0;
-            profile.shuffle_bandwidth = 1_000.0;
-            profile.reduce_time.a = 1.7;
+            let profile = maps_of_4_bytes(1.7);
             let mut dart = Dart::with_extensions(PolicyKind::Dart, guarded(), x);
             send(
                 &mut dart,
@@ -2698,12 +2702,7 @@ mod tests {
     #[test]
     fn time_cut_leaves_a_reduces_input_whole_for_the_guards_cut() {
         let ready = |x: Extensions, config: PolicyConfig| {
-            let v = Variant {
-                x,
-                ..Variant::of(PolicyKind::Dart)
-            };
-            let (mut run, c) = d1_extended_with(v, config, 10.0, true);
-            let out = reduce_ready(&mut run, c, 7.0, 8);
+            let (run, out) = d8_reduce_ready(x, config);
             let kept = run.core.reduce_running_since(ReduceId(0)).map(|(_, k)| k);
             (out, kept)
         };
