@@ -444,6 +444,21 @@ fn against_full(runs: &[(PolicyKind, Value)], predicted: f64) -> String {
         }
         _ => out.push_str("\nthe full run's input read over time is missing from its answer\n"),
     }
+    if let (Some(fit), Some(d)) = (what_fit(full, dart), dart_share)
+        && fit.share > 0.0
+    {
+        let _ = writeln!(
+            out,
+            "answering takes time after the last map ends (dart's {:.3} s: its reduces' launch, \
+             shuffle and fold, and its answer); by the deadline less that, the full run had read \
+             {:.1} %, about the most any run could have answered from by the deadline: dart's \
+             {:.1} % is {:.0} % of it",
+            fit.tail,
+            100.0 * fit.share,
+            100.0 * d,
+            100.0 * d / fit.share
+        );
+    }
     if let (Some(x), Some(y)) = (
         dart["completionSeconds"].as_f64(),
         dart["deadlineSeconds"].as_f64(),
@@ -471,6 +486,28 @@ fn against_full(runs: &[(PolicyKind, Value)], predicted: f64) -> String {
         );
     }
     out
+}
+
+/// What fit by the deadline, about: the share of the input the full run had read by its
+/// deadline less `tail`, the time dart's answer took after its last map ended (a run that
+/// read more would have taken no less to answer).
+struct Fit {
+    tail: f64,
+    share: f64,
+}
+
+fn what_fit(full: &Value, dart: &Value) -> Option<Fit> {
+    let last_map = dart["inputRead"]["at"].as_array()?.last()?[0].as_f64()?;
+    let tail = (dart["completionSeconds"].as_f64()? - last_map).max(0.0);
+    let by = full["deadlineSeconds"].as_f64()? - tail;
+    let read = yard_appmaster_live::master::read_by(&full["inputRead"], by)?;
+    let all = full["inputRead"]["inputBytes"]
+        .as_u64()
+        .filter(|b| *b > 0)?;
+    Some(Fit {
+        tail,
+        share: read as f64 / all as f64,
+    })
 }
 
 /// Whether an application (`app` of the rm's answer) met its deadline. The rm's judgement is
@@ -704,6 +741,27 @@ mod tests {
         );
         assert_eq!(median(&[0.3, f64::NAN, 0.1, 0.2]), Some(0.2));
         assert_eq!(median(&[]), None);
+    }
+
+    #[test]
+    fn what_fit_is_the_full_runs_read_by_the_deadline_less_darts_answering_tail() {
+        let read = |at: serde_json::Value| serde_json::json!({ "at": at, "inputBytes": 100 });
+        let full = serde_json::json!({
+            "deadlineSeconds": 1.0,
+            "inputRead": read(serde_json::json!([[0.3, 20], [0.6, 50], [0.85, 70], [0.95, 80]])),
+        });
+        // dart's last map ended at 0.7 s and it answered at 0.9 s: 0.2 s to answer, so what
+        // fit is full's read by 0.8 s.
+        let dart = serde_json::json!({
+            "completionSeconds": 0.9,
+            "inputRead": read(serde_json::json!([[0.4, 30], [0.7, 45]])),
+        });
+        let fit = what_fit(&full, &dart).unwrap();
+        assert!((fit.tail - 0.2).abs() < 1e-12);
+        assert_eq!(fit.share, 0.5);
+        // A dart run that read nothing has no tail to measure.
+        let empty = serde_json::json!({ "completionSeconds": 0.9, "inputRead": read(serde_json::json!([])) });
+        assert!(what_fit(&full, &empty).is_none());
     }
 
     /// An answer as the rm keeps it, with what the recurring table reads: a policy deadline of

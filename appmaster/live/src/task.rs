@@ -27,12 +27,11 @@ use crate::{
     job_token,
 };
 
-/// How often a task reports progress (and learns whether it was killed).
+/// How often a task reports progress. Each report's reply waits up to this long for news (a
+/// kill, the deadline guard's cut: `waitMs`), so a task hears of them at once, not at its
+/// next report: the cut's lead before any cut is measured (`master::costs`) need not cover a
+/// report interval.
 const PROGRESS_EVERY: Duration = Duration::from_millis(200);
-/// How often a reduce reports: the deadline guard's cut reaches a reduce with its next
-/// report's reply, so this bounds how late a reduce hears of its cut (`master::costs`'s cut
-/// lead before any cut is measured). A job has few reduces: the extra reports are cheap.
-pub(crate) const REDUCE_PROGRESS_EVERY: Duration = Duration::from_millis(50);
 /// How often a held (synthetic) task looks whether it was cut.
 pub(crate) const HOLD_SLICE: Duration = Duration::from_millis(20);
 /// How long a runner keeps trying an unreachable master before it gives up (its container
@@ -207,15 +206,12 @@ pub fn task() -> Result<()> {
     // Progress reports, and the kill switch: a killed attempt ends at once.
     {
         let (http, url, progress) = (http.clone(), format!("{base}/progress"), progress.clone());
-        let every = match &spec.work {
-            Work::Reduce { .. } => REDUCE_PROGRESS_EVERY,
-            _ => PROGRESS_EVERY,
-        };
+        let wait_ms = PROGRESS_EVERY.as_millis() as u64;
         std::thread::spawn(move || {
             loop {
-                std::thread::sleep(every);
-                let reply = post::<Reply>(&http, &url, &json!({ "progress": progress.get() }));
-                match reply {
+                let asked = Instant::now();
+                let body = json!({ "progress": progress.get(), "waitMs": wait_ms });
+                match post::<Reply>(&http, &url, &body) {
                     Ok(r) if r.kill => {
                         eprintln!("task: killed by the master");
                         std::process::exit(KILLED_EXIT);
@@ -226,6 +222,9 @@ pub fn task() -> Result<()> {
                     }
                     _ => {}
                 }
+                // A master that answers at once (a shared scan's, a cut already heard, an
+                // error) is asked again only after the interval.
+                std::thread::sleep(PROGRESS_EVERY.saturating_sub(asked.elapsed()));
             }
         });
     }

@@ -25,16 +25,17 @@ pub(super) const MIN_FINISH_MARGIN: f64 = 0.05;
 /// How long before the deadline `dart`'s last_moment cuts its last reduces when this cluster
 /// has measured neither a cut nor an answer path yet (`PolicyConfig::answer_cost`).
 pub(super) const DEFAULT_CUT_SECONDS: f64 = 0.25;
-/// The most a cut takes to reach a reduce and stop it, by the task runner's own clocks: the
-/// reply to the reduce's next report carries it (`REDUCE_PROGRESS_EVERY`), and a held reduce
-/// looks at it within `HOLD_SLICE`. With the answer path's p99 after it (the reduce's report
-/// of its answer is one such call) it bounds the cut before any cut was measured.
+/// The most a cut takes to reach a reduce and stop it, by the task runner's own clocks: a
+/// reduce's pending report hears of it at once (its reply waits for news, `waitMs`), and a
+/// held reduce looks at it within `HOLD_SLICE`. With the answer path's p99 after it (the
+/// reduce's report of its answer is one such call) it bounds the cut before any cut was
+/// measured.
 pub(super) fn cut_delivery_seconds() -> f64 {
-    (crate::task::REDUCE_PROGRESS_EVERY + crate::task::HOLD_SLICE).as_secs_f64()
+    crate::task::HOLD_SLICE.as_secs_f64()
 }
 /// The least lead the cut gets, however fast cuts were measured: a p99 over few samples is no
-/// promise, and a reduce hears of its cut only at its next report.
-pub(super) const MIN_CUT_SECONDS: f64 = 0.05;
+/// promise.
+pub(super) const MIN_CUT_SECONDS: f64 = 0.03;
 /// The policy's deadline when the job has none.
 pub(super) const NO_DEADLINE: f64 = 1e9;
 
@@ -361,14 +362,14 @@ mod tests {
             ..Default::default()
         });
         let lead = answered.cut_lead();
-        assert!((lead - (0.05 + 0.02 + 0.012)).abs() < 1e-9, "{lead}");
+        assert!((lead - (0.02 + 0.012)).abs() < 1e-9, "{lead}");
         assert!(lead < DEFAULT_CUT_SECONDS);
         // A slow answer path widens it; a measured cut decides it.
         let slow = LiveCosts::of(&CostSamples {
             answer: vec![0.4],
             ..Default::default()
         });
-        assert!((slow.cut_lead() - 0.47).abs() < 1e-9);
+        assert!((slow.cut_lead() - 0.42).abs() < 1e-9);
         let cut = LiveCosts::of(&CostSamples {
             answer: vec![0.4],
             cut: vec![0.12],

@@ -602,9 +602,20 @@ impl State {
     }
 
     pub(super) fn progress(&mut self, name: &str, progress: f64) -> Reply {
+        if let Some(attempt) = self.attempt(name)
+            && self.job.as_ref().is_some_and(|j| j.live(attempt).is_some())
+        {
+            self.feed(Event::TaskProgress { attempt, progress });
+        }
+        self.standing(name)
+    }
+
+    /// What attempt `name` is to be told now, without feeding the policy (a long-poll asks
+    /// again at every change): to stop (killed, or not of this job), to answer (cut), or
+    /// nothing.
+    pub(super) fn standing(&self, name: &str) -> Reply {
         match self.attempt(name) {
             Some(attempt) if self.job.as_ref().is_some_and(|j| j.live(attempt).is_some()) => {
-                self.feed(Event::TaskProgress { attempt, progress });
                 Reply {
                     cut: self.job.as_ref().is_some_and(|j| j.cut.contains(&attempt)),
                     ..Reply::default()
@@ -1175,7 +1186,7 @@ pub(super) mod tests {
         }
     }
 
-    fn state() -> State {
+    pub(in crate::master) fn state() -> State {
         state_recovering(|_| Vec::new())
     }
 

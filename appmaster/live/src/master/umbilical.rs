@@ -96,12 +96,18 @@ pub(super) fn with<T>(shared: &Shared, f: impl FnOnce(&mut State) -> T) -> T {
 
 /// A long-poll: the first `Some` that `f` gives, re-asked whenever the state changes, or
 /// `nothing` after [`LONG_POLL`] (the caller asks again).
-async fn long_poll<T>(
+async fn long_poll<T>(shared: &Shared, f: impl FnMut(&mut State) -> Option<T>, nothing: T) -> T {
+    long_poll_for(shared, LONG_POLL, f, nothing).await
+}
+
+/// [`long_poll`], giving up after `wait`.
+async fn long_poll_for<T>(
     shared: &Shared,
+    wait: Duration,
     mut f: impl FnMut(&mut State) -> Option<T>,
     nothing: T,
 ) -> T {
-    let give_up = tokio::time::Instant::now() + LONG_POLL;
+    let give_up = tokio::time::Instant::now() + wait;
     loop {
         // Registered before looking, so a change between the look and the wait is not missed.
         let changed = shared.changed.notified();
@@ -131,6 +137,10 @@ pub(super) async fn next(AxumState(shared): St, Path(container): Path<String>) -
 #[derive(Deserialize)]
 pub(super) struct ProgressBody {
     progress: f64,
+    /// How long the reply may wait for news (a kill, a cut) when there is none yet, in ms,
+    /// at most [`LONG_POLL`]'s: the task hears of them at once instead of at its next report.
+    #[serde(default, rename = "waitMs")]
+    wait_ms: u64,
 }
 
 pub(super) async fn progress(
@@ -138,7 +148,13 @@ pub(super) async fn progress(
     Path(attempt): Path<String>,
     Json(body): Json<ProgressBody>,
 ) -> Json<Reply> {
-    Json(with(&shared, |s| s.progress(&attempt, body.progress)))
+    let now = with(&shared, |s| s.progress(&attempt, body.progress));
+    if now.kill || now.cut || body.wait_ms == 0 {
+        return Json(now);
+    }
+    let wait = Duration::from_millis(body.wait_ms).min(LONG_POLL);
+    let news = |s: &mut State| Some(s.standing(&attempt)).filter(|r| r.kill || r.cut);
+    Json(long_poll_for(&shared, wait, news, now).await)
 }
 
 pub(super) async fn started(AxumState(shared): St, Path(attempt): Path<String>) -> Json<Reply> {
@@ -279,6 +295,47 @@ pub(super) fn umbilical(shared: Arc<Shared>, guard: Arc<Gate>) -> axum::Router {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::master::state::tests::{granted, state};
+
+    /// A report that waits for news hears of a cut made while it waits, in that reply: the
+    /// task need not wait for its next report. (Were the wait not woken, it would end after
+    /// its 5 s with the report's own reply, which has no cut.)
+    #[tokio::test]
+    async fn a_waiting_progress_report_hears_of_a_cut_made_meanwhile() {
+        let mut s = state();
+        s.allocated(AllocateReply {
+            allocated: vec![granted("c1", "c:1")],
+            completed: Vec::new(),
+        });
+        let Some(Order::Run { task }) = s.next_order("c1") else {
+            panic!("a task for the runner");
+        };
+        assert!(!s.started(&task.attempt).kill);
+        let shared = Arc::new(Shared {
+            state: std::sync::Mutex::new(s),
+            changed: tokio::sync::Notify::new(),
+        });
+        let report = |wait_ms| {
+            let body = ProgressBody {
+                progress: 0.5,
+                wait_ms,
+            };
+            progress(
+                AxumState(shared.clone()),
+                Path(task.attempt.clone()),
+                Json(body),
+            )
+        };
+        // Nothing to tell, no wait: the reply is at once and says nothing.
+        let Json(now) = report(0).await;
+        assert!(!now.kill && !now.cut);
+        let waiting = tokio::spawn(report(5_000));
+        tokio::task::yield_now().await;
+        let attempt = shared.lock().attempt(&task.attempt).unwrap();
+        with(&shared, |s| s.job.as_mut().unwrap().cut.insert(attempt));
+        let Json(reply) = waiting.await.unwrap();
+        assert!(reply.cut && !reply.kill);
+    }
 
     #[test]
     fn each_token_opens_only_its_routes() {
