@@ -21,7 +21,7 @@ use yard_profiles::{CostSamples, LiveCost};
 pub(super) const DEFAULT_FINISH_MARGIN: f64 = 0.3;
 /// The least margin kept, however fast the answer path was measured: a p99 over few samples
 /// is no promise.
-pub(super) const MIN_FINISH_MARGIN: f64 = 0.05;
+pub(super) const MIN_FINISH_MARGIN: f64 = 0.03;
 /// How long before the deadline `dart`'s last_moment cuts its last reduces when this cluster
 /// has measured neither a cut nor an answer path yet (`PolicyConfig::answer_cost`).
 pub(super) const DEFAULT_CUT_SECONDS: f64 = 0.25;
