@@ -1067,14 +1067,16 @@ fn report(
             (k_max > 0).then(|| f64::from(r.result.k) / f64::from(k_max))
         })
         .collect();
-    // The estimation error over the same jobs on both sides: those both measured it for.
+    // The estimation error over the same jobs on both sides: those both measured it for and
+    // both answered from some input (an answer from none is scored apart, as the simulator's
+    // report does: its "estimate" is of a job that read nothing).
     let live_of = |id: &str| live.iter().find(|r| r.id == id);
     let (paired_live, paired_sim): (Vec<f64>, Vec<f64>) = prepared
         .iter()
         .filter_map(|j| {
-            let l = live_of(&j.job.id)?.estimation_error?;
-            let s = sim_of(&j.job.id)?.result.estimation_error()?;
-            Some((l, s))
+            let l = live_of(&j.job.id).filter(|l| l.processed_fraction > 0.0)?;
+            let s = sim_of(&j.job.id).filter(|s| !s.result.from_nothing())?;
+            Some((l.estimation_error?, s.result.estimation_error()?))
         })
         .unzip();
     let sim_row = Row {
@@ -1290,7 +1292,7 @@ fn markdown(args: &ReplayArgs, nodes: u32, r: &Report) -> String {
     }
     let _ = writeln!(
         t,
-        "\nmissed: answered after D, or never; empty: by D from no input; met: by D from some input. k_max: live, on the task times the cluster measured. Median deviation: the median over jobs of |live − simulated job time| / simulated (job time: submission to answer). Estimation error: |T − T̂| / T at map close (T from the job's start, after any task sampler, to its answer), over the jobs both sides measured it for (n of m: m, the jobs this side measured it for). Start-up costs, measured: medians over the live jobs that answered (a master: from its process's start to its job phase's, the task sampler's runs left out; a task: its job's median from a container freed to its next task's process); unmeasured: no live job measured it, 0."
+        "\nmissed: answered after D, or never; empty: by D from no input; met: by D from some input. k_max: live, on the task times the cluster measured. Median deviation: the median over jobs of |live − simulated job time| / simulated (job time: submission to answer). Estimation error: |T − T̂| / T at map close (T from the job's start, after any task sampler, to its answer), over the jobs both sides measured it for and answered from some input (n of m: m, the jobs this side measured it for). Start-up costs, measured: medians over the live jobs that answered (a master: from its process's start to its job phase's, the task sampler's runs left out; a task: its job's median from a container freed to its next task's process); unmeasured: no live job measured it, 0."
     );
     t
 }
@@ -1354,24 +1356,35 @@ mod tests {
                 .find(|r| r.result.job == id)
                 .and_then(|r| r.result.estimation_error())
         };
+        let from_input = |id: &str| {
+            sim.iter()
+                .any(|r| r.result.job == id && !r.result.from_nothing())
+        };
         let measured: Vec<&SharedJob> = prepared
             .iter()
-            .filter(|j| sim_error(&j.job.id).is_some())
+            .filter(|j| sim_error(&j.job.id).is_some() && from_input(&j.job.id))
             .collect();
         assert!(measured.len() >= 2, "{} simulated errors", measured.len());
-        // Live: every job answered met; an error for the first simulated-measured job, and
-        // one for a job the simulator has none for (if any): only the first is paired.
+        // Live: every job answered met from half its input but the second simulated-measured
+        // one, empty; an error for the first two simulated-measured jobs, and one for a job
+        // the simulator has none for (if any): only the first is paired (the second answered
+        // from no input live).
         let unmeasured = prepared.iter().find(|j| sim_error(&j.job.id).is_none());
         let live: Vec<LiveResult> = prepared
             .iter()
-            .map(|j| LiveResult {
-                id: j.job.id.clone(),
-                outcome: Some("met".into()),
-                k: 1,
-                estimation_error: (j.job.id == measured[0].job.id
-                    || unmeasured.is_some_and(|u| u.job.id == j.job.id))
-                .then_some(2.0),
-                ..LiveResult::default()
+            .map(|j| {
+                let empty = j.job.id == measured[1].job.id;
+                LiveResult {
+                    id: j.job.id.clone(),
+                    outcome: Some(if empty { "empty" } else { "met" }.into()),
+                    processed_fraction: if empty { 0.0 } else { 0.5 },
+                    k: 1,
+                    estimation_error: (j.job.id == measured[0].job.id
+                        || empty
+                        || unmeasured.is_some_and(|u| u.job.id == j.job.id))
+                    .then_some(2.0),
+                    ..LiveResult::default()
+                }
             })
             .collect();
         let startup = Startup {
@@ -1391,10 +1404,10 @@ mod tests {
         assert_eq!((se.median, se.p80, se.mean), (want, want, want));
         assert_eq!(
             l.estimation_error_jobs,
-            1 + usize::from(unmeasured.is_some())
+            2 + usize::from(unmeasured.is_some())
         );
-        assert_eq!(s.estimation_error_jobs, measured.len());
-        assert_eq!(l.met_fraction, 1.0);
+        assert!(s.estimation_error_jobs >= measured.len());
+        assert_eq!(l.empty_fraction, 1.0 / prepared.len() as f64);
         // Per job, both sides' errors side by side.
         let row = r
             .per_job
