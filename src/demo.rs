@@ -525,12 +525,15 @@ fn met(app: &Value) -> String {
 }
 
 /// The estimation error at map close, |T − T̂| / T (EVALUATION.md): `T̂` the policy's
-/// `estimateAtClose` and `T` its `jobSeconds`, both on the policy's clock (seconds from its job
-/// phase's start, after the master's setup and any task sampler), so they compare. `None`
-/// where the map phase closed without an estimate or the job took no time.
+/// `estimateAtCloseUncapped` (Dart eq. 1's T_J before `forecast_cut`'s cap at D: under its
+/// guard `dart`'s `estimateAtClose` is at most D, and its error would say how early it
+/// answered, not how far the profile was off) and `T` its `jobSeconds`, both on the policy's
+/// clock (seconds from its job phase's start, after the master's setup and any task sampler),
+/// so they compare. `None` where the map phase closed without an estimate or the job took no
+/// time.
 fn close_error(job: &Value) -> Option<f64> {
     let (estimate, took) = (
-        job["estimateAtClose"].as_f64()?,
+        job["estimateAtCloseUncapped"].as_f64()?,
         job["jobSeconds"].as_f64()?,
     );
     (took > 0.0).then(|| (took - estimate).abs() / took)
@@ -538,8 +541,8 @@ fn close_error(job: &Value) -> Option<f64> {
 
 /// The recurring word count, one row per `dart` run (`--dart-runs`): the node-local map time
 /// its profile started from (`map_time`, one per run: `T_m^a`, Dart §5.3) beside its maps'
-/// measured mean, its estimate at map close and when it answered, on the same clock, the
-/// estimation error, the input read and whether it met the deadline; then the first run's
+/// measured mean, its estimate at map close (as answered, and uncapped) and when it answered,
+/// on the same clock, the uncapped estimate's error, the input read and whether it met the deadline; then the first run's
 /// errors against the later runs' medians. Each run's record joined the profile store before
 /// the next began (Dart §5.1's job profiler).
 fn recurring(dart: &[&Value], map_time: &[f64]) -> String {
@@ -574,6 +577,7 @@ fn recurring(dart: &[&Value], map_time: &[f64]) -> String {
                 true => format!("{} (= D)", secs(estimate)),
                 false => secs(estimate),
             },
+            secs(job["estimateAtCloseUncapped"].as_f64()),
             secs(job["jobSeconds"].as_f64()),
             share(error),
             share(a["processedFraction"].as_f64()),
@@ -583,9 +587,10 @@ fn recurring(dart: &[&Value], map_time: &[f64]) -> String {
     let mut out = String::from(
         "\ndart's word count, run after run under the same deadline (each run's record joins \
          the profile store before the next): the node-local map time its profile started from \
-         (T_m^a, the mean of the kind's recent runs) and its maps' measured mean; T̂ its \
-         estimate at map close, T when it answered, both from its policy's start; the \
-         estimation error |T − T̂| / T\n\n",
+         (T_m^a, the mean of the kind's recent runs) and its maps' measured mean; its \
+         estimate at map close as answered (`estimateAtClose`) and T̂, the same uncapped (Dart \
+         eq. 1's map + shuffle + reduce, `estimateAtCloseUncapped`); T when it answered, all \
+         from its policy's start; the estimation error |T − T̂| / T\n\n",
     );
     out.push_str(&table(
         &[
@@ -593,8 +598,9 @@ fn recurring(dart: &[&Value], map_time: &[f64]) -> String {
             "profile's map time",
             "maps' mean",
             "estimate at map close",
+            "uncapped (T̂)",
             "answered at",
-            "estimation error",
+            "estimation error (uncapped)",
             "input read",
             "deadline met",
         ],
@@ -603,13 +609,13 @@ fn recurring(dart: &[&Value], map_time: &[f64]) -> String {
     if capped {
         out.push_str(
             "\n(= D): the estimate at map close was the policy's deadline: dart's forecast is cut \
-             at D under its guard (`forecast_cut`), so its error there is how early it answered, \
-             not how far its profile was off\n",
+             at D under its guard (`forecast_cut`), so its error would say how early it \
+             answered, not how far its profile was off; the errors here are the uncapped one's\n",
         );
     }
     let shown = |e: Option<f64>| e.map_or("—".into(), |e| format!("{:.1} %", 100.0 * e));
     for (what, errors) in [
-        ("estimation error at map close", &errors),
+        ("estimation error at map close (uncapped T̂)", &errors),
         ("profile's map time against the run's maps", &map_errors),
     ] {
         let first = errors.first().copied().flatten();
@@ -767,7 +773,7 @@ mod tests {
     /// An answer as the rm keeps it, with what the recurring table reads: a policy deadline of
     /// 1.3 s.
     fn answered(
-        estimate: Option<f64>,
+        (estimate, uncapped): (Option<f64>, Option<f64>),
         took: f64,
         maps: Option<f64>,
         fraction: f64,
@@ -778,6 +784,7 @@ mod tests {
             "deadlineOutcome": outcome,
             "answer": { "job": {
                 "estimateAtClose": estimate,
+                "estimateAtCloseUncapped": uncapped,
                 "policyDeadline": 1.3,
                 "jobSeconds": took,
                 // Another clock (from the master's start): never the error's T.
@@ -790,10 +797,11 @@ mod tests {
     #[test]
     fn the_recurring_table_has_a_row_per_dart_run_and_compares_the_first_with_the_rest() {
         let runs = [
-            answered(Some(1.5), 1.0, Some(2.0), 0.25, "met"),
-            answered(Some(0.9), 1.0, Some(1.6), 0.5, "met"),
-            answered(None, 2.0, None, 0.0, "empty"),
-            answered(Some(1.3), 1.0, Some(2.0), 0.4, "missed"),
+            answered((Some(1.5), Some(1.5)), 1.0, Some(2.0), 0.25, "met"),
+            answered((Some(0.9), Some(0.9)), 1.0, Some(1.6), 0.5, "met"),
+            answered((None, None), 2.0, None, 0.0, "empty"),
+            // Capped at D = 1.3 s; eq. 1's T_J was 1.6 s.
+            answered((Some(1.3), Some(1.6)), 1.0, Some(2.0), 0.4, "missed"),
         ];
         let refs: Vec<&Value> = runs.iter().collect();
         let out = recurring(&refs, &[1.0, 1.5, 1.5, 1.9]);
@@ -811,23 +819,29 @@ mod tests {
             rows[2].contains('—') && rows[2].contains("NO: answered from no input"),
             "{out}"
         );
-        // An estimate at the policy's deadline is said to be one.
+        // An estimate at the policy's deadline is said to be one, and its error is the
+        // uncapped estimate's: |1.0 − 1.6| / 1.0, not |1.0 − 1.3| / 1.0.
         assert!(
             rows[3].contains("1.30 s (= D)") && out.contains("forecast_cut"),
             "{out}"
         );
+        assert!(
+            rows[3].contains("1.60 s") && rows[3].contains("60.0 %"),
+            "{out}"
+        );
+        assert!(!rows[3].contains("30.0 %"), "{out}");
         assert!(!rows[0].contains("(= D)"), "{out}");
-        // Runs 2–4: errors 10 % and 30 % (run 3 closed without an estimate), median 20 %;
+        // Runs 2–4: errors 10 % and 60 % (run 3 closed without an estimate), median 35 %;
         // the profile's map time 50 % off the first run's maps, then 6.25 % and 5 %.
         for line in [
-            "estimation error at map close: run 1 50.0 %, runs 2–4 median 20.0 % (2 of 3 measured)",
+            "estimation error at map close (uncapped T̂): run 1 50.0 %, runs 2–4 median 35.0 % (2 of 3 measured)",
             "profile's map time against the run's maps: run 1 50.0 %, runs 2–4 median 5.6 % (2 of 3 measured)",
         ] {
             assert!(out.contains(line), "{line}: {out}");
         }
         let one = recurring(&refs[..1], &[]);
         assert!(
-            one.contains("estimation error at map close: 50.0 %"),
+            one.contains("estimation error at map close (uncapped T̂): 50.0 %"),
             "{one}"
         );
         assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));

@@ -198,6 +198,16 @@ fn under_a_tight_deadline_dart_answers_by_the_clients_clock_from_part_of_the_inp
     assert_eq!(job["outcome"], "met", "{job}");
     assert!(job["k"].as_u64().unwrap() < job["maps"].as_u64().unwrap());
     assert_eq!(answer["exact"], false);
+    // Every dart close carries its estimate, the guard's too; beside it Dart eq. 1's sum of
+    // the parts, which `forecast_cut` does not cap at D.
+    let (capped, uncapped) = (
+        job["estimateAtClose"].as_f64(),
+        job["estimateAtCloseUncapped"].as_f64(),
+    );
+    assert!(
+        matches!((capped, uncapped), (Some(c), Some(u)) if u >= c - 1e-9),
+        "{job}"
+    );
     // The cut's lead dart kept: this cluster's measured cut p99 (at least 0.05 s); before any
     // cut, the cut's delivery (a reduce's 50 ms report and a held one's 20 ms look) plus the
     // answer path's p99; 0.25 s while neither was measured. The cut is one of the live costs

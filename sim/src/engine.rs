@@ -527,6 +527,15 @@ impl JobResult {
         (truth >= MEASURABLE && truth.is_finite()).then(|| (truth - estimate).abs() / truth)
     }
 
+    /// [`JobResult::estimation_error`] of the estimate's uncapped total
+    /// ([`Estimate::uncapped`]: Dart eq. (1)'s parts summed, before `forecast_cut`'s cap at D):
+    /// how far the profile was off, not how early the guard answered.
+    pub fn uncapped_estimation_error(&self) -> Option<f64> {
+        let truth = self.phases.as_ref()?.total;
+        let estimate = self.estimate_in_force()?.uncapped();
+        (truth >= MEASURABLE && truth.is_finite()).then(|| (truth - estimate).abs() / truth)
+    }
+
     /// |T − T̂| / T of the estimate the map close carried, whatever came after it.
     pub fn close_estimation_error(&self) -> Option<f64> {
         self.phase_error(Moment::MapClose, Phase::Total)

@@ -54,6 +54,9 @@ pub struct Row {
     pub median_estimation_error: Option<f64>,
     pub p80_estimation_error: Option<f64>,
     pub p90_estimation_error: Option<f64>,
+    /// `p80_estimation_error` of the uncapped estimate (Dart eq. (1)'s parts summed, before
+    /// `dart`'s `forecast_cut` caps the total at D under its guard), over the same answers.
+    pub p80_estimation_error_uncapped: Option<f64>,
     /// The same error for answers from no input (k = 0 or processed fraction 0): apart, as
     /// it measures nothing (the estimate is of a job that reads nothing).
     pub empty_estimation_error: Stats,
@@ -436,8 +439,13 @@ fn row(config: &str, policy: &str, bin: &str, results: &[&JobResult]) -> Row {
         .iter()
         .filter_map(|r| r.estimation_error())
         .collect();
+    let mut uncapped: Vec<f64> = something
+        .iter()
+        .filter_map(|r| r.uncapped_estimation_error())
+        .collect();
     deviations.sort_by(f64::total_cmp);
     errors.sort_by(f64::total_cmp);
+    uncapped.sort_by(f64::total_cmp);
     let share = |outcome: Outcome| {
         let n = results.iter().filter(|r| r.outcome() == outcome).count();
         if results.is_empty() {
@@ -482,6 +490,7 @@ fn row(config: &str, policy: &str, bin: &str, results: &[&JobResult]) -> Row {
         median_estimation_error: median(&errors),
         p80_estimation_error: percentile(&errors, 0.8),
         p90_estimation_error: percentile(&errors, 0.9),
+        p80_estimation_error_uncapped: percentile(&uncapped, 0.8),
         empty_estimation_error: Stats::of(
             nothing
                 .iter()
@@ -634,6 +643,7 @@ pub fn metric(row: &Row, name: &str) -> Option<f64> {
         "median_estimation_error" => row.median_estimation_error,
         "p80_estimation_error" => row.p80_estimation_error,
         "p90_estimation_error" => row.p90_estimation_error,
+        "p80_estimation_error_uncapped" => row.p80_estimation_error_uncapped,
         "jobs" => Some(row.jobs as f64),
         "empty_estimation_error" => row.empty_estimation_error.mean,
         "empty_estimation_error_median" => row.empty_estimation_error.median,
@@ -761,6 +771,16 @@ pub fn markdown(report: &Report) -> String {
         );
     }
     let _ = writeln!(t, "\n{LEGEND}");
+    t += &uncapped_line(report.rows.iter().map(|r| {
+        let at = |v: Option<f64>| v.map(|v| format!("{:.1}", v * 100.0));
+        (
+            r.config.as_str(),
+            r.policy.as_str(),
+            r.bin.as_str(),
+            at(r.p80_estimation_error),
+            at(r.p80_estimation_error_uncapped),
+        )
+    }));
     estimation_table(&mut t, report);
     if !report.paper.is_empty() {
         let _ = writeln!(
@@ -794,6 +814,34 @@ pub fn markdown(report: &Report) -> String {
         }
     }
     t
+}
+
+/// One paragraph: per configuration, each Dart's p80 estimation error at map close (bin `all`)
+/// over the estimate it answered with (capped at D by `dart`'s `forecast_cut` under its guard)
+/// and over eq. (1)'s uncapped sum of the parts; empty with no such row. `rows`: each row's
+/// config, policy and bin with its two cells, already formatted.
+pub(crate) fn uncapped_line<'a>(
+    rows: impl Iterator<Item = (&'a str, &'a str, &'a str, Option<String>, Option<String>)>,
+) -> String {
+    let cells: Vec<String> = rows
+        .filter(|&(config, policy, bin, ..)| {
+            config != C12 && bin == "all" && policy.starts_with("dart")
+        })
+        .filter_map(|(config, policy, _, capped, uncapped)| {
+            let capped = capped.unwrap_or_else(|| "–".to_owned());
+            Some(format!("{config} {policy} {capped} → {}", uncapped?))
+        })
+        .collect();
+    if cells.is_empty() {
+        return String::new();
+    }
+    format!(
+        "\np80 est. err % at map close, as answered → uncapped (Dart eq. 1's map + shuffle + \
+         reduce before `forecast_cut`'s cap at D under `dart`'s guard; the capped error says \
+         how early the guard answered, the uncapped one how far the profile was off), bin all, \
+         answers from some input: {}\n",
+        cells.join("; ")
+    )
 }
 
 /// Estimation error per phase at each moment (Dart Table 3, Fig. 12b–d), for the size bins
@@ -1173,6 +1221,39 @@ pub(crate) mod tests {
         assert!(close(large.empty_estimation_error.mean, 24.0));
         assert_eq!(large.estimation.map_close.total.jobs, 2);
         assert_eq!(large.empty_fraction, 1.0 / 3.0);
+    }
+
+    #[test]
+    fn the_uncapped_estimates_p80_error_stands_beside_the_capped_one() {
+        let dart = PolicyKind::Dart;
+        // Truth 80 s. Capped at D = 100 s, the parts summing to 160 s: errors 0.25 and 1.
+        let mut capped = result("C1", dart, SizeBin::Large, 5, 5, false, 100.0);
+        capped.estimates[1] = Some(parts(100.0, 20.0, 40.0, 100.0));
+        // Uncapped: the total is the parts' sum, 88 s: 0.1 both ways.
+        let mut free = result("C1", dart, SizeBin::Large, 5, 5, false, 88.0);
+        free.estimates[1] = Some(parts(60.0, 8.0, 20.0, 88.0));
+        assert_eq!(capped.estimation_error(), Some(0.25));
+        assert_eq!(capped.uncapped_estimation_error(), Some(1.0));
+        let rows = rows(&[capped, free], &["C1"], &[dart]);
+        let all = by_bin(&rows, "all");
+        assert_eq!(all.p80_estimation_error, Some(0.25));
+        assert_eq!(all.p80_estimation_error_uncapped, Some(1.0));
+        assert_eq!(metric(all, "p80_estimation_error_uncapped"), Some(1.0));
+        let table = markdown(&Report {
+            seed: 1,
+            jobs: 2,
+            population: POPULATION,
+            no_task_jobs: 0,
+            guard: 0.0,
+            model: Model::default(),
+            rows: rows.clone(),
+            paper: Vec::new(),
+        });
+        assert!(
+            table.contains("p80 est. err % at map close, as answered → uncapped")
+                && table.contains("C1 dart 25.0 → 100.0"),
+            "{table}"
+        );
     }
 
     #[test]

@@ -62,6 +62,7 @@ pub const METRICS: &[&str] = &[
     "median_estimation_error",
     "p80_estimation_error",
     "p90_estimation_error",
+    "p80_estimation_error_uncapped",
     "empty_estimation_error",
     "empty_estimation_error_median",
     "empty_estimation_error_p80",
@@ -308,6 +309,20 @@ pub fn markdown(report: &SeedsReport) -> String {
         let _ = writeln!(t);
     }
     let _ = writeln!(t, "\n{}", report::LEGEND);
+    t += &report::uncapped_line(report.rows.iter().map(|r| {
+        let at = |m: &str| {
+            r.get(m)
+                .filter(|s| s.mean.is_some())
+                .map(|s| cell(Some(s), true))
+        };
+        (
+            r.config.as_str(),
+            r.policy.as_str(),
+            r.bin.as_str(),
+            at("p80_estimation_error"),
+            at("p80_estimation_error_uncapped"),
+        )
+    }));
     let shown: Vec<&SeedsRow> = report
         .rows
         .iter()

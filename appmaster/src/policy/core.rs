@@ -27,6 +27,11 @@ pub(crate) trait JobRun {
     fn guard_spares(&self, _now: Seconds) -> Vec<AttemptId> {
         Vec::new()
     }
+    /// The deadline guard, sparing `spare` (`Core::guard_sparing`): the map phase closes
+    /// with no estimate by default; `Dart`'s closes with its estimate.
+    fn guard(&mut self, _now: Seconds, spare: &[AttemptId], out: &mut Vec<Decision>) {
+        self.core_mut().guard_sparing(spare, out);
+    }
     /// The time the run asked for (`Decision::WakeAt`) has come. Nothing by default.
     fn wake(&mut self, _now: Seconds, _out: &mut Vec<Decision>) {}
     /// Takes an event (after `JobStarted`).
@@ -34,6 +39,11 @@ pub(crate) trait JobRun {
     /// Makes every decision the run's state now calls for.
     fn settle(&mut self, now: Seconds, out: &mut Vec<Decision>);
 }
+
+/// What `Core::guard_stop` leaves for `Core::guard_cut`: the live attempts to cut once the map
+/// phase is closed (a map among them is already killed, and `cut` passes it by).
+#[derive(Debug)]
+pub struct GuardCut(Vec<AttemptId>);
 
 /// The `handle` every policy shares: the first `JobStarted` begins a run with `start` (which
 /// also closes the map phase of a job with nothing to map), later events go to the run, and
@@ -72,11 +82,11 @@ pub(crate) fn drive<R: JobRun>(
             }
             Event::Guard => {
                 let spare = r.guard_spares(now);
-                r.core_mut().guard_sparing(&spare, out);
+                r.guard(now, &spare, out);
             }
             Event::Wake => r.wake(now, out),
             Event::Deadline => {
-                r.core_mut().guard(out);
+                r.guard(now, &[], out);
                 r.core_mut().deadline(out);
             }
             Event::TaskFinished {
@@ -866,20 +876,25 @@ impl Core {
         self.running_attempts
     }
 
-    /// The deadline guard (`Event::Guard`): every map attempt killed, the map phase closed with
-    /// what is done, restarts dropped, every running reduce cut.
-    pub fn guard(&mut self, out: &mut Vec<Decision>) {
-        self.guard_sparing(&[], out);
-    }
-
-    /// The deadline guard, leaving the attempts in `spare` running (spared maps stay in `k`):
+    /// The deadline guard (`Event::Guard`; at `Event::Deadline` with nothing spared), leaving the attempts in `spare` running (spared maps stay in `k`):
     /// while any map is spared no reduce is cut, since every reduce still waits for its
     /// output, and a spared reduce is left to end (the policy kills a spared map that will no
     /// longer end in time and cuts a spared reduce at its own last moment; the deadline ends
     /// whatever still runs).
     pub fn guard_sparing(&mut self, spare: &[AttemptId], out: &mut Vec<Decision>) {
+        if let Some(cut) = self.guard_stop(spare, out) {
+            self.close_map_phase(None, out);
+            self.guard_cut(cut, out);
+        }
+    }
+
+    /// The guard's first half (`guard_sparing` is `guard_stop`, `close_map_phase`, then
+    /// `guard_cut`): the maps not spared are killed and restarts dropped. `None` when the
+    /// guard already fired. A policy that closes with its estimate computes it between the two
+    /// halves, from the maps that are left.
+    pub fn guard_stop(&mut self, spare: &[AttemptId], out: &mut Vec<Decision>) -> Option<GuardCut> {
         if self.progress.guarded {
-            return;
+            return None;
         }
         self.progress.guarded = true;
         let mut live: Vec<AttemptId> = self.live.clone();
@@ -903,8 +918,14 @@ impl Core {
         }
         self.progress.restarts_waiting = 0;
         self.rerun_waiting_since = None;
-        self.close_map_phase(None, out);
-        for &a in live.iter().filter(|a| !spared && !spare(a)) {
+        let kept: Vec<AttemptId> = live.into_iter().filter(|a| !spared && !spare(a)).collect();
+        Some(GuardCut(kept))
+    }
+
+    /// The guard's second half, after the map phase closed: every reduce `guard_stop` did not
+    /// spare is cut (none while a map is spared).
+    pub fn guard_cut(&mut self, cut: GuardCut, out: &mut Vec<Decision>) {
+        for a in cut.0 {
             self.cut(a, out);
         }
     }

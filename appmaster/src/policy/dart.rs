@@ -8,7 +8,7 @@
 //! extensions, each an [`Extensions`] switch (the code says why where each one sits):
 //! - `reduce_waves` (§3.3 eq. 9): `T_R` is the expected last of R lognormal reduces over their waves, not the average reduce; Alg. 5 (eq. 12) leaves room for a wave's largest draw.
 //! - `reduce_confidence` (§4.2.2 eq. 12): Alg. 5 sizes a wave to end by `D` with `PolicyConfig::reduce_confidence`, not on average.
-//! - `forecast_cut` (§3 eq. 1): the estimate (`estimate()`, `CloseMapPhase`) is cut as Alg. 5 will cut the reduces, not eq. 1's `T_J`; under `last_moment`'s guard its total is at most `D`, when the guard answers whatever still runs.
+//! - `forecast_cut` (§3 eq. 1): the estimate (`estimate()`, `CloseMapPhase`) is cut as Alg. 5 will cut the reduces, not eq. 1's `T_J`; under `last_moment`'s guard its total is at most `D`, when the guard answers whatever still runs (`Estimate::uncapped` is eq. 1's sum of the parts before that cap). Every close carries the estimate, the guard's too.
 //! - `sample_floor` (§4.2.2 Alg. 5): a reduce keeps at least `min_reduce_sample` of its input even when the time left fits less than that (both keep it when no time is left).
 //! - `node_pace` (§4.2.2 eq. 12): Alg. 5 divides the time left by how much slower this job's maps ran on the reduce's node.
 //! - `reduce_restart` (§4.2.2): a reduce whose rate says it ends after `D` is killed once and restarted on another node (`reduce_avoid`, parked containers); not under `cut_tail`'s guard, whose cut keeps what a late reduce folded in.
@@ -459,6 +459,20 @@ impl JobRun for Run {
         &mut self.core
     }
 
+    /// The guard closes the map phase with the estimate every other close carries
+    /// (`current_estimate`, Dart eq. (1)), made once the maps it stops are gone, so that every
+    /// close has one. The estimate decides nothing (only `Reforecast` reads the close, for its
+    /// `k`): `dart-paper`'s decisions stay the paper's.
+    fn guard(&mut self, now: Seconds, spare: &[AttemptId], out: &mut Vec<Decision>) {
+        if let Some(cut) = self.core.guard_stop(spare, out) {
+            if !self.core.map_phase_closed() {
+                let e = self.current_estimate(now);
+                self.core.close_map_phase(Some(e), out);
+            }
+            self.core.guard_cut(cut, out);
+        }
+    }
+
     /// `lone_map`: while no map is done the guard's cut would answer from nothing, so the
     /// running maps that will still end in time (with their shuffle and the least reduce) are
     /// left to run. With a map done, every map goes, as the guard has it.
@@ -489,7 +503,7 @@ impl JobRun for Run {
             // its unguarded twin's path).
             if !self.core.progress.guarded {
                 let spare = self.last_moment_spares(now);
-                self.core.guard_sparing(&spare, out);
+                self.guard(now, &spare, out);
             }
             self.reduces_cut = true;
             self.core.cut_reduces(out);
@@ -499,7 +513,7 @@ impl JobRun for Run {
                 .is_some_and(|at| t_p >= at - WAKE_SLACK)
         {
             let spare = self.last_moment_spares(now);
-            self.core.guard_sparing(&spare, out);
+            self.guard(now, &spare, out);
         }
     }
 
@@ -2268,6 +2282,51 @@ mod tests {
         let out = send(&mut dart, 9.0, Event::Tick);
         assert!(out.contains(&Decision::Kill(a)), "{out:?}");
         assert_eq!(dart.progress().k, 0);
+    }
+
+    /// The estimate a `CloseMapPhase` in `out` carried (outer `None`: no close).
+    fn closed_with(out: &[Decision]) -> Option<Option<Estimate>> {
+        out.iter().find_map(|d| match d {
+            Decision::CloseMapPhase { estimate, .. } => Some(*estimate),
+            _ => None,
+        })
+    }
+
+    #[test]
+    fn the_guards_close_carries_the_estimate_and_its_uncapped_total_passes_d() {
+        // Four maps of 5 s, D = 20 s, two containers: two maps run, two wait. At 15 s both
+        // running maps are a tenth done (their rates say they end long after D); the guard at
+        // 16 s, with no map done, spares them and closes the map phase.
+        let at_the_guard = |kind: PolicyKind| {
+            let mut dart = Dart::new(kind, guarded());
+            let job = node0_job(4, 20.0, maps_of_4_bytes(0.5));
+            send(&mut dart, 0.0, Event::JobStarted(job));
+            let maps = granted_at_zero(&mut dart, 2);
+            assert_eq!(maps.len(), 2, "{kind:?}");
+            for attempt in maps {
+                let progress = Event::TaskProgress {
+                    attempt,
+                    progress: 0.1,
+                };
+                send(&mut dart, 15.0, progress);
+            }
+            assert!(!dart.progress().map_phase_closed, "{kind:?}");
+            let out = send(&mut dart, 16.0, Event::Guard);
+            assert!(dart.progress().map_phase_closed, "{kind:?}");
+            closed_with(&out)
+                .expect("the guard closes the map phase")
+                .expect("with the policy's estimate")
+        };
+        // `forecast_cut` under `last_moment`: the total is at most D; Dart eq. (1)'s sum of
+        // the parts is not, and the parts are the uncut phases.
+        let e = at_the_guard(PolicyKind::Dart);
+        assert_eq!(e.total, 20.0, "{e:?}");
+        assert!(e.map > 40.0 && e.uncapped() > e.total, "{e:?}");
+        assert_eq!(e.uncapped(), e.map + e.shuffle + e.reduce);
+        // `dart-paper`'s guard stops both maps (k = 0) and its close carries eq. (1)'s T_J of
+        // what is left, uncapped: the total is the parts' sum.
+        let e = at_the_guard(PolicyKind::DartPaper);
+        assert_eq!(e.total, e.uncapped(), "{e:?}");
     }
 
     #[test]

@@ -24,8 +24,20 @@ pub struct Estimate {
     pub shuffle: Seconds,
     /// `T_R`: the reduce phase (eq. 8–9, or eq. 13 with skew handling).
     pub reduce: Seconds,
-    /// `T_J = T_M + T_NS + T_R` (eq. 1).
+    /// `T_J = T_M + T_NS + T_R` (eq. 1); `dart`'s `forecast_cut` under `last_moment` caps it
+    /// at `D` ([`Estimate::uncapped`] is the sum before the cap).
     pub total: Seconds,
+}
+
+impl Estimate {
+    /// Dart eq. (1)'s `T_J = T_M + T_NS + T_R` from the parts, before any cap at the deadline:
+    /// `total` itself for every policy but `dart` under `last_moment`'s guard, whose
+    /// `forecast_cut` caps `total` at `D` (the guard answers by then) while the parts stay the
+    /// phases it forecasts. The error of this one measures the profile, not how early the
+    /// answer came.
+    pub fn uncapped(&self) -> Seconds {
+        self.map + self.shuffle + self.reduce
+    }
 }
 
 /// The running state the estimator needs: smoothed map durations, partition size, shuffle

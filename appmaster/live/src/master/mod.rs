@@ -904,6 +904,8 @@ fn answer(
         "maps": p.maps,
         "processedFraction": p.processed_fraction(),
         "estimateAtClose": outcome.closed.and_then(|(_, e)| e).map(|e| e.total),
+        // Dart eq. (1)'s T_J from the close's parts, before `forecast_cut`'s cap at D.
+        "estimateAtCloseUncapped": outcome.closed.and_then(|(_, e)| e).map(|e| e.uncapped()),
         "mapPhaseClosedAt": outcome.closed.map(|(t, _)| t),
         // The estimate in force at the answer: the latest `Reforecast`'s, else the close's.
         "estimateAtEnd": outcome
