@@ -536,6 +536,16 @@ impl JobResult {
         (truth >= MEASURABLE && truth.is_finite()).then(|| (truth - estimate).abs() / truth)
     }
 
+    /// [`JobResult::estimation_error`] of an estimate the cap at D left alone (its total is
+    /// eq. (1)'s sum of the parts): the jobs whose forecast ended before D, where neither the
+    /// cap nor the guard's cut it foresaw decides the error.
+    pub fn under_d_estimation_error(&self) -> Option<f64> {
+        let e = self.estimate_in_force()?;
+        (e.total >= e.uncapped())
+            .then(|| self.estimation_error())
+            .flatten()
+    }
+
     /// |T − T̂| / T of the estimate the map close carried, whatever came after it.
     pub fn close_estimation_error(&self) -> Option<f64> {
         self.phase_error(Moment::MapClose, Phase::Total)

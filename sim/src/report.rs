@@ -57,6 +57,10 @@ pub struct Row {
     /// `p80_estimation_error` of the uncapped estimate (Dart eq. (1)'s parts summed, before
     /// `dart`'s `forecast_cut` caps the total at D under its guard), over the same answers.
     pub p80_estimation_error_uncapped: Option<f64>,
+    /// `p80_estimation_error` over the answers whose estimate the cap left alone (it ended
+    /// before D), and their share of the answers with an estimate.
+    pub p80_estimation_error_under_d: Option<f64>,
+    pub under_d_share: Option<f64>,
     /// The same error for answers from no input (k = 0 or processed fraction 0): apart, as
     /// it measures nothing (the estimate is of a job that reads nothing).
     pub empty_estimation_error: Stats,
@@ -443,9 +447,14 @@ fn row(config: &str, policy: &str, bin: &str, results: &[&JobResult]) -> Row {
         .iter()
         .filter_map(|r| r.uncapped_estimation_error())
         .collect();
+    let mut under_d: Vec<f64> = something
+        .iter()
+        .filter_map(|r| r.under_d_estimation_error())
+        .collect();
     deviations.sort_by(f64::total_cmp);
     errors.sort_by(f64::total_cmp);
     uncapped.sort_by(f64::total_cmp);
+    under_d.sort_by(f64::total_cmp);
     let share = |outcome: Outcome| {
         let n = results.iter().filter(|r| r.outcome() == outcome).count();
         if results.is_empty() {
@@ -491,6 +500,8 @@ fn row(config: &str, policy: &str, bin: &str, results: &[&JobResult]) -> Row {
         p80_estimation_error: percentile(&errors, 0.8),
         p90_estimation_error: percentile(&errors, 0.9),
         p80_estimation_error_uncapped: percentile(&uncapped, 0.8),
+        p80_estimation_error_under_d: percentile(&under_d, 0.8),
+        under_d_share: (!errors.is_empty()).then(|| under_d.len() as f64 / errors.len() as f64),
         empty_estimation_error: Stats::of(
             nothing
                 .iter()
@@ -644,6 +655,8 @@ pub fn metric(row: &Row, name: &str) -> Option<f64> {
         "p80_estimation_error" => row.p80_estimation_error,
         "p90_estimation_error" => row.p90_estimation_error,
         "p80_estimation_error_uncapped" => row.p80_estimation_error_uncapped,
+        "p80_estimation_error_under_d" => row.p80_estimation_error_under_d,
+        "under_d_share" => row.under_d_share,
         "jobs" => Some(row.jobs as f64),
         "empty_estimation_error" => row.empty_estimation_error.mean,
         "empty_estimation_error_median" => row.empty_estimation_error.median,
@@ -779,6 +792,8 @@ pub fn markdown(report: &Report) -> String {
             r.bin.as_str(),
             at(r.p80_estimation_error),
             at(r.p80_estimation_error_uncapped),
+            at(r.p80_estimation_error_under_d),
+            at(r.under_d_share),
         )
     }));
     estimation_table(&mut t, report);
@@ -820,16 +835,20 @@ pub fn markdown(report: &Report) -> String {
 /// over the estimate it answered with (capped at D by `dart`'s `forecast_cut` under its guard)
 /// and over eq. (1)'s uncapped sum of the parts; empty with no such row. `rows`: each row's
 /// config, policy and bin with its two cells, already formatted.
-pub(crate) fn uncapped_line<'a>(
-    rows: impl Iterator<Item = (&'a str, &'a str, &'a str, Option<String>, Option<String>)>,
-) -> String {
+pub(crate) fn uncapped_line<'a>(rows: impl Iterator<Item = UncappedCells<'a>>) -> String {
     let cells: Vec<String> = rows
         .filter(|&(config, policy, bin, ..)| {
             config != C12 && bin == "all" && policy.starts_with("dart")
         })
-        .filter_map(|(config, policy, _, capped, uncapped)| {
-            let capped = capped.unwrap_or_else(|| "–".to_owned());
-            Some(format!("{config} {policy} {capped} → {}", uncapped?))
+        .filter_map(|(config, policy, _, capped, uncapped, under_d, share)| {
+            let dash = |c: Option<String>| c.unwrap_or_else(|| "–".to_owned());
+            Some(format!(
+                "{config} {policy} {} → {} ({} over the {} % under D)",
+                dash(capped),
+                uncapped?,
+                dash(under_d),
+                dash(share)
+            ))
         })
         .collect();
     if cells.is_empty() {
@@ -838,11 +857,24 @@ pub(crate) fn uncapped_line<'a>(
     format!(
         "\np80 est. err % at map close, as answered → uncapped (Dart eq. 1's map + shuffle + \
          reduce before `forecast_cut`'s cap at D under `dart`'s guard; the capped error says \
-         how early the guard answered, the uncapped one how far the profile was off), bin all, \
-         answers from some input: {}\n",
+         how early the guard answered, the uncapped one how far the profile was off, though \
+         against a T the guard's cut ended; the third, over the answers whose estimate ended \
+         before D, is neither's), bin all, answers from some input: {}\n",
         cells.join("; ")
     )
 }
+
+/// A row's config, policy and bin, with its p80 errors as answered, uncapped and under D, and
+/// the share under D, each already formatted.
+pub(crate) type UncappedCells<'a> = (
+    &'a str,
+    &'a str,
+    &'a str,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+);
 
 /// Estimation error per phase at each moment (Dart Table 3, Fig. 12b–d), for the size bins
 /// and `all` of each configuration (not the pooled C1+C2, which only the deviation figures
@@ -1251,7 +1283,7 @@ pub(crate) mod tests {
         });
         assert!(
             table.contains("p80 est. err % at map close, as answered → uncapped")
-                && table.contains("C1 dart 25.0 → 100.0"),
+                && table.contains("C1 dart 25.0 → 100.0 (10.0 over the 50.0 % under D)"),
             "{table}"
         );
     }

@@ -63,6 +63,8 @@ pub const METRICS: &[&str] = &[
     "p80_estimation_error",
     "p90_estimation_error",
     "p80_estimation_error_uncapped",
+    "p80_estimation_error_under_d",
+    "under_d_share",
     "empty_estimation_error",
     "empty_estimation_error_median",
     "empty_estimation_error_p80",
@@ -321,6 +323,8 @@ pub fn markdown(report: &SeedsReport) -> String {
             r.bin.as_str(),
             at("p80_estimation_error"),
             at("p80_estimation_error_uncapped"),
+            at("p80_estimation_error_under_d"),
+            at("under_d_share"),
         )
     }));
     let shown: Vec<&SeedsRow> = report
