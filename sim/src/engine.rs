@@ -17,6 +17,7 @@ use yard_appmaster::policy::{
 use yard_workload::SizeBin;
 
 use crate::config::{ClusterConfig, DeadlineConfig, Model, ProgressModel, RATE_SEGMENTS};
+use crate::floor::{self, RanReduce};
 use crate::job::SimJob;
 use crate::oracle;
 
@@ -402,6 +403,10 @@ pub struct JobResult {
     /// For a guarded run, the same job, configuration and policy without the guard: what the
     /// guard's cost and benefit are measured against. Set by `experiment::run_job`.
     pub unguarded: Option<Unguarded>,
+    /// The floor estimate of the completion (`crate::floor`): the median completion over
+    /// redraws of the reduces' noise, all else as it ran. `None` if the job never finished or
+    /// ran on a shared cluster.
+    pub floor: Option<Seconds>,
 }
 
 /// What the unguarded twin of a guarded run ended with.
@@ -546,6 +551,15 @@ impl JobResult {
             .flatten()
     }
 
+    /// |T − T̂_floor| / T of the floor estimate (`crate::floor`): the error no estimate made
+    /// at map close can avoid on this model, as it cannot know the reduces' noise draws.
+    /// `None` where the floor is, or where the job's true time is under [`MEASURABLE`].
+    pub fn floor_error(&self) -> Option<f64> {
+        let truth = self.phases.as_ref()?.total;
+        let floor = self.floor?;
+        (truth >= MEASURABLE && truth.is_finite()).then(|| (truth - floor).abs() / truth)
+    }
+
     /// |T − T̂| / T of the estimate the map close carried, whatever came after it.
     pub fn close_estimation_error(&self) -> Option<f64> {
         self.phase_error(Moment::MapClose, Phase::Total)
@@ -631,7 +645,27 @@ impl Run<'_> {
             guard_fired: progress.guarded,
             lone_map: progress.lone_map,
             unguarded: None,
+            floor: run.floor(),
         }
+    }
+
+    /// The floor estimate of this run's completion (`crate::floor`), its noise redrawn from an
+    /// RNG keyed by the seed and the job; a reduce that started within two heartbeats of
+    /// another's end is taken to have waited for its container.
+    fn floor(&self) -> Option<Seconds> {
+        let completion = self.finished?;
+        if self.shared.is_some() {
+            return None;
+        }
+        let t = &self.job.truth;
+        Some(floor::estimate(
+            completion,
+            &self.ran_reduces,
+            t.reduce_noise_sigma,
+            self.exp.model.durations,
+            2.0 * self.exp.cluster.heartbeat,
+            mix(self.exp.seed, 0xF1_00_12, self.index, 0),
+        ))
     }
 }
 
@@ -733,6 +767,8 @@ struct Live {
     map: Option<MapId>,
     /// A reduce's input after Alg. 5's sampling (0 until it has its input).
     kept: u64,
+    /// A reduce's index (0 for a map).
+    reduce: u32,
     /// The guard cut this reduce: it answers at once (`Ev::ReduceCut`) and gets no input.
     cut: bool,
     /// What the attempt is, hashed with the seed: keys its speed curve and report noise.
@@ -777,6 +813,7 @@ impl Live {
             end_us: u64::MAX,
             map,
             kept: 0,
+            reduce: 0,
             cut: false,
             key: 0,
         }
@@ -1009,6 +1046,9 @@ pub(crate) struct Run<'a> {
     reforecast: Option<Estimate>,
     at_first_reduce: Option<Estimate>,
     first_reduce_done: bool,
+    /// Reduce attempts that ran their whole input to their end, for the floor estimate
+    /// (`crate::floor`); kept on a cluster of the job's own only.
+    ran_reduces: Vec<RanReduce>,
     /// The true phase ends: when the map phase last became over (closed, no map attempt
     /// running), and when, after that, the link last drained.
     map_end: Option<Seconds>,
@@ -1133,6 +1173,7 @@ impl<'a> Run<'a> {
             reforecast: None,
             at_first_reduce: None,
             first_reduce_done: false,
+            ran_reduces: Vec::new(),
             map_end: None,
             shuffle_end: None,
             finished: None,
@@ -1241,7 +1282,12 @@ impl<'a> Run<'a> {
                     if self.live.get(a).is_some_and(|l| l.end_us != t) => {}
                 Ev::Tick => self.tick(),
                 Ev::MapEnd(a, ok) => self.map_end(a, ok),
-                Ev::ReduceEnd(a, ok) => self.reduce_end(a, ok.then_some(0)),
+                Ev::ReduceEnd(a, ok) => {
+                    if ok {
+                        self.ran_whole(a);
+                    }
+                    self.reduce_end(a, ok.then_some(0))
+                }
                 Ev::ReduceCut(a, folded) => self.reduce_end(a, Some(folded)),
                 Ev::Guard => self.call(Event::Guard),
                 Ev::Wake(at) => {
@@ -1291,6 +1337,29 @@ impl<'a> Run<'a> {
             (false, true) => self.shuffle_end = None,
             _ => {}
         }
+    }
+
+    /// Notes a reduce attempt that ran its whole input to its end now, for the floor
+    /// estimate: when it got its input, its seconds and its noise factor. Not on a shared
+    /// cluster, where a task's start-up cost rides on the noise and a node load model re-rates
+    /// attempts (`crate::shared`).
+    fn ran_whole(&mut self, a: AttemptId) {
+        if self.shared.is_some() {
+            return;
+        }
+        let Some(l) = self
+            .live
+            .get(a)
+            .filter(|l| !l.cut && l.duration.is_finite())
+        else {
+            return;
+        };
+        let noise = self.job.truth.reduce_noise[l.reduce as usize];
+        self.ran_reduces.push(RanReduce {
+            start: l.started,
+            seconds: self.now - l.started,
+            noise,
+        });
     }
 
     /// A reduce attempt ends: finished (having folded in `folded` bytes, reported as its
@@ -1440,6 +1509,7 @@ impl<'a> Run<'a> {
                 l.ok = ok;
                 l.end_us = event_us(end);
                 l.kept = kept;
+                l.reduce = r.0;
                 l.key = key;
             }
             self.at(end, Ev::ReduceEnd(a, ok));
@@ -2298,5 +2368,58 @@ mod tests {
             let b = simulate(&job, &p, kind, &exp, 3);
             assert_eq!(a, b, "{kind}");
         }
+    }
+
+    /// A job of four maps and three reduces of 10 s each (0.01 s a byte) whose reduces'
+    /// noise is `e_r = exp(σ·z_r − σ²/2)`, drawn with spread σ.
+    fn noisy_reduces(sigma: f64, z: [f64; 3]) -> SimJob {
+        let mut job = tiny(&[10.0, 10.0, 10.0, 10.0], 3);
+        job.truth.maps.iter_mut().for_each(|m| m.output_bytes = 750);
+        job.truth.reduce_time.a = 0.01;
+        job.profile.reduce_time.a = 0.01;
+        job.profile.partition_bytes = 1000.0;
+        job.truth.reduce_noise = z
+            .iter()
+            .map(|z| (sigma * z - sigma * sigma / 2.0).exp())
+            .collect();
+        job.truth.reduce_noise_sigma = sigma;
+        job
+    }
+
+    #[test]
+    fn the_floor_is_the_truth_without_noise_and_rises_with_it() {
+        let draws = [
+            [1.3, -0.4, 0.8],
+            [-1.1, -0.2, 0.3],
+            [0.5, 2.0, -1.5],
+            [-0.7, -1.4, -0.3],
+        ];
+        let exp = experiment(4);
+        let mean_floor_error = |sigma: f64| {
+            let errors: Vec<f64> = draws
+                .iter()
+                .enumerate()
+                .map(|(i, &z)| {
+                    let job = noisy_reduces(sigma, z);
+                    let p = plan(&job, &exp, 1.0, 2.0);
+                    let r = simulate(&job, &p, PolicyKind::Dart, &exp, i as u64);
+                    assert!(r.estimation_error().is_some(), "dart estimated at close");
+                    assert_eq!(r, simulate(&job, &p, PolicyKind::Dart, &exp, i as u64));
+                    r.floor_error().expect("a floor")
+                })
+                .collect();
+            errors.iter().sum::<f64>() / errors.len() as f64
+        };
+        // No noise: the floor estimate is the true completion.
+        let job = noisy_reduces(0.0, draws[0]);
+        let r = simulate(&job, &plan(&job, &exp, 1.0, 2.0), PolicyKind::Dart, &exp, 0);
+        assert_eq!(r.floor, Some(r.completion));
+        assert_eq!(mean_floor_error(0.0), 0.0);
+        let (low, mid, high) = (
+            mean_floor_error(0.1),
+            mean_floor_error(0.2),
+            mean_floor_error(0.4),
+        );
+        assert!(0.0 < low && low < mid && mid < high, "{low} {mid} {high}");
     }
 }

@@ -27,6 +27,9 @@ pub struct JobTruth {
     /// `f(d) = a·d^b` with each reduce's multiplicative noise `e_r` (mean 1, Dart eq. 9).
     pub reduce_time: PowerLaw,
     pub reduce_noise: Vec<f64>,
+    /// σ of `ln e_r`: the spread the noise was drawn with (or, for recorded reduce times, the
+    /// spread of theirs). The simulator's floor estimate (`crate::floor`) redraws `e_r` with it.
+    pub reduce_noise_sigma: f64,
     /// The job's shuffle bottleneck, bytes per second.
     pub shuffle_bandwidth: f64,
 }
@@ -184,6 +187,7 @@ impl SimJob {
                     spread: 0.0,
                 },
                 reduce_noise: vec![1.0; reduces as usize],
+                reduce_noise_sigma: 0.0,
                 shuffle_bandwidth: 1000.0,
             },
             profile: Profile {

@@ -50,6 +50,9 @@ struct Row<'a> {
     /// close's), and of the close's alone.
     estimation_error: Option<f64>,
     close_error: Option<f64>,
+    /// The floor estimate of the completion (`crate::floor`) and its error.
+    floor_total: Option<f64>,
+    floor_error: Option<f64>,
 }
 
 /// Writes `results` (one seed's run of one setup) as CSV rows; the header first when
@@ -100,6 +103,8 @@ pub fn write<W: Write>(
             reforecast_total: r.reforecast.map(|e| e.total),
             estimation_error: r.estimation_error(),
             close_error: r.close_estimation_error(),
+            floor_total: r.floor,
+            floor_error: r.floor_error(),
         })?;
     }
     w.flush()?;
@@ -115,11 +120,13 @@ mod tests {
 
     #[test]
     fn one_row_per_job_read_back_with_its_outcome_and_estimate() {
-        let results = [
+        let mut results = [
             result("C1", PolicyKind::Dart, SizeBin::Small, 4, 5, false, 90.0),
             result("C3", PolicyKind::Aria, SizeBin::Large, 0, 5, false, 70.0),
             result("C3", PolicyKind::Ps, SizeBin::Medium, 10, 10, true, 110.0),
         ];
+        results[0].floor = Some(84.0);
+        results[1].floor = None;
         let mut out = Vec::new();
         super::write(&mut out, true, "deadlines", 7, &results).unwrap();
         super::write(&mut out, false, "deadlines", 8, &results[..1]).unwrap();
@@ -142,6 +149,9 @@ mod tests {
         assert_eq!(field(&rows[0], "estimation_error"), "0.125");
         assert_eq!(field(&rows[0], "close_error"), "0.125");
         assert_eq!(field(&rows[0], "reforecast_total"), "");
+        assert_eq!(field(&rows[0], "floor_total"), "84.0");
+        assert_eq!(field(&rows[0], "floor_error"), "0.05");
+        assert_eq!(field(&rows[1], "floor_error"), "");
         assert_eq!(field(&rows[3], "seed"), "8");
     }
 
@@ -163,7 +173,8 @@ mod tests {
         let mut out = Vec::new();
         super::write(&mut out, true, "deadlines", 1, &[r.clone()]).unwrap();
         let text = String::from_utf8(out).unwrap();
-        assert!(text.contains(",84.0,0.05,0.125\n"), "{text}");
+        // Then the floor's estimate (the helper's: the completion itself) and its error.
+        assert!(text.contains(",84.0,0.05,0.125,80.0,0.0\n"), "{text}");
         r.estimates[1] = None;
         assert_eq!(
             (r.estimation_error(), r.close_estimation_error()),

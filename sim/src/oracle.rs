@@ -1083,6 +1083,7 @@ mod tests {
                 spread: 0.0,
             },
             reduce_noise: vec![1.0; shares.len()],
+            reduce_noise_sigma: 0.0,
             shuffle_bandwidth: bandwidth,
         }
     }

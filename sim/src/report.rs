@@ -61,6 +61,12 @@ pub struct Row {
     /// before D), and their share of the answers with an estimate.
     pub p80_estimation_error_under_d: Option<f64>,
     pub under_d_share: Option<f64>,
+    /// The floor's error `|T − T̂_floor| / T` (`crate::floor`: the completion's median over
+    /// redraws of the reduces' noise, all else as it ran) over the same jobs as the estimation
+    /// error: what no estimate at map close can avoid on this model.
+    pub mean_floor_error: Option<f64>,
+    pub median_floor_error: Option<f64>,
+    pub p80_floor_error: Option<f64>,
     /// The same error for answers from no input (k = 0 or processed fraction 0): apart, as
     /// it measures nothing (the estimate is of a job that reads nothing).
     pub empty_estimation_error: Stats,
@@ -451,6 +457,13 @@ fn row(config: &str, policy: &str, bin: &str, results: &[&JobResult]) -> Row {
         .iter()
         .filter_map(|r| r.under_d_estimation_error())
         .collect();
+    // The floor over the jobs the estimation error is over.
+    let mut floors: Vec<f64> = something
+        .iter()
+        .filter(|r| r.estimation_error().is_some())
+        .filter_map(|r| r.floor_error())
+        .collect();
+    floors.sort_by(f64::total_cmp);
     deviations.sort_by(f64::total_cmp);
     errors.sort_by(f64::total_cmp);
     uncapped.sort_by(f64::total_cmp);
@@ -502,6 +515,9 @@ fn row(config: &str, policy: &str, bin: &str, results: &[&JobResult]) -> Row {
         p80_estimation_error_uncapped: percentile(&uncapped, 0.8),
         p80_estimation_error_under_d: percentile(&under_d, 0.8),
         under_d_share: (!errors.is_empty()).then(|| under_d.len() as f64 / errors.len() as f64),
+        mean_floor_error: mean(&floors),
+        median_floor_error: median(&floors),
+        p80_floor_error: percentile(&floors, 0.8),
         empty_estimation_error: Stats::of(
             nothing
                 .iter()
@@ -657,6 +673,9 @@ pub fn metric(row: &Row, name: &str) -> Option<f64> {
         "p80_estimation_error_uncapped" => row.p80_estimation_error_uncapped,
         "p80_estimation_error_under_d" => row.p80_estimation_error_under_d,
         "under_d_share" => row.under_d_share,
+        "mean_floor_error" => row.mean_floor_error,
+        "median_floor_error" => row.median_floor_error,
+        "p80_floor_error" => row.p80_floor_error,
         "jobs" => Some(row.jobs as f64),
         "empty_estimation_error" => row.empty_estimation_error.mean,
         "empty_estimation_error_median" => row.empty_estimation_error.median,
@@ -723,7 +742,9 @@ pub const LEGEND: &str = "Bins: `small`, `medium`, `large` and `all` count the j
          jobs of at most 8 maps). \
          Estimation error: |T − T̂| / T of the estimate at map close, over answers from some \
          input (mean, median, p80, p90); an empty answer's (`mean / median / p80`) apart, as it \
-         measures nothing. `+guard` rows: the same jobs with the \
+         measures nothing. Floor err: over the same jobs, the error of the simulator's floor \
+         estimate, which knows everything at map close but the reduces' noise draws (the median \
+         completion over 64 redraws of them): what no estimate at map close can avoid here. `+guard` rows: the same jobs with the \
          deadline guard (yard's, beyond the paper: maps stop and running reduces answer from \
          what they folded in `guard` seconds before D, unfinished reduces are dropped at D); \
          guard fired: the share of jobs not finished by then; guard cost: the mean processed \
@@ -749,16 +770,16 @@ pub fn markdown(report: &Report) -> String {
     );
     let _ = writeln!(
         t,
-        "| config | policy | bin | jobs | median k/k_max % | mean k/k_max % | missed % | empty % | met % | processed % | data vs oracle % | bytes vs oracle % | byte oracle exact % | bytes vs exact oracle % | mean est. err % | median est. err % | p80 est. err % | p90 est. err % | empty answers' est. err (mean / median / p80) % | guard fired % | guard cost (points) | guard rescued % |"
+        "| config | policy | bin | jobs | median k/k_max % | mean k/k_max % | missed % | empty % | met % | processed % | data vs oracle % | bytes vs oracle % | byte oracle exact % | bytes vs exact oracle % | mean est. err % | median est. err % | p80 est. err % | p90 est. err % | median floor err % | p80 floor err % | empty answers' est. err (mean / median / p80) % | guard fired % | guard cost (points) | guard rescued % |"
     );
     let _ = writeln!(
         t,
-        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     );
     for r in &report.rows {
         let _ = writeln!(
             t,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             r.config,
             r.policy,
             r.bin,
@@ -777,6 +798,8 @@ pub fn markdown(report: &Report) -> String {
             pct(r.median_estimation_error),
             pct(r.p80_estimation_error),
             pct(r.p90_estimation_error),
+            pct(r.median_floor_error),
+            pct(r.p80_floor_error),
             triple(&r.empty_estimation_error),
             pct(r.guard_fired_fraction),
             pct(r.guard_cost),
@@ -961,6 +984,7 @@ pub(crate) mod tests {
             guard_fired: false,
             lone_map: false,
             unguarded: None,
+            floor: Some(completion),
         }
     }
 
@@ -1059,7 +1083,7 @@ pub(crate) mod tests {
         });
         assert!(
             table.contains(
-                "| all | dart | all | 3 | 80.0 | 76.7 | 33.3 | 0.0 | 66.7 | 76.7 | 76.7 | 76.7 | 100.0 | 76.7 | 20.0 | 10.0 | 50.0 | 50.0 | – |"
+                "| all | dart | all | 3 | 80.0 | 76.7 | 33.3 | 0.0 | 66.7 | 76.7 | 76.7 | 76.7 | 100.0 | 76.7 | 20.0 | 10.0 | 50.0 | 50.0 | 0.0 | 0.0 | – |"
             ),
             "{table}"
         );
@@ -1245,12 +1269,24 @@ pub(crate) mod tests {
         // 2,000 s: an error of 24 that measures nothing.
         let mut empty = result("C1", dart, SizeBin::Large, 1, 5, false, 2000.0);
         empty.processed_fraction = 0.0;
+        // The floor is over the answers from input: 4 s and 8 s off 80 s; the empty one's
+        // 40 s off is left out with its estimate.
+        let (mut a, mut b) = (a, b);
+        a.floor = Some(84.0);
+        b.floor = Some(72.0);
+        empty.floor = Some(40.0);
         let rows = rows(&[a, b, empty], &["C1"], &[dart]);
         let large = by_bin(&rows, "large");
         assert!(close(large.mean_estimation_error, 0.2));
         assert_eq!(large.median_estimation_error, Some(0.2));
         assert_eq!(large.empty_estimation_error.jobs, 1);
         assert!(close(large.empty_estimation_error.mean, 24.0));
+        assert!(close(large.mean_floor_error, 0.075));
+        assert!(close(large.p80_floor_error, 0.1));
+        assert_eq!(
+            metric(large, "median_floor_error"),
+            large.median_floor_error
+        );
         assert_eq!(large.estimation.map_close.total.jobs, 2);
         assert_eq!(large.empty_fraction, 1.0 / 3.0);
     }

@@ -65,6 +65,8 @@ pub const METRICS: &[&str] = &[
     "p80_estimation_error_uncapped",
     "p80_estimation_error_under_d",
     "under_d_share",
+    "median_floor_error",
+    "p80_floor_error",
     "empty_estimation_error",
     "empty_estimation_error_median",
     "empty_estimation_error_p80",
@@ -265,7 +267,7 @@ pub fn markdown(report: &SeedsReport) -> String {
         report.jobs,
         report::no_tasks_note(report.no_task_jobs)
     );
-    let columns: [(&str, &str); 21] = [
+    let columns: [(&str, &str); 23] = [
         ("jobs", "jobs"),
         ("median k/k_max %", "median_deviation"),
         ("mean k/k_max %", "mean_deviation"),
@@ -281,6 +283,8 @@ pub fn markdown(report: &SeedsReport) -> String {
         ("median est. err %", "median_estimation_error"),
         ("p80 est. err %", "p80_estimation_error"),
         ("p90 est. err %", "p90_estimation_error"),
+        ("median floor err %", "median_floor_error"),
+        ("p80 floor err %", "p80_floor_error"),
         ("empty answers' mean est. err %", "empty_estimation_error"),
         (
             "empty answers' median est. err %",
@@ -461,6 +465,7 @@ mod tests {
                 guard_fired: false,
                 lone_map: false,
                 unguarded: None,
+                floor: None,
             })
             .collect();
         let rows = report::rows(&results, &["C1", "C2"], &[PolicyKind::Dart]);

@@ -65,6 +65,7 @@ mod oracle {
                                 partition_shares: reduces.iter().map(|r| r.0 / total).collect(),
                                 reduce_time: PowerLaw { a, b, spread: 0.0 },
                                 reduce_noise: reduces.iter().map(|r| r.1).collect(),
+                                reduce_noise_sigma: 0.0,
                                 shuffle_bandwidth: bandwidth,
                             },
                             speeds,
@@ -309,6 +310,7 @@ mod oracle {
                 spread: 0.0,
             },
             reduce_noise: vec![1.0; 50],
+            reduce_noise_sigma: 0.0,
             shuffle_bandwidth: 5e8,
         }
     }

@@ -34,6 +34,12 @@ pub use facebook::{FACEBOOK_TABLE_I, FacebookBin, facebook_synthetic};
 pub use trace::{from_trace, trace_jobs};
 
 use draw::MapLaw;
+
+/// One mean-one noise factor of spread `sigma` from `law`, as the truth's reduces are drawn
+/// (`LN(−σ²/2, σ)`, or the Pareto of the same mean and spread): for the floor estimate.
+pub(crate) fn redraw_noise(rng: &mut Rng, sigma: f64, law: TaskLaw) -> f64 {
+    draw::spread(rng, sigma, law)
+}
 use reduce::Reduces;
 
 /// ARIA's fit to Facebook's map task durations (papers/aria.md §4): LN(μ, σ) in milliseconds
@@ -248,6 +254,7 @@ fn realise(draft: Draft, rng: &mut Rng, o: &WorkloadOptions) -> SimJob {
         partition_shares: reduce.shares,
         reduce_time: reduce.law,
         reduce_noise: reduce.noise,
+        reduce_noise_sigma: reduce_sigma,
         shuffle_bandwidth: o.shuffle_bandwidth * draw::noise(rng, o.bandwidth_spread),
     };
     // The profile's sample runs draw from a stream of their own, forked with one draw: how a
