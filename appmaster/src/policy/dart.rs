@@ -850,7 +850,10 @@ impl Run {
             .unwrap_or(self.config.map_spread);
         let (n, sum, squares) = self.map_ratios;
         if n < 3 {
-            return prior;
+            // The cap holds for the prior too: a profile's spread of 1.95 (FB-2009 job2432,
+            // a 2 MB tail split beside 150 MB maps, before the profiler scaled durations by
+            // input) put the latest of six maps at 5,613 s where they took 10.
+            return prior.min(MAX_SPREAD);
         }
         let n = f64::from(n);
         let own = ((squares - sum * sum / n) / (n - 1.0)).max(0.0);
@@ -2290,6 +2293,41 @@ mod tests {
             Decision::CloseMapPhase { estimate, .. } => Some(*estimate),
             _ => None,
         })
+    }
+
+    #[test]
+    fn a_profiles_map_spread_is_capped_before_the_jobs_own_maps_have_ended() {
+        // Four 5 s maps launched at once, D far off: at the close, the expected last of them
+        // is the same with a profile's spread of 5 as with the cap's 1.
+        let close_map = |spread: f64| {
+            let mut profile = maps_of_4_bytes(0.5);
+            profile.map_spread = Some(spread);
+            let mut dart = Dart::new(PolicyKind::Dart, PolicyConfig::default());
+            send(
+                &mut dart,
+                0.0,
+                Event::JobStarted(node0_job(4, 1e4, profile)),
+            );
+            let mut out = Vec::new();
+            for i in 0..4 {
+                let c = Container {
+                    id: ContainerId(i),
+                    at: at(0),
+                };
+                out.extend(send(&mut dart, 0.0, Event::ContainerGranted(c)));
+            }
+            out.iter()
+                .find_map(|d| match d {
+                    Decision::CloseMapPhase { estimate, .. } => *estimate,
+                    _ => None,
+                })
+                .expect("every map launched closes the map phase")
+                .map
+        };
+        let capped = close_map(MAX_SPREAD);
+        assert!(capped > 5.0 && capped < 1e3, "{capped}");
+        assert_eq!(close_map(5.0), capped);
+        assert!(close_map(0.3) < capped);
     }
 
     #[test]
