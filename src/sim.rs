@@ -229,6 +229,13 @@ pub(crate) struct SimArgs {
     /// close beside the true phases), for questions the tables do not answer.
     #[arg(long, value_name = "FILE")]
     jobs_csv: Option<PathBuf>,
+    /// Explain one trace job (its id, e.g. job2432; among the jobs `--min-maps` keeps, as the
+    /// report numbers them): under the first of `--configs` and of `--policies` (dart by
+    /// default), at `--seed`, guarded as the report's `+guard` row is (`--guard 0`: its plain
+    /// row), print its true task times and reduce law, its profile, every decision the policy
+    /// made with its time, when it answered and its estimate at map close with the errors.
+    #[arg(long, value_name = "JOB", conflicts_with_all = ["experiment", "shared", "synthetic", "seeds", "json", "svg", "jobs_csv"])]
+    explain: Option<String>,
 }
 
 /// `--jobs-csv`: the file, and whether its header is written.
@@ -434,6 +441,9 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
     if args.shared {
         return run_shared(&args, base);
     }
+    if let Some(id) = &args.explain {
+        return run_explain(&args, base, id);
+    }
     let preset = match args.experiment {
         Some(ExperimentArg::RmPolicies) => return run_rm_policies(&args, base),
         Some(ExperimentArg::Overload) => return run_overload(&args, base),
@@ -535,6 +545,47 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
         text
     };
     crate::print(&out)?;
+    Ok(())
+}
+
+/// `--explain JOB`: the job's run under the first configuration and policy, decision by
+/// decision (`yard_sim::explain`), its draws made as the report's run at this seed makes them.
+fn run_explain(args: &SimArgs, base: Experiment, id: &str) -> Result<()> {
+    let Some(path) = &args.trace else {
+        return Err(
+            BadInput("--explain JOB explains a trace's job: give --trace FILE".into()).into(),
+        );
+    };
+    let trace = yard_workload::read_file(path, &args.read.options())?;
+    let seed = args.read.seed.unwrap_or(DEFAULT_SEED);
+    let exp = Experiment { seed, ..base };
+    let options = WorkloadOptions {
+        seed,
+        block_bytes: args.read.options().block_bytes,
+        skew: args.skew,
+        ..WorkloadOptions::default()
+    }
+    .with_model(&exp.model);
+    let found = workloads::trace_jobs(&trace, &options)
+        .filter(|j| u64::from(j.maps()) >= args.min_maps)
+        .enumerate()
+        .find(|(_, j)| j.id == id);
+    let Some((index, job)) = found else {
+        return Err(BadInput(format!(
+            "--explain {id}: no such job among the trace's jobs of at least {} maps (--min-maps; \
+             `yard trace inspect` lists a trace's jobs)",
+            args.min_maps
+        ))
+        .into());
+    };
+    let config = *args.configs.first().context("--configs names none")?;
+    let policy = args
+        .policies
+        .as_ref()
+        .and_then(|p| p.first().copied())
+        .unwrap_or(PolicyKind::Dart);
+    let text = yard_sim::explain::explain(&job, index as u64, config, policy, &exp);
+    crate::print(&text)?;
     Ok(())
 }
 

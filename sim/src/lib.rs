@@ -4,6 +4,7 @@
 pub mod config;
 pub mod engine;
 pub mod experiment;
+pub mod explain;
 pub mod floor;
 pub mod job;
 pub mod jobs_csv;

@@ -76,7 +76,20 @@ fn earlier_runs(
                 .map(|m| draft.map_law.draw(m.input, rng, o))
                 .collect();
             let mean = took.iter().sum::<f64>() / took.len() as f64;
-            let logs: Vec<f64> = took.iter().map(|t| t.ln()).collect();
+            // σ of a map's time about what its input makes it, as the live `RunObserver`
+            // measures it: ln(t / input scale), the scale as `dart` takes it.
+            let inputs: Vec<Option<u64>> = draft.maps.iter().map(|m| m.input).collect();
+            let known: Vec<u64> = inputs.iter().flatten().copied().collect();
+            let mean_input = known.iter().sum::<u64>() as f64 / known.len().max(1) as f64;
+            let scale = |input: Option<u64>| match (input, mean_input > 0.0) {
+                (Some(b), true) => (b as f64 / mean_input).max(0.01),
+                _ => 1.0,
+            };
+            let logs: Vec<f64> = took
+                .iter()
+                .zip(&inputs)
+                .map(|(t, &input)| (t / scale(input)).ln())
+                .collect();
             let spread = (took.len() as u64 >= SPREAD_MIN_MAPS)
                 .then(|| super::draw::spread_of_logs(&logs))
                 .flatten();
