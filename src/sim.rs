@@ -559,13 +559,7 @@ fn run_explain(args: &SimArgs, base: Experiment, id: &str) -> Result<()> {
     let trace = yard_workload::read_file(path, &args.read.options())?;
     let seed = args.read.seed.unwrap_or(DEFAULT_SEED);
     let exp = Experiment { seed, ..base };
-    let options = WorkloadOptions {
-        seed,
-        block_bytes: args.read.options().block_bytes,
-        skew: args.skew,
-        ..WorkloadOptions::default()
-    }
-    .with_model(&exp.model);
+    let options = workload_options(args, seed, args.skew, &exp.model);
     let found = workloads::trace_jobs(&trace, &options)
         .filter(|j| u64::from(j.maps()) >= args.min_maps)
         .enumerate()
@@ -589,6 +583,17 @@ fn run_explain(args: &SimArgs, base: Experiment, id: &str) -> Result<()> {
     Ok(())
 }
 
+/// The workload's draws at `seed` as the flags and `model` have them.
+fn workload_options(args: &SimArgs, seed: u64, skew: f64, model: &Model) -> WorkloadOptions {
+    WorkloadOptions {
+        seed,
+        block_bytes: args.read.options().block_bytes,
+        skew,
+        ..WorkloadOptions::default()
+    }
+    .with_model(model)
+}
+
 /// One seed's run of `setup` (whose experiment carries the seed): its jobs built with that
 /// seed, simulated, summed up.
 fn run_seed(
@@ -605,13 +610,7 @@ fn run_seed(
     } else {
         args.skew
     };
-    let options = WorkloadOptions {
-        seed,
-        block_bytes: args.read.options().block_bytes,
-        skew,
-        ..WorkloadOptions::default()
-    }
-    .with_model(&setup.experiment.model);
+    let options = workload_options(args, seed, skew, &setup.experiment.model);
     // Jobs are built (and their draws made) before the filter, so a kept job is the same
     // job whatever `--min-maps` says.
     let kept = |j: &yard_sim::job::SimJob| u64::from(j.maps()) >= args.min_maps;
@@ -717,13 +716,7 @@ fn run_shared(args: &SimArgs, mut exp: Experiment) -> Result<()> {
         Some(path) => Some(yard_workload::read_file(path, &args.read.options())?),
         None => None,
     };
-    let options = WorkloadOptions {
-        seed: exp.seed,
-        block_bytes: args.read.options().block_bytes,
-        skew: args.skew,
-        ..WorkloadOptions::default()
-    }
-    .with_model(&exp.model);
+    let options = workload_options(args, exp.seed, args.skew, &exp.model);
     let kept = |j: &yard_sim::job::SimJob| u64::from(j.maps()) >= args.min_maps;
     let jobs: Vec<yard_sim::job::SimJob> = match &trace {
         Some(w) => workloads::trace_jobs(w, &options)
@@ -856,13 +849,7 @@ fn run_overload(args: &SimArgs, mut exp: Experiment) -> Result<()> {
     for seed in (0..seeds).map(|i| first_seed.wrapping_add(i)) {
         let mut setup = setup.clone();
         setup.experiment.seed = seed;
-        let options = WorkloadOptions {
-            seed,
-            block_bytes: args.read.options().block_bytes,
-            skew: args.skew,
-            ..WorkloadOptions::default()
-        }
-        .with_model(&exp.model);
+        let options = workload_options(args, seed, args.skew, &exp.model);
         let kept = |j: &yard_sim::job::SimJob| u64::from(j.maps()) >= args.min_maps;
         let jobs: Vec<yard_sim::job::SimJob> = match &trace {
             Some(w) => workloads::trace_jobs(w, &options)

@@ -445,29 +445,18 @@ fn row(config: &str, policy: &str, bin: &str, results: &[&JobResult]) -> Row {
     let mut deviations: Vec<f64> = results.iter().filter_map(|r| r.deviation()).collect();
     let (nothing, something): (Vec<&JobResult>, Vec<&JobResult>) =
         results.iter().partition(|r| r.from_nothing());
-    let mut errors: Vec<f64> = something
-        .iter()
-        .filter_map(|r| r.estimation_error())
-        .collect();
-    let mut uncapped: Vec<f64> = something
-        .iter()
-        .filter_map(|r| r.uncapped_estimation_error())
-        .collect();
-    let mut under_d: Vec<f64> = something
-        .iter()
-        .filter_map(|r| r.under_d_estimation_error())
-        .collect();
-    // The floor over the jobs the estimation error is over.
-    let mut floors: Vec<f64> = something
-        .iter()
-        .filter(|r| r.estimation_error().is_some())
-        .filter_map(|r| r.floor_error())
-        .collect();
-    floors.sort_by(f64::total_cmp);
+    // Each error over the answers from some input, sorted; the floor over the jobs the
+    // estimation error is over.
+    let sorted = |f: fn(&JobResult) -> Option<f64>| {
+        let mut v: Vec<f64> = something.iter().filter_map(|r| f(r)).collect();
+        v.sort_by(f64::total_cmp);
+        v
+    };
+    let errors = sorted(JobResult::estimation_error);
+    let uncapped = sorted(JobResult::uncapped_estimation_error);
+    let under_d = sorted(JobResult::under_d_estimation_error);
+    let floors = sorted(|r| r.estimation_error().and(r.floor_error()));
     deviations.sort_by(f64::total_cmp);
-    errors.sort_by(f64::total_cmp);
-    uncapped.sort_by(f64::total_cmp);
-    under_d.sort_by(f64::total_cmp);
     let share = |outcome: Outcome| {
         let n = results.iter().filter(|r| r.outcome() == outcome).count();
         if results.is_empty() {
@@ -1001,6 +990,20 @@ pub(crate) mod tests {
         a.is_some_and(|a| (a - b).abs() < 1e-12)
     }
 
+    /// A report of two jobs, seed 1, no guard, the default model, over `rows`.
+    fn two_job_report(rows: &[Row], paper: Vec<Comparison>) -> Report {
+        Report {
+            seed: 1,
+            jobs: 2,
+            population: POPULATION,
+            no_task_jobs: 0,
+            guard: 0.0,
+            model: Model::default(),
+            rows: rows.to_vec(),
+            paper,
+        }
+    }
+
     fn by_bin<'a>(rows: &'a [Row], bin: &str) -> &'a Row {
         rows.iter().find(|r| r.bin == bin).unwrap()
     }
@@ -1307,16 +1310,7 @@ pub(crate) mod tests {
         assert_eq!(all.p80_estimation_error, Some(0.25));
         assert_eq!(all.p80_estimation_error_uncapped, Some(1.0));
         assert_eq!(metric(all, "p80_estimation_error_uncapped"), Some(1.0));
-        let table = markdown(&Report {
-            seed: 1,
-            jobs: 2,
-            population: POPULATION,
-            no_task_jobs: 0,
-            guard: 0.0,
-            model: Model::default(),
-            rows: rows.clone(),
-            paper: Vec::new(),
-        });
+        let table = markdown(&two_job_report(&rows, Vec::new()));
         assert!(
             table.contains("p80 est. err % at map close, as answered → uncapped")
                 && table.contains("C1 dart 25.0 → 100.0 (10.0 over the 50.0 % under D)"),
@@ -1374,16 +1368,10 @@ pub(crate) mod tests {
         assert!(close(metric(row, "start.shuffle.mean"), 0.5));
         assert!(close(metric(row, "map_close.map.median"), 0.175));
         assert_eq!(metric(row, "first_reduce.map.p80"), None);
-        let table = markdown(&Report {
-            seed: 1,
-            jobs: 2,
-            population: POPULATION,
-            no_task_jobs: 0,
-            guard: 0.0,
-            model: Model::default(),
-            rows: rows.clone(),
-            paper: compare(&rows, "estimation", &["C1"]),
-        });
+        let table = markdown(&two_job_report(
+            &rows,
+            compare(&rows, "estimation", &["C1"]),
+        ));
         assert!(
             table.contains(
                 "| C1 | dart | medium | 20.0 / 20.0 / 20.0 | 50.0 / 50.0 / 50.0 | 25.0 / 25.0 / 25.0 | 12.5 / 12.5 / 12.5 |"
@@ -1481,16 +1469,7 @@ pub(crate) mod tests {
                 ("dart", Some("d-wost"), Some(1.0)),
             ]
         );
-        let table = markdown(&Report {
-            seed: 1,
-            jobs: 2,
-            population: POPULATION,
-            no_task_jobs: 0,
-            guard: 0.0,
-            model: Model::default(),
-            rows,
-            paper: c,
-        });
+        let table = markdown(&two_job_report(&rows, c));
         assert!(
             table.contains(
                 "| all dart-paper all | missed_fraction reduction vs d-wost | 58.3 | -100.0 |"

@@ -397,11 +397,9 @@ mod tests {
         );
     }
 
-    #[test]
-    fn runs_teach_the_next_profile_their_shortest_map_and_spread() {
-        // Node-local maps of e^0, e^1, e^2 s: ln-times 0, 1, 2, sample σ 1.
-        let mut o = RunObserver::new();
-        for (a, t) in [(0u32, 1.0f64), (1, 1f64.exp()), (2, 2f64.exp())] {
+    /// Map `i` launched node-local at 0 and finished at `took[i]`, for each `i`.
+    fn node_local_maps_took(o: &mut RunObserver, took: &[f64]) {
+        for (a, &t) in (0u32..).zip(took) {
             let launch = Decision::LaunchMap {
                 attempt: AttemptId(a),
                 map: MapId(a),
@@ -416,6 +414,13 @@ mod tests {
             };
             o.event(t, &done);
         }
+    }
+
+    #[test]
+    fn runs_teach_the_next_profile_their_shortest_map_and_spread() {
+        // Node-local maps of e^0, e^1, e^2 s: ln-times 0, 1, 2, sample σ 1.
+        let mut o = RunObserver::new();
+        node_local_maps_took(&mut o, &[1.0, 1f64.exp(), 2f64.exp()]);
         let first = o.record();
         assert_eq!(first.map_shortest, Some(1.0));
         assert!((first.map_spread.unwrap() - 1.0).abs() < 1e-9, "{first:?}");
@@ -463,21 +468,7 @@ mod tests {
             recovered: Vec::new(),
         };
         o.event(0.0, &Event::JobStarted(spec));
-        for a in 0..3u32 {
-            let launch = Decision::LaunchMap {
-                attempt: AttemptId(a),
-                map: MapId(a),
-                container: ContainerId(u64::from(a)),
-                locality: Locality::NodeLocal,
-                speculative: false,
-            };
-            o.decisions(0.0, &[launch]);
-            let done = Event::TaskFinished {
-                attempt: AttemptId(a),
-                output_bytes: 0,
-            };
-            o.event(f64::from(a + 1), &done);
-        }
+        node_local_maps_took(&mut o, &[1.0, 2.0, 3.0]);
         let scaled = o.record();
         assert!(scaled.map_spread.unwrap() < 1e-9, "{scaled:?}");
         // A run of 3 maps with spread 1 beside one of 297 with spread 0: pooled by maps.

@@ -1510,13 +1510,7 @@ pub(super) mod tests {
     #[test]
     fn a_lost_output_is_kept_as_lost_so_a_next_attempt_runs_its_map_again() {
         let mut s = state();
-        s.allocated(AllocateReply {
-            allocated: vec![granted("c1", "c:1")],
-            completed: Vec::new(),
-        });
-        let Some(Order::Run { task }) = s.next_order("c1") else {
-            panic!("a task for the runner");
-        };
+        let task = granted_task(&mut s, "c1", "c:1");
         assert!(!s.done(&task.attempt, done(30)).kill);
         s.node_lost("http://c:1", "its node was lost");
         let kept = kept_entries(&s);
@@ -1528,13 +1522,7 @@ pub(super) mod tests {
     #[test]
     fn a_container_that_ends_under_a_task_is_lost_to_the_policy() {
         let mut s = state();
-        s.allocated(AllocateReply {
-            allocated: vec![granted("c1", "a:1")],
-            completed: Vec::new(),
-        });
-        let Some(Order::Run { task }) = s.next_order("c1") else {
-            panic!("a task");
-        };
+        let task = granted_task(&mut s, "c1", "a:1");
         s.allocated(AllocateReply {
             allocated: Vec::new(),
             completed: vec![ContainerStatus {
@@ -1549,6 +1537,15 @@ pub(super) mod tests {
         assert!(s.containers.is_empty());
         assert_eq!(s.job.as_ref().unwrap().policy.progress().maps_done, 0);
         assert!(counts(&s.asks())["*"] >= 3);
+    }
+
+    /// Container `id` on `node` granted to `s`, and the task its runner is given first.
+    pub(in crate::master) fn granted_task(s: &mut State, id: &str, node: &str) -> Box<TaskSpec> {
+        s.allocated(AllocateReply {
+            allocated: vec![granted(id, node)],
+            completed: Vec::new(),
+        });
+        run_order(s.next_order(id))
     }
 
     fn run_order(order: Option<Order>) -> Box<TaskSpec> {
@@ -1948,13 +1945,7 @@ pub(super) mod tests {
             before["yard_mr_master_info{phase=\"job\",policy=\"full\"}"],
             1.0
         );
-        s.allocated(AllocateReply {
-            allocated: vec![granted("c1", "c:1")],
-            completed: Vec::new(),
-        });
-        let Some(Order::Run { task }) = s.next_order("c1") else {
-            panic!("a task for the runner");
-        };
+        let task = granted_task(&mut s, "c1", "c:1");
         assert!(!s.started(&task.attempt).kill);
         let running = scrape(&s);
         assert_eq!(

@@ -295,7 +295,7 @@ pub(super) fn umbilical(shared: Arc<Shared>, guard: Arc<Gate>) -> axum::Router {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::master::state::tests::{granted, state};
+    use crate::master::state::tests::{granted_task, state};
 
     /// A report that waits for news hears of a cut made while it waits, in that reply: the
     /// task need not wait for its next report. (Were the wait not woken, it would end after
@@ -303,13 +303,7 @@ mod tests {
     #[tokio::test]
     async fn a_waiting_progress_report_hears_of_a_cut_made_meanwhile() {
         let mut s = state();
-        s.allocated(AllocateReply {
-            allocated: vec![granted("c1", "c:1")],
-            completed: Vec::new(),
-        });
-        let Some(Order::Run { task }) = s.next_order("c1") else {
-            panic!("a task for the runner");
-        };
+        let task = granted_task(&mut s, "c1", "c:1");
         assert!(!s.started(&task.attempt).kill);
         let shared = Arc::new(Shared {
             state: std::sync::Mutex::new(s),
