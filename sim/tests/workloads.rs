@@ -517,8 +517,8 @@ mod workloads {
             assert!(log_error(j.profile.partition_bytes, true_partition(j)) < 1e-9);
             assert!(log_error(j.profile.shuffle_bandwidth, j.truth.shuffle_bandwidth) < 0.5);
         }
-        // sampled: measured on three maps whose output ratios vary, and the bandwidth as the
-        // profiler reads the sample run's transfers: neither is the truth's.
+        // sampled: measured on three maps whose output ratios vary: not the truth's; the
+        // bandwidth as the profiler reads the reduces' timed fetches: the link's own.
         let exact = sampled
             .iter()
             .filter(|j| log_error(j.profile.partition_bytes, true_partition(j)) < 1e-3)
@@ -539,11 +539,9 @@ mod workloads {
             p > 0.05 && p < 0.5,
             "mean |log error| of the output per map: {p}"
         );
-        assert!(
-            b > 2.0 * mean(&copied, &bandwidth),
-            "bandwidth: {b} vs {}",
-            mean(&copied, &bandwidth)
-        );
+        // Timed fetches measure the link (the window from the first arrival to the last
+        // counted the waits between the maps' ends: 1e3–1e4 times slow on large jobs).
+        assert!(b < 1e-9, "bandwidth: mean |log error| {b}");
         // The truth's total output is the trace's either way; only how it spreads differs.
         for (a, b) in copied.iter().zip(&sampled) {
             let total = |j: &SimJob| j.truth.maps.iter().map(|m| m.output_bytes).sum::<u64>();

@@ -175,10 +175,9 @@ fn measured(
 /// (Dart §5.1; `RunObserver`): `T_l^a` as in [`noisy_truth`]; the task sampler runs
 /// `sample_maps` of the job's own maps, chosen at random, node-local and at once: their
 /// output over their input is the job's output ratio, and their outputs crossing the job's
-/// link (FIFO at its bandwidth, after each map's fresh run time) give the bandwidth as the
-/// profiler reads it, every byte over the time from the first arrival to the last (with
-/// fewer than two arrivals nothing is measured, and the cluster's nominal link speed,
-/// `shuffle_bandwidth`, stands in). The reduce law is fitted as in [`noisy_truth`], its
+/// link give the bandwidth as the live profiler reads it from the reduces' timed fetches:
+/// their bytes over the seconds the link spent on them (with no output nothing is
+/// measured, and the cluster's nominal link speed, `shuffle_bandwidth`, stands in). The reduce law is fitted as in [`noisy_truth`], its
 /// points at the inputs the measured ratio predicts; the earlier run's largest reduce input
 /// is the measured output's largest share.
 fn sampled(
@@ -214,17 +213,19 @@ fn sampled(
         })
         .collect();
     finishes.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let mut link_free: Seconds = 0.0;
-    let mut arrivals: Vec<Seconds> = Vec::new();
-    let mut crossed = 0.0;
-    for &(finish, bytes) in finishes.iter().filter(|f| f.1 > 0) {
-        link_free = link_free.max(finish) + bytes as f64 / truth.shuffle_bandwidth;
-        arrivals.push(link_free);
+    // The reduces time their fetches (the live task runner does, `RunObserver::fetched`):
+    // the bandwidth is the bytes over the seconds the link was busy with them, not over the
+    // window from the first arrival to the last, which counts the wait between the maps'
+    // ends as link time (it read 1e3–1e4 times slow on large jobs, and `--harsh`'s estimate
+    // at close put their shuffle at 375–1,641 s where it took none).
+    let (mut crossed, mut busy) = (0.0, 0.0);
+    for &(_, bytes) in finishes.iter().filter(|f| f.1 > 0) {
         crossed += bytes as f64;
+        busy += bytes as f64 / truth.shuffle_bandwidth;
     }
-    let shuffle_bandwidth = match (arrivals.first(), arrivals.last()) {
-        (Some(&first), Some(&last)) if reduces > 0 && last > first => crossed / (last - first),
-        _ => o.shuffle_bandwidth,
+    let shuffle_bandwidth = match reduces > 0 && busy > 0.0 {
+        true => crossed / busy,
+        false => o.shuffle_bandwidth,
     };
     measured(
         truth,
