@@ -106,7 +106,7 @@ fn results_do_not_depend_on_how_many_workers_ran_them() {
 #[test]
 fn in_c1_darts_miss_fewer_deadlines_than_aria_yards_under_a_tenth() {
     // C1: all the containers, a deadline 5 % under MDT. ARIA insists on all input and misses
-    // every deadline; Dart answers from what fits (§6.2). README: over FB-2009's jobs with
+    // every deadline; Dart answers from what fits (§6.2). docs/results.md: over FB-2009's jobs with
     // k_max ≥ 1, yard's Dart misses 4.5 % (under a tenth of ARIA's 100 %), the paper's
     // algorithm (dart-paper) most of them (76 %), still fewer than ARIA. Checked on 150 jobs
     // of 2–500 maps (a one-map job is all or nothing), two seeds.
@@ -142,7 +142,7 @@ fn beats(a: f64, b: f64) -> bool {
 fn in_c2_yards_dart_beats_ps_on_median_k_over_k_max_and_dart_paper_does_not() {
     // C2: half the containers, 1.6 × MDT. Most FB-2009 jobs still read all their input by
     // then (their reduces, not their maps, set MDT) and score 100 % under every policy; the
-    // comparison is over the jobs C2 cuts, the `partial` bin (0 < k_max < maps). README: on
+    // comparison is over the jobs C2 cuts, the `partial` bin (0 < k_max < maps). docs/results.md: on
     // them yard's Dart's median k/k_max is 100 % (it meets D), PS's and dart-paper's 150–200 %
     // (they read too much and miss): the paper's "Dart beats PS" holds for yard's Dart only.
     // The cut jobs are small, so the first 200 of 2–200 maps hold enough of them.
@@ -169,7 +169,7 @@ fn in_c2_yards_dart_beats_ps_on_median_k_over_k_max_and_dart_paper_does_not() {
 fn with_slow_nodes_dart_revising_reduces_misses_far_fewer_deadlines_than_d_wmr() {
     // §6.5: 8 of 64 nodes slowed 4×. Table 5's ordering, Dart < D-WMR < D-WOR, is the
     // paper's algorithm against its ablations: dart-paper (Alg. 3–5) ≤ D-WMR (Alg. 3–4) <
-    // D-WOR (neither). README: it holds on FB-2009 in every bin (dart-paper equal to D-WMR in
+    // D-WOR (neither). docs/results.md: it holds on FB-2009 in every bin (dart-paper equal to D-WMR in
     // C2's medium and large bins), at ten to twenty times Table 5's levels. And yard's Dart
     // misses under a fifth of D-WMR's: a reduce that lands on a slow node where the job ran no
     // map is sized by Alg. 5 for a normal node and runs 4× longer; D-WMR waits for it, yard's
@@ -205,7 +205,7 @@ fn with_slow_nodes_dart_revising_reduces_misses_far_fewer_deadlines_than_d_wmr()
 #[test]
 fn darts_estimate_completion_better_than_aria() {
     // §6.4: Dart's estimate at map close is closer to the truth than ARIA's static model (the
-    // paper: 55.8 % lower on average). README: over C1–C3 on FB-2009, yard's Dart's mean
+    // paper: 55.8 % lower on average). docs/results.md: over C1–C3 on FB-2009, yard's Dart's mean
     // error is 48.5 % lower than ARIA's, dart-paper's 31 %: at most 60 % and 80 % of ARIA's.
     let w = fb2009();
     for seed in [1, 2] {
@@ -228,7 +228,7 @@ fn darts_estimate_completion_better_than_aria() {
 #[test]
 fn under_skew_and_failures_dart_paper_beats_its_ablations_and_yards_dart_both() {
     // §6.6. Skew (Zipf partitions): eq. 13 (dart-paper) against eq. 8 (D-WOST); the paper's
-    // Fig. 15a has Dart missing 58 % fewer deadlines. README: over C1 and C2 on FB-2009,
+    // Fig. 15a has Dart missing 58 % fewer deadlines. docs/results.md: over C1 and C2 on FB-2009,
     // dart-paper misses fewer than D-WOST (far from 58 % fewer) and its estimate is less than
     // half as far off; yard's Dart misses under a tenth of D-WOST's. Failures (5 % of
     // attempts): dart-paper misses fewer than D-WOR, yard's Dart under a tenth of D-WOR's.
@@ -283,7 +283,7 @@ fn under_skew_and_failures_dart_paper_beats_its_ablations_and_yards_dart_both() 
 
 #[test]
 fn under_the_guard_no_answer_comes_late_and_its_cost_is_against_the_unguarded_run() {
-    // README: with the guard no policy misses a deadline; what it costs is the processed
+    // docs/results.md: with the guard no policy misses a deadline; what it costs is the processed
     // fraction the same job had without it, and where it fires on a job that met its
     // deadline unguarded the answer can only lose input.
     let w = fb2009();
