@@ -203,28 +203,19 @@ fn sampled(
         0 => sampled_out as f64 / picks.len().max(1) as f64 * maps as f64,
         _ => sampled_out as f64 / sampled_in as f64 * input as f64,
     };
-    // The sample run: the picked maps at once, each on a container of its own.
-    let mut finishes: Vec<(Seconds, u64)> = picks
-        .iter()
-        .map(|&p| {
-            let m = &truth.maps[p];
-            let took = draft.map_law.draw(draft.maps[p].input, rng, o);
-            (took, m.output_bytes)
-        })
-        .collect();
-    finishes.sort_by(|a, b| a.0.total_cmp(&b.0));
-    // The reduces time their fetches (the live task runner does, `RunObserver::fetched`):
-    // the bandwidth is the bytes over the seconds the link was busy with them, not over the
-    // window from the first arrival to the last, which counts the wait between the maps'
-    // ends as link time (it read 1e3–1e4 times slow on large jobs, and `--harsh`'s estimate
-    // at close put their shuffle at 375–1,641 s where it took none).
-    let (mut crossed, mut busy) = (0.0, 0.0);
-    for &(_, bytes) in finishes.iter().filter(|f| f.1 > 0) {
-        crossed += bytes as f64;
-        busy += bytes as f64 / truth.shuffle_bandwidth;
+    // The sample run: the picked maps at once, each on a container of its own. Their times
+    // are drawn (and dropped) so that every later draw stays where it was.
+    for &p in &picks {
+        draft.map_law.draw(draft.maps[p].input, rng, o);
     }
-    let shuffle_bandwidth = match reduces > 0 && busy > 0.0 {
-        true => crossed / busy,
+    // The reduces time their fetches (the live task runner does, `RunObserver::fetched`):
+    // the bandwidth is the bytes over the seconds the link was busy with them — the link's
+    // own — not over the window from the first arrival to the last, which counts the wait
+    // between the maps' ends as link time (it read 1e3–1e4 times slow on large jobs, and
+    // `--harsh`'s estimate at close put their shuffle at 375–1,641 s where it took none).
+    let crossed = picks.iter().any(|&p| truth.maps[p].output_bytes > 0);
+    let shuffle_bandwidth = match reduces > 0 && crossed {
+        true => truth.shuffle_bandwidth,
         false => o.shuffle_bandwidth,
     };
     measured(
