@@ -65,6 +65,8 @@ pub struct Estimator {
     pub backlog: f64,
     pub busy: Seconds,
     pub busy_since: Option<Seconds>,
+    /// When bytes last crossed: a busy stretch counts up to there, as its bytes do.
+    pub moved_at: Option<Seconds>,
     /// The profile's shuffle bandwidth, used until eq. 5 can be measured.
     pub fallback_bandwidth: f64,
     /// `T_M^o`: the last updated map-phase end (eq. 2).
@@ -113,6 +115,7 @@ impl Estimator {
             backlog: 0.0,
             busy: 0.0,
             busy_since: None,
+            moved_at: None,
             fallback_bandwidth: profile.shuffle_bandwidth,
             map_end: 0.0,
             reduces,
@@ -238,7 +241,15 @@ impl Estimator {
                 _ => self.fallback_bandwidth,
             };
         }
-        let busy = self.busy + self.busy_since.map_or(0.0, |since| (t_p - since).max(0.0));
+        // An open busy stretch counts up to the last bytes that crossed, not up to now: a
+        // transfer still in flight has moved nothing seen yet, and its time over none of its
+        // bytes read one 86 MB output in flight after a 2 MB one as 2 MB/s on a 69 MB/s link
+        // (FB-2009 job2580, C1: the reforecast's shuffle at 2,130 s where it took 1.2).
+        let open = match (self.busy_since, self.moved_at) {
+            (Some(since), Some(moved)) => (moved - since).max(0.0),
+            _ => 0.0,
+        };
+        let busy = self.busy + open;
         if self.shuffled > 0.0 && busy > 0.0 {
             self.shuffled / busy
         } else {
@@ -259,6 +270,7 @@ impl Estimator {
 
     /// The shuffle moved `bytes` (`V_p` grows); the link goes idle when nothing is left.
     pub fn bytes_shuffled(&mut self, t_p: Seconds, bytes: f64) {
+        self.moved_at = Some(t_p);
         self.shuffled += bytes;
         self.backlog -= bytes;
         if self.backlog <= 0.0 {
@@ -612,9 +624,20 @@ mod tests {
             "idle time does not count: 10 B / 2 s"
         );
         e.output_produced(8.0, 10.0);
-        assert_eq!(e.bandwidth(9.0), 10.0 / 3.0, "busy again since 8");
+        assert_eq!(
+            e.bandwidth(9.0),
+            5.0,
+            "a transfer in flight since 8 has moved nothing seen: its second does not count yet"
+        );
+        e.output_produced(9.0, 10.0);
         e.bytes_shuffled(10.0, 10.0);
-        assert_eq!(e.bandwidth(20.0), 5.0, "20 B over 4 busy seconds");
+        assert_eq!(
+            e.bandwidth(11.0),
+            5.0,
+            "20 B over 4 busy seconds, 10 B still queued"
+        );
+        e.bytes_shuffled(12.0, 10.0);
+        assert_eq!(e.bandwidth(20.0), 5.0, "30 B over 6 busy seconds");
     }
 
     #[test]

@@ -36,6 +36,7 @@ pub(crate) fn set_d1_state(e: &mut Estimator) {
     e.shuffle_start = Some(1.0);
     e.shuffled = 6.0;
     e.busy_since = Some(1.0);
+    e.moved_at = Some(3.0); // D1 is at T_p = 3: its 6 bytes crossed by then
     e.backlog = 1.0;
     e.map_end = 5.0;
 }
