@@ -182,8 +182,8 @@ pub(crate) struct SimArgs {
     /// ablation, to be set beside the same command without it. The header says which are off.
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     dart_without: Vec<String>,
-    /// Run `dart` with these of yard's extensions on that are off by default
-    /// (`reforecast_after_kill`, `wave_fill`), as `--dart-without` turns others off.
+    /// Run `dart` with these of yard's extensions on that are off by default (`wave_fill`),
+    /// as `--dart-without` turns others off.
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     dart_with: Vec<String>,
     /// How running tasks report progress: `exact` (linear in time, exact reports) or `noisy`

@@ -489,9 +489,9 @@ fn the_simulators_model_is_selectable_and_in_the_header() {
     );
     assert!(!default.contains("`dart` without"), "{default}");
     // One that `dart` leaves off, turned on.
-    let with = run(&["--dart-with", "reforecast_after_kill"]);
+    let with = run(&["--dart-with", "wave_fill"]);
     assert!(
-        with.contains("`dart` with reforecast_after_kill") && !with.contains("`dart` without"),
+        with.contains("`dart` with wave_fill") && !with.contains("`dart` without"),
         "{with}"
     );
     let one = run(&["--durations", "pareto", "--json"]);

@@ -25,7 +25,7 @@
 //! - `wave_end` (§3.1 eq. 2): the forecast's `T_M` is the expected *latest* end of the running maps (each from its start and progress, or the profile's duration for its locality scaled by its input, spread by `PolicyConfig::map_spread` or the job's measured spread; `running.rs`), not one mean map after the last launch; once the maps are over, when they ended.
 //! - `fifo_shuffle` (§3.2 eq. 3–7): the forecast's `T_NS` is what is left on the link after the last map when each output queues at the bandwidth, first come first served (`running.rs`), not the whole output over the bandwidth less an overlap guessed from mean map times; once the maps are over, the time since they ended plus the bytes still queued.
 //! - `elapsed_phases` (§3.3 eq. 1, 9): once the reduces have their input, the forecast's map and shuffle phases are the ones that happened and `T_R` runs from when the reduces started to the expected latest end of those still running (each from its start and kept input, or its progress rate), not a whole reduce phase from now.
-//! - `reforecast_after_kill` (§4.2.1 Alg. 3–4 after §3 eq. 1; off in `dart`, `--dart-with` tries it): when `k` changes after the map phase closed (a straggler killed, a map failed or restarted), the estimate now is sent as `Decision::Reforecast`; the simulator scores the estimate in force at the answer, the live master answers it as `estimateAtEnd`. Off because measured it is not better (ARCHITECTURE.md, "Re-sending the close"): a fresh estimate made while a large job's shuffle is under way is off by up to 30×.
+//! - `reforecast_after_kill` (§4.2.1 Alg. 3–4 after §3 eq. 1): when `k` changes after the map phase closed (a straggler killed, a map failed or restarted), the estimate now is sent as `Decision::Reforecast`; the simulator scores the estimate in force at the answer (the close's own stays in the per-phase table and `--jobs-csv`'s `close_error`), the live master answers it as `estimateAtEnd`. It was off while eq. 5's bandwidth read an output in flight as a slow link (a fresh estimate during a large job's shuffle was off by up to 30×); with that fixed it is better on both traces in every configuration (ARCHITECTURE.md, "The estimate re-sent after a kill").
 //!
 //! D-WOR, D-WMR and D-WOST are `dart-paper` without the revise stage (Alg. 3–5), without its
 //! reduce half (Alg. 5), and with eq. 8 instead of eq. 13: each removes only what its name says.
@@ -41,7 +41,7 @@
 //! time is left; a failed map restarts on the remote duration's test, a reduce always; with
 //! only local-only maps left, the phase ends once even a node-local launch would miss `D`.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use super::core::{Core, JobRun, MapState, drive, progress_of};
 use super::estimate::normal_cdf;
@@ -194,7 +194,7 @@ impl Extensions {
         cut_tail: true,
         time_cut: true,
         wave_fill: false,
-        reforecast_after_kill: false,
+        reforecast_after_kill: true,
     };
 
     /// `dart` on the live master: every extension, as `YARD`. `cut_tail`'s premises, that a
@@ -901,7 +901,9 @@ impl Run {
         let sigma = self.map_spread();
         let start = self.core.start;
         let output = self.est.partition * f64::from(self.core.spec.reduces);
-        let mut by_map: HashMap<super::MapId, (Ending, f64)> = HashMap::new();
+        // Ordered by map, so that ties in `from` keep one order and the sums over the
+        // endings are the same float for float in every process (a HashMap's order is not).
+        let mut by_map: BTreeMap<super::MapId, (Ending, f64)> = BTreeMap::new();
         for x in self.core.live_attempts_now() {
             let TaskRef::Map(m) = x.task else { continue };
             let scale = self.input_scale(m);
@@ -2878,10 +2880,7 @@ mod tests {
             assert_eq!(x.against(base), (vec![name], vec![]));
             assert_eq!(Extensions::NONE.without(name), Ok(Extensions::NONE));
         }
-        assert_eq!(
-            Extensions::YARD.off(),
-            ["wave_fill", "reforecast_after_kill"]
-        );
+        assert_eq!(Extensions::YARD.off(), ["wave_fill"]);
         assert_eq!(Extensions::NONE.off().len(), Extensions::NAMES.len());
         assert!(Extensions::YARD.without("warp_drive").is_err());
         // `dart` runs the mix it is given; other kinds ignore it.
