@@ -61,6 +61,10 @@ pub struct Row {
     /// before D), and their share of the answers with an estimate.
     pub p80_estimation_error_under_d: Option<f64>,
     pub under_d_share: Option<f64>,
+    /// `p80_estimation_error` of the estimate the map close carried, before any re-sent after
+    /// it (`dart`'s `reforecast_after_kill`), over the same answers: the error no later
+    /// knowledge of the job's own kills helped.
+    pub p80_close_estimation_error: Option<f64>,
     /// The floor's error `|T − T̂_floor| / T` (`crate::floor`: the completion's median over
     /// redraws of the reduces' noise, all else as it ran) over the same jobs as the estimation
     /// error: what no estimate at map close can avoid on this model.
@@ -455,6 +459,7 @@ fn row(config: &str, policy: &str, bin: &str, results: &[&JobResult]) -> Row {
     let errors = sorted(JobResult::estimation_error);
     let uncapped = sorted(JobResult::uncapped_estimation_error);
     let under_d = sorted(JobResult::under_d_estimation_error);
+    let at_close = sorted(|r| r.estimation_error().and(r.close_estimation_error()));
     let floors = sorted(|r| r.estimation_error().and(r.floor_error()));
     deviations.sort_by(f64::total_cmp);
     let share = |outcome: Outcome| {
@@ -504,6 +509,7 @@ fn row(config: &str, policy: &str, bin: &str, results: &[&JobResult]) -> Row {
         p80_estimation_error_uncapped: percentile(&uncapped, 0.8),
         p80_estimation_error_under_d: percentile(&under_d, 0.8),
         under_d_share: (!errors.is_empty()).then(|| under_d.len() as f64 / errors.len() as f64),
+        p80_close_estimation_error: percentile(&at_close, 0.8),
         mean_floor_error: mean(&floors),
         median_floor_error: median(&floors),
         p80_floor_error: percentile(&floors, 0.8),
@@ -662,6 +668,7 @@ pub fn metric(row: &Row, name: &str) -> Option<f64> {
         "p80_estimation_error_uncapped" => row.p80_estimation_error_uncapped,
         "p80_estimation_error_under_d" => row.p80_estimation_error_under_d,
         "under_d_share" => row.under_d_share,
+        "p80_close_estimation_error" => row.p80_close_estimation_error,
         "mean_floor_error" => row.mean_floor_error,
         "median_floor_error" => row.median_floor_error,
         "p80_floor_error" => row.p80_floor_error,
@@ -806,6 +813,7 @@ pub fn markdown(report: &Report) -> String {
             at(r.p80_estimation_error_uncapped),
             at(r.p80_estimation_error_under_d),
             at(r.under_d_share),
+            at(r.p80_close_estimation_error),
         )
     }));
     estimation_table(&mut t, report);
@@ -852,36 +860,43 @@ pub(crate) fn uncapped_line<'a>(rows: impl Iterator<Item = UncappedCells<'a>>) -
         .filter(|&(config, policy, bin, ..)| {
             config != C12 && bin == "all" && policy.starts_with("dart")
         })
-        .filter_map(|(config, policy, _, capped, uncapped, under_d, share)| {
-            let dash = |c: Option<String>| c.unwrap_or_else(|| "–".to_owned());
-            Some(format!(
-                "{config} {policy} {} → {} ({} over the {} % under D)",
-                dash(capped),
-                uncapped?,
-                dash(under_d),
-                dash(share)
-            ))
-        })
+        .filter_map(
+            |(config, policy, _, capped, uncapped, under_d, share, close)| {
+                let dash = |c: Option<String>| c.unwrap_or_else(|| "–".to_owned());
+                Some(format!(
+                    "{config} {policy} {} → {} ({} over the {} % under D; the close's own {})",
+                    dash(capped),
+                    uncapped?,
+                    dash(under_d),
+                    dash(share),
+                    dash(close)
+                ))
+            },
+        )
         .collect();
     if cells.is_empty() {
         return String::new();
     }
     format!(
-        "\np80 est. err % at map close, as answered → uncapped (Dart eq. 1's map + shuffle + \
+        "\np80 est. err % at map close, as answered → uncapped (as answered: the estimate in \
+         force at the answer, the close's or, under `dart`'s `reforecast_after_kill`, the last \
+         re-sent after a kill or failure changed k; uncapped: Dart eq. 1's map + shuffle + \
          reduce before `forecast_cut`'s cap at D under `dart`'s guard; the capped error says \
          how early the guard answered, the uncapped one how far the profile was off, though \
          against a T the guard's cut ended; the third, over the answers whose estimate ended \
-         before D, is neither's), bin all, answers from some input: {}\n",
+         before D, is neither's; the last, the estimate the close carried, before any re-sent \
+         one), bin all, answers from some input: {}\n",
         cells.join("; ")
     )
 }
 
-/// A row's config, policy and bin, with its p80 errors as answered, uncapped and under D, and
-/// the share under D, each already formatted.
+/// A row's config, policy and bin, with its p80 errors as answered, uncapped and under D, the
+/// share under D, and the close's own p80 error, each already formatted.
 pub(crate) type UncappedCells<'a> = (
     &'a str,
     &'a str,
     &'a str,
+    Option<String>,
     Option<String>,
     Option<String>,
     Option<String>,
@@ -1313,9 +1328,32 @@ pub(crate) mod tests {
         let table = markdown(&two_job_report(&rows, Vec::new()));
         assert!(
             table.contains("p80 est. err % at map close, as answered → uncapped")
-                && table.contains("C1 dart 25.0 → 100.0 (10.0 over the 50.0 % under D)"),
+                && table.contains(
+                    "C1 dart 25.0 → 100.0 (10.0 over the 50.0 % under D; the close's own 25.0)"
+                ),
             "{table}"
         );
+    }
+
+    #[test]
+    fn the_closes_own_error_stands_beside_the_estimate_in_force() {
+        let dart = PolicyKind::Dart;
+        // Truth 80 s. The close said 100 s (0.25 off); a kill after it re-sent 84 s (0.05).
+        let mut resent = result("C1", dart, SizeBin::Large, 5, 5, false, 100.0);
+        resent.estimates[1] = Some(parts(70.0, 10.0, 20.0, 100.0));
+        resent.reforecast = Some(parts(60.0, 8.0, 16.0, 84.0));
+        // No re-send: the close's 88 s is in force (0.1 off).
+        let mut kept = result("C1", dart, SizeBin::Large, 5, 5, false, 88.0);
+        kept.estimates[1] = Some(parts(60.0, 8.0, 20.0, 88.0));
+        assert_eq!(resent.close_estimation_error(), Some(0.25));
+        assert!(close(resent.estimation_error(), 0.05));
+        let rows = rows(&[resent, kept], &["C1"], &[dart]);
+        let all = by_bin(&rows, "all");
+        assert!(close(all.p80_estimation_error, 0.1));
+        assert_eq!(all.p80_close_estimation_error, Some(0.25));
+        assert_eq!(metric(all, "p80_close_estimation_error"), Some(0.25));
+        let table = markdown(&two_job_report(&rows, Vec::new()));
+        assert!(table.contains("the close's own 25.0)"), "{table}");
     }
 
     #[test]

@@ -65,6 +65,7 @@ pub const METRICS: &[&str] = &[
     "p80_estimation_error_uncapped",
     "p80_estimation_error_under_d",
     "under_d_share",
+    "p80_close_estimation_error",
     "median_floor_error",
     "p80_floor_error",
     "empty_estimation_error",
@@ -329,6 +330,7 @@ pub fn markdown(report: &SeedsReport) -> String {
             at("p80_estimation_error_uncapped"),
             at("p80_estimation_error_under_d"),
             at("under_d_share"),
+            at("p80_close_estimation_error"),
         )
     }));
     let shown: Vec<&SeedsRow> = report
