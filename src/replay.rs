@@ -894,7 +894,10 @@ fn read_answer(
     r.task_startup = job["schedulingOverheadMs"]["p50"]
         .as_f64()
         .map(|ms| ms / 1000.0);
-    if let (Some(t), Some(estimate)) = (job["jobSeconds"].as_f64(), job["estimateAtClose"].as_f64())
+    // The estimate in force at the answer (re-sent after a kill changed k, else the close's),
+    // as the simulator scores it.
+    let in_force = job["estimateAtEnd"].as_f64().or(r.estimate_at_close);
+    if let (Some(t), Some(estimate)) = (job["jobSeconds"].as_f64(), in_force)
         && t >= MEASURABLE
     {
         r.estimation_error = Some((t - estimate).abs() / t);
