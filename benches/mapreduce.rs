@@ -119,7 +119,7 @@ fn simulated(profile: &yard_appmaster::policy::Profile, deadline: f64) -> (f64, 
         },
         policy: PolicyConfig::default(),
         seed: 1,
-        // As documented (ARCHITECTURE.md, MapReduce performance): the prediction without
+        // As documented (docs/decisions/mapreduce-live.md, "Performance"): the prediction without
         // the deadline guard the live run has.
         guard: 0.0,
         ..Experiment::default()

@@ -56,7 +56,7 @@ pub(crate) struct RmArgs {
     /// The overload classifier: keeps tasks off nodes it has learned to call overloaded, under
     /// any cluster policy. paper (or on): seed 002's; yard: yard's variant (the node's load
     /// projected with the task, "at the maximum" apart from "above it", labels over the next
-    /// minute); off [default: off]. See ARCHITECTURE.md.
+    /// minute); off [default: off]. See docs/decisions/cluster-policies.md.
     #[arg(
         long,
         env = "YARD_RM_OVERLOAD_CLASSIFIER",

@@ -22,7 +22,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 /// mimalloc keeps freed pages for reuse where glibc returns them to the kernel, and faulting a
-/// page back in is slow on small VMs (ARCHITECTURE.md, "Crates").
+/// page back in is slow on small VMs (docs/decisions/crates.md).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

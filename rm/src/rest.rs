@@ -1069,7 +1069,7 @@ async fn report_result(
 }
 
 /// Every metric in Prometheus' text format. No token: Prometheus scrapes without one, and the
-/// figures name no application, container or user (see ARCHITECTURE.md, "Metrics").
+/// figures name no application, container or user (see docs/decisions/metrics-ui.md, "Metrics").
 async fn prometheus_metrics(State(rm): State<Rm>) -> Response {
     let text = rm.metrics.scrape(|refresh| rm.with(|c, _| refresh(c)));
     ([(header::CONTENT_TYPE, crate::metrics::CONTENT_TYPE)], text).into_response()

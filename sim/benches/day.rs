@@ -30,7 +30,7 @@ fn main() {
         cluster: ClusterConfig::default(),
         policy: PolicyConfig::default(),
         seed: 1,
-        guard: 0.0, // the figures in ARCHITECTURE.md are without the guard
+        guard: 0.0, // the figures in docs/decisions/simulator.md are without the guard
         ..Experiment::default()
     };
     let jobs = if quick { 500 } else { workload.jobs.len() };

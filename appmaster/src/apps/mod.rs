@@ -438,7 +438,7 @@ impl AppSpec {
     }
 
     /// The job's answer from every finished map's stats and every reducer's partial (JSON,
-    /// camelCase; see ARCHITECTURE.md). A map listed twice counts once; maps outside the
+    /// camelCase; docs/decisions/mapreduce-live.md). A map listed twice counts once; maps outside the
     /// population are ignored.
     pub fn answer(
         &self,

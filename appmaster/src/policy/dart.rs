@@ -25,7 +25,7 @@
 //! - `wave_end` (§3.1 eq. 2): the forecast's `T_M` is the expected *latest* end of the running maps (each from its start and progress, or the profile's duration for its locality scaled by its input, spread by `PolicyConfig::map_spread` or the job's measured spread; `running.rs`), not one mean map after the last launch; once the maps are over, when they ended.
 //! - `fifo_shuffle` (§3.2 eq. 3–7): the forecast's `T_NS` is what is left on the link after the last map when each output queues at the bandwidth, first come first served (`running.rs`), not the whole output over the bandwidth less an overlap guessed from mean map times; once the maps are over, the time since they ended plus the bytes still queued.
 //! - `elapsed_phases` (§3.3 eq. 1, 9): once the reduces have their input, the forecast's map and shuffle phases are the ones that happened and `T_R` runs from when the reduces started to the expected latest end of those still running (each from its start and kept input, or its progress rate), not a whole reduce phase from now.
-//! - `reforecast_after_kill` (§4.2.1 Alg. 3–4 after §3 eq. 1): when `k` changes after the map phase closed (a straggler killed, a map failed or restarted), the estimate now is sent as `Decision::Reforecast`; the simulator scores the estimate in force at the answer (the close's own stays in the per-phase table and `--jobs-csv`'s `close_error`), the live master answers it as `estimateAtEnd`. It was off while eq. 5's bandwidth read an output in flight as a slow link (a fresh estimate during a large job's shuffle was off by up to 30×); with that fixed it is better on both traces in every configuration (ARCHITECTURE.md, "The estimate re-sent after a kill").
+//! - `reforecast_after_kill` (§4.2.1 Alg. 3–4 after §3 eq. 1): when `k` changes after the map phase closed (a straggler killed, a map failed or restarted), the estimate now is sent as `Decision::Reforecast`; the simulator scores the estimate in force at the answer (the close's own stays in the per-phase table and `--jobs-csv`'s `close_error`), the live master answers it as `estimateAtEnd`. It was off while eq. 5's bandwidth read an output in flight as a slow link (a fresh estimate during a large job's shuffle was off by up to 30×); with that fixed it is better on both traces in every configuration (docs/decisions/simulator.md, "The estimate re-sent after a kill").
 //!
 //! D-WOR, D-WMR and D-WOST are `dart-paper` without the revise stage (Alg. 3–5), without its
 //! reduce half (Alg. 5), and with eq. 8 instead of eq. 13: each removes only what its name says.
@@ -33,7 +33,7 @@
 //! ignores the deadline.
 //!
 //! Where the paper leaves a gap, both Darts take the same reading (the digest's, where it has
-//! one; ARCHITECTURE.md lists them): rack-local counts as remote in eq. 2; the profile's
+//! one; docs/decisions/dart.md lists them): rack-local counts as remote in eq. 2; the profile's
 //! bandwidth and an expected `T_q` before the shuffle starts, `T_NS ≥ 0`; eq. 10 strict; `e = 1`
 //! in eq. 9; eq. 13's `k_i` is run i's map count, eq. 8 without a previous run; `p` a running
 //! mean (§5.3); LATE's straggler rule (§2.3) as the detector; Alg. 3's `≥` and the current `k`
