@@ -139,6 +139,9 @@ pub(super) struct State {
     pub(super) stopping: bool,
     /// The policy was fed since the last long-poll look: waiters must look again.
     pub(super) fed: bool,
+    /// The policy decided something since this was last cleared: a progress report that
+    /// leaves it false changed nothing a waiter looks at (`umbilical::progress`).
+    pub(super) decided: bool,
     /// This master's attempt (the rm's `APP_ATTEMPT`): part of every output name, so a
     /// re-run never writes over an output an earlier attempt left.
     pub(super) master_attempt: u32,
@@ -247,6 +250,7 @@ impl State {
             overheads: Vec::new(),
             stopping: false,
             fed: false,
+            decided: false,
             master_attempt: 1,
             unsent: BTreeMap::new(),
             map_min_seconds: 0.0,
@@ -395,6 +399,7 @@ impl State {
         job.observer.event(now, &event);
         let mut out = Vec::new();
         job.policy.handle(now, event, &mut job.rng, &mut out);
+        self.decided |= !out.is_empty();
         if let (true, Some(_)) = (job.sampler, job.warm_launch) {
             // The sampler's maps are timed from their process's start (`started`).
             let (maps, rest): (Vec<Decision>, Vec<Decision>) = out

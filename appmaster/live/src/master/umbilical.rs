@@ -148,7 +148,22 @@ pub(super) async fn progress(
     Path(attempt): Path<String>,
     Json(body): Json<ProgressBody>,
 ) -> Json<Reply> {
-    let now = with(&shared, |s| s.progress(&attempt, body.progress));
+    // A report the policy decides nothing on (most of them) changes nothing a waiter looks
+    // at: waking every long-poll on each would cost O(tasks²) wake-ups per report interval.
+    let (now, decided) = {
+        let mut s = shared.lock();
+        let fed = s.fed;
+        s.decided = false;
+        let now = s.progress(&attempt, body.progress);
+        let news = std::mem::take(&mut s.decided);
+        if !news {
+            s.fed = fed; // fed, but nothing came of it: no waiter need look again
+        }
+        (now, news)
+    };
+    if decided {
+        shared.changed.notify_waiters();
+    }
     if now.kill || now.cut || body.wait_ms == 0 {
         return Json(now);
     }
