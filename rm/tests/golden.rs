@@ -11,19 +11,22 @@
 //! actual values with their JSON types. `YARD_BLESS=1 cargo test -p yard-rm --test golden`
 //! rewrites the files (and removes those no case writes); review the diff before committing.
 //!
-//! Normalised ([`normalise`], nothing else): the histogram of `yard_rm_allocate_duration_seconds` in
-//! `/metrics` (the one reply that measures wall-clock time: its finite buckets and its sum
-//! become `<varies>`; its count, the number of allocate calls, is kept), and the served OpenAPI document, which is replaced by
-//! `<rm/openapi.json>` only when it is that file exactly (`rest.rs` checks its paths).
+//! Normalised ([`normalise`], nothing else): in `/metrics`, the histogram
+//! `yard_rm_allocate_duration_seconds`, the one figure that measures wall-clock time (its
+//! finite buckets and its sum become `<varies>`; its count, the number of allocate calls, is
+//! kept); and the served OpenAPI document, replaced by `<rm/openapi.json>` only when it is that
+//! file exactly (`rest.rs` checks the file's paths against the routes). Ids, times, keys and
+//! token signatures are not normalised: on this clock and secret they do not vary.
 //!
 //! Also checked: every route and method in [`yard_rm::rest::routes`] has a case, and no
 //! golden file is left over from a case that is gone.
 //!
-//! Not covered here, and why: the web UI's pages (`ui::router`, HTML rather than JSON,
-//! tested by `ui.rs`); the nodemanager's routes (`/ws/v1/node/...`: a nodemanager runs only
-//! as a process with a listener and an rm to register with, and `yard-rm` does not depend on
-//! `yard-nodemanager`); a master's routes (its status and shuffle-scan server runs inside
-//! `yard mr-master` only, in `appmaster/live`); a 503 from a failing store (`durability.rs`).
+//! Not covered here, and why: the web UI's pages (`ui::router`: HTML, not JSON; `ui.rs`
+//! tests them); the nodemanager's routes (`/ws/v1/node/...`: its info, metrics and container
+//! routes exist only inside a running daemon registered with an rm, and its data router, which
+//! a test could drive in-process, lives in `yard-nodemanager`, which `yard-rm` does not depend
+//! on); a master's routes (its server runs only inside `yard mr-master`, in `appmaster/live`);
+//! a 503 from a store that cannot be written (`durability.rs`).
 
 mod support;
 
@@ -309,7 +312,7 @@ impl Golden {
             self.failures
                 .push(format!("no golden case for {method} {path}: add one"));
         }
-        for entry in std::fs::read_dir(golden_dir()).unwrap() {
+        for entry in std::fs::read_dir(golden_dir()).into_iter().flatten() {
             let path = entry.unwrap().path();
             let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
             if path.extension().is_some_and(|e| e == "json") && !self.names.contains(&stem) {
