@@ -222,25 +222,72 @@ fn no_map_read_has_no_estimate() {
 
 #[test]
 fn varying_blocks_give_an_interval_around_the_estimate() {
+    // Words per byte differ from block to block (short and long words mixed in different
+    // proportions), so the ratio estimate has residuals and its interval a width.
     let splits: Vec<Vec<u8>> = (0..8)
-        .map(|i| "w ".repeat(10 + 3 * i).into_bytes())
+        .map(|i| ["w ".repeat(10 + 3 * i), "abcdefgh ".repeat(1 + i % 3)].concat())
+        .map(String::into_bytes)
         .collect();
     let refs: Vec<&[u8]> = splits.iter().map(Vec::as_slice).collect();
     let app = spec("wordcount", &[]);
-    let a = run(&app, &refs, 1, &[0, 5, 7]);
+    let read = [0usize, 5, 7];
+    let a = run(&app, &refs, 1, &read.map(|i| i as u32));
     let w = &a["words"];
-    let (est, low, high) = (
+    let (est, low, high, std_error) = (
         w["estimate"].as_f64().unwrap(),
         w["low"].as_f64().unwrap(),
         w["high"].as_f64().unwrap(),
+        w["stdError"].as_f64().unwrap(),
     );
-    // y = x / 2 in every block (two bytes a word), so the ratio estimate is the truth.
-    let truth: usize = (0..8).map(|i| 10 + 3 * i).sum();
-    assert!((est - truth as f64).abs() < 1e-9, "{a}");
-    assert!(low <= est && est <= high);
-    assert_eq!(w["observed"], 10 + 25 + 31);
-    // The one key "w" is estimated by its reducer the same way.
-    assert!((a["top"][0]["estimate"].as_f64().unwrap() - truth as f64).abs() < 1e-9);
+
+    // The interval computed here from its definition (Cochran ch. 6, the ratio estimator of a
+    // simple random sample of k of N blocks), residual by residual, not from the crate's sums.
+    let words = |b: &[u8]| std::str::from_utf8(b).unwrap().split_whitespace().count() as f64;
+    let (n, k) = (splits.len() as f64, read.len() as f64);
+    let total_bytes: f64 = splits.iter().map(|s| s.len() as f64).sum();
+    let xs: Vec<f64> = read.iter().map(|&i| splits[i].len() as f64).collect();
+    let ys: Vec<f64> = read.iter().map(|&i| words(&splits[i])).collect();
+    let observed: f64 = ys.iter().sum();
+    let r = observed / xs.iter().sum::<f64>();
+    let expected = r * total_bytes;
+    let s2: f64 = xs
+        .iter()
+        .zip(&ys)
+        .map(|(x, y)| (y - r * x).powi(2))
+        .sum::<f64>()
+        / (k - 1.0);
+    let se = (n * n * (1.0 - k / n) / k * s2).sqrt();
+    // Student's t, 0.975 quantile, 2 degrees of freedom.
+    let half = 4.303 * se;
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs().max(1.0);
+
+    assert_eq!(w["observed"], json!(observed as u64), "{a}");
+    assert!(
+        close(est, expected),
+        "estimate {est}, expected {expected}: {a}"
+    );
+    assert!(
+        close(std_error, se),
+        "stdError {std_error}, expected {se}: {a}"
+    );
+    assert!(
+        close(high, expected + half),
+        "high {high}, expected {}: {a}",
+        expected + half
+    );
+    assert!(
+        close(low, (expected - half).max(observed)),
+        "low {low}: {a}"
+    );
+    // Not degenerate: a real width, and the lower end not merely raised to what was seen.
+    assert!(
+        half > 1.0 && expected - half > observed,
+        "half-width {half}: {a}"
+    );
+    assert!(low < est && est < high, "{a}");
+    // The interval is about the estimate, not the truth: the truth here lies inside it.
+    let truth: f64 = refs.iter().map(|b| words(b)).sum();
+    assert!(low <= truth && truth <= high, "truth {truth}: {a}");
 }
 
 #[test]
