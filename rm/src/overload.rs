@@ -458,7 +458,7 @@ const NODE_FEATURES: std::ops::Range<usize> = 2..6;
 
 /// yard's features ([`Variant::Yard`]), in order, and their levels: the paper's, but for the
 /// load, read as what the node would carry with this task, and one more, how full the task
-/// leaves the node. Why (README, "Overloaded nodes"): a full node of 4 tasks on 4 cores is at
+/// leaves the node. Why (docs/results.md, "Overloaded nodes"): a full node of 4 tasks on 4 cores is at
 /// the rule's edge, and the paper's top level "≥ the rule's maximum" puts a node running
 /// exactly its cores (every full node that just freed a slot reads so, the average lagging)
 /// with the overloaded ones; and its load is the last sample's, so every task placed in one

@@ -203,7 +203,7 @@ impl Extensions {
     /// when cut (`AppSpec::reduce_until`) and the master tells the policy its cluster's task
     /// slots as the allotment. Before both, `yard demo --size 2560MiB --nodes 1 --vcores 2`
     /// on a quiet machine read 49 % of what `full` had read by `D` with it and 98 % without
-    /// it, so it was off live. After both (one run each per setting, load 7–13, README *The
+    /// it, so it was off live. After both (one run each per setting, load 7–13, docs/results.md *The
     /// demo at scale*): at 5 GiB on one slot 66 % of `full`'s read with it, 67 % without;
     /// in the default demo 75–95 % with it (2 runs), 33–70 % without (3 runs); every
     /// deadline met.
