@@ -492,6 +492,14 @@ pub(crate) fn app(args: AppArgs) -> Result<()> {
         return print_json(&reply);
     }
     let mut out = String::new();
+    // Keys padded to the longest and two spaces, so that no key runs into its value
+    // ("applicationPriority0" at a fixed 18).
+    let width = reply["app"]
+        .as_object()
+        .and_then(|fields| fields.keys().map(|k| k.len()).max())
+        .unwrap_or(0)
+        .max("processedFraction".len())
+        + 2;
     if let Some(fields) = reply["app"].as_object() {
         for (k, v) in fields {
             // Times as people read them (UTC), the raw ms in --json.
@@ -505,21 +513,22 @@ pub(crate) fn app(args: AppArgs) -> Result<()> {
                 ("trackingUrl" | "applicationType", _) if text(v).is_empty() => "-".into(),
                 _ => text(v),
             };
-            let _ = writeln!(out, "{k:<18}{shown}");
+            let _ = writeln!(out, "{k:<width$}{shown}");
         }
     }
     if reply["yard"]["answer"]["job"].is_object() {
         // A MapReduce job's answer, as `yard submit` prints it.
         let _ = writeln!(
             out,
-            "deadlineMs        {}",
+            "{:<width$}{}",
+            "deadlineMs",
             text(&reply["yard"]["deadlineMs"])
         );
         out.push('\n');
         out.push_str(&render(&json!({ "app": reply["yard"] })));
     } else {
         for k in ["deadlineMs", "processedFraction", "answer"] {
-            let _ = writeln!(out, "{k:<18}{}", text(&reply["yard"][k]));
+            let _ = writeln!(out, "{k:<width$}{}", text(&reply["yard"][k]));
         }
     }
     crate::print(&out)?;

@@ -171,6 +171,13 @@ fn the_client_commands_submit_list_show_kill_and_say_what_went_wrong() {
             .any(|l| l.starts_with("name") && l.ends_with("sleeper")),
         "{shown}"
     );
+    // No key runs into its value, the longest ones included.
+    for key in ["applicationPriority", "unmanagedApplication"] {
+        assert!(
+            shown.lines().any(|l| l.starts_with(&format!("{key}  "))),
+            "{key}: {shown}"
+        );
+    }
     let (_, nodes, _) = yard(&["nodes", "--rm", &url]);
     assert!(nodes.starts_with("Total Nodes:1\n"), "{nodes}");
     assert!(
