@@ -17,9 +17,8 @@ use crate::scheduler::{self, AppId, Ask, Assignment, Place, Resources, SchedEven
 use super::apps::check_progress;
 use super::{AM_PRIORITY, AttemptInfo, Cluster, ClusterError};
 
-/// A master whose container is granted (its token signed) and that waits for its node: the
-/// node's next heartbeat reply carries it as a
-/// [`StartContainer`](yard_wire::protocol::StartContainer) ([`Cluster::heartbeat`]).
+/// A master whose container is granted (its token signed), waiting for its node: the node's
+/// next heartbeat reply starts it ([`Cluster::heartbeat`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct MasterLaunch {
     pub application_id: String,

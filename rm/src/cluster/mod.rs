@@ -145,6 +145,8 @@ pub enum ClusterError {
     RecoveryFull { id: String, max: usize },
 }
 
+/// The rm's state (the daemon holds it behind a `Mutex`); the module doc says which file owns
+/// which part.
 pub struct Cluster {
     settings: Settings,
     secret: ClusterSecret,

@@ -5,18 +5,16 @@ use std::collections::BTreeMap;
 
 use yard_wire::auth::{ClusterSecret, Principal};
 use yard_wire::protocol::{
-    AllocateReply, AllocateRequest, ContainerEnd, ContainerStatus, HeartbeatReply, NodeHeartbeat,
-    RegisterNode, Resource, application_of,
+    AllocateReply, AllocateRequest, ContainerEnd, ContainerStatus, HeartbeatReply, NodeContainer,
+    NodeHeartbeat, RegisterNode, Resource, ResourceRequest, application_of,
 };
 use yard_wire::telemetry::NodeTelemetry;
-use yard_wire::token::TokenKey;
+use yard_wire::token::{TokenKey, verify};
 
 use crate::app::AppState;
 
 use super::apps::ISSUED_TTL_MS;
 use super::*;
-use yard_wire::protocol::{NodeContainer, ResourceRequest};
-use yard_wire::token::verify;
 
 fn key_of(node: &str) -> TokenKey {
     ClusterSecret::new(KEY).container_key(node)
