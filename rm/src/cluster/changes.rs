@@ -1,0 +1,113 @@
+//! Change tracking: what changed since the store last wrote ([`Changes`]), taken in one
+//! batch, and marked again when the write failed.
+
+use std::collections::BTreeMap;
+
+use yard_wire::protocol::Dataset;
+
+use super::{AppInfo, AppRecord, Cluster, NodeInfo};
+
+/// What changed in the rm's state, for the store.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Changes {
+    pub apps: Vec<AppRecord>,
+    pub nodes: Vec<NodeInfo>,
+    pub datasets: Vec<(Dataset, String)>,
+    /// Recovery entries written: (application, key, value).
+    pub recovery: Vec<(String, String, String)>,
+}
+
+impl Changes {
+    pub fn is_empty(&self) -> bool {
+        self.apps.is_empty()
+            && self.nodes.is_empty()
+            && self.datasets.is_empty()
+            && self.recovery.is_empty()
+    }
+
+    /// `later` on top of `self`: a record in both is `later`'s. Linear in both sizes.
+    pub fn merge(&mut self, later: Changes) {
+        fn upsert<T>(into: &mut Vec<T>, from: Vec<T>, key: impl Fn(&T) -> String) {
+            let mut at: BTreeMap<String, usize> =
+                into.iter().enumerate().map(|(i, x)| (key(x), i)).collect();
+            for x in from {
+                match at.get(&key(&x)) {
+                    Some(&i) => into[i] = x,
+                    None => {
+                        at.insert(key(&x), into.len());
+                        into.push(x);
+                    }
+                }
+            }
+        }
+        upsert(&mut self.apps, later.apps, |a| a.id.clone());
+        upsert(&mut self.nodes, later.nodes, |n| n.node_id.clone());
+        upsert(&mut self.datasets, later.datasets, |d| d.0.name.clone());
+        upsert(&mut self.recovery, later.recovery, |r| {
+            format!("{}/{}", r.0, r.1)
+        });
+    }
+}
+
+impl Cluster {
+    /// What changed since the last call, for the store to write.
+    pub fn take_dirty(&mut self) -> (Vec<AppRecord>, Vec<NodeInfo>) {
+        let apps = std::mem::take(&mut self.dirty_apps)
+            .iter()
+            .filter_map(|id| self.apps.get(id))
+            .map(AppInfo::record)
+            .collect();
+        let nodes = std::mem::take(&mut self.dirty_nodes)
+            .iter()
+            .filter_map(|id| self.nodes.get(id))
+            .cloned()
+            .collect();
+        (apps, nodes)
+    }
+
+    /// Datasets changed since the last call, with their owners, for the store.
+    pub fn take_dirty_datasets(&mut self) -> Vec<(Dataset, String)> {
+        std::mem::take(&mut self.dirty_datasets)
+            .iter()
+            .filter_map(|n| {
+                let owner = self.dataset_owners.get(n).cloned().unwrap_or_default();
+                Some((self.datasets.get(n).cloned()?, owner))
+            })
+            .collect()
+    }
+
+    /// Everything changed since the last call, for the store to write in one transaction.
+    pub fn take_changes(&mut self) -> Changes {
+        let (apps, nodes) = self.take_dirty();
+        let recovery = std::mem::take(&mut self.dirty_recovery)
+            .into_iter()
+            .filter_map(|(app, key)| {
+                let value = self.recovery.get(&app)?.get(&key)?.clone();
+                Some((app, key, value))
+            })
+            .collect();
+        Changes {
+            apps,
+            nodes,
+            datasets: self.take_dirty_datasets(),
+            recovery,
+        }
+    }
+
+    /// Changes the store failed to write are written again with the next ones (by id, so
+    /// the then-current state is what gets written).
+    pub fn mark_changed(&mut self, changes: &Changes) {
+        self.dirty_apps
+            .extend(changes.apps.iter().map(|a| a.id.clone()));
+        self.dirty_nodes
+            .extend(changes.nodes.iter().map(|n| n.node_id.clone()));
+        self.dirty_datasets
+            .extend(changes.datasets.iter().map(|(d, _)| d.name.clone()));
+        self.dirty_recovery.extend(
+            changes
+                .recovery
+                .iter()
+                .map(|(app, key, _)| (app.clone(), key.clone())),
+        );
+    }
+}

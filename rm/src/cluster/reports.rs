@@ -1,0 +1,85 @@
+//! Cluster-wide reports: Hadoop's cluster metrics and the cluster policy's report.
+
+use crate::app::AppState;
+use crate::overload::ModelCounts;
+use crate::policy::{PolicyKind, SpareCounts};
+use crate::scheduler::Resources;
+
+use super::{Cluster, NodeState};
+
+/// The cluster policy and what it has done, for `GET /ws/v1/cluster/scheduler`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SchedulerReport {
+    pub policy: PolicyKind,
+    pub master_share: f64,
+    pub capacity: Resources,
+    pub masters_used: Resources,
+    pub spare: SpareCounts,
+    /// The overload classifier's counts and settings, when on.
+    pub overload: Option<ModelCounts>,
+}
+
+/// Cluster-wide counts, as Hadoop's `/ws/v1/cluster/metrics` reports them.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Metrics {
+    pub apps_submitted: usize,
+    pub apps_pending: usize,
+    pub apps_running: usize,
+    pub apps_completed: usize,
+    pub apps_failed: usize,
+    pub apps_killed: usize,
+    pub total_mb: u64,
+    pub allocated_mb: u64,
+    pub total_vcores: u64,
+    pub allocated_vcores: u64,
+    pub containers_allocated: usize,
+    pub active_nodes: usize,
+    pub lost_nodes: usize,
+}
+
+impl Cluster {
+    /// Counts over applications, nodes and allocated resources.
+    pub fn metrics(&self) -> Metrics {
+        let mut m = Metrics {
+            apps_submitted: self.apps.len(),
+            ..Metrics::default()
+        };
+        for a in self.apps.values() {
+            match a.lifecycle.state {
+                AppState::New | AppState::Submitted | AppState::Accepted => m.apps_pending += 1,
+                AppState::Running => m.apps_running += 1,
+                AppState::Finished => m.apps_completed += 1,
+                AppState::Failed => m.apps_failed += 1,
+                AppState::Killed => m.apps_killed += 1,
+            }
+        }
+        for (_, c) in self.book.iter() {
+            m.allocated_mb += c.resource.memory_mb;
+            m.allocated_vcores += u64::from(c.resource.vcores);
+        }
+        m.containers_allocated = self.book.len();
+        for n in self.nodes.values() {
+            match n.state {
+                NodeState::Running => {
+                    m.active_nodes += 1;
+                    m.total_mb += n.capability.memory_mb;
+                    m.total_vcores += u64::from(n.capability.vcores);
+                }
+                NodeState::Lost => m.lost_nodes += 1,
+            }
+        }
+        m
+    }
+
+    /// The cluster policy and what it decided: for `GET /ws/v1/cluster/scheduler`.
+    pub fn scheduler_report(&self) -> SchedulerReport {
+        SchedulerReport {
+            policy: self.scheduler.policy(),
+            master_share: self.scheduler.master_share(),
+            capacity: self.scheduler.capacity(),
+            masters_used: self.scheduler.masters_used(),
+            spare: self.scheduler.spare_counts(),
+            overload: self.scheduler.overload().map(|c| c.counts()),
+        }
+    }
+}
