@@ -14,6 +14,13 @@
 //! everything. The scrape token ([`Scrape`]) reads the scrape targets and the finished
 //! masters' final figures, and nothing else. A route that changes state answers only after the change
 //! is committed to the store ([`Rm::commit`]); if it cannot be, the answer is 503.
+//!
+//! This file holds what every route shares: [`Rm`], [`ApiError`] and the error shapes, the
+//! route table ([`routes`]) and the [`router`]. The routes live by concern: `protocol` (what
+//! nodemanagers and masters call), `hadoop` (Hadoop's client routes) and `submission` (its
+//! submit), `yard` (yard's own client routes), [`mapreduce`] (MapReduce jobs and shared scans);
+//! beside them `caller` (who calls, what it may act on), `views` (the JSON views), `query`
+//! (query parameters) and `time` (YARN's time format).
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
