@@ -1,0 +1,616 @@
+//! Hadoop's client routes (`/ws/v1/cluster/...`): cluster info and metrics, the scheduler, nodes,
+//! applications with their statistics, attempts, containers, queue, priority, timeouts and
+//! state (submission itself is [`super::submission`]).
+
+use std::collections::BTreeMap;
+
+use axum::Json;
+use axum::extract::rejection::{JsonRejection, QueryRejection};
+use axum::extract::{Path, Query, State};
+use axum::http::{StatusCode, header};
+use axum::response::IntoResponse;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use yard_wire::limits::echo;
+
+use super::caller::{Caller, owned};
+use super::query::{APPS_PARAMS, AppsFilter, bad_query, lower_list, name_list, query_pairs};
+use super::time::parse_iso8601;
+use super::views::{
+    APP_STATES, NODE_STATES, app_json, attempt_id, attempt_json, container_json, node_detail_json,
+    node_json, node_state_name, percent, queue_json, state_name, timeout_json,
+};
+use super::{ApiError, Host, Reply, Rm, app_location, ok};
+use crate::cluster::{ClusterError, NodeState, Touch};
+
+pub(super) async fn cluster_info(State(rm): State<Rm>) -> Reply {
+    let version = env!("CARGO_PKG_VERSION");
+    let store = if rm.journal.is_some() {
+        "yard.rm.SqliteStateStore"
+    } else {
+        "yard.rm.MemoryStateStore"
+    };
+    ok(json!({ "clusterInfo": {
+        "id": rm.started_ms,
+        "startedOn": rm.started_ms,
+        "state": "STARTED",
+        "haState": "ACTIVE",
+        "rmStateStoreName": store,
+        "resourceManagerVersion": version,
+        "resourceManagerBuildVersion": format!("yard {version}"),
+        "resourceManagerVersionBuiltOn": "",
+        "hadoopVersion": "yard",
+        "hadoopBuildVersion": format!("yard {version}"),
+        "hadoopVersionBuiltOn": "",
+        "haZooKeeperConnectionState": "ResourceManager HA is not enabled.",
+    }}))
+}
+
+pub(super) async fn metrics(State(rm): State<Rm>, _caller: Caller) -> Reply {
+    let m = rm.with(|c, _| c.metrics());
+    ok(json!({ "clusterMetrics": {
+        "appsSubmitted": m.apps_submitted,
+        "appsCompleted": m.apps_completed,
+        "appsPending": m.apps_pending,
+        "appsRunning": m.apps_running,
+        "appsFailed": m.apps_failed,
+        "appsKilled": m.apps_killed,
+        "reservedMB": 0,
+        "availableMB": m.total_mb.saturating_sub(m.allocated_mb),
+        "allocatedMB": m.allocated_mb,
+        "totalMB": m.total_mb,
+        "reservedVirtualCores": 0,
+        "availableVirtualCores": m.total_vcores.saturating_sub(m.allocated_vcores),
+        "allocatedVirtualCores": m.allocated_vcores,
+        "totalVirtualCores": m.total_vcores,
+        "containersAllocated": m.containers_allocated,
+        "containersReserved": 0,
+        "containersPending": 0,
+        "totalNodes": m.active_nodes + m.lost_nodes,
+        "activeNodes": m.active_nodes,
+        "lostNodes": m.lost_nodes,
+        "unhealthyNodes": 0,
+        "decommissioningNodes": 0,
+        "decommissionedNodes": 0,
+        "rebootedNodes": 0,
+        "shutdownNodes": 0,
+    }}))
+}
+
+/// YARN's `scheduler.schedulerInfo`: which policy runs (`type`, and yard's `policy` name), the
+/// cluster's capacity as YARN's FIFO scheduler reports it, the queues as YARN's capacity
+/// scheduler lists them (`queueName` `root` and its `queues`), MinEDF-WC's spare counts, and
+/// every unfinished application's deadline and quota.
+pub(super) async fn scheduler(State(rm): State<Rm>, _caller: Caller) -> Reply {
+    let (report, metrics, apps, queues) = rm.with(|c, now| {
+        let mut queues: BTreeMap<String, (u64, u64, usize)> = BTreeMap::new();
+        queues.insert("default".into(), (0, 0, 0));
+        let apps: Vec<Value> = c
+            .apps()
+            .filter(|a| !a.lifecycle.state.is_final())
+            .map(|a| {
+                let u = c.usage(&a.application_id, now);
+                let q = queues.entry(a.queue.clone()).or_default();
+                q.0 += u.allocated_mb;
+                q.1 += u.allocated_vcores;
+                q.2 += 1;
+                json!({
+                    "id": a.application_id,
+                    "state": state_name(a.lifecycle.state),
+                    "deadlineMs": a.deadline_ms,
+                    "runningContainers": c.running_containers(&a.application_id),
+                    "maps": a.model.map(|m| m.maps),
+                    "reduces": a.model.map(|m| m.reduces),
+                    "profiled": a.model.is_some_and(|m| m.profile.is_some()),
+                    "quota": a.quota,
+                })
+            })
+            .collect();
+        (c.scheduler_report(), c.metrics(), apps, queues)
+    });
+    let queues: Vec<Value> = queues
+        .iter()
+        .map(|(name, (mb, vcores, n))| queue_json(name, *mb, *vcores, *n, metrics.total_mb))
+        .collect();
+    let used = percent(metrics.allocated_mb, metrics.total_mb);
+    ok(json!({ "scheduler": { "schedulerInfo": {
+        "type": report.policy.yarn_type(),
+        "policy": report.policy.name(),
+        "queueName": "root",
+        "qstate": "RUNNING",
+        "capacity": 100.0,
+        "usedCapacity": used,
+        "maxCapacity": 100.0,
+        "queues": { "queue": queues },
+        "numNodes": metrics.active_nodes,
+        "totalNodeCapacity": metrics.total_mb,
+        "usedNodeCapacity": metrics.allocated_mb,
+        "availNodeCapacity": metrics.total_mb.saturating_sub(metrics.allocated_mb),
+        "numContainers": metrics.containers_allocated,
+        "masterShare": report.master_share,
+        "mastersUsed": { "memory": report.masters_used.memory_mb, "vCores": report.masters_used.vcores },
+        "spareAllocations": report.spare.spare_allocations,
+        "spareKills": report.spare.spare_kills,
+        "spareMapAllocations": report.spare.spare_map_allocations,
+        "spareMapKills": report.spare.spare_map_kills,
+        "overloadClassifier": report.overload,
+        "apps": { "app": apps },
+    }}}))
+}
+
+/// The attempt number a path names: YARN's `appattempt_…` id of `app`, or the bare number.
+pub(super) fn parse_attempt(app: &str, given: &str) -> Result<u32, ApiError> {
+    let number = match given.strip_prefix("appattempt_") {
+        Some(rest) => {
+            let (app_part, n) = rest.rsplit_once('_').unwrap_or(("", ""));
+            if format!("application_{app_part}") != app {
+                return Err(ApiError::new(
+                    StatusCode::BAD_REQUEST,
+                    format!("{} is not an attempt of {}", echo(given), echo(app)),
+                    json!(echo(&attempt_id(app, 1))),
+                ));
+            }
+            n
+        }
+        None => given,
+    };
+    number.parse().ok().filter(|n| *n >= 1).ok_or_else(|| {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            format!("{:?} is not an application attempt id", echo(given)),
+            json!(format!("write {} or 1", echo(&attempt_id(app, 1)))),
+        )
+    })
+}
+
+pub(super) async fn app_attempts(
+    State(rm): State<Rm>,
+    Path(id): Path<String>,
+    _caller: Caller,
+) -> Reply {
+    let attempts = rm.with(|c, _| {
+        c.app(&id).map(|a| {
+            a.attempts
+                .iter()
+                .map(|t| attempt_json(a, t))
+                .collect::<Vec<_>>()
+        })
+    });
+    match attempts {
+        Some(list) => ok(json!({ "appAttempts": { "appAttempt": list } })),
+        None => Err(ClusterError::UnknownApp(id).into()),
+    }
+}
+
+pub(super) async fn app_attempt(
+    State(rm): State<Rm>,
+    Path((id, attempt)): Path<(String, String)>,
+    _caller: Caller,
+) -> Reply {
+    let n = parse_attempt(&id, &attempt)?;
+    rm.with(|c, _| {
+        let a = c
+            .app(&id)
+            .ok_or_else(|| ClusterError::UnknownApp(id.clone()))?;
+        let t = a
+            .attempts
+            .iter()
+            .find(|t| t.attempt == n)
+            .ok_or_else(|| no_attempt(&id, n))?;
+        ok(json!({ "appAttempt": attempt_json(a, t) }))
+    })
+}
+
+pub(super) fn no_attempt(id: &str, n: u32) -> ApiError {
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        format!("no attempt {} of {}", echo(&attempt_id(id, n)), echo(id)),
+        json!(format!("see /ws/v1/cluster/apps/{}/appattempts", echo(id))),
+    )
+}
+
+/// The attempt's running containers (as YARN's rm lists them: ended ones are the history
+/// server's, which yard does not have).
+pub(super) async fn attempt_containers(
+    State(rm): State<Rm>,
+    Path((id, attempt)): Path<(String, String)>,
+    _caller: Caller,
+) -> Reply {
+    let n = parse_attempt(&id, &attempt)?;
+    rm.with(|c, now| {
+        let a = c
+            .app(&id)
+            .ok_or_else(|| ClusterError::UnknownApp(id.clone()))?;
+        if !a.attempts.iter().any(|t| t.attempt == n) {
+            return Err(no_attempt(&id, n));
+        }
+        let list: Vec<Value> = c
+            .containers_of(&id, n)
+            .map(|(cid, m)| container_json(cid, m, now))
+            .collect();
+        ok(json!({ "containers": { "container": list } }))
+    })
+}
+
+pub(super) async fn attempt_container(
+    State(rm): State<Rm>,
+    Path((id, attempt, container)): Path<(String, String, String)>,
+    _caller: Caller,
+) -> Reply {
+    let n = parse_attempt(&id, &attempt)?;
+    rm.with(|c, now| {
+        c.app(&id)
+            .ok_or_else(|| ClusterError::UnknownApp(id.clone()))?;
+        match c.container(&container) {
+            Some(m) if m.application_id == id && m.attempt == n => {
+                ok(json!({ "container": container_json(&container, m, now) }))
+            }
+            _ => Err(ApiError::new(
+                StatusCode::NOT_FOUND,
+                format!("no running container {container} in {}", attempt_id(&id, n)),
+                json!("ended containers are not kept; see the attempt's containers"),
+            )),
+        }
+    })
+}
+
+pub(super) async fn nodes(
+    State(rm): State<Rm>,
+    _caller: Caller,
+    query: Result<Query<Vec<(String, String)>>, QueryRejection>,
+) -> Reply {
+    let q = query_pairs(query, &["states", "state", "healthy"])?;
+    let mut states = Vec::new();
+    for key in ["states", "state"] {
+        if let Some(v) = q.get(key) {
+            states.extend(name_list("node state", v, &NODE_STATES)?);
+        }
+    }
+    let healthy = match q.get("healthy").map(|h| h.trim().to_ascii_lowercase()) {
+        None => None,
+        Some(h) if h == "true" => Some(true),
+        Some(h) if h == "false" => Some(false),
+        Some(h) => {
+            return Err(bad_query(format!(
+                "healthy={:?}: write healthy=true or healthy=false",
+                echo(&h)
+            )));
+        }
+    };
+    let list: Vec<Value> = rm.with(|c, _| {
+        c.nodes()
+            .filter(|n| states.is_empty() || states.iter().any(|s| s == node_state_name(n.state)))
+            .filter(|n| healthy.is_none_or(|h| h == (n.state == NodeState::Running)))
+            .map(|n| node_json(c, n))
+            .collect()
+    });
+    ok(json!({ "nodes": { "node": list } }))
+}
+
+pub(super) async fn node(State(rm): State<Rm>, Path(id): Path<String>, _caller: Caller) -> Reply {
+    let found = rm.with(|c, _| c.node(&id).map(|n| node_detail_json(c, n)));
+    match found {
+        Some(n) => ok(json!({ "node": n })),
+        None => Err(ClusterError::UnknownNode(id).into()),
+    }
+}
+
+pub(super) async fn apps(
+    State(rm): State<Rm>,
+    _caller: Caller,
+    query: Result<Query<Vec<(String, String)>>, QueryRejection>,
+) -> Reply {
+    let q = query_pairs(query, &APPS_PARAMS)?;
+    let f = AppsFilter::parse(&q)?;
+    let list: Vec<Value> = rm.with(|c, now| {
+        c.apps()
+            .filter(|a| f.matches(a))
+            .take(f.limit)
+            .map(|a| {
+                let mut v = app_json(c, a, rm.started_ms, now);
+                if let Some(o) = v.as_object_mut() {
+                    for d in &f.deselects {
+                        o.remove(d);
+                    }
+                }
+                v
+            })
+            .collect()
+    });
+    ok(json!({ "apps": { "app": list } }))
+}
+
+pub(super) async fn app(State(rm): State<Rm>, Path(id): Path<String>, _caller: Caller) -> Reply {
+    match rm.with(|c, now| c.app(&id).map(|a| app_json(c, a, rm.started_ms, now))) {
+        Some(a) => ok(json!({ "app": a })),
+        None => Err(ClusterError::UnknownApp(id).into()),
+    }
+}
+
+/// YARN's application statistics: how many applications of a type (at most one, as YARN
+/// allows; `*` for any) are in each asked state (every state when none is asked).
+pub(super) async fn app_statistics(
+    State(rm): State<Rm>,
+    _caller: Caller,
+    query: Result<Query<Vec<(String, String)>>, QueryRejection>,
+) -> Reply {
+    let q = query_pairs(query, &["states", "applicationTypes"])?;
+    let states = match q.get("states") {
+        Some(v) => name_list("application-state", v, &APP_STATES)?,
+        None => APP_STATES.iter().map(|s| (*s).to_owned()).collect(),
+    };
+    let types = lower_list(q.get("applicationTypes"));
+    if types.len() > 1 {
+        return Err(bad_query(
+            "we temporarily support at most one applicationType".into(),
+        ));
+    }
+    let kind = types.first().cloned();
+    let items: Vec<Value> = rm.with(|c, _| {
+        states
+            .iter()
+            .map(|state| {
+                let count = c
+                    .apps()
+                    .filter(|a| state_name(a.lifecycle.state) == *state)
+                    .filter(|a| {
+                        kind.as_ref()
+                            .is_none_or(|k| *k == a.yarn.application_type.to_ascii_lowercase())
+                    })
+                    .count();
+                json!({
+                    "state": state,
+                    "type": kind.clone().unwrap_or_else(|| "*".into()),
+                    "count": count,
+                })
+            })
+            .collect()
+    });
+    ok(json!({ "appStatInfo": { "statItem": items } }))
+}
+
+pub(super) async fn new_application(State(rm): State<Rm>, caller: Caller) -> Reply {
+    let user = caller.user()?.to_owned();
+    // Refused with the submission it is for while nothing can be saved.
+    let (id, max) = rm.with(|c, now| {
+        rm.refuse_unsaved()?;
+        Ok::<_, ApiError>((c.new_application(now, &user)?, c.max_resource()))
+    })?;
+    ok(json!({
+        "application-id": id,
+        "maximum-resource-capability": { "memory": max.memory_mb, "vCores": max.vcores },
+    }))
+}
+
+pub(super) async fn app_queue(
+    State(rm): State<Rm>,
+    Path(id): Path<String>,
+    _caller: Caller,
+) -> Reply {
+    match rm.with(|c, _| c.app(&id).map(|a| a.queue.clone())) {
+        Some(queue) => ok(json!({ "queue": queue })),
+        None => Err(ClusterError::UnknownApp(id).into()),
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct QueueBody {
+    queue: String,
+}
+
+/// Moving an application: yard's policies do not move applications between queues (as YARN's
+/// FIFO scheduler does not), so only its own queue is a valid target (200, nothing moves).
+pub(super) async fn set_app_queue(
+    State(rm): State<Rm>,
+    Path(id): Path<String>,
+    caller: Caller,
+    body: Result<Json<QueueBody>, JsonRejection>,
+) -> Reply {
+    rm.with(|c, _| owned(c, &caller, &id).map(drop))?;
+    let Json(b) = body?;
+    rm.with(|c, _| {
+        let app = owned(c, &caller, &id)?;
+        if app.queue != b.queue {
+            return Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                format!(
+                    "{id} is in queue {}: yard's schedulers do not move applications between queues",
+                    app.queue
+                ),
+                json!({ "queue": echo(&b.queue) }),
+            ));
+        }
+        ok(json!({ "queue": app.queue }))
+    })
+}
+
+pub(super) async fn app_priority(
+    State(rm): State<Rm>,
+    Path(id): Path<String>,
+    _caller: Caller,
+) -> Reply {
+    match rm.with(|c, _| c.app(&id).is_some()) {
+        true => ok(json!({ "priority": 0 })),
+        false => Err(ClusterError::UnknownApp(id).into()),
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct PriorityBody {
+    /// Read to check the body's shape; capped to 0 whatever it is.
+    #[allow(dead_code)]
+    priority: i64,
+}
+
+/// yard's cluster has YARN's default `yarn.cluster.max-application-priority` of 0: as YARN
+/// does, a higher priority is capped to it, so every application keeps priority 0.
+pub(super) async fn set_app_priority(
+    State(rm): State<Rm>,
+    Path(id): Path<String>,
+    caller: Caller,
+    body: Result<Json<PriorityBody>, JsonRejection>,
+) -> Reply {
+    rm.with(|c, _| owned(c, &caller, &id).map(drop))?;
+    let Json(_) = body?;
+    rm.with(|c, _| {
+        let app = owned(c, &caller, &id)?;
+        if app.lifecycle.state.is_final() {
+            return Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                format!("{id} has ended: its priority can no longer change"),
+                Value::Null,
+            ));
+        }
+        ok(json!({ "priority": 0 }))
+    })
+}
+
+pub(super) async fn app_timeouts(
+    State(rm): State<Rm>,
+    Path(id): Path<String>,
+    _caller: Caller,
+) -> Reply {
+    rm.with(|c, now| {
+        let a = c
+            .app(&id)
+            .ok_or_else(|| ClusterError::UnknownApp(id.clone()))?;
+        ok(json!({ "timeouts": { "timeout": [timeout_json(a, now)] } }))
+    })
+}
+
+pub(super) fn check_timeout_type(kind: &str) -> Result<(), ApiError> {
+    if kind.eq_ignore_ascii_case("LIFETIME") {
+        return Ok(());
+    }
+    Err(bad_query(format!(
+        "timeout type {:?}: LIFETIME is the only one (YARN's ApplicationTimeoutType)",
+        echo(kind)
+    )))
+}
+
+pub(super) async fn app_timeout(
+    State(rm): State<Rm>,
+    Path((id, kind)): Path<(String, String)>,
+    _caller: Caller,
+) -> Reply {
+    check_timeout_type(&kind)?;
+    rm.with(|c, now| {
+        let a = c
+            .app(&id)
+            .ok_or_else(|| ClusterError::UnknownApp(id.clone()))?;
+        ok(json!({ "timeout": timeout_json(a, now) }))
+    })
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct TimeoutBody {
+    timeout: TimeoutSpec,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub(super) struct TimeoutSpec {
+    r#type: String,
+    expiry_time: String,
+}
+
+/// Sets an application's `LIFETIME`: the rm kills it at that time (YARN's timeout).
+pub(super) async fn set_app_timeout(
+    State(rm): State<Rm>,
+    Path(id): Path<String>,
+    caller: Caller,
+    body: Result<Json<TimeoutBody>, JsonRejection>,
+) -> Reply {
+    rm.with(|c, _| owned(c, &caller, &id).map(drop))?;
+    let Json(b) = body?;
+    check_timeout_type(&b.timeout.r#type)?;
+    let expiry = parse_iso8601(&b.timeout.expiry_time).ok_or_else(|| {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            format!(
+                "timeout.expiryTime {:?} is not yyyy-MM-dd'T'HH:mm:ss.SSSZ (e.g. 2030-01-31T12:00:00.000+0000)",
+                echo(&b.timeout.expiry_time)
+            ),
+            json!({ "field": "timeout.expiryTime" }),
+        )
+    })?;
+    if expiry <= (rm.clock)() {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            format!(
+                "timeout.expiryTime {} is not in the future",
+                b.timeout.expiry_time
+            ),
+            json!({ "field": "timeout.expiryTime" }),
+        ));
+    }
+    let value = rm
+        .commit(Touch::App(id.clone()), |c, now| {
+            owned(c, &caller, &id)?;
+            c.set_lifetime(&id, Some(expiry))?;
+            Ok::<_, ApiError>(c.app(&id).map(|a| timeout_json(a, now)))
+        })
+        .await?;
+    ok(json!({ "timeout": value }))
+}
+
+pub(super) async fn app_state(
+    State(rm): State<Rm>,
+    Path(id): Path<String>,
+    _caller: Caller,
+) -> Reply {
+    match rm.with(|c, _| c.app(&id).map(|a| state_name(a.lifecycle.state))) {
+        Some(state) => ok(json!({ "state": state })),
+        None => Err(ClusterError::UnknownApp(id).into()),
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct NewState {
+    state: String,
+}
+
+/// YARN's kill: the first PUT that kills a live application answers 202 with `Location` (its
+/// containers are being stopped); a PUT on an application in a final state (killed by this
+/// PUT's predecessor, or ended otherwise) answers 200 with that state, so YARN's "repeat the
+/// PUT until 200" loop ends.
+pub(super) async fn set_app_state(
+    State(rm): State<Rm>,
+    Path(id): Path<String>,
+    Host(host): Host,
+    caller: Caller,
+    body: Result<Json<NewState>, JsonRejection>,
+) -> Reply {
+    rm.with(|c, _| owned(c, &caller, &id).map(drop))?;
+    let Json(s) = body?;
+    if !s.state.eq_ignore_ascii_case("KILLED") {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "Only 'KILLED' is allowed as a target state.",
+            json!({ "asked": echo(&s.state) }),
+        ));
+    }
+    let ended = rm
+        .commit(Touch::App(id.clone()), |c, _| {
+            let app = owned(c, &caller, &id)?;
+            if app.lifecycle.state.is_final() {
+                return Ok(Some(state_name(app.lifecycle.state)));
+            }
+            c.kill(&id).map_err(ApiError::from)?;
+            Ok::<_, ApiError>(None)
+        })
+        .await?;
+    match ended {
+        Some(state) => ok(json!({ "state": state })),
+        None => Ok((
+            StatusCode::ACCEPTED,
+            [(header::LOCATION, app_location(&host, &id))],
+            Json(json!({ "state": "KILLED" })),
+        )
+            .into_response()),
+    }
+}
