@@ -20,9 +20,27 @@
 //! The job as submitted rides in its master's environment (`YARD_JOB`), which the rm keeps
 //! with the application across restarts: that is how a job is told from any other app.
 
-use yard_appmaster::submission::MapReduceJob;
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
 
-use super::*;
+use axum::Json;
+use axum::extract::rejection::{JsonRejection, QueryRejection};
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::IntoResponse;
+use axum::routing::{get, post};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use yard_appmaster::submission::MapReduceJob;
+use yard_wire::auth::Principal;
+use yard_wire::limits::{self, FieldError, echo};
+
+use super::caller::{Caller, readable};
+use super::submission::{check_deadline, default_queue};
+use super::views::state_name;
+use super::{ApiError, Reply, Route, Rm, ok};
+use crate::cluster::{AppInfo, Cluster, NewApp, Touch};
+
 
 /// The environment variable holding the job as submitted (JSON).
 pub const JOB_ENV: &str = "YARD_JOB";

@@ -22,22 +22,20 @@
 //! beside them `caller` (who calls, what it may act on), `views` (the JSON views), `query`
 //! (query parameters) and `time` (YARN's time format).
 
-use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 use axum::extract::rejection::{JsonRejection, QueryRejection};
-use axum::extract::{DefaultBodyLimit, FromRequestParts, Path, Query, State};
+use axum::extract::{DefaultBodyLimit, FromRequestParts};
 use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodRouter, get, post, put};
 use axum::{Json, Router};
-use serde::Deserialize;
 use serde_json::{Value, json};
-use yard_wire::auth::{AuthError, BearerKey, Principal};
-use yard_wire::limits::{self, FieldError, echo};
+use yard_wire::auth::{AuthError, BearerKey};
+use yard_wire::limits::{self, FieldError};
 
-use crate::cluster::{AppInfo, Cluster, ClusterError, NewApp, Touch};
+use crate::cluster::{Cluster, ClusterError, Touch};
 use crate::journal::{Journal, Pending};
 
 mod caller;
@@ -50,7 +48,6 @@ mod time;
 mod views;
 mod yard;
 
-use caller::readable;
 use hadoop::{
     app, app_attempt, app_attempts, app_priority, app_queue, app_state, app_statistics,
     app_timeout, app_timeouts, apps, attempt_container, attempt_containers, cluster_info, metrics,
@@ -61,8 +58,7 @@ use protocol::{
     allocate, heartbeat, keep_final_figures, master_register, master_unregister, put_recovery,
     recovery, register_node, report_result,
 };
-use submission::{check_deadline, default_queue, submit};
-use views::state_name;
+use submission::submit;
 use yard::{
     books, dataset, datasets, final_figures, health, issue_token, openapi, prometheus_metrics,
     prometheus_targets, put_dataset, set_deadline, upload_grant, whoami, yard_app,

@@ -163,7 +163,7 @@ impl MasterMetrics {
         self.refresh(state);
         let mut out = Vec::new();
         if let Err(e) = prometheus::TextEncoder::new().encode(&self.registry.gather(), &mut out) {
-            super::log_line(&format!("cannot encode the metrics: {e}"));
+            super::state::log_line(&format!("cannot encode the metrics: {e}"));
         }
         String::from_utf8(out).unwrap_or_default()
     }

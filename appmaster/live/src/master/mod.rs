@@ -24,43 +24,33 @@ mod state;
 mod typing;
 mod umbilical;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow, bail};
-use axum::Json;
-use axum::extract::{Path, State as AxumState};
-use axum::routing::{get, post};
 use clap::Args;
 use rand::SeedableRng as _;
 use rand::seq::SliceRandom as _;
-use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::sync::Notify;
 use yard_appmaster::apps::{AppSpec, MapStats, Population, ReducePartial, Split, SyntheticTask};
 use yard_appmaster::policy::{
-    AttemptId, Container, ContainerId, Decision, Estimate, Event, JobSpec, Location, MapId,
-    MapSpec, NodeId, PolicyConfig, PolicyKind, PowerLaw, Profile, Profiler, Progress, RackId,
-    RecoveredMap, ReduceId, Rng, RunObserver, TaskPolicy, TaskRef,
+    Estimate, Event, Location, NodeId, PolicyKind, PowerLaw, Profile, Progress, RackId, Rng,
 };
 use yard_appmaster::submission::synthetic_kind;
 use yard_profiles::ProfileStore;
 use yard_wire::deadline::DeadlineOutcome;
 use yard_wire::limits;
-use yard_wire::protocol::{
-    AllocateReply, AllocateRequest, Allocated, Dataset, JobType, Resource, ResourceRequest,
-    StartContainer, TaskBound, TaskCounts,
-};
+use yard_wire::protocol::{Dataset, Resource};
 
-use crate::{BlockRef, Done, Order, OutputRef, Outputs, Reply, TaskSpec, Work};
-
-use recovery::*;
-use rm::*;
-use state::*;
-use typing::*;
-use umbilical::*;
+use crate::{BlockRef, Order};
+use recovery::{read_kept, recoverable};
+use rm::{RmClient, allocate_loop};
+use state::{MapInput, Phase, Shared, State, log_line, now_ms};
+use typing::{job_type_json, save_types};
+use umbilical::{Gate, umbilical, with};
 
 /// How often the master calls the rm, and ticks the policy (straggler detection).
 const ALLOCATE_EVERY: Duration = Duration::from_millis(100);

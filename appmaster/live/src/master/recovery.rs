@@ -9,9 +9,16 @@
 //! output that is gone after all is found out as any lost output is: a reducer cannot fetch
 //! it, and the map runs again.
 
-use serde::Serialize;
+use std::collections::BTreeMap;
 
-use super::*;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use yard_appmaster::apps::MapStats;
+use yard_appmaster::policy::MapId;
+
+use super::rm::RmClient;
+use super::state::{MapInput, Shared, log_line};
+use crate::OutputRef;
 
 /// The most entries sent to the rm in one call.
 const KEEP_BATCH: usize = 1_000;
@@ -138,7 +145,10 @@ pub(super) async fn send_kept(shared: &Shared, rm: &RmClient) {
 
 #[cfg(test)]
 mod tests {
+    use yard_appmaster::apps::Split;
+
     use super::*;
+    use crate::BlockRef;
 
     fn map(index: u32, bytes: u64, block: Option<&str>) -> MapInput {
         MapInput {

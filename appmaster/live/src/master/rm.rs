@@ -1,6 +1,16 @@
 //! The rm and the nodemanagers: allocate calls, and runners started in granted containers.
 
-use super::*;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Result, bail};
+use serde_json::{Value, json};
+use yard_wire::protocol::{AllocateReply, AllocateRequest, Allocated, StartContainer, TaskCounts};
+
+use super::ALLOCATE_EVERY;
+use super::recovery::send_kept;
+use super::state::{Shared, State, log_line};
+use super::umbilical::with;
 
 /// The rm, as this master's application calls it: `yard_rm::client::RmClient` with the
 /// master's credential (`YARD_TOKEN`, good for this application's attempt only) and its

@@ -27,9 +27,34 @@
 //! the rm hands the host and every job it sends to ride (riders are other applications'
 //! masters: the host's job token is not theirs).
 
-use yard_rm::scans::CyclicScan;
+use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
-use super::*;
+use anyhow::{Context, Result, anyhow, bail};
+use axum::Json;
+use axum::extract::{Path, State as AxumState};
+use axum::routing::{get, post};
+use rand::SeedableRng as _;
+use rand::seq::SliceRandom as _;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tokio::sync::Notify;
+use yard_appmaster::apps::{AppSpec, MapStats, Population, ReducePartial, Split};
+use yard_appmaster::policy::{PolicyKind, Rng};
+use yard_rm::scans::CyclicScan;
+use yard_wire::protocol::{
+    AllocateReply, AllocateRequest, Allocated, Resource, ResourceRequest, TaskCounts,
+};
+
+use super::rm::{RmClient, start_runner};
+use super::state::{MapInput, log_line, now_ms};
+use super::umbilical::{Gate, gate};
+use super::{
+    ALLOCATE_EVERY, LONG_POLL, MAX_TASK_FAILURES, MasterArgs, against_deadline, app_spec,
+    delete_outputs, plan_maps, serve_and_register, with_job,
+};
+use crate::{Done, Order, OutputRef, Outputs, Reply, TaskSpec, Work};
 
 /// A job attached to the scan.
 struct Rider {
@@ -1084,6 +1109,7 @@ mod tests {
 
     use super::super::state::tests::{ended, granted};
     use super::*;
+    use crate::BlockRef;
 
     const TEXT: &[u8] = b"the cat and the dog\n";
 

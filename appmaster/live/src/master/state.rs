@@ -1,9 +1,26 @@
 //! The master's state: the policy's job, the containers and attempts, and what every event
 //! from the tasks and the rm does to them. Handlers hold the lock only to feed an event.
 
-use yard_wire::protocol::{ContainerEnd, JobProgress};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
-use super::*;
+use rand::SeedableRng as _;
+use serde_json::{Value, json};
+use tokio::sync::Notify;
+use yard_appmaster::apps::{AppSpec, MapStats, Population, ReducePartial, Split};
+use yard_appmaster::policy::{
+    AttemptId, Container, ContainerId, Decision, Estimate, Event, JobSpec, Location, MapId,
+    MapSpec, NodeId, PolicyConfig, PolicyKind, Profile, Profiler, Progress, RackId, RecoveredMap,
+    ReduceId, Rng, RunObserver, TaskPolicy, TaskRef,
+};
+use yard_wire::protocol::{
+    AllocateReply, Allocated, ContainerEnd, JobProgress, Resource, ResourceRequest,
+};
+
+use super::MAX_TASK_FAILURES;
+use super::recovery::{KeptMap, Recovered};
+use crate::{BlockRef, Done, Order, OutputRef, Outputs, Reply, TaskSpec, Work};
 
 pub(super) fn now_ms() -> i64 {
     SystemTime::now()
@@ -1167,9 +1184,12 @@ pub(super) fn log_line(line: &str) {
 
 #[cfg(test)]
 pub(super) mod tests {
-    use yard_wire::protocol::ContainerStatus;
+    use yard_appmaster::policy::PowerLaw;
+    use yard_wire::protocol::{ContainerStatus, JobType, TaskBound};
     use yard_wire::token::ContainerToken;
 
+    use super::super::recovery::recoverable;
+    use super::super::typing::job_type_json;
     use super::*;
 
     /// Three nodes in two racks; three maps, each on two of them.

@@ -9,12 +9,17 @@
 //! phase"); for a deadline job that would spend its time on two tasks, so yard types the job
 //! as it runs and the job is of unknown type until then.
 
+use serde_json::{Value, json};
+use yard_appmaster::policy::TaskRef;
 use yard_appmaster::typing::{
     Bound, DEFAULT_DISK_RATE_BYTES_PER_S, KindType, Part, PartType, Probe, RateSource, Typing,
     parse_disk_rate,
 };
+use yard_profiles::ProfileStore;
+use yard_wire::protocol::{JobType, TaskBound};
 
-use super::*;
+use super::state::{Shared, State, log_line, now_ms};
+use super::umbilical::with;
 use crate::Measured;
 
 impl State {

@@ -1,7 +1,19 @@
 //! The umbilical: the routes runners and tasks call (Hadoop's TaskUmbilicalProtocol over
 //! HTTP), and the tracking URL's status. Every route asks who calls ([`Gate`]).
 
-use super::*;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Result, anyhow};
+use axum::Json;
+use axum::extract::{Path, State as AxumState};
+use axum::routing::{get, post};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::LONG_POLL;
+use super::state::{Shared, State};
+use crate::{Done, Order, Outputs, Reply};
 
 /// Who may call a master's routes. The master holds no key to verify a token with, only the
 /// tokens themselves, and compares a caller's bearer with them in constant time:
