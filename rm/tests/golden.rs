@@ -37,10 +37,10 @@ use axum::body::Body;
 use axum::http::{Method, Request, header};
 use http_body_util::BodyExt;
 use serde_json::{Map, Value, json};
-use support::{Harness, token};
+use support::{Harness, served_routes, token};
 use tower::ServiceExt;
 use yard_rm::cluster::Settings;
-use yard_rm::rest::{MAX_BODY_BYTES, OPENAPI, router, routes};
+use yard_rm::rest::{MAX_BODY_BYTES, OPENAPI, router};
 use yard_wire::auth::Principal;
 
 fn golden_dir() -> PathBuf {
@@ -300,14 +300,7 @@ impl Golden {
     /// Every route and method has a case; no golden file is left from a case that is gone.
     /// Panics with every difference found.
     fn finish(mut self) {
-        let served: BTreeSet<(String, String)> = routes()
-            .into_iter()
-            .flat_map(|(path, methods, _)| {
-                methods
-                    .iter()
-                    .map(move |m| (path.to_owned(), (*m).to_owned()))
-            })
-            .collect();
+        let served = served_routes();
         for (path, method) in served.difference(&self.covered) {
             self.failures
                 .push(format!("no golden case for {method} {path}: add one"));

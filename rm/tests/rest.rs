@@ -494,14 +494,7 @@ async fn the_openapi_document_lists_exactly_the_routes_served() {
                 .map(move |m| (path.clone(), m.clone()))
         })
         .collect();
-    let served: BTreeSet<(String, String)> = yard_rm::rest::routes()
-        .into_iter()
-        .flat_map(|(path, methods, _)| {
-            methods
-                .iter()
-                .map(move |m| (path.to_owned(), (*m).to_owned()))
-        })
-        .collect();
+    let served = support::served_routes();
     assert_eq!(documented, served);
     // Every documented operation has a summary and documents its errors.
     for (path, method) in &documented {

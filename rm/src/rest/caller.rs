@@ -158,9 +158,7 @@ pub(super) fn readable<'a>(
     caller: &Caller,
     id: &str,
 ) -> Result<&'a AppInfo, ApiError> {
-    let app = c
-        .app(id)
-        .ok_or_else(|| ClusterError::UnknownApp(id.into()))?;
+    let app = known(c, id)?;
     caller.reader_of(app)?;
     Ok(app)
 }
@@ -171,9 +169,12 @@ pub(super) fn owned<'a>(
     caller: &Caller,
     id: &str,
 ) -> Result<&'a AppInfo, ApiError> {
-    let app = c
-        .app(id)
-        .ok_or_else(|| ClusterError::UnknownApp(id.into()))?;
+    let app = known(c, id)?;
     caller.owner_of(app)?;
     Ok(app)
+}
+
+/// The application `id`, or the refusal for an unknown one.
+fn known<'a>(c: &'a Cluster, id: &str) -> Result<&'a AppInfo, ClusterError> {
+    c.app(id).ok_or_else(|| ClusterError::UnknownApp(id.into()))
 }

@@ -44,29 +44,37 @@ pub(super) fn queue_json(
     total_mb: u64,
 ) -> Value {
     let used = percent(used_mb, total_mb);
-    json!({
-        "type": "capacitySchedulerLeafQueueInfo",
-        "queueName": name,
-        "queuePath": format!("root.{name}"),
-        "state": "RUNNING",
-        "capacity": 100.0,
-        "usedCapacity": used,
-        "maxCapacity": 100.0,
-        "absoluteCapacity": 100.0,
-        "absoluteUsedCapacity": used,
-        "absoluteMaxCapacity": 100.0,
-        "numApplications": apps,
-        "resourcesUsed": { "memory": used_mb, "vCores": used_vcores },
-        "capacities": { "queueCapacitiesByPartition": [{
-            "partitionName": "",
-            "capacity": 100.0,
-            "usedCapacity": used,
-            "maxCapacity": 100.0,
-            "absoluteCapacity": 100.0,
-            "absoluteUsedCapacity": used,
-            "absoluteMaxCapacity": 100.0,
-        }]},
-    })
+    let partition = with_capacities(used, json!({ "partitionName": "" }));
+    with_capacities(
+        used,
+        json!({
+            "type": "capacitySchedulerLeafQueueInfo",
+            "queueName": name,
+            "queuePath": format!("root.{name}"),
+            "state": "RUNNING",
+            "numApplications": apps,
+            "resourcesUsed": { "memory": used_mb, "vCores": used_vcores },
+            "capacities": { "queueCapacitiesByPartition": [partition] },
+        }),
+    )
+}
+
+/// `object` with a queue's capacities, as YARN lists them for the queue and for each of its
+/// partitions: it may use the whole cluster, of which it uses `used` percent.
+fn with_capacities(used: f64, mut object: Value) -> Value {
+    if let Some(fields) = object.as_object_mut() {
+        for (name, value) in [
+            ("capacity", 100.0),
+            ("usedCapacity", used),
+            ("maxCapacity", 100.0),
+            ("absoluteCapacity", 100.0),
+            ("absoluteUsedCapacity", used),
+            ("absoluteMaxCapacity", 100.0),
+        ] {
+            fields.insert(name.into(), json!(value));
+        }
+    }
+    object
 }
 
 /// YARN's application attempt id: `appattempt_<cluster timestamp>_<sequence>_<attempt:06>`.

@@ -5,6 +5,7 @@
 
 #![allow(dead_code)]
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
 
@@ -43,6 +44,18 @@ impl Answer {
     pub fn pair(&self) -> (StatusCode, Value) {
         (self.status, self.json())
     }
+}
+
+/// Every (path, method) the rm's router serves, from its route table.
+pub fn served_routes() -> BTreeSet<(String, String)> {
+    yard_rm::rest::routes()
+        .into_iter()
+        .flat_map(|(path, methods, _)| {
+            methods
+                .iter()
+                .map(move |m| (path.to_owned(), (*m).to_owned()))
+        })
+        .collect()
 }
 
 /// The ids of the containers an allocate reply grants, in its order.
