@@ -38,9 +38,8 @@ use yard_wire::limits::{self, FieldError, echo};
 use super::caller::{Caller, readable};
 use super::submission::{check_deadline, default_queue};
 use super::views::state_name;
-use super::{ApiError, Reply, Route, Rm, ok};
+use super::{ApiError, Reply, Rm, Route, ok};
 use crate::cluster::{AppInfo, Cluster, NewApp, Touch};
-
 
 /// The environment variable holding the job as submitted (JSON).
 pub const JOB_ENV: &str = "YARD_JOB";
