@@ -1111,6 +1111,13 @@ async fn every_route_replies_as_recorded() {
             None,
         ),
         (
+            "error_405_yard",
+            admin,
+            Method::DELETE,
+            "/ws/v1/yard/health".into(),
+            None,
+        ),
+        (
             "error_409_submitted_twice",
             admin,
             post.clone(),

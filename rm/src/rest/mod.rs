@@ -450,6 +450,24 @@ pub fn router(rm: Rm) -> Router {
         .with_state(rm)
 }
 
+/// The methods the route table gives `path` (a `{name}` segment matches any one segment),
+/// upper-case as HTTP names them.
+fn allowed_methods(path: &str) -> Vec<String> {
+    let wanted: Vec<&str> = path.trim_end_matches('/').split('/').collect();
+    routes()
+        .into_iter()
+        .filter(|(pattern, _, _)| {
+            let parts: Vec<&str> = pattern.split('/').collect();
+            parts.len() == wanted.len()
+                && parts
+                    .iter()
+                    .zip(&wanted)
+                    .all(|(p, w)| p.starts_with('{') || p == w)
+        })
+        .flat_map(|(_, methods, _)| methods.iter().map(|m| m.to_ascii_uppercase()))
+        .collect()
+}
+
 /// Hadoop's routes: their refusals take YARN's `RemoteException` shape.
 fn hadoop_route(path: &str) -> bool {
     path == "/cluster" || path == "/ws/v1/cluster" || path.starts_with("/ws/v1/cluster/")
@@ -522,7 +540,7 @@ async fn shapes(request: axum::extract::Request, next: axum::middleware::Next) -
     let hadoop = hadoop_route(request.uri().path());
     // `/metrics` (and a finished master's, kept) answers in Prometheus' text format, whatever
     // a scraper accepts.
-    let path = request.uri().path();
+    let path = request.uri().path().to_owned();
     let text =
         path == "/metrics" || (path.starts_with("/ws/v1/yard/apps/") && path.ends_with("/metrics"));
     let mut response = if text || accepts_json(request.headers().get(header::ACCEPT)) {
@@ -541,11 +559,27 @@ async fn shapes(request: axum::extract::Request, next: axum::middleware::Next) -
         )
         .into_response()
     };
+    // The router's own 405 has no body: it says which methods the route takes, in the
+    // route's error shape, beside the `Allow` header it keeps.
+    if response.status() == StatusCode::METHOD_NOT_ALLOWED
+        && response.extensions().get::<Refusal>().is_none()
+    {
+        let allowed = allowed_methods(&path);
+        response = ApiError::new(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "this route does not take that method",
+            json!(format!("use {}", allowed.join(", "))),
+        )
+        .into_response();
+        if let Ok(allow) = HeaderValue::from_str(&allowed.join(", ")) {
+            response.headers_mut().insert(header::ALLOW, allow);
+        }
+    }
     if hadoop && let Some(r) = response.extensions_mut().remove::<Refusal>() {
         let status = response.status();
         let mut rebuilt =
             (status, Json(remote_exception(status, &r.error, &r.detail))).into_response();
-        for name in [header::WWW_AUTHENTICATE, header::LOCATION] {
+        for name in [header::WWW_AUTHENTICATE, header::LOCATION, header::ALLOW] {
             if let Some(v) = response.headers().get(&name) {
                 rebuilt.headers_mut().insert(name, v.clone());
             }
