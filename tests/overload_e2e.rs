@@ -24,11 +24,13 @@ fn node(rm: &Daemon, dir: &Path, i: usize) -> Daemon {
         ..NmShape::default()
     };
     let work = dir.join(format!("nm{i}"));
+    // The test counts containers by their directories: keep all of them (the default keeps
+    // the last 50, and a slow machine trains for more than that, so old ones would vanish).
     nm_for(
         &format!("http://{}", rm.addr),
         &work,
         shape,
-        &["--disk-rate", "100MB/s"],
+        &["--disk-rate", "100MB/s", "--keep-finished", "100000"],
     )
 }
 
