@@ -178,8 +178,9 @@ pub(crate) struct SimArgs {
     /// Run `dart` with these of yard's extensions off (comma-separated: reduce_waves,
     /// reduce_confidence, forecast_cut, sample_floor, node_pace, reduce_restart,
     /// deadline_stragglers, end_lost_races, kill_on_tick, first_map, lone_map, last_moment,
-    /// busy_bandwidth, wave_end, fifo_shuffle, elapsed_phases, cut_tail, time_cut): an
-    /// ablation, to be set beside the same command without it. The header says which are off.
+    /// busy_bandwidth, wave_end, fifo_shuffle, elapsed_phases, cut_tail, time_cut,
+    /// reforecast_after_kill, input_scaled): an ablation, to be set beside the same command
+    /// without it. The header says which are off.
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     dart_without: Vec<String>,
     /// Run `dart` with these of yard's extensions on that are off by default (`wave_fill`),

@@ -263,6 +263,8 @@ pub(crate) struct Core {
     /// Counters kept so `want` and progress are O(1).
     pending_maps: u32,
     running_maps: u32,
+    /// The input bytes of the maps in `k` (running or done).
+    k_input: u64,
     running_attempts: u32,
     speculative_attempts: u32,
     pub progress: Progress,
@@ -316,6 +318,7 @@ impl Core {
             returned: Vec::new(),
             pending_maps: maps as u32,
             running_maps: 0,
+            k_input: 0,
             running_attempts: 0,
             speculative_attempts: 0,
             progress: Progress {
@@ -353,6 +356,11 @@ impl Core {
         self.progress.map_phase_closed
     }
 
+    /// The input bytes of the maps in `k`.
+    pub fn k_input(&self) -> u64 {
+        self.k_input
+    }
+
     pub fn map_state(&self, map: MapId) -> MapState {
         self.map_state[map.0 as usize]
     }
@@ -362,6 +370,9 @@ impl Core {
         let counts = |s: MapState| matches!(s, MapState::Running | MapState::Done);
         let pending = |s: MapState| matches!(s, MapState::Pending | MapState::LocalOnly);
         self.progress.k = self.progress.k + u32::from(counts(to)) - u32::from(counts(from));
+        let bytes = self.spec.maps[map.0 as usize].bytes;
+        self.k_input =
+            self.k_input + bytes * u64::from(counts(to)) - bytes * u64::from(counts(from));
         self.pending_maps = self.pending_maps + u32::from(pending(to)) - u32::from(pending(from));
         self.running_maps = self.running_maps + u32::from(to == MapState::Running)
             - u32::from(from == MapState::Running);

@@ -26,6 +26,7 @@
 //! - `fifo_shuffle` (§3.2 eq. 3–7): the forecast's `T_NS` is what is left on the link after the last map when each output queues at the bandwidth, first come first served (`running.rs`), not the whole output over the bandwidth less an overlap guessed from mean map times; once the maps are over, the time since they ended plus the bytes still queued.
 //! - `elapsed_phases` (§3.3 eq. 1, 9): once the reduces have their input, the forecast's map and shuffle phases are the ones that happened and `T_R` runs from when the reduces started to the expected latest end of those still running (each from its start and kept input, or its progress rate), not a whole reduce phase from now.
 //! - `reforecast_after_kill` (§4.2.1 Alg. 3–4 after §3 eq. 1): when `k` changes after the map phase closed (a straggler killed, a map failed or restarted), the estimate now is sent as `Decision::Reforecast`; the simulator scores the estimate in force at the answer (the close's own stays in the per-phase table and `--jobs-csv`'s `close_error`), the live master answers it as `estimateAtEnd`. It was off while eq. 5's bandwidth read an output in flight as a slow link (a fresh estimate during a large job's shuffle was off by up to 30×); with that fixed it is better on both traces in every configuration (docs/decisions/simulator.md, "The estimate re-sent after a kill").
+//! - `input_scaled` (§5.3, §3 eq. 2 and 8): a finished map's time and output enter `T_m^a` and `p` over its input scale (its input over the mean map's), so a short tail split reads as a map of little input, not as a fast map with little output; the forecast's reduce input is `p` times the maps in `k` in mean maps; the straggler detector's rates are in mean maps a second, so a full block beside a finished tail split is no straggler. The paper's maps are equal blocks; a trace's or a file's last split is not (FB-2010 job158: one finished map's output put the reduce input 24 % high).
 //!
 //! D-WOR, D-WMR and D-WOST are `dart-paper` without the revise stage (Alg. 3–5), without its
 //! reduce half (Alg. 5), and with eq. 8 instead of eq. 13: each removes only what its name says.
@@ -76,11 +77,12 @@ pub struct Extensions {
     pub time_cut: bool,
     pub wave_fill: bool,
     pub reforecast_after_kill: bool,
+    pub input_scaled: bool,
 }
 
 impl Extensions {
     /// Every switch's name, as the fields spell them.
-    pub const NAMES: [&'static str; 20] = [
+    pub const NAMES: [&'static str; 21] = [
         "reduce_waves",
         "reduce_confidence",
         "forecast_cut",
@@ -101,6 +103,7 @@ impl Extensions {
         "time_cut",
         "wave_fill",
         "reforecast_after_kill",
+        "input_scaled",
     ];
 
     /// These extensions with the one named `name` off (an ablation: what that one does).
@@ -136,6 +139,7 @@ impl Extensions {
             "time_cut" => &mut x.time_cut,
             "wave_fill" => &mut x.wave_fill,
             "reforecast_after_kill" => &mut x.reforecast_after_kill,
+            "input_scaled" => &mut x.input_scaled,
             _ => {
                 return Err(format!(
                     "unknown extension {name:?}; expected one of {}",
@@ -195,6 +199,7 @@ impl Extensions {
         time_cut: true,
         wave_fill: false,
         reforecast_after_kill: true,
+        input_scaled: true,
     };
 
     /// `dart` on the live master: every extension, as `YARD`. `cut_tail`'s premises, that a
@@ -234,6 +239,7 @@ impl Extensions {
         time_cut: false,
         wave_fill: false,
         reforecast_after_kill: false,
+        input_scaled: false,
     };
 }
 
@@ -389,7 +395,7 @@ impl TaskPolicy for Dart {
                 // Nothing to map (or every map recovered from an earlier master attempt).
                 if run.core.pending_maps() == 0 {
                     run.core
-                        .close_map_phase(Some(run.current_estimate(now)), out);
+                        .close_map_phase(Some(run.closing_estimate(now)), out);
                 }
                 run
             },
@@ -466,7 +472,7 @@ impl JobRun for Run {
     fn guard(&mut self, now: Seconds, spare: &[AttemptId], out: &mut Vec<Decision>) {
         if let Some(cut) = self.core.guard_stop(spare, out) {
             if !self.core.map_phase_closed() {
-                let e = self.current_estimate(now);
+                let e = self.closing_estimate(now);
                 self.core.close_map_phase(Some(e), out);
             }
             self.core.guard_cut(cut, out);
@@ -719,7 +725,19 @@ impl Run {
     /// `wave_end`, `fifo_shuffle` and `elapsed_phases` (yard's) its parts come from the
     /// running tasks (`running.rs`) instead of eq. 2, eq. 3–7 and a reduce phase from now.
     fn current_estimate(&self, now: Seconds) -> Estimate {
-        let (t_p, k) = (self.core.elapsed(now), f64::from(self.core.k()));
+        let launches_over = self.core.map_phase_closed() || self.core.pending_maps() == 0;
+        self.estimate_with(now, launches_over)
+    }
+
+    /// The estimate a close carries: no map will launch after it.
+    fn closing_estimate(&self, now: Seconds) -> Estimate {
+        self.estimate_with(now, true)
+    }
+
+    /// [`Run::current_estimate`], told whether maps may still launch (`launches_over`: the
+    /// phase is closed, or closing now, or every map is out).
+    fn estimate_with(&self, now: Seconds, launches_over: bool) -> Estimate {
+        let (t_p, k) = (self.core.elapsed(now), self.k_in_mean_maps());
         let mut e = self.est.completion(k, t_p, 0.0, self.v.skew);
         let x = self.v.x;
         if x.wave_end || x.fifo_shuffle {
@@ -729,12 +747,11 @@ impl Run {
                 if let Some(over) = self.maps_over {
                     e.map = over;
                 } else if let Some(latest) = expected_latest(&endings) {
-                    // Dart eq. (2)'s T_M^o stands for launches to come while the phase is open.
-                    let floor = if self.core.map_phase_closed() {
-                        t_p
-                    } else {
-                        e.map
-                    };
+                    // Dart eq. (2)'s T_M^o stands for launches to come while the phase is
+                    // open. Once none can come it is only the last launch's end at an
+                    // unscaled T_m^a: a 20 MB tail split launched last read as a full map
+                    // (FB-2010 job450: 1,692 s forecast, 1,058 s taken).
+                    let floor = if launches_over { t_p } else { e.map };
                     e.map = latest.max(floor);
                 }
             }
@@ -823,6 +840,25 @@ impl Run {
             k,
             estimate: self.current_estimate(now),
         });
+    }
+
+    /// `k` counted in maps of the mean input under `input_scaled` (the estimator's `p` is a
+    /// mean map's output then), else in maps.
+    fn k_in_mean_maps(&self) -> f64 {
+        let k = f64::from(self.core.k());
+        let (maps, total) = (self.core.spec.maps.len(), self.core.progress.input_bytes);
+        if !self.v.x.input_scaled || maps == 0 || total == 0 {
+            return k;
+        }
+        self.core.k_input() as f64 / (total as f64 / maps as f64)
+    }
+
+    /// Map `m` in maps of the mean input under `input_scaled` (its input scale), else 1.
+    fn per_mean_map(&self, m: super::MapId) -> f64 {
+        match self.v.x.input_scaled {
+            true => self.input_scale(m),
+            false => 1.0,
+        }
     }
 
     /// Map `m`'s input over the mean input of the job's maps: how much longer than the
@@ -974,37 +1010,39 @@ impl Run {
             return;
         };
         self.stragglers.retain(|&s| s != a);
-        if let TaskRef::Map(_) = f.task {
+        if let TaskRef::Map(m) = f.task {
             let t_p = self.core.elapsed(now);
             // T_q: the shuffle starts with the first map output (eq. 5–7).
             self.est.shuffle_start.get_or_insert(t_p);
             let reduces = self.core.spec.reduces;
-            let partition = (reduces > 0).then(|| output_bytes as f64 / f64::from(reduces));
+            // `input_scaled`: what a map of the mean input would have taken and output.
+            let per_mean = self.per_mean_map(m);
+            let partition =
+                (reduces > 0).then(|| output_bytes as f64 / f64::from(reduces) / per_mean);
             if reduces > 0 {
                 self.est.output_produced(t_p, output_bytes as f64);
             }
             // Timed against the profile, a fixed yardstick (the EWMA moves as maps finish).
             let expected = self.core.spec.profile.map_duration(f.locality);
             if self.v.x.node_pace && expected > 0.0 {
-                let ratio = f.duration / expected;
+                let ratio = f.duration / per_mean / expected;
                 let pace = self.node_pace.entry(f.node).or_insert((0.0, 0));
                 *pace = (pace.0 + ratio, pace.1 + 1);
                 self.all_pace = (self.all_pace.0 + ratio, self.all_pace.1 + 1);
             }
-            self.est.map_finished(f.locality, f.duration, partition); // §5.3
-            if let TaskRef::Map(m) = f.task {
-                let expected = expected * self.input_scale(m);
-                if f.duration > 0.0 && expected > 0.0 {
-                    let r = (f.duration / expected).ln();
-                    let (n, sum, squares) = self.map_ratios;
-                    self.map_ratios = (n + 1, sum + r, squares + r * r);
-                }
+            self.est
+                .map_finished(f.locality, f.duration / per_mean, partition); // §5.3
+            let expected = expected * self.input_scale(m);
+            if f.duration > 0.0 && expected > 0.0 {
+                let r = (f.duration / expected).ln();
+                let (n, sum, squares) = self.map_ratios;
+                self.map_ratios = (n + 1, sum + r, squares + r * r);
             }
             if f.duration > 0.0 {
                 if self.recent_rates.len() == RECENT_MAPS {
                     self.recent_rates.pop_front();
                 }
-                self.recent_rates.push_back(1.0 / f.duration);
+                self.recent_rates.push_back(per_mean / f.duration);
             }
             if let Some(rival) = f.rival {
                 // A speculative race is decided: the slower copy goes.
@@ -1106,7 +1144,7 @@ impl Run {
         let t_p = self.core.elapsed(now);
         let Some((m, locality)) = self.core.find_map(at) else {
             if self.core.pending_maps() == 0 {
-                let e = self.current_estimate(now);
+                let e = self.closing_estimate(now);
                 self.core.close_map_phase(Some(e), out); // every map is launched
                 return false;
             }
@@ -1122,7 +1160,7 @@ impl Run {
                 .est
                 .completion(k_next, t_p, self.est.local, self.v.skew);
             if !self.v.approach || !self.admits(&best, t_p) {
-                let e = self.current_estimate(now);
+                let e = self.closing_estimate(now);
                 self.core.close_map_phase(Some(e), out);
             }
             return true;
@@ -1133,7 +1171,7 @@ impl Run {
             if self.core.pending_maps() == 0 {
                 // Closed at the last launch, not at the next container offered: with a
                 // container per task none is offered until one is granted anew.
-                let e = self.current_estimate(now);
+                let e = self.closing_estimate(now);
                 self.core.close_map_phase(Some(e), out);
             }
             return true;
@@ -1159,7 +1197,7 @@ impl Run {
             self.est.map_end = e.map; // T_M^o := T_M^n
             self.est.first_launch.get_or_insert(t_p);
             if self.core.pending_maps() == 0 {
-                let e = self.current_estimate(now);
+                let e = self.closing_estimate(now);
                 self.core.close_map_phase(Some(e), out);
             }
         } else if locality == Locality::NodeLocal
@@ -1171,7 +1209,7 @@ impl Run {
             // container offered and handed back, one per map, before the phase closes. (The
             // paper's maps all read HDFS blocks; `dart-paper` reads it the same way.)
             self.core.release(c, out);
-            let e = self.current_estimate(now);
+            let e = self.closing_estimate(now);
             self.core.close_map_phase(Some(e), out);
         } else {
             // Alg. 1 lines 9–11: a remote task may still fit on a node-local container later.
@@ -1807,7 +1845,13 @@ impl Run {
             .filter_map(|a| {
                 let x = self.core.attempt(a);
                 let age = now - x.started;
-                (age > 0.0).then(|| (a, x.progress / age))
+                // In mean maps a second under `input_scaled`: a full block beside a
+                // finished tail split is no straggler.
+                let per_mean = match x.task {
+                    TaskRef::Map(m) => self.per_mean_map(m),
+                    TaskRef::Reduce(_) => 1.0,
+                };
+                (age > 0.0).then(|| (a, x.progress * per_mean / age))
             })
             .collect();
         let mut rates: Vec<f64> = running
@@ -2330,6 +2374,75 @@ mod tests {
         assert!(capped > 5.0 && capped < 1e3, "{capped}");
         assert_eq!(close_map(5.0), capped);
         assert!(close_map(0.3) < capped);
+    }
+
+    #[test]
+    fn input_scaled_reads_a_finished_tail_split_as_a_small_map_not_a_fast_one() {
+        // Maps of 64 and 16 bytes (5 s and 4 bytes of output for the mean 40), both at 0: the
+        // tail ends at 2 s with its 4 bytes (a mean map's 10, for its 0.4 of one); at 4 s the
+        // full map is half done (8 s in all, on pace).
+        let after_the_tail = |x: Extensions| {
+            let mut spec = node0_job(2, 1e4, maps_of_4_bytes(0.5));
+            spec.maps[1].bytes = 16;
+            let mut dart = Dart::with_extensions(PolicyKind::Dart, PolicyConfig::default(), x);
+            send(&mut dart, 0.0, Event::JobStarted(spec));
+            let maps = granted_at_zero(&mut dart, 2);
+            let tail = Event::TaskFinished {
+                attempt: maps[1],
+                output_bytes: 4,
+            };
+            send(&mut dart, 2.0, tail);
+            let run = dart.run.as_mut().unwrap();
+            run.core.progress_report(maps[0], 0.5, 4.0);
+            run.detect_stragglers(4.0);
+            let reduce_input = run.est.reduce_input(run.k_in_mean_maps(), false);
+            (run.est.local, reduce_input, run.stragglers.len())
+        };
+        // In mean maps: T_l^a stays 5 s, the reduce input is both maps' 20 bytes, and the
+        // full map runs at the tail's pace.
+        let (local, reduce_input, stragglers) = after_the_tail(Extensions::YARD);
+        assert!((local - 5.0).abs() < 1e-9, "T_l^a {local}");
+        assert!((reduce_input - 20.0).abs() < 1e-9, "{reduce_input}");
+        assert_eq!(stragglers, 0, "the full map is on pace");
+        // As the paper reads it: a fast map with little output, and the full map a straggler
+        // at a quarter of the tail's rate.
+        let paper = Extensions::YARD.without("input_scaled").unwrap();
+        let (local, reduce_input, stragglers) = after_the_tail(paper);
+        assert!((local - 4.4).abs() < 1e-9, "T_l^a {local}");
+        assert!((reduce_input - 8.0).abs() < 1e-9, "{reduce_input}");
+        assert_eq!(stragglers, 1);
+    }
+
+    #[test]
+    fn a_close_after_the_last_launch_ends_the_map_phase_with_the_running_maps_scaled_by_input() {
+        // Maps of 64, 64 and 16 bytes (5 s for the mean 48 bytes), two containers: maps 0
+        // and 1 run from 0; at 6 s map 0 is done and the 16-byte tail split takes its
+        // container, the last launch. The phase ends with the later of map 1 (about 6.7 s on
+        // average, 6 s gone) and the tail (about 1.7 s from 6) — not at eq. (2)'s 6 + 5 s,
+        // which reads the tail as a whole map (FB-2010 job450: 1,692 s forecast, 1,058 taken).
+        let mut spec = node0_job(3, 1e4, maps_of_4_bytes(0.5));
+        spec.reduces = 0;
+        spec.maps[2].bytes = 16;
+        let mut dart = Dart::new(PolicyKind::Dart, PolicyConfig::default());
+        send(&mut dart, 0.0, Event::JobStarted(spec));
+        let maps = granted_at_zero(&mut dart, 2);
+        assert_eq!(maps.len(), 2);
+        let out = send(
+            &mut dart,
+            6.0,
+            Event::TaskFinished {
+                attempt: maps[0],
+                output_bytes: 0,
+            },
+        );
+        assert_eq!(launched_maps(&out).len(), 1, "{out:?}");
+        let close = closed_with(&out)
+            .flatten()
+            .expect("the last launch closes with an estimate");
+        assert!(
+            close.map > 6.5 && close.map < 9.5,
+            "the map phase at close: {close:?}"
+        );
     }
 
     #[test]
