@@ -1,6 +1,7 @@
 //! The client commands over the rm's REST API: `yard apps`, `app`, `kill`, `nodes` (and the
-//! answer rendering `yard submit` shares).
-//! Tables for people, `--json` for scripts. A refusal from the rm (4xx) is bad input: exit 2.
+//! answer rendering `yard submit` shares), reading the rm's replies as `yard_wire::views`
+//! types. Tables for people, `--json` for scripts. A refusal from the rm (4xx) is bad input:
+//! exit 2.
 
 use std::fmt::Write as _;
 

@@ -9,8 +9,9 @@ use reqwest::{Method, StatusCode};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use yard_wire::views::{
-    AppReply, AppStateView, AppView, AppsReply, NodeReply, NodeState, NodeView, NodesReply,
-    YardAppReply, YardAppView, YarnApplicationState,
+    AppReply, AppStateView, AppView, AppsReply, ClusterInfo, ClusterInfoReply, ClusterMetrics,
+    ClusterMetricsReply, NodeReply, NodeState, NodeView, NodesReply, YardAppReply, YardAppView,
+    YarnApplicationState,
 };
 
 /// Why a call did not succeed.
@@ -175,6 +176,20 @@ impl RmClient {
         })
     }
 
+    /// Hadoop's cluster metrics (`GET /ws/v1/cluster/metrics`).
+    pub async fn metrics(&self) -> Result<ClusterMetrics, ClientError> {
+        let reply: ClusterMetricsReply = self
+            .typed(Method::GET, "/ws/v1/cluster/metrics", None)
+            .await?;
+        Ok(reply.cluster_metrics)
+    }
+
+    /// Hadoop's cluster info (`GET /ws/v1/cluster/info`; no credential needed).
+    pub async fn cluster_info(&self) -> Result<ClusterInfo, ClientError> {
+        let reply: ClusterInfoReply = self.typed(Method::GET, "/ws/v1/cluster/info", None).await?;
+        Ok(reply.cluster_info)
+    }
+
     /// The applications that pass `filter` (`GET /ws/v1/cluster/apps`).
     pub async fn apps(&self, filter: &AppsFilter) -> Result<Vec<AppView>, ClientError> {
         let path = format!("/ws/v1/cluster/apps{}", filter.query());
@@ -311,6 +326,14 @@ impl BlockingRmClient {
         body: Option<&Value>,
     ) -> Result<Value, ClientError> {
         self.runtime.block_on(self.inner.call(method, path, body))
+    }
+
+    pub fn metrics(&self) -> Result<ClusterMetrics, ClientError> {
+        self.runtime.block_on(self.inner.metrics())
+    }
+
+    pub fn cluster_info(&self) -> Result<ClusterInfo, ClientError> {
+        self.runtime.block_on(self.inner.cluster_info())
     }
 
     pub fn apps(&self, filter: &AppsFilter) -> Result<Vec<AppView>, ClientError> {

@@ -1177,7 +1177,8 @@ fn the_wire_views_read_their_routes_replies_back_exactly() {
     use serde::Serialize;
     use serde::de::DeserializeOwned;
     use yard_wire::views::{
-        AppReply, AppStateView, AppsReply, NodeReply, NodesReply, YardAppReply,
+        AppReply, AppStateView, AppsReply, ClusterInfoReply, ClusterMetricsReply, NodeReply,
+        NodesReply, YardAppReply,
     };
 
     fn body(case: &str) -> Value {
@@ -1224,6 +1225,8 @@ fn the_wire_views_read_their_routes_replies_back_exactly() {
     ] {
         check::<YardAppReply>(case);
     }
+    check::<ClusterMetricsReply>("cluster_metrics");
+    check::<ClusterInfoReply>("cluster_info");
     // What `deSelects` leaves out stays out.
     let mut lean = body("cluster_apps");
     for app in lean["apps"]["app"].as_array_mut().unwrap() {

@@ -1,7 +1,8 @@
-//! What the rm answers clients about applications and nodes: Hadoop's `app` and `node`
-//! objects as yard serves them on `/ws/v1/cluster/apps[/{id}]` and `/ws/v1/cluster/nodes[/{id}]`
-//! ([`AppView`], [`NodeView`]), yard's own view of an application on `/ws/v1/yard/apps/{id}`
-//! ([`YardAppView`]), and their wrappers. The rm builds these and the CLI reads them, so the
+//! What the rm answers clients about applications, nodes and the cluster: Hadoop's `app` and
+//! `node` objects as yard serves them on `/ws/v1/cluster/apps[/{id}]` and
+//! `/ws/v1/cluster/nodes[/{id}]` ([`AppView`], [`NodeView`]), yard's own view of an application
+//! on `/ws/v1/yard/apps/{id}` ([`YardAppView`]), the cluster's metrics and info
+//! ([`ClusterMetrics`], [`ClusterInfo`]), and their wrappers. The rm builds these and the CLI reads them, so the
 //! two cannot drift apart; `rm/tests/golden` holds what they look like on the wire.
 //!
 //! Null and absent are distinct on purpose: an `Option` field without `skip_serializing_if`
@@ -444,6 +445,76 @@ pub struct NodeList {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct NodeReply {
     pub node: NodeView,
+}
+
+/// Hadoop's `clusterMetrics` (`GET /ws/v1/cluster/metrics`): counts of applications, memory in
+/// MB, vcores, containers and nodes. yard reserves nothing and decommissions nothing: those
+/// counts are 0.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClusterMetrics {
+    pub apps_submitted: u64,
+    pub apps_completed: u64,
+    pub apps_pending: u64,
+    pub apps_running: u64,
+    pub apps_failed: u64,
+    pub apps_killed: u64,
+    #[serde(rename = "reservedMB")]
+    pub reserved_mb: u64,
+    #[serde(rename = "availableMB")]
+    pub available_mb: u64,
+    #[serde(rename = "allocatedMB")]
+    pub allocated_mb: u64,
+    #[serde(rename = "totalMB")]
+    pub total_mb: u64,
+    pub reserved_virtual_cores: u64,
+    pub available_virtual_cores: u64,
+    pub allocated_virtual_cores: u64,
+    pub total_virtual_cores: u64,
+    pub containers_allocated: u64,
+    pub containers_reserved: u64,
+    pub containers_pending: u64,
+    pub total_nodes: u64,
+    pub active_nodes: u64,
+    pub lost_nodes: u64,
+    pub unhealthy_nodes: u64,
+    pub decommissioning_nodes: u64,
+    pub decommissioned_nodes: u64,
+    pub rebooted_nodes: u64,
+    pub shutdown_nodes: u64,
+}
+
+/// `{"clusterMetrics": …}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClusterMetricsReply {
+    pub cluster_metrics: ClusterMetrics,
+}
+
+/// Hadoop's `clusterInfo` (`GET /ws/v1/cluster/info`), as yard fills it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClusterInfo {
+    /// The rm's start, ms since the epoch (YARN's cluster timestamp, in application ids).
+    pub id: i64,
+    pub started_on: i64,
+    pub state: String,
+    pub ha_state: String,
+    pub rm_state_store_name: String,
+    pub resource_manager_version: String,
+    pub resource_manager_build_version: String,
+    pub resource_manager_version_built_on: String,
+    pub hadoop_version: String,
+    pub hadoop_build_version: String,
+    pub hadoop_version_built_on: String,
+    pub ha_zoo_keeper_connection_state: String,
+}
+
+/// `{"clusterInfo": …}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClusterInfoReply {
+    pub cluster_info: ClusterInfo,
 }
 
 #[cfg(test)]

@@ -13,8 +13,8 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use yard_wire::limits::echo;
 use yard_wire::views::{
-    AppList, AppReply, AppStateView, AppsReply, NodeList, NodeReply, NodesReply,
-    YarnApplicationState,
+    AppList, AppReply, AppStateView, AppsReply, ClusterInfo, ClusterInfoReply, ClusterMetrics,
+    ClusterMetricsReply, NodeList, NodeReply, NodesReply, YarnApplicationState,
 };
 
 use super::caller::{Caller, owned};
@@ -34,51 +34,49 @@ pub(super) async fn cluster_info(State(rm): State<Rm>) -> Reply {
     } else {
         "yard.rm.MemoryStateStore"
     };
-    ok(json!({ "clusterInfo": {
-        "id": rm.started_ms,
-        "startedOn": rm.started_ms,
-        "state": "STARTED",
-        "haState": "ACTIVE",
-        "rmStateStoreName": store,
-        "resourceManagerVersion": version,
-        "resourceManagerBuildVersion": format!("yard {version}"),
-        "resourceManagerVersionBuiltOn": "",
-        "hadoopVersion": "yard",
-        "hadoopBuildVersion": format!("yard {version}"),
-        "hadoopVersionBuiltOn": "",
-        "haZooKeeperConnectionState": "ResourceManager HA is not enabled.",
-    }}))
+    ok_view(&ClusterInfoReply {
+        cluster_info: ClusterInfo {
+            id: rm.started_ms,
+            started_on: rm.started_ms,
+            state: "STARTED".into(),
+            ha_state: "ACTIVE".into(),
+            rm_state_store_name: store.into(),
+            resource_manager_version: version.into(),
+            resource_manager_build_version: format!("yard {version}"),
+            resource_manager_version_built_on: String::new(),
+            hadoop_version: "yard".into(),
+            hadoop_build_version: format!("yard {version}"),
+            hadoop_version_built_on: String::new(),
+            ha_zoo_keeper_connection_state: "ResourceManager HA is not enabled.".into(),
+        },
+    })
 }
 
 pub(super) async fn metrics(State(rm): State<Rm>, _caller: Caller) -> Reply {
     let m = rm.with(|c, _| c.metrics());
-    ok(json!({ "clusterMetrics": {
-        "appsSubmitted": m.apps_submitted,
-        "appsCompleted": m.apps_completed,
-        "appsPending": m.apps_pending,
-        "appsRunning": m.apps_running,
-        "appsFailed": m.apps_failed,
-        "appsKilled": m.apps_killed,
-        "reservedMB": 0,
-        "availableMB": m.total_mb.saturating_sub(m.allocated_mb),
-        "allocatedMB": m.allocated_mb,
-        "totalMB": m.total_mb,
-        "reservedVirtualCores": 0,
-        "availableVirtualCores": m.total_vcores.saturating_sub(m.allocated_vcores),
-        "allocatedVirtualCores": m.allocated_vcores,
-        "totalVirtualCores": m.total_vcores,
-        "containersAllocated": m.containers_allocated,
-        "containersReserved": 0,
-        "containersPending": 0,
-        "totalNodes": m.active_nodes + m.lost_nodes,
-        "activeNodes": m.active_nodes,
-        "lostNodes": m.lost_nodes,
-        "unhealthyNodes": 0,
-        "decommissioningNodes": 0,
-        "decommissionedNodes": 0,
-        "rebootedNodes": 0,
-        "shutdownNodes": 0,
-    }}))
+    let count = |n: usize| n as u64;
+    ok_view(&ClusterMetricsReply {
+        cluster_metrics: ClusterMetrics {
+            apps_submitted: count(m.apps_submitted),
+            apps_completed: count(m.apps_completed),
+            apps_pending: count(m.apps_pending),
+            apps_running: count(m.apps_running),
+            apps_failed: count(m.apps_failed),
+            apps_killed: count(m.apps_killed),
+            available_mb: m.total_mb.saturating_sub(m.allocated_mb),
+            allocated_mb: m.allocated_mb,
+            total_mb: m.total_mb,
+            available_virtual_cores: m.total_vcores.saturating_sub(m.allocated_vcores),
+            allocated_virtual_cores: m.allocated_vcores,
+            total_virtual_cores: m.total_vcores,
+            containers_allocated: count(m.containers_allocated),
+            total_nodes: count(m.active_nodes + m.lost_nodes),
+            active_nodes: count(m.active_nodes),
+            lost_nodes: count(m.lost_nodes),
+            // Reserved, pending, unhealthy, decommissioned, rebooted, shut down: none in yard.
+            ..ClusterMetrics::default()
+        },
+    })
 }
 
 /// YARN's `scheduler.schedulerInfo`: which policy runs (`type`, and yard's `policy` name), the
