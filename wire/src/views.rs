@@ -368,23 +368,22 @@ pub struct OverloadView {
     pub model: Option<OverloadModel>,
 }
 
+/// What the classifier has learned of a node: the rm's `overload::NodeOverload` (whose docs
+/// say what each field counts) less its verdict, field for field (a test in the rm's
+/// `rest::views` checks). Not that type itself: the rm's policies do not depend on the wire.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct OverloadModel {
-    /// P(good | the node's features now); `null` when unknown.
+    /// `null`: unknown.
     pub p_good: Option<f64>,
-    /// The rule on the last sample; `null` before one.
+    /// `null` before the node's first sample.
     pub overloaded: Option<bool>,
-    /// Placements here labelled good and bad so far.
     pub labelled_good: u64,
     pub labelled_bad: u64,
-    /// Placements waiting for a load sample to label them.
     pub pending: u64,
-    /// Tasks let through while the node was judged bad (exploration).
     pub probes: u64,
-    /// Refused every time since then, ms since the epoch; `null` when not refusing.
+    /// `null` when not refusing.
     pub refused_since_ms: Option<i64>,
-    /// For each node feature now: its name, level, and the model's [good, bad] counts at it.
     pub features: Vec<FeatureCount>,
 }
 
