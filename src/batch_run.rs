@@ -322,11 +322,7 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
                     // The plan's pools hold 2 × slots task containers (map and reduce slots)
                     // and a master per job running; a smaller cluster queues them, and the
                     // measured makespan then says more about the cluster than about the plan.
-                    let metrics =
-                        client.call(reqwest::Method::GET, "/ws/v1/cluster/metrics", None)?;
-                    let vcores = metrics["clusterMetrics"]["totalVirtualCores"]
-                        .as_u64()
-                        .unwrap_or(0);
+                    let vcores = client.typed(|rm| rm.metrics())?.total_virtual_cores;
                     let wanted = 2 * u64::from(slots) + pools.len() as u64;
                     if vcores < wanted {
                         eprintln!(
@@ -596,14 +592,7 @@ fn execute(
                         r.peak_containers = job["peakContainers"].as_u64();
                         r.job_seconds = job["jobSeconds"].as_f64();
                     } else {
-                        let info = client
-                            .call(
-                                reqwest::Method::GET,
-                                &format!("/ws/v1/cluster/apps/{app}"),
-                                None,
-                            )
-                            .unwrap_or_default();
-                        r.diagnostics = info["app"]["diagnostics"].as_str().map(str::to_owned);
+                        r.diagnostics = client.typed(|rm| rm.app(&app)).ok().map(|a| a.diagnostics);
                     }
                     done += 1;
                     bar.inc(1);

@@ -1,6 +1,7 @@
 //! The client commands over the rm's REST API: `yard apps`, `app`, `kill`, `nodes` (and the
-//! answer rendering `yard submit` shares).
-//! Tables for people, `--json` for scripts. A refusal from the rm (4xx) is bad input: exit 2.
+//! answer rendering `yard submit` shares), reading the rm's replies as `yard_wire::views`
+//! types. Tables for people, `--json` for scripts. A refusal from the rm (4xx) is bad input:
+//! exit 2.
 
 use std::fmt::Write as _;
 
@@ -8,11 +9,17 @@ use std::time::Duration;
 
 use anyhow::Result;
 use clap::Args;
+use serde::Serialize;
 use serde_json::{Value, json};
 
-use yard_rm::client::{BlockingRmClient, ClientError};
+use yard_rm::client::{AppsFilter, BlockingRmClient, ClientError};
 use yard_rm::placement::Holder;
 use yard_rm::rest::{APP_STATES, NODE_STATES};
+use yard_wire::deadline::DeadlineOutcome;
+use yard_wire::views::{
+    AppList, AppStateView, AppsReply, Classifier, NodeList, NodeState, NodesReply, OverloadView,
+    QuotaBasis, QuotaView, YardLoad,
+};
 
 use crate::sim::BadInput;
 
@@ -181,23 +188,41 @@ impl Client {
         path: &str,
         body: Option<Value>,
     ) -> Result<Value> {
-        self.rm
-            .call(method, path, body.as_ref())
-            .map_err(|e| match e {
-                ClientError::Unauthorized { error } => BadInput(format!(
-                    "the rm refused: {error}; {}",
-                    crate::auth::NO_CREDENTIAL_HINT
-                ))
-                .into(),
-                refused @ ClientError::Refused { .. } => BadInput(refused.to_string()).into(),
-                other => anyhow::Error::from(other),
-            })
+        self.rm.call(method, path, body.as_ref()).map_err(refusal)
+    }
+
+    /// One of the typed calls (`apps`, `app`, `nodes`, `kill`, …), a 4xx turned into
+    /// [`BadInput`] as [`Client::call`]'s.
+    pub(crate) fn typed<T>(
+        &self,
+        call: impl FnOnce(&BlockingRmClient) -> Result<T, ClientError>,
+    ) -> Result<T> {
+        call(&self.rm).map_err(refusal)
+    }
+}
+
+/// A refusal (4xx) is bad input, with the rm's own explanation.
+fn refusal(e: ClientError) -> anyhow::Error {
+    match e {
+        ClientError::Unauthorized { error } => BadInput(format!(
+            "the rm refused: {error}; {}",
+            crate::auth::NO_CREDENTIAL_HINT
+        ))
+        .into(),
+        refused @ ClientError::Refused { .. } => BadInput(refused.to_string()).into(),
+        other => anyhow::Error::from(other),
     }
 }
 
 pub(crate) fn print_json(v: &Value) -> Result<()> {
     crate::print(&(serde_json::to_string_pretty(v)? + "\n"))?;
     Ok(())
+}
+
+/// A typed reply as `--json` prints it: through [`Value`], whose keys are sorted, as the rm
+/// sends them.
+fn print_view(v: &impl Serialize) -> Result<()> {
+    print_json(&serde_json::to_value(v)?)
 }
 
 /// Left-aligned columns wide enough for their widest cell.
@@ -235,15 +260,12 @@ pub(crate) fn text(v: &Value) -> String {
 impl Client {
     /// The nodes the rm lists as RUNNING, with their racks.
     pub(crate) fn running_nodes(&self) -> Result<Vec<Holder>> {
-        let nodes = self.call(reqwest::Method::GET, "/ws/v1/cluster/nodes", None)?;
-        Ok(nodes["nodes"]["node"]
-            .as_array()
+        let nodes = self.typed(|rm| rm.nodes(&[NodeState::Running]))?;
+        Ok(nodes
             .into_iter()
-            .flatten()
-            .filter(|n| n["state"] == "RUNNING")
             .map(|n| Holder {
-                node: text(&n["id"]),
-                rack: text(&n["rack"]),
+                node: n.id,
+                rack: n.rack,
             })
             .collect())
     }
@@ -312,58 +334,46 @@ pub(crate) fn apps(args: AppsArgs) -> Result<()> {
         .map(|t| t.trim().to_owned())
         .filter(|t| !t.is_empty())
         .collect();
-    let mut query = Vec::new();
-    if !args.all {
-        query.push(format!("states={}", states.join(",")));
-    }
-    if !types.is_empty() {
-        query.push(format!("applicationTypes={}", types.join(",")));
-    }
-    for (key, value) in [
-        ("user", args.user),
-        ("queue", args.queue),
-        ("limit", args.limit.map(|l| l.to_string())),
-    ] {
-        if let Some(v) = value {
-            query.push(format!("{key}={v}"));
-        }
-    }
-    let path = format!(
-        "/ws/v1/cluster/apps{}{}",
-        if query.is_empty() { "" } else { "?" },
-        query.join("&")
-    );
-    let reply = Client::new(&args.rm)?.call(reqwest::Method::GET, &path, None)?;
+    let filter = AppsFilter {
+        // Without --all the rm is asked for these states (YARN's default list); with it, for
+        // every state.
+        states: if args.all {
+            Vec::new()
+        } else {
+            states.iter().map(|s| s.parse()).collect::<Result<_, _>>()?
+        },
+        application_types: types.clone(),
+        user: args.user,
+        queue: args.queue,
+        limit: args.limit,
+    };
+    let apps = Client::new(&args.rm)?.typed(|rm| rm.apps(&filter))?;
     if args.json {
-        return print_json(&reply);
+        return print_view(&AppsReply {
+            apps: AppList { app: apps },
+        });
     }
     let now = crate::submit::epoch_ms();
-    let apps = reply["apps"]["app"].as_array().cloned().unwrap_or_default();
     let rows: Vec<Vec<String>> = apps
         .iter()
         .map(|a| {
-            let cell = |k: &str| text(&a[k]);
             vec![
-                cell("id"),
-                cell("name"),
-                cell("applicationType"),
-                cell("user"),
-                cell("queue"),
-                cell("state"),
-                cell("finalStatus"),
-                outcome_text(&a["deadlineOutcome"]).into(),
-                format!("{:.0} %", a["progress"].as_f64().unwrap_or(0.0)),
-                a["startedTime"]
-                    .as_i64()
-                    .map_or_else(|| "-".into(), |t| clock_text(t, now)),
-                a["elapsedTime"]
-                    .as_i64()
-                    .map_or_else(|| "-".into(), elapsed_text),
-                deadline_text(&a["deadlineMs"], now),
-                quota_text(&a["quota"]),
-                match cell("trackingUrl") {
-                    url if url.is_empty() => "-".into(),
-                    url => url,
+                a.id.clone(),
+                a.name.clone(),
+                a.application_type.clone(),
+                a.user.clone(),
+                a.queue.clone(),
+                a.state.to_string(),
+                a.final_status.to_string(),
+                outcome_text(a.deadline_outcome).into(),
+                format!("{:.0} %", a.progress),
+                clock_text(a.started_time, now),
+                elapsed_text(a.elapsed_time),
+                deadline_text(a.deadline_ms, now),
+                quota_text(a.quota.as_ref()),
+                match a.tracking_url.as_str() {
+                    "" => "-".into(),
+                    url => url.to_owned(),
                 },
             ]
         })
@@ -434,8 +444,8 @@ pub(crate) fn elapsed_text(ms: i64) -> String {
 }
 
 /// A deadline for people, against `now_ms`: `in 1m30s`, `12s ago`, or `-` for none.
-pub(crate) fn deadline_text(deadline_ms: &Value, now_ms: i64) -> String {
-    let Some(d) = deadline_ms.as_i64() else {
+pub(crate) fn deadline_text(deadline_ms: Option<i64>, now_ms: i64) -> String {
+    let Some(d) = deadline_ms else {
         return "-".into();
     };
     let left = d.saturating_sub(now_ms) / 1000;
@@ -457,145 +467,130 @@ pub(crate) fn deadline_text(deadline_ms: &Value, now_ms: i64) -> String {
 
 /// Where an application stands against its deadline, as the rm judged it (`deadlineOutcome`):
 /// `met`, `empty`, `missed` or `pending`; `-` without a deadline.
-pub(crate) fn outcome_text(outcome: &Value) -> &str {
-    outcome.as_str().unwrap_or("-")
+pub(crate) fn outcome_text(outcome: Option<DeadlineOutcome>) -> &'static str {
+    outcome.map_or("-", DeadlineOutcome::name)
 }
 
 /// An application's quota under the rm's policy: containers, and why when it is not the
 /// fewest that meet the deadline (`-`: no quota).
-pub(crate) fn quota_text(quota: &Value) -> String {
-    let basis = quota["basis"].as_str().unwrap_or("");
-    match (quota["containers"].as_u64(), basis) {
-        (Some(n), "feasible") => n.to_string(),
-        (Some(n), "no-deadline") => format!("{n} (spare only)"),
+pub(crate) fn quota_text(quota: Option<&QuotaView>) -> String {
+    let Some(q) = quota else {
+        return "-".into();
+    };
+    match (q.containers, q.basis) {
+        (Some(n), QuotaBasis::Feasible) => n.to_string(),
+        (Some(n), QuotaBasis::NoDeadline) => format!("{n} (spare only)"),
         (Some(n), why) => format!("{n} ({why})"),
-        (None, "") => "-".into(),
         (None, why) => format!("- ({why})"),
     }
 }
 
 pub(crate) fn app(args: AppArgs) -> Result<()> {
     let client = Client::new(&args.rm)?;
-    let mut reply = client.call(
-        reqwest::Method::GET,
-        &format!("/ws/v1/cluster/apps/{}", args.id),
-        None,
-    )?;
     // Hadoop's report, then what it lacks (deadline, processed fraction, answer).
-    let yard = client.call(
-        reqwest::Method::GET,
-        &format!("/ws/v1/yard/apps/{}", args.id),
-        None,
-    )?;
-    reply["yard"] = yard["app"].clone();
+    let app = client.typed(|rm| rm.app(&args.id))?;
+    let yard = client.typed(|rm| rm.yard_app(&args.id))?;
     if args.json {
-        return print_json(&reply);
+        return print_view(&json!({ "app": app, "yard": yard }));
     }
     let mut out = String::new();
+    // Every field of Hadoop's report, by its wire name (sorted, as `--json` shows them).
+    let fields = match serde_json::to_value(&app)? {
+        Value::Object(fields) => fields,
+        _ => Default::default(),
+    };
     // Keys padded to the longest and two spaces, so that no key runs into its value
     // ("applicationPriority0" at a fixed 18).
-    let width = reply["app"]
-        .as_object()
-        .and_then(|fields| fields.keys().map(|k| k.len()).max())
+    let width = fields
+        .keys()
+        .map(|k| k.len())
+        .max()
         .unwrap_or(0)
         .max("processedFraction".len())
         + 2;
-    if let Some(fields) = reply["app"].as_object() {
-        for (k, v) in fields {
-            // Times as people read them (UTC), the raw ms in --json.
-            let shown = match (k.as_str(), v.as_i64()) {
-                ("startedTime" | "finishedTime", Some(ms)) => match date_time_text(ms) {
-                    t if ms > 0 => format!("{t} UTC"),
-                    dash => dash,
-                },
-                ("elapsedTime", Some(ms)) => elapsed_text(ms),
-                ("deadlineOutcome", _) => outcome_text(v).into(),
-                ("trackingUrl" | "applicationType", _) if text(v).is_empty() => "-".into(),
-                _ => text(v),
-            };
-            let _ = writeln!(out, "{k:<width$}{shown}");
-        }
+    for (k, v) in &fields {
+        // Times as people read them (UTC), the raw ms in --json.
+        let shown = match (k.as_str(), v.as_i64()) {
+            ("startedTime" | "finishedTime", Some(ms)) => match date_time_text(ms) {
+                t if ms > 0 => format!("{t} UTC"),
+                dash => dash,
+            },
+            ("elapsedTime", Some(ms)) => elapsed_text(ms),
+            ("deadlineOutcome", _) => outcome_text(app.deadline_outcome).into(),
+            ("trackingUrl" | "applicationType", _) if text(v).is_empty() => "-".into(),
+            _ => text(v),
+        };
+        let _ = writeln!(out, "{k:<width$}{shown}");
     }
-    if reply["yard"]["answer"]["job"].is_object() {
+    let deadline = text(&json!(yard.deadline_ms));
+    if yard.answer.as_ref().is_some_and(|a| a["job"].is_object()) {
         // A MapReduce job's answer, as `yard submit` prints it.
-        let _ = writeln!(
-            out,
-            "{:<width$}{}",
-            "deadlineMs",
-            text(&reply["yard"]["deadlineMs"])
-        );
+        let _ = writeln!(out, "{:<width$}{deadline}", "deadlineMs");
         out.push('\n');
-        out.push_str(&render(&json!({ "app": reply["yard"] })));
+        out.push_str(&render(&json!({ "app": yard })));
     } else {
-        for k in ["deadlineMs", "processedFraction", "answer"] {
-            let _ = writeln!(out, "{k:<width$}{}", text(&reply["yard"][k]));
-        }
+        let _ = writeln!(out, "{:<width$}{deadline}", "deadlineMs");
+        let fraction = text(&json!(yard.processed_fraction));
+        let _ = writeln!(out, "{:<width$}{fraction}", "processedFraction");
+        let answer = yard.answer.as_ref().map(text).unwrap_or_default();
+        let _ = writeln!(out, "{:<width$}{answer}", "answer");
     }
     crate::print(&out)?;
     Ok(())
 }
 
 pub(crate) fn kill(args: AppArgs) -> Result<()> {
-    let path = format!("/ws/v1/cluster/apps/{}/state", args.id);
     let client = Client::new(&args.rm)?;
     // The rm takes a second kill as a retry of the first; a person is told it is done already.
-    let state = client.call(reqwest::Method::GET, &path, None)?;
-    if let Some(ended @ ("KILLED" | "FINISHED" | "FAILED")) = state["state"].as_str() {
+    let state = client.typed(|rm| rm.app_state(&args.id))?;
+    if state.is_final() {
         return Err(BadInput(format!(
-            "application {} has already ended: it is {ended}",
+            "application {} has already ended: it is {state}",
             args.id
         ))
         .into());
     }
-    let reply = client.call(
-        reqwest::Method::PUT,
-        &path,
-        Some(json!({"state": "KILLED"})),
-    )?;
+    let state = client.typed(|rm| rm.kill(&args.id))?;
     if args.json {
-        return print_json(&reply);
+        return print_view(&AppStateView { state });
     }
     crate::print(&format!("{} killed\n", args.id))?;
     Ok(())
 }
 
 pub(crate) fn nodes(args: NodesArgs) -> Result<()> {
-    let path = match (&args.states, args.all) {
-        (Some(given), _) => format!(
-            "/ws/v1/cluster/nodes?states={}",
-            state_list("node state", given, &NODE_STATES)?.join(",")
-        ),
-        (None, true) => "/ws/v1/cluster/nodes".to_owned(),
-        (None, false) => "/ws/v1/cluster/nodes?states=RUNNING".to_owned(),
+    let states: Vec<NodeState> = match (&args.states, args.all) {
+        (Some(given), _) => state_list("node state", given, &NODE_STATES)?
+            .iter()
+            .map(|s| s.parse())
+            .collect::<Result<_, _>>()?,
+        (None, true) => Vec::new(),
+        (None, false) => vec![NodeState::Running],
     };
-    let reply = Client::new(&args.rm)?.call(reqwest::Method::GET, &path, None)?;
+    let nodes = Client::new(&args.rm)?.typed(|rm| rm.nodes(&states))?;
     if args.json {
-        return print_json(&reply);
+        return print_view(&NodesReply {
+            nodes: NodeList { node: nodes },
+        });
     }
-    let rows: Vec<Vec<String>> = reply["nodes"]["node"]
-        .as_array()
-        .map(|nodes| {
-            nodes
-                .iter()
-                .map(|n| {
-                    let mut row = vec![
-                        text(&n["id"]),
-                        text(&n["rack"]),
-                        text(&n["state"]),
-                        text(&n["numContainers"]),
-                        format!(
-                            "{} MB/{} vc",
-                            text(&n["totalResource"]["memory"]),
-                            text(&n["totalResource"]["vCores"])
-                        ),
-                        verdict_cell(&n["overload"]),
-                    ];
-                    row.extend(load_cells(&n["yardLoad"]));
-                    row
-                })
-                .collect()
+    let rows: Vec<Vec<String>> = nodes
+        .iter()
+        .map(|n| {
+            let mut row = vec![
+                n.id.clone(),
+                n.rack.clone(),
+                n.state.to_string(),
+                n.num_containers.to_string(),
+                format!(
+                    "{} MB/{} vc",
+                    n.total_resource.memory, n.total_resource.v_cores
+                ),
+                verdict_cell(&n.overload),
+            ];
+            row.extend(load_cells(n.yard_load.as_ref()));
+            row
         })
-        .unwrap_or_default();
+        .collect();
     let mut out = format!("Total Nodes:{}\n", rows.len());
     out.push_str(&table(
         &[
@@ -618,32 +613,27 @@ pub(crate) fn nodes(args: NodesArgs) -> Result<()> {
 
 /// The overload classifier's verdict on a node: `good`, `bad`, `unknown` (too little learned,
 /// or no load yet), or `-` when the classifier is off.
-fn verdict_cell(overload: &Value) -> String {
-    match overload["classifier"].as_str() {
-        Some("on") => text(&overload["verdict"]),
-        _ => "-".to_owned(),
+fn verdict_cell(overload: &OverloadView) -> String {
+    match overload.classifier {
+        Classifier::On => overload.verdict.to_string(),
+        Classifier::Off => "-".to_owned(),
     }
 }
 
 /// A node's last load sample as `yard nodes` shows it: 1-minute load per logical CPU, CPU and
 /// memory in use, disk bytes read and written per second; `-` where the rm has no value.
-pub(crate) fn load_cells(load: &Value) -> [String; 4] {
+pub(crate) fn load_cells(load: Option<&YardLoad>) -> [String; 4] {
     let dash = || "-".to_owned();
     let percent = |v: Option<f64>| v.map_or_else(dash, |p| format!("{p:.0}%"));
-    let disk = match (
-        load["diskReadBytesPerS"].as_f64(),
-        load["diskWriteBytesPerS"].as_f64(),
-    ) {
-        (Some(r), Some(w)) => format!("{}/s", human_rate(r + w)),
-        _ => dash(),
-    };
     [
-        load["loadPerCore"]
-            .as_f64()
+        load.and_then(|l| l.load_per_core)
             .map_or_else(dash, |l| format!("{l:.2}")),
-        percent(load["cpuPercent"].as_f64()),
-        percent(load["memoryUsedFraction"].as_f64().map(|f| f * 100.0)),
-        disk,
+        percent(load.map(|l| l.sample.cpu_percent)),
+        percent(load.map(|l| l.memory_used_fraction * 100.0)),
+        load.map_or_else(dash, |l| {
+            let bytes = l.sample.disk_read_bytes_per_s + l.sample.disk_write_bytes_per_s;
+            format!("{}/s", human_rate(bytes))
+        }),
     ]
 }
 
@@ -763,13 +753,22 @@ mod tests {
 
     #[test]
     fn a_nodes_load_reads_in_short_cells() {
-        let load = json!({"loadPerCore": 1.5, "cpuPercent": 37.4, "memoryUsedFraction": 0.755,
-            "diskReadBytesPerS": 9e6, "diskWriteBytesPerS": 3e6});
-        assert_eq!(load_cells(&load), ["1.50", "37%", "76%", "12 MB/s"]);
-        assert_eq!(load_cells(&Value::Null), ["-", "-", "-", "-"]);
-        let unknown_cores = json!({"loadPerCore": null, "cpuPercent": 0.0,
-            "memoryUsedFraction": 0.0, "diskReadBytesPerS": 0.0, "diskWriteBytesPerS": 0.0});
-        assert_eq!(load_cells(&unknown_cores), ["-", "0%", "0%", "0 B/s"]);
+        let load = |per_core, cpu, memory, read, write| YardLoad {
+            sample: yard_wire::telemetry::NodeTelemetry {
+                cpu_percent: cpu,
+                disk_read_bytes_per_s: read,
+                disk_write_bytes_per_s: write,
+                ..Default::default()
+            },
+            sampled_at: 1,
+            load_per_core: per_core,
+            memory_used_fraction: memory,
+        };
+        let busy = load(Some(1.5), 37.4, 0.755, 9e6, 3e6);
+        assert_eq!(load_cells(Some(&busy)), ["1.50", "37%", "76%", "12 MB/s"]);
+        assert_eq!(load_cells(None), ["-", "-", "-", "-"]);
+        let unknown_cores = load(None, 0.0, 0.0, 0.0, 0.0);
+        assert_eq!(load_cells(Some(&unknown_cores)), ["-", "0%", "0%", "0 B/s"]);
         for (bytes, shown) in [
             (0.0, "0 B"),
             (999.0, "999 B"),
@@ -788,16 +787,27 @@ mod tests {
     #[test]
     fn deadlines_and_quotas_read_as_people_read_them() {
         let now = 1_000_000;
-        assert_eq!(deadline_text(&json!(now + 90_000), now), "in 1m30s");
-        assert_eq!(deadline_text(&json!(now - 12_000), now), "12s ago");
-        assert_eq!(deadline_text(&json!(now + 7_200_000), now), "in 2h00m");
-        assert_eq!(deadline_text(&Value::Null, now), "-");
-        let q = |c: Value, basis: &str| json!({"containers": c, "basis": basis});
-        assert_eq!(quota_text(&q(json!(11), "feasible")), "11");
-        assert_eq!(quota_text(&q(json!(64), "infeasible")), "64 (infeasible)");
-        assert_eq!(quota_text(&q(json!(0), "no-deadline")), "0 (spare only)");
-        assert_eq!(quota_text(&q(Value::Null, "no-model")), "- (no-model)");
-        assert_eq!(quota_text(&Value::Null), "-");
+        assert_eq!(deadline_text(Some(now + 90_000), now), "in 1m30s");
+        assert_eq!(deadline_text(Some(now - 12_000), now), "12s ago");
+        assert_eq!(deadline_text(Some(now + 7_200_000), now), "in 2h00m");
+        assert_eq!(deadline_text(None, now), "-");
+        let q = |containers, basis| QuotaView {
+            stage: yard_wire::views::QuotaStage::Map,
+            containers,
+            maps: None,
+            reduces: None,
+            basis,
+        };
+        assert_eq!(quota_text(Some(&q(Some(11), QuotaBasis::Feasible))), "11");
+        let infeasible = q(Some(64), QuotaBasis::Infeasible);
+        assert_eq!(quota_text(Some(&infeasible)), "64 (infeasible)");
+        let spare = q(Some(0), QuotaBasis::NoDeadline);
+        assert_eq!(quota_text(Some(&spare)), "0 (spare only)");
+        assert_eq!(
+            quota_text(Some(&q(None, QuotaBasis::NoModel))),
+            "- (no-model)"
+        );
+        assert_eq!(quota_text(None), "-");
     }
 
     #[test]

@@ -11,8 +11,9 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use serde_json::{Value, json};
 use yard_wire::protocol::{AllocateReply, AllocateRequest, Resource, ResourceRequest};
+use yard_wire::views::FinalApplicationStatus;
 
-use crate::client::{Client, Rm, text};
+use crate::client::{Client, Rm};
 use crate::sim::BadInput;
 use crate::submit::sh_quote;
 
@@ -131,16 +132,12 @@ pub(crate) fn shell(args: ShellArgs) -> Result<()> {
     }
     let deadline = Instant::now() + Duration::from_secs(args.wait_secs);
     loop {
-        let app = client.call(
-            reqwest::Method::GET,
-            &format!("/ws/v1/cluster/apps/{id}"),
-            None,
-        )?;
-        let state = text(&app["app"]["state"]);
-        if matches!(state.as_str(), "FINISHED" | "FAILED" | "KILLED") {
-            let status = text(&app["app"]["finalStatus"]);
+        let app = client.typed(|rm| rm.app(&id))?;
+        let state = app.state;
+        if state.is_final() {
+            let status = app.final_status;
             crate::print(&format!("{id} {state} {status}\n"))?;
-            if status != "SUCCEEDED" {
+            if status != FinalApplicationStatus::Succeeded {
                 bail!("{id} ended {state} {status}; see its master's log on the nodemanager");
             }
             return Ok(());

@@ -10,7 +10,6 @@ use std::time::Duration;
 use anyhow::{Context as _, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use serde_json::Value;
 
 use crate::local::{LocalCluster, Shape, stop_channel};
 use crate::sim::BadInput;
@@ -148,25 +147,18 @@ fn run(shape: &Shape, stop: &mpsc::Receiver<()>) -> Result<()> {
 
 /// `3/3 nodes · apps: 1 running, 2 accepted, 4 finished · 5 containers, 2816 of 6144 MB`.
 fn status_line(cluster: &LocalCluster) -> String {
-    let call = |path: &str| {
-        cluster
-            .client
-            .call(reqwest::Method::GET, path, None)
-            .unwrap_or(Value::Null)
-    };
-    let m = call("/ws/v1/cluster/metrics");
-    let m = &m["clusterMetrics"];
-    let n = |k: &str| m[k].as_u64().unwrap_or(0);
+    // All 0 while the rm does not answer.
+    let m = cluster.client.typed(|rm| rm.metrics()).unwrap_or_default();
     format!(
         "{} {}/{} nodes · apps: {} running, {} pending, {} done · {} containers, {} of {} MB",
         cluster.url,
-        n("activeNodes"),
-        n("totalNodes"),
-        n("appsRunning"),
-        n("appsPending"),
-        n("appsCompleted"),
-        n("containersAllocated"),
-        n("allocatedMB"),
-        n("totalMB"),
+        m.active_nodes,
+        m.total_nodes,
+        m.apps_running,
+        m.apps_pending,
+        m.apps_completed,
+        m.containers_allocated,
+        m.allocated_mb,
+        m.total_mb,
     )
 }

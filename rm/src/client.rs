@@ -1,10 +1,18 @@
 //! The one client of the rm's REST API, async ([`RmClient`]: the MapReduce master, anything
 //! on tokio) with a blocking face ([`BlockingRmClient`]: the CLI). It sends the caller's bearer
 //! token and turns the rm's answers into values or [`ClientError`]s that keep the rm's own
-//! explanation (its `{"error", "detail"}` body).
+//! explanation (its `{"error", "detail"}` body). Applications and nodes have methods that
+//! answer `yard_wire::views` types (the ones the rm's handlers build); other routes are still
+//! [`RmClient::call`] with a path and JSON.
 
 use reqwest::{Method, StatusCode};
+use serde::de::DeserializeOwned;
 use serde_json::Value;
+use yard_wire::views::{
+    AppReply, AppStateView, AppView, AppsReply, ClusterInfo, ClusterInfoReply, ClusterMetrics,
+    ClusterMetricsReply, NodeReply, NodeState, NodeView, NodesReply, YardAppReply, YardAppView,
+    YarnApplicationState,
+};
 
 /// Why a call did not succeed.
 #[derive(Debug, thiserror::Error)]
@@ -32,6 +40,48 @@ pub enum ClientError {
         status: StatusCode,
         body: Value,
     },
+    /// A 2xx whose JSON is not the type the route answers (an rm of another version?).
+    #[error("{url} answered JSON this client cannot read ({error}); is the rm the same version?")]
+    Unreadable { url: String, error: String },
+}
+
+/// Hadoop's `/apps` filters, as `GET /ws/v1/cluster/apps` takes them; empty or `None`: any.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AppsFilter {
+    pub states: Vec<YarnApplicationState>,
+    pub application_types: Vec<String>,
+    pub user: Option<String>,
+    pub queue: Option<String>,
+    pub limit: Option<usize>,
+}
+
+impl AppsFilter {
+    /// The query string, `?` included (empty without filters).
+    pub fn query(&self) -> String {
+        let list = |names: Vec<&str>| (!names.is_empty()).then(|| names.join(","));
+        let pairs = [
+            (
+                "states",
+                list(self.states.iter().map(|s| s.name()).collect()),
+            ),
+            (
+                "applicationTypes",
+                list(self.application_types.iter().map(String::as_str).collect()),
+            ),
+            ("user", self.user.clone()),
+            ("queue", self.queue.clone()),
+            ("limit", self.limit.map(|l| l.to_string())),
+        ];
+        let query: Vec<String> = pairs
+            .into_iter()
+            .filter_map(|(key, value)| value.map(|v| format!("{key}={v}")))
+            .collect();
+        if query.is_empty() {
+            String::new()
+        } else {
+            format!("?{}", query.join("&"))
+        }
+    }
 }
 
 fn detail_text(detail: &Value) -> String {
@@ -110,6 +160,93 @@ impl RmClient {
     ) -> Result<Value, ClientError> {
         let (status, value) = self.send(method, path, body).await?;
         judge(&self.base, path, status, value)
+    }
+
+    /// [`RmClient::call`], its answer read as a `T`.
+    async fn typed<T: DeserializeOwned>(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<&Value>,
+    ) -> Result<T, ClientError> {
+        let value = self.call(method, path, body).await?;
+        serde_json::from_value(value).map_err(|e| ClientError::Unreadable {
+            url: format!("{}{path}", self.base),
+            error: e.to_string(),
+        })
+    }
+
+    /// Hadoop's cluster metrics (`GET /ws/v1/cluster/metrics`).
+    pub async fn metrics(&self) -> Result<ClusterMetrics, ClientError> {
+        let reply: ClusterMetricsReply = self
+            .typed(Method::GET, "/ws/v1/cluster/metrics", None)
+            .await?;
+        Ok(reply.cluster_metrics)
+    }
+
+    /// Hadoop's cluster info (`GET /ws/v1/cluster/info`; no credential needed).
+    pub async fn cluster_info(&self) -> Result<ClusterInfo, ClientError> {
+        let reply: ClusterInfoReply = self.typed(Method::GET, "/ws/v1/cluster/info", None).await?;
+        Ok(reply.cluster_info)
+    }
+
+    /// The applications that pass `filter` (`GET /ws/v1/cluster/apps`).
+    pub async fn apps(&self, filter: &AppsFilter) -> Result<Vec<AppView>, ClientError> {
+        let path = format!("/ws/v1/cluster/apps{}", filter.query());
+        let reply: AppsReply = self.typed(Method::GET, &path, None).await?;
+        Ok(reply.apps.app)
+    }
+
+    /// One application as Hadoop reports it (`GET /ws/v1/cluster/apps/{id}`).
+    pub async fn app(&self, id: &str) -> Result<AppView, ClientError> {
+        let path = format!("/ws/v1/cluster/apps/{id}");
+        let reply: AppReply = self.typed(Method::GET, &path, None).await?;
+        Ok(reply.app)
+    }
+
+    /// yard's view of one application: its deadline, answer (`GET /ws/v1/yard/apps/{id}`).
+    pub async fn yard_app(&self, id: &str) -> Result<YardAppView, ClientError> {
+        let path = format!("/ws/v1/yard/apps/{id}");
+        let reply: YardAppReply = self.typed(Method::GET, &path, None).await?;
+        Ok(reply.app)
+    }
+
+    /// The nodes in `states` (every node when empty) (`GET /ws/v1/cluster/nodes`).
+    pub async fn nodes(&self, states: &[NodeState]) -> Result<Vec<NodeView>, ClientError> {
+        let path = match states {
+            [] => "/ws/v1/cluster/nodes".to_owned(),
+            _ => {
+                let names: Vec<&str> = states.iter().map(|s| s.name()).collect();
+                format!("/ws/v1/cluster/nodes?states={}", names.join(","))
+            }
+        };
+        let reply: NodesReply = self.typed(Method::GET, &path, None).await?;
+        Ok(reply.nodes.node)
+    }
+
+    /// One node, with its recent load samples (`GET /ws/v1/cluster/nodes/{id}`).
+    pub async fn node(&self, id: &str) -> Result<NodeView, ClientError> {
+        let path = format!("/ws/v1/cluster/nodes/{id}");
+        let reply: NodeReply = self.typed(Method::GET, &path, None).await?;
+        Ok(reply.node)
+    }
+
+    /// An application's state (`GET /ws/v1/cluster/apps/{id}/state`).
+    pub async fn app_state(&self, id: &str) -> Result<YarnApplicationState, ClientError> {
+        let path = format!("/ws/v1/cluster/apps/{id}/state");
+        let reply: AppStateView = self.typed(Method::GET, &path, None).await?;
+        Ok(reply.state)
+    }
+
+    /// Kills an application (YARN's `PUT …/state` to KILLED): its state after the call, KILLED
+    /// while its containers stop, or the final state it had already reached.
+    pub async fn kill(&self, id: &str) -> Result<YarnApplicationState, ClientError> {
+        let path = format!("/ws/v1/cluster/apps/{id}/state");
+        let body = serde_json::json!(AppStateView {
+            state: YarnApplicationState::Killed
+        });
+        let reply: AppStateView = self.typed(Method::PUT, &path, Some(&body)).await?;
+        Ok(reply.state)
     }
 }
 
@@ -190,6 +327,42 @@ impl BlockingRmClient {
     ) -> Result<Value, ClientError> {
         self.runtime.block_on(self.inner.call(method, path, body))
     }
+
+    pub fn metrics(&self) -> Result<ClusterMetrics, ClientError> {
+        self.runtime.block_on(self.inner.metrics())
+    }
+
+    pub fn cluster_info(&self) -> Result<ClusterInfo, ClientError> {
+        self.runtime.block_on(self.inner.cluster_info())
+    }
+
+    pub fn apps(&self, filter: &AppsFilter) -> Result<Vec<AppView>, ClientError> {
+        self.runtime.block_on(self.inner.apps(filter))
+    }
+
+    pub fn app(&self, id: &str) -> Result<AppView, ClientError> {
+        self.runtime.block_on(self.inner.app(id))
+    }
+
+    pub fn yard_app(&self, id: &str) -> Result<YardAppView, ClientError> {
+        self.runtime.block_on(self.inner.yard_app(id))
+    }
+
+    pub fn nodes(&self, states: &[NodeState]) -> Result<Vec<NodeView>, ClientError> {
+        self.runtime.block_on(self.inner.nodes(states))
+    }
+
+    pub fn node(&self, id: &str) -> Result<NodeView, ClientError> {
+        self.runtime.block_on(self.inner.node(id))
+    }
+
+    pub fn app_state(&self, id: &str) -> Result<YarnApplicationState, ClientError> {
+        self.runtime.block_on(self.inner.app_state(id))
+    }
+
+    pub fn kill(&self, id: &str) -> Result<YarnApplicationState, ClientError> {
+        self.runtime.block_on(self.inner.kill(id))
+    }
 }
 
 #[cfg(test)]
@@ -236,6 +409,25 @@ mod tests {
         assert!(
             down.to_string().starts_with("http://rm/x answered 503"),
             "{down}"
+        );
+    }
+
+    #[test]
+    fn an_apps_filter_is_hadoops_query() {
+        assert_eq!(AppsFilter::default().query(), "");
+        let f = AppsFilter {
+            states: vec![
+                YarnApplicationState::Running,
+                YarnApplicationState::Accepted,
+            ],
+            application_types: vec!["YARN".into(), "MAPREDUCE".into()],
+            user: Some("alice".into()),
+            queue: None,
+            limit: Some(5),
+        };
+        assert_eq!(
+            f.query(),
+            "?states=RUNNING,ACCEPTED&applicationTypes=YARN,MAPREDUCE&user=alice&limit=5"
         );
     }
 }

@@ -1169,6 +1169,74 @@ async fn every_route_replies_as_recorded() {
     g.finish();
 }
 
+/// The `yard_wire::views` types (what the rm's handlers build and the CLI reads) read every
+/// golden reply of their routes back to the same JSON: no field lost or added, nulls, absences
+/// and number forms kept. A reply that gains a field the type lacks fails here.
+#[test]
+fn the_wire_views_read_their_routes_replies_back_exactly() {
+    use serde::Serialize;
+    use serde::de::DeserializeOwned;
+    use yard_wire::views::{
+        AppReply, AppStateView, AppsReply, ClusterInfoReply, ClusterMetricsReply, NodeReply,
+        NodesReply, YardAppReply,
+    };
+
+    fn body(case: &str) -> Value {
+        let file = golden_dir().join(format!("{case}.json"));
+        let record: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap())
+            .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        record["body"].clone()
+    }
+    fn round_trip<T: Serialize + DeserializeOwned>(case: &str, want: Value) {
+        let read: T = serde_json::from_value(want.clone())
+            .unwrap_or_else(|e| panic!("{case}: the wire type does not read the reply: {e}"));
+        let mut out = Vec::new();
+        diff("$", &want, &serde_json::to_value(&read).unwrap(), &mut out);
+        assert!(out.is_empty(), "{case}:\n    {}", out.join("\n    "));
+    }
+    fn check<T: Serialize + DeserializeOwned>(case: &str) {
+        round_trip::<T>(case, body(case));
+    }
+    check::<AppsReply>("cluster_apps");
+    check::<AppsReply>("cluster_apps_filtered");
+    for case in [
+        "cluster_apps_one_running",
+        "cluster_apps_one_finished",
+        "cluster_apps_one_killed",
+        "cluster_apps_one_job",
+    ] {
+        check::<AppReply>(case);
+    }
+    for case in [
+        "cluster_apps_state",
+        "cluster_apps_state_finished",
+        "cluster_apps_state_kill",
+        "cluster_apps_state_kill_again",
+    ] {
+        check::<AppStateView>(case);
+    }
+    check::<NodesReply>("cluster_nodes");
+    check::<NodeReply>("cluster_nodes_one");
+    for case in [
+        "yard_apps_app_running",
+        "yard_apps_deadline",
+        "yard_apps_result",
+        "yard_apps_result_job",
+    ] {
+        check::<YardAppReply>(case);
+    }
+    check::<ClusterMetricsReply>("cluster_metrics");
+    check::<ClusterInfoReply>("cluster_info");
+    // What `deSelects` leaves out stays out.
+    let mut lean = body("cluster_apps");
+    for app in lean["apps"]["app"].as_array_mut().unwrap() {
+        let app = app.as_object_mut().unwrap();
+        app.remove("appNodeLabelExpression");
+        app.remove("amNodeLabelExpression");
+    }
+    round_trip::<AppsReply>("cluster_apps deselected", lean);
+}
+
 /// The comparison notices each kind of change the golden files guard against.
 #[test]
 fn the_comparison_notices_renames_drops_type_changes_and_number_forms() {

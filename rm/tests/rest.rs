@@ -135,6 +135,13 @@ async fn the_protocols_end_to_end_in_hadoops_shapes() {
     assert_eq!(killed["apps"]["app"].as_array().unwrap().len(), 1);
     let (_, none) = h.get("/ws/v1/cluster/apps?states=RUNNING").await;
     assert!(none["apps"]["app"].as_array().unwrap().is_empty());
+    // `deSelects` leaves out what it names, and only that.
+    let (_, lean) = h
+        .get("/ws/v1/cluster/apps?deSelects=appNodeLabelExpression,resourceRequests")
+        .await;
+    let app = &lean["apps"]["app"][0];
+    assert!(app.get("appNodeLabelExpression").is_none(), "{app}");
+    assert_eq!(app["amNodeLabelExpression"], "");
 }
 
 #[tokio::test]

@@ -1,5 +1,6 @@
 //! yard-wire: the JSON messages the daemons exchange (NM heartbeats, AM allocate, client REST
-//! bodies) and the container tokens that bind them. Data shapes and their checks only; no IO.
+//! bodies, the rm's views of applications and nodes) and the container tokens that bind them.
+//! Data shapes and their checks only; no IO.
 
 pub mod auth;
 pub mod deadline;
@@ -7,6 +8,7 @@ pub mod limits;
 pub mod protocol;
 pub mod telemetry;
 pub mod token;
+pub mod views;
 
 /// Input from outside that its sender must fix (a bad flag, file or reply): the CLI's exit
 /// code 2, as clap gives a usage error.

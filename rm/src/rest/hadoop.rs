@@ -12,15 +12,19 @@ use axum::response::IntoResponse;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use yard_wire::limits::echo;
+use yard_wire::views::{
+    AppList, AppReply, AppStateView, AppsReply, ClusterInfo, ClusterInfoReply, ClusterMetrics,
+    ClusterMetricsReply, NodeList, NodeReply, NodesReply, YarnApplicationState,
+};
 
 use super::caller::{Caller, owned};
 use super::query::{APPS_PARAMS, AppsFilter, bad_query, lower_list, name_list, query_pairs};
 use super::time::parse_iso8601;
 use super::views::{
-    APP_STATES, NODE_STATES, app_json, attempt_id, attempt_json, container_json, node_detail_json,
-    node_json, node_state_name, percent, queue_json, state_name, timeout_json,
+    APP_STATES, NODE_STATES, app_view, attempt_id, attempt_json, container_json, node_detail_view,
+    node_state_name, node_view, percent, queue_json, state_name, timeout_json, yarn_state,
 };
-use super::{ApiError, Host, Reply, Rm, app_location, ok};
+use super::{ApiError, Host, Reply, Rm, app_location, ok, ok_view};
 use crate::cluster::{ClusterError, NodeState, Touch};
 
 pub(super) async fn cluster_info(State(rm): State<Rm>) -> Reply {
@@ -30,51 +34,49 @@ pub(super) async fn cluster_info(State(rm): State<Rm>) -> Reply {
     } else {
         "yard.rm.MemoryStateStore"
     };
-    ok(json!({ "clusterInfo": {
-        "id": rm.started_ms,
-        "startedOn": rm.started_ms,
-        "state": "STARTED",
-        "haState": "ACTIVE",
-        "rmStateStoreName": store,
-        "resourceManagerVersion": version,
-        "resourceManagerBuildVersion": format!("yard {version}"),
-        "resourceManagerVersionBuiltOn": "",
-        "hadoopVersion": "yard",
-        "hadoopBuildVersion": format!("yard {version}"),
-        "hadoopVersionBuiltOn": "",
-        "haZooKeeperConnectionState": "ResourceManager HA is not enabled.",
-    }}))
+    ok_view(&ClusterInfoReply {
+        cluster_info: ClusterInfo {
+            id: rm.started_ms,
+            started_on: rm.started_ms,
+            state: "STARTED".into(),
+            ha_state: "ACTIVE".into(),
+            rm_state_store_name: store.into(),
+            resource_manager_version: version.into(),
+            resource_manager_build_version: format!("yard {version}"),
+            resource_manager_version_built_on: String::new(),
+            hadoop_version: "yard".into(),
+            hadoop_build_version: format!("yard {version}"),
+            hadoop_version_built_on: String::new(),
+            ha_zoo_keeper_connection_state: "ResourceManager HA is not enabled.".into(),
+        },
+    })
 }
 
 pub(super) async fn metrics(State(rm): State<Rm>, _caller: Caller) -> Reply {
     let m = rm.with(|c, _| c.metrics());
-    ok(json!({ "clusterMetrics": {
-        "appsSubmitted": m.apps_submitted,
-        "appsCompleted": m.apps_completed,
-        "appsPending": m.apps_pending,
-        "appsRunning": m.apps_running,
-        "appsFailed": m.apps_failed,
-        "appsKilled": m.apps_killed,
-        "reservedMB": 0,
-        "availableMB": m.total_mb.saturating_sub(m.allocated_mb),
-        "allocatedMB": m.allocated_mb,
-        "totalMB": m.total_mb,
-        "reservedVirtualCores": 0,
-        "availableVirtualCores": m.total_vcores.saturating_sub(m.allocated_vcores),
-        "allocatedVirtualCores": m.allocated_vcores,
-        "totalVirtualCores": m.total_vcores,
-        "containersAllocated": m.containers_allocated,
-        "containersReserved": 0,
-        "containersPending": 0,
-        "totalNodes": m.active_nodes + m.lost_nodes,
-        "activeNodes": m.active_nodes,
-        "lostNodes": m.lost_nodes,
-        "unhealthyNodes": 0,
-        "decommissioningNodes": 0,
-        "decommissionedNodes": 0,
-        "rebootedNodes": 0,
-        "shutdownNodes": 0,
-    }}))
+    let count = |n: usize| n as u64;
+    ok_view(&ClusterMetricsReply {
+        cluster_metrics: ClusterMetrics {
+            apps_submitted: count(m.apps_submitted),
+            apps_completed: count(m.apps_completed),
+            apps_pending: count(m.apps_pending),
+            apps_running: count(m.apps_running),
+            apps_failed: count(m.apps_failed),
+            apps_killed: count(m.apps_killed),
+            available_mb: m.total_mb.saturating_sub(m.allocated_mb),
+            allocated_mb: m.allocated_mb,
+            total_mb: m.total_mb,
+            available_virtual_cores: m.total_vcores.saturating_sub(m.allocated_vcores),
+            allocated_virtual_cores: m.allocated_vcores,
+            total_virtual_cores: m.total_vcores,
+            containers_allocated: count(m.containers_allocated),
+            total_nodes: count(m.active_nodes + m.lost_nodes),
+            active_nodes: count(m.active_nodes),
+            lost_nodes: count(m.lost_nodes),
+            // Reserved, pending, unhealthy, decommissioned, rebooted, shut down: none in yard.
+            ..ClusterMetrics::default()
+        },
+    })
 }
 
 /// YARN's `scheduler.schedulerInfo`: which policy runs (`type`, and yard's `policy` name), the
@@ -277,20 +279,22 @@ pub(super) async fn nodes(
             )));
         }
     };
-    let list: Vec<Value> = rm.with(|c, _| {
+    let node = rm.with(|c, _| {
         c.nodes()
             .filter(|n| states.is_empty() || states.iter().any(|s| s == node_state_name(n.state)))
             .filter(|n| healthy.is_none_or(|h| h == (n.state == NodeState::Running)))
-            .map(|n| node_json(c, n))
+            .map(|n| node_view(c, n))
             .collect()
     });
-    ok(json!({ "nodes": { "node": list } }))
+    ok_view(&NodesReply {
+        nodes: NodeList { node },
+    })
 }
 
 pub(super) async fn node(State(rm): State<Rm>, Path(id): Path<String>, _caller: Caller) -> Reply {
-    let found = rm.with(|c, _| c.node(&id).map(|n| node_detail_json(c, n)));
+    let found = rm.with(|c, _| c.node(&id).map(|n| node_detail_view(c, n)));
     match found {
-        Some(n) => ok(json!({ "node": n })),
+        Some(node) => ok_view(&NodeReply { node }),
         None => Err(ClusterError::UnknownNode(id).into()),
     }
 }
@@ -302,27 +306,32 @@ pub(super) async fn apps(
 ) -> Reply {
     let q = query_pairs(query, &APPS_PARAMS)?;
     let f = AppsFilter::parse(&q)?;
-    let list: Vec<Value> = rm.with(|c, now| {
+    let app = rm.with(|c, now| {
         c.apps()
             .filter(|a| f.matches(a))
             .take(f.limit)
             .map(|a| {
-                let mut v = app_json(c, a, rm.started_ms, now);
-                if let Some(o) = v.as_object_mut() {
-                    for d in &f.deselects {
-                        o.remove(d);
+                let mut v = app_view(c, a, rm.started_ms, now);
+                // The other `deSelects` name objects yard does not send.
+                for d in &f.deselects {
+                    match d.as_str() {
+                        "appNodeLabelExpression" => v.app_node_label_expression = None,
+                        "amNodeLabelExpression" => v.am_node_label_expression = None,
+                        _ => {}
                     }
                 }
                 v
             })
             .collect()
     });
-    ok(json!({ "apps": { "app": list } }))
+    ok_view(&AppsReply {
+        apps: AppList { app },
+    })
 }
 
 pub(super) async fn app(State(rm): State<Rm>, Path(id): Path<String>, _caller: Caller) -> Reply {
-    match rm.with(|c, now| c.app(&id).map(|a| app_json(c, a, rm.started_ms, now))) {
-        Some(a) => ok(json!({ "app": a })),
+    match rm.with(|c, now| c.app(&id).map(|a| app_view(c, a, rm.started_ms, now))) {
+        Some(app) => ok_view(&AppReply { app }),
         None => Err(ClusterError::UnknownApp(id).into()),
     }
 }
@@ -562,8 +571,8 @@ pub(super) async fn app_state(
     Path(id): Path<String>,
     _caller: Caller,
 ) -> Reply {
-    match rm.with(|c, _| c.app(&id).map(|a| state_name(a.lifecycle.state))) {
-        Some(state) => ok(json!({ "state": state })),
+    match rm.with(|c, _| c.app(&id).map(|a| yarn_state(a.lifecycle.state))) {
+        Some(state) => ok_view(&AppStateView { state }),
         None => Err(ClusterError::UnknownApp(id).into()),
     }
 }
@@ -598,18 +607,20 @@ pub(super) async fn set_app_state(
         .commit(Touch::App(id.clone()), |c, _| {
             let app = owned(c, &caller, &id)?;
             if app.lifecycle.state.is_final() {
-                return Ok(Some(state_name(app.lifecycle.state)));
+                return Ok(Some(yarn_state(app.lifecycle.state)));
             }
             c.kill(&id).map_err(ApiError::from)?;
             Ok::<_, ApiError>(None)
         })
         .await?;
     match ended {
-        Some(state) => ok(json!({ "state": state })),
+        Some(state) => ok_view(&AppStateView { state }),
         None => Ok((
             StatusCode::ACCEPTED,
             [(header::LOCATION, app_location(&host, &id))],
-            Json(json!({ "state": "KILLED" })),
+            Json(AppStateView {
+                state: YarnApplicationState::Killed,
+            }),
         )
             .into_response()),
     }

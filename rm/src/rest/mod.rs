@@ -225,6 +225,20 @@ fn ok(v: Value) -> Reply {
     Ok(Json(v).into_response())
 }
 
+/// A typed reply (a `yard_wire::views` type), sent through [`Value`]: its map keeps keys
+/// sorted, so the wire's key order stays what it was when every reply was built with `json!`,
+/// whatever the type's field order.
+fn ok_view<T: serde::Serialize>(v: &T) -> Reply {
+    let v = serde_json::to_value(v).map_err(|e| {
+        ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("the rm could not write its reply: {e}"),
+            Value::Null,
+        )
+    })?;
+    ok(v)
+}
+
 impl Rm {
     /// Reads or changes the cluster; what changed stays marked and is written with the next
     /// commit or tick (heartbeats, allocate: the rm recovers those from the nodes and masters

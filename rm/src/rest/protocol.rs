@@ -10,12 +10,14 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use serde::Deserialize;
 use serde_json::{Value, json};
+use yard_wire::deadline::DeadlineOutcome;
 use yard_wire::limits::{self, FieldError, echo};
 use yard_wire::protocol::{AllocateRequest, NodeHeartbeat, RegisterNode};
+use yard_wire::views::YardAppReply;
 
 use super::caller::Caller;
-use super::views::yard_app_json;
-use super::{ApiError, Reply, Rm, ok};
+use super::views::yard_app_view;
+use super::{ApiError, Reply, Rm, ok, ok_view};
 use crate::aria;
 use crate::cluster::{AppResult, Touch};
 use crate::policy::JobModel;
@@ -327,18 +329,20 @@ pub(super) async fn report_result(
                 answered_ms: now,
             };
             c.report_result(&id, result)?;
-            let reply = c
-                .app(&id)
-                .map(|a| yard_app_json(a, now))
-                .unwrap_or_default();
+            let reply = c.app(&id).map(|a| YardAppReply {
+                app: yard_app_view(a, now),
+            });
             Ok::<_, ApiError>((reply, first))
         })
         .await?;
     if first {
-        let judged = reply["app"]["deadlineOutcome"].as_str();
+        let judged = reply
+            .as_ref()
+            .and_then(|r| r.app.deadline_outcome)
+            .map(DeadlineOutcome::name);
         rm.metrics.job_answered(fraction, &counted, judged);
     }
-    ok(reply)
+    ok_view(&reply)
 }
 
 /// A master, ending, leaves its last exposition (its `/metrics` text) with the rm, which serves

@@ -1,28 +1,56 @@
-//! The JSON views the routes answer with: Hadoop's app, attempt, container, node, queue and
-//! timeout objects, yard's own app view, and YARN's state names.
+//! The views the routes answer with: Hadoop's app, attempt, container, node, queue and
+//! timeout objects, yard's own app view, and YARN's state names. The app and node views are
+//! `yard_wire::views` types (the CLI reads the same types); the rest are still built as JSON.
 
 use serde_json::{Value, json};
 use yard_wire::telemetry::NodeTelemetry;
+use yard_wire::views::{
+    AppView, Classifier, FeatureCount, FinalApplicationStatus, LoadPoint, NodeView, OverloadModel,
+    OverloadView, QuotaBasis as BasisView, QuotaStage, QuotaView, ResourceUtilization,
+    ResourceView, Verdict as VerdictView, YardAppView, YardLoad, YarnApplicationState,
+};
 
 use super::time::iso8601;
-use crate::app::AppState;
+use crate::app::{AppState, FinalStatus};
 use crate::cluster::{AppInfo, Cluster, NodeInfo, NodeState};
+use crate::overload::{NodeOverload, Verdict};
+use crate::policy::{JobQuota, QuotaBasis, Stage};
 
 /// yard's view of an application at `now`: what Hadoop's lacks (deadline and where the app
 /// stands against it, processed fraction, answer).
-pub(super) fn yard_app_json(a: &AppInfo, now: i64) -> Value {
-    json!({ "app": {
-        "id": a.application_id,
-        "state": state_name(a.lifecycle.state),
-        "finalStatus": a.lifecycle.final_status,
-        "deadlineMs": a.deadline_ms,
-        "deadlineOutcome": a.deadline_outcome(now),
-        "quota": a.quota,
-        "trackingUrl": a.tracking_url,
-        "jobType": a.job_type,
-        "processedFraction": a.result.as_ref().map(|r| r.processed_fraction),
-        "answer": a.result.as_ref().map(|r| &r.answer),
-    }})
+pub(super) fn yard_app_view(a: &AppInfo, now: i64) -> YardAppView {
+    YardAppView {
+        id: a.application_id.clone(),
+        state: yarn_state(a.lifecycle.state),
+        final_status: final_status(a.lifecycle.final_status),
+        deadline_ms: a.deadline_ms,
+        deadline_outcome: a.deadline_outcome(now),
+        quota: a.quota.as_ref().map(quota_view),
+        tracking_url: a.tracking_url.clone(),
+        job_type: a.job_type,
+        processed_fraction: a.result.as_ref().map(|r| r.processed_fraction),
+        answer: a.result.as_ref().map(|r| r.answer.clone()),
+    }
+}
+
+/// A job's quota as the wire shows it (field for field: the policy's type is not the wire's).
+fn quota_view(q: &JobQuota) -> QuotaView {
+    QuotaView {
+        stage: match q.stage {
+            Stage::Map => QuotaStage::Map,
+            Stage::Reduce => QuotaStage::Reduce,
+        },
+        containers: q.containers,
+        maps: q.maps,
+        reduces: q.reduces,
+        basis: match q.basis {
+            QuotaBasis::Feasible => BasisView::Feasible,
+            QuotaBasis::Infeasible => BasisView::Infeasible,
+            QuotaBasis::Done => BasisView::Done,
+            QuotaBasis::NoDeadline => BasisView::NoDeadline,
+            QuotaBasis::NoModel => BasisView::NoModel,
+        },
+    }
 }
 
 /// A share of `total` as a percentage (0 when there is nothing).
@@ -157,8 +185,9 @@ pub(super) fn container_json(id: &str, m: &crate::cluster::ContainerMeta, now: i
 }
 
 /// One node as both nodes routes show it: Hadoop's fields, YARN's `resourceUtilization`, and
-/// yard's own view of its load (`yardLoad`). A further per-node object is one more key here.
-pub(super) fn node_json(cluster: &Cluster, n: &NodeInfo) -> Value {
+/// yard's own view of its load (`yardLoad`). A further per-node object is one more field of
+/// [`NodeView`].
+pub(super) fn node_view(cluster: &Cluster, n: &NodeInfo) -> NodeView {
     let (mut used_mb, mut used_vcores) = (0u64, 0u64);
     let mut count = 0;
     for (_, m) in cluster.containers_on(&n.node_id) {
@@ -173,53 +202,87 @@ pub(super) fn node_json(cluster: &Cluster, n: &NodeInfo) -> Value {
             "lost: no heartbeat within the rm's node expiry".to_owned(),
         ),
     };
-    let mut node = json!({
-        "rack": n.rack,
-        "state": node_state_name(n.state),
-        "id": n.node_id,
-        "nodeHostName": n.node_id.split(':').next().unwrap_or(&n.node_id),
-        "nodeHTTPAddress": n.node_id,
-        "healthStatus": health,
-        "healthReport": report,
-        "lastHealthUpdate": n.last_heartbeat_ms,
-        "version": env!("CARGO_PKG_VERSION"),
-        "usedMemoryMB": used_mb,
-        "availMemoryMB": n.capability.memory_mb.saturating_sub(used_mb),
-        "usedVirtualCores": used_vcores,
-        "availableVirtualCores": u64::from(n.capability.vcores).saturating_sub(used_vcores),
-        "numContainers": count,
-        "totalResource": { "memory": n.capability.memory_mb, "vCores": n.capability.vcores },
-    });
-    node["resourceUtilization"] = resource_utilization(&n.telemetry);
-    node["yardLoad"] = yard_load(n);
-    node["overload"] = match cluster.node_overload(&n.node_id) {
-        Some(o) => {
-            let mut v = serde_json::to_value(o).unwrap_or_default();
-            v["classifier"] = json!("on");
-            v
-        }
-        None => json!({ "classifier": "off", "verdict": "unknown" }),
-    };
-    node
+    NodeView {
+        rack: n.rack.clone(),
+        state: yarn_node_state(n.state),
+        id: n.node_id.clone(),
+        node_host_name: n.node_id.split(':').next().unwrap_or(&n.node_id).to_owned(),
+        node_http_address: n.node_id.clone(),
+        health_status: health.to_owned(),
+        health_report: report,
+        last_health_update: n.last_heartbeat_ms,
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+        used_memory_mb: used_mb,
+        avail_memory_mb: n.capability.memory_mb.saturating_sub(used_mb),
+        used_virtual_cores: used_vcores,
+        available_virtual_cores: u64::from(n.capability.vcores).saturating_sub(used_vcores),
+        num_containers: count,
+        total_resource: ResourceView {
+            memory: n.capability.memory_mb,
+            v_cores: n.capability.vcores,
+        },
+        resource_utilization: resource_utilization(&n.telemetry),
+        yard_load: yard_load(n),
+        overload: match cluster.node_overload(&n.node_id) {
+            Some(o) => overload_view(o),
+            None => OverloadView {
+                classifier: Classifier::Off,
+                verdict: VerdictView::Unknown,
+                model: None,
+            },
+        },
+        yard_load_history: None,
+    }
 }
 
-/// `GET /ws/v1/cluster/nodes/{id}`: [`node_json`] and the node's recent samples, oldest first.
-pub(super) fn node_detail_json(cluster: &Cluster, n: &NodeInfo) -> Value {
-    let mut node = node_json(cluster, n);
-    node["yardLoadHistory"] = cluster
-        .telemetry_history(&n.node_id)
-        .map(|(at, t)| {
-            json!({
-                "time": at,
-                "load1m": t.load_1m,
-                "cpuPercent": t.cpu_percent,
-                "memoryUsedFraction": memory_used_fraction(t),
-                "diskReadBytesPerS": t.disk_read_bytes_per_s,
-                "diskWriteBytesPerS": t.disk_write_bytes_per_s,
-                "ownCpuPercent": t.own.cpu_percent,
+/// The classifier's view of a node, as the wire shows it.
+fn overload_view(o: NodeOverload) -> OverloadView {
+    OverloadView {
+        classifier: Classifier::On,
+        verdict: match o.verdict {
+            Verdict::Good => VerdictView::Good,
+            Verdict::Bad => VerdictView::Bad,
+            Verdict::Unknown => VerdictView::Unknown,
+        },
+        model: Some(OverloadModel {
+            p_good: o.p_good,
+            overloaded: o.overloaded,
+            labelled_good: o.labelled_good,
+            labelled_bad: o.labelled_bad,
+            pending: o.pending,
+            probes: o.probes,
+            refused_since_ms: o.refused_since_ms,
+            features: o
+                .features
+                .into_iter()
+                .map(|f| FeatureCount {
+                    name: f.name.to_owned(),
+                    level: f.level,
+                    good: f.good,
+                    bad: f.bad,
+                })
+                .collect(),
+        }),
+    }
+}
+
+/// `GET /ws/v1/cluster/nodes/{id}`: [`node_view`] and the node's recent samples, oldest first.
+pub(super) fn node_detail_view(cluster: &Cluster, n: &NodeInfo) -> NodeView {
+    let mut node = node_view(cluster, n);
+    node.yard_load_history = Some(
+        cluster
+            .telemetry_history(&n.node_id)
+            .map(|(at, t)| LoadPoint {
+                time: at,
+                load_1m: t.load_1m,
+                cpu_percent: t.cpu_percent,
+                memory_used_fraction: memory_used_fraction(t),
+                disk_read_bytes_per_s: t.disk_read_bytes_per_s,
+                disk_write_bytes_per_s: t.disk_write_bytes_per_s,
+                own_cpu_percent: t.own.cpu_percent,
             })
-        })
-        .collect();
+            .collect(),
+    );
     node
 }
 
@@ -235,39 +298,34 @@ pub(super) fn memory_used_fraction(t: &NodeTelemetry) -> f64 {
 /// cores kept busy (1.5: one and a half cores), the node's over its logical CPUs and the
 /// containers' summed over their process trees. All 0 until the node's first sample, as YARN
 /// reports a node without one.
-pub(super) fn resource_utilization(t: &NodeTelemetry) -> Value {
+pub(super) fn resource_utilization(t: &NodeTelemetry) -> ResourceUtilization {
     let mb = |bytes: u64| bytes >> 20;
     let containers = |f: fn(&yard_wire::telemetry::ContainerUsage) -> u64| {
         t.containers.iter().map(f).fold(0u64, u64::saturating_add)
     };
-    json!({
-        "nodePhysicalMemoryMB": mb(t.memory_used_bytes),
-        "nodeVirtualMemoryMB": mb(t.memory_used_bytes.saturating_add(t.swap_used_bytes)),
-        "nodeCPUUsage": t.cpu_percent / 100.0 * f64::from(t.cores),
-        "aggregatedContainersPhysicalMemoryMB": mb(containers(|c| c.rss_bytes)),
-        "aggregatedContainersVirtualMemoryMB": mb(containers(|c| c.virtual_bytes)),
-        "containersCPUUsage": t.containers.iter().map(|c| c.cpu_percent).sum::<f64>() / 100.0,
-    })
+    ResourceUtilization {
+        node_physical_memory_mb: mb(t.memory_used_bytes),
+        node_virtual_memory_mb: mb(t.memory_used_bytes.saturating_add(t.swap_used_bytes)),
+        node_cpu_usage: t.cpu_percent / 100.0 * f64::from(t.cores),
+        aggregated_containers_physical_memory_mb: mb(containers(|c| c.rss_bytes)),
+        aggregated_containers_virtual_memory_mb: mb(containers(|c| c.virtual_bytes)),
+        containers_cpu_usage: t.containers.iter().map(|c| c.cpu_percent).sum::<f64>() / 100.0,
+    }
 }
 
 /// yard's view of a node's load: its last sample as the nodemanager sent it (the heartbeat's
 /// `telemetry`, field for field) with when the rm received it (`sampledAt`, ms since the
-/// epoch), the 1-minute load per logical CPU and the memory in use as a fraction. `null`
+/// epoch), the 1-minute load per logical CPU and the memory in use as a fraction. `None`
 /// until the node's first sample.
-pub(super) fn yard_load(n: &NodeInfo) -> Value {
-    let Some(at) = n.telemetry_ms else {
-        return Value::Null;
-    };
+pub(super) fn yard_load(n: &NodeInfo) -> Option<YardLoad> {
+    let at = n.telemetry_ms?;
     let t = &n.telemetry;
-    let mut load = json!(t);
-    load["sampledAt"] = json!(at);
-    load["loadPerCore"] = if t.cores > 0 {
-        json!(t.load_1m / f64::from(t.cores))
-    } else {
-        Value::Null
-    };
-    load["memoryUsedFraction"] = json!(memory_used_fraction(t));
-    load
+    Some(YardLoad {
+        sample: t.clone(),
+        sampled_at: at,
+        load_per_core: (t.cores > 0).then(|| t.load_1m / f64::from(t.cores)),
+        memory_used_fraction: memory_used_fraction(t),
+    })
 }
 
 /// YARN's `NodeState` names, as its REST API spells them.
@@ -282,18 +340,40 @@ pub const NODE_STATES: [&str; 8] = [
     "SHUTDOWN",
 ];
 
-pub(super) fn node_state_name(s: NodeState) -> &'static str {
+pub(super) fn yarn_node_state(s: NodeState) -> yard_wire::views::NodeState {
     match s {
-        NodeState::Running => "RUNNING",
-        NodeState::Lost => "LOST",
+        NodeState::Running => yard_wire::views::NodeState::Running,
+        NodeState::Lost => yard_wire::views::NodeState::Lost,
+    }
+}
+
+pub(super) fn node_state_name(s: NodeState) -> &'static str {
+    yarn_node_state(s).name()
+}
+
+pub(super) fn yarn_state(s: AppState) -> YarnApplicationState {
+    match s {
+        AppState::New => YarnApplicationState::New,
+        AppState::Submitted => YarnApplicationState::Submitted,
+        AppState::Accepted => YarnApplicationState::Accepted,
+        AppState::Running => YarnApplicationState::Running,
+        AppState::Finished => YarnApplicationState::Finished,
+        AppState::Failed => YarnApplicationState::Failed,
+        AppState::Killed => YarnApplicationState::Killed,
     }
 }
 
 pub(super) fn state_name(s: AppState) -> String {
-    serde_json::to_value(s)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_owned))
-        .unwrap_or_default()
+    yarn_state(s).name().to_owned()
+}
+
+fn final_status(s: FinalStatus) -> FinalApplicationStatus {
+    match s {
+        FinalStatus::Undefined => FinalApplicationStatus::Undefined,
+        FinalStatus::Succeeded => FinalApplicationStatus::Succeeded,
+        FinalStatus::Failed => FinalApplicationStatus::Failed,
+        FinalStatus::Killed => FinalApplicationStatus::Killed,
+    }
 }
 
 /// YARN's `YarnApplicationState` and `FinalApplicationStatus` names.
@@ -311,17 +391,14 @@ pub const APP_STATES: [&str; 8] = [
 pub(super) const FINAL_STATUSES: [&str; 4] = ["UNDEFINED", "SUCCEEDED", "FAILED", "KILLED"];
 
 pub(super) fn final_name(a: &AppInfo) -> String {
-    serde_json::to_value(a.lifecycle.final_status)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_owned))
-        .unwrap_or_default()
+    final_status(a.lifecycle.final_status).name().to_owned()
 }
 
 /// Hadoop's app object: YARN's 26 fields, in its units (progress in percent, times in ms,
 /// resource-seconds in MB·s and vcore·s), and yard's own (`applicationTags` as YARN's
 /// comma-separated list, `deadlineMs`, `deadlineOutcome`, `quota`). Its diagnostics carry, while the app waits
 /// for that reason, why the overload classifier placed none of its tasks.
-pub(super) fn app_json(c: &Cluster, a: &AppInfo, cluster_id: i64, now: i64) -> Value {
+pub(super) fn app_view(c: &Cluster, a: &AppInfo, cluster_id: i64, now: i64) -> AppView {
     let diagnostics = match c.refusal(&a.application_id) {
         Some(why) if !a.lifecycle.state.is_final() && a.lifecycle.diagnostics.is_empty() => why,
         Some(why) if !a.lifecycle.state.is_final() => {
@@ -349,40 +426,40 @@ pub(super) fn app_json(c: &Cluster, a: &AppInfo, cluster_id: i64, now: i64) -> V
         ),
         (_, None) => ("UNASSIGNED", String::new()),
     };
-    json!({
-        "id": a.application_id,
-        "user": a.user,
-        "name": a.name,
-        "applicationType": a.yarn.application_type,
-        "queue": a.queue,
-        "state": state_name(a.lifecycle.state),
-        "finalStatus": final_name(a),
-        "progress": a.progress * 100.0,
-        "trackingUI": tracking_ui,
-        "trackingUrl": tracking_url,
-        "diagnostics": diagnostics,
-        "clusterId": cluster_id,
-        "startedTime": a.submitted_ms,
-        "finishedTime": finished,
-        "elapsedTime": elapsed,
-        "amContainerLogs": "",
-        "amHostHttpAddress": master_node.unwrap_or_default(),
-        "allocatedMB": usage.allocated_mb,
-        "allocatedVCores": usage.allocated_vcores,
-        "runningContainers": c.running_containers(&a.application_id),
-        "memorySeconds": usage.memory_seconds,
-        "vcoreSeconds": usage.vcore_seconds,
-        "unmanagedApplication": false,
-        "applicationPriority": 0,
-        "appNodeLabelExpression": "",
-        "amNodeLabelExpression": "",
-        "applicationTags": a.tags.join(","),
-        "deadlineMs": a.deadline_ms,
+    AppView {
+        id: a.application_id.clone(),
+        user: a.user.clone(),
+        name: a.name.clone(),
+        application_type: a.yarn.application_type.clone(),
+        queue: a.queue.clone(),
+        state: yarn_state(a.lifecycle.state),
+        final_status: final_status(a.lifecycle.final_status),
+        progress: a.progress * 100.0,
+        tracking_ui: tracking_ui.to_owned(),
+        tracking_url,
+        diagnostics,
+        cluster_id,
+        started_time: a.submitted_ms,
+        finished_time: finished,
+        elapsed_time: elapsed,
+        am_container_logs: String::new(),
+        am_host_http_address: master_node.unwrap_or_default(),
+        allocated_mb: usage.allocated_mb,
+        allocated_vcores: usage.allocated_vcores,
+        running_containers: c.running_containers(&a.application_id) as u64,
+        memory_seconds: usage.memory_seconds,
+        vcore_seconds: usage.vcore_seconds,
+        unmanaged_application: false,
+        application_priority: 0,
+        app_node_label_expression: Some(String::new()),
+        am_node_label_expression: Some(String::new()),
+        application_tags: a.tags.join(","),
+        deadline_ms: a.deadline_ms,
         // yard's: met, empty, missed or pending beside YARN's state and final status (null
         // without a deadline), judged once, here (`cluster::deadline_outcome`).
-        "deadlineOutcome": a.deadline_outcome(now),
-        "quota": a.quota,
-    })
+        deadline_outcome: a.deadline_outcome(now),
+        quota: a.quota.as_ref().map(quota_view),
+    }
 }
 
 /// YARN's `LIFETIME` timeout object of `a` at `now`.
@@ -398,5 +475,76 @@ pub(super) fn timeout_json(a: &AppInfo, now: i64) -> Value {
             "expiryTime": "UNLIMITED",
             "remainingTimeInSeconds": -1,
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::overload::FeatureCount as Feature;
+
+    /// The wire's copies of the policies' own types say what those serialize to, field for
+    /// field: a field added to the policy's type fails here until the wire has it too.
+    #[test]
+    fn the_wire_views_of_policy_types_are_their_json() {
+        let o = NodeOverload {
+            verdict: Verdict::Bad,
+            p_good: Some(0.25),
+            overloaded: None,
+            labelled_good: 3,
+            labelled_bad: 9,
+            pending: 1,
+            probes: 2,
+            refused_since_ms: Some(5_000),
+            features: vec![Feature {
+                name: "load",
+                level: 2,
+                good: 3,
+                bad: 9,
+            }],
+        };
+        let mut was = serde_json::to_value(&o).unwrap();
+        was["classifier"] = json!("on");
+        assert_eq!(serde_json::to_value(overload_view(o)).unwrap(), was);
+        for basis in [
+            QuotaBasis::Feasible,
+            QuotaBasis::Infeasible,
+            QuotaBasis::Done,
+            QuotaBasis::NoDeadline,
+            QuotaBasis::NoModel,
+        ] {
+            for stage in [Stage::Map, Stage::Reduce] {
+                let q = JobQuota {
+                    stage,
+                    containers: Some(4),
+                    maps: None,
+                    reduces: Some(1),
+                    basis,
+                };
+                assert_eq!(
+                    serde_json::to_value(quota_view(&q)).unwrap(),
+                    serde_json::to_value(q).unwrap()
+                );
+            }
+        }
+        for s in [
+            AppState::New,
+            AppState::Submitted,
+            AppState::Accepted,
+            AppState::Running,
+            AppState::Finished,
+            AppState::Failed,
+            AppState::Killed,
+        ] {
+            assert_eq!(json!(yarn_state(s)), json!(s));
+        }
+        for s in [
+            FinalStatus::Undefined,
+            FinalStatus::Succeeded,
+            FinalStatus::Failed,
+            FinalStatus::Killed,
+        ] {
+            assert_eq!(json!(final_status(s)), json!(s));
+        }
     }
 }

@@ -13,10 +13,11 @@ use serde_json::{Value, json};
 use yard_wire::auth::{DataGrant, Principal};
 use yard_wire::limits::{self, echo};
 use yard_wire::protocol::Dataset;
+use yard_wire::views::YardAppReply;
 
 use super::caller::{Caller, Scrape, owned, readable};
-use super::views::{node_state_name, yard_app_json};
-use super::{ApiError, OPENAPI, Reply, Rm, ok};
+use super::views::{node_state_name, yard_app_view};
+use super::{ApiError, OPENAPI, Reply, Rm, ok, ok_view};
 use crate::cluster::{Cluster, Touch};
 use crate::journal::Journal;
 
@@ -28,7 +29,8 @@ pub(super) async fn yard_app(
     Path(id): Path<String>,
     caller: Caller,
 ) -> Reply {
-    ok(rm.with(|c, now| readable(c, &caller, &id).map(|a| yard_app_json(a, now)))?)
+    let app = rm.with(|c, now| readable(c, &caller, &id).map(|a| yard_app_view(a, now)))?;
+    ok_view(&YardAppReply { app })
 }
 
 #[derive(Deserialize)]
@@ -52,17 +54,16 @@ pub(super) async fn set_deadline(
             json!({ "deadlineMs": d.deadline_ms }),
         ));
     }
-    ok(rm
+    let app = rm
         .commit(Touch::App(id.clone()), |c, now| {
             owned(c, &caller, &id)?;
             c.set_deadline(&id, d.deadline_ms)?;
-            Ok::<_, ApiError>(
-                c.app(&id)
-                    .map(|a| yard_app_json(a, now))
-                    .unwrap_or_default(),
-            )
+            Ok::<_, ApiError>(c.app(&id).map(|a| YardAppReply {
+                app: yard_app_view(a, now),
+            }))
         })
-        .await?)
+        .await?;
+    ok_view(&app)
 }
 
 /// Every metric in Prometheus' text format. No token: Prometheus scrapes without one, and the
