@@ -443,24 +443,29 @@ fn mean(values: &[f64]) -> Option<f64> {
 
 /// How a set of jobs ended — the shares of the three [`Outcome`]s, the input that reached the
 /// answers, the time the answered took and how far the late ones overran — computed once for
-/// every experiment's rows (each keeps the fields its `--json` promises).
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// every experiment's rows (each keeps the fields its `--json` promises; the shared day's rows
+/// are these fields, in this order).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Outcomes {
     pub jobs: usize,
     /// The three outcomes' shares; they sum to 1 (0 each over no jobs).
     pub missed_fraction: f64,
     pub empty_fraction: f64,
     pub met_fraction: f64,
-    /// The mean share of input bytes whose records reached the answer; 0 over no jobs.
+    /// Input bytes whose records reached the answer over all input bytes, per job, averaged;
+    /// 0 over no jobs.
     pub mean_processed_fraction: f64,
-    /// The mean completion of the jobs that answered; `None` when none did.
+    /// From arrival to answer, seconds (ARIA's metric 3), over the jobs that answered; `None`
+    /// when none did.
     pub mean_completion_s: Option<f64>,
-    /// Jobs that never answered.
-    pub unanswered: usize,
-    /// ARIA's metric 1: Σ over the missed jobs that answered of `(completion − D) / D`.
+    /// ARIA's metric 1: Σ over missed jobs that answered of (completion − D) / D.
     pub relative_deadline_exceeded: f64,
-    /// The middle (upper median) of `(completion − D) / D` over the missed jobs that answered.
+    /// The middle (upper median) of `(completion − D) / D` over the missed jobs that answered:
+    /// ARIA's sum above is dominated by a few jobs of tiny `D` that queued long (a trace's jobs
+    /// of a millisecond alone).
     pub median_deadline_exceeded: Option<f64>,
+    /// Jobs that never answered (the day's limit): missed, and apart from the sum above.
+    pub unanswered: usize,
 }
 
 impl Outcomes {

@@ -1065,45 +1065,20 @@ pub struct SharedRow {
     pub policy: String,
     /// `all`, or a size bin.
     pub bin: String,
-    pub jobs: usize,
-    pub missed_fraction: f64,
-    pub empty_fraction: f64,
-    pub met_fraction: f64,
-    /// Input bytes whose records reached the answer over all input bytes, per job, averaged.
-    pub mean_processed_fraction: f64,
-    /// From arrival to answer, seconds (ARIA's metric 3); over the jobs that answered.
-    pub mean_completion_s: Option<f64>,
-    /// ARIA's metric 1: Σ over missed jobs that answered of (completion − D) / D.
-    pub relative_deadline_exceeded: f64,
-    /// The median of `(completion − D) / D` over the missed jobs that answered: ARIA's sum
-    /// above is dominated by a few jobs of tiny `D` that queued long (a trace's jobs of a
-    /// millisecond alone).
-    pub median_deadline_exceeded: Option<f64>,
-    /// Jobs that never answered (the day's limit): missed, and apart from the sum above.
-    pub unanswered: usize,
+    #[serde(flatten)]
+    pub outcomes: Outcomes,
     /// Containers taken back from the row's jobs.
     pub preempted_containers: u64,
 }
 
 /// The rows of one (cluster policy, task policy) day: every job, then each size bin.
 pub fn rows(rm: RmPolicy, policy: PolicyKind, results: &[SharedResult]) -> Vec<SharedRow> {
-    let row = |bin: &str, of: &[&SharedResult]| {
-        let o = Outcomes::of(of.iter().map(|r| &r.result));
-        SharedRow {
-            rm_policy: rm.name().to_owned(),
-            policy: policy.name().to_owned(),
-            bin: bin.to_owned(),
-            jobs: o.jobs,
-            missed_fraction: o.missed_fraction,
-            empty_fraction: o.empty_fraction,
-            met_fraction: o.met_fraction,
-            mean_processed_fraction: o.mean_processed_fraction,
-            mean_completion_s: o.mean_completion_s,
-            relative_deadline_exceeded: o.relative_deadline_exceeded,
-            median_deadline_exceeded: o.median_deadline_exceeded,
-            unanswered: o.unanswered,
-            preempted_containers: of.iter().map(|r| u64::from(r.preempted)).sum(),
-        }
+    let row = |bin: &str, of: &[&SharedResult]| SharedRow {
+        rm_policy: rm.name().to_owned(),
+        policy: policy.name().to_owned(),
+        bin: bin.to_owned(),
+        outcomes: Outcomes::of(of.iter().map(|r| &r.result)),
+        preempted_containers: of.iter().map(|r| u64::from(r.preempted)).sum(),
     };
     let all: Vec<&SharedResult> = results.iter().collect();
     let mut out = vec![row("all", &all)];
@@ -1222,19 +1197,20 @@ pub fn markdown(r: &SharedReport) -> String {
         Column::new("preempted containers", Unit::Count),
     ]);
     for row in &r.rows {
+        let o = &row.outcomes;
         table.row(vec![
             row.rm_policy.as_str().into(),
             row.policy.as_str().into(),
             row.bin.as_str().into(),
-            row.jobs.into(),
-            row.missed_fraction.into(),
-            row.empty_fraction.into(),
-            row.met_fraction.into(),
-            row.mean_processed_fraction.into(),
-            row.mean_completion_s.into(),
-            row.relative_deadline_exceeded.into(),
-            row.median_deadline_exceeded.into(),
-            row.unanswered.into(),
+            o.jobs.into(),
+            o.missed_fraction.into(),
+            o.empty_fraction.into(),
+            o.met_fraction.into(),
+            o.mean_processed_fraction.into(),
+            o.mean_completion_s.into(),
+            o.relative_deadline_exceeded.into(),
+            o.median_deadline_exceeded.into(),
+            o.unanswered.into(),
             row.preempted_containers.into(),
         ]);
     }
