@@ -33,7 +33,7 @@ use yard_appmaster::submission::{DEFAULT_GUARD_SECONDS, MAX_EACH, MapReduceJob};
 use yard_rm::scheduler::PolicyKind as RmPolicy;
 use yard_sim::engine::{MEASURABLE, Moment, Outcome};
 use yard_sim::shared::{self, DeadlineFactor, SharedJob, SharedResult};
-use yard_sim::table::{Cell, Column, Table, Unit};
+use yard_sim::table::{Cell, Column, Field, Table, Unit};
 use yard_sim::workloads::{self, WorkloadOptions};
 use yard_sim::{ClusterConfig, Experiment, Model, SimJob};
 
@@ -1237,41 +1237,34 @@ fn markdown(args: &ReplayArgs, nodes: u32, r: &Report) -> String {
         s.master_s, s.task_s, s.source
     );
     let pct = |h: &str| Column::new(h, Unit::Percent(1));
-    let mut table = Table::new(vec![
-        Column::text("source"),
-        Column::new("jobs", Unit::Count),
-        pct("missed %"),
-        pct("empty %"),
-        pct("met %"),
-        pct("processed %"),
-        pct("k/k_max %"),
-        pct("median deviation %"),
-        pct("estimation error % median / p80 / mean (jobs)"),
-        Column::new("unanswered", Unit::Count),
-    ]);
-    let stats = |e: Option<ErrorStats>, jobs: usize| match e {
-        Some(e) => format!(
-            "{} ({} of {jobs})",
-            Cell::Joined(vec![e.median.into(), e.p80.into(), e.mean.into()])
-                .in_unit(Unit::Percent(1)),
-            e.jobs
+    let fields: &[Field<&Row>] = &[
+        (Column::text("source"), |x| x.source.into()),
+        (Column::new("jobs", Unit::Count), |x| x.jobs.into()),
+        (pct("missed %"), |x| x.missed_fraction.into()),
+        (pct("empty %"), |x| x.empty_fraction.into()),
+        (pct("met %"), |x| x.met_fraction.into()),
+        (pct("processed %"), |x| x.mean_processed_fraction.into()),
+        (pct("k/k_max %"), |x| x.mean_k_over_k_max.into()),
+        (pct("median deviation %"), |x| x.median_deviation.into()),
+        (
+            pct("estimation error % median / p80 / mean (jobs)"),
+            |x| match x.estimation_error {
+                Some(e) => format!(
+                    "{} ({} of {})",
+                    Cell::Joined(vec![e.median.into(), e.p80.into(), e.mean.into()])
+                        .in_unit(Unit::Percent(1)),
+                    e.jobs,
+                    x.estimation_error_jobs
+                )
+                .into(),
+                None => format!("– (0 of {})", x.estimation_error_jobs).into(),
+            },
         ),
-        None => format!("– (0 of {jobs})"),
-    };
-    for row in &r.rows {
-        table.row(vec![
-            row.source.into(),
-            row.jobs.into(),
-            row.missed_fraction.into(),
-            row.empty_fraction.into(),
-            row.met_fraction.into(),
-            row.mean_processed_fraction.into(),
-            row.mean_k_over_k_max.into(),
-            row.median_deviation.into(),
-            stats(row.estimation_error, row.estimation_error_jobs).into(),
-            row.unanswered.into(),
-        ]);
-    }
+        (Column::new("unanswered", Unit::Count), |x| {
+            x.unanswered.into()
+        }),
+    ];
+    let mut table = Table::of(fields, &r.rows);
     if let [live, sim] = r.rows.as_slice() {
         // The live row less the simulated one, in points; counts have no difference here.
         let diff = |a: f64, b: f64| Cell::Text(Unit::Points(1).format(a - b));

@@ -50,7 +50,7 @@ use crate::job::SimJob;
 use crate::load::{Hog, LoadConfig, Node};
 use crate::report::Outcomes;
 use crate::shared::{DeadlineFactor, SharedJob, SharedResult, simulate_loaded_day};
-use crate::table::{Cell, Column, Table, Unit};
+use crate::table::{Cell, Column, Field, Table, Unit};
 
 /// What a day with the node load model needs beside its jobs.
 #[derive(Debug, Clone, PartialEq)]
@@ -567,48 +567,52 @@ pub fn markdown(reports: &[OverloadReport], workload: &str) -> String {
         first.classifier.settle_ms,
         first.classifier.explore_after_ms,
     );
-    let mut table = Table::new(vec![
-        Column::new("seed", Unit::Count),
-        Column::text("rm policy"),
-        Column::text("policy"),
-        Column::text("variant"),
-        Column::new("overloaded node-s", Unit::Fixed(0)),
-        Column::new("of them under a hog placed onto", Unit::Fixed(0)),
-        Column::new("mean task slowdown", Unit::Fixed(3)),
-        Column::new("relaunched tasks", Unit::Count),
-        Column::new("killed", Unit::Count),
-        Column::new("missed %", Unit::Percent(1)),
-        Column::new("empty %", Unit::Percent(1)),
-        Column::new("met %", Unit::Percent(1)),
-        Column::new("throughput tasks/s", Unit::Fixed(4)),
-        Column::new("span s", Unit::Fixed(0)),
-        Column::new("busy %", Unit::Percent(1)),
-        Column::new("tasks begun on hogged nodes %", Unit::Percent(1)),
-        Column::new("IO-bound tasks %", Unit::Percent(1)),
-    ]);
-    for r in reports {
-        for row in &r.rows {
-            table.row(vec![
-                r.seed.into(),
-                row.rm_policy.as_str().into(),
-                row.policy.as_str().into(),
-                row.variant.name().into(),
-                row.overloaded_node_seconds.into(),
-                row.overloaded_placed_on_hog.into(),
-                row.mean_task_slowdown.into(),
-                row.relaunched_tasks.into(),
-                row.killed_tasks.into(),
-                row.missed_fraction.into(),
-                row.empty_fraction.into(),
-                row.met_fraction.into(),
-                row.throughput_tasks_per_s.into(),
-                row.span_s.into(),
-                row.busy_fraction.into(),
-                row.began_on_hogged_fraction.into(),
-                row.io_bound_fraction.into(),
-            ]);
-        }
-    }
+    let pct = |h: &str| Column::new(h, Unit::Percent(1));
+    let rows: &[Field<(u64, &OverloadRow)>] = &[
+        (Column::new("seed", Unit::Count), |(seed, _)| (*seed).into()),
+        (Column::text("rm policy"), |(_, x)| {
+            x.rm_policy.as_str().into()
+        }),
+        (Column::text("policy"), |(_, x)| x.policy.as_str().into()),
+        (Column::text("variant"), |(_, x)| x.variant.name().into()),
+        (
+            Column::new("overloaded node-s", Unit::Fixed(0)),
+            |(_, x)| x.overloaded_node_seconds.into(),
+        ),
+        (
+            Column::new("of them under a hog placed onto", Unit::Fixed(0)),
+            |(_, x)| x.overloaded_placed_on_hog.into(),
+        ),
+        (
+            Column::new("mean task slowdown", Unit::Fixed(3)),
+            |(_, x)| x.mean_task_slowdown.into(),
+        ),
+        (Column::new("relaunched tasks", Unit::Count), |(_, x)| {
+            x.relaunched_tasks.into()
+        }),
+        (Column::new("killed", Unit::Count), |(_, x)| {
+            x.killed_tasks.into()
+        }),
+        (pct("missed %"), |(_, x)| x.missed_fraction.into()),
+        (pct("empty %"), |(_, x)| x.empty_fraction.into()),
+        (pct("met %"), |(_, x)| x.met_fraction.into()),
+        (
+            Column::new("throughput tasks/s", Unit::Fixed(4)),
+            |(_, x)| x.throughput_tasks_per_s.into(),
+        ),
+        (Column::new("span s", Unit::Fixed(0)), |(_, x)| {
+            x.span_s.into()
+        }),
+        (pct("busy %"), |(_, x)| x.busy_fraction.into()),
+        (pct("tasks begun on hogged nodes %"), |(_, x)| {
+            x.began_on_hogged_fraction.into()
+        }),
+        (pct("IO-bound tasks %"), |(_, x)| x.io_bound_fraction.into()),
+    ];
+    let each = reports
+        .iter()
+        .flat_map(|r| r.rows.iter().map(move |row| (r.seed, row)));
+    let table = Table::of(rows, each);
     t += &table.markdown();
     let _ = writeln!(
         t,

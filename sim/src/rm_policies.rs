@@ -19,7 +19,7 @@ use crate::engine::Experiment;
 use crate::experiment::par_map;
 use crate::report::Outcomes;
 use crate::shared::{self, DeadlineFactor, SharedJob, SharedResult};
-use crate::table::{Cell, Column, Table, Unit};
+use crate::table::{Cell, Column, Field, Table, Unit};
 use crate::workloads::{self, WorkloadOptions};
 
 /// What to run.
@@ -301,77 +301,77 @@ pub fn markdown(r: &AriaReport) -> String {
         r.runs.saturating_sub(1),
         r.rows.first().map_or(0, |x| x.jobs)
     );
-    let mut table = Table::new(vec![
-        Column::text("rm policy"),
-        Column::new("mean inter-arrival s", Unit::Plain),
-        Column::new("offered load", Unit::Fixed(2)),
-        Column::new("missed %", Unit::Percent(1)),
-        Column::new("relative deadline exceeded %", Unit::Percent(1)),
-        Column::new("mean completion s", Unit::Fixed(0)),
-        Column::new("extra map tasks", Unit::Fixed(1)),
-        Column::new("extra reduce tasks", Unit::Fixed(1)),
-        Column::new("map tasks killed", Unit::Fixed(2)),
-        Column::new("unanswered", Unit::Fixed(1)),
-    ]);
-    for x in &r.rows {
-        table.row(vec![
-            x.rm_policy.as_str().into(),
-            x.mean_interarrival_s.into(),
-            x.offered_load.into(),
-            x.missed_fraction.into(),
-            x.relative_deadline_exceeded.into(),
-            x.mean_completion_s.into(),
-            x.extra_map_tasks.into(),
-            x.extra_reduce_tasks.into(),
-            x.killed_map_tasks.into(),
-            x.unanswered.into(),
-        ]);
-    }
-    t += &table.markdown();
+    let rows: &[Field<&AriaRow>] = &[
+        (Column::text("rm policy"), |x| x.rm_policy.as_str().into()),
+        (Column::new("mean inter-arrival s", Unit::Plain), |x| {
+            x.mean_interarrival_s.into()
+        }),
+        (Column::new("offered load", Unit::Fixed(2)), |x| {
+            x.offered_load.into()
+        }),
+        (Column::new("missed %", Unit::Percent(1)), |x| {
+            x.missed_fraction.into()
+        }),
+        (
+            Column::new("relative deadline exceeded %", Unit::Percent(1)),
+            |x| x.relative_deadline_exceeded.into(),
+        ),
+        (Column::new("mean completion s", Unit::Fixed(0)), |x| {
+            x.mean_completion_s.into()
+        }),
+        (Column::new("extra map tasks", Unit::Fixed(1)), |x| {
+            x.extra_map_tasks.into()
+        }),
+        (Column::new("extra reduce tasks", Unit::Fixed(1)), |x| {
+            x.extra_reduce_tasks.into()
+        }),
+        (Column::new("map tasks killed", Unit::Fixed(2)), |x| {
+            x.killed_map_tasks.into()
+        }),
+        (Column::new("unanswered", Unit::Fixed(1)), |x| {
+            x.unanswered.into()
+        }),
+    ];
+    t += &Table::of(rows, &r.rows).markdown();
     // ARIA prints no figure for the policies that lend no containers.
     let na = |h: &str| Column::new(h, Unit::Plain).missing("NA");
-    let mut table = Table::new(vec![
-        Column::text("rm policy"),
-        Column::new("missed %", Unit::Percent(0)),
-        Column::new("relative deadline exceeded %", Unit::Percent(2)),
-        Column::new("mean completion s", Unit::Fixed(0)),
-        na("extra map tasks"),
-        na("extra reduce tasks"),
-        na("map tasks killed"),
-    ]);
-    for p in &r.paper {
-        table.row(vec![
-            p.rm_policy.into(),
-            p.missed_fraction.into(),
-            p.relative_deadline_exceeded.into(),
-            p.mean_completion_s.into(),
-            p.extra_map_tasks.into(),
-            p.extra_reduce_tasks.into(),
-            p.killed_map_tasks.into(),
-        ]);
-    }
+    let paper: &[Field<&PaperRow>] = &[
+        (Column::text("rm policy"), |p| p.rm_policy.into()),
+        (Column::new("missed %", Unit::Percent(0)), |p| {
+            p.missed_fraction.into()
+        }),
+        (
+            Column::new("relative deadline exceeded %", Unit::Percent(2)),
+            |p| p.relative_deadline_exceeded.into(),
+        ),
+        (Column::new("mean completion s", Unit::Fixed(0)), |p| {
+            p.mean_completion_s.into()
+        }),
+        (na("extra map tasks"), |p| p.extra_map_tasks.into()),
+        (na("extra reduce tasks"), |p| p.extra_reduce_tasks.into()),
+        (na("map tasks killed"), |p| p.killed_map_tasks.into()),
+    ];
     let _ = write!(
         t,
         "\nTable II (ARIA's simulation; its inter-arrival time is not given):\n\n{}",
-        table.markdown()
+        Table::of(paper, &r.paper).markdown()
     );
-    let mut table = Table::new(vec![
-        Column::new("mean inter-arrival s", Unit::Plain),
-        Column::text("claim"),
-        Column::text("holds"),
-    ]);
-    for c in &r.claims {
-        table.row(vec![
-            c.mean_interarrival_s.into(),
-            c.claim.into(),
-            match c.holds {
-                Some(true) => "yes".into(),
-                Some(false) => "no".into(),
-                None => Cell::Missing,
-            },
-        ]);
-    }
-    let _ = write!(t, "\nFig. 1's claims:\n\n{}", table.markdown());
+    let claims: &[Field<&Claim>] = &[
+        (Column::new("mean inter-arrival s", Unit::Plain), |c| {
+            c.mean_interarrival_s.into()
+        }),
+        (Column::text("claim"), |c| c.claim.into()),
+        (Column::text("holds"), |c| match c.holds {
+            Some(true) => "yes".into(),
+            Some(false) => "no".into(),
+            None => Cell::Missing,
+        }),
+    ];
+    let _ = write!(
+        t,
+        "\nFig. 1's claims:\n\n{}",
+        Table::of(claims, &r.claims).markdown()
+    );
     t
 }
 

@@ -39,7 +39,7 @@ use yard_rm::scans::{
 };
 
 use crate::experiment::par_map;
-use crate::table::{Cell, Column, Table, Unit};
+use crate::table::{Cell, Column, Field, Table, Unit};
 
 /// The model, as every output's header states it.
 pub const MODEL: &str = "the paper's fluid map-phase model (seed 004 §4: S map slots, each job one scan of its dataset, the malleable schedule recomputed on every arrival and followed exactly until the next), not yard's discrete-event shared cluster";
@@ -954,30 +954,26 @@ pub fn deadline_markdown(r: &DeadlineReport) -> String {
         let _ = writeln!(t, "### {}\n", metric.name());
         // Every column left, as this table has always printed.
         let fixed = |h: &str, d: usize| Column::new(h, Unit::Fixed(d)).left();
-        let mut table = Table::new(vec![
-            Column::text("workload"),
-            Column::text("policy"),
-            Column::new("deadline jobs", Unit::Count).left(),
-            fixed("full by deadline", 3),
-            fixed("partial", 3),
-            fixed("empty", 3),
-            fixed("mean processed fraction", 3),
-            Column::new("other jobs", Unit::Count).left(),
-            fixed("other mean response s", 1),
-        ]);
-        for x in r.rows.iter().filter(|x| x.metric == metric.name()) {
-            table.row(vec![
-                x.workload.as_str().into(),
-                x.policy.as_str().into(),
-                x.deadline_jobs.into(),
-                x.full_by_deadline_fraction.into(),
-                x.partial_fraction.into(),
-                x.empty_fraction.into(),
-                x.mean_processed_fraction.into(),
-                x.other_jobs.into(),
-                x.other_mean_response_s.into(),
-            ]);
-        }
+        let count = |h: &str| Column::new(h, Unit::Count).left();
+        let fields: &[Field<&DeadlineRow>] = &[
+            (Column::text("workload"), |x| x.workload.as_str().into()),
+            (Column::text("policy"), |x| x.policy.as_str().into()),
+            (count("deadline jobs"), |x| x.deadline_jobs.into()),
+            (fixed("full by deadline", 3), |x| {
+                x.full_by_deadline_fraction.into()
+            }),
+            (fixed("partial", 3), |x| x.partial_fraction.into()),
+            (fixed("empty", 3), |x| x.empty_fraction.into()),
+            (fixed("mean processed fraction", 3), |x| {
+                x.mean_processed_fraction.into()
+            }),
+            (count("other jobs"), |x| x.other_jobs.into()),
+            (fixed("other mean response s", 1), |x| {
+                x.other_mean_response_s.into()
+            }),
+        ];
+        let rows = r.rows.iter().filter(|x| x.metric == metric.name());
+        let table = Table::of(fields, rows);
         let _ = writeln!(t, "{}", table.markdown());
     }
     t

@@ -54,7 +54,7 @@ use crate::experiment::{par_map, quietly};
 use crate::job::SimJob;
 use crate::load::{Demand, Hog, LOAD_FREQ, Node};
 use crate::report::Outcomes;
-use crate::table::{Column, Table, Unit};
+use crate::table::{Column, Field, Table, Unit};
 
 /// A hog that is off and stays off.
 const NO_HOG: Hog = Hog {
@@ -1181,67 +1181,53 @@ pub fn markdown(r: &SharedReport) -> String {
         r.model.describe()
     );
     let pct = |h: &str| Column::new(h, Unit::Percent(1));
-    let mut table = Table::new(vec![
-        Column::text("rm policy"),
-        Column::text("policy"),
-        Column::text("bin"),
-        Column::new("jobs", Unit::Count),
-        pct("missed %"),
-        pct("empty %"),
-        pct("met %"),
-        pct("processed %"),
-        Column::new("mean completion s", Unit::Fixed(1)),
-        pct("relative deadline exceeded %"),
-        pct("median exceeded %"),
-        Column::new("unanswered", Unit::Count),
-        Column::new("preempted containers", Unit::Count),
-    ]);
-    for row in &r.rows {
-        let o = &row.outcomes;
-        table.row(vec![
-            row.rm_policy.as_str().into(),
-            row.policy.as_str().into(),
-            row.bin.as_str().into(),
-            o.jobs.into(),
-            o.missed_fraction.into(),
-            o.empty_fraction.into(),
-            o.met_fraction.into(),
-            o.mean_processed_fraction.into(),
-            o.mean_completion_s.into(),
-            o.relative_deadline_exceeded.into(),
-            o.median_deadline_exceeded.into(),
-            o.unanswered.into(),
-            row.preempted_containers.into(),
-        ]);
-    }
-    t += &table.markdown();
+    let rows: &[Field<&SharedRow>] = &[
+        (Column::text("rm policy"), |x| x.rm_policy.as_str().into()),
+        (Column::text("policy"), |x| x.policy.as_str().into()),
+        (Column::text("bin"), |x| x.bin.as_str().into()),
+        (Column::new("jobs", Unit::Count), |x| x.outcomes.jobs.into()),
+        (pct("missed %"), |x| x.outcomes.missed_fraction.into()),
+        (pct("empty %"), |x| x.outcomes.empty_fraction.into()),
+        (pct("met %"), |x| x.outcomes.met_fraction.into()),
+        (pct("processed %"), |x| {
+            x.outcomes.mean_processed_fraction.into()
+        }),
+        (Column::new("mean completion s", Unit::Fixed(1)), |x| {
+            x.outcomes.mean_completion_s.into()
+        }),
+        (pct("relative deadline exceeded %"), |x| {
+            x.outcomes.relative_deadline_exceeded.into()
+        }),
+        (pct("median exceeded %"), |x| {
+            x.outcomes.median_deadline_exceeded.into()
+        }),
+        (Column::new("unanswered", Unit::Count), |x| {
+            x.outcomes.unanswered.into()
+        }),
+        (Column::new("preempted containers", Unit::Count), |x| {
+            x.preempted_containers.into()
+        }),
+    ];
+    t += &Table::of(rows, &r.rows).markdown();
     let _ = writeln!(
         t,
         "\nmissed: answered after D; empty: by D from no input (not a met deadline); met: by D from some input. Relative deadline exceeded: ARIA's sum over missed jobs of (completion − D)/D, over the jobs that answered (median exceeded: the median of (completion − D)/D over them); unanswered: jobs still running when the day gave up.\n"
     );
     let count = |h: &str| Column::new(h, Unit::Count);
-    let mut table = Table::new(vec![
-        Column::text("rm policy"),
-        Column::text("policy"),
-        count("spare allocations"),
-        count("spare kills"),
-        count("rm events"),
-        count("policy events"),
-        Column::new("virtual span s", Unit::Fixed(0)),
-    ]);
-    for d in &r.days {
-        let s = &d.stats;
-        table.row(vec![
-            d.rm_policy.as_str().into(),
-            d.policy.as_str().into(),
-            s.spare_allocations.into(),
-            s.spare_kills.into(),
-            s.rm_events.into(),
-            s.policy_events.into(),
-            s.span.into(),
-        ]);
-    }
-    t += &table.markdown();
+    let days: &[Field<&DayRow>] = &[
+        (Column::text("rm policy"), |d| d.rm_policy.as_str().into()),
+        (Column::text("policy"), |d| d.policy.as_str().into()),
+        (count("spare allocations"), |d| {
+            d.stats.spare_allocations.into()
+        }),
+        (count("spare kills"), |d| d.stats.spare_kills.into()),
+        (count("rm events"), |d| d.stats.rm_events.into()),
+        (count("policy events"), |d| d.stats.policy_events.into()),
+        (Column::new("virtual span s", Unit::Fixed(0)), |d| {
+            d.stats.span.into()
+        }),
+    ];
+    t += &Table::of(days, &r.days).markdown();
     t
 }
 

@@ -189,6 +189,10 @@ impl From<&str> for Cell {
     }
 }
 
+/// A column and how an item of `T` (a report's row) fills it: each column's header beside its
+/// value, so the two cannot drift apart.
+pub type Field<T> = (Column, fn(&T) -> Cell);
+
 /// A table: its columns, then rows of as many cells.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Table {
@@ -202,6 +206,15 @@ impl Table {
             columns,
             rows: Vec::new(),
         }
+    }
+
+    /// A table of `items`, a row each, every column filled by its field.
+    pub fn of<T>(fields: &[Field<T>], items: impl IntoIterator<Item = T>) -> Table {
+        let mut table = Table::new(fields.iter().map(|(c, _)| c.clone()).collect());
+        for item in items {
+            table.row(fields.iter().map(|(_, cell)| cell(&item)).collect());
+        }
+        table
     }
 
     /// Adds a row; it must have a cell for every column (a report's bug otherwise, not input's).
@@ -315,6 +328,19 @@ mod tests {
              |---|---:|---:|---|---:|---|---|\n\
              | dart | 5 | 25.0 | 10.0 / – | 2 ± 1 | — | |\n\
              | ps | 3 | – | – | 1 ± 0 | 0.81 | x |\n"
+        );
+    }
+
+    #[test]
+    fn a_table_of_items_fills_each_column_by_its_field() {
+        let fields: &[Field<(&str, f64)>] = &[
+            (Column::text("name"), |x| x.0.into()),
+            (Column::new("share %", Unit::Percent(1)), |x| x.1.into()),
+        ];
+        let t = Table::of(fields, [("a", 0.5), ("b", 0.25)]);
+        assert_eq!(
+            t.markdown(),
+            "| name | share % |\n|---|---:|\n| a | 50.0 |\n| b | 25.0 |\n"
         );
     }
 
