@@ -308,3 +308,29 @@ pub fn report(setup: &Setup, jobs: usize, no_task_jobs: usize, results: &[JobRes
         paper,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn par_map_keeps_the_items_order_and_counts_every_item_done() {
+        let items: Vec<u64> = (0..50).collect();
+        let seen = AtomicU64::new(0);
+        // Uneven work, so threads finish out of order.
+        let out = par_map(
+            &items,
+            |i, &x| {
+                std::hint::black_box((0..(x % 7) * 1000).sum::<u64>());
+                (i as u64, x * x)
+            },
+            &|done, total| {
+                assert!(done <= total && total == 50);
+                seen.fetch_add(1, Ordering::Relaxed);
+            },
+        );
+        assert_eq!(out, (0..50).map(|x| (x, x * x)).collect::<Vec<_>>());
+        assert_eq!(seen.into_inner(), 50);
+        assert!(par_map(&[] as &[u8], |_, _| 0, &quietly).is_empty());
+    }
+}
