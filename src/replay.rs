@@ -33,6 +33,7 @@ use yard_appmaster::submission::{DEFAULT_GUARD_SECONDS, MAX_EACH, MapReduceJob};
 use yard_rm::scheduler::PolicyKind as RmPolicy;
 use yard_sim::engine::{MEASURABLE, Moment, Outcome};
 use yard_sim::shared::{self, DeadlineFactor, SharedJob, SharedResult};
+use yard_sim::table::{Cell, Column, Field, Table, Unit};
 use yard_sim::workloads::{self, WorkloadOptions};
 use yard_sim::{ClusterConfig, Experiment, Model, SimJob};
 
@@ -1213,8 +1214,6 @@ fn median(xs: &[f64]) -> f64 {
 
 fn markdown(args: &ReplayArgs, nodes: u32, r: &Report) -> String {
     use std::fmt::Write;
-    let pct = |x: f64| format!("{:.1}", 100.0 * x);
-    let opt = |x: Option<f64>| x.map_or("–".to_owned(), pct);
     let mut t = String::new();
     let _ = writeln!(
         t,
@@ -1237,62 +1236,62 @@ fn markdown(args: &ReplayArgs, nodes: u32, r: &Report) -> String {
         "The simulated masters start up in {:.3} s and tasks launch in {:.3} s ({}).\n",
         s.master_s, s.task_s, s.source
     );
-    let _ = writeln!(
-        t,
-        "| source | jobs | missed % | empty % | met % | processed % | k/k_max % | median deviation % | estimation error % median / p80 / mean (jobs) | unanswered |"
-    );
-    let _ = writeln!(t, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-    let stats = |e: Option<ErrorStats>, jobs: usize| match e {
-        Some(e) => format!(
-            "{} / {} / {} ({} of {jobs})",
-            pct(e.median),
-            pct(e.p80),
-            pct(e.mean),
-            e.jobs
+    let pct = |h: &str| Column::new(h, Unit::Percent(1));
+    let fields: &[Field<&Row>] = &[
+        (Column::text("source"), |x| x.source.into()),
+        (Column::new("jobs", Unit::Count), |x| x.jobs.into()),
+        (pct("missed %"), |x| x.missed_fraction.into()),
+        (pct("empty %"), |x| x.empty_fraction.into()),
+        (pct("met %"), |x| x.met_fraction.into()),
+        (pct("processed %"), |x| x.mean_processed_fraction.into()),
+        (pct("k/k_max %"), |x| x.mean_k_over_k_max.into()),
+        (pct("median deviation %"), |x| x.median_deviation.into()),
+        (
+            pct("estimation error % median / p80 / mean (jobs)"),
+            |x| match x.estimation_error {
+                Some(e) => format!(
+                    "{} ({} of {})",
+                    Cell::Joined(vec![e.median.into(), e.p80.into(), e.mean.into()])
+                        .in_unit(Unit::Percent(1)),
+                    e.jobs,
+                    x.estimation_error_jobs
+                )
+                .into(),
+                None => format!("– (0 of {})", x.estimation_error_jobs).into(),
+            },
         ),
-        None => format!("– (0 of {jobs})"),
-    };
-    for row in &r.rows {
-        let _ = writeln!(
-            t,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-            row.source,
-            row.jobs,
-            pct(row.missed_fraction),
-            pct(row.empty_fraction),
-            pct(row.met_fraction),
-            pct(row.mean_processed_fraction),
-            opt(row.mean_k_over_k_max),
-            opt(row.median_deviation),
-            stats(row.estimation_error, row.estimation_error_jobs),
-            row.unanswered,
-        );
-    }
+        (Column::new("unanswered", Unit::Count), |x| {
+            x.unanswered.into()
+        }),
+    ];
+    let mut table = Table::of(fields, &r.rows);
     if let [live, sim] = r.rows.as_slice() {
-        let diff = |a: f64, b: f64| format!("{:+.1}", 100.0 * (a - b));
-        let diff_opt = |a: Option<f64>, b: Option<f64>| match (a, b) {
-            (Some(a), Some(b)) => diff(a, b),
-            _ => "–".into(),
-        };
-        let _ = writeln!(
-            t,
-            "| live − sim | | {} | {} | {} | {} | {} | | {} | |",
+        // The live row less the simulated one, in points; counts have no difference here.
+        let diff = |a: f64, b: f64| Cell::Text(Unit::Points(1).format(a - b));
+        table.row(vec![
+            "live − sim".into(),
+            Cell::Blank,
             diff(live.missed_fraction, sim.missed_fraction),
             diff(live.empty_fraction, sim.empty_fraction),
             diff(live.met_fraction, sim.met_fraction),
             diff(live.mean_processed_fraction, sim.mean_processed_fraction),
-            diff_opt(live.mean_k_over_k_max, sim.mean_k_over_k_max),
+            match (live.mean_k_over_k_max, sim.mean_k_over_k_max) {
+                (Some(a), Some(b)) => diff(a, b),
+                _ => Cell::Missing,
+            },
+            Cell::Blank,
             match (live.estimation_error, sim.estimation_error) {
-                (Some(l), Some(s)) => format!(
-                    "{} / {} / {}",
+                (Some(l), Some(s)) => Cell::Joined(vec![
                     diff(l.median, s.median),
                     diff(l.p80, s.p80),
-                    diff(l.mean, s.mean)
-                ),
-                _ => "–".into(),
+                    diff(l.mean, s.mean),
+                ]),
+                _ => Cell::Missing,
             },
-        );
+            Cell::Blank,
+        ]);
     }
+    t += &table.markdown();
     let _ = writeln!(
         t,
         "\nmissed: answered after D, or never; empty: by D from no input; met: by D from some input. k_max: live, on the task times the cluster measured. Median deviation: the median over jobs of |live − simulated job time| / simulated (job time: submission to answer). Estimation error: |T − T̂| / T at map close (T from the job's start, after any task sampler, to its answer), over the jobs both sides measured it for and answered from some input (n of m: m, the jobs this side measured it for). Start-up costs, measured: medians over the live jobs that answered (a master: from its process's start to its job phase's, the task sampler's runs left out; a task: its job's median from a container freed to its next task's process); unmeasured: no live job measured it, 0."
@@ -1422,6 +1421,60 @@ mod tests {
         // The table shows median / p80 / mean and the jobs paired.
         let table = markdown(&args(&[]), 2, &r);
         assert!(table.contains("200.0 / 200.0 / 200.0 (1 of"), "{table}");
+    }
+
+    /// The whole table as it printed before the simulator's reports shared one writer: every
+    /// cell kind (percent, none, the error triple, the live − sim row's blanks and points).
+    #[test]
+    fn the_table_prints_every_cell_as_it_always_has() {
+        let row = |source, missed, k: Option<f64>, e: Option<ErrorStats>| Row {
+            source,
+            policy: "dart".into(),
+            rm_policy: "fifo".into(),
+            jobs: 4,
+            missed_fraction: missed,
+            empty_fraction: 0.25,
+            met_fraction: 0.75 - missed,
+            mean_processed_fraction: 0.5,
+            median_deviation: k.map(|_| 0.125),
+            estimation_error: e,
+            estimation_error_jobs: 3,
+            mean_k_over_k_max: k,
+            unanswered: 1,
+        };
+        let e = ErrorStats {
+            jobs: 2,
+            median: 0.1,
+            p80: 0.2,
+            mean: 0.15,
+        };
+        let r = Report {
+            seed: 3,
+            jobs: 4,
+            time_scale: 1.0 / 60.0,
+            master_share: 0.5,
+            startup: Startup {
+                master_s: 1.5,
+                task_s: 0.25,
+                source: "measured".into(),
+            },
+            rows: vec![
+                row("live", 0.25, Some(0.8), Some(e)),
+                row("sim", 0.0, None, None),
+            ],
+            per_job: Vec::new(),
+        };
+        let text = markdown(&args(&[]), 2, &r);
+        let table = "| source | jobs | missed % | empty % | met % | processed % | k/k_max % | median deviation % | estimation error % median / p80 / mean (jobs) | unanswered |\n\
+                     |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n\
+                     | live | 4 | 25.0 | 25.0 | 50.0 | 50.0 | 80.0 | 12.5 | 10.0 / 20.0 / 15.0 (2 of 3) | 1 |\n\
+                     | sim | 4 | 0.0 | 25.0 | 75.0 | 50.0 | – | – | – (0 of 3) | 1 |\n\
+                     | live − sim | | +25.0 | +0.0 | -25.0 | +0.0 | – | | – | |\n";
+        assert!(text.contains(table), "{text}");
+        assert!(
+            text.contains("The simulated masters start up in 1.500 s and tasks launch in 0.250 s (measured).\n\n| source"),
+            "{text}"
+        );
     }
 
     #[test]

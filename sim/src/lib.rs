@@ -18,6 +18,7 @@ pub mod rm_policies;
 pub mod scans;
 pub mod seeds;
 pub mod shared;
+pub mod table;
 pub mod workloads;
 
 pub use config::{ClusterConfig, DeadlineConfig, Model, ProfileSource, ProgressModel, TaskLaw};

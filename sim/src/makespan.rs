@@ -36,6 +36,7 @@ use yard_rm::batch::{self, BatchJob};
 
 use crate::job::SimJob;
 use crate::seeds::Spread;
+use crate::table::{Cell, Column, Field, Table, Unit};
 
 /// The model, as every output's header states it.
 pub const MODEL: &str = "the paper's task/slot-level model (seed 003 §III-C, SimMR-like: every job submitted at 0, each task to the earliest-free slot, FIFO in the order, a job's reduces only after all its maps; N nodes of 1 map + 1 reduce slot), not yard's discrete-event shared cluster";
@@ -590,24 +591,33 @@ pub fn markdown(r: &MakespanReport) -> String {
     if let Some(src) = &r.setup.fb_swim_source {
         let _ = writeln!(t, "fb-swim: {src}.");
     }
+    let policy_cell = |x: Option<&&MakespanRow>| match x {
+        Some(x) if r.seeds > 1 => Cell::Spread(x.makespan_s, x.makespan_sd_s),
+        Some(x) => x.makespan_s.into(),
+        None => Cell::Missing,
+    };
     for &w in &r.setup.workloads {
         let rows: Vec<&MakespanRow> = r.rows.iter().filter(|x| x.workload == w.name()).collect();
         let jobs = rows.first().map_or(0, |x| x.jobs);
         let _ = writeln!(t, "\n### {} ({jobs} jobs)\n", w.name());
-        let _ = writeln!(
-            t,
-            "| nodes | random | johnson | reverse-johnson | balanced-pools | pools (slots×jobs) | Min / Max (abstraction) | lower bound | J vs R | BP vs J | BP vs R |"
-        );
-        let _ = writeln!(t, "|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|");
+        let seconds = |h: &str| Column::new(h, Unit::Fixed(0));
+        let mut table = Table::new(vec![
+            Column::new("nodes", Unit::Count),
+            seconds("random"),
+            seconds("johnson"),
+            seconds("reverse-johnson"),
+            seconds("balanced-pools"),
+            Column::text("pools (slots×jobs)"),
+            seconds("Min / Max (abstraction)"),
+            seconds("lower bound"),
+            Column::text("J vs R").right(),
+            Column::text("BP vs J").right(),
+            Column::text("BP vs R").right(),
+        ]);
         let mut nodes: Vec<u32> = rows.iter().map(|x| x.nodes).collect();
         nodes.dedup();
         for n in nodes {
             let get = |p: &str| rows.iter().find(|x| x.nodes == n && x.policy == p);
-            let cell = |p: &str| match get(p) {
-                Some(x) if r.seeds > 1 => format!("{:.0} ± {:.0}", x.makespan_s, x.makespan_sd_s),
-                Some(x) => format!("{:.0}", x.makespan_s),
-                None => "–".into(),
-            };
             let pools = get("balanced-pools")
                 .and_then(|x| x.pools.as_ref())
                 .map(|p| {
@@ -617,53 +627,49 @@ pub fn markdown(r: &MakespanReport) -> String {
                         .join(" + ")
                 })
                 .unwrap_or_default();
-            let abstraction = |p: &str| {
-                get(p)
-                    .and_then(|x| x.abstraction_makespan_s)
-                    .map_or("–".into(), |a| format!("{a:.0}"))
-            };
+            let abstraction = |p: &str| Cell::from(get(p).and_then(|x| x.abstraction_makespan_s));
+            // Gains are in percent already (`gain`).
             let g = |better: &str, base: &str| {
                 gain(&r.rows, w.name(), n, better, base)
-                    .map_or("–".into(), |g| format!("{g:.1} %"))
+                    .map_or(Cell::Missing, |g| format!("{g:.1} %").into())
             };
-            let _ = writeln!(
-                t,
-                "| {n} | {} | {} | {} | {} | {pools} | {} / {} | {:.0} | {} | {} | {} |",
-                cell("random"),
-                cell("johnson"),
-                cell("reverse-johnson"),
-                cell("balanced-pools"),
-                abstraction("johnson"),
-                abstraction("reverse-johnson"),
-                get("johnson").map_or(0.0, |x| x.lower_bound_s),
+            table.row(vec![
+                n.into(),
+                policy_cell(get("random")),
+                policy_cell(get("johnson")),
+                policy_cell(get("reverse-johnson")),
+                policy_cell(get("balanced-pools")),
+                pools.into(),
+                Cell::Joined(vec![abstraction("johnson"), abstraction("reverse-johnson")]),
+                get("johnson").map_or(0.0, |x| x.lower_bound_s).into(),
                 g("johnson", "reverse-johnson"),
                 g("balanced-pools", "johnson"),
                 g("balanced-pools", "reverse-johnson"),
-            );
+            ]);
         }
+        t += &table.markdown();
     }
     let _ = writeln!(t, "\n### Beside the paper (seed 003 §IV-B; digest §4)\n");
-    let _ = writeln!(
-        t,
-        "| workload | gain | the paper says | paper | ours (over sizes) | within 5 points |"
-    );
-    let _ = writeln!(t, "|---|---|---|---:|---:|---|");
-    for c in &r.claims {
-        let paper = match c.paper_lo == c.paper_hi {
-            true => format!("{:.0} %", c.paper_lo),
-            false => format!("{:.0}–{:.0} %", c.paper_lo, c.paper_hi),
-        };
-        let _ = writeln!(
-            t,
-            "| {} | {} | {} | {paper} | {:.1} % ({}) | {} |",
-            c.workload,
-            c.gain,
-            c.paper,
-            c.ours,
-            c.over_sizes,
-            if c.within_5_points { "yes" } else { "no" }
-        );
-    }
+    // The paper's gains are in percent already, as ours are (`gain`).
+    let claims: &[Field<&Claim>] = &[
+        (Column::text("workload"), |c| c.workload.into()),
+        (Column::text("gain"), |c| c.gain.into()),
+        (Column::text("the paper says"), |c| c.paper.into()),
+        (Column::text("paper").right(), |c| {
+            match c.paper_lo == c.paper_hi {
+                true => format!("{:.0} %", c.paper_lo),
+                false => format!("{:.0}–{:.0} %", c.paper_lo, c.paper_hi),
+            }
+            .into()
+        }),
+        (Column::text("ours (over sizes)").right(), |c| {
+            format!("{:.1} % ({})", c.ours, c.over_sizes).into()
+        }),
+        (Column::text("within 5 points"), |c| {
+            if c.within_5_points { "yes" } else { "no" }.into()
+        }),
+    ];
+    t += &Table::of(claims, &r.claims).markdown();
     // How much any plan could still gain over Johnson's: 1 − bound / Johnson.
     let headroom: Vec<String> = r
         .setup

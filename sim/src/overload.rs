@@ -44,10 +44,13 @@ use yard_appmaster::policy::PolicyKind;
 use yard_rm::scheduler::PolicyKind as RmPolicy;
 use yard_workload::Workload;
 
-use crate::engine::{Experiment, Outcome};
+use crate::engine::Experiment;
+use crate::experiment::{par_map, quietly};
 use crate::job::SimJob;
 use crate::load::{Hog, LoadConfig, Node};
-use crate::shared::{DeadlineFactor, SharedJob, SharedResult, par_map, simulate_loaded_day};
+use crate::report::Outcomes;
+use crate::shared::{DeadlineFactor, SharedJob, SharedResult, simulate_loaded_day};
+use crate::table::{Cell, Column, Field, Table, Unit};
 
 /// What a day with the node load model needs beside its jobs.
 #[derive(Debug, Clone, PartialEq)]
@@ -410,7 +413,7 @@ pub fn run(
             days.extend(variants.iter().map(|&v| (rm, p, v)));
         }
     }
-    let rows = par_map(&days, |_, &(rm, policy, variant)| {
+    let day = |_, &(rm, policy, variant): &(RmPolicy, PolicyKind, Variant)| {
         let load = LoadSetup {
             load: setup.load,
             rule: setup.classifier.rule,
@@ -424,7 +427,8 @@ pub fn run(
         };
         let (results, _, stats) = simulate_loaded_day(jobs, rm, policy, exp, &load);
         row(rm, policy, variant, &results, &stats)
-    });
+    };
+    let rows = par_map(&days, day, &quietly);
     let mut goals = Vec::new();
     for day in rows.chunks(variants.len()) {
         if let [off, others @ ..] = day {
@@ -455,13 +459,7 @@ fn row(
     results: &[SharedResult],
     s: &LoadStats,
 ) -> OverloadRow {
-    let n = results.len().max(1) as f64;
-    let share = |o: Outcome| results.iter().filter(|r| r.result.outcome() == o).count() as f64 / n;
-    let answered: Vec<f64> = results
-        .iter()
-        .map(|r| r.result.completion)
-        .filter(|c| c.is_finite())
-        .collect();
+    let o = Outcomes::of(results.iter().map(|r| &r.result));
     let of_begun = |x: u64| match s.tasks_begun {
         0 => 0.0,
         b => x as f64 / b as f64,
@@ -471,7 +469,7 @@ fn row(
         policy: policy.name().to_owned(),
         classifier: variant.classifier(),
         variant,
-        jobs: results.len(),
+        jobs: o.jobs,
         overloaded_node_seconds: s.overloaded_node_seconds,
         overloaded_placed_on_hog: s.overloaded_placed_on_hog,
         placement_avoidable_share: (s.overloaded_node_seconds > 0.0)
@@ -479,16 +477,15 @@ fn row(
         unavoidable_node_seconds: s.unavoidable_node_seconds,
         mean_task_slowdown: s.mean_task_slowdown(),
         relaunched_tasks: s.relaunched_tasks,
-        missed_fraction: share(Outcome::Missed),
-        empty_fraction: share(Outcome::Empty),
-        met_fraction: share(Outcome::Met),
+        missed_fraction: o.missed_fraction,
+        empty_fraction: o.empty_fraction,
+        met_fraction: o.met_fraction,
         throughput_tasks_per_s: s.throughput(),
         killed_tasks: s.killed_tasks,
         tasks_done: s.tasks_done,
         span_s: s.span,
-        mean_completion_s: (!answered.is_empty())
-            .then(|| answered.iter().sum::<f64>() / answered.len() as f64),
-        unanswered: results.len() - answered.len(),
+        mean_completion_s: o.mean_completion_s,
+        unanswered: o.unanswered,
         busy_fraction: s.busy_fraction(),
         hogged_node_seconds: s.hogged_node_seconds,
         began_on_hogged_fraction: of_begun(s.began_on_hogged),
@@ -538,7 +535,6 @@ pub fn markdown(reports: &[OverloadReport], workload: &str) -> String {
     let Some(first) = reports.first() else {
         return t;
     };
-    let pct = |x: f64| format!("{:.1}", 100.0 * x);
     let seeds: Vec<String> = reports.iter().map(|r| r.seed.to_string()).collect();
     let _ = writeln!(
         t,
@@ -571,40 +567,53 @@ pub fn markdown(reports: &[OverloadReport], workload: &str) -> String {
         first.classifier.settle_ms,
         first.classifier.explore_after_ms,
     );
-    let _ = writeln!(
-        t,
-        "| seed | rm policy | policy | variant | overloaded node-s | of them under a hog placed onto | mean task slowdown | relaunched tasks | killed | missed % | empty % | met % | throughput tasks/s | span s | busy % | tasks begun on hogged nodes % | IO-bound tasks % |"
-    );
-    let _ = writeln!(
-        t,
-        "|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-    );
-    for r in reports {
-        for row in &r.rows {
-            let _ = writeln!(
-                t,
-                "| {} | {} | {} | {} | {:.0} | {:.0} | {} | {} | {} | {} | {} | {} | {:.4} | {:.0} | {} | {} | {} |",
-                r.seed,
-                row.rm_policy,
-                row.policy,
-                row.variant.name(),
-                row.overloaded_node_seconds,
-                row.overloaded_placed_on_hog,
-                row.mean_task_slowdown
-                    .map_or("–".to_owned(), |s| format!("{s:.3}")),
-                row.relaunched_tasks,
-                row.killed_tasks,
-                pct(row.missed_fraction),
-                pct(row.empty_fraction),
-                pct(row.met_fraction),
-                row.throughput_tasks_per_s,
-                row.span_s,
-                pct(row.busy_fraction),
-                pct(row.began_on_hogged_fraction),
-                pct(row.io_bound_fraction),
-            );
-        }
-    }
+    let pct = |h: &str| Column::new(h, Unit::Percent(1));
+    let rows: &[Field<(u64, &OverloadRow)>] = &[
+        (Column::new("seed", Unit::Count), |(seed, _)| (*seed).into()),
+        (Column::text("rm policy"), |(_, x)| {
+            x.rm_policy.as_str().into()
+        }),
+        (Column::text("policy"), |(_, x)| x.policy.as_str().into()),
+        (Column::text("variant"), |(_, x)| x.variant.name().into()),
+        (
+            Column::new("overloaded node-s", Unit::Fixed(0)),
+            |(_, x)| x.overloaded_node_seconds.into(),
+        ),
+        (
+            Column::new("of them under a hog placed onto", Unit::Fixed(0)),
+            |(_, x)| x.overloaded_placed_on_hog.into(),
+        ),
+        (
+            Column::new("mean task slowdown", Unit::Fixed(3)),
+            |(_, x)| x.mean_task_slowdown.into(),
+        ),
+        (Column::new("relaunched tasks", Unit::Count), |(_, x)| {
+            x.relaunched_tasks.into()
+        }),
+        (Column::new("killed", Unit::Count), |(_, x)| {
+            x.killed_tasks.into()
+        }),
+        (pct("missed %"), |(_, x)| x.missed_fraction.into()),
+        (pct("empty %"), |(_, x)| x.empty_fraction.into()),
+        (pct("met %"), |(_, x)| x.met_fraction.into()),
+        (
+            Column::new("throughput tasks/s", Unit::Fixed(4)),
+            |(_, x)| x.throughput_tasks_per_s.into(),
+        ),
+        (Column::new("span s", Unit::Fixed(0)), |(_, x)| {
+            x.span_s.into()
+        }),
+        (pct("busy %"), |(_, x)| x.busy_fraction.into()),
+        (pct("tasks begun on hogged nodes %"), |(_, x)| {
+            x.began_on_hogged_fraction.into()
+        }),
+        (pct("IO-bound tasks %"), |(_, x)| x.io_bound_fraction.into()),
+    ];
+    let each = reports
+        .iter()
+        .flat_map(|r| r.rows.iter().map(move |row| (r.seed, row)));
+    let table = Table::of(rows, each);
+    t += &table.markdown();
     let _ = writeln!(
         t,
         "\nOverloaded node-s: every 5 s, each node the rule calls overloaded counts 5 s (the hogs alone never overload a node); under a hog placed onto: of them, on a node running a task placed there while a hog still on was on (the rest: hogs that came on under running tasks, or the load average falling after a hog). Slowdown: a finished attempt's time over its work at full speed. Relaunched: attempts of a task launched before (speculative copies, re-runs after kills); killed: attempts the masters killed. Missed: answered after D; empty: by D from no input (not met). Throughput: maps and reduces finished over the span (first arrival to last answer).\n"
@@ -615,39 +624,58 @@ pub fn markdown(reports: &[OverloadReport], workload: &str) -> String {
         100.0 * GOAL_OVERLOAD_CUT,
         100.0 * GOAL_THROUGHPUT_LOSS
     );
-    let _ = writeln!(
-        t,
-        "| rm policy | policy | variant | seed | overload cut (goal ≥ {:.0} %) | placement-avoidable share without (a filter's ceiling) | oracle's ceiling | throughput loss (goal ≤ {:.0} %) | missed, points | not met, points | deadlines (goal: neither more) |",
-        100.0 * GOAL_OVERLOAD_CUT,
-        100.0 * GOAL_THROUGHPUT_LOSS
-    );
-    let _ = writeln!(t, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|");
+    let share = Unit::PercentSign(1);
+    let mut table = Table::new(vec![
+        Column::text("rm policy"),
+        Column::text("policy"),
+        Column::text("variant"),
+        Column::text("seed").right(),
+        Column::text(format!(
+            "overload cut (goal ≥ {:.0} %)",
+            100.0 * GOAL_OVERLOAD_CUT
+        ))
+        .right(),
+        Column::new(
+            "placement-avoidable share without (a filter's ceiling)",
+            share,
+        ),
+        Column::new("oracle's ceiling", share),
+        Column::text(format!(
+            "throughput loss (goal ≤ {:.0} %)",
+            100.0 * GOAL_THROUGHPUT_LOSS
+        ))
+        .right(),
+        Column::new("missed, points", Unit::Points(1)),
+        Column::new("not met, points", Unit::Points(1)),
+        Column::text("deadlines (goal: neither more)"),
+    ]);
     let verdict = |ok: bool| if ok { "holds" } else { "fails" };
     let pairs = first.goals.len();
     for g in 0..pairs {
         let per_seed: Vec<&Goals> = reports.iter().filter_map(|r| r.goals.get(g)).collect();
         for (r, goal) in reports.iter().zip(&per_seed) {
-            let _ = writeln!(
-                t,
-                "| {} | {} | {} | {} | {} | {} | {} | {} % {} | {:+.1} | {:+.1} | {} |",
-                goal.rm_policy,
-                goal.policy,
-                goal.variant.name(),
-                r.seed,
+            table.row(vec![
+                goal.rm_policy.as_str().into(),
+                goal.policy.as_str().into(),
+                goal.variant.name().into(),
+                r.seed.to_string().into(),
                 match (goal.overload_cut, goal.overload_cut_holds) {
-                    (Some(c), Some(ok)) => format!("{} % {}", pct(c), verdict(ok)),
+                    (Some(c), Some(ok)) => format!("{} {}", share.format(c), verdict(ok)),
                     _ => "– (nothing overloaded without it)".to_owned(),
-                },
-                goal.placement_avoidable_share
-                    .map_or("–".to_owned(), |c| format!("{} %", pct(c))),
-                goal.oracle_ceiling
-                    .map_or("–".to_owned(), |c| format!("{} %", pct(c))),
-                pct(goal.throughput_loss),
-                verdict(goal.throughput_holds),
-                100.0 * goal.missed_change,
-                100.0 * goal.not_met_change,
-                verdict(goal.deadlines_hold),
-            );
+                }
+                .into(),
+                goal.placement_avoidable_share.into(),
+                goal.oracle_ceiling.into(),
+                format!(
+                    "{} {}",
+                    share.format(goal.throughput_loss),
+                    verdict(goal.throughput_holds)
+                )
+                .into(),
+                goal.missed_change.into(),
+                goal.not_met_change.into(),
+                verdict(goal.deadlines_hold).into(),
+            ]);
         }
         let n = per_seed.len();
         let mean = |f: &dyn Fn(&Goals) -> Option<f64>| {
@@ -655,26 +683,34 @@ pub fn markdown(reports: &[OverloadReport], workload: &str) -> String {
             (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
         };
         let held = |f: &dyn Fn(&Goals) -> bool| per_seed.iter().filter(|g| f(g)).count();
+        let share_or_dash = |x: Option<f64>| Cell::from(x).in_unit(share);
         if let Some(goal) = per_seed.first() {
-            let _ = writeln!(
-                t,
-                "| {} | {} | {} | mean of {n} | {} (holds on {} of {n}) | {} | {} | {} % (holds on {} of {n}) | {:+.1} | {:+.1} | holds on {} of {n} |",
-                goal.rm_policy,
-                goal.policy,
-                goal.variant.name(),
-                mean(&|g| g.overload_cut).map_or("–".to_owned(), |c| format!("{} %", pct(c))),
-                held(&|g| g.overload_cut_holds == Some(true)),
-                mean(&|g| g.placement_avoidable_share)
-                    .map_or("–".to_owned(), |c| format!("{} %", pct(c))),
-                mean(&|g| g.oracle_ceiling).map_or("–".to_owned(), |c| format!("{} %", pct(c))),
-                mean(&|g| Some(g.throughput_loss)).map_or("–".to_owned(), pct),
-                held(&|g| g.throughput_holds),
-                100.0 * mean(&|g| Some(g.missed_change)).unwrap_or(0.0),
-                100.0 * mean(&|g| Some(g.not_met_change)).unwrap_or(0.0),
-                held(&|g| g.deadlines_hold),
-            );
+            table.row(vec![
+                goal.rm_policy.as_str().into(),
+                goal.policy.as_str().into(),
+                goal.variant.name().into(),
+                format!("mean of {n}").into(),
+                format!(
+                    "{} (holds on {} of {n})",
+                    share_or_dash(mean(&|g| g.overload_cut)),
+                    held(&|g| g.overload_cut_holds == Some(true))
+                )
+                .into(),
+                mean(&|g| g.placement_avoidable_share).into(),
+                mean(&|g| g.oracle_ceiling).into(),
+                format!(
+                    "{} (holds on {} of {n})",
+                    share_or_dash(mean(&|g| Some(g.throughput_loss))),
+                    held(&|g| g.throughput_holds)
+                )
+                .into(),
+                mean(&|g| Some(g.missed_change)).unwrap_or(0.0).into(),
+                mean(&|g| Some(g.not_met_change)).unwrap_or(0.0).into(),
+                format!("holds on {} of {n}", held(&|g| g.deadlines_hold)).into(),
+            ]);
         }
     }
+    t += &table.markdown();
     t
 }
 

@@ -16,6 +16,7 @@ use yard_workload::SizeBin;
 
 use crate::config::Model;
 use crate::engine::{JobResult, Moment, Outcome, Phase, label};
+use crate::table::{Cell, Column, Table, Unit};
 
 /// One line of the table. Rows with no value for a metric (no job could fit a map, no
 /// estimate was made) carry `null` there.
@@ -440,6 +441,83 @@ fn mean(values: &[f64]) -> Option<f64> {
     (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
 }
 
+/// How a set of jobs ended — the shares of the three [`Outcome`]s, the input that reached the
+/// answers, the time the answered took and how far the late ones overran — computed once for
+/// every experiment's rows (each keeps the fields its `--json` promises; the shared day's rows
+/// are these fields, in this order).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Outcomes {
+    pub jobs: usize,
+    /// The three outcomes' shares; they sum to 1 (0 each over no jobs).
+    pub missed_fraction: f64,
+    pub empty_fraction: f64,
+    pub met_fraction: f64,
+    /// Input bytes whose records reached the answer over all input bytes, per job, averaged;
+    /// 0 over no jobs.
+    pub mean_processed_fraction: f64,
+    /// From arrival to answer, seconds (ARIA's metric 3), over the jobs that answered; `None`
+    /// when none did.
+    pub mean_completion_s: Option<f64>,
+    /// ARIA's metric 1: Σ over missed jobs that answered of (completion − D) / D.
+    pub relative_deadline_exceeded: f64,
+    /// The middle (upper median) of `(completion − D) / D` over the missed jobs that answered:
+    /// ARIA's sum above is dominated by a few jobs of tiny `D` that queued long (a trace's jobs
+    /// of a millisecond alone).
+    pub median_deadline_exceeded: Option<f64>,
+    /// Jobs that never answered (the day's limit): missed, and apart from the sum above.
+    pub unanswered: usize,
+}
+
+impl Outcomes {
+    pub fn of<'a>(results: impl IntoIterator<Item = &'a JobResult>) -> Outcomes {
+        let results: Vec<&JobResult> = results.into_iter().collect();
+        let n = results.len();
+        let share = |o: Outcome| {
+            results.iter().filter(|r| r.outcome() == o).count() as f64 / n.max(1) as f64
+        };
+        let answered: Vec<f64> = results
+            .iter()
+            .map(|r| r.completion)
+            .filter(|c| c.is_finite())
+            .collect();
+        // Over every job, as ARIA sums it (a job on time adds 0).
+        let relative_deadline_exceeded = results
+            .iter()
+            .map(|r| deadline_exceeded(r))
+            .filter(|x| x.is_finite())
+            .sum();
+        let mut exceeded: Vec<f64> = results
+            .iter()
+            .filter(|r| r.missed())
+            .map(|r| deadline_exceeded(r))
+            .filter(|x| x.is_finite())
+            .collect();
+        exceeded.sort_by(f64::total_cmp);
+        Outcomes {
+            jobs: n,
+            missed_fraction: share(Outcome::Missed),
+            empty_fraction: share(Outcome::Empty),
+            met_fraction: share(Outcome::Met),
+            mean_processed_fraction: results.iter().map(|r| r.processed_fraction).sum::<f64>()
+                / n.max(1) as f64,
+            mean_completion_s: (!answered.is_empty())
+                .then(|| answered.iter().sum::<f64>() / answered.len() as f64),
+            unanswered: n - answered.len(),
+            relative_deadline_exceeded,
+            median_deadline_exceeded: (!exceeded.is_empty()).then(|| exceeded[exceeded.len() / 2]),
+        }
+    }
+}
+
+/// ARIA's relative deadline exceeded for one job (seed 000 §IV-A, metric 1): `(T_compl − T_ar −
+/// D) / D` when it missed, else 0 (completion and deadline count from its arrival).
+pub fn deadline_exceeded(r: &JobResult) -> f64 {
+    match r.missed() {
+        true => (r.completion - r.deadline) / r.deadline.max(f64::MIN_POSITIVE),
+        false => 0.0,
+    }
+}
+
 fn row(config: &str, policy: &str, bin: &str, results: &[&JobResult]) -> Row {
     let guarded = results.first().is_some_and(|r| r.guard > 0.0);
     let over_twins = |f: &dyn Fn(&JobResult) -> Option<f64>| {
@@ -462,15 +540,7 @@ fn row(config: &str, policy: &str, bin: &str, results: &[&JobResult]) -> Row {
     let at_close = sorted(|r| r.estimation_error().and(r.close_estimation_error()));
     let floors = sorted(|r| r.estimation_error().and(r.floor_error()));
     deviations.sort_by(f64::total_cmp);
-    let share = |outcome: Outcome| {
-        let n = results.iter().filter(|r| r.outcome() == outcome).count();
-        if results.is_empty() {
-            0.0
-        } else {
-            n as f64 / results.len() as f64
-        }
-    };
-    let processed: Vec<f64> = results.iter().map(|r| r.processed_fraction).collect();
+    let outcomes = Outcomes::of(results.iter().copied());
     let vs_oracle: Vec<f64> = results.iter().filter_map(|r| r.data_vs_oracle()).collect();
     let with_bytes: Vec<&&JobResult> = results
         .iter()
@@ -493,10 +563,10 @@ fn row(config: &str, policy: &str, bin: &str, results: &[&JobResult]) -> Row {
         jobs: results.len(),
         median_deviation: median(&deviations),
         mean_deviation: mean(&deviations),
-        missed_fraction: share(Outcome::Missed),
-        empty_fraction: share(Outcome::Empty),
-        met_fraction: share(Outcome::Met),
-        mean_processed_fraction: mean(&processed).unwrap_or(0.0),
+        missed_fraction: outcomes.missed_fraction,
+        empty_fraction: outcomes.empty_fraction,
+        met_fraction: outcomes.met_fraction,
+        mean_processed_fraction: outcomes.mean_processed_fraction,
         data_vs_oracle: mean(&vs_oracle),
         bytes_vs_oracle: mean(&bytes_vs),
         bytes_oracle_exact_fraction: (!with_bytes.is_empty())
@@ -695,15 +765,118 @@ pub fn metric(row: &Row, name: &str) -> Option<f64> {
     }
 }
 
-fn pct(v: Option<f64>) -> String {
-    v.map_or("–".to_owned(), |v| format!("{:.1}", v * 100.0))
+/// The main table's figures between `jobs` and the empty answers' error, in the one-seed table
+/// and the seeds' alike: each column's header and the [`metric`] it shows, in percent.
+pub(crate) const FIGURES: [(&str, &str); 16] = [
+    ("median k/k_max %", "median_deviation"),
+    ("mean k/k_max %", "mean_deviation"),
+    ("missed %", "missed_fraction"),
+    ("empty %", "empty_fraction"),
+    ("met %", "met_fraction"),
+    ("processed %", "mean_processed_fraction"),
+    ("data vs oracle %", "data_vs_oracle"),
+    ("bytes vs oracle %", "bytes_vs_oracle"),
+    ("byte oracle exact %", "bytes_oracle_exact_fraction"),
+    ("bytes vs exact oracle %", "bytes_vs_exact_oracle"),
+    ("mean est. err %", "mean_estimation_error"),
+    ("median est. err %", "median_estimation_error"),
+    ("p80 est. err %", "p80_estimation_error"),
+    ("p90 est. err %", "p90_estimation_error"),
+    ("median floor err %", "median_floor_error"),
+    ("p80 floor err %", "p80_floor_error"),
+];
+
+/// The guard's columns, the main table's last.
+pub(crate) const GUARD_FIGURES: [(&str, &str); 3] = [
+    ("guard fired %", "guard_fired_fraction"),
+    ("guard cost (points)", "guard_cost"),
+    ("guard rescued %", "guard_rescued_fraction"),
+];
+
+/// Percent columns of `figures` ([`FIGURES`], [`GUARD_FIGURES`]).
+pub(crate) fn percent_columns<'a>(
+    figures: &'a [(&str, &str)],
+) -> impl Iterator<Item = Column> + 'a {
+    figures
+        .iter()
+        .map(|&(header, _)| Column::new(header, Unit::Percent(1)))
+}
+
+/// The estimation table's cells after config, policy and bin (Dart Table 3, Fig. 12b–d): each
+/// header, moment and phase. A phase over by the first reduce has no column there.
+pub(crate) const ESTIMATION: [(&str, Moment, Phase); 10] = [
+    ("start: map", Moment::Start, Phase::Map),
+    ("start: shuffle", Moment::Start, Phase::Shuffle),
+    ("start: reduce", Moment::Start, Phase::Reduce),
+    ("start: total", Moment::Start, Phase::Total),
+    ("close: map", Moment::MapClose, Phase::Map),
+    ("close: shuffle", Moment::MapClose, Phase::Shuffle),
+    ("close: reduce", Moment::MapClose, Phase::Reduce),
+    ("close: total", Moment::MapClose, Phase::Total),
+    ("1st reduce: reduce", Moment::FirstReduce, Phase::Reduce),
+    ("1st reduce: total", Moment::FirstReduce, Phase::Total),
+];
+
+/// The estimation table, empty: config, policy, bin, then `mean / median / p80` % per
+/// [`ESTIMATION`] cell.
+pub(crate) fn estimation_table() -> Table {
+    let keys = ["config", "policy", "bin"].map(Column::text);
+    Table::new(
+        keys.into_iter()
+            .chain(
+                ESTIMATION
+                    .iter()
+                    .map(|&(h, ..)| Column::new(h, Unit::Percent(1)).left()),
+            )
+            .collect(),
+    )
+}
+
+/// Whether a row is in the estimation table: the size bins and `all` of each configuration
+/// (not the pooled C1+C2, which only the deviation figures use).
+pub(crate) fn in_estimation_table(config: &str, bin: &str) -> bool {
+    config != C12 && matches!(bin, "small" | "medium" | "large" | "all")
+}
+
+/// The table of the paper's figures beside yard's, empty.
+pub(crate) fn paper_table() -> Table {
+    Table::new(vec![
+        Column::text("beside the paper (jobs with k_max ≥ 1; its Dart beside both Darts)"),
+        Column::text("metric"),
+        Column::new("paper %", Unit::Percent(1)),
+        Column::new("yard %", Unit::Percent(1)),
+        Column::new("difference (points)", Unit::Points(1)),
+        Column::new("yard +guard %", Unit::Percent(1)),
+        Column::text("source"),
+    ])
+}
+
+/// A paper row's first three cells: the figure's scope, its metric (a relative figure's with
+/// the policy it compares against) and the paper's value.
+pub(crate) fn paper_cells(
+    f: &PaperFigure,
+    yard_policy: &str,
+    yard_versus: Option<&str>,
+) -> [Cell; 3] {
+    let metric = match yard_versus {
+        None => f.metric.to_owned(),
+        Some(v) => {
+            let how = if f.reduction { "reduction" } else { "increase" };
+            format!("{} {how} vs {v}", f.metric)
+        }
+    };
+    [
+        format!("{} {yard_policy} {}", f.config, f.bin).into(),
+        metric.into(),
+        f.value.into(),
+    ]
 }
 
 /// `mean / median / p80` in percent, or `–` with no job.
-fn triple(s: &Stats) -> String {
+fn triple(s: &Stats) -> Cell {
     match s.jobs {
-        0 => "–".to_owned(),
-        _ => format!("{} / {} / {}", pct(s.mean), pct(s.median), pct(s.p80)),
+        0 => Cell::Missing,
+        _ => Cell::Joined(vec![s.mean.into(), s.median.into(), s.p80.into()]),
     }
 }
 
@@ -715,6 +888,16 @@ pub fn no_tasks_note(count: usize) -> String {
             " (and {n} trace job{} with no tasks, not scheduled or scored)",
             if n == 1 { "" } else { "s" }
         ),
+    }
+}
+
+/// The header's note of the deadline guard.
+pub(crate) fn guard_note(guard: f64) -> String {
+    match guard {
+        g if g > 0.0 => format!(
+            "deadline guard {g} s before D on the `+guard` rows (each beside the same jobs without it)"
+        ),
+        _ => "no deadline guard".to_owned(),
     }
 }
 
@@ -751,60 +934,45 @@ pub const LEGEND: &str = "Bins: `small`, `medium`, `large` and `all` count the j
 /// paper's figures beside the simulated ones.
 pub fn markdown(report: &Report) -> String {
     let mut t = String::new();
-    let guard = match report.guard {
-        g if g > 0.0 => format!(
-            "deadline guard {g} s before D on the `+guard` rows (each beside the same jobs without it)"
-        ),
-        _ => "no deadline guard".to_owned(),
-    };
     let _ = writeln!(
         t,
-        "seed {}, {} jobs{}, {guard}\n",
+        "seed {}, {} jobs{}, {}\n",
         report.seed,
         report.jobs,
-        no_tasks_note(report.no_task_jobs)
+        no_tasks_note(report.no_task_jobs),
+        guard_note(report.guard)
     );
-    let _ = writeln!(
-        t,
-        "| config | policy | bin | jobs | median k/k_max % | mean k/k_max % | missed % | empty % | met % | processed % | data vs oracle % | bytes vs oracle % | byte oracle exact % | bytes vs exact oracle % | mean est. err % | median est. err % | p80 est. err % | p90 est. err % | median floor err % | p80 floor err % | empty answers' est. err (mean / median / p80) % | guard fired % | guard cost (points) | guard rescued % |"
+    let keys = ["config", "policy", "bin"].map(Column::text);
+    let mut table = Table::new(
+        keys.into_iter()
+            .chain([Column::new("jobs", Unit::Count)])
+            .chain(percent_columns(&FIGURES))
+            .chain([Column::new(
+                "empty answers' est. err (mean / median / p80) %",
+                Unit::Percent(1),
+            )])
+            .chain(percent_columns(&GUARD_FIGURES))
+            .collect(),
     );
-    let _ = writeln!(
-        t,
-        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-    );
+    let figures = |r: &Row, of: &[(&str, &str)]| -> Vec<Cell> {
+        of.iter().map(|&(_, m)| metric(r, m).into()).collect()
+    };
     for r in &report.rows {
-        let _ = writeln!(
-            t,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-            r.config,
-            r.policy,
-            r.bin,
-            r.jobs,
-            pct(r.median_deviation),
-            pct(r.mean_deviation),
-            pct(Some(r.missed_fraction)),
-            pct(Some(r.empty_fraction)),
-            pct(Some(r.met_fraction)),
-            pct(Some(r.mean_processed_fraction)),
-            pct(r.data_vs_oracle),
-            pct(r.bytes_vs_oracle),
-            pct(r.bytes_oracle_exact_fraction),
-            pct(r.bytes_vs_exact_oracle),
-            pct(r.mean_estimation_error),
-            pct(r.median_estimation_error),
-            pct(r.p80_estimation_error),
-            pct(r.p90_estimation_error),
-            pct(r.median_floor_error),
-            pct(r.p80_floor_error),
-            triple(&r.empty_estimation_error),
-            pct(r.guard_fired_fraction),
-            pct(r.guard_cost),
-            pct(r.guard_rescued_fraction),
-        );
+        let mut cells: Vec<Cell> = vec![
+            r.config.as_str().into(),
+            r.policy.as_str().into(),
+            r.bin.as_str().into(),
+            r.jobs.into(),
+        ];
+        cells.extend(figures(r, &FIGURES));
+        cells.push(triple(&r.empty_estimation_error));
+        cells.extend(figures(r, &GUARD_FIGURES));
+        table.row(cells);
     }
+    t += &table.markdown();
     let _ = writeln!(t, "\n{LEGEND}");
     t += &uncapped_line(report.rows.iter().map(|r| {
-        let at = |v: Option<f64>| v.map(|v| format!("{:.1}", v * 100.0));
+        let at = |v: Option<f64>| v.map(|v| Unit::Percent(1).format(v));
         (
             r.config.as_str(),
             r.policy.as_str(),
@@ -816,37 +984,50 @@ pub fn markdown(report: &Report) -> String {
             at(r.p80_close_estimation_error),
         )
     }));
-    estimation_table(&mut t, report);
-    if !report.paper.is_empty() {
+    let shown: Vec<&Row> = report
+        .rows
+        .iter()
+        .filter(|r| in_estimation_table(&r.config, &r.bin))
+        .collect();
+    if !shown.is_empty() {
         let _ = writeln!(
             t,
-            "\n| beside the paper (jobs with k_max ≥ 1; its Dart beside both Darts) | metric | paper % | yard % | difference (points) | yard +guard % | source |"
+            "\nEstimation error by phase, `mean / median / p80` %, over answers from some input (jobs \
+             with k_max ≥ 1): the estimate at job start (after the first grants), at map close, and \
+             when the first reduce finished (map and shuffle are over by then). map: when the map \
+             phase ends; shuffle: what is left of it after the maps; reduce: the reduce phase; total: \
+             the completion. A true phase under 1 ms (a map-only job's shuffle and reduce take none) \
+             has no relative error and is left out.\n"
         );
-        let _ = writeln!(t, "|---|---|---:|---:|---:|---:|---|");
-        for c in &report.paper {
-            let f = &c.figure;
-            let metric = match c.yard_versus {
-                None => f.metric.to_owned(),
-                Some(v) => {
-                    let how = if f.reduction { "reduction" } else { "increase" };
-                    format!("{} {how} vs {v}", f.metric)
-                }
-            };
-            let _ = writeln!(
-                t,
-                "| {} {} {} | {} | {:.1} | {} | {} | {} | {} |",
-                f.config,
-                c.yard_policy,
-                f.bin,
-                metric,
-                f.value * 100.0,
-                pct(c.simulated),
-                c.difference
-                    .map_or("–".to_owned(), |d| format!("{:+.1}", d * 100.0)),
-                pct(c.guarded),
-                f.source
+        let mut table = estimation_table();
+        for r in shown {
+            let mut cells: Vec<Cell> = vec![
+                r.config.as_str().into(),
+                r.policy.as_str().into(),
+                r.bin.as_str().into(),
+            ];
+            cells.extend(
+                ESTIMATION
+                    .iter()
+                    .map(|&(_, m, p)| triple(r.estimation.get(m).get(p))),
             );
+            table.row(cells);
         }
+        t += &table.markdown();
+    }
+    if !report.paper.is_empty() {
+        let mut table = paper_table();
+        for c in &report.paper {
+            let mut cells = paper_cells(&c.figure, c.yard_policy, c.yard_versus).to_vec();
+            cells.extend([
+                c.simulated.into(),
+                c.difference.into(),
+                c.guarded.into(),
+                c.figure.source.into(),
+            ]);
+            table.row(cells);
+        }
+        let _ = write!(t, "\n{}", table.markdown());
     }
     t
 }
@@ -902,52 +1083,6 @@ pub(crate) type UncappedCells<'a> = (
     Option<String>,
     Option<String>,
 );
-
-/// Estimation error per phase at each moment (Dart Table 3, Fig. 12b–d), for the size bins
-/// and `all` of each configuration (not the pooled C1+C2, which only the deviation figures
-/// use).
-fn estimation_table(t: &mut String, report: &Report) {
-    let shown = |r: &&Row| {
-        r.config != C12 && matches!(r.bin.as_str(), "small" | "medium" | "large" | "all")
-    };
-    if !report.rows.iter().any(|r| shown(&r)) {
-        return;
-    }
-    let _ = writeln!(
-        t,
-        "\nEstimation error by phase, `mean / median / p80` %, over answers from some input (jobs \
-         with k_max ≥ 1): the estimate at job start (after the first grants), at map close, and \
-         when the first reduce finished (map and shuffle are over by then). map: when the map \
-         phase ends; shuffle: what is left of it after the maps; reduce: the reduce phase; total: \
-         the completion. A true phase under 1 ms (a map-only job's shuffle and reduce take none) \
-         has no relative error and is left out.\n"
-    );
-    let _ = writeln!(
-        t,
-        "| config | policy | bin | start: map | start: shuffle | start: reduce | start: total | close: map | close: shuffle | close: reduce | close: total | 1st reduce: reduce | 1st reduce: total |"
-    );
-    let _ = writeln!(t, "|---|---|---|---|---|---|---|---|---|---|---|---|---|");
-    for r in report.rows.iter().filter(shown) {
-        let e = &r.estimation;
-        let _ = writeln!(
-            t,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-            r.config,
-            r.policy,
-            r.bin,
-            triple(&e.start.map),
-            triple(&e.start.shuffle),
-            triple(&e.start.reduce),
-            triple(&e.start.total),
-            triple(&e.map_close.map),
-            triple(&e.map_close.shuffle),
-            triple(&e.map_close.reduce),
-            triple(&e.map_close.total),
-            triple(&e.first_reduce.reduce),
-            triple(&e.first_reduce.total),
-        );
-    }
-}
 
 #[cfg(test)]
 pub(crate) mod tests {
@@ -1021,6 +1156,36 @@ pub(crate) mod tests {
 
     fn by_bin<'a>(rows: &'a [Row], bin: &str) -> &'a Row {
         rows.iter().find(|r| r.bin == bin).unwrap()
+    }
+
+    #[test]
+    fn outcomes_are_the_shares_times_and_overruns_every_experiment_reports() {
+        let dart = PolicyKind::Dart;
+        let small = SizeBin::Small;
+        let met = result("C1", dart, small, 4, 5, false, 80.0); // at 80 s, D = 100 s
+        let late = result("C1", dart, small, 4, 5, true, 80.0); // at 120 s: 0.2 over
+        let empty = result("C1", dart, small, 0, 5, false, 80.0);
+        let mut hung = result("C1", dart, small, 2, 5, true, 80.0);
+        hung.completion = f64::INFINITY;
+        let mut later = late.clone();
+        later.completion = 160.0; // 0.6 over
+        let o = Outcomes::of([&met, &late, &empty, &hung, &later]);
+        assert_eq!(o.jobs, 5);
+        assert_eq!(
+            (o.missed_fraction, o.empty_fraction, o.met_fraction),
+            (0.6, 0.2, 0.2)
+        );
+        assert!(close(Some(o.mean_processed_fraction), 1.4 / 5.0));
+        // Over the four that answered; the hung one is unanswered, its overrun left out.
+        assert_eq!(o.mean_completion_s, Some(110.0));
+        assert_eq!(o.unanswered, 1);
+        assert!(close(Some(o.relative_deadline_exceeded), 0.8));
+        assert_eq!(o.median_deadline_exceeded, Some(0.6));
+        let none = Outcomes::of(Vec::<&JobResult>::new());
+        assert_eq!(
+            (none.jobs, none.missed_fraction, none.mean_completion_s),
+            (0, 0.0, None)
+        );
     }
 
     #[test]

@@ -16,7 +16,10 @@ use yard_appmaster::policy::{PolicyKind, Seconds};
 use yard_rm::scheduler::PolicyKind as RmPolicy;
 
 use crate::engine::Experiment;
-use crate::shared::{self, DeadlineFactor, SharedJob, SharedResult, par_map};
+use crate::experiment::par_map;
+use crate::report::Outcomes;
+use crate::shared::{self, DeadlineFactor, SharedJob, SharedResult};
+use crate::table::{Cell, Column, Field, Table, Unit};
 use crate::workloads::{self, WorkloadOptions};
 
 /// What to run.
@@ -139,7 +142,6 @@ pub struct AriaReport {
 pub fn run(setup: &AriaSetup, progress: &(dyn Fn(u64, u64) + Sync)) -> AriaReport {
     let exp = &setup.experiment;
     let total = setup.runs * (setup.interarrivals.len() * setup.rm_policies.len()) as u64;
-    let done = std::sync::atomic::AtomicU64::new(0);
     // Per run, per (inter-arrival, rm policy): the day's results and stats.
     let mut points: Vec<Vec<(f64, f64, PointSum)>> = Vec::new();
     for r in 0..setup.runs {
@@ -160,7 +162,7 @@ pub fn run(setup: &AriaSetup, progress: &(dyn Fn(u64, u64) + Sync)) -> AriaRepor
             .iter()
             .flat_map(|&ia| setup.rm_policies.iter().map(move |&rm| (ia, rm)))
             .collect();
-        let days = par_map(&pairs, |_, &(ia, rm)| {
+        let day = |_, &(ia, rm): &(f64, RmPolicy)| {
             let jobs: Vec<SharedJob> = base
                 .iter()
                 .map(|j| SharedJob {
@@ -169,10 +171,11 @@ pub fn run(setup: &AriaSetup, progress: &(dyn Fn(u64, u64) + Sync)) -> AriaRepor
                 })
                 .collect();
             let (results, stats) = shared::simulate_day(&jobs, rm, PolicyKind::Full, &run_exp);
-            let d = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-            progress(d, total);
             PointSum::of(&results, &stats)
-        });
+        };
+        // The runs follow one another: the days before this run's are done.
+        let before = r * pairs.len() as u64;
+        let days = par_map(&pairs, day, &|d, _| progress(before + d, total));
         points.push(
             pairs
                 .iter()
@@ -233,24 +236,16 @@ struct PointSum {
 
 impl PointSum {
     fn of(results: &[SharedResult], stats: &shared::DayStats) -> PointSum {
-        let n = results.len().max(1) as f64;
-        let answered: Vec<f64> = results
-            .iter()
-            .map(|r| r.result.completion)
-            .filter(|c| c.is_finite())
-            .collect();
+        let o = Outcomes::of(results.iter().map(|r| &r.result));
         PointSum {
-            missed: results.iter().filter(|r| r.result.missed()).count() as f64 / n,
-            exceeded: results
-                .iter()
-                .map(SharedResult::deadline_exceeded)
-                .filter(|x| x.is_finite())
-                .sum(),
-            completion: answered.iter().sum::<f64>() / answered.len().max(1) as f64,
+            missed: o.missed_fraction,
+            exceeded: o.relative_deadline_exceeded,
+            // ARIA's mean over no answered job: 0.
+            completion: o.mean_completion_s.unwrap_or(0.0),
             extra_map: stats.spare_map_allocations as f64,
             extra_reduce: (stats.spare_allocations - stats.spare_map_allocations) as f64,
             killed_map: stats.spare_map_kills as f64,
-            unanswered: (results.len() - answered.len()) as f64,
+            unanswered: o.unanswered as f64,
         }
     }
 }
@@ -306,57 +301,77 @@ pub fn markdown(r: &AriaReport) -> String {
         r.runs.saturating_sub(1),
         r.rows.first().map_or(0, |x| x.jobs)
     );
-    let _ = writeln!(
+    let rows: &[Field<&AriaRow>] = &[
+        (Column::text("rm policy"), |x| x.rm_policy.as_str().into()),
+        (Column::new("mean inter-arrival s", Unit::Plain), |x| {
+            x.mean_interarrival_s.into()
+        }),
+        (Column::new("offered load", Unit::Fixed(2)), |x| {
+            x.offered_load.into()
+        }),
+        (Column::new("missed %", Unit::Percent(1)), |x| {
+            x.missed_fraction.into()
+        }),
+        (
+            Column::new("relative deadline exceeded %", Unit::Percent(1)),
+            |x| x.relative_deadline_exceeded.into(),
+        ),
+        (Column::new("mean completion s", Unit::Fixed(0)), |x| {
+            x.mean_completion_s.into()
+        }),
+        (Column::new("extra map tasks", Unit::Fixed(1)), |x| {
+            x.extra_map_tasks.into()
+        }),
+        (Column::new("extra reduce tasks", Unit::Fixed(1)), |x| {
+            x.extra_reduce_tasks.into()
+        }),
+        (Column::new("map tasks killed", Unit::Fixed(2)), |x| {
+            x.killed_map_tasks.into()
+        }),
+        (Column::new("unanswered", Unit::Fixed(1)), |x| {
+            x.unanswered.into()
+        }),
+    ];
+    t += &Table::of(rows, &r.rows).markdown();
+    // ARIA prints no figure for the policies that lend no containers.
+    let na = |h: &str| Column::new(h, Unit::Plain).missing("NA");
+    let paper: &[Field<&PaperRow>] = &[
+        (Column::text("rm policy"), |p| p.rm_policy.into()),
+        (Column::new("missed %", Unit::Percent(0)), |p| {
+            p.missed_fraction.into()
+        }),
+        (
+            Column::new("relative deadline exceeded %", Unit::Percent(2)),
+            |p| p.relative_deadline_exceeded.into(),
+        ),
+        (Column::new("mean completion s", Unit::Fixed(0)), |p| {
+            p.mean_completion_s.into()
+        }),
+        (na("extra map tasks"), |p| p.extra_map_tasks.into()),
+        (na("extra reduce tasks"), |p| p.extra_reduce_tasks.into()),
+        (na("map tasks killed"), |p| p.killed_map_tasks.into()),
+    ];
+    let _ = write!(
         t,
-        "| rm policy | mean inter-arrival s | offered load | missed % | relative deadline exceeded % | mean completion s | extra map tasks | extra reduce tasks | map tasks killed | unanswered |"
+        "\nTable II (ARIA's simulation; its inter-arrival time is not given):\n\n{}",
+        Table::of(paper, &r.paper).markdown()
     );
-    let _ = writeln!(t, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-    for x in &r.rows {
-        let _ = writeln!(
-            t,
-            "| {} | {} | {:.2} | {:.1} | {:.1} | {:.0} | {:.1} | {:.1} | {:.2} | {:.1} |",
-            x.rm_policy,
-            x.mean_interarrival_s,
-            x.offered_load,
-            100.0 * x.missed_fraction,
-            100.0 * x.relative_deadline_exceeded,
-            x.mean_completion_s,
-            x.extra_map_tasks,
-            x.extra_reduce_tasks,
-            x.killed_map_tasks,
-            x.unanswered,
-        );
-    }
-    let _ = writeln!(
+    let claims: &[Field<&Claim>] = &[
+        (Column::new("mean inter-arrival s", Unit::Plain), |c| {
+            c.mean_interarrival_s.into()
+        }),
+        (Column::text("claim"), |c| c.claim.into()),
+        (Column::text("holds"), |c| match c.holds {
+            Some(true) => "yes".into(),
+            Some(false) => "no".into(),
+            None => Cell::Missing,
+        }),
+    ];
+    let _ = write!(
         t,
-        "\nTable II (ARIA's simulation; its inter-arrival time is not given):\n\n| rm policy | missed % | relative deadline exceeded % | mean completion s | extra map tasks | extra reduce tasks | map tasks killed |\n|---|---:|---:|---:|---:|---:|---:|"
+        "\nFig. 1's claims:\n\n{}",
+        Table::of(claims, &r.claims).markdown()
     );
-    let opt = |x: Option<f64>| x.map_or("NA".to_owned(), |v| format!("{v}"));
-    for p in &r.paper {
-        let _ = writeln!(
-            t,
-            "| {} | {:.0} | {:.2} | {:.0} | {} | {} | {} |",
-            p.rm_policy,
-            100.0 * p.missed_fraction,
-            100.0 * p.relative_deadline_exceeded,
-            p.mean_completion_s,
-            opt(p.extra_map_tasks),
-            opt(p.extra_reduce_tasks),
-            opt(p.killed_map_tasks)
-        );
-    }
-    let _ = writeln!(
-        t,
-        "\nFig. 1's claims:\n\n| mean inter-arrival s | claim | holds |\n|---:|---|---|"
-    );
-    for c in &r.claims {
-        let holds = match c.holds {
-            Some(true) => "yes",
-            Some(false) => "no",
-            None => "–",
-        };
-        let _ = writeln!(t, "| {} | {} | {holds} |", c.mean_interarrival_s, c.claim);
-    }
     t
 }
 

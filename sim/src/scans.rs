@@ -30,8 +30,6 @@
 //! no path its own dataset of its own input. A map slot reads [`SLOT_BYTES_PER_S`].
 
 use std::fmt::Write as _;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use rand::{RngExt, SeedableRng};
 use serde::Serialize;
@@ -39,6 +37,9 @@ use yard_appmaster::policy::Rng;
 use yard_rm::scans::{
     self, Completion, Dataset, Metric, Outcome, Planner, PlannerConfig, Policy, ScanJob, ScanStats,
 };
+
+use crate::experiment::par_map;
+use crate::table::{Cell, Column, Field, Table, Unit};
 
 /// The model, as every output's header states it.
 pub const MODEL: &str = "the paper's fluid map-phase model (seed 004 §4: S map slots, each job one scan of its dataset, the malleable schedule recomputed on every arrival and followed exactly until the next), not yard's discrete-event shared cluster";
@@ -447,12 +448,12 @@ fn mean_sd(xs: &[f64]) -> (f64, f64) {
 type TaskResult = Result<[RunResult; 3], String>;
 
 /// Per seed and policy, the result, for one (workload, metric).
-type Cell = Vec<[RunResult; 3]>;
+type SeedRuns = Vec<[RunResult; 3]>;
 
 fn rows_of(
     workload: &str,
     metric: Metric,
-    cells: &Cell,
+    cells: &SeedRuns,
     paper_of: impl Fn(&str) -> Option<String>,
     bytes: bool,
 ) -> Vec<Row> {
@@ -511,41 +512,6 @@ fn tasks(setup: &ScansSetup) -> Vec<(u8, Metric, u64)> {
         .collect()
 }
 
-/// `f` over `tasks` on threads, the results in the tasks' order; `progress(done, total)` after
-/// each.
-fn par_map<T: Sync, R: Send>(
-    tasks: &[T],
-    f: impl Fn(&T) -> R + Sync,
-    progress: &(dyn Fn(u64, u64) + Sync),
-) -> Vec<R> {
-    let total = tasks.len() as u64;
-    let results: Mutex<Vec<Option<R>>> = Mutex::new(tasks.iter().map(|_| None).collect());
-    let next = AtomicU64::new(0);
-    let done = AtomicU64::new(0);
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(tasks.len().max(1));
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed) as usize;
-                    let Some(task) = tasks.get(i) else { break };
-                    let r = f(task);
-                    results.lock().expect("no poisoned lock")[i] = Some(r);
-                    progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
-                }
-            });
-        }
-    });
-    // A thread that panicked has re-raised it at the scope's end: every task has its result.
-    let results = results.into_inner().expect("no poisoned lock");
-    results
-        .into_iter()
-        .map(|r| r.expect("every task ran"))
-        .collect()
-}
-
 /// Runs the seed's experiment: every level × metric × seed, the three policies on the same
 /// arrivals, on threads; `progress(done, total)` after each (level, metric, seed).
 pub fn run(
@@ -555,7 +521,7 @@ pub fn run(
     let tasks = tasks(setup);
     let results: Vec<TaskResult> = par_map(
         &tasks,
-        |&(level, metric, seed)| {
+        |_, &(level, metric, seed)| {
             let (datasets, jobs) = workload(setup, level, seed);
             run_all(&datasets, &jobs, metric, setup)
         },
@@ -565,7 +531,7 @@ pub fn run(
     let mut rows = Vec::new();
     for &level in &setup.levels {
         for &metric in &setup.metrics {
-            let mut cells: Cell = Vec::new();
+            let mut cells: SeedRuns = Vec::new();
             for (i, t) in tasks.iter().enumerate() {
                 if t.0 == level && t.1 == metric {
                     cells.push(results[i].clone()?);
@@ -626,10 +592,6 @@ pub fn run_trace(
     })
 }
 
-fn gib(b: f64) -> String {
-    format!("{:.2} GiB", b / (1024.0 * 1024.0 * 1024.0))
-}
-
 /// The tables, beside the paper's figures.
 pub fn markdown(r: &ScansReport) -> String {
     let mut t = String::new();
@@ -659,20 +621,35 @@ pub fn markdown(r: &ScansReport) -> String {
     for &metric in &s.metrics {
         let _ = writeln!(t, "### {}\n", metric.name());
         let bytes = r.trace.is_some();
-        let _ = writeln!(
-            t,
-            "| workload | flex | circumflex | ratio | paper | batch | ratio | paper | work ratio C / B | max sharing C / B | mean response s F / C / B |{}",
-            if bytes {
-                " bytes read F / C / B | bytes cut C / B |"
-            } else {
-                ""
-            }
-        );
-        let _ = writeln!(
-            t,
-            "|---|---|---|---|---|---|---|---|---|---|---|{}",
-            if bytes { "---|---|" } else { "" }
-        );
+        // The seed 004 tables have always aligned every column left.
+        let fixed = |h: &str, d: usize| Column::new(h, Unit::Fixed(d)).left();
+        let paper = || Column::text("paper").missing("—");
+        let mut columns = vec![
+            Column::text("workload"),
+            fixed("flex", 2),
+            fixed("circumflex", 2),
+            fixed("ratio", 2),
+            paper(),
+            fixed("batch", 2),
+            fixed("ratio", 2),
+            paper(),
+            fixed("work ratio C / B", 2),
+            fixed("max sharing C / B", 1),
+            fixed("mean response s F / C / B", 1),
+        ];
+        if bytes {
+            columns.push(
+                Column::new("bytes read F / C / B", Unit::Gib)
+                    .left()
+                    .missing("—"),
+            );
+            columns.push(
+                Column::new("bytes cut C / B", Unit::PercentSign(0))
+                    .left()
+                    .missing("—"),
+            );
+        }
+        let mut table = Table::new(columns);
         let mut workloads: Vec<&str> = Vec::new();
         for row in r.rows.iter().filter(|x| x.metric == metric.name()) {
             if !workloads.contains(&row.workload.as_str()) {
@@ -689,17 +666,18 @@ pub fn markdown(r: &ScansReport) -> String {
                 continue;
             };
             let v = |x: &Row| match r.seeds {
-                1 => format!("{:.2}", x.value),
-                _ => format!("{:.2} ± {:.2}", x.value, x.value_sd),
+                1 => Cell::Num(x.value),
+                _ => Cell::Spread(x.value, x.value_sd),
             };
             let ratio = |x: &Row| match r.seeds {
-                1 => format!("{:.2}", x.ratio_to_flex),
-                _ => format!("{:.2} ± {:.2}", x.ratio_to_flex, x.ratio_sd),
+                1 => Cell::Num(x.ratio_to_flex),
+                _ => Cell::Spread(x.ratio_to_flex, x.ratio_sd),
             };
-            let paper = |x: &Row| x.paper.clone().unwrap_or_else(|| "—".into());
-            let _ = write!(
-                t,
-                "| {w} | {} | {} | {} | {} | {} | {} | {} | {:.2} / {:.2} | {:.1} / {:.1} | {:.1} / {:.1} / {:.1} |",
+            let paper = |x: &Row| x.paper.clone().map_or(Cell::Missing, Cell::Text);
+            let three =
+                |g: fn(&Row) -> f64| Cell::Joined(vec![g(f).into(), g(c).into(), g(b).into()]);
+            let mut cells = vec![
+                w.into(),
                 v(f),
                 v(c),
                 ratio(c),
@@ -707,32 +685,26 @@ pub fn markdown(r: &ScansReport) -> String {
                 v(b),
                 ratio(b),
                 paper(b),
-                c.work_ratio,
-                b.work_ratio,
-                c.avg_max_sharing,
-                b.avg_max_sharing,
-                f.mean_response_s,
-                c.mean_response_s,
-                b.mean_response_s,
-            );
-            if let (Some(fb), Some(cb), Some(bb)) = (f.bytes_read, c.bytes_read, b.bytes_read) {
-                let cut = |x: f64| match fb > 0.0 {
-                    true => format!("{:.0} %", 100.0 * (1.0 - x / fb)),
-                    false => "—".into(),
-                };
-                let _ = write!(
-                    t,
-                    " {} / {} / {} | {} / {} |",
-                    gib(fb),
-                    gib(cb),
-                    gib(bb),
-                    cut(cb),
-                    cut(bb)
-                );
+                Cell::Joined(vec![c.work_ratio.into(), b.work_ratio.into()]),
+                Cell::Joined(vec![c.avg_max_sharing.into(), b.avg_max_sharing.into()]),
+                three(|x| x.mean_response_s),
+            ];
+            if bytes {
+                match (f.bytes_read, c.bytes_read, b.bytes_read) {
+                    (Some(fb), Some(cb), Some(bb)) => {
+                        let cut = |x: f64| match fb > 0.0 {
+                            true => Cell::Num(1.0 - x / fb),
+                            false => Cell::Missing,
+                        };
+                        cells.push(Cell::Joined(vec![fb.into(), cb.into(), bb.into()]));
+                        cells.push(Cell::Joined(vec![cut(cb), cut(bb)]));
+                    }
+                    _ => cells.extend([Cell::Missing, Cell::Missing]),
+                }
             }
-            let _ = writeln!(t);
+            table.row(cells);
         }
-        let _ = writeln!(t);
+        let _ = writeln!(t, "{}", table.markdown());
     }
     if r.trace.is_none() && s.metrics.contains(&Metric::AvgResponse) {
         let ratios: Vec<f64> = r
@@ -892,7 +864,7 @@ pub fn run_deadlines(
     let tasks = tasks(setup);
     let results: Vec<Result<[Tally; 3], String>> = par_map(
         &tasks,
-        |&(level, metric, seed)| {
+        |_, &(level, metric, seed)| {
             let (datasets, mut jobs) = workload(setup, level, seed);
             deadlines.assign(&mut jobs, &datasets, setup.slots, seed ^ u64::from(level));
             let mut out = [Tally::default(); 3];
@@ -980,27 +952,29 @@ pub fn deadline_markdown(r: &DeadlineReport) -> String {
     );
     for &metric in &s.metrics {
         let _ = writeln!(t, "### {}\n", metric.name());
-        let _ = writeln!(
-            t,
-            "| workload | policy | deadline jobs | full by deadline | partial | empty | mean processed fraction | other jobs | other mean response s |"
-        );
-        let _ = writeln!(t, "|---|---|---|---|---|---|---|---|---|");
-        for x in r.rows.iter().filter(|x| x.metric == metric.name()) {
-            let _ = writeln!(
-                t,
-                "| {} | {} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {} | {:.1} |",
-                x.workload,
-                x.policy,
-                x.deadline_jobs,
-                x.full_by_deadline_fraction,
-                x.partial_fraction,
-                x.empty_fraction,
-                x.mean_processed_fraction,
-                x.other_jobs,
-                x.other_mean_response_s
-            );
-        }
-        let _ = writeln!(t);
+        // Every column left, as this table has always printed.
+        let fixed = |h: &str, d: usize| Column::new(h, Unit::Fixed(d)).left();
+        let count = |h: &str| Column::new(h, Unit::Count).left();
+        let fields: &[Field<&DeadlineRow>] = &[
+            (Column::text("workload"), |x| x.workload.as_str().into()),
+            (Column::text("policy"), |x| x.policy.as_str().into()),
+            (count("deadline jobs"), |x| x.deadline_jobs.into()),
+            (fixed("full by deadline", 3), |x| {
+                x.full_by_deadline_fraction.into()
+            }),
+            (fixed("partial", 3), |x| x.partial_fraction.into()),
+            (fixed("empty", 3), |x| x.empty_fraction.into()),
+            (fixed("mean processed fraction", 3), |x| {
+                x.mean_processed_fraction.into()
+            }),
+            (count("other jobs"), |x| x.other_jobs.into()),
+            (fixed("other mean response s", 1), |x| {
+                x.other_mean_response_s.into()
+            }),
+        ];
+        let rows = r.rows.iter().filter(|x| x.metric == metric.name());
+        let table = Table::of(fields, rows);
+        let _ = writeln!(t, "{}", table.markdown());
     }
     t
 }
@@ -1059,8 +1033,12 @@ pub fn grid_markdown(r: &ScansReport) -> String {
     };
     for &metric in &s.metrics {
         let _ = writeln!(t, "### {}\n", metric.name());
-        let _ = writeln!(t, "| θ1 | θ2 | circumflex / flex | batch / flex |");
-        let _ = writeln!(t, "|---|---|---|---|");
+        let mut table = Table::new(vec![
+            Column::new("θ1", Unit::Plain).left(),
+            Column::new("θ2", Unit::Plain).left(),
+            Column::new("circumflex / flex", Unit::Fixed(2)).left(),
+            Column::new("batch / flex", Unit::Fixed(2)).left(),
+        ]);
         let (mut worst_c, mut best_b) = (f64::NEG_INFINITY, f64::INFINITY);
         for &theta1 in &GRID_THETAS {
             for &theta2 in &GRID_THETAS {
@@ -1080,13 +1058,15 @@ pub fn grid_markdown(r: &ScansReport) -> String {
                 let (b0, b1, b2) = stats(&mut of("batch"));
                 worst_c = worst_c.max(c2);
                 best_b = best_b.min(b0);
-                let _ = writeln!(
-                    t,
-                    "| {theta1} | {theta2} | {c0:.2} / {c1:.2} / {c2:.2} | {b0:.2} / {b1:.2} / {b2:.2} |"
-                );
+                table.row(vec![
+                    theta1.into(),
+                    theta2.into(),
+                    Cell::Joined(vec![c0.into(), c1.into(), c2.into()]),
+                    Cell::Joined(vec![b0.into(), b1.into(), b2.into()]),
+                ]);
             }
         }
-        let _ = writeln!(t);
+        let _ = writeln!(t, "{}", table.markdown());
         let paper = match metric {
             Metric::AvgResponse => {
                 " (paper, Fig. 6a: worst CIRCUMFLEX .98, best BATCH .97; CIRCUMFLEX always below 1)"

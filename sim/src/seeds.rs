@@ -13,6 +13,7 @@ use serde::Serialize;
 use crate::config::Model;
 use crate::engine::{Moment, Phase};
 use crate::report::{self, Comparison, Report, Row};
+use crate::table::{Cell, Column, Table, Unit};
 
 /// The mean of a figure over seeds and how far the seeds spread around it.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -237,90 +238,76 @@ pub fn across(reports: Vec<Report>) -> SeedsReport {
     }
 }
 
-/// `mean ± sd` in percent (`jobs` as a count), `–` with no value.
-fn cell(s: Option<&Spread>, percent: bool) -> String {
-    let Some(s) = s else {
-        return "–".to_owned();
-    };
-    let scale = if percent { 100.0 } else { 1.0 };
-    let digits = usize::from(percent);
-    match (s.mean, s.sd) {
-        (Some(m), Some(sd)) => format!("{:.digits$} ± {:.digits$}", m * scale, sd * scale),
-        _ => "–".to_owned(),
+/// A figure's `mean ± sd` over the seeds, `–` with no value.
+fn spread(s: Option<&Spread>) -> Cell {
+    match s.and_then(|s| s.mean.zip(s.sd)) {
+        Some((mean, sd)) => Cell::Spread(mean, sd),
+        None => Cell::Missing,
     }
 }
+
+/// The empty answers' errors, one column each (the one-seed table's one cell of three).
+const EMPTY_FIGURES: [(&str, &str); 3] = [
+    ("empty answers' mean est. err %", "empty_estimation_error"),
+    (
+        "empty answers' median est. err %",
+        "empty_estimation_error_median",
+    ),
+    (
+        "empty answers' p80 est. err %",
+        "empty_estimation_error_p80",
+    ),
+];
 
 /// The tables of [`report::markdown`], every figure as `mean ± sd` over the seeds.
 pub fn markdown(report: &SeedsReport) -> String {
     let mut t = String::new();
     let seeds: Vec<String> = report.seeds.iter().map(u64::to_string).collect();
-    let guard = match report.guard {
-        g if g > 0.0 => format!(
-            "deadline guard {g} s before D on the `+guard` rows (each beside the same jobs without it)"
-        ),
-        _ => "no deadline guard".to_owned(),
-    };
     let _ = writeln!(
         t,
-        "seeds {} ({} runs), {} jobs{}, {guard}; every figure is `mean ± sd` over the seeds (the sample standard deviation; `--json` has each seed's report, and min and max)\n",
+        "seeds {} ({} runs), {} jobs{}, {}; every figure is `mean ± sd` over the seeds (the sample standard deviation; `--json` has each seed's report, and min and max)\n",
         seeds.join(", "),
         seeds.len(),
         report.jobs,
-        report::no_tasks_note(report.no_task_jobs)
+        report::no_tasks_note(report.no_task_jobs),
+        report::guard_note(report.guard)
     );
-    let columns: [(&str, &str); 23] = [
-        ("jobs", "jobs"),
-        ("median k/k_max %", "median_deviation"),
-        ("mean k/k_max %", "mean_deviation"),
-        ("missed %", "missed_fraction"),
-        ("empty %", "empty_fraction"),
-        ("met %", "met_fraction"),
-        ("processed %", "mean_processed_fraction"),
-        ("data vs oracle %", "data_vs_oracle"),
-        ("bytes vs oracle %", "bytes_vs_oracle"),
-        ("byte oracle exact %", "bytes_oracle_exact_fraction"),
-        ("bytes vs exact oracle %", "bytes_vs_exact_oracle"),
-        ("mean est. err %", "mean_estimation_error"),
-        ("median est. err %", "median_estimation_error"),
-        ("p80 est. err %", "p80_estimation_error"),
-        ("p90 est. err %", "p90_estimation_error"),
-        ("median floor err %", "median_floor_error"),
-        ("p80 floor err %", "p80_floor_error"),
-        ("empty answers' mean est. err %", "empty_estimation_error"),
-        (
-            "empty answers' median est. err %",
-            "empty_estimation_error_median",
-        ),
-        (
-            "empty answers' p80 est. err %",
-            "empty_estimation_error_p80",
-        ),
-        ("guard fired %", "guard_fired_fraction"),
-        ("guard cost (points)", "guard_cost"),
-        ("guard rescued %", "guard_rescued_fraction"),
-    ];
-    let _ = write!(t, "| config | policy | bin | seeds |");
-    for (title, _) in columns {
-        let _ = write!(t, " {title} |");
-    }
-    let _ = writeln!(t, "\n|---|---|---|---:|{}", "---:|".repeat(columns.len()));
+    let figures: Vec<&str> = report::FIGURES
+        .iter()
+        .chain(&EMPTY_FIGURES)
+        .chain(&report::GUARD_FIGURES)
+        .map(|&(_, m)| m)
+        .collect();
+    let keys = ["config", "policy", "bin"].map(Column::text);
+    let mut table = Table::new(
+        keys.into_iter()
+            .chain([
+                Column::new("seeds", Unit::Count),
+                Column::new("jobs", Unit::Count),
+            ])
+            .chain(report::percent_columns(&report::FIGURES))
+            .chain(report::percent_columns(&EMPTY_FIGURES))
+            .chain(report::percent_columns(&report::GUARD_FIGURES))
+            .collect(),
+    );
     for r in &report.rows {
-        let _ = write!(
-            t,
-            "| {} | {} | {} | {} |",
-            r.config, r.policy, r.bin, r.seeds
-        );
-        for (_, name) in columns {
-            let _ = write!(t, " {} |", cell(r.get(name), name != "jobs"));
-        }
-        let _ = writeln!(t);
+        let mut cells: Vec<Cell> = vec![
+            r.config.as_str().into(),
+            r.policy.as_str().into(),
+            r.bin.as_str().into(),
+            r.seeds.into(),
+            spread(r.get("jobs")),
+        ];
+        cells.extend(figures.iter().map(|&m| spread(r.get(m))));
+        table.row(cells);
     }
+    t += &table.markdown();
     let _ = writeln!(t, "\n{}", report::LEGEND);
     t += &report::uncapped_line(report.rows.iter().map(|r| {
         let at = |m: &str| {
             r.get(m)
                 .filter(|s| s.mean.is_some())
-                .map(|s| cell(Some(s), true))
+                .map(|s| spread(Some(s)).in_unit(Unit::Percent(1)))
         };
         (
             r.config.as_str(),
@@ -336,91 +323,53 @@ pub fn markdown(report: &SeedsReport) -> String {
     let shown: Vec<&SeedsRow> = report
         .rows
         .iter()
-        .filter(|r| {
-            r.config != "C1+C2" && matches!(r.bin.as_str(), "small" | "medium" | "large" | "all")
-        })
+        .filter(|r| report::in_estimation_table(&r.config, &r.bin))
         .collect();
     if !shown.is_empty() {
         let _ = writeln!(
             t,
             "\nEstimation error by phase, over answers from some input (jobs with k_max ≥ 1), `mean ± sd / median / p80` %, each the mean over the seeds (sd: of the mean); moments and phases as in the one-seed table.\n"
         );
-        let _ = writeln!(
-            t,
-            "| config | policy | bin | start: map | start: shuffle | start: reduce | start: total | close: map | close: shuffle | close: reduce | close: total | 1st reduce: reduce | 1st reduce: total |"
-        );
-        let _ = writeln!(t, "|---|---|---|---|---|---|---|---|---|---|---|---|---|");
-        let cells = [
-            ("start", "map"),
-            ("start", "shuffle"),
-            ("start", "reduce"),
-            ("start", "total"),
-            ("map_close", "map"),
-            ("map_close", "shuffle"),
-            ("map_close", "reduce"),
-            ("map_close", "total"),
-            ("first_reduce", "reduce"),
-            ("first_reduce", "total"),
-        ];
+        let mut table = report::estimation_table();
         for r in shown {
-            let _ = write!(t, "| {} | {} | {} |", r.config, r.policy, r.bin);
-            for (moment, phase) in cells {
-                let at = |stat: &str| r.get(&format!("{moment}.{phase}.{stat}"));
+            let mut cells: Vec<Cell> = vec![
+                r.config.as_str().into(),
+                r.policy.as_str().into(),
+                r.bin.as_str().into(),
+            ];
+            for &(_, moment, phase) in &report::ESTIMATION {
+                let at = |stat: &str| r.get(&format!("{}.{}.{stat}", moment.name(), phase.name()));
                 let mean = at("mean");
-                let text = match mean.and_then(|s| s.mean) {
-                    None => "–".to_owned(),
-                    Some(_) => {
-                        let pct = |s: Option<&Spread>| {
-                            s.and_then(|s| s.mean)
-                                .map_or("–".to_owned(), |v| format!("{:.1}", v * 100.0))
-                        };
-                        format!(
-                            "{} / {} / {}",
-                            cell(mean, true),
-                            pct(at("median")),
-                            pct(at("p80"))
-                        )
-                    }
-                };
-                let _ = write!(t, " {text} |");
+                let of_mean = |s: Option<&Spread>| Cell::from(s.and_then(|s| s.mean));
+                cells.push(match mean.and_then(|s| s.mean) {
+                    None => Cell::Missing,
+                    Some(_) => Cell::Joined(vec![
+                        spread(mean),
+                        of_mean(at("median")),
+                        of_mean(at("p80")),
+                    ]),
+                });
             }
-            let _ = writeln!(t);
+            table.row(cells);
         }
+        t += &table.markdown();
     }
     if !report.paper.is_empty() {
-        let _ = writeln!(
-            t,
-            "\n| beside the paper (jobs with k_max ≥ 1; its Dart beside both Darts) | metric | paper % | yard % | difference (points) | yard +guard % | source |"
-        );
-        let _ = writeln!(t, "|---|---|---:|---:|---:|---:|---|");
+        let mut table = report::paper_table();
         for c in &report.paper {
-            let f = &c.figure;
-            let metric = match c.yard_versus {
-                None => f.metric.to_owned(),
-                Some(v) => {
-                    let how = if f.reduction { "reduction" } else { "increase" };
-                    format!("{} {how} vs {v}", f.metric)
-                }
-            };
-            let guarded = match c.guarded.seeds {
-                0 => "–".to_owned(),
-                _ => cell(Some(&c.guarded), true),
-            };
-            let _ = writeln!(
-                t,
-                "| {} {} {} | {} | {:.1} | {} | {} | {} | {} |",
-                f.config,
-                c.yard_policy,
-                f.bin,
-                metric,
-                f.value * 100.0,
-                cell(Some(&c.simulated), true),
-                c.difference
-                    .map_or("–".to_owned(), |d| format!("{:+.1}", d * 100.0)),
-                guarded,
-                f.source
-            );
+            let mut cells = report::paper_cells(&c.figure, c.yard_policy, c.yard_versus).to_vec();
+            cells.extend([
+                spread(Some(&c.simulated)),
+                c.difference.into(),
+                match c.guarded.seeds {
+                    0 => Cell::Missing,
+                    _ => spread(Some(&c.guarded)),
+                },
+                c.figure.source.into(),
+            ]);
+            table.row(cells);
         }
+        let _ = write!(t, "\n{}", table.markdown());
     }
     t
 }

@@ -49,9 +49,12 @@ use yard_rm::scheduler::{
 };
 use yard_workload::SizeBin;
 
-use crate::engine::{Experiment, JobResult, Note, Outcome, Plan, Run, SharedSide, mix, unit};
+use crate::engine::{Experiment, JobResult, Note, Plan, Run, SharedSide, mix, unit};
+use crate::experiment::{par_map, quietly};
 use crate::job::SimJob;
 use crate::load::{Demand, Hog, LOAD_FREQ, Node};
+use crate::report::Outcomes;
+use crate::table::{Column, Field, Table, Unit};
 
 /// A hog that is off and stays off.
 const NO_HOG: Hog = Hog {
@@ -131,7 +134,7 @@ pub fn prepare(
     factor: DeadlineFactor,
     time_scale: f64,
 ) -> Vec<SharedJob> {
-    let alone_times = par_map(&jobs, |i, job| alone_here(job, exp, i));
+    let alone_times = par_map(&jobs, |i, job| alone_here(job, exp, i), &quietly);
     let first = jobs.iter().map(|j| j.submit).fold(f64::INFINITY, f64::min);
     jobs.into_iter()
         .zip(alone_times)
@@ -202,31 +205,6 @@ fn with_task_startup(jobs: &[SharedJob], startup: Seconds) -> Cow<'_, [SharedJob
     Cow::Owned(jobs)
 }
 
-/// `f` over `items` on every core, results in order.
-pub(crate) fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(usize, &T) -> R + Sync) -> Vec<R> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let chunk = items.len().div_ceil(threads).max(1);
-    std::thread::scope(|scope| {
-        let f = &f;
-        let parts: Vec<_> = items
-            .chunks(chunk)
-            .enumerate()
-            .map(|(c, part)| {
-                scope.spawn(move || {
-                    part.iter()
-                        .enumerate()
-                        .map(|(i, x)| f(c * chunk + i, x))
-                        .collect::<Vec<R>>()
-                })
-            })
-            .collect();
-        parts
-            .into_iter()
-            .flat_map(|p| p.join().expect("a worker panicked"))
-            .collect()
-    })
-}
-
 /// One job's end on the shared cluster.
 #[derive(Debug, Clone)]
 pub struct SharedResult {
@@ -249,11 +227,7 @@ impl SharedResult {
     /// ARIA's relative deadline exceeded for this job (seed 000 §IV-A, metric 1):
     /// `(T_compl − T_ar − D) / D` when it missed, else 0.
     pub fn deadline_exceeded(&self) -> f64 {
-        let r = &self.result;
-        match r.missed() {
-            true => (r.completion - r.deadline) / r.deadline.max(f64::MIN_POSITIVE),
-            false => 0.0,
-        }
+        crate::report::deadline_exceeded(&self.result)
     }
 }
 
@@ -1091,68 +1065,20 @@ pub struct SharedRow {
     pub policy: String,
     /// `all`, or a size bin.
     pub bin: String,
-    pub jobs: usize,
-    pub missed_fraction: f64,
-    pub empty_fraction: f64,
-    pub met_fraction: f64,
-    /// Input bytes whose records reached the answer over all input bytes, per job, averaged.
-    pub mean_processed_fraction: f64,
-    /// From arrival to answer, seconds (ARIA's metric 3); over the jobs that answered.
-    pub mean_completion_s: Option<f64>,
-    /// ARIA's metric 1: Σ over missed jobs that answered of (completion − D) / D.
-    pub relative_deadline_exceeded: f64,
-    /// The median of `(completion − D) / D` over the missed jobs that answered: ARIA's sum
-    /// above is dominated by a few jobs of tiny `D` that queued long (a trace's jobs of a
-    /// millisecond alone).
-    pub median_deadline_exceeded: Option<f64>,
-    /// Jobs that never answered (the day's limit): missed, and apart from the sum above.
-    pub unanswered: usize,
+    #[serde(flatten)]
+    pub outcomes: Outcomes,
     /// Containers taken back from the row's jobs.
     pub preempted_containers: u64,
 }
 
 /// The rows of one (cluster policy, task policy) day: every job, then each size bin.
 pub fn rows(rm: RmPolicy, policy: PolicyKind, results: &[SharedResult]) -> Vec<SharedRow> {
-    let row = |bin: &str, of: &[&SharedResult]| {
-        let n = of.len();
-        let share = |o: Outcome| {
-            of.iter().filter(|r| r.result.outcome() == o).count() as f64 / n.max(1) as f64
-        };
-        let answered: Vec<f64> = of
-            .iter()
-            .map(|r| r.result.completion)
-            .filter(|c| c.is_finite())
-            .collect();
-        SharedRow {
-            rm_policy: rm.name().to_owned(),
-            policy: policy.name().to_owned(),
-            bin: bin.to_owned(),
-            jobs: n,
-            missed_fraction: share(Outcome::Missed),
-            empty_fraction: share(Outcome::Empty),
-            met_fraction: share(Outcome::Met),
-            mean_processed_fraction: of.iter().map(|r| r.result.processed_fraction).sum::<f64>()
-                / n.max(1) as f64,
-            mean_completion_s: (!answered.is_empty())
-                .then(|| answered.iter().sum::<f64>() / answered.len() as f64),
-            relative_deadline_exceeded: of
-                .iter()
-                .map(|r| r.deadline_exceeded())
-                .filter(|x| x.is_finite())
-                .sum(),
-            median_deadline_exceeded: {
-                let mut x: Vec<f64> = of
-                    .iter()
-                    .filter(|r| r.result.missed())
-                    .map(|r| r.deadline_exceeded())
-                    .filter(|x| x.is_finite())
-                    .collect();
-                x.sort_by(f64::total_cmp);
-                (!x.is_empty()).then(|| x[x.len() / 2])
-            },
-            unanswered: of.len() - answered.len(),
-            preempted_containers: of.iter().map(|r| u64::from(r.preempted)).sum(),
-        }
+    let row = |bin: &str, of: &[&SharedResult]| SharedRow {
+        rm_policy: rm.name().to_owned(),
+        policy: policy.name().to_owned(),
+        bin: bin.to_owned(),
+        outcomes: Outcomes::of(of.iter().map(|r| &r.result)),
+        preempted_containers: of.iter().map(|r| u64::from(r.preempted)).sum(),
     };
     let all: Vec<&SharedResult> = results.iter().collect();
     let mut out = vec![row("all", &all)];
@@ -1206,7 +1132,11 @@ pub fn run_days(
         .iter()
         .flat_map(|&rm| policies.iter().map(move |&p| (rm, p)))
         .collect();
-    let days = par_map(&pairs, |_, &(rm, p)| simulate_day(jobs, rm, p, exp));
+    let days = par_map(
+        &pairs,
+        |_, &(rm, p)| simulate_day(jobs, rm, p, exp),
+        &quietly,
+    );
     let mut report = SharedReport {
         seed: exp.seed,
         jobs: jobs.len(),
@@ -1233,7 +1163,6 @@ pub fn run_days(
 /// The report as markdown: what was run, the rows, and each day's counts.
 pub fn markdown(r: &SharedReport) -> String {
     use std::fmt::Write;
-    let pct = |x: f64| format!("{:.1}", 100.0 * x);
     let mut t = String::new();
     let _ = writeln!(
         t,
@@ -1251,57 +1180,54 @@ pub fn markdown(r: &SharedReport) -> String {
         r.time_scale,
         r.model.describe()
     );
-    let _ = writeln!(
-        t,
-        "| rm policy | policy | bin | jobs | missed % | empty % | met % | processed % | mean completion s | relative deadline exceeded % | median exceeded % | unanswered | preempted containers |"
-    );
-    let _ = writeln!(
-        t,
-        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-    );
-    for row in &r.rows {
-        let _ = writeln!(
-            t,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-            row.rm_policy,
-            row.policy,
-            row.bin,
-            row.jobs,
-            pct(row.missed_fraction),
-            pct(row.empty_fraction),
-            pct(row.met_fraction),
-            pct(row.mean_processed_fraction),
-            row.mean_completion_s
-                .map_or("–".to_owned(), |c| format!("{c:.1}")),
-            pct(row.relative_deadline_exceeded),
-            row.median_deadline_exceeded.map_or("–".to_owned(), pct),
-            row.unanswered,
-            row.preempted_containers,
-        );
-    }
+    let pct = |h: &str| Column::new(h, Unit::Percent(1));
+    let rows: &[Field<&SharedRow>] = &[
+        (Column::text("rm policy"), |x| x.rm_policy.as_str().into()),
+        (Column::text("policy"), |x| x.policy.as_str().into()),
+        (Column::text("bin"), |x| x.bin.as_str().into()),
+        (Column::new("jobs", Unit::Count), |x| x.outcomes.jobs.into()),
+        (pct("missed %"), |x| x.outcomes.missed_fraction.into()),
+        (pct("empty %"), |x| x.outcomes.empty_fraction.into()),
+        (pct("met %"), |x| x.outcomes.met_fraction.into()),
+        (pct("processed %"), |x| {
+            x.outcomes.mean_processed_fraction.into()
+        }),
+        (Column::new("mean completion s", Unit::Fixed(1)), |x| {
+            x.outcomes.mean_completion_s.into()
+        }),
+        (pct("relative deadline exceeded %"), |x| {
+            x.outcomes.relative_deadline_exceeded.into()
+        }),
+        (pct("median exceeded %"), |x| {
+            x.outcomes.median_deadline_exceeded.into()
+        }),
+        (Column::new("unanswered", Unit::Count), |x| {
+            x.outcomes.unanswered.into()
+        }),
+        (Column::new("preempted containers", Unit::Count), |x| {
+            x.preempted_containers.into()
+        }),
+    ];
+    t += &Table::of(rows, &r.rows).markdown();
     let _ = writeln!(
         t,
         "\nmissed: answered after D; empty: by D from no input (not a met deadline); met: by D from some input. Relative deadline exceeded: ARIA's sum over missed jobs of (completion − D)/D, over the jobs that answered (median exceeded: the median of (completion − D)/D over them); unanswered: jobs still running when the day gave up.\n"
     );
-    let _ = writeln!(
-        t,
-        "| rm policy | policy | spare allocations | spare kills | rm events | policy events | virtual span s |"
-    );
-    let _ = writeln!(t, "|---|---|---:|---:|---:|---:|---:|");
-    for d in &r.days {
-        let s = &d.stats;
-        let _ = writeln!(
-            t,
-            "| {} | {} | {} | {} | {} | {} | {:.0} |",
-            d.rm_policy,
-            d.policy,
-            s.spare_allocations,
-            s.spare_kills,
-            s.rm_events,
-            s.policy_events,
-            s.span
-        );
-    }
+    let count = |h: &str| Column::new(h, Unit::Count);
+    let days: &[Field<&DayRow>] = &[
+        (Column::text("rm policy"), |d| d.rm_policy.as_str().into()),
+        (Column::text("policy"), |d| d.policy.as_str().into()),
+        (count("spare allocations"), |d| {
+            d.stats.spare_allocations.into()
+        }),
+        (count("spare kills"), |d| d.stats.spare_kills.into()),
+        (count("rm events"), |d| d.stats.rm_events.into()),
+        (count("policy events"), |d| d.stats.policy_events.into()),
+        (Column::new("virtual span s", Unit::Fixed(0)), |d| {
+            d.stats.span.into()
+        }),
+    ];
+    t += &Table::of(days, &r.days).markdown();
     t
 }
 
@@ -1309,6 +1235,7 @@ pub fn markdown(r: &SharedReport) -> String {
 mod tests {
     use super::*;
     use crate::config::ClusterConfig;
+    use crate::engine::Outcome;
     use crate::engine::{alone, simulate};
 
     /// `maps` maps of `seconds` each (node-local on node 0), `reduces` reduces, a profile
