@@ -10,8 +10,8 @@ use anyhow::Result;
 use clap::Args;
 use serde_json::{Value, json};
 
+use yard_cluster::placement::Holder;
 use yard_rm::client::{BlockingRmClient, ClientError};
-use yard_rm::placement::Holder;
 use yard_rm::rest::{APP_STATES, NODE_STATES};
 
 use crate::sim::BadInput;

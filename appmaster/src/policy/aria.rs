@@ -30,9 +30,10 @@
 
 use super::core::{Core, JobRun, MapState, drive, progress_of};
 use super::{
-    AttemptId, ContainerId, Decision, Estimate, Event, JobSpec, MapId, PolicyConfig, Progress, Rng,
-    Seconds, TaskPolicy, TaskRef,
+    AttemptId, ContainerId, Decision, Estimate, Event, JobSpec, MapId, PolicyConfig, Profile,
+    Progress, Rng, Seconds, TaskPolicy, TaskRef,
 };
+use yard_cluster::aria::{self, Durations};
 
 /// `X_max / X_avg` for every phase whose maximum the profile does not give.
 pub(crate) const MAX_OVER_AVG: f64 = 1.5;
@@ -241,6 +242,54 @@ fn zero() -> Estimate {
         reduce: 0.0,
         total: 0.0,
     }
+}
+
+/// ARIA's profile for the rm's quotas (`yard_cluster::aria`) from Dart's (the profile store's,
+/// or a simulated job's), for `maps` maps and `reduces` reduces: how the rm reads a job kind's
+/// stored profile (`yard_rm::profiles`) and how the shared-cluster simulator registers a job.
+/// Dart's profile has means only; as [`AriaProfile::from_spec`] reads it, but for a job about
+/// to run rather than a past run with the same grant:
+/// - `M_avg = T_l^a` (most maps of a past run are node-local; `T_r^a` when no map was, as for
+///   a synthetic job), `M_max = max(T_r^a, 1.5·M_avg)`;
+/// - a reducer's input is `d = p·N_M` (a partition from every map), and its shuffle `d / B` at
+///   the job's measured bandwidth. yard's masters start reduces when the map phase closes, so
+///   no shuffle overlaps the maps: the first wave's shuffle is a whole one (`Sh1 = Sht`);
+/// - `R_avg = f(d)` (Dart eq. 8–9 with every map);
+/// - every other maximum is [`MAX_OVER_AVG`] × its average.
+///
+/// `None` for a profile without a measured map time (nothing is invented).
+pub fn aria_profile(p: &Profile, maps: u32, reduces: u32) -> Option<aria::Profile> {
+    let measured = |x: f64| x.is_finite() && x >= 0.0;
+    // Runs whose maps were all remote (a synthetic job reads no blocks) measured no local map.
+    let m_avg = [p.map_local, p.map_remote]
+        .into_iter()
+        .find(|x| measured(*x))?;
+    let m_max = if p.map_remote.is_finite() {
+        p.map_remote.max(MAX_OVER_AVG * m_avg)
+    } else {
+        MAX_OVER_AVG * m_avg
+    };
+    let mut profile = aria::Profile {
+        map: Durations::new(m_avg, m_max),
+        ..aria::Profile::default()
+    };
+    if reduces > 0 {
+        let d = p.partition_bytes.max(0.0) * f64::from(maps);
+        let shuffle = if p.shuffle_bandwidth > 0.0 && d.is_finite() {
+            d / p.shuffle_bandwidth
+        } else {
+            0.0
+        };
+        let reduce = p.reduce_time.at(d);
+        let phase = |avg: f64| {
+            let avg = if avg.is_finite() { avg.max(0.0) } else { 0.0 };
+            Durations::new(avg, MAX_OVER_AVG * avg)
+        };
+        profile.first_shuffle = phase(shuffle);
+        profile.typical_shuffle = phase(shuffle);
+        profile.reduce = phase(reduce);
+    }
+    profile.valid().then_some(profile)
 }
 
 /// The ARIA baseline. Build with [`PolicyKind::build`](super::PolicyKind::build) or [`Aria::new`].
@@ -643,6 +692,51 @@ mod tests {
         assert_eq!(p.min_slots(54.6875 + 80.0, 4, 2), (2, 2));
         // A grant of 2 halves the past run's reduce waves: ⌈2/1⌉ = 2 → Sh_typ^avg = 20.
         assert_eq!(AriaProfile::from_spec(&s, 4, 1).sht_avg, 20.0);
+    }
+
+    fn dart() -> Profile {
+        Profile {
+            map_local: 2.0,
+            map_remote: 5.0,
+            map_shortest: None,
+            map_spread: None,
+            partition_bytes: 1000.0,
+            shuffle_bandwidth: 10_000.0,
+            reduce_time: PowerLaw {
+                a: 0.001,
+                b: 1.0,
+                spread: 0.0,
+            },
+            previous_runs: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn darts_means_become_arias_phases() {
+        let p = aria_profile(&dart(), 100, 4).unwrap();
+        assert_eq!(p.map, Durations::new(2.0, 5.0));
+        // A reducer reads 1000 × 100 bytes: 10 s at 10 kB/s, and f(d) = 0.001·d = 100 s.
+        assert_eq!(p.typical_shuffle, Durations::new(10.0, 15.0));
+        assert_eq!(p.first_shuffle, p.typical_shuffle);
+        assert_eq!(p.reduce, Durations::new(100.0, 150.0));
+        // Map-only: no reduce phases.
+        let p = aria_profile(&dart(), 100, 0).unwrap();
+        assert_eq!(p.reduce, Durations::default());
+        // Only remote maps measured: their mean is the average.
+        let remote = Profile {
+            map_local: f64::NAN,
+            ..dart()
+        };
+        assert_eq!(
+            aria_profile(&remote, 100, 4).unwrap().map,
+            Durations::new(5.0, 7.5)
+        );
+        // Nothing measured for the maps: no profile.
+        let unknown = Profile {
+            map_remote: f64::NAN,
+            ..remote
+        };
+        assert_eq!(aria_profile(&unknown, 100, 4), None);
     }
 
     #[test]

@@ -16,9 +16,9 @@ use yard_wire::protocol::{AllocateRequest, NodeHeartbeat, RegisterNode};
 use super::caller::Caller;
 use super::views::yard_app_json;
 use super::{ApiError, Reply, Rm, ok};
-use crate::aria;
 use crate::cluster::{AppResult, Touch};
-use crate::policy::JobModel;
+use yard_cluster::aria;
+use yard_cluster::policy::JobModel;
 
 pub(super) async fn register_node(
     State(rm): State<Rm>,

@@ -5,8 +5,8 @@ use serde_json::{Value, json};
 use yard_wire::telemetry::NodeTelemetry;
 
 use super::time::iso8601;
-use crate::app::AppState;
 use crate::cluster::{AppInfo, Cluster, NodeInfo, NodeState};
+use yard_cluster::app::AppState;
 
 /// yard's view of an application at `now`: what Hadoop's lacks (deadline and where the app
 /// stands against it, processed fraction, answer).

@@ -34,7 +34,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 use crate::aria::{self, Basis, Profile, Quota, Seconds, Target};
-use crate::scheduler::AppId;
+use crate::ids::AppId;
 
 /// Which cluster policy the rm runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]

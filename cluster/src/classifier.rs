@@ -32,11 +32,9 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
-pub use yard_appmaster::typing::Bound;
-
+use crate::ids::{Bound, NodeId};
 use crate::policy::Stage;
-use crate::scheduler::NodeId;
+use serde::Serialize;
 
 /// A node's load at one moment, as the rule and the classifier read it. The daemon builds it from
 /// a nodemanager's heartbeat (the host's load, or its own process tree's: [`LoadSource`]); the
