@@ -15,6 +15,9 @@
 //! clamped to the tasks and to the cluster ([`min_quota`]). MinEDF recomputes this "as the time
 //! progresses and the job deadline gets closer" (seed 000 §III-B): the caller passes the
 //! *remaining* tasks and the *remaining* time.
+//!
+//! One model for the rm and the master: the rm's MinEDF quotas and the appmaster's ARIA baseline
+//! (`yard_appmaster::policy`'s `aria`) both size slots with these functions.
 
 use serde::{Deserialize, Serialize};
 
@@ -22,7 +25,7 @@ use serde::{Deserialize, Serialize};
 pub type Seconds = f64;
 
 /// A phase's largest task over its average, where a profile gives only the average (the
-/// appmaster's ARIA makes the same assumption: `appmaster/src/policy/aria.rs`).
+/// appmaster's ARIA baseline reads Dart's profiles with it too).
 pub const MAX_OVER_AVG: f64 = 1.5;
 
 /// The makespan of `n` tasks of average `avg` on `k` slots under greedy assignment is at least
