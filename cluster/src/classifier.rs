@@ -29,6 +29,10 @@
 //!   bad would be learned about only through its features, and a rule that counts a busy node
 //!   as bad long after it calmed down would starve it forever.
 //! - Masters are never refused: no task of a job runs before its master.
+//!
+//! It owns the model and each node's last load and unlabelled placements; the scheduler asks
+//! it and tells it what it placed. It reads a job's stage ([`crate::policy::Stage`]) and the
+//! shared keys ([`crate::ids`]), and nothing of the scheduler.
 
 use std::collections::BTreeMap;
 

@@ -17,6 +17,11 @@
 //! whenever an application's deadline, model or progress changes. The cost of one pass grows
 //! with the active applications and the nodes, never with finished applications (they are
 //! forgotten).
+//!
+//! It owns the cluster's state as the policies see it (nodes, applications, asks, grants,
+//! quotas) and calls down into [`crate::policy`] (whose turn, how many) and
+//! [`crate::classifier`] (which node); neither calls back. The ids it hands out are
+//! defined in [`crate::ids`].
 
 use std::collections::{BTreeMap, BTreeSet};
 
