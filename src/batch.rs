@@ -1,5 +1,5 @@
 //! `yard batch plan`: the order and pools that minimise a batch's makespan (seed 003: Johnson's
-//! order and BalancedPools, `yard_rm::batch`), with the predicted makespan of the plan beside
+//! order and BalancedPools, `yard_cluster::batch`), with the predicted makespan of the plan beside
 //! Johnson's, reverse Johnson's and a random order's.
 //!
 //! The batch is a CSV of stage durations or a trace. The CSV (one job a line):
@@ -28,7 +28,7 @@ use anyhow::Result;
 use clap::{Args, Subcommand};
 use rand::SeedableRng;
 use serde::Serialize;
-use yard_rm::batch::{self, BatchJob};
+use yard_cluster::batch::{self, BatchJob};
 
 use crate::sim::BadInput;
 use crate::trace::ReadArgs;
@@ -124,7 +124,7 @@ struct PlanOut {
     random: OrderOut,
     seed: u64,
     simulations: u64,
-    /// No order or pools can beat this (`yard_rm::batch::lower_bound`).
+    /// No order or pools can beat this (`yard_cluster::batch::lower_bound`).
     lower_bound_s: f64,
 }
 

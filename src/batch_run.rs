@@ -19,7 +19,7 @@
 //!   told a new cap while it runs; `maxContainers` is fixed at submission.)
 //! - Where the model differs (both directions are reported, not hidden: each job's measured
 //!   submission, map-stage end and answer beside the model's map-stage end and end):
-//!   - The model (`yard_rm::batch::simulate`, SimMR-like) lets job k+1's maps start on the
+//!   - The model (`yard_cluster::batch::simulate`, SimMR-like) lets job k+1's maps start on the
 //!     map slots job k's last wave leaves free; live, job k+1 waits for job k's whole map
 //!     stage (and then its master's start, about a second). That is the two-stage flow
 //!     shop Johnson's rule is stated on, so its makespan is printed too: a job with fewer
@@ -48,7 +48,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use yard_appmaster::policy::PolicyKind;
 use yard_appmaster::submission::{MAX_EACH, MapReduceJob};
-use yard_rm::batch::{self, BatchJob};
+use yard_cluster::batch::{self, BatchJob};
 
 use crate::batch::{BatchInput, Loaded, load};
 use crate::client::{Client, Rm};

@@ -12,8 +12,8 @@ use clap::Args;
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use yard_cluster::placement::Holder;
 use yard_rm::client::{AppsFilter, BlockingRmClient, ClientError};
-use yard_rm::placement::Holder;
 use yard_rm::rest::{APP_STATES, NODE_STATES};
 use yard_wire::deadline::DeadlineOutcome;
 use yard_wire::views::{

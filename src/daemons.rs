@@ -258,7 +258,7 @@ pub(crate) fn rm(args: RmArgs) -> Result<()> {
     let am_max_attempts = args
         .am_max_attempts
         .or(file.am_max_attempts)
-        .unwrap_or(yard_rm::app::DEFAULT_AM_MAX_ATTEMPTS);
+        .unwrap_or(yard_cluster::app::DEFAULT_AM_MAX_ATTEMPTS);
     let profiles_db = args
         .profiles_db
         .or(file.profiles_db)
@@ -275,9 +275,9 @@ pub(crate) fn rm(args: RmArgs) -> Result<()> {
     }
     let scheduler = match args.scheduler.or(file.scheduler) {
         Some(name) => name
-            .parse::<yard_rm::policy::PolicyKind>()
+            .parse::<yard_cluster::policy::PolicyKind>()
             .map_err(|e| BadInput(format!("--scheduler: {e}")))?,
-        None => yard_rm::policy::PolicyKind::default(),
+        None => yard_cluster::policy::PolicyKind::default(),
     };
     let secret_file = args
         .secret_file
@@ -318,8 +318,8 @@ pub(crate) fn rm(args: RmArgs) -> Result<()> {
 fn overload_settings(
     args: &RmArgs,
     file: &RmFile,
-) -> Result<Option<yard_rm::overload::ClassifierConfig>> {
-    use yard_rm::overload::{ClassifierConfig, LoadSource, Utility, Variant};
+) -> Result<Option<yard_cluster::classifier::ClassifierConfig>> {
+    use yard_cluster::classifier::{ClassifierConfig, LoadSource, Utility, Variant};
     let variant = match args
         .overload_classifier
         .clone()

@@ -1,6 +1,6 @@
 //! `yard data put|ls`: datasets on the cluster. `put` splits files into blocks (at line ends,
 //! so no record straddles two blocks), places the replicas with the rm's HDFS-style rule
-//! (`yard_rm::placement`), uploads each replica to its nodemanager, and only then records the
+//! (`yard_cluster::placement`), uploads each replica to its nodemanager, and only then records the
 //! block map at the rm — a failed upload leaves no dataset that points at missing blocks.
 //! Each block's SHA-256 goes into the block map, so a reader can tell a damaged replica.
 
@@ -10,8 +10,8 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
+use yard_cluster::placement::place;
 use yard_rm::cluster::plain_name;
-use yard_rm::placement::place;
 use yard_wire::protocol::{BlockReplicas, Dataset, sha256_hex};
 
 use crate::client::{Client, Rm, text};

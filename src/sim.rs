@@ -8,7 +8,7 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use yard_appmaster::policy::{PolicyConfig, PolicyKind};
 use yard_appmaster_live::master::DEFAULT_GUARD_SECONDS;
-use yard_rm::scheduler::PolicyKind as RmPolicy;
+use yard_cluster::scheduler::PolicyKind as RmPolicy;
 use yard_sim::experiment::{self, Preset, Setup};
 use yard_sim::report::Report;
 use yard_sim::shared::{self, DeadlineFactor};
@@ -959,7 +959,7 @@ fn run_makespan(args: &SimArgs, first_seed: u64) -> Result<()> {
         fb_swim_source,
     };
     let block_bytes = args.read.options().block_bytes;
-    let fb_swim = |seed: u64| -> Vec<yard_rm::batch::BatchJob> {
+    let fb_swim = |seed: u64| -> Vec<yard_cluster::batch::BatchJob> {
         let Some(w) = &trace else { return Vec::new() };
         let options = WorkloadOptions {
             seed,
@@ -1036,7 +1036,7 @@ fn run_shared_scans(args: &SimArgs, first_seed: u64) -> Result<()> {
             (deadlines.slack_lo, deadlines.slack_hi) = (f.lo, f.hi);
         }
         let setup = ScansSetup {
-            metrics: vec![yard_rm::scans::Metric::AvgResponse],
+            metrics: vec![yard_cluster::scans::Metric::AvgResponse],
             ..setup
         };
         let report =
@@ -1087,8 +1087,8 @@ fn run_shared_scans(args: &SimArgs, first_seed: u64) -> Result<()> {
 
 /// The overload classifier's settings from the `--overload-*` flags (`yard rm`'s, the same
 /// checks), the rest its defaults.
-fn classifier_config(args: &SimArgs) -> Result<yard_rm::overload::ClassifierConfig> {
-    use yard_rm::overload::{ClassifierConfig, Utility};
+fn classifier_config(args: &SimArgs) -> Result<yard_cluster::classifier::ClassifierConfig> {
+    use yard_cluster::classifier::{ClassifierConfig, Utility};
     let mut c = ClassifierConfig::default();
     if let Some(u) = &args.overload_utility {
         c.utility = Utility::parse(u).map_err(|e| BadInput(format!("--overload-utility: {e}")))?;

@@ -6,7 +6,8 @@
 use std::path::Path;
 
 use serde_json::Value;
-use yard_appmaster::typing::{Bound, DEFAULT_DISK_RATE_BYTES_PER_S, KindType, PartType};
+use yard_appmaster::typing::{DEFAULT_DISK_RATE_BYTES_PER_S, KindType, PartType};
+use yard_cluster::ids::Bound;
 
 mod support;
 use support::*;

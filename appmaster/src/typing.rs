@@ -7,32 +7,7 @@
 //! output, so the map and the reduce part of a job each have their own type (digest §1.4: "the
 //! map part and the reduce part of a job have separate values").
 
-use serde::{Deserialize, Serialize};
-
-/// What a task's run time is bound by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Bound {
-    Cpu,
-    Io,
-}
-
-impl Bound {
-    pub fn name(self) -> &'static str {
-        match self {
-            Bound::Cpu => "cpu",
-            Bound::Io => "io",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Bound> {
-        match s {
-            "cpu" => Some(Bound::Cpu),
-            "io" => Some(Bound::Io),
-            _ => None,
-        }
-    }
-}
+use yard_cluster::ids::Bound;
 
 /// What a probe task measured.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -19,7 +19,8 @@ use sqlx::pool::PoolConnection;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions};
 use sqlx::{Row, Sqlite, SqlitePool};
 use yard_appmaster::policy::{PowerLaw, Profile, Profiler, RunRecord};
-use yard_appmaster::typing::{Bound, KindType, Part, PartType, Probe, RateSource};
+use yard_appmaster::typing::{KindType, Part, PartType, Probe, RateSource};
+use yard_cluster::ids::Bound;
 
 /// How long a writer waits for another to finish before giving up.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(30);

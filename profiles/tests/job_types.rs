@@ -1,7 +1,8 @@
 //! Job types in the profile store (seed 002 eq. 1–2): a new kind is untyped, each part is
 //! recorded once and kept, and the type comes back with the kind's profile.
 
-use yard_appmaster::typing::{Bound, KindType, Part, PartType, Probe, RateSource};
+use yard_appmaster::typing::{KindType, Part, PartType, Probe, RateSource};
+use yard_cluster::ids::Bound;
 use yard_profiles::{ProfileError, ProfileStore};
 
 const MB: f64 = 1e6;

@@ -14,9 +14,9 @@ use std::time::{Duration, Instant};
 use axum::http::Method;
 use serde_json::json;
 use support::{Harness, T0};
+use yard_cluster::classifier::ClassifierConfig;
+use yard_cluster::policy::PolicyKind;
 use yard_rm::cluster::Settings;
-use yard_rm::overload::ClassifierConfig;
-use yard_rm::policy::PolicyKind;
 
 const NODES: usize = 64;
 const APPS: usize = 1_000;

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use yard_wire::protocol::Resource;
 
-use crate::scheduler;
+use yard_cluster::scheduler;
 
 /// A booked container, as YARN's container report shows it.
 #[derive(Debug, Clone, PartialEq)]

@@ -21,10 +21,10 @@ use prometheus::{
 use serde_json::{Value, json};
 use yard_wire::protocol::ContainerEnd;
 
-use crate::app::AppState;
 use crate::cluster::{Cluster, NodeState};
-use crate::overload::Verdict;
-use crate::policy::Stage;
+use yard_cluster::app::AppState;
+use yard_cluster::classifier::Verdict;
+use yard_cluster::policy::Stage;
 
 /// The content type of the Prometheus text format.
 pub const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";

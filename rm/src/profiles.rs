@@ -3,15 +3,8 @@
 //! measured, turned into ARIA's profile for the job's task counts.
 //!
 //! The store keeps Dart's profile (§5.1: map durations by locality, partition bytes, shuffle
-//! bandwidth, reduce time as a power law of its input), means only. As the appmaster's ARIA
-//! (`appmaster/src/policy/aria.rs`) reads it:
-//! - `M_avg = T_l^a` (most maps of a past run are node-local; `T_r^a` when no map was, as for a
-//!   synthetic job), `M_max = max(T_r^a, 1.5·M_avg)`;
-//! - a reducer's input is `d = p·N_M` (a partition from every map), and its shuffle `d / B` at
-//!   the job's measured bandwidth. yard's masters start reduces when the map phase closes, so
-//!   no shuffle overlaps the maps: the first wave's shuffle is a whole one (`Sh1 = Sht`);
-//! - `R_avg = f(d)` (Dart eq. 8–9 with every map);
-//! - every other maximum is [`crate::aria::MAX_OVER_AVG`] × its average.
+//! bandwidth, reduce time as a power law of its input), means only; ARIA's is read from it by
+//! `yard_appmaster::policy::aria_profile`, whose documentation gives the rules.
 //!
 //! A kind without a run that measured its maps has no profile (nothing is invented).
 
@@ -21,11 +14,8 @@ use std::sync::Arc;
 use tokio::sync::OnceCell;
 use yard_profiles::ProfileStore;
 
-use yard_appmaster::policy::{PowerLaw, Profile as DartProfile};
-
-use crate::aria::Profile;
-
-pub use crate::aria::from_dart;
+use yard_appmaster::policy::{PowerLaw, Profile as DartProfile, aria_profile};
+use yard_cluster::aria::Profile;
 
 /// The profile store at a path, opened the first time a profile is looked up there and the
 /// file exists (the masters create it; the rm only reads).
@@ -98,58 +88,13 @@ pub async fn lookup(store: &ProfileStore, kind: &str, maps: u32, reduces: u32) -
         },
         previous_runs: Vec::new(),
     };
-    from_dart(&stored.profiler(defaults).profile(), maps, reduces)
+    aria_profile(&stored.profiler(defaults).profile(), maps, reduces)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aria::Durations;
-
-    fn dart() -> DartProfile {
-        DartProfile {
-            map_local: 2.0,
-            map_remote: 5.0,
-            map_shortest: None,
-            map_spread: None,
-            partition_bytes: 1000.0,
-            shuffle_bandwidth: 10_000.0,
-            reduce_time: PowerLaw {
-                a: 0.001,
-                b: 1.0,
-                spread: 0.0,
-            },
-            previous_runs: Vec::new(),
-        }
-    }
-
-    #[test]
-    fn darts_means_become_arias_phases() {
-        let p = from_dart(&dart(), 100, 4).unwrap();
-        assert_eq!(p.map, Durations::new(2.0, 5.0));
-        // A reducer reads 1000 × 100 bytes: 10 s at 10 kB/s, and f(d) = 0.001·d = 100 s.
-        assert_eq!(p.typical_shuffle, Durations::new(10.0, 15.0));
-        assert_eq!(p.first_shuffle, p.typical_shuffle);
-        assert_eq!(p.reduce, Durations::new(100.0, 150.0));
-        // Map-only: no reduce phases.
-        let p = from_dart(&dart(), 100, 0).unwrap();
-        assert_eq!(p.reduce, Durations::default());
-        // Only remote maps measured: their mean is the average.
-        let remote = DartProfile {
-            map_local: f64::NAN,
-            ..dart()
-        };
-        assert_eq!(
-            from_dart(&remote, 100, 4).unwrap().map,
-            Durations::new(5.0, 7.5)
-        );
-        // Nothing measured for the maps: no profile.
-        let unknown = DartProfile {
-            map_remote: f64::NAN,
-            ..remote
-        };
-        assert_eq!(from_dart(&unknown, 100, 4), None);
-    }
+    use yard_cluster::aria::Durations;
 
     #[tokio::test]
     async fn a_kind_the_store_has_never_run_has_no_profile() {

@@ -17,8 +17,8 @@ use sqlx::sqlite::{
 use yard_wire::protocol::{Dataset, Resource};
 use yard_wire::telemetry::NodeTelemetry;
 
-use crate::app::{AppState, FinalStatus, Lifecycle};
 use crate::cluster::{AppRecord, AppResult, AttemptInfo, Changes, NodeInfo, NodeState, YarnFields};
+use yard_cluster::app::{AppState, FinalStatus, Lifecycle};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {

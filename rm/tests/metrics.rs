@@ -11,12 +11,12 @@ use std::collections::BTreeSet;
 use axum::http::{Method, StatusCode};
 use serde_json::{Value, json};
 use support::{Harness, T0, granted, token};
+use yard_cluster::classifier::ClassifierConfig;
+use yard_cluster::policy::PolicyKind;
 use yard_rm::cluster::Settings;
 use yard_rm::metrics::{
     FINAL_FIGURES_RETENTION_MS, MAX_FINAL_FIGURES_BYTES, Sample, parse_text, sum_of, value_of,
 };
-use yard_rm::overload::ClassifierConfig;
-use yard_rm::policy::PolicyKind;
 use yard_wire::auth::Principal;
 
 /// `GET /metrics` without a credential, checked: 200, the text format's content type, and

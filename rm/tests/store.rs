@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use yard_rm::app::AppState;
+use yard_cluster::app::AppState;
 use yard_rm::cluster::{AppResult, Cluster, NewApp, NodeState, Settings};
 use yard_rm::store::Store;
 use yard_wire::auth::ClusterSecret;

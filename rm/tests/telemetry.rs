@@ -2,7 +2,6 @@
 //! field, nothing kept), shown in the nodes routes as YARN's `resourceUtilization` and yard's
 //! `yardLoad` (with the recent history on a single node), and the last sample survives an rm
 //! restart through the store.
-#![cfg(feature = "daemon")]
 
 mod support;
 

@@ -57,8 +57,9 @@
 use rand::RngExt;
 use serde::Serialize;
 use yard_appmaster::policy::{Rng, Seconds};
-use yard_appmaster::typing::{Bound, Probe};
-use yard_rm::overload::NodeLoad;
+use yard_appmaster::typing::Probe;
+use yard_cluster::classifier::NodeLoad;
+use yard_cluster::ids::Bound;
 
 /// Linux's load-average fixed point: `FSHIFT` bits, `FIXED_1 = 1 << FSHIFT`.
 pub const FSHIFT: u32 = 11;
@@ -412,7 +413,7 @@ impl<T: PartialEq + Copy> Node<T> {
 mod tests {
     use super::*;
     use rand::SeedableRng;
-    use yard_rm::overload::OverloadRule;
+    use yard_cluster::classifier::OverloadRule;
 
     fn node(seed: u64) -> Node<u32> {
         Node::new(LoadConfig::for_containers(4), Rng::seed_from_u64(seed))

@@ -1,10 +1,10 @@
 //! Batch makespan against cluster size (seed 003 §IV-B, Figs. 7–9): the seed's workloads run
 //! in a random order, Johnson's, reverse Johnson's and as BalancedPools plans them, through
-//! the policy code of `yard_rm::batch`.
+//! the policy code of `yard_cluster::batch`.
 //!
 //! **Model.** The paper's: each job is its tasks; a batch is submitted at once and run on
 //! `N` nodes of 1 map + 1 reduce slot each (§IV-B: "we assume 1 map and 1 reduce slot per
-//! node"), by the task/slot-level simulation of [`yard_rm::batch::simulate`] (SimMR-like:
+//! node"), by the task/slot-level simulation of [`yard_cluster::batch::simulate`] (SimMR-like:
 //! greedy slots, FIFO in the order, a strict map→reduce barrier). This is not yard's
 //! discrete-event shared cluster (`shared.rs`): no locality, shuffle link, failures or
 //! masters. The abstraction's two-stage makespans (the paper's Min / Max curves, from
@@ -32,7 +32,7 @@ use rand::{RngExt, SeedableRng};
 use rand_distr::{Distribution, Normal};
 use serde::Serialize;
 use yard_appmaster::policy::Rng;
-use yard_rm::batch::{self, BatchJob};
+use yard_cluster::batch::{self, BatchJob};
 
 use crate::job::SimJob;
 use crate::seeds::Spread;
@@ -230,7 +230,7 @@ pub struct MakespanRow {
     pub abstraction_makespan_s: Option<f64>,
     /// BalancedPools: the first seed's pools, `[slots, jobs]` each (one pool: Johnson's).
     pub pools: Option<Vec<[u64; 2]>>,
-    /// A lower bound on any plan's makespan here (`yard_rm::batch::lower_bound`: all map or
+    /// A lower bound on any plan's makespan here (`yard_cluster::batch::lower_bound`: all map or
     /// all reduce work over the slots, or one job's longest map + longest reduce), mean over
     /// the seeds.
     pub lower_bound_s: f64,

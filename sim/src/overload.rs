@@ -1,6 +1,6 @@
 //! The overload experiment (issue 17 item 5; seed 002, digest `../shared/papers/classifier.md`):
 //! the same jobs on the same shared cluster, meeting the same background hogs (`crate::load`),
-//! once with the rm's overload classifier (`yard_rm::overload`) filtering placements and once
+//! once with the rm's overload classifier (`yard_cluster::classifier`) filtering placements and once
 //! without; what each run overloaded, slowed, relaunched, missed and got done.
 //!
 //! The paper has no numbers (digest §3): these goals are the issue's — the classifier cuts
@@ -36,12 +36,12 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 use yard_appmaster::policy::{AttemptId, Seconds};
-use yard_appmaster::typing::Bound;
-use yard_rm::overload::{ClassifierConfig, OverloadRule, Variant as ClassifierVariant};
-use yard_rm::scheduler::Placement;
+use yard_cluster::classifier::{ClassifierConfig, OverloadRule, Variant as ClassifierVariant};
+use yard_cluster::ids::Bound;
+use yard_cluster::scheduler::Placement;
 
 use yard_appmaster::policy::PolicyKind;
-use yard_rm::scheduler::PolicyKind as RmPolicy;
+use yard_cluster::scheduler::PolicyKind as RmPolicy;
 use yard_workload::Workload;
 
 use crate::engine::Experiment;
@@ -195,12 +195,12 @@ pub(crate) struct LoadSide {
 pub enum Variant {
     /// No classifier; the rm's default placement, the first node with room (packing).
     Off,
-    /// Seed 002's classifier as the digest reads it (`yard_rm::overload::Variant::Paper`).
+    /// Seed 002's classifier as the digest reads it (`yard_cluster::classifier::Variant::Paper`).
     Paper,
-    /// yard's classifier (`yard_rm::overload::Variant::Yard`).
+    /// yard's classifier (`yard_cluster::classifier::Variant::Yard`).
     Yard,
     /// No classifier; each task on the node with the fewest containers per core
-    /// (`yard_rm::scheduler::Placement::Spread`): no load read, nothing learned.
+    /// (`yard_cluster::scheduler::Placement::Spread`): no load read, nothing learned.
     Spread,
 }
 

@@ -1,5 +1,5 @@
 //! Shared scans (seed 004 §4, Figs. 5–6): CIRCUMFLEX against FLEX and BATCH on the same
-//! arrivals, through the policy code of `yard_rm::scans`; and the same three on a SWIM trace
+//! arrivals, through the policy code of `yard_cluster::scans`; and the same three on a SWIM trace
 //! whose input paths name the datasets its jobs share, with the bytes each policy reads.
 //!
 //! **Model.** The paper's (§4): the map phase only, `S` map slots, each job a scan of one
@@ -34,7 +34,7 @@ use std::fmt::Write as _;
 use rand::{RngExt, SeedableRng};
 use serde::Serialize;
 use yard_appmaster::policy::Rng;
-use yard_rm::scans::{
+use yard_cluster::scans::{
     self, Completion, Dataset, Metric, Outcome, Planner, PlannerConfig, Policy, ScanJob, ScanStats,
 };
 

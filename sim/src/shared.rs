@@ -1,12 +1,12 @@
 //! The shared cluster: many jobs, one cluster, one cluster policy — the rm's own
-//! [`Scheduler`] (`yard_rm::scheduler`, built without its daemon), driven on the virtual clock
+//! [`Scheduler`] (`yard_cluster::scheduler`, the rm's pure half), driven on the virtual clock
 //! as the live rm drives it, with each job's master running its task policy in the engine's
 //! [`Run`], as in the isolated experiments.
 //!
 //! Jobs arrive at their submit times (scaled by the setup's `time_scale`). On arrival the
 //! master registers with the rm as a live one does: its deadline, its task counts and ARIA's
-//! profile of it (`aria::from_dart` of the job's sampled profile, as the rm reads the profile
-//! store). Its deadline is drawn as ARIA draws one (seed 000 §IV-A): `U[lo, hi]·T_J`, `T_J`
+//! profile of it (`yard_appmaster::policy::aria_profile` of the job's sampled profile, as the
+//! rm reads the profile store). Its deadline is drawn as ARIA draws one (seed 000 §IV-A): `U[lo, hi]·T_J`, `T_J`
 //! the job's completion alone on the whole cluster ([`crate::engine::alone`]).
 //!
 //! The rm's cadence: a master's ask (its wanted containers not held, with node-local asks for
@@ -41,9 +41,8 @@ use std::collections::BinaryHeap;
 
 use serde::Serialize;
 use yard_appmaster::policy::{PolicyKind, Seconds};
-use yard_rm::aria;
-use yard_rm::policy::JobModel;
-use yard_rm::scheduler::{
+use yard_cluster::policy::JobModel;
+use yard_cluster::scheduler::{
     AppId, Ask, Assignment, MASTER_PRIORITY, NodeId, Place, PolicyKind as RmPolicy, RackId,
     Resources, SchedEvent, Scheduler,
 };
@@ -64,8 +63,9 @@ const NO_HOG: Hog = Hog {
 use crate::overload::{LoadSetup, LoadSide, LoadStats, Running};
 use std::collections::BTreeMap;
 use yard_appmaster::policy::AttemptId;
-use yard_appmaster::typing::{Bound, Probe};
-use yard_rm::overload::NodeLoad;
+use yard_appmaster::typing::Probe;
+use yard_cluster::classifier::NodeLoad;
+use yard_cluster::ids::Bound;
 
 /// Every task container's size: one vcore, 1 GiB (nodes hold `containers_per_node` of them).
 const TASK: Resources = Resources {
@@ -76,7 +76,7 @@ const TASK: Resources = Resources {
 /// The deadline a master gets when it starts at or past its deadline: it answers at once.
 const MIN_DEADLINE: Seconds = 1e-3;
 
-/// The priority of task asks (masters' is `yard_rm::scheduler::MASTER_PRIORITY`, 0).
+/// The priority of task asks (masters' is `yard_cluster::scheduler::MASTER_PRIORITY`, 0).
 const TASK_PRIORITY: u32 = 1;
 
 /// A job ready for the shared cluster: its arrival, `T_J` and drawn deadline.
@@ -514,7 +514,7 @@ impl<'a> Day<'a> {
             } else if let Some((app, c)) = self.orphans.pop() {
                 self.rm(SchedEvent::Release {
                     app,
-                    container: yard_rm::scheduler::ContainerId(c),
+                    container: yard_cluster::scheduler::ContainerId(c),
                 });
             } else {
                 break;
@@ -548,7 +548,7 @@ impl<'a> Day<'a> {
             model: Some(JobModel {
                 maps,
                 reduces,
-                profile: aria::from_dart(&j.job.profile, maps, reduces),
+                profile: yard_appmaster::policy::aria_profile(&j.job.profile, maps, reduces),
             }),
         });
         match self.exp.cluster.master_share {
@@ -664,7 +664,7 @@ impl<'a> Day<'a> {
         for c in released {
             self.rm(SchedEvent::Release {
                 app,
-                container: yard_rm::scheduler::ContainerId(c),
+                container: yard_cluster::scheduler::ContainerId(c),
             });
         }
         if self.told[i] != done {

@@ -305,7 +305,7 @@ pub struct JobType {
 }
 
 /// What a part's tasks are bound by: `"cpu"` or `"io"` (the wire's copy of
-/// `yard_appmaster::typing::Bound`, which wire does not depend on).
+/// `yard_cluster::ids::Bound`, which wire does not depend on).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum TaskBound {

@@ -5,7 +5,10 @@
 //! sampled; failed tasks are always retried.
 //!
 //! The bounds model is restated in seed 003 §II-B; its hyperbola form is seed 000 eq. (1), and
-//! the minimal slots come from the Lagrange closed form (papers/aria.md §1.3–1.4).
+//! the minimal slots come from the Lagrange closed form (papers/aria.md §1.3–1.4). The model is
+//! the rm's (`yard_cluster::aria`: one model for the rm's quotas and this master): the
+//! makespans, the hyperbola and the minimum slots are its functions. What is the master's own
+//! is how Dart's profile becomes ARIA's (below) and the shuffle bound ([`AriaProfile::bounds`]).
 //!
 //! Dart's profile (`Profile`) carries means only; ARIA's needs averages *and* maxima per phase
 //! and a first-wave shuffle. How one is built from the other (see [`AriaProfile::from_spec`]):
@@ -30,12 +33,12 @@
 
 use super::core::{Core, JobRun, MapState, drive, progress_of};
 use super::{
-    AttemptId, ContainerId, Decision, Estimate, Event, JobSpec, MapId, PolicyConfig, Progress, Rng,
-    Seconds, TaskPolicy, TaskRef,
+    AttemptId, ContainerId, Decision, Estimate, Event, JobSpec, MapId, PolicyConfig, Profile,
+    Progress, Rng, Seconds, TaskPolicy, TaskRef,
 };
-
-/// `X_max / X_avg` for every phase whose maximum the profile does not give.
-pub(crate) const MAX_OVER_AVG: f64 = 1.5;
+use yard_cluster::aria::{
+    self, Durations, MAX_OVER_AVG, Target, makespan_low, makespan_up, min_quota,
+};
 
 /// ARIA's job profile (seed 003 §II-B) for `N_M` maps and `N_R` reduces. Phases the job does
 /// not have (no maps, or map-only) are all zero.
@@ -53,14 +56,6 @@ pub(crate) struct AriaProfile {
     pub sht_max: Seconds,
     pub r_avg: Seconds,
     pub r_max: Seconds,
-}
-
-/// `T = a/S_M + b/S_R + c` (seed 000 eq. 1).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct Hyperbola {
-    pub a: f64,
-    pub b: f64,
-    pub c: f64,
 }
 
 impl AriaProfile {
@@ -110,6 +105,13 @@ impl AriaProfile {
 
     /// The lower and upper bounds on the job's completion with `s_m` map and `s_r` reduce slots,
     /// split as `Estimate { map: T_M, shuffle: Sh_1 + T_Sh, reduce: the reduce phase }`.
+    ///
+    /// The map and reduce makespans are the cluster's (`yard_cluster::aria`). The shuffle is
+    /// not: `yard_cluster::aria::Profile::up` clamps `(N_R − 1)/S_R − 1` at 0 (one wave has no
+    /// later one, papers/aria.md §6.2), and this keeps seed 003's bound as printed, which goes
+    /// below `Sh_typ^max` when `S_R = N_R`. That keeps ARIA's estimate the hyperbola it sizes
+    /// its slots by (`hyperbola_is_the_average_bound`, at every slot count), and the figures
+    /// that report ARIA's estimates where they were.
     pub fn bounds(&self, s_m: f64, s_r: f64) -> (Estimate, Estimate) {
         let (n_m, n_r) = (f64::from(self.n_m), f64::from(self.n_r));
         let (mut low, mut up) = (zero(), zero());
@@ -117,8 +119,8 @@ impl AriaProfile {
             // ARIA bounds (seed 003 §II-B): T_M^low = N_M·M_avg / S_M,
             // T_M^up = (N_M − 1)·M_avg / S_M + M_max (seed 003 divides by S_M twice: a typo,
             // papers/aria.md §1.2).
-            low.map = n_m * self.m_avg / s_m;
-            up.map = (n_m - 1.0) * self.m_avg / s_m + self.m_max;
+            low.map = makespan_low(n_m, self.m_avg, s_m);
+            up.map = makespan_up(n_m, self.m_avg, self.m_max, s_m);
         }
         if self.n_r > 0 {
             // ARIA bounds (seed 003 §II-B): T_Sh^low = (N_R/S_R − 1)·Sh_typ^avg,
@@ -129,8 +131,8 @@ impl AriaProfile {
             // T_R^up = Sh_1^max + T_Sh^up + (N_R − 1)·R_avg / S_R + R_max.
             low.shuffle = self.sh1_avg + sh_low;
             up.shuffle = self.sh1_max + sh_up;
-            low.reduce = n_r * self.r_avg / s_r;
-            up.reduce = (n_r - 1.0) * self.r_avg / s_r + self.r_max;
+            low.reduce = makespan_low(n_r, self.r_avg, s_r);
+            up.reduce = makespan_up(n_r, self.r_avg, self.r_max, s_r);
         }
         // ARIA bounds (seed 003 §II-B): T_J = T_M + T_R, for each bound.
         for e in [&mut low, &mut up] {
@@ -150,87 +152,31 @@ impl AriaProfile {
         }
     }
 
-    /// `T_J^avg` as seed 000 eq. (1)'s hyperbola `a/S_M + b/S_R + c` (papers/aria.md §1.3):
-    /// `a = M_avg·(N_M − ½)`, `b = (Sh_typ^avg + R_avg)·(N_R − ½)`, `c = (C^low + C^up)/2` with
-    /// `C^low = Sh_1^avg − Sh_typ^avg` and `C^up = M_max + Sh_1^max − Sh_typ^avg + Sh_typ^max + R_max`.
-    pub fn hyperbola(&self) -> Hyperbola {
-        let (n_m, n_r) = (f64::from(self.n_m), f64::from(self.n_r));
-        let a = if self.n_m > 0 {
-            self.m_avg * (n_m - 0.5)
-        } else {
-            0.0
-        };
-        let (b, c_low, c_up_reduce) = if self.n_r > 0 {
-            (
-                (self.sht_avg + self.r_avg) * (n_r - 0.5),
-                self.sh1_avg - self.sht_avg,
-                self.sh1_max - self.sht_avg + self.sht_max + self.r_max,
-            )
-        } else {
-            (0.0, 0.0, 0.0)
-        };
-        let c_up = self.m_max + c_up_reduce;
-        Hyperbola {
-            a,
-            b,
-            c: (c_low + c_up) / 2.0,
+    /// ARIA's profile in the cluster's model (`yard_cluster::aria::Profile`), every maximum
+    /// given: its hyperbola (`T_J^avg`, `Target::Avg`) is the one [`AriaProfile::min_slots`] sizes by.
+    fn model(&self) -> aria::Profile {
+        aria::Profile {
+            map: Durations::new(self.m_avg, self.m_max),
+            first_shuffle: Durations::new(self.sh1_avg, self.sh1_max),
+            typical_shuffle: Durations::new(self.sht_avg, self.sht_max),
+            reduce: Durations::new(self.r_avg, self.r_max),
         }
-    }
-
-    /// The real-valued Lagrange optimum: minimise `S_M + S_R` subject to `a/S_M + b/S_R = D − c`
-    /// (seed 000 §II, papers/aria.md §1.4): `S_M = √a(√a+√b)/D'`, `S_R = √b(√a+√b)/D'`,
-    /// `D' = D − c`. `None` when `D' ≤ 0` (no allocation meets `D`).
-    pub fn lagrange(&self, deadline: Seconds) -> Option<(f64, f64)> {
-        let h = self.hyperbola();
-        let d = deadline - h.c;
-        if d <= 0.0 {
-            return None;
-        }
-        let (ra, rb) = (h.a.max(0.0).sqrt(), h.b.max(0.0).sqrt());
-        let s = ra + rb;
-        Some((ra * s / d, rb * s / d))
     }
 
     /// ARIA's `ComputeMinResources(J, D)` targeting `T_J^avg`, with at most `cap_m` map and
-    /// `cap_r` reduce slots: the Lagrange optimum rounded up, each count in `[1, cap]` (0 for a
-    /// phase the job does not have). A capped count leaves the other re-solved on the hyperbola
-    /// (`S_R = b / (D' − a/S_M)`); if nothing meets `D`, both caps.
+    /// `cap_r` reduce slots: the cluster's [`min_quota`] (the Lagrange optimum rounded up, each
+    /// count in `[1, cap]`, 0 for a phase the job does not have; a capped count leaves the
+    /// other re-solved on the hyperbola; if nothing meets `D`, both caps).
     pub fn min_slots(&self, deadline: Seconds, cap_m: u32, cap_r: u32) -> (u32, u32) {
-        let cap_m = cap_m.min(self.n_m);
-        let cap_r = cap_r.min(self.n_r);
-        let Some((mut s_m, mut s_r)) = self.lagrange(deadline) else {
-            return (cap_m, cap_r);
-        };
-        let h = self.hyperbola();
-        let d = deadline - h.c;
-        let (fm, fr) = (f64::from(cap_m), f64::from(cap_r));
-        // The rest of the budget D' once one phase is held at its cap; none left means the
-        // other phase needs its cap too.
-        let resolve = |coef: f64, left: f64, cap: f64| if left > 0.0 { coef / left } else { cap };
-        if self.n_m > 0 && s_m > fm {
-            s_m = fm;
-            s_r = resolve(h.b, d - h.a / fm, fr);
-        } else if self.n_r > 0 && s_r > fr {
-            s_r = fr;
-            s_m = resolve(h.a, d - h.b / fr, fm);
-        }
-        (round(s_m, cap_m), round(s_r, cap_r))
-    }
-}
-
-/// Integer rounding up (papers/aria.md §1.4), clamped to `[1, cap]`, or 0 when `cap` is 0. A hair
-/// is taken off first so that a float error does not add a whole slot.
-fn round(s: f64, cap: u32) -> u32 {
-    if cap == 0 {
-        return 0;
-    }
-    let up = (s - 1e-9).ceil();
-    if up.is_nan() || up < 1.0 {
-        1
-    } else if up >= f64::from(cap) {
-        cap
-    } else {
-        up as u32
+        let q = min_quota(
+            &self.model(),
+            self.n_m,
+            self.n_r,
+            deadline,
+            (cap_m, cap_r),
+            Target::Avg,
+        );
+        (q.maps, q.reduces)
     }
 }
 
@@ -241,6 +187,54 @@ fn zero() -> Estimate {
         reduce: 0.0,
         total: 0.0,
     }
+}
+
+/// ARIA's profile for the rm's quotas (`yard_cluster::aria`) from Dart's (the profile store's,
+/// or a simulated job's), for `maps` maps and `reduces` reduces: how the rm reads a job kind's
+/// stored profile (`yard_rm::profiles`) and how the shared-cluster simulator registers a job.
+/// Dart's profile has means only; as [`AriaProfile::from_spec`] reads it, but for a job about
+/// to run rather than a past run with the same grant:
+/// - `M_avg = T_l^a` (most maps of a past run are node-local; `T_r^a` when no map was, as for
+///   a synthetic job), `M_max = max(T_r^a, 1.5·M_avg)`;
+/// - a reducer's input is `d = p·N_M` (a partition from every map), and its shuffle `d / B` at
+///   the job's measured bandwidth. yard's masters start reduces when the map phase closes, so
+///   no shuffle overlaps the maps: the first wave's shuffle is a whole one (`Sh1 = Sht`);
+/// - `R_avg = f(d)` (Dart eq. 8–9 with every map);
+/// - every other maximum is [`MAX_OVER_AVG`] × its average.
+///
+/// `None` for a profile without a measured map time (nothing is invented).
+pub fn aria_profile(p: &Profile, maps: u32, reduces: u32) -> Option<aria::Profile> {
+    let measured = |x: f64| x.is_finite() && x >= 0.0;
+    // Runs whose maps were all remote (a synthetic job reads no blocks) measured no local map.
+    let m_avg = [p.map_local, p.map_remote]
+        .into_iter()
+        .find(|x| measured(*x))?;
+    let m_max = if p.map_remote.is_finite() {
+        p.map_remote.max(MAX_OVER_AVG * m_avg)
+    } else {
+        MAX_OVER_AVG * m_avg
+    };
+    let mut profile = aria::Profile {
+        map: Durations::new(m_avg, m_max),
+        ..aria::Profile::default()
+    };
+    if reduces > 0 {
+        let d = p.partition_bytes.max(0.0) * f64::from(maps);
+        let shuffle = if p.shuffle_bandwidth > 0.0 && d.is_finite() {
+            d / p.shuffle_bandwidth
+        } else {
+            0.0
+        };
+        let reduce = p.reduce_time.at(d);
+        let phase = |avg: f64| {
+            let avg = if avg.is_finite() { avg.max(0.0) } else { 0.0 };
+            Durations::new(avg, MAX_OVER_AVG * avg)
+        };
+        profile.first_shuffle = phase(shuffle);
+        profile.typical_shuffle = phase(shuffle);
+        profile.reduce = phase(reduce);
+    }
+    profile.valid().then_some(profile)
 }
 
 /// The ARIA baseline. Build with [`PolicyKind::build`](super::PolicyKind::build) or [`Aria::new`].
@@ -488,6 +482,11 @@ mod tests {
         (a - b).abs() < 1e-9 * a.abs().max(1.0)
     }
 
+    /// `T_J^avg` as the hyperbola `a/S_M + b/S_R + c` the slots are sized by.
+    fn hyperbola(p: &AriaProfile) -> yard_cluster::aria::Hyperbola {
+        p.model().hyperbola(p.n_m, p.n_r, Target::Avg)
+    }
+
     /// papers/aria.md §3: M 10/15, Sh1 5/8, Sht 4/6, R 6/9; N_M = 100, N_R = 20.
     fn digest() -> AriaProfile {
         AriaProfile {
@@ -520,7 +519,7 @@ mod tests {
     fn hyperbola_is_the_average_bound() {
         // a = 995, b = 195, c = 17.5 (papers/aria.md §3, target avg).
         let p = digest();
-        let h = p.hyperbola();
+        let h = hyperbola(&p);
         assert!(
             close(h.a, 995.0) && close(h.b, 195.0) && close(h.c, 17.5),
             "{h:?}"
@@ -536,7 +535,7 @@ mod tests {
         // D = 120: D' = 102.5, √a = 31.5436, √b = 13.9642, S_M = √a(√a+√b)/D' = 14.0047,
         // S_R = √b(√a+√b)/D' = 6.1998 → (15, 7).
         let p = digest();
-        let (s_m, s_r) = p.lagrange(120.0).unwrap();
+        let (s_m, s_r) = hyperbola(&p).lagrange(120.0).unwrap();
         assert!((s_m - 14.0047).abs() < 1e-4 && (s_r - 6.1998).abs() < 1e-4);
         assert!(
             close(p.avg(s_m, s_r).total, 120.0),
@@ -572,7 +571,7 @@ mod tests {
             r_max: 0.0,
             ..digest()
         };
-        let h = p.hyperbola();
+        let h = hyperbola(&p);
         assert!(close(h.b, 0.0) && close(h.c, 7.5));
         // a = 995, D = 107.5 → S_M = 995 / 100 = 9.95 → 10.
         assert_eq!(p.min_slots(107.5, 100, 100), (10, 0));
@@ -634,7 +633,7 @@ mod tests {
         assert_eq!(p, want);
         // a = 10·3.5 = 35, b = (40 + 20)·1.5 = 90,
         // c = ((33.75 − 40) + (15 + 50.625 − 40 + 60 + 30)) / 2 = 54.6875.
-        let h = p.hyperbola();
+        let h = hyperbola(&p);
         assert!(
             close(h.a, 35.0) && close(h.b, 90.0) && close(h.c, 54.6875),
             "{h:?}"
@@ -643,6 +642,51 @@ mod tests {
         assert_eq!(p.min_slots(54.6875 + 80.0, 4, 2), (2, 2));
         // A grant of 2 halves the past run's reduce waves: ⌈2/1⌉ = 2 → Sh_typ^avg = 20.
         assert_eq!(AriaProfile::from_spec(&s, 4, 1).sht_avg, 20.0);
+    }
+
+    fn dart() -> Profile {
+        Profile {
+            map_local: 2.0,
+            map_remote: 5.0,
+            map_shortest: None,
+            map_spread: None,
+            partition_bytes: 1000.0,
+            shuffle_bandwidth: 10_000.0,
+            reduce_time: PowerLaw {
+                a: 0.001,
+                b: 1.0,
+                spread: 0.0,
+            },
+            previous_runs: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn darts_means_become_arias_phases() {
+        let p = aria_profile(&dart(), 100, 4).unwrap();
+        assert_eq!(p.map, Durations::new(2.0, 5.0));
+        // A reducer reads 1000 × 100 bytes: 10 s at 10 kB/s, and f(d) = 0.001·d = 100 s.
+        assert_eq!(p.typical_shuffle, Durations::new(10.0, 15.0));
+        assert_eq!(p.first_shuffle, p.typical_shuffle);
+        assert_eq!(p.reduce, Durations::new(100.0, 150.0));
+        // Map-only: no reduce phases.
+        let p = aria_profile(&dart(), 100, 0).unwrap();
+        assert_eq!(p.reduce, Durations::default());
+        // Only remote maps measured: their mean is the average.
+        let remote = Profile {
+            map_local: f64::NAN,
+            ..dart()
+        };
+        assert_eq!(
+            aria_profile(&remote, 100, 4).unwrap().map,
+            Durations::new(5.0, 7.5)
+        );
+        // Nothing measured for the maps: no profile.
+        let unknown = Profile {
+            map_remote: f64::NAN,
+            ..remote
+        };
+        assert_eq!(aria_profile(&unknown, 100, 4), None);
     }
 
     #[test]

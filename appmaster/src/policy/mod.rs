@@ -37,7 +37,7 @@ pub use estimate::{Estimate, Estimator};
 pub use profiler::{Profiler, RunObserver, RunRecord};
 
 pub use self::core::Progress;
-pub use aria::Aria;
+pub use aria::{Aria, aria_profile};
 pub use dart::{Dart, Extensions};
 pub use ps::PreselectedSampling;
 

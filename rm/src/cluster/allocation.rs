@@ -1,4 +1,4 @@
-//! The allocate protocol over the [`Scheduler`](crate::scheduler::Scheduler): a master's asks
+//! The allocate protocol over the [`Scheduler`](yard_cluster::scheduler::Scheduler): a master's asks
 //! and releases in, the scheduler's assignments carried out — grants signed with their node's
 //! container-token key, a master's grant held as a [`MasterLaunch`] until its node's next
 //! heartbeat reply starts it, preemptions, recovered containers.
@@ -9,10 +9,10 @@ use yard_wire::protocol::{
 };
 use yard_wire::token::mint;
 
-use crate::app::AppState;
 use crate::book::ContainerMeta;
-use crate::overload::Bound;
-use crate::scheduler::{self, AppId, Ask, Assignment, Place, Resources, SchedEvent};
+use yard_cluster::app::AppState;
+use yard_cluster::ids::Bound;
+use yard_cluster::scheduler::{self, AppId, Ask, Assignment, Place, Resources, SchedEvent};
 
 use super::apps::check_progress;
 use super::{AM_PRIORITY, AttemptInfo, Cluster, ClusterError};

@@ -9,9 +9,9 @@ use yard_wire::auth::Principal;
 use yard_wire::deadline::DeadlineOutcome;
 use yard_wire::protocol::{AllocateReply, ContainerEnd, JobProgress, JobType, Resource};
 
-use crate::app::{AppAction, AppEvent, AppState, FinalStatus, Lifecycle};
-use crate::policy::{JobModel, JobQuota};
-use crate::scheduler::{AppId, SchedEvent};
+use yard_cluster::app::{AppAction, AppEvent, AppState, FinalStatus, Lifecycle};
+use yard_cluster::policy::{JobModel, JobQuota};
+use yard_cluster::scheduler::{AppId, SchedEvent};
 
 use super::{Cluster, ClusterError, Stop};
 

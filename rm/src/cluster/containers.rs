@@ -7,9 +7,9 @@ use std::collections::BTreeSet;
 
 use yard_wire::protocol::{ContainerEnd, ContainerStatus};
 
-use crate::app::AppEvent;
 use crate::book::ContainerMeta;
-use crate::scheduler::SchedEvent;
+use yard_cluster::app::AppEvent;
+use yard_cluster::scheduler::SchedEvent;
 
 use super::{Cluster, NodeState, Stop, Usage};
 

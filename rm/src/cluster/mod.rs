@@ -22,12 +22,12 @@ use yard_wire::limits::echo;
 use yard_wire::protocol::{ContainerEnd, Dataset, Resource};
 use yard_wire::token::TokenKey;
 
-use crate::app::{AppAction, InvalidTransition};
 use crate::book::ContainerBook;
 pub use crate::book::ContainerMeta;
-use crate::overload::ClassifierConfig;
-use crate::policy::PolicyKind;
-use crate::scheduler::{self, AppId, RackId, Scheduler};
+use yard_cluster::app::{AppAction, InvalidTransition};
+use yard_cluster::classifier::ClassifierConfig;
+use yard_cluster::policy::PolicyKind;
+use yard_cluster::scheduler::{self, AppId, RackId, Scheduler};
 
 mod allocation;
 mod apps;
@@ -89,7 +89,7 @@ impl Default for Settings {
             node_expiry_ms: 10_000,
             token_ttl_ms: 600_000,
             allocation_expiry_ms: 600_000,
-            am_max_attempts: crate::app::DEFAULT_AM_MAX_ATTEMPTS,
+            am_max_attempts: yard_cluster::app::DEFAULT_AM_MAX_ATTEMPTS,
             am_expiry_ms: 600_000,
             am_resource: Resource {
                 memory_mb: 512,

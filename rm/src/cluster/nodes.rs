@@ -9,8 +9,8 @@ use yard_wire::protocol::{
 };
 use yard_wire::telemetry::NodeTelemetry;
 
-use crate::app::{AppEvent, AppState};
-use crate::scheduler::{self, RackId, Resources, SchedEvent};
+use yard_cluster::app::{AppEvent, AppState};
+use yard_cluster::scheduler::{self, RackId, Resources, SchedEvent};
 
 use super::{Cluster, MasterLaunch, node_load};
 

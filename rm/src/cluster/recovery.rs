@@ -6,9 +6,9 @@ use std::collections::BTreeMap;
 
 use yard_wire::protocol::{AllocateReply, Resource};
 
-use crate::app::AppState;
 use crate::book::ContainerMeta;
-use crate::scheduler::{self, AppId, SchedEvent};
+use yard_cluster::app::AppState;
+use yard_cluster::scheduler::{self, AppId, SchedEvent};
 
 use super::{AppInfo, AppRecord, Cluster, ClusterError, NodeInfo, NodeState};
 

@@ -1,9 +1,9 @@
 //! Cluster-wide reports: Hadoop's cluster metrics and the cluster policy's report.
 
-use crate::app::AppState;
-use crate::overload::ModelCounts;
-use crate::policy::{PolicyKind, SpareCounts};
-use crate::scheduler::Resources;
+use yard_cluster::app::AppState;
+use yard_cluster::classifier::ModelCounts;
+use yard_cluster::policy::{PolicyKind, SpareCounts};
+use yard_cluster::scheduler::Resources;
 
 use super::{Cluster, NodeState};
 

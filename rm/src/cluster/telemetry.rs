@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 use yard_wire::protocol::Resource;
 use yard_wire::telemetry::NodeTelemetry;
 
-use crate::overload::{LoadSource, NodeLoad, NodeOverload};
+use yard_cluster::classifier::{LoadSource, NodeLoad, NodeOverload};
 
 use super::Cluster;
 

@@ -11,7 +11,7 @@ use yard_wire::protocol::{
 use yard_wire::telemetry::NodeTelemetry;
 use yard_wire::token::{TokenKey, verify};
 
-use crate::app::AppState;
+use yard_cluster::app::AppState;
 
 use super::apps::ISSUED_TTL_MS;
 use super::*;

@@ -13,9 +13,9 @@ use std::collections::BTreeMap;
 use yard_wire::protocol::Dataset;
 
 use super::{AppResult, Cluster};
-use crate::app::{AppAction, Lifecycle};
-use crate::policy::JobModel;
-use crate::scheduler::SchedEvent;
+use yard_cluster::app::{AppAction, Lifecycle};
+use yard_cluster::policy::JobModel;
+use yard_cluster::scheduler::SchedEvent;
 
 /// What a state-changing request changes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -223,8 +223,8 @@ mod tests {
     use yard_wire::telemetry::NodeTelemetry;
 
     use super::*;
-    use crate::app::AppState;
     use crate::cluster::{NewApp, Settings};
+    use yard_cluster::app::AppState;
 
     const NODE: &str = "n1:8042";
 

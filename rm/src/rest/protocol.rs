@@ -18,9 +18,9 @@ use yard_wire::views::YardAppReply;
 use super::caller::Caller;
 use super::views::yard_app_view;
 use super::{ApiError, Reply, Rm, ok, ok_view};
-use crate::aria;
 use crate::cluster::{AppResult, Touch};
-use crate::policy::JobModel;
+use yard_cluster::aria;
+use yard_cluster::policy::JobModel;
 
 pub(super) async fn register_node(
     State(rm): State<Rm>,

@@ -11,10 +11,10 @@ use yard_wire::views::{
 };
 
 use super::time::iso8601;
-use crate::app::{AppState, FinalStatus};
 use crate::cluster::{AppInfo, Cluster, NodeInfo, NodeState};
-use crate::overload::{NodeOverload, Verdict};
-use crate::policy::{JobQuota, QuotaBasis, Stage};
+use yard_cluster::app::{AppState, FinalStatus};
+use yard_cluster::classifier::{NodeOverload, Verdict};
+use yard_cluster::policy::{JobQuota, QuotaBasis, Stage};
 
 /// yard's view of an application at `now`: what Hadoop's lacks (deadline and where the app
 /// stands against it, processed fraction, answer).
@@ -481,7 +481,7 @@ pub(super) fn timeout_json(a: &AppInfo, now: i64) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::overload::FeatureCount as Feature;
+    use yard_cluster::classifier::FeatureCount as Feature;
 
     /// The wire's copies of the policies' own types say what those serialize to, field for
     /// field: a field added to the policy's type fails here until the wire has it too.

@@ -3,7 +3,7 @@
 //! A job submitted with `sharedScan` asks the rm who scans its dataset
 //! (`POST /ws/v1/yard/mapreduce/scans/{dataset}`). The first to ask hosts the scan; the others
 //! attach to the host's master and ride its scan. The host drives
-//! [`yard_rm::scans::CyclicScan`]: each map it hands a runner reads one block once and runs
+//! [`yard_cluster::scans::CyclicScan`]: each map it hands a runner reads one block once and runs
 //! the map function of every job attached when the read starts, writing each job's partitions
 //! apart (`Work::ScanMap`); a job that joined mid-cycle gets the blocks it missed after the
 //! wrap-around. Once a job has every block, the host runs that job's reduces in its own
@@ -42,7 +42,7 @@ use serde_json::{Value, json};
 use tokio::sync::Notify;
 use yard_appmaster::apps::{AppSpec, MapStats, Population, ReducePartial, Split};
 use yard_appmaster::policy::{PolicyKind, Rng};
-use yard_rm::scans::CyclicScan;
+use yard_cluster::scans::CyclicScan;
 use yard_wire::protocol::{
     AllocateReply, AllocateRequest, Allocated, Resource, ResourceRequest, TaskCounts,
 };

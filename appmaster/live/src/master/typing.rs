@@ -12,9 +12,10 @@
 use serde_json::{Value, json};
 use yard_appmaster::policy::TaskRef;
 use yard_appmaster::typing::{
-    Bound, DEFAULT_DISK_RATE_BYTES_PER_S, KindType, Part, PartType, Probe, RateSource, Typing,
+    DEFAULT_DISK_RATE_BYTES_PER_S, KindType, Part, PartType, Probe, RateSource, Typing,
     parse_disk_rate,
 };
+use yard_cluster::ids::Bound;
 use yard_profiles::ProfileStore;
 use yard_wire::protocol::{JobType, TaskBound};
 

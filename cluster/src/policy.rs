@@ -26,6 +26,9 @@
 //! gives reduce slots only to jobs whose maps are complete, lines 14 and 34; yard's masters
 //! start their reduces when the map phase closes). Its quota in containers is its quota for
 //! the stage it is in.
+//!
+//! It owns the rules only (orders, quotas, reclamation) over a view of the jobs the caller
+//! builds; it keeps no state of its own and knows nothing of the scheduler or the classifier.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -34,7 +37,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 use crate::aria::{self, Basis, Profile, Quota, Seconds, Target};
-use crate::scheduler::AppId;
+use crate::ids::AppId;
 
 /// Which cluster policy the rm runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]

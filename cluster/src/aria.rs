@@ -15,6 +15,9 @@
 //! clamped to the tasks and to the cluster ([`min_quota`]). MinEDF recomputes this "as the time
 //! progresses and the job deadline gets closer" (seed 000 §III-B): the caller passes the
 //! *remaining* tasks and the *remaining* time.
+//!
+//! One model for the rm and the master: the rm's MinEDF quotas and the appmaster's ARIA baseline
+//! (`yard_appmaster::policy`'s `aria`) both size slots with these functions.
 
 use serde::{Deserialize, Serialize};
 
@@ -22,7 +25,7 @@ use serde::{Deserialize, Serialize};
 pub type Seconds = f64;
 
 /// A phase's largest task over its average, where a profile gives only the average (the
-/// appmaster's ARIA makes the same assumption: `appmaster/src/policy/aria.rs`).
+/// appmaster's ARIA baseline reads Dart's profiles with it too).
 pub const MAX_OVER_AVG: f64 = 1.5;
 
 /// The makespan of `n` tasks of average `avg` on `k` slots under greedy assignment is at least
@@ -347,43 +350,6 @@ pub fn min_quota(
         reduces: s_r,
         basis: Basis::Feasible,
     }
-}
-
-/// ARIA's profile from Dart's (the profile store's, or a simulated job's), for `maps` maps and
-/// `reduces` reduces: how the rm reads a job kind's stored profile (`crate::profiles`, whose
-/// documentation gives the rules) and how the shared-cluster simulator registers a job.
-pub fn from_dart(p: &yard_appmaster::policy::Profile, maps: u32, reduces: u32) -> Option<Profile> {
-    let measured = |x: f64| x.is_finite() && x >= 0.0;
-    // Runs whose maps were all remote (a synthetic job reads no blocks) measured no local map.
-    let m_avg = [p.map_local, p.map_remote]
-        .into_iter()
-        .find(|x| measured(*x))?;
-    let m_max = if p.map_remote.is_finite() {
-        p.map_remote.max(MAX_OVER_AVG * m_avg)
-    } else {
-        MAX_OVER_AVG * m_avg
-    };
-    let mut profile = Profile {
-        map: Durations::new(m_avg, m_max),
-        ..Profile::default()
-    };
-    if reduces > 0 {
-        let d = p.partition_bytes.max(0.0) * f64::from(maps);
-        let shuffle = if p.shuffle_bandwidth > 0.0 && d.is_finite() {
-            d / p.shuffle_bandwidth
-        } else {
-            0.0
-        };
-        let reduce = p.reduce_time.at(d);
-        let phase = |avg: f64| {
-            let avg = if avg.is_finite() { avg.max(0.0) } else { 0.0 };
-            Durations::new(avg, MAX_OVER_AVG * avg)
-        };
-        profile.first_shuffle = phase(shuffle);
-        profile.typical_shuffle = phase(shuffle);
-        profile.reduce = phase(reduce);
-    }
-    profile.valid().then_some(profile)
 }
 
 #[cfg(test)]

@@ -17,21 +17,26 @@
 //! whenever an application's deadline, model or progress changes. The cost of one pass grows
 //! with the active applications and the nodes, never with finished applications (they are
 //! forgotten).
+//!
+//! It owns the cluster's state as the policies see it (nodes, applications, asks, grants,
+//! quotas) and calls down into [`crate::policy`] (whose turn, how many) and
+//! [`crate::classifier`] (which node); neither calls back. The ids it hands out are
+//! defined in [`crate::ids`].
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::aria::Target;
-use crate::overload::{
-    Bound, Classifier, ClassifierConfig, Here, JobFeatures, Judgement, NodeLoad, Utility,
+use crate::classifier::{
+    Classifier, ClassifierConfig, Here, JobFeatures, Judgement, NodeLoad, Utility,
 };
+use crate::ids::Bound;
+/// The ids its events and assignments carry (defined in `ids`, below every policy module).
+pub use crate::ids::{AppId, ContainerId, NodeId, RackId};
 pub use crate::policy::PolicyKind;
 use crate::policy::{
     self, ClusterState, JobModel, JobQuota, JobView, QuotaBasis, Reclaim, SpareCounts, Stage, Tier,
     edf_key,
 };
-
-/// The cluster policy, by its older name (FIFO and fair were once orderings only).
-pub use crate::policy::PolicyKind as Ordering;
 
 /// Memory and cores, YARN's two resource kinds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
@@ -71,17 +76,6 @@ impl Resources {
             .min(u64::from(u32::MAX)) as u32
     }
 }
-
-macro_rules! id {
-    ($name:ident($t:ty)) => {
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub struct $name(pub $t);
-    };
-}
-id!(AppId(u64));
-id!(NodeId(u32));
-id!(RackId(u32));
-id!(ContainerId(u64));
 
 /// Where an ask would like its containers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -443,7 +437,7 @@ impl Scheduler {
     }
 
     /// Places tasks only where the overload classifier (seed 002) judges them good; see
-    /// [`crate::overload`]. Masters are never refused.
+    /// [`crate::classifier`]. Masters are never refused.
     pub fn with_overload_classifier(mut self, config: ClassifierConfig) -> Self {
         self.overload = Some(Classifier::new(config));
         self
@@ -1317,7 +1311,7 @@ mod tests {
         vcores: 1,
     };
 
-    fn cluster(ordering: Ordering, nodes: u32, per_node: u64) -> Scheduler {
+    fn cluster(ordering: PolicyKind, nodes: u32, per_node: u64) -> Scheduler {
         let mut s = Scheduler::new(ordering);
         let mut out = Vec::new();
         for i in 0..nodes {
@@ -1440,7 +1434,7 @@ mod tests {
     #[test]
     fn spread_places_on_the_emptiest_node_where_pack_fills_the_first() {
         let nodes_of = |placement| {
-            let mut s = cluster(Ordering::Fifo, 3, 4).with_placement(placement);
+            let mut s = cluster(PolicyKind::Fifo, 3, 4).with_placement(placement);
             add(&mut s, 1);
             let out = ask(&mut s, 1, vec![any(4)]);
             let mut per_node = [0u32; 3];
@@ -1458,10 +1452,10 @@ mod tests {
     #[test]
     fn yards_classifier_also_learns_the_hogged_node() {
         let config = ClassifierConfig {
-            variant: crate::overload::Variant::Yard,
+            variant: crate::classifier::Variant::Yard,
             ..ClassifierConfig::default()
         };
-        let mut s = cluster(Ordering::Fifo, 2, 4).with_overload_classifier(config);
+        let mut s = cluster(PolicyKind::Fifo, 2, 4).with_overload_classifier(config);
         add(&mut s, 1);
         // yard's labels wait up to a minute: enough rounds of 5 s for 20 of them and more.
         let rounds = hog_rounds(&mut s, 40, 0);
@@ -1473,7 +1467,7 @@ mod tests {
     #[test]
     fn the_overload_classifier_learns_a_hogged_node_and_keeps_tasks_off_it() {
         let mut s =
-            cluster(Ordering::Fifo, 2, 4).with_overload_classifier(ClassifierConfig::default());
+            cluster(PolicyKind::Fifo, 2, 4).with_overload_classifier(ClassifierConfig::default());
         add(&mut s, 1);
         let rounds = hog_rounds(&mut s, 20, 0);
         // Before the model has 20 labels it refuses nothing: both nodes take tasks.
@@ -1487,11 +1481,11 @@ mod tests {
         );
         assert_eq!(late.iter().map(|r| r[1]).sum::<u32>(), 1, "{rounds:?}");
         let c = s.overload().unwrap();
-        assert_eq!(c.node(NodeId(1)).verdict, crate::overload::Verdict::Bad);
-        assert_eq!(c.node(NodeId(0)).verdict, crate::overload::Verdict::Good);
+        assert_eq!(c.node(NodeId(1)).verdict, crate::classifier::Verdict::Bad);
+        assert_eq!(c.node(NodeId(0)).verdict, crate::classifier::Verdict::Good);
         assert!(c.node(NodeId(1)).labelled_bad > 0 && c.node(NodeId(0)).labelled_good > 0);
         // Without the classifier, the same rounds keep using the hogged node.
-        let mut plain = cluster(Ordering::Fifo, 2, 4);
+        let mut plain = cluster(PolicyKind::Fifo, 2, 4);
         add(&mut plain, 1);
         let rounds = hog_rounds(&mut plain, 20, 0);
         assert!(rounds.iter().all(|r| r[1] == 4), "{rounds:?}");
@@ -1500,7 +1494,7 @@ mod tests {
     #[test]
     fn a_refused_app_says_why_and_the_refused_node_gets_a_probe_later() {
         let mut s =
-            cluster(Ordering::Fifo, 2, 4).with_overload_classifier(ClassifierConfig::default());
+            cluster(PolicyKind::Fifo, 2, 4).with_overload_classifier(ClassifierConfig::default());
         add(&mut s, 1);
         hog_rounds(&mut s, 12, 0);
         // Fill the calm node with another app's tasks: only the hogged node has room.
@@ -1564,7 +1558,7 @@ mod tests {
             utility: Utility::Fcfs { epsilon_s: 1.0 },
             ..ClassifierConfig::default()
         };
-        let mut s = cluster(Ordering::Edf, 1, 2).with_overload_classifier(config);
+        let mut s = cluster(PolicyKind::Edf, 1, 2).with_overload_classifier(config);
         let mut out = Vec::new();
         s.handle_at(
             0,
@@ -1631,7 +1625,7 @@ mod tests {
         );
         // Both wait now; the node frees up in one event: the older job takes it all.
         assert_eq!(allocated_to(&out, 1), 2);
-        let mut plain = cluster(Ordering::Edf, 1, 2);
+        let mut plain = cluster(PolicyKind::Edf, 1, 2);
         let mut out = Vec::new();
         for (app, d) in [(1, 90_000), (2, 20_000)] {
             plain.handle_at(
@@ -1678,7 +1672,7 @@ mod tests {
 
     #[test]
     fn fifo_serves_the_first_arrival_until_it_is_satisfied() {
-        let mut s = cluster(Ordering::Fifo, 2, 2); // 4 containers
+        let mut s = cluster(PolicyKind::Fifo, 2, 2); // 4 containers
         add(&mut s, 1);
         add(&mut s, 2);
         let mut out = Vec::new();
@@ -1716,7 +1710,7 @@ mod tests {
 
     #[test]
     fn fair_sharing_splits_the_cluster_between_waiting_apps() {
-        let mut s = cluster(Ordering::Fair, 4, 2); // 8 containers
+        let mut s = cluster(PolicyKind::Fair, 4, 2); // 8 containers
         add(&mut s, 1);
         add(&mut s, 2);
         let mut out = ask(&mut s, 1, vec![any(100)]);
@@ -1739,7 +1733,7 @@ mod tests {
 
     #[test]
     fn node_asks_are_served_node_local_then_rack_then_anywhere() {
-        let mut s = cluster(Ordering::Fifo, 4, 1); // nodes 0,1 in rack 0; 2,3 in rack 1
+        let mut s = cluster(PolicyKind::Fifo, 4, 1); // nodes 0,1 in rack 0; 2,3 in rack 1
         add(&mut s, 1);
         let out = ask(
             &mut s,
@@ -1779,7 +1773,7 @@ mod tests {
 
     #[test]
     fn strict_locality_waits_for_its_node() {
-        let mut s = cluster(Ordering::Fifo, 2, 1);
+        let mut s = cluster(PolicyKind::Fifo, 2, 1);
         add(&mut s, 1);
         add(&mut s, 2);
         ask(&mut s, 2, vec![any(1)]); // takes node 0
@@ -1820,7 +1814,7 @@ mod tests {
 
     #[test]
     fn a_lost_node_reports_its_containers_and_frees_nothing_twice() {
-        let mut s = cluster(Ordering::Fifo, 2, 1);
+        let mut s = cluster(PolicyKind::Fifo, 2, 1);
         add(&mut s, 1);
         let out = ask(&mut s, 1, vec![any(2)]);
         assert_eq!(out.len(), 2);
@@ -1847,7 +1841,7 @@ mod tests {
 
     #[test]
     fn a_removed_app_returns_everything_and_its_asks_go() {
-        let mut s = cluster(Ordering::Fifo, 1, 2);
+        let mut s = cluster(PolicyKind::Fifo, 1, 2);
         add(&mut s, 1);
         add(&mut s, 2);
         ask(&mut s, 1, vec![any(5)]);
@@ -1868,7 +1862,7 @@ mod tests {
 
     #[test]
     fn an_absolute_count_replaces_the_last_one() {
-        let mut s = cluster(Ordering::Fifo, 1, 1);
+        let mut s = cluster(PolicyKind::Fifo, 1, 1);
         add(&mut s, 1);
         add(&mut s, 2);
         ask(&mut s, 2, vec![any(1)]); // fills the node
@@ -1888,7 +1882,7 @@ mod tests {
     #[test]
     fn a_master_a_rejoining_node_reports_counts_toward_the_masters_share() {
         // One node of 8 vcores: 10 % admits one 1-vcore master at a time.
-        let mut s = cluster(Ordering::Fifo, 0, 8);
+        let mut s = cluster(PolicyKind::Fifo, 0, 8);
         add(&mut s, 1);
         add(&mut s, 2);
         let mut out = Vec::new();

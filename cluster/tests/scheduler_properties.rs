@@ -4,8 +4,8 @@
 use std::collections::HashMap;
 
 use proptest::prelude::*;
-use yard_rm::scheduler::{
-    AppId, Ask, Assignment, ContainerId, NodeId, Ordering, Place, RackId, Resources, SchedEvent,
+use yard_cluster::scheduler::{
+    AppId, Ask, Assignment, ContainerId, NodeId, Place, PolicyKind, RackId, Resources, SchedEvent,
     Scheduler,
 };
 
@@ -38,7 +38,7 @@ fn step() -> impl Strategy<Value = Step> {
 }
 
 /// Runs the steps and returns the assignments, checking capacity and asks after every event.
-fn run(ordering: Ordering, steps: &[Step]) -> Vec<Assignment> {
+fn run(ordering: PolicyKind, steps: &[Step]) -> Vec<Assignment> {
     let mut s = Scheduler::new(ordering);
     let mut all = Vec::new();
     let mut capacity: HashMap<NodeId, u64> = HashMap::new();
@@ -150,7 +150,7 @@ proptest! {
         steps in prop::collection::vec(step(), 0..60),
         fair in any::<bool>(),
     ) {
-        let ordering = if fair { Ordering::Fair } else { Ordering::Fifo };
+        let ordering = if fair { PolicyKind::Fair } else { PolicyKind::Fifo };
         prop_assert_eq!(run(ordering, &steps), run(ordering, &steps));
     }
 }

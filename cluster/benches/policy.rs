@@ -5,13 +5,13 @@
 //! (quotas recomputed on the time left; MinEDF-WC's promised releases checked). Each figure
 //! is the mean over a run of events, and its ratio to the same policy with 10 applications
 //! on 64 nodes, run first in the same process: "flat" is a ratio near 1.
-//! Run: `cargo bench -p yard-rm --bench policy` (`-- --quick`: 1,000 applications at most).
+//! Run: `cargo bench -p yard-cluster --bench policy` (`-- --quick`: 1,000 applications at most).
 
 use std::time::{Duration, Instant};
 
-use yard_rm::aria::{Durations, Profile};
-use yard_rm::policy::JobModel;
-use yard_rm::scheduler::{
+use yard_cluster::aria::{Durations, Profile};
+use yard_cluster::policy::JobModel;
+use yard_cluster::scheduler::{
     AppId, Ask, Assignment, ContainerId, NodeId, Place, PolicyKind, RackId, Resources, SchedEvent,
     Scheduler,
 };

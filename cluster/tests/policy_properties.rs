@@ -9,10 +9,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use proptest::prelude::*;
-use yard_rm::aria::{Durations, Profile};
-use yard_rm::overload::{Bound, ClassifierConfig, NodeLoad};
-use yard_rm::policy::{JobModel, JobQuota, PolicyKind};
-use yard_rm::scheduler::{
+use yard_cluster::aria::{Durations, Profile};
+use yard_cluster::classifier::{ClassifierConfig, NodeLoad};
+use yard_cluster::ids::Bound;
+use yard_cluster::policy::{JobModel, JobQuota, PolicyKind};
+use yard_cluster::scheduler::{
     AppId, Ask, Assignment, ContainerId, DEFAULT_MASTER_SHARE, MASTER_PRIORITY, NodeId, Place,
     RackId, Resources, SchedEvent, Scheduler,
 };

@@ -29,14 +29,16 @@
 //!   bad would be learned about only through its features, and a rule that counts a busy node
 //!   as bad long after it calmed down would starve it forever.
 //! - Masters are never refused: no task of a job runs before its master.
+//!
+//! It owns the model and each node's last load and unlabelled placements; the scheduler asks
+//! it and tells it what it placed. It reads a job's stage ([`crate::policy::Stage`]) and the
+//! shared keys ([`crate::ids`]), and nothing of the scheduler.
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
-pub use yard_appmaster::typing::Bound;
-
+use crate::ids::{Bound, NodeId};
 use crate::policy::Stage;
-use crate::scheduler::NodeId;
+use serde::Serialize;
 
 /// A node's load at one moment, as the rule and the classifier read it. The daemon builds it from
 /// a nodemanager's heartbeat (the host's load, or its own process tree's: [`LoadSource`]); the
@@ -454,7 +456,6 @@ pub const FEATURES: [(&str, u8); 7] = [
     ("disk busy", 4),      // < 25 %, < 50 %, < 75 %, ≥ 75 % of the disk rate
     ("same type here", 4), // tasks of the job's type on the node per core: 0, < ½, < 1, ≥ 1
 ];
-const NODE_FEATURES: std::ops::Range<usize> = 2..6;
 
 /// yard's features ([`Variant::Yard`]), in order, and their levels: the paper's, but for the
 /// load, read as what the node would carry with this task, and one more, how full the task
@@ -480,9 +481,41 @@ pub const YARD_FEATURES: [(&str, u8); 8] = [
     ("fill with it", 3),
 ];
 
-/// A placement's features: the paper's seven and a 0 where it has no eighth (its model reads
-/// seven), or yard's eight.
-pub type Features = [u8; 8];
+/// A placement's features by name, each a level (see [`FEATURES`] and [`YARD_FEATURES`]).
+/// [`Features::encode`] is their one positional encoding, the order the model counts them in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Features {
+    pub job_type: u8,
+    pub job_stage: u8,
+    /// The paper's load per core, or yard's projected load.
+    pub load: u8,
+    pub cpu_busy: u8,
+    pub memory_free: u8,
+    pub disk_busy: u8,
+    pub same_type_here: u8,
+    /// yard's eighth; `None` for the paper's seven.
+    pub fill_with_it: Option<u8>,
+}
+
+/// Where the node's own features (load, CPU, memory, disk) sit in [`Features::encode`].
+const NODE_FEATURES: std::ops::Range<usize> = 2..6;
+
+impl Features {
+    /// The model's input, in the order of [`FEATURES`] and [`YARD_FEATURES`]: the paper's
+    /// seven and a 0 where it has no eighth (its model reads seven), or yard's eight.
+    pub fn encode(&self) -> [u8; 8] {
+        [
+            self.job_type,
+            self.job_stage,
+            self.load,
+            self.cpu_busy,
+            self.memory_free,
+            self.disk_busy,
+            self.same_type_here,
+            self.fill_with_it.unwrap_or(0),
+        ]
+    }
+}
 
 /// What the rm itself knows of a node at a placement, beside its last load sample.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -511,7 +544,7 @@ pub fn yard_features(
     l: &NodeLoad,
     containers_at_sample: u32,
     here: Here,
-) -> [u8; 8] {
+) -> Features {
     let p = features(rule, job, l, here.same_type);
     let cores = f64::from(l.cores.max(1));
     let max = rule.max_load_per_core * cores;
@@ -534,7 +567,11 @@ pub fn yard_features(
     } else {
         2
     };
-    [p[0], p[1], load, p[3], p[4], p[5], p[6], fill]
+    Features {
+        load,
+        fill_with_it: Some(fill),
+        ..p
+    }
 }
 
 fn level(x: f64, bounds: [f64; 3]) -> u8 {
@@ -543,26 +580,27 @@ fn level(x: f64, bounds: [f64; 3]) -> u8 {
 
 /// The discrete features of placing a task of `job` on a node with load `l` that runs
 /// `same_type` tasks of the job's type.
-pub fn features(rule: &OverloadRule, job: JobFeatures, l: &NodeLoad, same_type: u32) -> [u8; 7] {
+pub fn features(rule: &OverloadRule, job: JobFeatures, l: &NodeLoad, same_type: u32) -> Features {
     let cores = f64::from(l.cores.max(1));
     let load = l.load_1m / (rule.max_load_per_core * cores).max(f64::MIN_POSITIVE);
     let min_free = rule.min_free_memory.max(f64::MIN_POSITIVE);
-    [
-        match job.bound {
+    Features {
+        job_type: match job.bound {
             None => 0,
             Some(Bound::Cpu) => 1,
             Some(Bound::Io) => 2,
         },
-        match job.stage {
+        job_stage: match job.stage {
             Stage::Map => 0,
             Stage::Reduce => 1,
         },
-        level(load, [0.5, 0.75, 1.0]),
-        level(l.cpu, [0.25, 0.5, 0.75]),
-        3 - level(l.memory_free / min_free, [1.0, 2.0, 4.0]),
-        level(l.disk, [0.25, 0.5, 0.75]),
-        level(f64::from(same_type) / cores, [f64::MIN_POSITIVE, 0.5, 1.0]),
-    ]
+        load: level(load, [0.5, 0.75, 1.0]),
+        cpu_busy: level(l.cpu, [0.25, 0.5, 0.75]),
+        memory_free: 3 - level(l.memory_free / min_free, [1.0, 2.0, 4.0]),
+        disk_busy: level(l.disk, [0.25, 0.5, 0.75]),
+        same_type_here: level(f64::from(same_type) / cores, [f64::MIN_POSITIVE, 0.5, 1.0]),
+        fill_with_it: None,
+    }
 }
 
 /// A node's verdict as the API shows it.
@@ -753,7 +791,7 @@ impl Classifier {
         });
         for (f, bad) in &due {
             rec.labelled[usize::from(*bad)] += 1;
-            self.model.learn(f, !bad);
+            self.model.learn(&f.encode(), !bad);
         }
         due.len()
     }
@@ -776,10 +814,7 @@ impl Classifier {
         let (_, load) = rec.load?;
         let here = here.into();
         Some(match self.config.variant {
-            Variant::Paper => {
-                let f = features(&self.config.rule, job, &load, here.same_type);
-                [f[0], f[1], f[2], f[3], f[4], f[5], f[6], 0]
-            }
+            Variant::Paper => features(&self.config.rule, job, &load, here.same_type),
             Variant::Yard => yard_features(
                 &self.config.rule,
                 job,
@@ -805,7 +840,7 @@ impl Classifier {
         if self.model.samples() < self.config.min_samples {
             return Judgement::Unknown;
         }
-        let Some(p_good) = self.model.p_good(&f) else {
+        let Some(p_good) = self.model.p_good(&f.encode()) else {
             return Judgement::Unknown;
         };
         if p_good >= self.config.min_good {
@@ -854,7 +889,7 @@ impl Classifier {
             same_type: 0,
             containers: rec.containers_at_sample + rec.placed_since_sample,
         };
-        let f = self.features(node, job, here);
+        let f = self.features(node, job, here).map(|f| f.encode());
         let p_good = f
             .filter(|_| self.model.samples() >= self.config.min_samples)
             .and_then(|f| self.model.p_good_over(&f, |i| NODE_FEATURES.contains(&i)));
@@ -1012,7 +1047,8 @@ mod tests {
             memory_free: 1.0,
             disk: 0.0,
         };
-        assert_eq!(features(&rule, job, &idle, 0), [2, 1, 0, 0, 0, 0, 0]);
+        let seven = |f: Features| f.encode()[..7].to_vec();
+        assert_eq!(seven(features(&rule, job, &idle, 0)), [2, 1, 0, 0, 0, 0, 0]);
         let busy = NodeLoad {
             cores: 4,
             load_1m: 4.0,
@@ -1020,16 +1056,61 @@ mod tests {
             memory_free: 0.05,
             disk: 0.6,
         };
-        assert_eq!(features(&rule, job, &busy, 4), [2, 1, 3, 3, 3, 2, 3]);
+        assert_eq!(seven(features(&rule, job, &busy, 4)), [2, 1, 3, 3, 3, 2, 3]);
         let half = NodeLoad {
             load_1m: 2.9,
             memory_free: 0.25,
             ..busy
         };
-        assert_eq!(features(&rule, job, &half, 1)[2..], [1, 3, 1, 2, 1]);
-        for (i, f) in features(&rule, job, &busy, 100).iter().enumerate() {
+        assert_eq!(seven(features(&rule, job, &half, 1))[2..], [1, 3, 1, 2, 1]);
+        for (i, f) in seven(features(&rule, job, &busy, 100)).iter().enumerate() {
             assert!(*f < FEATURES[i].1, "feature {i} within its levels");
         }
+    }
+
+    /// The one encoding puts each named feature where the names tables (what the API shows,
+    /// and the levels the model counts) have it.
+    #[test]
+    fn the_encoding_follows_the_named_tables() {
+        let f = Features {
+            job_type: 1,
+            job_stage: 2,
+            load: 3,
+            cpu_busy: 4,
+            memory_free: 5,
+            disk_busy: 6,
+            same_type_here: 7,
+            fill_with_it: Some(8),
+        };
+        let by_name = |name: &str| match name {
+            "job type" => f.job_type,
+            "job stage" => f.job_stage,
+            "load per core" | "projected load" => f.load,
+            "cpu busy" => f.cpu_busy,
+            "memory free" => f.memory_free,
+            "disk busy" => f.disk_busy,
+            "same type here" => f.same_type_here,
+            "fill with it" => f.fill_with_it.unwrap(),
+            other => panic!("a feature without a field: {other}"),
+        };
+        for table in [&FEATURES[..], &YARD_FEATURES[..]] {
+            for (i, (name, _)) in table.iter().enumerate() {
+                assert_eq!(f.encode()[i], by_name(name), "{name}");
+            }
+        }
+        let node: Vec<_> = FEATURES[NODE_FEATURES].iter().map(|(n, _)| *n).collect();
+        assert_eq!(
+            node,
+            ["load per core", "cpu busy", "memory free", "disk busy"]
+        );
+        assert_eq!(
+            Features {
+                fill_with_it: None,
+                ..f
+            }
+            .encode()[7],
+            0
+        );
     }
 
     fn load(load_1m: f64) -> NodeLoad {
@@ -1224,12 +1305,12 @@ mod tests {
     fn yards_load_level_tells_at_the_maximum_from_above_it() {
         let rule = OverloadRule::default();
         let f = |load, at_sample, now| {
-            yard_features(&rule, JOB, &four_cores(load), at_sample, here(now))
+            yard_features(&rule, JOB, &four_cores(load), at_sample, here(now)).encode()
         };
         // A full node that just freed a slot still reads 4.00: the paper's top level, as if
         // overloaded; yard's: nothing outside the rm's 4 containers, this task brings it back
         // to 4 — at the maximum, not above it.
-        assert_eq!(features(&rule, JOB, &four_cores(4.0), 0)[2], 3);
+        assert_eq!(features(&rule, JOB, &four_cores(4.0), 0).load, 3);
         assert_eq!(f(4.0, 4, 3)[2], 2, "at max");
         // The same sample with a CPU hog's 2 threads beside the 4 containers: above.
         assert_eq!(f(6.0, 4, 3)[2], 3, "above max");
@@ -1259,8 +1340,12 @@ mod tests {
             },
         );
         assert_eq!(
-            [p[0], p[1], p[3], p[4], p[5], p[6]],
-            [y[0], y[1], y[3], y[4], y[5], y[6]]
+            Features {
+                load: p.load,
+                fill_with_it: None,
+                ..y
+            },
+            p
         );
     }
 
@@ -1275,7 +1360,7 @@ mod tests {
         c.observe_with(0, n, four_cores(0.0), 0);
         // Three tasks placed in one pass: the load sample is the same, the level climbs.
         let levels: Vec<u8> = (0..4)
-            .map(|k| c.features(n, JOB, here(k)).unwrap()[2])
+            .map(|k| c.features(n, JOB, here(k)).unwrap().load)
             .collect();
         assert_eq!(levels, [0, 0, 1, 2]);
         // The paper's reads the sample alone: the same level for all four.
@@ -1283,12 +1368,12 @@ mod tests {
         let mut p = p;
         p.observe(0, n, four_cores(0.0));
         let levels: Vec<u8> = (0..4)
-            .map(|k| p.features(n, JOB, here(k)).unwrap()[2])
+            .map(|k| p.features(n, JOB, here(k)).unwrap().load)
             .collect();
         assert_eq!(levels, [0; 4]);
         assert_eq!(
-            p.features(n, JOB, 0).unwrap()[7],
-            0,
+            p.features(n, JOB, 0).unwrap().fill_with_it,
+            None,
             "the paper's has no eighth"
         );
     }
