@@ -3,7 +3,7 @@
 //!
 //! Every time here is measured from the job's start, so `T_J` is compared with `D` directly.
 //!
-//! Three of yard's extensions (`dart.rs` lists them all) live here, each a switch that
+//! Three of yard's extensions (`dart/mod.rs` lists them all) live here, each a switch that
 //! [`Estimator::paper`] turns off:
 //! - `noisy_reduces` (`dart`'s `reduce_waves`; §3.3, eq. 9 and 12): `T_R` is the expected last
 //!   of R lognormal reduces over `⌈R/slots⌉` waves, not the average reduce; Alg. 5 leaves room

@@ -379,7 +379,7 @@ pub trait TaskPolicy {
 /// Every policy yard can run a job with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum PolicyKind {
-    /// yard's Dart: the paper's algorithm with every yard extension (`dart.rs` lists them).
+    /// yard's Dart: the paper's algorithm with every yard extension (`dart/mod.rs` lists them).
     Dart,
     /// The paper's Dart: Algorithms 1–5 and eq. 1–13 with none of yard's extensions.
     DartPaper,

@@ -1,5 +1,5 @@
 //! When the tasks still running will end, as `dart`'s forecast reads them (the `wave_end`,
-//! `fifo_shuffle` and `elapsed_phases` switches of [`super::Extensions`]; `dart.rs` says what
+//! `fifo_shuffle` and `elapsed_phases` switches of [`super::Extensions`]; `dart/mod.rs` says what
 //! each replaces). The paper's estimator (eq. 2) puts the map phase's end one mean map after
 //! the last launch; a wave of maps launched together ends with its *longest* map, and a
 //! running task's own start and progress say more about its end than the mean does.
