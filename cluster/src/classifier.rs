@@ -604,13 +604,7 @@ pub fn features(rule: &OverloadRule, job: JobFeatures, l: &NodeLoad, same_type: 
 }
 
 /// A node's verdict as the API shows it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Verdict {
-    Good,
-    Bad,
-    Unknown,
-}
+pub use yard_wire::views::Verdict;
 
 /// The classifier's answer for one placement.
 #[derive(Debug, Clone, Copy, PartialEq)]

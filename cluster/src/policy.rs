@@ -129,13 +129,8 @@ impl FromStr for PolicyKind {
     }
 }
 
-/// The stage a job is in: every map done or not.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Stage {
-    Map,
-    Reduce,
-}
+/// The stage a job is in (every map done or not), as the REST views carry it.
+pub use yard_wire::views::QuotaStage as Stage;
 
 /// What a job's master said of its work: its tasks, and a profile to size them by.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
@@ -147,23 +142,8 @@ pub struct JobModel {
     pub profile: Option<Profile>,
 }
 
-/// Why a job has the quota it has.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum QuotaBasis {
-    /// The fewest containers that meet the deadline under ARIA's model.
-    Feasible,
-    /// No allocation meets the deadline (or it has passed): the most the job can use.
-    Infeasible,
-    /// The model says nothing is left to run: anything still asked is served as EDF would.
-    Done,
-    /// No deadline: under `minedf-wc` the job runs on spare containers only (its quota is 0);
-    /// under `minedf` it is served as far as it asks, after every job with a deadline.
-    NoDeadline,
-    /// The rm knows no task counts or no profile for the job: it is served as EDF would
-    /// serve it (no quota, never preempted).
-    NoModel,
-}
+/// Why a job has the quota it has (each variant's doc says when), as the REST views carry it.
+pub use yard_wire::views::QuotaBasis;
 
 /// A job's quota in containers for the stage it is in, `None` for no limit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

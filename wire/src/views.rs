@@ -156,14 +156,21 @@ pub enum QuotaStage {
 
 names!(QuotaStage, "stage", { Map => "map", Reduce => "reduce" });
 
-/// Why a job has the quota it has (the rm's `policy::QuotaBasis`, whose docs say each).
+/// Why a job has the quota it has (the cluster policy's, `yard_cluster::policy`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum QuotaBasis {
+    /// The fewest containers that meet the deadline under ARIA's model.
     Feasible,
+    /// No allocation meets the deadline (or it has passed): the most the job can use.
     Infeasible,
+    /// The model says nothing is left to run: anything still asked is served as EDF would.
     Done,
+    /// No deadline: under `minedf-wc` the job runs on spare containers only (its quota is 0);
+    /// under `minedf` it is served as far as it asks, after every job with a deadline.
     NoDeadline,
+    /// The rm knows no task counts or no profile for the job: it is served as EDF would
+    /// serve it (no quota, never preempted).
     NoModel,
 }
 
@@ -368,9 +375,11 @@ pub struct OverloadView {
     pub model: Option<OverloadModel>,
 }
 
-/// What the classifier has learned of a node: the rm's `overload::NodeOverload` (whose docs
-/// say what each field counts) less its verdict, field for field (a test in the rm's
-/// `rest::views` checks). Not that type itself: the rm's policies do not depend on the wire.
+/// What the classifier has learned of a node: `yard_cluster::classifier::NodeOverload` (whose
+/// docs say what each field counts) less its verdict, field for field (a test in the rm's
+/// `rest::views` checks). Not that type itself: its feature names are `&'static str`, read
+/// back here as strings. The enums both carry (`Verdict`, `QuotaStage`, `QuotaBasis`) are
+/// defined here once and used by the cluster policies.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct OverloadModel {

@@ -6,15 +6,15 @@ use serde_json::{Value, json};
 use yard_wire::telemetry::NodeTelemetry;
 use yard_wire::views::{
     AppView, Classifier, FeatureCount, FinalApplicationStatus, LoadPoint, NodeView, OverloadModel,
-    OverloadView, QuotaBasis as BasisView, QuotaStage, QuotaView, ResourceUtilization,
-    ResourceView, Verdict as VerdictView, YardAppView, YardLoad, YarnApplicationState,
+    OverloadView, QuotaView, ResourceUtilization, ResourceView, YardAppView, YardLoad,
+    YarnApplicationState,
 };
 
 use super::time::iso8601;
 use crate::cluster::{AppInfo, Cluster, NodeInfo, NodeState};
 use yard_cluster::app::{AppState, FinalStatus};
 use yard_cluster::classifier::{NodeOverload, Verdict};
-use yard_cluster::policy::{JobQuota, QuotaBasis, Stage};
+use yard_cluster::policy::JobQuota;
 
 /// yard's view of an application at `now`: what Hadoop's lacks (deadline and where the app
 /// stands against it, processed fraction, answer).
@@ -36,20 +36,11 @@ pub(super) fn yard_app_view(a: &AppInfo, now: i64) -> YardAppView {
 /// A job's quota as the wire shows it (field for field: the policy's type is not the wire's).
 fn quota_view(q: &JobQuota) -> QuotaView {
     QuotaView {
-        stage: match q.stage {
-            Stage::Map => QuotaStage::Map,
-            Stage::Reduce => QuotaStage::Reduce,
-        },
+        stage: q.stage,
         containers: q.containers,
         maps: q.maps,
         reduces: q.reduces,
-        basis: match q.basis {
-            QuotaBasis::Feasible => BasisView::Feasible,
-            QuotaBasis::Infeasible => BasisView::Infeasible,
-            QuotaBasis::Done => BasisView::Done,
-            QuotaBasis::NoDeadline => BasisView::NoDeadline,
-            QuotaBasis::NoModel => BasisView::NoModel,
-        },
+        basis: q.basis,
     }
 }
 
@@ -227,7 +218,7 @@ pub(super) fn node_view(cluster: &Cluster, n: &NodeInfo) -> NodeView {
             Some(o) => overload_view(o),
             None => OverloadView {
                 classifier: Classifier::Off,
-                verdict: VerdictView::Unknown,
+                verdict: Verdict::Unknown,
                 model: None,
             },
         },
@@ -239,11 +230,7 @@ pub(super) fn node_view(cluster: &Cluster, n: &NodeInfo) -> NodeView {
 fn overload_view(o: NodeOverload) -> OverloadView {
     OverloadView {
         classifier: Classifier::On,
-        verdict: match o.verdict {
-            Verdict::Good => VerdictView::Good,
-            Verdict::Bad => VerdictView::Bad,
-            Verdict::Unknown => VerdictView::Unknown,
-        },
+        verdict: o.verdict,
         model: Some(OverloadModel {
             p_good: o.p_good,
             overloaded: o.overloaded,
@@ -482,6 +469,7 @@ pub(super) fn timeout_json(a: &AppInfo, now: i64) -> Value {
 mod tests {
     use super::*;
     use yard_cluster::classifier::FeatureCount as Feature;
+    use yard_wire::views::{QuotaBasis, QuotaStage};
 
     /// The wire's copies of the policies' own types say what those serialize to, field for
     /// field: a field added to the policy's type fails here until the wire has it too.
@@ -506,14 +494,8 @@ mod tests {
         let mut was = serde_json::to_value(&o).unwrap();
         was["classifier"] = json!("on");
         assert_eq!(serde_json::to_value(overload_view(o)).unwrap(), was);
-        for basis in [
-            QuotaBasis::Feasible,
-            QuotaBasis::Infeasible,
-            QuotaBasis::Done,
-            QuotaBasis::NoDeadline,
-            QuotaBasis::NoModel,
-        ] {
-            for stage in [Stage::Map, Stage::Reduce] {
+        for &basis in QuotaBasis::ALL {
+            for &stage in QuotaStage::ALL {
                 let q = JobQuota {
                     stage,
                     containers: Some(4),
