@@ -231,7 +231,8 @@ impl MapReduceJob {
                     format!("only synthetic jobs take it, not {}", self.app),
                 ));
             }
-            AppSpec::parse(&self.app, &self.param_list()).map_err(|e| problem("params", e.to_string()))?;
+            AppSpec::parse(&self.app, &self.param_list())
+                .map_err(|e| problem("params", e.to_string()))?;
             match self.input.as_deref() {
                 None | Some("") => {
                     return Err(problem(
