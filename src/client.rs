@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use yard_cluster::placement::Holder;
 use yard_rm::client::{AppsFilter, BlockingRmClient, ClientError};
 use yard_rm::rest::{APP_STATES, NODE_STATES};
-use yard_wire::deadline::DeadlineOutcome;
+use yard_wire::deadline::{Deadline, DeadlineOutcome};
 use yard_wire::views::{
     AppList, AppStateView, AppsReply, Classifier, NodeList, NodeState, NodesReply, OverloadView,
     QuotaBasis, QuotaView, YardLoad,
@@ -282,15 +282,15 @@ impl Client {
         self.submit_by(name, queue, user, command, None)
     }
 
-    /// [`Client::submit`] with a deadline (ms since the epoch), sent in the submission itself
-    /// (`deadline-ms`): the rm's deadline policies see it from the first moment.
+    /// [`Client::submit`] with a deadline, sent in the submission itself (`deadline-ms`): the
+    /// rm's deadline policies see it from the first moment.
     pub(crate) fn submit_by(
         &self,
         name: &str,
         queue: &str,
         user: Option<&str>,
         command: &str,
-        deadline_ms: Option<i64>,
+        deadline: Option<Deadline>,
     ) -> Result<String> {
         let created = self.call(
             reqwest::Method::POST,
@@ -308,8 +308,8 @@ impl Client {
         if let Some(user) = user {
             submission["user"] = json!(user);
         }
-        if let Some(deadline_ms) = deadline_ms {
-            submission["deadline-ms"] = json!(deadline_ms);
+        if let Some(deadline) = deadline {
+            submission["deadline-ms"] = json!(deadline);
         }
         self.call(
             reqwest::Method::POST,

@@ -1627,10 +1627,7 @@ mod tests {
                 let job = live.to_job(PolicyKind::Dart, 1, 0.0);
                 job.validate().unwrap();
                 // Capped at the cluster's containers: its master tells its policy so.
-                assert!(
-                    job.master_args(None)
-                        .contains(&"--max-containers=8".to_string())
-                );
+                assert_eq!(job.max_containers, Some(8));
                 job.params["kind"].clone()
             })
             .collect();

@@ -12,6 +12,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{Value, json};
 use yard_appmaster::policy::PolicyKind;
 use yard_appmaster::submission::MapReduceJob;
+use yard_wire::deadline::Deadline;
 
 use crate::client::{Client, Rm, parse_duration, print_json, render, text};
 use crate::sim::BadInput;
@@ -297,10 +298,10 @@ pub(crate) fn submit(args: SubmitArgs) -> Result<()> {
     let owner = (name.as_str(), args.queue.as_str(), args.user.as_deref());
     let Some(app) = &args.app else {
         let command = args.command.as_deref().unwrap_or_default();
-        let deadline_ms = args
+        let deadline = args
             .deadline
-            .map(|after| epoch_ms() + after.as_millis() as i64);
-        let id = client.submit_by(owner.0, owner.1, owner.2, command, deadline_ms)?;
+            .map(|after| Deadline::after(epoch_ms(), after.as_millis() as i64));
+        let id = client.submit_by(owner.0, owner.1, owner.2, command, deadline)?;
         crate::print(&format!("{id}\n"))?;
         return Ok(());
     };

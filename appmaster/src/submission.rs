@@ -1,15 +1,23 @@
 //! A MapReduce job as a client asks for it: the built-in application and its parameters, the
 //! input, the task policy, the reduces, and (for `synthetic`) the tasks to imitate. One type for
 //! every door: `yard submit` sends it as JSON to the rm's `POST /ws/v1/yard/mapreduce/jobs`,
-//! which checks it here and starts `yard mr-master` with [`MapReduceJob::master_args`]. No IO:
-//! whether the dataset exists is the rm's to say, whether a trace parses the master's.
+//! which checks it here and starts `yard mr-master` with the job as JSON in its environment
+//! ([`JOB_ENV`]), which the master reads back into this type, and its deadline on the command
+//! line ([`master_args`]). No IO: whether the dataset exists is the rm's to say, whether a
+//! trace parses the master's.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use yard_wire::deadline::Deadline;
+
 use crate::apps::AppSpec;
 use crate::policy::PolicyKind;
+
+/// The environment variable holding a MapReduce job's master's job, as submitted (JSON): the
+/// master's one source for it, and how the rm tells a MapReduce job from any other app.
+pub const JOB_ENV: &str = "YARD_JOB";
 
 /// How long before the deadline the live master's guard fires by default: time for the
 /// reduces to hear it (a progress report every 0.2 s) and answer from what they have.
@@ -223,12 +231,8 @@ impl MapReduceJob {
                     format!("only synthetic jobs take it, not {}", self.app),
                 ));
             }
-            let params: Vec<String> = self
-                .params
-                .iter()
-                .map(|(k, v)| format!("{k}={v}"))
-                .collect();
-            AppSpec::parse(&self.app, &params).map_err(|e| problem("params", e.to_string()))?;
+            AppSpec::parse(&self.app, &self.param_list())
+                .map_err(|e| problem("params", e.to_string()))?;
             match self.input.as_deref() {
                 None | Some("") => {
                     return Err(problem(
@@ -485,70 +489,23 @@ impl MapReduceJob {
         Ok(())
     }
 
-    /// The master's arguments after its program: `mr-master --app=… …`, the deadline (ms since
-    /// the epoch) included.
-    pub fn master_args(&self, deadline_ms: Option<i64>) -> Vec<String> {
-        let mut args: Vec<String> = vec![
-            "mr-master".into(),
-            format!("--app={}", self.app),
-            format!("--policy={}", self.policy),
-            format!("--reduces={}", self.reduces),
-            format!("--seed={}", self.seed),
-            format!("--memory-mb={}", self.memory_mb),
-        ];
-        if let Some(input) = &self.input {
-            args.push(format!("--input={input}"));
-        }
-        args.extend(self.params.iter().map(|(k, v)| format!("--param={k}={v}")));
-        if let Some(d) = deadline_ms {
-            args.push(format!("--deadline-ms={d}"));
-        }
-        if self.sample_only {
-            args.push("--sample-only".into());
-        }
-        if self.map_min_seconds > 0.0 {
-            args.push(format!("--map-min-seconds={}", self.map_min_seconds));
-        }
-        args.push(format!("--guard-seconds={}", self.guard_seconds));
-        if let Some(split) = self.hang_split {
-            args.push(format!("--hang-split={split}"));
-        }
-        if let Some(n) = self.max_containers {
-            args.push(format!("--max-containers={n}"));
-        }
-        if self.shared_scan {
-            args.push("--shared-scan".into());
-        }
-        if let Some(trace) = &self.trace {
-            args.push(format!("--trace={trace}"));
-            args.push(format!(
-                "--job={}",
-                self.trace_job.as_deref().unwrap_or("0")
-            ));
-            args.push(format!("--time-scale={}", self.time_scale.unwrap_or(1.0)));
-        }
-        let synthetic = [
-            self.maps.map(|x| format!("--maps={x}")),
-            self.map_seconds.map(|x| format!("--map-seconds={x}")),
-            self.map_output_bytes
-                .map(|x| format!("--map-output-bytes={x}")),
-            self.reduce_seconds.map(|x| format!("--reduce-seconds={x}")),
-            self.map_seconds_each
-                .as_ref()
-                .map(|x| format!("--map-seconds-each={}", join(x))),
-            self.map_input_bytes_each
-                .as_ref()
-                .map(|x| format!("--map-input-bytes-each={}", join(x))),
-            self.map_output_bytes_each
-                .as_ref()
-                .map(|x| format!("--map-output-bytes-each={}", join(x))),
-            self.reduce_seconds_each
-                .as_ref()
-                .map(|x| format!("--reduce-seconds-each={}", join(x))),
-        ];
-        args.extend(synthetic.into_iter().flatten());
-        args
+    /// The application's parameters as `key=value`, in key order ([`AppSpec::parse`],
+    /// [`synthetic_kind`]).
+    pub fn param_list(&self) -> Vec<String> {
+        self.params
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect()
     }
+}
+
+/// The master's arguments after its program: `mr-master`, and the deadline if there is one.
+/// The job is not among them: the master reads it from [`JOB_ENV`]; the deadline is not part
+/// of the job (the rm sets it on its own clock).
+pub fn master_args(deadline: Option<Deadline>) -> Vec<String> {
+    let mut args = vec!["mr-master".to_owned()];
+    args.extend(deadline.map(|d| format!("--deadline-ms={d}")));
+    args
 }
 
 /// A synthetic job's `kind` parameter: 1 to 100 ASCII letters, digits, `-`, `_`, `.`.
@@ -572,12 +529,6 @@ pub fn synthetic_kind(params: &[String]) -> Option<String> {
     }
 }
 
-/// `1,2.5,3`: a list as one flag's value.
-fn join<T: std::fmt::Display>(xs: &[T]) -> String {
-    let parts: Vec<String> = xs.iter().map(ToString::to_string).collect();
-    parts.join(",")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -593,20 +544,17 @@ mod tests {
         let j = job(r#"{"app": "wordcount", "input": "books"}"#).unwrap();
         assert_eq!(j, MapReduceJob::new("wordcount", Some("books")));
         assert_eq!(j.policy, PolicyKind::Dart);
+        assert_eq!(j.guard_seconds, DEFAULT_GUARD_SECONDS);
+    }
+
+    #[test]
+    fn the_master_command_carries_the_deadline_only() {
+        let d = Deadline::from_epoch_ms(1_800_000_000_000);
         assert_eq!(
-            j.master_args(Some(42)),
-            [
-                "mr-master",
-                "--app=wordcount",
-                "--policy=dart",
-                "--reduces=2",
-                "--seed=1",
-                "--memory-mb=256",
-                "--input=books",
-                "--deadline-ms=42",
-                "--guard-seconds=1",
-            ]
+            master_args(Some(d)),
+            ["mr-master", "--deadline-ms=1800000000000"]
         );
+        assert_eq!(master_args(None), ["mr-master"]);
     }
 
     #[test]
@@ -619,19 +567,7 @@ mod tests {
         let again: MapReduceJob =
             serde_json::from_value(serde_json::to_value(&j).unwrap()).unwrap();
         assert_eq!(again, j);
-        assert!(
-            j.master_args(None)
-                .contains(&"--param=pattern=whale".to_string())
-        );
-        assert!(
-            j.master_args(None)
-                .contains(&"--policy=dart-paper".to_string())
-        );
-        assert!(
-            !j.master_args(None)
-                .iter()
-                .any(|a| a.starts_with("--deadline-ms"))
-        );
+        assert_eq!(j.param_list(), ["pattern=whale"]);
     }
 
     #[test]
@@ -639,13 +575,10 @@ mod tests {
         let j =
             job(r#"{"app": "synthetic", "maps": 2, "mapSeconds": 1, "params": {"kind": "job7"}}"#)
                 .unwrap();
-        let args = j.master_args(None);
-        assert!(args.contains(&"--param=kind=job7".to_string()), "{args:?}");
-        let params: Vec<String> = args
-            .iter()
-            .filter_map(|a| a.strip_prefix("--param=").map(str::to_owned))
-            .collect();
-        assert_eq!(synthetic_kind(&params).as_deref(), Some("synthetic:job7"));
+        assert_eq!(
+            synthetic_kind(&j.param_list()).as_deref(),
+            Some("synthetic:job7")
+        );
         assert_eq!(synthetic_kind(&[]).as_deref(), Some("synthetic"));
         assert_eq!(synthetic_kind(&["kind=a b".into()]), None);
         for (bad, why) in [
@@ -664,14 +597,10 @@ mod tests {
     #[test]
     fn synthetic_jobs_carry_their_tasks() {
         let j = job(r#"{"app": "synthetic", "maps": 4, "mapSeconds": 0.5}"#).unwrap();
-        let args = j.master_args(None);
-        assert!(args.contains(&"--maps=4".to_string()), "{args:?}");
-        assert!(args.contains(&"--map-seconds=0.5".to_string()), "{args:?}");
+        assert_eq!((j.maps, j.map_seconds), (Some(4), Some(0.5)));
         let t = job(r#"{"app": "synthetic", "trace": "/t.json", "timeScale": 0.01}"#).unwrap();
-        let args = t.master_args(None);
-        assert!(args.contains(&"--trace=/t.json".to_string()), "{args:?}");
-        assert!(args.contains(&"--job=0".to_string()), "{args:?}");
-        assert!(args.contains(&"--time-scale=0.01".to_string()), "{args:?}");
+        assert_eq!(t.trace.as_deref(), Some("/t.json"));
+        assert_eq!((t.trace_job.as_deref(), t.time_scale), (None, Some(0.01)));
     }
 
     #[test]
@@ -681,15 +610,10 @@ mod tests {
                 "mapOutputBytesEach": [10, 0], "reduces": 1, "reduceSecondsEach": [2]}"#,
         )
         .unwrap();
-        let args = j.master_args(None);
-        for a in [
-            "--map-seconds-each=0.5,1.25",
-            "--map-input-bytes-each=64,32",
-            "--map-output-bytes-each=10,0",
-            "--reduce-seconds-each=2",
-        ] {
-            assert!(args.contains(&a.to_string()), "{a}: {args:?}");
-        }
+        assert_eq!(j.map_seconds_each, Some(vec![0.5, 1.25]));
+        assert_eq!(j.map_input_bytes_each, Some(vec![64, 32]));
+        assert_eq!(j.map_output_bytes_each, Some(vec![10, 0]));
+        assert_eq!(j.reduce_seconds_each, Some(vec![2.0]));
         let again: MapReduceJob =
             serde_json::from_value(serde_json::to_value(&j).unwrap()).unwrap();
         assert_eq!(again, j);
@@ -744,7 +668,7 @@ mod tests {
     fn a_shared_scan_reads_a_dataset_under_full_and_reaches_the_master() {
         let j = job(r#"{"app": "wordcount", "input": "b", "policy": "full", "sharedScan": true}"#)
             .unwrap();
-        assert!(j.master_args(None).contains(&"--shared-scan".to_string()));
+        assert!(j.shared_scan);
         let dart = job(r#"{"app": "wordcount", "input": "b", "sharedScan": true}"#).unwrap();
         assert_eq!(dart.policy, PolicyKind::Dart);
         for json in [
@@ -766,24 +690,14 @@ mod tests {
     fn max_containers_caps_any_job_and_reaches_the_master() {
         let j = job(r#"{"app": "synthetic", "maps": 4, "maxContainers": 2}"#).unwrap();
         assert_eq!(j.max_containers, Some(2));
-        assert!(
-            j.master_args(None)
-                .contains(&"--max-containers=2".to_string())
-        );
         let again: MapReduceJob =
             serde_json::from_value(serde_json::to_value(&j).unwrap()).unwrap();
         assert_eq!(again, j);
         let w = job(r#"{"app": "wordcount", "input": "b", "maxContainers": 1}"#).unwrap();
         assert_eq!(w.max_containers, Some(1));
-        // Absent: no cap, and no flag.
+        // Absent: no cap.
         let none = job(r#"{"app": "synthetic", "maps": 4}"#).unwrap();
         assert_eq!(none.max_containers, None);
-        assert!(
-            !none
-                .master_args(None)
-                .iter()
-                .any(|a| a.starts_with("--max-containers"))
-        );
         assert!(
             !serde_json::to_string(&none)
                 .unwrap()

@@ -31,8 +31,10 @@ use axum::response::IntoResponse;
 use axum::routing::{get, post};
 use serde::Deserialize;
 use serde_json::{Value, json};
-use yard_appmaster::submission::MapReduceJob;
+pub use yard_appmaster::submission::JOB_ENV;
+use yard_appmaster::submission::{MapReduceJob, master_args};
 use yard_wire::auth::Principal;
+use yard_wire::deadline::Deadline;
 use yard_wire::limits::{self, FieldError, echo};
 
 use super::caller::{Caller, readable};
@@ -40,9 +42,6 @@ use super::submission::{check_deadline, default_queue};
 use super::views::state_name;
 use super::{ApiError, Reply, Rm, Route, ok};
 use crate::cluster::{AppInfo, Cluster, NewApp, Touch};
-
-/// The environment variable holding the job as submitted (JSON).
-pub const JOB_ENV: &str = "YARD_JOB";
 
 /// The routes' prefix.
 const JOBS: &str = "/ws/v1/yard/mapreduce/jobs";
@@ -208,7 +207,7 @@ fn field_error(field: impl Into<String>, problem: impl Into<String>) -> ApiError
 }
 
 /// The submission's deadline on the rm's clock.
-fn deadline_of(s: &Submission, now_ms: i64) -> Result<Option<i64>, ApiError> {
+fn deadline_of(s: &Submission, now_ms: i64) -> Result<Option<Deadline>, ApiError> {
     match (s.deadline_ms, s.deadline_in_ms) {
         (Some(_), Some(_)) => Err(field_error(
             "deadlineInMs",
@@ -220,7 +219,8 @@ fn deadline_of(s: &Submission, now_ms: i64) -> Result<Option<i64>, ApiError> {
             format!("{after} is not a positive number of milliseconds"),
         )),
         (None, Some(after)) => {
-            check_deadline("deadlineInMs", now_ms.saturating_add(after), now_ms).map(Some)
+            let at = Deadline::after(now_ms, after).epoch_ms();
+            check_deadline("deadlineInMs", at, now_ms).map(Some)
         }
         (None, None) => Ok(None),
     }
@@ -270,9 +270,9 @@ async fn submit(
             ));
         }
     }
-    let deadline_ms = deadline_of(&s, (rm.clock)())?;
+    let deadline = deadline_of(&s, (rm.clock)())?;
     let mut command = vec![master_program()?];
-    command.extend(s.job.master_args(deadline_ms));
+    command.extend(master_args(deadline));
     let spec = serde_json::to_string(&s.job).expect("a job serialises");
     // The id first, so the submission's change names what it touches (an id it leaves unused
     // expires as any issued one does).
@@ -292,7 +292,7 @@ async fn submit(
         let mut new = NewApp::new(&id, &name, &user, &s.queue);
         new.master_command = command;
         new.master_env.insert(JOB_ENV.into(), spec);
-        new.deadline_ms = deadline_ms;
+        new.deadline_ms = deadline.map(Deadline::epoch_ms);
         // As YARN's own MapReduce jobs report themselves (`yarn application -appTypes`).
         new.application_type = "MAPREDUCE".into();
         c.submit_issued(now, new, &caller.0)

@@ -11,6 +11,7 @@ use axum::http::{StatusCode, header};
 use axum::response::IntoResponse;
 use serde::Deserialize;
 use serde_json::Value;
+use yard_wire::deadline::Deadline;
 use yard_wire::limits::{self, FieldError, echo};
 use yard_wire::protocol::Resource;
 
@@ -214,7 +215,7 @@ pub(super) fn tags_of(v: Option<&Value>) -> Result<Vec<String>, ApiError> {
 }
 
 /// A deadline from outside: ms since the epoch, in range and after `now_ms`.
-pub(super) fn check_deadline(field: &str, ms: i64, now_ms: i64) -> Result<i64, ApiError> {
+pub(super) fn check_deadline(field: &str, ms: i64, now_ms: i64) -> Result<Deadline, ApiError> {
     let bad = |problem: String| -> ApiError {
         FieldError {
             field: field.into(),
@@ -233,7 +234,7 @@ pub(super) fn check_deadline(field: &str, ms: i64, now_ms: i64) -> Result<i64, A
             "{ms} is in the past (the rm's clock reads {now_ms}): a deadline is milliseconds since the Unix epoch, in the future"
         )));
     }
-    Ok(ms)
+    Ok(Deadline::from_epoch_ms(ms))
 }
 
 /// The submission's deadline: `deadline-ms`, else a `deadline=<epoch ms>` tag; both must agree.
@@ -241,7 +242,7 @@ pub(super) fn submitted_deadline(
     body: Option<&Value>,
     tags: &[String],
     now_ms: i64,
-) -> Result<Option<i64>, ApiError> {
+) -> Result<Option<Deadline>, ApiError> {
     let from_body = match body {
         None | Some(Value::Null) => None,
         Some(v) => {
@@ -349,7 +350,7 @@ pub(super) async fn submit(
         .into());
     }
     let tags = tags_of(s.application_tags.as_ref())?;
-    let deadline_ms = submitted_deadline(s.deadline_ms.as_ref(), &tags, (rm.clock)())?;
+    let deadline = submitted_deadline(s.deadline_ms.as_ref(), &tags, (rm.clock)())?;
     let spec = s.am_container_spec;
     if s.unmanaged_am == Some(true) {
         return Err(FieldError {
@@ -496,7 +497,7 @@ pub(super) async fn submit(
         queue: s.queue,
         master_command: command,
         master_env: env,
-        deadline_ms,
+        deadline_ms: deadline.map(Deadline::epoch_ms),
         tags,
         application_type,
         am_resource,

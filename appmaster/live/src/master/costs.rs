@@ -16,6 +16,7 @@ use std::time::Instant;
 use serde_json::{Value, json};
 use yard_appmaster::policy::ContainerId;
 use yard_profiles::{CostSamples, LiveCost};
+use yard_wire::deadline::Deadline;
 
 /// The margin kept for the answer path when this cluster has measured none yet.
 pub(super) const DEFAULT_FINISH_MARGIN: f64 = 0.3;
@@ -36,15 +37,15 @@ pub(super) fn cut_delivery_seconds() -> f64 {
 /// The least lead the cut gets, however fast cuts were measured: a p99 over few samples is no
 /// promise.
 pub(super) const MIN_CUT_SECONDS: f64 = 0.03;
-/// The policy's deadline when the job has none.
-pub(super) const NO_DEADLINE: f64 = 1e9;
+/// The policy's deadline when the job has none: the policy counts seconds, so "none" is a
+/// number here, and only here.
+const NO_DEADLINE: f64 = 1e9;
 
 /// The seconds the policy gets: from now to the user's deadline, less the margin kept for the
-/// answer path (at least 1 ms, so a deadline already past still closes the map phase at once).
-pub(super) fn policy_deadline(deadline_ms: Option<i64>, now_ms: i64, margin: f64) -> f64 {
-    deadline_ms.map_or(NO_DEADLINE, |d| {
-        ((d - now_ms) as f64 / 1000.0 - margin).max(0.001)
-    })
+/// answer path ([`Deadline::seconds_from`]); the master's one conversion from the wire's
+/// deadline to the policy's.
+pub(super) fn policy_deadline(deadline: Option<Deadline>, now_ms: i64, margin: f64) -> f64 {
+    deadline.map_or(NO_DEADLINE, |d| d.seconds_from(now_ms, margin))
 }
 
 /// Median and p99 of one cost's samples, seconds (nearest rank: with under 100 samples the p99
@@ -248,11 +249,12 @@ mod tests {
     #[test]
     fn the_policy_deadline_keeps_the_margin_and_never_goes_below_a_millisecond() {
         // Dart's D is counted from the phase's start: 10 s away, 0.3 s kept for the answer.
-        assert_eq!(policy_deadline(Some(11_000), 1_000, 0.3), 9.7);
-        assert_eq!(policy_deadline(Some(11_000), 1_000, 0.05), 9.95);
+        let at = |ms| Some(Deadline::from_epoch_ms(ms));
+        assert_eq!(policy_deadline(at(11_000), 1_000, 0.3), 9.7);
+        assert_eq!(policy_deadline(at(11_000), 1_000, 0.05), 9.95);
         // Past, or eaten by the margin: the policy still gets a positive deadline.
-        assert_eq!(policy_deadline(Some(1_000), 2_000, 0.3), 0.001);
-        assert_eq!(policy_deadline(Some(1_100), 1_000, 0.3), 0.001);
+        assert_eq!(policy_deadline(at(1_000), 2_000, 0.3), 0.001);
+        assert_eq!(policy_deadline(at(1_100), 1_000, 0.3), 0.001);
         assert_eq!(policy_deadline(None, 1_000, 0.3), NO_DEADLINE);
     }
 

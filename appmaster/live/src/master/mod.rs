@@ -39,9 +39,9 @@ use yard_appmaster::apps::{AppSpec, MapStats, Population, ReducePartial, Split, 
 use yard_appmaster::policy::{
     Estimate, Event, Location, NodeId, PolicyKind, PowerLaw, Profile, Progress, RackId, Rng,
 };
-use yard_appmaster::submission::synthetic_kind;
+use yard_appmaster::submission::{JOB_ENV, MapReduceJob, synthetic_kind};
 use yard_profiles::ProfileStore;
-use yard_wire::deadline::DeadlineOutcome;
+use yard_wire::deadline::{Deadline, DeadlineOutcome};
 use yard_wire::limits;
 use yard_wire::protocol::{Dataset, Resource};
 
@@ -62,83 +62,49 @@ const LONG_POLL: Duration = Duration::from_secs(5);
 /// deterministic failure (bad input, a bug) must not be retried for ever.
 const MAX_TASK_FAILURES: u32 = 4;
 
+/// `yard mr-master`'s command line (`yard_appmaster::submission::master_args` writes it): only
+/// the deadline, which the rm sets on its clock and is not part of the job. The job itself is
+/// not parsed back from flags: the master reads it as submitted, typed, from [`JOB_ENV`]
+/// ([`Spec::read`]).
 #[derive(Args)]
 pub struct MasterArgs {
-    /// The built-in application: wordcount, grep, topk, index, synthetic.
-    #[arg(long)]
-    app: String,
-    /// An application parameter, key=value (repeat): pattern=… for grep, field=…, k=… for topk.
-    #[arg(long = "param")]
-    params: Vec<String>,
-    /// The dataset to read (not for synthetic).
-    #[arg(long)]
-    input: Option<String>,
-    #[arg(long, default_value = "dart")]
-    policy: PolicyKind,
-    #[arg(long, default_value_t = 2)]
-    reduces: u32,
     /// When the answer is due, ms since the Unix epoch; none: as late as it takes.
-    #[arg(long)]
-    deadline_ms: Option<i64>,
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-    /// Each task container's memory.
-    #[arg(long, default_value_t = 256)]
-    memory_mb: u64,
-    /// Only run the task sampler (Dart §5.1) and store what it measured.
-    #[arg(long)]
-    sample_only: bool,
-    /// Maps the task sampler runs.
-    #[arg(long, default_value_t = 3)]
-    sample_maps: u32,
-    /// Synthetic jobs: how many maps, how long each runs, what each writes, how long a reduce runs.
-    #[arg(long, default_value_t = 0)]
-    maps: u32,
-    #[arg(long, default_value_t = 1.0)]
-    map_seconds: f64,
-    #[arg(long, default_value_t = 1 << 16)]
-    map_output_bytes: u64,
-    #[arg(long, default_value_t = 1.0)]
-    reduce_seconds: f64,
-    /// Synthetic jobs: each map's seconds (comma-separated), instead of `--maps` and
-    /// `--map-seconds`; each map's split bytes and output bytes (default 1 MiB and
-    /// `--map-output-bytes`); each reduce's seconds, instead of `--reduce-seconds`.
-    #[arg(long, value_delimiter = ',')]
-    map_seconds_each: Vec<f64>,
-    #[arg(long, value_delimiter = ',')]
-    map_input_bytes_each: Vec<u64>,
-    #[arg(long, value_delimiter = ',')]
-    map_output_bytes_each: Vec<u64>,
-    #[arg(long, value_delimiter = ',')]
-    reduce_seconds_each: Vec<f64>,
-    /// Synthetic jobs: replay this trace's job instead (Rumen records task durations).
-    #[arg(long)]
-    trace: Option<PathBuf>,
-    /// The trace's job: its id, or its index in the file.
-    #[arg(long, default_value = "0")]
-    job: String,
-    /// Multiplies the trace's durations.
-    #[arg(long, default_value_t = 1.0)]
-    time_scale: f64,
-    /// Every map of a built-in app takes at least this many seconds.
-    #[arg(long, default_value_t = 0.0)]
-    map_min_seconds: f64,
-    /// The deadline guard fires this many seconds before the deadline (0: no guard). With
-    /// `dart` it is a floor: `dart` stops its maps at the last moment its estimate leaves for
-    /// the answer, and at this floor stops only what will no longer end in time.
-    #[arg(long, default_value_t = DEFAULT_GUARD_SECONDS)]
-    guard_seconds: f64,
-    /// Fault injection: the map of this split hangs until it is killed.
-    #[arg(long, hide = true)]
-    hang_split: Option<u32>,
-    /// At most this many task containers held at once (the job's `maxContainers`); none: as
-    /// many as the policy wants.
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
-    max_containers: Option<u32>,
-    /// Share one scan of `--input` with the other shared-scan jobs over it (`scan.rs`).
-    #[arg(long)]
-    shared_scan: bool,
+    #[arg(long = "deadline-ms")]
+    deadline: Option<Deadline>,
 }
+
+/// What this master runs: the job as submitted and its deadline, each from its one source.
+pub(crate) struct Spec {
+    job: MapReduceJob,
+    deadline: Option<Deadline>,
+}
+
+impl Spec {
+    /// The job from `json`, the value of [`JOB_ENV`] (`None`: unset), checked as the rm
+    /// checked it.
+    fn read(args: MasterArgs, json: Option<&str>) -> Result<Spec> {
+        let json = json.ok_or_else(|| {
+            anyhow!("{JOB_ENV} is not set: `yard mr-master` runs in a container the rm starts, with the job in its environment (use `yard submit wordcount …`)")
+        })?;
+        let job: MapReduceJob =
+            serde_json::from_str(json).with_context(|| format!("{JOB_ENV} is not a job"))?;
+        job.validate()
+            .map_err(|e| anyhow!("{JOB_ENV}: the job is not one the rm accepts: {e}"))?;
+        Ok(Spec {
+            job,
+            deadline: args.deadline,
+        })
+    }
+
+    /// The deadline a shared scan holds the job to: none under `full`, the exact answer.
+    fn deadline_unless_full(&self) -> Option<Deadline> {
+        self.deadline
+            .filter(|_| self.job.policy != PolicyKind::Full)
+    }
+}
+
+/// Maps the task sampler runs (Dart §5.1).
+const SAMPLE_MAPS: u32 = 3;
 
 pub use yard_appmaster::submission::DEFAULT_GUARD_SECONDS;
 
@@ -160,28 +126,35 @@ fn default_profile() -> Profile {
     }
 }
 
-fn app_spec(args: &MasterArgs) -> Result<AppSpec> {
-    if args.app == "synthetic"
-        && let Some(trace) = &args.trace
-    {
-        let (maps, reduce_seconds) =
-            crate::synthetic::from_trace(trace, &args.job, args.time_scale)?;
+/// The job's application, its synthetic tasks filled in with the defaults a job leaves out.
+fn app_spec(job: &MapReduceJob) -> Result<AppSpec> {
+    let synthetic = job.app == "synthetic";
+    let reduce_seconds = |reduces: u32| match &job.reduce_seconds_each {
+        Some(each) => each.clone(),
+        None => vec![job.reduce_seconds.unwrap_or(1.0); reduces as usize],
+    };
+    let map_output_bytes = job.map_output_bytes.unwrap_or(1 << 16);
+    if synthetic && let Some(trace) = &job.trace {
+        let (maps, reduce_seconds) = crate::synthetic::from_trace(
+            std::path::Path::new(trace),
+            job.trace_job.as_deref().unwrap_or("0"),
+            job.time_scale.unwrap_or(1.0),
+        )?;
         return Ok(AppSpec::Synthetic {
             maps,
             reduce_seconds,
         });
     }
-    if args.app == "synthetic" && !args.map_seconds_each.is_empty() {
-        let each = &args.map_seconds_each;
-        let bytes = |list: &[u64], i: usize, default: u64| match list.is_empty() {
-            true => default,
-            false => list.get(i).copied().unwrap_or(default),
+    if synthetic && let Some(each) = &job.map_seconds_each {
+        let bytes = |list: &Option<Vec<u64>>, i: usize, default: u64| {
+            list.as_ref()
+                .map_or(default, |l| l.get(i).copied().unwrap_or(default))
         };
         anyhow::ensure!(
-            [&args.map_input_bytes_each, &args.map_output_bytes_each]
+            [&job.map_input_bytes_each, &job.map_output_bytes_each]
                 .iter()
-                .all(|l| l.is_empty() || l.len() == each.len()),
-            "--map-input-bytes-each and --map-output-bytes-each take one entry per map ({})",
+                .all(|l| l.as_ref().is_none_or(|l| l.len() == each.len())),
+            "mapInputBytesEach and mapOutputBytesEach take one entry per map ({})",
             each.len()
         );
         let maps = each
@@ -189,41 +162,35 @@ fn app_spec(args: &MasterArgs) -> Result<AppSpec> {
             .enumerate()
             .map(|(i, &seconds)| SyntheticTask {
                 seconds,
-                input_bytes: bytes(&args.map_input_bytes_each, i, 1 << 20),
-                output_bytes: bytes(&args.map_output_bytes_each, i, args.map_output_bytes),
+                input_bytes: bytes(&job.map_input_bytes_each, i, 1 << 20),
+                output_bytes: bytes(&job.map_output_bytes_each, i, map_output_bytes),
             })
             .collect();
-        let reduce_seconds = match args.reduce_seconds_each.is_empty() {
-            true => vec![args.reduce_seconds; args.reduces.max(1) as usize],
-            false => args.reduce_seconds_each.clone(),
-        };
         return Ok(AppSpec::Synthetic {
             maps,
-            reduce_seconds,
+            reduce_seconds: reduce_seconds(job.reduces.max(1)),
         });
     }
-    if args.app == "synthetic" {
-        anyhow::ensure!(args.maps > 0, "a synthetic job needs --maps");
+    if synthetic {
+        let maps = job.maps.unwrap_or(0);
+        anyhow::ensure!(maps > 0, "a synthetic job needs maps");
         return Ok(AppSpec::Synthetic {
             maps: vec![
                 SyntheticTask {
-                    seconds: args.map_seconds,
+                    seconds: job.map_seconds.unwrap_or(1.0),
                     input_bytes: 1 << 20,
-                    output_bytes: args.map_output_bytes,
+                    output_bytes: map_output_bytes,
                 };
-                args.maps as usize
+                maps as usize
             ],
-            reduce_seconds: match args.reduce_seconds_each.is_empty() {
-                true => vec![args.reduce_seconds; args.reduces as usize],
-                false => args.reduce_seconds_each.clone(),
-            },
+            reduce_seconds: reduce_seconds(job.reduces),
         });
     }
-    AppSpec::parse(&args.app, &args.params).map_err(|e| anyhow!("{e}"))
+    AppSpec::parse(&job.app, &job.param_list()).map_err(|e| anyhow!("{e}"))
 }
 
 /// Every map of the job, with the racks of the nodes holding its block.
-async fn plan_maps(rm: &RmClient, args: &MasterArgs, app: &AppSpec) -> Result<Vec<MapInput>> {
+async fn plan_maps(rm: &RmClient, job: &MapReduceJob, app: &AppSpec) -> Result<Vec<MapInput>> {
     if let AppSpec::Synthetic { maps, .. } = app {
         return Ok(maps
             .iter()
@@ -239,10 +206,10 @@ async fn plan_maps(rm: &RmClient, args: &MasterArgs, app: &AppSpec) -> Result<Ve
             })
             .collect());
     }
-    let name = args
+    let name = job
         .input
         .as_deref()
-        .ok_or_else(|| anyhow!("--input names the dataset to read"))?;
+        .ok_or_else(|| anyhow!("the job names no input: the dataset to read"))?;
     let dataset: Dataset = serde_json::from_value(
         rm.call(
             reqwest::Method::GET,
@@ -460,6 +427,7 @@ async fn run_phase(shared: &Arc<Shared>, phase: Phase) -> Result<Outcome> {
 
 /// Runs inside the master container the rm started.
 pub fn master(args: MasterArgs) -> Result<()> {
+    let spec = Spec::read(args, std::env::var(JOB_ENV).ok().as_deref())?;
     let env = |name: &str| {
         std::env::var(name).with_context(|| {
             format!("{name} is not set: `yard mr-master` runs in a container the rm starts (use `yard submit wordcount …`)")
@@ -472,11 +440,11 @@ pub fn master(args: MasterArgs) -> Result<()> {
         .enable_all()
         .build()
         .context("starting the async runtime")?
-        .block_on(run(args, rm, application, profiles))
+        .block_on(run(spec, rm, application, profiles))
 }
 
 async fn run(
-    args: MasterArgs,
+    spec: Spec,
     rm_url: String,
     application: String,
     profiles: Option<PathBuf>,
@@ -484,9 +452,9 @@ async fn run(
     let started_ms = now_ms();
     let rm = Arc::new(RmClient::new(&rm_url, &application));
     let figures = std::sync::OnceLock::new();
-    let outcome = match args.shared_scan {
-        true => scan::job(&args, &rm, &application, started_ms).await,
-        false => job(&args, &rm, &application, profiles, started_ms, &figures).await,
+    let outcome = match spec.job.shared_scan {
+        true => scan::job(&spec, &rm, &application, started_ms).await,
+        false => job(&spec, &rm, &application, profiles, started_ms, &figures).await,
     };
     // The rm keeps this master's last figures and serves them in its place: the process ends
     // now, likely before Prometheus has found it (a short job's is never scraped otherwise).
@@ -527,7 +495,7 @@ async fn run(
 }
 
 async fn job(
-    args: &MasterArgs,
+    spec: &Spec,
     rm: &Arc<RmClient>,
     application: &str,
     profiles: Option<PathBuf>,
@@ -535,14 +503,14 @@ async fn job(
     figures: &std::sync::OnceLock<Arc<Shared>>,
 ) -> Result<()> {
     let guard = Gate::from_env()?;
-    let app = app_spec(args)?;
+    let app = app_spec(&spec.job)?;
     // A recurring job is the same application over the same (growing) dataset: its profile
     // is kept per application, parameters and input.
     // A synthetic job may name its own kind (`yard replay`: every trace job its own history).
-    let kind = match (&args.input, &app) {
+    let kind = match (&spec.job.input, &app) {
         (Some(input), _) => format!("{}@{input}", app.kind()),
-        (None, AppSpec::Synthetic { .. }) => synthetic_kind(&args.params)
-            .ok_or_else(|| anyhow!("--param kind=NAME: letters, digits, '-', '_', '.'"))?,
+        (None, AppSpec::Synthetic { .. }) => synthetic_kind(&spec.job.param_list())
+            .ok_or_else(|| anyhow!("params.kind: letters, digits, '-', '_', '.'"))?,
         (None, _) => app.kind(),
     };
     let exe = std::env::current_exe()
@@ -550,11 +518,11 @@ async fn job(
         .display()
         .to_string();
     let task = Resource {
-        memory_mb: args.memory_mb,
+        memory_mb: spec.job.memory_mb,
         vcores: 1,
     };
     let (locations, rack_of, cluster_slots) = locations(rm, task).await?;
-    let mut maps = plan_maps(rm, args, &app).await?;
+    let mut maps = plan_maps(rm, &spec.job, &app).await?;
     for m in &mut maps {
         m.at = m
             .nodes
@@ -571,8 +539,8 @@ async fn job(
             url.clone(),
             application.to_owned(),
             app.clone(),
-            args.reduces,
-            args.seed,
+            spec.job.reduces,
+            spec.job.seed,
             task,
             (locations, rack_of),
         )),
@@ -584,15 +552,16 @@ async fn job(
             .ok()
             .and_then(|a| a.parse().ok())
             .unwrap_or(1);
-        s.map_min_seconds = args.map_min_seconds.clamp(0.0, 86_400.0);
-        s.hang_split = args.hang_split;
-        s.max_containers = args.max_containers;
+        s.map_min_seconds = spec.job.map_min_seconds.clamp(0.0, 86_400.0);
+        s.hang_split = spec.job.hang_split;
+        s.max_containers = spec.job.max_containers;
         s.cluster_slots = cluster_slots;
     });
     log_line(&format!(
         "task slots: {} on the cluster beside this master, --max-containers {}: the policy's allotment {}",
         cluster_slots.map_or("unknown".into(), |s| s.to_string()),
-        args.max_containers
+        spec.job
+            .max_containers
             .map_or("not set".into(), |c| c.to_string()),
         with(&shared, |s| s.allotment()).map_or("none".into(), |a| a.to_string()),
     ));
@@ -601,7 +570,7 @@ async fn job(
         listener,
         umbilical(shared.clone(), guard),
         maps.len(),
-        args.reduces,
+        spec.job.reduces,
         &kind,
     )
     .await?;
@@ -609,7 +578,7 @@ async fn job(
         "registered {application}: {} over {} maps under {}, umbilical {url}",
         app.name(),
         maps.len(),
-        args.policy
+        spec.job.policy
     ));
     // What an earlier attempt of this master kept: its finished maps.
     let kept = read_kept(rm).await;
@@ -660,7 +629,7 @@ async fn job(
     // The task sampler runs once per kind: runs alone (a `full` run, say) give reduce samples
     // all of one size, from which f(d) cannot be fitted.
     let cold = stored.sampled.is_empty();
-    let estimates = !matches!(args.policy, PolicyKind::Full);
+    let estimates = !matches!(spec.job.policy, PolicyKind::Full);
     // The whole input is the population, for the task sampler's reduces too: its maps are a
     // sample of it.
     let population = Population {
@@ -673,12 +642,12 @@ async fn job(
     let mut finished = None;
     // The answer path's steps, for the log.
     let mut steps: Vec<(&str, Instant)> = Vec::new();
-    if args.sample_only || (cold && estimates) {
+    if spec.job.sample_only || (cold && estimates) {
         // Dart §5.1, the task sampler: a few maps chosen at random, reduces at geometric sizes.
-        let mut rng = Rng::seed_from_u64(args.seed ^ 0x5A3B);
+        let mut rng = Rng::seed_from_u64(spec.job.seed ^ 0x5A3B);
         let mut sample = maps.clone();
         sample.shuffle(&mut rng);
-        sample.truncate(args.sample_maps.max(1) as usize);
+        sample.truncate(SAMPLE_MAPS.max(1) as usize);
         let sampler = Phase {
             policy: PolicyKind::Full,
             maps: sample,
@@ -708,7 +677,7 @@ async fn job(
         ));
         sampled = true;
     }
-    let result = if args.sample_only {
+    let result = if spec.job.sample_only {
         json!({
             "processedFraction": 0.0,
             "answer": { "app": app.name(), "sampled": true },
@@ -720,11 +689,11 @@ async fn job(
             _ => stored,
         };
         let profile = stored.profiler(default_profile()).profile();
-        let deadline = costs::policy_deadline(args.deadline_ms, now_ms(), finish_margin);
+        let deadline = costs::policy_deadline(spec.deadline, now_ms(), finish_margin);
         let phase_start_ms = now_ms();
         let recovered = recoverable(&kept, &maps);
         let job = Phase {
-            policy: args.policy,
+            policy: spec.job.policy,
             maps,
             population,
             profile,
@@ -732,10 +701,10 @@ async fn job(
             sampler: false,
             recovered,
             // The guard holds a deadline; `full`'s contract is the exact answer, however late.
-            guard: (args.deadline_ms.is_some()
-                && args.policy != PolicyKind::Full
-                && args.guard_seconds > 0.0)
-                .then_some(args.guard_seconds),
+            guard: (spec.deadline.is_some()
+                && spec.job.policy != PolicyKind::Full
+                && spec.job.guard_seconds > 0.0)
+                .then_some(spec.job.guard_seconds),
             answer_cost: cut_lead,
             warm_launch,
         };
@@ -753,7 +722,7 @@ async fn job(
         // only once the answer is in.
         let known = with(&shared, |s| s.costs.with_stored(&stored_costs));
         answer(
-            args,
+            spec,
             &app,
             &kind,
             &outcome,
@@ -876,7 +845,7 @@ fn overhead_summary(seconds: &[f64]) -> Value {
 
 /// The result the rm keeps: the application's answer with the job's metadata.
 fn answer(
-    args: &MasterArgs,
+    spec: &Spec,
     app: &AppSpec,
     kind: &str,
     outcome: &Outcome,
@@ -888,7 +857,7 @@ fn answer(
     let answer = app.answer(outcome.population, &outcome.stats, &outcome.partials);
     let finished_ms = phase_start_ms + (outcome.finished_at * 1000.0) as i64;
     let job = json!({
-        "policy": args.policy.name(),
+        "policy": spec.job.policy.name(),
         "kind": kind,
         "k": p.k,
         "maps": p.maps,
@@ -920,7 +889,7 @@ fn answer(
         ),
         "jobType": outcome.job_type,
         // The cap on task containers held at once (`maxContainers`), and the most it held.
-        "maxContainers": args.max_containers,
+        "maxContainers": spec.job.max_containers,
         "peakContainers": outcome.peak_containers,
         // What this run measured (the job profiler's record): mean map seconds node-local
         // and not, and every reduce's (input bytes, seconds); `yard replay` times k_max by it.
@@ -931,7 +900,7 @@ fn answer(
         },
     });
     let times = against_deadline(
-        args.deadline_ms,
+        spec.deadline,
         started_ms,
         finished_ms,
         p.processed_fraction(),
@@ -974,11 +943,12 @@ pub fn read_by(input_read: &Value, seconds: f64) -> Option<u64> {
 /// A job's times against its deadline, as every answer carries them; its `outcome` by the
 /// rule the rm judges the answer by too (`DeadlineOutcome::of_answer`), on the master's clock.
 fn against_deadline(
-    deadline_ms: Option<i64>,
+    deadline: Option<Deadline>,
     started_ms: i64,
     finished_ms: i64,
     fraction: f64,
 ) -> serde_json::Map<String, Value> {
+    let deadline_ms = deadline.map(Deadline::epoch_ms);
     let outcome = deadline_ms.map(|d| DeadlineOutcome::of_answer(d, finished_ms, fraction));
     let mut times = serde_json::Map::new();
     times.insert(
@@ -1017,6 +987,63 @@ fn with_job(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_master_reads_its_job_from_the_environment_and_its_deadline_from_the_command_line() {
+        use clap::Parser as _;
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            args: MasterArgs,
+        }
+        let args = |argv: &[&str]| Cli::try_parse_from(argv).map(|c| c.args);
+        let job = r#"{"app": "synthetic", "maps": 3, "reduces": 1, "maxContainers": 2}"#;
+        let spec = Spec::read(
+            args(&["m", "--deadline-ms=1800000000000"]).unwrap(),
+            Some(job),
+        )
+        .unwrap();
+        assert_eq!(
+            spec.deadline,
+            Some(Deadline::from_epoch_ms(1_800_000_000_000))
+        );
+        assert_eq!(spec.job.max_containers, Some(2));
+        // What a job leaves out takes the defaults it always had: 1 s maps writing 64 KiB
+        // each from a 1 MiB split, 1 s reduces.
+        let want = SyntheticTask {
+            seconds: 1.0,
+            input_bytes: 1 << 20,
+            output_bytes: 1 << 16,
+        };
+        match app_spec(&spec.job).unwrap() {
+            AppSpec::Synthetic {
+                maps,
+                reduce_seconds,
+            } => {
+                assert_eq!(maps, vec![want; 3]);
+                assert_eq!(reduce_seconds, [1.0]);
+            }
+            other => panic!("{other:?}"),
+        }
+        let none = Spec::read(args(&["m"]).unwrap(), Some(job)).unwrap();
+        assert_eq!(none.deadline, None);
+        // The old flags are gone: the job has one source.
+        assert!(args(&["m", "--app=wordcount"]).is_err());
+        assert!(args(&["m", "--deadline-ms=soon"]).is_err());
+        // Unset, not a job, or not one the rm would accept: an error that says which.
+        for (json, why) in [
+            (None, "is not set"),
+            (Some("{"), "is not a job"),
+            (
+                Some(r#"{"app": "synthetic", "maps": 3, "colour": 1}"#),
+                "is not a job",
+            ),
+            (Some(r#"{"app": "wordcount"}"#), "not one the rm accepts"),
+        ] {
+            let e = Spec::read(args(&["m"]).unwrap(), json).err().unwrap();
+            assert!(format!("{e:#}").contains(why), "{json:?}: {e:#}");
+        }
+    }
 
     #[test]
     fn the_task_slots_are_what_the_running_nodes_hold_less_the_masters_container() {

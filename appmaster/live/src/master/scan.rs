@@ -43,6 +43,7 @@ use tokio::sync::Notify;
 use yard_appmaster::apps::{AppSpec, MapStats, Population, ReducePartial, Split};
 use yard_appmaster::policy::{PolicyKind, Rng};
 use yard_cluster::scans::CyclicScan;
+use yard_wire::deadline::Deadline;
 use yard_wire::protocol::{
     AllocateReply, AllocateRequest, Allocated, Resource, ResourceRequest, TaskCounts,
 };
@@ -51,8 +52,8 @@ use super::rm::{RmClient, start_runner};
 use super::state::{MapInput, log_line, now_ms};
 use super::umbilical::{Gate, gate};
 use super::{
-    ALLOCATE_EVERY, LONG_POLL, MAX_TASK_FAILURES, MasterArgs, against_deadline, app_spec,
-    delete_outputs, plan_maps, serve_and_register, with_job,
+    ALLOCATE_EVERY, LONG_POLL, MAX_TASK_FAILURES, Spec, against_deadline, app_spec, delete_outputs,
+    plan_maps, serve_and_register, with_job,
 };
 use crate::{Done, Order, OutputRef, Outputs, Reply, TaskSpec, Work};
 
@@ -62,7 +63,7 @@ struct Rider {
     app: AppSpec,
     reduces: u32,
     /// When its answer is due (ms since the epoch), and its guard: it stops riding in time.
-    deadline_ms: Option<i64>,
+    deadline: Option<Deadline>,
     guard_s: f64,
     /// It stopped riding before it had every block (its deadline came): later reads skip it.
     cut: bool,
@@ -219,7 +220,7 @@ impl Scan {
             application: application.clone(),
             app: body.app,
             reduces: body.reduces.max(1),
-            deadline_ms: body.deadline_ms,
+            deadline: body.deadline_ms,
             guard_s: body.guard_seconds.clamp(0.0, 3_600.0),
             cut: false,
             joined_at: None,
@@ -330,14 +331,14 @@ impl Scan {
         };
         let mut any = false;
         for (id, r) in self.riders.iter_mut().enumerate() {
-            let Some(deadline) = r.deadline_ms else {
+            let Some(deadline) = r.deadline else {
                 continue;
             };
             let reducing = !r.to_reduce.is_empty() || r.reduces_done > 0;
             if r.cut || r.outcome.is_some() || reducing || r.read.len() == self.maps.len() {
                 continue;
             }
-            let left_s = (deadline - now_ms) as f64 / 1000.0;
+            let left_s = (deadline.epoch_ms() - now_ms) as f64 / 1000.0;
             if left_s > r.guard_s + 2.0 * read_s {
                 continue;
             }
@@ -739,7 +740,7 @@ struct Attach {
     app: AppSpec,
     reduces: u32,
     #[serde(default)]
-    deadline_ms: Option<i64>,
+    deadline_ms: Option<Deadline>,
     #[serde(default)]
     guard_seconds: f64,
 }
@@ -805,35 +806,34 @@ fn router(shared: Arc<Shared>, guard: Arc<Gate>) -> axum::Router {
 /// A shared-scan job's master: hosts its dataset's scan or rides the one running, and
 /// reports its answer to the rm.
 pub(super) async fn job(
-    args: &MasterArgs,
+    spec: &Spec,
     rm: &Arc<RmClient>,
     application: &str,
     started_ms: i64,
 ) -> Result<()> {
     let guard = Gate::from_env()?;
-    let app = app_spec(args)?;
-    let dataset = args
-        .input
-        .clone()
-        .ok_or_else(|| anyhow!("--shared-scan needs --input: the dataset whose scan to share"))?;
+    let app = app_spec(&spec.job)?;
+    let dataset = spec.job.input.clone().ok_or_else(|| {
+        anyhow!("a sharedScan job needs an input: the dataset whose scan to share")
+    })?;
     let kind = format!("{}@{dataset}", app.kind());
-    let maps = plan_maps(rm, args, &app).await?;
+    let maps = plan_maps(rm, &spec.job, &app).await?;
     anyhow::ensure!(!maps.is_empty(), "dataset {dataset} has no blocks");
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .context("binding the master's umbilical port")?;
     let url = format!("http://{}", listener.local_addr()?);
     let mut order: Vec<usize> = (0..maps.len()).collect();
-    order.shuffle(&mut Rng::seed_from_u64(args.seed ^ 0x5CA7));
+    order.shuffle(&mut Rng::seed_from_u64(spec.job.seed ^ 0x5CA7));
     let mut scan = Scan::new(url.clone(), application, maps, order);
     scan.master_attempt = std::env::var("APP_ATTEMPT")
         .ok()
         .and_then(|a| a.parse().ok())
         .unwrap_or(1);
-    scan.map_min_seconds = args.map_min_seconds.clamp(0.0, 86_400.0);
-    scan.seed = args.seed;
-    scan.capability.memory_mb = args.memory_mb;
-    if let Some(cap) = args.max_containers {
+    scan.map_min_seconds = spec.job.map_min_seconds.clamp(0.0, 86_400.0);
+    scan.seed = spec.job.seed;
+    scan.capability.memory_mb = spec.job.memory_mb;
+    if let Some(cap) = spec.job.max_containers {
         scan.max_containers = cap;
     }
     let population = scan.population;
@@ -847,7 +847,7 @@ pub(super) async fn job(
         listener,
         router(shared.clone(), guard.clone()),
         blocks,
-        args.reduces,
+        spec.job.reduces,
         &kind,
     )
     .await?;
@@ -855,9 +855,9 @@ pub(super) async fn job(
     let me = Attach {
         application: application.to_owned(),
         app: app.clone(),
-        reduces: args.reduces,
-        deadline_ms: args.deadline_ms.filter(|_| args.policy != PolicyKind::Full),
-        guard_seconds: args.guard_seconds,
+        reduces: spec.job.reduces,
+        deadline_ms: spec.deadline_unless_full(),
+        guard_seconds: spec.job.guard_seconds,
     };
     // Who scans the dataset: this master, or the host it attaches to. A host that is ending
     // refuses (409); by then it has handed the dataset back, so asking again finds another.
@@ -899,7 +899,7 @@ pub(super) async fn job(
     if let Some(why) = view["error"].as_str() {
         bail!("the shared scan gave no answer: {why}");
     }
-    let result = result(args, &kind, view, started_ms);
+    let result = result(spec, &kind, view, started_ms);
     rm.app_call(reqwest::Method::PUT, "result", result).await?;
     Ok(())
 }
@@ -1086,10 +1086,10 @@ async fn host(
 /// The result the rm keeps for a job on a shared scan: its answer with the job's metadata as a
 /// Dart job's (`answer`) and how the scan served it. Its policy is `full` (every block, the
 /// exact answer) or, with a deadline, `scan-deadline` (yard's rule, `Scan::cut_due`).
-fn result(args: &MasterArgs, kind: &str, view: Value, started_ms: i64) -> Value {
+fn result(spec: &Spec, kind: &str, view: Value, started_ms: i64) -> Value {
     let finished_ms = now_ms();
     let fraction = view["processedFraction"].as_f64().unwrap_or(0.0);
-    let deadline_ms = args.deadline_ms.filter(|_| args.policy != PolicyKind::Full);
+    let deadline_ms = spec.deadline_unless_full();
     let job = json!({
         "policy": if deadline_ms.is_some() { "scan-deadline" } else { PolicyKind::Full.name() },
         "kind": kind,
@@ -1099,7 +1099,7 @@ fn result(args: &MasterArgs, kind: &str, view: Value, started_ms: i64) -> Value 
         "cutByDeadline": view["cutByDeadline"],
         "sharedScan": view["scan"],
     });
-    let times = against_deadline(args.deadline_ms, started_ms, finished_ms, fraction);
+    let times = against_deadline(spec.deadline, started_ms, finished_ms, fraction);
     with_job(view["answer"].clone(), job, times, fraction)
 }
 
@@ -1145,7 +1145,7 @@ mod tests {
             application: name.into(),
             app: AppSpec::Wordcount { top: 3 },
             reduces: 1,
-            deadline_ms,
+            deadline_ms: deadline_ms.map(Deadline::from_epoch_ms),
             guard_seconds: 1.0,
         }
     }
