@@ -508,6 +508,27 @@ pub fn master_args(deadline: Option<Deadline>) -> Vec<String> {
     args
 }
 
+/// A master command an rm stored before the job was typed (`mr-master` followed by every job
+/// flag, `--app=wordcount --policy=dart …`), in today's form with its deadline kept: an rm
+/// upgraded across a restart starts the masters of the jobs it restores with it, since today's
+/// master refuses those flags and reads the job from [`JOB_ENV`], which such an rm set too.
+/// `None` when `command` is today's already, or not a MapReduce master's.
+pub fn upgraded_master_command(command: &[String]) -> Option<Vec<String>> {
+    let at = command.iter().position(|a| a == "mr-master")?;
+    let flags = &command[at + 1..];
+    let deadline = |f: &String| f.strip_prefix("--deadline-ms=").map(str::to_owned);
+    if flags.iter().all(|f| deadline(f).is_some()) {
+        return None;
+    }
+    let kept = flags
+        .iter()
+        .find_map(deadline)
+        .and_then(|d| d.parse::<Deadline>().ok());
+    let mut upgraded = command[..at].to_vec();
+    upgraded.extend(master_args(kept));
+    Some(upgraded)
+}
+
 /// A synthetic job's `kind` parameter: 1 to 100 ASCII letters, digits, `-`, `_`, `.`.
 fn valid_kind_name(name: &str) -> bool {
     (1..=100).contains(&name.len())
@@ -545,6 +566,42 @@ mod tests {
         assert_eq!(j, MapReduceJob::new("wordcount", Some("books")));
         assert_eq!(j.policy, PolicyKind::Dart);
         assert_eq!(j.guard_seconds, DEFAULT_GUARD_SECONDS);
+    }
+
+    #[test]
+    fn a_master_command_stored_before_the_job_was_typed_is_upgraded_with_its_deadline() {
+        // As the rm at b59659c wrote one (`MapReduceJob::master_args` then).
+        let old: Vec<String> = [
+            "/usr/bin/yard",
+            "mr-master",
+            "--app=wordcount",
+            "--policy=dart",
+            "--reduces=2",
+            "--seed=1",
+            "--memory-mb=512",
+            "--input=books",
+            "--deadline-ms=1800000000000",
+            "--guard-seconds=1",
+        ]
+        .map(String::from)
+        .to_vec();
+        assert_eq!(
+            upgraded_master_command(&old).unwrap(),
+            ["/usr/bin/yard", "mr-master", "--deadline-ms=1800000000000"]
+        );
+        let mut no_deadline = old.clone();
+        no_deadline.retain(|a| !a.starts_with("--deadline-ms"));
+        assert_eq!(
+            upgraded_master_command(&no_deadline).unwrap(),
+            ["/usr/bin/yard", "mr-master"]
+        );
+        // Today's command, and a command that is not a MapReduce master's, stay as they are.
+        let today = [vec!["/usr/bin/yard".to_owned()], master_args(None)].concat();
+        assert_eq!(upgraded_master_command(&today), None);
+        let mut dated = today.clone();
+        dated.push("--deadline-ms=5".into());
+        assert_eq!(upgraded_master_command(&dated), None);
+        assert_eq!(upgraded_master_command(&["sh".into(), "-c".into()]), None);
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 
+use yard_appmaster::submission::upgraded_master_command;
 use yard_wire::protocol::{AllocateReply, Resource};
 
 use crate::book::ContainerMeta;
@@ -108,7 +109,10 @@ impl Cluster {
                     submitted_ms: r.submitted_ms,
                     master: None,
                     attempts: r.attempts,
-                    master_command: r.master_command,
+                    // An older rm's MapReduce master took the job as flags; today's reads
+                    // it from its environment alone.
+                    master_command: upgraded_master_command(&r.master_command)
+                        .unwrap_or(r.master_command),
                     master_env: r.master_env,
                     deadline_ms: r.deadline_ms,
                     result: r.result,
