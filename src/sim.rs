@@ -211,6 +211,11 @@ pub(crate) struct SimArgs {
     /// reduces). The live profile store keeps the last 5 runs' means.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(0..=100))]
     earlier_runs: u64,
+    /// An oracle for research: give every profile the truth's reduce law `f(d)` (its median
+    /// and spread) instead of the fit to sample and earlier reduces, every draw unchanged, to
+    /// measure how much of the estimation error the fit's variance is. Never a cluster's.
+    #[arg(long)]
+    oracle_reduce_law: bool,
     /// Run N seeds, `--seed` S, S + 1, …, S + N − 1 (each draws its own task durations,
     /// profiles, slow nodes and failures), and print every figure as its mean over them ± the
     /// seeds' standard deviation (`--json`: each seed's report too). Default: 3 with
@@ -337,11 +342,13 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
             durations: args.durations,
             profiles: args.profiles,
             earlier_runs: 1,
+            oracle_reduce_law: false,
         },
     };
-    // `--harsh` leaves the earlier runs to `--earlier-runs`.
+    // `--harsh` leaves the earlier runs and the oracle to their own flags.
     let model = Model {
         earlier_runs: args.earlier_runs as usize,
+        oracle_reduce_law: args.oracle_reduce_law,
         ..model
     };
     let cluster = ClusterConfig {

@@ -119,6 +119,10 @@ pub struct Model {
     pub durations: TaskLaw,
     pub profiles: ProfileSource,
     pub earlier_runs: usize,
+    /// An oracle, for measuring what the estimator's fit costs: every profile's reduce law
+    /// is the truth's (`WorkloadOptions::oracle_reduce_law`). Absent from the JSON when off.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub oracle_reduce_law: bool,
 }
 
 impl Default for Model {
@@ -128,6 +132,7 @@ impl Default for Model {
             durations: TaskLaw::default(),
             profiles: ProfileSource::default(),
             earlier_runs: 1,
+            oracle_reduce_law: false,
         }
     }
 }
@@ -139,6 +144,7 @@ impl Model {
         durations: TaskLaw::Pareto,
         profiles: ProfileSource::Sampled,
         earlier_runs: 1,
+        oracle_reduce_law: false,
     };
 
     /// One line for a header: `progress exact, durations log-normal, profiles noisy-truth,
@@ -148,8 +154,12 @@ impl Model {
             1 => "1 earlier run".to_owned(),
             n => format!("{n} earlier runs"),
         };
+        let oracle = match self.oracle_reduce_law {
+            true => ", the truth's reduce law (an oracle)",
+            false => "",
+        };
         format!(
-            "progress {}, durations {}, profiles {}, {runs}",
+            "progress {}, durations {}, profiles {}, {runs}{oracle}",
             self.progress.name(),
             self.durations.name(),
             self.profiles.name()

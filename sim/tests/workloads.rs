@@ -632,3 +632,44 @@ fn more_earlier_runs_bring_the_profiles_map_time_nearer_the_jobs() {
             .all(|j| j.profile.previous_runs.len() == 5 || j.reduces() == 0)
     );
 }
+
+/// `--oracle-reduce-law` gives each profile the truth's `f(d)` as a median with the job's own
+/// noise spread, and moves nothing else: the jobs' truths and the rest of their profiles are
+/// the same draws as without it, and without it the fit differs from the truth.
+#[test]
+fn the_oracle_reduce_law_is_the_truths_and_moves_no_draw() {
+    let w = trace(FIRST50);
+    let oracle = WorkloadOptions {
+        oracle_reduce_law: true,
+        ..seeded(3)
+    };
+    let (fitted, known) = (from_trace(&w, &seeded(3)), from_trace(&w, &oracle));
+    let mut with_reduces = 0;
+    let mut fit_differs = 0;
+    for (f, k) in fitted.iter().zip(&known) {
+        assert_eq!(f.truth, k.truth, "{}: the truth is drawn alike", f.id);
+        let law = k.profile.reduce_time;
+        assert_eq!(
+            (f.profile.map_local, f.profile.partition_bytes),
+            (k.profile.map_local, k.profile.partition_bytes),
+            "{}",
+            f.id
+        );
+        if k.reduces() == 0 {
+            continue;
+        }
+        with_reduces += 1;
+        let (truth, sigma) = (k.truth.reduce_time, k.truth.reduce_noise_sigma);
+        assert_eq!(law.b, truth.b, "{}", k.id);
+        assert!((law.a - truth.a * (-sigma * sigma / 2.0).exp()).abs() <= 1e-12 * truth.a);
+        assert_eq!(law.spread, sigma, "{}", k.id);
+        if f.profile.reduce_time.b != truth.b {
+            fit_differs += 1;
+        }
+    }
+    assert!(with_reduces >= 20, "{with_reduces} jobs with reduces");
+    assert_eq!(
+        fit_differs, with_reduces,
+        "a fit is never the truth exactly"
+    );
+}

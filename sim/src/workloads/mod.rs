@@ -135,6 +135,11 @@ pub struct WorkloadOptions {
     /// What profiles are measured from: the truth's output and bandwidth with noise, or
     /// sample runs only. Default noisy-truth.
     pub profiles: ProfileSource,
+    /// An oracle for research, never a model of a cluster: the profile's reduce law `f(d)` is
+    /// the truth's (its median and the job's own noise spread) instead of the fit to sample
+    /// and earlier reduces, every draw left where it was. It measures how much of the
+    /// estimate's error at map close the fit's variance is. Default off.
+    pub oracle_reduce_law: bool,
 }
 
 impl Default for WorkloadOptions {
@@ -161,6 +166,7 @@ impl Default for WorkloadOptions {
             profile_noise: 0.1,
             durations: TaskLaw::default(),
             profiles: ProfileSource::default(),
+            oracle_reduce_law: false,
         }
     }
 }
@@ -182,6 +188,7 @@ impl WorkloadOptions {
             durations: model.durations,
             profiles: model.profiles,
             earlier_runs: model.earlier_runs,
+            oracle_reduce_law: model.oracle_reduce_law,
             ..self
         }
     }
