@@ -315,6 +315,7 @@ impl JobRun for Run {
             | Event::Guard
             | Event::Wake
             | Event::Deadline
+            | Event::DeadlineChanged(_)
             | Event::Tick
             | Event::ShuffleBytes(_) => {}
             Event::ContainerGranted(c) => {

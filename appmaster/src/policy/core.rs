@@ -85,6 +85,10 @@ pub(crate) fn drive<R: JobRun>(
                 r.guard(now, &spare, out);
             }
             Event::Wake => r.wake(now, out),
+            Event::DeadlineChanged(deadline) => {
+                r.core_mut().spec.deadline = deadline;
+                r.event(now, Event::DeadlineChanged(deadline), out);
+            }
             Event::Deadline => {
                 r.guard(now, &[], out);
                 r.core_mut().deadline(out);
@@ -1196,6 +1200,59 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Runs `dart` to its end on `spec(first)`, its deadline changed to `then` as soon as it
+    /// starts (before any container); the maps it launched and its `k`.
+    fn dart_with_deadline(first: Seconds, then: Option<Seconds>) -> (Vec<MapId>, u32) {
+        let mut d = Driver::new(
+            Dart::new(PolicyKind::Dart, PolicyConfig::default()),
+            spec(first),
+            1,
+        );
+        if let Some(then) = then {
+            d.send(Event::DeadlineChanged(then));
+        }
+        d.run();
+        let k = d.finish().expect("finishes").k;
+        (d.launched_maps(), k)
+    }
+
+    /// A deadline changed before anything ran is the job's deadline, as if it had been from
+    /// the start, whichever way it moved; and the two deadlines do lead to different runs.
+    #[test]
+    fn a_deadline_changed_at_the_start_is_the_jobs_deadline() {
+        let (tight, loose) = (2.5, 1e6);
+        let (run_tight, run_loose) = (
+            dart_with_deadline(tight, None),
+            dart_with_deadline(loose, None),
+        );
+        assert!(run_tight.1 < run_loose.1, "{run_tight:?} {run_loose:?}");
+        assert_eq!(dart_with_deadline(tight, Some(loose)), run_loose);
+        assert_eq!(dart_with_deadline(loose, Some(tight)), run_tight);
+    }
+
+    /// What is done stays done: once `dart` closed its map phase for a tight deadline, a later
+    /// deadline launches no map; the reduces run to it.
+    #[test]
+    fn a_deadline_moved_later_does_not_reopen_a_closed_map_phase() {
+        let mut d = Driver::new(
+            Dart::new(PolicyKind::Dart, PolicyConfig::default()),
+            spec(2.5),
+            1,
+        );
+        d.grant_wanted();
+        while !d.policy.progress().map_phase_closed {
+            d.finish_where(|t| matches!(t, TaskRef::Map(_)));
+            d.grant_wanted();
+        }
+        let launched = d.launched_maps().len();
+        let k = d.policy.progress().k;
+        assert!(k < 3, "the tight deadline closes early: {:?}", d.log);
+        d.send(Event::DeadlineChanged(1e6));
+        d.run();
+        assert_eq!(d.launched_maps().len(), launched, "{:?}", d.log);
+        assert_eq!(d.finish().expect("finishes").k, k);
     }
 
     /// The guard on a job whose last map hangs: that map is killed and leaves `k`, the map

@@ -230,6 +230,13 @@ pub enum Event {
     /// killed, every reduce not finished is abandoned (its keys are not in the answer:
     /// `Progress::reduces_abandoned`), and the job finishes with what it has.
     Deadline,
+    /// `D` is now this many seconds after the job's start (`JobSpec::deadline`'s clock): its
+    /// deadline was changed while it ran (YARN's application timeout update; yard's `PUT
+    /// …/deadline`). Every policy works to the new `D` from now on: `dart`'s approach stage
+    /// launches while the estimate fits it and its last moment moves with it. What is done
+    /// stays done: a closed map phase stays closed and a guard that fired stays fired. ARIA
+    /// and PS keep the plan they made at the start, as their papers plan once, at submission.
+    DeadlineChanged(Seconds),
 }
 
 /// What the policy wants done.

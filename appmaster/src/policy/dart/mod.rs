@@ -356,6 +356,10 @@ impl JobRun for Run {
             | Event::Guard
             | Event::Wake
             | Event::Deadline => {}
+            // `drive` set the new `D` in the spec, which every estimate reads; `settle` then
+            // launches while the estimate fits it, and `ask_wake` asks for the last moment
+            // anew (a moment that moved later is found not come when the earlier wake comes).
+            Event::DeadlineChanged(_) => {}
             Event::ContainerGranted(c) => {
                 self.core.grant(c);
                 self.core.freed.push(c.id);
