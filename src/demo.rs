@@ -86,6 +86,26 @@ pub(crate) fn demo(args: DemoArgs) -> Result<()> {
         .into());
     }
     let dir = std::env::temp_dir().join(format!("yard-demo-{}", std::process::id()));
+    // Ctrl-C or SIGTERM: the cluster is stopped (its daemons run in process groups of their
+    // own and do not hear the terminal) and the directory, about 1 GB at the default size,
+    // goes unless `--keep` asked for it.
+    let stop = crate::local::stop_channel()?;
+    let (kept, keep) = (dir.clone(), args.keep);
+    std::thread::Builder::new()
+        .name("demo-interrupt".into())
+        .spawn(move || {
+            if stop.recv().is_ok() {
+                eprintln!("\ninterrupted: stopping the demo's cluster");
+                crate::local::stop_started();
+                match keep {
+                    true => eprintln!("logs kept in {}", kept.display()),
+                    false => {
+                        let _ = std::fs::remove_dir_all(&kept);
+                    }
+                }
+                std::process::exit(130);
+            }
+        })?;
     std::fs::create_dir_all(&dir)?;
     let result = run(&args, &dir);
     if args.keep || result.is_err() {

@@ -6,12 +6,48 @@ use std::io::{BufRead, BufReader};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+use std::sync::{Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 
 use crate::client::Client;
+
+/// The daemons this process started and has not stopped, by pid, in the order they started:
+/// what [`stop_started`] stops when an interrupt leaves no time for their `Drop`s.
+/// `None` once [`stop_started`] began: a daemon started after that is stopped at once.
+static STARTED: Mutex<Option<Vec<i32>>> = Mutex::new(Some(Vec::new()));
+
+fn started() -> std::sync::MutexGuard<'static, Option<Vec<i32>>> {
+    STARTED.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Stops every daemon this process started and has not stopped, the last started first (a
+/// local cluster's nodemanagers stop their containers before its rm goes), each given 10 s
+/// after its SIGTERM: for a command interrupted while its local cluster runs, which exits
+/// without running its `Drop`s.
+pub(crate) fn stop_started() {
+    use nix::sys::signal::{Signal, kill};
+    use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
+    let pids = started().take().unwrap_or_default();
+    for pid in pids.into_iter().rev().map(nix::unistd::Pid::from_raw) {
+        let _ = kill(pid, Signal::SIGTERM);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            match waitpid(pid, Some(WaitPidFlag::WNOHANG)) {
+                Ok(WaitStatus::StillAlive) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(20))
+                }
+                Ok(WaitStatus::StillAlive) => {
+                    let _ = kill(pid, Signal::SIGKILL);
+                    let _ = waitpid(pid, None);
+                    break;
+                }
+                _ => break,
+            }
+        }
+    }
+}
 
 /// A daemon this process started; stopped (SIGTERM, then SIGKILL after 10 s) when dropped.
 pub(crate) struct Daemon {
@@ -41,6 +77,14 @@ impl Daemon {
         let mut child = command
             .spawn()
             .with_context(|| format!("starting yard {}", args.join(" ")))?;
+        match started().as_mut() {
+            Some(pids) => pids.push(child.id() as i32),
+            None => {
+                let _ = child.kill();
+                let _ = child.wait();
+                bail!("interrupted: yard {} not started", args.join(" "));
+            }
+        }
         let mut line = String::new();
         BufReader::new(child.stdout.take().expect("piped"))
             .read_line(&mut line)
@@ -70,7 +114,11 @@ impl Daemon {
 
 impl Drop for Daemon {
     fn drop(&mut self) {
-        let pid = nix::unistd::Pid::from_raw(self.child.id() as i32);
+        let raw = self.child.id() as i32;
+        if let Some(pids) = started().as_mut() {
+            pids.retain(|p| *p != raw);
+        }
+        let pid = nix::unistd::Pid::from_raw(raw);
         let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM);
         let deadline = Instant::now() + Duration::from_secs(10);
         while Instant::now() < deadline {

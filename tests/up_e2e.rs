@@ -207,3 +207,49 @@ fn the_demo_runs_dart_again_and_each_run_joins_the_profile() {
     assert_eq!(runs.len(), 3 + 1 + 2, "{runs:?}");
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+/// Ctrl-C during `yard demo` stops its whole local cluster (daemons in process groups of their
+/// own, which the terminal's Ctrl-C does not reach) and removes its directory, exiting 130.
+#[test]
+fn an_interrupted_demo_stops_its_cluster_and_removes_its_directory() {
+    let tmp = work_dir("yard-demo-interrupted");
+    let mut demo = Command::new(env!("CARGO_BIN_EXE_yard"))
+        .args(["demo", "--size", "8MiB", "--block-size", "1MiB"])
+        .env("YARD_HOME", yard_home())
+        .env("YARD_LOG", "warn")
+        .env("TMPDIR", &tmp)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("yard demo starts");
+    let dir = tmp.join(format!("yard-demo-{}", demo.id()));
+    let holding = || -> Vec<String> {
+        let needle = dir.display().to_string();
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .filter_map(Result::ok)
+            .filter(|e| e.file_name().to_string_lossy().parse::<u32>().is_ok())
+            .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+            .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+            .filter(|c| c.contains(&needle))
+            .collect()
+    };
+    // The rm and its three nodemanagers (the default shape) run, each naming the directory.
+    eventually("the demo's cluster", || {
+        (holding().len() >= 4).then_some(())
+    });
+    kill(Pid::from_raw(demo.id() as i32), Signal::SIGINT).unwrap();
+    let status = demo.wait().unwrap();
+    let mut said = String::new();
+    use std::io::Read;
+    demo.stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut said)
+        .unwrap();
+    assert_eq!(status.code(), Some(130), "{said}");
+    assert!(said.contains("interrupted"), "{said}");
+    assert!(!dir.exists(), "{dir:?} is left: {said}");
+    assert_eq!(holding(), Vec::<String>::new(), "daemons left running");
+    let _ = std::fs::remove_dir_all(&tmp);
+}
