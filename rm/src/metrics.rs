@@ -18,8 +18,9 @@ use prometheus::{
     Encoder, Gauge, GaugeVec, Histogram, HistogramOpts, HistogramVec, IntCounter, IntCounterVec,
     IntGauge, IntGaugeVec, Opts, Registry, TextEncoder,
 };
-use serde_json::{Value, json};
+use serde_json::Value;
 use yard_wire::protocol::ContainerEnd;
+use yard_wire::replies::TargetGroup;
 
 use crate::cluster::{Cluster, NodeState};
 use yard_cluster::app::AppState;
@@ -561,12 +562,17 @@ pub fn final_figures_path(app: &str) -> String {
 /// (a short job's master is gone before Prometheus first looks). The labels name the
 /// component only: an application id would be an unbounded label on every series Prometheus
 /// scrapes from it (the path is a target's address, not a label it keeps).
-pub fn targets(c: &Cluster, finals: &mut FinalFigures, rm_addr: &str, now_ms: i64) -> Value {
+pub fn targets(
+    c: &Cluster,
+    finals: &mut FinalFigures,
+    rm_addr: &str,
+    now_ms: i64,
+) -> Vec<TargetGroup> {
     finals.expire(now_ms);
-    let nodes: Vec<&str> = c
+    let nodes: Vec<String> = c
         .nodes()
         .filter(|n| n.state == NodeState::Running)
-        .map(|n| n.node_id.as_str())
+        .map(|n| n.node_id.clone())
         .collect();
     let masters: Vec<String> = c
         .apps()
@@ -576,24 +582,31 @@ pub fn targets(c: &Cluster, finals: &mut FinalFigures, rm_addr: &str, now_ms: i6
         .filter_map(|a| a.tracking_url.as_deref().and_then(host_port))
         .map(str::to_owned)
         .collect();
+    let group = |targets: Vec<String>, labels: &[(&str, String)]| TargetGroup {
+        targets,
+        labels: labels
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), v.clone()))
+            .collect(),
+    };
     let mut groups = Vec::new();
     if !nodes.is_empty() {
-        groups.push(json!({ "targets": nodes, "labels": { "yard_component": "nodemanager" } }));
+        groups.push(group(nodes, &[("yard_component", "nodemanager".into())]));
     }
     if !masters.is_empty() {
-        groups.push(json!({ "targets": masters, "labels": { "yard_component": "mr_master" } }));
+        groups.push(group(masters, &[("yard_component", "mr_master".into())]));
     }
     for (app, f) in &finals.by_app {
-        groups.push(json!({
-            "targets": [rm_addr],
-            "labels": {
-                "yard_component": "mr_master",
-                "instance": f.instance,
-                "__metrics_path__": final_figures_path(app),
-            },
-        }));
+        groups.push(group(
+            vec![rm_addr.to_owned()],
+            &[
+                ("yard_component", "mr_master".into()),
+                ("instance", f.instance.clone()),
+                ("__metrics_path__", final_figures_path(app)),
+            ],
+        ));
     }
-    json!(groups)
+    groups
 }
 
 /// `host:port` of an `http://host:port/...` URL (Prometheus' target form).
@@ -843,6 +856,7 @@ pub fn sum_of(samples: &[Sample], name: &str) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn kept(text: &str, at: i64) -> Final {
         Final {

@@ -1169,13 +1169,24 @@ async fn every_route_replies_as_recorded() {
     g.finish();
 }
 
-/// The `yard_wire::views` types (what the rm's handlers build and the CLI reads) read every
-/// golden reply of their routes back to the same JSON: no field lost or added, nulls, absences
+/// The `yard_wire` reply types (what the rm's handlers build and the CLI reads) read every
+/// golden 200/202 reply of their routes back to the same JSON: no field lost or added, nulls, absences
 /// and number forms kept. A reply that gains a field the type lacks fails here.
 #[test]
 fn the_wire_views_read_their_routes_replies_back_exactly() {
     use serde::Serialize;
     use serde::de::DeserializeOwned;
+    use yard_wire::hadoop::{
+        AppAttemptReply, AppAttemptsReply, AppPriority, AppQueue, AppStatisticsReply,
+        AppTimeoutReply, AppTimeoutsReply, ContainerReply, ContainersReply, NewApplication,
+        SchedulerReply,
+    };
+    use yard_wire::jobs::{AnswerReply, JobReply, JobsReply, ScanJoined, ScanLeft, ScansReply};
+    use yard_wire::protocol::{AllocateReply, Dataset, HeartbeatReply, Registered};
+    use yard_wire::replies::{
+        BooksReply, DatasetsReply, FinalFiguresKept, HealthReply, IssuedToken, MasterRegistered,
+        Recovery, RecoveryKept, TargetGroup, Unregistered, UploadGrant, WhoAmI,
+    };
     use yard_wire::views::{
         AppReply, AppStateView, AppsReply, ClusterInfoReply, ClusterMetricsReply, NodeReply,
         NodesReply, YardAppReply,
@@ -1226,7 +1237,76 @@ fn the_wire_views_read_their_routes_replies_back_exactly() {
         check::<YardAppReply>(case);
     }
     check::<ClusterMetricsReply>("cluster_metrics");
-    check::<ClusterInfoReply>("cluster_info");
+    for case in ["cluster_info", "cluster", "cluster_bare"] {
+        check::<ClusterInfoReply>(case);
+    }
+    check::<SchedulerReply>("cluster_scheduler");
+    check::<AppAttemptsReply>("cluster_apps_appattempts");
+    check::<AppAttemptReply>("cluster_apps_appattempt");
+    check::<ContainersReply>("cluster_apps_appattempt_containers");
+    check::<ContainerReply>("cluster_apps_appattempt_container");
+    check::<AppStatisticsReply>("cluster_appstatistics");
+    check::<NewApplication>("cluster_apps_new_application");
+    for case in ["cluster_apps_queue", "cluster_apps_queue_put"] {
+        check::<AppQueue>(case);
+    }
+    for case in ["cluster_apps_priority", "cluster_apps_priority_put"] {
+        check::<AppPriority>(case);
+    }
+    for case in ["cluster_apps_timeouts", "cluster_apps_timeouts_set"] {
+        check::<AppTimeoutsReply>(case);
+    }
+    for case in ["cluster_apps_timeout_lifetime", "cluster_apps_timeout_put"] {
+        check::<AppTimeoutReply>(case);
+    }
+    for case in ["mapreduce_jobs_get", "mapreduce_jobs_submit"] {
+        check::<JobReply>(case);
+    }
+    check::<JobsReply>("mapreduce_jobs_list");
+    check::<AnswerReply>("mapreduce_jobs_answer");
+    check::<ScansReply>("mapreduce_scans_list");
+    check::<ScanJoined>("mapreduce_scans_join");
+    check::<ScanLeft>("mapreduce_scans_leave");
+    check::<DatasetsReply>("yard_datasets_list");
+    for case in ["yard_datasets_get", "yard_datasets_put"] {
+        check::<Dataset>(case);
+    }
+    check::<UploadGrant>("yard_datasets_upload_grant");
+    for case in ["yard_auth_whoami", "yard_auth_whoami_master"] {
+        check::<WhoAmI>(case);
+    }
+    for case in [
+        "yard_auth_tokens_node",
+        "yard_auth_tokens_user",
+        "yard_auth_tokens_scrape",
+    ] {
+        check::<IssuedToken>(case);
+    }
+    check::<HealthReply>("yard_health");
+    check::<BooksReply>("yard_books");
+    check::<Vec<TargetGroup>>("prometheus_targets");
+    for case in [
+        "yard_apps_register",
+        "yard_apps_register_bare",
+        "yard_apps_register_job",
+    ] {
+        check::<MasterRegistered>(case);
+    }
+    check::<Unregistered>("yard_apps_unregister");
+    check::<FinalFiguresKept>("yard_apps_metrics_put");
+    check::<RecoveryKept>("yard_apps_recovery_put");
+    check::<Recovery>("yard_apps_recovery_get");
+    check::<Registered>("yard_nodes_register");
+    for case in ["yard_nodes_heartbeat", "yard_nodes_heartbeat_completed"] {
+        check::<HeartbeatReply>(case);
+    }
+    for case in [
+        "yard_apps_allocate",
+        "yard_apps_allocate_completed",
+        "yard_apps_allocate_progress",
+    ] {
+        check::<AllocateReply>(case);
+    }
     // What `deSelects` leaves out stays out.
     let mut lean = body("cluster_apps");
     for app in lean["apps"]["app"].as_array_mut().unwrap() {

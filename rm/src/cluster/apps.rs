@@ -254,12 +254,8 @@ pub struct ProgressSeen {
     pub estimated_end_ms: Option<i64>,
 }
 
-/// One point of a job's estimate over time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct EstimatePoint {
-    pub at_ms: i64,
-    pub estimated_end_ms: i64,
-}
+/// One point of a job's estimate over time (the wire's type: the job view shows them as kept).
+pub use yard_wire::jobs::EstimatePoint;
 
 /// The most estimate points an application keeps: past it every other one goes, so the
 /// points span the whole run at half the density.
