@@ -369,7 +369,7 @@ pub(crate) fn apps(args: AppsArgs) -> Result<()> {
                 format!("{:.0} %", a.progress),
                 clock_text(a.started_time, now),
                 elapsed_text(a.elapsed_time),
-                deadline_text(a.deadline_ms, now),
+                deadline_text(a.deadline_ms.map(Deadline::epoch_ms), now),
                 quota_text(a.quota.as_ref()),
                 match a.tracking_url.as_str() {
                     "" => "-".into(),

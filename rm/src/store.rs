@@ -14,6 +14,7 @@ use sqlx::sqlite::{
     SqliteConnectOptions, SqliteConnection, SqliteJournalMode, SqliteLockingMode, SqlitePool,
     SqlitePoolOptions, SqliteSynchronous,
 };
+use yard_wire::deadline::Deadline;
 use yard_wire::protocol::{Dataset, Resource};
 use yard_wire::telemetry::NodeTelemetry;
 
@@ -312,7 +313,9 @@ impl Store {
                 _ => None,
             };
             apps.push(AppRecord {
-                deadline_ms: row.try_get("deadline_ms")?,
+                deadline: row
+                    .try_get::<Option<i64>, _>("deadline_ms")?
+                    .map(Deadline::from_epoch_ms),
                 result,
                 attempts: attempts.remove(&id).unwrap_or_default(),
                 id,
@@ -453,7 +456,7 @@ async fn write_changes(conn: &mut SqliteConnection, changes: &Changes) -> Result
             .bind(a.submitted_ms)
             .bind(serde_json::to_string(&a.master_command).unwrap_or_default())
             .bind(serde_json::to_string(&a.master_env).unwrap_or_default())
-            .bind(a.deadline_ms)
+            .bind(a.deadline.map(Deadline::epoch_ms))
             .bind(a.result.as_ref().map(|r| r.processed_fraction))
             .bind(a.result.as_ref().map(|r| r.answer.to_string()))
             .bind(serde_json::to_string(&a.tags).unwrap_or_else(|_| "[]".into()))

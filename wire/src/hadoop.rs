@@ -7,6 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::deadline::Deadline;
 use crate::views::{QuotaView, ResourceView, YarnApplicationState};
 
 /// `{"scheduler": {"schedulerInfo": …}}` (`GET /ws/v1/cluster/scheduler`).
@@ -137,7 +138,7 @@ pub struct SchedulerApps {
 pub struct SchedulerApp {
     pub id: String,
     pub state: YarnApplicationState,
-    pub deadline_ms: Option<i64>,
+    pub deadline_ms: Option<Deadline>,
     pub running_containers: u64,
     /// Its task counts, `null` until its master registers them.
     pub maps: Option<u32>,

@@ -7,6 +7,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::deadline::Deadline;
 use crate::protocol::{JobProgress, JobType};
 use crate::views::{FinalApplicationStatus, QuotaView, YarnApplicationState};
 
@@ -22,7 +23,7 @@ pub struct JobView {
     pub final_status: FinalApplicationStatus,
     pub submitted_ms: i64,
     /// `null` without a deadline.
-    pub deadline_ms: Option<i64>,
+    pub deadline_ms: Option<Deadline>,
     /// Negative once past; `null` without a deadline.
     pub ms_to_deadline: Option<i64>,
     /// The job as submitted (the master's `MapReduceJob`), as the rm stored it: opaque here,
@@ -94,7 +95,7 @@ pub struct AnswerView {
     pub id: String,
     pub state: YarnApplicationState,
     pub final_status: FinalApplicationStatus,
-    pub deadline_ms: Option<i64>,
+    pub deadline_ms: Option<Deadline>,
     pub processed_fraction: f64,
     /// The master's answer (a MapReduce job's: its `job` line, estimates and top lists).
     pub answer: Value,

@@ -114,7 +114,7 @@ impl Cluster {
                     master_command: upgraded_master_command(&r.master_command)
                         .unwrap_or(r.master_command),
                     master_env: r.master_env,
-                    deadline_ms: r.deadline_ms,
+                    deadline: r.deadline,
                     result: r.result,
                     tags: r.tags,
                     model: r.model,
@@ -138,7 +138,7 @@ impl Cluster {
                 });
                 self.schedule(SchedEvent::Deadline {
                     app,
-                    deadline_ms: r.deadline_ms,
+                    deadline_ms: r.deadline.map(|d| d.epoch_ms()),
                 });
                 self.schedule(SchedEvent::Model {
                     app,

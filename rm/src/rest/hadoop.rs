@@ -106,7 +106,7 @@ pub(super) async fn scheduler(State(rm): State<Rm>, _caller: Caller) -> Reply {
                 SchedulerApp {
                     id: a.application_id.clone(),
                     state: yarn_state(a.lifecycle.state),
-                    deadline_ms: a.deadline_ms,
+                    deadline_ms: a.deadline,
                     running_containers: c.running_containers(&a.application_id) as u64,
                     maps: a.model.map(|m| m.maps),
                     reduces: a.model.map(|m| m.reduces),

@@ -302,7 +302,7 @@ async fn submit(
         let mut new = NewApp::new(&id, &name, &user, &s.queue);
         new.master_command = command;
         new.master_env.insert(JOB_ENV.into(), spec);
-        new.deadline_ms = deadline.map(Deadline::epoch_ms);
+        new.deadline = deadline;
         // As YARN's own MapReduce jobs report themselves (`yarn application -appTypes`).
         new.application_type = "MAPREDUCE".into();
         c.submit_issued(now, new, &caller.0)
@@ -385,7 +385,7 @@ async fn answer(State(rm): State<Rm>, Path(id): Path<String>, caller: Caller) ->
                     id: a.application_id.clone(),
                     state,
                     final_status: final_status(a.lifecycle.final_status),
-                    deadline_ms: a.deadline_ms,
+                    deadline_ms: a.deadline,
                     processed_fraction: r.processed_fraction,
                     answer: r.answer.clone(),
                 },
@@ -417,7 +417,10 @@ fn job_view(a: &AppInfo, now_ms: i64) -> JobView {
         progress: p.progress.clone(),
         at_ms: p.at_ms,
         estimated_end_ms: p.estimated_end_ms,
-        slack_ms: p.estimated_end_ms.zip(a.deadline_ms).map(|(e, d)| d - e),
+        slack_ms: p
+            .estimated_end_ms
+            .zip(a.deadline)
+            .map(|(e, d)| d.epoch_ms() - e),
     });
     JobView {
         id: id.clone(),
@@ -427,8 +430,8 @@ fn job_view(a: &AppInfo, now_ms: i64) -> JobView {
         state: yarn_state(a.lifecycle.state),
         final_status: final_status(a.lifecycle.final_status),
         submitted_ms: a.submitted_ms,
-        deadline_ms: a.deadline_ms,
-        ms_to_deadline: a.deadline_ms.map(|d| d - now_ms),
+        deadline_ms: a.deadline,
+        ms_to_deadline: a.deadline.map(|d| d.epoch_ms() - now_ms),
         spec,
         progress,
         estimates: a.estimates.clone(),

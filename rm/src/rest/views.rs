@@ -26,7 +26,7 @@ pub(super) fn yard_app_view(a: &AppInfo, now: i64) -> YardAppView {
         id: a.application_id.clone(),
         state: yarn_state(a.lifecycle.state),
         final_status: final_status(a.lifecycle.final_status),
-        deadline_ms: a.deadline_ms,
+        deadline_ms: a.deadline,
         deadline_outcome: a.deadline_outcome(now),
         quota: a.quota.as_ref().map(quota_view),
         tracking_url: a.tracking_url.clone(),
@@ -455,7 +455,7 @@ pub(super) fn app_view(c: &Cluster, a: &AppInfo, cluster_id: i64, now: i64) -> A
         app_node_label_expression: Some(String::new()),
         am_node_label_expression: Some(String::new()),
         application_tags: a.tags.join(","),
-        deadline_ms: a.deadline_ms,
+        deadline_ms: a.deadline,
         // yard's: met, empty, missed or pending beside YARN's state and final status (null
         // without a deadline), judged once, here (`cluster::deadline_outcome`).
         deadline_outcome: a.deadline_outcome(now),

@@ -17,7 +17,7 @@ use yard_wire::replies::{
     BookedNode, Books, BooksReply, DatasetSummary, DatasetsReply, Health, HealthReply, IssuedToken,
     StoreHealth, UploadGrant, WhoAmI,
 };
-use yard_wire::views::YardAppReply;
+use yard_wire::views::{SetDeadline, YardAppReply};
 
 use super::caller::{Caller, Scrape, owned, readable};
 use super::views::{yard_app_view, yarn_node_state};
@@ -37,31 +37,25 @@ pub(super) async fn yard_app(
     ok_view(&YardAppReply { app })
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub(super) struct Deadline {
-    deadline_ms: i64,
-}
-
 pub(super) async fn set_deadline(
     State(rm): State<Rm>,
     Path(id): Path<String>,
     caller: Caller,
-    body: Result<Json<Deadline>, JsonRejection>,
+    body: Result<Json<SetDeadline>, JsonRejection>,
 ) -> Reply {
     rm.with(|c, _| owned(c, &caller, &id).map(drop))?;
-    let Json(d) = body?;
-    if !(1..=limits::MAX_TIME_MS).contains(&d.deadline_ms) {
+    let Json(SetDeadline { deadline_ms }) = body?;
+    if !(1..=limits::MAX_TIME_MS).contains(&deadline_ms.epoch_ms()) {
         return Err(ApiError::new(
             StatusCode::BAD_REQUEST,
             "deadlineMs is a time: milliseconds since the Unix epoch",
-            json!({ "deadlineMs": d.deadline_ms }),
+            json!({ "deadlineMs": deadline_ms }),
         ));
     }
     let app = rm
         .commit(Touch::App(id.clone()), |c, now| {
             owned(c, &caller, &id)?;
-            c.set_deadline(&id, d.deadline_ms)?;
+            c.set_deadline(&id, deadline_ms)?;
             Ok::<_, ApiError>(c.app(&id).map(|a| YardAppReply {
                 app: yard_app_view(a, now),
             }))
