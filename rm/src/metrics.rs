@@ -23,7 +23,7 @@ use yard_wire::protocol::ContainerEnd;
 use yard_wire::replies::TargetGroup;
 
 use crate::cluster::{Cluster, NodeState};
-use yard_cluster::app::AppState;
+use yard_cluster::app::YarnApplicationState;
 use yard_cluster::classifier::Verdict;
 use yard_cluster::policy::Stage;
 
@@ -43,15 +43,14 @@ pub const MAX_FINAL_FIGURES_BYTES: usize = 256 << 10;
 /// The outcomes a deadline-bound job reports (`job.outcome` in its answer).
 pub const OUTCOMES: [&str; 3] = ["met", "empty", "missed"];
 
-const APP_STATES: [(AppState, &str); 7] = [
-    (AppState::New, "new"),
-    (AppState::Submitted, "submitted"),
-    (AppState::Accepted, "accepted"),
-    (AppState::Running, "running"),
-    (AppState::Finished, "finished"),
-    (AppState::Failed, "failed"),
-    (AppState::Killed, "killed"),
-];
+/// The states an application's lifecycle takes (never `NEW_SAVING`: yard saves before it
+/// answers a submission), with their labels: YARN's names in lower case.
+fn app_state_labels() -> impl Iterator<Item = String> {
+    YarnApplicationState::ALL
+        .iter()
+        .filter(|s| **s != YarnApplicationState::NewSaving)
+        .map(|s| s.name().to_ascii_lowercase())
+}
 
 /// Every metric the rm exports.
 pub struct RmMetrics {
@@ -321,8 +320,8 @@ impl RmMetrics {
             finals: Mutex::default(),
         };
         // Label sets known in advance start at 0, so no series appears late.
-        for (_, state) in APP_STATES {
-            m.apps.with_label_values(&[state]);
+        for state in app_state_labels() {
+            m.apps.with_label_values(&[state.as_str()]);
         }
         for state in ["running", "lost"] {
             m.nodes.with_label_values(&[state]);
@@ -403,20 +402,19 @@ impl RmMetrics {
     /// Reads the cluster's state into the gauges (and the policy's own counts into their
     /// counters). Called under the cluster's lock; linear in applications and nodes.
     pub fn refresh(&self, c: &Cluster) {
-        let mut apps = [0i64; 7];
+        let mut apps: std::collections::BTreeMap<String, i64> =
+            app_state_labels().map(|l| (l, 0)).collect();
         let (mut masters, mut tasks) = (0i64, 0i64);
         let (mut quota_map, mut quota_reduce, mut quota_apps) = (0i64, 0i64, 0i64);
         let m = c.metrics();
         for a in c.apps() {
-            let i = APP_STATES
-                .iter()
-                .position(|(s, _)| *s == a.lifecycle.state)
-                .unwrap_or(0);
-            apps[i] += 1;
+            if let Some(n) = apps.get_mut(&a.lifecycle.state.name().to_ascii_lowercase()) {
+                *n += 1;
+            }
             let master = a.master.as_ref().filter(|m| c.container(m).is_some());
             masters += i64::from(master.is_some());
             tasks += c.running_containers(&a.application_id) as i64 - i64::from(master.is_some());
-            if a.lifecycle.state == AppState::Running
+            if a.lifecycle.state == YarnApplicationState::Running
                 && let Some(q) = a.quota
             {
                 quota_apps += 1;
@@ -427,8 +425,8 @@ impl RmMetrics {
                 }
             }
         }
-        for ((_, state), n) in APP_STATES.iter().zip(apps) {
-            self.apps.with_label_values(&[state]).set(n);
+        for (state, n) in apps {
+            self.apps.with_label_values(&[state.as_str()]).set(n);
         }
         self.containers.with_label_values(&["master"]).set(masters);
         self.containers.with_label_values(&["task"]).set(tasks);

@@ -19,7 +19,7 @@ use yard_wire::protocol::{Dataset, Resource};
 use yard_wire::telemetry::NodeTelemetry;
 
 use crate::cluster::{AppRecord, AppResult, AttemptInfo, Changes, NodeInfo, NodeState, YarnFields};
-use yard_cluster::app::{AppState, FinalStatus, Lifecycle};
+use yard_cluster::app::{FinalApplicationStatus, Lifecycle, YarnApplicationState};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -54,50 +54,19 @@ pub struct Store {
     refusing: Arc<AtomicBool>,
 }
 
-fn state_name(s: AppState) -> &'static str {
-    match s {
-        AppState::New => "NEW",
-        AppState::Submitted => "SUBMITTED",
-        AppState::Accepted => "ACCEPTED",
-        AppState::Running => "RUNNING",
-        AppState::Finished => "FINISHED",
-        AppState::Failed => "FAILED",
-        AppState::Killed => "KILLED",
-    }
+/// A stored state, exactly as [`YarnApplicationState::name`] wrote it.
+fn parse_state(s: &str) -> Option<YarnApplicationState> {
+    YarnApplicationState::ALL
+        .iter()
+        .copied()
+        .find(|x| x.name() == s)
 }
 
-fn parse_state(s: &str) -> Option<AppState> {
-    [
-        AppState::New,
-        AppState::Submitted,
-        AppState::Accepted,
-        AppState::Running,
-        AppState::Finished,
-        AppState::Failed,
-        AppState::Killed,
-    ]
-    .into_iter()
-    .find(|x| state_name(*x) == s)
-}
-
-fn final_name(s: FinalStatus) -> &'static str {
-    match s {
-        FinalStatus::Undefined => "UNDEFINED",
-        FinalStatus::Succeeded => "SUCCEEDED",
-        FinalStatus::Failed => "FAILED",
-        FinalStatus::Killed => "KILLED",
-    }
-}
-
-fn parse_final(s: &str) -> Option<FinalStatus> {
-    [
-        FinalStatus::Undefined,
-        FinalStatus::Succeeded,
-        FinalStatus::Failed,
-        FinalStatus::Killed,
-    ]
-    .into_iter()
-    .find(|x| final_name(*x) == s)
+fn parse_final(s: &str) -> Option<FinalApplicationStatus> {
+    FinalApplicationStatus::ALL
+        .iter()
+        .copied()
+        .find(|x| x.name() == s)
 }
 
 impl Store {
@@ -447,8 +416,8 @@ async fn write_changes(conn: &mut SqliteConnection, changes: &Changes) -> Result
             .bind(&a.name)
             .bind(&a.user)
             .bind(&a.queue)
-            .bind(state_name(a.lifecycle.state))
-            .bind(final_name(a.lifecycle.final_status))
+            .bind(a.lifecycle.state.name())
+            .bind(a.lifecycle.final_status.name())
             .bind(i64::from(a.lifecycle.attempts))
             .bind(i64::from(a.lifecycle.max_attempts))
             .bind(&a.lifecycle.diagnostics)

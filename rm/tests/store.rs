@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use yard_cluster::app::AppState;
+use yard_cluster::app::YarnApplicationState;
 use yard_rm::cluster::{AppResult, Cluster, NewApp, NodeState, Settings};
 use yard_rm::store::Store;
 use yard_wire::auth::ClusterSecret;
@@ -100,7 +100,7 @@ async fn applications_and_nodes_come_back_after_a_restart() {
     let app = after.app(&running).unwrap();
     assert_eq!(
         (app.lifecycle.state, app.user.as_str()),
-        (AppState::Running, "alice")
+        (YarnApplicationState::Running, "alice")
     );
     assert_eq!(app.master_command[2], "sleep 60");
     assert_eq!(
@@ -110,7 +110,7 @@ async fn applications_and_nodes_come_back_after_a_restart() {
     assert_eq!(app.attempts.len(), 1, "the master attempt is remembered");
     assert_eq!(
         after.app(&killed).unwrap().lifecycle.state,
-        AppState::Killed
+        YarnApplicationState::Killed
     );
     let n = after.nodes().next().unwrap();
     assert_eq!(

@@ -9,7 +9,9 @@ use yard_wire::auth::Principal;
 use yard_wire::deadline::{Deadline, DeadlineOutcome};
 use yard_wire::protocol::{AllocateReply, ContainerEnd, JobProgress, JobType, Resource};
 
-use yard_cluster::app::{AppAction, AppEvent, AppState, FinalStatus, Lifecycle};
+use yard_cluster::app::{
+    AppAction, AppEvent, FinalApplicationStatus, Lifecycle, YarnApplicationState,
+};
 use yard_cluster::policy::{JobModel, JobQuota};
 use yard_cluster::scheduler::{AppId, SchedEvent};
 
@@ -130,7 +132,7 @@ pub const ANSWER_TRANSIT_MS: i64 = 0;
 pub fn deadline_outcome(
     deadline: Option<Deadline>,
     answer: Option<(i64, f64)>,
-    end: Option<(i64, FinalStatus)>,
+    end: Option<(i64, FinalApplicationStatus)>,
     now_ms: i64,
 ) -> Option<DeadlineOutcome> {
     let d = deadline?.epoch_ms();
@@ -139,7 +141,7 @@ pub fn deadline_outcome(
     };
     Some(match (answer, end) {
         (Some((at, fraction)), _) => by(at, fraction),
-        (None, Some((at, FinalStatus::Succeeded))) => by(at, 1.0),
+        (None, Some((at, FinalApplicationStatus::Succeeded))) => by(at, 1.0),
         (None, Some(_)) => DeadlineOutcome::Missed,
         (None, None) if now_ms.saturating_sub(ANSWER_TRANSIT_MS) > d => DeadlineOutcome::Missed,
         (None, None) => DeadlineOutcome::Pending,
@@ -551,7 +553,7 @@ impl Cluster {
             .apps
             .get_mut(id)
             .ok_or_else(|| ClusterError::UnknownApp(id.into()))?;
-        if app.lifecycle.state != AppState::Running {
+        if app.lifecycle.state != YarnApplicationState::Running {
             return Err(ClusterError::NotRunning(id.into()));
         }
         app.result = Some(result);
@@ -655,13 +657,16 @@ mod tests {
         assert_eq!(judge(Some((d + t + 1, 0.3)), None, d + t + 1), Some(Missed));
         assert_eq!(judge(Some((d, 0.0)), None, d), Some(Empty));
         // The answer stands whatever the end.
-        let failed = Some((d + 50_000, FinalStatus::Failed));
+        let failed = Some((d + 50_000, FinalApplicationStatus::Failed));
         assert_eq!(judge(Some((d, 0.5)), failed, d + 60_000), Some(Met));
         // No answer: a successful end is the answer; any other end, none will come.
-        let succeeded = |at| Some((at, FinalStatus::Succeeded));
+        let succeeded = |at| Some((at, FinalApplicationStatus::Succeeded));
         assert_eq!(judge(None, succeeded(d - 1), d + 60_000), Some(Met));
         assert_eq!(judge(None, succeeded(d + t + 1), d + t + 1), Some(Missed));
-        for end in [FinalStatus::Failed, FinalStatus::Killed] {
+        for end in [
+            FinalApplicationStatus::Failed,
+            FinalApplicationStatus::Killed,
+        ] {
             assert_eq!(judge(None, Some((0, end)), 0), Some(Missed));
         }
         // Running: pending until the deadline and the transit allowance have passed.

@@ -224,7 +224,7 @@ mod tests {
 
     use super::*;
     use crate::cluster::{NewApp, Settings};
-    use yard_cluster::app::AppState;
+    use yard_cluster::app::YarnApplicationState;
 
     const NODE: &str = "n1:8042";
 
@@ -304,7 +304,7 @@ mod tests {
         let undo = c.end_change(undo);
         c.undo(undo);
         let after = c.app(&id).unwrap();
-        assert_eq!(after.lifecycle.state, AppState::Running);
+        assert_eq!(after.lifecycle.state, YarnApplicationState::Running);
         assert_eq!(after, &before);
         assert!(stop_orders(&mut c).is_empty());
 
@@ -314,7 +314,10 @@ mod tests {
         let undo = c.end_change(undo);
         assert!(stop_orders(&mut c).is_empty(), "not before it is saved");
         c.saved(undo);
-        assert_eq!(c.app(&id).unwrap().lifecycle.state, AppState::Killed);
+        assert_eq!(
+            c.app(&id).unwrap().lifecycle.state,
+            YarnApplicationState::Killed
+        );
         assert_eq!(stop_orders(&mut c), vec![master]);
     }
 

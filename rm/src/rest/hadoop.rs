@@ -27,9 +27,8 @@ use super::caller::{Caller, owned};
 use super::query::{APPS_PARAMS, AppsFilter, bad_query, lower_list, name_list, query_pairs};
 use super::time::parse_iso8601;
 use super::views::{
-    APP_STATES, NODE_STATES, app_view, attempt_id, attempt_view, classifier_counts, container_view,
-    node_detail_view, node_state_name, node_view, percent, queue_info, quota_view, timeout_view,
-    yarn_state,
+    app_view, attempt_id, attempt_view, classifier_counts, container_view, node_detail_view,
+    node_view, percent, queue_info, quota_view, timeout_view, yarn_node_state,
 };
 use super::{ApiError, Host, Reply, Rm, app_location, ok_view};
 use crate::cluster::{ClusterError, NodeState, Touch};
@@ -105,7 +104,7 @@ pub(super) async fn scheduler(State(rm): State<Rm>, _caller: Caller) -> Reply {
                 q.2 += 1;
                 SchedulerApp {
                     id: a.application_id.clone(),
-                    state: yarn_state(a.lifecycle.state),
+                    state: a.lifecycle.state,
                     deadline_ms: a.deadline,
                     running_containers: c.running_containers(&a.application_id) as u64,
                     maps: a.model.map(|m| m.maps),
@@ -291,7 +290,11 @@ pub(super) async fn nodes(
     let mut states = Vec::new();
     for key in ["states", "state"] {
         if let Some(v) = q.get(key) {
-            states.extend(name_list("node state", v, &NODE_STATES)?);
+            states.extend(name_list(
+                "node state",
+                v,
+                yard_wire::views::NodeState::ALL,
+            )?);
         }
     }
     let healthy = match q.get("healthy").map(|h| h.trim().to_ascii_lowercase()) {
@@ -307,7 +310,7 @@ pub(super) async fn nodes(
     };
     let node = rm.with(|c, _| {
         c.nodes()
-            .filter(|n| states.is_empty() || states.iter().any(|s| s == node_state_name(n.state)))
+            .filter(|n| states.is_empty() || states.contains(&yarn_node_state(n.state)))
             .filter(|n| healthy.is_none_or(|h| h == (n.state == NodeState::Running)))
             .map(|n| node_view(c, n))
             .collect()
@@ -370,11 +373,8 @@ pub(super) async fn app_statistics(
     query: Result<Query<Vec<(String, String)>>, QueryRejection>,
 ) -> Reply {
     let q = query_pairs(query, &["states", "applicationTypes"])?;
-    let states: Vec<YarnApplicationState> = match q.get("states") {
-        Some(v) => name_list("application-state", v, &APP_STATES)?
-            .iter()
-            .filter_map(|s| s.parse().ok())
-            .collect(),
+    let states = match q.get("states") {
+        Some(v) => name_list("application-state", v, YarnApplicationState::ALL)?,
         None => YarnApplicationState::ALL.to_vec(),
     };
     let types = lower_list(q.get("applicationTypes"));
@@ -390,7 +390,7 @@ pub(super) async fn app_statistics(
             .map(|&state| {
                 let count = c
                     .apps()
-                    .filter(|a| yarn_state(a.lifecycle.state) == state)
+                    .filter(|a| a.lifecycle.state == state)
                     .filter(|a| {
                         kind.as_ref()
                             .is_none_or(|k| *k == a.yarn.application_type.to_ascii_lowercase())
@@ -616,7 +616,7 @@ pub(super) async fn app_state(
     Path(id): Path<String>,
     _caller: Caller,
 ) -> Reply {
-    match rm.with(|c, _| c.app(&id).map(|a| yarn_state(a.lifecycle.state))) {
+    match rm.with(|c, _| c.app(&id).map(|a| a.lifecycle.state)) {
         Some(state) => ok_view(&AppStateView { state }),
         None => Err(ClusterError::UnknownApp(id).into()),
     }
@@ -652,7 +652,7 @@ pub(super) async fn set_app_state(
         .commit(Touch::App(id.clone()), |c, _| {
             let app = owned(c, &caller, &id)?;
             if app.lifecycle.state.is_final() {
-                return Ok(Some(yarn_state(app.lifecycle.state)));
+                return Ok(Some(app.lifecycle.state));
             }
             c.kill(&id).map_err(ApiError::from)?;
             Ok::<_, ApiError>(None)

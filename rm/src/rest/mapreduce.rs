@@ -43,7 +43,7 @@ use yard_wire::limits::{self, FieldError, echo};
 
 use super::caller::{Caller, readable};
 use super::submission::{check_deadline, default_queue};
-use super::views::{final_status, quota_view, yarn_state};
+use super::views::quota_view;
 use super::{ApiError, Reply, Rm, Route, ok_view, reply_value};
 use crate::cluster::{AppInfo, Cluster, ClusterError, NewApp, Touch};
 
@@ -378,13 +378,13 @@ async fn list(
 async fn answer(State(rm): State<Rm>, Path(id): Path<String>, caller: Caller) -> Reply {
     rm.with(|c, _| {
         let a = readable_job(c, &caller, &id)?;
-        let state = yarn_state(a.lifecycle.state);
+        let state = a.lifecycle.state;
         match &a.result {
             Some(r) => ok_view(&AnswerReply {
                 answer: AnswerView {
                     id: a.application_id.clone(),
                     state,
-                    final_status: final_status(a.lifecycle.final_status),
+                    final_status: a.lifecycle.final_status,
                     deadline_ms: a.deadline,
                     processed_fraction: r.processed_fraction,
                     answer: r.answer.clone(),
@@ -427,8 +427,8 @@ fn job_view(a: &AppInfo, now_ms: i64) -> JobView {
         name: a.name.clone(),
         user: a.user.clone(),
         queue: a.queue.clone(),
-        state: yarn_state(a.lifecycle.state),
-        final_status: final_status(a.lifecycle.final_status),
+        state: a.lifecycle.state,
+        final_status: a.lifecycle.final_status,
         submitted_ms: a.submitted_ms,
         deadline_ms: a.deadline,
         ms_to_deadline: a.deadline.map(|d| d.epoch_ms() - now_ms),

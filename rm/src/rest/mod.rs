@@ -66,7 +66,6 @@ use yard::{
 
 pub use caller::{Caller, Scrape};
 pub use time::{iso8601, parse_iso8601};
-pub use views::{APP_STATES, NODE_STATES};
 
 /// Milliseconds since the Unix epoch; the daemon passes the wall clock, tests a fake one.
 pub type Clock = Arc<dyn Fn() -> i64 + Send + Sync>;

@@ -8,14 +8,12 @@ use yard_wire::hadoop::{
 };
 use yard_wire::telemetry::NodeTelemetry;
 use yard_wire::views::{
-    AppView, Classifier, FeatureCount, FinalApplicationStatus, LoadPoint, NodeView, OverloadModel,
-    OverloadView, QuotaView, ResourceUtilization, ResourceView, YardAppView, YardLoad,
-    YarnApplicationState,
+    AppView, Classifier, FeatureCount, LoadPoint, NodeView, OverloadModel, OverloadView, QuotaView,
+    ResourceUtilization, ResourceView, YardAppView, YardLoad, YarnApplicationState,
 };
 
 use super::time::iso8601;
 use crate::cluster::{AppInfo, Cluster, NodeInfo, NodeState};
-use yard_cluster::app::{AppState, FinalStatus};
 use yard_cluster::classifier::{ModelCounts, NodeOverload, Verdict};
 use yard_cluster::policy::JobQuota;
 
@@ -24,8 +22,8 @@ use yard_cluster::policy::JobQuota;
 pub(super) fn yard_app_view(a: &AppInfo, now: i64) -> YardAppView {
     YardAppView {
         id: a.application_id.clone(),
-        state: yarn_state(a.lifecycle.state),
-        final_status: final_status(a.lifecycle.final_status),
+        state: a.lifecycle.state,
+        final_status: a.lifecycle.final_status,
         deadline_ms: a.deadline,
         deadline_outcome: a.deadline_outcome(now),
         quota: a.quota.as_ref().map(quota_view),
@@ -115,11 +113,15 @@ pub(super) fn attempt_state(a: &AppInfo, t: &crate::cluster::AttemptInfo) -> App
         return AppAttemptState::Failed;
     }
     match a.lifecycle.state {
-        AppState::New | AppState::Submitted | AppState::Accepted => AppAttemptState::Launched,
-        AppState::Running => AppAttemptState::Running,
-        AppState::Finished => AppAttemptState::Finished,
-        AppState::Failed => AppAttemptState::Failed,
-        AppState::Killed => AppAttemptState::Killed,
+        // A lifecycle is never NEW_SAVING; its master is asked for from ACCEPTED.
+        YarnApplicationState::New
+        | YarnApplicationState::NewSaving
+        | YarnApplicationState::Submitted
+        | YarnApplicationState::Accepted => AppAttemptState::Launched,
+        YarnApplicationState::Running => AppAttemptState::Running,
+        YarnApplicationState::Finished => AppAttemptState::Finished,
+        YarnApplicationState::Failed => AppAttemptState::Failed,
+        YarnApplicationState::Killed => AppAttemptState::Killed,
     }
 }
 
@@ -329,70 +331,11 @@ pub(super) fn yard_load(n: &NodeInfo) -> Option<YardLoad> {
     })
 }
 
-/// YARN's `NodeState` names, as its REST API spells them.
-pub const NODE_STATES: [&str; 8] = [
-    "NEW",
-    "RUNNING",
-    "UNHEALTHY",
-    "DECOMMISSIONING",
-    "DECOMMISSIONED",
-    "LOST",
-    "REBOOTED",
-    "SHUTDOWN",
-];
-
 pub(super) fn yarn_node_state(s: NodeState) -> yard_wire::views::NodeState {
     match s {
         NodeState::Running => yard_wire::views::NodeState::Running,
         NodeState::Lost => yard_wire::views::NodeState::Lost,
     }
-}
-
-pub(super) fn node_state_name(s: NodeState) -> &'static str {
-    yarn_node_state(s).name()
-}
-
-pub(super) fn yarn_state(s: AppState) -> YarnApplicationState {
-    match s {
-        AppState::New => YarnApplicationState::New,
-        AppState::Submitted => YarnApplicationState::Submitted,
-        AppState::Accepted => YarnApplicationState::Accepted,
-        AppState::Running => YarnApplicationState::Running,
-        AppState::Finished => YarnApplicationState::Finished,
-        AppState::Failed => YarnApplicationState::Failed,
-        AppState::Killed => YarnApplicationState::Killed,
-    }
-}
-
-pub(super) fn state_name(s: AppState) -> String {
-    yarn_state(s).name().to_owned()
-}
-
-pub(super) fn final_status(s: FinalStatus) -> FinalApplicationStatus {
-    match s {
-        FinalStatus::Undefined => FinalApplicationStatus::Undefined,
-        FinalStatus::Succeeded => FinalApplicationStatus::Succeeded,
-        FinalStatus::Failed => FinalApplicationStatus::Failed,
-        FinalStatus::Killed => FinalApplicationStatus::Killed,
-    }
-}
-
-/// YARN's `YarnApplicationState` and `FinalApplicationStatus` names.
-pub const APP_STATES: [&str; 8] = [
-    "NEW",
-    "NEW_SAVING",
-    "SUBMITTED",
-    "ACCEPTED",
-    "RUNNING",
-    "FINISHED",
-    "FAILED",
-    "KILLED",
-];
-
-pub(super) const FINAL_STATUSES: [&str; 4] = ["UNDEFINED", "SUCCEEDED", "FAILED", "KILLED"];
-
-pub(super) fn final_name(a: &AppInfo) -> String {
-    final_status(a.lifecycle.final_status).name().to_owned()
 }
 
 /// Hadoop's app object: YARN's 26 fields, in its units (progress in percent, times in ms,
@@ -433,8 +376,8 @@ pub(super) fn app_view(c: &Cluster, a: &AppInfo, cluster_id: i64, now: i64) -> A
         name: a.name.clone(),
         application_type: a.yarn.application_type.clone(),
         queue: a.queue.clone(),
-        state: yarn_state(a.lifecycle.state),
-        final_status: final_status(a.lifecycle.final_status),
+        state: a.lifecycle.state,
+        final_status: a.lifecycle.final_status,
         progress: a.progress * 100.0,
         tracking_ui: tracking_ui.to_owned(),
         tracking_url,
@@ -531,25 +474,6 @@ mod tests {
                     serde_json::to_value(q).unwrap()
                 );
             }
-        }
-        for s in [
-            AppState::New,
-            AppState::Submitted,
-            AppState::Accepted,
-            AppState::Running,
-            AppState::Finished,
-            AppState::Failed,
-            AppState::Killed,
-        ] {
-            assert_eq!(json!(yarn_state(s)), json!(s));
-        }
-        for s in [
-            FinalStatus::Undefined,
-            FinalStatus::Succeeded,
-            FinalStatus::Failed,
-            FinalStatus::Killed,
-        ] {
-            assert_eq!(json!(final_status(s)), json!(s));
         }
     }
 }
