@@ -15,9 +15,10 @@ use serde_json::{Value, json};
 use yard_cluster::placement::Holder;
 use yard_rm::client::{AppsFilter, BlockingRmClient, ClientError};
 use yard_wire::deadline::{Deadline, DeadlineOutcome};
+use yard_wire::jobs::JobView;
 use yard_wire::views::{
-    AppList, AppStateView, AppsReply, Classifier, NodeList, NodeState, NodesReply, OverloadView,
-    QuotaBasis, QuotaView, YardLoad, YarnApplicationState,
+    AppList, AppStateView, AppsReply, Classifier, FinalApplicationStatus, NodeList, NodeState,
+    NodesReply, OverloadView, QuotaBasis, QuotaView, YardAppView, YardLoad, YarnApplicationState,
 };
 
 use crate::sim::BadInput;
@@ -538,7 +539,7 @@ pub(crate) fn app(args: AppArgs) -> Result<()> {
         // A MapReduce job's answer, as `yard submit` prints it.
         let _ = writeln!(out, "{:<width$}{deadline}", "deadlineMs");
         out.push('\n');
-        out.push_str(&render(&json!({ "app": yard })));
+        out.push_str(&render(&Finished::from(&yard)));
     } else {
         let _ = writeln!(out, "{:<width$}{deadline}", "deadlineMs");
         let fraction = text(&json!(yard.processed_fraction));
@@ -676,23 +677,58 @@ fn is_estimate(v: &Value) -> bool {
     v.get("estimate").is_some() && v.get("observed").is_some()
 }
 
+/// What [`render`] shows of an application with an answer: yard's view of it, or its view
+/// as a MapReduce job.
+pub(crate) struct Finished<'a> {
+    id: &'a str,
+    state: YarnApplicationState,
+    final_status: FinalApplicationStatus,
+    /// The rm's judgement (a job's view carries none: the master's own is shown).
+    deadline_outcome: Option<DeadlineOutcome>,
+    processed_fraction: Option<f64>,
+    /// The master's answer, its own JSON.
+    answer: Option<&'a Value>,
+}
+
+impl<'a> From<&'a YardAppView> for Finished<'a> {
+    fn from(a: &'a YardAppView) -> Self {
+        Finished {
+            id: &a.id,
+            state: a.state,
+            final_status: a.final_status,
+            deadline_outcome: a.deadline_outcome,
+            processed_fraction: a.processed_fraction,
+            answer: a.answer.as_ref(),
+        }
+    }
+}
+
+impl<'a> From<&'a JobView> for Finished<'a> {
+    fn from(j: &'a JobView) -> Self {
+        Finished {
+            id: &j.id,
+            state: j.state,
+            final_status: j.final_status,
+            deadline_outcome: None,
+            processed_fraction: j.processed_fraction,
+            answer: j.answer.as_ref(),
+        }
+    }
+}
+
 /// The answer for people: the job's line, then every estimated quantity, then top lists.
-pub(crate) fn render(app: &Value) -> String {
-    let a = &app["app"];
-    let answer = &a["answer"];
+pub(crate) fn render(a: &Finished) -> String {
+    let answer = a.answer.unwrap_or(&Value::Null);
     let job = &answer["job"];
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{} {} {}",
-        text(&a["id"]),
-        text(&a["state"]),
-        text(&a["finalStatus"])
-    );
+    let _ = writeln!(out, "{} {} {}", a.id, a.state, a.final_status);
     if job.is_object() {
         // The rm's judgement when it gave one (it is the one `yard apps` shows), else the
         // master's own.
-        let outcome = a["deadlineOutcome"].as_str().or(job["outcome"].as_str());
+        let outcome = a
+            .deadline_outcome
+            .map(DeadlineOutcome::name)
+            .or(job["outcome"].as_str());
         let met = match outcome {
             Some("met") => "deadline met",
             Some("empty") => "deadline NOT met: answered in time from no input",
@@ -718,7 +754,7 @@ pub(crate) fn render(app: &Value) -> String {
         let _ = writeln!(
             out,
             "processed {:.1} % of the input ({} of {} maps){exact}",
-            100.0 * a["processedFraction"].as_f64().unwrap_or(0.0),
+            100.0 * a.processed_fraction.unwrap_or(0.0),
             job["k"],
             job["maps"],
         );

@@ -16,7 +16,7 @@ use yard_wire::deadline::Deadline;
 use yard_wire::jobs::{JobView, ProgressView};
 use yard_wire::views::FinalApplicationStatus;
 
-use crate::client::{Client, Rm, parse_duration, print_json, render};
+use crate::client::{Client, Finished, Rm, parse_duration, print_json, render};
 use crate::sim::BadInput;
 
 /// A MapReduce job's settings, shared by `yard submit APP` and `yard demo`.
@@ -309,12 +309,11 @@ pub(crate) fn submit(args: SubmitArgs) -> Result<()> {
     eprintln!("submitted {}", job.id);
     let finished = wait(&client, &job, Duration::from_secs(args.wait_secs))?;
     let status = finished.final_status;
-    // Shown as `yard app` shows an application.
-    let shown = json!({ "app": finished });
     if args.json {
-        print_json(&shown)?;
+        // As `yard app --json` shows an application.
+        print_json(&json!({ "app": finished }))?;
     } else {
-        crate::print(&render(&shown))?;
+        crate::print(&render(&Finished::from(&finished)))?;
     }
     if status != FinalApplicationStatus::Succeeded {
         anyhow::bail!(
