@@ -304,12 +304,7 @@ impl Client {
         command: &str,
         deadline: Option<Deadline>,
     ) -> Result<String> {
-        let created = self.call(
-            reqwest::Method::POST,
-            "/ws/v1/cluster/apps/new-application",
-            None,
-        )?;
-        let id = text(&created["application-id"]);
+        let id = self.typed(|rm| rm.new_application())?.application_id;
         let mut submission = json!({
             "application-id": id,
             "application-name": name,

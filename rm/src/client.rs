@@ -8,6 +8,7 @@
 use reqwest::{Method, StatusCode};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use yard_wire::hadoop::NewApplication;
 use yard_wire::jobs::{AnswerReply, AnswerView, JobReply, JobView, JobsReply};
 use yard_wire::protocol::Dataset;
 use yard_wire::replies::{DatasetSummary, DatasetsReply, IssuedToken, UploadGrant};
@@ -252,6 +253,13 @@ impl RmClient {
         Ok(reply.state)
     }
 
+    /// A new application id, and the largest resource a container may have (YARN's
+    /// `POST /ws/v1/cluster/apps/new-application`).
+    pub async fn new_application(&self) -> Result<NewApplication, ClientError> {
+        self.typed(Method::POST, "/ws/v1/cluster/apps/new-application", None)
+            .await
+    }
+
     /// Submits a MapReduce job (`POST /ws/v1/yard/mapreduce/jobs`, `body` the submission):
     /// its view as accepted.
     pub async fn submit_job(&self, body: &Value) -> Result<JobView, ClientError> {
@@ -430,6 +438,10 @@ impl BlockingRmClient {
 
     pub fn kill(&self, id: &str) -> Result<YarnApplicationState, ClientError> {
         self.runtime.block_on(self.inner.kill(id))
+    }
+
+    pub fn new_application(&self) -> Result<NewApplication, ClientError> {
+        self.runtime.block_on(self.inner.new_application())
     }
 
     pub fn submit_job(&self, body: &Value) -> Result<JobView, ClientError> {
