@@ -107,12 +107,7 @@ pub(crate) fn run(command: AuthCommand) -> Result<()> {
         }
         (user, node) => {
             let body = json!({ "user": user, "node": node, "scrape": args.scrape });
-            let reply =
-                client.call(reqwest::Method::POST, "/ws/v1/yard/auth/tokens", Some(body))?;
-            reply["token"]
-                .as_str()
-                .context("the rm's answer has no token")?
-                .to_owned()
+            client.typed(|rm| rm.issue_token(&body))?.token
         }
     };
     match &args.out {

@@ -45,15 +45,16 @@ use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rand::SeedableRng;
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::json;
 use yard_appmaster::policy::PolicyKind;
 use yard_appmaster::submission::{MAX_EACH, MapReduceJob};
 use yard_cluster::batch::{self, BatchJob};
+use yard_wire::jobs::JobView;
 
 use crate::batch::{BatchInput, Loaded, load};
 use crate::client::{Client, Rm};
 use crate::local::{LocalCluster, Shape, stop_channel};
-use crate::replay::{JOBS, check_loopback_or_any, parse_time_scale, poll_job};
+use crate::replay::{check_loopback_or_any, parse_time_scale, poll_job};
 use crate::sim::BadInput;
 
 /// The order the batch runs in.
@@ -467,16 +468,12 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
 }
 
 /// The map stage of a job view is done: every map finished (or the job has ended).
-fn map_stage_done(view: &Value) -> bool {
-    let p = &view["job"]["progress"];
-    let ended = matches!(
-        view["job"]["state"].as_str(),
-        Some("FINISHED" | "FAILED" | "KILLED")
-    );
-    ended
-        || (p["phase"] == "running"
-            && p["maps"].as_u64().is_some_and(|m| m > 0)
-            && p["mapsDone"].as_u64() >= p["maps"].as_u64())
+fn map_stage_done(view: &JobView) -> bool {
+    view.state.is_final()
+        || view.progress.as_ref().is_some_and(|p| {
+            let p = &p.progress;
+            p.phase == "running" && p.maps > 0 && p.maps_done >= p.maps
+        })
 }
 
 /// Submits the pools' jobs, each pool's next one when its previous one's map stage is done,
@@ -560,11 +557,11 @@ fn execute(
             );
             let body = json!({ "job": job, "name": app_name(&jobs[j].id) });
             let view = client
-                .call(reqwest::Method::POST, JOBS, Some(body))
+                .typed(|rm| rm.submit_job(&body))
                 .with_context(|| format!("submitting job {}", jobs[j].id))?;
             let t0 = *start.get_or_insert_with(Instant::now);
             let r = &mut results[j];
-            r.app = view["job"]["id"].as_str().map(str::to_owned);
+            r.app = Some(view.id);
             r.state = "SUBMITTED".into();
             r.submitted_s = Some(t0.elapsed().as_secs_f64());
             submitted.push(j);
@@ -587,7 +584,8 @@ fn execute(
                 true => {
                     r.answered_s = Some(now);
                     if let Some(answer) = &polled.answer {
-                        let job = &answer["answer"]["answer"]["job"];
+                        // The master's own answer (its `job` line), opaque to the rm.
+                        let job = &answer.answer["job"];
                         r.answered = true;
                         r.peak_containers = job["peakContainers"].as_u64();
                         r.job_seconds = job["jobSeconds"].as_f64();
@@ -779,21 +777,25 @@ mod tests {
 
     #[test]
     fn the_map_stage_is_done_when_every_map_is_or_the_job_ended() {
-        let view =
-            |state: &str, progress: Value| json!({"job": {"state": state, "progress": progress}});
-        assert!(!map_stage_done(&view("RUNNING", Value::Null)));
-        assert!(!map_stage_done(&view(
-            "RUNNING",
-            json!({"phase": "running", "maps": 4, "mapsDone": 3})
-        )));
-        assert!(map_stage_done(&view(
-            "RUNNING",
-            json!({"phase": "running", "maps": 4, "mapsDone": 4})
-        )));
-        assert!(!map_stage_done(&view(
-            "RUNNING",
-            json!({"phase": "sampling", "maps": 4, "mapsDone": 4})
-        )));
-        assert!(map_stage_done(&view("FAILED", Value::Null)));
+        let view = |state: &str, progress: Option<(&str, u32)>| -> JobView {
+            let progress = progress.map(|(phase, done)| {
+                json!({"phase": phase, "policy": "dart", "maps": 4, "mapsLaunched": 4,
+                    "mapsDone": done, "k": done, "mapPhaseClosed": false, "reduces": 1,
+                    "reducesDone": 0, "processedBytes": 0, "inputBytes": 0, "guarded": false,
+                    "elapsedSeconds": 1.0, "atMs": 0, "estimatedEndMs": null, "slackMs": null})
+            });
+            serde_json::from_value(json!({"id": "application_1_0001", "name": "j",
+                "user": "u", "queue": "default", "state": state, "finalStatus": "UNDEFINED",
+                "submittedMs": 0, "deadlineMs": null, "msToDeadline": null, "spec": null,
+                "progress": progress, "estimates": [], "quota": null, "jobType": null,
+                "processedFraction": null, "answer": null,
+                "links": {"self": "", "answer": "", "app": "", "state": ""}}))
+            .unwrap()
+        };
+        assert!(!map_stage_done(&view("RUNNING", None)));
+        assert!(!map_stage_done(&view("RUNNING", Some(("running", 3)))));
+        assert!(map_stage_done(&view("RUNNING", Some(("running", 4)))));
+        assert!(!map_stage_done(&view("RUNNING", Some(("sampling", 4)))));
+        assert!(map_stage_done(&view("FAILED", None)));
     }
 }

@@ -14,11 +14,11 @@ use serde_json::{Value, json};
 
 use yard_cluster::placement::Holder;
 use yard_rm::client::{AppsFilter, BlockingRmClient, ClientError};
-use yard_rm::rest::{APP_STATES, NODE_STATES};
 use yard_wire::deadline::{Deadline, DeadlineOutcome};
+use yard_wire::jobs::JobView;
 use yard_wire::views::{
-    AppList, AppStateView, AppsReply, Classifier, NodeList, NodeState, NodesReply, OverloadView,
-    QuotaBasis, QuotaView, YardLoad,
+    AppList, AppStateView, AppsReply, Classifier, FinalApplicationStatus, NodeList, NodeState,
+    NodesReply, OverloadView, QuotaBasis, QuotaView, YardAppView, YardLoad, YarnApplicationState,
 };
 
 use crate::sim::BadInput;
@@ -99,29 +99,41 @@ pub(crate) struct AppsArgs {
 }
 
 /// The states `yarn application -list` shows without `-appStates`.
-const ACTIVE_APP_STATES: [&str; 3] = ["SUBMITTED", "ACCEPTED", "RUNNING"];
+const ACTIVE_APP_STATES: [YarnApplicationState; 3] = [
+    YarnApplicationState::Submitted,
+    YarnApplicationState::Accepted,
+    YarnApplicationState::Running,
+];
 
-/// A comma-separated list of names from `valid` (any case), upper-cased; bad input naming the
-/// unknown one and the valid ones, as the rm's (and YARN's) refusal does.
-pub(crate) fn state_list(what: &str, given: &str, valid: &[&str]) -> Result<Vec<String>, BadInput> {
-    let names: Vec<String> = given
-        .split(',')
-        .map(|s| s.trim().to_ascii_uppercase())
-        .filter(|s| !s.is_empty())
-        .collect();
-    if let Some(bad) = names.iter().find(|s| !valid.contains(&s.as_str())) {
+/// A comma-separated list of names from `valid` (any case); bad input naming the unknown one
+/// and the valid ones, as the rm's (and YARN's) refusal does.
+pub(crate) fn state_list<T: Copy + std::fmt::Display>(
+    what: &str,
+    given: &str,
+    valid: &[T],
+) -> Result<Vec<T>, BadInput> {
+    let names: Vec<String> = valid.iter().map(T::to_string).collect();
+    let valid_names = names.join(", ");
+    let mut found = Vec::new();
+    for name in given.split(',').map(|s| s.trim().to_ascii_uppercase()) {
+        if name.is_empty() {
+            continue;
+        }
+        match valid.iter().find(|v| v.to_string() == name) {
+            Some(v) => found.push(*v),
+            None => {
+                return Err(BadInput(format!(
+                    "invalid {what} {name:?}: it should be one of {valid_names}"
+                )));
+            }
+        }
+    }
+    if found.is_empty() {
         return Err(BadInput(format!(
-            "invalid {what} {bad:?}: it should be one of {}",
-            valid.join(", ")
+            "no {what} given: name one or more of {valid_names}"
         )));
     }
-    if names.is_empty() {
-        return Err(BadInput(format!(
-            "no {what} given: name one or more of {}",
-            valid.join(", ")
-        )));
-    }
-    Ok(names)
+    Ok(found)
 }
 
 #[derive(Args)]
@@ -221,7 +233,7 @@ pub(crate) fn print_json(v: &Value) -> Result<()> {
 
 /// A typed reply as `--json` prints it: through [`Value`], whose keys are sorted, as the rm
 /// sends them.
-fn print_view(v: &impl Serialize) -> Result<()> {
+pub(crate) fn print_view(v: &impl Serialize) -> Result<()> {
     print_json(&serde_json::to_value(v)?)
 }
 
@@ -292,12 +304,7 @@ impl Client {
         command: &str,
         deadline: Option<Deadline>,
     ) -> Result<String> {
-        let created = self.call(
-            reqwest::Method::POST,
-            "/ws/v1/cluster/apps/new-application",
-            None,
-        )?;
-        let id = text(&created["application-id"]);
+        let id = self.typed(|rm| rm.new_application())?.application_id;
         let mut submission = json!({
             "application-id": id,
             "application-name": name,
@@ -322,10 +329,10 @@ impl Client {
 
 pub(crate) fn apps(args: AppsArgs) -> Result<()> {
     // Checked here too, so the refusal names the valid states even from an older rm.
-    let states: Vec<String> = match (&args.states, args.all) {
-        (Some(given), _) => state_list("application state", given, &APP_STATES)?,
-        (None, true) => APP_STATES.iter().map(|s| s.to_string()).collect(),
-        (None, false) => ACTIVE_APP_STATES.iter().map(|s| s.to_string()).collect(),
+    let states = match (&args.states, args.all) {
+        (Some(given), _) => state_list("application state", given, YarnApplicationState::ALL)?,
+        (None, true) => YarnApplicationState::ALL.to_vec(),
+        (None, false) => ACTIVE_APP_STATES.to_vec(),
     };
     let types: Vec<String> = args
         .types
@@ -337,11 +344,7 @@ pub(crate) fn apps(args: AppsArgs) -> Result<()> {
     let filter = AppsFilter {
         // Without --all the rm is asked for these states (YARN's default list); with it, for
         // every state.
-        states: if args.all {
-            Vec::new()
-        } else {
-            states.iter().map(|s| s.parse()).collect::<Result<_, _>>()?
-        },
+        states: if args.all { Vec::new() } else { states.clone() },
         application_types: types.clone(),
         user: args.user,
         queue: args.queue,
@@ -369,7 +372,7 @@ pub(crate) fn apps(args: AppsArgs) -> Result<()> {
                 format!("{:.0} %", a.progress),
                 clock_text(a.started_time, now),
                 elapsed_text(a.elapsed_time),
-                deadline_text(a.deadline_ms, now),
+                deadline_text(a.deadline_ms.map(Deadline::epoch_ms), now),
                 quota_text(a.quota.as_ref()),
                 match a.tracking_url.as_str() {
                     "" => "-".into(),
@@ -381,7 +384,11 @@ pub(crate) fn apps(args: AppsArgs) -> Result<()> {
     let mut out = format!(
         "Total number of applications (application-types: [{}] and states: [{}]):{}\n",
         types.join(", "),
-        states.join(", "),
+        states
+            .iter()
+            .map(|s| s.name())
+            .collect::<Vec<_>>()
+            .join(", "),
         rows.len()
     );
     out.push_str(&table(
@@ -527,7 +534,7 @@ pub(crate) fn app(args: AppArgs) -> Result<()> {
         // A MapReduce job's answer, as `yard submit` prints it.
         let _ = writeln!(out, "{:<width$}{deadline}", "deadlineMs");
         out.push('\n');
-        out.push_str(&render(&json!({ "app": yard })));
+        out.push_str(&render(&Finished::from(&yard)));
     } else {
         let _ = writeln!(out, "{:<width$}{deadline}", "deadlineMs");
         let fraction = text(&json!(yard.processed_fraction));
@@ -560,10 +567,7 @@ pub(crate) fn kill(args: AppArgs) -> Result<()> {
 
 pub(crate) fn nodes(args: NodesArgs) -> Result<()> {
     let states: Vec<NodeState> = match (&args.states, args.all) {
-        (Some(given), _) => state_list("node state", given, &NODE_STATES)?
-            .iter()
-            .map(|s| s.parse())
-            .collect::<Result<_, _>>()?,
+        (Some(given), _) => state_list("node state", given, NodeState::ALL)?,
         (None, true) => Vec::new(),
         (None, false) => vec![NodeState::Running],
     };
@@ -668,23 +672,58 @@ fn is_estimate(v: &Value) -> bool {
     v.get("estimate").is_some() && v.get("observed").is_some()
 }
 
+/// What [`render`] shows of an application with an answer: yard's view of it, or its view
+/// as a MapReduce job.
+pub(crate) struct Finished<'a> {
+    id: &'a str,
+    state: YarnApplicationState,
+    final_status: FinalApplicationStatus,
+    /// The rm's judgement (a job's view carries none: the master's own is shown).
+    deadline_outcome: Option<DeadlineOutcome>,
+    processed_fraction: Option<f64>,
+    /// The master's answer, its own JSON.
+    answer: Option<&'a Value>,
+}
+
+impl<'a> From<&'a YardAppView> for Finished<'a> {
+    fn from(a: &'a YardAppView) -> Self {
+        Finished {
+            id: &a.id,
+            state: a.state,
+            final_status: a.final_status,
+            deadline_outcome: a.deadline_outcome,
+            processed_fraction: a.processed_fraction,
+            answer: a.answer.as_ref(),
+        }
+    }
+}
+
+impl<'a> From<&'a JobView> for Finished<'a> {
+    fn from(j: &'a JobView) -> Self {
+        Finished {
+            id: &j.id,
+            state: j.state,
+            final_status: j.final_status,
+            deadline_outcome: None,
+            processed_fraction: j.processed_fraction,
+            answer: j.answer.as_ref(),
+        }
+    }
+}
+
 /// The answer for people: the job's line, then every estimated quantity, then top lists.
-pub(crate) fn render(app: &Value) -> String {
-    let a = &app["app"];
-    let answer = &a["answer"];
+pub(crate) fn render(a: &Finished) -> String {
+    let answer = a.answer.unwrap_or(&Value::Null);
     let job = &answer["job"];
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{} {} {}",
-        text(&a["id"]),
-        text(&a["state"]),
-        text(&a["finalStatus"])
-    );
+    let _ = writeln!(out, "{} {} {}", a.id, a.state, a.final_status);
     if job.is_object() {
         // The rm's judgement when it gave one (it is the one `yard apps` shows), else the
         // master's own.
-        let outcome = a["deadlineOutcome"].as_str().or(job["outcome"].as_str());
+        let outcome = a
+            .deadline_outcome
+            .map(DeadlineOutcome::name)
+            .or(job["outcome"].as_str());
         let met = match outcome {
             Some("met") => "deadline met",
             Some("empty") => "deadline NOT met: answered in time from no input",
@@ -710,7 +749,7 @@ pub(crate) fn render(app: &Value) -> String {
         let _ = writeln!(
             out,
             "processed {:.1} % of the input ({} of {} maps){exact}",
-            100.0 * a["processedFraction"].as_f64().unwrap_or(0.0),
+            100.0 * a.processed_fraction.unwrap_or(0.0),
             job["k"],
             job["maps"],
         );
@@ -837,20 +876,32 @@ mod tests {
     #[test]
     fn state_filters_name_the_valid_states() {
         assert_eq!(
-            state_list("application state", "running, accepted", &APP_STATES).unwrap(),
-            ["RUNNING", "ACCEPTED"]
+            state_list(
+                "application state",
+                "running, accepted",
+                YarnApplicationState::ALL
+            )
+            .unwrap(),
+            [
+                YarnApplicationState::Running,
+                YarnApplicationState::Accepted
+            ]
         );
-        let err = state_list("application state", "RUNNING,BOGUS", &APP_STATES)
-            .unwrap_err()
-            .to_string();
+        let err = state_list(
+            "application state",
+            "RUNNING,BOGUS",
+            YarnApplicationState::ALL,
+        )
+        .unwrap_err()
+        .to_string();
         assert!(err.contains("\"BOGUS\""), "{err}");
-        for state in APP_STATES {
-            assert!(err.contains(state), "{err}");
+        for state in YarnApplicationState::ALL {
+            assert!(err.contains(state.name()), "{err}");
         }
-        assert!(state_list("node state", " , ", &NODE_STATES).is_err());
+        assert!(state_list("node state", " , ", NodeState::ALL).is_err());
         assert_eq!(
-            state_list("node state", "lost", &NODE_STATES).unwrap(),
-            ["LOST"]
+            state_list("node state", "lost", NodeState::ALL).unwrap(),
+            [NodeState::Lost]
         );
     }
 

@@ -13,8 +13,9 @@ use clap::{Args, Subcommand};
 use yard_cluster::placement::place;
 use yard_rm::cluster::plain_name;
 use yard_wire::protocol::{BlockReplicas, Dataset, sha256_hex};
+use yard_wire::replies::DatasetsReply;
 
-use crate::client::{Client, Rm, text};
+use crate::client::{Client, Rm, print_view};
 use crate::sim::BadInput;
 
 #[derive(Subcommand)]
@@ -338,11 +339,7 @@ fn put(args: PutArgs) -> Result<()> {
         created_ms: 0,
         blocks,
     };
-    client.call(
-        reqwest::Method::PUT,
-        &format!("/ws/v1/yard/datasets/{}", args.name),
-        Some(serde_json::to_value(&dataset)?),
-    )?;
+    client.typed(|rm| rm.put_dataset(&dataset))?;
     let replication = placed.iter().map(Vec::len).min().unwrap_or(0);
     crate::print(&format!(
         "{}: {} blocks, {total} bytes, {replication} replicas each on {} nodes\n",
@@ -356,43 +353,33 @@ fn put(args: PutArgs) -> Result<()> {
 /// The bearer token `put`'s block uploads carry: the nodemanagers' data routes take a block
 /// only from a holder of a dataset upload grant. The one place `put` gets it.
 fn upload_token(client: &Client, dataset: &str) -> Result<Option<String>> {
-    let path = format!("/ws/v1/yard/datasets/{dataset}/upload-grant");
-    let reply = client.call(reqwest::Method::POST, &path, None)?;
-    Ok(reply["token"].as_str().map(str::to_owned))
+    Ok(Some(client.typed(|rm| rm.upload_grant(dataset))?.token))
 }
 
 fn ls(args: LsArgs) -> Result<()> {
     let client = Client::new(&args.rm)?;
-    let path = match &args.name {
-        Some(name) => format!("/ws/v1/yard/datasets/{name}"),
-        None => "/ws/v1/yard/datasets".into(),
-    };
-    let reply = client.call(reqwest::Method::GET, &path, None)?;
-    if args.json {
-        return crate::print(&(serde_json::to_string_pretty(&reply)? + "\n")).map_err(Into::into);
-    }
-    let rows: Vec<Vec<String>> = if args.name.is_some() {
-        reply["blocks"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|b| {
-                let nodes: Vec<String> = b["nodes"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .map(text)
-                    .collect();
-                vec![text(&b["block"]), text(&b["bytes"]), nodes.join(",")]
-            })
-            .collect()
-    } else {
-        reply["datasets"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|d| vec![text(&d["name"]), text(&d["blocks"]), text(&d["bytes"])])
-            .collect()
+    let rows: Vec<Vec<String>> = match &args.name {
+        Some(name) => {
+            let dataset = client.typed(|rm| rm.dataset(name))?;
+            if args.json {
+                return print_view(&dataset);
+            }
+            dataset
+                .blocks
+                .iter()
+                .map(|b| vec![b.block.clone(), b.bytes.to_string(), b.nodes.join(",")])
+                .collect()
+        }
+        None => {
+            let datasets = client.typed(|rm| rm.datasets())?;
+            if args.json {
+                return print_view(&DatasetsReply { datasets });
+            }
+            datasets
+                .iter()
+                .map(|d| vec![d.name.clone(), d.blocks.to_string(), d.bytes.to_string()])
+                .collect()
+        }
     };
     let header: &[&str] = if args.name.is_some() {
         &["BLOCK", "BYTES", "NODES"]

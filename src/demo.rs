@@ -16,9 +16,10 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use serde_json::Value;
+use serde_json::{Value, json};
 use yard_appmaster::apps::AppSpec;
 use yard_appmaster::policy::PolicyKind;
+use yard_wire::views::FinalApplicationStatus;
 
 use crate::client::{Client, estimate_text, table};
 use crate::data::Kind;
@@ -242,14 +243,16 @@ fn run(args: &DemoArgs, dir: &Path) -> Result<()> {
             owner,
         )?;
         let finished = wait(client, &submitted, patience)?;
-        if finished["app"]["finalStatus"] != "SUCCEEDED" {
+        if finished.final_status != FinalApplicationStatus::Succeeded {
             bail!(
                 "{} ended {}; logs in {}",
                 submitted.id,
-                finished["app"]["finalStatus"],
+                finished.final_status,
                 dir.display()
             );
         }
+        // As `yard submit --json` prints it; the answer inside is the master's own JSON.
+        let finished = json!({ "app": finished });
         if args.keep {
             // The answer as the rm keeps it (`inputRead`, `liveCosts`, `guardFired`, …):
             // `full.json`, `dart.json`, then `dart-2.json`, ….
@@ -332,8 +335,7 @@ fn predicted_full_seconds(
     cluster: &str,
     slots: u32,
 ) -> Result<f64> {
-    let dataset = client.call(reqwest::Method::GET, "/ws/v1/yard/datasets/demo", None)?;
-    let maps = dataset["blocks"].as_array().map_or(0, |b| b.len()) as f64;
+    let maps = client.typed(|rm| rm.dataset("demo"))?.blocks.len() as f64;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;

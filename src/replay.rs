@@ -36,6 +36,8 @@ use yard_sim::shared::{self, DeadlineFactor, SharedJob, SharedResult};
 use yard_sim::table::{Cell, Column, Field, Table, Unit};
 use yard_sim::workloads::{self, WorkloadOptions};
 use yard_sim::{ClusterConfig, Experiment, Model, SimJob};
+use yard_wire::jobs::{AnswerView, JobView};
+use yard_wire::views::FinalApplicationStatus;
 
 use crate::client::{Client, Rm};
 use crate::local::{LocalCluster, Shape, stop_channel};
@@ -155,9 +157,6 @@ pub(crate) fn parse_time_scale(s: &str) -> Result<f64, String> {
 
 /// The seed when `--seed` is not given (as `yard sim`'s).
 const DEFAULT_SEED: u64 = 1;
-
-/// The rm's MapReduce job routes.
-pub(crate) const JOBS: &str = "/ws/v1/yard/mapreduce/jobs";
 
 /// One trace job as the live cluster runs it.
 #[derive(Debug, Clone, PartialEq)]
@@ -765,9 +764,9 @@ fn replay(
                 "deadlineInMs": (j.deadline * 1000.0).round().max(1.0) as u64,
             });
             let view = client
-                .call(reqwest::Method::POST, JOBS, Some(body))
+                .typed(|rm| rm.submit_job(&body))
                 .with_context(|| format!("submitting job {}", j.id))?;
-            results[submitted].app = view["job"]["id"].as_str().map(str::to_owned);
+            results[submitted].app = Some(view.id);
             results[submitted].state = "SUBMITTED".into();
             running.push(submitted);
             submitted += 1;
@@ -813,30 +812,26 @@ fn replay(
 
 /// A MapReduce job as the rm shows it now (`GET /ws/v1/yard/mapreduce/jobs/{app}`).
 pub(crate) struct Polled {
-    pub(crate) view: Value,
-    /// YARN's state name (`UNKNOWN` when the view has none).
+    pub(crate) view: JobView,
+    /// YARN's state name.
     pub(crate) state: String,
     /// FINISHED, FAILED or KILLED.
     pub(crate) ended: bool,
     /// Its answer, once it has ended and succeeded.
-    pub(crate) answer: Option<Value>,
+    pub(crate) answer: Option<AnswerView>,
 }
 
 /// Polls the MapReduce job `app` at the rm, and reads its answer once it has ended well.
 pub(crate) fn poll_job(client: &Client, app: &str) -> Result<Polled> {
-    let view = client.call(reqwest::Method::GET, &format!("{JOBS}/{app}"), None)?;
-    let state = view["job"]["state"]
-        .as_str()
-        .unwrap_or("UNKNOWN")
-        .to_owned();
-    let ended = matches!(state.as_str(), "FINISHED" | "FAILED" | "KILLED");
-    let answer = match ended && view["job"]["finalStatus"] == "SUCCEEDED" {
-        true => Some(client.call(reqwest::Method::GET, &format!("{JOBS}/{app}/answer"), None)?),
+    let view = client.typed(|rm| rm.job(app))?;
+    let ended = view.state.is_final();
+    let answer = match ended && view.final_status == FinalApplicationStatus::Succeeded {
+        true => Some(client.typed(|rm| rm.answer(app))?),
         false => None,
     };
     Ok(Polled {
+        state: view.state.name().to_owned(),
         view,
-        state,
         ended,
         answer,
     })
@@ -859,15 +854,15 @@ fn app_name(id: &str) -> String {
 /// and k_max on the task times the cluster measured.
 fn read_answer(
     r: &mut LiveResult,
-    answer: &Value,
+    answer: &AnswerView,
     live: &LiveJob,
     shared: &SharedJob,
     containers: usize,
 ) {
-    let a = &answer["answer"];
-    let job = &a["answer"]["job"];
+    // The master's own answer (its `job` line), opaque to the rm.
+    let job = &answer.answer["job"];
     r.outcome = job["outcome"].as_str().map(str::to_owned);
-    r.processed_fraction = a["processedFraction"].as_f64().unwrap_or(0.0);
+    r.processed_fraction = answer.processed_fraction;
     r.k = job["k"].as_u64().unwrap_or(0) as u32;
     // The master's clock: its start is `deadlineSeconds` before the deadline, which is
     // `live.deadline` after the submission.

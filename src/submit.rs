@@ -9,12 +9,14 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use anyhow::{Result, bail};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use serde_json::{Value, json};
+use serde_json::json;
 use yard_appmaster::policy::PolicyKind;
 use yard_appmaster::submission::MapReduceJob;
 use yard_wire::deadline::Deadline;
+use yard_wire::jobs::{JobView, ProgressView};
+use yard_wire::views::FinalApplicationStatus;
 
-use crate::client::{Client, Rm, parse_duration, print_json, render, text};
+use crate::client::{Client, Finished, Rm, parse_duration, print_json, render};
 use crate::sim::BadInput;
 
 /// A MapReduce job's settings, shared by `yard submit APP` and `yard demo`.
@@ -163,9 +165,6 @@ pub(crate) fn epoch_ms() -> i64 {
         .map_or(0, |d| d.as_millis() as i64)
 }
 
-/// The rm's MapReduce job routes.
-const JOBS: &str = "/ws/v1/yard/mapreduce/jobs";
-
 /// Submits `app` over `job` (`POST /ws/v1/yard/mapreduce/jobs`); the deadline counts from
 /// now, on the rm's clock.
 pub(crate) fn submit_job(
@@ -182,15 +181,13 @@ pub(crate) fn submit_job(
     if let Some(after) = deadline {
         body["deadlineInMs"] = json!(after.as_millis().max(1) as u64);
     }
-    let view = client.call(reqwest::Method::POST, JOBS, Some(body))?;
-    Ok(Submitted {
-        id: text(&view["job"]["id"]),
-    })
+    let job = client.typed(|rm| rm.submit_job(&body))?;
+    Ok(Submitted { id: job.id })
 }
 
 /// Waits for the job to end, drawing a progress bar on stderr (hidden when it is not a
-/// terminal); returns yard's view of the application (answer included).
-pub(crate) fn wait(client: &Client, job: &Submitted, patience: Duration) -> Result<Value> {
+/// terminal); returns its view (answer included).
+pub(crate) fn wait(client: &Client, job: &Submitted, patience: Duration) -> Result<JobView> {
     let bar = ProgressBar::new(1);
     bar.set_style(
         ProgressStyle::with_template("{spinner} [{bar:30}] {pos}/{len} maps {msg}")
@@ -199,17 +196,16 @@ pub(crate) fn wait(client: &Client, job: &Submitted, patience: Duration) -> Resu
     );
     let give_up = Instant::now() + patience;
     loop {
-        let mut view = client.call(reqwest::Method::GET, &format!("{JOBS}/{}", job.id), None)?;
-        let state = text(&view["job"]["state"]);
-        if matches!(state.as_str(), "FINISHED" | "FAILED" | "KILLED") {
+        let view = client.typed(|rm| rm.job(&job.id))?;
+        let state = view.state;
+        if state.is_final() {
             bar.finish_and_clear();
-            // Shown as `yard app` shows an application.
-            return Ok(json!({ "app": view["job"].take() }));
+            return Ok(view);
         }
-        match view["job"]["progress"].as_object() {
-            Some(_) => show(&bar, &view["job"]),
+        match &view.progress {
+            Some(p) => show(&bar, p),
             None => {
-                bar.set_message(state.to_lowercase());
+                bar.set_message(state.name().to_lowercase());
                 bar.tick();
             }
         }
@@ -227,20 +223,20 @@ pub(crate) fn wait(client: &Client, job: &Submitted, patience: Duration) -> Resu
 }
 
 /// The bar: maps done of all, launched, reduces, and the estimate against the deadline.
-fn show(bar: &ProgressBar, job: &Value) {
-    let p = &job["progress"];
-    bar.set_length(p["maps"].as_u64().unwrap_or(1).max(1));
-    bar.set_position(p["mapsDone"].as_u64().unwrap_or(0));
+fn show(bar: &ProgressBar, p: &ProgressView) {
+    let (seen, now) = (&p.progress, p.at_ms);
+    bar.set_length(u64::from(seen.maps).max(1));
+    bar.set_position(u64::from(seen.maps_done));
     let mut msg = format!(
         "({} launched) · reduces {}/{}",
-        p["mapsLaunched"], p["reducesDone"], p["reduces"]
+        seen.maps_launched, seen.reduces_done, seen.reduces
     );
-    if p["phase"] == "sampling" {
+    if seen.phase == "sampling" {
         msg.push_str(" · task sampler");
     }
-    if let (Some(end), Some(now)) = (p["estimatedEndMs"].as_i64(), p["atMs"].as_i64()) {
+    if let Some(end) = p.estimated_end_ms {
         let _ = write!(msg, " · answer in {:.1} s", (end - now) as f64 / 1000.0);
-        if let Some(slack) = p["slackMs"].as_i64() {
+        if let Some(slack) = p.slack_ms {
             let verdict = if slack >= 0 { "before" } else { "after" };
             let _ = write!(
                 msg,
@@ -312,13 +308,14 @@ pub(crate) fn submit(args: SubmitArgs) -> Result<()> {
     }
     eprintln!("submitted {}", job.id);
     let finished = wait(&client, &job, Duration::from_secs(args.wait_secs))?;
+    let status = finished.final_status;
     if args.json {
-        print_json(&finished)?;
+        // As `yard app --json` shows an application.
+        print_json(&json!({ "app": finished }))?;
     } else {
-        crate::print(&render(&finished))?;
+        crate::print(&render(&Finished::from(&finished)))?;
     }
-    let status = text(&finished["app"]["finalStatus"]);
-    if status != "SUCCEEDED" {
+    if status != FinalApplicationStatus::Succeeded {
         anyhow::bail!(
             "{} ended {status}; see its master's log on the nodemanager",
             job.id

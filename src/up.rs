@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use anyhow::{Context as _, Result};
+use anyhow::Result;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -97,15 +97,10 @@ fn run(shape: &Shape, stop: &mpsc::Receiver<()>) -> Result<()> {
     // Prometheus' credential for the targets list and the masters (grafana/prometheus.yml
     // reads it with `credentials_file`).
     let scrape_token = shape.dir.join(SCRAPE_TOKEN_FILE);
-    let reply = cluster.client.call(
-        reqwest::Method::POST,
-        "/ws/v1/yard/auth/tokens",
-        Some(serde_json::json!({ "scrape": true })),
-    )?;
-    let token = reply["token"]
-        .as_str()
-        .context("the rm issued no scrape token")?;
-    crate::auth::write_token(&scrape_token, token)?;
+    let issued = cluster
+        .client
+        .typed(|rm| rm.issue_token(&serde_json::json!({ "scrape": true })))?;
+    crate::auth::write_token(&scrape_token, &issued.token)?;
     {
         let mut out = std::io::stdout().lock();
         writeln!(out, "rm {} with {} nodemanagers", cluster.url, shape.nodes)?;

@@ -4,39 +4,12 @@
 //! what it says (launch a master, stop containers); an event that makes no sense in a state
 //! is an error the REST layer turns into a 4xx.
 
+/// Hadoop's `YarnApplicationState` and `FinalApplicationStatus`: the wire's, so the rm's views
+/// carry the lifecycle's own state (a lifecycle is never `NEW_SAVING`: yard saves before it
+/// answers a submission).
+pub use yard_wire::views::{FinalApplicationStatus, YarnApplicationState};
+
 use serde::Serialize;
-
-/// Hadoop's `YarnApplicationState`, spelled as its REST API spells it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum AppState {
-    New,
-    Submitted,
-    Accepted,
-    Running,
-    Finished,
-    Failed,
-    Killed,
-}
-
-impl AppState {
-    pub fn is_final(self) -> bool {
-        matches!(
-            self,
-            AppState::Finished | AppState::Failed | AppState::Killed
-        )
-    }
-}
-
-/// Hadoop's `FinalApplicationStatus`: what the master reported, UNDEFINED while it runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum FinalStatus {
-    Undefined,
-    Succeeded,
-    Failed,
-    Killed,
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AppEvent {
@@ -69,7 +42,7 @@ pub enum AppAction {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("application is {state:?}: cannot {event:?}")]
 pub struct InvalidTransition {
-    pub state: AppState,
+    pub state: YarnApplicationState,
     pub event: AppEvent,
 }
 
@@ -77,8 +50,8 @@ pub struct InvalidTransition {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Lifecycle {
-    pub state: AppState,
-    pub final_status: FinalStatus,
+    pub state: YarnApplicationState,
+    pub final_status: FinalApplicationStatus,
     /// Master attempts made so far.
     pub attempts: u32,
     pub max_attempts: u32,
@@ -92,8 +65,8 @@ pub const DEFAULT_AM_MAX_ATTEMPTS: u32 = 2;
 impl Lifecycle {
     pub fn new(max_attempts: u32) -> Self {
         Lifecycle {
-            state: AppState::New,
-            final_status: FinalStatus::Undefined,
+            state: YarnApplicationState::New,
+            final_status: FinalApplicationStatus::Undefined,
             attempts: 0,
             max_attempts: max_attempts.max(1),
             diagnostics: String::new(),
@@ -102,7 +75,7 @@ impl Lifecycle {
 
     /// Applies `event`; on success the state has moved and the action says what to do.
     pub fn apply(&mut self, event: AppEvent) -> Result<AppAction, InvalidTransition> {
-        use AppState as S;
+        use YarnApplicationState as S;
         let invalid = Err(InvalidTransition {
             state: self.state,
             event,
@@ -126,9 +99,9 @@ impl Lifecycle {
             (S::Running, AppEvent::MasterFinished { succeeded }) => {
                 self.state = if succeeded { S::Finished } else { S::Failed };
                 self.final_status = if succeeded {
-                    FinalStatus::Succeeded
+                    FinalApplicationStatus::Succeeded
                 } else {
-                    FinalStatus::Failed
+                    FinalApplicationStatus::Failed
                 };
                 if !succeeded {
                     self.diagnostics = "the application master reported failure".into();
@@ -145,7 +118,7 @@ impl Lifecycle {
                     }
                 } else {
                     self.state = S::Failed;
-                    self.final_status = FinalStatus::Failed;
+                    self.final_status = FinalApplicationStatus::Failed;
                     self.diagnostics = format!(
                         "the application master failed {} times (am_max_attempts = {})",
                         self.attempts, self.max_attempts
@@ -155,7 +128,7 @@ impl Lifecycle {
             }
             (state, AppEvent::Kill) if !state.is_final() => {
                 self.state = S::Killed;
-                self.final_status = FinalStatus::Killed;
+                self.final_status = FinalApplicationStatus::Killed;
                 self.diagnostics = "killed by the user".into();
                 AppAction::StopContainers
             }
@@ -178,14 +151,17 @@ mod tests {
             Ok(AppAction::LaunchMaster { attempt: 1 })
         );
         assert_eq!(a.apply(AppEvent::MasterRegistered), Ok(AppAction::None));
-        assert_eq!(a.state, AppState::Running);
+        assert_eq!(a.state, YarnApplicationState::Running);
         assert_eq!(
             a.apply(AppEvent::MasterFinished { succeeded: true }),
             Ok(AppAction::StopContainers)
         );
         assert_eq!(
             (a.state, a.final_status),
-            (AppState::Finished, FinalStatus::Succeeded)
+            (
+                YarnApplicationState::Finished,
+                FinalApplicationStatus::Succeeded
+            )
         );
     }
 
@@ -199,14 +175,14 @@ mod tests {
             a.apply(AppEvent::MasterFailed),
             Ok(AppAction::LaunchMaster { attempt: 2 })
         );
-        assert_eq!(a.state, AppState::Accepted);
+        assert_eq!(a.state, YarnApplicationState::Accepted);
         assert_eq!(
             a.apply(AppEvent::MasterFailed),
             Ok(AppAction::StopContainers)
         );
         assert_eq!(
             (a.state, a.final_status),
-            (AppState::Failed, FinalStatus::Failed)
+            (YarnApplicationState::Failed, FinalApplicationStatus::Failed)
         );
         assert!(a.diagnostics.contains("2 times"), "{}", a.diagnostics);
     }
@@ -224,7 +200,7 @@ mod tests {
                 a.apply(e).unwrap();
             }
             assert_eq!(a.apply(AppEvent::Kill), Ok(AppAction::StopContainers));
-            assert_eq!(a.state, AppState::Killed);
+            assert_eq!(a.state, YarnApplicationState::Killed);
             for e in [
                 AppEvent::Kill,
                 AppEvent::Submit,
@@ -232,7 +208,7 @@ mod tests {
                 AppEvent::MasterRegistered,
             ] {
                 let err = a.apply(e).unwrap_err();
-                assert_eq!(err.state, AppState::Killed);
+                assert_eq!(err.state, YarnApplicationState::Killed);
                 assert!(err.to_string().contains("Killed"), "{err}");
             }
         }
@@ -243,13 +219,13 @@ mod tests {
         let mut a = Lifecycle::new(2);
         assert!(a.apply(AppEvent::MasterRegistered).is_err());
         assert!(a.apply(AppEvent::Accept).is_err());
-        assert_eq!(a.state, AppState::New);
+        assert_eq!(a.state, YarnApplicationState::New);
         a.apply(AppEvent::Submit).unwrap();
         assert!(
             a.apply(AppEvent::MasterFinished { succeeded: true })
                 .is_err()
         );
-        assert_eq!(a.state, AppState::Submitted);
+        assert_eq!(a.state, YarnApplicationState::Submitted);
     }
 
     #[test]
@@ -260,7 +236,7 @@ mod tests {
             "{json}"
         );
         assert_eq!(
-            serde_json::to_string(&AppState::Finished).unwrap(),
+            serde_json::to_string(&YarnApplicationState::Finished).unwrap(),
             "\"FINISHED\""
         );
     }

@@ -3,8 +3,6 @@
 //! dependencies run one way: `scheduler` → `classifier` → `policy` → `aria`, each of them → `ids`
 //! (before, `scheduler`, `policy` and the classifier imported each other in a circle).
 
-use serde::{Deserialize, Serialize};
-
 macro_rules! id {
     ($name:ident($t:ty)) => {
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -17,27 +15,6 @@ id!(RackId(u32));
 id!(ContainerId(u64));
 
 /// What a task's run time is bound by: a job's type (seed 002 §4.1), typed by the master
-/// (`yard_appmaster::typing`) and read by the classifier as a job feature.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Bound {
-    Cpu,
-    Io,
-}
-
-impl Bound {
-    pub fn name(self) -> &'static str {
-        match self {
-            Bound::Cpu => "cpu",
-            Bound::Io => "io",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Bound> {
-        match s {
-            "cpu" => Some(Bound::Cpu),
-            "io" => Some(Bound::Io),
-            _ => None,
-        }
-    }
-}
+/// (`yard_appmaster::typing`) and read by the classifier as a job feature. The wire's type
+/// itself: the master's allocate carries it to the rm's classifier unchanged.
+pub use yard_wire::protocol::TaskBound as Bound;

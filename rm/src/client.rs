@@ -1,13 +1,17 @@
 //! The one client of the rm's REST API, async ([`RmClient`]: the MapReduce master, anything
 //! on tokio) with a blocking face ([`BlockingRmClient`]: the CLI). It sends the caller's bearer
 //! token and turns the rm's answers into values or [`ClientError`]s that keep the rm's own
-//! explanation (its `{"error", "detail"}` body). Applications and nodes have methods that
-//! answer `yard_wire::views` types (the ones the rm's handlers build); other routes are still
-//! [`RmClient::call`] with a path and JSON.
+//! explanation (its `{"error", "detail"}` body). Applications, nodes, MapReduce jobs, datasets
+//! and tokens have methods that answer `yard_wire` types (the ones the rm's handlers build);
+//! [`RmClient::call`] with a path and JSON remains for the rest.
 
 use reqwest::{Method, StatusCode};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use yard_wire::hadoop::NewApplication;
+use yard_wire::jobs::{AnswerReply, AnswerView, JobReply, JobView, JobsReply};
+use yard_wire::protocol::Dataset;
+use yard_wire::replies::{DatasetSummary, DatasetsReply, IssuedToken, UploadGrant};
 use yard_wire::views::{
     AppReply, AppStateView, AppView, AppsReply, ClusterInfo, ClusterInfoReply, ClusterMetrics,
     ClusterMetricsReply, NodeReply, NodeState, NodeView, NodesReply, YardAppReply, YardAppView,
@@ -248,7 +252,79 @@ impl RmClient {
         let reply: AppStateView = self.typed(Method::PUT, &path, Some(&body)).await?;
         Ok(reply.state)
     }
+
+    /// A new application id, and the largest resource a container may have (YARN's
+    /// `POST /ws/v1/cluster/apps/new-application`).
+    pub async fn new_application(&self) -> Result<NewApplication, ClientError> {
+        self.typed(Method::POST, "/ws/v1/cluster/apps/new-application", None)
+            .await
+    }
+
+    /// Submits a MapReduce job (`POST /ws/v1/yard/mapreduce/jobs`, `body` the submission):
+    /// its view as accepted.
+    pub async fn submit_job(&self, body: &Value) -> Result<JobView, ClientError> {
+        let reply: JobReply = self.typed(Method::POST, JOBS, Some(body)).await?;
+        Ok(reply.job)
+    }
+
+    /// A MapReduce job's view: state, progress, estimate against the deadline.
+    pub async fn job(&self, id: &str) -> Result<JobView, ClientError> {
+        let reply: JobReply = self
+            .typed(Method::GET, &format!("{JOBS}/{id}"), None)
+            .await?;
+        Ok(reply.job)
+    }
+
+    /// The caller's MapReduce jobs: those not yet ended, or with `all` every one.
+    pub async fn jobs(&self, all: bool) -> Result<Vec<JobView>, ClientError> {
+        let path = format!("{JOBS}?show={}", if all { "all" } else { "active" });
+        let reply: JobsReply = self.typed(Method::GET, &path, None).await?;
+        Ok(reply.jobs)
+    }
+
+    /// A MapReduce job's answer (a 409 while it is coming, a 410 if it ended without one).
+    pub async fn answer(&self, id: &str) -> Result<AnswerView, ClientError> {
+        let path = format!("{JOBS}/{id}/answer");
+        let reply: AnswerReply = self.typed(Method::GET, &path, None).await?;
+        Ok(reply.answer)
+    }
+
+    /// Every dataset, with its size (`GET /ws/v1/yard/datasets`).
+    pub async fn datasets(&self) -> Result<Vec<DatasetSummary>, ClientError> {
+        let reply: DatasetsReply = self.typed(Method::GET, DATASETS, None).await?;
+        Ok(reply.datasets)
+    }
+
+    /// One dataset's block map.
+    pub async fn dataset(&self, name: &str) -> Result<Dataset, ClientError> {
+        self.typed(Method::GET, &format!("{DATASETS}/{name}"), None)
+            .await
+    }
+
+    /// Puts a dataset's block map (its blocks are on the nodemanagers already).
+    pub async fn put_dataset(&self, dataset: &Dataset) -> Result<Dataset, ClientError> {
+        let path = format!("{DATASETS}/{}", dataset.name);
+        let body = serde_json::to_value(dataset).expect("a dataset serialises");
+        self.typed(Method::PUT, &path, Some(&body)).await
+    }
+
+    /// A grant to upload dataset `name`'s blocks to the nodemanagers.
+    pub async fn upload_grant(&self, name: &str) -> Result<UploadGrant, ClientError> {
+        let path = format!("{DATASETS}/{name}/upload-grant");
+        self.typed(Method::POST, &path, None).await
+    }
+
+    /// An admin issues a token (`body`: `{"user"}`, `{"node"}` or `{"scrape": true}`).
+    pub async fn issue_token(&self, body: &Value) -> Result<IssuedToken, ClientError> {
+        self.typed(Method::POST, "/ws/v1/yard/auth/tokens", Some(body))
+            .await
+    }
 }
+
+/// The MapReduce job routes' prefix.
+const JOBS: &str = "/ws/v1/yard/mapreduce/jobs";
+/// The dataset routes' prefix.
+const DATASETS: &str = "/ws/v1/yard/datasets";
 
 /// A 2xx's body, or the error the status and body make.
 fn judge(base: &str, path: &str, status: StatusCode, value: Value) -> Result<Value, ClientError> {
@@ -362,6 +438,46 @@ impl BlockingRmClient {
 
     pub fn kill(&self, id: &str) -> Result<YarnApplicationState, ClientError> {
         self.runtime.block_on(self.inner.kill(id))
+    }
+
+    pub fn new_application(&self) -> Result<NewApplication, ClientError> {
+        self.runtime.block_on(self.inner.new_application())
+    }
+
+    pub fn submit_job(&self, body: &Value) -> Result<JobView, ClientError> {
+        self.runtime.block_on(self.inner.submit_job(body))
+    }
+
+    pub fn job(&self, id: &str) -> Result<JobView, ClientError> {
+        self.runtime.block_on(self.inner.job(id))
+    }
+
+    pub fn jobs(&self, all: bool) -> Result<Vec<JobView>, ClientError> {
+        self.runtime.block_on(self.inner.jobs(all))
+    }
+
+    pub fn answer(&self, id: &str) -> Result<AnswerView, ClientError> {
+        self.runtime.block_on(self.inner.answer(id))
+    }
+
+    pub fn datasets(&self) -> Result<Vec<DatasetSummary>, ClientError> {
+        self.runtime.block_on(self.inner.datasets())
+    }
+
+    pub fn dataset(&self, name: &str) -> Result<Dataset, ClientError> {
+        self.runtime.block_on(self.inner.dataset(name))
+    }
+
+    pub fn put_dataset(&self, dataset: &Dataset) -> Result<Dataset, ClientError> {
+        self.runtime.block_on(self.inner.put_dataset(dataset))
+    }
+
+    pub fn upload_grant(&self, name: &str) -> Result<UploadGrant, ClientError> {
+        self.runtime.block_on(self.inner.upload_grant(name))
+    }
+
+    pub fn issue_token(&self, body: &Value) -> Result<IssuedToken, ClientError> {
+        self.runtime.block_on(self.inner.issue_token(body))
     }
 }
 

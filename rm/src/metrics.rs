@@ -18,11 +18,12 @@ use prometheus::{
     Encoder, Gauge, GaugeVec, Histogram, HistogramOpts, HistogramVec, IntCounter, IntCounterVec,
     IntGauge, IntGaugeVec, Opts, Registry, TextEncoder,
 };
-use serde_json::{Value, json};
+use serde_json::Value;
 use yard_wire::protocol::ContainerEnd;
+use yard_wire::replies::TargetGroup;
 
 use crate::cluster::{Cluster, NodeState};
-use yard_cluster::app::AppState;
+use yard_cluster::app::YarnApplicationState;
 use yard_cluster::classifier::Verdict;
 use yard_cluster::policy::Stage;
 
@@ -42,15 +43,14 @@ pub const MAX_FINAL_FIGURES_BYTES: usize = 256 << 10;
 /// The outcomes a deadline-bound job reports (`job.outcome` in its answer).
 pub const OUTCOMES: [&str; 3] = ["met", "empty", "missed"];
 
-const APP_STATES: [(AppState, &str); 7] = [
-    (AppState::New, "new"),
-    (AppState::Submitted, "submitted"),
-    (AppState::Accepted, "accepted"),
-    (AppState::Running, "running"),
-    (AppState::Finished, "finished"),
-    (AppState::Failed, "failed"),
-    (AppState::Killed, "killed"),
-];
+/// The states an application's lifecycle takes (never `NEW_SAVING`: yard saves before it
+/// answers a submission), with their labels: YARN's names in lower case.
+fn app_state_labels() -> impl Iterator<Item = String> {
+    YarnApplicationState::ALL
+        .iter()
+        .filter(|s| **s != YarnApplicationState::NewSaving)
+        .map(|s| s.name().to_ascii_lowercase())
+}
 
 /// Every metric the rm exports.
 pub struct RmMetrics {
@@ -320,8 +320,8 @@ impl RmMetrics {
             finals: Mutex::default(),
         };
         // Label sets known in advance start at 0, so no series appears late.
-        for (_, state) in APP_STATES {
-            m.apps.with_label_values(&[state]);
+        for state in app_state_labels() {
+            m.apps.with_label_values(&[state.as_str()]);
         }
         for state in ["running", "lost"] {
             m.nodes.with_label_values(&[state]);
@@ -402,20 +402,19 @@ impl RmMetrics {
     /// Reads the cluster's state into the gauges (and the policy's own counts into their
     /// counters). Called under the cluster's lock; linear in applications and nodes.
     pub fn refresh(&self, c: &Cluster) {
-        let mut apps = [0i64; 7];
+        let mut apps: std::collections::BTreeMap<String, i64> =
+            app_state_labels().map(|l| (l, 0)).collect();
         let (mut masters, mut tasks) = (0i64, 0i64);
         let (mut quota_map, mut quota_reduce, mut quota_apps) = (0i64, 0i64, 0i64);
         let m = c.metrics();
         for a in c.apps() {
-            let i = APP_STATES
-                .iter()
-                .position(|(s, _)| *s == a.lifecycle.state)
-                .unwrap_or(0);
-            apps[i] += 1;
+            if let Some(n) = apps.get_mut(&a.lifecycle.state.name().to_ascii_lowercase()) {
+                *n += 1;
+            }
             let master = a.master.as_ref().filter(|m| c.container(m).is_some());
             masters += i64::from(master.is_some());
             tasks += c.running_containers(&a.application_id) as i64 - i64::from(master.is_some());
-            if a.lifecycle.state == AppState::Running
+            if a.lifecycle.state == YarnApplicationState::Running
                 && let Some(q) = a.quota
             {
                 quota_apps += 1;
@@ -426,8 +425,8 @@ impl RmMetrics {
                 }
             }
         }
-        for ((_, state), n) in APP_STATES.iter().zip(apps) {
-            self.apps.with_label_values(&[state]).set(n);
+        for (state, n) in apps {
+            self.apps.with_label_values(&[state.as_str()]).set(n);
         }
         self.containers.with_label_values(&["master"]).set(masters);
         self.containers.with_label_values(&["task"]).set(tasks);
@@ -561,12 +560,17 @@ pub fn final_figures_path(app: &str) -> String {
 /// (a short job's master is gone before Prometheus first looks). The labels name the
 /// component only: an application id would be an unbounded label on every series Prometheus
 /// scrapes from it (the path is a target's address, not a label it keeps).
-pub fn targets(c: &Cluster, finals: &mut FinalFigures, rm_addr: &str, now_ms: i64) -> Value {
+pub fn targets(
+    c: &Cluster,
+    finals: &mut FinalFigures,
+    rm_addr: &str,
+    now_ms: i64,
+) -> Vec<TargetGroup> {
     finals.expire(now_ms);
-    let nodes: Vec<&str> = c
+    let nodes: Vec<String> = c
         .nodes()
         .filter(|n| n.state == NodeState::Running)
-        .map(|n| n.node_id.as_str())
+        .map(|n| n.node_id.clone())
         .collect();
     let masters: Vec<String> = c
         .apps()
@@ -576,24 +580,31 @@ pub fn targets(c: &Cluster, finals: &mut FinalFigures, rm_addr: &str, now_ms: i6
         .filter_map(|a| a.tracking_url.as_deref().and_then(host_port))
         .map(str::to_owned)
         .collect();
+    let group = |targets: Vec<String>, labels: &[(&str, String)]| TargetGroup {
+        targets,
+        labels: labels
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), v.clone()))
+            .collect(),
+    };
     let mut groups = Vec::new();
     if !nodes.is_empty() {
-        groups.push(json!({ "targets": nodes, "labels": { "yard_component": "nodemanager" } }));
+        groups.push(group(nodes, &[("yard_component", "nodemanager".into())]));
     }
     if !masters.is_empty() {
-        groups.push(json!({ "targets": masters, "labels": { "yard_component": "mr_master" } }));
+        groups.push(group(masters, &[("yard_component", "mr_master".into())]));
     }
     for (app, f) in &finals.by_app {
-        groups.push(json!({
-            "targets": [rm_addr],
-            "labels": {
-                "yard_component": "mr_master",
-                "instance": f.instance,
-                "__metrics_path__": final_figures_path(app),
-            },
-        }));
+        groups.push(group(
+            vec![rm_addr.to_owned()],
+            &[
+                ("yard_component", "mr_master".into()),
+                ("instance", f.instance.clone()),
+                ("__metrics_path__", final_figures_path(app)),
+            ],
+        ));
     }
-    json!(groups)
+    groups
 }
 
 /// `host:port` of an `http://host:port/...` URL (Prometheus' target form).
@@ -843,6 +854,7 @@ pub fn sum_of(samples: &[Sample], name: &str) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn kept(text: &str, at: i64) -> Final {
         Final {

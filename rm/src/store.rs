@@ -14,11 +14,12 @@ use sqlx::sqlite::{
     SqliteConnectOptions, SqliteConnection, SqliteJournalMode, SqliteLockingMode, SqlitePool,
     SqlitePoolOptions, SqliteSynchronous,
 };
+use yard_wire::deadline::Deadline;
 use yard_wire::protocol::{Dataset, Resource};
 use yard_wire::telemetry::NodeTelemetry;
 
 use crate::cluster::{AppRecord, AppResult, AttemptInfo, Changes, NodeInfo, NodeState, YarnFields};
-use yard_cluster::app::{AppState, FinalStatus, Lifecycle};
+use yard_cluster::app::{FinalApplicationStatus, Lifecycle, YarnApplicationState};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -53,50 +54,19 @@ pub struct Store {
     refusing: Arc<AtomicBool>,
 }
 
-fn state_name(s: AppState) -> &'static str {
-    match s {
-        AppState::New => "NEW",
-        AppState::Submitted => "SUBMITTED",
-        AppState::Accepted => "ACCEPTED",
-        AppState::Running => "RUNNING",
-        AppState::Finished => "FINISHED",
-        AppState::Failed => "FAILED",
-        AppState::Killed => "KILLED",
-    }
+/// A stored state, exactly as [`YarnApplicationState::name`] wrote it.
+fn parse_state(s: &str) -> Option<YarnApplicationState> {
+    YarnApplicationState::ALL
+        .iter()
+        .copied()
+        .find(|x| x.name() == s)
 }
 
-fn parse_state(s: &str) -> Option<AppState> {
-    [
-        AppState::New,
-        AppState::Submitted,
-        AppState::Accepted,
-        AppState::Running,
-        AppState::Finished,
-        AppState::Failed,
-        AppState::Killed,
-    ]
-    .into_iter()
-    .find(|x| state_name(*x) == s)
-}
-
-fn final_name(s: FinalStatus) -> &'static str {
-    match s {
-        FinalStatus::Undefined => "UNDEFINED",
-        FinalStatus::Succeeded => "SUCCEEDED",
-        FinalStatus::Failed => "FAILED",
-        FinalStatus::Killed => "KILLED",
-    }
-}
-
-fn parse_final(s: &str) -> Option<FinalStatus> {
-    [
-        FinalStatus::Undefined,
-        FinalStatus::Succeeded,
-        FinalStatus::Failed,
-        FinalStatus::Killed,
-    ]
-    .into_iter()
-    .find(|x| final_name(*x) == s)
+fn parse_final(s: &str) -> Option<FinalApplicationStatus> {
+    FinalApplicationStatus::ALL
+        .iter()
+        .copied()
+        .find(|x| x.name() == s)
 }
 
 impl Store {
@@ -312,7 +282,9 @@ impl Store {
                 _ => None,
             };
             apps.push(AppRecord {
-                deadline_ms: row.try_get("deadline_ms")?,
+                deadline: row
+                    .try_get::<Option<i64>, _>("deadline_ms")?
+                    .map(Deadline::from_epoch_ms),
                 result,
                 attempts: attempts.remove(&id).unwrap_or_default(),
                 id,
@@ -444,8 +416,8 @@ async fn write_changes(conn: &mut SqliteConnection, changes: &Changes) -> Result
             .bind(&a.name)
             .bind(&a.user)
             .bind(&a.queue)
-            .bind(state_name(a.lifecycle.state))
-            .bind(final_name(a.lifecycle.final_status))
+            .bind(a.lifecycle.state.name())
+            .bind(a.lifecycle.final_status.name())
             .bind(i64::from(a.lifecycle.attempts))
             .bind(i64::from(a.lifecycle.max_attempts))
             .bind(&a.lifecycle.diagnostics)
@@ -453,7 +425,7 @@ async fn write_changes(conn: &mut SqliteConnection, changes: &Changes) -> Result
             .bind(a.submitted_ms)
             .bind(serde_json::to_string(&a.master_command).unwrap_or_default())
             .bind(serde_json::to_string(&a.master_env).unwrap_or_default())
-            .bind(a.deadline_ms)
+            .bind(a.deadline.map(Deadline::epoch_ms))
             .bind(a.result.as_ref().map(|r| r.processed_fraction))
             .bind(a.result.as_ref().map(|r| r.answer.to_string()))
             .bind(serde_json::to_string(&a.tags).unwrap_or_else(|_| "[]".into()))

@@ -13,6 +13,7 @@ use yard_cluster::policy::{JobModel, PolicyKind};
 use yard_rm::cluster::{Cluster, NewApp, Settings};
 use yard_rm::store::Store;
 use yard_wire::auth::ClusterSecret;
+use yard_wire::deadline::Deadline;
 use yard_wire::protocol::{RegisterNode, Resource};
 
 /// An rm scheduling with `scheduler`, masters held to half the cluster.
@@ -404,7 +405,7 @@ async fn deadlines_tags_and_models_survive_a_restart() {
     before.register_node(T0, node.clone());
     let id = before.new_application(T0, "alice").unwrap();
     let mut new = NewApp::new(&id, "job", "alice", "default");
-    new.deadline_ms = Some(T0 + 100_000);
+    new.deadline = Some(Deadline::from_epoch_ms(T0 + 100_000));
     new.tags = vec!["deadline=1".into(), "team=x".into()];
     before.submit(T0, new).unwrap();
     before.master_registered(&id, None).unwrap();
@@ -420,7 +421,7 @@ async fn deadlines_tags_and_models_survive_a_restart() {
     after.restore(apps, nodes);
     after.register_node(T0 + 1, node);
     let app = after.app(&id).unwrap();
-    assert_eq!(app.deadline_ms, Some(T0 + 100_000));
+    assert_eq!(app.deadline, Some(Deadline::from_epoch_ms(T0 + 100_000)));
     assert_eq!(app.tags, vec!["deadline=1".to_owned(), "team=x".to_owned()]);
     assert_eq!(app.model, Some(model));
     assert_eq!(app.quota.and_then(|q| q.containers), Some(11));

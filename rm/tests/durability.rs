@@ -173,5 +173,8 @@ async fn a_failed_write_is_a_503_its_change_put_back_and_the_rm_recovers_by_itse
     }
     assert!(!stored.contains(&refused.as_str()), "{refused} was refused");
     let killed = apps.iter().find(|a| a.id == acknowledged[0]).unwrap();
-    assert_eq!(killed.lifecycle.state, yard_cluster::app::AppState::Killed);
+    assert_eq!(
+        killed.lifecycle.state,
+        yard_cluster::app::YarnApplicationState::Killed
+    );
 }

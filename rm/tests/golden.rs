@@ -1169,13 +1169,24 @@ async fn every_route_replies_as_recorded() {
     g.finish();
 }
 
-/// The `yard_wire::views` types (what the rm's handlers build and the CLI reads) read every
-/// golden reply of their routes back to the same JSON: no field lost or added, nulls, absences
+/// The `yard_wire` reply types (what the rm's handlers build and the CLI reads) read every
+/// golden 200/202 reply of their routes back to the same JSON: no field lost or added, nulls, absences
 /// and number forms kept. A reply that gains a field the type lacks fails here.
 #[test]
 fn the_wire_views_read_their_routes_replies_back_exactly() {
     use serde::Serialize;
     use serde::de::DeserializeOwned;
+    use yard_wire::hadoop::{
+        AppAttemptReply, AppAttemptsReply, AppPriority, AppQueue, AppStatisticsReply,
+        AppTimeoutReply, AppTimeoutsReply, ContainerReply, ContainersReply, NewApplication,
+        SchedulerReply,
+    };
+    use yard_wire::jobs::{AnswerReply, JobReply, JobsReply, ScanJoined, ScanLeft, ScansReply};
+    use yard_wire::protocol::{AllocateReply, Dataset, HeartbeatReply, Registered};
+    use yard_wire::replies::{
+        BooksReply, DatasetsReply, FinalFiguresKept, HealthReply, IssuedToken, MasterRegistered,
+        Recovery, RecoveryKept, TargetGroup, Unregistered, UploadGrant, WhoAmI,
+    };
     use yard_wire::views::{
         AppReply, AppStateView, AppsReply, ClusterInfoReply, ClusterMetricsReply, NodeReply,
         NodesReply, YardAppReply,
@@ -1194,18 +1205,20 @@ fn the_wire_views_read_their_routes_replies_back_exactly() {
         diff("$", &want, &serde_json::to_value(&read).unwrap(), &mut out);
         assert!(out.is_empty(), "{case}:\n    {}", out.join("\n    "));
     }
-    fn check<T: Serialize + DeserializeOwned>(case: &str) {
+    fn check<T: Serialize + DeserializeOwned>(seen: &mut BTreeSet<String>, case: &str) {
         round_trip::<T>(case, body(case));
+        seen.insert(case.to_owned());
     }
-    check::<AppsReply>("cluster_apps");
-    check::<AppsReply>("cluster_apps_filtered");
+    let mut seen = BTreeSet::new();
+    check::<AppsReply>(&mut seen, "cluster_apps");
+    check::<AppsReply>(&mut seen, "cluster_apps_filtered");
     for case in [
         "cluster_apps_one_running",
         "cluster_apps_one_finished",
         "cluster_apps_one_killed",
         "cluster_apps_one_job",
     ] {
-        check::<AppReply>(case);
+        check::<AppReply>(&mut seen, case);
     }
     for case in [
         "cluster_apps_state",
@@ -1213,20 +1226,89 @@ fn the_wire_views_read_their_routes_replies_back_exactly() {
         "cluster_apps_state_kill",
         "cluster_apps_state_kill_again",
     ] {
-        check::<AppStateView>(case);
+        check::<AppStateView>(&mut seen, case);
     }
-    check::<NodesReply>("cluster_nodes");
-    check::<NodeReply>("cluster_nodes_one");
+    check::<NodesReply>(&mut seen, "cluster_nodes");
+    check::<NodeReply>(&mut seen, "cluster_nodes_one");
     for case in [
         "yard_apps_app_running",
         "yard_apps_deadline",
         "yard_apps_result",
         "yard_apps_result_job",
     ] {
-        check::<YardAppReply>(case);
+        check::<YardAppReply>(&mut seen, case);
     }
-    check::<ClusterMetricsReply>("cluster_metrics");
-    check::<ClusterInfoReply>("cluster_info");
+    check::<ClusterMetricsReply>(&mut seen, "cluster_metrics");
+    for case in ["cluster_info", "cluster", "cluster_bare"] {
+        check::<ClusterInfoReply>(&mut seen, case);
+    }
+    check::<SchedulerReply>(&mut seen, "cluster_scheduler");
+    check::<AppAttemptsReply>(&mut seen, "cluster_apps_appattempts");
+    check::<AppAttemptReply>(&mut seen, "cluster_apps_appattempt");
+    check::<ContainersReply>(&mut seen, "cluster_apps_appattempt_containers");
+    check::<ContainerReply>(&mut seen, "cluster_apps_appattempt_container");
+    check::<AppStatisticsReply>(&mut seen, "cluster_appstatistics");
+    check::<NewApplication>(&mut seen, "cluster_apps_new_application");
+    for case in ["cluster_apps_queue", "cluster_apps_queue_put"] {
+        check::<AppQueue>(&mut seen, case);
+    }
+    for case in ["cluster_apps_priority", "cluster_apps_priority_put"] {
+        check::<AppPriority>(&mut seen, case);
+    }
+    for case in ["cluster_apps_timeouts", "cluster_apps_timeouts_set"] {
+        check::<AppTimeoutsReply>(&mut seen, case);
+    }
+    for case in ["cluster_apps_timeout_lifetime", "cluster_apps_timeout_put"] {
+        check::<AppTimeoutReply>(&mut seen, case);
+    }
+    for case in ["mapreduce_jobs_get", "mapreduce_jobs_submit"] {
+        check::<JobReply>(&mut seen, case);
+    }
+    check::<JobsReply>(&mut seen, "mapreduce_jobs_list");
+    check::<AnswerReply>(&mut seen, "mapreduce_jobs_answer");
+    check::<ScansReply>(&mut seen, "mapreduce_scans_list");
+    check::<ScanJoined>(&mut seen, "mapreduce_scans_join");
+    check::<ScanLeft>(&mut seen, "mapreduce_scans_leave");
+    check::<DatasetsReply>(&mut seen, "yard_datasets_list");
+    for case in ["yard_datasets_get", "yard_datasets_put"] {
+        check::<Dataset>(&mut seen, case);
+    }
+    check::<UploadGrant>(&mut seen, "yard_datasets_upload_grant");
+    for case in ["yard_auth_whoami", "yard_auth_whoami_master"] {
+        check::<WhoAmI>(&mut seen, case);
+    }
+    for case in [
+        "yard_auth_tokens_node",
+        "yard_auth_tokens_user",
+        "yard_auth_tokens_scrape",
+    ] {
+        check::<IssuedToken>(&mut seen, case);
+    }
+    check::<HealthReply>(&mut seen, "yard_health");
+    check::<BooksReply>(&mut seen, "yard_books");
+    check::<Vec<TargetGroup>>(&mut seen, "prometheus_targets");
+    for case in [
+        "yard_apps_register",
+        "yard_apps_register_bare",
+        "yard_apps_register_job",
+    ] {
+        check::<MasterRegistered>(&mut seen, case);
+    }
+    check::<Unregistered>(&mut seen, "yard_apps_unregister");
+    check::<FinalFiguresKept>(&mut seen, "yard_apps_metrics_put");
+    check::<RecoveryKept>(&mut seen, "yard_apps_recovery_put");
+    check::<Recovery>(&mut seen, "yard_apps_recovery_get");
+    check::<Registered>(&mut seen, "yard_nodes_register");
+    for case in ["yard_nodes_heartbeat", "yard_nodes_heartbeat_completed"] {
+        check::<HeartbeatReply>(&mut seen, case);
+    }
+    for case in [
+        "yard_apps_allocate",
+        "yard_apps_allocate_completed",
+        "yard_apps_allocate_progress",
+    ] {
+        check::<AllocateReply>(&mut seen, case);
+    }
     // What `deSelects` leaves out stays out.
     let mut lean = body("cluster_apps");
     for app in lean["apps"]["app"].as_array_mut().unwrap() {
@@ -1235,6 +1317,24 @@ fn the_wire_views_read_their_routes_replies_back_exactly() {
         app.remove("amNodeLabelExpression");
     }
     round_trip::<AppsReply>("cluster_apps deselected", lean);
+    // Every recorded JSON reply of a success is read by its type above (the OpenAPI document,
+    // kept as a file, is not a reply type): a new route's reply needs one.
+    let mut recorded = BTreeSet::new();
+    for entry in std::fs::read_dir(golden_dir()).unwrap() {
+        let path = entry.unwrap().path();
+        let record: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let case = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let success = record["status"]
+            .as_u64()
+            .is_some_and(|s| (200..300).contains(&s));
+        if success && record["contentType"] == "application/json" && case != "yard_openapi" {
+            recorded.insert(case);
+        }
+    }
+    assert_eq!(
+        recorded, seen,
+        "recorded 2xx JSON replies vs those read by a type"
+    );
 }
 
 /// The comparison notices each kind of change the golden files guard against.

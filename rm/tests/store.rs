@@ -2,10 +2,11 @@
 
 use std::collections::BTreeMap;
 
-use yard_cluster::app::AppState;
+use yard_cluster::app::YarnApplicationState;
 use yard_rm::cluster::{AppResult, Cluster, NewApp, NodeState, Settings};
 use yard_rm::store::Store;
 use yard_wire::auth::ClusterSecret;
+use yard_wire::deadline::Deadline;
 use yard_wire::protocol::{BlockReplicas, Dataset, RegisterNode, Resource};
 
 fn node(id: &str) -> RegisterNode {
@@ -32,7 +33,9 @@ async fn applications_and_nodes_come_back_after_a_restart() {
     new.master_command = vec!["/bin/sh".into(), "-c".into(), "sleep 60".into()];
     before.submit(2_000, new).unwrap();
     before.master_registered(&running, None).unwrap();
-    before.set_deadline(&running, 60_000).unwrap();
+    before
+        .set_deadline(&running, Deadline::from_epoch_ms(60_000))
+        .unwrap();
     let answer = AppResult {
         processed_fraction: 0.75,
         answer: serde_json::json!({"the": 412, "yard": 3}),
@@ -97,17 +100,17 @@ async fn applications_and_nodes_come_back_after_a_restart() {
     let app = after.app(&running).unwrap();
     assert_eq!(
         (app.lifecycle.state, app.user.as_str()),
-        (AppState::Running, "alice")
+        (YarnApplicationState::Running, "alice")
     );
     assert_eq!(app.master_command[2], "sleep 60");
     assert_eq!(
-        (app.deadline_ms, app.result.as_ref()),
-        (Some(60_000), Some(&answer))
+        (app.deadline, app.result.as_ref()),
+        (Some(Deadline::from_epoch_ms(60_000)), Some(&answer))
     );
     assert_eq!(app.attempts.len(), 1, "the master attempt is remembered");
     assert_eq!(
         after.app(&killed).unwrap().lifecycle.state,
-        AppState::Killed
+        YarnApplicationState::Killed
     );
     let n = after.nodes().next().unwrap();
     assert_eq!(
@@ -172,5 +175,57 @@ async fn each_start_on_the_same_state_is_a_new_epoch() {
         other.next_epoch().await.unwrap(),
         0,
         "a new state starts at 0"
+    );
+}
+
+/// An application the first version of the rm stored (only its columns: the deadline as
+/// `deadline_ms`, epoch ms) reads back with its deadline, and one without a deadline with none.
+#[tokio::test]
+async fn an_application_stored_by_the_first_rm_reads_back_with_its_deadline() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("rm.db");
+    drop(Store::open(&path).await.unwrap());
+    {
+        let pool = sqlx::sqlite::SqlitePool::connect(&format!("sqlite://{}", path.display()))
+            .await
+            .unwrap();
+        for (id, deadline) in [
+            ("application_1000_0001", Some(90_000_i64)),
+            ("application_1000_0002", None),
+        ] {
+            sqlx::query(
+                "INSERT INTO applications (id, name, user_name, queue, state, final_status, \
+                 attempts, max_attempts, diagnostics, progress, submitted_ms, master_command, \
+                 master_env, deadline_ms) \
+                 VALUES (?, 'old', 'alice', 'default', 'ACCEPTED', 'UNDEFINED', 0, 2, '', 0.0, \
+                 1000, '[\"/bin/true\"]', '{}', ?)",
+            )
+            .bind(id)
+            .bind(deadline)
+            .execute(&pool)
+            .await
+            .unwrap();
+        }
+        pool.close().await;
+    }
+    let store = Store::open(&path).await.unwrap();
+    let (apps, _) = store.load().await.unwrap();
+    let deadlines: BTreeMap<&str, Option<Deadline>> =
+        apps.iter().map(|a| (a.id.as_str(), a.deadline)).collect();
+    assert_eq!(
+        deadlines,
+        BTreeMap::from([
+            (
+                "application_1000_0001",
+                Some(Deadline::from_epoch_ms(90_000))
+            ),
+            ("application_1000_0002", None),
+        ])
+    );
+    let mut after = Cluster::new(Settings::default(), ClusterSecret::new([1; 32]), 2_000);
+    after.restore(apps, Vec::new());
+    assert_eq!(
+        after.app("application_1000_0001").unwrap().deadline,
+        Some(Deadline::from_epoch_ms(90_000))
     );
 }

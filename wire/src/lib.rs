@@ -1,11 +1,14 @@
 //! yard-wire: the JSON messages the daemons exchange (NM heartbeats, AM allocate, client REST
-//! bodies, the rm's views of applications and nodes) and the container tokens that bind them.
+//! bodies, the rm's views and replies) and the container tokens that bind them.
 //! Data shapes and their checks only; no IO.
 
 pub mod auth;
 pub mod deadline;
+pub mod hadoop;
+pub mod jobs;
 pub mod limits;
 pub mod protocol;
+pub mod replies;
 pub mod telemetry;
 pub mod token;
 pub mod views;

@@ -304,13 +304,31 @@ pub struct JobType {
     pub reduce: Option<TaskBound>,
 }
 
-/// What a part's tasks are bound by: `"cpu"` or `"io"` (the wire's copy of
-/// `yard_cluster::ids::Bound`, which wire does not depend on).
+/// What a part's tasks are bound by: `"cpu"` or `"io"` (`yard_cluster::ids::Bound`, the
+/// classifier's job feature, is this type).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum TaskBound {
     Cpu,
     Io,
+}
+
+impl TaskBound {
+    /// The name the JSON carries.
+    pub fn name(self) -> &'static str {
+        match self {
+            TaskBound::Cpu => "cpu",
+            TaskBound::Io => "io",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<TaskBound> {
+        match s {
+            "cpu" => Some(TaskBound::Cpu),
+            "io" => Some(TaskBound::Io),
+            _ => None,
+        }
+    }
 }
 
 /// A job's tasks as its master counts them, for the rm's quota (ARIA's model of the work left).

@@ -14,7 +14,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::deadline::DeadlineOutcome;
+use crate::deadline::{Deadline, DeadlineOutcome};
 use crate::protocol::JobType;
 use crate::telemetry::NodeTelemetry;
 
@@ -238,7 +238,7 @@ pub struct AppView {
     /// YARN's comma-separated list.
     pub application_tags: String,
     /// When the answer is wanted, ms since the epoch; `null` without a deadline.
-    pub deadline_ms: Option<i64>,
+    pub deadline_ms: Option<Deadline>,
     /// Met, empty, missed or pending; `null` without a deadline.
     pub deadline_outcome: Option<DeadlineOutcome>,
     /// `null` under a policy without quotas.
@@ -253,7 +253,7 @@ pub struct YardAppView {
     pub id: String,
     pub state: YarnApplicationState,
     pub final_status: FinalApplicationStatus,
-    pub deadline_ms: Option<i64>,
+    pub deadline_ms: Option<Deadline>,
     pub deadline_outcome: Option<DeadlineOutcome>,
     pub quota: Option<QuotaView>,
     /// Where its master serves its status; `null` until it says.
@@ -288,6 +288,14 @@ pub struct AppList {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct YardAppReply {
     pub app: YardAppView,
+}
+
+/// The body of `PUT /ws/v1/yard/apps/{id}/deadline`: the application's new deadline (the
+/// rm refuses one outside `1..=limits::MAX_TIME_MS` or past, naming `deadlineMs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SetDeadline {
+    pub deadline_ms: Deadline,
 }
 
 /// `{"state": …}`: YARN's app state object (`GET` and `PUT /ws/v1/cluster/apps/{id}/state`).

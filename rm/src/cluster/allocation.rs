@@ -4,14 +4,13 @@
 //! heartbeat reply starts it, preemptions, recovered containers.
 
 use yard_wire::protocol::{
-    AllocateReply, AllocateRequest, Allocated, ContainerEnd, ContainerStatus, Resource, TaskBound,
+    AllocateReply, AllocateRequest, Allocated, ContainerEnd, ContainerStatus, Resource,
     container_id,
 };
 use yard_wire::token::mint;
 
 use crate::book::ContainerMeta;
-use yard_cluster::app::AppState;
-use yard_cluster::ids::Bound;
+use yard_cluster::app::YarnApplicationState;
 use yard_cluster::scheduler::{self, AppId, Ask, Assignment, Place, Resources, SchedEvent};
 
 use super::apps::check_progress;
@@ -64,7 +63,7 @@ impl Cluster {
             .apps
             .get(&app_id)
             .ok_or_else(|| ClusterError::UnknownApp(app_id.clone()))?;
-        if info.lifecycle.state != AppState::Running {
+        if info.lifecycle.state != YarnApplicationState::Running {
             return Err(ClusterError::NotRunning(app_id));
         }
         if let Some(p) = &req.job {
@@ -124,16 +123,10 @@ impl Cluster {
             && info.job_type != Some(t)
         {
             info.job_type = Some(t);
-            let bound = |b: Option<TaskBound>| {
-                b.map(|b| match b {
-                    TaskBound::Cpu => Bound::Cpu,
-                    TaskBound::Io => Bound::Io,
-                })
-            };
             self.schedule(SchedEvent::JobType {
                 app,
-                map: bound(t.map),
-                reduce: bound(t.reduce),
+                map: t.map,
+                reduce: t.reduce,
             });
         }
         let mut done = None;

@@ -6,10 +6,12 @@
 use std::collections::BTreeMap;
 
 use yard_wire::auth::Principal;
-use yard_wire::deadline::DeadlineOutcome;
+use yard_wire::deadline::{Deadline, DeadlineOutcome};
 use yard_wire::protocol::{AllocateReply, ContainerEnd, JobProgress, JobType, Resource};
 
-use yard_cluster::app::{AppAction, AppEvent, AppState, FinalStatus, Lifecycle};
+use yard_cluster::app::{
+    AppAction, AppEvent, FinalApplicationStatus, Lifecycle, YarnApplicationState,
+};
 use yard_cluster::policy::{JobModel, JobQuota};
 use yard_cluster::scheduler::{AppId, SchedEvent};
 
@@ -25,9 +27,8 @@ pub struct NewApp {
     pub queue: String,
     pub master_command: Vec<String>,
     pub master_env: BTreeMap<String, String>,
-    /// When the answer is due, ms since the epoch (the submission's `deadline-ms`, or its
-    /// `deadline=` tag).
-    pub deadline_ms: Option<i64>,
+    /// When the answer is due (the submission's `deadline-ms`, or its `deadline=` tag).
+    pub deadline: Option<Deadline>,
     /// Hadoop's application tags, as submitted (lower-cased, as YARN keeps them).
     pub tags: Vec<String>,
     /// Hadoop's `application-type` (YARN's default `YARN` when empty).
@@ -93,7 +94,8 @@ pub struct AppRecord {
     pub attempts: Vec<AttemptInfo>,
     pub master_command: Vec<String>,
     pub master_env: BTreeMap<String, String>,
-    pub deadline_ms: Option<i64>,
+    /// Stored as its epoch ms (`applications.deadline_ms`): records of any age read back.
+    pub deadline: Option<Deadline>,
     pub result: Option<AppResult>,
     pub tags: Vec<String>,
     /// What its master registered of its work (task counts, profile), for the quotas.
@@ -128,18 +130,18 @@ pub const ANSWER_TRANSIT_MS: i64 = 0;
 /// killed never will (missed); one still running has missed once the deadline has passed,
 /// else it is pending.
 pub fn deadline_outcome(
-    deadline_ms: Option<i64>,
+    deadline: Option<Deadline>,
     answer: Option<(i64, f64)>,
-    end: Option<(i64, FinalStatus)>,
+    end: Option<(i64, FinalApplicationStatus)>,
     now_ms: i64,
 ) -> Option<DeadlineOutcome> {
-    let d = deadline_ms?;
+    let d = deadline?.epoch_ms();
     let by = |at: i64, fraction| {
         DeadlineOutcome::of_answer(d, at.saturating_sub(ANSWER_TRANSIT_MS), fraction)
     };
     Some(match (answer, end) {
         (Some((at, fraction)), _) => by(at, fraction),
-        (None, Some((at, FinalStatus::Succeeded))) => by(at, 1.0),
+        (None, Some((at, FinalApplicationStatus::Succeeded))) => by(at, 1.0),
         (None, Some(_)) => DeadlineOutcome::Missed,
         (None, None) if now_ms.saturating_sub(ANSWER_TRANSIT_MS) > d => DeadlineOutcome::Missed,
         (None, None) => DeadlineOutcome::Pending,
@@ -156,7 +158,7 @@ impl AppInfo {
             )
         });
         deadline_outcome(
-            self.deadline_ms,
+            self.deadline,
             self.result
                 .as_ref()
                 .map(|r| (r.answered_ms, r.processed_fraction)),
@@ -179,7 +181,7 @@ impl AppInfo {
             attempts: self.attempts.clone(),
             master_command: self.master_command.clone(),
             master_env: self.master_env.clone(),
-            deadline_ms: self.deadline_ms,
+            deadline: self.deadline,
             result: self.result.clone(),
             tags: self.tags.clone(),
             model: self.model,
@@ -214,8 +216,8 @@ pub struct AppInfo {
     /// How to start the master: its command and environment.
     pub master_command: Vec<String>,
     pub master_env: BTreeMap<String, String>,
-    /// When the client wants the answer, ms since the epoch (yard's, not Hadoop's).
-    pub deadline_ms: Option<i64>,
+    /// When the client wants the answer (yard's, not Hadoop's).
+    pub deadline: Option<Deadline>,
     pub result: Option<AppResult>,
     pub tags: Vec<String>,
     /// What its master registered of its work, for the quotas.
@@ -254,12 +256,8 @@ pub struct ProgressSeen {
     pub estimated_end_ms: Option<i64>,
 }
 
-/// One point of a job's estimate over time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct EstimatePoint {
-    pub at_ms: i64,
-    pub estimated_end_ms: i64,
-}
+/// One point of a job's estimate over time (the wire's type: the job view shows them as kept).
+pub use yard_wire::jobs::EstimatePoint;
 
 /// The most estimate points an application keeps: past it every other one goes, so the
 /// points span the whole run at half the density.
@@ -390,7 +388,7 @@ impl Cluster {
             queue,
             master_command: command,
             master_env: env,
-            deadline_ms,
+            deadline,
             tags,
             application_type,
             am_resource,
@@ -439,7 +437,7 @@ impl Cluster {
                 attempts: Vec::new(),
                 master_command: command,
                 master_env: env,
-                deadline_ms,
+                deadline,
                 result: None,
                 tags,
                 model: None,
@@ -458,8 +456,11 @@ impl Cluster {
             queue: queue.to_owned(),
             weight: 1.0,
         });
-        if deadline_ms.is_some() {
-            self.schedule(SchedEvent::Deadline { app, deadline_ms });
+        if let Some(d) = deadline {
+            self.schedule(SchedEvent::Deadline {
+                app,
+                deadline_ms: Some(d.epoch_ms()),
+            });
         }
         self.transition(id, AppEvent::Accept)
     }
@@ -506,12 +507,12 @@ impl Cluster {
     }
 
     /// The client says when it wants the answer (any time before the application ends).
-    pub fn set_deadline(&mut self, id: &str, deadline_ms: i64) -> Result<(), ClusterError> {
-        self.change_unfinished(id, |app| app.deadline_ms = Some(deadline_ms))?;
+    pub fn set_deadline(&mut self, id: &str, deadline: Deadline) -> Result<(), ClusterError> {
+        self.change_unfinished(id, |app| app.deadline = Some(deadline))?;
         let app = self.app_of(id);
         self.schedule(SchedEvent::Deadline {
             app,
-            deadline_ms: Some(deadline_ms),
+            deadline_ms: Some(deadline.epoch_ms()),
         });
         Ok(())
     }
@@ -552,7 +553,7 @@ impl Cluster {
             .apps
             .get_mut(id)
             .ok_or_else(|| ClusterError::UnknownApp(id.into()))?;
-        if app.lifecycle.state != AppState::Running {
+        if app.lifecycle.state != YarnApplicationState::Running {
             return Err(ClusterError::NotRunning(id.into()));
         }
         app.result = Some(result);
@@ -649,19 +650,23 @@ mod tests {
         use DeadlineOutcome::*;
         let d = 10_000;
         let t = ANSWER_TRANSIT_MS;
-        let judge = |answer, end, now| deadline_outcome(Some(d), answer, end, now);
+        let judge =
+            |answer, end, now| deadline_outcome(Some(Deadline::from_epoch_ms(d)), answer, end, now);
         assert_eq!(deadline_outcome(None, Some((1, 1.0)), None, 0), None);
         assert_eq!(judge(Some((d + t, 0.3)), None, d + t), Some(Met));
         assert_eq!(judge(Some((d + t + 1, 0.3)), None, d + t + 1), Some(Missed));
         assert_eq!(judge(Some((d, 0.0)), None, d), Some(Empty));
         // The answer stands whatever the end.
-        let failed = Some((d + 50_000, FinalStatus::Failed));
+        let failed = Some((d + 50_000, FinalApplicationStatus::Failed));
         assert_eq!(judge(Some((d, 0.5)), failed, d + 60_000), Some(Met));
         // No answer: a successful end is the answer; any other end, none will come.
-        let succeeded = |at| Some((at, FinalStatus::Succeeded));
+        let succeeded = |at| Some((at, FinalApplicationStatus::Succeeded));
         assert_eq!(judge(None, succeeded(d - 1), d + 60_000), Some(Met));
         assert_eq!(judge(None, succeeded(d + t + 1), d + t + 1), Some(Missed));
-        for end in [FinalStatus::Failed, FinalStatus::Killed] {
+        for end in [
+            FinalApplicationStatus::Failed,
+            FinalApplicationStatus::Killed,
+        ] {
             assert_eq!(judge(None, Some((0, end)), 0), Some(Missed));
         }
         // Running: pending until the deadline and the transit allowance have passed.

@@ -9,7 +9,7 @@ use yard_wire::protocol::{
 };
 use yard_wire::telemetry::NodeTelemetry;
 
-use yard_cluster::app::{AppEvent, AppState};
+use yard_cluster::app::{AppEvent, YarnApplicationState};
 use yard_cluster::scheduler::{self, RackId, Resources, SchedEvent};
 
 use super::{Cluster, MasterLaunch, node_load};
@@ -249,7 +249,7 @@ impl Cluster {
             .apps
             .values()
             .filter(|a| {
-                a.lifecycle.state == AppState::Running
+                a.lifecycle.state == YarnApplicationState::Running
                     && now_ms - a.master_seen_ms > self.settings.am_expiry_ms
             })
             .map(|a| a.application_id.clone())

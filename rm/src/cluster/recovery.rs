@@ -8,7 +8,7 @@ use yard_appmaster::submission::upgraded_master_command;
 use yard_wire::protocol::{AllocateReply, Resource};
 
 use crate::book::ContainerMeta;
-use yard_cluster::app::AppState;
+use yard_cluster::app::YarnApplicationState;
 use yard_cluster::scheduler::{self, AppId, SchedEvent};
 
 use super::{AppInfo, AppRecord, Cluster, ClusterError, NodeInfo, NodeState};
@@ -42,7 +42,7 @@ impl Cluster {
             .apps
             .get(id)
             .ok_or_else(|| ClusterError::UnknownApp(id.into()))?;
-        if app.lifecycle.state != AppState::Running {
+        if app.lifecycle.state != YarnApplicationState::Running {
             return Err(ClusterError::NotRunning(id.into()));
         }
         let kept = self.recovery.entry(id.to_owned()).or_default();
@@ -95,7 +95,7 @@ impl Cluster {
             self.app_index.insert(app, r.id.clone());
             self.app_ids.insert(r.id.clone(), app);
             let unfinished = !r.lifecycle.state.is_final();
-            let needs_master = r.lifecycle.state == AppState::Accepted
+            let needs_master = r.lifecycle.state == YarnApplicationState::Accepted
                 && r.attempts.len() < r.lifecycle.attempts as usize;
             self.apps.insert(
                 r.id.clone(),
@@ -114,7 +114,7 @@ impl Cluster {
                     master_command: upgraded_master_command(&r.master_command)
                         .unwrap_or(r.master_command),
                     master_env: r.master_env,
-                    deadline_ms: r.deadline_ms,
+                    deadline: r.deadline,
                     result: r.result,
                     tags: r.tags,
                     model: r.model,
@@ -138,7 +138,7 @@ impl Cluster {
                 });
                 self.schedule(SchedEvent::Deadline {
                     app,
-                    deadline_ms: r.deadline_ms,
+                    deadline_ms: r.deadline.map(|d| d.epoch_ms()),
                 });
                 self.schedule(SchedEvent::Model {
                     app,

@@ -1,6 +1,6 @@
 //! Cluster-wide reports: Hadoop's cluster metrics and the cluster policy's report.
 
-use yard_cluster::app::AppState;
+use yard_cluster::app::YarnApplicationState;
 use yard_cluster::classifier::ModelCounts;
 use yard_cluster::policy::{PolicyKind, SpareCounts};
 use yard_cluster::scheduler::Resources;
@@ -46,11 +46,14 @@ impl Cluster {
         };
         for a in self.apps.values() {
             match a.lifecycle.state {
-                AppState::New | AppState::Submitted | AppState::Accepted => m.apps_pending += 1,
-                AppState::Running => m.apps_running += 1,
-                AppState::Finished => m.apps_completed += 1,
-                AppState::Failed => m.apps_failed += 1,
-                AppState::Killed => m.apps_killed += 1,
+                YarnApplicationState::New
+                | YarnApplicationState::NewSaving
+                | YarnApplicationState::Submitted
+                | YarnApplicationState::Accepted => m.apps_pending += 1,
+                YarnApplicationState::Running => m.apps_running += 1,
+                YarnApplicationState::Finished => m.apps_completed += 1,
+                YarnApplicationState::Failed => m.apps_failed += 1,
+                YarnApplicationState::Killed => m.apps_killed += 1,
             }
         }
         for (_, c) in self.book.iter() {

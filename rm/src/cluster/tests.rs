@@ -11,7 +11,7 @@ use yard_wire::protocol::{
 use yard_wire::telemetry::NodeTelemetry;
 use yard_wire::token::{TokenKey, verify};
 
-use yard_cluster::app::AppState;
+use yard_cluster::app::YarnApplicationState;
 
 use super::apps::ISSUED_TTL_MS;
 use super::*;
@@ -133,7 +133,10 @@ fn a_submitted_app_gets_a_master_with_a_valid_token_then_its_containers() {
         ),
         Ok(())
     );
-    assert_eq!(c.app(&id).unwrap().lifecycle.state, AppState::Running);
+    assert_eq!(
+        c.app(&id).unwrap().lifecycle.state,
+        YarnApplicationState::Running
+    );
     let reply = allocate(
         &mut c,
         3_000,
@@ -218,7 +221,10 @@ fn a_lost_node_loses_its_containers_and_the_master_gets_another_attempt_then_fai
         (relaunch[0].attempt, relaunch[0].container.node_id.as_str()),
         (2, "n2:8042")
     );
-    assert_eq!(c.app(&id).unwrap().lifecycle.state, AppState::Accepted);
+    assert_eq!(
+        c.app(&id).unwrap().lifecycle.state,
+        YarnApplicationState::Accepted
+    );
     // The lost node's heartbeat is refused: it must register again.
     assert!(heartbeat(&mut c, 12_000, "n1:8042", vec![]).reregister);
     // The second attempt's master dies too: am_max_attempts = 2 → FAILED.
@@ -229,7 +235,7 @@ fn a_lost_node_loses_its_containers_and_the_master_gets_another_attempt_then_fai
     };
     heartbeat(&mut c, 13_000, "n2:8042", vec![died]);
     let app = c.app(&id).unwrap();
-    assert_eq!(app.lifecycle.state, AppState::Failed);
+    assert_eq!(app.lifecycle.state, YarnApplicationState::Failed);
     assert!(c.take_master_launches().is_empty());
 }
 
@@ -239,7 +245,10 @@ fn killing_an_app_orders_its_containers_stopped_on_their_nodes() {
     let (id, master) = running_app(&mut c);
     let reply = allocate(&mut c, 3_000, &id, vec![ask(2, "*")], vec![]).unwrap();
     c.kill(&id).unwrap();
-    assert_eq!(c.app(&id).unwrap().lifecycle.state, AppState::Killed);
+    assert_eq!(
+        c.app(&id).unwrap().lifecycle.state,
+        YarnApplicationState::Killed
+    );
     let mut stop = heartbeat(&mut c, 4_000, "n1:8042", vec![]).stop;
     stop.sort();
     let mut expected: Vec<String> = reply
@@ -342,7 +351,10 @@ fn a_dead_master_frees_what_it_held_and_attempt_two_starts_on_a_full_cluster() {
         exit_code: Some(137),
     };
     let reply = heartbeat(&mut c, 4_000, &master.container.node_id, vec![died]);
-    assert_eq!(c.app(&id).unwrap().lifecycle.state, AppState::Accepted);
+    assert_eq!(
+        c.app(&id).unwrap().lifecycle.state,
+        YarnApplicationState::Accepted
+    );
     // Attempt 2's master is granted at once (on the node that just made room, so it
     // starts with this very reply), and nothing else is held for the dead attempt.
     assert_eq!(reply.start.len(), 1, "attempt 2 was not granted");
@@ -524,7 +536,10 @@ fn a_granted_container_never_started_is_taken_back_after_the_allocation_expiry()
     c.expire(3_001 + expiry);
     assert!(c.container(&unstarted).is_none());
     assert!(c.container(&started).is_some());
-    assert_eq!(c.app(&id).unwrap().lifecycle.state, AppState::Running);
+    assert_eq!(
+        c.app(&id).unwrap().lifecycle.state,
+        YarnApplicationState::Running
+    );
     let reply = allocate(&mut c, 3_002 + expiry, &id, vec![], vec![]).unwrap();
     assert_eq!(reply.completed.len(), 1);
     assert_eq!(reply.completed[0].container_id, unstarted);
@@ -686,7 +701,7 @@ fn a_registered_master_that_falls_silent_fails_its_attempt() {
     c.expire(3_000 + 2 * expiry);
     assert_eq!(
         c.app(&id).unwrap().lifecycle.state,
-        AppState::Running,
+        YarnApplicationState::Running,
         "silent for exactly the expiry"
     );
     heartbeat(&mut c, 3_001 + 2 * expiry, "n1:8042", vec![]);
@@ -694,7 +709,7 @@ fn a_registered_master_that_falls_silent_fails_its_attempt() {
     let app = c.app(&id).unwrap();
     assert_eq!(
         (app.lifecycle.state, app.lifecycle.attempts),
-        (AppState::Accepted, 2)
+        (YarnApplicationState::Accepted, 2)
     );
     let reply = heartbeat(&mut c, 3_002 + 2 * expiry, "n1:8042", vec![]);
     assert!(
@@ -768,7 +783,7 @@ fn a_master_its_node_could_not_start_fails_over_instead_of_holding_its_room() {
     let app = c.app(&id).unwrap();
     assert_eq!(
         (app.lifecycle.state, app.lifecycle.attempts),
-        (AppState::Accepted, 2)
+        (YarnApplicationState::Accepted, 2)
     );
     assert_eq!(next.len(), 1);
     assert_eq!(next[0].env["APP_ATTEMPT"], "2");

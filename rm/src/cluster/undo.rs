@@ -10,6 +10,7 @@
 
 use std::collections::BTreeMap;
 
+use yard_wire::deadline::Deadline;
 use yard_wire::protocol::Dataset;
 
 use super::{AppResult, Cluster};
@@ -30,7 +31,7 @@ pub enum Touch {
 #[derive(Debug, Clone, PartialEq)]
 struct AppFields {
     lifecycle: Lifecycle,
-    deadline_ms: Option<i64>,
+    deadline: Option<Deadline>,
     result: Option<AppResult>,
     model: Option<JobModel>,
     tracking_url: Option<String>,
@@ -70,7 +71,7 @@ impl Cluster {
             Touch::App(id) => Image::App(self.apps.get(id).map(|a| {
                 Box::new(AppFields {
                     lifecycle: a.lifecycle.clone(),
-                    deadline_ms: a.deadline_ms,
+                    deadline: a.deadline,
                     result: a.result.clone(),
                     model: a.model,
                     tracking_url: a.tracking_url.clone(),
@@ -152,12 +153,8 @@ impl Cluster {
                     &before.lifetime_expiry_ms,
                     &after.lifetime_expiry_ms,
                 );
-                let deadline = put_back(
-                    &mut app.deadline_ms,
-                    &before.deadline_ms,
-                    &after.deadline_ms,
-                )
-                .then_some(before.deadline_ms);
+                let deadline = put_back(&mut app.deadline, &before.deadline, &after.deadline)
+                    .then_some(before.deadline);
                 let model =
                     put_back(&mut app.model, &before.model, &after.model).then_some(before.model);
                 let mut recovery = self.recovery.get(&id).cloned();
@@ -170,8 +167,11 @@ impl Cluster {
                 self.dirty_apps.insert(id.clone());
                 // The scheduler's copies follow the fields.
                 let app = self.app_of(&id);
-                if let Some(deadline_ms) = deadline {
-                    self.schedule(SchedEvent::Deadline { app, deadline_ms });
+                if let Some(deadline) = deadline {
+                    self.schedule(SchedEvent::Deadline {
+                        app,
+                        deadline_ms: deadline.map(Deadline::epoch_ms),
+                    });
                 }
                 if let Some(model) = model {
                     self.schedule(SchedEvent::Model { app, model });
@@ -224,7 +224,7 @@ mod tests {
 
     use super::*;
     use crate::cluster::{NewApp, Settings};
-    use yard_cluster::app::AppState;
+    use yard_cluster::app::YarnApplicationState;
 
     const NODE: &str = "n1:8042";
 
@@ -304,7 +304,7 @@ mod tests {
         let undo = c.end_change(undo);
         c.undo(undo);
         let after = c.app(&id).unwrap();
-        assert_eq!(after.lifecycle.state, AppState::Running);
+        assert_eq!(after.lifecycle.state, YarnApplicationState::Running);
         assert_eq!(after, &before);
         assert!(stop_orders(&mut c).is_empty());
 
@@ -314,7 +314,10 @@ mod tests {
         let undo = c.end_change(undo);
         assert!(stop_orders(&mut c).is_empty(), "not before it is saved");
         c.saved(undo);
-        assert_eq!(c.app(&id).unwrap().lifecycle.state, AppState::Killed);
+        assert_eq!(
+            c.app(&id).unwrap().lifecycle.state,
+            YarnApplicationState::Killed
+        );
         assert_eq!(stop_orders(&mut c), vec![master]);
     }
 
@@ -323,11 +326,14 @@ mod tests {
         let mut c = cluster();
         let id = submit(&mut c, true);
         let undo = c.begin_change(Touch::App(id.clone()));
-        c.set_deadline(&id, 5_000).unwrap();
+        c.set_deadline(&id, Deadline::from_epoch_ms(5_000)).unwrap();
         let undo = c.end_change(undo);
         // Another request set it again before the first one's write failed.
-        c.set_deadline(&id, 9_000).unwrap();
+        c.set_deadline(&id, Deadline::from_epoch_ms(9_000)).unwrap();
         c.undo(undo);
-        assert_eq!(c.app(&id).unwrap().deadline_ms, Some(9_000));
+        assert_eq!(
+            c.app(&id).unwrap().deadline,
+            Some(Deadline::from_epoch_ms(9_000))
+        );
     }
 }

@@ -11,20 +11,26 @@ use axum::http::{StatusCode, header};
 use axum::response::IntoResponse;
 use serde::Deserialize;
 use serde_json::{Value, json};
+use yard_wire::hadoop::{
+    AppAttemptList, AppAttemptReply, AppAttemptsReply, AppPriority, AppQueue, AppStatisticsReply,
+    AppTimeoutList, AppTimeoutReply, AppTimeoutsReply, ContainerList, ContainerReply,
+    ContainersReply, NewApplication, QueueList, QueueState, SchedulerApp, SchedulerApps,
+    SchedulerInfo, SchedulerReply, SchedulerWrapper, StatItem, StatItems,
+};
 use yard_wire::limits::echo;
 use yard_wire::views::{
     AppList, AppReply, AppStateView, AppsReply, ClusterInfo, ClusterInfoReply, ClusterMetrics,
-    ClusterMetricsReply, NodeList, NodeReply, NodesReply, YarnApplicationState,
+    ClusterMetricsReply, NodeList, NodeReply, NodesReply, ResourceView, YarnApplicationState,
 };
 
 use super::caller::{Caller, owned};
 use super::query::{APPS_PARAMS, AppsFilter, bad_query, lower_list, name_list, query_pairs};
 use super::time::parse_iso8601;
 use super::views::{
-    APP_STATES, NODE_STATES, app_view, attempt_id, attempt_json, container_json, node_detail_view,
-    node_state_name, node_view, percent, queue_json, state_name, timeout_json, yarn_state,
+    app_view, attempt_id, attempt_view, classifier_counts, container_view, node_detail_view,
+    node_view, percent, queue_info, quota_view, timeout_view, yarn_node_state,
 };
-use super::{ApiError, Host, Reply, Rm, app_location, ok, ok_view};
+use super::{ApiError, Host, Reply, Rm, app_location, ok_view};
 use crate::cluster::{ClusterError, NodeState, Touch};
 
 pub(super) async fn cluster_info(State(rm): State<Rm>) -> Reply {
@@ -84,10 +90,10 @@ pub(super) async fn metrics(State(rm): State<Rm>, _caller: Caller) -> Reply {
 /// scheduler lists them (`queueName` `root` and its `queues`), MinEDF-WC's spare counts, and
 /// every unfinished application's deadline and quota.
 pub(super) async fn scheduler(State(rm): State<Rm>, _caller: Caller) -> Reply {
-    let (report, metrics, apps, queues) = rm.with(|c, now| {
+    let (report, metrics, app, queues) = rm.with(|c, now| {
         let mut queues: BTreeMap<String, (u64, u64, usize)> = BTreeMap::new();
         queues.insert("default".into(), (0, 0, 0));
-        let apps: Vec<Value> = c
+        let apps: Vec<SchedulerApp> = c
             .apps()
             .filter(|a| !a.lifecycle.state.is_final())
             .map(|a| {
@@ -96,48 +102,61 @@ pub(super) async fn scheduler(State(rm): State<Rm>, _caller: Caller) -> Reply {
                 q.0 += u.allocated_mb;
                 q.1 += u.allocated_vcores;
                 q.2 += 1;
-                json!({
-                    "id": a.application_id,
-                    "state": state_name(a.lifecycle.state),
-                    "deadlineMs": a.deadline_ms,
-                    "runningContainers": c.running_containers(&a.application_id),
-                    "maps": a.model.map(|m| m.maps),
-                    "reduces": a.model.map(|m| m.reduces),
-                    "profiled": a.model.is_some_and(|m| m.profile.is_some()),
-                    "quota": a.quota,
-                })
+                SchedulerApp {
+                    id: a.application_id.clone(),
+                    state: a.lifecycle.state,
+                    deadline_ms: a.deadline,
+                    running_containers: c.running_containers(&a.application_id) as u64,
+                    maps: a.model.map(|m| m.maps),
+                    reduces: a.model.map(|m| m.reduces),
+                    profiled: a.model.is_some_and(|m| m.profile.is_some()),
+                    quota: a.quota.as_ref().map(quota_view),
+                }
             })
             .collect();
         (c.scheduler_report(), c.metrics(), apps, queues)
     });
-    let queues: Vec<Value> = queues
+    let queue = queues
         .iter()
-        .map(|(name, (mb, vcores, n))| queue_json(name, *mb, *vcores, *n, metrics.total_mb))
+        .map(|(name, (mb, vcores, n))| {
+            let used = ResourceView {
+                memory: *mb,
+                v_cores: u32::try_from(*vcores).unwrap_or(u32::MAX),
+            };
+            queue_info(name, used, *n, metrics.total_mb)
+        })
         .collect();
     let used = percent(metrics.allocated_mb, metrics.total_mb);
-    ok(json!({ "scheduler": { "schedulerInfo": {
-        "type": report.policy.yarn_type(),
-        "policy": report.policy.name(),
-        "queueName": "root",
-        "qstate": "RUNNING",
-        "capacity": 100.0,
-        "usedCapacity": used,
-        "maxCapacity": 100.0,
-        "queues": { "queue": queues },
-        "numNodes": metrics.active_nodes,
-        "totalNodeCapacity": metrics.total_mb,
-        "usedNodeCapacity": metrics.allocated_mb,
-        "availNodeCapacity": metrics.total_mb.saturating_sub(metrics.allocated_mb),
-        "numContainers": metrics.containers_allocated,
-        "masterShare": report.master_share,
-        "mastersUsed": { "memory": report.masters_used.memory_mb, "vCores": report.masters_used.vcores },
-        "spareAllocations": report.spare.spare_allocations,
-        "spareKills": report.spare.spare_kills,
-        "spareMapAllocations": report.spare.spare_map_allocations,
-        "spareMapKills": report.spare.spare_map_kills,
-        "overloadClassifier": report.overload,
-        "apps": { "app": apps },
-    }}}))
+    ok_view(&SchedulerReply {
+        scheduler: SchedulerWrapper {
+            scheduler_info: SchedulerInfo {
+                kind: report.policy.yarn_type().into(),
+                policy: report.policy.name().into(),
+                queue_name: "root".into(),
+                qstate: QueueState::Running,
+                capacity: 100.0,
+                used_capacity: used,
+                max_capacity: 100.0,
+                queues: QueueList { queue },
+                num_nodes: metrics.active_nodes as u64,
+                total_node_capacity: metrics.total_mb,
+                used_node_capacity: metrics.allocated_mb,
+                avail_node_capacity: metrics.total_mb.saturating_sub(metrics.allocated_mb),
+                num_containers: metrics.containers_allocated as u64,
+                master_share: report.master_share,
+                masters_used: ResourceView {
+                    memory: report.masters_used.memory_mb,
+                    v_cores: report.masters_used.vcores,
+                },
+                spare_allocations: report.spare.spare_allocations,
+                spare_kills: report.spare.spare_kills,
+                spare_map_allocations: report.spare.spare_map_allocations,
+                spare_map_kills: report.spare.spare_map_kills,
+                overload_classifier: report.overload.map(classifier_counts),
+                apps: SchedulerApps { app },
+            },
+        },
+    })
 }
 
 /// The attempt number a path names: YARN's `appattempt_…` id of `app`, or the bare number.
@@ -174,12 +193,14 @@ pub(super) async fn app_attempts(
         c.app(&id).map(|a| {
             a.attempts
                 .iter()
-                .map(|t| attempt_json(a, t))
+                .map(|t| attempt_view(a, t))
                 .collect::<Vec<_>>()
         })
     });
     match attempts {
-        Some(list) => ok(json!({ "appAttempts": { "appAttempt": list } })),
+        Some(app_attempt) => ok_view(&AppAttemptsReply {
+            app_attempts: AppAttemptList { app_attempt },
+        }),
         None => Err(ClusterError::UnknownApp(id).into()),
     }
 }
@@ -199,7 +220,9 @@ pub(super) async fn app_attempt(
             .iter()
             .find(|t| t.attempt == n)
             .ok_or_else(|| no_attempt(&id, n))?;
-        ok(json!({ "appAttempt": attempt_json(a, t) }))
+        ok_view(&AppAttemptReply {
+            app_attempt: attempt_view(a, t),
+        })
     })
 }
 
@@ -226,11 +249,13 @@ pub(super) async fn attempt_containers(
         if !a.attempts.iter().any(|t| t.attempt == n) {
             return Err(no_attempt(&id, n));
         }
-        let list: Vec<Value> = c
+        let container = c
             .containers_of(&id, n)
-            .map(|(cid, m)| container_json(cid, m, now))
+            .map(|(cid, m)| container_view(cid, m, now))
             .collect();
-        ok(json!({ "containers": { "container": list } }))
+        ok_view(&ContainersReply {
+            containers: ContainerList { container },
+        })
     })
 }
 
@@ -244,9 +269,9 @@ pub(super) async fn attempt_container(
         c.app(&id)
             .ok_or_else(|| ClusterError::UnknownApp(id.clone()))?;
         match c.container(&container) {
-            Some(m) if m.application_id == id && m.attempt == n => {
-                ok(json!({ "container": container_json(&container, m, now) }))
-            }
+            Some(m) if m.application_id == id && m.attempt == n => ok_view(&ContainerReply {
+                container: container_view(&container, m, now),
+            }),
             _ => Err(ApiError::new(
                 StatusCode::NOT_FOUND,
                 format!("no running container {container} in {}", attempt_id(&id, n)),
@@ -265,7 +290,11 @@ pub(super) async fn nodes(
     let mut states = Vec::new();
     for key in ["states", "state"] {
         if let Some(v) = q.get(key) {
-            states.extend(name_list("node state", v, &NODE_STATES)?);
+            states.extend(name_list(
+                "node state",
+                v,
+                yard_wire::views::NodeState::ALL,
+            )?);
         }
     }
     let healthy = match q.get("healthy").map(|h| h.trim().to_ascii_lowercase()) {
@@ -281,7 +310,7 @@ pub(super) async fn nodes(
     };
     let node = rm.with(|c, _| {
         c.nodes()
-            .filter(|n| states.is_empty() || states.iter().any(|s| s == node_state_name(n.state)))
+            .filter(|n| states.is_empty() || states.contains(&yarn_node_state(n.state)))
             .filter(|n| healthy.is_none_or(|h| h == (n.state == NodeState::Running)))
             .map(|n| node_view(c, n))
             .collect()
@@ -345,8 +374,8 @@ pub(super) async fn app_statistics(
 ) -> Reply {
     let q = query_pairs(query, &["states", "applicationTypes"])?;
     let states = match q.get("states") {
-        Some(v) => name_list("application-state", v, &APP_STATES)?,
-        None => APP_STATES.iter().map(|s| (*s).to_owned()).collect(),
+        Some(v) => name_list("application-state", v, YarnApplicationState::ALL)?,
+        None => YarnApplicationState::ALL.to_vec(),
     };
     let types = lower_list(q.get("applicationTypes"));
     if types.len() > 1 {
@@ -355,27 +384,29 @@ pub(super) async fn app_statistics(
         ));
     }
     let kind = types.first().cloned();
-    let items: Vec<Value> = rm.with(|c, _| {
+    let stat_item = rm.with(|c, _| {
         states
             .iter()
-            .map(|state| {
+            .map(|&state| {
                 let count = c
                     .apps()
-                    .filter(|a| state_name(a.lifecycle.state) == *state)
+                    .filter(|a| a.lifecycle.state == state)
                     .filter(|a| {
                         kind.as_ref()
                             .is_none_or(|k| *k == a.yarn.application_type.to_ascii_lowercase())
                     })
                     .count();
-                json!({
-                    "state": state,
-                    "type": kind.clone().unwrap_or_else(|| "*".into()),
-                    "count": count,
-                })
+                StatItem {
+                    state,
+                    kind: kind.clone().unwrap_or_else(|| "*".into()),
+                    count: count as u64,
+                }
             })
             .collect()
     });
-    ok(json!({ "appStatInfo": { "statItem": items } }))
+    ok_view(&AppStatisticsReply {
+        app_stat_info: StatItems { stat_item },
+    })
 }
 
 pub(super) async fn new_application(State(rm): State<Rm>, caller: Caller) -> Reply {
@@ -385,10 +416,13 @@ pub(super) async fn new_application(State(rm): State<Rm>, caller: Caller) -> Rep
         rm.refuse_unsaved()?;
         Ok::<_, ApiError>((c.new_application(now, &user)?, c.max_resource()))
     })?;
-    ok(json!({
-        "application-id": id,
-        "maximum-resource-capability": { "memory": max.memory_mb, "vCores": max.vcores },
-    }))
+    ok_view(&NewApplication {
+        application_id: id,
+        maximum_resource_capability: ResourceView {
+            memory: max.memory_mb,
+            v_cores: max.vcores,
+        },
+    })
 }
 
 pub(super) async fn app_queue(
@@ -397,7 +431,7 @@ pub(super) async fn app_queue(
     _caller: Caller,
 ) -> Reply {
     match rm.with(|c, _| c.app(&id).map(|a| a.queue.clone())) {
-        Some(queue) => ok(json!({ "queue": queue })),
+        Some(queue) => ok_view(&AppQueue { queue }),
         None => Err(ClusterError::UnknownApp(id).into()),
     }
 }
@@ -430,7 +464,9 @@ pub(super) async fn set_app_queue(
                 json!({ "queue": echo(&b.queue) }),
             ));
         }
-        ok(json!({ "queue": app.queue }))
+        ok_view(&AppQueue {
+            queue: app.queue.clone(),
+        })
     })
 }
 
@@ -440,7 +476,7 @@ pub(super) async fn app_priority(
     _caller: Caller,
 ) -> Reply {
     match rm.with(|c, _| c.app(&id).is_some()) {
-        true => ok(json!({ "priority": 0 })),
+        true => ok_view(&AppPriority { priority: 0 }),
         false => Err(ClusterError::UnknownApp(id).into()),
     }
 }
@@ -472,7 +508,7 @@ pub(super) async fn set_app_priority(
                 Value::Null,
             ));
         }
-        ok(json!({ "priority": 0 }))
+        ok_view(&AppPriority { priority: 0 })
     })
 }
 
@@ -485,7 +521,11 @@ pub(super) async fn app_timeouts(
         let a = c
             .app(&id)
             .ok_or_else(|| ClusterError::UnknownApp(id.clone()))?;
-        ok(json!({ "timeouts": { "timeout": [timeout_json(a, now)] } }))
+        ok_view(&AppTimeoutsReply {
+            timeouts: AppTimeoutList {
+                timeout: vec![timeout_view(a, now)],
+            },
+        })
     })
 }
 
@@ -509,7 +549,9 @@ pub(super) async fn app_timeout(
         let a = c
             .app(&id)
             .ok_or_else(|| ClusterError::UnknownApp(id.clone()))?;
-        ok(json!({ "timeout": timeout_json(a, now) }))
+        ok_view(&AppTimeoutReply {
+            timeout: timeout_view(a, now),
+        })
     })
 }
 
@@ -556,14 +598,17 @@ pub(super) async fn set_app_timeout(
             json!({ "field": "timeout.expiryTime" }),
         ));
     }
-    let value = rm
+    let timeout = rm
         .commit(Touch::App(id.clone()), |c, now| {
             owned(c, &caller, &id)?;
             c.set_lifetime(&id, Some(expiry))?;
-            Ok::<_, ApiError>(c.app(&id).map(|a| timeout_json(a, now)))
+            let a = c
+                .app(&id)
+                .ok_or_else(|| ClusterError::UnknownApp(id.clone()))?;
+            Ok::<_, ApiError>(timeout_view(a, now))
         })
         .await?;
-    ok(json!({ "timeout": value }))
+    ok_view(&AppTimeoutReply { timeout })
 }
 
 pub(super) async fn app_state(
@@ -571,7 +616,7 @@ pub(super) async fn app_state(
     Path(id): Path<String>,
     _caller: Caller,
 ) -> Reply {
-    match rm.with(|c, _| c.app(&id).map(|a| yarn_state(a.lifecycle.state))) {
+    match rm.with(|c, _| c.app(&id).map(|a| a.lifecycle.state)) {
         Some(state) => ok_view(&AppStateView { state }),
         None => Err(ClusterError::UnknownApp(id).into()),
     }
@@ -607,7 +652,7 @@ pub(super) async fn set_app_state(
         .commit(Touch::App(id.clone()), |c, _| {
             let app = owned(c, &caller, &id)?;
             if app.lifecycle.state.is_final() {
-                return Ok(Some(yarn_state(app.lifecycle.state)));
+                return Ok(Some(app.lifecycle.state));
             }
             c.kill(&id).map_err(ApiError::from)?;
             Ok::<_, ApiError>(None)

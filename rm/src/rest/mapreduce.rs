@@ -35,13 +35,17 @@ pub use yard_appmaster::submission::JOB_ENV;
 use yard_appmaster::submission::{MapReduceJob, master_args};
 use yard_wire::auth::Principal;
 use yard_wire::deadline::Deadline;
+use yard_wire::jobs::{
+    AnswerReply, AnswerView, JobLinks, JobReply, JobView, JobsReply, ProgressView, ScanJoined,
+    ScanLeft, ScanView, ScansReply,
+};
 use yard_wire::limits::{self, FieldError, echo};
 
 use super::caller::{Caller, readable};
 use super::submission::{check_deadline, default_queue};
-use super::views::state_name;
-use super::{ApiError, Reply, Rm, Route, ok};
-use crate::cluster::{AppInfo, Cluster, NewApp, Touch};
+use super::views::quota_view;
+use super::{ApiError, Reply, Rm, Route, ok_view, reply_value};
+use crate::cluster::{AppInfo, Cluster, ClusterError, NewApp, Touch};
 
 /// The routes' prefix.
 const JOBS: &str = "/ws/v1/yard/mapreduce/jobs";
@@ -108,13 +112,21 @@ fn live_scans<'a>(
 }
 
 async fn scans(State(rm): State<Rm>, _caller: Caller) -> Reply {
-    ok(rm.with(|c, _| {
-        let scans: Vec<Value> = live_scans(&rm, c)
+    let scans = rm.with(|c, _| {
+        live_scans(&rm, c)
             .iter()
-            .map(|(dataset, h)| json!({ "dataset": dataset, "host": h.application, "url": h.url }))
-            .collect();
-        json!({ "scans": scans })
-    }))
+            .map(|(dataset, h)| scan_view(dataset, h))
+            .collect()
+    });
+    ok_view(&ScansReply { scans })
+}
+
+fn scan_view(dataset: &str, h: &ScanHost) -> ScanView {
+    ScanView {
+        dataset: dataset.to_owned(),
+        host: h.application.clone(),
+        url: h.url.clone(),
+    }
 }
 
 #[derive(Deserialize)]
@@ -154,13 +166,11 @@ async fn join_scan(
         // The host asks it of every rider on its scan routes: riders are other applications'
         // masters, which do not hold the host's job token.
         let token = c.scan_token(&dataset, &host.application);
-        ok(json!({
-            "dataset": dataset,
-            "host": host.application,
-            "url": host.url,
-            "hosting": host.application == me,
-            "token": token,
-        }))
+        ok_view(&ScanJoined {
+            scan: scan_view(&dataset, host),
+            hosting: host.application == me,
+            token,
+        })
     })
 }
 
@@ -173,7 +183,7 @@ async fn leave_scan(State(rm): State<Rm>, Path(dataset): Path<String>, caller: C
         if left {
             hosts.remove(&dataset);
         }
-        ok(json!({ "dataset": dataset, "left": left }))
+        ok_view(&ScanLeft { dataset, left })
     })
 }
 
@@ -292,13 +302,15 @@ async fn submit(
         let mut new = NewApp::new(&id, &name, &user, &s.queue);
         new.master_command = command;
         new.master_env.insert(JOB_ENV.into(), spec);
-        new.deadline_ms = deadline.map(Deadline::epoch_ms);
+        new.deadline = deadline;
         // As YARN's own MapReduce jobs report themselves (`yarn application -appTypes`).
         new.application_type = "MAPREDUCE".into();
         c.submit_issued(now, new, &caller.0)
     })
     .await?;
-    let view = rm.with(|c, now| c.app(&id).map(|a| job_json(a, now)));
+    let job = rm
+        .with(|c, now| c.app(&id).map(|a| job_view(a, now)))
+        .ok_or_else(|| ClusterError::UnknownApp(id.clone()))?;
     let location = format!("{JOBS}/{id}");
     Ok((
         StatusCode::ACCEPTED,
@@ -306,7 +318,7 @@ async fn submit(
             header::LOCATION,
             HeaderValue::from_str(&location).expect("an id is a plain name"),
         )],
-        Json(view.unwrap_or_default()),
+        Json(reply_value(&JobReply { job })?),
     )
         .into_response())
 }
@@ -325,7 +337,8 @@ fn readable_job<'a>(c: &'a Cluster, caller: &Caller, id: &str) -> Result<&'a App
 }
 
 async fn job(State(rm): State<Rm>, Path(id): Path<String>, caller: Caller) -> Reply {
-    ok(rm.with(|c, now| readable_job(c, &caller, &id).map(|a| job_json(a, now)))?)
+    let job = rm.with(|c, now| readable_job(c, &caller, &id).map(|a| job_view(a, now)))?;
+    ok_view(&JobReply { job })
 }
 
 #[derive(Deserialize)]
@@ -352,30 +365,31 @@ async fn list(
             ));
         }
     };
-    ok(rm.with(|c, now| {
-        let jobs: Vec<Value> = c
-            .apps()
+    let jobs = rm.with(|c, now| {
+        c.apps()
             .filter(|a| a.master_env.contains_key(JOB_ENV) && caller.reader_of(a).is_ok())
             .filter(|a| all || !a.lifecycle.state.is_final())
-            .map(|a| job_json(a, now)["job"].take())
-            .collect();
-        json!({ "jobs": jobs })
-    }))
+            .map(|a| job_view(a, now))
+            .collect()
+    });
+    ok_view(&JobsReply { jobs })
 }
 
 async fn answer(State(rm): State<Rm>, Path(id): Path<String>, caller: Caller) -> Reply {
     rm.with(|c, _| {
         let a = readable_job(c, &caller, &id)?;
-        let state = state_name(a.lifecycle.state);
+        let state = a.lifecycle.state;
         match &a.result {
-            Some(r) => ok(json!({ "answer": {
-                "id": a.application_id,
-                "state": state,
-                "finalStatus": a.lifecycle.final_status,
-                "deadlineMs": a.deadline_ms,
-                "processedFraction": r.processed_fraction,
-                "answer": r.answer,
-            }})),
+            Some(r) => ok_view(&AnswerReply {
+                answer: AnswerView {
+                    id: a.application_id.clone(),
+                    state,
+                    final_status: a.lifecycle.final_status,
+                    deadline_ms: a.deadline,
+                    processed_fraction: r.processed_fraction,
+                    answer: r.answer.clone(),
+                },
+            }),
             None if a.lifecycle.state.is_final() => Err(ApiError::new(
                 StatusCode::GONE,
                 format!("{id} ended {state} without an answer"),
@@ -392,47 +406,44 @@ async fn answer(State(rm): State<Rm>, Path(id): Path<String>, caller: Caller) ->
 
 /// A job's view: its state, the job as submitted, its master's last progress with the
 /// estimate against the deadline, and the answer once there is one.
-fn job_json(a: &AppInfo, now_ms: i64) -> Value {
+fn job_view(a: &AppInfo, now_ms: i64) -> JobView {
+    let id = &a.application_id;
     let spec: Value = a
         .master_env
         .get(JOB_ENV)
         .and_then(|s| serde_json::from_str(s).ok())
         .unwrap_or(Value::Null);
-    let progress = a.job_progress.as_ref().map(|p| {
-        let mut v = json!(p.progress);
-        v["atMs"] = json!(p.at_ms);
-        v["estimatedEndMs"] = json!(p.estimated_end_ms);
-        // Positive: the estimate is ahead of the deadline by that much.
-        v["slackMs"] = json!(p.estimated_end_ms.zip(a.deadline_ms).map(|(e, d)| d - e));
-        v
+    let progress = a.job_progress.as_ref().map(|p| ProgressView {
+        progress: p.progress.clone(),
+        at_ms: p.at_ms,
+        estimated_end_ms: p.estimated_end_ms,
+        slack_ms: p
+            .estimated_end_ms
+            .zip(a.deadline)
+            .map(|(e, d)| d.epoch_ms() - e),
     });
-    let estimates: Vec<Value> = a
-        .estimates
-        .iter()
-        .map(|p| json!({ "atMs": p.at_ms, "estimatedEndMs": p.estimated_end_ms }))
-        .collect();
-    json!({ "job": {
-        "id": a.application_id,
-        "name": a.name,
-        "user": a.user,
-        "queue": a.queue,
-        "state": state_name(a.lifecycle.state),
-        "finalStatus": a.lifecycle.final_status,
-        "submittedMs": a.submitted_ms,
-        "deadlineMs": a.deadline_ms,
-        "msToDeadline": a.deadline_ms.map(|d| d - now_ms),
-        "spec": spec,
-        "progress": progress,
-        "estimates": estimates,
-        "quota": a.quota,
-        "jobType": a.job_type,
-        "processedFraction": a.result.as_ref().map(|r| r.processed_fraction),
-        "answer": a.result.as_ref().map(|r| &r.answer),
-        "links": {
-            "self": format!("{JOBS}/{}", a.application_id),
-            "answer": format!("{JOBS}/{}/answer", a.application_id),
-            "app": format!("/ws/v1/cluster/apps/{}", a.application_id),
-            "state": format!("/ws/v1/cluster/apps/{}/state", a.application_id),
+    JobView {
+        id: id.clone(),
+        name: a.name.clone(),
+        user: a.user.clone(),
+        queue: a.queue.clone(),
+        state: a.lifecycle.state,
+        final_status: a.lifecycle.final_status,
+        submitted_ms: a.submitted_ms,
+        deadline_ms: a.deadline,
+        ms_to_deadline: a.deadline.map(|d| d.epoch_ms() - now_ms),
+        spec,
+        progress,
+        estimates: a.estimates.clone(),
+        quota: a.quota.as_ref().map(quota_view),
+        job_type: a.job_type,
+        processed_fraction: a.result.as_ref().map(|r| r.processed_fraction),
+        answer: a.result.as_ref().map(|r| r.answer.clone()),
+        links: JobLinks {
+            this: format!("{JOBS}/{id}"),
+            answer: format!("{JOBS}/{id}/answer"),
+            app: format!("/ws/v1/cluster/apps/{id}"),
+            state: format!("/ws/v1/cluster/apps/{id}/state"),
         },
-    }})
+    }
 }

@@ -66,7 +66,6 @@ use yard::{
 
 pub use caller::{Caller, Scrape};
 pub use time::{iso8601, parse_iso8601};
-pub use views::{APP_STATES, NODE_STATES};
 
 /// Milliseconds since the Unix epoch; the daemon passes the wall clock, tests a fake one.
 pub type Clock = Arc<dyn Fn() -> i64 + Send + Sync>;
@@ -229,14 +228,18 @@ fn ok(v: Value) -> Reply {
 /// sorted, so the wire's key order stays what it was when every reply was built with `json!`,
 /// whatever the type's field order.
 fn ok_view<T: serde::Serialize>(v: &T) -> Reply {
-    let v = serde_json::to_value(v).map_err(|e| {
+    ok(reply_value(v)?)
+}
+
+/// A typed reply as [`Value`] (see [`ok_view`]), for a reply with its own status or headers.
+fn reply_value<T: serde::Serialize>(v: &T) -> Result<Value, ApiError> {
+    serde_json::to_value(v).map_err(|e| {
         ApiError::new(
             StatusCode::INTERNAL_SERVER_ERROR,
             format!("the rm could not write its reply: {e}"),
             Value::Null,
         )
-    })?;
-    ok(v)
+    })
 }
 
 impl Rm {

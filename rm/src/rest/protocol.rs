@@ -13,11 +13,14 @@ use serde_json::{Value, json};
 use yard_wire::deadline::DeadlineOutcome;
 use yard_wire::limits::{self, FieldError, echo};
 use yard_wire::protocol::{AllocateRequest, NodeHeartbeat, RegisterNode};
+use yard_wire::replies::{
+    FinalFiguresKept, MasterRegistered, Recovery, RecoveryKept, Unregistered,
+};
 use yard_wire::views::YardAppReply;
 
 use super::caller::Caller;
-use super::views::yard_app_view;
-use super::{ApiError, Reply, Rm, ok, ok_view};
+use super::views::{quota_view, yard_app_view};
+use super::{ApiError, Reply, Rm, ok_view};
 use crate::cluster::{AppResult, Touch};
 use yard_cluster::aria;
 use yard_cluster::policy::JobModel;
@@ -45,7 +48,7 @@ pub(super) async fn register_node(
         c.register_node(now, r);
         c.registration(&node)
     });
-    ok(json!(registered))
+    ok_view(&registered)
 }
 
 pub(super) async fn heartbeat(
@@ -59,14 +62,14 @@ pub(super) async fn heartbeat(
     limits::check_len("running", hb.running.len())?;
     limits::check_len("completed", hb.completed.len())?;
     hb.telemetry.check("telemetry")?;
-    ok(json!(rm.with(|c, now| {
+    ok_view(&rm.with(|c, now| {
         // Container ends are counted by the cluster as it frees them (see the metrics).
         let reply = c.heartbeat(now, hb);
         if !reply.reregister {
             rm.metrics.heartbeats.inc();
         }
         reply
-    })))
+    }))
 }
 
 /// Hadoop's RegisterApplicationMasterRequest, the part yard uses: where the master serves its
@@ -193,10 +196,10 @@ pub(super) async fn master_register(
             if let Some(m) = model {
                 c.set_model(&id, m)?;
             }
-            Ok::<_, ApiError>(c.app(&id).and_then(|a| a.quota))
+            Ok::<_, ApiError>(c.app(&id).and_then(|a| a.quota.as_ref().map(quota_view)))
         })
         .await?;
-    ok(json!({ "quota": quota }))
+    ok_view(&MasterRegistered { quota })
 }
 
 pub(super) async fn allocate(
@@ -254,7 +257,7 @@ pub(super) async fn allocate(
             json!({ "path": echo(&id), "body": echo(&req.application_id) }),
         ));
     }
-    ok(json!(rm.with(|c, now| {
+    ok_view(&rm.with(|c, now| {
         caller.master_of(c, &id)?;
         let placing = std::time::Instant::now();
         let reply = c.allocate(now, req).map_err(ApiError::from);
@@ -262,7 +265,7 @@ pub(super) async fn allocate(
             .allocate_seconds
             .observe(placing.elapsed().as_secs_f64());
         reply
-    })?))
+    })?)
 }
 
 /// Hadoop's FinishApplicationMasterRequest, the part yard uses: success, and the master's
@@ -291,7 +294,7 @@ pub(super) async fn master_unregister(
             .map_err(ApiError::from)
     })
     .await?;
-    ok(json!({}))
+    ok_view(&Unregistered {})
 }
 
 #[derive(Deserialize)]
@@ -405,7 +408,11 @@ pub(super) async fn keep_final_figures(
                 instance,
             },
         );
-    ok(json!({ "application": id, "bytes": bytes, "keptMs": now }))
+    ok_view(&FinalFiguresKept {
+        application: id,
+        bytes: bytes as u64,
+        kept_ms: now,
+    })
 }
 
 /// The longest recovery value, as JSON text.
@@ -449,7 +456,9 @@ pub(super) async fn put_recovery(
             Ok::<_, ApiError>(c.put_recovery(&id, entries)?)
         })
         .await?;
-    ok(json!({ "entries": kept }))
+    ok_view(&RecoveryKept {
+        entries: kept as u64,
+    })
 }
 
 /// What the application's masters kept for a next attempt; read by the current attempt.
@@ -460,13 +469,13 @@ pub(super) async fn recovery(
 ) -> Reply {
     rm.with(|c, _| {
         caller.master_of(c, &id)?;
-        let entries: serde_json::Map<String, Value> = c
+        let entries = c
             .recovery(&id)
             .map(|(k, v)| (k.clone(), serde_json::from_str(v).unwrap_or(Value::Null)))
             .collect();
-        ok(json!({
-            "attempt": c.current_attempt(&id),
-            "entries": entries,
-        }))
+        ok_view(&Recovery {
+            attempt: c.current_attempt(&id),
+            entries,
+        })
     })
 }

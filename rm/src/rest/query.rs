@@ -8,9 +8,9 @@ use axum::extract::rejection::QueryRejection;
 use axum::http::StatusCode;
 use serde_json::{Value, json};
 use yard_wire::limits::echo;
+use yard_wire::views::{FinalApplicationStatus, YarnApplicationState};
 
 use super::ApiError;
-use super::views::{APP_STATES, FINAL_STATUSES, final_name, state_name};
 use crate::cluster::AppInfo;
 
 /// A route's query: its pairs in order; a key the route does not take is a 400 naming it
@@ -48,25 +48,37 @@ pub(super) fn bad_query(message: String) -> ApiError {
     ApiError::new(StatusCode::BAD_REQUEST, message, Value::Null)
 }
 
-/// A comma-separated list of names from `valid` (case-insensitive), upper-cased; 400 naming
-/// the bad one and the valid ones.
-pub(super) fn name_list(param: &str, given: &str, valid: &[&str]) -> Result<Vec<String>, ApiError> {
+/// A comma-separated list of names from `valid` (case-insensitive, as YARN's names are
+/// upper case); 400 naming the bad one and the valid ones.
+pub(super) fn name_list<T: Copy + std::fmt::Display>(
+    param: &str,
+    given: &str,
+    valid: &[T],
+) -> Result<Vec<T>, ApiError> {
     given
         .split(',')
         .map(|s| s.trim().to_ascii_uppercase())
         .filter(|s| !s.is_empty())
         .map(|s| {
-            if valid.contains(&s.as_str()) {
-                Ok(s)
-            } else {
-                Err(bad_query(format!(
-                    "Invalid {param} {} specified. It should be one of {}",
-                    echo(&s),
-                    valid.join(", ")
-                )))
-            }
+            valid
+                .iter()
+                .copied()
+                .find(|v| v.to_string() == s)
+                .ok_or_else(|| {
+                    bad_query(format!(
+                        "Invalid {param} {} specified. It should be one of {}",
+                        echo(&s),
+                        names(valid)
+                    ))
+                })
         })
         .collect()
+}
+
+/// `valid`'s names, as an error lists them.
+fn names<T: std::fmt::Display>(valid: &[T]) -> String {
+    let names: Vec<String> = valid.iter().map(T::to_string).collect();
+    names.join(", ")
 }
 
 /// A time filter: ms since the epoch, not negative.
@@ -117,8 +129,8 @@ pub(super) fn lower_list(v: Option<&String>) -> Vec<String> {
 
 /// Hadoop's `/apps` filters, every one honoured; a value that makes no sense is a 400.
 pub(super) struct AppsFilter {
-    states: Vec<String>,
-    final_status: Option<String>,
+    states: Vec<YarnApplicationState>,
+    final_status: Option<FinalApplicationStatus>,
     user: Option<String>,
     queue: Option<String>,
     name: Option<String>,
@@ -161,21 +173,24 @@ impl AppsFilter {
         let mut states = Vec::new();
         for key in ["states", "state"] {
             if let Some(v) = q.get(key) {
-                states.extend(name_list("application-state", v, &APP_STATES)?);
+                states.extend(name_list(
+                    "application-state",
+                    v,
+                    YarnApplicationState::ALL,
+                )?);
             }
         }
         let final_status = q
             .get("finalStatus")
             .map(|v| {
                 let v = v.trim().to_ascii_uppercase();
-                if FINAL_STATUSES.contains(&v.as_str()) {
-                    Ok(v)
-                } else {
-                    Err(bad_query(format!(
+                let all = FinalApplicationStatus::ALL;
+                all.iter().copied().find(|f| f.name() == v).ok_or_else(|| {
+                    bad_query(format!(
                         "Invalid finalStatus {v} specified. It should be one of {}",
-                        FINAL_STATUSES.join(", ")
-                    )))
-                }
+                        names(all)
+                    ))
+                })
             })
             .transpose()?;
         let limit = match q.get("limit") {
@@ -232,11 +247,10 @@ impl AppsFilter {
 
     pub(super) fn matches(&self, a: &AppInfo) -> bool {
         let finished = a.yarn.finished_ms.unwrap_or(0);
-        (self.states.is_empty() || self.states.contains(&state_name(a.lifecycle.state)))
+        (self.states.is_empty() || self.states.contains(&a.lifecycle.state))
             && self
                 .final_status
-                .as_ref()
-                .is_none_or(|f| *f == final_name(a))
+                .is_none_or(|f| f == a.lifecycle.final_status)
             && self.user.as_ref().is_none_or(|u| *u == a.user)
             && self.queue.as_ref().is_none_or(|q| *q == a.queue)
             && self.name.as_ref().is_none_or(|n| *n == a.name)

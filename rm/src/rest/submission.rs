@@ -497,7 +497,7 @@ pub(super) async fn submit(
         queue: s.queue,
         master_command: command,
         master_env: env,
-        deadline_ms: deadline.map(Deadline::epoch_ms),
+        deadline,
         tags,
         application_type,
         am_resource,

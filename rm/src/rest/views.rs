@@ -1,19 +1,20 @@
 //! The views the routes answer with: Hadoop's app, attempt, container, node, queue and
-//! timeout objects, yard's own app view, and YARN's state names. The app and node views are
-//! `yard_wire::views` types (the CLI reads the same types); the rest are still built as JSON.
+//! timeout objects, yard's own app view, and YARN's state names, each a `yard_wire` type (the
+//! CLI reads the same types).
 
-use serde_json::{Value, json};
+use yard_wire::hadoop::{
+    AppAttempt, AppAttemptState, AppTimeout, Capacities, ClassifierCounts, ContainerState,
+    ContainerView, PartitionCapacities, QueueCapacities, QueueInfo, QueueState, TimeoutType,
+};
 use yard_wire::telemetry::NodeTelemetry;
 use yard_wire::views::{
-    AppView, Classifier, FeatureCount, FinalApplicationStatus, LoadPoint, NodeView, OverloadModel,
-    OverloadView, QuotaView, ResourceUtilization, ResourceView, YardAppView, YardLoad,
-    YarnApplicationState,
+    AppView, Classifier, FeatureCount, LoadPoint, NodeView, OverloadModel, OverloadView, QuotaView,
+    ResourceUtilization, ResourceView, YardAppView, YardLoad, YarnApplicationState,
 };
 
 use super::time::iso8601;
 use crate::cluster::{AppInfo, Cluster, NodeInfo, NodeState};
-use yard_cluster::app::{AppState, FinalStatus};
-use yard_cluster::classifier::{NodeOverload, Verdict};
+use yard_cluster::classifier::{ModelCounts, NodeOverload, Verdict};
 use yard_cluster::policy::JobQuota;
 
 /// yard's view of an application at `now`: what Hadoop's lacks (deadline and where the app
@@ -21,9 +22,9 @@ use yard_cluster::policy::JobQuota;
 pub(super) fn yard_app_view(a: &AppInfo, now: i64) -> YardAppView {
     YardAppView {
         id: a.application_id.clone(),
-        state: yarn_state(a.lifecycle.state),
-        final_status: final_status(a.lifecycle.final_status),
-        deadline_ms: a.deadline_ms,
+        state: a.lifecycle.state,
+        final_status: a.lifecycle.final_status,
+        deadline_ms: a.deadline,
         deadline_outcome: a.deadline_outcome(now),
         quota: a.quota.as_ref().map(quota_view),
         tracking_url: a.tracking_url.clone(),
@@ -34,13 +35,25 @@ pub(super) fn yard_app_view(a: &AppInfo, now: i64) -> YardAppView {
 }
 
 /// A job's quota as the wire shows it (field for field: the policy's type is not the wire's).
-fn quota_view(q: &JobQuota) -> QuotaView {
+pub(super) fn quota_view(q: &JobQuota) -> QuotaView {
     QuotaView {
         stage: q.stage,
         containers: q.containers,
         maps: q.maps,
         reduces: q.reduces,
         basis: q.basis,
+    }
+}
+
+/// The classifier's totals as the wire shows them (field for field: the policy's type is not
+/// the wire's, its `utility` a `&'static str`).
+pub(super) fn classifier_counts(m: ModelCounts) -> ClassifierCounts {
+    ClassifierCounts {
+        good: m.good,
+        bad: m.bad,
+        min_samples: m.min_samples,
+        rule: m.rule,
+        utility: m.utility.to_owned(),
     }
 }
 
@@ -55,45 +68,36 @@ pub(super) fn percent(used: u64, total: u64) -> f64 {
 
 /// One queue as YARN's capacity scheduler lists it. yard's queues are names applications are
 /// submitted under: each may use the whole cluster (capacity 100 %), none is configured.
-pub(super) fn queue_json(
-    name: &str,
-    used_mb: u64,
-    used_vcores: u64,
-    apps: usize,
-    total_mb: u64,
-) -> Value {
-    let used = percent(used_mb, total_mb);
-    let partition = with_capacities(used, json!({ "partitionName": "" }));
-    with_capacities(
-        used,
-        json!({
-            "type": "capacitySchedulerLeafQueueInfo",
-            "queueName": name,
-            "queuePath": format!("root.{name}"),
-            "state": "RUNNING",
-            "numApplications": apps,
-            "resourcesUsed": { "memory": used_mb, "vCores": used_vcores },
-            "capacities": { "queueCapacitiesByPartition": [partition] },
-        }),
-    )
+pub(super) fn queue_info(name: &str, used: ResourceView, apps: usize, total_mb: u64) -> QueueInfo {
+    let capacity = capacities(percent(used.memory, total_mb));
+    QueueInfo {
+        kind: "capacitySchedulerLeafQueueInfo".into(),
+        queue_name: name.to_owned(),
+        queue_path: format!("root.{name}"),
+        state: QueueState::Running,
+        num_applications: apps as u64,
+        resources_used: used,
+        capacities: QueueCapacities {
+            queue_capacities_by_partition: vec![PartitionCapacities {
+                partition_name: String::new(),
+                capacity,
+            }],
+        },
+        capacity,
+    }
 }
 
-/// `object` with a queue's capacities, as YARN lists them for the queue and for each of its
-/// partitions: it may use the whole cluster, of which it uses `used` percent.
-fn with_capacities(used: f64, mut object: Value) -> Value {
-    if let Some(fields) = object.as_object_mut() {
-        for (name, value) in [
-            ("capacity", 100.0),
-            ("usedCapacity", used),
-            ("maxCapacity", 100.0),
-            ("absoluteCapacity", 100.0),
-            ("absoluteUsedCapacity", used),
-            ("absoluteMaxCapacity", 100.0),
-        ] {
-            fields.insert(name.into(), json!(value));
-        }
+/// A queue's capacities, as YARN lists them for the queue and for each of its partitions: it
+/// may use the whole cluster, of which it uses `used` percent.
+fn capacities(used: f64) -> Capacities {
+    Capacities {
+        capacity: 100.0,
+        used_capacity: used,
+        max_capacity: 100.0,
+        absolute_capacity: 100.0,
+        absolute_used_capacity: used,
+        absolute_max_capacity: 100.0,
     }
-    object
 }
 
 /// YARN's application attempt id: `appattempt_<cluster timestamp>_<sequence>_<attempt:06>`.
@@ -103,22 +107,26 @@ pub(super) fn attempt_id(app: &str, attempt: u32) -> String {
 }
 
 /// YARN's `RMAppAttemptState` of attempt `t` of `a`.
-pub(super) fn attempt_state(a: &AppInfo, t: &crate::cluster::AttemptInfo) -> &'static str {
+pub(super) fn attempt_state(a: &AppInfo, t: &crate::cluster::AttemptInfo) -> AppAttemptState {
     let current = a.attempts.last().is_some_and(|l| l.attempt == t.attempt);
     if !current {
-        return "FAILED";
+        return AppAttemptState::Failed;
     }
     match a.lifecycle.state {
-        AppState::New | AppState::Submitted | AppState::Accepted => "LAUNCHED",
-        AppState::Running => "RUNNING",
-        AppState::Finished => "FINISHED",
-        AppState::Failed => "FAILED",
-        AppState::Killed => "KILLED",
+        // A lifecycle is never NEW_SAVING; its master is asked for from ACCEPTED.
+        YarnApplicationState::New
+        | YarnApplicationState::NewSaving
+        | YarnApplicationState::Submitted
+        | YarnApplicationState::Accepted => AppAttemptState::Launched,
+        YarnApplicationState::Running => AppAttemptState::Running,
+        YarnApplicationState::Finished => AppAttemptState::Finished,
+        YarnApplicationState::Failed => AppAttemptState::Failed,
+        YarnApplicationState::Killed => AppAttemptState::Killed,
     }
 }
 
 /// One attempt, with the fields of both of YARN's attempt objects (the list's and the one's).
-pub(super) fn attempt_json(a: &AppInfo, t: &crate::cluster::AttemptInfo) -> Value {
+pub(super) fn attempt_view(a: &AppInfo, t: &crate::cluster::AttemptInfo) -> AppAttempt {
     let next_start = a
         .attempts
         .iter()
@@ -129,50 +137,58 @@ pub(super) fn attempt_json(a: &AppInfo, t: &crate::cluster::AttemptInfo) -> Valu
         None if a.lifecycle.state.is_final() => a.yarn.finished_ms.unwrap_or(0),
         None => 0,
     };
-    json!({
-        "id": t.attempt,
-        "appAttemptId": attempt_id(&a.application_id, t.attempt),
-        "startTime": t.started_ms,
-        "startedTime": t.started_ms,
-        "finishedTime": finished,
-        "containerId": t.container_id,
-        "amContainerId": t.container_id,
-        "nodeId": t.node_id,
-        "nodeHttpAddress": t.node_id,
-        "host": t.node_id.split(':').next().unwrap_or(&t.node_id),
-        "rpcPort": -1,
-        "logsLink": "",
-        "blacklistedNodes": "",
-        "nodesBlacklistedBySystem": "",
-        "appAttemptState": attempt_state(a, t),
-        "trackingUrl": a.tracking_url.clone().unwrap_or_default(),
-        "diagnosticsInfo": if a.attempts.last().is_some_and(|l| l.attempt == t.attempt) {
+    let current = a.attempts.last().is_some_and(|l| l.attempt == t.attempt);
+    AppAttempt {
+        id: t.attempt,
+        app_attempt_id: attempt_id(&a.application_id, t.attempt),
+        start_time: t.started_ms,
+        started_time: t.started_ms,
+        finished_time: finished,
+        container_id: t.container_id.clone(),
+        am_container_id: t.container_id.clone(),
+        node_id: t.node_id.clone(),
+        node_http_address: t.node_id.clone(),
+        host: t.node_id.split(':').next().unwrap_or(&t.node_id).to_owned(),
+        rpc_port: -1,
+        logs_link: String::new(),
+        blacklisted_nodes: String::new(),
+        nodes_blacklisted_by_system: String::new(),
+        app_attempt_state: attempt_state(a, t),
+        tracking_url: a.tracking_url.clone().unwrap_or_default(),
+        diagnostics_info: if current {
             a.lifecycle.diagnostics.clone()
         } else {
             String::new()
         },
-    })
+    }
 }
 
 /// A running container as YARN's container report shows it.
-pub(super) fn container_json(id: &str, m: &crate::cluster::ContainerMeta, now: i64) -> Value {
-    json!({
-        "containerId": id,
-        "allocatedMB": m.resource.memory_mb,
-        "allocatedVCores": m.resource.vcores,
-        "assignedNodeId": m.node_id,
-        "priority": m.priority,
-        "startedTime": m.started_ms,
-        "finishedTime": 0,
-        "elapsedTime": now.saturating_sub(m.started_ms).max(0),
-        "diagnosticsInfo": "",
-        "logUrl": "",
-        "containerExitStatus": 0,
-        "containerState": "RUNNING",
-        "nodeHttpAddress": format!("http://{}", m.node_id),
-        "nodeId": m.node_id,
-        "allocatedResources": { "memory": m.resource.memory_mb, "vCores": m.resource.vcores },
-    })
+pub(super) fn container_view(
+    id: &str,
+    m: &crate::cluster::ContainerMeta,
+    now: i64,
+) -> ContainerView {
+    ContainerView {
+        container_id: id.to_owned(),
+        allocated_mb: m.resource.memory_mb,
+        allocated_vcores: m.resource.vcores,
+        assigned_node_id: m.node_id.clone(),
+        priority: m.priority,
+        started_time: m.started_ms,
+        finished_time: 0,
+        elapsed_time: now.saturating_sub(m.started_ms).max(0),
+        diagnostics_info: String::new(),
+        log_url: String::new(),
+        container_exit_status: 0,
+        container_state: ContainerState::Running,
+        node_http_address: format!("http://{}", m.node_id),
+        node_id: m.node_id.clone(),
+        allocated_resources: ResourceView {
+            memory: m.resource.memory_mb,
+            v_cores: m.resource.vcores,
+        },
+    }
 }
 
 /// One node as both nodes routes show it: Hadoop's fields, YARN's `resourceUtilization`, and
@@ -315,70 +331,11 @@ pub(super) fn yard_load(n: &NodeInfo) -> Option<YardLoad> {
     })
 }
 
-/// YARN's `NodeState` names, as its REST API spells them.
-pub const NODE_STATES: [&str; 8] = [
-    "NEW",
-    "RUNNING",
-    "UNHEALTHY",
-    "DECOMMISSIONING",
-    "DECOMMISSIONED",
-    "LOST",
-    "REBOOTED",
-    "SHUTDOWN",
-];
-
 pub(super) fn yarn_node_state(s: NodeState) -> yard_wire::views::NodeState {
     match s {
         NodeState::Running => yard_wire::views::NodeState::Running,
         NodeState::Lost => yard_wire::views::NodeState::Lost,
     }
-}
-
-pub(super) fn node_state_name(s: NodeState) -> &'static str {
-    yarn_node_state(s).name()
-}
-
-pub(super) fn yarn_state(s: AppState) -> YarnApplicationState {
-    match s {
-        AppState::New => YarnApplicationState::New,
-        AppState::Submitted => YarnApplicationState::Submitted,
-        AppState::Accepted => YarnApplicationState::Accepted,
-        AppState::Running => YarnApplicationState::Running,
-        AppState::Finished => YarnApplicationState::Finished,
-        AppState::Failed => YarnApplicationState::Failed,
-        AppState::Killed => YarnApplicationState::Killed,
-    }
-}
-
-pub(super) fn state_name(s: AppState) -> String {
-    yarn_state(s).name().to_owned()
-}
-
-fn final_status(s: FinalStatus) -> FinalApplicationStatus {
-    match s {
-        FinalStatus::Undefined => FinalApplicationStatus::Undefined,
-        FinalStatus::Succeeded => FinalApplicationStatus::Succeeded,
-        FinalStatus::Failed => FinalApplicationStatus::Failed,
-        FinalStatus::Killed => FinalApplicationStatus::Killed,
-    }
-}
-
-/// YARN's `YarnApplicationState` and `FinalApplicationStatus` names.
-pub const APP_STATES: [&str; 8] = [
-    "NEW",
-    "NEW_SAVING",
-    "SUBMITTED",
-    "ACCEPTED",
-    "RUNNING",
-    "FINISHED",
-    "FAILED",
-    "KILLED",
-];
-
-pub(super) const FINAL_STATUSES: [&str; 4] = ["UNDEFINED", "SUCCEEDED", "FAILED", "KILLED"];
-
-pub(super) fn final_name(a: &AppInfo) -> String {
-    final_status(a.lifecycle.final_status).name().to_owned()
 }
 
 /// Hadoop's app object: YARN's 26 fields, in its units (progress in percent, times in ms,
@@ -419,8 +376,8 @@ pub(super) fn app_view(c: &Cluster, a: &AppInfo, cluster_id: i64, now: i64) -> A
         name: a.name.clone(),
         application_type: a.yarn.application_type.clone(),
         queue: a.queue.clone(),
-        state: yarn_state(a.lifecycle.state),
-        final_status: final_status(a.lifecycle.final_status),
+        state: a.lifecycle.state,
+        final_status: a.lifecycle.final_status,
         progress: a.progress * 100.0,
         tracking_ui: tracking_ui.to_owned(),
         tracking_url,
@@ -441,7 +398,7 @@ pub(super) fn app_view(c: &Cluster, a: &AppInfo, cluster_id: i64, now: i64) -> A
         app_node_label_expression: Some(String::new()),
         am_node_label_expression: Some(String::new()),
         application_tags: a.tags.join(","),
-        deadline_ms: a.deadline_ms,
+        deadline_ms: a.deadline,
         // yard's: met, empty, missed or pending beside YARN's state and final status (null
         // without a deadline), judged once, here (`cluster::deadline_outcome`).
         deadline_outcome: a.deadline_outcome(now),
@@ -450,24 +407,22 @@ pub(super) fn app_view(c: &Cluster, a: &AppInfo, cluster_id: i64, now: i64) -> A
 }
 
 /// YARN's `LIFETIME` timeout object of `a` at `now`.
-pub(super) fn timeout_json(a: &AppInfo, now: i64) -> Value {
-    match a.yarn.lifetime_expiry_ms {
-        Some(t) if !a.lifecycle.state.is_final() => json!({
-            "type": "LIFETIME",
-            "expiryTime": iso8601(t),
-            "remainingTimeInSeconds": (t - now).max(0) / 1000,
-        }),
-        _ => json!({
-            "type": "LIFETIME",
-            "expiryTime": "UNLIMITED",
-            "remainingTimeInSeconds": -1,
-        }),
+pub(super) fn timeout_view(a: &AppInfo, now: i64) -> AppTimeout {
+    let (expiry_time, remaining_time_in_seconds) = match a.yarn.lifetime_expiry_ms {
+        Some(t) if !a.lifecycle.state.is_final() => (iso8601(t), (t - now).max(0) / 1000),
+        _ => ("UNLIMITED".to_owned(), -1),
+    };
+    AppTimeout {
+        kind: TimeoutType::Lifetime,
+        expiry_time,
+        remaining_time_in_seconds,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
     use yard_cluster::classifier::FeatureCount as Feature;
     use yard_wire::views::{QuotaBasis, QuotaStage};
 
@@ -494,6 +449,17 @@ mod tests {
         let mut was = serde_json::to_value(&o).unwrap();
         was["classifier"] = json!("on");
         assert_eq!(serde_json::to_value(overload_view(o)).unwrap(), was);
+        let counts = ModelCounts {
+            good: 4,
+            bad: 2,
+            min_samples: 8,
+            rule: "map".into(),
+            utility: "cpu",
+        };
+        assert_eq!(
+            serde_json::to_value(classifier_counts(counts.clone())).unwrap(),
+            serde_json::to_value(counts).unwrap()
+        );
         for &basis in QuotaBasis::ALL {
             for &stage in QuotaStage::ALL {
                 let q = JobQuota {
@@ -508,25 +474,6 @@ mod tests {
                     serde_json::to_value(q).unwrap()
                 );
             }
-        }
-        for s in [
-            AppState::New,
-            AppState::Submitted,
-            AppState::Accepted,
-            AppState::Running,
-            AppState::Finished,
-            AppState::Failed,
-            AppState::Killed,
-        ] {
-            assert_eq!(json!(yarn_state(s)), json!(s));
-        }
-        for s in [
-            FinalStatus::Undefined,
-            FinalStatus::Succeeded,
-            FinalStatus::Failed,
-            FinalStatus::Killed,
-        ] {
-            assert_eq!(json!(final_status(s)), json!(s));
         }
     }
 }

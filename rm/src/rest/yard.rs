@@ -13,11 +13,15 @@ use serde_json::{Value, json};
 use yard_wire::auth::{DataGrant, Principal};
 use yard_wire::limits::{self, echo};
 use yard_wire::protocol::Dataset;
-use yard_wire::views::YardAppReply;
+use yard_wire::replies::{
+    BookedNode, Books, BooksReply, DatasetSummary, DatasetsReply, Health, HealthReply, IssuedToken,
+    StoreHealth, UploadGrant, WhoAmI,
+};
+use yard_wire::views::{SetDeadline, YardAppReply};
 
 use super::caller::{Caller, Scrape, owned, readable};
-use super::views::{node_state_name, yard_app_view};
-use super::{ApiError, OPENAPI, Reply, Rm, ok, ok_view};
+use super::views::{yard_app_view, yarn_node_state};
+use super::{ApiError, OPENAPI, Reply, Rm, ok_view};
 use crate::cluster::{Cluster, Touch};
 use crate::journal::Journal;
 
@@ -33,31 +37,25 @@ pub(super) async fn yard_app(
     ok_view(&YardAppReply { app })
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub(super) struct Deadline {
-    deadline_ms: i64,
-}
-
 pub(super) async fn set_deadline(
     State(rm): State<Rm>,
     Path(id): Path<String>,
     caller: Caller,
-    body: Result<Json<Deadline>, JsonRejection>,
+    body: Result<Json<SetDeadline>, JsonRejection>,
 ) -> Reply {
     rm.with(|c, _| owned(c, &caller, &id).map(drop))?;
-    let Json(d) = body?;
-    if !(1..=limits::MAX_TIME_MS).contains(&d.deadline_ms) {
+    let Json(SetDeadline { deadline_ms }) = body?;
+    if !(1..=limits::MAX_TIME_MS).contains(&deadline_ms.epoch_ms()) {
         return Err(ApiError::new(
             StatusCode::BAD_REQUEST,
             "deadlineMs is a time: milliseconds since the Unix epoch",
-            json!({ "deadlineMs": d.deadline_ms }),
+            json!({ "deadlineMs": deadline_ms }),
         ));
     }
     let app = rm
         .commit(Touch::App(id.clone()), |c, now| {
             owned(c, &caller, &id)?;
-            c.set_deadline(&id, d.deadline_ms)?;
+            c.set_deadline(&id, deadline_ms)?;
             Ok::<_, ApiError>(c.app(&id).map(|a| YardAppReply {
                 app: yard_app_view(a, now),
             }))
@@ -82,7 +80,7 @@ pub(super) async fn prometheus_targets(
     headers: axum::http::HeaderMap,
 ) -> Reply {
     let mut finals = rm.metrics.finals.lock().unwrap_or_else(|p| p.into_inner());
-    ok(rm.with(|c, now| {
+    ok_view(&rm.with(|c, now| {
         // The rm's address as the daemon knows it, else as Prometheus reached it.
         let rm_addr = c
             .url()
@@ -117,19 +115,17 @@ pub(super) async fn final_figures(
 }
 
 pub(super) async fn datasets(State(rm): State<Rm>, _caller: Caller) -> Reply {
-    let list: Vec<Value> = rm.with(|c, _| {
+    let datasets = rm.with(|c, _| {
         c.datasets()
-            .map(|d| {
-                json!({
-                    "name": d.name,
-                    "createdMs": d.created_ms,
-                    "blocks": d.blocks.len(),
-                    "bytes": d.blocks.iter().map(|b| b.bytes).sum::<u64>(),
-                })
+            .map(|d| DatasetSummary {
+                name: d.name.clone(),
+                created_ms: d.created_ms,
+                blocks: d.blocks.len() as u64,
+                bytes: d.blocks.iter().map(|b| b.bytes).sum(),
             })
             .collect()
     });
-    ok(json!({ "datasets": list }))
+    ok_view(&DatasetsReply { datasets })
 }
 
 pub(super) async fn dataset(
@@ -137,7 +133,8 @@ pub(super) async fn dataset(
     Path(name): Path<String>,
     _caller: Caller,
 ) -> Reply {
-    ok(rm.with(|c, _| c.dataset(&name).map(|d| json!(d)))?)
+    let dataset = rm.with(|c, _| c.dataset(&name).cloned())?;
+    ok_view(&dataset)
 }
 
 /// Whether `caller` may write dataset `name`: anyone who is a user when it is new, else its
@@ -176,13 +173,14 @@ pub(super) async fn put_dataset(
             json!({ "path": echo(&name), "body": echo(&d.name) }),
         ));
     }
-    ok(rm
+    let dataset = rm
         .commit(Touch::Dataset(name.clone()), |c, now| {
             let owner = may_write_dataset(c, &caller, &name)?;
             c.put_dataset(now, d, &owner)?;
-            Ok::<_, ApiError>(c.dataset(&name).map(|d| json!(d))?)
+            Ok::<_, ApiError>(c.dataset(&name).cloned()?)
         })
-        .await?)
+        .await?;
+    ok_view(&dataset)
 }
 
 /// A grant to upload dataset `name`'s blocks to the nodemanagers, for its owner (or whoever
@@ -202,12 +200,14 @@ pub(super) async fn upload_grant(
         };
         Ok::<_, ApiError>((c.data_token(&grant), expires_ms))
     })?;
-    ok(json!({ "token": token, "expiresMs": expires_ms }))
+    ok_view(&UploadGrant { token, expires_ms })
 }
 
 /// The caller's principal, as the rm reads its token.
 pub(super) async fn whoami(caller: Caller) -> Reply {
-    ok(json!({ "principal": caller.0 }))
+    ok_view(&WhoAmI {
+        principal: caller.0,
+    })
 }
 
 /// What an admin may issue: a user's token, one node's credential, or the scrape token.
@@ -251,13 +251,20 @@ pub(super) async fn issue_token(
             ));
         }
     };
-    ok(json!({ "token": rm.bearer.issue(&principal), "principal": principal }))
+    ok_view(&IssuedToken {
+        token: rm.bearer.issue(&principal),
+        principal,
+    })
 }
 
 /// Whether the rm can write its state. 503 while it cannot (a full or read-only disk).
 pub(super) async fn health(State(rm): State<Rm>) -> Reply {
     match rm.journal.as_ref().and_then(Journal::failing) {
-        None => ok(json!({ "health": { "store": "ok" } })),
+        None => ok_view(&HealthReply {
+            health: Health {
+                store: StoreHealth::Ok,
+            },
+        }),
         Some(reason) => Err(ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
             "the rm cannot write its state store: changes are refused until it can",
@@ -275,17 +282,26 @@ pub(super) async fn books(State(rm): State<Rm>, caller: Caller) -> Reply {
             "only an admin may read the container book",
         ));
     }
-    ok(rm.with(|c, _| {
-        let nodes: Vec<Value> = c
+    let books = rm.with(|c, _| {
+        let nodes = c
             .nodes()
-            .map(|n| {
-                let containers: Vec<&String> = c.containers_on(&n.node_id).map(|(id, _)| id).collect();
-                json!({ "nodeId": n.node_id, "state": node_state_name(n.state), "containers": containers })
+            .map(|n| BookedNode {
+                node_id: n.node_id.clone(),
+                state: yarn_node_state(n.state),
+                containers: c
+                    .containers_on(&n.node_id)
+                    .map(|(id, _)| id.clone())
+                    .collect(),
             })
             .collect();
         let problem = c.check_books().err();
-        json!({ "books": { "consistent": problem.is_none(), "problem": problem, "nodes": nodes } })
-    }))
+        Books {
+            consistent: problem.is_none(),
+            problem,
+            nodes,
+        }
+    });
+    ok_view(&BooksReply { books })
 }
 
 pub(super) async fn openapi() -> Response {

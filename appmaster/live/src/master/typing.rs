@@ -15,9 +15,8 @@ use yard_appmaster::typing::{
     DEFAULT_DISK_RATE_BYTES_PER_S, KindType, Part, PartType, Probe, RateSource, Typing,
     parse_disk_rate,
 };
-use yard_cluster::ids::Bound;
 use yard_profiles::ProfileStore;
-use yard_wire::protocol::{JobType, TaskBound};
+use yard_wire::protocol::JobType;
 
 use super::state::{Shared, State, log_line, now_ms};
 use super::umbilical::with;
@@ -82,10 +81,7 @@ fn task_name(task: TaskRef) -> String {
 
 /// The kind's type as the wire carries it: `None` while both parts are unknown.
 pub(super) fn wire_job_type(k: &KindType) -> Option<JobType> {
-    let bound = |t: &PartType| match t.bound {
-        Bound::Cpu => TaskBound::Cpu,
-        Bound::Io => TaskBound::Io,
-    };
+    let bound = |t: &PartType| t.bound;
     (!k.is_unknown()).then(|| JobType {
         map: k.map.as_ref().map(bound),
         reduce: k.reduce.as_ref().map(bound),

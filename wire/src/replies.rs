@@ -1,0 +1,138 @@
+//! The rm's other replies on `/ws/v1/yard/…`: datasets and their upload grants, tokens and
+//! whoami, health, the container books, Prometheus' scrape targets, and what the masters'
+//! protocol answers (register, unregister, final figures, recovery entries). The nodemanagers'
+//! and the allocate protocol's replies are in [`crate::protocol`]; `rm/tests/golden` holds what
+//! all of them look like on the wire.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::auth::Principal;
+use crate::views::{NodeState, QuotaView};
+
+/// A dataset in the list: its name, when it was put, and its size.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DatasetSummary {
+    pub name: String,
+    pub created_ms: i64,
+    /// How many blocks, and their bytes.
+    pub blocks: u64,
+    pub bytes: u64,
+}
+
+/// `{"datasets": […]}` (`GET /ws/v1/yard/datasets`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DatasetsReply {
+    pub datasets: Vec<DatasetSummary>,
+}
+
+/// A grant to upload a dataset's blocks (`POST /ws/v1/yard/datasets/{name}/upload-grant`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UploadGrant {
+    pub token: String,
+    /// ms since the epoch.
+    pub expires_ms: i64,
+}
+
+/// `GET /ws/v1/yard/auth/whoami`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WhoAmI {
+    pub principal: Principal,
+}
+
+/// `POST /ws/v1/yard/auth/tokens`: the token, and whom it is for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IssuedToken {
+    pub token: String,
+    pub principal: Principal,
+}
+
+/// Whether the rm can write its state store (only `ok` is ever a 200).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StoreHealth {
+    Ok,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Health {
+    pub store: StoreHealth,
+}
+
+/// `{"health": {"store": "ok"}}` (`GET /ws/v1/yard/health`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HealthReply {
+    pub health: Health,
+}
+
+/// `{"books": …}` (`GET /ws/v1/yard/books`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BooksReply {
+    pub books: Books,
+}
+
+/// The container book as the rm holds it, and whether its invariants hold.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Books {
+    pub consistent: bool,
+    /// The first broken invariant; `null` when consistent.
+    pub problem: Option<String>,
+    pub nodes: Vec<BookedNode>,
+}
+
+/// A node's booked containers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BookedNode {
+    pub node_id: String,
+    pub state: NodeState,
+    pub containers: Vec<String>,
+}
+
+/// One of Prometheus' `http_sd` target groups (`GET /ws/v1/yard/prometheus/targets` answers a
+/// list of them).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TargetGroup {
+    pub targets: Vec<String>,
+    pub labels: BTreeMap<String, String>,
+}
+
+/// A master's registration is answered with its job's quota (`null` under a policy without
+/// quotas, or before the job's model is known).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MasterRegistered {
+    pub quota: Option<QuotaView>,
+}
+
+/// `{}`: a master's unregistration, done.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Unregistered {}
+
+/// A master's final figures, kept (`PUT /ws/v1/yard/apps/{id}/metrics`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FinalFiguresKept {
+    pub application: String,
+    pub bytes: u64,
+    /// ms since the epoch.
+    pub kept_ms: i64,
+}
+
+/// `PUT /ws/v1/yard/apps/{id}/recovery`: how many entries the application now keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecoveryKept {
+    pub entries: u64,
+}
+
+/// `GET /ws/v1/yard/apps/{id}/recovery`: the current attempt (`null` once the application
+/// ended) and the entries its masters kept, each a JSON object opaque to the rm.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Recovery {
+    pub attempt: Option<u32>,
+    pub entries: BTreeMap<String, Value>,
+}
