@@ -1,0 +1,58 @@
+//! A Python tool from PyPI in a virtualenv, for the tests that run one against live daemons
+//! (yarn-api-client, schemathesis). The rule is one for all of them: an env var names a
+//! virtualenv prepared beforehand (`.ci/run` makes one), else one is made in the test's
+//! scratch directory; a tool that cannot be set up fails the test under CI (`CI=true`) and
+//! skips it loudly elsewhere.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Why `tool` cannot be set up here: panics under CI, else says it is skipped.
+pub fn unavailable(tool: &str, why: &str) {
+    if std::env::var("CI").is_ok_and(|v| v == "true" || v == "1") {
+        panic!("{tool} cannot be set up in CI: {why}");
+    }
+    eprintln!(
+        "\n*** SKIPPED: {tool}: {why}. Install python3 with venv and pip (apt-get install python3-venv) to run it. ***\n"
+    );
+}
+
+/// The virtualenv that `env_var` names, or a new one in `scratch` with `requirement` (a pip
+/// requirement such as `name==1.2.3`) installed; or why there is none.
+pub fn venv_with(scratch: &Path, env_var: &str, requirement: &str) -> Result<PathBuf, String> {
+    if let Ok(venv) = std::env::var(env_var) {
+        let venv = PathBuf::from(venv);
+        if venv.join("bin/python").exists() {
+            return Ok(venv);
+        }
+        return Err(format!("{env_var}={} has no bin/python", venv.display()));
+    }
+    let venv = scratch.join("venv");
+    let made = Command::new("python3")
+        .args(["-m", "venv"])
+        .arg(&venv)
+        .output()
+        .map_err(|e| format!("python3 does not run ({e})"))?;
+    if !made.status.success() {
+        return Err(format!(
+            "python3 -m venv failed: {}",
+            String::from_utf8_lossy(&made.stderr).trim()
+        ));
+    }
+    let installed = Command::new(venv.join("bin/pip"))
+        .args([
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            requirement,
+        ])
+        .output()
+        .map_err(|e| format!("pip does not run ({e})"))?;
+    if !installed.status.success() {
+        return Err(format!(
+            "pip install {requirement} failed: {}",
+            String::from_utf8_lossy(&installed.stderr).trim()
+        ));
+    }
+    Ok(venv)
+}
