@@ -78,6 +78,9 @@ fn schemathesis_finds_the_rm_as_its_openapi_document_says() {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr),
     );
+    // Its summary (operations, phases, cases) says what was checked, pass or fail.
+    let summary = stdout.find("SUMMARY").map_or(&*stdout, |at| &stdout[at..]);
+    eprintln!("{summary}");
     assert!(
         out.status.success(),
         "schemathesis found the rm unlike its document (seed {seed}, \

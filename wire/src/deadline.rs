@@ -64,6 +64,7 @@ impl FromStr for Deadline {
 
 /// Where an application with a deadline stands against it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum DeadlineOutcome {
     /// Answered by the deadline from some input.

@@ -5,6 +5,8 @@
 pub mod auth;
 pub mod deadline;
 pub mod limits;
+#[cfg(feature = "openapi")]
+pub mod openapi;
 pub mod protocol;
 pub mod telemetry;
 pub mod token;

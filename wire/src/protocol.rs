@@ -296,6 +296,7 @@ pub struct JobProgress {
 /// Whether a job's map part and reduce part are CPU- or IO-bound; a part not yet typed is
 /// absent (or `null`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct JobType {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -307,6 +308,7 @@ pub struct JobType {
 /// What a part's tasks are bound by: `"cpu"` or `"io"` (the wire's copy of
 /// `yard_cluster::ids::Bound`, which wire does not depend on).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum TaskBound {
     Cpu,

@@ -62,6 +62,7 @@ macro_rules! names {
 
 /// Hadoop's `YarnApplicationState`, as its REST API spells it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum YarnApplicationState {
     New,
@@ -98,6 +99,7 @@ impl YarnApplicationState {
 
 /// Hadoop's `FinalApplicationStatus`: what the master reported, UNDEFINED while it runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum FinalApplicationStatus {
     Undefined,
@@ -115,6 +117,7 @@ names!(FinalApplicationStatus, "final status", {
 
 /// Hadoop's `NodeState` (yard's nodes are RUNNING or LOST; the rest are Hadoop's).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum NodeState {
     New,
@@ -140,6 +143,7 @@ names!(NodeState, "node state", {
 
 /// YARN's resource object (`{"memory": MB, "vCores": n}`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ResourceView {
     pub memory: u64,
@@ -148,6 +152,7 @@ pub struct ResourceView {
 
 /// The stage a job's quota is for: every map done or not.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum QuotaStage {
     Map,
@@ -158,6 +163,7 @@ names!(QuotaStage, "stage", { Map => "map", Reduce => "reduce" });
 
 /// Why a job has the quota it has (the cluster policy's, `yard_cluster::policy`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum QuotaBasis {
     /// The fewest containers that meet the deadline under ARIA's model.
@@ -184,6 +190,7 @@ names!(QuotaBasis, "quota basis", {
 
 /// A job's quota under the rm's cluster policy, in containers for the stage it is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct QuotaView {
     pub stage: QuotaStage,
@@ -199,6 +206,7 @@ pub struct QuotaView {
 /// resource-seconds in MB·s and vcore·s) and yard's own (`deadlineMs`, `deadlineOutcome`,
 /// `quota`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct AppView {
     pub id: String,
@@ -248,6 +256,7 @@ pub struct AppView {
 /// yard's view of an application: what Hadoop's lacks (where it stands against its deadline,
 /// from how much of its input it answered, the answer).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct YardAppView {
     pub id: String,
@@ -269,35 +278,41 @@ pub struct YardAppView {
 
 /// `{"app": …}`: one application (`GET /ws/v1/cluster/apps/{id}`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AppReply {
     pub app: AppView,
 }
 
 /// `{"apps": {"app": […]}}` (`GET /ws/v1/cluster/apps`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AppsReply {
     pub apps: AppList,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AppList {
     pub app: Vec<AppView>,
 }
 
 /// `{"app": …}`: yard's view (`GET /ws/v1/yard/apps/{id}`, and `PUT …/deadline`'s reply).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct YardAppReply {
     pub app: YardAppView,
 }
 
 /// `{"state": …}`: YARN's app state object (`GET` and `PUT /ws/v1/cluster/apps/{id}/state`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AppStateView {
     pub state: YarnApplicationState,
 }
 
 /// YARN's `ResourceUtilizationInfo`, field for field: memory in MB, CPU in cores kept busy.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ResourceUtilization {
     #[serde(rename = "nodePhysicalMemoryMB")]
     pub node_physical_memory_mb: u64,
@@ -316,6 +331,7 @@ pub struct ResourceUtilization {
 /// yard's view of a node's load: its last sample as the nodemanager sent it, with when the rm
 /// received it and two figures derived from it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct YardLoad {
     #[serde(flatten)]
@@ -329,6 +345,7 @@ pub struct YardLoad {
 
 /// One of a node's recent samples (`GET /ws/v1/cluster/nodes/{id}`'s `yardLoadHistory`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct LoadPoint {
     /// When the rm received it, ms since the epoch.
@@ -344,6 +361,7 @@ pub struct LoadPoint {
 
 /// Whether the rm runs its overload classifier.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Classifier {
     On,
@@ -354,6 +372,7 @@ names!(Classifier, "classifier state", { On => "on", Off => "off" });
 
 /// The overload classifier's verdict on a node for a task of an untyped job.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {
     Good,
@@ -366,6 +385,7 @@ names!(Verdict, "verdict", { Good => "good", Bad => "bad", Unknown => "unknown" 
 /// A node as the overload classifier sees it: its verdict, and (when the classifier is on) the
 /// counts behind it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct OverloadView {
     pub classifier: Classifier,
@@ -381,6 +401,7 @@ pub struct OverloadView {
 /// back here as strings. The enums both carry (`Verdict`, `QuotaStage`, `QuotaBasis`) are
 /// defined here once and used by the cluster policies.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct OverloadModel {
     /// `null`: unknown.
@@ -397,6 +418,7 @@ pub struct OverloadModel {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct FeatureCount {
     pub name: String,
     pub level: u8,
@@ -406,6 +428,7 @@ pub struct FeatureCount {
 
 /// Hadoop's node object, YARN's `resourceUtilization`, and yard's view of its load.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct NodeView {
     pub rack: String,
@@ -440,17 +463,20 @@ pub struct NodeView {
 
 /// `{"nodes": {"node": […]}}` (`GET /ws/v1/cluster/nodes`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct NodesReply {
     pub nodes: NodeList,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct NodeList {
     pub node: Vec<NodeView>,
 }
 
 /// `{"node": …}` (`GET /ws/v1/cluster/nodes/{id}`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct NodeReply {
     pub node: NodeView,
 }
@@ -459,6 +485,7 @@ pub struct NodeReply {
 /// MB, vcores, containers and nodes. yard reserves nothing and decommissions nothing: those
 /// counts are 0.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ClusterMetrics {
     pub apps_submitted: u64,
@@ -494,6 +521,7 @@ pub struct ClusterMetrics {
 
 /// `{"clusterMetrics": …}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ClusterMetricsReply {
     pub cluster_metrics: ClusterMetrics,
@@ -501,6 +529,7 @@ pub struct ClusterMetricsReply {
 
 /// Hadoop's `clusterInfo` (`GET /ws/v1/cluster/info`), as yard fills it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ClusterInfo {
     /// The rm's start, ms since the epoch (YARN's cluster timestamp, in application ids).
@@ -520,6 +549,7 @@ pub struct ClusterInfo {
 
 /// `{"clusterInfo": …}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ClusterInfoReply {
     pub cluster_info: ClusterInfo,
