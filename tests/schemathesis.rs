@@ -19,7 +19,7 @@ mod support;
 use std::path::Path;
 use std::process::Command;
 
-use support::venv::{unavailable, venv_with};
+use support::venv::{LiveRm, live_rm, unavailable, venv_with};
 use support::*;
 
 const SCHEMATHESIS: &str = "schemathesis==4.32.5";
@@ -39,11 +39,7 @@ fn schemathesis_finds_the_rm_as_its_openapi_document_says() {
         Ok(venv) => venv,
         Err(why) => return unavailable("schemathesis", &why),
     };
-    let rm = rm_in(&dir, &[]);
-    let url = format!("http://{}", rm.addr);
-    let nm = nm(&rm, &dir.join("nm"));
-    await_running(&rm, 1);
-    let token = admin_token(&url).expect("the rm left its local credentials");
+    let LiveRm { rm, nm, url, token } = live_rm(&dir);
     let seed = std::env::var("YARD_SCHEMATHESIS_SEED").unwrap_or_else(|_| SEED.into());
     let examples = std::env::var("YARD_SCHEMATHESIS_EXAMPLES").unwrap_or_else(|_| EXAMPLES.into());
     eprintln!("schemathesis: seed {seed}, {examples} examples per operation");

@@ -12,7 +12,7 @@ mod support;
 use std::path::Path;
 use std::process::Command;
 
-use support::venv::{unavailable, venv_with};
+use support::venv::{LiveRm, live_rm, unavailable, venv_with};
 use support::*;
 
 const CLIENT: &str = "yarn-api-client==1.0.3";
@@ -24,11 +24,7 @@ fn yarn_api_client_works_against_yard_without_a_patch() {
         Ok(venv) => venv.join("bin/python"),
         Err(why) => return unavailable("yarn-api-client", &why),
     };
-    let rm = rm_in(&dir, &[]);
-    let url = format!("http://{}", rm.addr);
-    let nm = nm(&rm, &dir.join("nm"));
-    await_running(&rm, 1);
-    let token = admin_token(&url).expect("the rm left its local credentials");
+    let LiveRm { rm, nm, url, token } = live_rm(&dir);
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/yarn_api_client/check.py");
     let out = Command::new(&python)
         .arg(&script)

@@ -5,7 +5,9 @@
 //! skips it loudly elsewhere.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output};
+
+use super::{Daemon, admin_token, await_running, nm, rm_in};
 
 /// Why `tool` cannot be set up here: panics under CI, else says it is skipped.
 pub fn unavailable(tool: &str, why: &str) {
@@ -28,31 +30,45 @@ pub fn venv_with(scratch: &Path, env_var: &str, requirement: &str) -> Result<Pat
         return Err(format!("{env_var}={} has no bin/python", venv.display()));
     }
     let venv = scratch.join("venv");
-    let made = Command::new("python3")
+    let python3 = Command::new("python3")
         .args(["-m", "venv"])
         .arg(&venv)
-        .output()
-        .map_err(|e| format!("python3 does not run ({e})"))?;
-    if !made.status.success() {
-        return Err(format!(
-            "python3 -m venv failed: {}",
-            String::from_utf8_lossy(&made.stderr).trim()
-        ));
-    }
-    let installed = Command::new(venv.join("bin/pip"))
-        .args([
-            "install",
-            "--quiet",
-            "--disable-pip-version-check",
-            requirement,
-        ])
-        .output()
-        .map_err(|e| format!("pip does not run ({e})"))?;
-    if !installed.status.success() {
-        return Err(format!(
-            "pip install {requirement} failed: {}",
-            String::from_utf8_lossy(&installed.stderr).trim()
-        ));
-    }
+        .output();
+    succeeded("python3 -m venv", python3)?;
+    let pip = Command::new(venv.join("bin/pip"))
+        .args(["install", "--quiet", "--disable-pip-version-check"])
+        .arg(requirement)
+        .output();
+    succeeded(&format!("pip install {requirement}"), pip)?;
     Ok(venv)
+}
+
+/// Whether `what` ran and succeeded, or why not.
+fn succeeded(what: &str, out: std::io::Result<Output>) -> Result<(), String> {
+    let out = out.map_err(|e| format!("{what} does not run ({e})"))?;
+    if out.status.success() {
+        return Ok(());
+    }
+    Err(format!(
+        "{what} failed: {}",
+        String::from_utf8_lossy(&out.stderr).trim()
+    ))
+}
+
+/// What a tool runs against: an rm in `dir` with one running nodemanager, the rm's URL and
+/// its admin token.
+pub struct LiveRm {
+    pub rm: Daemon,
+    pub nm: Daemon,
+    pub url: String,
+    pub token: String,
+}
+
+pub fn live_rm(dir: &Path) -> LiveRm {
+    let rm = rm_in(dir, &[]);
+    let url = format!("http://{}", rm.addr);
+    let nm = nm(&rm, &dir.join("nm"));
+    await_running(&rm, 1);
+    let token = admin_token(&url).expect("the rm left its local credentials");
+    LiveRm { rm, nm, url, token }
 }
