@@ -12,13 +12,13 @@ fn document() -> Value {
 }
 
 #[test]
-fn the_documents_view_schemas_are_the_ones_generated_from_the_wire_types() {
+fn the_documents_component_schemas_are_the_ones_generated_from_the_wire_types() {
     let doc = document();
     let documented = doc["components"]["schemas"]
         .as_object()
         .expect("components.schemas");
     let mut stale = Vec::new();
-    for (name, generated) in yard_wire::openapi::view_schemas() {
+    for (name, generated) in yard_wire::openapi::component_schemas() {
         if documented.get(&name) != Some(&generated) {
             stale.push(format!(
                 "{name}: put this in rm/openapi.json's components.schemas:\n{}",

@@ -1,13 +1,16 @@
-//! The OpenAPI schemas of the client views (feature `openapi`), generated from the types with
-//! utoipa, so `rm/openapi.json` cannot drift from what the rm serializes: `rm/tests/openapi.rs`
-//! checks that the committed document carries exactly these (and rewrites them with
-//! `YARD_BLESS=1`). The document is OpenAPI 3.0, utoipa writes 3.1: [`view_schemas`] spells
-//! nullability the 3.0 way (`nullable`), nothing else changes.
+//! The OpenAPI schemas of the client views and of a nodemanager's registration and heartbeat
+//! (feature `openapi`), generated from the types with utoipa, so `rm/openapi.json` cannot
+//! drift from what the rm serializes and reads: `rm/tests/openapi.rs` checks that the
+//! committed document carries exactly these, and prints the generated schema of any that
+//! differs. The document is OpenAPI 3.0 and utoipa writes 3.1, so [`component_schemas`]
+//! spells nullability the 3.0 way (`nullable`) and a serde-flattened struct as one object;
+//! it adds what utoipa cannot take from a constant (the load sample's ranges).
 
 use serde_json::{Map, Value, json};
 use utoipa::OpenApi;
 
 use crate::limits;
+use crate::protocol::{NodeHeartbeat, RegisterNode};
 use crate::telemetry::{
     MAX_CORES, MAX_LOAD, MAX_MEMORY_BYTES, MAX_PROCESSES, MAX_RATE_BYTES_PER_S,
     MAX_TREE_CPU_PERCENT, MAX_VIRTUAL_BYTES,
@@ -17,9 +20,12 @@ use crate::views::{
     NodesReply, YardAppReply,
 };
 
-/// The rm's replies built from `views`; utoipa adds every type they contain.
+/// The rm's replies built from `views`, and the nodemanagers' registration and heartbeat;
+/// utoipa adds every type they contain.
 #[derive(OpenApi)]
 #[openapi(components(schemas(
+    RegisterNode,
+    NodeHeartbeat,
     AppsReply,
     AppReply,
     YardAppReply,
@@ -31,8 +37,9 @@ use crate::views::{
 )))]
 struct Views;
 
-/// Every view's schema and every schema it refers to, by type name, as OpenAPI 3.0 spells it.
-pub fn view_schemas() -> Map<String, Value> {
+/// Every view's and request's schema and every schema they refer to, by type name, as
+/// OpenAPI 3.0 spells it.
+pub fn component_schemas() -> Map<String, Value> {
     let schemas = Views::openapi()
         .components
         .map(|c| c.schemas)
@@ -226,7 +233,7 @@ mod tests {
 
     #[test]
     fn a_flattened_struct_is_one_object_and_a_flattened_option_is_optional() {
-        let schemas = view_schemas();
+        let schemas = component_schemas();
         let load = &schemas["YardLoad"];
         assert!(load["properties"]["cpuPercent"].is_object(), "{load}");
         assert!(load["properties"]["sampledAt"].is_object(), "{load}");
@@ -244,7 +251,7 @@ mod tests {
 
     #[test]
     fn every_view_and_what_it_contains_has_a_schema() {
-        let schemas = view_schemas();
+        let schemas = component_schemas();
         for name in [
             "AppView",
             "NodeView",
