@@ -1,10 +1,10 @@
 //! The OpenAPI schemas of the client views and of a nodemanager's registration and heartbeat
 //! (feature `openapi`), generated from the types with utoipa, so `rm/openapi.json` cannot
 //! drift from what the rm serializes and reads: `rm/tests/openapi.rs` checks that the
-//! committed document carries exactly these, and prints the generated schema of any that
-//! differs. The document is OpenAPI 3.0 and utoipa writes 3.1, so [`component_schemas`]
-//! spells nullability the 3.0 way (`nullable`) and a serde-flattened struct as one object;
-//! it adds what utoipa cannot take from a constant (the load sample's ranges).
+//! committed document carries exactly these (and writes them in with `YARD_BLESS=1`). The
+//! document is OpenAPI 3.0 and utoipa writes 3.1, so [`component_schemas`] spells nullability
+//! the 3.0 way (`nullable`) and a serde-flattened struct as one object; it adds what utoipa
+//! cannot take from a constant (the load sample's ranges).
 
 use serde_json::{Map, Value, json};
 use utoipa::OpenApi;
