@@ -7,8 +7,8 @@
 //!
 //! Null and absent are distinct on purpose: an `Option` field without `skip_serializing_if`
 //! is always sent (`null` when unknown, e.g. `deadlineMs` of an application without a
-//! deadline); one with it is absent when `None` (a field `deSelects` left out, the load history
-//! only the one-node route has). Names are Hadoop's where it has the field (hence the renames
+//! deadline), and its OpenAPI schema says it is required; one with it is absent when `None` (a
+//! field `deSelects` left out, the load history only the one-node route has). Names are Hadoop's where it has the field (hence the renames
 //! where Hadoop's capitals are not camelCase: `allocatedMB`, `trackingUI`, `nodeHTTPAddress`).
 
 use serde::{Deserialize, Serialize};
@@ -195,9 +195,12 @@ names!(QuotaBasis, "quota basis", {
 pub struct QuotaView {
     pub stage: QuotaStage,
     /// `None`: as many as it asks for.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub containers: Option<u32>,
     /// ARIA's map and reduce slots, when computed.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub maps: Option<u32>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub reduces: Option<u32>,
     pub basis: QuotaBasis,
 }
@@ -246,10 +249,13 @@ pub struct AppView {
     /// YARN's comma-separated list.
     pub application_tags: String,
     /// When the answer is wanted, ms since the epoch; `null` without a deadline.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub deadline_ms: Option<i64>,
     /// Met, empty, missed or pending; `null` without a deadline.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub deadline_outcome: Option<DeadlineOutcome>,
     /// `null` under a policy without quotas.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub quota: Option<QuotaView>,
 }
 
@@ -262,17 +268,24 @@ pub struct YardAppView {
     pub id: String,
     pub state: YarnApplicationState,
     pub final_status: FinalApplicationStatus,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub deadline_ms: Option<i64>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub deadline_outcome: Option<DeadlineOutcome>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub quota: Option<QuotaView>,
     /// Where its master serves its status; `null` until it says.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub tracking_url: Option<String>,
     /// Its map and reduce types, as its master last said; `null` until it says.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub job_type: Option<JobType>,
     /// `null` until it answers.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub processed_fraction: Option<f64>,
     /// The master's answer, opaque to the rm (a MapReduce job's: its `job` line, estimates and
     /// top lists); `null` until it answers.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub answer: Option<Value>,
 }
 
@@ -339,6 +352,7 @@ pub struct YardLoad {
     /// When the rm received it, ms since the epoch.
     pub sampled_at: i64,
     /// The 1-minute load per logical CPU; `null` when the node reported no CPU count.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub load_per_core: Option<f64>,
     pub memory_used_fraction: f64,
 }
@@ -405,14 +419,17 @@ pub struct OverloadView {
 #[serde(rename_all = "camelCase")]
 pub struct OverloadModel {
     /// `null`: unknown.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub p_good: Option<f64>,
     /// `null` before the node's first sample.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub overloaded: Option<bool>,
     pub labelled_good: u64,
     pub labelled_bad: u64,
     pub pending: u64,
     pub probes: u64,
     /// `null` when not refusing.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub refused_since_ms: Option<i64>,
     pub features: Vec<FeatureCount>,
 }
@@ -454,6 +471,7 @@ pub struct NodeView {
     /// All 0 until the node's first sample, as YARN reports a node without one.
     pub resource_utilization: ResourceUtilization,
     /// `null` until the node's first sample.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub yard_load: Option<YardLoad>,
     pub overload: OverloadView,
     /// The node's recent samples, oldest first: on the one-node route only (absent in lists).
