@@ -21,7 +21,10 @@ use crate::views::{
 };
 
 /// The rm's replies built from `views`, and the nodemanagers' registration and heartbeat;
-/// utoipa adds every type they contain.
+/// utoipa adds every type they contain. A new wire type the rm reads or serves (the replies
+/// still built with `json!`, the allocate protocol, a MapReduce job): derive `ToSchema` on it
+/// behind the feature as these do, name it here, point the document's path at it, and run
+/// `YARD_BLESS=1 cargo test -p yard-rm --test openapi`.
 #[derive(OpenApi)]
 #[openapi(components(schemas(
     RegisterNode,
