@@ -639,14 +639,16 @@ async fn the_openapi_document_describes_every_app_field_and_the_deadline_outcome
         .running(json!({"deadline-ms": T0 + 60_000}), json!({}))
         .await;
     let app = h.app(&id).await;
-    assert_eq!(keys(&app), keys(&schemas["App"]["properties"]));
+    assert_eq!(keys(&app), keys(&schemas["AppView"]["properties"]));
     let yard = h.get_ok(&format!("/ws/v1/yard/apps/{id}")).await;
-    let documented = &schemas["YardApp"]["properties"]["app"]["properties"];
+    let documented = &schemas["YardAppView"]["properties"];
     assert_eq!(keys(&yard["app"]), keys(documented));
-    for schema in [&schemas["App"]["properties"], documented] {
-        let values = schema["deadlineOutcome"]["enum"].as_array().unwrap();
-        for o in yard_wire::deadline::DeadlineOutcome::ALL {
-            assert!(values.contains(&json!(o.name())), "{o:?} in {values:?}");
-        }
+    let outcome = json!([{"$ref": "#/components/schemas/DeadlineOutcome"}]);
+    for schema in [&schemas["AppView"]["properties"], documented] {
+        assert_eq!(schema["deadlineOutcome"]["allOf"], outcome);
+    }
+    let values = schemas["DeadlineOutcome"]["enum"].as_array().unwrap();
+    for o in yard_wire::deadline::DeadlineOutcome::ALL {
+        assert!(values.contains(&json!(o.name())), "{o:?} in {values:?}");
     }
 }

@@ -1273,3 +1273,48 @@ async fn a_refusal_echoes_an_outside_value_cut_short() {
         );
     }
 }
+
+/// As Hadoop reads them: an empty filter value is no filter (`finalStatus=&limit=` lists every
+/// application), and another application's attempt id names no attempt here (404, as Hadoop's
+/// `validateIds`); a key no route takes is still a 400, and so is an attempt that is no id.
+#[tokio::test]
+async fn empty_filters_and_another_applications_attempt_read_as_hadoop_reads_them() {
+    let h = harness();
+    h.node("n1:8042", 4).await;
+    let id = running_app(&h).await;
+    let (status, apps) = h
+        .get("/ws/v1/cluster/apps?states=&finalStatus=&limit=&startedTimeBegin=&deSelects=")
+        .await;
+    assert_eq!(status, StatusCode::OK, "{apps}");
+    assert_eq!(apps["apps"]["app"][0]["id"], json!(id));
+    let (status, nodes) = h.get("/ws/v1/cluster/nodes?healthy=&states=").await;
+    assert_eq!(status, StatusCode::OK, "{nodes}");
+    let (status, reply) = h.get("/ws/v1/cluster/apps?bogus=").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{reply}");
+    let (_, stamp, seq) = {
+        let mut parts = id.splitn(3, '_');
+        (parts.next(), parts.next().unwrap(), parts.next().unwrap())
+    };
+    let other = format!(
+        "appattempt_{stamp}_{}_000001",
+        seq.parse::<u32>().unwrap() + 1
+    );
+    for tail in ["", "/containers", "/containers/container_1_0001_01_000001"] {
+        let (status, reply) = h
+            .get(&format!(
+                "/ws/v1/cluster/apps/{id}/appattempts/{other}{tail}"
+            ))
+            .await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{tail}: {reply}");
+        assert_eq!(reply["RemoteException"]["exception"], "NotFoundException");
+    }
+    let own = format!("appattempt_{stamp}_{seq}_000001");
+    let (status, _) = h
+        .get(&format!("/ws/v1/cluster/apps/{id}/appattempts/{own}"))
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, _) = h
+        .get(&format!("/ws/v1/cluster/apps/{id}/appattempts/0"))
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+}

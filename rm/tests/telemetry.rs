@@ -442,7 +442,7 @@ async fn the_openapi_document_describes_every_node_field() {
         StatusCode::OK
     );
     let node = h.get_ok("/ws/v1/cluster/nodes/n1:8042").await["node"].clone();
-    let mut expected = documented("Node");
+    let mut expected = documented("NodeView");
     expected.insert("yardLoadHistory".into());
     let missing = |served: BTreeSet<String>, documented: BTreeSet<String>| {
         served.difference(&documented).cloned().collect::<Vec<_>>()
@@ -453,7 +453,7 @@ async fn the_openapi_document_describes_every_node_field() {
         (&node["yardLoad"], "YardLoad"),
         (&node["yardLoad"]["own"], "ProcessTreeUsage"),
         (&node["yardLoad"]["containers"][0], "ContainerUsage"),
-        (&node["yardLoadHistory"][0], "YardLoadPoint"),
+        (&node["yardLoadHistory"][0], "LoadPoint"),
     ] {
         assert_eq!(
             missing(served(value), documented(schema)),

@@ -3,6 +3,8 @@
 //! over REST; and, for the CLI tests, the yard binary run to its end and its JSON read.
 #![allow(dead_code)] // each test file uses its own subset
 
+pub mod venv;
+
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};

@@ -62,8 +62,15 @@ impl FromStr for Deadline {
     }
 }
 
-/// Where an application with a deadline stands against it.
+/// Where an application with a deadline stands against it, beside YARN's state and final
+/// status. `met`: answered by the deadline from some input; `empty`: answered by it from no
+/// input (processed fraction 0), not a met deadline; `missed`: answered after it, or ended
+/// without an answer after it (or failed or killed without one), or still running past it;
+/// `pending`: not answered, the deadline still ahead. An answer counts at the rm's receipt
+/// less 1 s for its transit; an application that succeeded without reporting an answer
+/// answered when it ended, from all its input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum DeadlineOutcome {
     /// Answered by the deadline from some input.

@@ -7,6 +7,8 @@ pub mod deadline;
 pub mod hadoop;
 pub mod jobs;
 pub mod limits;
+#[cfg(feature = "openapi")]
+pub mod openapi;
 pub mod protocol;
 pub mod replies;
 pub mod telemetry;

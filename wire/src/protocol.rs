@@ -11,6 +11,7 @@ use crate::token::ContainerToken;
 
 /// Memory and cores.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Resource {
     pub memory_mb: u64,
@@ -19,6 +20,7 @@ pub struct Resource {
 
 /// A nodemanager introduces itself.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RegisterNode {
     /// `host:port` of the nodemanager's HTTP endpoint: its identity.
@@ -129,6 +131,7 @@ pub struct Dataset {
 
 /// A container a registering nodemanager already runs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NodeContainer {
     pub container_id: String,
@@ -137,6 +140,7 @@ pub struct NodeContainer {
 
 /// How a container ended, as the rm tells a master (YARN's ContainerExitStatus where it has one).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum ContainerEnd {
     /// The process exited by itself with this code.
@@ -174,6 +178,7 @@ impl ContainerEnd {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ContainerStatus {
     pub container_id: String,
@@ -184,6 +189,7 @@ pub struct ContainerStatus {
 
 /// Every second or so: what runs and what ended on the node, and its load.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NodeHeartbeat {
     pub node_id: String,
@@ -296,6 +302,7 @@ pub struct JobProgress {
 /// Whether a job's map part and reduce part are CPU- or IO-bound; a part not yet typed is
 /// absent (or `null`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct JobType {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -307,6 +314,7 @@ pub struct JobType {
 /// What a part's tasks are bound by: `"cpu"` or `"io"` (`yard_cluster::ids::Bound`, the
 /// classifier's job feature, is this type).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum TaskBound {
     Cpu,

@@ -30,6 +30,7 @@ pub const MAX_PROCESSES: u32 = 1 << 22;
 pub const MAX_TREE_CPU_PERCENT: f64 = 100.0 * MAX_CORES as f64;
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NodeTelemetry {
     /// CPU in use across all cores, 0–100.
@@ -63,6 +64,7 @@ pub struct NodeTelemetry {
 
 /// The load of one process tree, since the previous sample.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ProcessTreeUsage {
     /// Of one core: 200 means two cores busy.
@@ -76,6 +78,7 @@ pub struct ProcessTreeUsage {
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ContainerUsage {
     pub container_id: String,

@@ -7,8 +7,8 @@
 //!
 //! Null and absent are distinct on purpose: an `Option` field without `skip_serializing_if`
 //! is always sent (`null` when unknown, e.g. `deadlineMs` of an application without a
-//! deadline); one with it is absent when `None` (a field `deSelects` left out, the load history
-//! only the one-node route has). Names are Hadoop's where it has the field (hence the renames
+//! deadline), and its OpenAPI schema says it is required; one with it is absent when `None` (a
+//! field `deSelects` left out, the load history only the one-node route has). Names are Hadoop's where it has the field (hence the renames
 //! where Hadoop's capitals are not camelCase: `allocatedMB`, `trackingUI`, `nodeHTTPAddress`).
 
 use serde::{Deserialize, Serialize};
@@ -62,6 +62,7 @@ macro_rules! names {
 
 /// Hadoop's `YarnApplicationState`, as its REST API spells it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum YarnApplicationState {
     New,
@@ -98,6 +99,7 @@ impl YarnApplicationState {
 
 /// Hadoop's `FinalApplicationStatus`: what the master reported, UNDEFINED while it runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum FinalApplicationStatus {
     Undefined,
@@ -115,6 +117,7 @@ names!(FinalApplicationStatus, "final status", {
 
 /// Hadoop's `NodeState` (yard's nodes are RUNNING or LOST; the rest are Hadoop's).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum NodeState {
     New,
@@ -140,6 +143,7 @@ names!(NodeState, "node state", {
 
 /// YARN's resource object (`{"memory": MB, "vCores": n}`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ResourceView {
     pub memory: u64,
@@ -148,6 +152,7 @@ pub struct ResourceView {
 
 /// The stage a job's quota is for: every map done or not.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum QuotaStage {
     Map,
@@ -158,6 +163,7 @@ names!(QuotaStage, "stage", { Map => "map", Reduce => "reduce" });
 
 /// Why a job has the quota it has (the cluster policy's, `yard_cluster::policy`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum QuotaBasis {
     /// The fewest containers that meet the deadline under ARIA's model.
@@ -184,13 +190,17 @@ names!(QuotaBasis, "quota basis", {
 
 /// A job's quota under the rm's cluster policy, in containers for the stage it is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct QuotaView {
     pub stage: QuotaStage,
     /// `None`: as many as it asks for.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub containers: Option<u32>,
     /// ARIA's map and reduce slots, when computed.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub maps: Option<u32>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub reduces: Option<u32>,
     pub basis: QuotaBasis,
 }
@@ -199,6 +209,7 @@ pub struct QuotaView {
 /// resource-seconds in MB·s and vcore·s) and yard's own (`deadlineMs`, `deadlineOutcome`,
 /// `quota`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct AppView {
     pub id: String,
@@ -238,54 +249,69 @@ pub struct AppView {
     /// YARN's comma-separated list.
     pub application_tags: String,
     /// When the answer is wanted, ms since the epoch; `null` without a deadline.
+    #[cfg_attr(feature = "openapi", schema(required = true, value_type = Option<i64>))]
     pub deadline_ms: Option<Deadline>,
     /// Met, empty, missed or pending; `null` without a deadline.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub deadline_outcome: Option<DeadlineOutcome>,
     /// `null` under a policy without quotas.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub quota: Option<QuotaView>,
 }
 
 /// yard's view of an application: what Hadoop's lacks (where it stands against its deadline,
 /// from how much of its input it answered, the answer).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct YardAppView {
     pub id: String,
     pub state: YarnApplicationState,
     pub final_status: FinalApplicationStatus,
+    #[cfg_attr(feature = "openapi", schema(required = true, value_type = Option<i64>))]
     pub deadline_ms: Option<Deadline>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub deadline_outcome: Option<DeadlineOutcome>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub quota: Option<QuotaView>,
     /// Where its master serves its status; `null` until it says.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub tracking_url: Option<String>,
     /// Its map and reduce types, as its master last said; `null` until it says.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub job_type: Option<JobType>,
     /// `null` until it answers.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub processed_fraction: Option<f64>,
     /// The master's answer, opaque to the rm (a MapReduce job's: its `job` line, estimates and
     /// top lists); `null` until it answers.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub answer: Option<Value>,
 }
 
 /// `{"app": …}`: one application (`GET /ws/v1/cluster/apps/{id}`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AppReply {
     pub app: AppView,
 }
 
 /// `{"apps": {"app": […]}}` (`GET /ws/v1/cluster/apps`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AppsReply {
     pub apps: AppList,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AppList {
     pub app: Vec<AppView>,
 }
 
 /// `{"app": …}`: yard's view (`GET /ws/v1/yard/apps/{id}`, and `PUT …/deadline`'s reply).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct YardAppReply {
     pub app: YardAppView,
 }
@@ -300,12 +326,14 @@ pub struct SetDeadline {
 
 /// `{"state": …}`: YARN's app state object (`GET` and `PUT /ws/v1/cluster/apps/{id}/state`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AppStateView {
     pub state: YarnApplicationState,
 }
 
 /// YARN's `ResourceUtilizationInfo`, field for field: memory in MB, CPU in cores kept busy.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ResourceUtilization {
     #[serde(rename = "nodePhysicalMemoryMB")]
     pub node_physical_memory_mb: u64,
@@ -324,6 +352,7 @@ pub struct ResourceUtilization {
 /// yard's view of a node's load: its last sample as the nodemanager sent it, with when the rm
 /// received it and two figures derived from it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct YardLoad {
     #[serde(flatten)]
@@ -331,12 +360,14 @@ pub struct YardLoad {
     /// When the rm received it, ms since the epoch.
     pub sampled_at: i64,
     /// The 1-minute load per logical CPU; `null` when the node reported no CPU count.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub load_per_core: Option<f64>,
     pub memory_used_fraction: f64,
 }
 
 /// One of a node's recent samples (`GET /ws/v1/cluster/nodes/{id}`'s `yardLoadHistory`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct LoadPoint {
     /// When the rm received it, ms since the epoch.
@@ -352,6 +383,7 @@ pub struct LoadPoint {
 
 /// Whether the rm runs its overload classifier.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Classifier {
     On,
@@ -362,6 +394,7 @@ names!(Classifier, "classifier state", { On => "on", Off => "off" });
 
 /// The overload classifier's verdict on a node for a task of an untyped job.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {
     Good,
@@ -374,6 +407,7 @@ names!(Verdict, "verdict", { Good => "good", Bad => "bad", Unknown => "unknown" 
 /// A node as the overload classifier sees it: its verdict, and (when the classifier is on) the
 /// counts behind it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct OverloadView {
     pub classifier: Classifier,
@@ -389,22 +423,27 @@ pub struct OverloadView {
 /// back here as strings. The enums both carry (`Verdict`, `QuotaStage`, `QuotaBasis`) are
 /// defined here once and used by the cluster policies.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct OverloadModel {
     /// `null`: unknown.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub p_good: Option<f64>,
     /// `null` before the node's first sample.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub overloaded: Option<bool>,
     pub labelled_good: u64,
     pub labelled_bad: u64,
     pub pending: u64,
     pub probes: u64,
     /// `null` when not refusing.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub refused_since_ms: Option<i64>,
     pub features: Vec<FeatureCount>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct FeatureCount {
     pub name: String,
     pub level: u8,
@@ -414,6 +453,7 @@ pub struct FeatureCount {
 
 /// Hadoop's node object, YARN's `resourceUtilization`, and yard's view of its load.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct NodeView {
     pub rack: String,
@@ -439,6 +479,7 @@ pub struct NodeView {
     /// All 0 until the node's first sample, as YARN reports a node without one.
     pub resource_utilization: ResourceUtilization,
     /// `null` until the node's first sample.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub yard_load: Option<YardLoad>,
     pub overload: OverloadView,
     /// The node's recent samples, oldest first: on the one-node route only (absent in lists).
@@ -448,17 +489,20 @@ pub struct NodeView {
 
 /// `{"nodes": {"node": […]}}` (`GET /ws/v1/cluster/nodes`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct NodesReply {
     pub nodes: NodeList,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct NodeList {
     pub node: Vec<NodeView>,
 }
 
 /// `{"node": …}` (`GET /ws/v1/cluster/nodes/{id}`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct NodeReply {
     pub node: NodeView,
 }
@@ -467,6 +511,7 @@ pub struct NodeReply {
 /// MB, vcores, containers and nodes. yard reserves nothing and decommissions nothing: those
 /// counts are 0.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ClusterMetrics {
     pub apps_submitted: u64,
@@ -502,6 +547,7 @@ pub struct ClusterMetrics {
 
 /// `{"clusterMetrics": …}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ClusterMetricsReply {
     pub cluster_metrics: ClusterMetrics,
@@ -509,6 +555,7 @@ pub struct ClusterMetricsReply {
 
 /// Hadoop's `clusterInfo` (`GET /ws/v1/cluster/info`), as yard fills it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ClusterInfo {
     /// The rm's start, ms since the epoch (YARN's cluster timestamp, in application ids).
@@ -528,6 +575,7 @@ pub struct ClusterInfo {
 
 /// `{"clusterInfo": …}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ClusterInfoReply {
     pub cluster_info: ClusterInfo,

@@ -164,9 +164,10 @@ pub(super) fn parse_attempt(app: &str, given: &str) -> Result<u32, ApiError> {
     let number = match given.strip_prefix("appattempt_") {
         Some(rest) => {
             let (app_part, n) = rest.rsplit_once('_').unwrap_or(("", ""));
+            // Hadoop's `validateIds`: another application's attempt is not found here.
             if format!("application_{app_part}") != app {
                 return Err(ApiError::new(
-                    StatusCode::BAD_REQUEST,
+                    StatusCode::NOT_FOUND,
                     format!("{} is not an attempt of {}", echo(given), echo(app)),
                     json!(echo(&attempt_id(app, 1))),
                 ));

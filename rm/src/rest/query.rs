@@ -33,6 +33,11 @@ pub(super) fn query_pairs(
                 json!({ "known": known }),
             ));
         }
+        // An empty value is no filter, as in Hadoop's `/apps` (`finalStatus=&limit=` lists
+        // every app).
+        if value.is_empty() {
+            continue;
+        }
         if out.insert(key.clone(), value).is_some() {
             return Err(ApiError::new(
                 StatusCode::BAD_REQUEST,
