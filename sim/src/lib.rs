@@ -14,6 +14,7 @@ pub mod oracle;
 pub mod overload;
 pub mod plot;
 pub mod report;
+pub mod result;
 pub mod rm_policies;
 pub mod scans;
 pub mod seeds;

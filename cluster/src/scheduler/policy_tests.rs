@@ -1,5 +1,6 @@
 use super::*;
 use crate::aria::{Durations, Profile};
+use crate::policy::QuotaBasis;
 
 const C: Resources = Resources {
     memory_mb: 1024,

@@ -1,4 +1,5 @@
 use super::*;
+use crate::classifier::Utility;
 
 const C: Resources = Resources {
     memory_mb: 1024,

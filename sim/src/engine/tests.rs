@@ -1,4 +1,5 @@
 use super::*;
+use crate::config::ProgressModel;
 use yard_appmaster::policy::PowerLaw;
 
 /// One node, one container, maps of fixed durations, no reduces: the answer is the sum.

@@ -1,10 +1,14 @@
-use yard_appmaster::policy::PowerLaw;
-use yard_wire::protocol::{ContainerStatus, JobType, TaskBound};
+use yard_appmaster::policy::{NodeId, PowerLaw, RackId};
+use yard_wire::protocol::{
+    AllocateReply, Allocated, ContainerEnd, ContainerStatus, JobType, ResourceRequest, TaskBound,
+};
 use yard_wire::token::ContainerToken;
 
 use super::super::recovery::recoverable;
 use super::super::typing::job_type_json;
 use super::*;
+use crate::Done;
+use crate::master::MAX_TASK_FAILURES;
 
 /// Three nodes in two racks; three maps, each on two of them.
 /// A profile of 1 s maps, 10-byte partitions and a linear reduce of 1 ms per byte.
