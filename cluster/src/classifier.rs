@@ -236,7 +236,7 @@ impl Variant {
 /// long after it breaks the rule. One minute: the horizon of the 1-minute load average the rule
 /// reads, by when a task's own share of it has mostly shown (1 − e^−1 = 63 %). Set from that
 /// definition, not from the experiment's figures.
-pub const YARD_LABEL_WINDOW_MS: i64 = 60_000;
+pub(crate) const YARD_LABEL_WINDOW_MS: i64 = 60_000;
 
 /// Everything the operator sets; fixed while the rm runs.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -447,7 +447,7 @@ pub struct JobFeatures {
 
 /// The features, in order, and their levels. Node features are relative to the rule's
 /// thresholds, so "high" means "near what the operator calls overloaded".
-pub const FEATURES: [(&str, u8); 7] = [
+pub(crate) const FEATURES: [(&str, u8); 7] = [
     ("job type", 3),       // unknown, cpu, io
     ("job stage", 2),      // map, reduce
     ("load per core", 4),  // < 1/2, < 3/4, < 1, ≥ 1 of the rule's maximum
@@ -464,7 +464,7 @@ pub const FEATURES: [(&str, u8); 7] = [
 /// exactly its cores (every full node that just freed a slot reads so, the average lagging)
 /// with the overloaded ones; and its load is the last sample's, so every task placed in one
 /// pass, or since that sample, lands on a node read as if they were not there.
-pub const YARD_FEATURES: [(&str, u8); 8] = [
+pub(crate) const YARD_FEATURES: [(&str, u8); 8] = [
     ("job type", 3),
     ("job stage", 2),
     // P = the node's load from outside the rm's containers (its last 1-minute load less the
@@ -519,17 +519,17 @@ impl Features {
 
 /// What the rm itself knows of a node at a placement, beside its last load sample.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Here {
+pub struct NodeContainers {
     /// Task containers there of jobs of the job's type (the paper's CPU/IO balance).
     pub same_type: u32,
     /// Every container the rm has there now, this pass's placements included (yard's only).
     pub containers: u32,
 }
 
-impl From<u32> for Here {
+impl From<u32> for NodeContainers {
     /// Only the paper's balance (`same_type`): what [`Variant::Paper`] reads.
-    fn from(same_type: u32) -> Here {
-        Here {
+    fn from(same_type: u32) -> NodeContainers {
+        NodeContainers {
             same_type,
             containers: 0,
         }
@@ -538,12 +538,12 @@ impl From<u32> for Here {
 
 /// yard's features ([`YARD_FEATURES`]) of placing a task of `job` on a node whose last sample
 /// was `l`, taken while the rm had `containers_at_sample` containers there.
-pub fn yard_features(
+pub(crate) fn yard_features(
     rule: &OverloadRule,
     job: JobFeatures,
     l: &NodeLoad,
     containers_at_sample: u32,
-    here: Here,
+    here: NodeContainers,
 ) -> Features {
     let p = features(rule, job, l, here.same_type);
     let cores = f64::from(l.cores.max(1));
@@ -802,7 +802,7 @@ impl Classifier {
         &self,
         node: NodeId,
         job: JobFeatures,
-        here: impl Into<Here>,
+        here: impl Into<NodeContainers>,
     ) -> Option<Features> {
         let rec = self.nodes.get(&node)?;
         let (_, load) = rec.load?;
@@ -826,7 +826,7 @@ impl Classifier {
         now_ms: i64,
         node: NodeId,
         job: JobFeatures,
-        here: impl Into<Here>,
+        here: impl Into<NodeContainers>,
     ) -> Judgement {
         let Some(f) = self.features(node, job, here) else {
             return Judgement::Unknown;
@@ -879,7 +879,7 @@ impl Classifier {
             bound: None,
         };
         // yard's: the rm's containers there taken as those at the sample and placed since.
-        let here = Here {
+        let here = NodeContainers {
             same_type: 0,
             containers: rec.containers_at_sample + rec.placed_since_sample,
         };

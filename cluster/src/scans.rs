@@ -362,7 +362,7 @@ pub fn decompose(remaining: &[f64]) -> Result<Vec<f64>, String> {
 /// that prefix. Optimal for `1|chains|Σ w_j C_j` (Sidney). Returns `(chain, index)` in
 /// schedule order. [ERR, digest §2.3] the printed code never advances `K_d^0`; here it does.
 /// Ties: the lowest chain index, and within a chain the longest prefix (digest [AMB]).
-pub fn generalized_smith(chains: &[Vec<(f64, f64)>]) -> Vec<(usize, usize)> {
+pub(crate) fn generalized_smith(chains: &[Vec<(f64, f64)>]) -> Vec<(usize, usize)> {
     // The best prefix of chain `d` from `start`: (ratio, end exclusive).
     let best = |d: usize, start: usize| -> Option<(f64, usize)> {
         let (mut p, mut w) = (0.0, 0.0);
@@ -404,7 +404,7 @@ pub fn generalized_smith(chains: &[Vec<(f64, f64)>]) -> Vec<(usize, usize)> {
 /// `P = Σ p` of those left. Optimal for any non-decreasing costs. Returns the order, first job
 /// first. [ERR, digest §2.4] the printed code takes jobs with no *predecessor*, which breaks
 /// precedence (worked example E3b).
-pub fn backwards_dp(
+pub(crate) fn backwards_dp(
     p: &[f64],
     preds: &[Vec<usize>],
     cost: impl Fn(usize, f64) -> f64,
@@ -465,7 +465,7 @@ pub struct Interval {
 /// The minima of the ready jobs (in priority order) fitted into `slots` when they sum to more
 /// ([AMB, digest §2.5] the paper does not say how): each scaled by `slots / Σm`, rounded down,
 /// and the slots left given back one by one in priority order.
-pub fn normalise_minima(mins: &[u32], slots: u32) -> Vec<u32> {
+pub(crate) fn normalise_minima(mins: &[u32], slots: u32) -> Vec<u32> {
     let sum: u64 = mins.iter().map(|&m| u64::from(m)).sum();
     if sum <= u64::from(slots) {
         return mins.to_vec();

@@ -190,7 +190,7 @@ pub struct Refusal {
 }
 
 /// How many refused nodes a [`Refusal`] names.
-pub const REFUSALS_SHOWN: usize = 5;
+pub(crate) const REFUSALS_SHOWN: usize = 5;
 
 /// What the rm must carry out.
 #[derive(Debug, Clone, PartialEq)]

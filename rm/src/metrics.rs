@@ -33,14 +33,14 @@ pub const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
 /// dashboards read masters over `[10m]` windows.
 pub const FINAL_FIGURES_RETENTION_MS: i64 = 600_000;
 /// At most this many masters' final figures are kept, the oldest dropped first…
-pub const FINAL_FIGURES_KEPT: usize = 1_000;
+pub(crate) const FINAL_FIGURES_KEPT: usize = 1_000;
 /// …and at most this many bytes of them in all (a master's exposition is a few KiB).
-pub const FINAL_FIGURES_TOTAL_BYTES: usize = 32 << 20;
+pub(crate) const FINAL_FIGURES_TOTAL_BYTES: usize = 32 << 20;
 /// The largest exposition one master may leave.
 pub const MAX_FINAL_FIGURES_BYTES: usize = 256 << 10;
 
 /// The outcomes a deadline-bound job reports (`job.outcome` in its answer).
-pub const OUTCOMES: [&str; 3] = ["met", "empty", "missed"];
+pub(crate) const OUTCOMES: [&str; 3] = ["met", "empty", "missed"];
 
 const APP_STATES: [(AppState, &str); 7] = [
     (AppState::New, "new"),
@@ -550,7 +550,7 @@ fn mirror(counter: &prometheus::IntCounter, total: u64) {
 }
 
 /// Where the final figures of finished application `app`'s master are served.
-pub fn final_figures_path(app: &str) -> String {
+pub(crate) fn final_figures_path(app: &str) -> String {
     format!("/ws/v1/yard/apps/{app}/metrics")
 }
 
@@ -597,7 +597,7 @@ pub fn targets(c: &Cluster, finals: &mut FinalFigures, rm_addr: &str, now_ms: i6
 }
 
 /// `host:port` of an `http://host:port/...` URL (Prometheus' target form).
-pub fn host_port(url: &str) -> Option<&str> {
+pub(crate) fn host_port(url: &str) -> Option<&str> {
     let rest = url.strip_prefix("http://")?;
     let end = rest.find('/').unwrap_or(rest.len());
     Some(&rest[..end]).filter(|h| !h.is_empty())

@@ -86,14 +86,14 @@ use std::collections::BinaryHeap;
 use crate::job::JobTruth;
 
 /// The exact branch is used when a phase has at most this many tasks...
-pub const EXACT_MAX_TASKS: usize = 12;
+pub(crate) const EXACT_MAX_TASKS: usize = 12;
 /// ...and at most this many containers can be used (`min(C, tasks)`).
-pub const EXACT_MAX_CONTAINERS: usize = 4;
+pub(crate) const EXACT_MAX_CONTAINERS: usize = 4;
 /// Nodes an exact search may visit before it settles for the best schedule found so far.
-pub const NODE_BUDGET: u64 = 250_000;
+pub(crate) const NODE_BUDGET: u64 = 250_000;
 /// How many k past the binary search's answer `k_max` still tries when the answer's
 /// neighbour was judged by a heuristic.
-pub const MONOTONE_GUARD: usize = 4;
+pub(crate) const MONOTONE_GUARD: usize = 4;
 
 /// The completion time (seconds from the job's start) when exactly `maps` (indices into
 /// `truth.maps`, each once) are processed on containers with these speed factors (1 = a
@@ -193,7 +193,7 @@ pub struct ByteMax {
 
 /// [`byte_max`] enumerates every subset of the maps that can fit alone when there are at most
 /// this many.
-pub const BYTE_EXACT_MAX_MAPS: usize = 8;
+pub(crate) const BYTE_EXACT_MAX_MAPS: usize = 8;
 
 /// The byte oracle: the most input bytes any schedule of whole maps could read by `deadline`
 /// on these containers, in the model of the module documentation (the same true task times,

@@ -54,7 +54,7 @@ use crate::table::{Cell, Column, Field, Table, Unit};
 
 /// What a day with the node load model needs beside its jobs.
 #[derive(Debug, Clone, PartialEq)]
-pub struct LoadSetup {
+pub(crate) struct LoadSetup {
     pub load: LoadConfig,
     /// The rule overload is counted by, with the classifier or without (the classifier's own).
     pub rule: OverloadRule,
@@ -72,7 +72,7 @@ pub struct LoadSetup {
 
 /// What a day with the node load model measured, beside its jobs' ends.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct LoadStats {
+pub(crate) struct LoadStats {
     pub overloaded_node_seconds: f64,
     /// Of them, on a node running a task placed there while a hog that is still on was on:
     /// what placing tasks elsewhere could have spared. The rest came of hogs that switched on
@@ -137,7 +137,7 @@ impl LoadStats {
 /// oracle's bound, not a policy: it moves running tasks freely, knows every hog now, and reads
 /// processes runnable where the rule reads their 1-minute average. Summed over a day without
 /// any variant, it says how much of that day's overload was placement's to avoid at all.
-pub fn unavoidable<T: PartialEq + Copy>(nodes: &[Node<T>]) -> u32 {
+pub(crate) fn unavoidable<T: PartialEq + Copy>(nodes: &[Node<T>]) -> u32 {
     let mut tasks = 0u64;
     let mut room = 0u64;
     let mut extra: Vec<u64> = Vec::with_capacity(nodes.len());
@@ -350,8 +350,8 @@ pub struct Goals {
 }
 
 /// The goals.
-pub const GOAL_OVERLOAD_CUT: f64 = 0.5;
-pub const GOAL_THROUGHPUT_LOSS: f64 = 0.05;
+pub(crate) const GOAL_OVERLOAD_CUT: f64 = 0.5;
+pub(crate) const GOAL_THROUGHPUT_LOSS: f64 = 0.05;
 
 /// One seed's experiment.
 #[derive(Debug, Clone, Serialize)]

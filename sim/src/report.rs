@@ -237,7 +237,7 @@ pub struct Report {
 }
 
 /// What the bins count, as `--json` says it.
-pub const POPULATION: &str = "small, medium, large, all: jobs with k_max >= 1 (the paper's \
+pub(crate) const POPULATION: &str = "small, medium, large, all: jobs with k_max >= 1 (the paper's \
     population), beside which the paper's figures sit; one-map, two-plus: those of one map and \
     of two or more; partial: 0 < k_max < maps; none-fits: k_max = 0, reported apart; every: all \
     jobs";
@@ -515,7 +515,7 @@ impl Outcomes {
 
 /// ARIA's relative deadline exceeded for one job (seed 000 §IV-A, metric 1): `(T_compl − T_ar −
 /// D) / D` when it missed, else 0 (completion and deadline count from its arrival).
-pub fn deadline_exceeded(r: &JobResult) -> f64 {
+pub(crate) fn deadline_exceeded(r: &JobResult) -> f64 {
     match r.missed() {
         true => (r.completion - r.deadline) / r.deadline.max(f64::MIN_POSITIVE),
         false => 0.0,

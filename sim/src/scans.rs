@@ -46,13 +46,13 @@ pub const MODEL: &str = "the paper's fluid map-phase model (seed 004 §4: S map 
 
 /// A map slot's scan rate on a trace, bytes per second ([INF]: 64 MiB/s, one HDFS block of
 /// 128 MiB in 2 s; only the trace's times depend on it, not its bytes read).
-pub const SLOT_BYTES_PER_S: f64 = 64.0 * 1024.0 * 1024.0;
+pub(crate) const SLOT_BYTES_PER_S: f64 = 64.0 * 1024.0 * 1024.0;
 
 /// The policies in the tables' order.
-pub const POLICIES: [&str; 3] = ["flex", "circumflex", "batch"];
+pub(crate) const POLICIES: [&str; 3] = ["flex", "circumflex", "batch"];
 
 /// The deadline variant's policies, in its tables' order.
-pub const DEADLINE_POLICIES: [&str; 3] = ["flex", "circumflex", "circumflex-edf"];
+pub(crate) const DEADLINE_POLICIES: [&str; 3] = ["flex", "circumflex", "circumflex-edf"];
 
 /// The experiment's settings (defaults: the paper's §4 base case).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -190,7 +190,7 @@ pub fn workload(setup: &ScansSetup, level: u8, seed: u64) -> (Vec<Dataset>, Vec<
 }
 
 /// A trace's datasets and jobs (module doc): one dataset per input path. Errors name what to fix.
-pub fn trace_workload(
+pub(crate) fn trace_workload(
     w: &yard_workload::Workload,
     max_slots: u32,
 ) -> Result<(Vec<Dataset>, Vec<ScanJob>, usize), String> {
@@ -260,7 +260,7 @@ pub fn trace_workload(
 
 /// One policy's run under one metric.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct RunResult {
+pub(crate) struct RunResult {
     pub mean_response_s: f64,
     pub max_response_s: f64,
     pub mean_stretch: f64,
@@ -313,7 +313,7 @@ fn run_all(
 }
 
 /// Runs `policy` optimising `metric` over `jobs` (by arrival) on `slots` slots.
-pub fn run_policy(
+pub(crate) fn run_policy(
     datasets: &[Dataset],
     jobs: &[ScanJob],
     policy: Policy,
@@ -852,7 +852,7 @@ pub struct DeadlineReport {
 }
 
 /// The name of the rows pooled over every correlation level.
-pub const ALL_LEVELS: &str = "all levels";
+pub(crate) const ALL_LEVELS: &str = "all levels";
 
 /// The deadline variant: every level × metric × seed of `setup`, [`DEADLINE_POLICIES`] on the
 /// same jobs with the same deadlines; rows per level and over all levels, pooled over the seeds.
@@ -980,7 +980,7 @@ pub fn deadline_markdown(r: &DeadlineReport) -> String {
 }
 
 /// Fig. 6's 25 settings: θ1, θ2 ∈ {0, .25, .5, .75, 1}.
-pub const GRID_THETAS: [f64; 5] = [0.0, 0.25, 0.5, 0.75, 1.0];
+pub(crate) const GRID_THETAS: [f64; 5] = [0.0, 0.25, 0.5, 0.75, 1.0];
 
 /// Fig. 6: every (θ1, θ2) of [`GRID_THETAS`] at every level of `setup`, the rows of all of them
 /// in one report (`setup`'s own θs are ignored).

@@ -290,7 +290,7 @@ pub fn simulate_day(
 /// background hogs on every node, tasks slowed by their node's load, each node's load sent to
 /// the rm every heartbeat, each job typed by its first finished map and reduce; with the rm's
 /// overload classifier when `setup.classifier` says.
-pub fn simulate_loaded_day(
+pub(crate) fn simulate_loaded_day(
     jobs: &[SharedJob],
     rm: RmPolicy,
     policy: PolicyKind,

@@ -364,8 +364,8 @@ fn four_cores(load_1m: f64) -> NodeLoad {
     }
 }
 
-fn here(containers: u32) -> Here {
-    Here {
+fn here(containers: u32) -> NodeContainers {
+    NodeContainers {
         same_type: 0,
         containers,
     }
@@ -404,7 +404,7 @@ fn yards_load_level_tells_at_the_maximum_from_above_it() {
         JOB,
         &four_cores(6.0),
         4,
-        Here {
+        NodeContainers {
             same_type: 1,
             containers: 3,
         },

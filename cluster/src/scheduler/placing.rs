@@ -5,42 +5,42 @@ use super::{
     App, AppId, Assignment, ContainerId, MASTER_PRIORITY, Node, NodeId, Place, Placement,
     PolicyKind, REFUSALS_SHOWN, Refusal, Resources, Scheduler,
 };
-use crate::classifier::{Here, JobFeatures, Judgement, Utility};
+use crate::classifier::{JobFeatures, Judgement, NodeContainers, Utility};
 use crate::policy::{self, Stage, Tier, edf_key};
 
 /// An application's place in the policy's order: a key (fair share, or deadline) then
 /// arrival, lower first.
 #[derive(Debug, Clone, Copy, PartialEq)]
-struct Turn(f64, u64);
+struct OrderKey(f64, u64);
 
-impl Turn {
+impl OrderKey {
     /// Where `a` stands: FIFO by arrival; fair by memory used relative to its weighted share
     /// of the cluster's `cluster_mb`, then arrival; the deadline policies by deadline (none
     /// last), then arrival.
-    fn of(policy: PolicyKind, a: &App, cluster_mb: u64, total_weight: f64) -> Turn {
+    fn of(policy: PolicyKind, a: &App, cluster_mb: u64, total_weight: f64) -> OrderKey {
         match policy {
-            PolicyKind::Fifo => Turn(0.0, a.arrival),
+            PolicyKind::Fifo => OrderKey(0.0, a.arrival),
             PolicyKind::Fair => {
                 let share = cluster_mb as f64 * a.weight / total_weight.max(f64::MIN_POSITIVE);
-                Turn(a.used.memory_mb as f64 / share.max(1.0), a.arrival)
+                OrderKey(a.used.memory_mb as f64 / share.max(1.0), a.arrival)
             }
             PolicyKind::Edf | PolicyKind::MinEdf | PolicyKind::MinEdfWc => {
                 let (deadline, arrival) = edf_key(a.deadline_ms, a.arrival);
-                Turn(deadline as f64, arrival)
+                OrderKey(deadline as f64, arrival)
             }
         }
     }
 }
 
-impl Eq for Turn {}
+impl Eq for OrderKey {}
 
-impl PartialOrd for Turn {
+impl PartialOrd for OrderKey {
     fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
         Some(self.cmp(other))
     }
 }
 
-impl Ord for Turn {
+impl Ord for OrderKey {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
         self.0.total_cmp(&other.0).then(self.1.cmp(&other.1))
     }
@@ -87,11 +87,11 @@ impl Scheduler {
         // Neither changes within a pass.
         let total_weight: f64 = self.apps.values().map(|a| a.weight).sum();
         let cluster = self.capacity.memory_mb;
-        let mut turn: BinaryHeap<Reverse<(Turn, AppId)>> = self
+        let mut turn: BinaryHeap<Reverse<(OrderKey, AppId)>> = self
             .apps
             .iter()
             .filter(|(_, a)| self.eligible(pass, a))
-            .map(|(id, a)| Reverse((self.turn(pass, a, cluster, total_weight), *id)))
+            .map(|(id, a)| Reverse((self.order_key(pass, a, cluster, total_weight), *id)))
             .collect();
         while let Some(Reverse((_, app))) = turn.pop() {
             if let Some(a) = self.place_one(app, pass == Pass::Masters) {
@@ -103,7 +103,10 @@ impl Scheduler {
                 }
                 out.push(a);
                 if let Some(next) = self.apps.get(&app).filter(|a| self.eligible(pass, a)) {
-                    turn.push(Reverse((self.turn(pass, next, cluster, total_weight), app)));
+                    turn.push(Reverse((
+                        self.order_key(pass, next, cluster, total_weight),
+                        app,
+                    )));
                 }
                 if self.room.is_empty() {
                     return;
@@ -114,20 +117,20 @@ impl Scheduler {
 
     /// `a`'s place in this pass: the policy's, unless the overload classifier's utility
     /// replaces it for tasks by the paper's expected utility (eq. 3), the largest first.
-    fn turn(&self, pass: Pass, a: &App, cluster_mb: u64, total_weight: f64) -> Turn {
+    fn order_key(&self, pass: Pass, a: &App, cluster_mb: u64, total_weight: f64) -> OrderKey {
         let utility = self.overload.as_ref().map(|c| c.config().utility);
         match utility {
             Some(u) if u != Utility::Policy && pass != Pass::Masters => {
                 let age_s = (self.now_ms - a.added_ms).max(0) as f64 / 1000.0;
                 let eu = u.value(age_s, a.stage()) * self.best_p_good(a);
-                Turn(-eu, a.arrival)
+                OrderKey(-eu, a.arrival)
             }
-            _ => Turn::of(self.policy, a, cluster_mb, total_weight),
+            _ => OrderKey::of(self.policy, a, cluster_mb, total_weight),
         }
     }
 
     /// P(good) of `a`'s next task on the likeliest-good node with room for it.
-    pub(super) fn best_p_good(&self, a: &App) -> f64 {
+    fn best_p_good(&self, a: &App) -> f64 {
         let size = a.task_size.unwrap_or(Resources::new(1, 1));
         self.room
             .iter()
@@ -146,13 +149,13 @@ impl Scheduler {
             return Judgement::Unknown;
         };
         let job = a.job_features();
-        c.judge(self.now_ms, node, job, self.here(node, job))
+        c.judge(self.now_ms, node, job, self.node_containers(node, job))
     }
 
     /// What the rm knows of `node` for a task of `job`: the paper's CPU/IO balance and (yard's
     /// classifier) every container it has there now.
-    pub(super) fn here(&self, node: NodeId, job: JobFeatures) -> Here {
-        Here {
+    fn node_containers(&self, node: NodeId, job: JobFeatures) -> NodeContainers {
+        NodeContainers {
             same_type: self.same_type(node, job),
             containers: self
                 .nodes
@@ -186,7 +189,7 @@ impl Scheduler {
     /// relaxes locality. With the overload classifier, a task goes only where it is judged
     /// good (or unknown, or a probe), and anywhere means the likeliest-good node; when every
     /// node with room is refused, the app keeps a [`Refusal`] saying so.
-    pub(super) fn place_one(&mut self, app: AppId, masters: bool) -> Option<Assignment> {
+    fn place_one(&mut self, app: AppId, masters: bool) -> Option<Assignment> {
         let a = self.apps.get(&app)?;
         let filter = self.overload.is_some() && !masters;
         // Refused nodes, with P(good) there.
@@ -334,7 +337,7 @@ impl Scheduler {
         }
         let (priority, size, node, satisfied) = choice?;
         if filter {
-            let here = self.here(node, job);
+            let here = self.node_containers(node, job);
             let now = self.now_ms;
             let probe = matches!(judged, Some(Judgement::Explore { .. }));
             if let Some(c) = self.overload.as_mut() {

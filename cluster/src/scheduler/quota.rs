@@ -105,7 +105,7 @@ impl Scheduler {
 
     /// Takes back `count` of `app`'s task containers, the newest first (the least work lost);
     /// never its master's.
-    pub(super) fn preempt(&mut self, app: AppId, count: u32, out: &mut Vec<Assignment>) {
+    fn preempt(&mut self, app: AppId, count: u32, out: &mut Vec<Assignment>) {
         let Some(a) = self.apps.get(&app) else {
             return;
         };
@@ -124,7 +124,7 @@ impl Scheduler {
 
     /// Preempts one task container: it no longer counts as its job's, and stays booked on its
     /// node until it has ended.
-    pub(super) fn take_back(&mut self, c: ContainerId, out: &mut Vec<Assignment>) {
+    fn take_back(&mut self, c: ContainerId, out: &mut Vec<Assignment>) {
         let Some(&(app, _, _)) = self.containers.get(&c) else {
             return;
         };

@@ -30,7 +30,7 @@ impl<'a> Run<'a> {
 
     /// On a shared cluster: hands the policy what the rm granted, while it wants more; what
     /// it does not want goes back.
-    pub(super) fn take_granted(&mut self) {
+    fn take_granted(&mut self) {
         while self.holding < self.want {
             let Some((rm_id, node)) = self.shared.as_mut().and_then(|s| s.granted.pop_front())
             else {
@@ -121,13 +121,13 @@ impl<'a> Run<'a> {
         self.want.saturating_sub(self.holding)
     }
 
-    pub(super) fn has_room(&self, node: u32) -> bool {
+    fn has_room(&self, node: u32) -> bool {
         self.free[node as usize] > 0
             && self.released_at[node as usize] + self.exp.cluster.heartbeat <= self.now
     }
 
     /// A node with room holding the input of one of the next few unlaunched maps.
-    pub(super) fn local_node(&mut self) -> Option<u32> {
+    fn local_node(&mut self) -> Option<u32> {
         let maps = self.job.truth.maps.len();
         let mut m = self.unlaunched.from(0);
         for _ in 0..LOCALITY_LOOKAHEAD {
@@ -142,7 +142,7 @@ impl<'a> Run<'a> {
         None
     }
 
-    pub(super) fn any_node(&mut self) -> Option<u32> {
+    fn any_node(&mut self) -> Option<u32> {
         let heartbeat = self.exp.cluster.heartbeat;
         while let Some(&(released, n)) = self.cooling.front() {
             if released + heartbeat > self.now {

@@ -20,7 +20,7 @@ impl Run<'_> {
         self.out = out;
     }
 
-    pub(super) fn apply(&mut self, d: &Decision) {
+    fn apply(&mut self, d: &Decision) {
         match *d {
             Decision::Want(n) => self.want = n,
             Decision::WakeAt(at) => {

@@ -17,6 +17,7 @@
 
 mod costs;
 mod metrics;
+mod nodemanager;
 mod recovery;
 mod rm;
 mod scan;

@@ -48,7 +48,8 @@ use yard_wire::protocol::{
     AllocateReply, AllocateRequest, Allocated, Resource, ResourceRequest, TaskCounts,
 };
 
-use super::rm::{RmClient, start_runner};
+use super::nodemanager::start_runner;
+use super::rm::RmClient;
 use super::state::{MapInput, log_line, now_ms};
 use super::umbilical::{Gate, gate};
 use super::{

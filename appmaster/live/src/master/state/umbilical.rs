@@ -181,7 +181,7 @@ impl State {
     /// map, is no longer listed as current, and the policy hears `MapOutputLost` — it re-runs
     /// the map or drops it. Reducers are told the outputs are complete only once the re-run
     /// is done (or the map dropped). A map whose output is not the current one is ignored.
-    pub(in crate::master) fn output_lost(&mut self, map: MapId, why: &str) {
+    fn output_lost(&mut self, map: MapId, why: &str) {
         let reduces = self.reduces as usize;
         let Some(job) = self.job.as_mut() else {
             return;
