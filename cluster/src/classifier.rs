@@ -416,8 +416,9 @@ impl NaiveBayes {
     }
 
     /// The paper's eq. 4 numerator, U · g (un-normalised): only for showing what ranking by it
-    /// would do (digest §2.2). Not used to choose.
-    pub fn eq4_numerator(&self, features: &[u8], utility: f64) -> f64 {
+    /// would do (digest §2.2). Not used to choose, so only tests have it.
+    #[cfg(test)]
+    pub(crate) fn eq4_numerator(&self, features: &[u8], utility: f64) -> f64 {
         utility * self.log_scores(features, |_| true)[0].exp()
     }
 }
