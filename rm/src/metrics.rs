@@ -818,10 +818,10 @@ fn family_of<'a>(name: &'a str, types: &std::collections::BTreeMap<String, Strin
     name
 }
 
-// Test helpers (the rm reads no scrape): its tests, the workspace's end-to-end tests and
+// Test helpers (the rm itself looks up no sample): its tests, the workspace's end-to-end tests and
 // benches enable `testing`, so a production build does not carry them.
-#[cfg(any(test, feature = "testing"))]
 /// The value of the sample named `name` whose labels include `labels`, if one is.
+#[cfg(any(test, feature = "testing"))]
 pub fn value_of(samples: &[Sample], name: &str, labels: &[(&str, &str)]) -> Option<f64> {
     samples
         .iter()
@@ -834,8 +834,8 @@ pub fn value_of(samples: &[Sample], name: &str, labels: &[(&str, &str)]) -> Opti
         .map(|s| s.value)
 }
 
-#[cfg(any(test, feature = "testing"))]
 /// The sum of every sample named `name`.
+#[cfg(any(test, feature = "testing"))]
 pub fn sum_of(samples: &[Sample], name: &str) -> f64 {
     samples
         .iter()

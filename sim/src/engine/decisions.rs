@@ -1,5 +1,5 @@
-//! The policy's side of a run: events handed to it, and its decisions carried out (launches,
-//! kills, cuts, the answer), each noted for the log.
+//! The policy's side of a run: events handed to it and its decisions carried out (launches,
+//! kills, cuts, the answer); what tasks did is noted for a node load model, if one listens.
 
 use yard_appmaster::policy::{Decision, Event, Locality};
 
@@ -152,6 +152,7 @@ impl Run<'_> {
             Decision::Finish(_) => self.finished = Some(self.now),
         }
     }
+
     /// Tells a node load model, if one listens, what a task did.
     pub(super) fn note(&mut self, note: impl FnOnce() -> Note) {
         if let Some(notes) = self.shared.as_mut().and_then(|s| s.notes.as_mut()) {
