@@ -135,3 +135,47 @@ fn the_policy_crates_depend_on_nothing_that_does_io() {
         }
     }
 }
+
+/// Test helpers other crates' tests use (`yard_rm::metrics::value_of`, `sum_of`) sit behind
+/// `yard-rm`'s `testing` feature, and only dev-dependencies enable it: a production build of
+/// any crate does not carry them.
+#[test]
+fn test_helpers_are_behind_a_feature_only_dev_dependencies_enable() {
+    assert!(
+        read("rm/Cargo.toml").contains("\ntesting = []\n"),
+        "yard-rm has a `testing` feature"
+    );
+    let members = [
+        "",
+        "workload/",
+        "wire/",
+        "cluster/",
+        "rm/",
+        "nodemanager/",
+        "appmaster/",
+        "appmaster/live/",
+        "profiles/",
+        "sim/",
+    ];
+    for member in members {
+        let manifest = format!("{member}Cargo.toml");
+        let mut section = "";
+        for line in read(&manifest).lines() {
+            if line.starts_with('[') {
+                section = line;
+            } else if line.contains("\"testing\"") {
+                assert_eq!(section, "[dev-dependencies]", "{manifest}: {line}");
+            }
+        }
+    }
+    let metrics = read("rm/src/metrics.rs");
+    for helper in ["pub fn value_of(", "pub fn sum_of("] {
+        let at = metrics.find(helper).expect(helper);
+        assert!(
+            metrics[..at]
+                .trim_end()
+                .ends_with("#[cfg(any(test, feature = \"testing\"))]"),
+            "{helper} is behind `testing`"
+        );
+    }
+}

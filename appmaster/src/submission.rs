@@ -151,10 +151,10 @@ fn policy_in<'de, D: Deserializer<'de>>(d: D) -> Result<PolicyKind, D::Error> {
 }
 
 /// The most reduces a job may ask for: more is a typo, not a job.
-pub const MAX_REDUCES: u32 = 10_000;
+pub(crate) const MAX_REDUCES: u32 = 10_000;
 
 /// The most task containers `maxContainers` may name: more is a typo, not a cap.
-pub const MAX_CONTAINERS: u32 = 100_000;
+pub(crate) const MAX_CONTAINERS: u32 = 100_000;
 
 /// The most entries a per-task list (`mapSecondsEach`, …) may hold: the lists travel in the
 /// master's command line and environment, which Linux caps at 128 KiB a string.

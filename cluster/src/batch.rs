@@ -74,7 +74,7 @@ impl BatchJob {
 
 /// A stage's duration on `slots` slots by ARIA's bounds (seed 003 §II-B):
 /// `(T^low + T^up) / 2`, with at most one slot per task ([INF], module doc). 0 for no tasks.
-pub fn stage_duration(tasks: &[f64], slots: u32) -> f64 {
+pub(crate) fn stage_duration(tasks: &[f64], slots: u32) -> f64 {
     if tasks.is_empty() {
         return 0.0;
     }
@@ -102,7 +102,7 @@ pub fn stages(job: &BatchJob, slots: u32) -> (f64, f64) {
 /// `(r_i, r)`; jobs sorted by `D_i^1` ascending (stable: equal ones keep their input order);
 /// `m` jobs fill the schedule from the head, `r` jobs from the tail. A map-only job
 /// (`r_i = 0`) is an `r` job and goes to the tail (footnote 3; digest §1.3).
-pub fn johnson_order(stages: &[(f64, f64)]) -> Vec<usize> {
+pub(crate) fn johnson_order(stages: &[(f64, f64)]) -> Vec<usize> {
     let n = stages.len();
     let d = |i: usize| -> (f64, bool) {
         let (m, r) = stages[i];

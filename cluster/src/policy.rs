@@ -158,7 +158,7 @@ pub struct JobQuota {
 }
 
 /// The stage of a job with `model` once `maps_done` maps are done: reduce when every map is.
-pub fn stage_of(model: Option<JobModel>, maps_done: u32) -> Stage {
+pub(crate) fn stage_of(model: Option<JobModel>, maps_done: u32) -> Stage {
     match model {
         Some(m) if maps_done >= m.maps => Stage::Reduce,
         _ => Stage::Map,
@@ -210,7 +210,7 @@ impl JobView {
 
 /// ComputeMinResources over what is left (papers/aria.md §1.4, [INF]): the remaining tasks
 /// and the remaining time, `D_J − (now − T_J^ar)` = the deadline less now.
-pub fn quota_of(
+pub(crate) fn quota_of(
     kind: PolicyKind,
     job: &JobView,
     now_ms: i64,
@@ -285,7 +285,7 @@ fn quota_within(
 
 /// Where a job stands in the release rule (seed 000 Alg. 1, lines 30–35).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Tier {
+pub(crate) enum Tier {
     /// Below its quota (or without one): served first, in the policy's order (lines 31, 34).
     Quota,
     /// At or above its quota, under `minedf-wc`: a spare container (lines 32, 35).
@@ -293,7 +293,7 @@ pub enum Tier {
 }
 
 /// The tier a job with `running` task containers wanting more is served in, if any.
-pub fn tier(kind: PolicyKind, quota: Option<&JobQuota>, running: u32) -> Option<Tier> {
+pub(crate) fn tier(kind: PolicyKind, quota: Option<&JobQuota>, running: u32) -> Option<Tier> {
     match quota.and_then(|q| q.containers) {
         Some(q) if running >= q => kind.work_conserving().then_some(Tier::Spare),
         _ => Some(Tier::Quota),
@@ -301,13 +301,13 @@ pub fn tier(kind: PolicyKind, quota: Option<&JobQuota>, running: u32) -> Option<
 }
 
 /// The EDF key: deadline (none last), then arrival.
-pub fn edf_key(deadline_ms: Option<i64>, arrival: u64) -> (i64, u64) {
+pub(crate) fn edf_key(deadline_ms: Option<i64>, arrival: u64) -> (i64, u64) {
     (deadline_ms.unwrap_or(i64::MAX), arrival)
 }
 
 /// What Alg. 1 knows of the cluster when it runs.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ClusterState {
+pub(crate) struct ClusterState {
     pub kind: PolicyKind,
     /// `F`: containers free for the new job now (for the stage it is in; one pool of
     /// containers serves both stages on a live cluster), plus those already being taken back.
@@ -320,7 +320,7 @@ pub struct ClusterState {
 
 /// What MinEDF-WC decides for a job short of its quota (Alg. 1, lines 1–29).
 #[derive(Debug, Clone, PartialEq)]
-pub enum Reclaim {
+pub(crate) enum Reclaim {
     /// The free containers cover its quota (line 4).
     Fits,
     /// Containers that other jobs hold above their quotas free up soon enough: wait until
@@ -351,7 +351,12 @@ pub enum Reclaim {
 /// `at.free` is what is free now plus what is already being taken back. Jobs without a quota
 /// (no model) hold no extras; a job without a deadline under `minedf-wc` has quota 0, so all
 /// its containers are extras.
-pub fn reclaim(new: &JobView, others: &[&JobView], at: ClusterState, predict: bool) -> Reclaim {
+pub(crate) fn reclaim(
+    new: &JobView,
+    others: &[&JobView],
+    at: ClusterState,
+    predict: bool,
+) -> Reclaim {
     let ClusterState {
         kind,
         free,

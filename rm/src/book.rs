@@ -30,7 +30,7 @@ pub struct ContainerMeta {
 
 /// Why a container cannot be booked: each would make two entries of one container.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum BookError {
+pub(crate) enum BookError {
     #[error("container {0} is already booked")]
     Twice(String),
     #[error("the scheduler's container {0:?} is already booked as {1}")]
@@ -42,7 +42,7 @@ pub enum BookError {
 }
 
 #[derive(Debug, Clone, Default)]
-pub struct ContainerBook {
+pub(crate) struct ContainerBook {
     by_id: BTreeMap<String, ContainerMeta>,
     by_sched: BTreeMap<scheduler::ContainerId, String>,
     by_app: BTreeMap<String, BTreeSet<String>>,
@@ -99,10 +99,6 @@ impl ContainerBook {
         self.by_id.get(id)
     }
 
-    pub fn get_key_value(&self, id: &str) -> Option<(&String, &ContainerMeta)> {
-        self.by_id.get_key_value(id)
-    }
-
     /// Notes that its node lists it as running.
     pub fn mark_running(&mut self, id: &str) {
         if let Some(m) = self.by_id.get_mut(id) {
@@ -117,10 +113,6 @@ impl ContainerBook {
 
     pub fn len(&self) -> usize {
         self.by_id.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.by_id.is_empty()
     }
 
     /// The containers `app` holds, by id.

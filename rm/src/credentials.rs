@@ -54,13 +54,13 @@ fn is_local(host: &str) -> bool {
 }
 
 /// Where the rm at `url` leaves its local credentials under `home`.
-pub fn file_for(home: &Path, url: &str) -> Option<PathBuf> {
+pub(crate) fn file_for(home: &Path, url: &str) -> Option<PathBuf> {
     let (_, port) = host_port(url)?;
     Some(home.join("clusters").join(format!("rm-{port}.json")))
 }
 
 /// Writes `creds` for the same OS user: the folder 0700, the file 0600, replaced atomically.
-pub fn write_local(home: &Path, creds: &LocalCredentials) -> io::Result<PathBuf> {
+pub(crate) fn write_local(home: &Path, creds: &LocalCredentials) -> io::Result<PathBuf> {
     let path = file_for(home, &creds.rm)
         .ok_or_else(|| io::Error::other(format!("{} is not http://host:port", creds.rm)))?;
     let dir = path.parent().expect("a file in clusters/");

@@ -21,7 +21,7 @@ use crate::cluster::{Changes, Cluster, Undo};
 use crate::store::Store;
 
 /// How often a failing writer tries again.
-pub const PROBE_INTERVAL: Duration = Duration::from_secs(1);
+pub(crate) const PROBE_INTERVAL: Duration = Duration::from_secs(1);
 
 type Done = oneshot::Sender<Result<(), String>>;
 

@@ -3,7 +3,7 @@
 //! (the scheduler, the policies, ARIA's model, the overload classifier), which it drives with
 //! the time and whose decisions it carries out.
 
-pub mod book;
+mod book;
 pub mod client;
 pub mod cluster;
 pub mod credentials;

@@ -34,14 +34,14 @@ pub const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
 /// dashboards read masters over `[10m]` windows.
 pub const FINAL_FIGURES_RETENTION_MS: i64 = 600_000;
 /// At most this many masters' final figures are kept, the oldest dropped first…
-pub const FINAL_FIGURES_KEPT: usize = 1_000;
+pub(crate) const FINAL_FIGURES_KEPT: usize = 1_000;
 /// …and at most this many bytes of them in all (a master's exposition is a few KiB).
-pub const FINAL_FIGURES_TOTAL_BYTES: usize = 32 << 20;
+pub(crate) const FINAL_FIGURES_TOTAL_BYTES: usize = 32 << 20;
 /// The largest exposition one master may leave.
 pub const MAX_FINAL_FIGURES_BYTES: usize = 256 << 10;
 
 /// The outcomes a deadline-bound job reports (`job.outcome` in its answer).
-pub const OUTCOMES: [&str; 3] = ["met", "empty", "missed"];
+pub(crate) const OUTCOMES: [&str; 3] = ["met", "empty", "missed"];
 
 /// The states an application's lifecycle takes (never `NEW_SAVING`: yard saves before it
 /// answers a submission), with their labels: YARN's names in lower case.
@@ -549,7 +549,7 @@ fn mirror(counter: &prometheus::IntCounter, total: u64) {
 }
 
 /// Where the final figures of finished application `app`'s master are served.
-pub fn final_figures_path(app: &str) -> String {
+pub(crate) fn final_figures_path(app: &str) -> String {
     format!("/ws/v1/yard/apps/{app}/metrics")
 }
 
@@ -608,7 +608,7 @@ pub fn targets(
 }
 
 /// `host:port` of an `http://host:port/...` URL (Prometheus' target form).
-pub fn host_port(url: &str) -> Option<&str> {
+pub(crate) fn host_port(url: &str) -> Option<&str> {
     let rest = url.strip_prefix("http://")?;
     let end = rest.find('/').unwrap_or(rest.len());
     Some(&rest[..end]).filter(|h| !h.is_empty())
@@ -829,7 +829,10 @@ fn family_of<'a>(name: &'a str, types: &std::collections::BTreeMap<String, Strin
     name
 }
 
+// Test helpers (the rm itself looks up no sample): its tests, the workspace's end-to-end tests and
+// benches enable `testing`, so a production build does not carry them.
 /// The value of the sample named `name` whose labels include `labels`, if one is.
+#[cfg(any(test, feature = "testing"))]
 pub fn value_of(samples: &[Sample], name: &str, labels: &[(&str, &str)]) -> Option<f64> {
     samples
         .iter()
@@ -843,6 +846,7 @@ pub fn value_of(samples: &[Sample], name: &str, labels: &[(&str, &str)]) -> Opti
 }
 
 /// The sum of every sample named `name`.
+#[cfg(any(test, feature = "testing"))]
 pub fn sum_of(samples: &[Sample], name: &str) -> f64 {
     samples
         .iter()

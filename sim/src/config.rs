@@ -181,7 +181,7 @@ pub struct ProgressModel {
 }
 
 /// The parts of a task's run whose speeds [`ProgressModel::rate_spread`] draws.
-pub const RATE_SEGMENTS: usize = 4;
+pub(crate) const RATE_SEGMENTS: usize = 4;
 
 impl ProgressModel {
     /// Exact reports of progress linear in time (the simulator before issue 15).

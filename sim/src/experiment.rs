@@ -209,7 +209,7 @@ where
 /// `progress(done, total)` after each. Items are handed out one at a time as threads free up,
 /// so one slow item (a day under a policy that queues) does not hold back a chunk of others.
 /// Every experiment's days, points and seeds' runs go through it.
-pub fn par_map<T: Sync, R: Send>(
+pub(crate) fn par_map<T: Sync, R: Send>(
     items: &[T],
     f: impl Fn(usize, &T) -> R + Sync,
     progress: &(dyn Fn(u64, u64) + Sync),
@@ -243,7 +243,7 @@ pub fn par_map<T: Sync, R: Send>(
 }
 
 /// No progress to report.
-pub fn quietly(_: u64, _: u64) {}
+pub(crate) fn quietly(_: u64, _: u64) {}
 
 /// One job under every configuration and policy: its MDT once, its plan per configuration.
 /// With the guard on, every policy it applies to runs twice — without the guard (the paper's

@@ -26,7 +26,7 @@ use crate::config::TaskLaw;
 
 /// Redraws of the reduces' noise per job run: enough that the median's own sampling error
 /// (about `1.25·sd/√DRAWS`, a fifth of one reduce's spread) stays well under the figure.
-pub const DRAWS: usize = 64;
+pub(crate) const DRAWS: usize = 64;
 
 /// A reduce attempt that ran its whole input: when it got its input, its true seconds, and
 /// the noise factor those seconds carry (`JobTruth::reduce_noise`).

@@ -108,7 +108,7 @@ impl SimJob {
 /// first `total % n` parts one byte more, as the SWIM reader shares a job's bytes among its
 /// reduces. Rounding each share on its own would lose or invent bytes: 12,866 bytes over
 /// 11,206 equal reduces rounded to 1 byte each, 13 % of them gone.
-pub fn split_by_shares(total: u64, shares: &[f64]) -> Vec<u64> {
+pub(crate) fn split_by_shares(total: u64, shares: &[f64]) -> Vec<u64> {
     let n = shares.len();
     if n == 0 {
         return Vec::new();

@@ -1,7 +1,7 @@
 //! yard-sim: the discrete-event simulator that replays a workload on a virtual clock through the
 //! same task policies the live master runs, and the Dart paper's evaluation built on it.
 
-pub mod config;
+mod config;
 pub mod engine;
 pub mod experiment;
 pub mod explain;
@@ -14,6 +14,7 @@ pub mod oracle;
 pub mod overload;
 pub mod plot;
 pub mod report;
+mod result;
 pub mod rm_policies;
 pub mod scans;
 pub mod seeds;
@@ -21,6 +22,7 @@ pub mod shared;
 pub mod table;
 pub mod workloads;
 
+// `config` and `result` are reached through these and `engine`'s re-exports only.
 pub use config::{ClusterConfig, DeadlineConfig, Model, ProfileSource, ProgressModel, TaskLaw};
 pub use engine::{Experiment, JobResult, Plan, mdt, simulate, trace};
 pub use job::{JobTruth, MapTruth, SimJob};

@@ -62,14 +62,14 @@ use yard_cluster::classifier::NodeLoad;
 use yard_cluster::ids::Bound;
 
 /// Linux's load-average fixed point: `FSHIFT` bits, `FIXED_1 = 1 << FSHIFT`.
-pub const FSHIFT: u32 = 11;
-pub const FIXED_1: u64 = 1 << FSHIFT;
+pub(crate) const FSHIFT: u32 = 11;
+pub(crate) const FIXED_1: u64 = 1 << FSHIFT;
 /// Linux's `EXP_1`: `1/exp(5 s / 60 s)` in that fixed point (`include/linux/sched/loadavg.h`).
-pub const EXP_1: u64 = 1884;
+pub(crate) const EXP_1: u64 = 1884;
 
 /// Linux's `calc_load`: one 5-second step of a load average `load` (fixed point) towards
 /// `active` runnable processes.
-pub fn calc_load(load: u64, active: u64) -> u64 {
+pub(crate) fn calc_load(load: u64, active: u64) -> u64 {
     let active = active * FIXED_1;
     let mut new = load * EXP_1 + active * (FIXED_1 - EXP_1);
     if active >= load {
@@ -80,7 +80,7 @@ pub fn calc_load(load: u64, active: u64) -> u64 {
 
 /// A fixed-point load average as `/proc/loadavg` prints it: two decimals, rounded
 /// (`get_avenrun(avnrun, FIXED_1/200, 0)`, then `LOAD_INT` and `LOAD_FRAC`).
-pub fn proc_loadavg(load: u64) -> f64 {
+pub(crate) fn proc_loadavg(load: u64) -> f64 {
     let v = load + FIXED_1 / 200;
     let int = v >> FSHIFT;
     let frac = ((v & (FIXED_1 - 1)) * 100) >> FSHIFT;
@@ -88,7 +88,7 @@ pub fn proc_loadavg(load: u64) -> f64 {
 }
 
 /// Linux updates its load averages every 5 s (`LOAD_FREQ`).
-pub const LOAD_FREQ: Seconds = 5.0;
+pub(crate) const LOAD_FREQ: Seconds = 5.0;
 
 /// The load model's constants: chosen before the experiment was first run, from the reasoning
 /// in their docs, and not tuned on its figures.

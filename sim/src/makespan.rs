@@ -210,7 +210,7 @@ pub struct MakespanSetup {
 }
 
 /// The paper's policies, in the tables' order.
-pub const POLICIES: [&str; 4] = ["random", "johnson", "reverse-johnson", "balanced-pools"];
+pub(crate) const POLICIES: [&str; 4] = ["random", "johnson", "reverse-johnson", "balanced-pools"];
 
 /// One point: a policy's makespan on a workload and cluster size, over the seeds.
 #[derive(Debug, Clone, PartialEq, Serialize)]

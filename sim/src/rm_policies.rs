@@ -90,7 +90,7 @@ pub struct PaperRow {
     pub killed_map_tasks: Option<f64>,
 }
 
-pub const TABLE_II: [PaperRow; 3] = [
+pub(crate) const TABLE_II: [PaperRow; 3] = [
     PaperRow {
         rm_policy: "edf",
         relative_deadline_exceeded: 0.8379,

@@ -47,7 +47,7 @@ impl Spread {
 
 /// The figures of a row that are averaged over seeds: every column of the tables
 /// ([`report::metric`] names).
-pub const METRICS: &[&str] = &[
+pub(crate) const METRICS: &[&str] = &[
     "jobs",
     "median_deviation",
     "mean_deviation",

@@ -54,7 +54,7 @@ impl Unit {
 
 /// Where a column's cells sit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Align {
+pub(crate) enum Align {
     Left,
     Right,
 }

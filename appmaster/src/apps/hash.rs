@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::hash::{BuildHasherDefault, Hasher};
 
 /// FNV-1a, 64 bits, over `bytes`.
-pub fn fnv1a(bytes: &[u8]) -> u64 {
+pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for &b in bytes {
         h ^= u64::from(b);

@@ -51,7 +51,7 @@ use records::{APPS, Writer};
 
 /// Most reducers a map writes for (each gets at least a header, so this bounds a map's
 /// memory whatever it is asked).
-pub const MAX_REDUCES: u32 = 1 << 20;
+pub(crate) const MAX_REDUCES: u32 = 1 << 20;
 
 /// A built-in application and its parameters. Serialized (serde_json) into every task's spec.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -24,9 +24,9 @@ use thiserror::Error;
 use super::hash::partition_of;
 
 /// Bytes before the first record.
-pub const HEADER_LEN: usize = 18;
+pub(crate) const HEADER_LEN: usize = 18;
 /// Bytes after the last record: the CRC-32.
-pub const TRAILER_LEN: usize = 4;
+pub(crate) const TRAILER_LEN: usize = 4;
 const MAGIC: &[u8; 4] = b"yard";
 const VERSION: u8 = 2;
 /// App names by tag − 1.

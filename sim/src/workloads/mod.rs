@@ -44,21 +44,21 @@ use reduce::Reduces;
 
 /// ARIA's fit to Facebook's map task durations (papers/aria.md §4): LN(μ, σ) in milliseconds
 /// (KS 0.1056). `e^μ` ≈ 21 s is the median map.
-pub const ARIA_MAP_MS: LogNormalMs = LogNormalMs {
+pub(crate) const ARIA_MAP_MS: LogNormalMs = LogNormalMs {
     mu: 9.9511,
     sigma: 1.6764,
 };
 
 /// ARIA's fit to Facebook's reduce task durations: LN(12.375, 1.6262) ms (KS 0.0451);
 /// `e^μ` ≈ 237 s is the median reduce.
-pub const ARIA_REDUCE_MS: LogNormalMs = LogNormalMs {
+pub(crate) const ARIA_REDUCE_MS: LogNormalMs = LogNormalMs {
     mu: 12.375,
     sigma: 1.6262,
 };
 
 /// A log-normal distribution of milliseconds: `ln X ~ N(mu, sigma²)`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct LogNormalMs {
+pub(crate) struct LogNormalMs {
     pub mu: f64,
     pub sigma: f64,
 }

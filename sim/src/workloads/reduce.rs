@@ -10,7 +10,7 @@ use super::draw::{spread, spread_of_logs, zipf_shares};
 /// input can fit any slope; past quadratic (or below flat) the slope says that input does
 /// not explain their times, and a law that falls with input would make Dart's reduce-input
 /// sampling (Alg. 5) slow a reduce down.
-pub const MAX_FITTED_EXPONENT: f64 = 2.0;
+pub(crate) const MAX_FITTED_EXPONENT: f64 = 2.0;
 
 /// What a job's source says about its reduces.
 pub(super) enum Reduces {

@@ -1,13 +1,15 @@
-//! The rm and the nodemanagers: allocate calls, and runners started in granted containers.
+//! The rm, as the master calls it: allocate calls, their asks and what their replies grant
+//! (runners are started in granted containers by [`super::nodemanager`]).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
 use serde_json::{Value, json};
-use yard_wire::protocol::{AllocateReply, AllocateRequest, Allocated, StartContainer, TaskCounts};
+use yard_wire::protocol::{AllocateReply, AllocateRequest, TaskCounts};
 
 use super::ALLOCATE_EVERY;
+use super::nodemanager::start_runner;
 use super::recovery::send_kept;
 use super::state::{Shared, State, log_line};
 use super::umbilical::with;
@@ -88,37 +90,6 @@ impl RmClient {
         let path = format!("/ws/v1/yard/apps/{}/{what}", self.application);
         self.call(method, &path, Some(body)).await
     }
-}
-
-/// Starts a runner in a granted container.
-pub(super) async fn start_runner(
-    http: &reqwest::Client,
-    exe: &str,
-    master: &str,
-    c: &Allocated,
-) -> Result<()> {
-    let start = StartContainer {
-        token: Some(c.token.clone()),
-        command: vec![
-            exe.to_owned(),
-            "mr-runner".into(),
-            "--master".into(),
-            master.to_owned(),
-            "--container".into(),
-            c.container_id.clone(),
-        ],
-        env: Default::default(),
-    };
-    let url = format!("{}/ws/v1/node/containers", c.node_http_address);
-    let response = http.post(&url).json(&start).send().await?;
-    if !response.status().is_success() {
-        bail!(
-            "{url} answered {}: {}",
-            response.status(),
-            response.text().await.unwrap_or_default()
-        );
-    }
-    Ok(())
 }
 
 impl State {

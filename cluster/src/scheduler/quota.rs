@@ -1,0 +1,210 @@
+//! The scheduler's quotas and what it takes back: each application's quota recomputed under the
+//! policy, MinEDF-WC's reclamation of spare containers and the preemptions that carry it out.
+
+use super::{AppId, Assignment, ContainerId, MASTER_PRIORITY, Node, Resources, Scheduler};
+use crate::policy::{self, ClusterState, JobView, QuotaBasis, Reclaim, Stage, edf_key};
+
+impl Scheduler {
+    pub(super) fn requota_all(&mut self, out: &mut Vec<Assignment>) {
+        if self.policy.uses_quota() {
+            let apps: Vec<AppId> = self.apps.keys().copied().collect();
+            for app in apps {
+                self.requota(app, out);
+            }
+        }
+    }
+
+    /// Recomputes `app`'s quota at the current time; says so when it changed.
+    pub(super) fn requota(&mut self, app: AppId, out: &mut Vec<Assignment>) {
+        let Some(a) = self.apps.get(&app) else {
+            return;
+        };
+        if !self.policy.uses_quota() {
+            return;
+        }
+        let q = policy::quota_of(
+            self.policy,
+            &a.view(app),
+            self.now_ms,
+            self.slots(a.task_size),
+            self.target,
+        );
+        if a.quota != Some(q) {
+            if let Some(a) = self.apps.get_mut(&app) {
+                a.quota = Some(q);
+            }
+            out.push(Assignment::Quota { app, quota: q });
+        }
+    }
+
+    /// MinEDF-WC, on the arrival of `app`'s tasks (Alg. 1, lines 1–29): the first time it
+    /// asks for tasks with a deadline it can meet and stays short of its quota after a pass.
+    pub(super) fn arrival_check(&mut self, app: AppId, out: &mut Vec<Assignment>) {
+        let Some(a) = self.apps.get_mut(&app) else {
+            return;
+        };
+        if a.checked || a.waiting() == 0 {
+            return;
+        }
+        a.checked = true;
+        self.reclaim_for(app, true, out);
+    }
+
+    /// Alg. 1 for `app` now: fits, wait for predicted releases (`predict`), or kill
+    /// above-quota tasks. Only for a job whose deadline can be met (`Feasible`): killing
+    /// others' work cannot save a job no allocation saves [INF].
+    pub(super) fn reclaim_for(&mut self, app: AppId, predict: bool, out: &mut Vec<Assignment>) {
+        let Some(a) = self.apps.get_mut(&app) else {
+            return;
+        };
+        a.reclaim_by = None;
+        let feasible = a
+            .quota
+            .is_some_and(|q| q.basis == QuotaBasis::Feasible && q.containers > Some(a.tasks));
+        if !feasible || a.waiting() == 0 {
+            return;
+        }
+        let size = a.task_size.unwrap_or(Resources::new(1, 1));
+        let new = a.view(app);
+        let views: Vec<JobView> = self
+            .apps
+            .iter()
+            .filter(|(id, _)| **id != app)
+            .map(|(id, a)| a.view(*id))
+            .collect();
+        let others: Vec<&JobView> = views.iter().collect();
+        // Free now, plus what is already being taken back.
+        let free = self
+            .nodes
+            .values()
+            .map(|n| n.capacity.minus(n.used).holds(size))
+            .fold(0u32, u32::saturating_add)
+            .saturating_add(self.preempting.len() as u32);
+        let at = ClusterState {
+            kind: self.policy,
+            free,
+            now_ms: self.now_ms,
+            slots: self.slots(Some(size)),
+            target: self.target,
+        };
+        let decision = policy::reclaim(&new, &others, at, predict);
+        match decision {
+            Reclaim::Fits | Reclaim::Short => {}
+            Reclaim::Wait { until_ms } => {
+                if let Some(a) = self.apps.get_mut(&app) {
+                    a.reclaim_by = Some(until_ms);
+                }
+            }
+            Reclaim::Kill(victims) => {
+                for (victim, count) in victims {
+                    self.preempt(victim, count, out);
+                }
+            }
+        }
+    }
+
+    /// Takes back `count` of `app`'s task containers, the newest first (the least work lost);
+    /// never its master's.
+    fn preempt(&mut self, app: AppId, count: u32, out: &mut Vec<Assignment>) {
+        let Some(a) = self.apps.get(&app) else {
+            return;
+        };
+        let chosen: Vec<ContainerId> = a
+            .containers
+            .iter()
+            .rev()
+            .filter(|c| !self.masters.contains(c) && !self.preempting.contains(c))
+            .take(count as usize)
+            .copied()
+            .collect();
+        for c in chosen {
+            self.take_back(c, out);
+        }
+    }
+
+    /// Preempts one task container: it no longer counts as its job's, and stays booked on its
+    /// node until it has ended.
+    fn take_back(&mut self, c: ContainerId, out: &mut Vec<Assignment>) {
+        let Some(&(app, _, _)) = self.containers.get(&c) else {
+            return;
+        };
+        if self.masters.contains(&c) || !self.preempting.insert(c) {
+            return;
+        }
+        if let Some(a) = self.apps.get_mut(&app) {
+            a.tasks = a.tasks.saturating_sub(1);
+        }
+        self.counts.spare_kills += 1;
+        if self
+            .apps
+            .get(&app)
+            .is_some_and(|a| a.view(app).stage() == Stage::Map)
+        {
+            self.counts.spare_map_kills += 1;
+        }
+        out.push(Assignment::Preempt { app, container: c });
+    }
+
+    /// MinEDF-WC, for masters [INF; Alg. 1 knows no masters]: a job with a deadline whose
+    /// master finds no room (within the masters' share) takes one spare container — a task
+    /// above its job's quota, of the latest deadline first — on a node where that makes room;
+    /// unless room is already being made. Without this, spare containers lent to other jobs
+    /// would keep a deadline job from starting at all, since its tasks' reclamation needs its
+    /// master to ask for them.
+    pub(super) fn reclaim_for_masters(&mut self, out: &mut Vec<Assignment>) {
+        let mut waiting: Vec<((i64, u64), AppId, Resources)> = self
+            .apps
+            .iter()
+            .filter(|(_, a)| a.deadline_ms.is_some())
+            .filter_map(|(id, a)| {
+                let (&(_, size), _) = a.asks.iter().find(|((p, _), _)| *p == MASTER_PRIORITY)?;
+                Some((edf_key(a.deadline_ms, a.arrival), *id, size))
+            })
+            .collect();
+        waiting.sort();
+        for (_, _, size) in waiting {
+            if !self.master_fits(size) {
+                continue;
+            }
+            let room_after =
+                |n: &Node, freed: Resources| size.fits_in(n.capacity.minus(n.used).plus(freed));
+            let fits_now = self
+                .nodes
+                .values()
+                .any(|n| room_after(n, Resources::default()));
+            let coming = self.preempting.iter().any(|c| {
+                self.containers.get(c).is_some_and(|(_, node, freed)| {
+                    self.nodes.get(node).is_some_and(|n| room_after(n, *freed))
+                })
+            });
+            if fits_now || coming {
+                continue;
+            }
+            // Spare containers, latest deadline first, each job's newest first.
+            let mut lenders: Vec<((i64, u64), AppId)> = self
+                .apps
+                .iter()
+                .filter(|(id, a)| a.view(**id).extra() > 0)
+                .map(|(id, a)| (edf_key(a.deadline_ms, a.arrival), *id))
+                .collect();
+            lenders.sort_by(|a, b| b.cmp(a));
+            let victim = lenders.iter().find_map(|(_, app)| {
+                self.apps[app].containers.iter().rev().find(|c| {
+                    !self.masters.contains(c)
+                        && !self.preempting.contains(c)
+                        && self.containers.get(c).is_some_and(|(_, node, freed)| {
+                            self.nodes.get(node).is_some_and(|n| room_after(n, *freed))
+                        })
+                })
+            });
+            if let Some(&c) = victim {
+                self.take_back(c, out);
+            }
+        }
+    }
+
+    /// Containers of `size` the whole cluster could hold: the cap of every quota.
+    pub(super) fn slots(&self, size: Option<Resources>) -> u32 {
+        self.capacity.holds(size.unwrap_or(Resources::new(1, 1)))
+    }
+}
