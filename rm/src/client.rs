@@ -8,6 +8,7 @@
 use reqwest::{Method, StatusCode};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use yard_wire::logs::{AppLogs, AppLogsReply};
 use yard_wire::views::{
     AppReply, AppStateView, AppView, AppsReply, ClusterInfo, ClusterInfoReply, ClusterMetrics,
     ClusterMetricsReply, NodeReply, NodeState, NodeView, NodesReply, YardAppReply, YardAppView,
@@ -248,6 +249,53 @@ impl RmClient {
         let reply: AppStateView = self.typed(Method::PUT, &path, Some(&body)).await?;
         Ok(reply.state)
     }
+
+    /// An application's containers' logs (`GET /ws/v1/yard/apps/{id}/logs`), or one
+    /// container's.
+    pub async fn app_logs(
+        &self,
+        id: &str,
+        container: Option<&str>,
+    ) -> Result<AppLogs, ClientError> {
+        let mut path = format!("/ws/v1/yard/apps/{id}/logs");
+        if let Some(c) = container {
+            path.push_str(&format!("?container={c}"));
+        }
+        let reply: AppLogsReply = self.typed(Method::GET, &path, None).await?;
+        Ok(reply.app_logs)
+    }
+
+    /// One log file's text (`GET …/logs/{container}/{file}`), from `start` as Hadoop's
+    /// `?start=` (negative: the last bytes).
+    pub async fn log_text(
+        &self,
+        id: &str,
+        container: &str,
+        file: &str,
+        start: Option<i64>,
+    ) -> Result<Vec<u8>, ClientError> {
+        let mut path = format!("/ws/v1/yard/apps/{id}/logs/{container}/{file}");
+        if let Some(s) = start {
+            path.push_str(&format!("?start={s}"));
+        }
+        let url = format!("{}{path}", self.base);
+        let mut request = self.http.get(&url);
+        if let Some(token) = &self.token {
+            request = request.bearer_auth(token);
+        }
+        let unreachable = |source| ClientError::Unreachable {
+            base: self.base.clone(),
+            source,
+        };
+        let response = request.send().await.map_err(unreachable)?;
+        let status = response.status();
+        let body = response.bytes().await.map_err(unreachable)?;
+        if status.is_success() {
+            return Ok(body.to_vec());
+        }
+        let value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+        judge(&self.base, &path, status, value).map(|_| Vec::new())
+    }
 }
 
 /// A 2xx's body, or the error the status and body make.
@@ -362,6 +410,21 @@ impl BlockingRmClient {
 
     pub fn kill(&self, id: &str) -> Result<YarnApplicationState, ClientError> {
         self.runtime.block_on(self.inner.kill(id))
+    }
+
+    pub fn app_logs(&self, id: &str, container: Option<&str>) -> Result<AppLogs, ClientError> {
+        self.runtime.block_on(self.inner.app_logs(id, container))
+    }
+
+    pub fn log_text(
+        &self,
+        id: &str,
+        container: &str,
+        file: &str,
+        start: Option<i64>,
+    ) -> Result<Vec<u8>, ClientError> {
+        self.runtime
+            .block_on(self.inner.log_text(id, container, file, start))
     }
 }
 

@@ -5,6 +5,7 @@
 pub mod auth;
 pub mod deadline;
 pub mod limits;
+pub mod logs;
 pub mod protocol;
 pub mod telemetry;
 pub mod token;

@@ -55,6 +55,7 @@ pub fn options(rm: String, work: &Path) -> NmOptions {
         stop_grace: Duration::from_secs(5),
         credential: "a node credential".into(),
         keep_finished: 5,
+        logs: Default::default(),
         disk_rate: Some(100e6),
     }
 }

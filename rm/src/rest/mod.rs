@@ -40,6 +40,7 @@ use crate::journal::{Journal, Pending};
 
 mod caller;
 mod hadoop;
+mod logs;
 pub mod mapreduce;
 mod protocol;
 mod query;
@@ -88,6 +89,8 @@ pub struct Rm {
     pub metrics: Arc<crate::metrics::RmMetrics>,
     /// The shared scans running (`mapreduce::ScanHosts`).
     pub scans: mapreduce::ScanHosts,
+    /// The aggregated containers' logs (`None`: not kept, as in tests of the routes alone).
+    pub logs: Option<crate::logs::LogStore>,
 }
 
 impl Rm {
@@ -102,6 +105,7 @@ impl Rm {
             profiles: None,
             metrics: Arc::new(crate::metrics::RmMetrics::started_at(started_ms)),
             scans: Default::default(),
+            logs: None,
         }
     }
 }
@@ -435,6 +439,7 @@ pub fn routes() -> Vec<Route> {
         ),
     ];
     routes.extend(mapreduce::routes());
+    routes.extend(logs::routes());
     routes
 }
 

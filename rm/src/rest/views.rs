@@ -141,7 +141,7 @@ pub(super) fn attempt_json(a: &AppInfo, t: &crate::cluster::AttemptInfo) -> Valu
         "nodeHttpAddress": t.node_id,
         "host": t.node_id.split(':').next().unwrap_or(&t.node_id),
         "rpcPort": -1,
-        "logsLink": "",
+        "logsLink": super::logs::logs_link(None, &a.application_id, &t.container_id),
         "blacklistedNodes": "",
         "nodesBlacklistedBySystem": "",
         "appAttemptState": attempt_state(a, t),
@@ -166,7 +166,7 @@ pub(super) fn container_json(id: &str, m: &crate::cluster::ContainerMeta, now: i
         "finishedTime": 0,
         "elapsedTime": now.saturating_sub(m.started_ms).max(0),
         "diagnosticsInfo": "",
-        "logUrl": "",
+        "logUrl": super::logs::logs_link(None, &m.application_id, id),
         "containerExitStatus": 0,
         "containerState": "RUNNING",
         "nodeHttpAddress": format!("http://{}", m.node_id),
@@ -429,7 +429,9 @@ pub(super) fn app_view(c: &Cluster, a: &AppInfo, cluster_id: i64, now: i64) -> A
         started_time: a.submitted_ms,
         finished_time: finished,
         elapsed_time: elapsed,
-        am_container_logs: String::new(),
+        am_container_logs: a.attempts.last().map_or_else(String::new, |t| {
+            super::logs::logs_link(c.url(), &a.application_id, &t.container_id)
+        }),
         am_host_http_address: master_node.unwrap_or_default(),
         allocated_mb: usage.allocated_mb,
         allocated_vcores: usage.allocated_vcores,
