@@ -42,24 +42,36 @@ fn files(listing: &Value) -> Vec<&Value> {
         .unwrap_or_default()
 }
 
-#[test]
-fn a_shells_output_is_printed_kept_after_it_ends_and_an_rm_restart_and_shown_to_its_owner_only() {
-    let tmp = work_dir("yard-e2e-logs");
-    let mut rm = rm_in(&tmp, &[]);
+/// An rm (with `rm_flags`) and one nodemanager in a fresh `name` directory, and a `yard shell`
+/// (with `shell_flags`) whose container runs `script`: the directory, the daemons, the rm's
+/// URL and what the shell printed.
+fn shell_on_one_node(
+    name: &str,
+    rm_flags: &[&str],
+    shell_flags: &[&str],
+    script: &str,
+) -> (std::path::PathBuf, Daemon, Daemon, String, String) {
+    let tmp = work_dir(name);
+    let rm = rm_in(&tmp, rm_flags);
     let url = format!("http://{}", rm.addr);
     let node = nm(&rm, &tmp.join("nm0"));
     await_running(&rm, 1);
-
-    let (code, out, err) = yard(&[
-        "shell",
-        "--rm",
-        &url,
-        "--",
-        "/bin/sh",
-        "-c",
-        "echo out-line-1; echo err-line-1 >&2; echo out-line-2",
-    ]);
+    let mut args = vec!["shell", "--rm", &url];
+    args.extend(shell_flags);
+    args.extend(["--", "/bin/sh", "-c", script]);
+    let (code, out, err) = yard(&args);
     assert_eq!(code, 0, "{out}{err}");
+    (tmp, rm, node, url, out)
+}
+
+#[test]
+fn a_shells_output_is_printed_kept_after_it_ends_and_an_rm_restart_and_shown_to_its_owner_only() {
+    let (tmp, mut rm, node, url, out) = shell_on_one_node(
+        "yard-e2e-logs",
+        &[],
+        &[],
+        "echo out-line-1; echo err-line-1 >&2; echo out-line-2",
+    );
     let id = out.lines().next().unwrap().to_owned();
     let _leftovers = ProcessesOf::app(&id);
     // The final status, then the command's stdout under its header (not its stderr).
@@ -156,22 +168,12 @@ fn a_shells_output_is_printed_kept_after_it_ends_and_an_rm_restart_and_shown_to_
 
 #[test]
 fn a_running_containers_logs_come_from_its_node_and_a_lost_node_is_named() {
-    let tmp = work_dir("yard-e2e-logs-lost");
-    let rm = rm_in(&tmp, &["--node-expiry-ms", "1000"]);
-    let url = format!("http://{}", rm.addr);
-    let node = nm(&rm, &tmp.join("nm0"));
-    await_running(&rm, 1);
-    let (code, out, err) = yard(&[
-        "shell",
-        "--rm",
-        &url,
-        "--no-wait",
-        "--",
-        "/bin/sh",
-        "-c",
+    let (tmp, _rm, node, url, out) = shell_on_one_node(
+        "yard-e2e-logs-lost",
+        &["--node-expiry-ms", "1000"],
+        &["--no-wait"],
         "echo still-running; exec sleep 60",
-    ]);
-    assert_eq!(code, 0, "{out}{err}");
+    );
     let id = out.trim().to_owned();
     let _leftovers = ProcessesOf::app(&id);
 
