@@ -41,7 +41,7 @@ pub(crate) fn logs(args: LogsArgs) -> Result<()> {
     print_logs(&client, &listing, |_| true, args.tail)?;
     if listing.files.is_empty() && listing.missing.is_empty() {
         eprintln!(
-            "yard: {} has no container logs yet (no container has started)",
+            "yard: the rm knows no container logs of {}: none has started yet, or they passed the rm's --log-aggregation-retain-seconds",
             args.id
         );
     }
