@@ -204,3 +204,27 @@ fn a_running_containers_logs_come_from_its_node_and_a_lost_node_is_named() {
     assert!(out.contains("logs missing: node"), "{out}");
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+#[test]
+fn aggregated_logs_go_after_the_retention() {
+    let (tmp, _rm, _node, url, out) = shell_on_one_node(
+        "yard-e2e-logs-retain",
+        &["--log-aggregation-retain-seconds", "5"],
+        &[],
+        "echo short-lived",
+    );
+    let id = out.lines().next().unwrap().to_owned();
+    let _leftovers = ProcessesOf::app(&id);
+    listing_when(&url, &id, "the logs aggregated", |l| {
+        let f = files(l);
+        f.len() == 4 && f.iter().all(|f| f["source"] == "aggregated")
+    });
+    let kept = std::path::PathBuf::from(format!("{}.app-logs", rm_db(&tmp).display())).join(&id);
+    assert!(kept.is_dir(), "{}", kept.display());
+    eventually("the logs removed after 5 s", || {
+        (!kept.exists()
+            && files(&get(&format!("{url}/ws/v1/yard/apps/{id}/logs"))["appLogs"]).is_empty())
+        .then_some(())
+    });
+    let _ = std::fs::remove_dir_all(&tmp);
+}

@@ -42,7 +42,8 @@ pub struct RmOptions {
     pub logs: crate::logs::LogSettings,
 }
 
-/// How often ended applications' aggregated logs are checked against their retention.
+/// How often ended applications' aggregated logs are checked against their retention (more
+/// often under a shorter retention).
 const LOG_EXPIRY_EVERY: Duration = Duration::from_secs(60);
 
 /// Milliseconds since the Unix epoch.
@@ -135,6 +136,7 @@ pub async fn serve(
     let ticker = tokio::spawn(async move {
         let mut tick = tokio::time::interval(options.tick);
         let mut last_log_expiry = Instant::now();
+        let expiry_every = LOG_EXPIRY_EVERY.min(options.logs.retain);
         loop {
             tick.tick().await;
             let (lost, running) = {
@@ -148,7 +150,7 @@ pub async fn serve(
                 tracing::warn!(%node, "node lost: no heartbeat within the expiry interval");
             }
             if let Some(store) = &log_store {
-                let expire = last_log_expiry.elapsed() >= LOG_EXPIRY_EVERY;
+                let expire = last_log_expiry.elapsed() >= expiry_every;
                 let active = expire.then(|| crate::logs::active_apps(&lock(&cluster)));
                 if expire {
                     last_log_expiry = Instant::now();

@@ -69,7 +69,7 @@ pub struct LogStore {
     settings: Arc<LogSettings>,
     /// Reads running containers' logs from their nodemanagers.
     http: reqwest::Client,
-    /// Containers whose `node` file is written: the tick writes each once.
+    /// Running containers whose `node` file is written: the tick writes each once.
     noted: Arc<Mutex<HashSet<String>>>,
 }
 
@@ -119,9 +119,12 @@ impl LogStore {
         Ok(self.settings.dir.join(app).join(container))
     }
 
-    /// Notes where containers run (application, container, node), once each.
+    /// Notes where the running containers (application, container, node) run, once each;
+    /// forgets those no longer running, so the set stays as small as the book.
     pub fn note(&self, running: Vec<(String, String, String)>) -> io::Result<()> {
+        let mut seen = HashSet::with_capacity(running.len());
         for (app, container, node) in running {
+            seen.insert(container.clone());
             if lock(&self.noted).contains(&container) {
                 continue;
             }
@@ -132,6 +135,7 @@ impl LogStore {
             }
             lock(&self.noted).insert(container);
         }
+        lock(&self.noted).retain(|c| seen.contains(c));
         Ok(())
     }
 
@@ -170,7 +174,6 @@ impl LogStore {
         let stored = Stored { bytes: total, cut };
         let meta = serde_json::to_vec(&stored).map_err(io::Error::other)?;
         write_atomic(&dir.join(format!("{file}.meta")), &meta)?;
-        lock(&self.noted).insert(container.to_owned());
         Ok(stored)
     }
 
