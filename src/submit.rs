@@ -320,7 +320,8 @@ pub(crate) fn submit(args: SubmitArgs) -> Result<()> {
     let status = text(&finished["app"]["finalStatus"]);
     if status != "SUCCEEDED" {
         anyhow::bail!(
-            "{} ended {status}; see its master's log on the nodemanager",
+            "{} ended {status}; its containers' logs: yard logs {}",
+            job.id,
             job.id
         );
     }

@@ -35,6 +35,9 @@ use crate::logs::{LogStore, StoredContainer};
 /// not exceed it).
 pub const MAX_UPLOAD_BYTES: usize = 64 << 20;
 
+/// Why a node's containers' logs are missing when it does not answer.
+const SILENT: &str = "its node did not answer";
+
 /// How long the rm waits for a nodemanager's logs before it lists them as missing.
 const NODE_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -175,6 +178,7 @@ pub(super) async fn app_logs(
     if let Some(only) = &only {
         containers.retain(|cid, _| cid == only);
     }
+    let mut silent: BTreeMap<String, String> = BTreeMap::new();
     for (cid, c) in containers {
         let master = known.masters.contains(&cid);
         if !c.files.is_empty() && !known.running.contains_key(&cid) {
@@ -199,8 +203,23 @@ pub(super) async fn app_logs(
             });
             continue;
         }
+        // A node that does not answer is asked once, not once per container.
+        if let Some(reason) = silent.get(&c.node) {
+            reply.missing.push(MissingLogs {
+                container_id: cid,
+                node_id: c.node,
+                reason: reason.clone(),
+            });
+            continue;
+        }
         let url = format!("http://{}/ws/v1/node/containers/{cid}/logs", c.node);
-        match node_get(&http, &url, &known.job_token).await {
+        let listed = node_get(&http, &url, &known.job_token).await;
+        if let Err(why) = &listed
+            && why.starts_with(SILENT)
+        {
+            silent.insert(c.node.clone(), why.clone());
+        }
+        match listed {
             Ok(body) => match serde_json::from_slice::<NodeContainerLogs>(&body) {
                 Ok(listed) => reply
                     .files
@@ -237,7 +256,7 @@ async fn node_get(http: &reqwest::Client, url: &str, token: &str) -> Result<Byte
         .timeout(NODE_TIMEOUT)
         .send()
         .await
-        .map_err(|e| format!("its node did not answer: {e}"))?;
+        .map_err(|e| format!("{SILENT}: {e}"))?;
     let status = reply.status();
     let body = reply
         .bytes()
