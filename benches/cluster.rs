@@ -118,6 +118,7 @@ async fn main() {
         tick: Duration::from_millis(500),
         master_env: Default::default(),
         profiles_db: None,
+        logs: yard_rm::logs::LogSettings::beside(&tmp.join("rm.db"), None),
     };
     tokio::spawn(yard_rm::daemon::serve(
         rm_options,
@@ -244,6 +245,7 @@ async fn main() {
         stop_grace: Duration::from_secs(1),
         credential: node_credential.clone(),
         keep_finished: 10,
+        logs: Default::default(),
         // Set, not measured: no disk probe before the timed runs.
         disk_rate: Some(200e6),
     };

@@ -92,6 +92,11 @@ pub(crate) struct RmArgs {
     /// A node refused this long gets one task anyway, as a probe, ms [default: 60000].
     #[arg(long, env = "YARD_RM_OVERLOAD_EXPLORE_AFTER_MS")]
     overload_explore_after_ms: Option<i64>,
+    /// How long ended applications' aggregated logs are kept, seconds (YARN's
+    /// yarn.log-aggregation.retain-seconds) [default: 604800, 7 days]. They are kept beside
+    /// the state database, in <state-db>.app-logs.
+    #[arg(long, env = "YARD_RM_LOG_AGGREGATION_RETAIN_SECONDS")]
+    log_aggregation_retain_seconds: Option<u64>,
 }
 
 #[derive(Args)]
@@ -135,6 +140,18 @@ pub(crate) struct NmArgs {
     /// read in the work directory].
     #[arg(long, env = "YARD_NM_DISK_RATE", value_name = "RATE")]
     disk_rate: Option<String>,
+    /// Upload each ended container's stdout and stderr to the rm (YARN's
+    /// yarn.log-aggregation-enable) [default: true].
+    #[arg(
+        long,
+        env = "YARD_NM_LOG_AGGREGATION_ENABLE",
+        value_name = "true|false"
+    )]
+    log_aggregation_enable: Option<bool>,
+    /// The most bytes of one container's logs uploaded, shared by stdout and stderr; a longer
+    /// file keeps its last bytes and says it was cut [default: 10485760, 10 MiB].
+    #[arg(long, env = "YARD_NM_LOG_AGGREGATION_MAX_BYTES", value_name = "BYTES")]
+    log_aggregation_max_bytes: Option<u64>,
 }
 
 /// The `--config` file.
@@ -167,6 +184,7 @@ struct RmFile {
     overload_min_samples: Option<u64>,
     overload_settle_ms: Option<i64>,
     overload_explore_after_ms: Option<i64>,
+    log_aggregation_retain_seconds: Option<u64>,
 }
 
 #[derive(Deserialize, Default)]
@@ -183,6 +201,8 @@ struct NmFile {
     credential_file: Option<PathBuf>,
     keep_finished: Option<usize>,
     disk_rate: Option<String>,
+    log_aggregation_enable: Option<bool>,
+    log_aggregation_max_bytes: Option<u64>,
 }
 
 /// Reads the `--config` file; a file that cannot be read or parsed is bad input (exit 2).
@@ -293,7 +313,13 @@ pub(crate) fn rm(args: RmArgs) -> Result<()> {
         ..Settings::default()
     };
     let tick = Duration::from_millis((node_expiry_ms / 4).clamp(50, 1000) as u64);
+    let logs = yard_rm::logs::LogSettings::beside(
+        &state_db,
+        args.log_aggregation_retain_seconds
+            .or(file.log_aggregation_retain_seconds),
+    );
     let options = RmOptions {
+        logs,
         bind,
         state_db,
         secret_file,
@@ -398,6 +424,10 @@ fn overload_settings(
 
 pub(crate) fn nm(args: NmArgs) -> Result<()> {
     let file = config_file(args.config.as_ref())?.nm;
+    let logs = log_aggregation(
+        (args.log_aggregation_enable, args.log_aggregation_max_bytes),
+        &file,
+    )?;
     let bind = args
         .bind
         .or(file.bind)
@@ -445,6 +475,7 @@ pub(crate) fn nm(args: NmArgs) -> Result<()> {
         heartbeat: Duration::from_millis(heartbeat_ms.max(10)),
         stop_grace: Duration::from_secs(5),
         disk_rate,
+        logs,
     };
     runtime()?
         .block_on(yard_nodemanager::daemon::serve_with(
@@ -454,4 +485,26 @@ pub(crate) fn nm(args: NmArgs) -> Result<()> {
             stop_signal(),
         ))
         .with_context(|| format!("serving the nodemanager on {bind}"))
+}
+
+/// The nodemanager's log aggregation from its flags (as `(enable, max bytes)`) and the file.
+fn log_aggregation(
+    args: (Option<bool>, Option<u64>),
+    file: &NmFile,
+) -> Result<yard_nodemanager::logs::LogAggregation> {
+    let default = yard_nodemanager::logs::LogAggregation::default();
+    let max = args.1.or(file.log_aggregation_max_bytes);
+    if max == Some(0) {
+        return Err(BadInput(
+            "--log-aggregation-max-bytes must be at least 1 (turn aggregation off with --log-aggregation-enable false)".into(),
+        )
+        .into());
+    }
+    Ok(yard_nodemanager::logs::LogAggregation {
+        enabled: args
+            .0
+            .or(file.log_aggregation_enable)
+            .unwrap_or(default.enabled),
+        max_bytes_per_container: max.unwrap_or(default.max_bytes_per_container),
+    })
 }

@@ -9,6 +9,7 @@ mod daemons;
 mod data;
 mod demo;
 mod local;
+mod logs;
 mod replay;
 mod shell;
 mod sim;
@@ -66,6 +67,8 @@ enum Command {
     App(client::AppArgs),
     /// Kill an application.
     Kill(client::AppArgs),
+    /// Print an application's containers' logs (YARN's `yarn logs -applicationId`).
+    Logs(logs::LogsArgs),
     /// List nodes.
     Nodes(client::NodesArgs),
     /// Credentials: print your bearer token, or (admins) issue one for a user or a node.
@@ -106,6 +109,7 @@ fn main() -> ExitCode {
         Command::Apps(args) => client::apps(args),
         Command::App(args) => client::app(args),
         Command::Kill(args) => client::kill(args),
+        Command::Logs(args) => logs::logs(args),
         Command::Nodes(args) => client::nodes(args),
         Command::Auth(command) => auth::run(command),
         Command::Data(command) => data::run(command),

@@ -137,8 +137,9 @@ pub(crate) fn shell(args: ShellArgs) -> Result<()> {
         if state.is_final() {
             let status = app.final_status;
             crate::print(&format!("{id} {state} {status}\n"))?;
+            print_output(&client, &id, args.shape.total());
             if status != FinalApplicationStatus::Succeeded {
-                bail!("{id} ended {state} {status}; see its master's log on the nodemanager");
+                bail!("{id} ended {state} {status}; its containers' logs: yard logs {id}");
             }
             return Ok(());
         }
@@ -149,6 +150,27 @@ pub(crate) fn shell(args: ShellArgs) -> Result<()> {
             );
         }
         std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// The commands' stdout (not the master's), as `yard logs` prints it, once every command
+/// container's is listed (its node uploads it as it ends, within moments); only a warning if
+/// it cannot be read (the application's status is the answer).
+fn print_output(client: &Client, id: &str, containers: u32) {
+    let command_output = |f: &yard_wire::logs::LogFile| !f.master && f.file == "stdout";
+    let patience = Instant::now() + Duration::from_secs(30);
+    let printed = loop {
+        let listing = client.typed(|rm| rm.app_logs(id, None));
+        let listed = listing.as_ref().map_or(0, |l| {
+            l.files.iter().filter(|f| command_output(f)).count() + l.missing.len()
+        });
+        if listed >= containers as usize || Instant::now() > patience {
+            break listing.and_then(|l| crate::logs::print_logs(client, &l, command_output, None));
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    if let Err(e) = printed {
+        eprintln!("yard: warning: cannot print the commands' output ({e:#}); try yard logs {id}");
     }
 }
 

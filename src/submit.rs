@@ -317,7 +317,8 @@ pub(crate) fn submit(args: SubmitArgs) -> Result<()> {
     }
     if status != FinalApplicationStatus::Succeeded {
         anyhow::bail!(
-            "{} ended {status}; see its master's log on the nodemanager",
+            "{} ended {status}; its containers' logs: yard logs {}",
+            job.id,
             job.id
         );
     }

@@ -2,7 +2,8 @@
 //! container-token key), serves its small REST surface — node info, its containers, and
 //! starting a container on a valid token — and heartbeats: what ended, its load, and the rm's
 //! orders back (containers to stop, masters to start, register again). It also serves its data
-//! directory: dataset blocks and map outputs (`crate::data`).
+//! directory: dataset blocks and map outputs (`crate::data`), and containers' logs while they
+//! run and after, which it uploads to the rm as each container ends (`crate::logs`).
 
 use std::collections::BTreeMap;
 use std::io;
@@ -12,14 +13,15 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use axum::extract::rejection::JsonRejection;
-use axum::extract::{DefaultBodyLimit, State};
-use axum::http::StatusCode;
+use axum::extract::rejection::{JsonRejection, QueryRejection};
+use axum::extract::{DefaultBodyLimit, Path as UrlPath, Query, State};
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
 use serde_json::json;
 use yard_wire::auth::DataKey;
+use yard_wire::logs::NodeContainerLogs;
 use yard_wire::protocol::{
     ContainerEnd, ContainerStatus, HeartbeatReply, NodeContainer, NodeHeartbeat, RegisterNode,
     Registered, Resource, StartContainer,
@@ -28,6 +30,7 @@ use yard_wire::token::{TokenKey, verify};
 
 use crate::data::{DataDir, DataSettings, EnvError};
 use crate::launcher::{Cgroups, ContainerSpec, Exit, Running, launch};
+use crate::logs::LogAggregation;
 use crate::metrics::NmMetrics;
 use crate::telemetry::Sampler;
 
@@ -53,6 +56,8 @@ pub struct NmOptions {
     /// The node's disk rate, bytes per second, as the operator set it; `None` measures it at
     /// start ([`crate::disk`]).
     pub disk_rate: Option<f64>,
+    /// Whether and how much of each ended container's logs go to the rm.
+    pub logs: LogAggregation,
 }
 
 /// The variable every container is given the node's disk rate in, bytes per second (the
@@ -135,7 +140,7 @@ impl Node {
         reply.json().await.map_err(|e| format!("{url}: {e}"))
     }
 
-    async fn register(&self) -> Result<(), String> {
+    async fn register(self: &Arc<Self>) -> Result<(), String> {
         self.reap();
         // Everything whose end the rm has not heard: a restarted rm takes these back (YARN's
         // work-preserving restart) and hears of the ended ones in the next heartbeat.
@@ -245,8 +250,36 @@ impl Node {
         }
     }
 
+    /// An ended container's directory: its logs go to the rm first (log aggregation), then it
+    /// is retired, so pruning never races the upload.
+    fn ended_dir(self: &Arc<Self>, container: String, dir: PathBuf) {
+        if !self.options.logs.enabled {
+            return self.retire(dir);
+        }
+        let node = self.clone();
+        tokio::spawn(async move {
+            let o = &node.options;
+            // Long enough for an rm restart; the logs stay here (until pruned) if it fails.
+            let patience = Duration::from_secs(300);
+            let to = crate::logs::Uploader {
+                http: &node.http,
+                rm: &o.rm,
+                credential: &o.credential,
+                node: &node.id,
+            };
+            let sent = crate::logs::upload(&to, &dir, &container, &o.logs, patience).await;
+            match sent {
+                Ok(()) => tracing::debug!(%container, "logs aggregated at the rm"),
+                Err(why) => {
+                    tracing::warn!(%container, %why, "cannot aggregate the container's logs at the rm; they stay on this node until pruned")
+                }
+            }
+            node.retire(dir);
+        });
+    }
+
     /// Moves containers whose process ended into `completed`.
-    fn reap(&self) {
+    fn reap(self: &Arc<Self>) {
         let mut retired = Vec::new();
         {
             let mut containers = lock(&self.containers);
@@ -260,7 +293,7 @@ impl Node {
                 let Some(r) = containers.remove(&id) else {
                     continue;
                 };
-                retired.push(r.dir.clone());
+                retired.push((id.clone(), r.dir.clone()));
                 let code = match exit {
                     Exit::Code(c) => c,
                     Exit::Signal(s) => 128 + s, // the shell's convention
@@ -276,8 +309,8 @@ impl Node {
             }
         }
         // Directories are removed outside the locks: a start or a listing need not wait for it.
-        for dir in retired {
-            self.retire(dir);
+        for (id, dir) in retired {
+            self.ended_dir(id, dir);
         }
     }
 
@@ -325,13 +358,13 @@ impl Node {
             tokio::spawn(async move {
                 let exit = running.stop(node.options.stop_grace).await;
                 tracing::info!(container = %id, ?exit, "stopped on the rm's order");
+                node.ended_dir(id.clone(), running.dir.clone());
                 let status = ContainerStatus {
                     container_id: id,
                     end: ContainerEnd::Killed,
                     exit_code: None,
                 };
                 let resource = size_of(&running);
-                node.retire(running.dir.clone());
                 node.record_end(Ended { status, resource });
             });
         }
@@ -408,6 +441,44 @@ async fn containers(State(node): State<Arc<Node>>) -> Json<serde_json::Value> {
         .map(|r| json!({ "id": r.id, "state": "RUNNING", "pid": r.pid(), "dir": r.dir, "stdout": r.stdout, "stderr": r.stderr }))
         .collect();
     Json(json!({ "containers": { "container": list } }))
+}
+
+/// `?start=` of a log file (Hadoop's: negative for the last bytes).
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LogStart {
+    start: Option<i64>,
+}
+
+/// A container's log files (the application's job token).
+async fn container_logs(
+    State(node): State<Arc<Node>>,
+    UrlPath(container): UrlPath<String>,
+    headers: HeaderMap,
+) -> Result<Json<NodeContainerLogs>, crate::data::ApiError> {
+    let dir = crate::logs::container_dir(&node.options.work_dir, &node.data, &headers, &container)?;
+    let running = lock(&node.containers).contains_key(&container);
+    crate::logs::list(&dir, &container, running).await
+}
+
+/// One of a container's log files (the application's job token).
+async fn container_log(
+    State(node): State<Arc<Node>>,
+    UrlPath((container, file)): UrlPath<(String, String)>,
+    query: Result<Query<LogStart>, QueryRejection>,
+    headers: HeaderMap,
+) -> Result<Response, crate::data::ApiError> {
+    let Query(q) = query.map_err(|r| {
+        crate::data::ApiError::new(
+            StatusCode::BAD_REQUEST,
+            format!(
+                "start is a byte offset, negative for the last bytes (start=-4096): {}",
+                r.body_text()
+            ),
+        )
+    })?;
+    let dir = crate::logs::container_dir(&node.options.work_dir, &node.data, &headers, &container)?;
+    crate::logs::serve(&dir, &container, &file, q.start).await
 }
 
 /// Every metric in Prometheus' text format (no credential: no label names a container).
@@ -560,6 +631,14 @@ pub async fn serve_with(
         .route(
             "/ws/v1/node/containers",
             get(containers).post(start_container),
+        )
+        .route(
+            "/ws/v1/node/containers/{container}/logs",
+            get(container_logs),
+        )
+        .route(
+            "/ws/v1/node/containers/{container}/logs/{file}",
+            get(container_log),
         )
         .layer(DefaultBodyLimit::max(1 << 20))
         .with_state(node.clone())

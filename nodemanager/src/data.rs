@@ -234,7 +234,7 @@ fn scan(blocks: &Path) -> io::Result<Vec<Block>> {
 pub struct ApiError(StatusCode, String, Value);
 
 impl ApiError {
-    fn new(status: StatusCode, error: impl Into<String>) -> Self {
+    pub(crate) fn new(status: StatusCode, error: impl Into<String>) -> Self {
         ApiError(status, error.into(), Value::Null)
     }
 
@@ -449,7 +449,7 @@ async fn get_block(
 /// A map output partition. The master fetches it only after the map reported success, so
 /// the file is complete by then.
 /// The request carries `app`'s job token.
-fn job_of(data: &DataDir, headers: &HeaderMap, app: &str) -> Result<(), ApiError> {
+pub(crate) fn job_of(data: &DataDir, headers: &HeaderMap, app: &str) -> Result<(), ApiError> {
     match data.grant(headers)? {
         DataGrant::Job { app: a } if a == app => Ok(()),
         _ => Err(forbidden(format!(

@@ -4,31 +4,18 @@
 
 mod support;
 
-use std::future::Future;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use axum::Json;
 use axum::routing::post;
 use serde_json::{Value, json};
-use support::Nm;
+use support::{Nm, eventually};
 use tokio::io::AsyncWriteExt;
 use yard_nodemanager::daemon::NmOptions;
 use yard_wire::auth::{ClusterSecret, DataGrant};
 use yard_wire::protocol::HeartbeatReply;
 use yard_wire::token::mint;
-
-/// Polls `probe` until it gives `Some`, or fails after a generous deadline (no fixed sleeps).
-async fn eventually<T, F: Future<Output = Option<T>>>(what: &str, probe: impl Fn() -> F) -> T {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        if let Some(v) = probe().await {
-            return v;
-        }
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-}
 
 #[tokio::test]
 async fn blocks_and_map_outputs_on_a_live_nodemanager() {

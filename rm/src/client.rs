@@ -10,6 +10,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use yard_wire::hadoop::NewApplication;
 use yard_wire::jobs::{AnswerReply, AnswerView, JobReply, JobView, JobsReply};
+use yard_wire::logs::{AppLogs, AppLogsReply};
 use yard_wire::protocol::Dataset;
 use yard_wire::replies::{DatasetSummary, DatasetsReply, IssuedToken, UploadGrant};
 use yard_wire::views::{
@@ -319,6 +320,53 @@ impl RmClient {
         self.typed(Method::POST, "/ws/v1/yard/auth/tokens", Some(body))
             .await
     }
+
+    /// An application's containers' logs (`GET /ws/v1/yard/apps/{id}/logs`), or one
+    /// container's.
+    pub async fn app_logs(
+        &self,
+        id: &str,
+        container: Option<&str>,
+    ) -> Result<AppLogs, ClientError> {
+        let mut path = format!("/ws/v1/yard/apps/{id}/logs");
+        if let Some(c) = container {
+            path.push_str(&format!("?container={c}"));
+        }
+        let reply: AppLogsReply = self.typed(Method::GET, &path, None).await?;
+        Ok(reply.app_logs)
+    }
+
+    /// One log file's text (`GET …/logs/{container}/{file}`), from `start` as Hadoop's
+    /// `?start=` (negative: the last bytes).
+    pub async fn log_text(
+        &self,
+        id: &str,
+        container: &str,
+        file: &str,
+        start: Option<i64>,
+    ) -> Result<Vec<u8>, ClientError> {
+        let mut path = format!("/ws/v1/yard/apps/{id}/logs/{container}/{file}");
+        if let Some(s) = start {
+            path.push_str(&format!("?start={s}"));
+        }
+        let url = format!("{}{path}", self.base);
+        let mut request = self.http.get(&url);
+        if let Some(token) = &self.token {
+            request = request.bearer_auth(token);
+        }
+        let unreachable = |source| ClientError::Unreachable {
+            base: self.base.clone(),
+            source,
+        };
+        let response = request.send().await.map_err(unreachable)?;
+        let status = response.status();
+        let body = response.bytes().await.map_err(unreachable)?;
+        if status.is_success() {
+            return Ok(body.to_vec());
+        }
+        let value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+        judge(&self.base, &path, status, value).map(|_| Vec::new())
+    }
 }
 
 /// The MapReduce job routes' prefix.
@@ -478,6 +526,21 @@ impl BlockingRmClient {
 
     pub fn issue_token(&self, body: &Value) -> Result<IssuedToken, ClientError> {
         self.runtime.block_on(self.inner.issue_token(body))
+    }
+
+    pub fn app_logs(&self, id: &str, container: Option<&str>) -> Result<AppLogs, ClientError> {
+        self.runtime.block_on(self.inner.app_logs(id, container))
+    }
+
+    pub fn log_text(
+        &self,
+        id: &str,
+        container: &str,
+        file: &str,
+        start: Option<i64>,
+    ) -> Result<Vec<u8>, ClientError> {
+        self.runtime
+            .block_on(self.inner.log_text(id, container, file, start))
     }
 }
 

@@ -8,7 +8,7 @@ use std::io;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use yard_wire::auth::Principal;
 
@@ -38,7 +38,13 @@ pub struct RmOptions {
     /// The job-profile store the masters write: the quotas of jobs whose masters register a
     /// job kind but no profile are sized by what it holds for that kind.
     pub profiles_db: Option<PathBuf>,
+    /// Where the containers' aggregated logs are kept, and how long.
+    pub logs: crate::logs::LogSettings,
 }
+
+/// How often ended applications' aggregated logs are checked against their retention (more
+/// often under a shorter retention).
+const LOG_EXPIRY_EVERY: Duration = Duration::from_secs(60);
 
 /// Milliseconds since the Unix epoch.
 pub fn now_ms() -> i64 {
@@ -105,6 +111,7 @@ pub async fn serve(
         profiles,
         metrics: Arc::new(crate::metrics::RmMetrics::started_at(started_ms)),
         scans: Default::default(),
+        logs: Some(crate::logs::LogStore::open(options.logs.clone())?),
     };
     if let Some(home) = &options.yard_home {
         let creds = LocalCredentials {
@@ -125,19 +132,30 @@ pub async fn serve(
     }
     ready(address);
     let (cluster, queue) = (rm.cluster.clone(), journal.clone());
+    let log_store = rm.logs.clone();
     let ticker = tokio::spawn(async move {
         let mut tick = tokio::time::interval(options.tick);
+        let mut last_log_expiry = Instant::now();
+        let expiry_every = LOG_EXPIRY_EVERY.min(options.logs.retain);
         loop {
             tick.tick().await;
-            let lost = {
+            let (lost, running) = {
                 let mut c = lock(&cluster);
                 let lost = c.expire(now_ms());
                 // Heartbeats, allocations and expiries: written behind the replies.
                 let _ = queue.queue(c.take_changes(), false);
-                lost
+                (lost, crate::logs::running_containers(&c))
             };
             for node in lost {
                 tracing::warn!(%node, "node lost: no heartbeat within the expiry interval");
+            }
+            if let Some(store) = &log_store {
+                let expire = last_log_expiry.elapsed() >= expiry_every;
+                let active = expire.then(|| crate::logs::active_apps(&lock(&cluster)));
+                if expire {
+                    last_log_expiry = Instant::now();
+                }
+                crate::logs::tick(store.clone(), running, active).await;
             }
         }
     });

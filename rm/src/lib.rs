@@ -9,6 +9,7 @@ pub mod cluster;
 pub mod credentials;
 pub mod daemon;
 pub mod journal;
+pub mod logs;
 pub mod metrics;
 pub mod profiles;
 pub mod rest;

@@ -84,6 +84,7 @@ async fn a_failed_write_is_a_503_its_change_put_back_and_the_rm_recovers_by_itse
         profiles: None,
         metrics: Default::default(),
         scans: Default::default(),
+        logs: None,
     };
     // While no sidecar shared-memory file exists, a full or read-only disk cannot become a
     // SIGBUS (exclusive WAL keeps its index in the process's own memory).

@@ -544,6 +544,49 @@ async fn every_route_replies_as_recorded() {
         js(json!({"succeeded": true, "diagnostics": "all maps done"})),
     )
     .await;
+    // Its master's logs, aggregated (a node uploads them), listed and read by its owner.
+    let logs_dir = tempfile::tempdir().unwrap();
+    g.h.rm.logs = Some(
+        yard_rm::logs::LogStore::open(yard_rm::logs::LogSettings::beside(
+            &logs_dir.path().join("rm.db"),
+            None,
+        ))
+        .unwrap(),
+    );
+    let master_b = {
+        let c = g.h.rm.cluster.lock().unwrap();
+        // Ended: the listing reads the store and calls no nodemanager.
+        assert_eq!(c.running_containers(&b), 0);
+        c.app(&b).unwrap().attempts[0].container_id.clone()
+    };
+    let logs_b = format!("/ws/v1/yard/apps/{b}/logs");
+    g.call(
+        "yard_apps_logs_put",
+        Some("/ws/v1/yard/apps/{id}/logs/{container}/{file}"),
+        node,
+        put.clone(),
+        &format!("{logs_b}/{master_b}/stdout?node=n1:8042&bytes=20&cap=16"),
+        Some("the last 8".into()),
+    )
+    .await;
+    g.call(
+        "yard_apps_logs",
+        Some("/ws/v1/yard/apps/{id}/logs"),
+        alice,
+        get.clone(),
+        &logs_b,
+        None,
+    )
+    .await;
+    g.call(
+        "yard_apps_logs_file",
+        Some("/ws/v1/yard/apps/{id}/logs/{container}/{file}"),
+        alice,
+        get.clone(),
+        &format!("{logs_b}/{master_b}/stdout"),
+        None,
+    )
+    .await;
     let c = g.h.submitted(json!({"application-name": "sort"})).await;
     let state_c = format!("/ws/v1/cluster/apps/{c}/state");
     g.h.set_now(5_000);
@@ -1309,6 +1352,8 @@ fn the_wire_views_read_their_routes_replies_back_exactly() {
     ] {
         check::<AllocateReply>(&mut seen, case);
     }
+    check::<yard_wire::logs::AppLogsReply>(&mut seen, "yard_apps_logs");
+    check::<yard_wire::logs::LogStored>(&mut seen, "yard_apps_logs_put");
     // What `deSelects` leaves out stays out.
     let mut lean = body("cluster_apps");
     for app in lean["apps"]["app"].as_array_mut().unwrap() {

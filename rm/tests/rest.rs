@@ -593,6 +593,7 @@ async fn every_route_wants_a_credential_and_acts_only_on_what_its_caller_owns() 
     });
     let scraper = token(Principal::Scraper);
     let app = format!("/ws/v1/yard/apps/{id}");
+    let master = format!("{}_01_000001", id.replace("application_", "container_"));
     let cases: Vec<(&str, Method, String, Value)> = vec![
         (&bob, Method::GET, app.clone(), Value::Null),
         (
@@ -725,6 +726,26 @@ async fn every_route_wants_a_credential_and_acts_only_on_what_its_caller_owns() 
             Method::POST,
             "/ws/v1/yard/auth/tokens".into(),
             json!({"scrape": true}),
+        ),
+        // Logs: the owner's and admins'; uploads a node's.
+        (&bob, Method::GET, format!("{app}/logs"), Value::Null),
+        (
+            &bob,
+            Method::GET,
+            format!("{app}/logs/{master}/stdout"),
+            Value::Null,
+        ),
+        (
+            &alice,
+            Method::PUT,
+            format!("{app}/logs/{master}/stdout?node=n1:8042&bytes=1&cap=1"),
+            json!("x"),
+        ),
+        (
+            &other_node,
+            Method::PUT,
+            format!("{app}/logs/{master}/stdout?node=n1:8042&bytes=1&cap=1"),
+            json!("x"),
         ),
     ];
     for (bearer, method, uri, body) in cases {

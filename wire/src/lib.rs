@@ -7,6 +7,7 @@ pub mod deadline;
 pub mod hadoop;
 pub mod jobs;
 pub mod limits;
+pub mod logs;
 #[cfg(feature = "openapi")]
 pub mod openapi;
 pub mod protocol;

@@ -20,7 +20,16 @@ use yard_wire::protocol::{Registered, Resource};
 /// An rm that registers every node with `secret`'s keys (the container key for the node id
 /// the registration names) and answers heartbeats with `heartbeat`: its base URL.
 pub async fn stand_in_rm(secret: ClusterSecret, heartbeat: MethodRouter) -> String {
-    let router = Router::new()
+    stand_in_rm_with(secret, heartbeat, Router::new()).await
+}
+
+/// [`stand_in_rm`] that also serves `more` (e.g. the log uploads' route).
+pub async fn stand_in_rm_with(
+    secret: ClusterSecret,
+    heartbeat: MethodRouter,
+    more: Router,
+) -> String {
+    let router = more
         .route(
             "/ws/v1/yard/nodes",
             post(move |Json(node): Json<Value>| async move {
@@ -55,6 +64,7 @@ pub fn options(rm: String, work: &Path) -> NmOptions {
         stop_grace: Duration::from_secs(5),
         credential: "a node credential".into(),
         keep_finished: 5,
+        logs: Default::default(),
         disk_rate: Some(100e6),
     }
 }
@@ -88,4 +98,33 @@ impl Nm {
         self.quit.send(()).unwrap();
         self.task.await.unwrap().unwrap();
     }
+}
+
+/// Polls `probe` until it gives `Some`, or fails after a generous deadline (no fixed sleeps).
+pub async fn eventually<T, F: std::future::Future<Output = Option<T>>>(
+    what: &str,
+    probe: impl Fn() -> F,
+) -> T {
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Some(v) = probe().await {
+            return v;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out waiting for {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+/// The node's info (`nodeInfo`) once it has registered with its rm.
+pub async fn registered(addr: SocketAddr) -> Value {
+    let http = reqwest::Client::new();
+    let url = format!("http://{addr}/ws/v1/node/info");
+    eventually("registration", || async {
+        let v: Value = http.get(&url).send().await.ok()?.json().await.ok()?;
+        Some(v["nodeInfo"].clone()).filter(|i| i["registered"] == true)
+    })
+    .await
 }

@@ -393,7 +393,9 @@ async fn answer(State(rm): State<Rm>, Path(id): Path<String>, caller: Caller) ->
             None if a.lifecycle.state.is_final() => Err(ApiError::new(
                 StatusCode::GONE,
                 format!("{id} ended {state} without an answer"),
-                json!(format!("its master's log is on its node; see {JOBS}/{id}")),
+                json!(format!(
+                    "see {JOBS}/{id}, and its containers' logs at /ws/v1/yard/apps/{id}/logs"
+                )),
             )),
             None => Err(ApiError::new(
                 StatusCode::CONFLICT,

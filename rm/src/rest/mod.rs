@@ -40,6 +40,7 @@ use crate::journal::{Journal, Pending};
 
 mod caller;
 mod hadoop;
+mod logs;
 pub mod mapreduce;
 mod protocol;
 mod query;
@@ -87,6 +88,8 @@ pub struct Rm {
     pub metrics: Arc<crate::metrics::RmMetrics>,
     /// The shared scans running (`mapreduce::ScanHosts`).
     pub scans: mapreduce::ScanHosts,
+    /// The aggregated containers' logs (`None`: not kept, as in tests of the routes alone).
+    pub logs: Option<crate::logs::LogStore>,
 }
 
 impl Rm {
@@ -101,6 +104,7 @@ impl Rm {
             profiles: None,
             metrics: Arc::new(crate::metrics::RmMetrics::started_at(started_ms)),
             scans: Default::default(),
+            logs: None,
         }
     }
 }
@@ -438,6 +442,7 @@ pub fn routes() -> Vec<Route> {
         ),
     ];
     routes.extend(mapreduce::routes());
+    routes.extend(logs::routes());
     routes
 }
 

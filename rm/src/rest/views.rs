@@ -150,7 +150,7 @@ pub(super) fn attempt_view(a: &AppInfo, t: &crate::cluster::AttemptInfo) -> AppA
         node_http_address: t.node_id.clone(),
         host: t.node_id.split(':').next().unwrap_or(&t.node_id).to_owned(),
         rpc_port: -1,
-        logs_link: String::new(),
+        logs_link: super::logs::logs_link(None, &a.application_id, &t.container_id),
         blacklisted_nodes: String::new(),
         nodes_blacklisted_by_system: String::new(),
         app_attempt_state: attempt_state(a, t),
@@ -179,7 +179,7 @@ pub(super) fn container_view(
         finished_time: 0,
         elapsed_time: now.saturating_sub(m.started_ms).max(0),
         diagnostics_info: String::new(),
-        log_url: String::new(),
+        log_url: super::logs::logs_link(None, &m.application_id, id),
         container_exit_status: 0,
         container_state: ContainerState::Running,
         node_http_address: format!("http://{}", m.node_id),
@@ -386,7 +386,9 @@ pub(super) fn app_view(c: &Cluster, a: &AppInfo, cluster_id: i64, now: i64) -> A
         started_time: a.submitted_ms,
         finished_time: finished,
         elapsed_time: elapsed,
-        am_container_logs: String::new(),
+        am_container_logs: a.attempts.last().map_or_else(String::new, |t| {
+            super::logs::logs_link(c.url(), &a.application_id, &t.container_id)
+        }),
         am_host_http_address: master_node.unwrap_or_default(),
         allocated_mb: usage.allocated_mb,
         allocated_vcores: usage.allocated_vcores,
