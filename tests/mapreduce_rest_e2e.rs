@@ -77,3 +77,60 @@ fn a_dart_job_is_submitted_watched_and_answered_over_rest_alone() {
     drop(c);
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+/// A deadline moved while the job runs (`PUT …/deadline`) reaches its master with the next
+/// allocate reply: the policy hears it (`Event::DeadlineChanged`), and the answer is judged
+/// against the new deadline, not the one the job was submitted with.
+#[test]
+fn a_deadline_moved_while_the_job_runs_reaches_its_master_and_its_answer() {
+    let tmp = work_dir("yard-mr-moved");
+    let c = cluster(&tmp);
+    put_dataset(&c.url, &tmp, "text", "books", "1MiB", "128KiB", 2, 3);
+    let http = admin_client(&c.url);
+    // Submitted with 600 s; maps of at least 1 s keep the job proper running a while after
+    // the rm first shows it running (the move must come before its last map ends).
+    let (id, location) = submit_grep(&http, &c.url, "moved-grep", 1.0);
+    eventually_for(
+        "the job proper running",
+        std::time::Duration::from_secs(120),
+        || {
+            let v: Value = http
+                .get(format!("{}{location}", c.url))
+                .send()
+                .ok()?
+                .json()
+                .ok()?;
+            (v["job"]["progress"]["phase"] == "running").then_some(())
+        },
+    );
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    let moved = now_ms + 1_500_000;
+    let put = http
+        .put(format!("{}/ws/v1/yard/apps/{id}/deadline", c.url))
+        .json(&serde_json::json!({ "deadlineMs": moved }))
+        .send()
+        .unwrap();
+    assert_eq!(put.status().as_u16(), 200, "{}", put.text().unwrap());
+    let done = watch_job(&http, &c.url, &location, &tmp, &id, |_| {});
+    let log = master_log(&tmp, &id);
+    assert_eq!(done["finalStatus"], "SUCCEEDED", "{done}\n{log}");
+    assert!(log.contains("the deadline moved"), "{log}");
+    let answer: Value = http
+        .get(format!("{}{location}/answer", c.url))
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    let job = &answer["answer"]["answer"]["job"];
+    // From the master's start: the submitted deadline was under 600 s away, the moved one
+    // 1,500 s from after the job proper started.
+    let seconds = job["deadlineSeconds"].as_f64().unwrap();
+    let policy = job["policyDeadline"].as_f64().unwrap();
+    assert!(seconds > 1_400.0 && seconds < 1_600.0, "{job}");
+    assert!(policy > 1_300.0 && policy <= seconds, "{job}");
+    drop(c);
+    let _ = std::fs::remove_dir_all(&tmp);
+}

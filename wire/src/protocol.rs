@@ -368,6 +368,11 @@ pub struct Allocated {
 pub struct AllocateReply {
     pub allocated: Vec<Allocated>,
     pub completed: Vec<ContainerStatus>,
+    /// The application's deadline as the rm holds it now (absent: it has none). Someone may
+    /// change it while the job runs (`PUT …/deadline`): the master then tells its policy
+    /// (`Event::DeadlineChanged`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deadline: Option<crate::deadline::Deadline>,
 }
 
 #[cfg(test)]

@@ -156,9 +156,11 @@ impl Cluster {
         }
         self.schedule(SchedEvent::Asks { app, asks });
         self.debug_check();
-        Ok(std::mem::take(
-            &mut self.apps.get_mut(&app_id).expect("checked above").pending,
-        ))
+        let info = self.apps.get_mut(&app_id).expect("checked above");
+        Ok(AllocateReply {
+            deadline: info.deadline,
+            ..std::mem::take(&mut info.pending)
+        })
     }
 
     /// Takes the master launches still waiting for their nodes' heartbeats, so that none of

@@ -48,6 +48,23 @@ pub(super) fn policy_deadline(deadline: Option<Deadline>, now_ms: i64, margin: f
     deadline.map_or(NO_DEADLINE, |d| d.seconds_from(now_ms, margin))
 }
 
+/// How a phase's deadline (the policy's seconds) follows the job's, which may move while it
+/// runs: the deadline it was worked out from, at which moment and with what margin.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct DeadlineBasis {
+    pub(super) deadline: Option<Deadline>,
+    /// The phase's start, ms since the epoch: the policy's clock starts there.
+    pub(super) at_ms: i64,
+    pub(super) margin: f64,
+}
+
+impl DeadlineBasis {
+    /// The policy's seconds for the basis's deadline ([`policy_deadline`]).
+    pub(super) fn seconds(&self) -> f64 {
+        policy_deadline(self.deadline, self.at_ms, self.margin)
+    }
+}
+
 /// Median and p99 of one cost's samples, seconds (nearest rank: with under 100 samples the p99
 /// is the largest).
 #[derive(Debug, Clone, Copy, PartialEq)]

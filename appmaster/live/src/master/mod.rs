@@ -313,6 +313,9 @@ struct Outcome {
     population: Population,
     record: yard_appmaster::policy::RunRecord,
     deadline: f64,
+    /// The job's deadline at the end (it may have moved while it ran; `None`: none, or the
+    /// task sampler's phase).
+    due: Option<Deadline>,
     /// Seconds from a container becoming free to its next task process starting.
     overheads: Vec<f64>,
     /// Maps an earlier master attempt finished, taken back.
@@ -332,11 +335,21 @@ struct Outcome {
 /// policy hears `Event::Guard` (it stops the maps and cuts the reduces), and at the deadline
 /// (the policy's, which keeps the measured answer path for the answer's upload, `costs.rs`) `Event::Deadline`: it
 /// finishes with what has arrived, reduces that have not answered abandoned.
-async fn run_phase(shared: &Arc<Shared>, phase: Phase) -> Result<Outcome> {
-    let deadline = phase.deadline;
-    let guard = phase
-        .guard
-        .map(|g| yard_appmaster::policy::guard_margin(g, deadline));
+///
+/// `basis`: the job proper's deadline, which someone may move while it runs (`PUT
+/// …/deadline`; the rm says it in each allocate reply): the policy then hears
+/// `Event::DeadlineChanged` and the guard and the deadline move with it (`None`: the task
+/// sampler, which answers no deadline).
+async fn run_phase(
+    shared: &Arc<Shared>,
+    phase: Phase,
+    mut basis: Option<costs::DeadlineBasis>,
+) -> Result<Outcome> {
+    let mut deadline = phase.deadline;
+    let guard_seconds = phase.guard;
+    let margin_for =
+        |deadline: f64| guard_seconds.map(|g| yard_appmaster::policy::guard_margin(g, deadline));
+    let mut guard = margin_for(deadline);
     // Woken when the policy finishes: the answer goes at once, not at the next tick.
     let finished = with(shared, |s| {
         s.start_phase(phase);
@@ -367,6 +380,24 @@ async fn run_phase(shared: &Arc<Shared>, phase: Phase) -> Result<Outcome> {
         let mut s = shared.lock();
         if let Some(fatal) = s.job.as_ref().and_then(|j| j.fatal.clone()) {
             bail!(fatal);
+        }
+        let heard = s.deadline;
+        if let Some(b) = basis.as_mut()
+            && heard.is_some()
+            && heard != b.deadline
+            && let Some(job) = s.job.as_mut()
+            && job.finished.is_none()
+        {
+            b.deadline = heard;
+            let moved = b.seconds();
+            log_line(&format!(
+                "{:.3} s: the deadline moved: the policy's is {moved:.3} s (was {deadline:.3} s)",
+                job.now()
+            ));
+            deadline = moved;
+            guard = margin_for(deadline);
+            job.deadline = moved;
+            s.feed(Event::DeadlineChanged(moved));
         }
         if let Some(job) = s.job.as_mut()
             && job.finished.is_none()
@@ -411,6 +442,7 @@ async fn run_phase(shared: &Arc<Shared>, phase: Phase) -> Result<Outcome> {
                 population: job.population,
                 record: job.observer.record(),
                 deadline: job.deadline,
+                due: basis.and_then(|b| b.deadline),
                 recovered: job.recovered,
                 job_type: Value::Null,
                 peak_containers: s.peak_containers,
@@ -557,6 +589,7 @@ async fn job(
         s.hang_split = spec.job.hang_split;
         s.max_containers = spec.job.max_containers;
         s.cluster_slots = cluster_slots;
+        s.deadline = spec.deadline;
     });
     log_line(&format!(
         "task slots: {} on the cluster beside this master, --max-containers {}: the policy's allotment {}",
@@ -661,7 +694,7 @@ async fn job(
             answer_cost: cut_lead,
             warm_launch,
         };
-        let outcome = run_phase(&shared, sampler).await;
+        let outcome = run_phase(&shared, sampler, None).await;
         save_types(&shared, store.as_ref(), &kind).await;
         let outcome = outcome?;
         if let Some(store) = &store {
@@ -690,8 +723,13 @@ async fn job(
             _ => stored,
         };
         let profile = stored.profiler(default_profile()).profile();
-        let deadline = costs::policy_deadline(spec.deadline, now_ms(), finish_margin);
         let phase_start_ms = now_ms();
+        let basis = costs::DeadlineBasis {
+            deadline: spec.deadline,
+            at_ms: phase_start_ms,
+            margin: finish_margin,
+        };
+        let deadline = basis.seconds();
         let recovered = recoverable(&kept, &maps);
         let job = Phase {
             policy: spec.job.policy,
@@ -709,7 +747,7 @@ async fn job(
             answer_cost: cut_lead,
             warm_launch,
         };
-        let outcome = run_phase(&shared, job).await;
+        let outcome = run_phase(&shared, job, Some(basis)).await;
         save_types(&shared, store.as_ref(), &kind).await;
         let mut outcome = outcome?;
         finished = Some(outcome.finished);
@@ -900,12 +938,7 @@ fn answer(
             "reduceSamples": outcome.record.reduce_samples,
         },
     });
-    let times = against_deadline(
-        spec.deadline,
-        started_ms,
-        finished_ms,
-        p.processed_fraction(),
-    );
+    let times = against_deadline(outcome.due, started_ms, finished_ms, p.processed_fraction());
     with_job(answer, job, times, p.processed_fraction())
 }
 

@@ -146,7 +146,14 @@ pub(super) async fn allocate_loop(shared: Arc<Shared>, rm: Arc<RmClient>, exe: S
         {
             Ok(reply) => {
                 unreachable_since = None;
-                let fresh = with(&shared, |s| s.allocated(reply));
+                let (fresh, moved) = with(&shared, |s| {
+                    let before = s.deadline;
+                    (s.allocated(reply), s.deadline != before)
+                });
+                if moved {
+                    // `run_phase` tells the policy now, not at its next tick.
+                    shared.changed.notify_waiters();
+                }
                 for c in fresh {
                     let (shared, rm, exe) = (shared.clone(), rm.clone(), exe.clone());
                     tokio::spawn(async move {

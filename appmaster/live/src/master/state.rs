@@ -14,6 +14,7 @@ use yard_appmaster::policy::{
     PolicyConfig, PolicyKind, Profile, Progress, RecoveredMap, ReduceId, Rng, RunObserver,
     TaskPolicy, TaskRef,
 };
+use yard_wire::deadline::Deadline;
 use yard_wire::protocol::{JobProgress, Resource};
 
 use super::recovery::Recovered;
@@ -190,6 +191,9 @@ pub(super) struct State {
     pub(super) call_rm: Arc<Notify>,
     /// Wakes `run_phase` when the policy finishes (else it would look only at its next tick).
     pub(super) phase_finished: Arc<Notify>,
+    /// The job's deadline as the rm last said it (`AllocateReply::deadline`), from the one it
+    /// was launched with: someone may move it while the job runs (`PUT …/deadline`).
+    pub(super) deadline: Option<Deadline>,
 }
 
 pub(super) struct Shared {
@@ -281,6 +285,7 @@ impl State {
             costs: Default::default(),
             call_rm: Arc::new(Notify::new()),
             phase_finished: Arc::new(Notify::new()),
+            deadline: None,
         }
     }
 

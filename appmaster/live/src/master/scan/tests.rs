@@ -84,6 +84,7 @@ fn a_read_lost_with_its_container_is_read_again_and_a_late_rider_gets_every_bloc
     s.allocated(AllocateReply {
         allocated: vec![granted("c1", "n1")],
         completed: Vec::new(),
+        deadline: None,
     });
     let Some(Order::Run { task }) = s.next_order("c1") else {
         panic!("a read")
@@ -96,6 +97,7 @@ fn a_read_lost_with_its_container_is_read_again_and_a_late_rider_gets_every_bloc
     s.allocated(AllocateReply {
         allocated: vec![granted("c2", "n1")],
         completed: Vec::new(),
+        deadline: None,
     });
     while run_next(&mut s, "c2").is_some() {}
     assert!(s.all_answered() && s.idle());
@@ -122,6 +124,7 @@ fn a_rider_stops_riding_when_its_deadline_nears_and_later_reads_skip_it() {
     s.allocated(AllocateReply {
         allocated: vec![granted("c1", "n1")],
         completed: Vec::new(),
+        deadline: None,
     });
     // A read in flight rides both.
     let Some(Order::Run { task: first }) = s.next_order("c1") else {

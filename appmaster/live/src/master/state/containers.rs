@@ -14,6 +14,11 @@ impl State {
     /// as failed. A container that ended `LOST` means its node is gone, and with it the map
     /// outputs there: they are re-run where a reduce still needs them.
     pub(in crate::master) fn allocated(&mut self, reply: AllocateReply) -> Vec<Allocated> {
+        // A deadline is never taken away (`PUT …/deadline` sets one): an rm that says none
+        // leaves the one the job has (an rm from before the field, or an app without one).
+        if reply.deadline.is_some() {
+            self.deadline = reply.deadline;
+        }
         let mut lost_nodes = BTreeSet::new();
         for status in reply.completed {
             let Some(held) = self.containers.remove(&status.container_id) else {

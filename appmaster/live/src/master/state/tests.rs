@@ -192,6 +192,7 @@ fn max_containers_caps_the_asks_and_sends_an_over_grant_back() {
             granted("c3", "c:1"),
         ],
         completed: Vec::new(),
+        deadline: None,
     });
     let ids: Vec<&str> = fresh.iter().map(|c| c.container_id.as_str()).collect();
     assert_eq!(ids, ["c1", "c2"]);
@@ -206,6 +207,7 @@ fn a_runner_gets_a_local_map_then_its_output_is_listed_for_the_reducers() {
     let fresh = s.allocated(AllocateReply {
         allocated: vec![granted("c1", "c:1")],
         completed: Vec::new(),
+        deadline: None,
     });
     assert_eq!(fresh.len(), 1);
     // The policy hears of the container only when its runner asks: then a map runs there.
@@ -258,6 +260,7 @@ fn the_task_samplers_maps_are_timed_from_their_process_start_plus_a_warm_launch(
         s.allocated(AllocateReply {
             allocated: vec![granted("c1", "c:1")],
             completed: Vec::new(),
+            deadline: None,
         });
         let Some(Order::Run { task }) = s.next_order("c1") else {
             panic!("a task for the runner");
@@ -290,6 +293,7 @@ fn a_second_master_attempt_lists_the_first_ones_outputs_and_runs_only_the_other_
     first.allocated(AllocateReply {
         allocated: vec![granted("c1", "c:1")],
         completed: Vec::new(),
+        deadline: None,
     });
     let Some(Order::Run { task }) = first.next_order("c1") else {
         panic!("a task for the runner");
@@ -334,6 +338,7 @@ fn a_second_master_attempt_lists_the_first_ones_outputs_and_runs_only_the_other_
             granted("d3", "c:1"),
         ],
         completed: Vec::new(),
+        deadline: None,
     });
     let mut ran = Vec::new();
     for c in ["d1", "d2", "d3"] {
@@ -373,6 +378,7 @@ fn a_container_that_ends_under_a_task_is_lost_to_the_policy() {
             end: yard_wire::protocol::ContainerEnd::Lost,
             exit_code: None,
         }],
+        deadline: None,
     });
     // The attempt went with it: its reports are refused, and the map waits for another
     // container.
@@ -387,6 +393,7 @@ pub(in crate::master) fn granted_task(s: &mut State, id: &str, node: &str) -> Bo
     s.allocated(AllocateReply {
         allocated: vec![granted(id, node)],
         completed: Vec::new(),
+        deadline: None,
     });
     run_order(s.next_order(id))
 }
@@ -420,6 +427,7 @@ pub(in crate::master) fn ended(
             end,
             exit_code,
         }],
+        deadline: None,
     }
 }
 
@@ -430,6 +438,7 @@ fn the_progress_sent_to_the_rm_never_goes_back_when_the_job_ends() {
     s.allocated(AllocateReply {
         allocated: vec![granted("c1", "a:1")],
         completed: Vec::new(),
+        deadline: None,
     });
     for i in 1..=3u32 {
         let task = run_order(s.next_order("c1"));
@@ -450,6 +459,7 @@ fn a_task_that_failed_four_times_is_not_run_again_and_fails_the_job_at_once() {
     s.allocated(AllocateReply {
         allocated: vec![granted("c1", "a:1")],
         completed: Vec::new(),
+        deadline: None,
     });
     let mut order = s.next_order("c1");
     let mut map = None;
@@ -485,6 +495,7 @@ fn preempted_attempts_run_again_without_counting_toward_the_limit() {
         s.allocated(AllocateReply {
             allocated: vec![granted(&c, "a:1")],
             completed: Vec::new(),
+            deadline: None,
         });
         let Some(Order::Run { .. }) = s.next_order(&c) else {
             panic!("round {round}: a task for the runner");
@@ -506,6 +517,7 @@ fn attempts_lost_with_their_containers_count_toward_the_limit() {
         s.allocated(AllocateReply {
             allocated: vec![granted(&c, "a:1")],
             completed: Vec::new(),
+            deadline: None,
         });
         let task = run_order(s.next_order(&c));
         let Work::Map { split, .. } = task.work else {
@@ -538,6 +550,7 @@ fn maps_done(s: &mut State) -> String {
             granted("c3", "c:1"),
         ],
         completed: Vec::new(),
+        deadline: None,
     });
     let tasks: Vec<_> = ["c1", "c2", "c3"]
         .iter()
@@ -566,6 +579,7 @@ fn rerun_until_complete(s: &mut State, reduce: &str, container: &str, node: &str
     s.allocated(AllocateReply {
         allocated: vec![granted(container, node)],
         completed: Vec::new(),
+        deadline: None,
     });
     let task = run_order(s.next_order(container));
     let Work::Map { split, .. } = task.work else {
@@ -659,6 +673,7 @@ fn the_first_finished_map_and_reduce_type_an_untyped_kind_and_every_allocate_car
             granted("c3", "c:1"),
         ],
         completed: Vec::new(),
+        deadline: None,
     });
     let maps: Vec<_> = ["c1", "c2", "c3"]
         .iter()
@@ -746,6 +761,7 @@ fn a_kind_typed_in_the_store_is_typed_from_its_first_allocate_and_has_no_probes(
     s.allocated(AllocateReply {
         allocated: vec![granted("c1", "a:1")],
         completed: Vec::new(),
+        deadline: None,
     });
     let map = run_order(s.next_order("c1"));
     let io = measured(64 * MB, 64 * MB, 1.0, Some("50000000"));
