@@ -7,12 +7,19 @@ use serde_json::Value;
 mod support;
 use support::*;
 
-#[test]
-fn a_dart_job_is_submitted_watched_and_answered_over_rest_alone() {
-    let tmp = work_dir("yard-mr-rest");
+/// A cluster in a fresh `name` directory with 1 MiB of text as the dataset `books` (8 blocks
+/// of 128 KiB), and the admin's client.
+fn with_books(name: &str) -> (std::path::PathBuf, Cluster, reqwest::blocking::Client) {
+    let tmp = work_dir(name);
     let c = cluster(&tmp);
     put_dataset(&c.url, &tmp, "text", "books", "1MiB", "128KiB", 2, 3);
     let http = admin_client(&c.url);
+    (tmp, c, http)
+}
+
+#[test]
+fn a_dart_job_is_submitted_watched_and_answered_over_rest_alone() {
+    let (tmp, c, http) = with_books("yard-mr-rest");
 
     // Maps of at least 0.4 s each: the job runs long enough to be watched.
     let (id, location) = submit_grep(&http, &c.url, "rest-grep", 0.4);
@@ -83,10 +90,7 @@ fn a_dart_job_is_submitted_watched_and_answered_over_rest_alone() {
 /// against the new deadline, not the one the job was submitted with.
 #[test]
 fn a_deadline_moved_while_the_job_runs_reaches_its_master_and_its_answer() {
-    let tmp = work_dir("yard-mr-moved");
-    let c = cluster(&tmp);
-    put_dataset(&c.url, &tmp, "text", "books", "1MiB", "128KiB", 2, 3);
-    let http = admin_client(&c.url);
+    let (tmp, c, http) = with_books("yard-mr-moved");
     // Submitted with 600 s; maps of at least 1 s keep the job proper running a while after
     // the rm first shows it running (the move must come before its last map ends).
     let (id, location) = submit_grep(&http, &c.url, "moved-grep", 1.0);
