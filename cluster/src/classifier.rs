@@ -606,6 +606,7 @@ pub fn features(rule: &OverloadRule, job: JobFeatures, l: &NodeLoad, same_type: 
 
 /// A node's verdict as the API shows it.
 pub use yard_wire::views::Verdict;
+use yard_wire::views::{FeatureCount, OverloadModel};
 
 /// The classifier's answer for one placement.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -658,35 +659,12 @@ struct NodeRecord {
 }
 
 /// A node as the API shows it: the verdict for a task of an untyped job there now (the node's
-/// features only), and the counts behind it.
+/// features only), and what the classifier has learned of it, in the wire's own type.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
 pub struct NodeOverload {
     pub verdict: Verdict,
-    /// P(good | the node's features now); `None` when unknown.
-    pub p_good: Option<f64>,
-    /// The rule on the last sample.
-    pub overloaded: Option<bool>,
-    /// Placements here labelled good and bad so far.
-    pub labelled_good: u64,
-    pub labelled_bad: u64,
-    /// Placements waiting for a load sample to label them.
-    pub pending: u64,
-    /// Tasks let through while the node was judged bad (exploration).
-    pub probes: u64,
-    /// Refused every time since then, ms since the epoch.
-    pub refused_since_ms: Option<i64>,
-    /// For each node feature now: its name, level, and the model's [good, bad] counts at it.
-    pub features: Vec<FeatureCount>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct FeatureCount {
-    pub name: &'static str,
-    pub level: u8,
-    pub good: u64,
-    pub bad: u64,
+    #[serde(flatten)]
+    pub model: OverloadModel,
 }
 
 /// The model's totals, for the API.
@@ -893,8 +871,7 @@ impl Classifier {
             Some(p) if p >= self.config.min_good => Verdict::Good,
             Some(_) => Verdict::Bad,
         };
-        NodeOverload {
-            verdict,
+        let model = OverloadModel {
             p_good,
             overloaded: load.map(|l| self.config.rule.overloaded(&l)),
             labelled_good: rec.labelled[0],
@@ -908,7 +885,7 @@ impl Classifier {
                         .map(|i| {
                             let [good, bad] = self.model.value_counts(i, f[i]);
                             FeatureCount {
-                                name: self.config.variant.features()[i].0,
+                                name: self.config.variant.features()[i].0.to_owned(),
                                 level: f[i],
                                 good,
                                 bad,
@@ -917,7 +894,8 @@ impl Classifier {
                         .collect()
                 })
                 .unwrap_or_default(),
-        }
+        };
+        NodeOverload { verdict, model }
     }
 }
 

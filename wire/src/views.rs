@@ -417,11 +417,9 @@ pub struct OverloadView {
     pub model: Option<OverloadModel>,
 }
 
-/// What the classifier has learned of a node: `yard_cluster::classifier::NodeOverload` (whose
-/// docs say what each field counts) less its verdict, field for field (a test in the rm's
-/// `rest::views` checks). Not that type itself: its feature names are `&'static str`, read
-/// back here as strings. The enums both carry (`Verdict`, `QuotaStage`, `QuotaBasis`) are
-/// defined here once and used by the cluster policies.
+/// What the classifier has learned of a node: `yard_cluster::classifier::NodeOverload` is its
+/// verdict and this, which the classifier builds itself. The enums the cluster policies and
+/// the views share (`Verdict`, `QuotaStage`, `QuotaBasis`) are defined here once too.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]

@@ -226,9 +226,9 @@ fn placements_are_labelled_by_the_rule_once_settled_and_a_hot_node_is_refused() 
     let f = c.features(hot, JOB, 0);
     c.assigned(0, hot, f, false);
     assert_eq!(c.observe(1, hot, load(3.0)), 0, "not settled: no label yet");
-    assert_eq!(c.node(hot).pending, 1);
+    assert_eq!(c.node(hot).model.pending, 1);
     assert_eq!(c.observe(5_000, hot, load(3.0)), 1);
-    assert_eq!(c.node(hot).labelled_bad, 1);
+    assert_eq!(c.node(hot).model.labelled_bad, 1);
     assert_eq!(
         c.judge(5_000, hot, JOB, 0),
         Judgement::Unknown,
@@ -252,12 +252,17 @@ fn placements_are_labelled_by_the_rule_once_settled_and_a_hot_node_is_refused() 
     );
     let n = c.node(hot);
     assert_eq!(
-        (n.labelled_good, n.labelled_bad, n.overloaded),
+        (
+            n.model.labelled_good,
+            n.model.labelled_bad,
+            n.model.overloaded
+        ),
         (0, 21, Some(true))
     );
-    assert_eq!(n.features.len(), 4);
+    assert_eq!(n.model.features.len(), 4);
     assert!(
-        n.features
+        n.model
+            .features
             .iter()
             .any(|f| f.name == "load per core" && f.level == 3 && f.bad == 21)
     );
@@ -288,7 +293,7 @@ fn a_node_refused_for_the_exploration_time_gets_one_probe() {
     );
     let f = c.features(hot, JOB, 0);
     c.assigned(t + explore, hot, f, true);
-    assert_eq!(c.node(hot).probes, 1);
+    assert_eq!(c.node(hot).model.probes, 1);
     assert!(
         matches!(c.judge(t + explore + 1, hot, JOB, 0), Judgement::Bad { .. }),
         "after a probe, the model's verdict again"
@@ -470,8 +475,8 @@ fn yards_classifier_learns_above_max_bad_and_lets_at_max_through() {
     }
     c.observe_with(t, calm, four_cores(3.0), 3);
     c.observe_with(t, hot, four_cores(5.0), 3);
-    assert_eq!(c.node(calm).labelled_good, 25);
-    assert_eq!(c.node(hot).labelled_bad, 25);
+    assert_eq!(c.node(calm).model.labelled_good, 25);
+    assert_eq!(c.node(hot).model.labelled_bad, 25);
     assert!(matches!(
         c.judge(t, calm, JOB, here(3)),
         Judgement::Good { .. }
@@ -502,10 +507,10 @@ fn yards_labels_watch_the_minute_after_a_placement() {
         // Calm at 5 s, overloaded at 30 s (the task's share of the average showing).
         let at_5s = c.observe_with(5_000, n, four_cores(3.5), 4);
         let node = c.node(n);
-        let first = (at_5s, node.labelled_good, node.labelled_bad);
+        let first = (at_5s, node.model.labelled_good, node.model.labelled_bad);
         c.observe_with(30_000, n, four_cores(4.2), 4);
         let node = c.node(n);
-        (first, (node.labelled_good, node.labelled_bad))
+        (first, (node.model.labelled_good, node.model.labelled_bad))
     };
     assert_eq!(
         run(Variant::Paper),
@@ -527,7 +532,7 @@ fn yards_labels_watch_the_minute_after_a_placement() {
     c.assigned(0, n, f, false);
     assert_eq!(c.observe_with(59_999, n, four_cores(2.0), 2), 0);
     assert_eq!(c.observe_with(60_000, n, four_cores(2.0), 2), 1);
-    assert_eq!(c.node(n).labelled_good, 1);
+    assert_eq!(c.node(n).model.labelled_good, 1);
 }
 
 #[test]

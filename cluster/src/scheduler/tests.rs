@@ -178,7 +178,7 @@ fn the_overload_classifier_learns_a_hogged_node_and_keeps_tasks_off_it() {
     let c = s.overload().unwrap();
     assert_eq!(c.node(NodeId(1)).verdict, crate::classifier::Verdict::Bad);
     assert_eq!(c.node(NodeId(0)).verdict, crate::classifier::Verdict::Good);
-    assert!(c.node(NodeId(1)).labelled_bad > 0 && c.node(NodeId(0)).labelled_good > 0);
+    assert!(c.node(NodeId(1)).model.labelled_bad > 0 && c.node(NodeId(0)).model.labelled_good > 0);
     // Without the classifier, the same rounds keep using the hogged node.
     let mut plain = cluster(PolicyKind::Fifo, 2, 4);
     add(&mut plain, 1);
@@ -210,6 +210,7 @@ fn a_refused_app_says_why_and_the_refused_node_gets_a_probe_later() {
         .overload()
         .unwrap()
         .node(NodeId(1))
+        .model
         .refused_since_ms
         .unwrap();
     assert!(since < t && since + explore > t, "refused since {since}");
@@ -219,7 +220,7 @@ fn a_refused_app_says_why_and_the_refused_node_gets_a_probe_later() {
     s.handle_at(since + explore, SchedEvent::Tick, &mut out);
     assert_eq!(allocated_to(&out, 1), 1, "the probe");
     assert_eq!(s.refusal(AppId(1)), None, "placed: the refusal is gone");
-    assert_eq!(s.overload().unwrap().node(NodeId(1)).probes, 1);
+    assert_eq!(s.overload().unwrap().node(NodeId(1)).model.probes, 1);
     // The probe restarts the clock: one task per period while the model says bad (the
     // rate rm/tests/policy_properties.rs's liveness horizon is computed from).
     let done: Vec<ContainerId> = out
@@ -243,7 +244,7 @@ fn a_refused_app_says_why_and_the_refused_node_gets_a_probe_later() {
     assert_eq!(allocated_to(&out, 1), 0, "refused again after the probe");
     s.handle_at(since + 2 * explore, SchedEvent::Tick, &mut out);
     assert_eq!(allocated_to(&out, 1), 1, "one probe, not two");
-    assert_eq!(s.overload().unwrap().node(NodeId(1)).probes, 2);
+    assert_eq!(s.overload().unwrap().node(NodeId(1)).model.probes, 2);
 }
 
 #[test]

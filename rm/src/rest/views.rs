@@ -8,8 +8,8 @@ use yard_wire::hadoop::{
 };
 use yard_wire::telemetry::NodeTelemetry;
 use yard_wire::views::{
-    AppView, Classifier, FeatureCount, LoadPoint, NodeView, OverloadModel, OverloadView, QuotaView,
-    ResourceUtilization, ResourceView, YardAppView, YardLoad, YarnApplicationState,
+    AppView, Classifier, LoadPoint, NodeView, OverloadView, QuotaView, ResourceUtilization,
+    ResourceView, YardAppView, YardLoad, YarnApplicationState,
 };
 
 use super::time::iso8601;
@@ -247,25 +247,7 @@ fn overload_view(o: NodeOverload) -> OverloadView {
     OverloadView {
         classifier: Classifier::On,
         verdict: o.verdict,
-        model: Some(OverloadModel {
-            p_good: o.p_good,
-            overloaded: o.overloaded,
-            labelled_good: o.labelled_good,
-            labelled_bad: o.labelled_bad,
-            pending: o.pending,
-            probes: o.probes,
-            refused_since_ms: o.refused_since_ms,
-            features: o
-                .features
-                .into_iter()
-                .map(|f| FeatureCount {
-                    name: f.name.to_owned(),
-                    level: f.level,
-                    good: f.good,
-                    bad: f.bad,
-                })
-                .collect(),
-        }),
+        model: Some(o.model),
     }
 }
 
@@ -425,8 +407,7 @@ pub(super) fn timeout_view(a: &AppInfo, now: i64) -> AppTimeout {
 mod tests {
     use super::*;
     use serde_json::json;
-    use yard_cluster::classifier::FeatureCount as Feature;
-    use yard_wire::views::{QuotaBasis, QuotaStage};
+    use yard_wire::views::{FeatureCount, OverloadModel, QuotaBasis, QuotaStage};
 
     /// The wire's copies of the policies' own types say what those serialize to, field for
     /// field: a field added to the policy's type fails here until the wire has it too.
@@ -434,19 +415,21 @@ mod tests {
     fn the_wire_views_of_policy_types_are_their_json() {
         let o = NodeOverload {
             verdict: Verdict::Bad,
-            p_good: Some(0.25),
-            overloaded: None,
-            labelled_good: 3,
-            labelled_bad: 9,
-            pending: 1,
-            probes: 2,
-            refused_since_ms: Some(5_000),
-            features: vec![Feature {
-                name: "load",
-                level: 2,
-                good: 3,
-                bad: 9,
-            }],
+            model: OverloadModel {
+                p_good: Some(0.25),
+                overloaded: None,
+                labelled_good: 3,
+                labelled_bad: 9,
+                pending: 1,
+                probes: 2,
+                refused_since_ms: Some(5_000),
+                features: vec![FeatureCount {
+                    name: "load".into(),
+                    level: 2,
+                    good: 3,
+                    bad: 9,
+                }],
+            },
         };
         let mut was = serde_json::to_value(&o).unwrap();
         was["classifier"] = json!("on");
