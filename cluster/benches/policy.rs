@@ -15,6 +15,7 @@ use yard_cluster::scheduler::{
     AppId, Ask, Assignment, ContainerId, NodeId, Place, PolicyKind, RackId, Resources, SchedEvent,
     Scheduler,
 };
+use yard_wire::deadline::Deadline;
 
 const TASK: Resources = Resources {
     memory_mb: 1024,
@@ -81,7 +82,7 @@ impl Bench {
             let deadline = b.now_ms + 3_600_000 + (b.mix.next() % 3_600_000) as i64;
             b.send(SchedEvent::Deadline {
                 app,
-                deadline_ms: Some(deadline),
+                deadline: Some(Deadline::from_epoch_ms(deadline)),
             });
             b.send(SchedEvent::Model {
                 app,

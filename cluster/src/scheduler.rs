@@ -24,6 +24,7 @@
 //! defined in [`crate::ids`].
 
 use std::collections::{BTreeMap, BTreeSet};
+use yard_wire::deadline::Deadline;
 
 use crate::aria::Target;
 use crate::classifier::{Classifier, ClassifierConfig, JobFeatures, NodeLoad};
@@ -142,10 +143,11 @@ pub enum SchedEvent {
         app: AppId,
         container: ContainerId,
     },
-    /// When the application's answer is due, ms since the epoch (`None`: no deadline).
+    /// When the application's answer is due (`None`: no deadline; the simulator's clock counts
+    /// its own epoch from 0).
     Deadline {
         app: AppId,
-        deadline_ms: Option<i64>,
+        deadline: Option<Deadline>,
     },
     /// What its master said of its work: task counts and a profile (`None`: nothing known).
     Model {
@@ -557,9 +559,9 @@ impl Scheduler {
                     self.free(container);
                 }
             }
-            SchedEvent::Deadline { app, deadline_ms } => {
+            SchedEvent::Deadline { app, deadline } => {
                 if let Some(a) = self.apps.get_mut(&app) {
-                    a.deadline_ms = deadline_ms;
+                    a.deadline_ms = deadline.map(Deadline::epoch_ms);
                     a.checked = false;
                     self.requota(app, out);
                 }

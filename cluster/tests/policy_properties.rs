@@ -17,6 +17,7 @@ use yard_cluster::scheduler::{
     AppId, Ask, Assignment, ContainerId, DEFAULT_MASTER_SHARE, MASTER_PRIORITY, NodeId, Place,
     RackId, Resources, SchedEvent, Scheduler,
 };
+use yard_wire::deadline::Deadline;
 
 #[derive(Debug, Clone)]
 enum Step {
@@ -268,7 +269,7 @@ fn event(w: &mut World, st: &Step) -> Option<SchedEvent> {
         }
         Step::Deadline(a, d) => SchedEvent::Deadline {
             app: AppId(a),
-            deadline_ms: d.map(|s| w.now + s * 1000),
+            deadline: d.map(|s| Deadline::from_epoch_ms(w.now + s * 1000)),
         },
         Step::Model(a, maps, reduces, map_s, profiled) => SchedEvent::Model {
             app: AppId(a),

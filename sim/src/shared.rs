@@ -46,6 +46,7 @@ use yard_cluster::scheduler::{
     AppId, Ask, Assignment, MASTER_PRIORITY, NodeId, Place, PolicyKind as RmPolicy, RackId,
     Resources, SchedEvent, Scheduler,
 };
+use yard_wire::deadline::Deadline;
 use yard_workload::SizeBin;
 
 use crate::engine::{Experiment, JobResult, Note, Plan, Run, SharedSide, mix, unit};
@@ -540,7 +541,10 @@ impl<'a> Day<'a> {
         let deadline_ms = ((j.arrival + j.deadline) * 1e3).round() as i64;
         self.rm(SchedEvent::Deadline {
             app,
-            deadline_ms: j.deadline.is_finite().then_some(deadline_ms),
+            deadline: j
+                .deadline
+                .is_finite()
+                .then_some(Deadline::from_epoch_ms(deadline_ms)),
         });
         let (maps, reduces) = (j.job.maps(), j.job.reduces());
         self.rm(SchedEvent::Model {

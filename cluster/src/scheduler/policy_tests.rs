@@ -57,7 +57,7 @@ fn job(s: &mut Scheduler, now_ms: i64, app: u64, deadline_s: Option<i64>, maps: 
         now_ms,
         SchedEvent::Deadline {
             app,
-            deadline_ms: deadline_s.map(|d| d * 1000),
+            deadline: deadline_s.map(|d| Deadline::from_epoch_ms(d * 1000)),
         },
     );
     at(

@@ -278,7 +278,7 @@ fn fcfs_utility_serves_the_oldest_job_first_whatever_the_policy() {
         10_000,
         SchedEvent::Deadline {
             app: AppId(2),
-            deadline_ms: Some(20_000),
+            deadline: Some(Deadline::from_epoch_ms(20_000)),
         },
         &mut out,
     );
@@ -286,7 +286,7 @@ fn fcfs_utility_serves_the_oldest_job_first_whatever_the_policy() {
         10_000,
         SchedEvent::Deadline {
             app: AppId(1),
-            deadline_ms: Some(90_000),
+            deadline: Some(Deadline::from_epoch_ms(90_000)),
         },
         &mut out,
     );
@@ -337,7 +337,7 @@ fn fcfs_utility_serves_the_oldest_job_first_whatever_the_policy() {
             0,
             SchedEvent::Deadline {
                 app: AppId(app),
-                deadline_ms: Some(d),
+                deadline: Some(Deadline::from_epoch_ms(d)),
             },
             &mut out,
         );

@@ -459,7 +459,7 @@ impl Cluster {
         if let Some(d) = deadline {
             self.schedule(SchedEvent::Deadline {
                 app,
-                deadline_ms: Some(d.epoch_ms()),
+                deadline: Some(d),
             });
         }
         self.transition(id, AppEvent::Accept)
@@ -512,7 +512,7 @@ impl Cluster {
         let app = self.app_of(id);
         self.schedule(SchedEvent::Deadline {
             app,
-            deadline_ms: Some(deadline.epoch_ms()),
+            deadline: Some(deadline),
         });
         Ok(())
     }

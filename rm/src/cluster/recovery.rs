@@ -138,7 +138,7 @@ impl Cluster {
                 });
                 self.schedule(SchedEvent::Deadline {
                     app,
-                    deadline_ms: r.deadline.map(|d| d.epoch_ms()),
+                    deadline: r.deadline,
                 });
                 self.schedule(SchedEvent::Model {
                     app,

@@ -168,10 +168,7 @@ impl Cluster {
                 // The scheduler's copies follow the fields.
                 let app = self.app_of(&id);
                 if let Some(deadline) = deadline {
-                    self.schedule(SchedEvent::Deadline {
-                        app,
-                        deadline_ms: deadline.map(Deadline::epoch_ms),
-                    });
+                    self.schedule(SchedEvent::Deadline { app, deadline });
                 }
                 if let Some(model) = model {
                     self.schedule(SchedEvent::Model { app, model });
