@@ -89,6 +89,41 @@ fn a_streaming_word_count_equals_the_words_counted_and_a_failing_mapper_says_why
         assert_eq!(exact.get(word), Some(count), "{word}");
     }
 
+    // The same job with Hadoop's options on yard's command line: the same output.
+    let (code, out, err) = yard(&[
+        "streaming",
+        "-input",
+        "books",
+        "-mapper",
+        mapper,
+        "-reducer",
+        reducer,
+        "-numReduceTasks",
+        "2",
+        "-cmdenv",
+        "LC_ALL=C",
+        "--policy",
+        "full",
+        "--json",
+        "--rm",
+        &c.url,
+    ]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let cli: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(cli["app"]["answer"]["output"], a["output"], "{cli}");
+    // An option yard does not take yet is named, before anything is submitted.
+    let (code, _, err) = yard(&[
+        "streaming",
+        "-input",
+        "books",
+        "-combiner",
+        "cat",
+        "--rm",
+        &c.url,
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("unknown option -combiner"), "{err}");
+
     let (done, _) = run_streaming(
         &http,
         &c,

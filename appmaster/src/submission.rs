@@ -804,6 +804,11 @@ mod tests {
             (r#"{"app": "wordcount"}"#, "input"),
             (r#"{"app": "wordcount", "input": ""}"#, "input"),
             (r#"{"app": "grep", "input": "b"}"#, "params"),
+            (r#"{"app": "streaming", "input": "b"}"#, "params"),
+            (
+                r#"{"app": "streaming", "input": "b", "params": {"mapper": "cat"}, "sharedScan": true}"#,
+                "sharedScan",
+            ),
             (
                 r#"{"app": "wordcount", "input": "b", "params": {"colour": "red"}}"#,
                 "params",
