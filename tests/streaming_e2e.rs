@@ -112,6 +112,35 @@ fn a_streaming_word_count_equals_the_words_counted_and_a_failing_mapper_says_why
     let cli: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(cli["app"]["answer"]["output"], a["output"], "{cli}");
     // An option yard does not take yet is named, before anything is submitted.
+    // Map-only under Dart with a deadline: the maps' lines are the output, in map order.
+    let (code, out, err) = yard(&[
+        "streaming",
+        "-input",
+        "books",
+        "-mapper",
+        "cat",
+        "-reducer",
+        "NONE",
+        "--deadline",
+        "120s",
+        "--json",
+        "--rm",
+        &c.url,
+    ]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let dart: Value = serde_json::from_str(&out).unwrap();
+    let app = &dart["app"];
+    assert_eq!(app["spec"]["policy"], "dart", "{app}");
+    assert_eq!(app["answer"]["bounds"], "none: a user mapper", "{app}");
+    let fraction = app["processedFraction"].as_f64().unwrap_or_default();
+    assert!(fraction > 0.0, "{app}");
+    // A loose deadline reads every block (as a rule; a slow host may leave some).
+    if fraction == 1.0 {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let first: Vec<&str> = text.lines().take(1000).collect();
+        assert_eq!(app["answer"]["output"], json!(first), "{app}");
+    }
+
     let (code, _, err) = yard(&[
         "streaming",
         "-input",
