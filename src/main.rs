@@ -13,6 +13,7 @@ mod logs;
 mod replay;
 mod shell;
 mod sim;
+mod streaming;
 mod submit;
 mod trace;
 mod up;
@@ -58,9 +59,12 @@ enum Command {
     Rm(daemons::RmArgs),
     /// Run a node manager.
     Nm(daemons::NmArgs),
-    /// Run a MapReduce job (wordcount, grep, topk, index, synthetic) and print its answer, or
+    /// Run a MapReduce job (wordcount, grep, topk, index, streaming, synthetic) and print its answer, or
     /// submit an application whose master runs a command (--command) and print its id.
     Submit(submit::SubmitArgs),
+    /// Run a Hadoop Streaming job (your own mapper and reducer commands) with Hadoop's options:
+    /// yard streaming -input NAME -mapper CMD [-reducer CMD|NONE] [--deadline 30s].
+    Streaming(streaming::StreamingArgs),
     /// List applications.
     Apps(client::AppsArgs),
     /// Show one application.
@@ -106,6 +110,7 @@ fn main() -> ExitCode {
         Command::Rm(args) => daemons::rm(args),
         Command::Nm(args) => daemons::nm(args),
         Command::Submit(args) => submit::submit(args),
+        Command::Streaming(args) => streaming::streaming(args),
         Command::Apps(args) => client::apps(args),
         Command::App(args) => client::app(args),
         Command::Kill(args) => client::kill(args),

@@ -29,7 +29,8 @@ pub(crate) struct JobArgs {
     /// late, full (every map, the exact answer), d-wor, d-wmr, d-wost (dart-paper's ablations).
     #[arg(long, default_value = "dart")]
     pub(crate) policy: PolicyKind,
-    /// An application parameter, key=value (repeat): pattern=REGEX for grep; field=N, k=N for topk; top=N.
+    /// An application parameter, key=value (repeat): pattern=REGEX for grep; field=N, k=N for
+    /// topk; top=N; mapper=CMD, reducer=CMD|NONE, cmdenv=K=V for streaming.
     #[arg(long = "param", value_name = "KEY=VALUE")]
     pub(crate) params: Vec<String>,
     #[arg(long, default_value_t = 2)]
@@ -252,7 +253,8 @@ fn show(bar: &ProgressBar, p: &ProgressView) {
 pub(crate) struct SubmitArgs {
     #[command(flatten)]
     rm: Rm,
-    /// A built-in MapReduce application: wordcount, grep, topk, index, synthetic. The command
+    /// A built-in MapReduce application: wordcount, grep, topk, index, streaming, synthetic
+    /// (`yard streaming` takes Hadoop's options for it). The command
     /// waits for the answer and prints it (with --no-wait, only the id).
     #[arg(value_name = "APP", required_unless_present = "command")]
     app: Option<String>,

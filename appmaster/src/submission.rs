@@ -24,7 +24,14 @@ pub const JOB_ENV: &str = "YARD_JOB";
 pub const DEFAULT_GUARD_SECONDS: f64 = 1.0;
 
 /// The built-in applications a job may name.
-pub const APPS: [&str; 5] = ["wordcount", "grep", "topk", "index", "synthetic"];
+pub const APPS: [&str; 6] = [
+    "wordcount",
+    "grep",
+    "topk",
+    "index",
+    "synthetic",
+    "streaming",
+];
 
 /// A MapReduce job, as JSON: `{"app": "grep", "input": "books", "params": {"pattern":
 /// "whale"}, "policy": "dart", "reduces": 2}` (every other field has a default).
@@ -37,6 +44,7 @@ pub struct MapReduceJob {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input: Option<String>,
     /// The application's parameters: `pattern` for grep; `field`, `k` for topk; `top`;
+    /// `mapper`, `reducer`, `cmdenv` for streaming (Hadoop Streaming's options);
     /// `kind` for synthetic (its profile store kind, [`synthetic_kind`]).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub params: BTreeMap<String, String>,
@@ -268,6 +276,13 @@ impl MapReduceJob {
             ));
         }
         if self.shared_scan {
+            if self.app == "streaming" {
+                return Err(problem(
+                    "sharedScan",
+                    "a streaming job's mapper runs as its own command, not on a shared scan: \
+                     leave sharedScan out",
+                ));
+            }
             if self.app == "synthetic" {
                 return Err(problem(
                     "sharedScan",
@@ -789,6 +804,11 @@ mod tests {
             (r#"{"app": "wordcount"}"#, "input"),
             (r#"{"app": "wordcount", "input": ""}"#, "input"),
             (r#"{"app": "grep", "input": "b"}"#, "params"),
+            (r#"{"app": "streaming", "input": "b"}"#, "params"),
+            (
+                r#"{"app": "streaming", "input": "b", "params": {"mapper": "cat"}, "sharedScan": true}"#,
+                "sharedScan",
+            ),
             (
                 r#"{"app": "wordcount", "input": "b", "params": {"colour": "red"}}"#,
                 "params",

@@ -19,7 +19,7 @@ use rand::seq::SliceRandom as _;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::json;
-use yard_appmaster::apps::{AppSpec, Split, sample_partitions};
+use yard_appmaster::apps::{AppSpec, Split, sample_partitions, streaming};
 use yard_appmaster::policy::Rng;
 
 use crate::{
@@ -233,15 +233,31 @@ pub fn task() -> Result<()> {
             split,
             output,
             block,
-        } => map(&spec, &http, *split, output, block.as_ref(), &progress)?,
+        } => map(&spec, &http, *split, output, block.as_ref(), &progress),
         Work::Reduce { reduce, population } => {
-            reduce_task(&spec, &http, &base, *reduce, *population, &progress)?
+            reduce_task(&spec, &http, &base, *reduce, *population, &progress)
         }
         Work::ScanMap {
             split,
             block,
             riders,
-        } => scan_map(&spec, &http, *split, block, riders, &progress)?,
+        } => scan_map(&spec, &http, *split, block, riders, &progress),
+    };
+    // Why it failed, told by the task itself (a streaming command's exit code and stderr):
+    // the runner sees only this process's exit code, and the master keeps the first report.
+    let done = match done {
+        Ok(done) => done,
+        Err(e) => {
+            let reason = format!("{e:#}");
+            if let Err(report) = post::<Reply>(
+                &http,
+                &format!("{base}/failed"),
+                &json!({ "reason": reason }),
+            ) {
+                eprintln!("task: cannot report the failure: {report:#}");
+            }
+            return Err(e);
+        }
     };
     let reply: Reply = post(&http, &format!("{base}/done"), &done)?;
     if reply.kill {
@@ -414,10 +430,15 @@ fn map(
             hold(left, progress);
         }
     }
-    let out = spec
-        .app
-        .map(split, &input, spec.reduces)
-        .with_context(|| format!("map {}", split.index))?;
+    let out = match &spec.app {
+        AppSpec::Streaming { mapper, cmdenv, .. } => {
+            let stdout = run_command("mapper", mapper, cmdenv, &input)
+                .with_context(|| format!("map {}", split.index))?;
+            spec.app.map_streamed(split, &input, &stdout, spec.reduces)
+        }
+        app => app.map(split, &input, spec.reduces),
+    }
+    .with_context(|| format!("map {}", split.index))?;
     progress.set(0.9);
     let output_bytes = write_partitions(output, &out.partitions)?;
     progress.set(1.0);
@@ -433,6 +454,72 @@ fn map(
             disk_rate_env: Measured::disk_rate_env(),
         }),
     })
+}
+
+/// Lines of a failed command's stderr its task's failure reason carries.
+const STDERR_TAIL_LINES: usize = 10;
+
+/// Runs `sh -c command` (Hadoop Streaming's mapper or reducer) with `env` added to its
+/// environment and `stdin` as its input; its stdout. Its stderr goes on to this task's
+/// stderr (the container's log) as it is, and a command that exits non-zero is an error with
+/// its exit code and the last lines of its stderr.
+fn run_command(
+    what: &str,
+    command: &str,
+    env: &[(String, String)],
+    stdin: &[u8],
+) -> Result<Vec<u8>> {
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(command)
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .with_context(|| format!("cannot start the {what} `{command}` with sh"))?;
+    // Fed from a thread: a command that writes before it has read all of its input would
+    // otherwise block on a full pipe while this waits to write.
+    let mut input = child.stdin.take().expect("a piped stdin");
+    let stdin = stdin.to_vec();
+    let feeder = std::thread::spawn(move || {
+        // A command that ends without reading all of its input is not an error (`head`).
+        let _ = input.write_all(&stdin);
+    });
+    let mut err = child.stderr.take().expect("a piped stderr");
+    let tail = std::thread::spawn(move || {
+        let mut all = Vec::new();
+        let _ = err.read_to_end(&mut all);
+        let _ = std::io::stderr().write_all(&all);
+        all
+    });
+    let mut stdout = Vec::new();
+    child
+        .stdout
+        .take()
+        .expect("a piped stdout")
+        .read_to_end(&mut stdout)
+        .with_context(|| format!("reading the {what}'s stdout"))?;
+    let status = child
+        .wait()
+        .with_context(|| format!("waiting for the {what}"))?;
+    let _ = feeder.join();
+    let stderr = tail.join().unwrap_or_default();
+    if status.success() {
+        return Ok(stdout);
+    }
+    let stderr = String::from_utf8_lossy(&stderr);
+    let lines: Vec<&str> = stderr.lines().collect();
+    let last = lines[lines.len().saturating_sub(STDERR_TAIL_LINES)..].join("\n");
+    let how = match (
+        status.code(),
+        std::os::unix::process::ExitStatusExt::signal(&status),
+    ) {
+        (Some(code), _) => format!("exited with code {code}"),
+        (None, Some(signal)) => format!("was killed by signal {signal}"),
+        _ => "ended abnormally".into(),
+    };
+    bail!("the {what} `{command}` {how}; its stderr ends: {last}")
 }
 
 /// A map's partitions, under `output` in the container's shuffle directory; their bytes.
@@ -699,6 +786,18 @@ fn reduce_task(
         let held = hold(seconds * share, progress);
         kept_bytes = (kept_bytes as f64 * held) as u64;
         spec.app.reduce(population, &kept)
+    } else if let AppSpec::Streaming {
+        reducer, cmdenv, ..
+    } = &spec.app
+    {
+        // The command runs once over what was fetched (a cut while it runs is not heard yet).
+        let (mut partial, stdin) = spec.app.reducer_input(population, &kept, &mut || false)?;
+        if let Some(reducer) = reducer {
+            let stdout = run_command("reducer", reducer, cmdenv, &stdin)
+                .with_context(|| format!("reduce {reduce}"))?;
+            (partial.output, partial.output_lines) = streaming::output_lines(&stdout);
+        }
+        Ok(partial)
     } else {
         // A built-in app's fold hears a cut that comes while it folds, between partitions,
         // and answers from those it folded: what it reports kept is those. A cut that came

@@ -161,6 +161,43 @@ pub(crate) fn answer(
             ("outputBytes", json!(observed(|s| s.output_bytes))),
             ("recordsReduced", json!(sum(|p| p.records))),
         ],
+        AppSpec::Streaming {
+            mapper, reducer, ..
+        } => {
+            // A user's command is not a count the estimator can scale: its output is of what
+            // was read, and the notes say only that.
+            notes = vec![format!(
+                "the output is the commands' over what {k} of {n} maps read, not scaled: no \
+                 bounds are claimed for a user's command"
+            )];
+            let (kept, lines): (Vec<&String>, u64) = match reducer {
+                None => (
+                    read.iter().flat_map(|(_, s)| &s.output).collect(),
+                    observed(|s| s.output_lines),
+                ),
+                Some(_) => (
+                    parts.iter().flat_map(|p| &p.output).collect(),
+                    sum(|p| p.output_lines),
+                ),
+            };
+            let cap = super::streaming::OUTPUT_CAP;
+            let output: Vec<&String> = kept.into_iter().take(cap).collect();
+            vec![
+                ("mapper", json!(mapper)),
+                ("reducer", json!(reducer.as_deref().unwrap_or("NONE"))),
+                ("truncated", json!(lines > output.len() as u64)),
+                ("output", json!(output)),
+                ("outputLines", json!(lines)),
+                ("outputCap", json!(cap)),
+                (
+                    "bounds",
+                    json!(match reducer {
+                        None => "none: a user mapper",
+                        Some(_) => "none: a user reducer",
+                    }),
+                ),
+            ]
+        }
     };
     if let Value::Object(m) = &mut v {
         for (key, value) in fields {

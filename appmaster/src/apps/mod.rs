@@ -21,6 +21,11 @@
 //! - topk: `field`, `keys` `[{key, …}]`, `lines`, `skippedLines` (observed);
 //! - index: `distinctTermsSeen`, `postingsSeen`, `top` `[{term, …, postings: [{map, line}]}]`;
 //! - synthetic: `records` (estimated), `outputBytes` (observed), `recordsReduced`.
+//! - streaming: `mapper`, `reducer` (`"NONE"` when map-only), `output` (the reducers' stdout
+//!   lines in partition order, or the maps' in map order, at most `outputCap`),
+//!   `outputLines` (all they wrote), `outputCap`, `truncated`, and `bounds`: none are
+//!   claimed for a user's command, whose output covers what was read (`processedFraction`),
+//!   unscaled. Its `notes` say so instead of the estimator's.
 //!
 //! Top lists are each reducer's largest keys merged by estimate (reducers' keys are disjoint),
 //! ties by key. Totals come from the maps' stats over the maps that finished (k of N); a key's
@@ -38,6 +43,7 @@ pub mod hash;
 mod maps;
 pub mod records;
 mod reduce;
+pub mod streaming;
 mod text;
 
 use rand::RngExt;
@@ -77,6 +83,18 @@ pub enum AppSpec {
     Synthetic {
         maps: Vec<SyntheticTask>,
         reduce_seconds: Vec<f64>,
+    },
+    /// Hadoop Streaming: each map runs `sh -c mapper` with its split's lines on stdin and
+    /// writes `key<TAB>value` lines; each reduce runs `sh -c reducer` once over its records
+    /// sorted by key. `reducer: None` is Hadoop's `NONE`, a map-only job whose output is the
+    /// maps'. `cmdenv` is added to the commands' environment. The task process runs the
+    /// commands ([`AppSpec::map_streamed`], [`AppSpec::reducer_input`]).
+    Streaming {
+        mapper: String,
+        #[serde(default)]
+        reducer: Option<String>,
+        #[serde(default)]
+        cmdenv: Vec<(String, String)>,
     },
 }
 
@@ -133,6 +151,16 @@ pub struct MapStats {
     pub output_bytes: u64,
     /// The first matching lines (grep), at most `sample`.
     pub sample: Vec<SampleLine>,
+    /// A map-only streaming job: the mapper's first stdout lines, at most
+    /// [`streaming::OUTPUT_CAP`], and how many it wrote.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub output: Vec<String>,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub output_lines: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// A matching line kept as an example.
@@ -175,6 +203,12 @@ pub struct ReducePartial {
     pub distinct_keys: u64,
     /// The reducer's largest keys by estimate (as many as the answer lists), ties by key.
     pub top: Vec<TopEntry>,
+    /// Streaming: the reducer command's first stdout lines, at most
+    /// [`streaming::OUTPUT_CAP`], and how many it wrote.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub output: Vec<String>,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub output_lines: u64,
 }
 
 /// One key of a reducer's top list.
@@ -191,8 +225,8 @@ pub struct TopEntry {
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum AppError {
     #[error(
-        "unknown app `{0}`: expected one of wordcount, grep, topk, index, or synthetic (which \
-         takes --maps N or --trace FILE instead of parameters)"
+        "unknown app `{0}`: expected one of wordcount, grep, topk, index, streaming, or \
+         synthetic (which takes --maps N or --trace FILE instead of parameters)"
     )]
     UnknownApp(String),
     #[error("app `{app}` has no parameter `{param}`: it accepts {accepted}")]
@@ -214,6 +248,11 @@ pub enum AppError {
         app: &'static str,
         param: String,
         value: String,
+    },
+    #[error("app `{app}`: `{param}` is empty; give a command")]
+    EmptyParam {
+        app: &'static str,
+        param: &'static str,
     },
     #[error("app `{app}` needs `{param}`")]
     MissingParam {
@@ -249,6 +288,11 @@ pub enum AppError {
     },
     #[error("partition from map {map}: {error}")]
     Malformed { map: u32, error: RecordError },
+    #[error(
+        "a streaming job's tasks run its commands: the task process calls map_streamed and \
+         reducer_input"
+    )]
+    RunsCommands,
 }
 
 /// The grep pattern, compiled for bytes (input need not be UTF-8).
@@ -260,7 +304,7 @@ fn compile(pattern: &str) -> Result<regex::bytes::Regex, AppError> {
 }
 
 /// (name, parameters, what `parse` accepts) for the apps made from a name.
-const PARSED: [(&str, &[&str], &str); 4] = [
+const PARSED: [(&str, &[&str], &str); 5] = [
     ("wordcount", &["top"], "top=N (default 20)"),
     (
         "grep",
@@ -273,6 +317,12 @@ const PARSED: [(&str, &[&str], &str); 4] = [
         "field=N (default 0), k=N (default 10)",
     ),
     ("index", &["top"], "top=N (default 20)"),
+    (
+        "streaming",
+        &["mapper", "reducer", "cmdenv"],
+        "mapper=CMD (required), reducer=CMD or NONE (default cat, Hadoop's identity reducer), \
+         cmdenv=K=V (one a line)",
+    ),
 ];
 
 impl AppSpec {
@@ -336,6 +386,38 @@ impl AppSpec {
                 field: number("field", 0)?,
                 k: number("k", 10)?,
             },
+            "streaming" => {
+                let command = |param: &'static str, default: Option<&str>| match get(param)
+                    .or(default)
+                    .map(str::trim)
+                {
+                    Some("") => Err(AppError::EmptyParam { app, param }),
+                    found => Ok(found.map(str::to_owned)),
+                };
+                let mapper = command("mapper", None)?.ok_or(AppError::MissingParam {
+                    app,
+                    param: "mapper=CMD",
+                })?;
+                let reducer = command("reducer", Some("cat"))?.filter(|r| r != "NONE");
+                let cmdenv = get("cmdenv")
+                    .unwrap_or_default()
+                    .lines()
+                    .filter(|l| !l.trim().is_empty())
+                    .map(|l| match l.split_once('=') {
+                        Some((k, v)) if !k.is_empty() => Ok((k.to_owned(), v.to_owned())),
+                        _ => Err(AppError::NotKeyValue {
+                            app,
+                            param: format!("cmdenv={l}"),
+                            accepted,
+                        }),
+                    })
+                    .collect::<Result<_, _>>()?;
+                AppSpec::Streaming {
+                    mapper,
+                    reducer,
+                    cmdenv,
+                }
+            }
             _ => AppSpec::Index {
                 top: number("top", 20)?,
             },
@@ -348,6 +430,13 @@ impl AppSpec {
         match self {
             AppSpec::Grep { pattern, .. } => format!("grep:{pattern}"),
             AppSpec::Topk { field, .. } => format!("topk:field={field}"),
+            // Its commands are what it costs: the same script is the same kind.
+            AppSpec::Streaming {
+                mapper, reducer, ..
+            } => {
+                let commands = format!("{mapper}\0{}", reducer.as_deref().unwrap_or("NONE"));
+                format!("streaming:{:016x}", hash::fnv1a(commands.as_bytes()))
+            }
             _ => self.name().to_owned(),
         }
     }
@@ -365,6 +454,7 @@ impl AppSpec {
             AppSpec::Topk { .. } => 3,
             AppSpec::Index { .. } => 4,
             AppSpec::Synthetic { .. } => 5,
+            AppSpec::Streaming { .. } => 6,
         }
     }
 
@@ -374,7 +464,7 @@ impl AppSpec {
             AppSpec::Wordcount { top } | AppSpec::Index { top } => *top,
             AppSpec::Grep { sample, .. } => *sample,
             AppSpec::Topk { k, .. } => *k,
-            AppSpec::Synthetic { .. } => 0,
+            AppSpec::Synthetic { .. } | AppSpec::Streaming { .. } => 0,
         }
     }
 
@@ -404,12 +494,54 @@ impl AppSpec {
                 })?;
                 maps::synthetic(task, &mut w)?
             }
+            AppSpec::Streaming { .. } => return Err(AppError::RunsCommands),
         };
         let (partitions, records, bytes) = w.finish();
         stats.bytes = input.len() as u64;
         stats.records = records;
         stats.output_bytes = bytes;
         Ok(MapOutput { partitions, stats })
+    }
+
+    /// A streaming map: its partitions (or, map-only, its output lines in its stats) from
+    /// its split's `input` and what its mapper wrote to `stdout` for it. Any other app is
+    /// [`Self::map`]'s.
+    pub fn map_streamed(
+        &self,
+        split: Split,
+        input: &[u8],
+        stdout: &[u8],
+        reduces: u32,
+    ) -> Result<MapOutput, AppError> {
+        let AppSpec::Streaming { reducer, .. } = self else {
+            return self.map(split, input, reduces);
+        };
+        if reduces == 0 {
+            return Err(AppError::NoReduces);
+        }
+        let mut w = Writer::new(self.tag(), split.index, reduces.min(MAX_REDUCES));
+        let mut stats = streaming::map(input, stdout, reducer.is_none(), &mut w);
+        let (partitions, records, bytes) = w.finish();
+        stats.bytes = input.len() as u64;
+        stats.records = records;
+        stats.output_bytes = bytes;
+        Ok(MapOutput { partitions, stats })
+    }
+
+    /// A streaming reduce's fold ([`Self::reduce_until`]) and its command's stdin: the
+    /// records of the partitions folded, sorted by key, one `key<TAB>value` line each.
+    /// Set the partial's `output` from the command's stdout ([`streaming::output_lines`]).
+    pub fn reducer_input(
+        &self,
+        population: Population,
+        inputs: &[(Split, &[u8])],
+        cut: &mut dyn FnMut() -> bool,
+    ) -> Result<(ReducePartial, Vec<u8>), AppError> {
+        let mut records: Vec<(&str, &[u8])> = Vec::new();
+        let partial = reduce::fold_with(self, population, inputs, cut, &mut |rec| {
+            records.extend(rec.values().map(|v| (rec.key, v)));
+        })?;
+        Ok((partial, streaming::reducer_input(records)))
     }
 
     /// One reduce task over the partitions it kept (one per map, tagged with the map's

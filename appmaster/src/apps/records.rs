@@ -6,14 +6,15 @@
 //! ```text
 //! header  "yard" | version 2 (u8) | app tag (u8) | partition (u32 LE) | reduces (u32 LE) | map (u32 LE)
 //! record  key length (varint) | key (UTF-8) | count (varint, ≥ 1) | index only: count line numbers
+//!         | streaming only: count values, each length (varint) | bytes
 //! trailer CRC-32 (IEEE, u32 LE) of the header and the records
 //! ```
 //!
 //! Varints are unsigned LEB128 (at most 10 bytes). The app tags are 1 wordcount, 2 grep,
-//! 3 topk, 4 index, 5 synthetic. A key is in partition `partition_of(key, reduces)` (FNV-1a;
+//! 3 topk, 4 index, 5 synthetic, 6 streaming. A key is in partition `partition_of(key, reduces)` (FNV-1a;
 //! synthetic filler is spread evenly instead). Index postings are the 1-based line numbers
 //! within the map's split where the term occurs, ascending: the first as is, the rest as
-//! deltas (≥ 1). The header repeats what the reducer is told (which map, which partition) so
+//! deltas (≥ 1). Streaming values are a key's values in the order its mapper wrote them. The header repeats what the reducer is told (which map, which partition) so
 //! a misrouted or mixed-up partition is an error, not a wrong answer. The trailer is checked
 //! before any record is read, so a partition damaged on a disk or on the wire is an error that
 //! names it, not records that read wrong. Partitions never outlive their job, so the reader
@@ -30,10 +31,19 @@ pub(crate) const TRAILER_LEN: usize = 4;
 const MAGIC: &[u8; 4] = b"yard";
 const VERSION: u8 = 2;
 /// App names by tag − 1.
-pub(crate) const APPS: [&str; 5] = ["wordcount", "grep", "topk", "index", "synthetic"];
+pub(crate) const APPS: [&str; 6] = [
+    "wordcount",
+    "grep",
+    "topk",
+    "index",
+    "synthetic",
+    "streaming",
+];
 /// The tag of the app that carries postings.
 pub(crate) const INDEX_TAG: u8 = 4;
 pub(crate) const SYNTHETIC_TAG: u8 = 5;
+/// The tag of the app whose records carry values (Hadoop Streaming's).
+pub(crate) const STREAMING_TAG: u8 = 6;
 
 /// What is wrong with a partition, and where.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -127,6 +137,16 @@ impl Writer {
         }
     }
 
+    /// A streaming key and its values (at least one), in the order written.
+    pub fn push_values(&mut self, key: &str, values: &[&[u8]]) {
+        let out = self.part_for(key);
+        put_varint(out, values.len() as u64);
+        for v in values {
+            put_varint(out, v.len() as u64);
+            out.extend_from_slice(v);
+        }
+    }
+
     /// The partition buffers (for synthetic filler, which is not hashed).
     pub fn parts_mut(&mut self) -> &mut [Vec<u8>] {
         &mut self.parts
@@ -171,7 +191,8 @@ pub struct Reader<'a> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Record<'a> {
     pub key: &'a str,
-    /// The key's count in the map's split (for index: its number of postings).
+    /// The key's count in the map's split (for index: its number of postings; for
+    /// streaming: its number of values).
     pub count: u64,
     postings: &'a [u8],
 }
@@ -189,6 +210,18 @@ impl<'a> Record<'a> {
             let d = r.varint().ok()?;
             line = line.checked_add(u32::try_from(d).ok()?)?;
             Some(line)
+        })
+    }
+
+    /// Streaming values, in the order the mapper wrote them (empty for the other apps).
+    pub fn values(&self) -> impl Iterator<Item = &'a [u8]> + 'a {
+        let mut r = Cursor {
+            buf: self.postings,
+            pos: 0,
+        };
+        std::iter::from_fn(move || {
+            let len = r.varint().ok()?;
+            r.take(len)
         })
     }
 }
@@ -344,6 +377,13 @@ impl<'a> Reader<'a> {
                 if line > u64::from(u32::MAX) {
                     return Err(bad(at, "line number does not fit in 32 bits"));
                 }
+            }
+        } else if self.header.tag == STREAMING_TAG {
+            for _ in 0..count {
+                let at = c.pos;
+                let len = c.varint()?;
+                c.take(len)
+                    .ok_or_else(|| bad(at, format!("value of {len} bytes runs past the end")))?;
             }
         }
         let postings = &self.buf[postings_start..c.pos];

@@ -3,7 +3,7 @@
 
 use super::approx::Sums;
 use super::hash::{FastMap, partition_of};
-use super::records::{INDEX_TAG, Reader, RecordError, SYNTHETIC_TAG};
+use super::records::{INDEX_TAG, Reader, Record, RecordError, STREAMING_TAG, SYNTHETIC_TAG};
 use super::{AppError, AppSpec, Population, Posting, ReducePartial, Split, TopEntry};
 
 /// Postings an index answer shows per term.
@@ -43,13 +43,25 @@ pub(crate) fn fold(
     inputs: &[(Split, &[u8])],
     cut: &mut dyn FnMut() -> bool,
 ) -> Result<ReducePartial, AppError> {
+    fold_with(spec, population, inputs, cut, &mut |_| {})
+}
+
+/// [`fold`], handing every streaming record read to `each` as well (the reducer command's
+/// input: its values; their number is the key's count here).
+pub(crate) fn fold_with<'a>(
+    spec: &AppSpec,
+    population: Population,
+    inputs: &[(Split, &'a [u8])],
+    cut: &mut dyn FnMut() -> bool,
+    each: &mut dyn FnMut(Record<'a>),
+) -> Result<ReducePartial, AppError> {
     let tag = spec.tag();
     let mut maps: Vec<u32> = inputs.iter().map(|(s, _)| s.index).collect();
     maps.sort_unstable();
     if let Some(w) = maps.windows(2).find(|w| w[0] == w[1]) {
         return Err(AppError::DuplicateInput { map: w[0] });
     }
-    let order: Vec<&(Split, &[u8])> = inputs.iter().collect();
+    let order: Vec<&(Split, &'a [u8])> = inputs.iter().collect();
     let mut blocks = Sums::default();
     let mut accs: FastMap<&str, Acc> = FastMap::default();
     let mut partial = ReducePartial {
@@ -64,6 +76,8 @@ pub(crate) fn fold(
         counted: 0,
         distinct_keys: 0,
         top: Vec::new(),
+        output: Vec::new(),
+        output_lines: 0,
     };
     for &&(split, bytes) in &order {
         // At least one partition: a cut reduce answers from something.
@@ -132,6 +146,9 @@ pub(crate) fn fold(
                     offset: at,
                     problem: format!("key {:?} belongs to another partition", rec.key),
                 }));
+            }
+            if tag == STREAMING_TAG {
+                each(rec);
             }
             let acc = accs.entry(rec.key).or_default();
             let y = rec.count as f64;
