@@ -295,9 +295,9 @@ pub(crate) fn rm(args: RmArgs) -> Result<()> {
     }
     let scheduler = match args.scheduler.or(file.scheduler) {
         Some(name) => name
-            .parse::<yard_cluster::policy::PolicyKind>()
+            .parse::<yard_cluster::policy::ClusterPolicy>()
             .map_err(|e| BadInput(format!("--scheduler: {e}")))?,
-        None => yard_cluster::policy::PolicyKind::default(),
+        None => yard_cluster::policy::ClusterPolicy::default(),
     };
     let secret_file = args
         .secret_file

@@ -30,7 +30,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use yard_appmaster::policy::{Extensions, PolicyConfig, PolicyKind, RunRecord, Seconds};
 use yard_appmaster::submission::{DEFAULT_GUARD_SECONDS, MAX_EACH, MapReduceJob};
-use yard_cluster::scheduler::PolicyKind as RmPolicy;
+use yard_cluster::scheduler::ClusterPolicy as RmPolicy;
 use yard_sim::engine::{MEASURABLE, Moment, Outcome};
 use yard_sim::shared::{self, DeadlineFactor, SharedJob, SharedResult};
 use yard_sim::table::{Cell, Column, Field, Table, Unit};

@@ -8,7 +8,7 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use yard_appmaster::policy::{PolicyConfig, PolicyKind};
 use yard_appmaster_live::master::DEFAULT_GUARD_SECONDS;
-use yard_cluster::scheduler::PolicyKind as RmPolicy;
+use yard_cluster::scheduler::ClusterPolicy as RmPolicy;
 use yard_sim::experiment::{self, Preset, Setup};
 use yard_sim::report::Report;
 use yard_sim::shared::{self, DeadlineFactor};

@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 use yard_cluster::aria::{Durations, Profile};
 use yard_cluster::policy::JobModel;
 use yard_cluster::scheduler::{
-    AppId, Ask, Assignment, ContainerId, NodeId, Place, PolicyKind, RackId, Resources, SchedEvent,
-    Scheduler,
+    AppId, Ask, Assignment, ClusterPolicy, ContainerId, NodeId, Place, RackId, Resources,
+    SchedEvent, Scheduler,
 };
 use yard_wire::deadline::Deadline;
 
@@ -49,7 +49,7 @@ struct Bench {
 impl Bench {
     /// `apps` applications, each with a deadline an hour or two away, 100 maps and 10
     /// reduces profiled, asking for more containers than the cluster has; `nodes` nodes.
-    fn new(policy: PolicyKind, apps: u64, nodes: u32) -> Bench {
+    fn new(policy: ClusterPolicy, apps: u64, nodes: u32) -> Bench {
         let mut b = Bench {
             sched: Scheduler::new(policy),
             out: Vec::new(),
@@ -137,7 +137,11 @@ fn main() {
     println!(
         "policy     apps  nodes  setup s  completion µs  ×base  tick µs  ×base  (events timed)"
     );
-    for policy in [PolicyKind::Fifo, PolicyKind::Edf, PolicyKind::MinEdfWc] {
+    for policy in [
+        ClusterPolicy::Fifo,
+        ClusterPolicy::Edf,
+        ClusterPolicy::MinEdfWc,
+    ] {
         let mut base: Option<(f64, f64)> = None;
         for &nodes in &[64u32, 3_000] {
             for &n in apps {

@@ -4,7 +4,7 @@
 //! live rm, and a simulator can call the same functions (or drive the whole scheduler) on a
 //! virtual clock.
 //!
-//! Five policies ([`PolicyKind`]):
+//! Five policies ([`ClusterPolicy`]):
 //! - `fifo`: arrival order, each application served as far as it asks (YARN's FIFO);
 //! - `fair`: the application furthest below its weighted share of memory first (one level);
 //! - `edf`: earliest deadline first, each application served as far as it asks (Hadoop's
@@ -41,7 +41,7 @@ use crate::ids::AppId;
 
 /// Which cluster policy the rm runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
-pub enum PolicyKind {
+pub enum ClusterPolicy {
     /// Earliest arrival first (YARN's FIFO scheduler).
     #[default]
     Fifo,
@@ -57,34 +57,34 @@ pub enum PolicyKind {
     MinEdfWc,
 }
 
-impl PolicyKind {
-    pub const ALL: [PolicyKind; 5] = [
-        PolicyKind::Fifo,
-        PolicyKind::Fair,
-        PolicyKind::Edf,
-        PolicyKind::MinEdf,
-        PolicyKind::MinEdfWc,
+impl ClusterPolicy {
+    pub const ALL: [ClusterPolicy; 5] = [
+        ClusterPolicy::Fifo,
+        ClusterPolicy::Fair,
+        ClusterPolicy::Edf,
+        ClusterPolicy::MinEdf,
+        ClusterPolicy::MinEdfWc,
     ];
 
     /// The name `--scheduler` takes.
     pub fn name(self) -> &'static str {
         match self {
-            PolicyKind::Fifo => "fifo",
-            PolicyKind::Fair => "fair",
-            PolicyKind::Edf => "edf",
-            PolicyKind::MinEdf => "minedf",
-            PolicyKind::MinEdfWc => "minedf-wc",
+            ClusterPolicy::Fifo => "fifo",
+            ClusterPolicy::Fair => "fair",
+            ClusterPolicy::Edf => "edf",
+            ClusterPolicy::MinEdf => "minedf",
+            ClusterPolicy::MinEdfWc => "minedf-wc",
         }
     }
 
     /// `scheduler.schedulerInfo.type`, in YARN's spelling where YARN has the scheduler.
     pub fn yarn_type(self) -> &'static str {
         match self {
-            PolicyKind::Fifo => "fifoScheduler",
-            PolicyKind::Fair => "fairScheduler",
-            PolicyKind::Edf => "edfScheduler",
-            PolicyKind::MinEdf => "minEdfScheduler",
-            PolicyKind::MinEdfWc => "minEdfWcScheduler",
+            ClusterPolicy::Fifo => "fifoScheduler",
+            ClusterPolicy::Fair => "fairScheduler",
+            ClusterPolicy::Edf => "edfScheduler",
+            ClusterPolicy::MinEdf => "minEdfScheduler",
+            ClusterPolicy::MinEdfWc => "minEdfWcScheduler",
         }
     }
 
@@ -92,38 +92,38 @@ impl PolicyKind {
     pub fn by_deadline(self) -> bool {
         matches!(
             self,
-            PolicyKind::Edf | PolicyKind::MinEdf | PolicyKind::MinEdfWc
+            ClusterPolicy::Edf | ClusterPolicy::MinEdf | ClusterPolicy::MinEdfWc
         )
     }
 
     /// Limits each job to its minimum quota (in the first tier).
     pub fn uses_quota(self) -> bool {
-        matches!(self, PolicyKind::MinEdf | PolicyKind::MinEdfWc)
+        matches!(self, ClusterPolicy::MinEdf | ClusterPolicy::MinEdfWc)
     }
 
     /// Gives spare containers beyond the quotas, and takes them back.
     pub fn work_conserving(self) -> bool {
-        self == PolicyKind::MinEdfWc
+        self == ClusterPolicy::MinEdfWc
     }
 }
 
-impl fmt::Display for PolicyKind {
+impl fmt::Display for ClusterPolicy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
     }
 }
 
-impl FromStr for PolicyKind {
+impl FromStr for ClusterPolicy {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        PolicyKind::ALL
+        ClusterPolicy::ALL
             .into_iter()
             .find(|p| p.name() == s.trim().to_ascii_lowercase())
             .ok_or_else(|| {
                 format!(
                     "unknown scheduler {s:?}: use one of {}",
-                    PolicyKind::ALL.map(PolicyKind::name).join(", ")
+                    ClusterPolicy::ALL.map(ClusterPolicy::name).join(", ")
                 )
             })
     }
@@ -211,7 +211,7 @@ impl JobView {
 /// ComputeMinResources over what is left (papers/aria.md §1.4, [INF]): the remaining tasks
 /// and the remaining time, `D_J − (now − T_J^ar)` = the deadline less now.
 pub(crate) fn quota_of(
-    kind: PolicyKind,
+    kind: ClusterPolicy,
     job: &JobView,
     now_ms: i64,
     slots: u32,
@@ -227,7 +227,7 @@ fn remaining_seconds(job: &JobView, now_ms: i64) -> Option<Seconds> {
 
 /// The quota of `job` were `d` seconds left (`None`: no deadline), on a cluster of `slots`.
 fn quota_within(
-    kind: PolicyKind,
+    kind: ClusterPolicy,
     job: &JobView,
     d: Option<Seconds>,
     slots: u32,
@@ -293,7 +293,7 @@ pub(crate) enum Tier {
 }
 
 /// The tier a job with `running` task containers wanting more is served in, if any.
-pub(crate) fn tier(kind: PolicyKind, quota: Option<&JobQuota>, running: u32) -> Option<Tier> {
+pub(crate) fn tier(kind: ClusterPolicy, quota: Option<&JobQuota>, running: u32) -> Option<Tier> {
     match quota.and_then(|q| q.containers) {
         Some(q) if running >= q => kind.work_conserving().then_some(Tier::Spare),
         _ => Some(Tier::Quota),
@@ -308,7 +308,7 @@ pub(crate) fn edf_key(deadline_ms: Option<i64>, arrival: u64) -> (i64, u64) {
 /// What Alg. 1 knows of the cluster when it runs.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct ClusterState {
-    pub kind: PolicyKind,
+    pub kind: ClusterPolicy,
     /// `F`: containers free for the new job now (for the stage it is in; one pool of
     /// containers serves both stages on a live cluster), plus those already being taken back.
     pub free: u32,
@@ -473,7 +473,7 @@ mod tests {
     /// A cluster of 64 containers at t = 0 under MinEDF-WC, `free` of them free.
     fn state(free: u32) -> ClusterState {
         ClusterState {
-            kind: PolicyKind::MinEdfWc,
+            kind: ClusterPolicy::MinEdfWc,
             free,
             now_ms: 0,
             slots: 64,
@@ -481,18 +481,21 @@ mod tests {
         }
     }
 
-    fn with_quota(mut j: JobView, kind: PolicyKind, now_ms: i64) -> JobView {
+    fn with_quota(mut j: JobView, kind: ClusterPolicy, now_ms: i64) -> JobView {
         j.quota = Some(quota_of(kind, &j, now_ms, 64, Target::Avg));
         j
     }
 
     #[test]
     fn names_round_trip_and_unknown_ones_list_the_choices() {
-        for p in PolicyKind::ALL {
-            assert_eq!(p.name().parse::<PolicyKind>(), Ok(p));
+        for p in ClusterPolicy::ALL {
+            assert_eq!(p.name().parse::<ClusterPolicy>(), Ok(p));
         }
-        assert_eq!("MinEDF-WC".parse::<PolicyKind>(), Ok(PolicyKind::MinEdfWc));
-        let e = "lifo".parse::<PolicyKind>().unwrap_err();
+        assert_eq!(
+            "MinEDF-WC".parse::<ClusterPolicy>(),
+            Ok(ClusterPolicy::MinEdfWc)
+        );
+        let e = "lifo".parse::<ClusterPolicy>().unwrap_err();
         assert!(e.contains("fifo, fair, edf, minedf, minedf-wc"), "{e}");
     }
 
@@ -500,21 +503,21 @@ mod tests {
     fn minedf_gives_the_minimum_quota_of_what_is_left() {
         // 100 maps of 10 s (max 15), 100 s left: avg a = 995, c = 7.5 → ⌈995/92.5⌉ = 11.
         let j = job(1, Some(100), 100, 10.0);
-        let q = quota_of(PolicyKind::MinEdf, &j, 0, 64, Target::Avg);
+        let q = quota_of(ClusterPolicy::MinEdf, &j, 0, 64, Target::Avg);
         assert_eq!((q.containers, q.basis), (Some(11), QuotaBasis::Feasible));
         // Half the maps done half-way: ⌈(50−0.5)·10/(50−7.5)⌉ = 12.
         let half = JobView {
             maps_done: 50,
             ..j.clone()
         };
-        let q = quota_of(PolicyKind::MinEdf, &half, 50_000, 64, Target::Avg);
+        let q = quota_of(ClusterPolicy::MinEdf, &half, 50_000, 64, Target::Avg);
         assert_eq!(q.containers, Some(12));
         // Past the deadline: everything it can use.
-        let q = quota_of(PolicyKind::MinEdf, &j, 200_000, 64, Target::Avg);
+        let q = quota_of(ClusterPolicy::MinEdf, &j, 200_000, 64, Target::Avg);
         assert_eq!((q.containers, q.basis), (Some(64), QuotaBasis::Infeasible));
         // EDF and FIFO have no quota.
         assert_eq!(
-            quota_of(PolicyKind::Edf, &j, 0, 64, Target::Avg).containers,
+            quota_of(ClusterPolicy::Edf, &j, 0, 64, Target::Avg).containers,
             None
         );
     }
@@ -523,13 +526,16 @@ mod tests {
     fn a_job_the_rm_cannot_model_has_no_quota_and_one_without_deadline_runs_on_spare() {
         let mut j = job(1, Some(100), 10, 1.0);
         j.model = None;
-        let q = quota_of(PolicyKind::MinEdfWc, &j, 0, 64, Target::Avg);
+        let q = quota_of(ClusterPolicy::MinEdfWc, &j, 0, 64, Target::Avg);
         assert_eq!((q.containers, q.basis), (None, QuotaBasis::NoModel));
         let j = job(1, None, 10, 1.0);
-        let q = quota_of(PolicyKind::MinEdfWc, &j, 0, 64, Target::Avg);
+        let q = quota_of(ClusterPolicy::MinEdfWc, &j, 0, 64, Target::Avg);
         assert_eq!((q.containers, q.basis), (Some(0), QuotaBasis::NoDeadline));
-        assert_eq!(tier(PolicyKind::MinEdfWc, Some(&q), 0), Some(Tier::Spare));
-        let q = quota_of(PolicyKind::MinEdf, &j, 0, 64, Target::Avg);
+        assert_eq!(
+            tier(ClusterPolicy::MinEdfWc, Some(&q), 0),
+            Some(Tier::Spare)
+        );
+        let q = quota_of(ClusterPolicy::MinEdf, &j, 0, 64, Target::Avg);
         assert_eq!((q.containers, q.basis), (None, QuotaBasis::NoDeadline));
     }
 
@@ -542,12 +548,15 @@ mod tests {
             reduces: Some(0),
             basis: QuotaBasis::Feasible,
         };
-        for kind in [PolicyKind::MinEdf, PolicyKind::MinEdfWc] {
+        for kind in [ClusterPolicy::MinEdf, ClusterPolicy::MinEdfWc] {
             assert_eq!(tier(kind, Some(&q), 2), Some(Tier::Quota));
         }
-        assert_eq!(tier(PolicyKind::MinEdf, Some(&q), 3), None);
-        assert_eq!(tier(PolicyKind::MinEdfWc, Some(&q), 3), Some(Tier::Spare));
-        assert_eq!(tier(PolicyKind::Edf, None, 1000), Some(Tier::Quota));
+        assert_eq!(tier(ClusterPolicy::MinEdf, Some(&q), 3), None);
+        assert_eq!(
+            tier(ClusterPolicy::MinEdfWc, Some(&q), 3),
+            Some(Tier::Spare)
+        );
+        assert_eq!(tier(ClusterPolicy::Edf, None, 1000), Some(Tier::Quota));
     }
 
     #[test]
@@ -560,7 +569,7 @@ mod tests {
 
     #[test]
     fn enough_free_containers_fit_without_touching_anyone() {
-        let new = with_quota(job(2, Some(100), 100, 10.0), PolicyKind::MinEdfWc, 0);
+        let new = with_quota(job(2, Some(100), 100, 10.0), ClusterPolicy::MinEdfWc, 0);
         assert_eq!(reclaim(&new, &[], state(11), true), Reclaim::Fits);
     }
 
@@ -569,7 +578,7 @@ mod tests {
         // The new job needs 11 containers for 100 s; none is free. Job 1 (later deadline)
         // holds 20, quota 5: its 15 extras free up as its 2 s maps end. With 98 s left the
         // new job needs ⌈995/90.5⌉ = 11 ≤ 15: wait, about one of job 1's maps.
-        let kind = PolicyKind::MinEdfWc;
+        let kind = ClusterPolicy::MinEdfWc;
         let mut busy = with_quota(job(1, Some(10_000), 1000, 2.0), kind, 0);
         busy.running = 20;
         busy.quota.as_mut().unwrap().containers = Some(5);
@@ -580,7 +589,7 @@ mod tests {
 
     #[test]
     fn when_waiting_is_not_enough_only_above_quota_tasks_are_killed_latest_deadline_first() {
-        let kind = PolicyKind::MinEdfWc;
+        let kind = ClusterPolicy::MinEdfWc;
         // Two jobs with long maps (600 s): waiting for them takes longer than the new job
         // has. Job 1: deadline 5000 s, 8 held, quota 6 (2 extra). Job 3: deadline 9000 s,
         // 6 held, quota 1 (5 extra). The new job needs 11 and 4 are free: 7 short.

@@ -9,7 +9,7 @@
 //! A grant on a node satisfies a node ask there first, else a rack ask, else the `*` count when
 //! the ask relaxes locality — and always lowers the `*` count (YARN's bookkeeping).
 //!
-//! Which application goes first, and how far, is the cluster policy ([`PolicyKind`]: `fifo`,
+//! Which application goes first, and how far, is the cluster policy ([`ClusterPolicy`]: `fifo`,
 //! `fair`, `edf`, `minedf`, `minedf-wc`; the rules are in [`crate::policy`]). Every pass serves,
 //! in the policy's order: masters first (asks at [`MASTER_PRIORITY`], capped at the masters'
 //! share), then task asks of applications below their quota, then (`minedf-wc` only) task asks
@@ -31,7 +31,7 @@ use crate::classifier::{Classifier, ClassifierConfig, JobFeatures, NodeLoad};
 use crate::ids::Bound;
 /// The ids its events and assignments carry (defined in `ids`, below every policy module).
 pub use crate::ids::{AppId, ContainerId, NodeId, RackId};
-pub use crate::policy::PolicyKind;
+pub use crate::policy::ClusterPolicy;
 use crate::policy::{self, JobModel, JobQuota, JobView, SpareCounts, Stage};
 
 mod placing;
@@ -318,7 +318,7 @@ pub const DEFAULT_MASTER_SHARE: f64 = 0.1;
 
 /// The cluster scheduler. See the module documentation.
 pub struct Scheduler {
-    policy: PolicyKind,
+    policy: ClusterPolicy,
     target: Target,
     master_share: f64,
     /// What masters' containers hold now.
@@ -363,7 +363,7 @@ pub enum Placement {
 }
 
 impl Scheduler {
-    pub fn new(policy: PolicyKind) -> Self {
+    pub fn new(policy: ClusterPolicy) -> Self {
         Scheduler {
             policy,
             target: Target::Avg,
@@ -425,7 +425,7 @@ impl Scheduler {
         self
     }
 
-    pub fn policy(&self) -> PolicyKind {
+    pub fn policy(&self) -> ClusterPolicy {
         self.policy
     }
 

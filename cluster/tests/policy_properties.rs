@@ -12,7 +12,7 @@ use proptest::prelude::*;
 use yard_cluster::aria::{Durations, Profile};
 use yard_cluster::classifier::{ClassifierConfig, NodeLoad};
 use yard_cluster::ids::Bound;
-use yard_cluster::policy::{JobModel, JobQuota, PolicyKind};
+use yard_cluster::policy::{ClusterPolicy, JobModel, JobQuota};
 use yard_cluster::scheduler::{
     AppId, Ask, Assignment, ContainerId, DEFAULT_MASTER_SHARE, MASTER_PRIORITY, NodeId, Place,
     RackId, Resources, SchedEvent, Scheduler,
@@ -116,7 +116,7 @@ impl World {
     }
 
     /// Checks an event's assignments against the invariants and books them.
-    fn take(&mut self, policy: PolicyKind, out: &[Assignment]) {
+    fn take(&mut self, policy: ClusterPolicy, out: &[Assignment]) {
         for a in out {
             match *a {
                 Assignment::Allocate {
@@ -156,13 +156,13 @@ impl World {
                 Assignment::Recovered { .. } => panic!("no node here rejoins with containers"),
                 Assignment::Quota { app, quota } => {
                     assert!(
-                        policy == PolicyKind::MinEdf || policy == PolicyKind::MinEdfWc,
+                        policy == ClusterPolicy::MinEdf || policy == ClusterPolicy::MinEdfWc,
                         "{policy} sets no quotas"
                     );
                     self.quotas.insert(app, quota);
                 }
                 Assignment::Preempt { app, container } => {
-                    assert_eq!(policy, PolicyKind::MinEdfWc, "only minedf-wc preempts");
+                    assert_eq!(policy, ClusterPolicy::MinEdfWc, "only minedf-wc preempts");
                     let l = self
                         .live
                         .iter()
@@ -320,7 +320,7 @@ fn event(w: &mut World, st: &Step) -> Option<SchedEvent> {
 /// Runs the steps, checking the invariants after every event, then drains: the cluster goes
 /// idle round after round (every container ends, time passes), and every application that
 /// asks anew for three containers gets them. Returns every assignment.
-fn run(policy: PolicyKind, classifier: bool, steps: &[Step]) -> Vec<Assignment> {
+fn run(policy: ClusterPolicy, classifier: bool, steps: &[Step]) -> Vec<Assignment> {
     let config = ClassifierConfig {
         min_samples: 3,
         settle_ms: 0,
@@ -437,7 +437,7 @@ proptest! {
         which in 0usize..5,
         classifier in any::<bool>(),
     ) {
-        let policy = PolicyKind::ALL[which];
+        let policy = ClusterPolicy::ALL[which];
         prop_assert_eq!(run(policy, classifier, &steps), run(policy, classifier, &steps));
     }
 }

@@ -5,8 +5,8 @@ use std::collections::HashMap;
 
 use proptest::prelude::*;
 use yard_cluster::scheduler::{
-    AppId, Ask, Assignment, ContainerId, NodeId, Place, PolicyKind, RackId, Resources, SchedEvent,
-    Scheduler,
+    AppId, Ask, Assignment, ClusterPolicy, ContainerId, NodeId, Place, RackId, Resources,
+    SchedEvent, Scheduler,
 };
 
 #[derive(Debug, Clone)]
@@ -38,7 +38,7 @@ fn step() -> impl Strategy<Value = Step> {
 }
 
 /// Runs the steps and returns the assignments, checking capacity and asks after every event.
-fn run(ordering: PolicyKind, steps: &[Step]) -> Vec<Assignment> {
+fn run(ordering: ClusterPolicy, steps: &[Step]) -> Vec<Assignment> {
     let mut s = Scheduler::new(ordering);
     let mut all = Vec::new();
     let mut capacity: HashMap<NodeId, u64> = HashMap::new();
@@ -150,7 +150,7 @@ proptest! {
         steps in prop::collection::vec(step(), 0..60),
         fair in any::<bool>(),
     ) {
-        let ordering = if fair { PolicyKind::Fair } else { PolicyKind::Fifo };
+        let ordering = if fair { ClusterPolicy::Fair } else { ClusterPolicy::Fifo };
         prop_assert_eq!(run(ordering, &steps), run(ordering, &steps));
     }
 }

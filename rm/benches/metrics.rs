@@ -15,7 +15,7 @@ use axum::http::Method;
 use serde_json::json;
 use support::{Harness, T0};
 use yard_cluster::classifier::ClassifierConfig;
-use yard_cluster::policy::PolicyKind;
+use yard_cluster::policy::ClusterPolicy;
 use yard_rm::cluster::Settings;
 
 const NODES: usize = 64;
@@ -25,7 +25,7 @@ const APPS: usize = 1_000;
 /// a third finished with an answer, a third waiting.
 async fn cluster() -> Harness {
     let h = Harness::new(Settings {
-        scheduler: PolicyKind::MinEdf,
+        scheduler: ClusterPolicy::MinEdf,
         master_share: 0.5,
         overload: Some(ClassifierConfig::default()),
         ..Settings::default()

@@ -9,7 +9,7 @@ mod support;
 use axum::http::{Method, StatusCode};
 use serde_json::{Value, json};
 use support::{Harness, SECRET, T0, granted};
-use yard_cluster::policy::{JobModel, PolicyKind};
+use yard_cluster::policy::{ClusterPolicy, JobModel};
 use yard_rm::cluster::{Cluster, NewApp, Settings};
 use yard_rm::store::Store;
 use yard_wire::auth::ClusterSecret;
@@ -17,7 +17,7 @@ use yard_wire::deadline::Deadline;
 use yard_wire::protocol::{RegisterNode, Resource};
 
 /// An rm scheduling with `scheduler`, masters held to half the cluster.
-fn harness(scheduler: PolicyKind) -> Harness {
+fn harness(scheduler: ClusterPolicy) -> Harness {
     Harness::new(Settings {
         scheduler,
         master_share: 0.5,
@@ -33,7 +33,7 @@ fn model(maps: u32, seconds: f64) -> Value {
 
 #[tokio::test]
 async fn the_deadline_comes_with_the_submission_in_its_body_or_as_a_hadoop_tag() {
-    let h = harness(PolicyKind::Edf);
+    let h = harness(ClusterPolicy::Edf);
     let due = T0 + 90_000;
     let id = h.new_id().await;
     let (status, why) = h.submit(&id, json!({"deadline-ms": due})).await;
@@ -91,7 +91,7 @@ async fn the_deadline_comes_with_the_submission_in_its_body_or_as_a_hadoop_tag()
 
 #[tokio::test]
 async fn bad_deadlines_are_400s_naming_the_field_and_submit_nothing() {
-    let h = harness(PolicyKind::MinEdfWc);
+    let h = harness(ClusterPolicy::MinEdfWc);
     let id = h.new_id().await;
     let past = T0 - 1;
     let cases = [
@@ -200,7 +200,7 @@ async fn bad_deadlines_are_400s_naming_the_field_and_submit_nothing() {
 
 #[tokio::test]
 async fn the_scheduler_route_says_which_policy_runs_and_each_apps_quota() {
-    for policy in PolicyKind::ALL {
+    for policy in ClusterPolicy::ALL {
         let h = harness(policy);
         h.node("n1:8042", 20).await;
         let (_, info) = h.get("/ws/v1/cluster/scheduler").await;
@@ -210,7 +210,7 @@ async fn the_scheduler_route_says_which_policy_runs_and_each_apps_quota() {
         assert_eq!(info["numNodes"], 1);
         assert_eq!(info["totalNodeCapacity"], 20 * 1024);
     }
-    let h = harness(PolicyKind::MinEdf);
+    let h = harness(ClusterPolicy::MinEdf);
     h.node("n1:8042", 20).await;
     // 100 maps of 10 s due in 100 s: ARIA's T^avg needs ⌈995 / 92.5⌉ = 11 containers.
     let (id, registered) = h
@@ -249,7 +249,7 @@ async fn the_scheduler_route_says_which_policy_runs_and_each_apps_quota() {
 
 #[tokio::test]
 async fn a_registration_with_a_bad_model_is_a_400_naming_the_field() {
-    let h = harness(PolicyKind::MinEdf);
+    let h = harness(ClusterPolicy::MinEdf);
     h.node("n1:8042", 4).await;
     let id = h.new_id().await;
     assert_eq!(
@@ -316,7 +316,7 @@ fn preempted(reply: &Value) -> Vec<String> {
 
 #[tokio::test]
 async fn a_preempted_container_reaches_its_master_as_preempted_and_goes_to_the_earlier_deadline() {
-    let h = harness(PolicyKind::MinEdfWc);
+    let h = harness(ClusterPolicy::MinEdfWc);
     h.node("n1:8042", 10).await;
     // Job A, without a deadline, runs on spare containers only: all 9 its master leaves.
     let (a, _) = h.registered(json!({}), model(100, 600.0)).await;
@@ -389,7 +389,7 @@ async fn deadlines_tags_and_models_survive_a_restart() {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(&dir.path().join("rm.db")).await.unwrap();
     let settings = Settings {
-        scheduler: PolicyKind::MinEdf,
+        scheduler: ClusterPolicy::MinEdf,
         ..Settings::default()
     };
     let mut before = Cluster::new(settings.clone(), ClusterSecret::new(SECRET), T0);
@@ -439,7 +439,7 @@ async fn a_master_that_names_its_job_kind_gets_a_quota_from_the_profile_store() 
         ..Default::default()
     };
     store.add_run("wordcount@text", 0, &run).await.unwrap();
-    let mut h = harness(PolicyKind::MinEdf);
+    let mut h = harness(ClusterPolicy::MinEdf);
     h.rm.profiles = Some(yard_rm::profiles::Profiles::at(&path));
     h.node("n1:8042", 20).await;
     // 100 maps of 10 s (largest 15), due in 100 s: 11 containers, as with a registered profile.
@@ -461,7 +461,7 @@ async fn a_master_that_names_its_job_kind_gets_a_quota_from_the_profile_store() 
 #[tokio::test]
 async fn a_masters_task_counts_size_its_quota_on_the_maps_it_will_still_run() {
     let quota_after = |tasks: Option<Value>| async move {
-        let h = harness(PolicyKind::MinEdf);
+        let h = harness(ClusterPolicy::MinEdf);
         h.node("n1:8042", 40).await;
         let (id, _) = h
             .registered(json!({"deadline-ms": T0 + 100_000}), model(100, 10.0))
@@ -489,7 +489,7 @@ async fn a_masters_task_counts_size_its_quota_on_the_maps_it_will_still_run() {
         "{by_counts} vs {by_progress}"
     );
 
-    let h = harness(PolicyKind::MinEdf);
+    let h = harness(ClusterPolicy::MinEdf);
     h.node("n1:8042", 40).await;
     let (id, _) = h
         .registered(json!({"deadline-ms": T0 + 100_000}), model(100, 10.0))
@@ -551,7 +551,7 @@ async fn unregister(h: &Harness, id: &str, succeeded: bool, at: i64) {
 #[tokio::test]
 async fn every_application_with_a_deadline_is_met_empty_missed_or_pending_beside_its_state() {
     use yard_rm::cluster::ANSWER_TRANSIT_MS;
-    let h = harness(PolicyKind::Edf);
+    let h = harness(ClusterPolicy::Edf);
     h.node("n1:8042", 64).await;
     let due = T0 + 60_000;
     let with_deadline = || json!({"deadline-ms": due});
@@ -633,7 +633,7 @@ async fn the_openapi_document_describes_every_app_field_and_the_deadline_outcome
     let spec: Value = serde_json::from_str(yard_rm::rest::OPENAPI).unwrap();
     let schemas = &spec["components"]["schemas"];
     let keys = |v: &Value| -> BTreeSet<String> { v.as_object().unwrap().keys().cloned().collect() };
-    let h = harness(PolicyKind::Edf);
+    let h = harness(ClusterPolicy::Edf);
     h.node("n1:8042", 4).await;
     let id = h
         .running(json!({"deadline-ms": T0 + 60_000}), json!({}))

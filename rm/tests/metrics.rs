@@ -12,7 +12,7 @@ use axum::http::{Method, StatusCode};
 use serde_json::{Value, json};
 use support::{Harness, T0, granted, token};
 use yard_cluster::classifier::ClassifierConfig;
-use yard_cluster::policy::PolicyKind;
+use yard_cluster::policy::ClusterPolicy;
 use yard_rm::cluster::Settings;
 use yard_rm::metrics::{
     FINAL_FIGURES_RETENTION_MS, MAX_FINAL_FIGURES_BYTES, Sample, parse_text, sum_of, value_of,
@@ -79,7 +79,7 @@ async fn busy(h: &Harness) -> (Vec<String>, Vec<String>) {
 #[tokio::test]
 async fn the_scrape_is_valid_text_named_yard_rm_what_unit_with_no_app_or_container_ids() {
     let h = Harness::new(Settings {
-        scheduler: PolicyKind::MinEdf,
+        scheduler: ClusterPolicy::MinEdf,
         overload: Some(ClassifierConfig::default()),
         ..Settings::default()
     });
@@ -409,7 +409,7 @@ async fn classifier_verdicts_and_quotas_are_read_from_the_cluster_policy() {
     assert_eq!(sum_of(&s, "yard_rm_quota_containers"), 0.0);
 
     let h = Harness::new(Settings {
-        scheduler: PolicyKind::MinEdf,
+        scheduler: ClusterPolicy::MinEdf,
         master_share: 0.5,
         overload: Some(ClassifierConfig::default()),
         ..Settings::default()

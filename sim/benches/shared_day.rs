@@ -12,7 +12,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use yard_appmaster::policy::PolicyKind;
-use yard_cluster::scheduler::PolicyKind as RmPolicy;
+use yard_cluster::scheduler::ClusterPolicy as RmPolicy;
 use yard_sim::Experiment;
 use yard_sim::shared::{DeadlineFactor, prepare, simulate_day};
 use yard_sim::workloads::{WorkloadOptions, trace_jobs};

@@ -41,7 +41,7 @@ use yard_cluster::ids::Bound;
 use yard_cluster::scheduler::Placement;
 
 use yard_appmaster::policy::PolicyKind;
-use yard_cluster::scheduler::PolicyKind as RmPolicy;
+use yard_cluster::scheduler::ClusterPolicy as RmPolicy;
 use yard_workload::Workload;
 
 use crate::engine::Experiment;

@@ -13,7 +13,7 @@
 
 use serde::Serialize;
 use yard_appmaster::policy::{PolicyKind, Seconds};
-use yard_cluster::scheduler::PolicyKind as RmPolicy;
+use yard_cluster::scheduler::ClusterPolicy as RmPolicy;
 
 use crate::engine::Experiment;
 use crate::experiment::par_map;

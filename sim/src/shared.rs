@@ -43,7 +43,7 @@ use serde::Serialize;
 use yard_appmaster::policy::{PolicyKind, Seconds};
 use yard_cluster::policy::JobModel;
 use yard_cluster::scheduler::{
-    AppId, Ask, Assignment, MASTER_PRIORITY, NodeId, Place, PolicyKind as RmPolicy, RackId,
+    AppId, Ask, Assignment, ClusterPolicy as RmPolicy, MASTER_PRIORITY, NodeId, Place, RackId,
     Resources, SchedEvent, Scheduler,
 };
 use yard_wire::deadline::Deadline;

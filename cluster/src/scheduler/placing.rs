@@ -2,8 +2,8 @@
 //! container goes to (locality, the classifier, packing or spreading), and the book of grants.
 
 use super::{
-    App, AppId, Assignment, ContainerId, MASTER_PRIORITY, Node, NodeId, Place, Placement,
-    PolicyKind, REFUSALS_SHOWN, Refusal, Resources, Scheduler,
+    App, AppId, Assignment, ClusterPolicy, ContainerId, MASTER_PRIORITY, Node, NodeId, Place,
+    Placement, REFUSALS_SHOWN, Refusal, Resources, Scheduler,
 };
 use crate::classifier::{JobFeatures, Judgement, NodeContainers, Utility};
 use crate::policy::{self, Stage, Tier, edf_key};
@@ -17,14 +17,14 @@ impl OrderKey {
     /// Where `a` stands: FIFO by arrival; fair by memory used relative to its weighted share
     /// of the cluster's `cluster_mb`, then arrival; the deadline policies by deadline (none
     /// last), then arrival.
-    fn of(policy: PolicyKind, a: &App, cluster_mb: u64, total_weight: f64) -> OrderKey {
+    fn of(policy: ClusterPolicy, a: &App, cluster_mb: u64, total_weight: f64) -> OrderKey {
         match policy {
-            PolicyKind::Fifo => OrderKey(0.0, a.arrival),
-            PolicyKind::Fair => {
+            ClusterPolicy::Fifo => OrderKey(0.0, a.arrival),
+            ClusterPolicy::Fair => {
                 let share = cluster_mb as f64 * a.weight / total_weight.max(f64::MIN_POSITIVE);
                 OrderKey(a.used.memory_mb as f64 / share.max(1.0), a.arrival)
             }
-            PolicyKind::Edf | PolicyKind::MinEdf | PolicyKind::MinEdfWc => {
+            ClusterPolicy::Edf | ClusterPolicy::MinEdf | ClusterPolicy::MinEdfWc => {
                 let (deadline, arrival) = edf_key(a.deadline_ms, a.arrival);
                 OrderKey(deadline as f64, arrival)
             }

@@ -18,7 +18,7 @@ fn tasks(count: u32) -> Ask {
 }
 
 /// A scheduler over one node of `slots` containers of `C`.
-fn one_node(policy: PolicyKind, slots: u32) -> Scheduler {
+fn one_node(policy: ClusterPolicy, slots: u32) -> Scheduler {
     let mut s = Scheduler::new(policy);
     let mut out = Vec::new();
     s.handle_at(
@@ -109,7 +109,7 @@ fn complete(s: &mut Scheduler, now_ms: i64, done: &[(AppId, ContainerId)]) -> Ve
 
 #[test]
 fn edf_serves_the_earliest_deadline_first_and_fifo_the_first_arrival() {
-    for policy in [PolicyKind::Edf, PolicyKind::Fifo] {
+    for policy in [ClusterPolicy::Edf, ClusterPolicy::Fifo] {
         let mut s = one_node(policy, 2);
         // App 9 holds the node; then 1 (due at 300 s), 2 (due at 100 s) and 3 (no
         // deadline) ask, in that order.
@@ -147,7 +147,7 @@ fn edf_serves_the_earliest_deadline_first_and_fifo_the_first_arrival() {
         }
         let rest = s.apps.keys().copied().collect::<Vec<_>>();
         assert!(rest.len() == 4);
-        let expected = if policy == PolicyKind::Edf {
+        let expected = if policy == ClusterPolicy::Edf {
             vec![2, 1]
         } else {
             vec![1, 2]
@@ -158,7 +158,7 @@ fn edf_serves_the_earliest_deadline_first_and_fifo_the_first_arrival() {
 
 #[test]
 fn masters_are_placed_before_any_task_whatever_the_order() {
-    let mut s = one_node(PolicyKind::Edf, 10).with_master_share(1.0);
+    let mut s = one_node(ClusterPolicy::Edf, 10).with_master_share(1.0);
     job(&mut s, 0, 1, Some(100), 10, 1.0);
     job(&mut s, 0, 2, Some(900), 10, 1.0);
     // App 1 (earlier deadline) asks for everything; app 2's master still gets a container.
@@ -184,7 +184,7 @@ fn masters_are_placed_before_any_task_whatever_the_order() {
     assert_eq!(granted(&out).len(), 1, "{out:?}");
     // With the node full, a master waiting and a task waiting: the freed container goes to
     // the master.
-    let mut s = one_node(PolicyKind::Edf, 1);
+    let mut s = one_node(ClusterPolicy::Edf, 1);
     job(&mut s, 0, 1, Some(100), 10, 1.0);
     job(&mut s, 0, 2, Some(900), 10, 1.0);
     let held = granted(&at(
@@ -222,7 +222,7 @@ fn masters_are_placed_before_any_task_whatever_the_order() {
 
 #[test]
 fn minedf_gives_the_minimum_quota_and_leaves_the_rest_idle() {
-    let mut s = one_node(PolicyKind::MinEdf, 20);
+    let mut s = one_node(ClusterPolicy::MinEdf, 20);
     // 100 maps of 10 s (max 15) due in 100 s: ⌈995 / (100 − 7.5)⌉ = 11 (ARIA's T^avg).
     job(&mut s, 0, 1, Some(100), 100, 10.0);
     let out = at(
@@ -264,7 +264,7 @@ fn minedf_gives_the_minimum_quota_and_leaves_the_rest_idle() {
 
 #[test]
 fn minedf_wc_lends_spare_containers_then_kills_only_above_quota_tasks_for_an_earlier_deadline() {
-    let mut s = one_node(PolicyKind::MinEdfWc, 20);
+    let mut s = one_node(ClusterPolicy::MinEdfWc, 20);
     // Job 1: 1000 maps of 600 s, due in 10⁶ s: quota 1, the other 19 are spare.
     job(&mut s, 0, 1, Some(1_000_000), 1000, 600.0);
     let out = at(
@@ -309,7 +309,7 @@ fn minedf_wc_lends_spare_containers_then_kills_only_above_quota_tasks_for_an_ear
 
 #[test]
 fn minedf_wc_predicts_before_it_kills() {
-    let mut s = one_node(PolicyKind::MinEdfWc, 20);
+    let mut s = one_node(ClusterPolicy::MinEdfWc, 20);
     // Job 1's maps take 2 s: its 19 spare containers free up long before job 2's deadline.
     job(&mut s, 0, 1, Some(1_000_000), 1000, 2.0);
     at(
@@ -355,7 +355,7 @@ fn minedf_wc_predicts_before_it_kills() {
 
 #[test]
 fn an_infeasible_deadline_asks_for_everything_and_kills_nothing() {
-    let mut s = one_node(PolicyKind::MinEdfWc, 20);
+    let mut s = one_node(ClusterPolicy::MinEdfWc, 20);
     job(&mut s, 0, 1, Some(1_000_000), 1000, 600.0);
     at(
         &mut s,
@@ -396,7 +396,7 @@ fn an_infeasible_deadline_asks_for_everything_and_kills_nothing() {
 
 #[test]
 fn a_job_without_deadline_runs_on_spare_containers_under_minedf_wc() {
-    let mut s = one_node(PolicyKind::MinEdfWc, 4);
+    let mut s = one_node(ClusterPolicy::MinEdfWc, 4);
     job(&mut s, 0, 1, None, 10, 600.0);
     let out = at(
         &mut s,

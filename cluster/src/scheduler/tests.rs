@@ -6,7 +6,7 @@ const C: Resources = Resources {
     vcores: 1,
 };
 
-fn cluster(ordering: PolicyKind, nodes: u32, per_node: u64) -> Scheduler {
+fn cluster(ordering: ClusterPolicy, nodes: u32, per_node: u64) -> Scheduler {
     let mut s = Scheduler::new(ordering);
     let mut out = Vec::new();
     for i in 0..nodes {
@@ -129,7 +129,7 @@ fn hog_rounds(s: &mut Scheduler, rounds: usize, t0: i64) -> Vec<[u32; 2]> {
 #[test]
 fn spread_places_on_the_emptiest_node_where_pack_fills_the_first() {
     let nodes_of = |placement| {
-        let mut s = cluster(PolicyKind::Fifo, 3, 4).with_placement(placement);
+        let mut s = cluster(ClusterPolicy::Fifo, 3, 4).with_placement(placement);
         add(&mut s, 1);
         let out = ask(&mut s, 1, vec![any(4)]);
         let mut per_node = [0u32; 3];
@@ -150,7 +150,7 @@ fn yards_classifier_also_learns_the_hogged_node() {
         variant: crate::classifier::Variant::Yard,
         ..ClassifierConfig::default()
     };
-    let mut s = cluster(PolicyKind::Fifo, 2, 4).with_overload_classifier(config);
+    let mut s = cluster(ClusterPolicy::Fifo, 2, 4).with_overload_classifier(config);
     add(&mut s, 1);
     // yard's labels wait up to a minute: enough rounds of 5 s for 20 of them and more.
     let rounds = hog_rounds(&mut s, 40, 0);
@@ -162,7 +162,7 @@ fn yards_classifier_also_learns_the_hogged_node() {
 #[test]
 fn the_overload_classifier_learns_a_hogged_node_and_keeps_tasks_off_it() {
     let mut s =
-        cluster(PolicyKind::Fifo, 2, 4).with_overload_classifier(ClassifierConfig::default());
+        cluster(ClusterPolicy::Fifo, 2, 4).with_overload_classifier(ClassifierConfig::default());
     add(&mut s, 1);
     let rounds = hog_rounds(&mut s, 20, 0);
     // Before the model has 20 labels it refuses nothing: both nodes take tasks.
@@ -180,7 +180,7 @@ fn the_overload_classifier_learns_a_hogged_node_and_keeps_tasks_off_it() {
     assert_eq!(c.node(NodeId(0)).verdict, crate::classifier::Verdict::Good);
     assert!(c.node(NodeId(1)).model.labelled_bad > 0 && c.node(NodeId(0)).model.labelled_good > 0);
     // Without the classifier, the same rounds keep using the hogged node.
-    let mut plain = cluster(PolicyKind::Fifo, 2, 4);
+    let mut plain = cluster(ClusterPolicy::Fifo, 2, 4);
     add(&mut plain, 1);
     let rounds = hog_rounds(&mut plain, 20, 0);
     assert!(rounds.iter().all(|r| r[1] == 4), "{rounds:?}");
@@ -189,7 +189,7 @@ fn the_overload_classifier_learns_a_hogged_node_and_keeps_tasks_off_it() {
 #[test]
 fn a_refused_app_says_why_and_the_refused_node_gets_a_probe_later() {
     let mut s =
-        cluster(PolicyKind::Fifo, 2, 4).with_overload_classifier(ClassifierConfig::default());
+        cluster(ClusterPolicy::Fifo, 2, 4).with_overload_classifier(ClassifierConfig::default());
     add(&mut s, 1);
     hog_rounds(&mut s, 12, 0);
     // Fill the calm node with another app's tasks: only the hogged node has room.
@@ -254,7 +254,7 @@ fn fcfs_utility_serves_the_oldest_job_first_whatever_the_policy() {
         utility: Utility::Fcfs { epsilon_s: 1.0 },
         ..ClassifierConfig::default()
     };
-    let mut s = cluster(PolicyKind::Edf, 1, 2).with_overload_classifier(config);
+    let mut s = cluster(ClusterPolicy::Edf, 1, 2).with_overload_classifier(config);
     let mut out = Vec::new();
     s.handle_at(
         0,
@@ -321,7 +321,7 @@ fn fcfs_utility_serves_the_oldest_job_first_whatever_the_policy() {
     );
     // Both wait now; the node frees up in one event: the older job takes it all.
     assert_eq!(allocated_to(&out, 1), 2);
-    let mut plain = cluster(PolicyKind::Edf, 1, 2);
+    let mut plain = cluster(ClusterPolicy::Edf, 1, 2);
     let mut out = Vec::new();
     for (app, d) in [(1, 90_000), (2, 20_000)] {
         plain.handle_at(
@@ -368,7 +368,7 @@ fn fcfs_utility_serves_the_oldest_job_first_whatever_the_policy() {
 
 #[test]
 fn fifo_serves_the_first_arrival_until_it_is_satisfied() {
-    let mut s = cluster(PolicyKind::Fifo, 2, 2); // 4 containers
+    let mut s = cluster(ClusterPolicy::Fifo, 2, 2); // 4 containers
     add(&mut s, 1);
     add(&mut s, 2);
     let mut out = Vec::new();
@@ -406,7 +406,7 @@ fn fifo_serves_the_first_arrival_until_it_is_satisfied() {
 
 #[test]
 fn fair_sharing_splits_the_cluster_between_waiting_apps() {
-    let mut s = cluster(PolicyKind::Fair, 4, 2); // 8 containers
+    let mut s = cluster(ClusterPolicy::Fair, 4, 2); // 8 containers
     add(&mut s, 1);
     add(&mut s, 2);
     let mut out = ask(&mut s, 1, vec![any(100)]);
@@ -429,7 +429,7 @@ fn fair_sharing_splits_the_cluster_between_waiting_apps() {
 
 #[test]
 fn node_asks_are_served_node_local_then_rack_then_anywhere() {
-    let mut s = cluster(PolicyKind::Fifo, 4, 1); // nodes 0,1 in rack 0; 2,3 in rack 1
+    let mut s = cluster(ClusterPolicy::Fifo, 4, 1); // nodes 0,1 in rack 0; 2,3 in rack 1
     add(&mut s, 1);
     let out = ask(
         &mut s,
@@ -469,7 +469,7 @@ fn node_asks_are_served_node_local_then_rack_then_anywhere() {
 
 #[test]
 fn strict_locality_waits_for_its_node() {
-    let mut s = cluster(PolicyKind::Fifo, 2, 1);
+    let mut s = cluster(ClusterPolicy::Fifo, 2, 1);
     add(&mut s, 1);
     add(&mut s, 2);
     ask(&mut s, 2, vec![any(1)]); // takes node 0
@@ -510,7 +510,7 @@ fn strict_locality_waits_for_its_node() {
 
 #[test]
 fn a_lost_node_reports_its_containers_and_frees_nothing_twice() {
-    let mut s = cluster(PolicyKind::Fifo, 2, 1);
+    let mut s = cluster(ClusterPolicy::Fifo, 2, 1);
     add(&mut s, 1);
     let out = ask(&mut s, 1, vec![any(2)]);
     assert_eq!(out.len(), 2);
@@ -537,7 +537,7 @@ fn a_lost_node_reports_its_containers_and_frees_nothing_twice() {
 
 #[test]
 fn a_removed_app_returns_everything_and_its_asks_go() {
-    let mut s = cluster(PolicyKind::Fifo, 1, 2);
+    let mut s = cluster(ClusterPolicy::Fifo, 1, 2);
     add(&mut s, 1);
     add(&mut s, 2);
     ask(&mut s, 1, vec![any(5)]);
@@ -558,7 +558,7 @@ fn a_removed_app_returns_everything_and_its_asks_go() {
 
 #[test]
 fn an_absolute_count_replaces_the_last_one() {
-    let mut s = cluster(PolicyKind::Fifo, 1, 1);
+    let mut s = cluster(ClusterPolicy::Fifo, 1, 1);
     add(&mut s, 1);
     add(&mut s, 2);
     ask(&mut s, 2, vec![any(1)]); // fills the node
@@ -578,7 +578,7 @@ fn an_absolute_count_replaces_the_last_one() {
 #[test]
 fn a_master_a_rejoining_node_reports_counts_toward_the_masters_share() {
     // One node of 8 vcores: 10 % admits one 1-vcore master at a time.
-    let mut s = cluster(PolicyKind::Fifo, 0, 8);
+    let mut s = cluster(ClusterPolicy::Fifo, 0, 8);
     add(&mut s, 1);
     add(&mut s, 2);
     let mut out = Vec::new();

@@ -26,7 +26,7 @@ use crate::book::ContainerBook;
 pub use crate::book::ContainerMeta;
 use yard_cluster::app::{AppAction, InvalidTransition};
 use yard_cluster::classifier::ClassifierConfig;
-use yard_cluster::policy::PolicyKind;
+use yard_cluster::policy::ClusterPolicy;
 use yard_cluster::scheduler::{self, AppId, RackId, Scheduler};
 
 mod allocation;
@@ -74,7 +74,7 @@ pub struct Settings {
     /// The resource of an application master's container.
     pub am_resource: Resource,
     /// The cluster policy (`yard rm --scheduler`).
-    pub scheduler: PolicyKind,
+    pub scheduler: ClusterPolicy,
     /// The share of the cluster masters may hold together (YARN's
     /// maximum-am-resource-percent; at least one master always runs).
     pub master_share: f64,
@@ -95,7 +95,7 @@ impl Default for Settings {
                 memory_mb: 512,
                 vcores: 1,
             },
-            scheduler: PolicyKind::Fifo,
+            scheduler: ClusterPolicy::Fifo,
             master_share: scheduler::DEFAULT_MASTER_SHARE,
             overload: None,
         }

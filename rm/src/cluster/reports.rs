@@ -2,7 +2,7 @@
 
 use yard_cluster::app::YarnApplicationState;
 use yard_cluster::classifier::ModelCounts;
-use yard_cluster::policy::{PolicyKind, SpareCounts};
+use yard_cluster::policy::{ClusterPolicy, SpareCounts};
 use yard_cluster::scheduler::Resources;
 
 use super::{Cluster, NodeState};
@@ -10,7 +10,7 @@ use super::{Cluster, NodeState};
 /// The cluster policy and what it has done, for `GET /ws/v1/cluster/scheduler`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SchedulerReport {
-    pub policy: PolicyKind,
+    pub policy: ClusterPolicy,
     pub master_share: f64,
     pub capacity: Resources,
     pub masters_used: Resources,

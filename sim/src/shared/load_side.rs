@@ -7,7 +7,7 @@ use yard_appmaster::policy::AttemptId;
 use yard_appmaster::typing::Probe;
 use yard_cluster::classifier::NodeLoad;
 use yard_cluster::ids::Bound;
-use yard_cluster::scheduler::{AppId, NodeId, PolicyKind as RmPolicy, SchedEvent, Scheduler};
+use yard_cluster::scheduler::{AppId, ClusterPolicy as RmPolicy, NodeId, SchedEvent, Scheduler};
 
 use super::{Day, NO_HOG, Wake, us};
 use crate::engine::{Note, mix};

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 use yard_appmaster::policy::PolicyKind;
-use yard_cluster::scheduler::PolicyKind as RmPolicy;
+use yard_cluster::scheduler::ClusterPolicy as RmPolicy;
 use yard_workload::SizeBin;
 
 use super::{DayStats, DeadlineFactor, SharedJob, SharedResult, simulate_day};
