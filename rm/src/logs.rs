@@ -88,11 +88,20 @@ fn invalid(what: &str) -> io::Error {
     )
 }
 
-/// Writes `bytes` to `path` through a temporary file, so a reader never sees half of it.
+/// Writes `bytes` to `path` through a temporary file, so a reader never sees half of it, and
+/// on disk (the file, then its directory's entry) before it returns: the rm acknowledges an
+/// upload only once it would survive a crash, and a full disk fails the upload instead.
 fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    use std::io::Write;
     let tmp = path.with_extension("partial~");
-    std::fs::write(&tmp, bytes)?;
-    std::fs::rename(tmp, path)
+    let mut file = std::fs::File::create(&tmp)?;
+    file.write_all(bytes)?;
+    file.sync_all()?;
+    std::fs::rename(&tmp, path)?;
+    match path.parent() {
+        Some(dir) => std::fs::File::open(dir)?.sync_all(),
+        None => Ok(()),
+    }
 }
 
 impl LogStore {
