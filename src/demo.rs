@@ -109,6 +109,13 @@ pub(crate) fn demo(args: DemoArgs) -> Result<()> {
         })?;
     std::fs::create_dir_all(&dir)?;
     let result = run(&args, &dir);
+    if crate::local::interrupted() {
+        // The interrupt stopped a daemon under `run` (a nodemanager mid-start, say): its
+        // thread is removing the directory and exits 130; an error from `run` is its echo.
+        loop {
+            std::thread::park();
+        }
+    }
     if args.keep || result.is_err() {
         eprintln!("logs kept in {}", dir.display());
     } else {

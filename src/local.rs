@@ -22,6 +22,12 @@ fn started() -> std::sync::MutexGuard<'static, Option<Vec<i32>>> {
     STARTED.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// Whether [`stop_started`] has begun: an interrupt is stopping this process's daemons, so a
+/// start or a request that failed meanwhile failed because of it, not on its own.
+pub(crate) fn interrupted() -> bool {
+    started().is_none()
+}
+
 /// Stops every daemon this process started and has not stopped, the last started first (a
 /// local cluster's nodemanagers stop their containers before its rm goes), each given 10 s
 /// after its SIGTERM: for a command interrupted while its local cluster runs, which exits
