@@ -739,10 +739,10 @@ async fn job(
             deadline,
             sampler: false,
             recovered,
-            // The guard holds a deadline; `full`'s contract is the exact answer, however late.
-            guard: (spec.deadline.is_some()
-                && spec.job.policy != PolicyKind::Full
-                && spec.job.guard_seconds > 0.0)
+            // The guard holds a deadline, one given while the job runs too (without one it
+            // waits at the far `NO_DEADLINE`); `full`'s contract is the exact answer, however
+            // late.
+            guard: (spec.job.policy != PolicyKind::Full && spec.job.guard_seconds > 0.0)
                 .then_some(spec.job.guard_seconds),
             answer_cost: cut_lead,
             warm_launch,
