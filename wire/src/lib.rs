@@ -8,6 +8,7 @@ pub mod hadoop;
 pub mod jobs;
 pub mod limits;
 pub mod logs;
+pub mod outputs;
 #[cfg(feature = "openapi")]
 pub mod openapi;
 pub mod protocol;
