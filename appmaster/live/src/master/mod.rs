@@ -790,7 +790,7 @@ async fn job(
             let view = output::commit_job(rm, dataset, parts, tasks, fraction).await?;
             steps.push(("output committed", Instant::now()));
             if let Some(answer) = result.get_mut("answer").and_then(Value::as_object_mut) {
-                answer.insert("output".into(), json!(view));
+                answer.insert("outputDataset".into(), json!(view));
             }
         }
         result
