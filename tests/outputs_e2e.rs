@@ -73,7 +73,11 @@ fn a_jobs_output_is_a_dataset_read_back_exactly_refused_when_taken_and_kept_acro
     let (code, cat, err) = yard(&["data", "cat", "counts", "--rm", &c.url]);
     assert_eq!(code, 0, "{err}");
     let (_, exact) = exact_counts(&file);
-    assert_eq!(counts_of(&cat), exact, "the parts hold every word's exact count");
+    assert_eq!(
+        counts_of(&cat),
+        exact,
+        "the parts hold every word's exact count"
+    );
     assert_eq!(
         app["answer"]["outputDataset"]["bytes"],
         cat.len(),
@@ -105,7 +109,10 @@ fn a_jobs_output_is_a_dataset_read_back_exactly_refused_when_taken_and_kept_acro
     let mut parts = Vec::new();
     for name in &blocks {
         let text = std::fs::read_to_string(dir.join(name)).unwrap();
-        let keys: Vec<&str> = text.lines().map(|l| l.split('\t').next().unwrap()).collect();
+        let keys: Vec<&str> = text
+            .lines()
+            .map(|l| l.split('\t').next().unwrap())
+            .collect();
         assert!(keys.is_sorted(), "{name}'s keys are sorted");
         parts.push(text);
     }
@@ -142,8 +149,10 @@ fn a_jobs_output_is_a_dataset_read_back_exactly_refused_when_taken_and_kept_acro
     );
     let refused = http
         .post(format!("{}{JOBS}", c.url))
-        .json(&json!({"job": {"app": "grep", "input": "books", "params": {"pattern": "a"},
-                              "output": "books.copy"}}))
+        .json(
+            &json!({"job": {"app": "grep", "input": "books", "params": {"pattern": "a"},
+                              "output": "books.copy"}}),
+        )
         .send()
         .unwrap();
     assert_eq!(refused.status().as_u16(), 202, "a free name is taken");
@@ -158,7 +167,11 @@ fn a_jobs_output_is_a_dataset_read_back_exactly_refused_when_taken_and_kept_acro
         body.to_string().contains("books.copy") && body.to_string().contains("is writing"),
         "{body}"
     );
-    assert_eq!(apps(&http, &c.url), before + 1, "only the grep job was created");
+    assert_eq!(
+        apps(&http, &c.url),
+        before + 1,
+        "only the grep job was created"
+    );
 
     // A map-only streaming job: each map's part is its mapper's stdout, so `cat`'s parts, in
     // order, are the input again (each line in the split where it starts).

@@ -629,8 +629,14 @@ mod tests {
             (r#""input": "books", "output": "../x""#, "letters, digits"),
             (r#""input": "books", "output": """#, "letters, digits"),
             (r#""input": "books", "output": "books""#, "the job's input"),
-            (r#""input": "books", "output": "o", "sampleOnly": true"#, "sample-only"),
-            (r#""input": "books", "output": "o", "sharedScan": true"#, "shared scan"),
+            (
+                r#""input": "books", "output": "o", "sampleOnly": true"#,
+                "sample-only",
+            ),
+            (
+                r#""input": "books", "output": "o", "sharedScan": true"#,
+                "shared scan",
+            ),
         ] {
             let e = job(&format!(r#"{{"app": "wordcount", {bad}}}"#)).unwrap_err();
             assert!(e.starts_with("output: ") && e.contains(says), "{bad}: {e}");

@@ -8,9 +8,9 @@ pub mod hadoop;
 pub mod jobs;
 pub mod limits;
 pub mod logs;
-pub mod outputs;
 #[cfg(feature = "openapi")]
 pub mod openapi;
+pub mod outputs;
 pub mod protocol;
 pub mod replies;
 pub mod telemetry;

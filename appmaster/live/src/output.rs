@@ -4,8 +4,8 @@
 //! and report what was written. The master's side is `master::output`.
 
 use anyhow::{Context, Result, bail};
-use serde::{Deserialize, Serialize};
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use yard_cluster::placement::{Holder, place};
 use yard_wire::outputs::{OutputGrant, OutputNode};
 use yard_wire::protocol::{BlockReplicas, sha256_hex};
@@ -72,7 +72,10 @@ fn post<T: DeserializeOwned>(
         .with_context(|| format!("cannot reach {url}"))?;
     let status = response.status();
     if !status.is_success() {
-        bail!("{url} answered {status}: {}", response.text().unwrap_or_default());
+        bail!(
+            "{url} answered {status}: {}",
+            response.text().unwrap_or_default()
+        );
     }
     response
         .json()
@@ -210,11 +213,17 @@ mod tests {
     #[test]
     fn parts_spread_over_the_nodes_with_distinct_replicas() {
         let all = nodes(4);
-        let firsts: Vec<String> = (0..4).map(|t| replicas(&all, t).unwrap()[0].clone()).collect();
+        let firsts: Vec<String> = (0..4)
+            .map(|t| replicas(&all, t).unwrap()[0].clone())
+            .collect();
         let mut distinct = firsts.clone();
         distinct.sort();
         distinct.dedup();
-        assert_eq!(distinct.len(), 4, "each task's first replica on its own node: {firsts:?}");
+        assert_eq!(
+            distinct.len(),
+            4,
+            "each task's first replica on its own node: {firsts:?}"
+        );
         for t in 0..8 {
             let r = replicas(&all, t).unwrap();
             assert_eq!(r.len(), REPLICATION);
@@ -223,7 +232,11 @@ mod tests {
             d.dedup();
             assert_eq!(d.len(), r.len(), "{r:?}");
         }
-        assert_eq!(replicas(&nodes(2), 5).unwrap().len(), 2, "capped at the nodes");
+        assert_eq!(
+            replicas(&nodes(2), 5).unwrap().len(),
+            2,
+            "capped at the nodes"
+        );
         assert!(replicas(&[], 0).is_err());
     }
 }

@@ -433,7 +433,10 @@ fn map(
     let mut map_only_stdout = None;
     let out = match &spec.app {
         AppSpec::Streaming {
-            mapper, cmdenv, reducer, ..
+            mapper,
+            cmdenv,
+            reducer,
+            ..
         } => {
             let stdout = run_command("mapper", mapper, cmdenv, &input)
                 .with_context(|| format!("map {}", split.index))?;

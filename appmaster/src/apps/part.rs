@@ -50,11 +50,13 @@ mod tests {
                     index: i as u32,
                     bytes: text.len() as u64,
                 };
-                (split, spec.map(split, text, 1).unwrap().partitions.remove(0))
+                (
+                    split,
+                    spec.map(split, text, 1).unwrap().partitions.remove(0),
+                )
             })
             .collect();
-        let inputs: Vec<(Split, &[u8])> =
-            outputs.iter().map(|(s, b)| (*s, b.as_slice())).collect();
+        let inputs: Vec<(Split, &[u8])> = outputs.iter().map(|(s, b)| (*s, b.as_slice())).collect();
         assert_eq!(part_lines(&inputs).unwrap(), b"a\t2\nb\t3\nc\t1\n");
         // The same keys whatever order the partitions come in; only those given count.
         let reversed: Vec<_> = inputs.iter().rev().copied().collect();

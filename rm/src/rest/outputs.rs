@@ -71,9 +71,15 @@ pub(super) fn output_free(c: &Cluster, name: &str, except: Option<&str>) -> Resu
 
 /// The output dataset of application `id`, if the caller is its current master and its job
 /// writes one.
-fn calling_job_output(c: &Cluster, caller: &Caller, id: &str) -> Result<(String, String), ApiError> {
+fn calling_job_output(
+    c: &Cluster,
+    caller: &Caller,
+    id: &str,
+) -> Result<(String, String), ApiError> {
     caller.master_of(c, id)?;
-    let app = c.app(id).ok_or_else(|| ApiError::forbidden("no such application"))?;
+    let app = c
+        .app(id)
+        .ok_or_else(|| ApiError::forbidden("no such application"))?;
     match job_of(app).and_then(|j| j.output) {
         Some(output) => Ok((output, app.user.clone())),
         None => Err(ApiError::forbidden(format!(

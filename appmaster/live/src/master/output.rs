@@ -161,7 +161,10 @@ impl State {
     }
 }
 
-pub(super) async fn commit(AxumState(shared): St, Path(attempt): Path<String>) -> Json<CommitReply> {
+pub(super) async fn commit(
+    AxumState(shared): St,
+    Path(attempt): Path<String>,
+) -> Json<CommitReply> {
     Json(with(&shared, |s| s.can_commit(&attempt)))
 }
 
@@ -205,4 +208,45 @@ pub(super) async fn commit_job(
         .await
         .with_context(|| format!("committing the output dataset {dataset}"))?;
     Ok(view)
+}
+
+#[cfg(test)]
+mod tests {
+    use yard_appmaster::policy::ReduceId;
+
+    use super::*;
+
+    fn part(name: &str) -> BlockReplicas {
+        BlockReplicas {
+            block: name.into(),
+            bytes: 1,
+            nodes: vec!["n:1".into()],
+            sha256: None,
+        }
+    }
+
+    #[test]
+    fn one_attempt_writes_a_part_others_wait_until_it_ends_and_only_an_accepted_part_counts() {
+        let mut c = Commits::default();
+        let r0 = TaskRef::Reduce(ReduceId(0));
+        let (a1, a2) = (AttemptId(1), AttemptId(2));
+        let none_ended = |_| false;
+        assert_eq!(c.may_write(r0, a1, none_ended), Some(true));
+        assert_eq!(c.may_write(r0, a1, none_ended), Some(true), "asked again");
+        assert_eq!(c.may_write(r0, a2, none_ended), Some(false), "a1 writes");
+        // a1 failed after writing: its part is never named; a2 may write now.
+        c.written.insert(a1, part("part-r-00000"));
+        let a1_ended = |a| a == a1;
+        assert_eq!(c.may_write(r0, a2, a1_ended), Some(true));
+        c.written.insert(a2, part("part-r-00000"));
+        c.accepted(r0, a2);
+        assert_eq!(c.parts.len(), 1);
+        assert!(c.written.contains_key(&a1), "a1's part stays unnamed");
+        // The part is in: a later attempt writes nothing.
+        assert_eq!(c.may_write(r0, AttemptId(3), |_| true), None);
+        // An accepted attempt that wrote nothing (no output) names no part.
+        let r1 = TaskRef::Reduce(ReduceId(1));
+        c.accepted(r1, AttemptId(4));
+        assert_eq!(c.parts.len(), 1);
+    }
 }
