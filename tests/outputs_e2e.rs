@@ -97,14 +97,17 @@ fn a_jobs_output_is_a_dataset_read_back_exactly_refused_when_taken_and_kept_acro
 
     // `yard data get`: one file per part, together the same bytes.
     let dir = tmp.join("got");
-    let (code, out, err) = yard(&[
-        "data",
-        "get",
-        "counts",
-        dir.to_str().unwrap(),
-        "--rm",
-        &c.url,
-    ]);
+    let get = || {
+        yard(&[
+            "data",
+            "get",
+            "counts",
+            dir.to_str().unwrap(),
+            "--rm",
+            &c.url,
+        ])
+    };
+    let (code, out, err) = get();
     assert_eq!(code, 0, "{out}{err}");
     let mut parts = Vec::new();
     for name in &blocks {
@@ -118,14 +121,7 @@ fn a_jobs_output_is_a_dataset_read_back_exactly_refused_when_taken_and_kept_acro
     }
     assert_eq!(parts.concat(), cat);
     // It does not overwrite: bad input, exit 2.
-    let (code, _, err) = yard(&[
-        "data",
-        "get",
-        "counts",
-        dir.to_str().unwrap(),
-        "--rm",
-        &c.url,
-    ]);
+    let (code, _, err) = get();
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("does not overwrite"), "{err}");
 
