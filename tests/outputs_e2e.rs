@@ -241,6 +241,10 @@ fn a_jobs_output_is_a_dataset_read_back_exactly_refused_when_taken_and_kept_acro
     let (code, after, err) = yard(&["data", "cat", "counts", "--rm", &url]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(after, cat);
+    // Any dataset reads back, not only outputs: `books` as `yard data put` cut it.
+    let (code, books, err) = yard(&["data", "cat", "books", "--rm", &url]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(books, std::fs::read_to_string(&file).unwrap());
     // An unknown dataset is bad input.
     let (code, _, err) = yard(&["data", "cat", "nosuch", "--rm", &url]);
     assert_eq!(code, 2, "{err}");
