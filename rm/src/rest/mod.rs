@@ -42,6 +42,7 @@ mod caller;
 mod hadoop;
 mod logs;
 pub mod mapreduce;
+mod outputs;
 mod protocol;
 mod query;
 mod submission;
@@ -350,6 +351,21 @@ pub fn routes() -> Vec<Route> {
             "/ws/v1/yard/datasets/{name}/upload-grant",
             &["post"],
             post(upload_grant),
+        ),
+        (
+            "/ws/v1/yard/datasets/{name}/read-grant",
+            &["post"],
+            post(outputs::read_grant),
+        ),
+        (
+            "/ws/v1/yard/apps/{id}/output-grant",
+            &["post"],
+            post(outputs::output_grant),
+        ),
+        (
+            "/ws/v1/yard/apps/{id}/output",
+            &["put"],
+            put(outputs::commit_output),
         ),
         ("/ws/v1/yard/auth/whoami", &["get"], get(whoami)),
         ("/ws/v1/yard/auth/tokens", &["post"], post(issue_token)),
