@@ -84,16 +84,26 @@ pub fn epoch_of(container_id: &str) -> Option<u64> {
 
 /// One block of a dataset and the nodes holding its replicas (first replica first).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct BlockReplicas {
+    /// A plain name as a dataset's, unique in the dataset.
+    #[cfg_attr(
+        feature = "openapi",
+        schema(
+            pattern = r"^([A-Za-z0-9_-][A-Za-z0-9_.-]{0,199}|\.[A-Za-z0-9_-][A-Za-z0-9_.-]{0,198}|\.\.[A-Za-z0-9_.-]{1,198})$"
+        )
+    )]
     pub block: String,
     pub bytes: u64,
+    #[cfg_attr(feature = "openapi", schema(min_items = 1))]
     pub nodes: Vec<String>,
     /// The block's SHA-256, lower-case hex (64 characters; [`valid_sha256_hex`]), computed by
     /// `yard data put` as it uploads; a map task checks every replica it reads against it.
     /// `None` in block maps written before digests were recorded: those blocks are read
     /// unchecked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(pattern = r"^[0-9a-f]{64}$"))]
     pub sha256: Option<String>,
 }
 
@@ -121,11 +131,21 @@ pub fn valid_sha256_hex(s: &str) -> bool {
 
 /// A dataset's block map, as the rm records it (the blocks live on the nodemanagers).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Dataset {
+    /// The path's name: 1 to 200 letters, digits, `_`, `-` or `.`, not `.` or `..`.
+    #[cfg_attr(
+        feature = "openapi",
+        schema(
+            pattern = r"^([A-Za-z0-9_-][A-Za-z0-9_.-]{0,199}|\.[A-Za-z0-9_-][A-Za-z0-9_.-]{0,198}|\.\.[A-Za-z0-9_.-]{1,198})$"
+        )
+    )]
     pub name: String,
+    /// Set by the rm.
     #[serde(default)]
     pub created_ms: i64,
+    #[cfg_attr(feature = "openapi", schema(min_items = 1))]
     pub blocks: Vec<BlockReplicas>,
 }
 
@@ -202,6 +222,7 @@ pub struct NodeHeartbeat {
 /// (it signs this node's container tokens only) and the cluster's data key (it checks job
 /// tokens and upload grants on the data routes), both as hex.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Registered {
     pub container_key: String,
@@ -210,8 +231,10 @@ pub struct Registered {
 
 /// Start a container: its token (checked by the nodemanager), its command and environment.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct StartContainer {
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub token: Option<ContainerToken>,
     pub command: Vec<String>,
     #[serde(default)]
@@ -219,6 +242,7 @@ pub struct StartContainer {
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct HeartbeatReply {
     /// Containers the node must stop (released, killed, of finished applications).
@@ -233,6 +257,7 @@ pub struct HeartbeatReply {
 /// One line of a master's ask (YARN's ResourceRequest): `resourceName` is a node id, a rack,
 /// or `*`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ResourceRequest {
     pub priority: u32,
@@ -248,6 +273,7 @@ fn yes() -> bool {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AllocateRequest {
     pub application_id: String,
@@ -272,6 +298,7 @@ pub struct AllocateRequest {
 
 /// How far a MapReduce job is, as its master sees it with each allocate.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct JobProgress {
     /// `sampling` (the task sampler, Dart §5.1) or `running` (the job proper).
@@ -341,6 +368,7 @@ impl TaskBound {
 
 /// A job's tasks as its master counts them, for the rm's quota (ARIA's model of the work left).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct TaskCounts {
     /// Maps finished that count toward the answer.
@@ -352,6 +380,7 @@ pub struct TaskCounts {
 
 /// A container granted to a master, with the token its nodemanager will check.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Allocated {
     pub container_id: String,
@@ -364,6 +393,7 @@ pub struct Allocated {
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AllocateReply {
     pub allocated: Vec<Allocated>,
@@ -372,6 +402,7 @@ pub struct AllocateReply {
     /// change it while the job runs (`PUT …/deadline`): the master then tells its policy
     /// (`Event::DeadlineChanged`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<i64>))]
     pub deadline: Option<crate::deadline::Deadline>,
 }
 
