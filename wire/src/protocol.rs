@@ -82,6 +82,22 @@ pub fn epoch_of(container_id: &str) -> Option<u64> {
     container_parts(container_id).map(|(epoch, _)| epoch)
 }
 
+/// Whether `id` is an application id as Hadoop's `ApplicationId.fromString` reads it:
+/// `application_{cluster timestamp}_{sequence}`, the timestamp a long and the sequence an int.
+pub fn is_application_id(id: &str) -> bool {
+    let Some((timestamp, sequence)) = id
+        .strip_prefix("application_")
+        .and_then(|rest| rest.split_once('_'))
+    else {
+        return false;
+    };
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    digits(timestamp)
+        && digits(sequence)
+        && timestamp.parse::<i64>().is_ok()
+        && sequence.parse::<i32>().is_ok()
+}
+
 /// One block of a dataset and the nodes holding its replicas (first replica first).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -537,6 +553,31 @@ mod tests {
             r#"{"map": "IO"}"#,
         ] {
             assert!(serde_json::from_str::<JobType>(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn application_ids_are_hadoops_form() {
+        for good in [
+            "application_1000_0001",
+            "application_1410901177871_12345",
+            "application_0_0",
+        ] {
+            assert!(is_application_id(good), "{good}");
+        }
+        for bad in [
+            "",
+            "application_",
+            "application_1000",
+            "application_1000_",
+            "application__0001",
+            "application_1000_0001_1",
+            "application_-1_0001",
+            "application_1000_99999999999",
+            "app_1000_0001",
+            "container_1000_0001_01_000001",
+        ] {
+            assert!(!is_application_id(bad), "{bad}");
         }
     }
 
