@@ -4,9 +4,9 @@
 //! `rm/openapi.json` cannot drift from what the rm serializes and reads: `rm/tests/openapi.rs`
 //! checks that the committed document is exactly [`document`] (and writes it with
 //! `YARD_BLESS=1`), and `rm/tests/rest.rs` that its paths are the router's. The request bodies
-//! the rm still reads into its own private types (Hadoop's submission, a MapReduce job, the
-//! small bodies of `PUT …/state`, `…/deadline`, …) keep hand-written schemas, in
-//! `openapi/bodies.json`. The document is OpenAPI 3.0 and utoipa writes 3.1, so
+//! the rm still reads into its own private types (Hadoop's submission, a MapReduce job, `PUT
+//! …/state`, a master's registration, `auth/tokens`) keep hand-written schemas, in
+//! `openapi/bodies.json` and the table. The document is OpenAPI 3.0 and utoipa writes 3.1, so
 //! [`component_schemas`] spells nullability the 3.0 way (`nullable`) and a serde-flattened
 //! struct as one object; it adds what utoipa cannot take from a constant (the ranges of
 //! `limits` and of a load sample).
@@ -24,8 +24,8 @@ use crate::jobs::{AnswerReply, JobReply, JobsReply, ScanJoined, ScanLeft, ScansR
 use crate::limits;
 use crate::logs::{AppLogsReply, LogStored};
 use crate::protocol::{
-    AllocateReply, AllocateRequest, Dataset, HeartbeatReply, NodeHeartbeat, RegisterNode,
-    Registered,
+    AllocateReply, AllocateRequest, Dataset, HeartbeatReply, JoinScan, MasterAnswer, NodeHeartbeat,
+    RecoveryEntries, RegisterNode, Registered, Unregister,
 };
 use crate::replies::{
     BooksReply, DatasetsReply, FinalFiguresKept, HealthReply, IssuedToken, MasterRegistered,
@@ -37,7 +37,7 @@ use crate::telemetry::{
 };
 use crate::views::{
     AppReply, AppStateView, AppsReply, ClusterInfoReply, ClusterMetricsReply, NodeReply,
-    NodesReply, YardAppReply,
+    NodesReply, SetDeadline, YardAppReply,
 };
 
 /// Every reply the rm serves and every request body it reads that `wire` types: utoipa adds
@@ -55,7 +55,10 @@ use crate::views::{
     MasterRegistered,
     AllocateRequest,
     AllocateReply,
+    Unregister,
     Unregistered,
+    MasterAnswer,
+    RecoveryEntries,
     Recovery,
     RecoveryKept,
     FinalFiguresKept,
@@ -80,6 +83,7 @@ use crate::views::{
     SchedulerReply,
     // yard's client routes.
     YardAppReply,
+    SetDeadline,
     Dataset,
     DatasetsReply,
     UploadGrant,
@@ -94,6 +98,7 @@ use crate::views::{
     JobsReply,
     AnswerReply,
     ScansReply,
+    JoinScan,
     ScanJoined,
     ScanLeft
 )))]
@@ -247,6 +252,26 @@ fn constraints() -> Vec<(&'static str, &'static str, Map<String, Value>)> {
             "AllocateRequest",
             "progress",
             keywords(json!({"minimum": 0, "maximum": 1})),
+        ),
+        (
+            "SetDeadline",
+            "deadlineMs",
+            keywords(json!({"minimum": 1, "maximum": limits::MAX_TIME_MS})),
+        ),
+        (
+            "MasterAnswer",
+            "processedFraction",
+            keywords(json!({"minimum": 0, "maximum": 1})),
+        ),
+        (
+            "RecoveryEntries",
+            "entries",
+            keywords(json!({"additionalProperties": {"type": "object"}})),
+        ),
+        (
+            "JoinScan",
+            "url",
+            keywords(json!({"maxLength": 200, "pattern": "^https?://"})),
         ),
         (
             "ResourceRequest",

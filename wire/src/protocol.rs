@@ -394,6 +394,50 @@ pub struct TaskCounts {
     pub reduces_done: u32,
 }
 
+/// A master unregisters (`POST /ws/v1/yard/apps/{id}/unregister`) with its final status.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Unregister {
+    pub succeeded: bool,
+    /// Hadoop's FinishApplicationMasterRequest diagnostics: why the master failed (or anything
+    /// it has to say), kept in the application's diagnostics after YARN's message; cut to
+    /// `limits::MAX_DIAGNOSTICS_CHARS` characters.
+    #[serde(default)]
+    pub diagnostics: String,
+}
+
+/// A master's answer, put to the rm (`PUT /ws/v1/yard/apps/{id}/result`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct MasterAnswer {
+    /// The share of the input the answer is from, 0 to 1.
+    pub processed_fraction: f64,
+    /// The master's answer, any JSON (opaque to the rm).
+    pub answer: serde_json::Value,
+}
+
+/// What a master keeps for its application's next attempt (`PUT
+/// /ws/v1/yard/apps/{id}/recovery`): entries by key, each a JSON object.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct RecoveryEntries {
+    /// Key (1 to 255 printable ASCII characters) → a JSON object of at most 8,192 bytes.
+    pub entries: BTreeMap<String, serde_json::Value>,
+}
+
+/// A master asks who scans a dataset (`POST /ws/v1/yard/mapreduce/scans/{dataset}`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct JoinScan {
+    /// The asking master's umbilical base URL (`http://` or `https://`, at most 200
+    /// characters), where jobs attach if it hosts.
+    pub url: String,
+}
+
 /// A container granted to a master, with the token its nodemanager will check.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

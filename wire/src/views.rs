@@ -319,8 +319,11 @@ pub struct YardAppReply {
 /// The body of `PUT /ws/v1/yard/apps/{id}/deadline`: the application's new deadline (the
 /// rm refuses one outside `1..=limits::MAX_TIME_MS` or past, naming `deadlineMs`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SetDeadline {
+    /// Milliseconds since the Unix epoch.
+    #[cfg_attr(feature = "openapi", schema(value_type = i64))]
     pub deadline_ms: Deadline,
 }
 

@@ -13,8 +13,8 @@ use crate::hadoop::{
 use crate::jobs::{AnswerReply, JobReply, JobsReply, ScanJoined, ScanLeft, ScansReply};
 use crate::logs::{AppLogsReply, LogStored};
 use crate::protocol::{
-    AllocateReply, AllocateRequest, Dataset, HeartbeatReply, NodeHeartbeat, RegisterNode,
-    Registered,
+    AllocateReply, AllocateRequest, Dataset, HeartbeatReply, JoinScan, MasterAnswer, NodeHeartbeat,
+    RecoveryEntries, RegisterNode, Registered, Unregister,
 };
 use crate::replies::{
     BooksReply, DatasetsReply, FinalFiguresKept, HealthReply, IssuedToken, MasterRegistered,
@@ -22,7 +22,7 @@ use crate::replies::{
 };
 use crate::views::{
     AppReply, AppStateView, AppsReply, ClusterInfoReply, ClusterMetricsReply, NodeReply,
-    NodesReply, YardAppReply,
+    NodesReply, SetDeadline, YardAppReply,
 };
 
 /// Which shape an operation's refusals take (`rm/src/rest/mod.rs`): YARN's `RemoteException`
@@ -217,7 +217,7 @@ pub(super) fn operations() -> Vec<Op> {
             .reply::<AllocateReply>("200", "OK"),
         Op::post("/ws/v1/yard/apps/{id}/unregister", Yard, "The master unregisters with its final status and, optionally, its diagnostics (why it failed)")
             .param(app_id())
-            .body_schema(schema_ref("Unregister"))
+            .body::<Unregister>()
             .reply::<Unregistered>("200", "OK"),
         Op::get("/ws/v1/yard/openapi.json", Yard, "This document")
             .open()
@@ -282,11 +282,11 @@ pub(super) fn operations() -> Vec<Op> {
             .reply::<YardAppReply>("200", "yard's view of the application"),
         Op::put("/ws/v1/yard/apps/{id}/deadline", Yard, "The client sets when it wants the answer (409 once the application has ended)")
             .param(app_id())
-            .body_schema(schema_ref("Deadline"))
+            .body::<SetDeadline>()
             .reply::<YardAppReply>("200", "yard's view of the application"),
         Op::put("/ws/v1/yard/apps/{id}/result", Yard, "A running application's master reports its answer and the fraction of the input it covers; the last report stands")
             .param(app_id())
-            .body_schema(schema_ref("Result"))
+            .body::<MasterAnswer>()
             .reply::<YardAppReply>("200", "yard's view of the application"),
         Op::get("/ws/v1/yard/apps/{id}/metrics", Yard, "A finished MapReduce master's final figures (its last /metrics, Prometheus' text format 0.0.4), kept 10 minutes after it left them; 404 after. The scrape token or an admin's")
             .param(app_id())
@@ -343,7 +343,7 @@ pub(super) fn operations() -> Vec<Op> {
             .reply::<Recovery>("200", "the current attempt and every entry kept, by key"),
         Op::put("/ws/v1/yard/apps/{id}/recovery", Yard, "A running application's master keeps entries for its next attempt (yard's masters: one per finished map, with where its output is); a key written again is replaced; answered once committed; 507 past 200,000 entries")
             .param(app_id())
-            .body_schema(schema_ref("RecoveryEntries"))
+            .body::<RecoveryEntries>()
             .reply::<RecoveryKept>("200", "how many entries the application keeps now")
             .response("5XX", json!({"$ref": "#/components/responses/Error"})),
         Op::post("/ws/v1/yard/mapreduce/jobs", Yard, "Submit a MapReduce job (a built-in app over a dataset, its task policy and deadline); the rm starts its master")
@@ -362,7 +362,7 @@ pub(super) fn operations() -> Vec<Op> {
             .reply::<ScansReply>("200", "{\"scans\":[{\"dataset\",\"host\",\"url\"}]}"),
         Op::post("/ws/v1/yard/mapreduce/scans/{dataset}", Yard, "A shared-scan job's master asks who scans the dataset: the running host, or itself (it hosts from now on). Masters only.")
             .param(dataset_name("dataset"))
-            .body_schema(json!({"type": "object", "required": ["url"], "properties": {"url": {"type": "string", "description": "the asking master's base URL"}}}))
+            .body::<JoinScan>()
             .reply::<ScanJoined>("200", "{\"dataset\",\"host\",\"url\",\"hosting\",\"token\"}: token is the scan's credential, which the host asks of its riders"),
         Op::delete("/ws/v1/yard/mapreduce/scans/{dataset}", Yard, "The host stops taking jobs; the next job over the dataset hosts anew. The host's master only.")
             .param(dataset_name("dataset"))
