@@ -12,97 +12,14 @@
 //! `limits` and of a load sample).
 
 use serde_json::{Map, Value, json};
-use utoipa::OpenApi;
 
-mod paths;
-
-use crate::hadoop::{
-    AppAttemptReply, AppAttemptsReply, AppPriority, AppQueue, AppStatisticsReply, AppTimeoutReply,
-    AppTimeoutsReply, ContainerReply, ContainersReply, NewApplication, SchedulerReply,
-};
-use crate::jobs::{AnswerReply, JobReply, JobsReply, ScanJoined, ScanLeft, ScansReply};
 use crate::limits;
-use crate::logs::{AppLogsReply, LogStored};
-use crate::protocol::{
-    AllocateReply, AllocateRequest, Dataset, HeartbeatReply, JoinScan, MasterAnswer, NodeHeartbeat,
-    RecoveryEntries, RegisterNode, Registered, Unregister,
-};
-use crate::replies::{
-    BooksReply, DatasetsReply, FinalFiguresKept, HealthReply, IssuedToken, MasterRegistered,
-    Recovery, RecoveryKept, TargetGroup, Unregistered, UploadGrant, WhoAmI,
-};
 use crate::telemetry::{
     MAX_CORES, MAX_LOAD, MAX_MEMORY_BYTES, MAX_PROCESSES, MAX_RATE_BYTES_PER_S,
     MAX_TREE_CPU_PERCENT, MAX_VIRTUAL_BYTES,
 };
-use crate::views::{
-    AppReply, AppStateView, AppsReply, ClusterInfoReply, ClusterMetricsReply, NodeReply,
-    NodesReply, SetDeadline, YardAppReply,
-};
 
-/// Every reply the rm serves and every request body it reads that `wire` types: utoipa adds
-/// every type they contain. A new one: derive `ToSchema` on it behind the feature as these
-/// do, name it here, point its operation at it, and run
-/// `YARD_BLESS=1 cargo test -p yard-rm --test openapi`.
-#[derive(OpenApi)]
-#[openapi(components(schemas(
-    // The nodemanagers' protocol.
-    RegisterNode,
-    Registered,
-    NodeHeartbeat,
-    HeartbeatReply,
-    // The masters' protocol.
-    MasterRegistered,
-    AllocateRequest,
-    AllocateReply,
-    Unregister,
-    Unregistered,
-    MasterAnswer,
-    RecoveryEntries,
-    Recovery,
-    RecoveryKept,
-    FinalFiguresKept,
-    // Hadoop's client routes.
-    AppsReply,
-    AppReply,
-    AppStateView,
-    AppAttemptsReply,
-    AppAttemptReply,
-    ContainersReply,
-    ContainerReply,
-    AppStatisticsReply,
-    AppQueue,
-    AppPriority,
-    AppTimeoutsReply,
-    AppTimeoutReply,
-    NewApplication,
-    NodesReply,
-    NodeReply,
-    ClusterMetricsReply,
-    ClusterInfoReply,
-    SchedulerReply,
-    // yard's client routes.
-    YardAppReply,
-    SetDeadline,
-    Dataset,
-    DatasetsReply,
-    UploadGrant,
-    WhoAmI,
-    IssuedToken,
-    HealthReply,
-    BooksReply,
-    TargetGroup,
-    AppLogsReply,
-    LogStored,
-    JobReply,
-    JobsReply,
-    AnswerReply,
-    ScansReply,
-    JoinScan,
-    ScanJoined,
-    ScanLeft
-)))]
-struct Views;
+mod paths;
 
 /// The rm's OpenAPI 3.0 document: what `rm/openapi.json` holds and `GET
 /// /ws/v1/yard/openapi.json` serves.
@@ -193,12 +110,10 @@ fn refusals() -> Value {
 /// Every view's and request's schema and every schema they refer to, by type name, as
 /// OpenAPI 3.0 spells it.
 pub fn component_schemas() -> Map<String, Value> {
-    let schemas = Views::openapi()
-        .components
-        .map(|c| c.schemas)
-        .unwrap_or_default();
-    let schemas: Map<String, Value> = schemas
+    // What the table's operations read and answer, and every type those contain.
+    let schemas: Map<String, Value> = paths::operations()
         .into_iter()
+        .flat_map(|op| op.schemas)
         .map(|(name, schema)| {
             let schema = serde_json::to_value(schema).expect("a schema is JSON");
             (name, nullable_as_30(schema))

@@ -2,9 +2,14 @@
 //! and the wire types it reads and answers with (named by type, so a renamed or retyped reply
 //! moves the document with it). `rm/tests/rest.rs` checks these are exactly the router's
 //! routes, both ways; schemathesis (`tests/schemathesis.rs`) that each answers as it says.
+//! The document's schemas are what these operations name and what those types contain, so a
+//! new route is one entry here (its wire types deriving `ToSchema` behind the feature, as these
+//! do) and `YARD_BLESS=1 cargo test -p yard-rm --test openapi`.
 
 use serde_json::{Map, Value, json};
 use utoipa::ToSchema;
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::Schema;
 
 use crate::hadoop::{
     AppAttemptReply, AppAttemptsReply, AppPriority, AppQueue, AppStatisticsReply, AppTimeoutReply,
@@ -39,6 +44,8 @@ pub(super) struct Op {
     pub method: &'static str,
     pub path: &'static str,
     pub operation: Map<String, Value>,
+    /// The wire types it names and every type they contain, by name.
+    pub schemas: Vec<(String, RefOr<Schema>)>,
 }
 
 /// `{"$ref": …}` to a component schema.
@@ -67,6 +74,7 @@ impl Op {
             method,
             path,
             operation,
+            schemas: Vec::new(),
         }
     }
 
@@ -84,6 +92,12 @@ impl Op {
 
     fn delete(path: &'static str, shape: Shape, summary: &str) -> Op {
         Op::new("delete", path, shape, summary)
+    }
+
+    /// `T`'s schema and every schema it refers to, for the document's components.
+    fn named<T: ToSchema>(&mut self) {
+        self.schemas.push((T::name().into_owned(), T::schema()));
+        T::schemas(&mut self.schemas);
     }
 
     /// Needs no token.
@@ -104,7 +118,8 @@ impl Op {
     }
 
     /// A required JSON body of type `T`.
-    fn body<T: ToSchema>(self) -> Op {
+    fn body<T: ToSchema>(mut self) -> Op {
+        self.named::<T>();
         self.body_raw(json!({ "required": true, "content": json_content::<T>() }))
     }
 
@@ -126,7 +141,8 @@ impl Op {
     }
 
     /// As [`Op::reply`], with more of the response object (its headers).
-    fn reply_with<T: ToSchema>(self, status: &str, description: &str, more: Value) -> Op {
+    fn reply_with<T: ToSchema>(mut self, status: &str, description: &str, more: Value) -> Op {
+        self.named::<T>();
         let mut response = json!({ "description": description, "content": json_content::<T>() });
         if let (Value::Object(response), Value::Object(more)) = (&mut response, more) {
             response.extend(more);
@@ -135,7 +151,8 @@ impl Op {
     }
 
     /// Answers `status` with a JSON list of `T`.
-    fn reply_list<T: ToSchema>(self, status: &str, description: &str) -> Op {
+    fn reply_list<T: ToSchema>(mut self, status: &str, description: &str) -> Op {
+        self.named::<T>();
         let list = json!({ "type": "array", "items": schema_ref(&T::name()) });
         let content = json!({ "application/json": { "schema": list } });
         self.response(
