@@ -1,41 +1,70 @@
-//! `rm/openapi.json` cannot drift from the wire's types: the schemas of every client view
-//! (`yard_wire::views`, and what they contain) are generated from the types with utoipa
-//! (`yard_wire::openapi`), and the committed document must carry exactly those, under the
-//! types' names, with nothing left of the hand-written ones they replaced (`YARD_BLESS=1`
-//! writes the generated ones in, the rest of the file as it was). The rest of the
-//! document (paths, the request bodies not yet typed in `wire`) is still kept by hand;
-//! schemathesis (`tests/schemathesis.rs`) holds it to what the server does.
+//! `rm/openapi.json` is generated: the committed document must be exactly
+//! `yard_wire::openapi::document()` — its operations from the wire's path table, its schemas
+//! from the wire types with utoipa (and the rm's own request bodies from
+//! `wire/src/openapi/bodies.json`). `YARD_BLESS=1 cargo test -p yard-rm --test openapi`
+//! writes it. That its paths are the router's is `rest.rs`'s
+//! `the_openapi_document_lists_exactly_the_routes_served`; that the server answers as it says,
+//! schemathesis's (`tests/schemathesis.rs`).
 
 use std::path::Path;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 fn document() -> Value {
     serde_json::from_str(yard_rm::rest::OPENAPI).expect("the OpenAPI document is JSON")
 }
 
 #[test]
-fn the_documents_component_schemas_are_the_ones_generated_from_the_wire_types() {
+fn the_committed_document_is_the_one_generated_from_the_wire_types() {
+    let generated = yard_wire::openapi::document();
+    let committed = document();
+    if committed != generated && std::env::var("YARD_BLESS").is_ok_and(|v| v == "1") {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("openapi.json");
+        let text = serde_json::to_string_pretty(&generated).expect("the document is JSON");
+        std::fs::write(&path, text + "\n").expect("rm/openapi.json is writable");
+        return;
+    }
+    let stale: Vec<String> = differences(&committed, &generated, "");
+    assert!(
+        stale.is_empty(),
+        "rm/openapi.json is not the document generated from the wire types at {stale:?}: \
+         `YARD_BLESS=1 cargo test -p yard-rm --test openapi` writes it"
+    );
+}
+
+/// Where two documents differ, as JSON pointers (the first few).
+fn differences(a: &Value, b: &Value, at: &str) -> Vec<String> {
+    match (a, b) {
+        (Value::Object(a), Value::Object(b)) => {
+            let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
+            keys.sort();
+            keys.dedup();
+            keys.into_iter()
+                .flat_map(|k| {
+                    let here = format!("{at}/{}", k.replace('~', "~0").replace('/', "~1"));
+                    match (a.get(k), b.get(k)) {
+                        (Some(x), Some(y)) => differences(x, y, &here),
+                        _ => vec![here],
+                    }
+                })
+                .take(10)
+                .collect()
+        }
+        _ if a == b => vec![],
+        _ => vec![at.to_owned()],
+    }
+}
+
+/// The views' schemas are the types', and none of the hand-written ones they replaced is left.
+#[test]
+fn the_views_are_generated_and_the_schemas_they_replaced_are_gone() {
     let doc = document();
     let documented = doc["components"]["schemas"]
         .as_object()
         .expect("components.schemas");
-    let generated = yard_wire::openapi::component_schemas();
-    let stale: Vec<&String> = generated
-        .iter()
-        .filter(|(name, schema)| documented.get(*name) != Some(*schema))
-        .map(|(name, _)| name)
-        .collect();
-    if !stale.is_empty() && std::env::var("YARD_BLESS").is_ok_and(|v| v == "1") {
-        bless(&generated);
-        return;
+    for (name, schema) in yard_wire::openapi::component_schemas() {
+        assert_eq!(documented.get(&name), Some(&schema), "{name}");
     }
-    assert!(
-        stale.is_empty(),
-        "rm/openapi.json's schemas for {stale:?} are not the types': \
-         `YARD_BLESS=1 cargo test -p yard-rm --test openapi` writes them in"
-    );
-    // The hand-written schemas the generated ones replaced are gone, so nothing refers to them.
     for gone in [
         "App",
         "Node",
@@ -43,6 +72,9 @@ fn the_documents_component_schemas_are_the_ones_generated_from_the_wire_types() 
         "Quota",
         "NodeOverload",
         "YardLoadPoint",
+        "SchedulerInfoReply",
+        "MapReduceJobView",
+        "MapReduceAnswer",
     ] {
         assert!(documented.get(gone).is_none(), "{gone} is still documented");
     }
@@ -72,45 +104,23 @@ fn every_reference_names_a_documented_schema() {
     }
 }
 
-/// Writes each generated schema into `rm/openapi.json` where the schema of that name is (a new
-/// one after the others), leaving every other line as it is: the file is kept by hand around
-/// them, in its own key order (serde_json's `Value` would sort every key of it).
-fn bless(generated: &Map<String, Value>) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("openapi.json");
-    let text = std::fs::read_to_string(&path).unwrap();
-    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
-    let open = lines
-        .iter()
-        .position(|l| l == "    \"schemas\": {")
-        .expect("components.schemas, two levels in");
-    let end_of = |lines: &[String], from: usize, indent: &str| {
-        from + lines[from..]
-            .iter()
-            .position(|l| {
-                l.strip_prefix(indent)
-                    .is_some_and(|r| r == "}" || r == "},")
-            })
-            .expect("the object's end")
-    };
-    for (name, schema) in generated {
-        let pretty = serde_json::to_string_pretty(schema).unwrap();
-        let mut block: Vec<String> = pretty.lines().map(|l| format!("      {l}")).collect();
-        let head = format!("      {}: {{", serde_json::to_string(name).unwrap());
-        block[0] = head.clone();
-        let close = end_of(&lines, open + 1, "    ");
-        match lines[open..close].iter().position(|l| *l == head) {
-            Some(at) => {
-                let (start, end) = (open + at, end_of(&lines, open + at + 1, "      "));
-                if lines[end].ends_with(',') {
-                    block.last_mut().unwrap().push(',');
+/// Every operation that answers 2xx with JSON names a schema for it, not a bare object: the
+/// replies are typed.
+#[test]
+fn every_json_reply_has_a_schema_of_its_own() {
+    let doc = document();
+    for (path, ops) in doc["paths"].as_object().unwrap() {
+        for (method, op) in ops.as_object().unwrap() {
+            for (status, reply) in op["responses"].as_object().unwrap() {
+                let Some(schema) = reply.pointer("/content/application~1json/schema") else {
+                    continue;
+                };
+                if !status.starts_with('2') || path == "/ws/v1/yard/openapi.json" {
+                    continue;
                 }
-                lines.splice(start..=end, block);
-            }
-            None => {
-                lines[close - 1].push(',');
-                lines.splice(close..close, block);
+                let named = schema.get("$ref").is_some() || schema.pointer("/items/$ref").is_some();
+                assert!(named, "{method} {path} {status}: {schema}");
             }
         }
     }
-    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
 }

@@ -1339,3 +1339,47 @@ async fn empty_filters_and_another_applications_attempt_read_as_hadoop_reads_the
         .await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
 }
+
+/// As Hadoop's `WebAppUtils.parseApplicationId`: on Hadoop's routes an id that is not an
+/// application id is a 400 (`BadRequestException`) before it is looked up, and a well-formed
+/// one never issued a 404; yard's own routes keep their 404.
+#[tokio::test]
+async fn a_malformed_application_id_is_a_bad_request_on_hadoops_routes() {
+    let h = harness();
+    h.node("n1:8042", 4).await;
+    let id = running_app(&h).await;
+    for bad in [
+        "bogus",
+        "application_1000",
+        "application_x_0001",
+        "application_1000_0001_7",
+    ] {
+        for route in [
+            "",
+            "/state",
+            "/appattempts",
+            "/appattempts/1",
+            "/queue",
+            "/priority",
+            "/timeouts",
+        ] {
+            let (status, reply) = h.get(&format!("/ws/v1/cluster/apps/{bad}{route}")).await;
+            assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}{route}: {reply}");
+            let e = &reply["RemoteException"];
+            assert_eq!(e["exception"], "BadRequestException", "{reply}");
+            assert!(
+                e["message"]
+                    .as_str()
+                    .unwrap()
+                    .contains("is not an application id"),
+                "{reply}"
+            );
+        }
+    }
+    let (status, _) = h.get("/ws/v1/cluster/apps/application_9_0009/state").await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let (status, _) = h.get(&format!("/ws/v1/cluster/apps/{id}/state")).await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, _) = h.get("/ws/v1/yard/apps/bogus").await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+}

@@ -21,6 +21,7 @@ use crate::token::TokenKey;
 
 /// What every caller of the rm proves it is.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
 pub enum Principal {
     /// May do anything, as any user (the operator; the rm writes this token for the OS user

@@ -12,11 +12,13 @@ use crate::views::{QuotaView, ResourceView, YarnApplicationState};
 
 /// `{"scheduler": {"schedulerInfo": …}}` (`GET /ws/v1/cluster/scheduler`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SchedulerReply {
     pub scheduler: SchedulerWrapper,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct SchedulerWrapper {
     pub scheduler_info: SchedulerInfo,
@@ -24,6 +26,7 @@ pub struct SchedulerWrapper {
 
 /// Hadoop's `QueueState`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum QueueState {
     Running,
@@ -36,6 +39,7 @@ pub enum QueueState {
 /// them, MinEDF-WC's spare counts, the classifier's totals, and every unfinished
 /// application's deadline and quota.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct SchedulerInfo {
     /// `fifoScheduler`, `edfScheduler`, …
@@ -63,17 +67,20 @@ pub struct SchedulerInfo {
     pub spare_map_allocations: u64,
     pub spare_map_kills: u64,
     /// `null` when the classifier is off.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub overload_classifier: Option<ClassifierCounts>,
     pub apps: SchedulerApps,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct QueueList {
     pub queue: Vec<QueueInfo>,
 }
 
 /// One queue as YARN's capacity scheduler lists it (`capacitySchedulerLeafQueueInfo`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct QueueInfo {
     #[serde(rename = "type")]
@@ -90,6 +97,7 @@ pub struct QueueInfo {
 
 /// A queue's capacities, in percent, for the queue and for each of its partitions.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Capacities {
     pub capacity: f64,
@@ -101,12 +109,14 @@ pub struct Capacities {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct QueueCapacities {
     pub queue_capacities_by_partition: Vec<PartitionCapacities>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct PartitionCapacities {
     /// `""`: the default partition.
@@ -118,6 +128,7 @@ pub struct PartitionCapacities {
 /// The overload classifier's totals and settings (`yard_cluster::classifier::ModelCounts`,
 /// field for field: a test in the rm's `rest::views` checks).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ClassifierCounts {
     pub good: u64,
@@ -128,28 +139,35 @@ pub struct ClassifierCounts {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SchedulerApps {
     pub app: Vec<SchedulerApp>,
 }
 
 /// An unfinished application as the deadline policies see it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct SchedulerApp {
     pub id: String,
     pub state: YarnApplicationState,
+    #[cfg_attr(feature = "openapi", schema(required = true, value_type = Option<i64>))]
     pub deadline_ms: Option<Deadline>,
     pub running_containers: u64,
     /// Its task counts, `null` until its master registers them.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub maps: Option<u32>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub reduces: Option<u32>,
     /// Whether ARIA has a profile of it.
     pub profiled: bool,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub quota: Option<QuotaView>,
 }
 
 /// Hadoop's `RMAppAttemptState`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum AppAttemptState {
     New,
@@ -167,6 +185,7 @@ pub enum AppAttemptState {
 
 /// One attempt, with the fields of both of YARN's attempt objects (the list's and the one's).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct AppAttempt {
     pub id: u32,
@@ -192,12 +211,14 @@ pub struct AppAttempt {
 
 /// `{"appAttempts": {"appAttempt": […]}}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct AppAttemptsReply {
     pub app_attempts: AppAttemptList,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct AppAttemptList {
     pub app_attempt: Vec<AppAttempt>,
@@ -205,6 +226,7 @@ pub struct AppAttemptList {
 
 /// `{"appAttempt": …}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct AppAttemptReply {
     pub app_attempt: AppAttempt,
@@ -212,6 +234,7 @@ pub struct AppAttemptReply {
 
 /// Hadoop's `ContainerState`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum ContainerState {
     New,
@@ -221,6 +244,7 @@ pub enum ContainerState {
 
 /// A running container as YARN's container report shows it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ContainerView {
     pub container_id: String,
@@ -244,29 +268,34 @@ pub struct ContainerView {
 
 /// `{"containers": {"container": […]}}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ContainersReply {
     pub containers: ContainerList,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ContainerList {
     pub container: Vec<ContainerView>,
 }
 
 /// `{"container": …}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ContainerReply {
     pub container: ContainerView,
 }
 
 /// `{"appStatInfo": {"statItem": […]}}` (`GET /ws/v1/cluster/appstatistics`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct AppStatisticsReply {
     pub app_stat_info: StatItems,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct StatItems {
     pub stat_item: Vec<StatItem>,
@@ -274,6 +303,7 @@ pub struct StatItems {
 
 /// How many applications of a type (`*`: any) are in a state.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct StatItem {
     pub state: YarnApplicationState,
     #[serde(rename = "type")]
@@ -283,6 +313,7 @@ pub struct StatItem {
 
 /// `POST /ws/v1/cluster/apps/new-application`'s reply.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct NewApplication {
     #[serde(rename = "application-id")]
     pub application_id: String,
@@ -292,18 +323,21 @@ pub struct NewApplication {
 
 /// `{"queue": …}` (`GET` and `PUT /ws/v1/cluster/apps/{id}/queue`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AppQueue {
     pub queue: String,
 }
 
 /// `{"priority": …}` (`GET` and `PUT /ws/v1/cluster/apps/{id}/priority`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AppPriority {
     pub priority: i32,
 }
 
 /// Hadoop's `ApplicationTimeoutType`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum TimeoutType {
     Lifetime,
@@ -311,6 +345,7 @@ pub enum TimeoutType {
 
 /// YARN's timeout object.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct AppTimeout {
     #[serde(rename = "type")]
@@ -323,17 +358,20 @@ pub struct AppTimeout {
 
 /// `{"timeouts": {"timeout": […]}}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AppTimeoutsReply {
     pub timeouts: AppTimeoutList,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AppTimeoutList {
     pub timeout: Vec<AppTimeout>,
 }
 
 /// `{"timeout": …}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AppTimeoutReply {
     pub timeout: AppTimeout,
 }

@@ -1,6 +1,19 @@
 //! yard-wire: the JSON messages the daemons exchange (NM heartbeats, AM allocate, client REST
 //! bodies, the rm's views and replies) and the container tokens that bind them.
 //! Data shapes and their checks only; no IO.
+//!
+//! The surface, by who uses it (every public item here has a user in another crate; the
+//! module is the namespace, so `yard_wire::protocol::AllocateRequest` reads as where it
+//! travels):
+//! - [`protocol`], [`telemetry`], [`token`], [`logs`]: the daemons' own protocols (the rm, the
+//!   nodemanager and the masters on both ends);
+//! - [`views`], [`hadoop`], [`jobs`], [`replies`]: what the rm answers clients (the rm builds
+//!   them, `RmClient` and the CLI read them);
+//! - [`auth`] (keys, bearer tokens, data grants), [`deadline`] ([`deadline::Deadline`], from
+//!   `yard submit` to the master), [`limits`] (the range of everything from outside) and
+//!   [`BadInput`]: shared by every process;
+//! - `openapi` (feature `openapi`, which only the rm's tests turn on): the rm's OpenAPI
+//!   document, generated from these types. Nothing here is for tests alone.
 
 pub mod auth;
 pub mod deadline;

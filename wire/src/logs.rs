@@ -23,6 +23,7 @@ pub fn is_log_file(file: &str) -> bool {
 
 /// One log file of a container on its nodemanager.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NodeLogFile {
     pub file: String,
@@ -32,6 +33,7 @@ pub struct NodeLogFile {
 /// A nodemanager's answer to `GET /ws/v1/node/containers/{id}/logs` (Hadoop's
 /// `containerLogsInfo`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NodeContainerLogs {
     pub container_id: String,
@@ -42,6 +44,7 @@ pub struct NodeContainerLogs {
 
 /// Where a log file is read from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum LogSource {
     /// The rm's aggregated store: the container ended and its node uploaded it.
@@ -52,6 +55,7 @@ pub enum LogSource {
 
 /// One log file of one of an application's containers, as the rm lists it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct LogFile {
     pub container_id: String,
@@ -70,6 +74,7 @@ pub struct LogFile {
 /// A container whose logs cannot be read, and why (its node was lost before it uploaded them,
 /// or does not answer).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct MissingLogs {
     pub container_id: String,
@@ -79,6 +84,7 @@ pub struct MissingLogs {
 
 /// The rm's answer to `GET /ws/v1/yard/apps/{id}/logs`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AppLogs {
     pub application_id: String,
@@ -88,6 +94,7 @@ pub struct AppLogs {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AppLogsReply {
     pub app_logs: AppLogs,
@@ -96,6 +103,7 @@ pub struct AppLogsReply {
 /// The rm's answer to a nodemanager's upload (`PUT …/logs/{container}/{file}`): what it
 /// stored, and whether it cut the text to the cap.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct LogStored {
     pub bytes: u64,

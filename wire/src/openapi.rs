@@ -1,54 +1,119 @@
-//! The OpenAPI schemas of the client views and of a nodemanager's registration and heartbeat
-//! (feature `openapi`), generated from the types with utoipa, so `rm/openapi.json` cannot
-//! drift from what the rm serializes and reads: `rm/tests/openapi.rs` checks that the
-//! committed document carries exactly these (and writes them in with `YARD_BLESS=1`). The
-//! document is OpenAPI 3.0 and utoipa writes 3.1, so [`component_schemas`] spells nullability
-//! the 3.0 way (`nullable`) and a serde-flattened struct as one object; it adds what utoipa
-//! cannot take from a constant (the load sample's ranges).
+//! The rm's OpenAPI document (feature `openapi`), generated: every operation from the table in
+//! [`paths`] (which route, its parameters, which wire type it reads and which it answers with,
+//! by type, not by name), and every component schema from the wire types with utoipa, so
+//! `rm/openapi.json` cannot drift from what the rm serializes and reads: `rm/tests/openapi.rs`
+//! checks that the committed document is exactly [`document`] (and writes it with
+//! `YARD_BLESS=1`), and `rm/tests/rest.rs` that its paths are the router's. The request bodies
+//! the rm still reads into its own private types (Hadoop's submission, a MapReduce job, `PUT
+//! …/state`, a master's registration, `auth/tokens`) keep hand-written schemas, in
+//! `openapi/bodies.json` and the table. The document is OpenAPI 3.0 and utoipa writes 3.1, so
+//! [`component_schemas`] spells nullability the 3.0 way (`nullable`) and a serde-flattened
+//! struct as one object; it adds what utoipa cannot take from a constant (the ranges of
+//! `limits` and of a load sample).
 
 use serde_json::{Map, Value, json};
-use utoipa::OpenApi;
 
 use crate::limits;
-use crate::protocol::{NodeHeartbeat, RegisterNode};
 use crate::telemetry::{
     MAX_CORES, MAX_LOAD, MAX_MEMORY_BYTES, MAX_PROCESSES, MAX_RATE_BYTES_PER_S,
     MAX_TREE_CPU_PERCENT, MAX_VIRTUAL_BYTES,
 };
-use crate::views::{
-    AppReply, AppStateView, AppsReply, ClusterInfoReply, ClusterMetricsReply, NodeReply,
-    NodesReply, YardAppReply,
-};
 
-/// The rm's replies built from `views`, and the nodemanagers' registration and heartbeat;
-/// utoipa adds every type they contain. A new wire type the rm reads or serves (the replies
-/// still built with `json!`, the allocate protocol, a MapReduce job): derive `ToSchema` on it
-/// behind the feature as these do, name it here, point the document's path at it, and run
-/// `YARD_BLESS=1 cargo test -p yard-rm --test openapi`.
-#[derive(OpenApi)]
-#[openapi(components(schemas(
-    RegisterNode,
-    NodeHeartbeat,
-    AppsReply,
-    AppReply,
-    YardAppReply,
-    AppStateView,
-    NodesReply,
-    NodeReply,
-    ClusterMetricsReply,
-    ClusterInfoReply
-)))]
-struct Views;
+mod paths;
+
+/// The rm's OpenAPI 3.0 document: what `rm/openapi.json` holds and `GET
+/// /ws/v1/yard/openapi.json` serves.
+pub fn document() -> Value {
+    let mut schemas = component_schemas();
+    let bodies: Map<String, Value> =
+        serde_json::from_str(include_str!("openapi/bodies.json")).expect("bodies.json is JSON");
+    for (name, schema) in bodies {
+        let twice = schemas.insert(name.clone(), schema).is_some();
+        assert!(!twice, "{name} is both generated and in bodies.json");
+    }
+    let mut paths = Map::new();
+    for op in paths::operations() {
+        let item = paths.entry(op.path).or_insert_with(|| json!({}));
+        let twice = item
+            .as_object_mut()
+            .and_then(|ops| ops.insert(op.method.into(), Value::Object(op.operation)))
+            .is_some();
+        assert!(!twice, "{} {} is in the table twice", op.method, op.path);
+    }
+    json!({
+        "openapi": "3.0.3",
+        "info": {
+            "title": "yard resource manager",
+            "version": env!("CARGO_PKG_VERSION"),
+            "description": description(),
+        },
+        "paths": paths,
+        "components": {
+            "responses": refusals(),
+            "schemas": schemas,
+            "securitySchemes": {
+                "bearer": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "A yard token: `yard auth token` prints the caller's.",
+                }
+            },
+        },
+        "security": [{ "bearer": [] }],
+    })
+}
+
+/// The document's description: the rules every route keeps, with `limits`' ranges.
+fn description() -> String {
+    use limits::*;
+    format!(
+        "Hadoop-compatible client routes under /ws/v1/cluster (Hadoop's paths and JSON field names) and yard's own protocols under /ws/v1/yard. Every refusal is a 4xx saying what to fix: on Hadoop's routes (/ws/v1/cluster…) in YARN's {{\"RemoteException\": {{\"exception\", \"message\", \"javaClassName\"}}}} shape plus yard's \"detail\", on yard's own as {{\"error\", \"detail\"}}. Answers are JSON only: a request whose Accept header takes no JSON gets a 406 (YARN would answer XML). Every route but GET /ws/v1/cluster/info, GET /ws/v1/yard/health and this document needs `Authorization: Bearer <token>` (401 without a valid one, 403 for a caller that does not own what it acts on: a user its applications and datasets, a master its own application's current attempt, a node itself, an admin everything). Routes that change state answer only after the change is committed; 503 when it cannot be. Numbers out of their documented range are 400 naming the field: node memoryMb 1..={NODE_MAX_MEMORY_MB}, vcores 1..={NODE_MAX_VCORES}; container memoryMb 1..={CONTAINER_MAX_MEMORY_MB}, vcores 1..={CONTAINER_MAX_VCORES}; numContainers 0..={MAX_CONTAINERS_PER_ASK}; at most {MAX_LIST} asks, releases or listed containers; names 1..={MAX_NAME_LEN} printable ASCII; deadlineMs (and a submission's deadline-ms, or its deadline= tag) 1..={MAX_TIME_MS}, and a submission's deadline after the rm's clock; a registering master's maps and reduces 0..=10000000, profile durations 0..=315360000 s."
+    )
+}
+
+/// The two shapes of a refusal (`rm/src/rest/mod.rs`'s `ApiError` and `remote_exception`).
+fn refusals() -> Value {
+    json!({
+        "Error": {
+            "description": "What to fix",
+            "content": { "application/json": { "schema": {
+                "type": "object",
+                "required": ["error", "detail"],
+                "properties": { "error": { "type": "string" }, "detail": {} },
+            } } },
+        },
+        "RemoteException": {
+            "description": "What to fix, in YARN's shape (Hadoop's routes)",
+            "content": { "application/json": { "schema": {
+                "type": "object",
+                "required": ["RemoteException"],
+                "properties": { "RemoteException": {
+                    "type": "object",
+                    "required": ["exception", "message", "javaClassName"],
+                    "properties": {
+                        "exception": {
+                            "type": "string",
+                            "description": "BadRequestException (400), AuthenticationException (401), ForbiddenException (403), NotFoundException (404), WebApplicationException (other)",
+                        },
+                        "message": { "type": "string" },
+                        "javaClassName": { "type": "string" },
+                        "detail": {
+                            "description": "yard's: what to fix, machine-readable (e.g. {\"field\": ...})",
+                        },
+                    },
+                } },
+            } } },
+        },
+    })
+}
 
 /// Every view's and request's schema and every schema they refer to, by type name, as
 /// OpenAPI 3.0 spells it.
 pub fn component_schemas() -> Map<String, Value> {
-    let schemas = Views::openapi()
-        .components
-        .map(|c| c.schemas)
-        .unwrap_or_default();
-    let schemas: Map<String, Value> = schemas
+    // What the table's operations read and answer, and every type those contain.
+    let schemas: Map<String, Value> = paths::operations()
         .into_iter()
+        .flat_map(|op| op.schemas)
         .map(|(name, schema)| {
             let schema = serde_json::to_value(schema).expect("a schema is JSON");
             (name, nullable_as_30(schema))
@@ -58,30 +123,78 @@ pub fn component_schemas() -> Map<String, Value> {
         .iter()
         .map(|(name, schema)| (name.clone(), flattened(schema, &schemas)))
         .collect();
-    for (schema, field, max) in telemetry_ranges() {
+    for (schema, field, keywords) in constraints() {
         let Some(Value::Object(property)) = schemas
             .get_mut(schema)
             .and_then(|s| s.pointer_mut(&format!("/properties/{field}")))
         else {
             panic!("{schema}.{field} has no schema");
         };
-        property.insert("minimum".into(), json!(0));
-        property.insert("maximum".into(), max);
-    }
-    // And the lists and names a sample carries (`limits`).
-    if let Some(Value::Object(containers)) = schemas
-        .get_mut("NodeTelemetry")
-        .and_then(|s| s.pointer_mut("/properties/containers"))
-    {
-        containers.insert("maxItems".into(), json!(limits::MAX_LIST));
-    }
-    if let Some(Value::Object(id)) = schemas
-        .get_mut("ContainerUsage")
-        .and_then(|s| s.pointer_mut("/properties/containerId"))
-    {
-        id.extend(name_schema());
+        property.extend(keywords);
     }
     schemas
+}
+
+/// What the rm holds a request's fields to (`limits`, the handlers' checks: out of range is a
+/// 400 naming the field) that utoipa cannot take from a constant, by schema and property.
+fn constraints() -> Vec<(&'static str, &'static str, Map<String, Value>)> {
+    let keywords = |v: Value| match v {
+        Value::Object(map) => map,
+        _ => unreachable!("keywords are an object"),
+    };
+    let mut all: Vec<_> = telemetry_ranges()
+        .into_iter()
+        .map(|(schema, field, max)| {
+            (
+                schema,
+                field,
+                keywords(json!({"minimum": 0, "maximum": max})),
+            )
+        })
+        .collect();
+    let list = || keywords(json!({ "maxItems": limits::MAX_LIST }));
+    all.extend([
+        ("NodeTelemetry", "containers", list()),
+        ("ContainerUsage", "containerId", name_schema()),
+        ("RegisterNode", "nodeId", name_schema()),
+        ("RegisterNode", "rack", name_schema()),
+        ("RegisterNode", "containers", list()),
+        ("NodeHeartbeat", "running", list()),
+        ("NodeHeartbeat", "completed", list()),
+        ("AllocateRequest", "asks", list()),
+        ("AllocateRequest", "releases", list()),
+        (
+            "AllocateRequest",
+            "progress",
+            keywords(json!({"minimum": 0, "maximum": 1})),
+        ),
+        (
+            "SetDeadline",
+            "deadlineMs",
+            keywords(json!({"minimum": 1, "maximum": limits::MAX_TIME_MS})),
+        ),
+        (
+            "MasterAnswer",
+            "processedFraction",
+            keywords(json!({"minimum": 0, "maximum": 1})),
+        ),
+        (
+            "RecoveryEntries",
+            "entries",
+            keywords(json!({"additionalProperties": {"type": "object"}})),
+        ),
+        (
+            "JoinScan",
+            "url",
+            keywords(json!({"maxLength": 200, "pattern": "^https?://"})),
+        ),
+        (
+            "ResourceRequest",
+            "numContainers",
+            keywords(json!({"maximum": limits::MAX_CONTAINERS_PER_ASK})),
+        ),
+    ]);
+    all
 }
 
 /// What `limits::check_name` takes, as a schema.
@@ -208,6 +321,12 @@ fn nullable_as_30(schema: Value) -> Value {
             _ => {}
         }
         map.insert("nullable".into(), Value::Bool(true));
+    }
+    // 3.0 has no `propertyNames` (a map's keys are strings anyway).
+    map.remove("propertyNames");
+    // A doc comment's intra-doc links read as plain code in a description.
+    if let Some(Value::String(text)) = map.get_mut("description") {
+        *text = text.replace("[`", "`").replace("`]", "`");
     }
     Value::Object(
         map.into_iter()

@@ -10,6 +10,7 @@ use crate::protocol::BlockReplicas;
 
 /// A node a part may be written to (a running nodemanager, `host:port`, and its rack).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct OutputNode {
     pub node: String,
@@ -19,6 +20,7 @@ pub struct OutputNode {
 /// `POST /ws/v1/yard/apps/{id}/output-grant`: the upload grant of the job's output dataset
 /// and the nodes its parts may go to, for the job's master (which hands both to its tasks).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct OutputGrant {
     pub dataset: String,
@@ -33,6 +35,7 @@ pub struct OutputGrant {
 /// order (`part-r-00000`, …). The rm records them as the job's output dataset, owned by the
 /// job's user; a name taken meanwhile is a 409.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct OutputCommit {
     pub dataset: String,
@@ -42,6 +45,7 @@ pub struct OutputCommit {
 /// `POST /ws/v1/yard/datasets/{name}/read-grant`: a data-plane grant to read one dataset's
 /// blocks from the nodemanagers (`crate::auth::DataGrant::Read`), for `yard data cat|get`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ReadGrant {
     pub token: String,
@@ -54,6 +58,7 @@ pub struct ReadGrant {
 /// unanswered (their parts are missing); `processedFraction` below 1 means the parts are of
 /// the input read, not all of it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct OutputView {
     pub dataset: String,

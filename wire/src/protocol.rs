@@ -82,18 +82,44 @@ pub fn epoch_of(container_id: &str) -> Option<u64> {
     container_parts(container_id).map(|(epoch, _)| epoch)
 }
 
+/// Whether `id` is an application id as Hadoop's `ApplicationId.fromString` reads it:
+/// `application_{cluster timestamp}_{sequence}`, the timestamp a long and the sequence an int.
+pub fn is_application_id(id: &str) -> bool {
+    let Some((timestamp, sequence)) = id
+        .strip_prefix("application_")
+        .and_then(|rest| rest.split_once('_'))
+    else {
+        return false;
+    };
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    digits(timestamp)
+        && digits(sequence)
+        && timestamp.parse::<i64>().is_ok()
+        && sequence.parse::<i32>().is_ok()
+}
+
 /// One block of a dataset and the nodes holding its replicas (first replica first).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct BlockReplicas {
+    /// A plain name as a dataset's, unique in the dataset.
+    #[cfg_attr(
+        feature = "openapi",
+        schema(
+            pattern = r"^([A-Za-z0-9_-][A-Za-z0-9_.-]{0,199}|\.[A-Za-z0-9_-][A-Za-z0-9_.-]{0,198}|\.\.[A-Za-z0-9_.-]{1,198})$"
+        )
+    )]
     pub block: String,
     pub bytes: u64,
+    #[cfg_attr(feature = "openapi", schema(min_items = 1))]
     pub nodes: Vec<String>,
     /// The block's SHA-256, lower-case hex (64 characters; [`valid_sha256_hex`]), computed by
     /// `yard data put` as it uploads; a map task checks every replica it reads against it.
     /// `None` in block maps written before digests were recorded: those blocks are read
     /// unchecked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(pattern = r"^[0-9a-f]{64}$"))]
     pub sha256: Option<String>,
 }
 
@@ -121,11 +147,21 @@ pub fn valid_sha256_hex(s: &str) -> bool {
 
 /// A dataset's block map, as the rm records it (the blocks live on the nodemanagers).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Dataset {
+    /// The path's name: 1 to 200 letters, digits, `_`, `-` or `.`, not `.` or `..`.
+    #[cfg_attr(
+        feature = "openapi",
+        schema(
+            pattern = r"^([A-Za-z0-9_-][A-Za-z0-9_.-]{0,199}|\.[A-Za-z0-9_-][A-Za-z0-9_.-]{0,198}|\.\.[A-Za-z0-9_.-]{1,198})$"
+        )
+    )]
     pub name: String,
+    /// Set by the rm.
     #[serde(default)]
     pub created_ms: i64,
+    #[cfg_attr(feature = "openapi", schema(min_items = 1))]
     pub blocks: Vec<BlockReplicas>,
 }
 
@@ -202,6 +238,7 @@ pub struct NodeHeartbeat {
 /// (it signs this node's container tokens only) and the cluster's data key (it checks job
 /// tokens and upload grants on the data routes), both as hex.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Registered {
     pub container_key: String,
@@ -210,8 +247,10 @@ pub struct Registered {
 
 /// Start a container: its token (checked by the nodemanager), its command and environment.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct StartContainer {
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub token: Option<ContainerToken>,
     pub command: Vec<String>,
     #[serde(default)]
@@ -219,6 +258,7 @@ pub struct StartContainer {
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct HeartbeatReply {
     /// Containers the node must stop (released, killed, of finished applications).
@@ -233,6 +273,7 @@ pub struct HeartbeatReply {
 /// One line of a master's ask (YARN's ResourceRequest): `resourceName` is a node id, a rack,
 /// or `*`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ResourceRequest {
     pub priority: u32,
@@ -248,6 +289,7 @@ fn yes() -> bool {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AllocateRequest {
     pub application_id: String,
@@ -272,6 +314,7 @@ pub struct AllocateRequest {
 
 /// How far a MapReduce job is, as its master sees it with each allocate.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct JobProgress {
     /// `sampling` (the task sampler, Dart §5.1) or `running` (the job proper).
@@ -341,6 +384,7 @@ impl TaskBound {
 
 /// A job's tasks as its master counts them, for the rm's quota (ARIA's model of the work left).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct TaskCounts {
     /// Maps finished that count toward the answer.
@@ -350,8 +394,53 @@ pub struct TaskCounts {
     pub reduces_done: u32,
 }
 
+/// A master unregisters (`POST /ws/v1/yard/apps/{id}/unregister`) with its final status.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Unregister {
+    pub succeeded: bool,
+    /// Hadoop's FinishApplicationMasterRequest diagnostics: why the master failed (or anything
+    /// it has to say), kept in the application's diagnostics after YARN's message; cut to
+    /// `limits::MAX_DIAGNOSTICS_CHARS` characters.
+    #[serde(default)]
+    pub diagnostics: String,
+}
+
+/// A master's answer, put to the rm (`PUT /ws/v1/yard/apps/{id}/result`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct MasterAnswer {
+    /// The share of the input the answer is from, 0 to 1.
+    pub processed_fraction: f64,
+    /// The master's answer, any JSON (opaque to the rm).
+    pub answer: serde_json::Value,
+}
+
+/// What a master keeps for its application's next attempt (`PUT
+/// /ws/v1/yard/apps/{id}/recovery`): entries by key, each a JSON object.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct RecoveryEntries {
+    /// Key (1 to 255 printable ASCII characters) → a JSON object of at most 8,192 bytes.
+    pub entries: BTreeMap<String, serde_json::Value>,
+}
+
+/// A master asks who scans a dataset (`POST /ws/v1/yard/mapreduce/scans/{dataset}`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct JoinScan {
+    /// The asking master's umbilical base URL (`http://` or `https://`, at most 200
+    /// characters), where jobs attach if it hosts.
+    pub url: String,
+}
+
 /// A container granted to a master, with the token its nodemanager will check.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Allocated {
     pub container_id: String,
@@ -364,6 +453,7 @@ pub struct Allocated {
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AllocateReply {
     pub allocated: Vec<Allocated>,
@@ -372,6 +462,7 @@ pub struct AllocateReply {
     /// change it while the job runs (`PUT …/deadline`): the master then tells its policy
     /// (`Event::DeadlineChanged`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<i64>))]
     pub deadline: Option<crate::deadline::Deadline>,
 }
 
@@ -506,6 +597,31 @@ mod tests {
             r#"{"map": "IO"}"#,
         ] {
             assert!(serde_json::from_str::<JobType>(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn application_ids_are_hadoops_form() {
+        for good in [
+            "application_1000_0001",
+            "application_1410901177871_12345",
+            "application_0_0",
+        ] {
+            assert!(is_application_id(good), "{good}");
+        }
+        for bad in [
+            "",
+            "application_",
+            "application_1000",
+            "application_1000_",
+            "application__0001",
+            "application_1000_0001_1",
+            "application_-1_0001",
+            "application_1000_99999999999",
+            "app_1000_0001",
+            "container_1000_0001_01_000001",
+        ] {
+            assert!(!is_application_id(bad), "{bad}");
         }
     }
 

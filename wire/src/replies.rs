@@ -14,6 +14,7 @@ use crate::views::{NodeState, QuotaView};
 
 /// A dataset in the list: its name, when it was put, and its size.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct DatasetSummary {
     pub name: String,
@@ -25,12 +26,14 @@ pub struct DatasetSummary {
 
 /// `{"datasets": […]}` (`GET /ws/v1/yard/datasets`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct DatasetsReply {
     pub datasets: Vec<DatasetSummary>,
 }
 
 /// A grant to upload a dataset's blocks (`POST /ws/v1/yard/datasets/{name}/upload-grant`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct UploadGrant {
     pub token: String,
@@ -40,12 +43,14 @@ pub struct UploadGrant {
 
 /// `GET /ws/v1/yard/auth/whoami`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct WhoAmI {
     pub principal: Principal,
 }
 
 /// `POST /ws/v1/yard/auth/tokens`: the token, and whom it is for.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct IssuedToken {
     pub token: String,
     pub principal: Principal,
@@ -53,39 +58,46 @@ pub struct IssuedToken {
 
 /// Whether the rm can write its state store (only `ok` is ever a 200).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum StoreHealth {
     Ok,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Health {
     pub store: StoreHealth,
 }
 
 /// `{"health": {"store": "ok"}}` (`GET /ws/v1/yard/health`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct HealthReply {
     pub health: Health,
 }
 
 /// `{"books": …}` (`GET /ws/v1/yard/books`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct BooksReply {
     pub books: Books,
 }
 
 /// The container book as the rm holds it, and whether its invariants hold.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Books {
     pub consistent: bool,
     /// The first broken invariant; `null` when consistent.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub problem: Option<String>,
     pub nodes: Vec<BookedNode>,
 }
 
 /// A node's booked containers.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct BookedNode {
     pub node_id: String,
@@ -96,6 +108,7 @@ pub struct BookedNode {
 /// One of Prometheus' `http_sd` target groups (`GET /ws/v1/yard/prometheus/targets` answers a
 /// list of them).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct TargetGroup {
     pub targets: Vec<String>,
     pub labels: BTreeMap<String, String>,
@@ -104,17 +117,21 @@ pub struct TargetGroup {
 /// A master's registration is answered with its job's quota (`null` under a policy without
 /// quotas, or before the job's model is known).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct MasterRegistered {
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub quota: Option<QuotaView>,
 }
 
 /// `{}`: a master's unregistration, done.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Unregistered {}
 
 /// A master's final figures, kept (`PUT /ws/v1/yard/apps/{id}/metrics`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct FinalFiguresKept {
     pub application: String,
@@ -125,6 +142,7 @@ pub struct FinalFiguresKept {
 
 /// `PUT /ws/v1/yard/apps/{id}/recovery`: how many entries the application now keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RecoveryKept {
     pub entries: u64,
 }
@@ -132,7 +150,9 @@ pub struct RecoveryKept {
 /// `GET /ws/v1/yard/apps/{id}/recovery`: the current attempt (`null` once the application
 /// ended) and the entries its masters kept, each a JSON object opaque to the rm.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Recovery {
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub attempt: Option<u32>,
     pub entries: BTreeMap<String, Value>,
 }

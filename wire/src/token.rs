@@ -42,6 +42,7 @@ impl std::fmt::Debug for TokenKey {
 
 /// What a token grants: this container, on this node, with these resources, until then.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ContainerToken {
     pub container_id: String,

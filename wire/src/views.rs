@@ -319,8 +319,11 @@ pub struct YardAppReply {
 /// The body of `PUT /ws/v1/yard/apps/{id}/deadline`: the application's new deadline (the
 /// rm refuses one outside `1..=limits::MAX_TIME_MS` or past, naming `deadlineMs`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SetDeadline {
+    /// Milliseconds since the Unix epoch.
+    #[cfg_attr(feature = "openapi", schema(value_type = i64))]
     pub deadline_ms: Deadline,
 }
 
@@ -449,6 +452,15 @@ pub struct FeatureCount {
     pub bad: u64,
 }
 
+/// A node's `healthStatus` as Hadoop's `NodeInfo` spells it: yard calls a node unhealthy once
+/// it is lost (no heartbeat within the expiry).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub enum NodeHealth {
+    Healthy,
+    Unhealthy,
+}
+
 /// Hadoop's node object, YARN's `resourceUtilization`, and yard's view of its load.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -461,8 +473,7 @@ pub struct NodeView {
     pub node_host_name: String,
     #[serde(rename = "nodeHTTPAddress")]
     pub node_http_address: String,
-    /// `Healthy` or `Unhealthy`.
-    pub health_status: String,
+    pub health_status: NodeHealth,
     pub health_report: String,
     pub last_health_update: i64,
     pub version: String,

@@ -33,6 +33,20 @@ use super::views::{
 use super::{ApiError, Host, Reply, Rm, app_location, ok_view};
 use crate::cluster::{ClusterError, NodeState, Touch};
 
+/// Hadoop reads `{appid}` before it looks the application up (`WebAppUtils.parseApplicationId`):
+/// an id not of `application_<cluster timestamp>_<sequence>`'s form is a 400
+/// (`BadRequestException`), a well-formed one never issued a 404.
+fn app_id(id: &str) -> Result<(), ApiError> {
+    if yard_wire::protocol::is_application_id(id) {
+        return Ok(());
+    }
+    Err(ApiError::new(
+        StatusCode::BAD_REQUEST,
+        format!("{} is not an application id", echo(id)),
+        json!("application_<cluster timestamp>_<sequence>, as new-application issues"),
+    ))
+}
+
 pub(super) async fn cluster_info(State(rm): State<Rm>) -> Reply {
     let version = env!("CARGO_PKG_VERSION");
     let store = if rm.journal.is_some() {
@@ -190,6 +204,7 @@ pub(super) async fn app_attempts(
     Path(id): Path<String>,
     _caller: Caller,
 ) -> Reply {
+    app_id(&id)?;
     let attempts = rm.with(|c, _| {
         c.app(&id).map(|a| {
             a.attempts
@@ -211,6 +226,7 @@ pub(super) async fn app_attempt(
     Path((id, attempt)): Path<(String, String)>,
     _caller: Caller,
 ) -> Reply {
+    app_id(&id)?;
     let n = parse_attempt(&id, &attempt)?;
     rm.with(|c, _| {
         let a = c
@@ -242,6 +258,7 @@ pub(super) async fn attempt_containers(
     Path((id, attempt)): Path<(String, String)>,
     _caller: Caller,
 ) -> Reply {
+    app_id(&id)?;
     let n = parse_attempt(&id, &attempt)?;
     rm.with(|c, now| {
         let a = c
@@ -265,6 +282,7 @@ pub(super) async fn attempt_container(
     Path((id, attempt, container)): Path<(String, String, String)>,
     _caller: Caller,
 ) -> Reply {
+    app_id(&id)?;
     let n = parse_attempt(&id, &attempt)?;
     rm.with(|c, now| {
         c.app(&id)
@@ -360,6 +378,7 @@ pub(super) async fn apps(
 }
 
 pub(super) async fn app(State(rm): State<Rm>, Path(id): Path<String>, _caller: Caller) -> Reply {
+    app_id(&id)?;
     match rm.with(|c, now| c.app(&id).map(|a| app_view(c, a, rm.started_ms, now))) {
         Some(app) => ok_view(&AppReply { app }),
         None => Err(ClusterError::UnknownApp(id).into()),
@@ -431,6 +450,7 @@ pub(super) async fn app_queue(
     Path(id): Path<String>,
     _caller: Caller,
 ) -> Reply {
+    app_id(&id)?;
     match rm.with(|c, _| c.app(&id).map(|a| a.queue.clone())) {
         Some(queue) => ok_view(&AppQueue { queue }),
         None => Err(ClusterError::UnknownApp(id).into()),
@@ -451,6 +471,7 @@ pub(super) async fn set_app_queue(
     caller: Caller,
     body: Result<Json<QueueBody>, JsonRejection>,
 ) -> Reply {
+    app_id(&id)?;
     rm.with(|c, _| owned(c, &caller, &id).map(drop))?;
     let Json(b) = body?;
     rm.with(|c, _| {
@@ -476,6 +497,7 @@ pub(super) async fn app_priority(
     Path(id): Path<String>,
     _caller: Caller,
 ) -> Reply {
+    app_id(&id)?;
     match rm.with(|c, _| c.app(&id).is_some()) {
         true => ok_view(&AppPriority { priority: 0 }),
         false => Err(ClusterError::UnknownApp(id).into()),
@@ -498,6 +520,7 @@ pub(super) async fn set_app_priority(
     caller: Caller,
     body: Result<Json<PriorityBody>, JsonRejection>,
 ) -> Reply {
+    app_id(&id)?;
     rm.with(|c, _| owned(c, &caller, &id).map(drop))?;
     let Json(_) = body?;
     rm.with(|c, _| {
@@ -518,6 +541,7 @@ pub(super) async fn app_timeouts(
     Path(id): Path<String>,
     _caller: Caller,
 ) -> Reply {
+    app_id(&id)?;
     rm.with(|c, now| {
         let a = c
             .app(&id)
@@ -545,6 +569,7 @@ pub(super) async fn app_timeout(
     Path((id, kind)): Path<(String, String)>,
     _caller: Caller,
 ) -> Reply {
+    app_id(&id)?;
     check_timeout_type(&kind)?;
     rm.with(|c, now| {
         let a = c
@@ -576,6 +601,7 @@ pub(super) async fn set_app_timeout(
     caller: Caller,
     body: Result<Json<TimeoutBody>, JsonRejection>,
 ) -> Reply {
+    app_id(&id)?;
     rm.with(|c, _| owned(c, &caller, &id).map(drop))?;
     let Json(b) = body?;
     check_timeout_type(&b.timeout.r#type)?;
@@ -617,6 +643,7 @@ pub(super) async fn app_state(
     Path(id): Path<String>,
     _caller: Caller,
 ) -> Reply {
+    app_id(&id)?;
     match rm.with(|c, _| c.app(&id).map(|a| a.lifecycle.state)) {
         Some(state) => ok_view(&AppStateView { state }),
         None => Err(ClusterError::UnknownApp(id).into()),
@@ -640,6 +667,7 @@ pub(super) async fn set_app_state(
     caller: Caller,
     body: Result<Json<NewState>, JsonRejection>,
 ) -> Reply {
+    app_id(&id)?;
     rm.with(|c, _| owned(c, &caller, &id).map(drop))?;
     let Json(s) = body?;
     if !s.state.eq_ignore_ascii_case("KILLED") {

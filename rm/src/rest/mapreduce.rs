@@ -40,6 +40,7 @@ use yard_wire::jobs::{
     ScanLeft, ScanView, ScansReply,
 };
 use yard_wire::limits::{self, FieldError, echo};
+use yard_wire::protocol::JoinScan;
 
 use super::caller::{Caller, readable};
 use super::submission::{check_deadline, default_queue};
@@ -127,13 +128,6 @@ fn scan_view(dataset: &str, h: &ScanHost) -> ScanView {
         host: h.application.clone(),
         url: h.url.clone(),
     }
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct JoinScan {
-    /// The asking master's umbilical base URL, where jobs attach if it hosts.
-    url: String,
 }
 
 /// Who scans `dataset`: the host if one runs, else the caller, which hosts from now on.

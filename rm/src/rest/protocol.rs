@@ -12,7 +12,9 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use yard_wire::deadline::DeadlineOutcome;
 use yard_wire::limits::{self, FieldError, echo};
-use yard_wire::protocol::{AllocateRequest, NodeHeartbeat, RegisterNode};
+use yard_wire::protocol::{
+    AllocateRequest, MasterAnswer, NodeHeartbeat, RecoveryEntries, RegisterNode, Unregister,
+};
 use yard_wire::replies::{
     FinalFiguresKept, MasterRegistered, Recovery, RecoveryKept, Unregistered,
 };
@@ -268,17 +270,6 @@ pub(super) async fn allocate(
     })?)
 }
 
-/// Hadoop's FinishApplicationMasterRequest, the part yard uses: success, and the master's
-/// diagnostics (why it failed), kept in the application's `diagnostics` (cut to
-/// [`limits::MAX_DIAGNOSTICS_CHARS`]).
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(super) struct Unregister {
-    succeeded: bool,
-    #[serde(default)]
-    diagnostics: String,
-}
-
 pub(super) async fn master_unregister(
     State(rm): State<Rm>,
     Path(id): Path<String>,
@@ -297,18 +288,11 @@ pub(super) async fn master_unregister(
     ok_view(&Unregistered {})
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub(super) struct ResultBody {
-    processed_fraction: f64,
-    answer: Value,
-}
-
 pub(super) async fn report_result(
     State(rm): State<Rm>,
     Path(id): Path<String>,
     caller: Caller,
-    body: Result<Json<ResultBody>, JsonRejection>,
+    body: Result<Json<MasterAnswer>, JsonRejection>,
 ) -> Reply {
     rm.with(|c, _| caller.master_of(c, &id))?;
     let Json(r) = body?;
@@ -418,19 +402,13 @@ pub(super) async fn keep_final_figures(
 /// The longest recovery value, as JSON text.
 pub(super) const MAX_RECOVERY_VALUE_BYTES: usize = 8192;
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(super) struct RecoveryBody {
-    entries: BTreeMap<String, Value>,
-}
-
 /// A master keeps entries for its application's next attempt (Hadoop's MapReduce recovery:
 /// yard's masters keep one per finished map). Answered once committed.
 pub(super) async fn put_recovery(
     State(rm): State<Rm>,
     Path(id): Path<String>,
     caller: Caller,
-    body: Result<Json<RecoveryBody>, JsonRejection>,
+    body: Result<Json<RecoveryEntries>, JsonRejection>,
 ) -> Reply {
     rm.with(|c, _| caller.master_of(c, &id))?;
     let Json(r) = body?;

@@ -8,8 +8,8 @@ use yard_wire::hadoop::{
 };
 use yard_wire::telemetry::NodeTelemetry;
 use yard_wire::views::{
-    AppView, Classifier, LoadPoint, NodeView, OverloadView, QuotaView, ResourceUtilization,
-    ResourceView, YardAppView, YardLoad, YarnApplicationState,
+    AppView, Classifier, LoadPoint, NodeHealth, NodeView, OverloadView, QuotaView,
+    ResourceUtilization, ResourceView, YardAppView, YardLoad, YarnApplicationState,
 };
 
 use super::time::iso8601;
@@ -203,9 +203,9 @@ pub(super) fn node_view(cluster: &Cluster, n: &NodeInfo) -> NodeView {
         count += 1;
     }
     let (health, report) = match n.state {
-        NodeState::Running => ("Healthy", String::new()),
+        NodeState::Running => (NodeHealth::Healthy, String::new()),
         NodeState::Lost => (
-            "Unhealthy",
+            NodeHealth::Unhealthy,
             "lost: no heartbeat within the rm's node expiry".to_owned(),
         ),
     };
@@ -215,7 +215,7 @@ pub(super) fn node_view(cluster: &Cluster, n: &NodeInfo) -> NodeView {
         id: n.node_id.clone(),
         node_host_name: n.node_id.split(':').next().unwrap_or(&n.node_id).to_owned(),
         node_http_address: n.node_id.clone(),
-        health_status: health.to_owned(),
+        health_status: health,
         health_report: report,
         last_health_update: n.last_heartbeat_ms,
         version: env!("CARGO_PKG_VERSION").to_owned(),
