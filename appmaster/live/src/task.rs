@@ -233,7 +233,15 @@ pub fn task() -> Result<()> {
             split,
             output,
             block,
-        } => map(&spec, &http, *split, output, block.as_ref(), &progress),
+            lines,
+        } => map(
+            &spec,
+            &http,
+            *split,
+            output,
+            (block.as_ref(), lines.as_ref()),
+            &progress,
+        ),
         Work::Reduce { reduce, population } => {
             reduce_task(&spec, &http, &base, *reduce, *population, &progress)
         }
@@ -388,22 +396,115 @@ fn hold(seconds: f64, progress: &Progress) -> f64 {
     1.0
 }
 
+/// The first bytes of `block`, through its first `\n` (all of it if it has none): a
+/// replica read from its start until then, here if this node holds one, else from the others
+/// in turn. Not checked against the block's digest (only a prefix is read); the map that owns
+/// the block reads it whole and checks it.
+fn read_first_line(
+    http: &reqwest::blocking::Client,
+    data_dir: &Path,
+    block: &BlockRef,
+    token: Option<&str>,
+) -> Result<Vec<u8>> {
+    fn through_newline(mut from: impl Read) -> std::io::Result<Vec<u8>> {
+        let (mut out, mut chunk) = (Vec::new(), vec![0; 64 << 10]);
+        loop {
+            let n = match from.read(&mut chunk) {
+                Ok(0) => return Ok(out),
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if let Some(i) = streaming::line_end(&chunk[..n]) {
+                out.extend_from_slice(&chunk[..=i]);
+                return Ok(out);
+            }
+            out.extend_from_slice(&chunk[..n]);
+        }
+    }
+    let name = format!("{}/{}", block.dataset, block.block);
+    let local = data_dir.join(&block.dataset).join(&block.block);
+    let mut failures = Vec::new();
+    match std::fs::File::open(&local) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        opened => match opened.and_then(through_newline) {
+            Ok(bytes) => return Ok(bytes),
+            Err(e) => failures.push(format!("{}: {e}", local.display())),
+        },
+    }
+    for node in &block.replicas {
+        let url = format!(
+            "http://{node}/ws/v1/node/blocks/{}/{}",
+            block.dataset, block.block
+        );
+        let read = authorized(http.get(&url), token)
+            .send()
+            .and_then(|r| r.error_for_status())
+            .map_err(anyhow::Error::from)
+            .and_then(|r| through_newline(r).map_err(anyhow::Error::from));
+        match read {
+            Ok(bytes) => return Ok(bytes),
+            Err(e) => failures.push(format!("{node}: {e:#}")),
+        }
+    }
+    bail!(
+        "cannot read the first line of block {name}, where this split's last line ends: {}",
+        failures.join("; ")
+    )
+}
+
+/// A streaming map's input: the lines its block owns (LineRecordReader's rule,
+/// `streaming::owned_lines`), its last line finished from the blocks after it.
+fn owned_input(
+    http: &reqwest::blocking::Client,
+    data_dir: &Path,
+    block: &[u8],
+    lines: &crate::Lines,
+) -> Result<Vec<u8>> {
+    if !lines.first && streaming::line_end(block).is_none() {
+        // No line starts here: it is all an earlier split's.
+        return Ok(Vec::new());
+    }
+    let mut after = Vec::new();
+    let mut ended = false;
+    for next in &lines.after {
+        let prefix = read_first_line(http, data_dir, next, job_token().as_deref())?;
+        after.extend_from_slice(&prefix);
+        if streaming::line_end(&prefix).is_some() {
+            ended = true;
+            break;
+        }
+    }
+    if !ended && lines.more {
+        bail!(
+            "this split's last line runs on past the {} blocks after it: yard streaming reads \
+             lines of at most {} blocks",
+            lines.after.len(),
+            streaming::LINE_BLOCKS_CAP + 1
+        );
+    }
+    Ok(streaming::owned_lines(block, lines.first, &after).into_owned())
+}
+
 fn map(
     spec: &TaskSpec,
     http: &reqwest::blocking::Client,
     split: Split,
     output: &str,
-    block: Option<&BlockRef>,
+    (block, lines): (Option<&BlockRef>, Option<&crate::Lines>),
     progress: &Progress,
 ) -> Result<Done> {
     let started = Instant::now();
     let input = match block {
-        Some(block) => read_block(
-            http,
-            &env_dir("YARD_DATA_DIR")?,
-            block,
-            job_token().as_deref(),
-        )?,
+        Some(block) => {
+            let data_dir = env_dir("YARD_DATA_DIR")?;
+            let bytes = read_block(http, &data_dir, block, job_token().as_deref())?;
+            match lines {
+                Some(lines) => owned_input(http, &data_dir, &bytes, lines)
+                    .with_context(|| format!("map {}", split.index))?,
+                None => bytes,
+            }
+        }
         None => Vec::new(),
     };
     // What the map read; a synthetic map reads nothing and stands for its recorded input.
@@ -431,10 +532,24 @@ fn map(
         }
     }
     let out = match &spec.app {
-        AppSpec::Streaming { mapper, cmdenv, .. } => {
-            let stdout = run_command("mapper", mapper, cmdenv, &input)
+        AppSpec::Streaming {
+            mapper,
+            combiner,
+            cmdenv,
+            files,
+            ..
+        } => {
+            let place = Workplace::new(&spec.attempt, files)?;
+            let stdout = place
+                .run("mapper", mapper, cmdenv, &input)
                 .with_context(|| format!("map {}", split.index))?;
-            spec.app.map_streamed(split, &input, &stdout, spec.reduces)
+            let combiner = combiner.as_deref().unwrap_or_default();
+            spec.app
+                .map_streamed(split, &input, &stdout, spec.reduces, &mut |p, stdin| {
+                    place
+                        .run("combiner", combiner, cmdenv, stdin)
+                        .map_err(|e| format!("partition {p}: {e:#}"))
+                })
         }
         app => app.map(split, &input, spec.reduces),
     }
@@ -459,19 +574,87 @@ fn map(
 /// Lines of a failed command's stderr its task's failure reason carries.
 const STDERR_TAIL_LINES: usize = 10;
 
-/// Runs `sh -c command` (Hadoop Streaming's mapper or reducer) with `env` added to its
-/// environment and `stdin` as its input; its stdout. Its stderr goes on to this task's
-/// stderr (the container's log) as it is, and a command that exits non-zero is an error with
-/// its exit code and the last lines of its stderr.
+/// A streaming attempt's working directory: `task-<attempt>` under the container's, holding
+/// the job's shipped files (Hadoop's `-file`), and first on the commands' `PATH`, so that
+/// `-mapper m.py -file m.py` runs the shipped script as Hadoop does. Removed when the
+/// attempt is done with it.
+struct Workplace {
+    dir: PathBuf,
+}
+
+impl Workplace {
+    fn new(attempt: &str, files: &[streaming::ShippedFile]) -> Result<Workplace> {
+        let dir = std::env::current_dir()
+            .context("the task's working directory")?
+            .join(format!("task-{attempt}"));
+        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+        let place = Workplace { dir };
+        for f in files {
+            let bytes = f.bytes().map_err(|e| anyhow!("shipped file {e}"))?;
+            let path = place.dir.join(&f.name);
+            std::fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
+            if f.executable {
+                use std::os::unix::fs::PermissionsExt as _;
+                std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
+                    .with_context(|| format!("making {} executable", path.display()))?;
+            }
+        }
+        Ok(place)
+    }
+
+    /// `command` run here ([`run_command`]), with this directory first on its `PATH`.
+    fn run(
+        &self,
+        what: &str,
+        command: &str,
+        env: &[(String, String)],
+        stdin: &[u8],
+    ) -> Result<Vec<u8>> {
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let path = std::env::join_paths(
+            std::iter::once(self.dir.clone()).chain(std::env::split_paths(&path)),
+        )
+        .context("the commands' PATH")?;
+        run_command(what, command, (env, &self.dir, &path), stdin)
+    }
+}
+
+impl Drop for Workplace {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// What `sh` says with its exit code when it could not run a command, and what to do.
+fn exit_hint(code: i32) -> &'static str {
+    match code {
+        127 => {
+            " (sh's code for a command not found: ship a script with -file NAME, or name a \
+             program on the nodes' PATH)"
+        }
+        126 => {
+            " (sh's code for a command found but not executable: chmod +x the script before \
+             shipping it, or run it through its interpreter, e.g. python3 m.py)"
+        }
+        _ => "",
+    }
+}
+
+/// Runs `sh -c command` (Hadoop Streaming's mapper, combiner or reducer) in `dir` with `env`
+/// added to its environment and `path` as its `PATH`, and `stdin` as its input; its stdout.
+/// Its stderr goes on to this task's stderr (the container's log) as it is, and a command
+/// that exits non-zero is an error with its exit code and the last lines of its stderr.
 fn run_command(
     what: &str,
     command: &str,
-    env: &[(String, String)],
+    (env, dir, path): (&[(String, String)], &Path, &std::ffi::OsStr),
     stdin: &[u8],
 ) -> Result<Vec<u8>> {
     let mut child = Command::new("sh")
         .arg("-c")
         .arg(command)
+        .current_dir(dir)
+        .env("PATH", path)
         .envs(env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -515,7 +698,7 @@ fn run_command(
         status.code(),
         std::os::unix::process::ExitStatusExt::signal(&status),
     ) {
-        (Some(code), _) => format!("exited with code {code}"),
+        (Some(code), _) => format!("exited with code {code}{}", exit_hint(code)),
         (None, Some(signal)) => format!("was killed by signal {signal}"),
         _ => "ended abnormally".into(),
     };
@@ -787,13 +970,18 @@ fn reduce_task(
         kept_bytes = (kept_bytes as f64 * held) as u64;
         spec.app.reduce(population, &kept)
     } else if let AppSpec::Streaming {
-        reducer, cmdenv, ..
+        reducer,
+        cmdenv,
+        files,
+        ..
     } = &spec.app
     {
         // The command runs once over what was fetched (a cut while it runs is not heard yet).
         let (mut partial, stdin) = spec.app.reducer_input(population, &kept, &mut || false)?;
         if let Some(reducer) = reducer {
-            let stdout = run_command("reducer", reducer, cmdenv, &stdin)
+            let place = Workplace::new(&spec.attempt, files)?;
+            let stdout = place
+                .run("reducer", reducer, cmdenv, &stdin)
                 .with_context(|| format!("reduce {reduce}"))?;
             (partial.output, partial.output_lines) = streaming::output_lines(&stdout);
         }

@@ -288,13 +288,17 @@ async fn submit(
     // expires as any issued one does).
     let id = rm.with(|c, now| {
         rm.refuse_unsaved()?;
-        if let Some(input) = &s.job.input
-            && c.dataset(input).is_err()
-        {
-            return Err(field_error(
-                "job.input",
-                format!("no dataset {input} (`yard data ls` lists them)"),
-            ));
+        for (i, input) in s.job.inputs().into_iter().enumerate() {
+            if c.dataset(input).is_err() {
+                return Err(field_error(
+                    if i == 0 {
+                        "job.input"
+                    } else {
+                        "job.moreInputs"
+                    },
+                    format!("no dataset {input} (`yard data ls` lists them)"),
+                ));
+            }
         }
         Ok::<_, ApiError>(c.new_application(now, &user)?)
     })?;
