@@ -6,10 +6,11 @@
 //! only reports what the task could not: that it died (non-zero exit, signal).
 
 use std::io::{Read, Write as _};
+use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow, bail};
@@ -161,6 +162,29 @@ fn run_child(exe: &std::path::Path, task: &TaskSpec) -> Option<String> {
     }
 }
 
+/// The process group of the streaming command this attempt runs now (0: none): a kill
+/// from the master reaches it, not only this process (`killed`).
+static COMMAND_GROUP: AtomicI32 = AtomicI32::new(0);
+
+/// The master killed this attempt: its running command's process group goes too (a
+/// container outlives its attempts, so an orphaned mapper would go on holding it), then
+/// this process ends.
+fn killed() -> ! {
+    stop_command();
+    std::process::exit(KILLED_EXIT)
+}
+
+/// Ends the running streaming command's process group, if one runs.
+fn stop_command() {
+    let group = COMMAND_GROUP.load(Ordering::SeqCst);
+    if group > 0 {
+        let _ = nix::sys::signal::killpg(
+            nix::unistd::Pid::from_raw(group),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+    }
+}
+
 /// Progress shared with the reporting thread, as f64 bits; and whether the master's deadline
 /// guard cut this attempt (a reduce then answers from what it has folded in).
 #[derive(Clone)]
@@ -214,7 +238,7 @@ pub fn task() -> Result<()> {
                 match post::<Reply>(&http, &url, &body) {
                     Ok(r) if r.kill => {
                         eprintln!("task: killed by the master");
-                        std::process::exit(KILLED_EXIT);
+                        killed();
                     }
                     Ok(r) if r.cut && !progress.is_cut() => {
                         eprintln!("task: the deadline guard: answering from what is folded in");
@@ -269,7 +293,7 @@ pub fn task() -> Result<()> {
     };
     let reply: Reply = post(&http, &format!("{base}/done"), &done)?;
     if reply.kill {
-        std::process::exit(KILLED_EXIT);
+        killed();
     }
     Ok(())
 }
@@ -584,9 +608,12 @@ struct Workplace {
 
 impl Workplace {
     fn new(attempt: &str, files: &[streaming::ShippedFile]) -> Result<Workplace> {
-        let dir = std::env::current_dir()
-            .context("the task's working directory")?
-            .join(format!("task-{attempt}"));
+        let here = std::env::current_dir().context("the task's working directory")?;
+        Workplace::under(&here, attempt, files)
+    }
+
+    fn under(base: &Path, attempt: &str, files: &[streaming::ShippedFile]) -> Result<Workplace> {
+        let dir = base.join(format!("task-{attempt}"));
         std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
         let place = Workplace { dir };
         for f in files {
@@ -659,8 +686,11 @@ fn run_command(
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
+        // A group of its own, which a kill of the attempt ends whole (`killed`).
+        .process_group(0)
         .spawn()
         .with_context(|| format!("cannot start the {what} `{command}` with sh"))?;
+    COMMAND_GROUP.store(child.id() as i32, Ordering::SeqCst);
     // Fed from a thread: a command that writes before it has read all of its input would
     // otherwise block on a full pipe while this waits to write.
     let mut input = child.stdin.take().expect("a piped stdin");
@@ -683,9 +713,9 @@ fn run_command(
         .expect("a piped stdout")
         .read_to_end(&mut stdout)
         .with_context(|| format!("reading the {what}'s stdout"))?;
-    let status = child
-        .wait()
-        .with_context(|| format!("waiting for the {what}"))?;
+    let status = child.wait();
+    COMMAND_GROUP.store(0, Ordering::SeqCst);
+    let status = status.with_context(|| format!("waiting for the {what}"))?;
     let _ = feeder.join();
     let stderr = tail.join().unwrap_or_default();
     if status.success() {
@@ -848,7 +878,7 @@ fn reduce_task(
         let outputs: Outputs = post(http, &format!("{base}/outputs"), &json!({ "from": seen }))?;
         waited += asked.elapsed();
         if outputs.kill {
-            std::process::exit(KILLED_EXIT);
+            killed();
         }
         seen += outputs.outputs.len();
         let mut todo: Vec<OutputRef> = Vec::new();
@@ -904,7 +934,7 @@ fn reduce_task(
                             &json!({ "output": o.output, "node": o.node, "reason": format!("{e:#}") }),
                         )?;
                         if reply.kill {
-                            std::process::exit(KILLED_EXIT);
+                            killed();
                         }
                         missing.insert(o.split.index);
                         reported = true;
@@ -938,7 +968,7 @@ fn reduce_task(
     );
     let reply: Reply = post(http, &format!("{base}/ready"), &json!({ "bytes": bytes }))?;
     if reply.kill {
-        std::process::exit(KILLED_EXIT);
+        killed();
     }
     if reply.cut {
         progress.cut();
@@ -1171,6 +1201,53 @@ mod tests {
         let heads = heads.lock().unwrap();
         assert_eq!(heads.len(), 1);
         assert!(!heads[0].contains("authorization"), "{heads:?}");
+    }
+
+    #[test]
+    fn a_kill_ends_the_command_s_whole_process_group() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let running = std::thread::spawn({
+            let dir = dir.path().to_owned();
+            move || {
+                let started = Instant::now();
+                // The background sleep holds stdout open: were only sh killed, the read
+                // would wait for it.
+                let out = run_command("mapper", "sleep 1000 & wait", (&[], &dir, &path), b"");
+                (out, started.elapsed())
+            }
+        });
+        while COMMAND_GROUP.load(Ordering::SeqCst) == 0 {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        stop_command();
+        let (out, took) = running.join().unwrap();
+        let err = format!("{:#}", out.unwrap_err());
+        assert!(err.contains("was killed by signal 9"), "{err}");
+        assert!(took < Duration::from_secs(500), "{took:?}");
+        assert_eq!(COMMAND_GROUP.load(Ordering::SeqCst), 0);
+    }
+
+    #[test]
+    fn a_shipped_file_is_in_the_attempt_s_directory_and_on_its_path() {
+        let f = streaming::ShippedFile::new("hello.sh", b"#!/bin/sh\necho hi $1\n", true);
+        let base = tempfile::tempdir().unwrap();
+        let place = Workplace::under(base.path(), "m-test-1", &[f]).unwrap();
+        let out = place.run("mapper", "hello.sh there", &[], b"").unwrap();
+        assert_eq!(out, b"hi there\n");
+        let err = format!(
+            "{:#}",
+            place
+                .run("mapper", "nowhere-to-be-found", &[], b"")
+                .unwrap_err()
+        );
+        assert!(
+            err.contains("code 127 (sh's code for a command not found"),
+            "{err}"
+        );
+        let dir = place.dir.clone();
+        drop(place);
+        assert!(!dir.exists());
     }
 
     #[test]
