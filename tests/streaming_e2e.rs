@@ -210,7 +210,10 @@ fn diagnostics_of(c: &Cluster, app: &Value) -> String {
         .unwrap()
         .json()
         .unwrap();
-    report["app"]["diagnostics"].as_str().unwrap().to_owned()
+    let diagnostics = report["app"]["diagnostics"].as_str().unwrap().to_owned();
+    // The job's own view (yard streaming --json prints it) says the same.
+    assert_eq!(app["app"]["diagnostics"], diagnostics.as_str(), "{app}");
+    diagnostics
 }
 
 /// `text` put as dataset `name` in blocks of `block` (a line longer than a block is cut

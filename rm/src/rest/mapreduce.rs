@@ -435,6 +435,7 @@ fn job_view(a: &AppInfo, now_ms: i64) -> JobView {
         queue: a.queue.clone(),
         state: a.lifecycle.state,
         final_status: a.lifecycle.final_status,
+        diagnostics: a.lifecycle.diagnostics.clone(),
         submitted_ms: a.submitted_ms,
         deadline_ms: a.deadline,
         ms_to_deadline: a.deadline.map(|d| d.epoch_ms() - now_ms),
