@@ -203,14 +203,7 @@ fn streaming(c: &Cluster, dir: &std::path::Path, args: &[&str]) -> (i32, Value, 
 
 /// The diagnostics of the application `app` (`yard streaming --json`'s) at the rm.
 fn diagnostics_of(c: &Cluster, app: &Value) -> String {
-    let id = app["app"]["id"].as_str().unwrap();
-    let report: Value = admin_client(&c.url)
-        .get(format!("{}/ws/v1/cluster/apps/{id}", c.url))
-        .send()
-        .unwrap()
-        .json()
-        .unwrap();
-    let diagnostics = report["app"]["diagnostics"].as_str().unwrap().to_owned();
+    let diagnostics = app_diagnostics(&c.url, app["app"]["id"].as_str().unwrap());
     // The job's own view (yard streaming --json prints it) says the same.
     assert_eq!(app["app"]["diagnostics"], diagnostics.as_str(), "{app}");
     diagnostics
@@ -221,19 +214,25 @@ fn diagnostics_of(c: &Cluster, app: &Value) -> String {
 fn put_text(c: &Cluster, dir: &std::path::Path, name: &str, text: &str, block: &str) {
     let file = dir.join(format!("{name}.txt"));
     std::fs::write(&file, text).unwrap();
-    let (code, _, err) = yard(&[
-        "data",
-        "put",
-        name,
-        file.to_str().unwrap(),
-        "--block-size",
-        block,
-        "--replication",
-        "2",
-        "--rm",
-        &c.url,
-    ]);
-    assert_eq!(code, 0, "{err}");
+    put_file(&c.url, &file, name, block, 2);
+}
+
+/// The diagnostics of a streaming job over `short` whose `mapper` fails, each map given
+/// `attempts`: it exits 1.
+fn failed_mapper(
+    c: &Cluster,
+    dir: &std::path::Path,
+    mapper: &str,
+    attempts: u32,
+) -> (Value, String) {
+    let attempts = format!("mapreduce.map.maxattempts={attempts}");
+    let args = [
+        "-input", "short", "-mapper", mapper, "-D", &attempts, "--policy", "full",
+    ];
+    let (code, app, err) = streaming(c, dir, &args);
+    assert_eq!(code, 1, "{err}");
+    let diagnostics = diagnostics_of(c, &app);
+    (app, diagnostics)
 }
 
 #[test]
@@ -354,22 +353,7 @@ fn hadoop_s_options_shipped_scripts_combiners_key_fields_and_failures_as_a_user_
 
     // Malformed records: a key that is not UTF-8 fails the map, once (maxattempts 1), the
     // reason in the diagnostics.
-    let (code, app, err) = streaming(
-        &c,
-        &tmp,
-        &[
-            "-input",
-            "short",
-            "-mapper",
-            r"printf 'ok\t1\n\377\376\t2\n'",
-            "-D",
-            "mapreduce.map.maxattempts=1",
-            "--policy",
-            "full",
-        ],
-    );
-    assert_eq!(code, 1, "{err}");
-    let diagnostics = diagnostics_of(&c, &app);
+    let (_, diagnostics) = failed_mapper(&c, &tmp, r"printf 'ok\t1\n\377\376\t2\n'", 1);
     assert!(
         diagnostics.contains("the mapper wrote a malformed record on its output line 2")
             && diagnostics.contains("not valid UTF-8")
@@ -377,22 +361,7 @@ fn hadoop_s_options_shipped_scripts_combiners_key_fields_and_failures_as_a_user_
         "{diagnostics}"
     );
     // A command that is nowhere: sh's 127, explained.
-    let (code, app, err) = streaming(
-        &c,
-        &tmp,
-        &[
-            "-input",
-            "short",
-            "-mapper",
-            "no-such-mapper",
-            "-D",
-            "mapreduce.map.maxattempts=2",
-            "--policy",
-            "full",
-        ],
-    );
-    assert_eq!(code, 1, "{err}");
-    let diagnostics = diagnostics_of(&c, &app);
+    let (app, diagnostics) = failed_mapper(&c, &tmp, "no-such-mapper", 2);
     assert!(
         diagnostics.contains("exited with code 127 (sh's code for a command not found")
             && diagnostics.contains("no-such-mapper")

@@ -855,7 +855,7 @@ mod tests {
         ))
         .unwrap();
         assert_eq!(j.inputs(), ["a", "b", "c"]);
-        assert_eq!(j.files, [file.clone()]);
+        assert_eq!(j.files, std::slice::from_ref(&file));
         assert_eq!(
             (j.map_max_attempts, j.reduce_max_attempts),
             (Some(1), Some(2))

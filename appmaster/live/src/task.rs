@@ -335,14 +335,7 @@ fn read_block(
         }
     }
     for node in &block.replicas {
-        let url = format!(
-            "http://{node}/ws/v1/node/blocks/{}/{}",
-            block.dataset, block.block
-        );
-        let copy = authorized(http.get(&url), token)
-            .send()
-            .and_then(|r| r.error_for_status())
-            .map_err(anyhow::Error::from)
+        let copy = get_replica(http, node, block, token)
             .and_then(|r| {
                 let size = r.content_length();
                 read_hashing(r, size).map_err(anyhow::Error::from)
@@ -364,6 +357,23 @@ fn read_block(
         failures.len(),
         failures.join("; ")
     )
+}
+
+/// The replica of `block` at `node` (`host:port`), asked for with the job token; its body
+/// is read as it streams.
+fn get_replica(
+    http: &reqwest::blocking::Client,
+    node: &str,
+    block: &BlockRef,
+    token: Option<&str>,
+) -> Result<reqwest::blocking::Response> {
+    let url = format!(
+        "http://{node}/ws/v1/node/blocks/{}/{}",
+        block.dataset, block.block
+    );
+    Ok(authorized(http.get(&url), token)
+        .send()
+        .and_then(|r| r.error_for_status())?)
 }
 
 /// A copy of block `name` read whole from `replica`, as (bytes, digest): its bytes if the
@@ -457,14 +467,7 @@ fn read_first_line(
         },
     }
     for node in &block.replicas {
-        let url = format!(
-            "http://{node}/ws/v1/node/blocks/{}/{}",
-            block.dataset, block.block
-        );
-        let read = authorized(http.get(&url), token)
-            .send()
-            .and_then(|r| r.error_for_status())
-            .map_err(anyhow::Error::from)
+        let read = get_replica(http, node, block, token)
             .and_then(|r| through_newline(r).map_err(anyhow::Error::from));
         match read {
             Ok(bytes) => return Ok(bytes),

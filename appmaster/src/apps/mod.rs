@@ -572,7 +572,7 @@ impl AppSpec {
         input: &[u8],
         stdout: &[u8],
         reduces: u32,
-        combine: &mut dyn FnMut(u32, &[u8]) -> Result<Vec<u8>, String>,
+        combine: &mut streaming::Combine<'_>,
     ) -> Result<MapOutput, AppError> {
         let AppSpec::Streaming {
             reducer,

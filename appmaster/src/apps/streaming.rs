@@ -326,6 +326,10 @@ pub fn output_lines(stdout: &[u8]) -> (Vec<String>, u64) {
     (kept, count_lines(stdout))
 }
 
+/// Runs a streaming job's combiner over partition `p`'s records (its stdin): its stdout,
+/// or why it failed.
+pub type Combine<'a> = dyn FnMut(u32, &[u8]) -> Result<Vec<u8>, String> + 'a;
+
 /// One partition's records, `(key, value)`, sorted by key (stably: a key's values in the
 /// order written).
 pub type Records<'a> = Vec<(&'a str, &'a [u8])>;
@@ -832,7 +836,7 @@ mod tests {
     fn shipped_files_are_plain_distinct_and_capped() {
         let f = ShippedFile::new("m.py", b"print(1)\n", true);
         assert_eq!(f.bytes().unwrap(), b"print(1)\n");
-        assert!(check_files(&[f.clone()]).is_ok());
+        assert!(check_files(std::slice::from_ref(&f)).is_ok());
         assert!(
             check_files(&[f.clone(), f.clone()])
                 .unwrap_err()
