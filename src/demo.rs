@@ -198,6 +198,7 @@ fn run(args: &DemoArgs, dir: &Path) -> Result<()> {
         max_containers: None,
         shared_scan: false,
         output: None,
+        more: Default::default(),
     };
     let owner = ("demo", "default", None);
     let patience = Duration::from_secs(600);

@@ -11,7 +11,7 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 use yard_appmaster::policy::PolicyKind;
-use yard_appmaster::submission::MapReduceJob;
+use yard_appmaster::submission::{FILES_CAP, MapReduceJob, ShippedFile};
 use yard_wire::deadline::Deadline;
 use yard_wire::jobs::{JobView, ProgressView};
 use yard_wire::views::FinalApplicationStatus;
@@ -91,6 +91,65 @@ pub(crate) struct JobArgs {
     /// refused before anything runs.
     #[arg(long, value_name = "NAME")]
     pub(crate) output: Option<String>,
+    #[command(flatten)]
+    pub(crate) more: MoreJobArgs,
+}
+
+/// A job's settings beyond the built-in apps' (`yard streaming` sets them from Hadoop's
+/// options; the demo leaves them out).
+#[derive(Args, Clone, Debug, Default)]
+pub(crate) struct MoreJobArgs {
+    /// Another dataset to read after --input (repeat): its blocks are maps too.
+    #[arg(long = "more-input", value_name = "NAME")]
+    pub(crate) more_inputs: Vec<String>,
+    /// Streaming: a file placed in each task's working directory (repeat), at most 64 KiB
+    /// with the others; an executable file stays executable.
+    #[arg(long = "file", value_name = "PATH")]
+    pub(crate) files: Vec<std::path::PathBuf>,
+    /// Attempts a map may take before the job fails [default: 4, Hadoop's].
+    #[arg(long, value_name = "N")]
+    pub(crate) map_max_attempts: Option<u32>,
+    /// Attempts a reduce may take before the job fails [default: 4, Hadoop's].
+    #[arg(long, value_name = "N")]
+    pub(crate) reduce_max_attempts: Option<u32>,
+}
+
+impl MoreJobArgs {
+    /// Sets them on `job`, reading the files: one that cannot be read is bad input naming it.
+    fn apply(&self, job: &mut MapReduceJob) -> Result<()> {
+        use std::os::unix::fs::PermissionsExt as _;
+        job.more_inputs.clone_from(&self.more_inputs);
+        job.map_max_attempts = self.map_max_attempts;
+        job.reduce_max_attempts = self.reduce_max_attempts;
+        let mut total = 0u64;
+        for path in &self.files {
+            let shown = path.display();
+            let meta = std::fs::metadata(path)
+                .map_err(|e| BadInput(format!("--file {shown}: cannot read it: {e}")))?;
+            if !meta.is_file() {
+                return Err(BadInput(format!("--file {shown}: not a file")).into());
+            }
+            // Checked before it is read: a large file is refused, not loaded.
+            total += meta.len();
+            if total > FILES_CAP as u64 {
+                return Err(BadInput(format!(
+                    "--file {shown}: the shipped files hold {total} bytes so far; the cap is \
+                     {FILES_CAP} bytes together (they travel in the job): put data in a \
+                     dataset (`yard data put`) instead"
+                ))
+                .into());
+            }
+            let bytes = std::fs::read(path)
+                .map_err(|e| BadInput(format!("--file {shown}: cannot read it: {e}")))?;
+            let name = path
+                .file_name()
+                .ok_or_else(|| BadInput(format!("--file {shown}: names no file")))?
+                .to_string_lossy();
+            let executable = meta.permissions().mode() & 0o111 != 0;
+            job.files.push(ShippedFile::new(&name, &bytes, executable));
+        }
+        Ok(())
+    }
 }
 
 /// `'…'` quoting for `/bin/sh -c`, which the rm runs a master's command under.
@@ -101,8 +160,11 @@ pub(crate) fn sh_quote(arg: &str) -> String {
 /// `mapSeconds` → `--map-seconds`: a job's JSON field as this command's flag.
 fn flag_of(field: &str) -> String {
     let field = field.strip_prefix("job.").unwrap_or(field);
-    if field == "params" {
-        return "--param".into();
+    match field {
+        "params" => return "--param".into(),
+        "moreInputs" => return "--more-input".into(),
+        "files" => return "--file".into(),
+        _ => {}
     }
     let mut flag = String::from("--");
     for c in field.chars() {
@@ -136,6 +198,7 @@ impl JobArgs {
         job.max_containers = self.max_containers;
         job.shared_scan = self.shared_scan;
         job.output = self.output.clone();
+        self.more.apply(&mut job)?;
         if let (true, Some(trace)) = (app == "synthetic", &self.trace) {
             // The master reads the trace too: it must be readable and hold the job. The rm
             // needs its whole path (the master runs in its container's directory).

@@ -1,8 +1,12 @@
 //! Hadoop Streaming on a live cluster (127.0.0.1): a word count whose mapper and reducer are
 //! the user's own `sh`/`awk` commands, submitted over REST, equals the words counted directly;
-//! a mapper that fails fails the job with its exit code and stderr in the diagnostics.
+//! a mapper that fails fails the job with its exit code and stderr in the diagnostics. With
+//! Hadoop's options: a shipped Python mapper over two inputs whose lines cross blocks, map
+//! only (every line once, no reduce started); a combiner, key fields and KeyFieldBasedPartitioner;
+//! malformed records, a missing command and bad options as the user sees them.
 
 use std::collections::HashMap;
+use std::os::unix::fs::PermissionsExt as _;
 
 use serde_json::{Value, json};
 
@@ -145,13 +149,13 @@ fn a_streaming_word_count_equals_the_words_counted_and_a_failing_mapper_says_why
         "streaming",
         "-input",
         "books",
-        "-combiner",
-        "cat",
+        "-inputformat",
+        "x",
         "--rm",
         &c.url,
     ]);
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("unknown option -combiner"), "{err}");
+    assert!(err.contains("unknown option -inputformat"), "{err}");
 
     let (done, _) = run_streaming(
         &http,
@@ -174,6 +178,234 @@ fn a_streaming_word_count_equals_the_words_counted_and_a_failing_mapper_says_why
         "{diagnostics}\n{}",
         master_log(&tmp, id)
     );
+    drop(c);
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// `yard streaming ARGS --rm URL --json`: the exit code, the app's JSON (`Null` when it
+/// printed none) and stderr.
+fn streaming(c: &Cluster, dir: &std::path::Path, args: &[&str]) -> (i32, Value, String) {
+    let mut all = vec!["streaming"];
+    all.extend(args);
+    all.extend(["--json", "--rm", &c.url]);
+    // In `dir`, where the shipped scripts are, as the user's shell would be.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_yard"))
+        .args(&all)
+        .current_dir(dir)
+        .env("YARD_HOME", yard_home())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let json = serde_json::from_str(&stdout).unwrap_or(Value::Null);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out.status.code().unwrap_or(-1), json, err)
+}
+
+/// The diagnostics of the application `app` (`yard streaming --json`'s) at the rm.
+fn diagnostics_of(c: &Cluster, app: &Value) -> String {
+    let diagnostics = app_diagnostics(&c.url, app["app"]["id"].as_str().unwrap());
+    // The job's own view (yard streaming --json prints it) says the same.
+    assert_eq!(app["app"]["diagnostics"], diagnostics.as_str(), "{app}");
+    diagnostics
+}
+
+/// `text` put as dataset `name` in blocks of `block` (a line longer than a block is cut
+/// where the block ends, so lines cross blocks).
+fn put_text(c: &Cluster, dir: &std::path::Path, name: &str, text: &str, block: &str) {
+    let file = dir.join(format!("{name}.txt"));
+    std::fs::write(&file, text).unwrap();
+    put_file(&c.url, &file, name, block, 2);
+}
+
+/// The diagnostics of a streaming job over `short` whose `mapper` fails, each map given
+/// `attempts`: it exits 1.
+fn failed_mapper(
+    c: &Cluster,
+    dir: &std::path::Path,
+    mapper: &str,
+    attempts: u32,
+) -> (Value, String) {
+    let attempts = format!("mapreduce.map.maxattempts={attempts}");
+    let args = [
+        "-input", "short", "-mapper", mapper, "-D", &attempts, "--policy", "full",
+    ];
+    let (code, app, err) = streaming(c, dir, &args);
+    assert_eq!(code, 1, "{err}");
+    let diagnostics = diagnostics_of(c, &app);
+    (app, diagnostics)
+}
+
+#[test]
+fn hadoop_s_options_shipped_scripts_combiners_key_fields_and_failures_as_a_user_sees_them() {
+    let tmp = work_dir("yard-streaming-options");
+    let c = cluster(&tmp);
+    // Lines up to 2.5 blocks long, cut by `yard data put` wherever a block ends; a second,
+    // short input.
+    let long: String = (0..40)
+        .map(|i| match i % 6 {
+            0 => format!("{i} {}\n", "x".repeat(2500 + i * 13)),
+            _ => format!("{i} short\n"),
+        })
+        .collect();
+    put_text(&c, &tmp, "long", &long, "1KiB");
+    let short: String = (0..15).map(|i| format!("s{i} tail\n")).collect();
+    put_text(&c, &tmp, "short", &short, "64B");
+
+    // A shipped Python mapper, map-only over both inputs: every line once, whole.
+    let script = tmp.join("m.py");
+    std::fs::write(
+        &script,
+        "import sys\nfor line in sys.stdin:\n    line = line.rstrip('\\n')\n    print('%d\\t%s' % (len(line), line[:12]))\n",
+    )
+    .unwrap();
+    let (code, app, err) = streaming(
+        &c,
+        &tmp,
+        &[
+            "-input",
+            "long",
+            "-input",
+            "short",
+            "-mapper",
+            "python3 m.py",
+            "-file",
+            "m.py",
+            "-reducer",
+            "NONE",
+            "--policy",
+            "full",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let app = &app["app"];
+    assert_eq!(app["processedFraction"], 1.0, "{app}");
+    let mut got: Vec<String> = app["answer"]["output"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap().to_owned())
+        .collect();
+    let mut want: Vec<String> = long
+        .lines()
+        .chain(short.lines())
+        .map(|l| format!("{}\t{}", l.len(), &l[..l.len().min(12)]))
+        .collect();
+    got.sort();
+    want.sort();
+    assert_eq!(got, want, "every line exactly once, whole");
+    let id = app["id"].as_str().unwrap();
+    let log = master_log(&tmp, id);
+    assert!(
+        !log.contains("reduce 0 launched"),
+        "a map-only job starts no reduce: {log}"
+    );
+
+    // A combiner whose output is what the reduces read ("c" + its sum), two-field keys
+    // (user.item), each user's keys on one reducer (-k1,1), three reduces.
+    let events: String = (0..300)
+        .map(|i| format!("u{} i{}\n", i % 7, i % 5))
+        .collect();
+    put_text(&c, &tmp, "events", &events, "512B");
+    let (code, app, err) = streaming(
+        &c,
+        &tmp,
+        &[
+            "-input",
+            "events",
+            "-mapper",
+            r#"awk '{ print $1 "." $2 ".1" }'"#,
+            "-combiner",
+            r#"awk -F '\t' '{ n[$1] += $2 } END { for (k in n) print k "\tc" n[k] }'"#,
+            "-reducer",
+            r#"awk -F '\t' '{ split($1, a, "."); n[a[1]] += substr($2, 2) } END { for (u in n) print u "\t" n[u] }'"#,
+            "-D",
+            "stream.map.output.field.separator=.",
+            "-D",
+            "stream.num.map.output.key.fields=2",
+            "-D",
+            "mapreduce.map.output.key.field.separator=.",
+            "-D",
+            "mapreduce.partition.keypartitioner.options=-k1,1",
+            "-partitioner",
+            "org.apache.hadoop.mapred.lib.KeyFieldBasedPartitioner",
+            "-D",
+            "mapreduce.job.reduces=3",
+            "--policy",
+            "full",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let app = &app["app"];
+    assert_eq!(app["spec"]["reduces"], 3, "{app}");
+    let mut users: Vec<String> = app["answer"]["output"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap().to_owned())
+        .collect();
+    users.sort();
+    // Each user once (all its keys met in one reducer), its events all counted (the
+    // combiner's "c" sums read back).
+    let want: Vec<String> = (0..7)
+        .map(|u| format!("u{u}\t{}", (0..300).filter(|i| i % 7 == u).count()))
+        .collect();
+    assert_eq!(users, want, "{app}");
+
+    // Malformed records: a key that is not UTF-8 fails the map, once (maxattempts 1), the
+    // reason in the diagnostics.
+    let (_, diagnostics) = failed_mapper(&c, &tmp, r"printf 'ok\t1\n\377\376\t2\n'", 1);
+    assert!(
+        diagnostics.contains("the mapper wrote a malformed record on its output line 2")
+            && diagnostics.contains("not valid UTF-8")
+            && diagnostics.contains("failed 1 times (the limit is 1)"),
+        "{diagnostics}"
+    );
+    // A command that is nowhere: sh's 127, explained.
+    let (app, diagnostics) = failed_mapper(&c, &tmp, "no-such-mapper", 2);
+    assert!(
+        diagnostics.contains("exited with code 127 (sh's code for a command not found")
+            && diagnostics.contains("no-such-mapper")
+            && diagnostics.contains("the limit is 2"),
+        "{diagnostics}"
+    );
+    let (code, out, _) = yard(&["app", app["app"]["id"].as_str().unwrap(), "--rm", &c.url]);
+    assert!(out.contains("code 127"), "{code}: {out}");
+
+    // Refused before submission, exit 2.
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o644)).unwrap();
+    for (args, says) in [
+        (
+            &["-input", "short", "-mapper", "m.py", "-file", "m.py"][..],
+            "not executable: chmod +x",
+        ),
+        (
+            &["-input", "short", "-mapper", "cat", "-file", "gone.py"][..],
+            "--file gone.py: cannot read it",
+        ),
+        (
+            &["-input", "short", "-mapper", "./gone.py"][..],
+            "add -file gone.py",
+        ),
+        (
+            &[
+                "-input",
+                "short",
+                "-mapper",
+                "cat",
+                "-D",
+                "mapreduce.job.queuename=q",
+            ][..],
+            "not a setting yard honours",
+        ),
+        (
+            &["-input", "short", "-mapper", "cat", "-input", "nothing"][..],
+            "no dataset nothing",
+        ),
+    ] {
+        let (code, _, err) = streaming(&c, &tmp, args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
     drop(c);
     let _ = std::fs::remove_dir_all(&tmp);
 }

@@ -13,6 +13,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use yard_wire::deadline::Deadline;
 
 use crate::apps::AppSpec;
+pub use crate::apps::streaming::{FILES_CAP, ShippedFile};
 use crate::policy::PolicyKind;
 
 /// The environment variable holding a MapReduce job's master's job, as submitted (JSON): the
@@ -43,6 +44,20 @@ pub struct MapReduceJob {
     /// The dataset to read (`yard data put`); every app but `synthetic` needs one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input: Option<String>,
+    /// Further datasets read after `input` (Hadoop's repeated `-input`): their blocks are
+    /// maps too, numbered on after `input`'s, and the processed fraction is over them all.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub more_inputs: Vec<String>,
+    /// `streaming` only: files placed in each task's working directory (Hadoop's `-file`),
+    /// at most [`FILES_CAP`] bytes together.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<ShippedFile>,
+    /// Attempts a map (a reduce) may take before the job fails (Hadoop's
+    /// `mapreduce.map.maxattempts`, `mapreduce.reduce.maxattempts`) [4].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub map_max_attempts: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reduce_max_attempts: Option<u32>,
     /// The application's parameters: `pattern` for grep; `field`, `k` for topk; `top`;
     /// `mapper`, `reducer`, `cmdenv` for streaming (Hadoop Streaming's options);
     /// `kind` for synthetic (its profile store kind, [`synthetic_kind`]).
@@ -167,6 +182,12 @@ fn policy_in<'de, D: Deserializer<'de>>(d: D) -> Result<PolicyKind, D::Error> {
 /// The most reduces a job may ask for: more is a typo, not a job.
 pub(crate) const MAX_REDUCES: u32 = 10_000;
 
+/// The most attempts `mapMaxAttempts` and `reduceMaxAttempts` may allow.
+pub const MAX_ATTEMPTS: u32 = 100;
+
+/// The most datasets `moreInputs` may name.
+pub const MAX_MORE_INPUTS: usize = 100;
+
 /// The most task containers `maxContainers` may name: more is a typo, not a cap.
 pub(crate) const MAX_CONTAINERS: u32 = 100_000;
 
@@ -180,6 +201,10 @@ impl MapReduceJob {
         MapReduceJob {
             app: app.into(),
             input: input.map(Into::into),
+            more_inputs: Vec::new(),
+            files: Vec::new(),
+            map_max_attempts: None,
+            reduce_max_attempts: None,
             params: BTreeMap::new(),
             policy: default_policy(),
             reduces: default_reduces(),
@@ -342,6 +367,58 @@ impl MapReduceJob {
                      dart (by its deadline, from the blocks read): give one of those, without \
                      sampleOnly",
                 ));
+            }
+        }
+        for (field, n) in [
+            ("mapMaxAttempts", self.map_max_attempts),
+            ("reduceMaxAttempts", self.reduce_max_attempts),
+        ] {
+            if let Some(n) = n
+                && !(1..=MAX_ATTEMPTS).contains(&n)
+            {
+                return Err(problem(
+                    field,
+                    format!("{n} is outside 1 to {MAX_ATTEMPTS} (leave it out for 4, Hadoop's)"),
+                ));
+            }
+        }
+        if !self.files.is_empty() {
+            if self.app != "streaming" {
+                return Err(problem(
+                    "files",
+                    format!("only streaming jobs ship files, not {}", self.app),
+                ));
+            }
+            crate::apps::streaming::check_files(&self.files).map_err(|e| problem("files", e))?;
+        }
+        if !self.more_inputs.is_empty() {
+            if self.shared_scan {
+                return Err(problem(
+                    "moreInputs",
+                    "a shared scan reads one dataset: leave moreInputs out",
+                ));
+            }
+            if self.app == "synthetic" {
+                return Err(problem("moreInputs", "synthetic jobs read no dataset"));
+            }
+            if self.more_inputs.len() > MAX_MORE_INPUTS {
+                return Err(problem(
+                    "moreInputs",
+                    format!(
+                        "{} datasets; at most {MAX_MORE_INPUTS}",
+                        self.more_inputs.len()
+                    ),
+                ));
+            }
+            let mut seen: Vec<&str> = self.input.iter().map(String::as_str).collect();
+            for name in &self.more_inputs {
+                if name.is_empty() || seen.contains(&name.as_str()) {
+                    return Err(problem(
+                        "moreInputs",
+                        format!("{name:?}: name each dataset once (and input not again)"),
+                    ));
+                }
+                seen.push(name);
             }
         }
         if let Some(n) = self.max_containers
@@ -548,6 +625,15 @@ impl MapReduceJob {
             }
         }
         Ok(())
+    }
+
+    /// Every dataset the job reads, in map order: `input`, then `moreInputs`.
+    pub fn inputs(&self) -> Vec<&str> {
+        self.input
+            .iter()
+            .chain(&self.more_inputs)
+            .map(String::as_str)
+            .collect()
     }
 
     /// The application's parameters as `key=value`, in key order ([`AppSpec::parse`],
@@ -826,6 +912,61 @@ mod tests {
                 .unwrap()
                 .contains("sharedScan")
         );
+    }
+
+    #[test]
+    fn a_streaming_job_ships_files_reads_several_inputs_and_limits_its_attempts() {
+        let file = ShippedFile::new("m.py", b"print(1)\n", true);
+        let j = job(&format!(
+            r#"{{"app": "streaming", "input": "a", "moreInputs": ["b", "c"],
+                "params": {{"mapper": "python3 m.py"}}, "files": [{}],
+                "mapMaxAttempts": 1, "reduceMaxAttempts": 2}}"#,
+            serde_json::to_string(&file).unwrap()
+        ))
+        .unwrap();
+        assert_eq!(j.inputs(), ["a", "b", "c"]);
+        assert_eq!(j.files, std::slice::from_ref(&file));
+        assert_eq!(
+            (j.map_max_attempts, j.reduce_max_attempts),
+            (Some(1), Some(2))
+        );
+        let again: MapReduceJob =
+            serde_json::from_value(serde_json::to_value(&j).unwrap()).unwrap();
+        assert_eq!(again, j);
+        let file = serde_json::to_string(&file).unwrap();
+        for (json, field) in [
+            (
+                format!(r#"{{"app": "wordcount", "input": "a", "files": [{file}]}}"#),
+                "files",
+            ),
+            (
+                r#"{"app": "streaming", "input": "a", "params": {"mapper": "cat"},
+                    "files": [{"name": "x", "contentBase64": "%%"}]}"#
+                    .into(),
+                "files",
+            ),
+            (
+                r#"{"app": "wordcount", "input": "a", "moreInputs": ["a"]}"#.into(),
+                "moreInputs",
+            ),
+            (
+                r#"{"app": "wordcount", "input": "a", "moreInputs": ["b"], "policy": "full",
+                    "sharedScan": true}"#
+                    .into(),
+                "moreInputs",
+            ),
+            (
+                r#"{"app": "wordcount", "input": "a", "mapMaxAttempts": 0}"#.into(),
+                "mapMaxAttempts",
+            ),
+            (
+                r#"{"app": "wordcount", "input": "a", "reduceMaxAttempts": 101}"#.into(),
+                "reduceMaxAttempts",
+            ),
+        ] {
+            let err = job(&json).expect_err(&json);
+            assert!(err.starts_with(&format!("{field}: ")), "{json}: {err}");
+        }
     }
 
     #[test]

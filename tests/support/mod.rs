@@ -322,6 +322,12 @@ pub fn put_dataset(
         file.to_str().unwrap(),
     ]);
     assert_eq!(code, 0, "{err}");
+    put_file(url, &file, name, block, replication);
+    file
+}
+
+/// `yard data put NAME FILE` in blocks of `block` with `replication` copies.
+pub fn put_file(url: &str, file: &Path, name: &str, block: &str, replication: u32) {
     let (code, _, err) = yard(&[
         "data",
         "put",
@@ -335,7 +341,17 @@ pub fn put_dataset(
         url,
     ]);
     assert_eq!(code, 0, "{err}");
-    file
+}
+
+/// The diagnostics of application `id`, as the rm's cluster app view says them.
+pub fn app_diagnostics(rm_url: &str, id: &str) -> String {
+    let report: Value = admin_client(rm_url)
+        .get(format!("{rm_url}/ws/v1/cluster/apps/{id}"))
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    report["app"]["diagnostics"].as_str().unwrap().to_owned()
 }
 
 /// The processes of a local cluster in `dir`: those whose command line names it (the rm, the

@@ -22,6 +22,10 @@ pub struct JobView {
     pub queue: String,
     pub state: YarnApplicationState,
     pub final_status: FinalApplicationStatus,
+    /// Why the job ended as it did, as YARN's application diagnostics (a failed task's
+    /// command, its exit code and the last lines of its stderr); empty while there is none.
+    #[serde(default)]
+    pub diagnostics: String,
     pub submitted_ms: i64,
     /// `null` without a deadline.
     #[cfg_attr(feature = "openapi", schema(required = true, value_type = Option<i64>))]

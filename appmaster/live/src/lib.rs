@@ -84,6 +84,10 @@ pub(crate) enum Work {
         output: String,
         /// The dataset block to read; `None` for a synthetic map, which reads nothing.
         block: Option<BlockRef>,
+        /// A streaming map reads its block's lines by LineRecordReader's rule; `None` for
+        /// the others, which read the block as it is (`yard data put` cuts at newlines).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        lines: Option<Lines>,
     },
     #[serde(rename_all = "camelCase")]
     Reduce { reduce: u32, population: Population },
@@ -95,6 +99,19 @@ pub(crate) enum Work {
         block: BlockRef,
         riders: Vec<ScanRider>,
     },
+}
+
+/// Where a streaming map's lines end (`yard_appmaster::apps::streaming::owned_lines`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(crate) struct Lines {
+    /// Its block is its dataset's first: it owns its first line.
+    pub first: bool,
+    /// The dataset's blocks after it, in order (at most `LINE_BLOCKS_CAP`): its last line
+    /// ends in the first of them that holds a `\n`.
+    pub after: Vec<BlockRef>,
+    /// The dataset has blocks after `after`.
+    pub more: bool,
 }
 
 /// A job riding a shared scan's read: its map function, its reduces, where its output goes.

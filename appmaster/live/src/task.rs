@@ -6,10 +6,11 @@
 //! only reports what the task could not: that it died (non-zero exit, signal).
 
 use std::io::{Read, Write as _};
+use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow, bail};
@@ -161,6 +162,29 @@ fn run_child(exe: &std::path::Path, task: &TaskSpec) -> Option<String> {
     }
 }
 
+/// The process group of the streaming command this attempt runs now (0: none): a kill
+/// from the master reaches it, not only this process (`killed`).
+static COMMAND_GROUP: AtomicI32 = AtomicI32::new(0);
+
+/// The master killed this attempt: its running command's process group goes too (a
+/// container outlives its attempts, so an orphaned mapper would go on holding it), then
+/// this process ends.
+fn killed() -> ! {
+    stop_command();
+    std::process::exit(KILLED_EXIT)
+}
+
+/// Ends the running streaming command's process group, if one runs.
+fn stop_command() {
+    let group = COMMAND_GROUP.load(Ordering::SeqCst);
+    if group > 0 {
+        let _ = nix::sys::signal::killpg(
+            nix::unistd::Pid::from_raw(group),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+    }
+}
+
 /// Progress shared with the reporting thread, as f64 bits; and whether the master's deadline
 /// guard cut this attempt (a reduce then answers from what it has folded in).
 #[derive(Clone)]
@@ -214,7 +238,7 @@ pub fn task() -> Result<()> {
                 match post::<Reply>(&http, &url, &body) {
                     Ok(r) if r.kill => {
                         eprintln!("task: killed by the master");
-                        std::process::exit(KILLED_EXIT);
+                        killed();
                     }
                     Ok(r) if r.cut && !progress.is_cut() => {
                         eprintln!("task: the deadline guard: answering from what is folded in");
@@ -233,7 +257,15 @@ pub fn task() -> Result<()> {
             split,
             output,
             block,
-        } => map(&spec, &http, *split, output, block.as_ref(), &progress),
+            lines,
+        } => map(
+            &spec,
+            &http,
+            *split,
+            output,
+            (block.as_ref(), lines.as_ref()),
+            &progress,
+        ),
         Work::Reduce { reduce, population } => {
             reduce_task(&spec, &http, &base, *reduce, *population, &progress)
         }
@@ -261,7 +293,7 @@ pub fn task() -> Result<()> {
     };
     let reply: Reply = post(&http, &format!("{base}/done"), &done)?;
     if reply.kill {
-        std::process::exit(KILLED_EXIT);
+        killed();
     }
     Ok(())
 }
@@ -303,14 +335,7 @@ fn read_block(
         }
     }
     for node in &block.replicas {
-        let url = format!(
-            "http://{node}/ws/v1/node/blocks/{}/{}",
-            block.dataset, block.block
-        );
-        let copy = authorized(http.get(&url), token)
-            .send()
-            .and_then(|r| r.error_for_status())
-            .map_err(anyhow::Error::from)
+        let copy = get_replica(http, node, block, token)
             .and_then(|r| {
                 let size = r.content_length();
                 read_hashing(r, size).map_err(anyhow::Error::from)
@@ -332,6 +357,23 @@ fn read_block(
         failures.len(),
         failures.join("; ")
     )
+}
+
+/// The replica of `block` at `node` (`host:port`), asked for with the job token; its body
+/// is read as it streams.
+fn get_replica(
+    http: &reqwest::blocking::Client,
+    node: &str,
+    block: &BlockRef,
+    token: Option<&str>,
+) -> Result<reqwest::blocking::Response> {
+    let url = format!(
+        "http://{node}/ws/v1/node/blocks/{}/{}",
+        block.dataset, block.block
+    );
+    Ok(authorized(http.get(&url), token)
+        .send()
+        .and_then(|r| r.error_for_status())?)
 }
 
 /// A copy of block `name` read whole from `replica`, as (bytes, digest): its bytes if the
@@ -388,22 +430,108 @@ fn hold(seconds: f64, progress: &Progress) -> f64 {
     1.0
 }
 
+/// The first bytes of `block`, through its first `\n` (all of it if it has none): a
+/// replica read from its start until then, here if this node holds one, else from the others
+/// in turn. Not checked against the block's digest (only a prefix is read); the map that owns
+/// the block reads it whole and checks it.
+fn read_first_line(
+    http: &reqwest::blocking::Client,
+    data_dir: &Path,
+    block: &BlockRef,
+    token: Option<&str>,
+) -> Result<Vec<u8>> {
+    fn through_newline(mut from: impl Read) -> std::io::Result<Vec<u8>> {
+        let (mut out, mut chunk) = (Vec::new(), vec![0; 64 << 10]);
+        loop {
+            let n = match from.read(&mut chunk) {
+                Ok(0) => return Ok(out),
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if let Some(i) = streaming::line_end(&chunk[..n]) {
+                out.extend_from_slice(&chunk[..=i]);
+                return Ok(out);
+            }
+            out.extend_from_slice(&chunk[..n]);
+        }
+    }
+    let name = format!("{}/{}", block.dataset, block.block);
+    let local = data_dir.join(&block.dataset).join(&block.block);
+    let mut failures = Vec::new();
+    match std::fs::File::open(&local) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        opened => match opened.and_then(through_newline) {
+            Ok(bytes) => return Ok(bytes),
+            Err(e) => failures.push(format!("{}: {e}", local.display())),
+        },
+    }
+    for node in &block.replicas {
+        let read = get_replica(http, node, block, token)
+            .and_then(|r| through_newline(r).map_err(anyhow::Error::from));
+        match read {
+            Ok(bytes) => return Ok(bytes),
+            Err(e) => failures.push(format!("{node}: {e:#}")),
+        }
+    }
+    bail!(
+        "cannot read the first line of block {name}, where this split's last line ends: {}",
+        failures.join("; ")
+    )
+}
+
+/// A streaming map's input: the lines its block owns (LineRecordReader's rule,
+/// `streaming::owned_lines`), its last line finished from the blocks after it.
+fn owned_input(
+    http: &reqwest::blocking::Client,
+    data_dir: &Path,
+    block: &[u8],
+    lines: &crate::Lines,
+) -> Result<Vec<u8>> {
+    if !lines.first && streaming::line_end(block).is_none() {
+        // No line starts here: it is all an earlier split's.
+        return Ok(Vec::new());
+    }
+    let mut after = Vec::new();
+    let mut ended = false;
+    for next in &lines.after {
+        let prefix = read_first_line(http, data_dir, next, job_token().as_deref())?;
+        after.extend_from_slice(&prefix);
+        if streaming::line_end(&prefix).is_some() {
+            ended = true;
+            break;
+        }
+    }
+    if !ended && lines.more {
+        bail!(
+            "this split's last line runs on past the {} blocks after it: yard streaming reads \
+             lines of at most {} blocks",
+            lines.after.len(),
+            streaming::LINE_BLOCKS_CAP + 1
+        );
+    }
+    Ok(streaming::owned_lines(block, lines.first, &after).into_owned())
+}
+
 fn map(
     spec: &TaskSpec,
     http: &reqwest::blocking::Client,
     split: Split,
     output: &str,
-    block: Option<&BlockRef>,
+    (block, lines): (Option<&BlockRef>, Option<&crate::Lines>),
     progress: &Progress,
 ) -> Result<Done> {
     let started = Instant::now();
     let input = match block {
-        Some(block) => read_block(
-            http,
-            &env_dir("YARD_DATA_DIR")?,
-            block,
-            job_token().as_deref(),
-        )?,
+        Some(block) => {
+            let data_dir = env_dir("YARD_DATA_DIR")?;
+            let bytes = read_block(http, &data_dir, block, job_token().as_deref())?;
+            match lines {
+                Some(lines) => owned_input(http, &data_dir, &bytes, lines)
+                    .with_context(|| format!("map {}", split.index))?,
+                None => bytes,
+            }
+        }
         None => Vec::new(),
     };
     // What the map read; a synthetic map reads nothing and stands for its recorded input.
@@ -434,13 +562,24 @@ fn map(
     let out = match &spec.app {
         AppSpec::Streaming {
             mapper,
+            combiner,
             cmdenv,
+            files,
             reducer,
             ..
         } => {
-            let stdout = run_command("mapper", mapper, cmdenv, &input)
+            let place = Workplace::new(&spec.attempt, files)?;
+            let stdout = place
+                .run("mapper", mapper, cmdenv, &input)
                 .with_context(|| format!("map {}", split.index))?;
-            let out = spec.app.map_streamed(split, &input, &stdout, spec.reduces);
+            let combiner = combiner.as_deref().unwrap_or_default();
+            let out =
+                spec.app
+                    .map_streamed(split, &input, &stdout, spec.reduces, &mut |p, stdin| {
+                        place
+                            .run("combiner", combiner, cmdenv, stdin)
+                            .map_err(|e| format!("partition {p}: {e:#}"))
+                    });
             if reducer.is_none() {
                 map_only_stdout = Some(stdout);
             }
@@ -472,25 +611,99 @@ fn map(
 /// Lines of a failed command's stderr its task's failure reason carries.
 const STDERR_TAIL_LINES: usize = 10;
 
-/// Runs `sh -c command` (Hadoop Streaming's mapper or reducer) with `env` added to its
-/// environment and `stdin` as its input; its stdout. Its stderr goes on to this task's
-/// stderr (the container's log) as it is, and a command that exits non-zero is an error with
-/// its exit code and the last lines of its stderr.
+/// A streaming attempt's working directory: `task-<attempt>` under the container's, holding
+/// the job's shipped files (Hadoop's `-file`), and first on the commands' `PATH`, so that
+/// `-mapper m.py -file m.py` runs the shipped script as Hadoop does. Removed when the
+/// attempt is done with it.
+struct Workplace {
+    dir: PathBuf,
+}
+
+impl Workplace {
+    fn new(attempt: &str, files: &[streaming::ShippedFile]) -> Result<Workplace> {
+        let here = std::env::current_dir().context("the task's working directory")?;
+        Workplace::under(&here, attempt, files)
+    }
+
+    fn under(base: &Path, attempt: &str, files: &[streaming::ShippedFile]) -> Result<Workplace> {
+        let dir = base.join(format!("task-{attempt}"));
+        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+        let place = Workplace { dir };
+        for f in files {
+            let bytes = f.bytes().map_err(|e| anyhow!("shipped file {e}"))?;
+            let path = place.dir.join(&f.name);
+            std::fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
+            if f.executable {
+                use std::os::unix::fs::PermissionsExt as _;
+                std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
+                    .with_context(|| format!("making {} executable", path.display()))?;
+            }
+        }
+        Ok(place)
+    }
+
+    /// `command` run here ([`run_command`]), with this directory first on its `PATH`.
+    fn run(
+        &self,
+        what: &str,
+        command: &str,
+        env: &[(String, String)],
+        stdin: &[u8],
+    ) -> Result<Vec<u8>> {
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let path = std::env::join_paths(
+            std::iter::once(self.dir.clone()).chain(std::env::split_paths(&path)),
+        )
+        .context("the commands' PATH")?;
+        run_command(what, command, (env, &self.dir, &path), stdin)
+    }
+}
+
+impl Drop for Workplace {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// What `sh` says with its exit code when it could not run a command, and what to do.
+fn exit_hint(code: i32) -> &'static str {
+    match code {
+        127 => {
+            " (sh's code for a command not found: ship a script with -file NAME, or name a \
+             program on the nodes' PATH)"
+        }
+        126 => {
+            " (sh's code for a command found but not executable: chmod +x the script before \
+             shipping it, or run it through its interpreter, e.g. python3 m.py)"
+        }
+        _ => "",
+    }
+}
+
+/// Runs `sh -c command` (Hadoop Streaming's mapper, combiner or reducer) in `dir` with `env`
+/// added to its environment and `path` as its `PATH`, and `stdin` as its input; its stdout.
+/// Its stderr goes on to this task's stderr (the container's log) as it is, and a command
+/// that exits non-zero is an error with its exit code and the last lines of its stderr.
 fn run_command(
     what: &str,
     command: &str,
-    env: &[(String, String)],
+    (env, dir, path): (&[(String, String)], &Path, &std::ffi::OsStr),
     stdin: &[u8],
 ) -> Result<Vec<u8>> {
     let mut child = Command::new("sh")
         .arg("-c")
         .arg(command)
+        .current_dir(dir)
+        .env("PATH", path)
         .envs(env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
+        // A group of its own, which a kill of the attempt ends whole (`killed`).
+        .process_group(0)
         .spawn()
         .with_context(|| format!("cannot start the {what} `{command}` with sh"))?;
+    COMMAND_GROUP.store(child.id() as i32, Ordering::SeqCst);
     // Fed from a thread: a command that writes before it has read all of its input would
     // otherwise block on a full pipe while this waits to write.
     let mut input = child.stdin.take().expect("a piped stdin");
@@ -513,9 +726,9 @@ fn run_command(
         .expect("a piped stdout")
         .read_to_end(&mut stdout)
         .with_context(|| format!("reading the {what}'s stdout"))?;
-    let status = child
-        .wait()
-        .with_context(|| format!("waiting for the {what}"))?;
+    let status = child.wait();
+    COMMAND_GROUP.store(0, Ordering::SeqCst);
+    let status = status.with_context(|| format!("waiting for the {what}"))?;
     let _ = feeder.join();
     let stderr = tail.join().unwrap_or_default();
     if status.success() {
@@ -528,7 +741,7 @@ fn run_command(
         status.code(),
         std::os::unix::process::ExitStatusExt::signal(&status),
     ) {
-        (Some(code), _) => format!("exited with code {code}"),
+        (Some(code), _) => format!("exited with code {code}{}", exit_hint(code)),
         (None, Some(signal)) => format!("was killed by signal {signal}"),
         _ => "ended abnormally".into(),
     };
@@ -678,7 +891,7 @@ fn reduce_task(
         let outputs: Outputs = post(http, &format!("{base}/outputs"), &json!({ "from": seen }))?;
         waited += asked.elapsed();
         if outputs.kill {
-            std::process::exit(KILLED_EXIT);
+            killed();
         }
         seen += outputs.outputs.len();
         let mut todo: Vec<OutputRef> = Vec::new();
@@ -734,7 +947,7 @@ fn reduce_task(
                             &json!({ "output": o.output, "node": o.node, "reason": format!("{e:#}") }),
                         )?;
                         if reply.kill {
-                            std::process::exit(KILLED_EXIT);
+                            killed();
                         }
                         missing.insert(o.split.index);
                         reported = true;
@@ -768,7 +981,7 @@ fn reduce_task(
     );
     let reply: Reply = post(http, &format!("{base}/ready"), &json!({ "bytes": bytes }))?;
     if reply.kill {
-        std::process::exit(KILLED_EXIT);
+        killed();
     }
     if reply.cut {
         progress.cut();
@@ -801,13 +1014,18 @@ fn reduce_task(
         kept_bytes = (kept_bytes as f64 * held) as u64;
         spec.app.reduce(population, &kept)
     } else if let AppSpec::Streaming {
-        reducer, cmdenv, ..
+        reducer,
+        cmdenv,
+        files,
+        ..
     } = &spec.app
     {
         // The command runs once over what was fetched (a cut while it runs is not heard yet).
         let (mut partial, stdin) = spec.app.reducer_input(population, &kept, &mut || false)?;
         if let Some(reducer) = reducer {
-            let stdout = run_command("reducer", reducer, cmdenv, &stdin)
+            let place = Workplace::new(&spec.attempt, files)?;
+            let stdout = place
+                .run("reducer", reducer, cmdenv, &stdin)
                 .with_context(|| format!("reduce {reduce}"))?;
             (partial.output, partial.output_lines) = streaming::output_lines(&stdout);
             reducer_stdout = Some(stdout);
@@ -999,6 +1217,53 @@ mod tests {
         let heads = heads.lock().unwrap();
         assert_eq!(heads.len(), 1);
         assert!(!heads[0].contains("authorization"), "{heads:?}");
+    }
+
+    #[test]
+    fn a_kill_ends_the_command_s_whole_process_group() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let running = std::thread::spawn({
+            let dir = dir.path().to_owned();
+            move || {
+                let started = Instant::now();
+                // The background sleep holds stdout open: were only sh killed, the read
+                // would wait for it.
+                let out = run_command("mapper", "sleep 1000 & wait", (&[], &dir, &path), b"");
+                (out, started.elapsed())
+            }
+        });
+        while COMMAND_GROUP.load(Ordering::SeqCst) == 0 {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        stop_command();
+        let (out, took) = running.join().unwrap();
+        let err = format!("{:#}", out.unwrap_err());
+        assert!(err.contains("was killed by signal 9"), "{err}");
+        assert!(took < Duration::from_secs(500), "{took:?}");
+        assert_eq!(COMMAND_GROUP.load(Ordering::SeqCst), 0);
+    }
+
+    #[test]
+    fn a_shipped_file_is_in_the_attempt_s_directory_and_on_its_path() {
+        let f = streaming::ShippedFile::new("hello.sh", b"#!/bin/sh\necho hi $1\n", true);
+        let base = tempfile::tempdir().unwrap();
+        let place = Workplace::under(base.path(), "m-test-1", &[f]).unwrap();
+        let out = place.run("mapper", "hello.sh there", &[], b"").unwrap();
+        assert_eq!(out, b"hi there\n");
+        let err = format!(
+            "{:#}",
+            place
+                .run("mapper", "nowhere-to-be-found", &[], b"")
+                .unwrap_err()
+        );
+        assert!(
+            err.contains("code 127 (sh's code for a command not found"),
+            "{err}"
+        );
+        let dir = place.dir.clone();
+        drop(place);
+        assert!(!dir.exists());
     }
 
     #[test]

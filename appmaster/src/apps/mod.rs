@@ -86,16 +86,25 @@ pub enum AppSpec {
         reduce_seconds: Vec<f64>,
     },
     /// Hadoop Streaming: each map runs `sh -c mapper` with its split's lines on stdin and
-    /// writes `key<TAB>value` lines; each reduce runs `sh -c reducer` once over its records
-    /// sorted by key. `reducer: None` is Hadoop's `NONE`, a map-only job whose output is the
-    /// maps'. `cmdenv` is added to the commands' environment. The task process runs the
-    /// commands ([`AppSpec::map_streamed`], [`AppSpec::reducer_input`]).
+    /// writes `key<TAB>value` lines (`keys` says how a line splits and which reducer a key
+    /// goes to); `combiner`, if any, runs on each of a map's partitions, sorted, and its
+    /// output is what the reduce fetches; each reduce runs `sh -c reducer` once over its
+    /// records sorted by key. `reducer: None` is Hadoop's `NONE`, a map-only job whose output
+    /// is the maps'. `cmdenv` is added to the commands' environment; `files` are placed in
+    /// each task's working directory. The task process runs the commands
+    /// ([`AppSpec::map_streamed`], [`AppSpec::reducer_input`]).
     Streaming {
         mapper: String,
         #[serde(default)]
         reducer: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        combiner: Option<String>,
         #[serde(default)]
         cmdenv: Vec<(String, String)>,
+        #[serde(default)]
+        keys: streaming::KeySettings,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        files: Vec<streaming::ShippedFile>,
     },
 }
 
@@ -294,6 +303,19 @@ pub enum AppError {
          reducer_input"
     )]
     RunsCommands,
+    /// A streaming command's output that yard's shuffle cannot carry (`streaming`'s doc).
+    #[error("the {command} wrote a malformed record on its output line {line}: {problem}")]
+    MalformedOutput {
+        command: &'static str,
+        line: u64,
+        problem: String,
+    },
+    /// A streaming job's setting that is not one yard honours, or not well formed.
+    #[error("app `streaming`: {0}")]
+    BadSetting(String),
+    /// A streaming command (the combiner) that failed, as the task process says.
+    #[error("{0}")]
+    CommandFailed(String),
 }
 
 /// The grep pattern, compiled for bytes (input need not be UTF-8).
@@ -320,9 +342,21 @@ const PARSED: [(&str, &[&str], &str); 5] = [
     ("index", &["top"], "top=N (default 20)"),
     (
         "streaming",
-        &["mapper", "reducer", "cmdenv"],
+        &[
+            "mapper",
+            "reducer",
+            "combiner",
+            "cmdenv",
+            "partitioner",
+            streaming::KEY_PARAMS[0].0,
+            streaming::KEY_PARAMS[1].0,
+            streaming::KEY_PARAMS[2].0,
+            streaming::KEY_PARAMS[3].0,
+        ],
         "mapper=CMD (required), reducer=CMD or NONE (default cat, Hadoop's identity reducer), \
-         cmdenv=K=V (one a line)",
+         combiner=CMD, cmdenv=K=V (one a line), partitioner=CLASS, and Hadoop's \
+         stream.map.output.field.separator, stream.num.map.output.key.fields, \
+         mapreduce.map.output.key.field.separator, mapreduce.partition.keypartitioner.options",
     ),
 ];
 
@@ -400,6 +434,15 @@ impl AppSpec {
                     param: "mapper=CMD",
                 })?;
                 let reducer = command("reducer", Some("cat"))?.filter(|r| r != "NONE");
+                let combiner = command("combiner", None)?;
+                if combiner.is_some() && reducer.is_none() {
+                    return Err(AppError::BadSetting(
+                        "a combiner runs before reducers, and reducer=NONE has none: leave \
+                         the combiner out"
+                            .into(),
+                    ));
+                }
+                let keys = streaming::KeySettings::parse(&given).map_err(AppError::BadSetting)?;
                 let cmdenv = get("cmdenv")
                     .unwrap_or_default()
                     .lines()
@@ -416,7 +459,10 @@ impl AppSpec {
                 AppSpec::Streaming {
                     mapper,
                     reducer,
+                    combiner,
                     cmdenv,
+                    keys,
+                    files: Vec::new(),
                 }
             }
             _ => AppSpec::Index {
@@ -433,9 +479,21 @@ impl AppSpec {
             AppSpec::Topk { field, .. } => format!("topk:field={field}"),
             // Its commands are what it costs: the same script is the same kind.
             AppSpec::Streaming {
-                mapper, reducer, ..
+                mapper,
+                reducer,
+                combiner,
+                files,
+                ..
             } => {
-                let commands = format!("{mapper}\0{}", reducer.as_deref().unwrap_or("NONE"));
+                let mut commands = format!(
+                    "{mapper}\0{}\0{}",
+                    reducer.as_deref().unwrap_or("NONE"),
+                    combiner.as_deref().unwrap_or_default()
+                );
+                for f in files {
+                    commands.push('\0');
+                    commands.push_str(&f.content_base64);
+                }
                 format!("streaming:{:016x}", hash::fnv1a(commands.as_bytes()))
             }
             _ => self.name().to_owned(),
@@ -505,28 +563,81 @@ impl AppSpec {
     }
 
     /// A streaming map: its partitions (or, map-only, its output lines in its stats) from
-    /// its split's `input` and what its mapper wrote to `stdout` for it. Any other app is
-    /// [`Self::map`]'s.
+    /// its split's `input` and what its mapper wrote to `stdout` for it. With a combiner,
+    /// `combine(p, stdin)` runs it over partition `p`'s records (sorted `key<TAB>value`
+    /// lines; empty partitions are not combined) and its output is the partition's records.
+    /// Any other app is [`Self::map`]'s. A map-only job has `reduces` 0.
     pub fn map_streamed(
         &self,
         split: Split,
         input: &[u8],
         stdout: &[u8],
         reduces: u32,
+        combine: &mut streaming::Combine<'_>,
     ) -> Result<MapOutput, AppError> {
-        let AppSpec::Streaming { reducer, .. } = self else {
+        let AppSpec::Streaming {
+            reducer,
+            combiner,
+            keys,
+            ..
+        } = self
+        else {
             return self.map(split, input, reduces);
         };
-        if reduces == 0 {
+        let map_only = reducer.is_none();
+        let reduces = if map_only { 0 } else { reduces };
+        if reduces == 0 && !map_only {
             return Err(AppError::NoReduces);
         }
-        let mut w = Writer::new(self.tag(), split.index, reduces.min(MAX_REDUCES));
-        let mut stats = streaming::map(input, stdout, reducer.is_none(), &mut w);
+        if reduces > MAX_REDUCES {
+            return Err(AppError::TooLarge {
+                what: format!("{reduces} reduces"),
+                limit: MAX_REDUCES.into(),
+            });
+        }
+        // Map-only output is not shuffled: its lines are kept as they are.
+        let mut parts = if map_only {
+            Vec::new()
+        } else {
+            streaming::partitioned("mapper", stdout, keys, reduces)?
+        };
+        let mut outs: Vec<Vec<u8>> = Vec::new();
+        if combiner.is_some() {
+            for (p, records) in parts.iter().enumerate() {
+                outs.push(if records.is_empty() {
+                    Vec::new()
+                } else {
+                    combine(p as u32, &streaming::reducer_input(records.clone()))
+                        .map_err(AppError::CommandFailed)?
+                });
+            }
+            parts = outs
+                .iter()
+                .enumerate()
+                .map(|(p, out)| streaming::combined(out, keys, p as u32, reduces))
+                .collect::<Result<_, _>>()?;
+        }
+        let mut w = Writer::new(self.tag(), split.index, reduces);
+        let mut stats = streaming::map(input, stdout, &parts, map_only, &mut w);
         let (partitions, records, bytes) = w.finish();
         stats.bytes = input.len() as u64;
         stats.records = records;
         stats.output_bytes = bytes;
         Ok(MapOutput { partitions, stats })
+    }
+
+    /// The reducer a key goes to: its hash, or for a streaming job its partitioner's choice.
+    pub(crate) fn partition_of(&self, key: &[u8], reduces: u32) -> u32 {
+        match self {
+            AppSpec::Streaming { keys, .. } => keys.partition(key, reduces),
+            _ => hash::partition_of(key, reduces),
+        }
+    }
+
+    /// Whether the job's maps write no partitions (a streaming job with `reducer: None`):
+    /// it runs no reduce at all.
+    pub fn map_only(&self) -> bool {
+        matches!(self, AppSpec::Streaming { reducer: None, .. })
     }
 
     /// A streaming reduce's fold ([`Self::reduce_until`]) and its command's stdin: the

@@ -137,9 +137,13 @@ impl Writer {
         }
     }
 
-    /// A streaming key and its values (at least one), in the order written.
-    pub fn push_values(&mut self, key: &str, values: &[&[u8]]) {
-        let out = self.part_for(key);
+    /// A streaming key and its values in partition `p` (its partitioner's choice, which
+    /// may not be the key's hash). Callers append a partition's keys in ascending order.
+    pub fn push_values_at(&mut self, p: u32, key: &str, values: &[&[u8]]) {
+        self.records += 1;
+        let out = &mut self.parts[p as usize];
+        put_varint(out, key.len() as u64);
+        out.extend_from_slice(key.as_bytes());
         put_varint(out, values.len() as u64);
         for v in values {
             put_varint(out, v.len() as u64);

@@ -2,7 +2,7 @@
 //! estimator's sums per key, and hand back the reducer's top keys already estimated.
 
 use super::approx::Sums;
-use super::hash::{FastMap, partition_of};
+use super::hash::FastMap;
 use super::records::{INDEX_TAG, Reader, Record, RecordError, STREAMING_TAG, SYNTHETIC_TAG};
 use super::{AppError, AppSpec, Population, Posting, ReducePartial, Split, TopEntry};
 
@@ -141,7 +141,7 @@ pub(crate) fn fold_with<'a>(
             if tag == SYNTHETIC_TAG {
                 continue;
             }
-            if partition_of(rec.key.as_bytes(), h.reduces) != h.partition {
+            if spec.partition_of(rec.key.as_bytes(), h.reduces) != h.partition {
                 return Err(malformed(RecordError {
                     offset: at,
                     problem: format!("key {:?} belongs to another partition", rec.key),

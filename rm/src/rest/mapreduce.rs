@@ -282,13 +282,17 @@ async fn submit(
     // expires as any issued one does).
     let id = rm.with(|c, now| {
         rm.refuse_unsaved()?;
-        if let Some(input) = &s.job.input
-            && c.dataset(input).is_err()
-        {
-            return Err(field_error(
-                "job.input",
-                format!("no dataset {input} (`yard data ls` lists them)"),
-            ));
+        for (i, input) in s.job.inputs().into_iter().enumerate() {
+            if c.dataset(input).is_err() {
+                return Err(field_error(
+                    if i == 0 {
+                        "job.input"
+                    } else {
+                        "job.moreInputs"
+                    },
+                    format!("no dataset {input} (`yard data ls` lists them)"),
+                ));
+            }
         }
         if let Some(output) = &s.job.output {
             super::outputs::output_free(c, output, None)?;
@@ -428,6 +432,7 @@ fn job_view(a: &AppInfo, now_ms: i64) -> JobView {
         queue: a.queue.clone(),
         state: a.lifecycle.state,
         final_status: a.lifecycle.final_status,
+        diagnostics: a.lifecycle.diagnostics.clone(),
         submitted_ms: a.submitted_ms,
         deadline_ms: a.deadline,
         ms_to_deadline: a.deadline.map(|d| d.epoch_ms() - now_ms),

@@ -38,7 +38,9 @@ use rand::SeedableRng as _;
 use rand::seq::SliceRandom as _;
 use serde_json::{Value, json};
 use tokio::sync::Notify;
-use yard_appmaster::apps::{AppSpec, MapStats, Population, ReducePartial, Split, SyntheticTask};
+use yard_appmaster::apps::{
+    AppSpec, MapStats, Population, ReducePartial, Split, SyntheticTask, streaming,
+};
 use yard_appmaster::policy::{
     Estimate, Event, Location, NodeId, PolicyKind, PowerLaw, Profile, Progress, RackId, Rng,
 };
@@ -61,8 +63,10 @@ const TICK_EVERY: Duration = Duration::from_millis(500);
 /// How long a long-poll (a runner's `next`, a reducer's `outputs`) waits before answering
 /// "nothing yet".
 const LONG_POLL: Duration = Duration::from_secs(5);
-/// A task that fails this often fails the job (Hadoop's `mapreduce.map.maxattempts`): a
-/// deterministic failure (bad input, a bug) must not be retried for ever.
+/// A task that fails this often fails the job (Hadoop's `mapreduce.map.maxattempts` and
+/// `mapreduce.reduce.maxattempts`, which a job may set: `mapMaxAttempts`,
+/// `reduceMaxAttempts`): a deterministic failure (bad input, a bug) must not be retried for
+/// ever.
 const MAX_TASK_FAILURES: u32 = 4;
 
 /// `yard mr-master`'s command line (`yard_appmaster::submission::master_args` writes it): only
@@ -189,7 +193,38 @@ fn app_spec(job: &MapReduceJob) -> Result<AppSpec> {
             reduce_seconds: reduce_seconds(job.reduces),
         });
     }
-    AppSpec::parse(&job.app, &job.param_list()).map_err(|e| anyhow!("{e}"))
+    let mut app = AppSpec::parse(&job.app, &job.param_list()).map_err(|e| anyhow!("{e}"))?;
+    if let AppSpec::Streaming { files, .. } = &mut app {
+        files.clone_from(&job.files);
+    }
+    Ok(app)
+}
+
+/// Where each streaming map's lines end (LineRecordReader's rule, `streaming::owned_lines`):
+/// by split index, whether its block is its dataset's first, and the blocks after it in its
+/// dataset (at most `LINE_BLOCKS_CAP`) that its last line may run into.
+fn line_splits(maps: &[MapInput]) -> HashMap<u32, crate::Lines> {
+    let blocks: Vec<(u32, &BlockRef)> = maps
+        .iter()
+        .filter_map(|m| m.block.as_ref().map(|b| (m.split.index, b)))
+        .collect();
+    let mut out = HashMap::new();
+    for (i, (index, block)) in blocks.iter().enumerate() {
+        let same = |j: usize| {
+            blocks
+                .get(j)
+                .is_some_and(|(_, b)| b.dataset == block.dataset)
+        };
+        let first = i == 0 || !same(i - 1);
+        let after: Vec<BlockRef> = (i + 1..)
+            .take_while(|&j| same(j))
+            .take(streaming::LINE_BLOCKS_CAP)
+            .map(|j| blocks[j].1.clone())
+            .collect();
+        let more = same(i + 1 + after.len());
+        out.insert(*index, crate::Lines { first, after, more });
+    }
+    out
 }
 
 /// Every map of the job, with the racks of the nodes holding its block.
@@ -209,38 +244,40 @@ async fn plan_maps(rm: &RmClient, job: &MapReduceJob, app: &AppSpec) -> Result<V
             })
             .collect());
     }
-    let name = job
-        .input
-        .as_deref()
-        .ok_or_else(|| anyhow!("the job names no input: the dataset to read"))?;
-    let dataset: Dataset = serde_json::from_value(
-        rm.call(
-            reqwest::Method::GET,
-            &format!("/ws/v1/yard/datasets/{name}"),
-            None,
+    let names = job.inputs();
+    if names.is_empty() {
+        bail!("the job names no input: the dataset to read");
+    }
+    // Several inputs (Hadoop's repeated -input): one map per block of each, in order.
+    let mut maps = Vec::new();
+    for name in names {
+        let dataset: Dataset = serde_json::from_value(
+            rm.call(
+                reqwest::Method::GET,
+                &format!("/ws/v1/yard/datasets/{name}"),
+                None,
+            )
+            .await?,
         )
-        .await?,
-    )
-    .context("the rm's dataset")?;
-    Ok(dataset
-        .blocks
-        .iter()
-        .enumerate()
-        .map(|(i, b)| MapInput {
-            split: Split {
-                index: i as u32,
-                bytes: b.bytes,
-            },
-            block: Some(BlockRef {
-                dataset: name.to_owned(),
-                block: b.block.clone(),
-                replicas: b.nodes.clone(),
-                sha256: b.sha256.clone(),
-            }),
-            at: Vec::new(),
-            nodes: b.nodes.clone(),
-        })
-        .collect())
+        .with_context(|| format!("the rm's dataset {name}"))?;
+        for b in &dataset.blocks {
+            maps.push(MapInput {
+                split: Split {
+                    index: maps.len() as u32,
+                    bytes: b.bytes,
+                },
+                block: Some(BlockRef {
+                    dataset: name.to_owned(),
+                    block: b.block.clone(),
+                    replicas: b.nodes.clone(),
+                    sha256: b.sha256.clone(),
+                }),
+                at: Vec::new(),
+                nodes: b.nodes.clone(),
+            });
+        }
+    }
+    Ok(maps)
 }
 
 /// The task containers of `task`'s size the rm's running nodes (`GET /ws/v1/cluster/nodes`)
@@ -546,7 +583,7 @@ async fn job(
     // is kept per application, parameters and input.
     // A synthetic job may name its own kind (`yard replay`: every trace job its own history).
     let kind = match (&spec.job.input, &app) {
-        (Some(input), _) => format!("{}@{input}", app.kind()),
+        (Some(_), _) => format!("{}@{}", app.kind(), spec.job.inputs().join("+")),
         (None, AppSpec::Synthetic { .. }) => synthetic_kind(&spec.job.param_list())
             .ok_or_else(|| anyhow!("params.kind: letters, digits, '-', '_', '.'"))?,
         (None, _) => app.kind(),
@@ -593,6 +630,13 @@ async fn job(
         s.map_min_seconds = spec.job.map_min_seconds.clamp(0.0, 86_400.0);
         s.hang_split = spec.job.hang_split;
         s.max_containers = spec.job.max_containers;
+        s.max_attempts = (
+            spec.job.map_max_attempts.unwrap_or(MAX_TASK_FAILURES),
+            spec.job.reduce_max_attempts.unwrap_or(MAX_TASK_FAILURES),
+        );
+        if matches!(app, AppSpec::Streaming { .. }) {
+            s.lines = line_splits(&maps);
+        }
         s.cluster_slots = cluster_slots;
         s.deadline = spec.deadline;
     });
@@ -609,7 +653,7 @@ async fn job(
         listener,
         umbilical(shared.clone(), guard),
         maps.len(),
-        spec.job.reduces,
+        with(&shared, |s| s.reduces),
         &kind,
     )
     .await?;

@@ -175,6 +175,11 @@ pub(super) struct State {
     pub(super) progress_sent: f64,
     /// Fault injection: the map of this split hangs (`--hang-split`).
     pub(super) hang_split: Option<u32>,
+    /// Attempts a map and a reduce may take before the job fails (`MAX_TASK_FAILURES`, or
+    /// the job's `mapMaxAttempts`, `reduceMaxAttempts`).
+    pub(super) max_attempts: (u32, u32),
+    /// A streaming job's maps: where their lines end (`line_splits`), by split index.
+    pub(super) lines: HashMap<u32, crate::Lines>,
     /// At most this many task containers held at once (`--max-containers`): the asks never
     /// go past it, and a grant beyond it goes straight back.
     pub(super) max_containers: Option<u32>,
@@ -241,7 +246,8 @@ pub(super) struct Phase {
 
 impl State {
     /// A master's state before its first phase. A synthetic job has as many reduces as it
-    /// has recorded reduce times; any other has `reduces` (at least one).
+    /// has recorded reduce times; a map-only (streaming) job none; any other has `reduces`
+    /// (at least one).
     pub(super) fn new(
         url: String,
         application: String,
@@ -253,6 +259,8 @@ impl State {
     ) -> State {
         let reduces = match &app {
             AppSpec::Synthetic { reduce_seconds, .. } => reduce_seconds.len() as u32,
+            // Hadoop's `-reducer NONE`: the maps' output is the job's; no reduce starts.
+            app if app.map_only() => 0,
             _ => reduces.max(1),
         };
         State {
@@ -282,6 +290,8 @@ impl State {
             map_min_seconds: 0.0,
             progress_sent: 0.0,
             hang_split: None,
+            max_attempts: (super::MAX_TASK_FAILURES, super::MAX_TASK_FAILURES),
+            lines: HashMap::new(),
             max_containers: None,
             cluster_slots: None,
             peak_containers: 0,
@@ -482,6 +492,7 @@ impl State {
                     split: input.split,
                     output: output_name(self.master_attempt, job.phase, input.split),
                     block: input.block,
+                    lines: self.lines.get(&input.split.index).cloned(),
                 };
                 self.launch(TaskRef::Map(map), attempt, container, work);
             }

@@ -9,7 +9,6 @@ use yard_appmaster::policy::{
 };
 
 use super::{State, kill, log_line, output_name};
-use crate::master::MAX_TASK_FAILURES;
 use crate::master::recovery::KeptMap;
 use crate::{Done, Order, OutputRef, Outputs, Reply};
 
@@ -151,15 +150,19 @@ impl State {
     }
 
     /// Counts a failed attempt of `task` (Hadoop's `maxattempts`): at the
-    /// `MAX_TASK_FAILURES`th the job fails, with this failure as its diagnostic, before the
+    /// `max_attempts`th (a map's or a reduce's) the job fails, with this failure as its diagnostic, before the
     /// policy can restart the task again. Returns whether the job goes on.
     pub(in crate::master) fn count_failure(&mut self, task: TaskRef, reason: &str) -> bool {
         let Some(job) = self.job.as_mut().filter(|j| j.fatal.is_none()) else {
             return false;
         };
+        let limit = match task {
+            TaskRef::Map(_) => self.max_attempts.0,
+            TaskRef::Reduce(_) => self.max_attempts.1,
+        };
         let failures = job.failures.entry(task).or_default();
         *failures += 1;
-        if *failures < MAX_TASK_FAILURES {
+        if *failures < limit {
             return true;
         }
         let what = match task {
@@ -169,7 +172,7 @@ impl State {
             TaskRef::Reduce(r) => format!("reduce {}", r.0),
         };
         let fatal = format!(
-            "{what} failed {failures} times (the limit is {MAX_TASK_FAILURES}), the last: {reason} \
+            "{what} failed {failures} times (the limit is {limit}), the last: {reason} \
              (see the task's log in its container)"
         );
         log_line(&format!("the job fails: {fatal}"));
