@@ -37,6 +37,7 @@
 //! - No IO, no clock, no global randomness; bad input (partition bytes, specs) is an
 //!   [`AppError`], never a panic.
 
+pub mod aggregate;
 mod answer;
 pub mod approx;
 pub mod hash;
@@ -209,6 +210,10 @@ pub struct ReducePartial {
     pub output: Vec<String>,
     #[serde(default, skip_serializing_if = "is_zero")]
     pub output_lines: u64,
+    /// `-reducer aggregate`: the reducer's keys, each a row and Hadoop's line, sorted by
+    /// `TYPE:id`, at most [`streaming::OUTPUT_CAP`] ([`aggregate`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub aggregates: Vec<aggregate::Reduced>,
 }
 
 /// One key of a reducer's top list.
@@ -293,6 +298,8 @@ pub enum AppError {
          reducer_input"
     )]
     RunsCommands,
+    #[error("{0}")]
+    Aggregate(#[from] aggregate::LineError),
 }
 
 /// The grep pattern, compiled for bytes (input need not be UTF-8).
@@ -320,8 +327,8 @@ const PARSED: [(&str, &[&str], &str); 5] = [
     (
         "streaming",
         &["mapper", "reducer", "cmdenv"],
-        "mapper=CMD (required), reducer=CMD or NONE (default cat, Hadoop's identity reducer), \
-         cmdenv=K=V (one a line)",
+        "mapper=CMD (required), reducer=CMD, NONE or aggregate (default cat, Hadoop's identity \
+         reducer), cmdenv=K=V (one a line)",
     ),
 ];
 
@@ -441,6 +448,12 @@ impl AppSpec {
         }
     }
 
+    /// A streaming job with `-reducer aggregate`: Hadoop's aggregate reducer, built in
+    /// ([`aggregate`]), instead of a command.
+    pub fn is_aggregate(&self) -> bool {
+        matches!(self, AppSpec::Streaming { reducer: Some(r), .. } if r == aggregate::AGGREGATE)
+    }
+
     /// The app's short name ("wordcount", "grep", "topk", "index", "synthetic").
     pub fn name(&self) -> &'static str {
         APPS[usize::from(self.tag()) - 1]
@@ -520,7 +533,11 @@ impl AppSpec {
             return Err(AppError::NoReduces);
         }
         let mut w = Writer::new(self.tag(), split.index, reduces.min(MAX_REDUCES));
-        let mut stats = streaming::map(input, stdout, reducer.is_none(), &mut w);
+        let mut stats = if self.is_aggregate() {
+            aggregate::map(input, stdout, &mut w)?
+        } else {
+            streaming::map(input, stdout, reducer.is_none(), &mut w)
+        };
         let (partitions, records, bytes) = w.finish();
         stats.bytes = input.len() as u64;
         stats.records = records;
@@ -538,7 +555,7 @@ impl AppSpec {
         cut: &mut dyn FnMut() -> bool,
     ) -> Result<(ReducePartial, Vec<u8>), AppError> {
         let mut records: Vec<(&str, &[u8])> = Vec::new();
-        let partial = reduce::fold_with(self, population, inputs, cut, &mut |rec| {
+        let partial = reduce::fold_with(self, population, inputs, cut, &mut |_, rec| {
             records.extend(rec.values().map(|v| (rec.key, v)));
         })?;
         Ok((partial, streaming::reducer_input(records)))
@@ -552,6 +569,9 @@ impl AppSpec {
         population: Population,
         inputs: &[(Split, &[u8])],
     ) -> Result<ReducePartial, AppError> {
+        if self.is_aggregate() {
+            return aggregate::reduce(self, population, inputs, &mut || false);
+        }
         reduce::reduce(self, population, inputs)
     }
 
@@ -566,6 +586,9 @@ impl AppSpec {
         inputs: &[(Split, &[u8])],
         cut: &mut dyn FnMut() -> bool,
     ) -> Result<ReducePartial, AppError> {
+        if self.is_aggregate() {
+            return aggregate::reduce(self, population, inputs, cut);
+        }
         reduce::fold(self, population, inputs, cut)
     }
 
@@ -578,6 +601,9 @@ impl AppSpec {
         maps: &[(Split, MapStats)],
         reduces: &[ReducePartial],
     ) -> serde_json::Value {
+        if self.is_aggregate() {
+            return aggregate::answer(self, population, maps, reduces);
+        }
         answer::answer(self, population, maps, reduces)
     }
 

@@ -347,6 +347,28 @@ impl Core {
         core
     }
 
+    /// Ranks the maps by a random permutation drawn from `rng`: from now on every queue
+    /// (node-local, rack-local, any) yields its maps lowest rank first, so a container still
+    /// takes its best-placed map, and among those a random one. An aggregate job asks for it
+    /// (`PolicyConfig::random_map_order`): the blocks a deadline lets it read must be a random
+    /// sample for its intervals to hold, and block order is often the data's (a log sorted by
+    /// time or value).
+    pub fn randomise_map_order(&mut self, rng: &mut super::Rng) {
+        use rand::seq::SliceRandom;
+        let mut order: Vec<u32> = (0..self.spec.maps.len() as u32).collect();
+        order.shuffle(rng);
+        let mut rank = vec![0u32; order.len()];
+        for (r, &m) in order.iter().enumerate() {
+            rank[m as usize] = r as u32;
+        }
+        // Queues pop from the end: the lowest rank goes last.
+        let by_rank =
+            |q: &mut Vec<MapId>| q.sort_unstable_by_key(|m| std::cmp::Reverse(rank[m.0 as usize]));
+        self.by_node.values_mut().for_each(by_rank);
+        self.by_rack.values_mut().for_each(by_rank);
+        by_rank(&mut self.any);
+    }
+
     /// Seconds since the job started: Dart's `T_p`.
     pub fn elapsed(&self, now: Seconds) -> Seconds {
         now - self.start
