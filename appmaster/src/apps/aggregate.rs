@@ -651,6 +651,15 @@ pub(crate) fn answer(
                 .into(),
         );
     }
+    let reported = parts.iter().filter(|p| p.partition.is_some()).count();
+    match parts.iter().find_map(|p| p.reduces) {
+        Some(r) if reported < r as usize => notes.push(format!(
+            "{reported} of {r} reducers answered (the others were abandoned at the deadline): \
+             their keys are missing from aggregates and output"
+        )),
+        None if k > 0 => notes.push("no reducer answered: there are no rows".into()),
+        _ => {}
+    }
     if k == 1 && n > 1 {
         notes.push("one block read: the sums' intervals are unbounded (low, high null)".into());
     }

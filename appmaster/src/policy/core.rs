@@ -1148,7 +1148,10 @@ mod tests {
         let node0 = order(&a.by_node[&at(0).node]);
         let even: Vec<u32> = any.iter().copied().filter(|m| m % 2 == 0).collect();
         assert_eq!(node0, even, "node 0's maps, in the same random order");
-        assert_eq!(a.find_map(at(0)), Some((MapId(even[0]), Locality::NodeLocal)));
+        assert_eq!(
+            a.find_map(at(0)),
+            Some((MapId(even[0]), Locality::NodeLocal))
+        );
         // Block order without it.
         assert_eq!(order(&Core::new(spec, 0.0).any), sorted);
     }
@@ -1177,7 +1180,11 @@ mod tests {
         let (plain, random) = (launched(false, 7), launched(true, 7));
         let mut sorted = random.clone();
         sorted.sort_unstable();
-        assert_eq!(sorted, (0..30).collect::<Vec<_>>(), "every map once: {random:?}");
+        assert_eq!(
+            sorted,
+            (0..30).collect::<Vec<_>>(),
+            "every map once: {random:?}"
+        );
         assert_ne!(random, plain, "not the block order: {plain:?}");
         assert_eq!(launched(true, 7), random, "seeded");
     }
