@@ -12,8 +12,8 @@ use crate::submit::{SubmitArgs, submit};
 #[derive(Args)]
 pub(crate) struct StreamingArgs {
     /// Hadoop Streaming's options: -input NAME -mapper CMD
-    /// [-reducer CMD|NONE|aggregate (default cat)] [-numReduceTasks N] [-cmdenv K=V]..., then any of `yard submit`'s --flags
-    /// (--deadline 30s, --policy dart, --rm URL, --json, …).
+    /// [-reducer CMD|NONE|aggregate (default cat)] [-numReduceTasks N] [-cmdenv K=V]..., then
+    /// any of `yard submit`'s --flags (--deadline 30s, --policy dart, --rm URL, --json, …).
     #[arg(
         value_name = "OPTIONS",
         trailing_var_arg = true,
