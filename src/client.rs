@@ -754,6 +754,22 @@ pub(crate) fn render(a: &Finished) -> String {
             job["maps"],
         );
     }
+    if let Some(o) = answer["outputDataset"].as_object() {
+        let missing = if o.get("complete") == Some(&Value::Bool(false)) {
+            " (incomplete: reduces left unanswered by the deadline)"
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            out,
+            "output: dataset {}, {} of {} parts, {} bytes{missing} · yard data cat {}",
+            text(&o["dataset"]),
+            o["parts"],
+            o["tasks"],
+            o["bytes"],
+            text(&o["dataset"]),
+        );
+    }
     let Some(fields) = answer.as_object() else {
         return out;
     };

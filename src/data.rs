@@ -24,6 +24,10 @@ pub(crate) enum DataCommand {
     Put(PutArgs),
     /// List datasets, or one dataset's blocks and where they are.
     Ls(LsArgs),
+    /// Print a dataset's blocks (a job output's parts) in order to stdout.
+    Cat(CatArgs),
+    /// Write each block of a dataset (a job output's `part-r-00000`, …) as a file in DIR.
+    Get(GetArgs),
     /// Write a synthetic dataset file: Zipf-distributed text, or web-server logs.
     Gen(GenArgs),
 }
@@ -75,6 +79,25 @@ pub(crate) struct LsArgs {
     json: bool,
 }
 
+#[derive(Args)]
+pub(crate) struct CatArgs {
+    #[command(flatten)]
+    rm: Rm,
+    /// The dataset (`yard data ls` lists them).
+    name: String,
+}
+
+#[derive(Args)]
+pub(crate) struct GetArgs {
+    #[command(flatten)]
+    rm: Rm,
+    /// The dataset (`yard data ls` lists them).
+    name: String,
+    /// The directory to write the files to (made if missing); a file already there is an
+    /// error, as `hadoop fs -get` refuses to overwrite.
+    dir: PathBuf,
+}
+
 /// `64MiB`, `512KiB`, `1GiB`, `10MB`, or plain bytes.
 pub(crate) fn parse_size(s: &str) -> Result<u64, String> {
     let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
@@ -108,6 +131,8 @@ pub(crate) fn run(command: DataCommand) -> Result<()> {
     match command {
         DataCommand::Put(args) => put(args),
         DataCommand::Ls(args) => ls(args),
+        DataCommand::Cat(args) => crate::data_read::cat(&args.rm, &args.name),
+        DataCommand::Get(args) => crate::data_read::get(&args.rm, &args.name, &args.dir),
         DataCommand::Gen(args) => {
             let file = File::create(&args.out)
                 .map_err(|e| BadInput(format!("{}: {e}", args.out.display())))?;

@@ -197,6 +197,7 @@ fn run(args: &DemoArgs, dir: &Path) -> Result<()> {
         hang_split: None,
         max_containers: None,
         shared_scan: false,
+        output: None,
     };
     let owner = ("demo", "default", None);
     let patience = Duration::from_secs(600);

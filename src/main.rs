@@ -7,6 +7,7 @@ mod batch_run;
 mod client;
 mod daemons;
 mod data;
+mod data_read;
 mod demo;
 mod local;
 mod logs;

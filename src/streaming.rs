@@ -55,6 +55,7 @@ fn translate(options: &[String]) -> Result<Vec<String>, BadInput> {
         }
         match name {
             "-input" => out.push(format!("--input={}", value()?)),
+            "-output" => out.push(format!("--output={}", value()?)),
             "-mapper" => out.push(format!("--param=mapper={}", value()?)),
             "-reducer" => out.push(format!("--param=reducer={}", value()?)),
             "-numReduceTasks" => out.push(format!("--reduces={}", value()?)),

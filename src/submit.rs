@@ -86,6 +86,11 @@ pub(crate) struct JobArgs {
     /// --deadline it answers by then from the blocks read. Other policies are refused.
     #[arg(long)]
     pub(crate) shared_scan: bool,
+    /// Write the job's output as this new dataset (Hadoop's -output): one part per reduce,
+    /// part-r-00000, …, owned by you; `yard data cat NAME` prints it. A name that exists is
+    /// refused before anything runs.
+    #[arg(long, value_name = "NAME")]
+    pub(crate) output: Option<String>,
 }
 
 /// `'…'` quoting for `/bin/sh -c`, which the rm runs a master's command under.
@@ -130,6 +135,7 @@ impl JobArgs {
         job.hang_split = self.hang_split;
         job.max_containers = self.max_containers;
         job.shared_scan = self.shared_scan;
+        job.output = self.output.clone();
         if let (true, Some(trace)) = (app == "synthetic", &self.trace) {
             // The master reads the trace too: it must be readable and hold the job. The rm
             // needs its whole path (the master runs in its container's directory).

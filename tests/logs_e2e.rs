@@ -114,6 +114,17 @@ fn a_shells_output_is_printed_kept_after_it_ends_and_an_rm_restart_and_shown_to_
     shown(&url);
     // One container, its last line.
     let container = command_stderr["containerId"].as_str().unwrap();
+    // A log file is text, served to a client that accepts only text (the rm's JSON routes
+    // answer such a client 406).
+    let plain = admin_client(&url)
+        .get(format!(
+            "{url}/ws/v1/yard/apps/{id}/logs/{container}/stderr"
+        ))
+        .header("Accept", "text/plain")
+        .send()
+        .unwrap();
+    assert_eq!(plain.status().as_u16(), 200);
+    assert_eq!(plain.text().unwrap(), "err-line-1\n");
     let (code, out, err) = yard(&[
         "logs",
         "--rm",

@@ -17,6 +17,38 @@ fn with_books(name: &str) -> (std::path::PathBuf, Cluster, reqwest::blocking::Cl
     (tmp, c, http)
 }
 
+/// Waits until the job at `location` shows its job proper running (after any task sampler):
+/// the moment then, ms since the epoch.
+fn once_running(http: &reqwest::blocking::Client, url: &str, location: &str) -> i64 {
+    eventually_for(
+        "the job proper running",
+        std::time::Duration::from_secs(120),
+        || {
+            let v: Value = http
+                .get(format!("{url}{location}"))
+                .send()
+                .ok()?
+                .json()
+                .ok()?;
+            (v["job"]["progress"]["phase"] == "running").then_some(())
+        },
+    );
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64
+}
+
+/// `PUT …/apps/{id}/deadline`, which must be accepted.
+fn set_deadline(http: &reqwest::blocking::Client, url: &str, id: &str, deadline_ms: i64) {
+    let put = http
+        .put(format!("{url}/ws/v1/yard/apps/{id}/deadline"))
+        .json(&serde_json::json!({ "deadlineMs": deadline_ms }))
+        .send()
+        .unwrap();
+    assert_eq!(put.status().as_u16(), 200, "{}", put.text().unwrap());
+}
+
 #[test]
 fn a_dart_job_is_submitted_watched_and_answered_over_rest_alone() {
     let (tmp, c, http) = with_books("yard-mr-rest");
@@ -88,36 +120,46 @@ fn a_dart_job_is_submitted_watched_and_answered_over_rest_alone() {
 /// A deadline moved while the job runs (`PUT …/deadline`) reaches its master with the next
 /// allocate reply: the policy hears it (`Event::DeadlineChanged`), and the answer is judged
 /// against the new deadline, not the one the job was submitted with.
+/// A job submitted without a deadline is guarded once it is given one: the guard was decided
+/// at launch, so a deadline set later used to find no guard and the answer came when the maps
+/// were done, however late.
+#[test]
+fn a_deadline_given_to_a_running_job_that_had_none_brings_its_guard() {
+    let (tmp, c, http) = with_books("yard-mr-given");
+    // Maps of at least 3 s: none of the job proper's first maps can end by a deadline 2 s
+    // after it is seen running, so only the guard can answer by then.
+    let (id, location) = submit_grep_due(&http, &c.url, "given-grep", 3.0, None);
+    let now_ms = once_running(&http, &c.url, &location);
+    set_deadline(&http, &c.url, &id, now_ms + 2_000);
+    let done = watch_job(&http, &c.url, &location, &tmp, &id, |_| {});
+    let log = master_log(&tmp, &id);
+    assert_eq!(done["finalStatus"], "SUCCEEDED", "{done}\n{log}");
+    assert!(log.contains("the deadline moved"), "{log}");
+    assert!(log.contains("the deadline guard fires"), "{log}");
+    let answer: Value = http
+        .get(format!("{}{location}/answer", c.url))
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    let answered = &answer["answer"];
+    assert!(
+        answered["processedFraction"].as_f64().unwrap() < 1.0,
+        "{answered}"
+    );
+    drop(c);
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
 #[test]
 fn a_deadline_moved_while_the_job_runs_reaches_its_master_and_its_answer() {
     let (tmp, c, http) = with_books("yard-mr-moved");
     // Submitted with 600 s; maps of at least 1 s keep the job proper running a while after
     // the rm first shows it running (the move must come before its last map ends).
     let (id, location) = submit_grep(&http, &c.url, "moved-grep", 1.0);
-    eventually_for(
-        "the job proper running",
-        std::time::Duration::from_secs(120),
-        || {
-            let v: Value = http
-                .get(format!("{}{location}", c.url))
-                .send()
-                .ok()?
-                .json()
-                .ok()?;
-            (v["job"]["progress"]["phase"] == "running").then_some(())
-        },
-    );
-    let now_ms = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_millis() as i64;
+    let now_ms = once_running(&http, &c.url, &location);
     let moved = now_ms + 1_500_000;
-    let put = http
-        .put(format!("{}/ws/v1/yard/apps/{id}/deadline", c.url))
-        .json(&serde_json::json!({ "deadlineMs": moved }))
-        .send()
-        .unwrap();
-    assert_eq!(put.status().as_u16(), 200, "{}", put.text().unwrap());
+    set_deadline(&http, &c.url, &id, moved);
     let done = watch_job(&http, &c.url, &location, &tmp, &id, |_| {});
     let log = master_log(&tmp, &id);
     assert_eq!(done["finalStatus"], "SUCCEEDED", "{done}\n{log}");

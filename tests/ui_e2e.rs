@@ -324,8 +324,32 @@ fn the_rm_web_ui_shows_a_dart_job_its_deadline_estimate_and_answer_in_headless_c
     assert!(chart.contains("class=\"deadline\""), "{chart}");
     assert!(chart.contains("deadline 600 s"), "{chart}");
     assert!(chart.contains("class=\"estimate-point\""), "{chart}");
+    // It ended: its phase no longer reads as running.
+    assert!(!dom.contains("<dd>running"), "{dom}");
     let dir = artifacts();
     browser.screenshot(&page, &dir.join("ui-application.png"));
+
+    // Its containers' logs, listed on its page and each one's page linked: the master's
+    // stderr shows what the master said.
+    let listing = get_as(&http, &format!("{}/ws/v1/yard/apps/{id}/logs", c.url));
+    let master = listing["appLogs"]["files"]
+        .as_array()
+        .and_then(|f| {
+            f.iter()
+                .find(|f| f["master"] == true && f["file"] == "stderr")
+        })
+        .and_then(|f| f["containerId"].as_str())
+        .unwrap_or_else(|| panic!("the master's stderr in {listing}"))
+        .to_owned();
+    let dom = browser.dom(&page, |d| d.contains("data-log="));
+    let row = element(&dom, &format!("data-log=\"{master}/stderr\""), "tr");
+    let href = format!("#/apps/{id}/logs/{master}/stderr");
+    assert!(row.contains(&href), "{row}");
+    let dom = browser.dom(&format!("{}/ui{href}?token={token}", c.url), |d| {
+        d.contains("id=\"log-text\"")
+    });
+    let text = element(&dom, "id=\"log-text\"", "pre");
+    assert!(text.contains("master: registered"), "{text}");
 
     // The applications: the job with its deadline and processed fraction, the other without.
     let dom = browser.dom(&format!("{}/ui#/apps?token={token}", c.url), |d| {

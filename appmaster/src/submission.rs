@@ -116,6 +116,12 @@ pub struct MapReduceJob {
     /// with a deadline it answers by then from the blocks read (yard's scan-deadline rule).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub shared_scan: bool,
+    /// The dataset the job's output becomes (Hadoop's `-output`): each reduce writes its part,
+    /// `part-r-00000`, …, into the block store, and the master registers the parts as this
+    /// dataset, owned by the job's user, when the job commits. It must not exist yet (the rm
+    /// refuses the job with a 409, as Hadoop's `FileAlreadyExistsException`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
 }
 
 /// What is wrong with a job, named by its JSON field.
@@ -196,10 +202,47 @@ impl MapReduceJob {
             hang_split: None,
             max_containers: None,
             shared_scan: false,
+            output: None,
         }
     }
 
     /// Everything the master would refuse, refused before anything starts.
+    /// An output dataset is named as every dataset is, and only a job that reduces what it
+    /// reads writes one.
+    fn validate_output(&self, output: &str) -> Result<(), JobProblem> {
+        let plain = (1..=200).contains(&output.len())
+            && output != "."
+            && output != ".."
+            && output
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
+        if !plain {
+            return Err(problem(
+                "output",
+                format!(
+                    "{output:?}: name the output dataset with 1 to 200 letters, digits, '_', '-' or '.'"
+                ),
+            ));
+        }
+        let refused = if self.app == "synthetic" {
+            Some("a synthetic job computes nothing to write")
+        } else if self.shared_scan {
+            Some("a job on a shared scan answers inline only")
+        } else if self.sample_only {
+            Some("a sample-only run writes no output")
+        } else {
+            None
+        };
+        match refused {
+            Some(why) => Err(problem("output", format!("{why}: leave it out"))),
+            None if self.input.as_deref() == Some(output) => Err(problem(
+                "output",
+                format!("{output} is the job's input: name a new dataset"),
+            )),
+            None => Ok(()),
+        }
+    }
+
     pub fn validate(&self) -> Result<(), JobProblem> {
         if !APPS.contains(&self.app.as_str()) {
             return Err(problem(
@@ -274,6 +317,9 @@ impl MapReduceJob {
                 "mapMinSeconds",
                 format!("{} is outside 0 to 86400", self.map_min_seconds),
             ));
+        }
+        if let Some(output) = &self.output {
+            self.validate_output(output)?;
         }
         if self.shared_scan {
             if self.app == "streaming" {
@@ -573,6 +619,30 @@ mod tests {
         let job: MapReduceJob = serde_json::from_str(json).map_err(|e| e.to_string())?;
         job.validate().map_err(|e| e.to_string())?;
         Ok(job)
+    }
+
+    #[test]
+    fn an_output_is_a_plain_new_name_of_a_job_that_reduces() {
+        let j = job(r#"{"app": "wordcount", "input": "books", "output": "counts"}"#).unwrap();
+        assert_eq!(j.output.as_deref(), Some("counts"));
+        for (bad, says) in [
+            (r#""input": "books", "output": "../x""#, "letters, digits"),
+            (r#""input": "books", "output": """#, "letters, digits"),
+            (r#""input": "books", "output": "books""#, "the job's input"),
+            (
+                r#""input": "books", "output": "o", "sampleOnly": true"#,
+                "sample-only",
+            ),
+            (
+                r#""input": "books", "output": "o", "sharedScan": true"#,
+                "shared scan",
+            ),
+        ] {
+            let e = job(&format!(r#"{{"app": "wordcount", {bad}}}"#)).unwrap_err();
+            assert!(e.starts_with("output: ") && e.contains(says), "{bad}: {e}");
+        }
+        let e = job(r#"{"app": "synthetic", "maps": 2, "output": "o"}"#).unwrap_err();
+        assert!(e.contains("synthetic job computes nothing"), "{e}");
     }
 
     #[test]

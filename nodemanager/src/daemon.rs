@@ -73,6 +73,8 @@ struct Node {
     completed: Mutex<Vec<Ended>>,
     /// Directories of ended containers, oldest first: the last `keep_finished` stay.
     finished_dirs: Mutex<std::collections::VecDeque<PathBuf>>,
+    /// Log uploads under way: a nodemanager that shuts down waits for them (a while).
+    uploads: Mutex<tokio::task::JoinSet<()>>,
     cgroups: Cgroups,
     data: Arc<DataDir>,
     http: reqwest::Client,
@@ -257,7 +259,10 @@ impl Node {
             return self.retire(dir);
         }
         let node = self.clone();
-        tokio::spawn(async move {
+        let mut uploads = lock(&self.uploads);
+        // Those done are reaped here: the set holds only what is under way.
+        while uploads.try_join_next().is_some() {}
+        uploads.spawn(async move {
             let o = &node.options;
             // Long enough for an rm restart; the logs stay here (until pruned) if it fails.
             let patience = Duration::from_secs(300);
@@ -584,6 +589,7 @@ pub async fn serve_with(
         containers: Mutex::new(BTreeMap::new()),
         completed: Mutex::new(Vec::new()),
         finished_dirs: Mutex::new(std::collections::VecDeque::new()),
+        uploads: Mutex::new(tokio::task::JoinSet::new()),
         cgroups,
         data: data.clone(),
         http: reqwest::Client::new(),
@@ -656,12 +662,29 @@ pub async fn serve_with(
         .with_graceful_shutdown(shutdown)
         .await;
     heartbeats.abort();
-    // Containers do not outlive their nodemanager.
+    // Containers do not outlive their nodemanager; their logs go to the rm like any ended
+    // container's, and the uploads under way are given `SHUTDOWN_UPLOADS` to finish (what is
+    // not sent by then stays in the work dir).
     let running: Vec<Running> = std::mem::take(&mut *lock(&node.containers))
         .into_values()
         .collect();
     for mut r in running {
         let _ = r.stop(node.options.stop_grace).await;
+        node.ended_dir(r.id.clone(), r.dir.clone());
+    }
+    let mut uploads = std::mem::take(&mut *lock(&node.uploads));
+    let drained = tokio::time::timeout(SHUTDOWN_UPLOADS, async {
+        while uploads.join_next().await.is_some() {}
+    })
+    .await;
+    if drained.is_err() {
+        tracing::warn!(
+            left = uploads.len(),
+            "log uploads not done at shutdown: those containers' logs stay in the work dir"
+        );
     }
     served
 }
+
+/// How long a nodemanager that shuts down waits for its containers' log uploads.
+const SHUTDOWN_UPLOADS: Duration = Duration::from_secs(10);

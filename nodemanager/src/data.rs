@@ -432,10 +432,11 @@ async fn get_block(
     let [dataset, block] = names(path)?;
     match data.grant(&headers)? {
         DataGrant::Job { .. } => {}
-        DataGrant::Upload { dataset: d, .. } if d == dataset => {}
-        DataGrant::Upload { .. } => {
+        DataGrant::Upload { dataset: d, .. } | DataGrant::Read { dataset: d, .. }
+            if d == dataset => {}
+        DataGrant::Upload { .. } | DataGrant::Read { .. } => {
             return Err(forbidden(format!(
-                "this upload grant is for another dataset than {dataset}"
+                "this grant is for another dataset than {dataset}"
             )));
         }
     }

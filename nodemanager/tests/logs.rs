@@ -22,8 +22,11 @@ use yard_wire::token::mint;
 /// What the stand-in rm received: each upload's path and query, and its body.
 type Uploads = Arc<Mutex<Vec<(String, Bytes)>>>;
 
-#[tokio::test]
-async fn a_containers_logs_are_served_to_its_job_token_and_uploaded_cut_to_the_cap() {
+/// A registered nodemanager whose stand-in rm keeps every log upload, with aggregation capped
+/// at `cap` bytes a container: the node, the uploads, the cluster's secret and the work dir.
+async fn node_uploading_to_a_stand_in_rm(
+    cap: u64,
+) -> (Nm, Uploads, ClusterSecret, tempfile::TempDir) {
     let secret = ClusterSecret::new([3; 32]);
     let uploads: Uploads = Default::default();
     let received = Router::new()
@@ -44,28 +47,45 @@ async fn a_containers_logs_are_served_to_its_job_token_and_uploaded_cut_to_the_c
         heartbeat: Duration::from_millis(20),
         logs: LogAggregation {
             enabled: true,
-            // 4 bytes a file.
-            max_bytes_per_container: 8,
+            max_bytes_per_container: cap,
         },
         ..support::options(rm, work.path())
     })
     .await;
-    let nm = node.addr.to_string();
-    let base = format!("http://{nm}/ws/v1/node");
-    let http = reqwest::Client::new();
     support::registered(node.addr).await;
+    (node, uploads, secret, work)
+}
 
-    let container = "container_1000_0001_01_000002";
-    let started = http
-        .post(format!("{base}/containers"))
+/// Starts `script` as `container` on `node`, which must accept it.
+async fn start_script(node: &Nm, secret: &ClusterSecret, container: &str, script: &str) {
+    let nm = node.addr.to_string();
+    let started = reqwest::Client::new()
+        .post(format!("http://{nm}/ws/v1/node/containers"))
         .json(&json!({
             "token": mint(&secret.container_key(&nm), container, &nm, 128, 1, i64::MAX),
-            "command": ["/bin/sh", "-c", "printf 'hello-out\\n'; printf 'oops\\n' >&2; printf x > not-a-log"],
+            "command": ["/bin/sh", "-c", script],
         }))
         .send()
         .await
         .unwrap();
     assert_eq!(started.status(), 201, "{:?}", started.text().await);
+}
+
+#[tokio::test]
+async fn a_containers_logs_are_served_to_its_job_token_and_uploaded_cut_to_the_cap() {
+    // 4 bytes a file.
+    let (node, uploads, secret, _work) = node_uploading_to_a_stand_in_rm(8).await;
+    let nm = node.addr.to_string();
+    let base = format!("http://{nm}/ws/v1/node");
+    let http = reqwest::Client::new();
+    let container = "container_1000_0001_01_000002";
+    start_script(
+        &node,
+        &secret,
+        container,
+        "printf 'hello-out\\n'; printf 'oops\\n' >&2; printf x > not-a-log",
+    )
+    .await;
 
     // Uploaded as it ends: each file's last 4 bytes, with what the container wrote.
     let got = eventually("both files uploaded", || async {
@@ -118,4 +138,36 @@ async fn a_containers_logs_are_served_to_its_job_token_and_uploaded_cut_to_the_c
     let refused = http.get(&logs).bearer_auth(foreign).send().await.unwrap();
     assert_eq!(refused.status(), 403);
     node.stop().await;
+}
+
+/// A container still running when its nodemanager shuts down is stopped, and its logs go to
+/// the rm before the nodemanager exits (they used to stay in the work dir).
+#[tokio::test]
+async fn a_nodemanager_that_shuts_down_uploads_its_running_containers_logs() {
+    let (node, uploads, secret, _work) = node_uploading_to_a_stand_in_rm(1 << 20).await;
+    let container = "container_1000_0001_01_000003";
+    start_script(&node, &secret, container, "echo running; exec sleep 600").await;
+    let job = secret.data_key().job_token("application_1000_0001");
+    let stdout = format!(
+        "http://{}/ws/v1/node/containers/{container}/logs/stdout",
+        node.addr
+    );
+    eventually("the container's first line", || async {
+        let r = reqwest::Client::new()
+            .get(&stdout)
+            .bearer_auth(&job)
+            .send()
+            .await
+            .ok()?;
+        (r.text().await.ok()? == "running\n").then_some(())
+    })
+    .await;
+    assert!(uploads.lock().unwrap().is_empty(), "nothing ended yet");
+    node.stop().await;
+    let got = uploads.lock().unwrap().clone();
+    let stdout = got
+        .iter()
+        .find(|(uri, _)| uri.contains(&format!("{container}/stdout?")))
+        .unwrap_or_else(|| panic!("its stdout uploaded at shutdown: {got:?}"));
+    assert_eq!(stdout.1, Bytes::from_static(b"running\n"));
 }

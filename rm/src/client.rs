@@ -315,6 +315,15 @@ impl RmClient {
         self.typed(Method::POST, &path, None).await
     }
 
+    /// A grant to read dataset `name`'s blocks from the nodemanagers (`yard data cat|get`).
+    pub async fn read_grant(
+        &self,
+        name: &str,
+    ) -> Result<yard_wire::outputs::ReadGrant, ClientError> {
+        let path = format!("{DATASETS}/{name}/read-grant");
+        self.typed(Method::POST, &path, None).await
+    }
+
     /// An admin issues a token (`body`: `{"user"}`, `{"node"}` or `{"scrape": true}`).
     pub async fn issue_token(&self, body: &Value) -> Result<IssuedToken, ClientError> {
         self.typed(Method::POST, "/ws/v1/yard/auth/tokens", Some(body))
@@ -522,6 +531,10 @@ impl BlockingRmClient {
 
     pub fn upload_grant(&self, name: &str) -> Result<UploadGrant, ClientError> {
         self.runtime.block_on(self.inner.upload_grant(name))
+    }
+
+    pub fn read_grant(&self, name: &str) -> Result<yard_wire::outputs::ReadGrant, ClientError> {
+        self.runtime.block_on(self.inner.read_grant(name))
     }
 
     pub fn issue_token(&self, body: &Value) -> Result<IssuedToken, ClientError> {

@@ -1199,6 +1199,72 @@ async fn every_route_replies_as_recorded() {
     for (name, bearer, method, uri, body) in cases {
         g.call(name, None, bearer, method, &uri, body).await;
     }
+    // A job's output dataset: any user's grant to read a dataset; a job that writes one, its
+    // master's grant and commit, and the name refused while that job writes it.
+    g.call(
+        "yard_datasets_read_grant",
+        Some("/ws/v1/yard/datasets/{name}/read-grant"),
+        bob,
+        post.clone(),
+        "/ws/v1/yard/datasets/logs/read-grant",
+        None,
+    )
+    .await;
+    let writes = js(
+        json!({"job": {"app": "wordcount", "input": "logs", "output": "counts"},
+        "name": "counted"}),
+    );
+    let submitted = g
+        .call(
+            "mapreduce_jobs_submit_output",
+            None,
+            alice,
+            post.clone(),
+            jobs,
+            writes.clone(),
+        )
+        .await;
+    let o = submitted["job"]["id"].as_str().unwrap().to_owned();
+    g.call(
+        "error_409_output_taken",
+        None,
+        bob,
+        post.clone(),
+        jobs,
+        writes,
+    )
+    .await;
+    g.h.rm.cluster.lock().unwrap().take_master_launches();
+    let mo = master(&g.h, &o);
+    let mo = Some(mo.as_str());
+    g.call(
+        "yard_apps_output_grant",
+        Some("/ws/v1/yard/apps/{id}/output-grant"),
+        mo,
+        post.clone(),
+        &format!("/ws/v1/yard/apps/{o}/output-grant"),
+        None,
+    )
+    .await;
+    g.call(
+        "yard_apps_output",
+        Some("/ws/v1/yard/apps/{id}/output"),
+        mo,
+        put.clone(),
+        &format!("/ws/v1/yard/apps/{o}/output"),
+        js(json!({"dataset": "counts", "parts": [
+            {"block": "part-r-00000", "bytes": 12, "nodes": ["n1:8042", "n2:8042"]}]})),
+    )
+    .await;
+    g.call(
+        "error_403_output_of_another",
+        None,
+        mo,
+        put.clone(),
+        &format!("/ws/v1/yard/apps/{o}/output"),
+        js(json!({"dataset": "logs", "parts": []})),
+    )
+    .await;
     g.accept = Some("application/xml");
     g.call(
         "error_406_xml",
@@ -1317,6 +1383,10 @@ fn the_wire_views_read_their_routes_replies_back_exactly() {
         check::<Dataset>(&mut seen, case);
     }
     check::<UploadGrant>(&mut seen, "yard_datasets_upload_grant");
+    check::<yard_wire::outputs::ReadGrant>(&mut seen, "yard_datasets_read_grant");
+    check::<yard_wire::outputs::OutputGrant>(&mut seen, "yard_apps_output_grant");
+    check::<Dataset>(&mut seen, "yard_apps_output");
+    check::<JobReply>(&mut seen, "mapreduce_jobs_submit_output");
     for case in ["yard_auth_whoami", "yard_auth_whoami_master"] {
         check::<WhoAmI>(&mut seen, case);
     }

@@ -461,11 +461,26 @@ pub fn submit_grep(
     name: &str,
     map_min_seconds: f64,
 ) -> (String, String) {
+    submit_grep_due(http, rm_url, name, map_min_seconds, Some(600_000))
+}
+
+/// [`submit_grep`] due `deadline_in_ms` after its submission (`None`: no deadline).
+pub fn submit_grep_due(
+    http: &reqwest::blocking::Client,
+    rm_url: &str,
+    name: &str,
+    map_min_seconds: f64,
+    deadline_in_ms: Option<i64>,
+) -> (String, String) {
     let job = serde_json::json!({"app": "grep", "input": "books", "params": {"pattern": "e"},
                                  "policy": "dart", "reduces": 2, "mapMinSeconds": map_min_seconds});
+    let mut body = serde_json::json!({"job": job, "name": name});
+    if let Some(ms) = deadline_in_ms {
+        body["deadlineInMs"] = ms.into();
+    }
     let submitted = http
         .post(format!("{rm_url}{JOBS}"))
-        .json(&serde_json::json!({"job": job, "name": name, "deadlineInMs": 600_000}))
+        .json(&body)
         .send()
         .unwrap();
     assert_eq!(submitted.status().as_u16(), 202);

@@ -69,6 +69,9 @@ pub enum DataGrant {
     /// Write the blocks of one dataset until `expires_ms` (the rm grants it to the dataset's
     /// owner for `yard data put`).
     Upload { dataset: String, expires_ms: i64 },
+    /// Read the blocks of one dataset until `expires_ms` (the rm grants it to whoever may
+    /// read the dataset, for `yard data cat|get`).
+    Read { dataset: String, expires_ms: i64 },
 }
 
 /// Why a token was refused. The messages say what to do; none repeats the token.
@@ -203,7 +206,7 @@ impl DataKey {
     /// The grant a token carries, if this key signed it and it has not expired.
     pub fn verify(&self, token: &str, now_ms: i64) -> Result<DataGrant, AuthError> {
         let grant: DataGrant = open(&self.0, DATA_PREFIX, "data-plane", token)?;
-        if let DataGrant::Upload { expires_ms, .. } = grant
+        if let DataGrant::Upload { expires_ms, .. } | DataGrant::Read { expires_ms, .. } = grant
             && now_ms >= expires_ms
         {
             return Err(AuthError::Expired {
@@ -356,6 +359,15 @@ mod tests {
                 now_ms: 1_000
             })
         );
+        let read = key.issue(&DataGrant::Read {
+            dataset: "logs".into(),
+            expires_ms: 1_000,
+        });
+        assert!(key.verify(&read, 999).is_ok());
+        assert!(matches!(
+            key.verify(&read, 1_000),
+            Err(AuthError::Expired { .. })
+        ));
     }
 
     #[test]

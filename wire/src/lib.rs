@@ -10,6 +10,7 @@ pub mod limits;
 pub mod logs;
 #[cfg(feature = "openapi")]
 pub mod openapi;
+pub mod outputs;
 pub mod protocol;
 pub mod replies;
 pub mod telemetry;

@@ -19,6 +19,7 @@
 //! on `yard-appmaster`: that is why the process is a crate of its own.
 
 pub mod master;
+mod output;
 pub mod synthetic;
 pub mod task;
 

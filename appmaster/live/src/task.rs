@@ -430,16 +430,29 @@ fn map(
             hold(left, progress);
         }
     }
+    let mut map_only_stdout = None;
     let out = match &spec.app {
-        AppSpec::Streaming { mapper, cmdenv, .. } => {
+        AppSpec::Streaming {
+            mapper,
+            cmdenv,
+            reducer,
+            ..
+        } => {
             let stdout = run_command("mapper", mapper, cmdenv, &input)
                 .with_context(|| format!("map {}", split.index))?;
-            spec.app.map_streamed(split, &input, &stdout, spec.reduces)
+            let out = spec.app.map_streamed(split, &input, &stdout, spec.reduces);
+            if reducer.is_none() {
+                map_only_stdout = Some(stdout);
+            }
+            out
         }
         app => app.map(split, &input, spec.reduces),
     }
     .with_context(|| format!("map {}", split.index))?;
     progress.set(0.9);
+    if let Some(stdout) = map_only_stdout {
+        crate::output::map_part(http, spec, split.index, &stdout)?;
+    }
     let output_bytes = write_partitions(output, &out.partitions)?;
     progress.set(1.0);
     Ok(Done {
@@ -774,6 +787,7 @@ fn reduce_task(
         .map(|&i| (fetched[i].0, fetched[i].1.as_slice()))
         .collect();
     let mut kept_bytes: u64 = chosen.iter().map(|&i| sizes[i]).sum();
+    let mut reducer_stdout = None;
     let partial = if let AppSpec::Synthetic { reduce_seconds, .. } = &spec.app {
         let seconds = reduce_seconds.get(reduce as usize).copied().unwrap_or(0.0);
         // The recorded time, scaled to the input kept (f(d) is the master's to learn).
@@ -800,6 +814,7 @@ fn reduce_task(
             let stdout = run_command("reducer", reducer, cmdenv, &stdin)
                 .with_context(|| format!("reduce {reduce}"))?;
             (partial.output, partial.output_lines) = streaming::output_lines(&stdout);
+            reducer_stdout = Some(stdout);
         }
         Ok(partial)
     } else {
@@ -827,6 +842,7 @@ fn reduce_task(
         partial
     }
     .with_context(|| format!("reduce {reduce}"))?;
+    crate::output::reduce_part(http, base, spec, reduce, reducer_stdout, &kept, &partial)?;
     progress.set(1.0);
     let written = serde_json::to_vec(&partial).map_or(0, |json| json.len() as u64);
     Ok(Done {

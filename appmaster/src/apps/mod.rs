@@ -42,6 +42,7 @@ mod answer;
 pub mod approx;
 pub mod hash;
 mod maps;
+pub mod part;
 pub mod records;
 mod reduce;
 pub mod streaming;

@@ -296,6 +296,9 @@ async fn submit(
                 format!("no dataset {input} (`yard data ls` lists them)"),
             ));
         }
+        if let Some(output) = &s.job.output {
+            super::outputs::output_free(c, output, None)?;
+        }
         Ok::<_, ApiError>(c.new_application(now, &user)?)
     })?;
     rm.commit(Touch::App(id.clone()), |c, now| {

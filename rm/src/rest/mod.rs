@@ -42,6 +42,7 @@ mod caller;
 mod hadoop;
 mod logs;
 pub mod mapreduce;
+mod outputs;
 mod protocol;
 mod query;
 mod submission;
@@ -351,6 +352,21 @@ pub fn routes() -> Vec<Route> {
             &["post"],
             post(upload_grant),
         ),
+        (
+            "/ws/v1/yard/datasets/{name}/read-grant",
+            &["post"],
+            post(outputs::read_grant),
+        ),
+        (
+            "/ws/v1/yard/apps/{id}/output-grant",
+            &["post"],
+            post(outputs::output_grant),
+        ),
+        (
+            "/ws/v1/yard/apps/{id}/output",
+            &["put"],
+            put(outputs::commit_output),
+        ),
         ("/ws/v1/yard/auth/whoami", &["get"], get(whoami)),
         ("/ws/v1/yard/auth/tokens", &["post"], post(issue_token)),
         ("/ws/v1/yard/health", &["get"], get(health)),
@@ -560,12 +576,8 @@ pub fn remote_exception(status: StatusCode, error: &str, detail: &Value) -> Valu
 /// 406 (yard serves no XML); a refusal on Hadoop's routes becomes YARN's `RemoteException`.
 async fn shapes(request: axum::extract::Request, next: axum::middleware::Next) -> Response {
     let hadoop = hadoop_route(request.uri().path());
-    // `/metrics` (and a finished master's, kept) answers in Prometheus' text format, whatever
-    // a scraper accepts.
     let path = request.uri().path().to_owned();
-    let text =
-        path == "/metrics" || (path.starts_with("/ws/v1/yard/apps/") && path.ends_with("/metrics"));
-    let mut response = if text || accepts_json(request.headers().get(header::ACCEPT)) {
+    let mut response = if text_route(&path) || accepts_json(request.headers().get(header::ACCEPT)) {
         next.run(request).await
     } else {
         ApiError::new(
@@ -611,6 +623,20 @@ async fn shapes(request: axum::extract::Request, next: axum::middleware::Next) -
     response
 }
 
+/// Routes that answer in text whatever the request accepts: `/metrics` (and a finished
+/// master's, kept) in Prometheus' text format, and one container log file
+/// (`/ws/v1/yard/apps/{id}/logs/{container}/{file}`), as Hadoop's log servlet serves it.
+fn text_route(path: &str) -> bool {
+    if path == "/metrics" {
+        return true;
+    }
+    let Some(app) = path.strip_prefix("/ws/v1/yard/apps/") else {
+        return false;
+    };
+    let parts: Vec<&str> = app.split('/').collect();
+    matches!(parts.as_slice(), [_, "metrics"] | [_, "logs", _, _])
+}
+
 /// Where an application's report is (YARN's `Location` header): absolute when the request
 /// said its host.
 fn app_location(host: &Option<String>, id: &str) -> String {
@@ -640,5 +666,30 @@ impl<S: Send + Sync> FromRequestParts<S> for Host {
                 })
                 .map(str::to_owned),
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::text_route;
+
+    #[test]
+    fn metrics_and_log_files_are_text_routes_and_the_rest_json() {
+        for path in [
+            "/metrics",
+            "/ws/v1/yard/apps/application_1_0001/metrics",
+            "/ws/v1/yard/apps/application_1_0001/logs/container_1_0001_01_000001/stdout",
+        ] {
+            assert!(text_route(path), "{path}");
+        }
+        for path in [
+            "/ws/v1/yard/apps/application_1_0001",
+            "/ws/v1/yard/apps/application_1_0001/logs",
+            "/ws/v1/yard/apps/application_1_0001/logs/container_1_0001_01_000001",
+            "/ws/v1/yard/apps/a/b/metrics",
+            "/ws/v1/cluster/metrics",
+        ] {
+            assert!(!text_route(path), "{path}");
+        }
     }
 }

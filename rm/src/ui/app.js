@@ -20,7 +20,11 @@
     jobs: "/ws/v1/yard/mapreduce/jobs",
     job: "/ws/v1/yard/mapreduce/jobs/{id}",
     whoami: "/ws/v1/yard/auth/whoami",
+    logs: "/ws/v1/yard/apps/{id}/logs",
+    logFile: "/ws/v1/yard/apps/{id}/logs/{container}/{file}",
   };
+  // A log file's page shows its last bytes (`?start=-N`), as `yarn logs -size -N` would.
+  const LOG_TAIL_BYTES = 65536;
   const REFRESH_MS = 3000;
   const TOKEN_KEY = "yard.rm.token";
   const SVG = "http://www.w3.org/2000/svg";
@@ -87,12 +91,14 @@
     const parts = parseHash().route.split("/").filter(Boolean);
     if (parts[0] === "nodes") return { name: "nodes" };
     if (parts[0] === "apps" && parts[1]) {
-      let id = parts[1];
-      try {
-        id = decodeURIComponent(id);
-      } catch (_) {
-        // Shown as written.
-      }
+      const [id, container, file] = [parts[1], parts[3], parts[4]].map((p) => {
+        try {
+          return p === undefined ? p : decodeURIComponent(p);
+        } catch (_) {
+          return p; // shown as written
+        }
+      });
+      if (parts[2] === "logs" && container && file) return { name: "log", id, container, file };
       return { name: "app", id };
     }
     if (parts[0] === "apps") return { name: "apps" };
@@ -108,10 +114,10 @@
     }
   }
 
-  async function api(template, vars, query) {
+  async function api(template, vars, query, asText) {
     let path = template.replace(/\{(\w+)\}/g, (_, k) => encodeURIComponent(vars[k]));
     if (query) path += "?" + query;
-    const headers = { Accept: "application/json" };
+    const headers = { Accept: asText ? "text/plain" : "application/json" };
     const t = token();
     if (t) headers.Authorization = "Bearer " + t;
     let r;
@@ -120,6 +126,7 @@
     } catch (e) {
       throw new ApiError(0, "the rm does not answer (" + e.message + ")");
     }
+    if (asText && r.ok) return r.text();
     let body = null;
     try {
       body = await r.json();
@@ -269,6 +276,10 @@
 
   function appLink(id) {
     return h("a", { href: "#/apps/" + encodeURIComponent(id) }, id);
+  }
+
+  function logHref(id, container, file) {
+    return "#/apps/" + [id, "logs", container, file].map(encodeURIComponent).join("/");
   }
 
   function list(obj, key, inner) {
@@ -584,6 +595,16 @@
     const deadlineMs = typeof a.deadlineMs === "number" ? a.deadlineMs : null;
     const p = (job && job.progress) || null;
     const f = jobFigures(job);
+    // The master's last report may say "running" after the app ended (it reports no more).
+    const ended = ["FINISHED", "FAILED", "KILLED"].includes(a.state);
+    const phase = p ? (ended && p.phase === "running" ? "ended" : p.phase) : null;
+    let logs = null;
+    try {
+      logs = (await api(API.logs, { id: view.id })).appLogs || null;
+    } catch (e) {
+      if (e.status === 401) throw e;
+      logs = { error: e.message };
+    }
     return [
       h("p", {}, h("a", { href: "#/apps" }, "← Applications")),
       h("h1", { class: "app-id" }, a.id || view.id, " ", stateBadge(a.state, a.finalStatus, a.deadlineOutcome), " ", outcomeBadge(a.deadlineOutcome)),
@@ -605,7 +626,7 @@
           deadlineMs !== null ? ["deadline outcome", outcomeBadge(a.deadlineOutcome) || DASH] : null,
           ["quota", a.quota === null || a.quota === undefined ? DASH : num(a.quota)],
           job ? ["task policy", p ? p.policy : (job.spec && job.spec.policy) || DASH] : null,
-          job ? ["phase", p ? p.phase + (p.guarded ? " (deadline guard fired)" : "") + (p.mapPhaseClosed ? ", map phase closed" : "") : "not started"] : null,
+          job ? ["phase", p ? phase + (p.guarded ? " (deadline guard fired)" : "") + (p.mapPhaseClosed ? ", map phase closed" : "") : "not started"] : null,
           job ? ["maps done / launched", h("span", { id: "maps" }, f.maps)] : null,
           job && p ? ["k (maps that count)", num(p.k)] : null,
           job && p ? ["reduces done", num(p.reducesDone) + " / " + num(p.reduces)] : null,
@@ -619,10 +640,48 @@
       job ? [h("h2", {}, "Answer"), h("section", { id: "answer" }, answerView(job))] : h("p", { class: "muted" }, "Not a MapReduce job: no estimate or answer to show."),
       h("h2", {}, "Diagnostics"),
       a.diagnostics ? h("pre", { class: "diagnostics" }, a.diagnostics) : h("p", { class: "empty" }, "None."),
+      h("h2", {}, "Logs"),
+      h("section", { id: "logs" }, logsView(view.id, logs)),
     ];
   }
 
-  const VIEWS = { overview, nodes: nodesView, apps: appsView, app: appView };
+  // Every container's stdout and stderr (`yard logs APP`): aggregated at the rm once the
+  // container ended, from its nodemanager while it runs; a lost node's, missing with why.
+  function logsView(id, logs) {
+    if (!logs) return h("p", { class: "empty" }, "No logs.");
+    if (logs.error) return h("p", { class: "error" }, "The logs cannot be listed: " + logs.error);
+    const files = Array.isArray(logs.files) ? logs.files : [];
+    const missing = Array.isArray(logs.missing) ? logs.missing : [];
+    const rows = files.map((l) =>
+      h(
+        "tr",
+        { "data-log": l.containerId + "/" + l.file },
+        h("td", {}, l.containerId, l.master ? h("span", { class: "muted small" }, " (master)") : null),
+        h("td", {}, l.nodeId),
+        h("td", {}, h("a", { href: logHref(id, l.containerId, l.file) }, l.file)),
+        h("td", {}, bytes(l.bytes), l.cut ? h("span", { class: "muted small" }, " (cut at the cap)") : null),
+        h("td", { class: "muted" }, l.source)
+      )
+    );
+    return [
+      table(["container", "node", "file", "bytes", "from"], rows, "No container has written a log yet."),
+      missing.length
+        ? h("ul", { class: "missing" }, missing.map((m) => h("li", {}, m.containerId + " on " + m.nodeId + ": " + m.reason)))
+        : null,
+    ];
+  }
+
+  async function logView(view) {
+    const body = await api(API.logFile, view, "start=-" + LOG_TAIL_BYTES, true);
+    return [
+      h("p", {}, h("a", { href: "#/apps/" + encodeURIComponent(view.id) }, "← " + view.id)),
+      h("h1", {}, view.container + " · " + view.file),
+      h("p", { class: "muted" }, "Its last " + bytes(LOG_TAIL_BYTES) + " at most; `yard logs " + view.id + " --container " + view.container + "` prints it all."),
+      body ? h("pre", { id: "log-text", class: "log" }, body) : h("p", { class: "empty" }, "Empty."),
+    ];
+  }
+
+  const VIEWS = { overview, nodes: nodesView, apps: appsView, app: appView, log: logView };
 
   // ---- the loop -----------------------------------------------------------------------
 
@@ -649,7 +708,7 @@
     const gen = ++generation;
     const view = currentView();
     for (const a of document.querySelectorAll("nav a")) {
-      a.classList.toggle("active", a.dataset.view === (view.name === "app" ? "apps" : view.name));
+      a.classList.toggle("active", a.dataset.view === (view.name === "app" || view.name === "log" ? "apps" : view.name));
     }
     if (!token()) {
       showLogin("");
@@ -661,7 +720,7 @@
       const content = await VIEWS[view.name](view);
       if (gen !== generation) return;
       document.getElementById("view").replaceChildren(append(document.createDocumentFragment(), [content]));
-      document.title = "yard rm · " + (view.id || view.name);
+      document.title = "yard rm · " + (view.file ? view.container + " " + view.file : view.id || view.name);
       setStatus("updated " + new Date().toISOString().slice(11, 19) + " UTC · every " + REFRESH_MS / 1000 + " s", false);
     } catch (e) {
       if (gen !== generation) return;
@@ -670,8 +729,9 @@
         showLogin("The rm refused the token: " + e.message);
         return;
       }
-      if (e.status === 404 && view.name === "app") {
-        document.getElementById("view").replaceChildren(h("p", { class: "error" }, "No application " + view.id + " (" + e.message + ")."));
+      if (e.status === 404 && (view.name === "app" || view.name === "log")) {
+        const what = view.name === "log" ? "No log " + view.file + " of " + view.container + " in " : "No application ";
+        document.getElementById("view").replaceChildren(h("p", { class: "error" }, what + view.id + " (" + e.message + ")."));
       }
       setStatus(e.message, true);
     }

@@ -18,6 +18,8 @@
 mod costs;
 mod metrics;
 mod nodemanager;
+mod output;
+pub(crate) use output::CommitReply;
 mod recovery;
 mod rm;
 mod scan;
@@ -310,6 +312,8 @@ struct Outcome {
     reforecast: Option<(f64, Estimate)>,
     stats: Vec<(Split, MapStats)>,
     partials: Vec<ReducePartial>,
+    /// The output dataset's accepted parts (`output`), by name.
+    parts: BTreeMap<String, yard_wire::protocol::BlockReplicas>,
     population: Population,
     record: yard_appmaster::policy::RunRecord,
     deadline: f64,
@@ -439,6 +443,7 @@ async fn run_phase(
                 reforecast: job.reforecast,
                 stats: job.stats,
                 partials: job.partials,
+                parts: job.output.parts,
                 population: job.population,
                 record: job.observer.record(),
                 deadline: job.deadline,
@@ -731,6 +736,10 @@ async fn job(
         };
         let deadline = basis.seconds();
         let recovered = recoverable(&kept, &maps);
+        // The job proper's tasks write the output; the grant first, so none waits for it.
+        if spec.job.output.is_some() {
+            output::grant(rm, &shared).await?;
+        }
         let job = Phase {
             policy: spec.job.policy,
             maps,
@@ -739,10 +748,10 @@ async fn job(
             deadline,
             sampler: false,
             recovered,
-            // The guard holds a deadline; `full`'s contract is the exact answer, however late.
-            guard: (spec.deadline.is_some()
-                && spec.job.policy != PolicyKind::Full
-                && spec.job.guard_seconds > 0.0)
+            // The guard holds a deadline, one given while the job runs too (without one it
+            // waits at the far `NO_DEADLINE`); `full`'s contract is the exact answer, however
+            // late.
+            guard: (spec.job.policy != PolicyKind::Full && spec.job.guard_seconds > 0.0)
                 .then_some(spec.job.guard_seconds),
             answer_cost: cut_lead,
             warm_launch,
@@ -760,7 +769,7 @@ async fn job(
         // This run's launches and grants with the stored costs; its answer path is measured
         // only once the answer is in.
         let known = with(&shared, |s| s.costs.with_stored(&stored_costs));
-        answer(
+        let mut result = answer(
             spec,
             &app,
             &kind,
@@ -768,7 +777,23 @@ async fn job(
             sampled,
             (started_ms, phase_start_ms),
             costs::LiveCosts::of(&known).json(finish_margin, cut_lead),
-        )
+        );
+        // Hadoop's job commit: the accepted parts become the dataset, and the answer names it.
+        if let Some(dataset) = &spec.job.output {
+            let parts = std::mem::take(&mut outcome.parts);
+            // A map-only job's parts are its maps' (those read), else its reduces'.
+            let tasks = match &app {
+                AppSpec::Streaming { reducer: None, .. } => outcome.population.maps,
+                _ => with(&shared, |s| s.reduces),
+            };
+            let fraction = outcome.progress.processed_fraction();
+            let view = output::commit_job(rm, dataset, parts, tasks, fraction).await?;
+            steps.push(("output committed", Instant::now()));
+            if let Some(answer) = result.get_mut("answer").and_then(Value::as_object_mut) {
+                answer.insert("outputDataset".into(), json!(view));
+            }
+        }
+        result
     };
     steps.push(("answer built", Instant::now()));
     rm.app_call(reqwest::Method::PUT, "result", result).await?;

@@ -107,6 +107,8 @@ pub(super) struct Job {
     /// process starts, `warm_launch` earlier (`Phase::warm_launch`).
     pub(super) unstarted: HashMap<AttemptId, Decision>,
     pub(super) warm_launch: Option<f64>,
+    /// The output committer's record of this phase (`super::output`).
+    pub(super) output: super::output::Commits,
 }
 
 impl Job {
@@ -133,6 +135,8 @@ impl Job {
 }
 
 pub(super) struct State {
+    /// Where the job proper's tasks write their parts of the output dataset (`-output`).
+    pub(super) output: Option<crate::output::PartTarget>,
     pub(super) url: String,
     pub(super) application: String,
     pub(super) app: AppSpec,
@@ -252,6 +256,7 @@ impl State {
             _ => reduces.max(1),
         };
         State {
+            output: None,
             url,
             application,
             app,
@@ -392,6 +397,7 @@ impl State {
             wake_at: None,
             unstarted: HashMap::new(),
             warm_launch: warm_launch.filter(|w| w.is_finite() && *w >= 0.0),
+            output: Default::default(),
         });
         self.costs.phase_started();
         if let Some(job) = &self.job {

@@ -314,6 +314,8 @@ pub(super) fn umbilical(shared: Arc<Shared>, guard: Arc<Gate>) -> axum::Router {
         .route("/mr/attempts/{attempt}/shuffled", post(shuffled))
         .route("/mr/attempts/{attempt}/ready", post(ready))
         .route("/mr/attempts/{attempt}/fetch-failure", post(fetch_failure))
+        .route("/mr/attempts/{attempt}/commit", post(super::output::commit))
+        .route("/mr/attempts/{attempt}/part", post(super::output::part))
         .layer(axum::extract::DefaultBodyLimit::max(64 << 20))
         .layer(axum::middleware::from_fn_with_state(guard, gate))
         .with_state(shared)

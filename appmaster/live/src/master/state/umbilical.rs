@@ -118,6 +118,7 @@ impl State {
             }
         }
         let task = live.task;
+        job.output.accepted(task, attempt);
         if let Some(measured) = &done.measured {
             self.probe(task, measured);
         }
