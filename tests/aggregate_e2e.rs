@@ -105,7 +105,7 @@ fn an_aggregate_job_is_exact_under_full_and_its_intervals_hold_under_a_deadline(
     assert_eq!(code, 0, "{err}");
 
     // `full`: every block read, every row exact, the output Hadoop's text.
-    let app = aggregate_job(&c.url, &["--policy", "full"]);
+    let app = aggregate_job(&c.url, &["--policy", "full", "-output", "sums"]);
     let a = &app["answer"];
     assert_eq!(app["processedFraction"], 1.0, "{app}");
     assert_eq!(a["processedFraction"], 1.0, "{a}");
@@ -141,6 +141,14 @@ fn an_aggregate_job_is_exact_under_full_and_its_intervals_hold_under_a_deadline(
         output[4]
     );
     assert_eq!(row(a, "ValueHistogram", "method")["observed"], 40_000.0);
+    // The output dataset holds the same lines (each reducer's part, its keys in order).
+    let (code, cat, err) = yard(&["data", "cat", "sums", "--rm", &c.url]);
+    assert_eq!(code, 0, "{err}");
+    let mut parts: Vec<&str> = cat.lines().collect();
+    parts.sort_unstable();
+    let mut lines = output.clone();
+    lines.sort_unstable();
+    assert_eq!(parts, lines, "{cat}");
 
     // The kind's profile, so the task sampler runs outside the deadline.
     aggregate_job(&c.url, &["--sample-only"]);
