@@ -64,7 +64,7 @@ enum Command {
     /// submit an application whose master runs a command (--command) and print its id.
     Submit(submit::SubmitArgs),
     /// Run a Hadoop Streaming job (your own mapper and reducer commands) with Hadoop's options:
-    /// yard streaming -input NAME -mapper CMD [-reducer CMD|NONE] [--deadline 30s].
+    /// yard streaming -input NAME -mapper CMD [-reducer CMD|NONE|aggregate] [--deadline 30s].
     Streaming(streaming::StreamingArgs),
     /// List applications.
     Apps(client::AppsArgs),

@@ -26,7 +26,7 @@ use crate::submit::{SubmitArgs, submit};
 #[derive(Args)]
 pub(crate) struct StreamingArgs {
     /// Hadoop Streaming's options: -input NAME (repeat for several datasets) [-output NAME]
-    /// -mapper CMD [-combiner CMD] [-reducer CMD|NONE (default cat)] [-numReduceTasks N] [-cmdenv K=V]...
+    /// -mapper CMD [-combiner CMD] [-reducer CMD|NONE|aggregate (default cat)] [-numReduceTasks N] [-cmdenv K=V]...
     /// [-file PATH]... [-files A,B] [-partitioner
     /// org.apache.hadoop.mapred.lib.KeyFieldBasedPartitioner] [-D KEY=VALUE]..., then any of
     /// `yard submit`'s --flags (--deadline 30s, --policy dart, --rm URL, --json, …). -D takes

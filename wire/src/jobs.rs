@@ -118,7 +118,8 @@ pub struct AnswerView {
     #[cfg_attr(feature = "openapi", schema(required = true, value_type = Option<i64>))]
     pub deadline_ms: Option<Deadline>,
     pub processed_fraction: f64,
-    /// The master's answer (a MapReduce job's: its `job` line, estimates and top lists).
+    /// The master's answer (a MapReduce job's: its `job` line, estimates and top lists; a
+    /// streaming job with `-reducer aggregate` adds the fields of `AggregateAnswer`).
     pub answer: Value,
 }
 

@@ -169,6 +169,15 @@ pub(crate) fn reduce_part(
     };
     let bytes = match (&spec.app, reducer_stdout) {
         (AppSpec::Streaming { .. }, Some(stdout)) => stdout,
+        // `-reducer aggregate` runs no command: its part is Hadoop's aggregate text, the
+        // reducer's rows' lines (at most `OUTPUT_CAP` of them, as the answer's).
+        (AppSpec::Streaming { .. }, None) if spec.app.is_aggregate() => partial
+            .aggregates
+            .iter()
+            .flat_map(|r| [r.line.as_bytes(), b"\n"])
+            .flatten()
+            .copied()
+            .collect(),
         // A map-only job's reduces have nothing to write: its maps write the parts.
         (AppSpec::Streaming { .. }, None) => return Ok(()),
         _ => {

@@ -1013,12 +1013,16 @@ fn reduce_task(
         let held = hold(seconds * share, progress);
         kept_bytes = (kept_bytes as f64 * held) as u64;
         spec.app.reduce(population, &kept)
-    } else if let AppSpec::Streaming {
-        reducer,
-        cmdenv,
-        files,
-        ..
-    } = &spec.app
+    } else if let (
+        AppSpec::Streaming {
+            reducer,
+            cmdenv,
+            files,
+            ..
+        },
+        // `-reducer aggregate` is yard's own fold (`apps/aggregate.rs`), cut as a built-in's.
+        false,
+    ) = (&spec.app, spec.app.is_aggregate())
     {
         // The command runs once over what was fetched (a cut while it runs is not heard yet).
         let (mut partial, stdin) = spec.app.reducer_input(population, &kept, &mut || false)?;

@@ -145,19 +145,14 @@ impl Sums {
                 std_error: None,
             };
         }
-        let k = f64::from(self.k);
-        let n = f64::from(population.maps);
-        let (estimate, sse) = if self.x > 0.0 {
-            let r = obs / self.x;
-            let sse = self.y2 - 2.0 * r * self.xy + r * r * self.x2;
-            (r * population.bytes as f64, sse)
-        } else {
-            (n * obs / k, self.y2 - obs * obs / k)
-        };
-        // Rounding can push a zero residual sum slightly negative; a population the caller got
-        // wrong (X < Σx) could push the estimate below what was seen.
+        let (estimate, variance) = ratio(
+            [f64::from(self.k), self.x, self.x2, obs, self.xy, self.y2],
+            population,
+        );
+        // A population the caller got wrong (X < Σx) could push the estimate below what was
+        // seen; counts cannot be below it.
         let estimate = estimate.max(obs);
-        if self.k == 1 {
+        let Some(variance) = variance else {
             return Estimate {
                 estimate: Some(estimate),
                 low: Some(obs),
@@ -165,8 +160,7 @@ impl Sums {
                 observed,
                 std_error: None,
             };
-        }
-        let variance = n * n * (1.0 - k / n) / k * (sse.max(0.0) / (k - 1.0));
+        };
         let half = t975(self.k - 1) * variance.sqrt();
         Estimate {
             estimate: Some(estimate),
@@ -176,6 +170,28 @@ impl Sums {
             std_error: Some(variance.sqrt()),
         }
     }
+}
+
+/// The ratio estimate `Ŷ` and its variance `V̂` (`None` for one block) from the six sums
+/// `[k, Σx, Σx², Σy, Σxy, Σy²]` over `0 < k < N` blocks, for any real `y` (the module
+/// documentation's formulas; the mean-per-block estimator when `Σx = 0`). Callers add the
+/// interval and any floor of their own: [`Sums::estimate`] for counts, the aggregate
+/// reducer's sums for values of either sign.
+pub(crate) fn ratio(sums: [f64; 6], population: Population) -> (f64, Option<f64>) {
+    let [k, x, x2, y, xy, y2] = sums;
+    let n = f64::from(population.maps);
+    let (estimate, sse) = if x > 0.0 {
+        let r = y / x;
+        (r * population.bytes as f64, y2 - 2.0 * r * xy + r * r * x2)
+    } else {
+        (n * y / k, y2 - y * y / k)
+    };
+    if k < 2.0 {
+        return (estimate, None);
+    }
+    // Rounding can push a zero residual sum slightly negative.
+    let variance = n * n * (1.0 - k / n) / k * (sse.max(0.0) / (k - 1.0));
+    (estimate, Some(variance))
 }
 
 /// Student's t, 0.975 quantile, for df 1–30.

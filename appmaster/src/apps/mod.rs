@@ -37,6 +37,7 @@
 //! - No IO, no clock, no global randomness; bad input (partition bytes, specs) is an
 //!   [`AppError`], never a panic.
 
+pub mod aggregate;
 mod answer;
 pub mod approx;
 pub mod hash;
@@ -219,6 +220,10 @@ pub struct ReducePartial {
     pub output: Vec<String>,
     #[serde(default, skip_serializing_if = "is_zero")]
     pub output_lines: u64,
+    /// `-reducer aggregate`: the reducer's keys, each a row and Hadoop's line, sorted by
+    /// `TYPE:id`, at most [`streaming::OUTPUT_CAP`] ([`aggregate`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub aggregates: Vec<aggregate::Reduced>,
 }
 
 /// One key of a reducer's top list.
@@ -316,6 +321,8 @@ pub enum AppError {
     /// A streaming command (the combiner) that failed, as the task process says.
     #[error("{0}")]
     CommandFailed(String),
+    #[error("{0}")]
+    Aggregate(#[from] aggregate::LineError),
 }
 
 /// The grep pattern, compiled for bytes (input need not be UTF-8).
@@ -353,7 +360,8 @@ const PARSED: [(&str, &[&str], &str); 5] = [
             streaming::KEY_PARAMS[2].0,
             streaming::KEY_PARAMS[3].0,
         ],
-        "mapper=CMD (required), reducer=CMD or NONE (default cat, Hadoop's identity reducer), \
+        "mapper=CMD (required), reducer=CMD, NONE or aggregate (default cat, Hadoop's identity \
+         reducer), \
          combiner=CMD, cmdenv=K=V (one a line), partitioner=CLASS, and Hadoop's \
          stream.map.output.field.separator, stream.num.map.output.key.fields, \
          mapreduce.map.output.key.field.separator, mapreduce.partition.keypartitioner.options",
@@ -443,6 +451,15 @@ impl AppSpec {
                     ));
                 }
                 let keys = streaming::KeySettings::parse(&given).map_err(AppError::BadSetting)?;
+                if reducer.as_deref() == Some(aggregate::AGGREGATE)
+                    && (combiner.is_some() || keys != streaming::KeySettings::default())
+                {
+                    return Err(AppError::BadSetting(
+                        "reducer=aggregate combines and partitions its own keys (Hadoop's \
+                         aggregate package): leave out the combiner and the key settings"
+                            .into(),
+                    ));
+                }
                 let cmdenv = get("cmdenv")
                     .unwrap_or_default()
                     .lines()
@@ -498,6 +515,12 @@ impl AppSpec {
             }
             _ => self.name().to_owned(),
         }
+    }
+
+    /// A streaming job with `-reducer aggregate`: Hadoop's aggregate reducer, built in
+    /// ([`aggregate`]), instead of a command.
+    pub fn is_aggregate(&self) -> bool {
+        matches!(self, AppSpec::Streaming { reducer: Some(r), .. } if r == aggregate::AGGREGATE)
     }
 
     /// The app's short name ("wordcount", "grep", "topk", "index", "synthetic").
@@ -595,30 +618,35 @@ impl AppSpec {
                 limit: MAX_REDUCES.into(),
             });
         }
-        // Map-only output is not shuffled: its lines are kept as they are.
-        let mut parts = if map_only {
-            Vec::new()
-        } else {
-            streaming::partitioned("mapper", stdout, keys, reduces)?
-        };
-        let mut outs: Vec<Vec<u8>> = Vec::new();
-        if combiner.is_some() {
-            for (p, records) in parts.iter().enumerate() {
-                outs.push(if records.is_empty() {
-                    Vec::new()
-                } else {
-                    combine(p as u32, &streaming::reducer_input(records.clone()))
-                        .map_err(AppError::CommandFailed)?
-                });
-            }
-            parts = outs
-                .iter()
-                .enumerate()
-                .map(|(p, out)| streaming::combined(out, keys, p as u32, reduces))
-                .collect::<Result<_, _>>()?;
-        }
         let mut w = Writer::new(self.tag(), split.index, reduces);
-        let mut stats = streaming::map(input, stdout, &parts, map_only, &mut w);
+        let mut stats = if self.is_aggregate() {
+            // Hadoop's aggregate combiner is built in: the map folds its lines per key.
+            aggregate::map(input, stdout, &mut w)?
+        } else {
+            // Map-only output is not shuffled: its lines are kept as they are.
+            let mut parts = if map_only {
+                Vec::new()
+            } else {
+                streaming::partitioned("mapper", stdout, keys, reduces)?
+            };
+            let mut outs: Vec<Vec<u8>> = Vec::new();
+            if combiner.is_some() {
+                for (p, records) in parts.iter().enumerate() {
+                    outs.push(if records.is_empty() {
+                        Vec::new()
+                    } else {
+                        combine(p as u32, &streaming::reducer_input(records.clone()))
+                            .map_err(AppError::CommandFailed)?
+                    });
+                }
+                parts = outs
+                    .iter()
+                    .enumerate()
+                    .map(|(p, out)| streaming::combined(out, keys, p as u32, reduces))
+                    .collect::<Result<_, _>>()?;
+            }
+            streaming::map(input, stdout, &parts, map_only, &mut w)
+        };
         let (partitions, records, bytes) = w.finish();
         stats.bytes = input.len() as u64;
         stats.records = records;
@@ -650,7 +678,7 @@ impl AppSpec {
         cut: &mut dyn FnMut() -> bool,
     ) -> Result<(ReducePartial, Vec<u8>), AppError> {
         let mut records: Vec<(&str, &[u8])> = Vec::new();
-        let partial = reduce::fold_with(self, population, inputs, cut, &mut |rec| {
+        let partial = reduce::fold_with(self, population, inputs, cut, &mut |_, rec| {
             records.extend(rec.values().map(|v| (rec.key, v)));
         })?;
         Ok((partial, streaming::reducer_input(records)))
@@ -664,6 +692,9 @@ impl AppSpec {
         population: Population,
         inputs: &[(Split, &[u8])],
     ) -> Result<ReducePartial, AppError> {
+        if self.is_aggregate() {
+            return aggregate::reduce(self, population, inputs, &mut || false);
+        }
         reduce::reduce(self, population, inputs)
     }
 
@@ -678,6 +709,9 @@ impl AppSpec {
         inputs: &[(Split, &[u8])],
         cut: &mut dyn FnMut() -> bool,
     ) -> Result<ReducePartial, AppError> {
+        if self.is_aggregate() {
+            return aggregate::reduce(self, population, inputs, cut);
+        }
         reduce::fold(self, population, inputs, cut)
     }
 
@@ -690,6 +724,9 @@ impl AppSpec {
         maps: &[(Split, MapStats)],
         reduces: &[ReducePartial],
     ) -> serde_json::Value {
+        if self.is_aggregate() {
+            return aggregate::answer(self, population, maps, reduces);
+        }
         answer::answer(self, population, maps, reduces)
     }
 

@@ -82,6 +82,15 @@ pub(crate) fn put_varint(out: &mut Vec<u8>, mut v: u64) {
     out.push(v as u8);
 }
 
+/// Values as a record holds them: their count, then each one's length and bytes.
+fn put_values(out: &mut Vec<u8>, values: &[&[u8]]) {
+    put_varint(out, values.len() as u64);
+    for v in values {
+        put_varint(out, v.len() as u64);
+        out.extend_from_slice(v);
+    }
+}
+
 /// Builds one map's partitions.
 pub(crate) struct Writer {
     parts: Vec<Vec<u8>>,
@@ -144,11 +153,12 @@ impl Writer {
         let out = &mut self.parts[p as usize];
         put_varint(out, key.len() as u64);
         out.extend_from_slice(key.as_bytes());
-        put_varint(out, values.len() as u64);
-        for v in values {
-            put_varint(out, v.len() as u64);
-            out.extend_from_slice(v);
-        }
+        put_values(out, values);
+    }
+
+    /// A key and its values in the partition its hash picks (`-reducer aggregate`'s keys).
+    pub fn push_values(&mut self, key: &str, values: &[&[u8]]) {
+        put_values(self.part_for(key), values);
     }
 
     /// The partition buffers (for synthetic filler, which is not hashed).

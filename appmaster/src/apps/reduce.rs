@@ -43,17 +43,18 @@ pub(crate) fn fold(
     inputs: &[(Split, &[u8])],
     cut: &mut dyn FnMut() -> bool,
 ) -> Result<ReducePartial, AppError> {
-    fold_with(spec, population, inputs, cut, &mut |_| {})
+    fold_with(spec, population, inputs, cut, &mut |_, _| {})
 }
 
-/// [`fold`], handing every streaming record read to `each` as well (the reducer command's
-/// input: its values; their number is the key's count here).
+/// [`fold`], handing every streaming record read to `each` as well, with the split it came
+/// from (the reducer command's input: its values; their number is the key's count here; the
+/// aggregate reducer's blocks).
 pub(crate) fn fold_with<'a>(
     spec: &AppSpec,
     population: Population,
     inputs: &[(Split, &'a [u8])],
     cut: &mut dyn FnMut() -> bool,
-    each: &mut dyn FnMut(Record<'a>),
+    each: &mut dyn FnMut(Split, Record<'a>),
 ) -> Result<ReducePartial, AppError> {
     let tag = spec.tag();
     let mut maps: Vec<u32> = inputs.iter().map(|(s, _)| s.index).collect();
@@ -78,6 +79,7 @@ pub(crate) fn fold_with<'a>(
         top: Vec::new(),
         output: Vec::new(),
         output_lines: 0,
+        aggregates: Vec::new(),
     };
     for &&(split, bytes) in &order {
         // At least one partition: a cut reduce answers from something.
@@ -148,7 +150,7 @@ pub(crate) fn fold_with<'a>(
                 }));
             }
             if tag == STREAMING_TAG {
-                each(rec);
+                each(split, rec);
             }
             let acc = accs.entry(rec.key).or_default();
             let y = rec.count as f64;

@@ -347,6 +347,28 @@ impl Core {
         core
     }
 
+    /// Ranks the maps by a random permutation drawn from `rng`: from now on every queue
+    /// (node-local, rack-local, any) yields its maps lowest rank first, so a container still
+    /// takes its best-placed map, and among those a random one. An aggregate job asks for it
+    /// (`PolicyConfig::random_map_order`): the blocks a deadline lets it read must be a random
+    /// sample for its intervals to hold, and block order is often the data's (a log sorted by
+    /// time or value).
+    pub fn randomise_map_order(&mut self, rng: &mut super::Rng) {
+        use rand::seq::SliceRandom;
+        let mut order: Vec<u32> = (0..self.spec.maps.len() as u32).collect();
+        order.shuffle(rng);
+        let mut rank = vec![0u32; order.len()];
+        for (r, &m) in order.iter().enumerate() {
+            rank[m as usize] = r as u32;
+        }
+        // Queues pop from the end: the lowest rank goes last.
+        let by_rank =
+            |q: &mut Vec<MapId>| q.sort_unstable_by_key(|m| std::cmp::Reverse(rank[m.0 as usize]));
+        self.by_node.values_mut().for_each(by_rank);
+        self.by_rack.values_mut().for_each(by_rank);
+        by_rank(&mut self.any);
+    }
+
     /// Seconds since the job started: Dart's `T_p`.
     pub fn elapsed(&self, now: Seconds) -> Seconds {
         now - self.start
@@ -1092,6 +1114,79 @@ mod tests {
             allotment: None,
             recovered: Vec::new(),
         }
+    }
+
+    /// `randomise_map_order`: a seeded permutation, and within it each node's queue keeps
+    /// its own maps, so a container still takes a node-local map first.
+    #[test]
+    fn a_random_map_order_is_seeded_and_keeps_locality_first() {
+        use rand::SeedableRng;
+        let spec = JobSpec {
+            maps: (0..40)
+                .map(|i| MapSpec {
+                    bytes: 10,
+                    replicas: vec![at(i % 2)],
+                })
+                .collect(),
+            ..spec(1e6)
+        };
+        let ordered = |seed| {
+            let mut c = Core::new(spec.clone(), 0.0);
+            c.randomise_map_order(&mut super::super::Rng::seed_from_u64(seed));
+            c
+        };
+        let mut a = ordered(1);
+        // Queues pop from the end: the launch order is the queue reversed.
+        let order = |q: &[MapId]| q.iter().rev().map(|m| m.0).collect::<Vec<u32>>();
+        let any = order(&a.any);
+        let mut sorted = any.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (0..40).collect::<Vec<_>>(), "a permutation");
+        assert_ne!(any, sorted, "not block order");
+        assert_eq!(order(&ordered(1).any), any, "the same seed, the same order");
+        assert_ne!(order(&ordered(2).any), any, "another seed, another order");
+        let node0 = order(&a.by_node[&at(0).node]);
+        let even: Vec<u32> = any.iter().copied().filter(|m| m % 2 == 0).collect();
+        assert_eq!(node0, even, "node 0's maps, in the same random order");
+        assert_eq!(
+            a.find_map(at(0)),
+            Some((MapId(even[0]), Locality::NodeLocal))
+        );
+        // Block order without it.
+        assert_eq!(order(&Core::new(spec, 0.0).any), sorted);
+    }
+
+    /// `full` with `random_map_order` reads every block, in a seeded random order.
+    #[test]
+    fn full_launches_maps_in_a_random_order_when_asked() {
+        let spec = JobSpec {
+            maps: (0..30)
+                .map(|i| MapSpec {
+                    bytes: 10,
+                    replicas: vec![at(i % 16)],
+                })
+                .collect(),
+            ..spec(1e6)
+        };
+        let launched = |random_map_order: bool, seed: u64| {
+            let config = PolicyConfig {
+                random_map_order,
+                ..PolicyConfig::default()
+            };
+            let mut d = Driver::new(Dart::new(PolicyKind::Full, config), spec.clone(), seed);
+            d.run();
+            d.launched_maps().iter().map(|m| m.0).collect::<Vec<u32>>()
+        };
+        let (plain, random) = (launched(false, 7), launched(true, 7));
+        let mut sorted = random.clone();
+        sorted.sort_unstable();
+        assert_eq!(
+            sorted,
+            (0..30).collect::<Vec<_>>(),
+            "every map once: {random:?}"
+        );
+        assert_ne!(random, plain, "not the block order: {plain:?}");
+        assert_eq!(launched(true, 7), random, "seeded");
     }
 
     /// Runs every map to its end; the reduce is then launched and waits for its input.

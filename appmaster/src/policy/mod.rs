@@ -347,6 +347,11 @@ pub struct PolicyConfig {
     /// `dart`'s extensions when not its own ([`Extensions::YARD`]): an ablation (`yard sim
     /// --dart-without`). Other policies ignore it.
     pub dart_extensions: Option<Extensions>,
+    /// `dart` (and its variants, `late`, `full`) launch maps in a random order drawn from the
+    /// caller's RNG, locality first within it (`Core::randomise_map_order`), instead of block
+    /// order: an aggregate job's intervals assume the blocks read are a random sample
+    /// (`apps::aggregate`). ARIA and PS ignore it (PS draws its sample at random already).
+    pub random_map_order: bool,
 }
 
 impl Default for PolicyConfig {
@@ -364,6 +369,7 @@ impl Default for PolicyConfig {
             guarded: false,
             answer_cost: 0.0,
             dart_extensions: None,
+            random_map_order: false,
         }
     }
 }

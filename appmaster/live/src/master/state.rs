@@ -377,6 +377,8 @@ impl State {
                 guarded: guard.is_some(),
                 answer_cost,
                 dart_extensions: Some(yard_appmaster::policy::Extensions::LIVE),
+                // An aggregate's intervals need the blocks read to be a random sample.
+                random_map_order: self.app.is_aggregate(),
                 ..PolicyConfig::default()
             }),
             observer: RunObserver::new(),

@@ -194,7 +194,7 @@ impl TaskPolicy for Dart {
         self.kind.name()
     }
 
-    fn handle(&mut self, now: Seconds, event: Event, _rng: &mut Rng, out: &mut Vec<Decision>) {
+    fn handle(&mut self, now: Seconds, event: Event, rng: &mut Rng, out: &mut Vec<Decision>) {
         let (variant, config) = (self.variant, &self.config);
         let before = out.len();
         drive(
@@ -205,6 +205,9 @@ impl TaskPolicy for Dart {
             config.one_task_per_container,
             |spec, out| {
                 let mut run = Run::new(variant, config.clone(), spec, now);
+                if config.random_map_order {
+                    run.core.randomise_map_order(rng);
+                }
                 // Nothing to map (or every map recovered from an earlier master attempt).
                 if run.core.pending_maps() == 0 {
                     run.core
