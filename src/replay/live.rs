@@ -15,7 +15,7 @@ use yard_wire::jobs::{AnswerView, JobView};
 use yard_wire::views::FinalApplicationStatus;
 
 use super::ReplayArgs;
-use super::prepare::LiveJob;
+use super::prepare::{LiveJob, clean_id};
 use crate::client::Client;
 
 /// What became of one live job.
@@ -172,15 +172,7 @@ pub(crate) fn poll_job(client: &Client, app: &str) -> Result<Polled> {
 
 /// An application name from a trace job's id: its letters, digits, `-`, `_` and `.`.
 fn app_name(id: &str) -> String {
-    let clean: String = id
-        .chars()
-        .map(|c| match c.is_ascii_alphanumeric() || "-_.".contains(c) {
-            true => c,
-            false => '_',
-        })
-        .take(200)
-        .collect();
-    format!("replay-{clean}")
+    format!("replay-{}", clean_id(id, 200))
 }
 
 /// The answer's outcome, processed fraction, time from submission, estimation error and k,

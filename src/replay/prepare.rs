@@ -197,15 +197,19 @@ fn seed_profiles(db: &std::path::Path, jobs: &[KindHistory]) -> Result<()> {
 /// The `kind` parameter of the `i`-th trace job `id` (its profile store kind is
 /// `synthetic:NAME`).
 fn kind_name(i: usize, id: &str) -> String {
-    let clean: String = id
-        .chars()
+    format!("j{i}.{}", clean_id(id, 80))
+}
+
+/// A trace job's id as a name: its first `max` characters, each letter, digit, `-`, `_` and
+/// `.` kept and any other `_`.
+pub(super) fn clean_id(id: &str, max: usize) -> String {
+    id.chars()
         .map(|c| match c.is_ascii_alphanumeric() || "-_.".contains(c) {
             true => c,
             false => '_',
         })
-        .take(80)
-        .collect();
-    format!("j{i}.{clean}")
+        .take(max)
+        .collect()
 }
 
 impl LiveJob {
