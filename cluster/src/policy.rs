@@ -35,6 +35,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
+use yard_wire::deadline::Deadline;
 
 use crate::aria::{self, Basis, Profile, Quota, Seconds, Target};
 use crate::ids::AppId;
@@ -171,8 +172,9 @@ pub struct JobView {
     pub app: AppId,
     /// Arrival order (ties in every ordering).
     pub arrival: u64,
-    /// Ms since the epoch.
-    pub deadline_ms: Option<i64>,
+    /// When its answer is due, on the scheduler's clock (the rm's: the Unix epoch; the
+    /// simulator's: its own, from 0); `None`: no deadline.
+    pub deadline: Option<Deadline>,
     pub model: Option<JobModel>,
     pub maps_done: u32,
     pub reduces_done: u32,
@@ -220,9 +222,11 @@ pub(crate) fn quota_of(
     quota_within(kind, job, remaining_seconds(job, now_ms), slots, target)
 }
 
+/// ARIA's time left, `D_J − (now − T_J^ar)`: seconds from `now_ms` to the deadline (negative
+/// once it has passed; `Deadline::seconds_from` clamps, for a task policy, which this must not).
 fn remaining_seconds(job: &JobView, now_ms: i64) -> Option<Seconds> {
-    job.deadline_ms
-        .map(|d| (d.saturating_sub(now_ms)) as f64 / 1000.0)
+    job.deadline
+        .map(|d| d.epoch_ms().saturating_sub(now_ms) as f64 / 1000.0)
 }
 
 /// The quota of `job` were `d` seconds left (`None`: no deadline), on a cluster of `slots`.
@@ -300,9 +304,16 @@ pub(crate) fn tier(kind: ClusterPolicy, quota: Option<&JobQuota>, running: u32) 
     }
 }
 
+/// When a job is due, in EDF's order: every deadline (earliest first) before none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Due {
+    At(Deadline),
+    Never,
+}
+
 /// The EDF key: deadline (none last), then arrival.
-pub(crate) fn edf_key(deadline_ms: Option<i64>, arrival: u64) -> (i64, u64) {
-    (deadline_ms.unwrap_or(i64::MAX), arrival)
+pub(crate) fn edf_key(deadline: Option<Deadline>, arrival: u64) -> (Due, u64) {
+    (deadline.map_or(Due::Never, Due::At), arrival)
 }
 
 /// What Alg. 1 knows of the cluster when it runs.
@@ -403,7 +414,7 @@ pub(crate) fn reclaim(
     // Lines 22–29: kill spare tasks, latest deadline first; with the full time again.
     let mut short = need(d).saturating_sub(free);
     let mut victims: Vec<&JobView> = others.iter().copied().filter(|j| j.extra() > 0).collect();
-    victims.sort_by_key(|j| std::cmp::Reverse(edf_key(j.deadline_ms, j.arrival)));
+    victims.sort_by_key(|j| std::cmp::Reverse(edf_key(j.deadline, j.arrival)));
     let spare: u32 = victims.iter().map(|j| j.extra()).sum();
     if spare < short {
         return Reclaim::Short;
@@ -456,7 +467,7 @@ mod tests {
         JobView {
             app: AppId(app),
             arrival: app,
-            deadline_ms: deadline_s.map(|s| s * 1000),
+            deadline: deadline_s.map(|s| Deadline::from_epoch_ms(s * 1000)),
             model: Some(JobModel {
                 maps,
                 reduces: 0,

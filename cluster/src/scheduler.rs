@@ -246,7 +246,7 @@ struct App {
     containers: BTreeSet<ContainerId>,
     /// Task containers held (not masters', not being preempted).
     tasks: u32,
-    deadline_ms: Option<i64>,
+    deadline: Option<Deadline>,
     model: Option<JobModel>,
     maps_done: u32,
     reduces_done: u32,
@@ -297,7 +297,7 @@ impl App {
         JobView {
             app,
             arrival: self.arrival,
-            deadline_ms: self.deadline_ms,
+            deadline: self.deadline,
             model: self.model,
             maps_done: self.maps_done,
             reduces_done: self.reduces_done,
@@ -503,7 +503,7 @@ impl Scheduler {
                     asks: BTreeMap::new(),
                     containers: BTreeSet::new(),
                     tasks: 0,
-                    deadline_ms: None,
+                    deadline: None,
                     model: None,
                     maps_done: 0,
                     reduces_done: 0,
@@ -561,7 +561,7 @@ impl Scheduler {
             }
             SchedEvent::Deadline { app, deadline } => {
                 if let Some(a) = self.apps.get_mut(&app) {
-                    a.deadline_ms = deadline.map(Deadline::epoch_ms);
+                    a.deadline = deadline;
                     a.checked = false;
                     self.requota(app, out);
                 }

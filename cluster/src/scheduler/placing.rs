@@ -6,7 +6,7 @@ use super::{
     Placement, REFUSALS_SHOWN, Refusal, Resources, Scheduler,
 };
 use crate::classifier::{JobFeatures, Judgement, NodeContainers, Utility};
-use crate::policy::{self, Stage, Tier, edf_key};
+use crate::policy::{self, Due, Stage, Tier, edf_key};
 
 /// An application's place in the policy's order: a key (fair share, or deadline) then
 /// arrival, lower first.
@@ -25,8 +25,12 @@ impl OrderKey {
                 OrderKey(a.used.memory_mb as f64 / share.max(1.0), a.arrival)
             }
             ClusterPolicy::Edf | ClusterPolicy::MinEdf | ClusterPolicy::MinEdfWc => {
-                let (deadline, arrival) = edf_key(a.deadline_ms, a.arrival);
-                OrderKey(deadline as f64, arrival)
+                let (due, arrival) = edf_key(a.deadline, a.arrival);
+                let at = match due {
+                    Due::At(d) => d.epoch_ms() as f64,
+                    Due::Never => f64::INFINITY,
+                };
+                OrderKey(at, arrival)
             }
         }
     }

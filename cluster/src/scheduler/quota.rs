@@ -2,7 +2,7 @@
 //! policy, MinEDF-WC's reclamation of spare containers and the preemptions that carry it out.
 
 use super::{AppId, Assignment, ContainerId, MASTER_PRIORITY, Node, Resources, Scheduler};
-use crate::policy::{self, ClusterState, JobView, QuotaBasis, Reclaim, Stage, edf_key};
+use crate::policy::{self, ClusterState, Due, JobView, QuotaBasis, Reclaim, Stage, edf_key};
 
 impl Scheduler {
     pub(super) fn requota_all(&mut self, out: &mut Vec<Assignment>) {
@@ -152,13 +152,13 @@ impl Scheduler {
     /// would keep a deadline job from starting at all, since its tasks' reclamation needs its
     /// master to ask for them.
     pub(super) fn reclaim_for_masters(&mut self, out: &mut Vec<Assignment>) {
-        let mut waiting: Vec<((i64, u64), AppId, Resources)> = self
+        let mut waiting: Vec<((Due, u64), AppId, Resources)> = self
             .apps
             .iter()
-            .filter(|(_, a)| a.deadline_ms.is_some())
+            .filter(|(_, a)| a.deadline.is_some())
             .filter_map(|(id, a)| {
                 let (&(_, size), _) = a.asks.iter().find(|((p, _), _)| *p == MASTER_PRIORITY)?;
-                Some((edf_key(a.deadline_ms, a.arrival), *id, size))
+                Some((edf_key(a.deadline, a.arrival), *id, size))
             })
             .collect();
         waiting.sort();
@@ -181,11 +181,11 @@ impl Scheduler {
                 continue;
             }
             // Spare containers, latest deadline first, each job's newest first.
-            let mut lenders: Vec<((i64, u64), AppId)> = self
+            let mut lenders: Vec<((Due, u64), AppId)> = self
                 .apps
                 .iter()
                 .filter(|(id, a)| a.view(**id).extra() > 0)
-                .map(|(id, a)| (edf_key(a.deadline_ms, a.arrival), *id))
+                .map(|(id, a)| (edf_key(a.deadline, a.arrival), *id))
                 .collect();
             lenders.sort_by(|a, b| b.cmp(a));
             let victim = lenders.iter().find_map(|(_, app)| {

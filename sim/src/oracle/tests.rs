@@ -1,3 +1,4 @@
+use super::exact::capacity_bound;
 use super::*;
 use crate::job::MapTruth;
 use yard_appmaster::policy::PowerLaw;

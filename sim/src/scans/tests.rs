@@ -1,3 +1,5 @@
+use super::deadlines::ALL_LEVELS;
+use super::workload::trace_workload;
 use super::*;
 
 fn small() -> ScansSetup {

@@ -377,20 +377,15 @@ struct Outcome {
 /// (the policy's, which keeps the measured answer path for the answer's upload, `costs.rs`) `Event::Deadline`: it
 /// finishes with what has arrived, reduces that have not answered abandoned.
 ///
-/// `basis`: the job proper's deadline, which someone may move while it runs (`PUT
-/// …/deadline`; the rm says it in each allocate reply): the policy then hears
-/// `Event::DeadlineChanged` and the guard and the deadline move with it (`None`: the task
-/// sampler, which answers no deadline).
-async fn run_phase(
-    shared: &Arc<Shared>,
-    phase: Phase,
-    mut basis: Option<costs::DeadlineBasis>,
-) -> Result<Outcome> {
-    let mut deadline = phase.deadline;
+/// The job proper's deadline (`Phase::basis`) may move while it runs (`PUT …/deadline`; the rm
+/// says it in each allocate reply): the policy then hears `Event::DeadlineChanged` and the
+/// guard and the deadline (`Job::deadline`, the one copy) move with it. The task sampler has
+/// no basis: it answers no deadline.
+async fn run_phase(shared: &Arc<Shared>, phase: Phase) -> Result<Outcome> {
+    let mut basis = phase.basis;
     let guard_seconds = phase.guard;
     let margin_for =
         |deadline: f64| guard_seconds.map(|g| yard_appmaster::policy::guard_margin(g, deadline));
-    let mut guard = margin_for(deadline);
     // Woken when the policy finishes: the answer goes at once, not at the next tick.
     let finished = with(shared, |s| {
         s.start_phase(phase);
@@ -400,12 +395,12 @@ async fn run_phase(
     let at = |seconds: f64| started + Duration::from_secs_f64(seconds.clamp(0.0, 1e9));
     let mut tick = tokio::time::interval(TICK_EVERY);
     loop {
-        let (guarded, asked) = with(shared, |s| {
-            s.job
-                .as_ref()
-                .map_or((false, None), |j| (j.policy.progress().guarded, j.wake_at))
+        let (guarded, asked, deadline) = with(shared, |s| {
+            s.job.as_ref().map_or((false, None, f64::INFINITY), |j| {
+                (j.policy.progress().guarded, j.wake_at, j.deadline)
+            })
         });
-        let wake = match guard {
+        let wake = match margin_for(deadline) {
             Some(margin) if !guarded => at(deadline - margin),
             Some(_) => at(deadline),
             None => at(1e9),
@@ -432,11 +427,10 @@ async fn run_phase(
             b.deadline = heard;
             let moved = b.seconds();
             log_line(&format!(
-                "{:.3} s: the deadline moved: the policy's is {moved:.3} s (was {deadline:.3} s)",
-                job.now()
+                "{:.3} s: the deadline moved: the policy's is {moved:.3} s (was {:.3} s)",
+                job.now(),
+                job.deadline
             ));
-            deadline = moved;
-            guard = margin_for(deadline);
             job.deadline = moved;
             s.feed(Event::DeadlineChanged(moved));
         }
@@ -447,10 +441,11 @@ async fn run_phase(
             job.wake_at = None;
             s.feed(Event::Wake);
         }
-        if let (Some(margin), Some(job)) = (guard, s.job.as_mut())
+        if let Some(job) = s.job.as_mut()
+            && let Some(margin) = margin_for(job.deadline)
             && job.finished.is_none()
         {
-            let now = job.now();
+            let (now, deadline) = (job.now(), job.deadline);
             if !job.policy.progress().guarded && now >= deadline - margin {
                 log_line(&format!(
                     "{now:.3} s: the deadline guard fires ({margin:.1} s before the deadline): maps stop, reduces answer from what they have"
@@ -736,14 +731,14 @@ async fn job(
             maps: sample,
             population,
             profile: default_profile(),
-            deadline: 1e9,
+            basis: None,
             sampler: true,
             recovered: Vec::new(),
             guard: None,
             answer_cost: cut_lead,
             warm_launch,
         };
-        let outcome = run_phase(&shared, sampler, None).await;
+        let outcome = run_phase(&shared, sampler).await;
         save_types(&shared, store.as_ref(), &kind).await;
         let outcome = outcome?;
         if let Some(store) = &store {
@@ -778,7 +773,6 @@ async fn job(
             at_ms: phase_start_ms,
             margin: finish_margin,
         };
-        let deadline = basis.seconds();
         let recovered = recoverable(&kept, &maps);
         // The job proper's tasks write the output; the grant first, so none waits for it.
         if spec.job.output.is_some() {
@@ -789,7 +783,7 @@ async fn job(
             maps,
             population,
             profile,
-            deadline,
+            basis: Some(basis),
             sampler: false,
             recovered,
             // The guard holds a deadline, one given while the job runs too (without one it
@@ -800,7 +794,7 @@ async fn job(
             answer_cost: cut_lead,
             warm_launch,
         };
-        let outcome = run_phase(&shared, job, Some(basis)).await;
+        let outcome = run_phase(&shared, job).await;
         save_types(&shared, store.as_ref(), &kind).await;
         let mut outcome = outcome?;
         finished = Some(outcome.finished);

@@ -17,6 +17,7 @@ use yard_appmaster::policy::{
 use yard_wire::deadline::Deadline;
 use yard_wire::protocol::{JobProgress, Resource};
 
+use super::costs::{DeadlineBasis, policy_deadline};
 use super::recovery::Recovered;
 use crate::{BlockRef, Order, OutputRef, Reply, TaskSpec, Work};
 
@@ -227,8 +228,9 @@ pub(super) struct Phase {
     /// The whole job's input (the sampler's maps are a sample of it).
     pub(super) population: Population,
     pub(super) profile: Profile,
-    /// Seconds from the phase's start.
-    pub(super) deadline: f64,
+    /// What the policy's deadline is worked out from, and follows when the job's moves
+    /// (`None`: the task sampler, which answers no deadline): [`Phase::deadline`].
+    pub(super) basis: Option<DeadlineBasis>,
     pub(super) sampler: bool,
     /// Maps of `maps` an earlier master attempt finished (the job proper only).
     pub(super) recovered: Vec<Recovered>,
@@ -242,6 +244,16 @@ pub(super) struct Phase {
     /// fresh containers, whose cold launches would inflate the profile's map time. `None`
     /// (no launch measured yet): from the launch decision, as every other run's maps.
     pub(super) warm_launch: Option<f64>,
+}
+
+impl Phase {
+    /// The policy's deadline, seconds from the phase's start: its basis's, or none.
+    pub(super) fn deadline(&self) -> f64 {
+        match self.basis {
+            Some(b) => b.seconds(),
+            None => policy_deadline(None, 0, 0.0),
+        }
+    }
 }
 
 impl State {
@@ -316,12 +328,13 @@ impl State {
     /// Starts a phase: a fresh policy gets `JobStarted`, and containers still held (granted
     /// after the last phase finished) are offered to it when their runners next ask.
     pub(super) fn start_phase(&mut self, phase: Phase) {
+        let deadline = phase.deadline();
         let Phase {
             policy: kind,
             maps,
             population,
             profile,
-            deadline,
+            basis: _,
             sampler,
             recovered,
             guard,

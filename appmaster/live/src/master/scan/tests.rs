@@ -2,7 +2,7 @@ use yard_wire::protocol::ContainerEnd;
 
 use super::super::state::tests::{ended, granted};
 use super::*;
-use crate::BlockRef;
+use crate::{BlockRef, Done, Order, TaskSpec, Work};
 
 const TEXT: &[u8] = b"the cat and the dog\n";
 

@@ -93,7 +93,7 @@ fn state_recovering(recovered: impl FnOnce(&[MapInput]) -> Vec<Recovered>) -> St
             bytes: 300,
         },
         profile: test_profile(),
-        deadline: 100.0,
+        basis: Some(basis_in(100_000)),
         sampler: false,
         recovered,
         guard: None,
@@ -158,7 +158,7 @@ fn the_policy_is_told_the_container_cap_or_the_clusters_task_slots_as_its_allotm
             population: job.population,
             profile: test_profile(),
             // Three maps of a second by 1.5 s: a container each.
-            deadline: 1.5,
+            basis: Some(basis_in(1_500)),
             sampler: false,
             recovered: Vec::new(),
             guard: None,
@@ -847,5 +847,14 @@ fn the_metrics_count_the_policys_decisions_and_read_the_job_at_scrape_time() {
     }
     for line in text.lines().filter(|l| l.starts_with("# TYPE")) {
         assert!(line.starts_with("# TYPE yard_mr_master_"), "{line}");
+    }
+}
+
+/// A phase's deadline `ms` after its start, with no margin.
+fn basis_in(ms: i64) -> DeadlineBasis {
+    DeadlineBasis {
+        deadline: Some(Deadline::from_epoch_ms(1_000_000 + ms)),
+        at_ms: 1_000_000,
+        margin: 0.0,
     }
 }
