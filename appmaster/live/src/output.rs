@@ -90,7 +90,28 @@ pub(crate) fn may_write(
     base: &str,
 ) -> Result<Option<(String, PartTarget)>> {
     loop {
-        let reply: CommitReply = post(http, &format!("{base}/commit"), &serde_json::json!({}))?;
+        let url = format!("{base}/commit");
+        let mut request = http.post(&url).json(&serde_json::json!({}));
+        if let Some(token) = job_token() {
+            request = request.bearer_auth(token);
+        }
+        let response = request
+            .send()
+            .with_context(|| format!("cannot reach {url}"))?;
+        // A shared scan's host master serves no commits: its jobs write no output.
+        if response.status() == reqwest::StatusCode::NOT_FOUND {
+            return Ok(None);
+        }
+        if !response.status().is_success() {
+            bail!(
+                "{url} answered {}: {}",
+                response.status(),
+                response.text().unwrap_or_default()
+            );
+        }
+        let reply: CommitReply = response
+            .json()
+            .with_context(|| format!("{url} answered something unreadable"))?;
         if reply.kill {
             eprintln!("task: the master ended this attempt: stopping");
             std::process::exit(KILLED_EXIT);
