@@ -184,10 +184,19 @@ fn the_script_calls_only_get_routes_the_rm_serves() {
 
 /// Each route the script calls, on an empty cluster and on one with a node and a MapReduce job
 /// (no deadline), answers the admin's token with JSON, and refuses no token (but
-/// `cluster/info`, open as before) with 401: the UI needs no weaker API.
+/// `cluster/info`, open as before) with 401: the UI needs no weaker API. The rm keeps its
+/// containers' logs, as the daemon does beside its state directory.
 #[tokio::test]
 async fn every_route_the_script_calls_answers_a_token_and_refuses_none() {
-    let h = Harness::new(Settings::default());
+    let mut h = Harness::new(Settings::default());
+    let dir = tempfile::tempdir().unwrap();
+    h.rm.logs = Some(
+        yard_rm::logs::LogStore::open(yard_rm::logs::LogSettings::beside(
+            &dir.path().join("rm.db"),
+            None,
+        ))
+        .unwrap(),
+    );
     let check = |id: Option<String>| {
         let h = &h;
         async move {
@@ -195,10 +204,20 @@ async fn every_route_the_script_calls_answers_a_token_and_refuses_none() {
                 if path.contains("{id}") && id.is_none() {
                     continue;
                 }
-                let uri = path.replace("{id}", id.as_deref().unwrap_or(""));
+                let uri = path
+                    .replace("{id}", id.as_deref().unwrap_or(""))
+                    .replace("{container}", "container_1700000000000_0001_01_000009")
+                    .replace("{file}", "stdout");
                 let (status, reply) = h.get(&uri).await;
-                assert_eq!(status, StatusCode::OK, "{uri}: {reply}");
-                assert!(reply.is_object(), "{uri}: {reply}");
+                if path.contains("{container}") {
+                    // No container ran here (logs_e2e reads real ones): the admin is told
+                    // which, not refused.
+                    assert_eq!(status, StatusCode::NOT_FOUND, "{uri}: {reply}");
+                    assert!(reply["error"].as_str().unwrap().contains("000009"), "{reply}");
+                } else {
+                    assert_eq!(status, StatusCode::OK, "{uri}: {reply}");
+                    assert!(reply.is_object(), "{uri}: {reply}");
+                }
                 let bare = h.call_as(None, Method::GET, &uri, None).await;
                 if path == "/ws/v1/cluster/info" {
                     assert_eq!(bare.status, StatusCode::OK, "{uri}");
@@ -226,5 +245,24 @@ async fn every_route_the_script_calls_answers_a_token_and_refuses_none() {
     let id = reply["job"]["id"].as_str().unwrap().to_owned();
     assert!(reply["job"]["deadlineMs"].is_null(), "{reply}");
     h.set_now(T0 + 1_000);
-    check(Some(id)).await;
+    check(Some(id.clone())).await;
+
+    // An rm that keeps no logs says why, and the app page shows that message in their place.
+    let stateless = Harness::new(Settings::default());
+    stateless.node("n1:8042", 4).await;
+    let (status, reply) = stateless
+        .post(
+            "/ws/v1/yard/mapreduce/jobs",
+            json!({"job": {"app": "synthetic", "maps": 2, "mapSeconds": 0.5}}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{reply}");
+    let id = reply["job"]["id"].as_str().unwrap();
+    let (status, reply) = stateless.get(&format!("/ws/v1/yard/apps/{id}/logs")).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{reply}");
+    assert!(
+        reply["error"].as_str().unwrap().contains("no aggregated logs"),
+        "{reply}"
+    );
+    assert!(ui::APP_JS.contains("The logs cannot be listed: "));
 }
