@@ -213,7 +213,10 @@ async fn every_route_the_script_calls_answers_a_token_and_refuses_none() {
                     // No container ran here (logs_e2e reads real ones): the admin is told
                     // which, not refused.
                     assert_eq!(status, StatusCode::NOT_FOUND, "{uri}: {reply}");
-                    assert!(reply["error"].as_str().unwrap().contains("000009"), "{reply}");
+                    assert!(
+                        reply["error"].as_str().unwrap().contains("000009"),
+                        "{reply}"
+                    );
                 } else {
                     assert_eq!(status, StatusCode::OK, "{uri}: {reply}");
                     assert!(reply.is_object(), "{uri}: {reply}");
@@ -261,7 +264,10 @@ async fn every_route_the_script_calls_answers_a_token_and_refuses_none() {
     let (status, reply) = stateless.get(&format!("/ws/v1/yard/apps/{id}/logs")).await;
     assert_eq!(status, StatusCode::NOT_FOUND, "{reply}");
     assert!(
-        reply["error"].as_str().unwrap().contains("no aggregated logs"),
+        reply["error"]
+            .as_str()
+            .unwrap()
+            .contains("no aggregated logs"),
         "{reply}"
     );
     assert!(ui::APP_JS.contains("The logs cannot be listed: "));
