@@ -28,6 +28,8 @@ pub(crate) enum DataCommand {
     Cat(CatArgs),
     /// Write each block of a dataset (a job output's `part-r-00000`, …) as a file in DIR.
     Get(GetArgs),
+    /// Remove a dataset (HDFS's `-rm -r`): its owner or an admin; its nodes delete its blocks.
+    Rm(RmArgs),
     /// Write a synthetic dataset file: Zipf-distributed text, or web-server logs.
     Gen(GenArgs),
 }
@@ -88,6 +90,14 @@ pub(crate) struct CatArgs {
 }
 
 #[derive(Args)]
+pub(crate) struct RmArgs {
+    #[command(flatten)]
+    rm: Rm,
+    /// The dataset (`yard data ls` lists them).
+    name: String,
+}
+
+#[derive(Args)]
 pub(crate) struct GetArgs {
     #[command(flatten)]
     rm: Rm,
@@ -133,6 +143,15 @@ pub(crate) fn run(command: DataCommand) -> Result<()> {
         DataCommand::Ls(args) => ls(args),
         DataCommand::Cat(args) => crate::data_read::cat(&args.rm, &args.name),
         DataCommand::Get(args) => crate::data_read::get(&args.rm, &args.name, &args.dir),
+        DataCommand::Rm(args) => {
+            let client = Client::new(&args.rm)?;
+            let removed = client.typed(|rm| rm.delete_dataset(&args.name))?;
+            crate::print(&format!(
+                "removed {}: {} node(s) delete its blocks with their next heartbeats\n",
+                removed.dataset, removed.nodes
+            ))?;
+            Ok(())
+        }
         DataCommand::Gen(args) => {
             let file = File::create(&args.out)
                 .map_err(|e| BadInput(format!("{}: {e}", args.out.display())))?;

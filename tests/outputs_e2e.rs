@@ -2,9 +2,11 @@
 //! with `--output` writes `part-r-NNNNN` parts whose `yard data cat` is exactly the words
 //! counted directly; `yard data get` writes them as files; a taken output name is refused
 //! before anything runs (409, exit 2); a map-only streaming job's parts are its input again;
-//! a job that fails leaves no dataset; and the output survives an rm restart.
+//! a job that fails leaves no dataset; the output survives an rm restart; and `yard data rm`
+//! removes a dataset and its blocks from the nodes.
 
 use std::collections::HashMap;
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
@@ -248,6 +250,30 @@ fn a_jobs_output_is_a_dataset_read_back_exactly_refused_when_taken_and_kept_acro
     // An unknown dataset is bad input.
     let (code, _, err) = yard(&["data", "cat", "nosuch", "--rm", &url]);
     assert_eq!(code, 2, "{err}");
+
+    // `yard data rm`: the dataset is gone at once, and its blocks from every node with their
+    // next heartbeats; the other datasets stay whole.
+    let held = |dataset: &str| -> usize {
+        (0..nms.len())
+            .filter(|i| tmp.join(format!("nm{i}/data/blocks/{dataset}")).exists())
+            .count()
+    };
+    assert!(held("lines") > 0, "the nodes hold the parts of `lines`");
+    let (code, out, err) = yard(&["data", "rm", "lines", "--rm", &url]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("removed lines"), "{out}");
+    let (code, _, err) = yard(&["data", "ls", "lines", "--rm", &url]);
+    assert_eq!(code, 2, "no dataset `lines` any more: {err}");
+    eventually_for("the nodes delete `lines`", Duration::from_secs(30), || {
+        (held("lines") == 0).then_some(())
+    });
+    let (code, after_rm, err) = yard(&["data", "cat", "counts", "--rm", &url]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(after_rm, cat);
+    // Again: there is nothing by that name now.
+    let (code, _, err) = yard(&["data", "rm", "lines", "--rm", &url]);
+    assert_ne!(code, 0, "{err}");
+    assert!(err.contains("lines"), "{err}");
     drop(nms);
     drop(again);
     let _ = std::fs::remove_dir_all(&tmp);

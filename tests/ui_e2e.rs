@@ -444,6 +444,43 @@ fn the_rm_web_ui_shows_a_dart_job_its_deadline_estimate_and_answer_in_headless_c
         );
     }
     browser.screenshot(&nodes_page, &dir.join("ui-nodes.png"));
+
+    // One node's page: its containers, each with its application and its logs linked.
+    let sleeper = submit_command(&c.url, "exec sleep 120");
+    let _sleeper_processes = ProcessesOf::app(&sleeper);
+    let (node, container) = eventually_for(
+        "the sleeper's container on a node",
+        Duration::from_secs(60),
+        || {
+            nodes.iter().find_map(|n| {
+                let id = n["id"].as_str().unwrap();
+                let one = get_as(&http, &format!("{}/ws/v1/cluster/nodes/{id}", c.url));
+                one["node"]["yardContainers"]
+                    .as_array()?
+                    .iter()
+                    .find(|k| k["applicationId"] == sleeper.as_str())
+                    .map(|k| (id.to_owned(), k["containerId"].as_str().unwrap().to_owned()))
+            })
+        },
+    );
+    let node_page = format!("{}/ui#/nodes/{node}?token={token}", c.url);
+    let dom = browser.dom(&node_page, |d| {
+        d.contains(&format!("data-container=\"{container}\""))
+    });
+    let row = element(&dom, &format!("data-container=\"{container}\""), "tr");
+    assert!(row.contains(&format!("href=\"#/apps/{sleeper}\"")), "{row}");
+    for file in ["stdout", "stderr"] {
+        let href = format!("#/apps/{sleeper}/logs/{container}/{file}");
+        assert!(row.contains(&href), "{href} in {row}");
+    }
+    assert!(dom.contains("Recent load"), "{dom}");
+    browser.screenshot(&node_page, &dir.join("ui-node.png"));
+    let killed = http
+        .put(format!("{}/ws/v1/cluster/apps/{sleeper}/state", c.url))
+        .json(&serde_json::json!({"state": "KILLED"}))
+        .send()
+        .unwrap();
+    assert!(killed.status().is_success(), "{}", killed.status());
     browser.screenshot(
         &format!("{}/ui#/apps?token={token}", c.url),
         &dir.join("ui-applications.png"),

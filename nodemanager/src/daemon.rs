@@ -355,6 +355,17 @@ impl Node {
     }
 
     fn carry_out(self: &Arc<Self>, reply: HeartbeatReply) {
+        for dataset in reply.delete_datasets {
+            let data = self.data.clone();
+            tokio::spawn(async move {
+                match data.delete_dataset(&dataset).await {
+                    Ok(bytes) => tracing::info!(%dataset, bytes, "deleted on the rm's order"),
+                    Err(e) => {
+                        tracing::warn!(%dataset, error = %e, "could not delete the dataset's blocks")
+                    }
+                }
+            });
+        }
         for id in reply.stop {
             let Some(mut running) = lock(&self.containers).remove(&id) else {
                 continue;

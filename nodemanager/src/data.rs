@@ -166,6 +166,34 @@ impl DataDir {
         self.root.join("blocks")
     }
 
+    /// Deletes dataset `name`'s blocks (the rm's `deleteDatasets`: removed, or a failed job's
+    /// output parts); the bytes freed. A name that is not plain, or no such directory, deletes
+    /// nothing.
+    pub async fn delete_dataset(&self, name: &str) -> io::Result<u64> {
+        if !plain_name(name) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{name:?} is not a dataset name"),
+            ));
+        }
+        let dir = self.blocks_dir().join(name);
+        tokio::task::spawn_blocking(move || {
+            let freed = std::fs::read_dir(&dir)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .filter_map(|e| e.metadata().ok())
+                .map(|m| m.len())
+                .sum();
+            match std::fs::remove_dir_all(&dir) {
+                Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+                _ => Ok(freed),
+            }
+        })
+        .await
+        .map_err(io::Error::other)?
+    }
+
     pub fn shuffle_dir(&self) -> PathBuf {
         self.root.join("shuffle")
     }
@@ -657,6 +685,28 @@ mod tests {
             files(&data.blocks_dir()),
             vec![data.blocks_dir().join("words/blk_0")]
         );
+    }
+
+    #[tokio::test]
+    async fn deleting_a_dataset_removes_its_blocks_and_no_others() {
+        let (_work, data, router) = setup(1 << 20);
+        for (uri, body) in [("a/1", "111"), ("a/2", "22"), ("b/1", "1")] {
+            let uri = format!("/ws/v1/node/blocks/{uri}");
+            let (status, _) = call(&router, Method::PUT, &uri, Body::from(body)).await;
+            assert_eq!(status, StatusCode::CREATED);
+        }
+        assert_eq!(data.delete_dataset("a").await.unwrap(), 5);
+        assert_eq!(
+            files(&data.blocks_dir()),
+            vec![data.blocks_dir().join("b/1")]
+        );
+        // Again, or one never held: nothing to delete.
+        assert_eq!(data.delete_dataset("a").await.unwrap(), 0);
+        // A name that would leave the blocks directory deletes nothing.
+        for bad in ["..", "", "b/../b", "."] {
+            assert!(data.delete_dataset(bad).await.is_err(), "{bad:?}");
+        }
+        assert_eq!(files(&data.blocks_dir()).len(), 1);
     }
 
     #[tokio::test]

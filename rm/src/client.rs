@@ -309,6 +309,15 @@ impl RmClient {
         self.typed(Method::PUT, &path, Some(&body)).await
     }
 
+    /// Removes dataset `name` (`yard data rm`); its nodes delete its blocks.
+    pub async fn delete_dataset(
+        &self,
+        name: &str,
+    ) -> Result<yard_wire::outputs::DatasetRemoved, ClientError> {
+        self.typed(Method::DELETE, &format!("{DATASETS}/{name}"), None)
+            .await
+    }
+
     /// A grant to upload dataset `name`'s blocks to the nodemanagers.
     pub async fn upload_grant(&self, name: &str) -> Result<UploadGrant, ClientError> {
         let path = format!("{DATASETS}/{name}/upload-grant");
@@ -527,6 +536,13 @@ impl BlockingRmClient {
 
     pub fn put_dataset(&self, dataset: &Dataset) -> Result<Dataset, ClientError> {
         self.runtime.block_on(self.inner.put_dataset(dataset))
+    }
+
+    pub fn delete_dataset(
+        &self,
+        name: &str,
+    ) -> Result<yard_wire::outputs::DatasetRemoved, ClientError> {
+        self.runtime.block_on(self.inner.delete_dataset(name))
     }
 
     pub fn upload_grant(&self, name: &str) -> Result<UploadGrant, ClientError> {

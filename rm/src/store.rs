@@ -366,6 +366,7 @@ async fn write_changes(conn: &mut SqliteConnection, changes: &Changes) -> Result
         apps,
         nodes,
         datasets,
+        removed_datasets,
         recovery,
     } = changes;
     if changes.is_empty() {
@@ -399,6 +400,12 @@ async fn write_changes(conn: &mut SqliteConnection, changes: &Changes) -> Result
         .bind(owner)
         .execute(&mut *conn)
         .await?;
+    }
+    for name in removed_datasets {
+        sqlx::query("DELETE FROM datasets WHERE name = ?")
+            .bind(name)
+            .execute(&mut *conn)
+            .await?;
     }
     for a in apps {
         sqlx::query(

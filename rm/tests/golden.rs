@@ -34,7 +34,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use axum::body::Body;
-use axum::http::{Method, Request, header};
+use axum::http::{Method, Request, StatusCode, header};
 use http_body_util::BodyExt;
 use serde_json::{Map, Value, json};
 use support::{Harness, served_routes, token};
@@ -1210,6 +1210,28 @@ async fn every_route_replies_as_recorded() {
         None,
     )
     .await;
+    // A dataset removed by its owner (`yard data rm`).
+    let scratch = "/ws/v1/yard/datasets/scratch";
+    let (status, _) =
+        g.h.call_as(
+            alice,
+            put.clone(),
+            scratch,
+            Some(json!({"name": "scratch", "blocks": [
+                {"block": "b0", "bytes": 3, "nodes": ["n1:8042", "n2:8042"]}]})),
+        )
+        .await
+        .pair();
+    assert_eq!(status, StatusCode::OK);
+    g.call(
+        "yard_datasets_delete",
+        Some("/ws/v1/yard/datasets/{name}"),
+        alice,
+        delete.clone(),
+        scratch,
+        None,
+    )
+    .await;
     let writes = js(
         json!({"job": {"app": "wordcount", "input": "logs", "output": "counts"},
         "name": "counted"}),
@@ -1384,6 +1406,7 @@ fn the_wire_views_read_their_routes_replies_back_exactly() {
     }
     check::<UploadGrant>(&mut seen, "yard_datasets_upload_grant");
     check::<yard_wire::outputs::ReadGrant>(&mut seen, "yard_datasets_read_grant");
+    check::<yard_wire::outputs::DatasetRemoved>(&mut seen, "yard_datasets_delete");
     check::<yard_wire::outputs::OutputGrant>(&mut seen, "yard_apps_output_grant");
     check::<Dataset>(&mut seen, "yard_apps_output");
     check::<JobReply>(&mut seen, "mapreduce_jobs_submit_output");

@@ -188,6 +188,52 @@ async fn the_nodes_routes_show_yarns_resource_utilization_and_yards_load() {
 /// A negative, non-finite or absurd number in a heartbeat's sample is refused with a 4xx that
 /// names the field; the node keeps its last good sample and nothing else of the heartbeat
 /// happens.
+/// A node's own route lists the containers placed on it, oldest first, each with its
+/// application and YARN's container report; the list route and other nodes show none.
+#[tokio::test]
+async fn a_nodes_own_route_lists_its_containers_with_their_applications() {
+    let h = harness();
+    h.node("n1:8042", 4).await;
+    let one = h.get_ok("/ws/v1/cluster/nodes/n1:8042").await;
+    assert_eq!(one["node"]["yardContainers"], json!([]), "{one}");
+    let id = h.running(json!({}), json!({})).await;
+    h.set_now(5_000);
+    let granted = support::granted(&h.allocate(&id, 2, 0.1).await);
+    assert_eq!(granted.len(), 2);
+    let one = h.get_ok("/ws/v1/cluster/nodes/n1:8042").await;
+    let listed = one["node"]["yardContainers"].as_array().unwrap();
+    // The master's container, then the two granted.
+    assert_eq!(listed.len(), 3, "{one}");
+    assert!(
+        listed.iter().all(|c| c["applicationId"] == id.as_str()),
+        "{one}"
+    );
+    let ids: Vec<&str> = listed
+        .iter()
+        .map(|c| c["containerId"].as_str().unwrap())
+        .collect();
+    for g in &granted {
+        assert!(ids.contains(&g.as_str()), "{g} in {ids:?}");
+    }
+    assert!(
+        !granted.contains(&ids[0].to_owned()),
+        "the master's first: {ids:?}"
+    );
+    let c = &listed[1];
+    assert_eq!(
+        (c["allocatedMB"].as_u64(), c["allocatedVCores"].as_u64()),
+        (Some(1024), Some(1))
+    );
+    assert_eq!(c["nodeId"], "n1:8042");
+    assert_eq!(c["startedTime"], 5_000);
+    assert_eq!(one["node"]["numContainers"], 3);
+    let list = h.get_ok("/ws/v1/cluster/nodes").await;
+    assert!(
+        list["nodes"]["node"][0].get("yardContainers").is_none(),
+        "{list}"
+    );
+}
+
 #[tokio::test]
 async fn bad_numbers_in_a_heartbeat_are_refused_naming_the_field() {
     let h = harness();
@@ -444,6 +490,7 @@ async fn the_openapi_document_describes_every_node_field() {
     let node = h.get_ok("/ws/v1/cluster/nodes/n1:8042").await["node"].clone();
     let mut expected = documented("NodeView");
     expected.insert("yardLoadHistory".into());
+    expected.insert("yardContainers".into());
     let missing = |served: BTreeSet<String>, documented: BTreeSet<String>| {
         served.difference(&documented).cloned().collect::<Vec<_>>()
     };

@@ -170,6 +170,7 @@ fn the_script_calls_only_get_routes_the_rm_serves() {
         "/ws/v1/cluster/metrics",
         "/ws/v1/cluster/scheduler",
         "/ws/v1/cluster/nodes",
+        "/ws/v1/cluster/nodes/{id}",
         "/ws/v1/cluster/apps",
         "/ws/v1/cluster/apps/{id}",
         "/ws/v1/yard/mapreduce/jobs",
@@ -204,8 +205,14 @@ async fn every_route_the_script_calls_answers_a_token_and_refuses_none() {
                 if path.contains("{id}") && id.is_none() {
                     continue;
                 }
+                // A node's page asks for the node; the others for the job.
+                let one = if path.starts_with("/ws/v1/cluster/nodes/") {
+                    "n1:8042"
+                } else {
+                    id.as_deref().unwrap_or("")
+                };
                 let uri = path
-                    .replace("{id}", id.as_deref().unwrap_or(""))
+                    .replace("{id}", one)
                     .replace("{container}", "container_1700000000000_0001_01_000009")
                     .replace("{file}", "stdout");
                 let (status, reply) = h.get(&uri).await;

@@ -53,6 +53,16 @@ pub struct ReadGrant {
     pub expires_ms: i64,
 }
 
+/// `DELETE /ws/v1/yard/datasets/{name}` (`yard data rm`): the dataset has left the catalog;
+/// `nodes` running nodes hold its blocks and delete them when their next heartbeats tell them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DatasetRemoved {
+    pub dataset: String,
+    pub nodes: usize,
+}
+
 /// What a job's answer says of its output (`answer.output`): the dataset, its parts, and
 /// how much of the input they cover. `complete` is false when the deadline left reduces
 /// unanswered (their parts are missing); `processedFraction` below 1 means the parts are of

@@ -266,6 +266,9 @@ pub struct HeartbeatReply {
     /// Application masters the node must start (the rm launches masters through heartbeats).
     #[serde(default)]
     pub start: Vec<StartContainer>,
+    /// Datasets whose blocks the node must delete (removed, or a failed job's output parts).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub delete_datasets: Vec<String>,
     /// The rm does not know this node (e.g. it restarted): register again.
     pub reregister: bool,
 }

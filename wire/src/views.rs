@@ -494,6 +494,20 @@ pub struct NodeView {
     /// The node's recent samples, oldest first: on the one-node route only (absent in lists).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub yard_load_history: Option<Vec<LoadPoint>>,
+    /// The containers the rm has placed on the node, oldest first: on the one-node route only
+    /// (absent in lists).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub yard_containers: Option<Vec<NodeContainer>>,
+}
+
+/// A container on a node (`yardContainers`): YARN's container report and its application.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct NodeContainer {
+    pub application_id: String,
+    #[serde(flatten)]
+    pub container: crate::hadoop::ContainerView,
 }
 
 /// `{"nodes": {"node": […]}}` (`GET /ws/v1/cluster/nodes`).

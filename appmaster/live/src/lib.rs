@@ -70,6 +70,10 @@ pub(crate) struct TaskSpec {
     /// Fault injection: this map hangs until it is killed (`--hang-split`).
     #[serde(default)]
     pub hang: bool,
+    /// The job writes an output dataset (`-output`) and this attempt may write a part of it:
+    /// only then does it ask its master's `canCommit` (a shared scan's host serves none).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub writes_output: bool,
     pub work: Work,
 }
 

@@ -625,6 +625,7 @@ impl Cluster {
                 // the book frees its containers, for the same reason.
                 self.schedule(SchedEvent::AppRemoved(app));
                 self.stop_all(id);
+                self.delete_uncommitted_output(id);
             }
         }
     }

@@ -13,6 +13,8 @@ pub struct Changes {
     pub apps: Vec<AppRecord>,
     pub nodes: Vec<NodeInfo>,
     pub datasets: Vec<(Dataset, String)>,
+    /// Datasets removed (`yard data rm`).
+    pub removed_datasets: Vec<String>,
     /// Recovery entries written: (application, key, value).
     pub recovery: Vec<(String, String, String)>,
 }
@@ -22,6 +24,7 @@ impl Changes {
         self.apps.is_empty()
             && self.nodes.is_empty()
             && self.datasets.is_empty()
+            && self.removed_datasets.is_empty()
             && self.recovery.is_empty()
     }
 
@@ -42,7 +45,17 @@ impl Changes {
         }
         upsert(&mut self.apps, later.apps, |a| a.id.clone());
         upsert(&mut self.nodes, later.nodes, |n| n.node_id.clone());
+        // A dataset is either written or removed, as it last was.
+        self.removed_datasets
+            .retain(|n| !later.datasets.iter().any(|(d, _)| &d.name == n));
+        self.datasets
+            .retain(|(d, _)| !later.removed_datasets.contains(&d.name));
         upsert(&mut self.datasets, later.datasets, |d| d.0.name.clone());
+        upsert(
+            &mut self.removed_datasets,
+            later.removed_datasets,
+            String::clone,
+        );
         upsert(&mut self.recovery, later.recovery, |r| {
             format!("{}/{}", r.0, r.1)
         });
@@ -65,15 +78,20 @@ impl Cluster {
         (apps, nodes)
     }
 
-    /// Datasets changed since the last call, with their owners, for the store.
-    pub fn take_dirty_datasets(&mut self) -> Vec<(Dataset, String)> {
-        std::mem::take(&mut self.dirty_datasets)
-            .iter()
-            .filter_map(|n| {
-                let owner = self.dataset_owners.get(n).cloned().unwrap_or_default();
-                Some((self.datasets.get(n).cloned()?, owner))
-            })
-            .collect()
+    /// Datasets changed since the last call, with their owners, and those removed, for the
+    /// store.
+    fn take_dirty_datasets(&mut self) -> (Vec<(Dataset, String)>, Vec<String>) {
+        let (mut written, mut removed) = (Vec::new(), Vec::new());
+        for n in std::mem::take(&mut self.dirty_datasets) {
+            match self.datasets.get(&n) {
+                Some(d) => {
+                    let owner = self.dataset_owners.get(&n).cloned().unwrap_or_default();
+                    written.push((d.clone(), owner));
+                }
+                None => removed.push(n),
+            }
+        }
+        (written, removed)
     }
 
     /// Everything changed since the last call, for the store to write in one transaction.
@@ -86,10 +104,12 @@ impl Cluster {
                 Some((app, key, value))
             })
             .collect();
+        let (datasets, removed_datasets) = self.take_dirty_datasets();
         Changes {
             apps,
             nodes,
-            datasets: self.take_dirty_datasets(),
+            datasets,
+            removed_datasets,
             recovery,
         }
     }
@@ -103,6 +123,8 @@ impl Cluster {
             .extend(changes.nodes.iter().map(|n| n.node_id.clone()));
         self.dirty_datasets
             .extend(changes.datasets.iter().map(|(d, _)| d.name.clone()));
+        self.dirty_datasets
+            .extend(changes.removed_datasets.iter().cloned());
         self.dirty_recovery.extend(
             changes
                 .recovery

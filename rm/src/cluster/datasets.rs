@@ -1,10 +1,36 @@
-//! Datasets: their block maps (checked names, replicas on registered nodes) and who put each.
+//! Datasets: their block maps (checked names, replicas on registered nodes), who put each, and
+//! deleting their blocks from the nodes.
+//!
+//! Deleting (`yard data rm`, HDFS's `-rm -r`; and the parts a job that ended without
+//! committing its output left behind): the rm tells each node, in its next heartbeat reply,
+//! which datasets' directories to delete. A deletion is held until the change that made it is
+//! saved ([`Cluster::release_deletes`]; a refused change drops it), so a node never deletes
+//! the blocks of a dataset the rm still lists. Until every node has been told, the name is
+//! being deleted: no block map, upload grant or job output takes it, so no delete reaches a
+//! later dataset of the same name. A node lost before it is told keeps those blocks: orphans
+//! on its disk that nothing lists (deleting later could reach a reused name's blocks).
 
 use std::collections::BTreeSet;
 
+use yard_appmaster::submission::{JOB_ENV, MapReduceJob};
 use yard_wire::protocol::Dataset;
 
-use super::{Cluster, ClusterError};
+use super::{AppInfo, Cluster, ClusterError, NodeState};
+
+/// Whether a node may be told a deletion yet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Release {
+    /// The change that made it is not saved yet.
+    Held,
+    Released,
+}
+
+/// The MapReduce job an application runs, as submitted (`None` for other applications).
+pub fn job_of(app: &AppInfo) -> Option<MapReduceJob> {
+    app.master_env
+        .get(JOB_ENV)
+        .and_then(|spec| serde_json::from_str(spec).ok())
+}
 
 /// A name that is safe as a path component on a nodemanager: 1–200 of `[A-Za-z0-9_.-]`, not
 /// `.` or `..` (the nodemanager's own rule for dataset and block names).
@@ -41,6 +67,7 @@ impl Cluster {
             problem,
         };
         check_dataset_name(&d.name)?;
+        self.not_being_deleted(&d.name)?;
         if d.blocks.is_empty() {
             return Err(bad("it has no blocks".into()));
         }
@@ -97,5 +124,126 @@ impl Cluster {
     /// Who put dataset `name`, if anyone has.
     pub fn dataset_owner(&self, name: &str) -> Option<&str> {
         self.dataset_owners.get(name).map(String::as_str)
+    }
+
+    /// Whether some node is still to be told to delete dataset `name`'s blocks.
+    pub fn being_deleted(&self, name: &str) -> bool {
+        self.deletes.values().any(|d| d.contains_key(name))
+    }
+
+    /// `BeingDeleted` while [`Cluster::being_deleted`].
+    pub fn not_being_deleted(&self, name: &str) -> Result<(), ClusterError> {
+        match self.being_deleted(name) {
+            true => Err(ClusterError::BeingDeleted(name.into())),
+            false => Ok(()),
+        }
+    }
+
+    /// Removes dataset `name` from the catalog; its blocks are deleted from the running nodes
+    /// that hold replicas once [`Cluster::release_deletes`] says the removal is saved. Refused
+    /// while an unfinished MapReduce job reads or writes it. The nodes told.
+    pub fn remove_dataset(&mut self, name: &str) -> Result<usize, ClusterError> {
+        let d = self.dataset(name)?;
+        let holders: BTreeSet<String> = d
+            .blocks
+            .iter()
+            .flat_map(|b| b.nodes.iter().cloned())
+            .collect();
+        let user = self
+            .apps()
+            .filter(|a| !a.lifecycle.state.is_final())
+            .find(|a| {
+                job_of(a).is_some_and(|j| {
+                    j.input.as_deref() == Some(name)
+                        || j.more_inputs.iter().any(|i| i == name)
+                        || j.output.as_deref() == Some(name)
+                })
+            });
+        if let Some(app) = user {
+            return Err(ClusterError::DatasetInUse {
+                name: name.into(),
+                app: app.application_id.clone(),
+            });
+        }
+        self.datasets.remove(name);
+        self.dataset_owners.remove(name);
+        self.dirty_datasets.insert(name.to_owned());
+        Ok(self.queue_deletes(name, holders, Release::Held))
+    }
+
+    /// The removal of `name` is saved: its nodes may be told.
+    pub fn release_deletes(&mut self, name: &str) {
+        for d in self.deletes.values_mut() {
+            if let Some(r) = d.get_mut(name) {
+                *r = Release::Released;
+            }
+        }
+    }
+
+    /// The removal of `name` was refused: its held deletions go.
+    pub fn drop_held_deletes(&mut self, name: &str) {
+        for d in self.deletes.values_mut() {
+            if d.get(name) == Some(&Release::Held) {
+                d.remove(name);
+            }
+        }
+        self.deletes.retain(|_, d| !d.is_empty());
+    }
+
+    /// An application ended: if it is a MapReduce job whose output was never committed, the
+    /// parts its attempts wrote are deleted from every running node (they may be anywhere the
+    /// output grant let its tasks write).
+    pub(super) fn delete_uncommitted_output(&mut self, id: &str) {
+        let Some(output) = self.apps.get(id).and_then(job_of).and_then(|j| j.output) else {
+            return;
+        };
+        if self.datasets.contains_key(&output) {
+            return;
+        }
+        let running = self
+            .nodes
+            .values()
+            .filter(|n| n.state == NodeState::Running)
+            .map(|n| n.node_id.clone())
+            .collect();
+        self.queue_deletes(&output, running, Release::Released);
+    }
+
+    /// Dataset `name`'s blocks to delete on `nodes` (the running ones); how many.
+    fn queue_deletes(&mut self, name: &str, nodes: BTreeSet<String>, release: Release) -> usize {
+        let mut told = 0;
+        for node in nodes {
+            if self
+                .nodes
+                .get(&node)
+                .is_some_and(|n| n.state == NodeState::Running)
+            {
+                self.deletes
+                    .entry(node)
+                    .or_default()
+                    .insert(name.to_owned(), release);
+                told += 1;
+            }
+        }
+        told
+    }
+
+    /// The released deletions for `node`'s heartbeat reply, taken.
+    pub(super) fn take_deletes(&mut self, node: &str) -> Vec<String> {
+        let Some(mine) = self.deletes.get_mut(node) else {
+            return Vec::new();
+        };
+        let released: Vec<String> = mine
+            .iter()
+            .filter(|(_, r)| **r == Release::Released)
+            .map(|(name, _)| name.clone())
+            .collect();
+        for name in &released {
+            mine.remove(name);
+        }
+        if mine.is_empty() {
+            self.deletes.remove(node);
+        }
+        released
     }
 }

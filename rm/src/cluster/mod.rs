@@ -49,7 +49,8 @@ pub use apps::{
     MAX_ISSUED, NewApp, ProgressSeen, Usage, YarnFields, deadline_outcome,
 };
 pub use changes::Changes;
-pub use datasets::{check_dataset_name, plain_name};
+use datasets::Release;
+pub use datasets::{check_dataset_name, job_of, plain_name};
 pub use nodes::{NodeInfo, NodeState};
 pub use recovery::MAX_RECOVERY_ENTRIES;
 pub use reports::{Metrics, SchedulerReport};
@@ -143,6 +144,13 @@ pub enum ClusterError {
     TooManyIssued(usize),
     #[error("application {id} keeps {max} recovery entries already, the most one may keep")]
     RecoveryFull { id: String, max: usize },
+    #[error(
+        "dataset {} is read or written by unfinished application {app}: kill it or wait for it to end",
+        echo(name)
+    )]
+    DatasetInUse { name: String, app: String },
+    #[error("dataset {} is being deleted from its nodes: try again once their next heartbeats have told them (a few seconds)", echo(.0))]
+    BeingDeleted(String),
 }
 
 /// The rm's state (the daemon holds it behind a `Mutex`); the module doc says which file owns
@@ -189,6 +197,9 @@ pub struct Cluster {
     launches: Vec<MasterLaunch>,
     /// Containers each node must stop, told in its next heartbeat reply.
     stop_orders: BTreeMap<String, Vec<String>>,
+    /// Datasets whose blocks each node must delete, told in its next heartbeat reply once
+    /// released (`datasets`).
+    deletes: BTreeMap<String, BTreeMap<String, Release>>,
     /// Applications and nodes changed since the store last took them.
     dirty_apps: BTreeSet<String>,
     dirty_nodes: BTreeSet<String>,
@@ -267,6 +278,7 @@ impl Cluster {
             stopping: BTreeMap::new(),
             launches: Vec::new(),
             stop_orders: BTreeMap::new(),
+            deletes: BTreeMap::new(),
             dirty_apps: BTreeSet::new(),
             dirty_nodes: BTreeSet::new(),
         }

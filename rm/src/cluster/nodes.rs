@@ -203,6 +203,7 @@ impl Cluster {
         HeartbeatReply {
             stop: self.stop_orders.remove(&hb.node_id).unwrap_or_default(),
             start,
+            delete_datasets: self.take_deletes(&hb.node_id),
             reregister: false,
         }
     }
@@ -226,6 +227,9 @@ impl Cluster {
             }
             self.dirty_nodes.insert(id.clone());
             self.stop_orders.remove(id);
+            // Told nothing more: a lost node keeps the blocks it was to delete (the module doc
+            // of `datasets` says why).
+            self.deletes.remove(id);
             // Containers the rm was stopping there: their node will not report them now.
             let mut unreported = Vec::new();
             self.stopping.retain(|_, (node, counted_as)| {

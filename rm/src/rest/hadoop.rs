@@ -340,7 +340,7 @@ pub(super) async fn nodes(
 }
 
 pub(super) async fn node(State(rm): State<Rm>, Path(id): Path<String>, _caller: Caller) -> Reply {
-    let found = rm.with(|c, _| c.node(&id).map(|n| node_detail_view(c, n)));
+    let found = rm.with(|c, now| c.node(&id).map(|n| node_detail_view(c, n, now)));
     match found {
         Some(node) => ok_view(&NodeReply { node }),
         None => Err(ClusterError::UnknownNode(id).into()),

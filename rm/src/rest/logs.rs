@@ -178,74 +178,108 @@ pub(super) async fn app_logs(
     if let Some(only) = &only {
         containers.retain(|cid, _| cid == only);
     }
-    let mut silent: BTreeMap<String, String> = BTreeMap::new();
+    // Each container's files or why they are missing, by container (the reply's order).
+    let mut listed: BTreeMap<String, Result<Vec<LogFile>, MissingLogs>> = BTreeMap::new();
+    // The containers to ask their nodes about, by node.
+    let mut ask: BTreeMap<String, Vec<(String, bool)>> = BTreeMap::new();
     for (cid, c) in containers {
         let master = known.masters.contains(&cid);
         if !c.files.is_empty() && !known.running.contains_key(&cid) {
-            reply
-                .files
-                .extend(c.files.iter().map(|(file, stored)| LogFile {
-                    container_id: cid.clone(),
-                    node_id: c.node.clone(),
-                    file: file.clone(),
-                    bytes: stored.bytes,
-                    cut: stored.cut,
-                    source: LogSource::Aggregated,
-                    master,
-                }));
-            continue;
-        }
-        if let Some(reason) = unreachable_node(&known.nodes, &c.node) {
-            reply.missing.push(MissingLogs {
-                container_id: cid,
+            let files = c.files.iter().map(|(file, stored)| LogFile {
+                container_id: cid.clone(),
+                node_id: c.node.clone(),
+                file: file.clone(),
+                bytes: stored.bytes,
+                cut: stored.cut,
+                source: LogSource::Aggregated,
+                master,
+            });
+            listed.insert(cid.clone(), Ok(files.collect()));
+        } else if let Some(reason) = unreachable_node(&known.nodes, &c.node) {
+            let missing = MissingLogs {
+                container_id: cid.clone(),
                 node_id: c.node,
                 reason,
-            });
+            };
+            listed.insert(cid, Err(missing));
+        } else {
+            ask.entry(c.node).or_default().push((cid, master));
+        }
+    }
+    // The nodes are asked at once, each about its containers in turn: a listing waits for its
+    // slowest node, not for the sum of them.
+    let mut asking = tokio::task::JoinSet::new();
+    for (node, containers) in ask {
+        let (http, token) = (http.clone(), known.job_token.clone());
+        asking.spawn(async move { node_listing(&http, &node, containers, &token).await });
+    }
+    while let Some(done) = asking.join_next().await {
+        let done = done.map_err(|e| {
+            ApiError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                e.to_string(),
+                Value::Null,
+            )
+        })?;
+        listed.extend(done);
+    }
+    for (_, one) in listed {
+        match one {
+            Ok(files) => reply.files.extend(files),
+            Err(missing) => reply.missing.push(missing),
+        }
+    }
+    ok_view(&AppLogsReply { app_logs: reply })
+}
+
+/// What node `node` lists of each of `containers` (id, whether a master's): its files, or why
+/// they are missing. A node that does not answer is asked once, not once per container.
+async fn node_listing(
+    http: &reqwest::Client,
+    node: &str,
+    containers: Vec<(String, bool)>,
+    token: &str,
+) -> Vec<(String, Result<Vec<LogFile>, MissingLogs>)> {
+    let mut silent: Option<String> = None;
+    let mut out = Vec::with_capacity(containers.len());
+    for (cid, master) in containers {
+        let missing = |reason: String| MissingLogs {
+            container_id: cid.clone(),
+            node_id: node.to_owned(),
+            reason,
+        };
+        if let Some(reason) = &silent {
+            out.push((cid.clone(), Err(missing(reason.clone()))));
             continue;
         }
-        // A node that does not answer is asked once, not once per container.
-        if let Some(reason) = silent.get(&c.node) {
-            reply.missing.push(MissingLogs {
-                container_id: cid,
-                node_id: c.node,
-                reason: reason.clone(),
-            });
-            continue;
-        }
-        let url = format!("http://{}/ws/v1/node/containers/{cid}/logs", c.node);
-        let listed = node_get(&http, &url, &known.job_token).await;
-        if let Err(why) = &listed
-            && why.starts_with(SILENT)
-        {
-            silent.insert(c.node.clone(), why.clone());
-        }
-        match listed {
+        let url = format!("http://{node}/ws/v1/node/containers/{cid}/logs");
+        let one = match node_get(http, &url, token).await {
             Ok(body) => match serde_json::from_slice::<NodeContainerLogs>(&body) {
-                Ok(listed) => reply
+                Ok(listing) => Ok(listing
                     .files
-                    .extend(listed.files.into_iter().map(|f| LogFile {
+                    .into_iter()
+                    .map(|f| LogFile {
                         container_id: cid.clone(),
-                        node_id: c.node.clone(),
+                        node_id: node.to_owned(),
                         file: f.file,
                         bytes: f.bytes,
                         cut: false,
                         source: LogSource::Node,
                         master,
-                    })),
-                Err(e) => reply.missing.push(MissingLogs {
-                    container_id: cid,
-                    node_id: c.node,
-                    reason: format!("its node's listing cannot be read: {e}"),
-                }),
+                    })
+                    .collect()),
+                Err(e) => Err(missing(format!("its node's listing cannot be read: {e}"))),
             },
-            Err(why) => reply.missing.push(MissingLogs {
-                container_id: cid,
-                node_id: c.node,
-                reason: why,
-            }),
-        }
+            Err(why) => {
+                if why.starts_with(SILENT) {
+                    silent = Some(why.clone());
+                }
+                Err(missing(why))
+            }
+        };
+        out.push((cid, one));
     }
-    ok_view(&AppLogsReply { app_logs: reply })
+    out
 }
 
 /// A nodemanager's answer to a GET with the job token; any failure as the reason to list.

@@ -90,10 +90,7 @@ fn calling_master(c: &Cluster, caller: &Caller, dataset: &str) -> Result<String,
         ));
     };
     caller.master_of(c, app)?;
-    let job: Option<MapReduceJob> = c
-        .app(app)
-        .and_then(|a| a.master_env.get(JOB_ENV))
-        .and_then(|spec| serde_json::from_str(spec).ok());
+    let job = c.app(app).and_then(crate::cluster::job_of);
     match job {
         Some(j) if j.shared_scan && j.input.as_deref() == Some(dataset) => Ok(app.clone()),
         _ => Err(ApiError::forbidden(format!(

@@ -62,8 +62,9 @@ use protocol::{
 };
 use submission::submit;
 use yard::{
-    books, dataset, datasets, final_figures, health, issue_token, openapi, prometheus_metrics,
-    prometheus_targets, put_dataset, set_deadline, upload_grant, whoami, yard_app,
+    books, dataset, datasets, delete_dataset, final_figures, health, issue_token, openapi,
+    prometheus_metrics, prometheus_targets, put_dataset, set_deadline, upload_grant, whoami,
+    yard_app,
 };
 
 pub use caller::{Caller, Scrape};
@@ -214,7 +215,9 @@ impl From<ClusterError> for ApiError {
             ClusterError::AlreadySubmitted(_)
             | ClusterError::Transition(_)
             | ClusterError::NotRunning(_)
-            | ClusterError::Ended(_) => StatusCode::CONFLICT,
+            | ClusterError::Ended(_)
+            | ClusterError::DatasetInUse { .. }
+            | ClusterError::BeingDeleted(_) => StatusCode::CONFLICT,
             ClusterError::BadDataset { .. } => StatusCode::BAD_REQUEST,
             ClusterError::UnknownDataset(_) => StatusCode::NOT_FOUND,
             ClusterError::BadAsk { .. } | ClusterError::BadProgress(_) => StatusCode::BAD_REQUEST,
@@ -373,8 +376,8 @@ pub fn routes() -> Vec<Route> {
         ("/ws/v1/yard/books", &["get"], get(books)),
         (
             "/ws/v1/yard/datasets/{name}",
-            &["get", "put"],
-            get(dataset).put(put_dataset),
+            &["get", "put", "delete"],
+            get(dataset).put(put_dataset).delete(delete_dataset),
         ),
         ("/ws/v1/yard/openapi.json", &["get"], get(openapi)),
         ("/metrics", &["get"], get(prometheus_metrics)),

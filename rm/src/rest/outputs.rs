@@ -20,14 +20,13 @@ use axum::extract::rejection::JsonRejection;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use serde_json::json;
-use yard_appmaster::submission::{JOB_ENV, MapReduceJob};
 use yard_wire::auth::DataGrant;
 use yard_wire::outputs::{OutputCommit, OutputGrant, OutputNode, ReadGrant};
 use yard_wire::protocol::Dataset;
 
 use super::caller::Caller;
 use super::{ApiError, Reply, Rm, ok_view};
-use crate::cluster::{AppInfo, Cluster, NodeState, Touch};
+use crate::cluster::{Cluster, NodeState, Touch, job_of};
 
 /// How long a read grant stays valid: one `yard data cat` or `get`.
 const READ_GRANT_MS: i64 = 3_600_000;
@@ -35,18 +34,16 @@ const READ_GRANT_MS: i64 = 3_600_000;
 /// however long the job ran (a job past this fails its writes, saying the grant expired).
 const OUTPUT_GRANT_MS: i64 = 24 * 3_600_000;
 
-/// The MapReduce job an application runs, as submitted.
-fn job_of(app: &AppInfo) -> Option<MapReduceJob> {
-    app.master_env
-        .get(JOB_ENV)
-        .and_then(|spec| serde_json::from_str(spec).ok())
-}
-
-/// Why `name` cannot be a new job's output: a dataset has it, or an unfinished job other than
-/// `except` writes it.
+/// Why `name` cannot be a new job's output: a dataset has it, its blocks are being deleted,
+/// or an unfinished job other than `except` writes it.
 fn taken(c: &Cluster, name: &str, except: Option<&str>) -> Option<String> {
     if c.dataset(name).is_ok() {
         return Some(format!("dataset {name} already exists"));
+    }
+    if c.being_deleted(name) {
+        return Some(format!(
+            "dataset {name}'s blocks are being deleted from its nodes (a few seconds)"
+        ));
     }
     c.apps()
         .filter(|a| Some(a.application_id.as_str()) != except)

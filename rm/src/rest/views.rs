@@ -8,7 +8,7 @@ use yard_wire::hadoop::{
 };
 use yard_wire::telemetry::NodeTelemetry;
 use yard_wire::views::{
-    AppView, Classifier, LoadPoint, NodeHealth, NodeView, OverloadView, QuotaView,
+    AppView, Classifier, LoadPoint, NodeContainer, NodeHealth, NodeView, OverloadView, QuotaView,
     ResourceUtilization, ResourceView, YardAppView, YardLoad, YarnApplicationState,
 };
 
@@ -239,6 +239,7 @@ pub(super) fn node_view(cluster: &Cluster, n: &NodeInfo) -> NodeView {
             },
         },
         yard_load_history: None,
+        yard_containers: None,
     }
 }
 
@@ -251,9 +252,22 @@ fn overload_view(o: NodeOverload) -> OverloadView {
     }
 }
 
-/// `GET /ws/v1/cluster/nodes/{id}`: [`node_view`] and the node's recent samples, oldest first.
-pub(super) fn node_detail_view(cluster: &Cluster, n: &NodeInfo) -> NodeView {
+/// `GET /ws/v1/cluster/nodes/{id}`: [`node_view`], the node's recent samples and its
+/// containers, oldest first.
+pub(super) fn node_detail_view(cluster: &Cluster, n: &NodeInfo, now: i64) -> NodeView {
     let mut node = node_view(cluster, n);
+    let mut containers: Vec<NodeContainer> = cluster
+        .containers_on(&n.node_id)
+        .map(|(id, m)| NodeContainer {
+            application_id: m.application_id.clone(),
+            container: container_view(id, m, now),
+        })
+        .collect();
+    containers.sort_by(|a, b| {
+        (a.container.started_time, &a.container.container_id)
+            .cmp(&(b.container.started_time, &b.container.container_id))
+    });
+    node.yard_containers = Some(containers);
     node.yard_load_history = Some(
         cluster
             .telemetry_history(&n.node_id)

@@ -12,6 +12,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use yard_wire::auth::{DataGrant, Principal};
 use yard_wire::limits::{self, echo};
+use yard_wire::outputs::DatasetRemoved;
 use yard_wire::protocol::Dataset;
 use yard_wire::replies::{
     BookedNode, Books, BooksReply, DatasetSummary, DatasetsReply, Health, HealthReply, IssuedToken,
@@ -183,6 +184,36 @@ pub(super) async fn put_dataset(
     ok_view(&dataset)
 }
 
+/// `yard data rm`: the dataset leaves the catalog at once (saved before the reply) and its
+/// blocks leave its nodes with their next heartbeats, never before the removal is saved.
+pub(super) async fn delete_dataset(
+    State(rm): State<Rm>,
+    Path(name): Path<String>,
+    caller: Caller,
+) -> Reply {
+    let removed = rm
+        .commit(Touch::Dataset(name.clone()), |c, _| {
+            c.dataset(&name)?;
+            may_write_dataset(c, &caller, &name)?;
+            Ok::<_, ApiError>(c.remove_dataset(&name)?)
+        })
+        .await;
+    match removed {
+        Ok(nodes) => {
+            rm.with(|c, _| c.release_deletes(&name));
+            ok_view(&DatasetRemoved {
+                dataset: name,
+                nodes,
+            })
+        }
+        Err(refused) => {
+            // Not saved (or never made): nothing is deleted.
+            rm.with(|c, _| c.drop_held_deletes(&name));
+            Err(refused)
+        }
+    }
+}
+
 /// A grant to upload dataset `name`'s blocks to the nodemanagers, for its owner (or whoever
 /// puts it first).
 pub(super) async fn upload_grant(
@@ -193,6 +224,7 @@ pub(super) async fn upload_grant(
     crate::cluster::check_dataset_name(&name)?;
     let (token, expires_ms) = rm.with(|c, now| {
         may_write_dataset(c, &caller, &name)?;
+        c.not_being_deleted(&name)?;
         let expires_ms = now + UPLOAD_GRANT_MS;
         let grant = DataGrant::Upload {
             dataset: name.clone(),

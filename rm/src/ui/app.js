@@ -1,5 +1,5 @@
-// yard's rm web UI: one page with four views (overview, nodes, applications, one
-// application), drawn from the rm's own REST API and redrawn every few seconds. No library,
+// yard's rm web UI: one page with six views (overview, nodes, one node, applications, one
+// application, one log file), drawn from the rm's own REST API and redrawn every few seconds. No library,
 // no build step, nothing fetched from anywhere but this rm. Every value from the API goes
 // into the page as text (textContent), never as markup.
 //
@@ -15,6 +15,7 @@
     metrics: "/ws/v1/cluster/metrics",
     scheduler: "/ws/v1/cluster/scheduler",
     nodes: "/ws/v1/cluster/nodes",
+    node: "/ws/v1/cluster/nodes/{id}",
     apps: "/ws/v1/cluster/apps",
     app: "/ws/v1/cluster/apps/{id}",
     jobs: "/ws/v1/yard/mapreduce/jobs",
@@ -87,17 +88,20 @@
     }
   }
 
+  function decoded(p) {
+    try {
+      return p === undefined ? p : decodeURIComponent(p);
+    } catch (_) {
+      return p; // shown as written
+    }
+  }
+
   function currentView() {
     const parts = parseHash().route.split("/").filter(Boolean);
+    if (parts[0] === "nodes" && parts[1]) return { name: "node", id: decoded(parts[1]) };
     if (parts[0] === "nodes") return { name: "nodes" };
     if (parts[0] === "apps" && parts[1]) {
-      const [id, container, file] = [parts[1], parts[3], parts[4]].map((p) => {
-        try {
-          return p === undefined ? p : decodeURIComponent(p);
-        } catch (_) {
-          return p; // shown as written
-        }
-      });
+      const [id, container, file] = [parts[1], parts[3], parts[4]].map(decoded);
       if (parts[2] === "logs" && container && file) return { name: "log", id, container, file };
       return { name: "app", id };
     }
@@ -278,6 +282,10 @@
     return h("a", { href: "#/apps/" + encodeURIComponent(id) }, id);
   }
 
+  function nodeLink(id) {
+    return h("a", { href: "#/nodes/" + encodeURIComponent(id) }, id);
+  }
+
   function logHref(id, container, file) {
     return "#/apps/" + [id, "logs", container, file].map(encodeURIComponent).join("/");
   }
@@ -377,7 +385,7 @@
       return h(
         "tr",
         { "data-node": n.id },
-        h("td", {}, h("strong", {}, n.id), h("div", { class: "muted small" }, n.rack)),
+        h("td", {}, h("strong", {}, nodeLink(n.id)), h("div", { class: "muted small" }, n.rack)),
         h("td", {}, stateBadge(n.state), h("div", { class: "muted small" }, n.healthReport || n.healthStatus)),
         h("td", {}, num(n.numContainers)),
         h("td", {}, num(n.usedMemoryMB) + " / " + num(total.memory) + " MB", bar(total.memory ? n.usedMemoryMB / total.memory : 0)),
@@ -397,6 +405,54 @@
         rows,
         "No nodes have registered with this rm yet."
       ),
+    ];
+  }
+
+  // One node: what the nodes table shows, its recent load samples, and the containers the rm
+  // placed on it, each with its application and its logs (read from this node while it runs).
+  async function nodeView(view) {
+    const n = (await api(API.node, { id: view.id })).node || {};
+    const l = n.yardLoad || null;
+    const total = n.totalResource || {};
+    const now = Date.now();
+    const containers = (n.yardContainers || []).map((c) =>
+      h(
+        "tr",
+        { "data-container": c.containerId },
+        h("td", {}, c.containerId),
+        h("td", {}, appLink(c.applicationId)),
+        h("td", {}, num(c.allocatedMB) + " MB · " + num(c.allocatedVCores) + " vcores"),
+        h("td", {}, moment(c.startedTime, now)),
+        h("td", {}, ["stdout", "stderr"].map((f) => [h("a", { href: logHref(c.applicationId, c.containerId, f) }, f), " "]))
+      )
+    );
+    const samples = (n.yardLoadHistory || []).slice(-10).reverse().map((p) =>
+      h(
+        "tr",
+        {},
+        h("td", {}, moment(p.time, now)),
+        h("td", {}, num(p.load1m, 2)),
+        h("td", {}, num(p.cpuPercent) + " %"),
+        h("td", {}, pct(p.memoryUsedFraction)),
+        h("td", {}, bytes(p.diskReadBytesPerS) + "/s r · " + bytes(p.diskWriteBytesPerS) + "/s w")
+      )
+    );
+    return [
+      h("p", {}, h("a", { href: "#/nodes" }, "← nodes")),
+      h("h1", {}, "Node ", n.id || view.id, " ", stateBadge(n.state)),
+      kv([
+        ["rack", n.rack],
+        ["health", n.healthReport || n.healthStatus],
+        ["last heartbeat", moment(n.lastHealthUpdate, now)],
+        ["memory", [num(n.usedMemoryMB) + " / " + num(total.memory) + " MB ", bar(total.memory ? n.usedMemoryMB / total.memory : 0)]],
+        ["vcores", num(n.usedVirtualCores) + " / " + num(total.vCores)],
+        ["load / core", l ? num(l.loadPerCore, 2) + " (1m " + num(l.load1m, 2) + " on " + num(l.cores) + " cores)" : "no sample yet"],
+        ["overload verdict", Array.from(verdictCell(n.overload).childNodes)],
+      ]),
+      h("h2", {}, "Containers"),
+      table(["container", "application", "resources", "started", "logs"], containers, "No containers on this node."),
+      h("h2", {}, "Recent load"),
+      table(["sampled", "load 1m", "CPU", "memory in use", "disk"], samples, "No load sample yet."),
     ];
   }
 
@@ -681,7 +737,7 @@
     ];
   }
 
-  const VIEWS = { overview, nodes: nodesView, apps: appsView, app: appView, log: logView };
+  const VIEWS = { overview, nodes: nodesView, node: nodeView, apps: appsView, app: appView, log: logView };
 
   // ---- the loop -----------------------------------------------------------------------
 
@@ -708,7 +764,8 @@
     const gen = ++generation;
     const view = currentView();
     for (const a of document.querySelectorAll("nav a")) {
-      a.classList.toggle("active", a.dataset.view === (view.name === "app" || view.name === "log" ? "apps" : view.name));
+      const section = { app: "apps", log: "apps", node: "nodes" }[view.name] || view.name;
+      a.classList.toggle("active", a.dataset.view === section);
     }
     if (!token()) {
       showLogin("");
@@ -729,8 +786,8 @@
         showLogin("The rm refused the token: " + e.message);
         return;
       }
-      if (e.status === 404 && (view.name === "app" || view.name === "log")) {
-        const what = view.name === "log" ? "No log " + view.file + " of " + view.container + " in " : "No application ";
+      if (e.status === 404 && (view.name === "app" || view.name === "log" || view.name === "node")) {
+        const what = { log: "No log " + view.file + " of " + view.container + " in ", app: "No application ", node: "No node " }[view.name];
         document.getElementById("view").replaceChildren(h("p", { class: "error" }, what + view.id + " (" + e.message + ")."));
       }
       setStatus(e.message, true);

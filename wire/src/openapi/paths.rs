@@ -17,7 +17,7 @@ use crate::hadoop::{
 };
 use crate::jobs::{AnswerReply, JobReply, JobsReply, ScanJoined, ScanLeft, ScansReply};
 use crate::logs::{AppLogsReply, LogStored};
-use crate::outputs::{OutputCommit, OutputGrant, ReadGrant};
+use crate::outputs::{DatasetRemoved, OutputCommit, OutputGrant, ReadGrant};
 use crate::protocol::{
     AllocateReply, AllocateRequest, Dataset, HeartbeatReply, JoinScan, MasterAnswer, NodeHeartbeat,
     RecoveryEntries, RegisterNode, Registered, Unregister,
@@ -322,6 +322,9 @@ pub(super) fn operations() -> Vec<Op> {
             .param(dataset_name("name"))
             .body::<Dataset>()
             .reply::<Dataset>("200", "the dataset's block map"),
+        Op::delete("/ws/v1/yard/datasets/{name}", Yard, "Removes a dataset (HDFS's `-rm -r`; `yard data rm`), for its owner or an admin: it leaves the catalog at once and its blocks leave its running nodes with their next heartbeats; until then the name is taken (409). A dataset an unfinished MapReduce job reads or writes is a 409 naming the job")
+            .param(dataset_name("name"))
+            .reply::<DatasetRemoved>("200", "{dataset, nodes}: how many running nodes delete its blocks"),
         Op::post("/ws/v1/yard/datasets/{name}/upload-grant", Yard, "A grant to upload the dataset's blocks to the nodemanagers (`Authorization: Bearer` on each block PUT), for its owner, an admin, or anyone when the dataset is new: {token, expiresMs} (valid 1 h)")
             .param(dataset_name("name"))
             .reply::<UploadGrant>("200", "OK"),

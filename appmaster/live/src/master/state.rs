@@ -614,6 +614,7 @@ impl State {
             seed: self.seed,
             map_min_seconds: self.map_min_seconds,
             hang: matches!(&work, Work::Map { split, .. } if Some(split.index) == self.hang_split),
+            writes_output: self.output.is_some(),
             work,
         };
         self.costs

@@ -106,6 +106,7 @@ impl Scan {
             seed: self.seed,
             map_min_seconds: self.map_min_seconds,
             hang: false,
+            writes_output: false,
             work,
         }
     }
