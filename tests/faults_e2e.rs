@@ -268,14 +268,17 @@ fn a_node_back_from_the_dead_stops_the_master_that_was_placed_again_elsewhere() 
 fn a_harmed_map_output_is_run_again(name: &str, harm: impl Fn(&Path) -> bool) {
     let tmp = work_dir(name);
     let c = cluster(&tmp);
-    // One reduce, so a map's output is one partition, whole once its CRC-32 trailer checks:
-    // an output still being written is left alone (harming it fails the map, not a fetch).
+    // One reduce, so a map's output is one partition, whole once it has its final name and
+    // its CRC-32 trailer checks: an output still being written or renamed (`.0.tmp`) is left
+    // alone (harming it fails the map, not a fetch).
     let id = synthetic_with(&c.url, "12", "0.6", &["--reduces", "1"]);
     let whole = |map: &Path| {
         let parts: Vec<_> = std::fs::read_dir(map)
             .map(|d| d.flatten().map(|e| e.path()).collect())
             .unwrap_or_default();
+        let named = |p: &Path| p.file_name().is_some_and(|n| n == "0");
         parts.len() == 1
+            && named(&parts[0])
             && std::fs::read(&parts[0])
                 .is_ok_and(|bytes| yard_appmaster::apps::records::Reader::new(&bytes).is_ok())
     };
