@@ -18,10 +18,9 @@ use yard_wire::protocol::{
 use yard_wire::replies::{
     FinalFiguresKept, MasterRegistered, Recovery, RecoveryKept, Unregistered,
 };
-use yard_wire::views::YardAppReply;
 
 use super::caller::Caller;
-use super::views::{quota_view, yard_app_view};
+use super::views::{quota_view, yard_app_reply};
 use super::{ApiError, Reply, Rm, ok_view};
 use crate::cluster::{AppResult, Touch};
 use yard_cluster::aria;
@@ -316,17 +315,11 @@ pub(super) async fn report_result(
                 answered_ms: now,
             };
             c.report_result(&id, result)?;
-            let reply = c.app(&id).map(|a| YardAppReply {
-                app: yard_app_view(a, now),
-            });
-            Ok::<_, ApiError>((reply, first))
+            Ok::<_, ApiError>((yard_app_reply(c, &id, now)?, first))
         })
         .await?;
     if first {
-        let judged = reply
-            .as_ref()
-            .and_then(|r| r.app.deadline_outcome)
-            .map(DeadlineOutcome::name);
+        let judged = reply.app.deadline_outcome.map(DeadlineOutcome::name);
         rm.metrics.job_answered(fraction, &counted, judged);
     }
     ok_view(&reply)
