@@ -8,7 +8,7 @@ use axum::Json;
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use yard_wire::deadline::DeadlineOutcome;
 use yard_wire::limits::{self, FieldError, echo};
@@ -76,20 +76,22 @@ pub(super) async fn heartbeat(
 /// Hadoop's RegisterApplicationMasterRequest, the part yard uses: where the master serves its
 /// own status (clients follow it for progress). An empty body is a master without one.
 /// yard's masters add what the deadline policies size quotas by: their task counts, and a
-/// profile or the job kind to find one in the profile store.
-#[derive(Deserialize, Default)]
+/// profile or the job kind to find one in the profile store. yard's MapReduce master sends
+/// this type; it is the rm's, not `yard-wire`'s, because its profile is `yard-cluster`'s
+/// (ARIA's model reads it), which `wire` is below; its schema is the path table's.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub(super) struct MasterRegistration {
-    #[serde(default)]
-    tracking_url: Option<String>,
-    #[serde(default)]
-    maps: Option<u32>,
-    #[serde(default)]
-    reduces: Option<u32>,
-    #[serde(default)]
-    job_kind: Option<String>,
-    #[serde(default)]
-    profile: Option<aria::Profile>,
+pub struct MasterRegistration {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tracking_url: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub maps: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reduces: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job_kind: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<aria::Profile>,
 }
 
 /// The most maps or reduces a registering master may say its job has.
