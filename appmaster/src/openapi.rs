@@ -72,17 +72,33 @@ fn enumerated(names: &[&str], default: Option<&str>, description: &str) -> Schem
 }
 
 /// The ranges [`MapReduceJob::validate`] (and the shipped files' and a profile's checks) hold
-/// each field to, by schema and property.
+/// each field to, and the job's defaults, by schema and property.
 fn constraints() -> Vec<(&'static str, &'static str, Value)> {
     let range = |min: f64, max: f64| json!({ "minimum": min, "maximum": max });
     let at_least_one = |max: u32| json!({ "minimum": 1, "maximum": max });
     let list = |max: usize| json!({ "minItems": 1, "maxItems": max });
     let job = "MapReduceJob";
+    // What a job that leaves a field out gets: the defaults serde fills in.
+    let d = MapReduceJob::new("wordcount", None);
     let mut all = vec![
         (job, "reduces", at_least_one(MAX_REDUCES)),
-        (job, "memoryMb", json!({ "minimum": 1 })),
+        (job, "reduces", json!({ "default": d.reduces })),
+        (job, "seed", json!({ "default": d.seed })),
+        (
+            job,
+            "memoryMb",
+            json!({ "minimum": 1, "default": d.memory_mb }),
+        ),
+        (job, "sampleOnly", json!({ "default": d.sample_only })),
+        (job, "sharedScan", json!({ "default": d.shared_scan })),
         (job, "guardSeconds", range(0.0, 3_600.0)),
+        (job, "guardSeconds", json!({ "default": d.guard_seconds })),
         (job, "mapMinSeconds", range(0.0, 86_400.0)),
+        (
+            job,
+            "mapMinSeconds",
+            json!({ "default": d.map_min_seconds }),
+        ),
         (job, "mapSeconds", range(0.0, 86_400.0)),
         (job, "reduceSeconds", range(0.0, 86_400.0)),
         (job, "maps", json!({ "minimum": 1 })),
@@ -143,6 +159,8 @@ mod tests {
         let policies = job["properties"]["policy"]["enum"].as_array().unwrap();
         assert_eq!(policies.len(), PolicyKind::ALL.len());
         assert_eq!(job["properties"]["reduces"]["maximum"], json!(MAX_REDUCES));
+        assert_eq!(job["properties"]["reduces"]["default"], json!(2));
+        assert_eq!(job["properties"]["policy"]["default"], json!("dart"));
         // Every field serde reads is in the schema, and nothing else.
         let full = serde_json::to_value(MapReduceJob {
             input: Some("b".into()),

@@ -14,11 +14,13 @@
 //! the message crate, and `wire` building them by hand is what `bodies.json` was.
 //!
 //! Still by hand, in `openapi/bodies.json` and the table, the request bodies the rm reads into
-//! private types of its own, each parsed by hand for Hadoop's sake or with checks of its own:
-//! Hadoop's submission (`Submission`: its `am-container-spec` and tags take several shapes),
-//! a MapReduce submission's envelope (`MapReduceSubmission`: `deadlineMs` or `deadlineInMs`),
-//! `PUT …/state` (`NewState`), a master's registration (in the table: its `profile` is
-//! `yard-cluster`'s) and `auth/tokens`. The document is OpenAPI 3.0 and utoipa writes 3.1, so
+//! types of its own (`yard-rm`, which derives no schema: utoipa is not in its build), each
+//! parsed by hand for Hadoop's sake or with checks of its own: Hadoop's submission
+//! (`Submission`: its `am-container-spec` and tags take several shapes), a MapReduce
+//! submission's envelope (`MapReduceSubmission`: `deadlineMs` or `deadlineInMs`, around the
+//! generated `MapReduceJob`), `PUT …/state` (`NewState`), a master's registration (in the
+//! table: `yard_rm::rest::MasterRegistration`, its `profile` the generated `JobProfile`) and
+//! `auth/tokens`. The document is OpenAPI 3.0 and utoipa writes 3.1, so
 //! [`component_schemas`] spells nullability the 3.0 way (`nullable`) and a serde-flattened
 //! struct as one object; it adds what utoipa cannot take from a constant (the ranges of
 //! `limits` and of a load sample).
