@@ -50,6 +50,7 @@ use yard_appmaster::policy::PolicyKind;
 use yard_appmaster::submission::{MAX_EACH, MapReduceJob};
 use yard_cluster::batch::{self, BatchJob};
 use yard_wire::jobs::JobView;
+use yard_wire::protocol::JobPhase;
 
 use crate::batch::{BatchInput, Loaded, load};
 use crate::client::{Client, Rm};
@@ -472,7 +473,7 @@ fn map_stage_done(view: &JobView) -> bool {
     view.state.is_final()
         || view.progress.as_ref().is_some_and(|p| {
             let p = &p.progress;
-            p.phase == "running" && p.maps > 0 && p.maps_done >= p.maps
+            p.phase == JobPhase::Running && p.maps > 0 && p.maps_done >= p.maps
         })
 }
 

@@ -14,6 +14,7 @@ use yard_appmaster::policy::PolicyKind;
 use yard_appmaster::submission::{FILES_CAP, MapReduceJob, ShippedFile};
 use yard_wire::deadline::Deadline;
 use yard_wire::jobs::{JobView, ProgressView};
+use yard_wire::protocol::JobPhase;
 use yard_wire::views::FinalApplicationStatus;
 
 use crate::client::{Client, Finished, Rm, parse_duration, print_json, render};
@@ -301,7 +302,7 @@ fn show(bar: &ProgressBar, p: &ProgressView) {
         "({} launched) · reduces {}/{}",
         seen.maps_launched, seen.reduces_done, seen.reduces
     );
-    if seen.phase == "sampling" {
+    if seen.phase == JobPhase::Sampling {
         msg.push_str(" · task sampler");
     }
     if let Some(end) = p.estimated_end_ms {

@@ -5,6 +5,8 @@
 //! `yard-appmaster-live` crate beside it, in `appmaster/live/`.
 
 pub mod apps;
+#[cfg(feature = "openapi")]
+pub mod openapi;
 pub mod policy;
 pub mod submission;
 pub mod typing;

@@ -37,9 +37,11 @@ pub const APPS: [&str; 6] = [
 /// A MapReduce job, as JSON: `{"app": "grep", "input": "books", "params": {"pattern":
 /// "whale"}, "policy": "dart", "reduces": 2}` (every other field has a default).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct MapReduceJob {
     /// One of [`APPS`].
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::openapi::app))]
     pub app: String,
     /// The dataset to read (`yard data put`); every app but `synthetic` needs one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -63,11 +65,13 @@ pub struct MapReduceJob {
     /// `kind` for synthetic (its profile store kind, [`synthetic_kind`]).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub params: BTreeMap<String, String>,
+    /// The task policy.
     #[serde(
         default = "default_policy",
         serialize_with = "policy_out",
         deserialize_with = "policy_in"
     )]
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::openapi::policy))]
     pub policy: PolicyKind,
     #[serde(default = "default_reduces")]
     pub reduces: u32,

@@ -41,11 +41,14 @@ pub fn makespan_up(n: f64, avg: Seconds, max: Seconds, k: f64) -> Seconds {
 
 /// The average and the largest duration of one phase's tasks.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Durations {
+    #[cfg_attr(feature = "openapi", schema(value_type = f64))]
     pub avg: Seconds,
     /// [`MAX_OVER_AVG`] × `avg` when not given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<f64>))]
     pub max: Option<Seconds>,
 }
 
@@ -76,6 +79,7 @@ pub const MAX_SECONDS: f64 = 10.0 * 365.0 * 86_400.0;
 /// `{"map": {"avg": 10, "max": 15}, "firstShuffle": {...}, "typicalShuffle": {...},
 /// "reduce": {...}}`, seconds; a map-only job leaves out the last three.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = JobProfile))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Profile {
     pub map: Durations,

@@ -1,7 +1,8 @@
 //! `rm/openapi.json` is generated: the committed document must be exactly
-//! `yard_wire::openapi::document()` — its operations from the wire's path table, its schemas
-//! from the wire types with utoipa (and the rm's own request bodies from
-//! `wire/src/openapi/bodies.json`). `YARD_BLESS=1 cargo test -p yard-rm --test openapi`
+//! `yard_wire::openapi::document` — its operations from the wire's path table, its schemas
+//! from the wire types with utoipa, the MapReduce job's from the appmaster's
+//! (`yard_appmaster::openapi::bodies`), and the rm's own request bodies from
+//! `wire/src/openapi/bodies.json`. `YARD_BLESS=1 cargo test -p yard-rm --test openapi`
 //! writes it. That its paths are the router's is `rest.rs`'s
 //! `the_openapi_document_lists_exactly_the_routes_served`; that the server answers as it says,
 //! schemathesis's (`tests/schemathesis.rs`).
@@ -16,7 +17,7 @@ fn document() -> Value {
 
 #[test]
 fn the_committed_document_is_the_one_generated_from_the_wire_types() {
-    let generated = yard_wire::openapi::document();
+    let generated = yard_wire::openapi::document(yard_appmaster::openapi::bodies());
     let committed = document();
     if committed != generated && std::env::var("YARD_BLESS").is_ok_and(|v| v == "1") {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("openapi.json");
@@ -62,7 +63,7 @@ fn the_views_are_generated_and_the_schemas_they_replaced_are_gone() {
     let documented = doc["components"]["schemas"]
         .as_object()
         .expect("components.schemas");
-    for (name, schema) in yard_wire::openapi::component_schemas() {
+    for (name, schema) in yard_wire::openapi::component_schemas(yard_appmaster::openapi::bodies()) {
         assert_eq!(documented.get(&name), Some(&schema), "{name}");
     }
     for gone in [
@@ -75,6 +76,7 @@ fn the_views_are_generated_and_the_schemas_they_replaced_are_gone() {
         "SchedulerInfoReply",
         "MapReduceJobView",
         "MapReduceAnswer",
+        "MapReduceJobSpec",
     ] {
         assert!(documented.get(gone).is_none(), "{gone} is still documented");
     }

@@ -8,13 +8,15 @@
 //! - [`protocol`], [`telemetry`], [`token`], [`logs`]: the daemons' own protocols (the rm, the
 //!   nodemanager and the masters on both ends);
 //! - [`views`], [`hadoop`], [`jobs`], [`replies`]: what the rm answers clients (the rm builds
-//!   them, `RmClient` and the CLI read them);
+//!   them, `RmClient` and the CLI read them); [`answer`]: what a MapReduce master's answer
+//!   says of its job (the master builds it, the rm keeps it as it came);
 //! - [`auth`] (keys, bearer tokens, data grants), [`deadline`] ([`deadline::Deadline`], from
 //!   `yard submit` to the master), [`limits`] (the range of everything from outside) and
 //!   [`BadInput`]: shared by every process;
 //! - `openapi` (feature `openapi`, which only the rm's tests turn on): the rm's OpenAPI
 //!   document, generated from these types. Nothing here is for tests alone.
 
+pub mod answer;
 pub mod auth;
 pub mod deadline;
 pub mod hadoop;

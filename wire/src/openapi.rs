@@ -3,15 +3,31 @@
 //! by type, not by name), and every component schema from the wire types with utoipa, so
 //! `rm/openapi.json` cannot drift from what the rm serializes and reads: `rm/tests/openapi.rs`
 //! checks that the committed document is exactly [`document`] (and writes it with
-//! `YARD_BLESS=1`), and `rm/tests/rest.rs` that its paths are the router's. The request bodies
-//! the rm still reads into its own private types (Hadoop's submission, a MapReduce job, `PUT
-//! …/state`, a master's registration, `auth/tokens`) keep hand-written schemas, in
-//! `openapi/bodies.json` and the table. The document is OpenAPI 3.0 and utoipa writes 3.1, so
+//! `YARD_BLESS=1`), and `rm/tests/rest.rs` that its paths are the router's.
+//!
+//! Types of the crates above this one, which it cannot name (they depend on it), come in as
+//! [`Bodies`]: their crates derive the schemas behind their own `openapi` feature and list
+//! them (`yard_appmaster::openapi::bodies`: the MapReduce job, `MapReduceJob`, with ARIA's
+//! `JobProfile` and `-reducer aggregate`'s `AggregateAnswer`), and the rm's test passes them
+//! to [`document`]. That is the smallest design that derives them from the real types: moving
+//! the job into `wire` would pull its checks, its policies' names and its applications' into
+//! the message crate, and `wire` building them by hand is what `bodies.json` was.
+//!
+//! Still by hand, in `openapi/bodies.json` and the table, the request bodies the rm reads into
+//! types of its own (`yard-rm`, which derives no schema: utoipa is not in its build), each
+//! parsed by hand for Hadoop's sake or with checks of its own: Hadoop's submission
+//! (`Submission`: its `am-container-spec` and tags take several shapes), a MapReduce
+//! submission's envelope (`MapReduceSubmission`: `deadlineMs` or `deadlineInMs`, around the
+//! generated `MapReduceJob`), `PUT …/state` (`NewState`), a master's registration (in the
+//! table: `yard_rm::rest::MasterRegistration`, its `profile` the generated `JobProfile`) and
+//! `auth/tokens`. The document is OpenAPI 3.0 and utoipa writes 3.1, so
 //! [`component_schemas`] spells nullability the 3.0 way (`nullable`) and a serde-flattened
 //! struct as one object; it adds what utoipa cannot take from a constant (the ranges of
 //! `limits` and of a load sample).
 
 use serde_json::{Map, Value, json};
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::Schema;
 
 use crate::limits;
 use crate::telemetry::{
@@ -21,10 +37,19 @@ use crate::telemetry::{
 
 mod paths;
 
+/// The schemas of types defined in crates above `wire`, generated there: each type's utoipa
+/// schema (and those it refers to), and what the rm holds their fields to that utoipa cannot
+/// take from a constant (`(schema, property, keywords)`, as [`constraints`]).
+#[derive(Default)]
+pub struct Bodies {
+    pub schemas: Vec<(String, RefOr<Schema>)>,
+    pub constraints: Vec<(&'static str, &'static str, Value)>,
+}
+
 /// The rm's OpenAPI 3.0 document: what `rm/openapi.json` holds and `GET
-/// /ws/v1/yard/openapi.json` serves.
-pub fn document() -> Value {
-    let mut schemas = component_schemas();
+/// /ws/v1/yard/openapi.json` serves, with `bodies` from the crates above this one.
+pub fn document(bodies: Bodies) -> Value {
+    let mut schemas = component_schemas(bodies);
     let bodies: Map<String, Value> =
         serde_json::from_str(include_str!("openapi/bodies.json")).expect("bodies.json is JSON");
     for (name, schema) in bodies {
@@ -108,12 +133,13 @@ fn refusals() -> Value {
 }
 
 /// Every view's and request's schema and every schema they refer to, by type name, as
-/// OpenAPI 3.0 spells it.
-pub fn component_schemas() -> Map<String, Value> {
+/// OpenAPI 3.0 spells it, with `bodies`'.
+pub fn component_schemas(bodies: Bodies) -> Map<String, Value> {
     // What the table's operations read and answer, and every type those contain.
     let schemas: Map<String, Value> = paths::operations()
         .into_iter()
         .flat_map(|op| op.schemas)
+        .chain(bodies.schemas)
         .map(|(name, schema)| {
             let schema = serde_json::to_value(schema).expect("a schema is JSON");
             (name, nullable_as_30(schema))
@@ -123,7 +149,14 @@ pub fn component_schemas() -> Map<String, Value> {
         .iter()
         .map(|(name, schema)| (name.clone(), flattened(schema, &schemas)))
         .collect();
-    for (schema, field, keywords) in constraints() {
+    let above = bodies
+        .constraints
+        .into_iter()
+        .map(|(schema, field, keywords)| match keywords {
+            Value::Object(keywords) => (schema, field, keywords),
+            other => panic!("{schema}.{field}: keywords are an object, not {other}"),
+        });
+    for (schema, field, keywords) in constraints().into_iter().chain(above) {
         let Some(Value::Object(property)) = schemas
             .get_mut(schema)
             .and_then(|s| s.pointer_mut(&format!("/properties/{field}")))
@@ -355,7 +388,7 @@ mod tests {
 
     #[test]
     fn a_flattened_struct_is_one_object_and_a_flattened_option_is_optional() {
-        let schemas = component_schemas();
+        let schemas = component_schemas(Bodies::default());
         let load = &schemas["YardLoad"];
         assert!(load["properties"]["cpuPercent"].is_object(), "{load}");
         assert!(load["properties"]["sampledAt"].is_object(), "{load}");
@@ -373,7 +406,7 @@ mod tests {
 
     #[test]
     fn every_view_and_what_it_contains_has_a_schema() {
-        let schemas = component_schemas();
+        let schemas = component_schemas(Bodies::default());
         for name in [
             "AppView",
             "NodeView",

@@ -320,8 +320,8 @@ pub struct AllocateRequest {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct JobProgress {
-    /// `sampling` (the task sampler, Dart §5.1) or `running` (the job proper).
-    pub phase: String,
+    /// Which of the master's runs the counts are of.
+    pub phase: JobPhase,
     /// The task policy.
     pub policy: String,
     pub maps: u32,
@@ -343,6 +343,29 @@ pub struct JobProgress {
     pub elapsed_seconds: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub estimate_seconds: Option<f64>,
+}
+
+/// Which run of a job its master reports: the task sampler's (Dart §5.1: a few maps and
+/// reduces at geometric input sizes, for a job kind the profile store does not know), or the
+/// job proper's. A master reports no progress before either starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum JobPhase {
+    /// The task sampler (its counts are the sample's, not the job's).
+    Sampling,
+    /// The job proper.
+    Running,
+}
+
+impl JobPhase {
+    /// The name the JSON carries.
+    pub fn name(self) -> &'static str {
+        match self {
+            JobPhase::Sampling => "sampling",
+            JobPhase::Running => "running",
+        }
+    }
 }
 
 /// Whether a job's map part and reduce part are CPU- or IO-bound; a part not yet typed is
@@ -512,6 +535,27 @@ mod tests {
         let json = serde_json::to_string(&new).unwrap();
         assert!(json.contains(r#""sha256":"e3b0"#), "{json}");
         assert_eq!(serde_json::from_str::<BlockReplicas>(&json).unwrap(), new);
+    }
+
+    #[test]
+    fn a_job_phase_is_one_the_master_reports_by_its_name() {
+        let progress = |phase: &str| {
+            serde_json::from_value::<JobProgress>(serde_json::json!({"phase": phase,
+                "policy": "dart", "maps": 2, "mapsLaunched": 1, "mapsDone": 0, "k": 2,
+                "mapPhaseClosed": false, "reduces": 1, "reducesDone": 0, "processedBytes": 0,
+                "inputBytes": 10, "guarded": false, "elapsedSeconds": 0.5}))
+        };
+        for phase in [JobPhase::Sampling, JobPhase::Running] {
+            let p = progress(phase.name()).unwrap();
+            assert_eq!(p.phase, phase);
+            assert_eq!(serde_json::to_value(&p).unwrap()["phase"], phase.name());
+        }
+        // The master's status page says `starting`, and the metrics' label `job`: neither is
+        // a phase the allocate protocol carries.
+        for other in ["starting", "job", "Running", ""] {
+            let e = progress(other).unwrap_err().to_string();
+            assert!(e.contains("unknown variant"), "{other}: {e}");
+        }
     }
 
     #[test]

@@ -110,6 +110,7 @@ pub const AGGREGATE: &str = "aggregate";
 
 /// Hadoop's aggregators that yard takes, by their Hadoop names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum AggregateType {
     LongValueSum,
     DoubleValueSum,
@@ -159,6 +160,7 @@ impl AggregateType {
 
 /// What a row's numbers claim.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = AggregateKind))]
 #[serde(rename_all = "lowercase")]
 pub enum Kind {
     /// A total scaled from the blocks read, with a 95 % interval.
@@ -169,6 +171,7 @@ pub enum Kind {
 
 /// One `TYPE:id` of the answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Aggregate {
     /// The id after `TYPE:`, as Hadoop's output names it.
@@ -188,6 +191,7 @@ pub struct Aggregate {
 
 /// The answer's fixed part (module documentation, "The answer").
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct AggregateAnswer {
     pub aggregates: Vec<Aggregate>,

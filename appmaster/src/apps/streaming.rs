@@ -221,6 +221,7 @@ fn key_field_option(option: &str) -> Result<(u32, u32), String> {
 /// A file shipped with a streaming job (`-file PATH`): placed in each task's working
 /// directory under `name`, executable if it was where the job was submitted.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ShippedFile {
     /// The file's name in the task's working directory: a plain name, no `/`.

@@ -68,6 +68,7 @@ use yard::{
 };
 
 pub use caller::{Caller, Scrape};
+pub use protocol::MasterRegistration;
 pub use time::{iso8601, parse_iso8601};
 
 /// Milliseconds since the Unix epoch; the daemon passes the wall clock, tests a fake one.

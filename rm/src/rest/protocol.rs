@@ -8,7 +8,7 @@ use axum::Json;
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use yard_wire::deadline::DeadlineOutcome;
 use yard_wire::limits::{self, FieldError, echo};
@@ -18,10 +18,9 @@ use yard_wire::protocol::{
 use yard_wire::replies::{
     FinalFiguresKept, MasterRegistered, Recovery, RecoveryKept, Unregistered,
 };
-use yard_wire::views::YardAppReply;
 
 use super::caller::Caller;
-use super::views::{quota_view, yard_app_view};
+use super::views::{quota_view, yard_app_reply};
 use super::{ApiError, Reply, Rm, ok_view};
 use crate::cluster::{AppResult, Touch};
 use yard_cluster::aria;
@@ -77,20 +76,22 @@ pub(super) async fn heartbeat(
 /// Hadoop's RegisterApplicationMasterRequest, the part yard uses: where the master serves its
 /// own status (clients follow it for progress). An empty body is a master without one.
 /// yard's masters add what the deadline policies size quotas by: their task counts, and a
-/// profile or the job kind to find one in the profile store.
-#[derive(Deserialize, Default)]
+/// profile or the job kind to find one in the profile store. yard's MapReduce master sends
+/// this type; it is the rm's, not `yard-wire`'s, because its profile is `yard-cluster`'s
+/// (ARIA's model reads it), which `wire` is below; its schema is the path table's.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub(super) struct MasterRegistration {
-    #[serde(default)]
-    tracking_url: Option<String>,
-    #[serde(default)]
-    maps: Option<u32>,
-    #[serde(default)]
-    reduces: Option<u32>,
-    #[serde(default)]
-    job_kind: Option<String>,
-    #[serde(default)]
-    profile: Option<aria::Profile>,
+pub struct MasterRegistration {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tracking_url: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub maps: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reduces: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job_kind: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<aria::Profile>,
 }
 
 /// The most maps or reduces a registering master may say its job has.
@@ -316,17 +317,11 @@ pub(super) async fn report_result(
                 answered_ms: now,
             };
             c.report_result(&id, result)?;
-            let reply = c.app(&id).map(|a| YardAppReply {
-                app: yard_app_view(a, now),
-            });
-            Ok::<_, ApiError>((reply, first))
+            Ok::<_, ApiError>((yard_app_reply(c, &id, now)?, first))
         })
         .await?;
     if first {
-        let judged = reply
-            .as_ref()
-            .and_then(|r| r.app.deadline_outcome)
-            .map(DeadlineOutcome::name);
+        let judged = reply.app.deadline_outcome.map(DeadlineOutcome::name);
         rm.metrics.job_answered(fraction, &counted, judged);
     }
     ok_view(&reply)

@@ -9,13 +9,30 @@ use yard_wire::hadoop::{
 use yard_wire::telemetry::NodeTelemetry;
 use yard_wire::views::{
     AppView, Classifier, LoadPoint, NodeContainer, NodeHealth, NodeView, OverloadView, QuotaView,
-    ResourceUtilization, ResourceView, YardAppView, YardLoad, YarnApplicationState,
+    ResourceUtilization, ResourceView, YardAppReply, YardAppView, YardLoad, YarnApplicationState,
 };
 
 use super::time::iso8601;
-use crate::cluster::{AppInfo, Cluster, NodeInfo, NodeState};
+use crate::cluster::{AppInfo, Cluster, ClusterError, NodeInfo, NodeState};
 use yard_cluster::classifier::{ModelCounts, NodeOverload, Verdict};
 use yard_cluster::policy::JobQuota;
+
+/// `{"app": …}` as `id` stands at `now`, built by a route that changed it inside the same
+/// [`super::Rm::commit`] closure, under the lock of the change: what was committed, never a
+/// `null` body. The 404 is for an application the change did not find (the change itself
+/// refuses one first, so it is not reached; it keeps the reply a `YardAppReply`, not an
+/// `Option` that serializes as `null`).
+pub(super) fn yard_app_reply(
+    c: &Cluster,
+    id: &str,
+    now: i64,
+) -> Result<YardAppReply, ClusterError> {
+    c.app(id)
+        .map(|a| YardAppReply {
+            app: yard_app_view(a, now),
+        })
+        .ok_or_else(|| ClusterError::UnknownApp(id.into()))
+}
 
 /// yard's view of an application at `now`: what Hadoop's lacks (deadline and where the app
 /// stands against it, processed fraction, answer).

@@ -21,7 +21,7 @@ use yard_wire::replies::{
 use yard_wire::views::{SetDeadline, YardAppReply};
 
 use super::caller::{Caller, Scrape, owned, readable};
-use super::views::{yard_app_view, yarn_node_state};
+use super::views::{yard_app_reply, yard_app_view, yarn_node_state};
 use super::{ApiError, OPENAPI, Reply, Rm, ok_view};
 use crate::cluster::{Cluster, Touch};
 use crate::journal::Journal;
@@ -57,9 +57,7 @@ pub(super) async fn set_deadline(
         .commit(Touch::App(id.clone()), |c, now| {
             owned(c, &caller, &id)?;
             c.set_deadline(&id, deadline_ms)?;
-            Ok::<_, ApiError>(c.app(&id).map(|a| YardAppReply {
-                app: yard_app_view(a, now),
-            }))
+            Ok::<_, ApiError>(yard_app_reply(c, &id, now)?)
         })
         .await?;
     ok_view(&app)

@@ -13,9 +13,9 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::Instant;
 
-use serde_json::{Value, json};
 use yard_appmaster::policy::ContainerId;
 use yard_profiles::{CostSamples, LiveCost};
+use yard_wire::answer::{CostQuantiles, LiveCostsView};
 use yard_wire::deadline::Deadline;
 
 /// The margin kept for the answer path when this cluster has measured none yet.
@@ -89,11 +89,12 @@ impl Quantiles {
         })
     }
 
-    fn json(q: Option<Quantiles>) -> Value {
-        q.map_or(
-            Value::Null,
-            |q| json!({ "samples": q.samples, "p50": q.p50, "p99": q.p99 }),
-        )
+    fn view(q: Option<Quantiles>) -> Option<CostQuantiles> {
+        q.map(|q| CostQuantiles {
+            samples: q.samples as u64,
+            p50: q.p50,
+            p99: q.p99,
+        })
     }
 
     fn text(q: Option<Quantiles>) -> String {
@@ -159,15 +160,15 @@ impl LiveCosts {
     /// The answer's `liveCosts`: each cost's samples, p50 and p99 in seconds, the margin
     /// this run kept (`finishMargin`) and its cut's lead (`cutLead`), both from the costs
     /// loaded at its start.
-    pub(super) fn json(&self, finish_margin: f64, cut_lead: f64) -> Value {
-        json!({
-            "answer": Quantiles::json(self.answer),
-            "launch": Quantiles::json(self.launch),
-            "grant": Quantiles::json(self.grant),
-            "cut": Quantiles::json(self.cut),
-            "finishMargin": finish_margin,
-            "cutLead": cut_lead,
-        })
+    pub(super) fn view(&self, finish_margin: f64, cut_lead: f64) -> LiveCostsView {
+        LiveCostsView {
+            answer: Quantiles::view(self.answer),
+            launch: Quantiles::view(self.launch),
+            grant: Quantiles::view(self.grant),
+            cut: Quantiles::view(self.cut),
+            finish_margin,
+            cut_lead,
+        }
     }
 }
 
@@ -305,9 +306,10 @@ mod tests {
             text.starts_with("answer p50 0.120 s p99 0.500 s (3 samples), launch not measured"),
             "{text}"
         );
-        assert_eq!(slow.json(0.5, 0.25)["answer"]["p50"], 0.12);
-        assert_eq!(slow.json(0.5, 0.25)["grant"], Value::Null);
-        assert_eq!(slow.json(0.5, 0.25)["cutLead"], 0.25);
+        let view = serde_json::to_value(slow.view(0.5, 0.25)).unwrap();
+        assert_eq!(view["answer"]["p50"], 0.12);
+        assert_eq!(view["grant"], serde_json::Value::Null);
+        assert_eq!(view["cutLead"], 0.25);
     }
 
     #[test]

@@ -14,6 +14,14 @@
 //! A job kind whose type (seed 002 eq. 1–2: CPU- or IO-bound, map and reduce part each) is not
 //! in the store is typed by its first finished map and reduce as the job runs (`typing.rs`);
 //! the type rides every allocate request once known, and the job's answer and status show it.
+//!
+//! Every body the master sends the rm is the type the rm reads it into, and every reply is
+//! read as the type the rm answers with (`rm::RmClient::app_call`): `yard_wire`'s
+//! `AllocateRequest` (with its `JobProgress`), `Unregister`, `MasterAnswer`, `RecoveryEntries`,
+//! `JoinScan`, `OutputCommit`, and the rm's own `MasterRegistration`. Within the answer, the
+//! job's line is `yard_wire::answer::AnswerJob`; the application's answer beside it stays a
+//! JSON object, its shape the application's (`yard_appmaster::apps`), as is a shared scan's
+//! report, which its host master writes.
 
 mod costs;
 mod metrics;
@@ -36,7 +44,8 @@ use anyhow::{Context, Result, anyhow, bail};
 use clap::Args;
 use rand::SeedableRng as _;
 use rand::seq::SliceRandom as _;
-use serde_json::{Value, json};
+use serde::Deserialize as _;
+use serde_json::Value;
 use tokio::sync::Notify;
 use yard_appmaster::apps::{
     AppSpec, MapStats, Population, ReducePartial, Split, SyntheticTask, streaming,
@@ -46,15 +55,22 @@ use yard_appmaster::policy::{
 };
 use yard_appmaster::submission::{JOB_ENV, MapReduceJob, synthetic_kind};
 use yard_profiles::ProfileStore;
+use yard_rm::rest::MasterRegistration;
+use yard_wire::answer::{
+    AnswerJob, DeadlineTimes, InputRead, JobTypeView, LiveCostsView, Measured, Overheads,
+    RunFigures,
+};
 use yard_wire::deadline::{Deadline, DeadlineOutcome};
 use yard_wire::limits;
-use yard_wire::protocol::{Dataset, Resource};
+use yard_wire::protocol::{Dataset, MasterAnswer, Resource, Unregister};
+use yard_wire::replies::{MasterRegistered, Unregistered};
+use yard_wire::views::YardAppReply;
 
 use crate::{BlockRef, Order};
 use recovery::{read_kept, recoverable};
 use rm::{RmClient, allocate_loop};
 use state::{MapInput, Phase, Shared, State, log_line, now_ms};
-use typing::{job_type_json, save_types};
+use typing::{job_type_view, save_types};
 use umbilical::{Gate, umbilical, with};
 
 /// How often the master calls the rm, and ticks the policy (straggler detection).
@@ -361,9 +377,9 @@ struct Outcome {
     overheads: Vec<f64>,
     /// Maps an earlier master attempt finished, taken back.
     recovered: u32,
-    /// The job's type (`typing::job_type_json`), set by `job` once this run's types are
+    /// The job's type (`typing::job_type_view`), set by `job` once this run's types are
     /// stored (the store's may win).
-    job_type: Value,
+    job_type: Option<JobTypeView>,
     /// The most task containers this master held at once so far (`State::peak_containers`).
     peak_containers: u32,
     /// When the policy finished (its `Finish`): the answer path starts here.
@@ -481,7 +497,7 @@ async fn run_phase(shared: &Arc<Shared>, phase: Phase) -> Result<Outcome> {
                 deadline: job.deadline,
                 due: basis.and_then(|b| b.deadline),
                 recovered: job.recovered,
-                job_type: Value::Null,
+                job_type: None,
                 peak_containers: s.peak_containers,
                 finished: job.started + Duration::from_secs_f64(finished_at.max(0.0)),
                 read: job.read,
@@ -550,12 +566,12 @@ async fn run(
             )
         }
     };
+    let unregister = Unregister {
+        succeeded,
+        diagnostics,
+    };
     if let Err(e) = rm
-        .app_call(
-            reqwest::Method::POST,
-            "unregister",
-            json!({ "succeeded": succeeded, "diagnostics": diagnostics }),
-        )
+        .app_call::<Unregistered>(reqwest::Method::POST, "unregister", &unregister)
         .await
     {
         // The job's own error (if any) is the one worth reporting.
@@ -756,10 +772,14 @@ async fn job(
         sampled = true;
     }
     let result = if spec.job.sample_only {
-        json!({
-            "processedFraction": 0.0,
-            "answer": { "app": app.name(), "sampled": true },
-        })
+        // A sample-only run's answer says only that it sampled (`{"app", "sampled": true}`).
+        let mut sampled = serde_json::Map::new();
+        sampled.insert("app".into(), app.name().into());
+        sampled.insert("sampled".into(), true.into());
+        MasterAnswer {
+            processed_fraction: 0.0,
+            answer: Value::Object(sampled),
+        }
     } else {
         // What the sampler just stored, if it ran; else what was loaded above.
         let stored = match &store {
@@ -799,7 +819,7 @@ async fn job(
         let mut outcome = outcome?;
         finished = Some(outcome.finished);
         steps.push(("types stored", Instant::now()));
-        outcome.job_type = with(&shared, |s| job_type_json(&s.typing));
+        outcome.job_type = Some(with(&shared, |s| job_type_view(&s.typing)));
         if let Some(store) = &store {
             store.add_run(&kind, now_ms(), &outcome.record).await?;
         }
@@ -814,7 +834,7 @@ async fn job(
             &outcome,
             sampled,
             (started_ms, phase_start_ms),
-            costs::LiveCosts::of(&known).json(finish_margin, cut_lead),
+            costs::LiveCosts::of(&known).view(finish_margin, cut_lead),
         );
         // Hadoop's job commit: the accepted parts become the dataset, and the answer names it.
         if let Some(dataset) = &spec.job.output {
@@ -827,14 +847,18 @@ async fn job(
             let fraction = outcome.progress.processed_fraction();
             let view = output::commit_job(rm, dataset, parts, tasks, fraction).await?;
             steps.push(("output committed", Instant::now()));
-            if let Some(answer) = result.get_mut("answer").and_then(Value::as_object_mut) {
-                answer.insert("outputDataset".into(), json!(view));
+            if let Some(answer) = result.answer.as_object_mut() {
+                answer.insert(
+                    "outputDataset".into(),
+                    serde_json::to_value(view).context("the output's view is JSON")?,
+                );
             }
         }
         result
     };
     steps.push(("answer built", Instant::now()));
-    rm.app_call(reqwest::Method::PUT, "result", result).await?;
+    rm.app_call::<YardAppReply>(reqwest::Method::PUT, "result", &result)
+        .await?;
     let accepted = Instant::now();
     steps.push(("the rm accepted it", accepted));
     if let Some(finished) = finished {
@@ -903,13 +927,15 @@ async fn serve_and_register(
         let _ = tcp.set_nodelay(true);
     });
     tokio::spawn(async move { axum::serve(listener, router).await });
-    let body = json!({
-        "trackingUrl": format!("{url}/status"),
-        "maps": maps,
-        "reduces": reduces,
-        "jobKind": kind,
-    });
-    rm.app_call(reqwest::Method::POST, "register", body).await?;
+    let body = MasterRegistration {
+        tracking_url: Some(format!("{url}/status")),
+        maps: Some(u32::try_from(maps).context("more maps than a job may have")?),
+        reduces: Some(reduces),
+        job_kind: Some(kind.to_owned()),
+        profile: None,
+    };
+    rm.app_call::<MasterRegistered>(reqwest::Method::POST, "register", &body)
+        .await?;
     Ok(())
 }
 
@@ -928,20 +954,20 @@ async fn delete_outputs(rm: &RmClient, application: &str, nodes: BTreeSet<String
     }
 }
 
-/// Mean and quantiles of the scheduling overheads, in milliseconds.
-fn overhead_summary(seconds: &[f64]) -> Value {
+/// Mean and quantiles of the scheduling overheads, in milliseconds; `None` without any.
+fn overhead_summary(seconds: &[f64]) -> Option<Overheads> {
     if seconds.is_empty() {
-        return Value::Null;
+        return None;
     }
     let mut ms: Vec<f64> = seconds.iter().map(|s| s * 1000.0).collect();
     ms.sort_by(f64::total_cmp);
     let at = |q: f64| ms[((ms.len() - 1) as f64 * q).round() as usize];
-    json!({
-        "tasks": ms.len(),
-        "mean": ms.iter().sum::<f64>() / ms.len() as f64,
-        "p50": at(0.5),
-        "p99": at(0.99),
-        "max": at(1.0),
+    Some(Overheads {
+        tasks: ms.len() as u64,
+        mean: ms.iter().sum::<f64>() / ms.len() as f64,
+        p50: at(0.5),
+        p99: at(0.99),
+        max: at(1.0),
     })
 }
 
@@ -953,88 +979,86 @@ fn answer(
     outcome: &Outcome,
     sampled: bool,
     (started_ms, phase_start_ms): (i64, i64),
-    live_costs: Value,
-) -> Value {
+    live_costs: LiveCostsView,
+) -> MasterAnswer {
     let p = outcome.progress;
     let answer = app.answer(outcome.population, &outcome.stats, &outcome.partials);
     let finished_ms = phase_start_ms + (outcome.finished_at * 1000.0) as i64;
-    let job = json!({
-        "policy": spec.job.policy.name(),
-        "kind": kind,
-        "k": p.k,
-        "maps": p.maps,
-        "processedFraction": p.processed_fraction(),
-        "estimateAtClose": outcome.closed.and_then(|(_, e)| e).map(|e| e.total),
+    let closed = outcome.closed.and_then(|(_, e)| e);
+    let run = RunFigures {
+        estimate_at_close: closed.map(|e| e.total),
         // Dart eq. (1)'s T_J from the close's parts, before `forecast_cut`'s cap at D.
-        "estimateAtCloseUncapped": outcome.closed.and_then(|(_, e)| e).map(|e| e.uncapped()),
-        "mapPhaseClosedAt": outcome.closed.map(|(t, _)| t),
+        estimate_at_close_uncapped: closed.map(|e| e.uncapped()),
+        map_phase_closed_at: outcome.closed.map(|(t, _)| t),
         // The estimate in force at the answer: the latest `Reforecast`'s, else the close's.
-        "estimateAtEnd": outcome
+        estimate_at_end: outcome
             .reforecast
             .map(|(_, e)| e.total)
-            .or(outcome.closed.and_then(|(_, e)| e).map(|e| e.total)),
-        "reforecastAt": outcome.reforecast.map(|(t, _)| t),
-        "jobSeconds": outcome.finished_at,
-        "policyDeadline": outcome.deadline,
-        "taskSamplerRan": sampled,
-        "recoveredMaps": outcome.recovered,
-        "guardFired": p.guarded,
-        "reducesAbandoned": p.reduces_abandoned,
-        "schedulingOverheadMs": overhead_summary(&outcome.overheads),
+            .or(closed.map(|e| e.total)),
+        reforecast_at: outcome.reforecast.map(|(t, _)| t),
+        job_seconds: outcome.finished_at,
+        policy_deadline: outcome.deadline,
+        task_sampler_ran: sampled,
+        recovered_maps: outcome.recovered,
+        guard_fired: p.guarded,
+        reduces_abandoned: p.reduces_abandoned,
+        scheduling_overhead_ms: overhead_summary(&outcome.overheads),
         // This cluster's measured costs (`costs.rs`), seconds, and the margin this run kept.
-        "liveCosts": live_costs,
+        live_costs,
         // The input read over time, from the master's start (as `completionSeconds`).
-        "inputRead": input_read(
+        input_read: input_read(
             &outcome.read,
             (phase_start_ms - started_ms) as f64 / 1000.0,
             outcome.population.bytes,
         ),
-        "jobType": outcome.job_type,
-        // The cap on task containers held at once (`maxContainers`), and the most it held.
-        "maxContainers": spec.job.max_containers,
-        "peakContainers": outcome.peak_containers,
-        // What this run measured (the job profiler's record): mean map seconds node-local
-        // and not, and every reduce's (input bytes, seconds); `yard replay` times k_max by it.
-        "measured": {
-            "mapLocalSeconds": outcome.record.map_local,
-            "mapRemoteSeconds": outcome.record.map_remote,
-            "reduceSamples": outcome.record.reduce_samples,
+        job_type: outcome.job_type.clone(),
+        max_containers: spec.job.max_containers,
+        peak_containers: outcome.peak_containers,
+        // What this run measured; `yard replay` times k_max by it.
+        measured: Measured {
+            map_local_seconds: outcome.record.map_local,
+            map_remote_seconds: outcome.record.map_remote,
+            reduce_samples: outcome.record.reduce_samples.clone(),
         },
-    });
-    let times = against_deadline(outcome.due, started_ms, finished_ms, p.processed_fraction());
-    with_job(answer, job, times, p.processed_fraction())
+    };
+    let fraction = p.processed_fraction();
+    let job = AnswerJob {
+        policy: spec.job.policy.name().into(),
+        kind: kind.into(),
+        k: p.k.into(),
+        maps: p.maps.into(),
+        processed_fraction: fraction,
+        times: against_deadline(outcome.due, started_ms, finished_ms, fraction),
+        run: Some(run),
+        scan: None,
+    };
+    with_job(answer, &job, fraction)
 }
 
 /// At most this many points of `inputRead`'s curve.
 const INPUT_READ_POINTS: usize = 1000;
 
-/// The input read over time: `[seconds from the master's start, bytes read by then]`, a point
-/// per map output as it was listed (past [`INPUT_READ_POINTS`] maps, every n-th and the last:
-/// between points the curve reads low, never high), beside all the input's bytes.
-fn input_read(read: &[(f64, u64)], offset: f64, input_bytes: u64) -> Value {
+/// The input read over time: a point per map output as it was listed (past
+/// [`INPUT_READ_POINTS`] maps, every n-th and the last: between points the curve reads low,
+/// never high), beside all the input's bytes.
+fn input_read(read: &[(f64, u64)], offset: f64, input_bytes: u64) -> InputRead {
     let every = read.len().div_ceil(INPUT_READ_POINTS).max(1);
     let mut total = 0u64;
     let mut at = Vec::new();
     for (i, &(seconds, bytes)) in read.iter().enumerate() {
         total = total.saturating_add(bytes);
         if (i + 1) % every == 0 || i + 1 == read.len() {
-            at.push(json!([offset + seconds, total]));
+            at.push((offset + seconds, total));
         }
     }
-    json!({ "inputBytes": input_bytes, "at": at })
+    InputRead { input_bytes, at }
 }
 
-/// The bytes an `inputRead` curve had read by `seconds` (from the master's start).
+/// The bytes an answer's `inputRead` curve had read by `seconds` (from the master's start);
+/// `None` when it is not one ([`InputRead`]).
 pub fn read_by(input_read: &Value, seconds: f64) -> Option<u64> {
-    let mut last = 0;
-    for point in input_read["at"].as_array()? {
-        let (t, bytes) = (point[0].as_f64()?, point[1].as_u64()?);
-        if t > seconds {
-            break;
-        }
-        last = bytes;
-    }
-    Some(last)
+    let read = InputRead::deserialize(input_read).ok()?;
+    Some(read.by(seconds))
 }
 
 /// A job's times against its deadline, as every answer carries them; its `outcome` by the
@@ -1044,41 +1068,29 @@ fn against_deadline(
     started_ms: i64,
     finished_ms: i64,
     fraction: f64,
-) -> serde_json::Map<String, Value> {
+) -> DeadlineTimes {
     let deadline_ms = deadline.map(Deadline::epoch_ms);
-    let outcome = deadline_ms.map(|d| DeadlineOutcome::of_answer(d, finished_ms, fraction));
-    let mut times = serde_json::Map::new();
-    times.insert(
-        "completionSeconds".into(),
-        json!((finished_ms - started_ms) as f64 / 1000.0),
-    );
-    times.insert(
-        "deadlineSeconds".into(),
-        json!(deadline_ms.map(|d| (d - started_ms) as f64 / 1000.0)),
-    );
-    times.insert(
-        "deadlineMet".into(),
-        json!(deadline_ms.map(|d| finished_ms <= d)),
-    );
-    times.insert("outcome".into(), json!(outcome));
-    times
+    DeadlineTimes {
+        completion_seconds: (finished_ms - started_ms) as f64 / 1000.0,
+        deadline_seconds: deadline_ms.map(|d| (d - started_ms) as f64 / 1000.0),
+        deadline_met: deadline_ms.map(|d| finished_ms <= d),
+        outcome: deadline_ms.map(|d| DeadlineOutcome::of_answer(d, finished_ms, fraction)),
+    }
 }
 
-/// The result the rm keeps: the application's `answer` with the job's metadata (`job` and its
-/// `times`) under `job`, and the processed fraction.
-fn with_job(
-    mut answer: Value,
-    mut job: Value,
-    times: serde_json::Map<String, Value>,
-    fraction: f64,
-) -> Value {
-    if let Some(job) = job.as_object_mut() {
-        job.extend(times);
-    }
+/// The result the rm keeps: the application's `answer` (its own JSON object, whose shape is
+/// the application's) with the job's line under `job`, and the processed fraction.
+fn with_job(mut answer: Value, job: &AnswerJob, fraction: f64) -> MasterAnswer {
     if let Some(object) = answer.as_object_mut() {
-        object.insert("job".into(), job);
+        object.insert(
+            "job".into(),
+            serde_json::to_value(job).expect("a job line is JSON: its keys are strings"),
+        );
     }
-    json!({ "processedFraction": fraction, "answer": answer })
+    MasterAnswer {
+        processed_fraction: fraction,
+        answer,
+    }
 }
 
 #[cfg(test)]

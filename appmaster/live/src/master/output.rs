@@ -179,12 +179,15 @@ pub(super) async fn part(
 
 /// The output grant, for the job proper's tasks.
 pub(super) async fn grant(rm: &RmClient, shared: &Arc<Shared>) -> Result<()> {
-    let reply = rm
-        .app_call(reqwest::Method::POST, "output-grant", json!({}))
+    // The route reads no body: an empty object.
+    let grant: OutputGrant = rm
+        .app_call(
+            reqwest::Method::POST,
+            "output-grant",
+            &serde_json::Map::new(),
+        )
         .await
         .context("asking the rm for the output dataset's grant")?;
-    let grant: OutputGrant =
-        serde_json::from_value(reply).context("the rm's output grant is unreadable")?;
     with(shared, |s| s.output = Some(PartTarget::from(grant)));
     Ok(())
 }
@@ -203,8 +206,7 @@ pub(super) async fn commit_job(
         dataset: dataset.to_owned(),
         parts: parts.into_values().collect(),
     };
-    let body = serde_json::to_value(&commit).expect("a commit serialises");
-    rm.app_call(reqwest::Method::PUT, "output", body)
+    rm.app_call::<yard_wire::protocol::Dataset>(reqwest::Method::PUT, "output", &commit)
         .await
         .with_context(|| format!("committing the output dataset {dataset}"))?;
     Ok(view)

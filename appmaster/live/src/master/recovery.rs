@@ -11,10 +11,13 @@
 
 use std::collections::BTreeMap;
 
+use anyhow::Context as _;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 use yard_appmaster::apps::MapStats;
 use yard_appmaster::policy::MapId;
+use yard_wire::protocol::RecoveryEntries;
+use yard_wire::replies::Recovery;
 
 use super::rm::RmClient;
 use super::state::{MapInput, Shared, log_line};
@@ -91,11 +94,15 @@ pub(super) async fn read_kept(rm: &RmClient) -> serde_json::Map<String, Value> {
         return Default::default();
     }
     let path = format!("/ws/v1/yard/apps/{}/recovery", rm.application);
-    match rm.call(reqwest::Method::GET, &path, None).await {
-        Ok(mut v) => match v["entries"].take() {
-            Value::Object(entries) => entries,
-            _ => Default::default(),
-        },
+    let kept = rm
+        .call(reqwest::Method::GET, &path, None)
+        .await
+        .and_then(|v| {
+            serde_json::from_value::<Recovery>(v)
+                .context("the rm's recovery entries are unreadable")
+        });
+    match kept {
+        Ok(recovery) => recovery.entries.into_iter().collect(),
         Err(e) => {
             log_line(&format!(
                 "cannot read what earlier attempts kept, starting over: {e:#}"
@@ -120,15 +127,13 @@ pub(super) async fn send_kept(shared: &Shared, rm: &RmClient) {
         return;
     }
     let path = format!("/ws/v1/yard/apps/{}/recovery", rm.application);
-    match rm
-        .call_status(reqwest::Method::PUT, &path, json!({ "entries": batch }))
-        .await
-    {
+    let entries = RecoveryEntries { entries: batch };
+    match rm.call_status(reqwest::Method::PUT, &path, &entries).await {
         Ok((status, _)) if status.is_success() => {}
         Ok((status, reply)) if status.is_client_error() || status.as_u16() == 507 => {
             log_line(&format!(
                 "the rm refused {} recovery entries ({status}: {reply}); those maps would run again after a crash",
-                batch.len()
+                entries.entries.len()
             ));
         }
         failed => {
@@ -136,7 +141,7 @@ pub(super) async fn send_kept(shared: &Shared, rm: &RmClient) {
                 log_line(&format!("cannot keep recovery entries yet: {e:#}"));
             }
             let mut s = shared.lock();
-            for (k, v) in batch {
+            for (k, v) in entries.entries {
                 s.unsent.entry(k).or_insert(v);
             }
         }
@@ -145,6 +150,7 @@ pub(super) async fn send_kept(shared: &Shared, rm: &RmClient) {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
     use yard_appmaster::apps::Split;
 
     use super::*;

@@ -4,8 +4,10 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use anyhow::{Result, bail};
-use serde_json::{Value, json};
+use anyhow::{Context as _, Result, bail};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
 use yard_wire::protocol::{AllocateReply, AllocateRequest, TaskCounts};
 
 use super::ALLOCATE_EVERY;
@@ -48,8 +50,9 @@ impl RmClient {
         &self,
         method: reqwest::Method,
         path: &str,
-        body: Value,
+        body: &impl Serialize,
     ) -> Result<(reqwest::StatusCode, Value)> {
+        let body = serde_json::to_value(body).context("a request body is JSON")?;
         Ok(self.rm.send(method, path, Some(&body)).await?)
     }
 
@@ -80,15 +83,20 @@ impl RmClient {
         Ok(())
     }
 
-    /// A call on this application's own master routes, `/ws/v1/yard/apps/{id}/{what}`.
-    pub(super) async fn app_call(
+    /// A call on this application's own master routes, `/ws/v1/yard/apps/{id}/{what}`: the
+    /// body one of the `yard_wire` types the rm reads there, the reply read as the one it
+    /// answers with.
+    pub(super) async fn app_call<R: DeserializeOwned>(
         &self,
         method: reqwest::Method,
         what: &str,
-        body: Value,
-    ) -> Result<Value> {
+        body: &impl Serialize,
+    ) -> Result<R> {
         let path = format!("/ws/v1/yard/apps/{}/{what}", self.application);
-        self.call(method, &path, Some(body)).await
+        let body = serde_json::to_value(body).context("a request body is JSON")?;
+        let reply = self.call(method, &path, Some(body)).await?;
+        serde_json::from_value(reply)
+            .with_context(|| format!("the rm's reply to {what} is not what it answers there"))
     }
 }
 
@@ -135,14 +143,13 @@ pub(super) async fn allocate_loop(shared: Arc<Shared>, rm: Arc<RmClient>, exe: S
             type_sent = request.job_type;
             log_line(&format!(
                 "allocate requests carry jobType {}",
-                json!(request.job_type)
+                serde_json::to_string(&request.job_type).unwrap_or_default()
             ));
         }
         let releases = request.releases.clone();
         match rm
-            .app_call(reqwest::Method::POST, "allocate", json!(request))
+            .app_call::<AllocateReply>(reqwest::Method::POST, "allocate", &request)
             .await
-            .and_then(|v| serde_json::from_value::<AllocateReply>(v).map_err(Into::into))
         {
             Ok(reply) => {
                 unreachable_since = None;

@@ -15,7 +15,7 @@ use yard_appmaster::policy::{
     TaskPolicy, TaskRef,
 };
 use yard_wire::deadline::Deadline;
-use yard_wire::protocol::{JobProgress, Resource};
+use yard_wire::protocol::{JobPhase, JobProgress, Resource};
 
 use super::costs::{DeadlineBasis, policy_deadline};
 use super::recovery::Recovered;
@@ -641,7 +641,11 @@ impl State {
         let now = job.now();
         let p = job.policy.progress();
         Some(JobProgress {
-            phase: if job.sampler { "sampling" } else { "running" }.into(),
+            phase: if job.sampler {
+                JobPhase::Sampling
+            } else {
+                JobPhase::Running
+            },
             policy: job.policy.name().into(),
             maps: p.maps,
             maps_launched: job.launched.iter().filter(|l| **l).count() as u32,

@@ -9,13 +9,13 @@
 //! phase"); for a deadline job that would spend its time on two tasks, so yard types the job
 //! as it runs and the job is of unknown type until then.
 
-use serde_json::{Value, json};
 use yard_appmaster::policy::TaskRef;
 use yard_appmaster::typing::{
     DEFAULT_DISK_RATE_BYTES_PER_S, KindType, Part, PartType, Probe, RateSource, Typing,
     parse_disk_rate,
 };
 use yard_profiles::ProfileStore;
+use yard_wire::answer::{JobTypeView, PartTypeView, ProbeView};
 use yard_wire::protocol::JobType;
 
 use super::state::{Shared, State, log_line, now_ms};
@@ -88,33 +88,31 @@ pub(super) fn wire_job_type(k: &KindType) -> Option<JobType> {
     })
 }
 
-/// The job's type in its answer and status: each part's verdict and what it rests on, and a
-/// one-line summary.
-pub(super) fn job_type_json(typing: &Typing) -> Value {
+/// The job's type in its answer: each part's verdict and what it rests on, and a one-line
+/// summary.
+pub(super) fn job_type_view(typing: &Typing) -> JobTypeView {
     let part = |part: Part| {
-        typing.known().part(part).map(|t| {
-            json!({
-                "bound": t.bound.name(),
-                "demandBytesPerS": t.demand,
-                "diskRateBytesPerS": t.disk_rate,
-                "diskRateSource": t.rate_source.name(),
-                "probe": {
-                    "inputBytes": t.probe.input_bytes,
-                    "outputBytes": t.probe.output_bytes,
-                    "seconds": t.probe.seconds,
-                },
-                "recordedMs": t.recorded_ms,
-                // Typed by an earlier run (from the store) or by this one's probe.
-                "fromStore": typing.from_store(part),
-                "defaultDiskRate": t.rate_source == RateSource::Default,
-            })
+        typing.known().part(part).map(|t| PartTypeView {
+            bound: t.bound,
+            demand_bytes_per_s: t.demand,
+            disk_rate_bytes_per_s: t.disk_rate,
+            disk_rate_source: t.rate_source.name().into(),
+            probe: ProbeView {
+                input_bytes: t.probe.input_bytes,
+                output_bytes: t.probe.output_bytes,
+                seconds: t.probe.seconds,
+            },
+            recorded_ms: t.recorded_ms,
+            // Typed by an earlier run (from the store) or by this one's probe.
+            from_store: typing.from_store(part),
+            default_disk_rate: t.rate_source == RateSource::Default,
         })
     };
-    json!({
-        "map": part(Part::Map),
-        "reduce": part(Part::Reduce),
-        "summary": typing.known().describe(),
-    })
+    JobTypeView {
+        map: part(Part::Map),
+        reduce: part(Part::Reduce),
+        summary: typing.known().describe(),
+    }
 }
 
 /// Stores the parts this run typed since the last call. A part the store already holds

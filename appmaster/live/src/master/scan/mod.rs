@@ -44,13 +44,18 @@ use anyhow::{Context, Result, anyhow, bail};
 use rand::SeedableRng as _;
 use rand::seq::SliceRandom as _;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::sync::Notify;
 use yard_appmaster::apps::{AppSpec, MapStats, Population, ReducePartial, Split};
 use yard_appmaster::policy::{PolicyKind, Rng};
 use yard_cluster::scans::CyclicScan;
+use yard_wire::answer::{AnswerJob, ScanFigures};
 use yard_wire::deadline::Deadline;
-use yard_wire::protocol::{AllocateReply, AllocateRequest, Resource, TaskCounts};
+use yard_wire::jobs::ScanJoined;
+use yard_wire::protocol::{
+    AllocateReply, AllocateRequest, JoinScan, MasterAnswer, Resource, TaskCounts,
+};
+use yard_wire::views::YardAppReply;
 
 use super::nodemanager::start_runner;
 use super::rm::RmClient;
@@ -253,18 +258,18 @@ pub(super) async fn job(
     let mut tries = 0;
     let view = loop {
         tries += 1;
-        let who = rm
-            .call(
+        let join = JoinScan { url: url.clone() };
+        let who: ScanJoined = serde_json::from_value(
+            rm.call(
                 reqwest::Method::POST,
                 &format!("/ws/v1/yard/mapreduce/scans/{dataset}"),
-                Some(json!({ "url": url })),
+                Some(serde_json::to_value(&join).context("a join is JSON")?),
             )
-            .await?;
-        let token = who["token"]
-            .as_str()
-            .ok_or_else(|| anyhow!("the rm's scan registry gave no scan credential: {who}"))?
-            .to_owned();
-        if who["hosting"] == json!(true) {
+            .await?,
+        )
+        .context("the rm's scan registry answered no scan")?;
+        let token = who.token;
+        if who.hosting {
             // The rm hands the same credential to every job it sends to ride this scan.
             let _ = guard.scan.set(token);
             log_line(&format!(
@@ -273,7 +278,7 @@ pub(super) async fn job(
             ));
             break host(&shared, rm, &dataset, me).await?;
         }
-        let host_url = who["url"].as_str().unwrap_or_default().to_owned();
+        let host_url = who.scan.url;
         match ride(rm, &host_url, &token, &me).await {
             Ok(view) => break view,
             Err(e) if tries < 20 => {
@@ -289,7 +294,8 @@ pub(super) async fn job(
         bail!("the shared scan gave no answer: {why}");
     }
     let result = result(spec, &kind, view, started_ms);
-    rm.app_call(reqwest::Method::PUT, "result", result).await?;
+    rm.app_call::<YardAppReply>(reqwest::Method::PUT, "result", &result)
+        .await?;
     Ok(())
 }
 
@@ -356,7 +362,7 @@ async fn ride(rm: &RmClient, host: &str, token: &str, me: &Attach) -> Result<Val
             job: None,
         };
         if let Err(e) = rm
-            .app_call(reqwest::Method::POST, "allocate", json!(request))
+            .app_call::<AllocateReply>(reqwest::Method::POST, "allocate", &request)
             .await
         {
             log_line(&format!("allocate: {e:#}"));
@@ -391,9 +397,8 @@ async fn host(
         let request = shared.look(|s| s.allocate_request());
         let releases = request.releases.clone();
         match rm
-            .app_call(reqwest::Method::POST, "allocate", json!(request))
+            .app_call::<AllocateReply>(reqwest::Method::POST, "allocate", &request)
             .await
-            .and_then(|v| serde_json::from_value::<AllocateReply>(v).map_err(Into::into))
         {
             Ok(reply) if reply.allocated.is_empty() && reply.completed.is_empty() => {}
             Ok(reply) => {
@@ -462,7 +467,7 @@ async fn host(
         ..shared.look(|s| s.allocate_request())
     };
     let _ = rm
-        .app_call(reqwest::Method::POST, "allocate", json!(last))
+        .app_call::<AllocateReply>(reqwest::Method::POST, "allocate", &last)
         .await;
     delete_outputs(rm, &application, nodes).await;
     log_line(&format!(
@@ -474,22 +479,30 @@ async fn host(
 
 /// The result the rm keeps for a job on a shared scan: its answer with the job's metadata as a
 /// Dart job's (`answer`) and how the scan served it. Its policy is `full` (every block, the
-/// exact answer) or, with a deadline, `scan-deadline` (yard's rule, `Scan::cut_due`).
-fn result(spec: &Spec, kind: &str, view: Value, started_ms: i64) -> Value {
+/// exact answer) or, with a deadline, `scan-deadline` (yard's rule, `Scan::cut_due`). `view`
+/// is the host's report of the job (`ScanState::rider_view`), which may come from another
+/// master over HTTP: read by key, its `scan` passed on as the host wrote it.
+fn result(spec: &Spec, kind: &str, view: Value, started_ms: i64) -> MasterAnswer {
     let finished_ms = now_ms();
     let fraction = view["processedFraction"].as_f64().unwrap_or(0.0);
     let deadline_ms = spec.deadline_unless_full();
-    let job = json!({
-        "policy": if deadline_ms.is_some() { "scan-deadline" } else { PolicyKind::Full.name() },
-        "kind": kind,
-        "k": view["blocksRead"],
-        "maps": view["blocks"],
-        "processedFraction": fraction,
-        "cutByDeadline": view["cutByDeadline"],
-        "sharedScan": view["scan"],
-    });
-    let times = against_deadline(spec.deadline, started_ms, finished_ms, fraction);
-    with_job(view["answer"].clone(), job, times, fraction)
+    let job = AnswerJob {
+        policy: match deadline_ms {
+            Some(_) => "scan-deadline".into(),
+            None => PolicyKind::Full.name().into(),
+        },
+        kind: kind.into(),
+        k: view["blocksRead"].as_u64().unwrap_or(0),
+        maps: view["blocks"].as_u64().unwrap_or(0),
+        processed_fraction: fraction,
+        times: against_deadline(spec.deadline, started_ms, finished_ms, fraction),
+        run: None,
+        scan: Some(ScanFigures {
+            cut_by_deadline: view["cutByDeadline"].as_bool().unwrap_or(false),
+            shared_scan: view["scan"].clone(),
+        }),
+    };
+    with_job(view["answer"].clone(), &job, fraction)
 }
 
 #[cfg(test)]
