@@ -204,8 +204,10 @@ pub(crate) fn ratio(sums: [f64; 6], population: Population) -> (f64, Option<f64>
 /// collapsed strata), `V̂ = Σ w_j(w_j − 1)·s_j²`; the degrees of freedom are Satterthwaite's
 /// (Cochran §5.4). With `Σx = 0` the expansion estimator `Σ w·y` stands in.
 pub(crate) fn stratified(blocks: &[(u32, f64, f64)], population: Population) -> (f64, Option<(f64, u32)>) {
-    let n = f64::from(population.maps);
     let k = blocks.len();
+    // A position past N (a population the caller got wrong) still gets a cell of its own.
+    let last = blocks.last().map_or(0.0, |b| f64::from(b.0) + 1.0);
+    let n = f64::from(population.maps).max(last);
     // The cell of block j runs from midway after its predecessor to midway before its
     // successor (the first from 0, the last to N): each holds its block, sizes sum to N.
     let edge = |j: usize| -> f64 {

@@ -1280,6 +1280,37 @@ mod tests {
         assert_eq!(launched(true, 7), random, "seeded");
     }
 
+    /// Two runs of the same aggregate job under the same deadline, with different seeds, read
+    /// different samples of its blocks (issue 31: a seed per run); the same seed, the same.
+    #[test]
+    fn dart_under_a_deadline_reads_another_sample_under_another_seed() {
+        let spec = JobSpec {
+            maps: (0..60)
+                .map(|i| MapSpec {
+                    bytes: 10,
+                    replicas: vec![at(i % 16)],
+                })
+                .collect(),
+            ..spec(12.0)
+        };
+        let read = |seed: u64| {
+            let config = PolicyConfig {
+                random_map_order: true,
+                ..PolicyConfig::default()
+            };
+            let mut d = Driver::new(Dart::new(PolicyKind::Dart, config), spec.clone(), seed);
+            d.run();
+            let mut maps: Vec<u32> = d.launched_maps().iter().map(|m| m.0).collect();
+            maps.sort_unstable();
+            maps.dedup();
+            maps
+        };
+        let (a, b) = (read(1), read(2));
+        assert!(!a.is_empty() && a.len() < 60, "part of the input: {a:?}");
+        assert_ne!(a, b, "another seed, another sample");
+        assert_eq!(read(1), a, "the same seed, the same sample");
+    }
+
     /// Runs every map to its end; the reduce is then launched and waits for its input.
     fn maps_done<P: TaskPolicy>(d: &mut Driver<P>) {
         for _ in 0..3 {
