@@ -187,11 +187,14 @@ fn relative_error_and_coverage_on_an_access_log() {
          {runs} runs per row",
         file.display()
     );
-    println!("exact sums: {exact_list}", exact_list = exact
-        .iter()
-        .map(|(k, e, _, _)| format!("{k} {e:.0}"))
-        .collect::<Vec<_>>()
-        .join(", "));
+    println!(
+        "exact sums: {exact_list}",
+        exact_list = exact
+            .iter()
+            .map(|(k, e, _, _)| format!("{k} {e:.0}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
     println!();
     println!(
         "| fraction | draw, estimator | key | share of bytes | mean abs. rel. error | p95 | max | coverage |"

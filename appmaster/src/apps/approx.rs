@@ -203,7 +203,10 @@ pub(crate) fn ratio(sums: [f64; 6], population: Population) -> (f64, Option<f64>
 /// from its read neighbours' successive differences (one unit a stratum: Cochran §5A.12,
 /// collapsed strata), `V̂ = Σ w_j(w_j − 1)·s_j²`; the degrees of freedom are Satterthwaite's
 /// (Cochran §5.4). With `Σx = 0` the expansion estimator `Σ w·y` stands in.
-pub(crate) fn stratified(blocks: &[(u32, f64, f64)], population: Population) -> (f64, Option<(f64, u32)>) {
+pub(crate) fn stratified(
+    blocks: &[(u32, f64, f64)],
+    population: Population,
+) -> (f64, Option<(f64, u32)>) {
     let k = blocks.len();
     // A position past N (a population the caller got wrong) still gets a cell of its own.
     let last = blocks.last().map_or(0.0, |b| f64::from(b.0) + 1.0);
@@ -244,7 +247,9 @@ pub(crate) fn stratified(blocks: &[(u32, f64, f64)], population: Population) -> 
     }
     // Satterthwaite's effective degrees of freedom, one a cell's estimate (its differences).
     let df = if squares > 0.0 {
-        (variance * variance / squares).floor().clamp(1.0, (k - 1) as f64) as u32
+        (variance * variance / squares)
+            .floor()
+            .clamp(1.0, (k - 1) as f64) as u32
     } else {
         (k - 1) as u32
     };

@@ -1213,7 +1213,11 @@ mod tests {
             let order = stratified_order(n, &mut rng);
             let mut sorted = order.clone();
             sorted.sort_unstable();
-            assert_eq!(sorted, (0..n as u32).collect::<Vec<_>>(), "n {n}: a permutation");
+            assert_eq!(
+                sorted,
+                (0..n as u32).collect::<Vec<_>>(),
+                "n {n}: a permutation"
+            );
             // The stretches of level j, as the order halves them.
             let mut level = vec![(0u32, n as u32)];
             let mut j = 0;
@@ -1221,7 +1225,10 @@ mod tests {
                 let prefix = &order[..1 << j];
                 for &(a, b) in &level {
                     let inside = prefix.iter().filter(|&&m| (a..b).contains(&m)).count();
-                    assert_eq!(inside, 1, "n {n}, level {j}: stretch {a}..{b} holds {inside}");
+                    assert_eq!(
+                        inside, 1,
+                        "n {n}, level {j}: stretch {a}..{b} holds {inside}"
+                    );
                 }
                 level = level
                     .iter()

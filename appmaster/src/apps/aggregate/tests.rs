@@ -220,7 +220,10 @@ fn three_of_ten_blocks_give_the_stratified_worked_example() {
     let blocks: Vec<(u64, String)> = (0..10)
         .map(|i| {
             let y = ys.iter().find(|b| b.0 == i).map_or(5, |b| b.1);
-            (100, format!("LongValueSum:k\t{y}\nLongValueSum:only4\t{}\n", y * 100))
+            (
+                100,
+                format!("LongValueSum:k\t{y}\nLongValueSum:only4\t{}\n", y * 100),
+            )
         })
         .collect();
     let outs = map_all(&spec, &blocks, 1);
@@ -257,15 +260,30 @@ fn the_estimator_is_named_and_only_for_aggregate() {
         let params: Vec<String> = params.iter().map(|p| p.to_string()).collect();
         AppSpec::parse("streaming", &params)
     };
-    let bad = parse(&["mapper=cat", "reducer=aggregate", "yard.aggregate.estimator=exact"])
-        .unwrap_err()
-        .to_string();
-    assert!(bad.contains("give stratified (the default) or ratio"), "{bad}");
-    let other = parse(&["mapper=cat", "reducer=cat", "yard.aggregate.estimator=ratio"])
-        .unwrap_err()
-        .to_string();
+    let bad = parse(&[
+        "mapper=cat",
+        "reducer=aggregate",
+        "yard.aggregate.estimator=exact",
+    ])
+    .unwrap_err()
+    .to_string();
+    assert!(
+        bad.contains("give stratified (the default) or ratio"),
+        "{bad}"
+    );
+    let other = parse(&[
+        "mapper=cat",
+        "reducer=cat",
+        "yard.aggregate.estimator=ratio",
+    ])
+    .unwrap_err()
+    .to_string();
     assert!(other.contains("reducer=aggregate's estimator"), "{other}");
-    let ratio = parse(&["mapper=cat", "reducer=aggregate", "yard.aggregate.estimator=ratio"]);
+    let ratio = parse(&[
+        "mapper=cat",
+        "reducer=aggregate",
+        "yard.aggregate.estimator=ratio",
+    ]);
     assert!(matches!(
         ratio,
         Ok(AppSpec::Streaming {
@@ -455,7 +473,10 @@ fn intervals_hold_the_exact_sum_95_percent_of_the_time_on_sorted_input() {
         let held_kb: usize = table.iter().map(|t| t.2).sum();
         let (c, c_kb) = (held as f64 / runs, held_kb as f64 / runs);
         assert!(range.contains(&c), "{draw:?}: coverage {c}: {table:?}");
-        assert!(range.contains(&c_kb), "{draw:?}: coverage {c_kb}: {table:?}");
+        assert!(
+            range.contains(&c_kb),
+            "{draw:?}: coverage {c_kb}: {table:?}"
+        );
         // Block order reads the smallest values first: no interval holds the sum.
         assert!(table.iter().all(|t| !t.3), "{table:?}");
     }
@@ -472,9 +493,21 @@ fn stratified_intervals_hold_on_sorted_heavy_skew_where_the_ratio_s_fall_short()
     let share = |t: &[(f64, usize, usize, bool)]| -> Vec<f64> {
         t.iter().map(|r| r.1 as f64 / runs as f64).collect()
     };
-    let plain = share(&coverage(&mut rng, &blocks, runs, Draw::Uniform, &ratio_spec()));
+    let plain = share(&coverage(
+        &mut rng,
+        &blocks,
+        runs,
+        Draw::Uniform,
+        &ratio_spec(),
+    ));
     assert!(plain[0] < 0.9, "the ratio estimator at 5 %: {plain:?}");
-    let stratified = share(&coverage(&mut rng, &blocks, runs, Draw::Stratified, &spec()));
+    let stratified = share(&coverage(
+        &mut rng,
+        &blocks,
+        runs,
+        Draw::Stratified,
+        &spec(),
+    ));
     assert!(
         stratified.iter().all(|&c| c >= 0.93),
         "{stratified:?} (the ratio estimator: {plain:?})"
