@@ -86,14 +86,13 @@ fn awk(block: &[u8]) -> Vec<u8> {
         .spawn()
         .expect("awk runs");
     let mut stdin = child.stdin.take().expect("awk's stdin");
-    let feed = std::thread::scope(|s| {
+    std::thread::scope(|s| {
         let writer = s.spawn(move || stdin.write_all(block));
         let out = child.wait_with_output().expect("awk's output");
         assert!(out.status.success(), "awk failed");
         writer.join().expect("the writer").expect("feeding awk");
         out.stdout
-    });
-    feed
+    })
 }
 
 fn spec(estimator: &str) -> AppSpec {
