@@ -38,7 +38,9 @@ pub(crate) enum DataCommand {
 pub(crate) enum Kind {
     /// Lines of words whose frequencies follow Zipf's law (word count's natural input).
     Text,
-    /// Access-log lines: time, host, method, path, status, latency (grep's natural input).
+    /// Access-log lines, `TIME CLIENT METHOD PATH STATUS BYTES`: Zipf clients and paths,
+    /// skewed response sizes, and bursts (rushes onto popular paths, error storms) that make blocks
+    /// differ: an aggregate job's natural input (`LongValueSum:$5<TAB>$6`), and grep's.
     Logs,
 }
 
@@ -197,6 +199,10 @@ pub(crate) fn generate(
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let zipf = rand_distr::Zipf::new(VOCABULARY as f64, 1.07).expect("valid Zipf parameters");
     let words: Vec<String> = (0..VOCABULARY).map(word).collect();
+    let mut logs = match kind {
+        Kind::Logs => AccessLog::new(&mut rng, &words),
+        Kind::Text => AccessLog::default(),
+    };
     let (mut written, mut line) = (0u64, String::new());
     loop {
         line.clear();
@@ -210,30 +216,7 @@ pub(crate) fn generate(
                     line.push_str(&words[rank.min(VOCABULARY - 1)]);
                 }
             }
-            Kind::Logs => {
-                const METHODS: [&str; 4] = ["GET", "GET", "POST", "PUT"];
-                let second = written / 64; // time advances with the log
-                let status = match rng.random_range(0..100) {
-                    0..=89 => 200,
-                    90..=95 => 404,
-                    96..=98 => 503,
-                    _ => 500,
-                };
-                let _ = std::fmt::Write::write_fmt(
-                    &mut line,
-                    format_args!(
-                        "2026-11-22T{:02}:{:02}:{:02}Z host{:02} {} /api/{}/{} {status} {}ms",
-                        second / 3600 % 24,
-                        second / 60 % 60,
-                        second % 60,
-                        rng.random_range(0..32),
-                        METHODS[rng.random_range(0..METHODS.len())],
-                        words[(zipf.sample(&mut rng) as usize - 1).min(50)],
-                        rng.random_range(0..100_000),
-                        rng.random_range(1..2_000),
-                    ),
-                );
-            }
+            Kind::Logs => logs.line(&mut rng, &mut line),
         }
         line.push('\n');
         if written + line.len() as u64 > size {
@@ -242,6 +225,144 @@ pub(crate) fn generate(
         out.write_all(line.as_bytes())?;
         written += line.len() as u64;
     }
+}
+
+/// What an access log is doing for a while: its request rate and what the requests are.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+enum Regime {
+    /// Ordinary traffic.
+    #[default]
+    Calm,
+    /// A rush (a launch, a link shared): five times the requests, crowding onto the most
+    /// popular paths.
+    Rush,
+    /// A failing backend: three times the requests, 15 % of them answered 5xx (3 % when calm).
+    Storm,
+}
+
+/// The state of `yard data gen --kind logs`: its paths and their typical sizes, the clock and
+/// the regime. All of it drawn from the generator's seeded stream.
+#[derive(Default)]
+struct AccessLog {
+    /// Paths by popularity rank, each with the median size of its 200 response.
+    paths: Vec<(String, f64)>,
+    path_rank: Option<rand_distr::Zipf<f64>>,
+    /// A rush's paths: a steeper Zipf, the same paths.
+    rush_rank: Option<rand_distr::Zipf<f64>>,
+    client_rank: Option<rand_distr::Zipf<f64>>,
+    /// Seconds since the log's first line.
+    clock: f64,
+    regime: Regime,
+    /// Lines left in the regime.
+    left: u64,
+}
+
+impl AccessLog {
+    /// Paths (Zipf-ranked, sections by rank) and their sizes: log-normal medians, e^8 ≈ 3 KB
+    /// typical, σ 1.5 of the log, so a few are megabytes.
+    fn new(rng: &mut rand::rngs::ChaCha8Rng, words: &[String]) -> AccessLog {
+        use rand_distr::Distribution;
+        const PATHS: usize = 2_000;
+        const SECTIONS: [&str; 5] = ["api", "static", "img", "docs", "files"];
+        let size = rand_distr::LogNormal::new(8.0, 1.5).expect("valid log-normal");
+        let paths = (0..PATHS)
+            .map(|r| {
+                let path = format!("/{}/{}", SECTIONS[r % SECTIONS.len()], words[r]);
+                (path, size.sample(rng))
+            })
+            .collect();
+        AccessLog {
+            paths,
+            path_rank: rand_distr::Zipf::new(PATHS as f64, 1.1).ok(),
+            rush_rank: rand_distr::Zipf::new(PATHS as f64, 1.6).ok(),
+            client_rank: rand_distr::Zipf::new(50_000.0, 1.2).ok(),
+            ..AccessLog::default()
+        }
+    }
+
+    /// One line, `TIME CLIENT METHOD PATH STATUS BYTES` (no newline).
+    fn line(&mut self, rng: &mut rand::rngs::ChaCha8Rng, line: &mut String) {
+        use rand::RngExt;
+        use rand_distr::Distribution;
+        if self.left == 0 {
+            // Regimes last 5k–80k lines (0.3–5 MB: a 4 MiB block holds one to a few); one in
+            // three a burst.
+            self.regime = match rng.random_range(0..6) {
+                0 => Regime::Rush,
+                1 => Regime::Storm,
+                _ => Regime::Calm,
+            };
+            self.left = rng.random_range(5_000..80_000);
+        }
+        self.left -= 1;
+        let rate = match self.regime {
+            Regime::Calm => 200.0,
+            Regime::Rush => 1_000.0,
+            Regime::Storm => 600.0,
+        };
+        // Poisson arrivals at the regime's rate.
+        self.clock += -(1.0 - rng.random::<f64>()).ln() / rate;
+        let rank = |z: &Option<rand_distr::Zipf<f64>>, rng: &mut rand::rngs::ChaCha8Rng| {
+            z.as_ref().map_or(1, |z| z.sample(rng) as usize)
+        };
+        let client = rank(&self.client_rank, rng);
+        let paths = match self.regime {
+            Regime::Rush => &self.rush_rank,
+            _ => &self.path_rank,
+        };
+        let (path, median) = &self.paths[(rank(paths, rng) - 1).min(self.paths.len() - 1)];
+        let method = match rng.random_range(0..100) {
+            0..=79 => "GET",
+            80..=91 => "POST",
+            92..=96 => "PUT",
+            _ => "DELETE",
+        };
+        let errors = if self.regime == Regime::Storm { 15 } else { 3 };
+        let roll = rng.random_range(0..100);
+        let status = match roll {
+            r if r < errors => {
+                if r % 3 == 0 {
+                    500
+                } else {
+                    503
+                }
+            }
+            r if r < errors + 4 => 404,
+            r if r < errors + 9 => 304,
+            _ => 200,
+        };
+        // Response sizes: the path's median times log-normal noise (σ 0.8) for a 200, a small
+        // page for an error, nothing for a 304.
+        let noise = (0.8 * standard_normal(rng)).exp();
+        let bytes = match status {
+            200 => (*median * noise) as u64,
+            304 => 0,
+            _ => (300.0 * noise) as u64,
+        };
+        let at = std::time::UNIX_EPOCH
+            + std::time::Duration::from_secs(LOG_START)
+            + std::time::Duration::from_secs_f64(self.clock);
+        let _ = std::fmt::Write::write_fmt(
+            line,
+            format_args!(
+                "{} 10.{}.{}.{} {method} {path} {status} {bytes}",
+                humantime::format_rfc3339_seconds(at),
+                (client >> 16) & 255,
+                (client >> 8) & 255,
+                client & 255,
+            ),
+        );
+    }
+}
+
+/// The logs' first line's time, 2026-11-22T00:00:00Z, in seconds since the epoch.
+const LOG_START: u64 = 1_795_305_600;
+
+/// A standard normal draw (Box–Muller).
+fn standard_normal(rng: &mut rand::rngs::ChaCha8Rng) -> f64 {
+    use rand::RngExt;
+    let (u1, u2): (f64, f64) = (1.0 - rng.random::<f64>(), rng.random());
+    (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
 }
 
 /// A block: which file, where in it, how long.
@@ -466,6 +587,68 @@ mod tests {
             "Zipf: a few words dominate ({} vs {})",
             freq[0],
             freq[freq.len() / 2]
+        );
+    }
+
+    /// `--kind logs`: six fields that parse, sizes skewed, paths Zipf, and bursts that make
+    /// stretches of the log differ (what a block of it holds depends on where it is).
+    #[test]
+    fn access_logs_parse_and_are_skewed_and_bursty() {
+        let mut out = Vec::new();
+        generate(Kind::Logs, 24 << 20, 3, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let mut sizes = Vec::new();
+        let mut paths: std::collections::HashMap<&str, u64> = Default::default();
+        let mut last_time = String::new();
+        // Per 256 KiB stretch: its lines and its 5xx lines.
+        let mut stretches: Vec<(u64, u64)> = Vec::new();
+        let mut at = 0usize;
+        for line in text.lines() {
+            let f: Vec<&str> = line.split(' ').collect();
+            assert_eq!(f.len(), 6, "{line}");
+            humantime::parse_rfc3339(f[0]).unwrap_or_else(|e| panic!("{line}: {e}"));
+            assert!(f[0] >= last_time.as_str(), "time runs forward: {line}");
+            last_time = f[0].to_owned();
+            let ip: Vec<u8> = f[1].split('.').map(|o| o.parse().unwrap()).collect();
+            assert_eq!((ip.len(), ip[0]), (4, 10), "{line}");
+            assert!(["GET", "POST", "PUT", "DELETE"].contains(&f[2]), "{line}");
+            assert!(f[3].starts_with('/'), "{line}");
+            let status: u16 = f[4].parse().unwrap();
+            assert!([200, 304, 404, 500, 503].contains(&status), "{line}");
+            let bytes: u64 = f[5].parse().unwrap();
+            sizes.push(bytes);
+            *paths.entry(f[3]).or_default() += 1;
+            let i = at / (256 << 10);
+            if stretches.len() <= i {
+                stretches.push((0, 0));
+            }
+            stretches[i].0 += 1;
+            stretches[i].1 += u64::from(status >= 500);
+            at += line.len() + 1;
+        }
+        // Skewed sizes: the largest responses dwarf the typical one.
+        let mut sorted = sizes.clone();
+        sorted.sort_unstable();
+        let (median, p999) = (sorted[sorted.len() / 2], sorted[sorted.len() * 999 / 1000]);
+        assert!(p999 > 50 * median.max(1), "median {median}, p99.9 {p999}");
+        // Zipf paths: the most requested path is far above the typical one.
+        let mut counts: Vec<u64> = paths.into_values().collect();
+        counts.sort_unstable_by(|a, b| b.cmp(a));
+        assert!(
+            counts[0] > 50 * counts[counts.len() / 2],
+            "{:?}",
+            &counts[..5]
+        );
+        // Bursts: some stretches are error storms, most are calm.
+        let shares: Vec<f64> = stretches
+            .iter()
+            .map(|&(n, e)| e as f64 / n as f64)
+            .collect();
+        let stormy = shares.iter().filter(|&&s| s > 0.12).count();
+        let calm = shares.iter().filter(|&&s| s < 0.06).count();
+        assert!(
+            stormy >= 1 && calm >= shares.len() / 2,
+            "5xx shares {shares:?}"
         );
     }
 

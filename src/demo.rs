@@ -182,7 +182,7 @@ fn run(args: &DemoArgs, dir: &Path) -> Result<()> {
         policy,
         params: vec!["top=5".into()],
         reduces: 2,
-        seed: args.seed,
+        seed: Some(args.seed),
         memory_mb: 256,
         sample_only,
         maps: 0,
@@ -209,7 +209,7 @@ fn run(args: &DemoArgs, dir: &Path) -> Result<()> {
     for i in 0..SAMPLER_RUNS {
         // Each run its own maps: the seed picks them.
         let args = JobArgs {
-            seed: args.seed.wrapping_add(i),
+            seed: Some(args.seed.wrapping_add(i)),
             ..job(PolicyKind::Dart, true)
         };
         let sampler = submit_job(client, "wordcount", &args, None, owner)?;

@@ -11,7 +11,9 @@
 //! `mapreduce.partition.keypartitioner.options` (`-kA[,B]` whole fields, with `-partitioner
 //! org.apache.hadoop.mapred.lib.KeyFieldBasedPartitioner`); `mapreduce.map.memory.mb` and
 //! `mapreduce.reduce.memory.mb` (a job's containers run maps and reduces alike, so the larger
-//! is its container size); `mapreduce.map.maxattempts` and `mapreduce.reduce.maxattempts`.
+//! is its container size); `mapreduce.map.maxattempts` and `mapreduce.reduce.maxattempts`;
+//! and yard's own `yard.aggregate.estimator` (`stratified`, the default, or `ratio`:
+//! `-reducer aggregate`'s intervals, `yard_appmaster::apps::aggregate`).
 //!
 //! Before anything is submitted (exit 2): a `-file` that cannot be read or is over the cap
 //! (`yard submit`'s `--file`), a command whose first word is a shipped script that is not
@@ -56,7 +58,7 @@ struct AsSubmit {
 
 /// The `-D` keys yard honours and the `yard submit` flag each becomes (`None`: a streaming
 /// parameter of the same name).
-const HONOURED: [(&str, Option<&str>); 9] = [
+const HONOURED: [(&str, Option<&str>); 10] = [
     ("mapreduce.job.reduces", Some("--reduces")),
     ("stream.map.output.field.separator", None),
     ("stream.num.map.output.key.fields", None),
@@ -69,6 +71,8 @@ const HONOURED: [(&str, Option<&str>); 9] = [
         "mapreduce.reduce.maxattempts",
         Some("--reduce-max-attempts"),
     ),
+    // yard's own: -reducer aggregate's estimator, stratified or ratio (ApproxHadoop's).
+    (yard_appmaster::apps::aggregate::ESTIMATOR_PARAM, None),
 ];
 
 /// What the translation found that is checked against the files before submission.

@@ -36,9 +36,12 @@ pub(crate) struct JobArgs {
     pub(crate) params: Vec<String>,
     #[arg(long, default_value_t = 2)]
     pub(crate) reduces: u32,
-    /// Seeds the master's random choices (which blocks the task sampler reads, reduce sampling).
-    #[arg(long, default_value_t = 1)]
-    pub(crate) seed: u64,
+    /// Seeds the master's random choices (which blocks the task sampler reads, the order an
+    /// aggregate job's maps are launched in, so which blocks a deadline lets it read; reduce
+    /// sampling). Without it each run draws its own, which `submitted` prints and the job's
+    /// spec shows: pass it back to read the same sample again.
+    #[arg(long)]
+    pub(crate) seed: Option<u64>,
     /// Memory of each task container.
     #[arg(long, default_value_t = 256)]
     pub(crate) memory_mb: u64,
@@ -190,7 +193,7 @@ impl JobArgs {
         }
         job.policy = self.policy;
         job.reduces = self.reduces;
-        job.seed = self.seed;
+        job.seed = self.seed.unwrap_or_else(draw_seed);
         job.memory_mb = self.memory_mb;
         job.sample_only = self.sample_only;
         job.map_min_seconds = self.map_min_seconds;
@@ -228,6 +231,16 @@ impl JobArgs {
 /// A submitted job.
 pub(crate) struct Submitted {
     pub(crate) id: String,
+    /// The job's seed, given or drawn.
+    pub(crate) seed: u64,
+}
+
+/// A seed for a job submitted without one: two runs of an aggregate job read different
+/// samples (their maps launch in different orders), and each says which it read. From std's
+/// per-process random hash keys, which the OS seeds and every `RandomState` steps on.
+fn draw_seed() -> u64 {
+    use std::hash::{BuildHasher, RandomState};
+    RandomState::new().hash_one(epoch_ms())
 }
 
 pub(crate) fn epoch_ms() -> i64 {
@@ -245,7 +258,9 @@ pub(crate) fn submit_job(
     deadline: Option<Duration>,
     (name, queue, user): (&str, &str, Option<&str>),
 ) -> Result<Submitted> {
-    let mut body = json!({ "job": job.to_job(app)?, "name": name, "queue": queue });
+    let job = job.to_job(app)?;
+    let seed = job.seed;
+    let mut body = json!({ "job": job, "name": name, "queue": queue });
     if let Some(user) = user {
         body["user"] = json!(user);
     }
@@ -253,7 +268,7 @@ pub(crate) fn submit_job(
         body["deadlineInMs"] = json!(after.as_millis().max(1) as u64);
     }
     let job = client.typed(|rm| rm.submit_job(&body))?;
-    Ok(Submitted { id: job.id })
+    Ok(Submitted { id: job.id, seed })
 }
 
 /// Waits for the job to end, drawing a progress bar on stderr (hidden when it is not a
@@ -378,7 +393,10 @@ pub(crate) fn submit(args: SubmitArgs) -> Result<()> {
         crate::print(&format!("{}\n", job.id))?;
         return Ok(());
     }
-    eprintln!("submitted {}", job.id);
+    eprintln!(
+        "submitted {} (seed {}: --seed {} repeats its random choices)",
+        job.id, job.seed, job.seed
+    );
     let finished = wait(&client, &job, Duration::from_secs(args.wait_secs))?;
     let status = finished.final_status;
     if args.json {
@@ -395,4 +413,34 @@ pub(crate) fn submit(args: SubmitArgs) -> Result<()> {
         );
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Flags {
+        #[command(flatten)]
+        job: super::JobArgs,
+    }
+
+    fn job(flags: &[&str]) -> yard_appmaster::submission::MapReduceJob {
+        let argv = std::iter::once("yard").chain(flags.iter().copied());
+        Flags::try_parse_from(argv)
+            .unwrap()
+            .job
+            .to_job("wordcount")
+            .unwrap()
+    }
+
+    /// A job without --seed draws its own, so two runs read different samples; a given one is
+    /// sent as given, so a run can be repeated.
+    #[test]
+    fn a_job_without_a_seed_draws_one_and_a_given_seed_is_kept() {
+        let drawn: std::collections::BTreeSet<u64> =
+            (0..20).map(|_| job(&["--input", "logs"]).seed).collect();
+        assert_eq!(drawn.len(), 20, "{drawn:?}");
+        assert_eq!(job(&["--input", "logs", "--seed", "7"]).seed, 7);
+    }
 }

@@ -107,6 +107,8 @@ fn an_aggregate_job_is_exact_under_full_and_its_intervals_hold_under_a_deadline(
     // `full`: every block read, every row exact, the output Hadoop's text.
     let app = aggregate_job(&c.url, &["--policy", "full", "-output", "sums"]);
     let a = &app["answer"];
+    // No --seed: the run drew its own, which its spec shows.
+    let full_seed = app["spec"]["seed"].as_u64().expect("the job's seed");
     assert_eq!(app["processedFraction"], 1.0, "{app}");
     assert_eq!(a["processedFraction"], 1.0, "{a}");
     assert_eq!(a["reducer"], "aggregate", "{a}");
@@ -159,6 +161,9 @@ fn an_aggregate_job_is_exact_under_full_and_its_intervals_hold_under_a_deadline(
     let a = &app["answer"];
     let fraction = app["processedFraction"].as_f64().unwrap();
     assert!(fraction > 0.0, "{app}");
+    // Another run, another seed (so another sample of blocks); the default estimator.
+    assert_ne!(app["spec"]["seed"].as_u64(), Some(full_seed), "{app}");
+    assert_eq!(a["estimator"], "stratified", "{a}");
     let notes = a["notes"].to_string();
     assert!(
         !notes.contains("reducers answered"),

@@ -26,14 +26,88 @@
 //! so a map's output is a record per key, and the reducer's input holds each key's value in
 //! each block it kept.
 //!
-//! # The estimator
+//! # The estimators
 //!
 //! A map is a block is a sample unit, as in [`approx`](super::approx): for a key, `y_i` is its
 //! block's combined figure (the block's sum; for `ValueHistogram`, the block's total count of
-//! values) and `x_i` the block's bytes. The reducer keeps `Σy, Σxy, Σy²` per key (`k, Σx, Σx²`
-//! are its own, over the blocks it kept, and a key absent from a block has `y_i = 0` there),
-//! and Cochran's ratio estimator (`approx`'s module documentation, Cochran 1977 ch. 6) gives
-//! `Ŷ = (Σy/Σx)·X` and `V̂ = N²(1 − k/N)/k · s_e²`, the interval `Ŷ ± t(0.975, k−1)·√V̂`.
+//! values) and `x_i` the block's bytes; a key absent from a block has `y_i = 0` there. Two
+//! estimators, picked by `yard.aggregate.estimator` ([`Estimator`]; `-D` in `yard streaming`):
+//!
+//! - `ratio`, ApproxHadoop's plain one: the blocks read as a simple random sample, Cochran's
+//!   ratio estimator (`approx`'s module documentation, Cochran 1977 ch. 6), `Ŷ = (Σy/Σx)·X`,
+//!   `V̂ = N²(1 − k/N)/k · s_e²`, the interval `Ŷ ± t(0.975, k−1)·√V̂`. The reducer keeps
+//!   `Σy, Σxy, Σy²` per key (`k, Σx, Σx²` are its own).
+//! - `stratified` (the default): the same ratio, but each block read weighs for the stretch of
+//!   the input around it, and the variance is measured between neighbours, not over the whole
+//!   input. The reducer keeps each key's `(block, y)`. Derived below.
+//!
+//! ## The stratified estimator
+//!
+//! Why: on input sorted by the quantity summed (a log sorted by response size, a table by
+//! amount) with heavy skew (log-normal σ ≥ 1), a few blocks at one end hold much of the
+//! total. A simple random sample of 5–10 % of the blocks often holds none of them; then both
+//! `Ŷ` and `s_e²` come out low together and the interval misses, whatever its width claims:
+//! 0.84 coverage at 5 % for σ 1 (`coverage_table`). Position in the input is what carries
+//! the trend, so stratify on it (Cochran 1977 ch. 5: the between-strata variance leaves the
+//! error).
+//!
+//! *The sample.* Dart launches an aggregate job's maps in a position-stratified random order
+//! (`policy::stratified_order`): after `2^j` launches each of `2^j` equal stretches of the
+//! input holds exactly one block, uniform within it. Locality and stragglers perturb which
+//! blocks end up read, so the estimator does not rely on the design's exact strata: it
+//! post-stratifies on the blocks actually read.
+//!
+//! *The cells.* Sort the `k` blocks read by position `p_1 < … < p_k` (the map index; `N`
+//! maps). Block `j`'s cell runs from midway after its predecessor to midway before its
+//! successor: edges `b_0 = 0`, `b_j = (p_j + p_{j+1} + 1)/2`, `b_k = N`, size
+//! `w_j = b_j − b_{j−1}` (≥ 1, `Σw = N`). Each cell is a stratum with one unit sampled.
+//!
+//! *The estimate* is the combined ratio estimator over these strata (Cochran §6.11):
+//!
+//! ```text
+//! ŷ = Σ w_j y_j,  x̂ = Σ w_j x_j,  R̂ = ŷ / x̂,  Ŷ = R̂ · X
+//! ```
+//!
+//! With equal cells it is the plain ratio; with a sample bunched in one stretch (a level of
+//! the order half launched, or locality), the blocks of the sparse stretches weigh more. With
+//! `x̂ = 0` the expansion estimate `ŷ` stands in.
+//!
+//! *The variance.* For stratified sampling with `n_h` units of `N_h`, the combined ratio's
+//! variance is `Σ N_h²(1 − f_h)/n_h · S_dh²`, `d = y − R·x` (Cochran eq. 6.13). With one unit
+//! a stratum (`N_h = w_j`, `n_h = 1`) that is `Σ w_j(w_j − 1) S_dj²`, and `S_dj²` cannot be
+//! estimated from the cell alone. As for collapsed strata (Cochran §5A.12) and for systematic
+//! samples (successive differences, Wolter, *Introduction to Variance Estimation*, 2nd ed.
+//! 2007, ch. 8), it is estimated from the neighbours: `s_j² = mean over j's read neighbours of
+//! (e_j − e_nb)²/2`, `e = y − R̂·x`. A neighbour's difference spans about two cells, so on a
+//! trend it overstates the within-cell variance (conservative), and on unsorted input it is
+//! the usual `s_e²`. `V̂ = Σ w_j(w_j − 1)·s_j²`; a cell of one block (`w = 1`) adds nothing,
+//! and with every block read the answer is exact.
+//!
+//! *The interval.* `Ŷ ± t(0.975, ν)·√V̂` with Satterthwaite's effective degrees of freedom
+//! (Cochran §5.4), `ν = (Σ c_j)² / Σ c_j²`, `c_j = w_j(w_j − 1)s_j²`, each cell's estimate
+//! counted as one degree (floored, within `[1, k − 1]`). When one cell's term dominates — the
+//! heavy end of sorted skewed input — `ν` falls towards 1 and the interval widens, which is
+//! what holds coverage there; on unsorted input `ν ≈ k`.
+//!
+//! A worked example (`three_of_ten_blocks_give_the_stratified_worked_example`): `N = 10`
+//! blocks of 100 bytes (`X = 1000`), blocks 1, 4, 8 read with `y = 10, 20, 40`:
+//!
+//! ```text
+//! edges 0, 3, 6.5, 10: w = 3, 3.5, 3.5;  ŷ = 240, x̂ = 1000, R̂ = 0.24, Ŷ = 240
+//! e = −14, −4, 16;  s² = 50, (50 + 200)/2 = 125, 200
+//! c = 3·2·50 = 300, 3.5·2.5·125 = 1093.75, 3.5·2.5·200 = 1750;  V̂ = 3143.75
+//! ν = 3143.75² / (300² + 1093.75² + 1750²) = 2.27 → 2;  t = 4.303;  Ŷ ± 241.27
+//! ```
+//!
+//! (The plain ratio over the same blocks: `70/300·1000 = 233.3`.)
+//!
+//! *What it costs, measured* (`coverage_table`, 200 blocks, 1,500 samples a cell; the table
+//! is in `docs/decisions/mapreduce-live.md`): on unsorted input it holds 0.949–0.957 over all
+//! fractions (σ 0.5–1.5), like the ratio; on sorted input it is conservative at σ ≤ 1 (0.94 to
+//! 1.00: a neighbour's difference still carries the trend), closer to 95 % than the ratio under
+//! the same order; on sorted input with σ 1.5 of the log, where the largest block alone holds
+//! over a tenth of the total, it covers 0.88–0.89 at 10–20 %: no sample that skips that block
+//! can see it.
 //!
 //! - Sums (`LongValueSum`, `DoubleValueSum`) are of values of either sign, so, unlike
 //!   `approx`'s counts, neither the estimate nor the lower end is raised to what was seen;
@@ -66,9 +140,11 @@
 //! The interval assumes the blocks read are a random sample. Dart, left to itself, launches
 //! maps in block order (Hadoop's), so on input sorted by the quantity summed the first blocks
 //! are the smallest and the interval misses. An aggregate job's master therefore sets
-//! `PolicyConfig::random_map_order`: the policy ranks the maps by a random permutation from the
-//! master's seeded RNG, and each container takes its best-placed map (node-local, rack-local,
-//! any) of the lowest rank. Which blocks are read then depends on the permutation and on where
+//! `PolicyConfig::random_map_order`: the policy ranks the maps by a random, position-stratified
+//! permutation (`policy::stratified_order`) from the master's RNG, seeded by the job's seed
+//! (`yard submit` draws one when none is given and prints it: two runs read different
+//! samples, and `--seed` repeats one), and each container takes its best-placed map
+//! (node-local, rack-local, any) of the lowest rank. Which blocks are read then depends on the permutation and on where
 //! replicas and containers are, never on the blocks' contents (yard's placement rotates blocks
 //! over nodes, `yard_cluster::placement`, so no node holds one stretch of the input).
 //!
@@ -98,7 +174,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use thiserror::Error;
 
-use super::approx::{ratio, t975};
+use super::approx::{ratio, stratified, t975};
 use super::hash::FastMap;
 use super::records::{Record, Writer};
 use super::streaming::{OUTPUT_CAP, key_value};
@@ -107,6 +183,49 @@ use super::{AppError, AppSpec, MapStats, Population, ReducePartial, Split};
 
 /// The reducer name that asks for Hadoop's aggregate reducer (`-reducer aggregate`).
 pub const AGGREGATE: &str = "aggregate";
+
+/// The streaming parameter (and `yard streaming`'s `-D` key) that picks the estimator.
+pub const ESTIMATOR_PARAM: &str = "yard.aggregate.estimator";
+
+/// How sums and counts are scaled from the blocks read (module documentation, "The
+/// estimators").
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Estimator {
+    /// Cells of the blocks read by position, the combined ratio estimator over them and
+    /// successive differences for the variance: holds on sorted, skewed input.
+    #[default]
+    Stratified,
+    /// ApproxHadoop's plain one: the blocks read as a simple random sample, Cochran's ratio
+    /// estimator (`approx`'s).
+    Ratio,
+}
+
+impl Estimator {
+    pub fn name(self) -> &'static str {
+        match self {
+            Estimator::Stratified => "stratified",
+            Estimator::Ratio => "ratio",
+        }
+    }
+
+    /// `stratified` or `ratio`; anything else says what to write.
+    pub fn parse(value: &str) -> Result<Estimator, String> {
+        [Estimator::Stratified, Estimator::Ratio]
+            .into_iter()
+            .find(|e| e.name() == value)
+            .ok_or_else(|| {
+                format!(
+                    "{ESTIMATOR_PARAM}={value:?}: give stratified (the default) or ratio \
+                     (ApproxHadoop's plain ratio estimator)"
+                )
+            })
+    }
+
+    pub fn is_default(&self) -> bool {
+        *self == Estimator::default()
+    }
+}
 
 /// Hadoop's aggregators that yard takes, by their Hadoop names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -461,12 +580,14 @@ pub(crate) fn map(input: &[u8], stdout: &[u8], w: &mut Writer) -> Result<MapStat
     })
 }
 
-/// One key at a reducer: what was seen over its blocks, and the estimator's sums.
+/// One key at a reducer: what was seen over its blocks, and the estimators' sums and blocks.
 struct Acc {
     seen: Value,
     y: f64,
     xy: f64,
     y2: f64,
+    /// `(map, y)` of each block the key is in: the stratified estimator's, by position.
+    blocks: Vec<(u32, f64)>,
 }
 
 /// The aggregate reducer over the partitions kept, in the order given, asking `cut` as
@@ -497,21 +618,68 @@ pub(crate) fn reduce(
     let x: f64 = folded.iter().map(|(s, _)| s.bytes as f64).sum();
     let x2: f64 = folded.iter().map(|(s, _)| (s.bytes as f64).powi(2)).sum();
     let k = partial.kept;
+    let estimator = match spec {
+        AppSpec::Streaming { estimator, .. } => *estimator,
+        _ => Estimator::default(),
+    };
+    // The blocks folded by position, for the stratified estimator.
+    let mut positions: Vec<(u32, f64)> = folded
+        .iter()
+        .map(|(s, _)| (s.index, s.bytes as f64))
+        .collect();
+    positions.sort_unstable_by_key(|p| p.0);
     let mut keys: Vec<(&str, Acc)> = accs.into_iter().collect();
     keys.sort_unstable_by(|a, b| a.0.cmp(b.0));
     keys.truncate(OUTPUT_CAP);
     partial.aggregates = keys
         .into_iter()
-        .map(|(key, acc)| {
+        .map(|(key, mut acc)| {
             let (t, id) = typed_key(key).unwrap_or((AggregateType::LongValueSum, key));
-            let sums = [f64::from(k), x, x2, acc.y, acc.xy, acc.y2];
+            // Only the estimates' fit is needed, and only short of every block.
+            let fit = if t.kind() == Kind::Bound || k >= population.maps {
+                (acc.seen.figure(), None)
+            } else {
+                match estimator {
+                    Estimator::Ratio => {
+                        let (estimate, v) =
+                            ratio([f64::from(k), x, x2, acc.y, acc.xy, acc.y2], population);
+                        (estimate, v.map(|v| (v, k.saturating_sub(1))))
+                    }
+                    Estimator::Stratified => {
+                        acc.blocks.sort_unstable_by_key(|b| b.0);
+                        stratified(&by_position(&positions, &acc.blocks), population)
+                    }
+                }
+            };
             Reduced {
                 line: format!("{id}\t{}", acc.seen.report()),
-                aggregate: row(t, id, &acc.seen, sums, population),
+                aggregate: row(t, id, &acc.seen, k, fit, population),
             }
         })
         .collect();
     Ok(partial)
+}
+
+/// Every block folded as `(position, x, y)` in position order, with the key's `y` where it
+/// is in the block and 0 where it is not; `blocks` is the key's `(map, y)`, sorted.
+fn by_position(positions: &[(u32, f64)], blocks: &[(u32, f64)]) -> Vec<(u32, f64, f64)> {
+    let mut at = blocks.iter().peekable();
+    positions
+        .iter()
+        .map(|&(map, x)| {
+            let mut y = 0.0;
+            while let Some(&&(m, v)) = at.peek() {
+                if m > map {
+                    break;
+                }
+                if m == map {
+                    y += v;
+                }
+                at.next();
+            }
+            (map, x, y)
+        })
+        .collect()
 }
 
 /// One map's record for a key: its combined values read back into the key's state and sums.
@@ -538,29 +706,32 @@ fn fold_record<'a>(
         y: 0.0,
         xy: 0.0,
         y2: 0.0,
+        blocks: Vec::new(),
     });
     acc.seen.merge(block);
     acc.y += y;
     acc.xy += x * y;
     acc.y2 += y * y;
+    acc.blocks.push((split.index, y));
     Ok(())
 }
 
-/// A key's row from what was seen and its sums `[k, Σx, Σx², Σy, Σxy, Σy²]`.
+/// A key's row from what was seen over `k` blocks and the estimator's fit: `Ŷ` and, from two
+/// blocks on, `V̂` and the interval's degrees of freedom.
 fn row(
     t: AggregateType,
     id: &str,
     seen: &Value,
-    sums: [f64; 6],
+    k: u32,
+    fit: (f64, Option<(f64, u32)>),
     population: Population,
 ) -> Aggregate {
     let observed = seen.figure();
-    let k = sums[0] as u32;
     let exact = k >= population.maps;
     let (estimate, low, high) = match t.kind() {
         _ if exact => (Some(observed), Some(observed), Some(observed)),
         Kind::Estimate => {
-            let (estimate, variance) = ratio(sums, population);
+            let (estimate, variance) = fit;
             // A histogram's total is a count, which cannot be below what was seen; a sum
             // of values of either sign can.
             let floor = if t == AggregateType::ValueHistogram {
@@ -570,8 +741,8 @@ fn row(
             };
             let estimate = estimate.max(floor);
             match variance {
-                Some(v) => {
-                    let half = t975(k - 1) * v.sqrt();
+                Some((v, df)) => {
+                    let half = t975(df) * v.sqrt();
                     (
                         Some(estimate),
                         Some((estimate - half).max(floor)),
@@ -639,15 +810,21 @@ pub(crate) fn answer(
     };
     let exact = v["exact"].as_bool().unwrap_or(false);
     let (k, n) = (v["mapsRead"].as_u64().unwrap_or(0), population.maps);
+    let estimator = match spec {
+        AppSpec::Streaming { estimator, .. } => *estimator,
+        _ => Estimator::default(),
+    };
     let mut notes = Vec::new();
     if k == 0 && n > 0 {
         notes.push("no map finished: there is nothing to estimate from".to_owned());
     } else if !exact {
         notes.push(format!(
             "sums (LongValueSum, DoubleValueSum) and ValueHistogram's counts of values are \
-             scaled from the {k} of {n} blocks read, with 95 % intervals; they assume the \
-             blocks read are a random sample (the maps were launched in a random order) and \
-             that no map was dropped for what its block holds"
+             scaled from the {k} of {n} blocks read, with 95 % intervals ({} estimator); they \
+             assume the blocks read are a random sample (the maps were launched in a random \
+             order, stratified by position) and that no map was dropped for what its block \
+             holds",
+            estimator.name()
         ));
         notes.push(
             "maxima, minima and distinct counts are what was read: bounds (kind: bound), not \
@@ -672,6 +849,7 @@ pub(crate) fn answer(
             m.extend(f);
         }
         m.insert("keys".into(), json!(keys));
+        m.insert("estimator".into(), json!(estimator.name()));
         m.insert("outputLines".into(), json!(keys));
         m.insert("truncated".into(), json!(keys > fixed.output.len() as u64));
         m.insert(

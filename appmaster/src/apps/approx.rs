@@ -194,6 +194,68 @@ pub(crate) fn ratio(sums: [f64; 6], population: Population) -> (f64, Option<f64>
     (estimate, Some(variance))
 }
 
+/// The stratified ratio estimate `Ŷ` and, for two blocks or more, its variance `V̂` and the
+/// interval's degrees of freedom, from the blocks read as `(position, x, y)` sorted by
+/// position (each block once, `0 < k < N`): `apps::aggregate`'s module documentation, "The
+/// stratified estimator", derives it. Each block read stands for its cell, the blocks nearer
+/// to it than to any other block read; the cells' sizes `w_j` weigh the combined ratio
+/// estimator (Cochran 1977 §6.11), `Ŷ = (Σw·y / Σw·x)·X`; each cell's variance is estimated
+/// from its read neighbours' successive differences (one unit a stratum: Cochran §5A.12,
+/// collapsed strata), `V̂ = Σ w_j(w_j − 1)·s_j²`; the degrees of freedom are Satterthwaite's
+/// (Cochran §5.4). With `Σx = 0` the expansion estimator `Σ w·y` stands in.
+pub(crate) fn stratified(
+    blocks: &[(u32, f64, f64)],
+    population: Population,
+) -> (f64, Option<(f64, u32)>) {
+    let k = blocks.len();
+    // A position past N (a population the caller got wrong) still gets a cell of its own.
+    let last = blocks.last().map_or(0.0, |b| f64::from(b.0) + 1.0);
+    let n = f64::from(population.maps).max(last);
+    // The cell of block j runs from midway after its predecessor to midway before its
+    // successor (the first from 0, the last to N): each holds its block, sizes sum to N.
+    let edge = |j: usize| -> f64 {
+        match j {
+            0 => 0.0,
+            _ if j == k => n,
+            _ => f64::from(blocks[j - 1].0 + blocks[j].0 + 1) / 2.0,
+        }
+    };
+    let w: Vec<f64> = (0..k).map(|j| edge(j + 1) - edge(j)).collect();
+    let wx: f64 = blocks.iter().zip(&w).map(|(b, w)| w * b.1).sum();
+    let wy: f64 = blocks.iter().zip(&w).map(|(b, w)| w * b.2).sum();
+    let (estimate, r) = if wx > 0.0 {
+        let r = wy / wx;
+        (r * population.bytes as f64, r)
+    } else {
+        (wy, 0.0)
+    };
+    if k < 2 {
+        return (estimate, None);
+    }
+    let e: Vec<f64> = blocks.iter().map(|&(_, x, y)| y - r * x).collect();
+    let (mut variance, mut squares) = (0.0, 0.0);
+    for j in 0..k {
+        let before = (j > 0).then(|| (e[j] - e[j - 1]).powi(2) / 2.0);
+        let after = (j + 1 < k).then(|| (e[j] - e[j + 1]).powi(2) / 2.0);
+        let s2 = match (before, after) {
+            (Some(a), Some(b)) => (a + b) / 2.0,
+            (a, b) => a.or(b).unwrap_or(0.0),
+        };
+        let c = w[j] * (w[j] - 1.0).max(0.0) * s2;
+        variance += c;
+        squares += c * c;
+    }
+    // Satterthwaite's effective degrees of freedom, one a cell's estimate (its differences).
+    let df = if squares > 0.0 {
+        (variance * variance / squares)
+            .floor()
+            .clamp(1.0, (k - 1) as f64) as u32
+    } else {
+        (k - 1) as u32
+    };
+    (estimate, Some((variance, df)))
+}
+
 /// Student's t, 0.975 quantile, for df 1–30.
 const T975: [f64; 30] = [
     12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,

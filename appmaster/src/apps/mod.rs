@@ -106,6 +106,9 @@ pub enum AppSpec {
         keys: streaming::KeySettings,
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         files: Vec<streaming::ShippedFile>,
+        /// `reducer=aggregate`'s estimator (`yard.aggregate.estimator`).
+        #[serde(default, skip_serializing_if = "aggregate::Estimator::is_default")]
+        estimator: aggregate::Estimator,
     },
 }
 
@@ -359,12 +362,14 @@ const PARSED: [(&str, &[&str], &str); 5] = [
             streaming::KEY_PARAMS[1].0,
             streaming::KEY_PARAMS[2].0,
             streaming::KEY_PARAMS[3].0,
+            aggregate::ESTIMATOR_PARAM,
         ],
         "mapper=CMD (required), reducer=CMD, NONE or aggregate (default cat, Hadoop's identity \
          reducer), \
          combiner=CMD, cmdenv=K=V (one a line), partitioner=CLASS, and Hadoop's \
          stream.map.output.field.separator, stream.num.map.output.key.fields, \
-         mapreduce.map.output.key.field.separator, mapreduce.partition.keypartitioner.options",
+         mapreduce.map.output.key.field.separator, mapreduce.partition.keypartitioner.options; \
+         with reducer=aggregate, yard.aggregate.estimator=stratified|ratio",
     ),
 ];
 
@@ -460,6 +465,17 @@ impl AppSpec {
                             .into(),
                     ));
                 }
+                let estimator = match get(aggregate::ESTIMATOR_PARAM) {
+                    None => aggregate::Estimator::default(),
+                    Some(_) if reducer.as_deref() != Some(aggregate::AGGREGATE) => {
+                        return Err(AppError::BadSetting(format!(
+                            "{} picks reducer=aggregate's estimator: leave it out with \
+                             another reducer",
+                            aggregate::ESTIMATOR_PARAM
+                        )));
+                    }
+                    Some(v) => aggregate::Estimator::parse(v).map_err(AppError::BadSetting)?,
+                };
                 let cmdenv = get("cmdenv")
                     .unwrap_or_default()
                     .lines()
@@ -480,6 +496,7 @@ impl AppSpec {
                     cmdenv,
                     keys,
                     files: Vec::new(),
+                    estimator,
                 }
             }
             _ => AppSpec::Index {

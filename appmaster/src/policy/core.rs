@@ -347,16 +347,14 @@ impl Core {
         core
     }
 
-    /// Ranks the maps by a random permutation drawn from `rng`: from now on every queue
-    /// (node-local, rack-local, any) yields its maps lowest rank first, so a container still
-    /// takes its best-placed map, and among those a random one. An aggregate job asks for it
-    /// (`PolicyConfig::random_map_order`): the blocks a deadline lets it read must be a random
-    /// sample for its intervals to hold, and block order is often the data's (a log sorted by
-    /// time or value).
+    /// Ranks the maps by a random, position-stratified permutation drawn from `rng`
+    /// ([`stratified_order`]): from now on every queue (node-local, rack-local, any) yields its
+    /// maps lowest rank first, so a container still takes its best-placed map, and among those
+    /// a random one. An aggregate job asks for it (`PolicyConfig::random_map_order`): the
+    /// blocks a deadline lets it read must be a random sample for its intervals to hold, and
+    /// block order is often the data's (a log sorted by time or value).
     pub fn randomise_map_order(&mut self, rng: &mut super::Rng) {
-        use rand::seq::SliceRandom;
-        let mut order: Vec<u32> = (0..self.spec.maps.len() as u32).collect();
-        order.shuffle(rng);
+        let order = stratified_order(self.spec.maps.len(), rng);
         let mut rank = vec![0u32; order.len()];
         for (r, &m) in order.iter().enumerate() {
             rank[m as usize] = r as u32;
@@ -1090,6 +1088,54 @@ impl Core {
     }
 }
 
+/// A random order of `n` blocks in which every prefix is spread over the input: a stratified
+/// sample by position (Cochran 1977, ch. 5), so the blocks a deadline lets a job read cover
+/// the input's stretches evenly, and on input sorted by the quantity summed the sample holds
+/// blocks from both ends (`apps::aggregate`, "The launch order").
+///
+/// Dyadic refinement: the first block is uniform over `[0, n)`. Then, level by level, each
+/// stretch that holds one drawn block is halved, and a block uniform over the half that holds
+/// none is drawn; a level's new blocks come in a random order. After `2^j` blocks every one of
+/// the `2^j` stretches of the level holds exactly one block, uniform within it and independent
+/// of the others' (a stratified random sample, one unit a stratum); a prefix between two
+/// levels is the coarser level's sample and a random subset of the finer level's additions.
+/// Every block comes once: the stretches end as single blocks, each its own draw.
+pub fn stratified_order(n: usize, rng: &mut super::Rng) -> Vec<u32> {
+    use rand::RngExt;
+    use rand::seq::SliceRandom;
+    if n == 0 {
+        return Vec::new();
+    }
+    let first = rng.random_range(0..n as u32);
+    let mut order = vec![first];
+    // (start, end, the block drawn in it), the stretches of the current level.
+    let mut stretches = vec![(0u32, n as u32, first)];
+    while order.len() < n {
+        let mut finer = Vec::with_capacity(stretches.len() * 2);
+        let mut added = Vec::with_capacity(stretches.len());
+        for (a, b, drawn) in stretches {
+            if b - a < 2 {
+                finer.push((a, b, drawn));
+                continue;
+            }
+            let mid = a + (b - a) / 2;
+            let (kept, (c, d)) = if drawn < mid {
+                ((a, mid, drawn), (mid, b))
+            } else {
+                ((mid, b, drawn), (a, mid))
+            };
+            let new = rng.random_range(c..d);
+            finer.push(kept);
+            finer.push((c, d, new));
+            added.push(new);
+        }
+        added.shuffle(rng);
+        order.extend(added);
+        stretches = finer;
+    }
+    order
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::testing::{Driver, at, d1_profile};
@@ -1156,6 +1202,58 @@ mod tests {
         assert_eq!(order(&Core::new(spec, 0.0).any), sorted);
     }
 
+    /// Every prefix of `2^j` blocks of the stratified order holds one block in each of the
+    /// `2^j` stretches of its level, and which block within a stretch varies (uniformly: each
+    /// block of a stretch drawn about as often); orders are permutations, seeded.
+    #[test]
+    fn the_stratified_order_draws_one_block_per_stretch_of_any_level() {
+        use rand::SeedableRng;
+        for n in [1usize, 2, 3, 7, 64, 200] {
+            let mut rng = super::super::Rng::seed_from_u64(n as u64);
+            let order = stratified_order(n, &mut rng);
+            let mut sorted = order.clone();
+            sorted.sort_unstable();
+            assert_eq!(
+                sorted,
+                (0..n as u32).collect::<Vec<_>>(),
+                "n {n}: a permutation"
+            );
+            // The stretches of level j, as the order halves them.
+            let mut level = vec![(0u32, n as u32)];
+            let mut j = 0;
+            while 1usize << j <= n && level.iter().all(|(a, b)| b > a) {
+                let prefix = &order[..1 << j];
+                for &(a, b) in &level {
+                    let inside = prefix.iter().filter(|&&m| (a..b).contains(&m)).count();
+                    assert_eq!(
+                        inside, 1,
+                        "n {n}, level {j}: stretch {a}..{b} holds {inside}"
+                    );
+                }
+                level = level
+                    .iter()
+                    .flat_map(|&(a, b)| {
+                        let mid = a + (b - a) / 2;
+                        [(a, mid), (mid, b)]
+                    })
+                    .collect();
+                j += 1;
+            }
+        }
+        // The first of 8 stretches of 200 blocks (0..25): each block comes in the first
+        // eight about equally often over seeds (a uniform draw within the stretch).
+        let mut hits = [0u32; 25];
+        for seed in 0..5000 {
+            let order = stratified_order(200, &mut super::super::Rng::seed_from_u64(seed));
+            let m = order[..8].iter().find(|&&m| m < 25).copied().unwrap();
+            hits[m as usize] += 1;
+        }
+        assert!(hits.iter().all(|&h| (120..=280).contains(&h)), "{hits:?}");
+        let draw = |seed| stratified_order(50, &mut super::super::Rng::seed_from_u64(seed));
+        assert_eq!(draw(3), draw(3), "seeded");
+        assert_ne!(draw(3)[..5], draw(4)[..5], "another seed, another sample");
+    }
+
     /// `full` with `random_map_order` reads every block, in a seeded random order.
     #[test]
     fn full_launches_maps_in_a_random_order_when_asked() {
@@ -1187,6 +1285,37 @@ mod tests {
         );
         assert_ne!(random, plain, "not the block order: {plain:?}");
         assert_eq!(launched(true, 7), random, "seeded");
+    }
+
+    /// Two runs of the same aggregate job under the same deadline, with different seeds, read
+    /// different samples of its blocks (issue 31: a seed per run); the same seed, the same.
+    #[test]
+    fn dart_under_a_deadline_reads_another_sample_under_another_seed() {
+        let spec = JobSpec {
+            maps: (0..60)
+                .map(|i| MapSpec {
+                    bytes: 10,
+                    replicas: vec![at(i % 16)],
+                })
+                .collect(),
+            ..spec(12.0)
+        };
+        let read = |seed: u64| {
+            let config = PolicyConfig {
+                random_map_order: true,
+                ..PolicyConfig::default()
+            };
+            let mut d = Driver::new(Dart::new(PolicyKind::Dart, config), spec.clone(), seed);
+            d.run();
+            let mut maps: Vec<u32> = d.launched_maps().iter().map(|m| m.0).collect();
+            maps.sort_unstable();
+            maps.dedup();
+            maps
+        };
+        let (a, b) = (read(1), read(2));
+        assert!(!a.is_empty() && a.len() < 60, "part of the input: {a:?}");
+        assert_ne!(a, b, "another seed, another sample");
+        assert_eq!(read(1), a, "the same seed, the same sample");
     }
 
     /// Runs every map to its end; the reduce is then launched and waits for its input.

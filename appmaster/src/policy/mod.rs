@@ -36,7 +36,7 @@ use std::str::FromStr;
 pub use estimate::{Estimate, Estimator};
 pub use profiler::{Profiler, RunObserver, RunRecord};
 
-pub use self::core::Progress;
+pub use self::core::{Progress, stratified_order};
 pub use aria::{Aria, aria_profile};
 pub use dart::{Dart, Extensions};
 pub use ps::PreselectedSampling;
@@ -348,7 +348,8 @@ pub struct PolicyConfig {
     /// --dart-without`). Other policies ignore it.
     pub dart_extensions: Option<Extensions>,
     /// `dart` (and its variants, `late`, `full`) launch maps in a random order drawn from the
-    /// caller's RNG, locality first within it (`Core::randomise_map_order`), instead of block
+    /// caller's RNG, stratified by position (`core::stratified_order`: any prefix spreads over
+    /// the input), locality first within it (`Core::randomise_map_order`), instead of block
     /// order: an aggregate job's intervals assume the blocks read are a random sample
     /// (`apps::aggregate`). ARIA and PS ignore it (PS draws its sample at random already).
     pub random_map_order: bool,
