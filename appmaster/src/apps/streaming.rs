@@ -443,6 +443,34 @@ pub fn reducer_input(mut records: Vec<(&str, &[u8])>) -> Vec<u8> {
     out
 }
 
+/// Where a reducer's stdin ([`reducer_input`]) may be cut so that every key the command
+/// reads, it reads whole: offsets just past a line whose next line has another key, at
+/// least `every` bytes apart, the input's end last. A reduce cut by the deadline guard
+/// while its command runs stops feeding at the next of these and closes the command's
+/// stdin, so the command answers (its `END`, its last group) for the keys it was given,
+/// each with all of its values. Keys are compared up to the line's first TAB, as written;
+/// a key with a TAB in it only makes a group longer, never splits one.
+pub fn group_ends(input: &[u8], every: usize) -> Vec<usize> {
+    let mut ends = Vec::new();
+    let (mut from, mut last) = (0, 0);
+    let mut previous: Option<&[u8]> = None;
+    while from < input.len() {
+        let end = line_end(&input[from..]).map_or(input.len(), |i| from + i + 1);
+        let line = &input[from..end];
+        let this = line.split(|&b| b == b'\t').next().unwrap_or_default();
+        if previous.is_some_and(|p| p != this) && from - last >= every.max(1) {
+            ends.push(from);
+            last = from;
+        }
+        previous = Some(this);
+        from = end;
+    }
+    if ends.last() != Some(&input.len()) && !input.is_empty() {
+        ends.push(input.len());
+    }
+    ends
+}
+
 /// The parts of a streaming job that decide what its tasks run, and so what they cost: the
 /// job kind ([`kind`]) hashes them. Borrowed from the job's [`AppSpec`](super::AppSpec).
 pub(crate) struct KindParts<'a> {
@@ -1049,6 +1077,39 @@ mod tests {
             }
             proptest::prop_assert_eq!(got, want);
         }
+    }
+
+    #[test]
+    fn a_reducer_s_input_is_cut_only_between_keys() {
+        let input = reducer_input(vec![
+            ("a", b"1"),
+            ("b", b"2"),
+            ("a", b"3"),
+            ("c", b"4"),
+            ("b", b"5"),
+        ]);
+        assert_eq!(input, b"a\t1\na\t3\nb\t2\nb\t5\nc\t4\n");
+        // Every group boundary, then at least 8 bytes apart; the end always.
+        assert_eq!(group_ends(&input, 1), [8, 16, 20]);
+        assert_eq!(group_ends(&input, 9), [16, 20]);
+        assert_eq!(group_ends(&input, 1000), [20]);
+        for every in [0, 1, 5, 9, 100] {
+            let ends = group_ends(&input, every);
+            let mut from = 0;
+            for &end in &ends {
+                // Each piece holds whole keys: none of its keys is in the next.
+                let piece = std::str::from_utf8(&input[from..end]).unwrap();
+                let rest = std::str::from_utf8(&input[end..]).unwrap();
+                for line in piece.lines() {
+                    let key = line.split('\t').next().unwrap();
+                    assert!(!rest.lines().any(|l| l.starts_with(&format!("{key}\t"))));
+                }
+                from = end;
+            }
+        }
+        assert!(group_ends(b"", 1).is_empty());
+        // A last line without its newline still ends the input.
+        assert_eq!(group_ends(b"a\t1\nb", 1), [4, 5]);
     }
 
     /// `streaming(params)` with `files` shipped, as the master builds it from a job.
