@@ -42,9 +42,9 @@ const MASTER_PATIENCE: Duration = Duration::from_secs(30);
 const FETCH_PARALLELISM: usize = 8;
 /// A streaming reduce cut by the deadline guard while its command runs stops feeding the
 /// command's stdin at the next key group at least this many bytes on
-/// (`streaming::group_ends`): it hears the cut within that (and the pipe's buffer) of what
-/// the command reads.
-const CUT_PIECE: usize = 64 << 10;
+/// (`streaming::group_ends`), and its pipe holds this much (Linux's default is 64 KiB): a
+/// cut leaves about twice this queued for the command to read before its input ends.
+const CUT_PIECE: usize = 4 << 10;
 /// Once a cut closed its stdin, how long a reducer's command has to write its last lines (its
 /// last group, awk's `END`) before its process group is killed and what it wrote by then is
 /// the reduce's answer.
@@ -752,7 +752,15 @@ fn run_command_until(
     // otherwise block on a full pipe while this waits to write.
     let mut input = child.stdin.take().expect("a piped stdin");
     let ends = match &cut {
-        Some(_) => streaming::group_ends(stdin, CUT_PIECE),
+        Some(_) => {
+            // A pipe of one page, not 64 KiB: what a cut cannot take back is small. Where the
+            // kernel refuses, the cut is heard later, not wrongly.
+            let _ = nix::fcntl::fcntl(
+                &input,
+                nix::fcntl::FcntlArg::F_SETPIPE_SZ(CUT_PIECE as i32),
+            );
+            streaming::group_ends(stdin, CUT_PIECE)
+        }
         None => vec![stdin.len()],
     };
     let (stdin, total) = (stdin.to_vec(), stdin.len());
