@@ -46,7 +46,10 @@ fn timed(rm: &str, args: &[&str]) -> Timed {
     let app: Value = serde_json::from_slice(&out.stdout).expect("JSON from yard --json");
     let app = &app["app"];
     assert_eq!(app["finalStatus"], "SUCCEEDED", "{app}");
-    assert_eq!(app["processedFraction"], 1.0, "full reads everything: {app}");
+    assert_eq!(
+        app["processedFraction"], 1.0,
+        "full reads everything: {app}"
+    );
     Timed {
         job: app["answer"]["job"]["jobSeconds"]
             .as_f64()
@@ -111,10 +114,7 @@ fn main() {
         s = Some(fastest(s, timed(&url, &streaming)));
     }
     let (b, s) = (b.expect("ran"), s.expect("ran"));
-    for (name, t) in [
-        ("built-in wordcount", b),
-        ("streaming cat | wc -l", s),
-    ] {
+    for (name, t) in [("built-in wordcount", b), ("streaming cat | wc -l", s)] {
         println!(
             "{name:>22}: job {:.2} s ({:.0} records/s), wall {:.2} s",
             t.job,

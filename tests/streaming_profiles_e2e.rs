@@ -89,7 +89,9 @@ fn a_script_s_second_run_forecasts_from_its_first_and_changed_files_start_cold()
     // 128 KiB in 16 KiB blocks: eight maps.
     put_dataset(&c.url, &tmp, "text", "books", "128KiB", "16KiB", 2, 3);
     let script = tmp.join("m.sh");
-    let mapper = format!("#!/bin/sh\nsleep {MAP_SLEEP}\ntr -cs 'A-Za-z' '\\n' | awk 'NF {{ print $0 \"\\t1\" }}'\n");
+    let mapper = format!(
+        "#!/bin/sh\nsleep {MAP_SLEEP}\ntr -cs 'A-Za-z' '\\n' | awk 'NF {{ print $0 \"\\t1\" }}'\n"
+    );
     std::fs::write(&script, &mapper).unwrap();
     std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
     std::fs::write(tmp.join("stop.txt"), "the\nand\n").unwrap();
@@ -97,7 +99,10 @@ fn a_script_s_second_run_forecasts_from_its_first_and_changed_files_start_cold()
     // First run: a kind never seen; the task sampler runs first and is stored, then the job.
     let first = run(&c, &tmp, "m.sh,stop.txt");
     let (kind, sampled) = kind_and_sampler(&first);
-    assert!(kind.starts_with("streaming:") && kind.ends_with("@books"), "{kind}");
+    assert!(
+        kind.starts_with("streaming:") && kind.ends_with("@books"),
+        "{kind}"
+    );
     assert!(sampled, "a cold kind runs the task sampler: {first}");
     let id = first["app"]["id"].as_str().unwrap();
     assert!(master_log(&tmp, id).contains("task sampler:"), "{id}");
@@ -118,7 +123,10 @@ fn a_script_s_second_run_forecasts_from_its_first_and_changed_files_start_cold()
     assert!(!sampled, "a known kind runs no sampler: {second}");
     let id = second["app"]["id"].as_str().unwrap();
     let log = master_log(&tmp, id);
-    assert!(log.contains("registered") && !log.contains("task sampler:"), "{log}");
+    assert!(
+        log.contains("registered") && !log.contains("task sampler:"),
+        "{log}"
+    );
     assert_eq!(stored(&c, &kind).0.len(), 3);
     assert_eq!(
         second["app"]["answer"]["output"], first["app"]["answer"]["output"],
@@ -128,7 +136,10 @@ fn a_script_s_second_run_forecasts_from_its_first_and_changed_files_start_cold()
     // phase's close, and the loose deadline met.
     assert!(log.contains(&format!("job type of {kind:?}")), "{log}");
     let job = &second["app"]["answer"]["job"];
-    assert!(job["estimateAtClose"].as_f64().is_some_and(|e| e > 0.0), "{job}");
+    assert!(
+        job["estimateAtClose"].as_f64().is_some_and(|e| e > 0.0),
+        "{job}"
+    );
     assert_eq!(job["deadlineMet"], true, "{job}");
 
     // The same commands with one shipped file's bytes changed: another kind, cold again.
@@ -137,7 +148,11 @@ fn a_script_s_second_run_forecasts_from_its_first_and_changed_files_start_cold()
     let (other, sampled) = kind_and_sampler(&third);
     assert_ne!(other, kind);
     assert!(sampled, "changed files are a kind never seen: {third}");
-    assert_eq!(stored(&c, &kind).0.len(), 3, "the first kind's runs are its own");
+    assert_eq!(
+        stored(&c, &kind).0.len(),
+        3,
+        "the first kind's runs are its own"
+    );
     assert_eq!(stored(&c, &other).0.len(), 2);
     drop(c);
     let _ = std::fs::remove_dir_all(&tmp);

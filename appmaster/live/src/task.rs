@@ -756,10 +756,7 @@ fn run_command_until(
         Some(_) => {
             // A pipe of one page, not 64 KiB: what a cut cannot take back is small. Where the
             // kernel refuses, the cut is heard later, not wrongly.
-            let _ = nix::fcntl::fcntl(
-                &input,
-                nix::fcntl::FcntlArg::F_SETPIPE_SZ(CUT_PIECE as i32),
-            );
+            let _ = nix::fcntl::fcntl(&input, nix::fcntl::FcntlArg::F_SETPIPE_SZ(CUT_PIECE as i32));
             streaming::group_ends(stdin, CUT_PIECE)
         }
         None => vec![stdin.len()],
@@ -1403,10 +1400,18 @@ mod tests {
             })
         };
         let count = r#"while [ ! -e go ]; do sleep 0.01; done; awk -F '\t' '{ n[$1]++; lines++ } END { for (k in n) if (n[k] != 3) bad++; print lines, length(n), bad + 0 }'"#;
-        let (out, fed) =
-            run_command_until("reducer", count, (&[], dir.path(), &path), &stdin, Some(cut))
-                .unwrap();
-        assert!(fed < stdin.len() && ends.contains(&fed), "{fed} of {ends:?}");
+        let (out, fed) = run_command_until(
+            "reducer",
+            count,
+            (&[], dir.path(), &path),
+            &stdin,
+            Some(cut),
+        )
+        .unwrap();
+        assert!(
+            fed < stdin.len() && ends.contains(&fed),
+            "{fed} of {ends:?}"
+        );
         let lines = stdin[..fed].iter().filter(|&&b| b == b'\n').count();
         // It answered (its END ran) from every line it was given, each key with all three
         // of its values.
@@ -1416,9 +1421,14 @@ mod tests {
         );
         // Uncut (and let go at once), the same command reads it all.
         let never = Box::new(|| false);
-        let (out, fed) =
-            run_command_until("reducer", count, (&[], dir.path(), &path), &stdin, Some(never))
-                .unwrap_or_else(|e| panic!("{e:#}"));
+        let (out, fed) = run_command_until(
+            "reducer",
+            count,
+            (&[], dir.path(), &path),
+            &stdin,
+            Some(never),
+        )
+        .unwrap_or_else(|e| panic!("{e:#}"));
         assert_eq!((out, fed), (b"27000 9000 0\n".to_vec(), stdin.len()));
 
         // One that goes on after its input ends is stopped: what it wrote is its output.

@@ -1135,7 +1135,11 @@ mod tests {
         assert_eq!(shipping(&base, &[words.clone(), m.clone()]).kind(), kind);
         // A cmdenv given twice is the environment the commands get: the later value.
         let env = |e: &str| {
-            shipping(&[base[0], base[1], &format!("cmdenv={e}")], &[m.clone()]).kind()
+            shipping(
+                &[base[0], base[1], &format!("cmdenv={e}")],
+                std::slice::from_ref(&m),
+            )
+            .kind()
         };
         assert_eq!(env("A=1\nB=2"), env("B=2\nA=1"));
         assert_eq!(env("A=0\nA=1"), env("A=1"));
@@ -1149,8 +1153,16 @@ mod tests {
             shipping(&base, &[not_exec, words.clone()]).kind(),
             shipping(&base, std::slice::from_ref(&m)).kind(),
             shipping(&base, &[]).kind(),
-            shipping(&["mapper=python3 m.py", "reducer=uniq"], &[m.clone(), words.clone()]).kind(),
-            shipping(&["mapper=python3 m.py", "reducer=NONE"], &[m.clone(), words.clone()]).kind(),
+            shipping(
+                &["mapper=python3 m.py", "reducer=uniq"],
+                &[m.clone(), words.clone()],
+            )
+            .kind(),
+            shipping(
+                &["mapper=python3 m.py", "reducer=NONE"],
+                &[m.clone(), words.clone()],
+            )
+            .kind(),
             shipping(&["mapper=python3 m.py"], &[m.clone(), words.clone()]).kind(),
             shipping(
                 &[base[0], base[1], "combiner=uniq -c"],
@@ -1171,7 +1183,11 @@ mod tests {
             )
             .kind(),
             shipping(
-                &[base[0], base[1], "mapreduce.map.output.key.field.separator=."],
+                &[
+                    base[0],
+                    base[1],
+                    "mapreduce.map.output.key.field.separator=.",
+                ],
                 &[m.clone(), words.clone()],
             )
             .kind(),
