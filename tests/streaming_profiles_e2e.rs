@@ -57,20 +57,11 @@ fn run(c: &Cluster, dir: &Path, files: &str) -> Value {
 /// What the profile store holds for `kind`: its runs' node-local map means, and how many
 /// reduce samples the task sampler stored.
 fn stored(c: &Cluster, kind: &str) -> (Vec<Option<f64>>, usize) {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    runtime.block_on(async {
-        let store = yard_profiles::ProfileStore::open(&c.profiles)
-            .await
-            .unwrap();
-        let s = store.load(kind).await.unwrap();
-        (
-            s.runs.iter().map(|r| r.map_local).collect(),
-            s.sampled.len(),
-        )
-    })
+    let s = stored_profile(&c.profiles, kind);
+    (
+        s.runs.iter().map(|r| r.map_local).collect(),
+        s.sampled.len(),
+    )
 }
 
 /// The job's kind as its master stored it, and whether the task sampler ran.

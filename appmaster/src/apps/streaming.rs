@@ -1147,6 +1147,12 @@ mod tests {
         let other_bytes = ShippedFile::new("m.py", b"print(2)\n", true);
         let renamed = ShippedFile::new("n.py", b"print(1)\n", true);
         let not_exec = ShippedFile::new("m.py", b"print(1)\n", false);
+        // The base job with `extra` settings, shipping both files.
+        let with = |extra: &[&str]| {
+            let params: Vec<&str> = base.iter().chain(extra).copied().collect();
+            shipping(&params, &[m.clone(), words.clone()]).kind()
+        };
+        let partitioner = format!("partitioner={KEY_FIELD_PARTITIONER}");
         let mut others = vec![
             shipping(&base, &[other_bytes, words.clone()]).kind(),
             shipping(&base, &[renamed, words.clone()]).kind(),
@@ -1164,53 +1170,21 @@ mod tests {
             )
             .kind(),
             shipping(&["mapper=python3 m.py"], &[m.clone(), words.clone()]).kind(),
-            shipping(
-                &[base[0], base[1], "combiner=uniq -c"],
-                &[m.clone(), words.clone()],
-            )
-            .kind(),
+            with(&["combiner=uniq -c"]),
             env("A=1"),
             env("A=2"),
             env("A=1\nB=2"),
-            shipping(
-                &[base[0], base[1], "stream.num.map.output.key.fields=2"],
-                &[m.clone(), words.clone()],
-            )
-            .kind(),
-            shipping(
-                &[base[0], base[1], "stream.map.output.field.separator=,"],
-                &[m.clone(), words.clone()],
-            )
-            .kind(),
-            shipping(
-                &[
-                    base[0],
-                    base[1],
-                    "mapreduce.map.output.key.field.separator=.",
-                ],
-                &[m.clone(), words.clone()],
-            )
-            .kind(),
-            shipping(
-                &[
-                    base[0],
-                    base[1],
-                    &format!("partitioner={KEY_FIELD_PARTITIONER}"),
-                    "mapreduce.partition.keypartitioner.options=-k1,1",
-                ],
-                &[m.clone(), words.clone()],
-            )
-            .kind(),
-            shipping(
-                &[
-                    base[0],
-                    base[1],
-                    &format!("partitioner={KEY_FIELD_PARTITIONER}"),
-                    "mapreduce.partition.keypartitioner.options=-k1,2",
-                ],
-                &[m.clone(), words.clone()],
-            )
-            .kind(),
+            with(&["stream.num.map.output.key.fields=2"]),
+            with(&["stream.map.output.field.separator=,"]),
+            with(&["mapreduce.map.output.key.field.separator=."]),
+            with(&[
+                &partitioner,
+                "mapreduce.partition.keypartitioner.options=-k1,1",
+            ]),
+            with(&[
+                &partitioner,
+                "mapreduce.partition.keypartitioner.options=-k1,2",
+            ]),
         ];
         others.push(kind);
         let distinct: std::collections::HashSet<&String> = others.iter().collect();
