@@ -409,3 +409,58 @@ fn hadoop_s_options_shipped_scripts_combiners_key_fields_and_failures_as_a_user_
     drop(c);
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+/// A reduce cut by the deadline guard while its command runs: the command's stdin ends at a
+/// key boundary and the reduce answers with what the command wrote. Before, only a kill
+/// reached it: past the deadline the answer went without it (abandoned, no output).
+#[test]
+fn a_reducer_cut_by_the_guard_while_it_runs_answers_with_what_it_wrote() {
+    let tmp = work_dir("yard-streaming-cut");
+    let c = cluster(&tmp);
+    // 2,000 keys of 30 bytes in 4 KiB blocks: fifteen maps, three for the task sampler.
+    let keys = 2000;
+    let text: String = (0..keys)
+        .map(|i| format!("k{i:05} {}\n", "x".repeat(22)))
+        .collect();
+    put_text(&c, &tmp, "keys", &text, "4KiB");
+    // Writes a line per key as it reads it; fast for the first 600 (the sampler's reduces
+    // read fewer), then 50 ms a key: the whole input would take over a minute.
+    let reducer = "n=0; while read -r line; do n=$((n+1)); echo \"$n\"; \
+                   if [ $n -gt 600 ]; then sleep 0.05; fi; done";
+    let (code, app, err) = streaming(
+        &c,
+        &tmp,
+        &[
+            "-input",
+            "keys",
+            "-mapper",
+            "cat",
+            "-reducer",
+            reducer,
+            "-numReduceTasks",
+            "1",
+            "--deadline",
+            "25s",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let app = &app["app"];
+    assert_eq!(app["finalStatus"], "SUCCEEDED", "{app}");
+    let answer = &app["answer"];
+    let job = &answer["job"];
+    assert_eq!(job["guardFired"], true, "{job}");
+    assert_eq!(job["reducesAbandoned"], 0, "the cut reduce answered: {job}");
+    let lines = answer["outputLines"].as_u64().unwrap();
+    assert!(lines > 0 && lines < keys, "{lines} lines: {answer}");
+    // What it wrote, in order, up to where it was stopped.
+    let output: Vec<&str> = answer["output"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    let counted: Vec<String> = (1..=output.len()).map(|n| n.to_string()).collect();
+    assert_eq!(output, counted, "{answer}");
+    drop(c);
+    let _ = std::fs::remove_dir_all(&tmp);
+}

@@ -646,3 +646,15 @@ pub fn finish_as_master(dir: &Path, url: &str, id: &str, fraction: Option<f64>, 
         serde_json::json!({ "succeeded": succeeded }),
     );
 }
+
+/// What the profile store at `db` holds for the job kind `kind`.
+pub fn stored_profile(db: &Path, kind: &str) -> yard_profiles::Stored {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let store = yard_profiles::ProfileStore::open(db).await.unwrap();
+        store.load(kind).await.unwrap()
+    })
+}

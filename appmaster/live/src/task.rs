@@ -40,6 +40,15 @@ pub(crate) const HOLD_SLICE: Duration = Duration::from_millis(20);
 const MASTER_PATIENCE: Duration = Duration::from_secs(30);
 /// Map outputs a reducer fetches at once.
 const FETCH_PARALLELISM: usize = 8;
+/// A streaming reduce cut by the deadline guard while its command runs stops feeding the
+/// command's stdin at the next key group at least this many bytes on
+/// (`streaming::group_ends`), and its pipe holds this much (Linux's default is 64 KiB): a
+/// cut leaves about twice this queued for the command to read before its input ends.
+const CUT_PIECE: usize = 4 << 10;
+/// Once a cut closed its stdin, how long a reducer's command has to write its last lines (its
+/// last group, awk's `END`) before its process group is killed and what it wrote by then is
+/// the reduce's answer.
+const CUT_GRACE: Duration = Duration::from_millis(500);
 
 #[derive(Args)]
 pub struct RunnerArgs {
@@ -650,12 +659,30 @@ impl Workplace {
         env: &[(String, String)],
         stdin: &[u8],
     ) -> Result<Vec<u8>> {
-        let path = std::env::var_os("PATH").unwrap_or_default();
-        let path = std::env::join_paths(
-            std::iter::once(self.dir.clone()).chain(std::env::split_paths(&path)),
-        )
-        .context("the commands' PATH")?;
+        let path = self.path()?;
         run_command(what, command, (env, &self.dir, &path), stdin)
+    }
+
+    /// [`Self::run`] for a reducer, whose feed stops at a key boundary once `cut` says so
+    /// ([`run_command_until`], whose log line says how much it was given).
+    fn run_until(
+        &self,
+        what: &str,
+        command: &str,
+        env: &[(String, String)],
+        stdin: &[u8],
+        cut: Box<dyn Fn() -> bool + Send>,
+    ) -> Result<Vec<u8>> {
+        let path = self.path()?;
+        run_command_until(what, command, (env, &self.dir, &path), stdin, Some(cut))
+            .map(|(stdout, _)| stdout)
+    }
+
+    /// This directory first on the commands' `PATH`.
+    fn path(&self) -> Result<std::ffi::OsString> {
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        std::env::join_paths(std::iter::once(self.dir.clone()).chain(std::env::split_paths(&path)))
+            .context("the commands' PATH")
     }
 }
 
@@ -687,9 +714,26 @@ fn exit_hint(code: i32) -> &'static str {
 fn run_command(
     what: &str,
     command: &str,
-    (env, dir, path): (&[(String, String)], &Path, &std::ffi::OsStr),
+    place: (&[(String, String)], &Path, &std::ffi::OsStr),
     stdin: &[u8],
 ) -> Result<Vec<u8>> {
+    run_command_until(what, command, place, stdin, None).map(|(stdout, _)| stdout)
+}
+
+/// [`run_command`], and how many bytes of `stdin` the command was given. With `cut` (a
+/// reducer's, asked every [`HOLD_SLICE`]), the feed goes in pieces of whole key groups
+/// ([`streaming::group_ends`]); once cut, it stops after its piece and closes the command's
+/// stdin, so the command answers for the keys it was given, each with all its values, as the
+/// built-in reduce answers from the partitions it folded. A command still running
+/// [`CUT_GRACE`] after the cut is killed, and what it wrote by then is its output, not an
+/// error.
+fn run_command_until(
+    what: &str,
+    command: &str,
+    (env, dir, path): (&[(String, String)], &Path, &std::ffi::OsStr),
+    stdin: &[u8],
+    cut: Option<Box<dyn Fn() -> bool + Send>>,
+) -> Result<(Vec<u8>, usize)> {
     let mut child = Command::new("sh")
         .arg("-c")
         .arg(command)
@@ -703,14 +747,65 @@ fn run_command(
         .process_group(0)
         .spawn()
         .with_context(|| format!("cannot start the {what} `{command}` with sh"))?;
-    COMMAND_GROUP.store(child.id() as i32, Ordering::SeqCst);
+    let group = child.id() as i32;
+    COMMAND_GROUP.store(group, Ordering::SeqCst);
     // Fed from a thread: a command that writes before it has read all of its input would
     // otherwise block on a full pipe while this waits to write.
     let mut input = child.stdin.take().expect("a piped stdin");
-    let stdin = stdin.to_vec();
-    let feeder = std::thread::spawn(move || {
-        // A command that ends without reading all of its input is not an error (`head`).
-        let _ = input.write_all(&stdin);
+    let ends = match &cut {
+        Some(_) => {
+            // A pipe of one page, not 64 KiB: what a cut cannot take back is small. Where the
+            // kernel refuses, the cut is heard later, not wrongly.
+            let _ = nix::fcntl::fcntl(&input, nix::fcntl::FcntlArg::F_SETPIPE_SZ(CUT_PIECE as i32));
+            streaming::group_ends(stdin, CUT_PIECE)
+        }
+        None => vec![stdin.len()],
+    };
+    let (stdin, total) = (stdin.to_vec(), stdin.len());
+    // The cut is watched apart from the feed, which may be blocked writing to a slow
+    // command: once cut, the feed stops at its next piece, and the command has
+    // [`CUT_GRACE`] to end before its group is killed.
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let (ended, end_heard) = std::sync::mpsc::channel::<()>();
+    let watchdog = cut.map(|cut| {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            use std::sync::mpsc::RecvTimeoutError::Timeout;
+            while matches!(end_heard.recv_timeout(HOLD_SLICE), Err(Timeout)) {
+                if cut() {
+                    stop.store(true, Ordering::SeqCst);
+                    if matches!(end_heard.recv_timeout(CUT_GRACE), Err(Timeout)) {
+                        // Its own group (not `COMMAND_GROUP`'s): it is not yet reaped, as
+                        // `run_command_until` still waits for it.
+                        let _ = nix::sys::signal::killpg(
+                            nix::unistd::Pid::from_raw(group),
+                            nix::sys::signal::Signal::SIGKILL,
+                        );
+                        return true;
+                    }
+                    return false;
+                }
+            }
+            false
+        })
+    });
+    let feeder = std::thread::spawn({
+        let stop = stop.clone();
+        move || {
+            let mut fed = 0;
+            for end in ends {
+                if stop.load(Ordering::SeqCst) {
+                    break;
+                }
+                // A command that ends without reading all of its input is not an error
+                // (`head`); nor is one killed after a cut.
+                if input.write_all(&stdin[fed..end]).is_err() {
+                    break;
+                }
+                fed = end;
+            }
+            fed
+        }
     });
     let mut err = child.stderr.take().expect("a piped stderr");
     let tail = std::thread::spawn(move || {
@@ -728,11 +823,29 @@ fn run_command(
         .with_context(|| format!("reading the {what}'s stdout"))?;
     let status = child.wait();
     COMMAND_GROUP.store(0, Ordering::SeqCst);
+    drop(ended);
     let status = status.with_context(|| format!("waiting for the {what}"))?;
-    let _ = feeder.join();
+    let fed = feeder.join().unwrap_or(0);
+    let stopped = watchdog.is_some_and(|w| w.join().unwrap_or(false));
+    let was_cut = stop.load(Ordering::SeqCst);
     let stderr = tail.join().unwrap_or_default();
-    if status.success() {
-        return Ok(stdout);
+    if status.success() || stopped {
+        if was_cut {
+            eprintln!(
+                "task: the {what} was cut after {fed} of {} input bytes (whole keys){}",
+                total,
+                if stopped {
+                    format!(
+                        "; still running {} ms later, it was stopped: its output is what it \
+                         wrote by then",
+                        CUT_GRACE.as_millis()
+                    )
+                } else {
+                    String::new()
+                }
+            );
+        }
+        return Ok((stdout, fed));
     }
     let stderr = String::from_utf8_lossy(&stderr);
     let lines: Vec<&str> = stderr.lines().collect();
@@ -1024,12 +1137,23 @@ fn reduce_task(
         false,
     ) = (&spec.app, spec.app.is_aggregate())
     {
-        // The command runs once over what was fetched (a cut while it runs is not heard yet).
+        // The command runs once over what was fetched, sorted. A cut that came while it
+        // fetched leaves what was fetched whole, as a built-in's fold does (the command is
+        // not started on nothing); one that comes while the command runs closes its stdin
+        // at the next key boundary, and the command answers for the keys it was given.
         let (mut partial, stdin) = spec.app.reducer_input(population, &kept, &mut || false)?;
         if let Some(reducer) = reducer {
             let place = Workplace::new(&spec.attempt, files)?;
+            let cut_while_fetching = progress.is_cut();
+            let heard = progress.clone();
             let stdout = place
-                .run("reducer", reducer, cmdenv, &stdin)
+                .run_until(
+                    "reducer",
+                    reducer,
+                    cmdenv,
+                    &stdin,
+                    Box::new(move || !cut_while_fetching && heard.is_cut()),
+                )
                 .with_context(|| format!("reduce {reduce}"))?;
             (partial.output, partial.output_lines) = streaming::output_lines(&stdout);
             reducer_stdout = Some(stdout);
@@ -1223,8 +1347,12 @@ mod tests {
         assert!(!heads[0].contains("authorization"), "{heads:?}");
     }
 
+    /// Held by the tests that run commands: `stop_command` ends whichever runs.
+    static COMMANDS: Mutex<()> = Mutex::new(());
+
     #[test]
     fn a_kill_ends_the_command_s_whole_process_group() {
+        let _one = COMMANDS.lock().unwrap_or_else(|e| e.into_inner());
         let dir = tempfile::tempdir().unwrap();
         let path = std::env::var_os("PATH").unwrap_or_default();
         let running = std::thread::spawn({
@@ -1249,7 +1377,79 @@ mod tests {
     }
 
     #[test]
+    fn a_reducer_cut_while_it_runs_answers_for_the_whole_keys_it_was_given() {
+        let _one = COMMANDS.lock().unwrap_or_else(|e| e.into_inner());
+        let dir = tempfile::tempdir().unwrap();
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        // Three values of each of 9000 keys, sorted as a reduce feeds them: several pieces.
+        let records: Vec<(String, &[u8])> = (0..27_000)
+            .map(|i| (format!("k{:05}", i / 3), &b"1"[..]))
+            .collect();
+        let stdin =
+            streaming::reducer_input(records.iter().map(|(k, v)| (k.as_str(), *v)).collect());
+        let ends = streaming::group_ends(&stdin, CUT_PIECE);
+        assert!(ends.len() > 2, "{ends:?}");
+        // The command waits (its pipe full, the feed blocked) until the cut, which the test
+        // makes as it lets it go on.
+        let go = dir.path().join("go");
+        let cut = {
+            let go = go.clone();
+            Box::new(move || {
+                std::fs::write(&go, b"").unwrap();
+                true
+            })
+        };
+        let count = r#"while [ ! -e go ]; do sleep 0.01; done; awk -F '\t' '{ n[$1]++; lines++ } END { for (k in n) if (n[k] != 3) bad++; print lines, length(n), bad + 0 }'"#;
+        let (out, fed) = run_command_until(
+            "reducer",
+            count,
+            (&[], dir.path(), &path),
+            &stdin,
+            Some(cut),
+        )
+        .unwrap();
+        assert!(
+            fed < stdin.len() && ends.contains(&fed),
+            "{fed} of {ends:?}"
+        );
+        let lines = stdin[..fed].iter().filter(|&&b| b == b'\n').count();
+        // It answered (its END ran) from every line it was given, each key with all three
+        // of its values.
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            format!("{lines} {} 0\n", lines / 3)
+        );
+        // Uncut (and let go at once), the same command reads it all.
+        let never = Box::new(|| false);
+        let (out, fed) = run_command_until(
+            "reducer",
+            count,
+            (&[], dir.path(), &path),
+            &stdin,
+            Some(never),
+        )
+        .unwrap_or_else(|e| panic!("{e:#}"));
+        assert_eq!((out, fed), (b"27000 9000 0\n".to_vec(), stdin.len()));
+
+        // One that goes on after its input ends is stopped: what it wrote is its output.
+        let started = Instant::now();
+        let (out, fed) = run_command_until(
+            "reducer",
+            "cat > /dev/null; echo so far; sleep 1000",
+            (&[], dir.path(), &path),
+            &stdin,
+            Some(Box::new(|| true)),
+        )
+        .unwrap();
+        assert_eq!(out, b"so far\n");
+        assert!(fed <= stdin.len());
+        assert!(started.elapsed() < Duration::from_secs(500));
+        assert_eq!(COMMAND_GROUP.load(Ordering::SeqCst), 0);
+    }
+
+    #[test]
     fn a_shipped_file_is_in_the_attempt_s_directory_and_on_its_path() {
+        let _one = COMMANDS.lock().unwrap_or_else(|e| e.into_inner());
         let f = streaming::ShippedFile::new("hello.sh", b"#!/bin/sh\necho hi $1\n", true);
         let base = tempfile::tempdir().unwrap();
         let place = Workplace::under(base.path(), "m-test-1", &[f]).unwrap();

@@ -506,30 +506,28 @@ impl AppSpec {
     }
 
     /// The job kind for the profile store: the app name plus the parameters that change
-    /// cost, e.g. "wordcount", "grep:ERROR", "topk:field=6".
+    /// cost, e.g. "wordcount", "grep:ERROR", "topk:field=6"; a streaming job's is a hash of
+    /// what its tasks run ([`streaming::kind`] says what, and why not the reduce count).
     pub fn kind(&self) -> String {
         match self {
             AppSpec::Grep { pattern, .. } => format!("grep:{pattern}"),
             AppSpec::Topk { field, .. } => format!("topk:field={field}"),
-            // Its commands are what it costs: the same script is the same kind.
+            // What its tasks run is what it costs: the same script is the same kind.
             AppSpec::Streaming {
                 mapper,
                 reducer,
                 combiner,
+                cmdenv,
+                keys,
                 files,
-                ..
-            } => {
-                let mut commands = format!(
-                    "{mapper}\0{}\0{}",
-                    reducer.as_deref().unwrap_or("NONE"),
-                    combiner.as_deref().unwrap_or_default()
-                );
-                for f in files {
-                    commands.push('\0');
-                    commands.push_str(&f.content_base64);
-                }
-                format!("streaming:{:016x}", hash::fnv1a(commands.as_bytes()))
-            }
+            } => streaming::kind(&streaming::KindParts {
+                mapper,
+                reducer: reducer.as_deref(),
+                combiner: combiner.as_deref(),
+                cmdenv,
+                keys,
+                files,
+            }),
             _ => self.name().to_owned(),
         }
     }

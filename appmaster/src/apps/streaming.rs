@@ -444,6 +444,116 @@ pub fn reducer_input(mut records: Vec<(&str, &[u8])>) -> Vec<u8> {
     out
 }
 
+/// Where a reducer's stdin ([`reducer_input`]) may be cut so that every key the command
+/// reads, it reads whole: offsets just past a line whose next line has another key, at
+/// least `every` bytes apart, the input's end last. A reduce cut by the deadline guard
+/// while its command runs stops feeding at the next of these and closes the command's
+/// stdin, so the command answers (its `END`, its last group) for the keys it was given,
+/// each with all of its values. Keys are compared up to the line's first TAB, as written;
+/// a key with a TAB in it only makes a group longer, never splits one.
+pub fn group_ends(input: &[u8], every: usize) -> Vec<usize> {
+    let mut ends = Vec::new();
+    let (mut from, mut last) = (0, 0);
+    let mut previous: Option<&[u8]> = None;
+    while from < input.len() {
+        let end = line_end(&input[from..]).map_or(input.len(), |i| from + i + 1);
+        let line = &input[from..end];
+        let this = line.split(|&b| b == b'\t').next().unwrap_or_default();
+        if previous.is_some_and(|p| p != this) && from - last >= every.max(1) {
+            ends.push(from);
+            last = from;
+        }
+        previous = Some(this);
+        from = end;
+    }
+    if ends.last() != Some(&input.len()) && !input.is_empty() {
+        ends.push(input.len());
+    }
+    ends
+}
+
+/// The parts of a streaming job that decide what its tasks run, and so what they cost: the
+/// job kind ([`kind`]) hashes them. Borrowed from the job's [`AppSpec`](super::AppSpec).
+pub(crate) struct KindParts<'a> {
+    pub mapper: &'a str,
+    pub reducer: Option<&'a str>,
+    pub combiner: Option<&'a str>,
+    pub cmdenv: &'a [(String, String)],
+    pub keys: &'a KeySettings,
+    pub files: &'a [ShippedFile],
+}
+
+/// A streaming job's kind for the profile store (issue 31, item 4): `streaming:` and the
+/// first 128 bits of SHA-256, in hex, over everything that changes what its tasks run:
+///
+/// - the mapper, reducer (`NONE` for map-only) and combiner commands, as given;
+/// - the shipped files, each its name, execute bit and bytes, **ordered by name**: Hadoop
+///   places `-file`/`-files` in the task's working directory by name (the distributed
+///   cache is a set), so the order they were listed in changes nothing that runs;
+/// - `-cmdenv`, as the environment the commands get (a later value of a name replaces an
+///   earlier one, as the task applies them), ordered by name. Hashed because scripts take
+///   their parameters there (a mode, a threshold, a sample rate), so a changed variable may
+///   run another code path at another cost; a needless cold start costs one sampler run,
+///   a wrong profile a missed deadline;
+/// - the key settings (`-D` separators, key fields, KeyFieldBasedPartitioner's fields):
+///   they change which records a reducer groups, so what the reducer's command reads.
+///
+/// Not hashed: the reduce count, which is the job's (`MapReduceJob::reduces`), not the
+/// app's, and is no part of any built-in kind either: a reduce's time is fitted over its
+/// input bytes (Dart eq. 9), which a different count moves along the same curve. Every
+/// field is length-prefixed, so no two different jobs encode alike. SHA-256 rather than
+/// the shuffle's FNV-1a: the kind is chosen by whoever writes the script, and two scripts
+/// sharing a profile by a crafted collision would forecast one from the other.
+pub(crate) fn kind(parts: &KindParts<'_>) -> String {
+    use sha2::{Digest, Sha256};
+    fn field(h: &mut Sha256, bytes: &[u8]) {
+        h.update((bytes.len() as u64).to_le_bytes());
+        h.update(bytes);
+    }
+    let mut h = Sha256::new();
+    field(&mut h, b"yard streaming kind 1");
+    field(&mut h, parts.mapper.as_bytes());
+    field(&mut h, parts.reducer.unwrap_or("NONE").as_bytes());
+    // Present or not is part of it: `Some("")` cannot be given, but keep them apart anyway.
+    match parts.combiner {
+        Some(c) => field(&mut h, &[b"1", c.as_bytes()].concat()),
+        None => field(&mut h, b"0"),
+    }
+    let env: std::collections::BTreeMap<&str, &str> = parts
+        .cmdenv
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    field(&mut h, &(env.len() as u64).to_le_bytes());
+    for (k, v) in env {
+        field(&mut h, k.as_bytes());
+        field(&mut h, v.as_bytes());
+    }
+    let k = parts.keys;
+    field(&mut h, k.separator.as_bytes());
+    field(&mut h, &k.key_fields.to_le_bytes());
+    field(&mut h, k.key_field_separator.as_bytes());
+    match k.partition_fields {
+        Some((a, b)) => field(&mut h, &[a.to_le_bytes(), b.to_le_bytes()].concat()),
+        None => field(&mut h, b""),
+    }
+    let mut files: Vec<&ShippedFile> = parts.files.iter().collect();
+    files.sort_by(|a, b| a.name.cmp(&b.name));
+    field(&mut h, &(files.len() as u64).to_le_bytes());
+    for f in files {
+        field(&mut h, f.name.as_bytes());
+        field(&mut h, &[u8::from(f.executable)]);
+        // A checked job's files decode; one that does not is hashed as it came.
+        match f.bytes() {
+            Ok(bytes) => field(&mut h, &bytes),
+            Err(_) => field(&mut h, f.content_base64.as_bytes()),
+        }
+    }
+    let digest = h.finalize();
+    let hex: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
+    format!("streaming:{hex}")
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -968,6 +1078,124 @@ mod tests {
             }
             proptest::prop_assert_eq!(got, want);
         }
+    }
+
+    #[test]
+    fn a_reducer_s_input_is_cut_only_between_keys() {
+        let input = reducer_input(vec![
+            ("a", b"1"),
+            ("b", b"2"),
+            ("a", b"3"),
+            ("c", b"4"),
+            ("b", b"5"),
+        ]);
+        assert_eq!(input, b"a\t1\na\t3\nb\t2\nb\t5\nc\t4\n");
+        // Every group boundary, then at least 8 bytes apart; the end always.
+        assert_eq!(group_ends(&input, 1), [8, 16, 20]);
+        assert_eq!(group_ends(&input, 9), [16, 20]);
+        assert_eq!(group_ends(&input, 1000), [20]);
+        for every in [0, 1, 5, 9, 100] {
+            let ends = group_ends(&input, every);
+            let mut from = 0;
+            for &end in &ends {
+                // Each piece holds whole keys: none of its keys is in the next.
+                let piece = std::str::from_utf8(&input[from..end]).unwrap();
+                let rest = std::str::from_utf8(&input[end..]).unwrap();
+                for line in piece.lines() {
+                    let key = line.split('\t').next().unwrap();
+                    assert!(!rest.lines().any(|l| l.starts_with(&format!("{key}\t"))));
+                }
+                from = end;
+            }
+        }
+        assert!(group_ends(b"", 1).is_empty());
+        // A last line without its newline still ends the input.
+        assert_eq!(group_ends(b"a\t1\nb", 1), [4, 5]);
+    }
+
+    /// `streaming(params)` with `files` shipped, as the master builds it from a job.
+    fn shipping(params: &[&str], files: &[ShippedFile]) -> AppSpec {
+        let mut spec = streaming(params);
+        if let AppSpec::Streaming { files: f, .. } = &mut spec {
+            *f = files.to_vec();
+        }
+        spec
+    }
+
+    #[test]
+    fn a_kind_is_what_the_tasks_run_files_as_a_set() {
+        let m = ShippedFile::new("m.py", b"print(1)\n", true);
+        let words = ShippedFile::new("words.txt", b"a\nb\n", false);
+        let base = ["mapper=python3 m.py", "reducer=uniq -c"];
+        let kind = shipping(&base, &[m.clone(), words.clone()]).kind();
+        assert!(kind.starts_with("streaming:"), "{kind}");
+        assert_eq!(kind.len(), "streaming:".len() + 32, "{kind}");
+        // The same everything: the same kind; the files in another order too (Hadoop puts
+        // them in the working directory by name: a set).
+        assert_eq!(shipping(&base, &[m.clone(), words.clone()]).kind(), kind);
+        assert_eq!(shipping(&base, &[words.clone(), m.clone()]).kind(), kind);
+        // A cmdenv given twice is the environment the commands get: the later value.
+        let env = |e: &str| {
+            shipping(
+                &[base[0], base[1], &format!("cmdenv={e}")],
+                std::slice::from_ref(&m),
+            )
+            .kind()
+        };
+        assert_eq!(env("A=1\nB=2"), env("B=2\nA=1"));
+        assert_eq!(env("A=0\nA=1"), env("A=1"));
+        // Anything else that changes what runs is another kind.
+        let other_bytes = ShippedFile::new("m.py", b"print(2)\n", true);
+        let renamed = ShippedFile::new("n.py", b"print(1)\n", true);
+        let not_exec = ShippedFile::new("m.py", b"print(1)\n", false);
+        // The base job with `extra` settings, shipping both files.
+        let with = |extra: &[&str]| {
+            let params: Vec<&str> = base.iter().chain(extra).copied().collect();
+            shipping(&params, &[m.clone(), words.clone()]).kind()
+        };
+        let partitioner = format!("partitioner={KEY_FIELD_PARTITIONER}");
+        let mut others = vec![
+            shipping(&base, &[other_bytes, words.clone()]).kind(),
+            shipping(&base, &[renamed, words.clone()]).kind(),
+            shipping(&base, &[not_exec, words.clone()]).kind(),
+            shipping(&base, std::slice::from_ref(&m)).kind(),
+            shipping(&base, &[]).kind(),
+            shipping(
+                &["mapper=python3 m.py", "reducer=uniq"],
+                &[m.clone(), words.clone()],
+            )
+            .kind(),
+            shipping(
+                &["mapper=python3 m.py", "reducer=NONE"],
+                &[m.clone(), words.clone()],
+            )
+            .kind(),
+            shipping(&["mapper=python3 m.py"], &[m.clone(), words.clone()]).kind(),
+            with(&["combiner=uniq -c"]),
+            env("A=1"),
+            env("A=2"),
+            env("A=1\nB=2"),
+            with(&["stream.num.map.output.key.fields=2"]),
+            with(&["stream.map.output.field.separator=,"]),
+            with(&["mapreduce.map.output.key.field.separator=."]),
+            with(&[
+                &partitioner,
+                "mapreduce.partition.keypartitioner.options=-k1,1",
+            ]),
+            with(&[
+                &partitioner,
+                "mapreduce.partition.keypartitioner.options=-k1,2",
+            ]),
+        ];
+        others.push(kind);
+        let distinct: std::collections::HashSet<&String> = others.iter().collect();
+        assert_eq!(distinct.len(), others.len(), "{others:#?}");
+        // Fields are length-prefixed: moving bytes between the mapper and the reducer is
+        // another job, and another kind.
+        assert_ne!(
+            streaming(&["mapper=a b", "reducer=c"]).kind(),
+            streaming(&["mapper=a", "reducer=b c"]).kind()
+        );
     }
 
     #[test]
