@@ -49,12 +49,13 @@ use serde_json::json;
 use yard_appmaster::policy::PolicyKind;
 use yard_appmaster::submission::{MAX_EACH, MapReduceJob};
 use yard_cluster::batch::{self, BatchJob};
+use yard_sim::table::{Cell, Column, Field, Printable, Row, Table, Unit};
 use yard_wire::jobs::JobView;
 
 use crate::batch::{BatchInput, Loaded, load};
-use crate::client::{Client, Rm};
-use crate::local::{LocalCluster, Shape, stop_channel};
-use crate::replay::{check_loopback_or_any, parse_time_scale, poll_job};
+use crate::client::Client;
+use crate::local::{Target, stop_channel};
+use crate::replay::{parse_time_scale, poll_job};
 use crate::sim::BadInput;
 
 /// The order the batch runs in.
@@ -306,12 +307,8 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
     // The cluster: given (reachable, with nodes), or a local one.
     let remote = match &args.rm {
         Some(url) => {
-            let url = url.trim_end_matches('/').to_owned();
-            check_loopback_or_any(&url)?;
-            let client = Client::new(&Rm {
-                rm: url.clone(),
-                token_file: args.token_file.clone(),
-            })?;
+            let target = Target::running(url, args.token_file.clone())?;
+            let (url, client) = (target.url(), target.client());
             match client.running_nodes() {
                 Ok(nodes) if nodes.is_empty() => {
                     return Err(BadInput(format!(
@@ -338,67 +335,40 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
                     .into());
                 }
             }
-            Some((url, client))
+            Some(target)
         }
         None => None,
     };
     let stop = stop_channel()?;
-    let (dir, cluster) = match &remote {
-        Some(_) => (None, None),
+    let target = match remote {
+        Some(target) => target,
         None => {
-            let dir = std::env::temp_dir().join(format!("yard-batch-{}", std::process::id()));
             // Room for 2 × slots task containers (the model's map and reduce slots), and
             // as much again, half open to masters (512 MB, 1 vcore each).
             let per_node = (2 * slots).div_ceil(args.nodes);
-            let vcores = 2 * per_node + 2;
-            let shape = Shape {
-                nodes: args.nodes,
-                memory_mb: 4096.max(u64::from(vcores) * 512),
-                vcores,
-                heartbeat_ms: args.heartbeat_ms,
-                rm_bind: "127.0.0.1:0".into(),
-                rm_args: vec!["--master-share".into(), "0.5".into()],
-                dir: dir.clone(),
-                home: None,
-            };
-            let spinner = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-            spinner.enable_steady_tick(Duration::from_millis(200));
-            spinner.set_message(format!(
-                "starting a local cluster: an rm and {} nodemanagers on 127.0.0.1",
-                args.nodes
-            ));
-            let cluster = LocalCluster::start(&shape);
-            spinner.finish_and_clear();
-            (Some(dir), Some(cluster))
+            Target::start_local(
+                "batch",
+                args.nodes,
+                2 * per_node + 2,
+                args.heartbeat_ms,
+                vec!["--master-share".into(), "0.5".into()],
+            )?
         }
     };
-    let cluster = match cluster.transpose() {
-        Ok(c) => c,
-        Err(e) => {
-            if let Some(dir) = &dir {
-                eprintln!("logs kept in {}", dir.display());
-            }
-            return Err(e.context("starting the local cluster"));
-        }
-    };
-    let (client, where_) = match (&remote, &cluster) {
-        (Some((url, c)), _) => (c, url.clone()),
-        (None, Some(c)) => (
-            &c.client,
-            format!("a local cluster of {} nodes at {}", args.nodes, c.url),
+    let where_ = match &target {
+        Target::Running { url, .. } => url.clone(),
+        Target::Local { .. } => format!(
+            "a local cluster of {} nodes at {}",
+            args.nodes,
+            target.url()
         ),
-        (None, None) => unreachable!("a cluster either way"),
     };
-    let outcome = execute(client, &args, &jobs, &pools, seed, &stop);
-    drop(cluster);
-    if let Some(dir) = dir {
-        match &outcome {
-            Ok((results, _)) if results.iter().all(|r| r.answered) => {
-                let _ = std::fs::remove_dir_all(&dir);
-            }
-            _ => eprintln!("logs kept in {}", dir.display()),
-        }
-    }
+    let outcome = execute(target.client(), &args, &jobs, &pools, seed, &stop);
+    target.finish(
+        !outcome
+            .as_ref()
+            .is_ok_and(|(results, _)| results.iter().all(|r| r.answered)),
+    );
     let (results, submitted) = outcome?;
     let x = args.time_scale;
     let id = |j: usize| jobs[j].id.clone();
@@ -452,11 +422,7 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
         seed,
         live_model: LIVE_MODEL,
     };
-    let text = match args.json {
-        true => serde_json::to_string_pretty(&out)? + "\n",
-        false => table(&out),
-    };
-    crate::print(&text)?;
+    crate::print(&out.printed(args.json, "")?)?;
     if out.unanswered > 0 {
         anyhow::bail!(
             "{} of {} jobs did not answer (see their state above)",
@@ -632,8 +598,37 @@ fn execute(
     Ok((results, submitted))
 }
 
+impl Row for JobOut {
+    fn fields() -> Vec<Field<JobOut>> {
+        let seconds = |h: &str| Column::new(h, Unit::Fixed(1));
+        vec![
+            (Column::text("job"), |j| j.id.as_str().into()),
+            (Column::new("pool", Unit::Count), |j| (j.pool + 1).into()),
+            (Column::text("state"), |j| j.state.as_str().into()),
+            (seconds("submitted (s)"), |j| j.submitted_s.into()),
+            (seconds("map stage done (s)"), |j| j.map_stage_done_s.into()),
+            (seconds("predicted"), |j| j.predicted_map_stage_done_s.into()),
+            (seconds("answered (s)"), |j| j.answered_s.into()),
+            (seconds("predicted"), |j| j.predicted_end_s.into()),
+            (Column::new("peak containers / cap", Unit::Count), |j| {
+                Cell::Joined(vec![
+                    j.peak_containers.map_or(Cell::Missing, Cell::from),
+                    j.max_containers.into(),
+                ])
+            }),
+        ]
+    }
+}
+
+/// The run as text: what ran where, the pools' makespans, each job's times beside the model's.
+impl Printable for RunOut {
+    fn text(&self) -> String {
+        table(self)
+    }
+}
+
 fn table(r: &RunOut) -> String {
-    let opt = |x: Option<f64>| x.map_or("–".to_owned(), |x| format!("{x:.1}"));
+    let opt = |x: Option<f64>| Cell::from(x).in_unit(Unit::Fixed(1));
     let mut t = String::new();
     let _ = writeln!(
         t,
@@ -648,50 +643,29 @@ fn table(r: &RunOut) -> String {
     let _ = writeln!(t, "Live: {}.\n", r.live_model);
     let _ = writeln!(t, "Order: {}", r.order.join(" "));
     let _ = writeln!(t, "Submitted: {}\n", r.submitted.join(" "));
-    let _ = writeln!(
-        t,
-        "| pool | slots | jobs in order | predicted makespan (s) | two-stage flow shop (s) | measured makespan (s) |"
-    );
-    let _ = writeln!(t, "|---:|---:|---|---:|---:|---:|");
-    for (i, p) in r.pools.iter().enumerate() {
-        let _ = writeln!(
-            t,
-            "| {} | {} | {} | {:.1} | {:.1} | {} |",
-            i + 1,
-            p.slots,
-            p.jobs.join(" "),
-            p.predicted_makespan_s,
-            p.flow_shop_makespan_s,
-            opt(p.measured_makespan_s)
-        );
-    }
-    let _ = writeln!(
-        t,
-        "\n| job | pool | state | submitted (s) | map stage done (s) | predicted | answered (s) | predicted | peak containers / cap |"
-    );
-    let _ = writeln!(t, "|---|---:|---|---:|---:|---:|---:|---:|---:|");
+    let seconds = |h: &str| Column::new(h, Unit::Fixed(1));
+    let pools: &[Field<(usize, &PoolOut)>] = &[
+        (Column::new("pool", Unit::Count), |(i, _)| (i + 1).into()),
+        (Column::new("slots", Unit::Count), |(_, p)| p.slots.into()),
+        (Column::text("jobs in order"), |(_, p)| p.jobs.join(" ").into()),
+        (seconds("predicted makespan (s)"), |(_, p)| {
+            p.predicted_makespan_s.into()
+        }),
+        (seconds("two-stage flow shop (s)"), |(_, p)| {
+            p.flow_shop_makespan_s.into()
+        }),
+        (seconds("measured makespan (s)"), |(_, p)| {
+            p.measured_makespan_s.into()
+        }),
+    ];
+    t += &Table::of(pools, r.pools.iter().enumerate()).markdown();
     let mut rows: Vec<&JobOut> = r.jobs.iter().collect();
     rows.sort_by(|a, b| {
         a.submitted_s
             .unwrap_or(f64::MAX)
             .total_cmp(&b.submitted_s.unwrap_or(f64::MAX))
     });
-    for j in rows {
-        let _ = writeln!(
-            t,
-            "| {} | {} | {} | {} | {} | {:.1} | {} | {:.1} | {} / {} |",
-            j.id,
-            j.pool + 1,
-            j.state,
-            opt(j.submitted_s),
-            opt(j.map_stage_done_s),
-            j.predicted_map_stage_done_s,
-            opt(j.answered_s),
-            j.predicted_end_s,
-            j.peak_containers.map_or("–".into(), |p| p.to_string()),
-            j.max_containers
-        );
-    }
+    let _ = write!(t, "\n{}", Table::rows(rows).markdown());
     for j in r.jobs.iter().filter(|j| !j.answered) {
         let _ = writeln!(
             t,

@@ -50,7 +50,7 @@ use crate::job::SimJob;
 use crate::load::{Hog, LoadConfig, Node};
 use crate::report::Outcomes;
 use crate::shared::{DeadlineFactor, SharedJob, SharedResult, simulate_loaded_day};
-use crate::table::{Cell, Column, Field, Table, Unit};
+use crate::table::{Cell, Column, Field, Printable, Table, Unit};
 
 /// What a day with the node load model needs beside its jobs.
 #[derive(Debug, Clone, PartialEq)]
@@ -370,6 +370,34 @@ pub struct OverloadReport {
     pub rule: String,
     pub classifier: ClassifierConfig,
     pub model: crate::config::Model,
+}
+
+/// The experiment's seeds as the command prints them: `--json`, one seed's report alone or
+/// the seeds' in a list; the text, [`markdown`] of them all on `workload`.
+#[derive(Debug, Clone)]
+pub struct OverloadReports {
+    pub reports: Vec<OverloadReport>,
+    /// The workload in words, for the text's header.
+    pub workload: String,
+}
+
+impl Serialize for OverloadReports {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::Error as _;
+        // Through a `serde_json::Value`, as `--json` has always printed it (its keys sorted).
+        match self.reports.as_slice() {
+            [one] => serde_json::to_value(one),
+            all => serde_json::to_value(all),
+        }
+        .map_err(S::Error::custom)?
+        .serialize(s)
+    }
+}
+
+impl Printable for OverloadReports {
+    fn text(&self) -> String {
+        markdown(&self.reports, &self.workload)
+    }
 }
 
 /// Each job's reduces' output over their input: the trace job's output over its shuffle bytes
