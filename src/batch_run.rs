@@ -607,7 +607,9 @@ impl Row for JobOut {
             (Column::text("state"), |j| j.state.as_str().into()),
             (seconds("submitted (s)"), |j| j.submitted_s.into()),
             (seconds("map stage done (s)"), |j| j.map_stage_done_s.into()),
-            (seconds("predicted"), |j| j.predicted_map_stage_done_s.into()),
+            (seconds("predicted"), |j| {
+                j.predicted_map_stage_done_s.into()
+            }),
             (seconds("answered (s)"), |j| j.answered_s.into()),
             (seconds("predicted"), |j| j.predicted_end_s.into()),
             (Column::new("peak containers / cap", Unit::Count), |j| {
@@ -647,7 +649,9 @@ fn table(r: &RunOut) -> String {
     let pools: &[Field<(usize, &PoolOut)>] = &[
         (Column::new("pool", Unit::Count), |(i, _)| (i + 1).into()),
         (Column::new("slots", Unit::Count), |(_, p)| p.slots.into()),
-        (Column::text("jobs in order"), |(_, p)| p.jobs.join(" ").into()),
+        (Column::text("jobs in order"), |(_, p)| {
+            p.jobs.join(" ").into()
+        }),
         (seconds("predicted makespan (s)"), |(_, p)| {
             p.predicted_makespan_s.into()
         }),

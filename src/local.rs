@@ -287,10 +287,8 @@ impl Target {
             dir: dir.clone(),
             home: None,
         };
-        let spinner = indicatif::ProgressBar::with_draw_target(
-            None,
-            indicatif::ProgressDrawTarget::stderr(),
-        );
+        let spinner =
+            indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
         spinner.enable_steady_tick(Duration::from_millis(200));
         spinner.set_message(format!(
             "starting a local cluster: an rm and {nodes} nodemanagers on 127.0.0.1"

@@ -723,7 +723,10 @@ fn run_shared(args: &SimArgs, mut exp: Experiment) -> Result<()> {
         args,
         trace.as_ref(),
         &options,
-        (args.jobs.unwrap_or(usize::MAX), args.jobs.unwrap_or(SYNTHETIC_JOBS)),
+        (
+            args.jobs.unwrap_or(usize::MAX),
+            args.jobs.unwrap_or(SYNTHETIC_JOBS),
+        ),
     )?;
     let policies = args
         .policies

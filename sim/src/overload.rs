@@ -45,11 +45,11 @@ use yard_cluster::scheduler::ClusterPolicy as RmPolicy;
 use yard_workload::Workload;
 
 use crate::engine::Experiment;
-use crate::experiment::{par_map, quietly};
+use crate::experiment::quietly;
 use crate::job::SimJob;
 use crate::load::{Hog, LoadConfig, Node};
 use crate::report::Outcomes;
-use crate::shared::{DeadlineFactor, SharedJob, SharedResult, simulate_loaded_day};
+use crate::shared::{DeadlineFactor, SharedJob, SharedResult, each_day, simulate_loaded_day};
 use crate::table::{Cell, Column, Field, Printable, Table, Unit};
 
 /// What a day with the node load model needs beside its jobs.
@@ -435,13 +435,12 @@ pub fn run(
             variants.push(v);
         }
     }
-    let mut days: Vec<(RmPolicy, PolicyKind, Variant)> = Vec::new();
-    for &rm in &setup.rm_policies {
-        for &p in &setup.policies {
-            days.extend(variants.iter().map(|&v| (rm, p, v)));
-        }
-    }
-    let day = |_, &(rm, policy, variant): &(RmPolicy, PolicyKind, Variant)| {
+    let pairs: Vec<(RmPolicy, PolicyKind)> = setup
+        .rm_policies
+        .iter()
+        .flat_map(|&rm| setup.policies.iter().map(move |&p| (rm, p)))
+        .collect();
+    let day = |(rm, policy): (RmPolicy, PolicyKind), variant: Variant| {
         let load = LoadSetup {
             load: setup.load,
             rule: setup.classifier.rule,
@@ -456,7 +455,10 @@ pub fn run(
         let (results, _, stats) = simulate_loaded_day(jobs, rm, policy, exp, &load);
         row(rm, policy, variant, &results, &stats)
     };
-    let rows = par_map(&days, day, &quietly);
+    let rows: Vec<OverloadRow> = each_day(&pairs, &variants, day, &quietly)
+        .into_iter()
+        .map(|(_, row)| row)
+        .collect();
     let mut goals = Vec::new();
     for day in rows.chunks(variants.len()) {
         if let [off, others @ ..] = day {

@@ -16,7 +16,6 @@ use yard_appmaster::policy::{PolicyKind, Seconds};
 use yard_cluster::scheduler::ClusterPolicy as RmPolicy;
 
 use crate::engine::Experiment;
-use crate::experiment::par_map;
 use crate::report::Outcomes;
 use crate::shared::{self, DeadlineFactor, SharedJob, SharedResult};
 use crate::table::{Cell, Column, Field, Printable, Row, Table, Unit};
@@ -141,7 +140,8 @@ pub struct AriaReport {
 /// Runs the experiment; `progress(done, total)` after each day.
 pub fn run(setup: &AriaSetup, progress: &(dyn Fn(u64, u64) + Sync)) -> AriaReport {
     let exp = &setup.experiment;
-    let total = setup.runs * (setup.interarrivals.len() * setup.rm_policies.len()) as u64;
+    let per_run = (setup.interarrivals.len() * setup.rm_policies.len()) as u64;
+    let total = setup.runs * per_run;
     // Per run, per (inter-arrival, rm policy): the day's results and stats.
     let mut points: Vec<Vec<(f64, f64, PointSum)>> = Vec::new();
     for r in 0..setup.runs {
@@ -157,12 +157,7 @@ pub fn run(setup: &AriaSetup, progress: &(dyn Fn(u64, u64) + Sync)) -> AriaRepor
         let base = shared::prepare(jobs, &run_exp, DeadlineFactor::ARIA, 1.0);
         let work: f64 = base.iter().map(|j| j.job.task_seconds()).sum();
         let slots = f64::from(exp.cluster.nodes * exp.cluster.containers_per_node.max(1));
-        let pairs: Vec<(f64, RmPolicy)> = setup
-            .interarrivals
-            .iter()
-            .flat_map(|&ia| setup.rm_policies.iter().map(move |&rm| (ia, rm)))
-            .collect();
-        let day = |_, &(ia, rm): &(f64, RmPolicy)| {
+        let day = |ia: f64, rm: RmPolicy| {
             let jobs: Vec<SharedJob> = base
                 .iter()
                 .map(|j| SharedJob {
@@ -174,13 +169,13 @@ pub fn run(setup: &AriaSetup, progress: &(dyn Fn(u64, u64) + Sync)) -> AriaRepor
             PointSum::of(&results, &stats)
         };
         // The runs follow one another: the days before this run's are done.
-        let before = r * pairs.len() as u64;
-        let days = par_map(&pairs, day, &|d, _| progress(before + d, total));
+        let before = r * per_run;
+        let days = shared::each_day(&setup.interarrivals, &setup.rm_policies, day, &|d, _| {
+            progress(before + d, total)
+        });
         points.push(
-            pairs
-                .iter()
-                .zip(days)
-                .map(|(&(ia, _), sum)| {
+            days.into_iter()
+                .map(|((ia, _), sum)| {
                     let span = ia * (setup.jobs.max(1) as f64);
                     (ia, work / (span * slots), sum)
                 })

@@ -405,7 +405,11 @@ mod tests {
 
     impl Printable for Shares {
         fn text(&self) -> String {
-            format!("seed {}\n\n{}", self.seed, Table::rows(&self.rows).markdown())
+            format!(
+                "seed {}\n\n{}",
+                self.seed,
+                Table::rows(&self.rows).markdown()
+            )
         }
     }
 

@@ -6,9 +6,9 @@ use yard_appmaster::policy::PolicyKind;
 use yard_cluster::scheduler::ClusterPolicy as RmPolicy;
 use yard_workload::SizeBin;
 
-use super::{DayStats, DeadlineFactor, SharedJob, SharedResult, simulate_day};
+use super::{DayStats, DeadlineFactor, SharedJob, SharedResult, each_day, simulate_day};
 use crate::engine::Experiment;
-use crate::experiment::{par_map, quietly};
+use crate::experiment::quietly;
 use crate::report::Outcomes;
 use crate::table::{Column, Field, Printable, Row, Table, Unit};
 
@@ -82,13 +82,10 @@ pub fn run_days(
     factor: DeadlineFactor,
     time_scale: f64,
 ) -> SharedReport {
-    let pairs: Vec<(RmPolicy, PolicyKind)> = rm_policies
-        .iter()
-        .flat_map(|&rm| policies.iter().map(move |&p| (rm, p)))
-        .collect();
-    let days = par_map(
-        &pairs,
-        |_, &(rm, p)| simulate_day(jobs, rm, p, exp),
+    let days = each_day(
+        rm_policies,
+        policies,
+        |rm, p| simulate_day(jobs, rm, p, exp),
         &quietly,
     );
     let mut report = SharedReport {
@@ -103,7 +100,7 @@ pub fn run_days(
         rows: Vec::new(),
         days: Vec::new(),
     };
-    for (&(rm, p), (results, stats)) in pairs.iter().zip(days) {
+    for ((rm, p), (results, stats)) in days {
         report.rows.extend(rows(rm, p, &results));
         report.days.push(DayRow {
             rm_policy: rm.name().to_owned(),
