@@ -753,6 +753,82 @@ mod tests {
         assert_eq!(flow_shop(&jobs, &reverse[0]), 78.0);
     }
 
+    /// The text as it printed before the tables went through the simulator's writer: both
+    /// tables' alignment, a missing time and peak, the jobs in submission order.
+    #[test]
+    fn the_run_prints_its_pools_and_jobs_as_it_always_has() {
+        let job = |id: &str, pool, submitted: Option<f64>| JobOut {
+            id: id.into(),
+            pool,
+            app: None,
+            state: "NOT SUBMITTED".into(),
+            answered: false,
+            submitted_s: submitted,
+            map_stage_done_s: None,
+            answered_s: None,
+            predicted_map_stage_done_s: 1.5,
+            predicted_end_s: 5.0,
+            max_containers: 1,
+            peak_containers: None,
+            job_seconds: None,
+            diagnostics: None,
+        };
+        let answered = JobOut {
+            state: "FINISHED".into(),
+            answered: true,
+            map_stage_done_s: Some(3.04),
+            answered_s: Some(9.96),
+            predicted_map_stage_done_s: 4.0,
+            predicted_end_s: 10.0,
+            max_containers: 2,
+            peak_containers: Some(2),
+            ..job("J1", 0, Some(0.0))
+        };
+        let pool = |slots, id: &str, predicted, measured| PoolOut {
+            slots,
+            jobs: vec![id.into()],
+            predicted_makespan_s: predicted,
+            measured_makespan_s: measured,
+            flow_shop_makespan_s: predicted + 0.5,
+        };
+        let out = RunOut {
+            order: vec!["J1".into(), "J2".into()],
+            pools: vec![pool(2, "J1", 10.0, Some(12.34)), pool(1, "J2", 5.0, None)],
+            predicted_makespan_s: 10.0,
+            measured_makespan_s: None,
+            flow_shop_makespan_s: 10.5,
+            policy: "balanced-pools",
+            submitted: vec!["J1".into()],
+            jobs: vec![job("J2", 1, None), answered],
+            answered: 1,
+            unanswered: 1,
+            slots: 3,
+            time_scale: 0.5,
+            predicted_makespan_unscaled_s: 20.0,
+            cluster: "http://127.0.0.1:1".into(),
+            source: "f.csv".into(),
+            seed: 1,
+            live_model: "M",
+        };
+        assert_eq!(
+            out.printed(false, "").unwrap(),
+            "Batch run: 2 jobs from f.csv, order balanced-pools, on http://127.0.0.1:1; 3 slots as the plan counts them, times × 0.5.\n\
+             Live: M.\n\n\
+             Order: J1 J2\n\
+             Submitted: J1\n\n\
+             | pool | slots | jobs in order | predicted makespan (s) | two-stage flow shop (s) | measured makespan (s) |\n\
+             |---:|---:|---|---:|---:|---:|\n\
+             | 1 | 2 | J1 | 10.0 | 10.5 | 12.3 |\n\
+             | 2 | 1 | J2 | 5.0 | 5.5 | – |\n\n\
+             | job | pool | state | submitted (s) | map stage done (s) | predicted | answered (s) | predicted | peak containers / cap |\n\
+             |---|---:|---|---:|---:|---:|---:|---:|---:|\n\
+             | J1 | 1 | FINISHED | 0.0 | 3.0 | 4.0 | 10.0 | 10.0 | 2 / 2 |\n\
+             | J2 | 2 | NOT SUBMITTED | – | – | 1.5 | – | 5.0 | – / 1 |\n\n\
+             J2 (not submitted) did not answer: NOT SUBMITTED\n\n\
+             Makespan: predicted 10.0 s (the two-stage flow shop's 10.5 s), measured – s.\n"
+        );
+    }
+
     #[test]
     fn the_map_stage_is_done_when_every_map_is_or_the_job_ended() {
         let view = |state: &str, progress: Option<(&str, u32)>| -> JobView {
