@@ -49,13 +49,14 @@ use serde_json::json;
 use yard_appmaster::policy::PolicyKind;
 use yard_appmaster::submission::{MAX_EACH, MapReduceJob};
 use yard_cluster::batch::{self, BatchJob};
+use yard_sim::table::{Cell, Column, Field, Printable, Row, Table, Unit};
 use yard_wire::jobs::JobView;
 use yard_wire::protocol::JobPhase;
 
 use crate::batch::{BatchInput, Loaded, load};
-use crate::client::{Client, Rm};
-use crate::local::{LocalCluster, Shape, stop_channel};
-use crate::replay::{check_loopback_or_any, parse_time_scale, poll_job};
+use crate::client::Client;
+use crate::local::{Target, stop_channel};
+use crate::replay::{parse_time_scale, poll_job};
 use crate::sim::BadInput;
 
 /// The order the batch runs in.
@@ -307,12 +308,8 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
     // The cluster: given (reachable, with nodes), or a local one.
     let remote = match &args.rm {
         Some(url) => {
-            let url = url.trim_end_matches('/').to_owned();
-            check_loopback_or_any(&url)?;
-            let client = Client::new(&Rm {
-                rm: url.clone(),
-                token_file: args.token_file.clone(),
-            })?;
+            let target = Target::running(url, args.token_file.clone())?;
+            let (url, client) = (target.url(), target.client());
             match client.running_nodes() {
                 Ok(nodes) if nodes.is_empty() => {
                     return Err(BadInput(format!(
@@ -339,67 +336,40 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
                     .into());
                 }
             }
-            Some((url, client))
+            Some(target)
         }
         None => None,
     };
     let stop = stop_channel()?;
-    let (dir, cluster) = match &remote {
-        Some(_) => (None, None),
+    let target = match remote {
+        Some(target) => target,
         None => {
-            let dir = std::env::temp_dir().join(format!("yard-batch-{}", std::process::id()));
             // Room for 2 × slots task containers (the model's map and reduce slots), and
             // as much again, half open to masters (512 MB, 1 vcore each).
             let per_node = (2 * slots).div_ceil(args.nodes);
-            let vcores = 2 * per_node + 2;
-            let shape = Shape {
-                nodes: args.nodes,
-                memory_mb: 4096.max(u64::from(vcores) * 512),
-                vcores,
-                heartbeat_ms: args.heartbeat_ms,
-                rm_bind: "127.0.0.1:0".into(),
-                rm_args: vec!["--master-share".into(), "0.5".into()],
-                dir: dir.clone(),
-                home: None,
-            };
-            let spinner = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-            spinner.enable_steady_tick(Duration::from_millis(200));
-            spinner.set_message(format!(
-                "starting a local cluster: an rm and {} nodemanagers on 127.0.0.1",
-                args.nodes
-            ));
-            let cluster = LocalCluster::start(&shape);
-            spinner.finish_and_clear();
-            (Some(dir), Some(cluster))
+            Target::start_local(
+                "batch",
+                args.nodes,
+                2 * per_node + 2,
+                args.heartbeat_ms,
+                vec!["--master-share".into(), "0.5".into()],
+            )?
         }
     };
-    let cluster = match cluster.transpose() {
-        Ok(c) => c,
-        Err(e) => {
-            if let Some(dir) = &dir {
-                eprintln!("logs kept in {}", dir.display());
-            }
-            return Err(e.context("starting the local cluster"));
-        }
-    };
-    let (client, where_) = match (&remote, &cluster) {
-        (Some((url, c)), _) => (c, url.clone()),
-        (None, Some(c)) => (
-            &c.client,
-            format!("a local cluster of {} nodes at {}", args.nodes, c.url),
+    let where_ = match &target {
+        Target::Running { url, .. } => url.clone(),
+        Target::Local { .. } => format!(
+            "a local cluster of {} nodes at {}",
+            args.nodes,
+            target.url()
         ),
-        (None, None) => unreachable!("a cluster either way"),
     };
-    let outcome = execute(client, &args, &jobs, &pools, seed, &stop);
-    drop(cluster);
-    if let Some(dir) = dir {
-        match &outcome {
-            Ok((results, _)) if results.iter().all(|r| r.answered) => {
-                let _ = std::fs::remove_dir_all(&dir);
-            }
-            _ => eprintln!("logs kept in {}", dir.display()),
-        }
-    }
+    let outcome = execute(target.client(), &args, &jobs, &pools, seed, &stop);
+    target.finish(
+        !outcome
+            .as_ref()
+            .is_ok_and(|(results, _)| results.iter().all(|r| r.answered)),
+    );
     let (results, submitted) = outcome?;
     let x = args.time_scale;
     let id = |j: usize| jobs[j].id.clone();
@@ -453,11 +423,7 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
         seed,
         live_model: LIVE_MODEL,
     };
-    let text = match args.json {
-        true => serde_json::to_string_pretty(&out)? + "\n",
-        false => table(&out),
-    };
-    crate::print(&text)?;
+    crate::print(&out.printed(args.json, "")?)?;
     if out.unanswered > 0 {
         anyhow::bail!(
             "{} of {} jobs did not answer (see their state above)",
@@ -633,8 +599,39 @@ fn execute(
     Ok((results, submitted))
 }
 
+impl Row for JobOut {
+    fn fields() -> Vec<Field<JobOut>> {
+        let seconds = |h: &str| Column::new(h, Unit::Fixed(1));
+        vec![
+            (Column::text("job"), |j| j.id.as_str().into()),
+            (Column::new("pool", Unit::Count), |j| (j.pool + 1).into()),
+            (Column::text("state"), |j| j.state.as_str().into()),
+            (seconds("submitted (s)"), |j| j.submitted_s.into()),
+            (seconds("map stage done (s)"), |j| j.map_stage_done_s.into()),
+            (seconds("predicted"), |j| {
+                j.predicted_map_stage_done_s.into()
+            }),
+            (seconds("answered (s)"), |j| j.answered_s.into()),
+            (seconds("predicted"), |j| j.predicted_end_s.into()),
+            (Column::new("peak containers / cap", Unit::Count), |j| {
+                Cell::Joined(vec![
+                    j.peak_containers.map_or(Cell::Missing, Cell::from),
+                    j.max_containers.into(),
+                ])
+            }),
+        ]
+    }
+}
+
+/// The run as text: what ran where, the pools' makespans, each job's times beside the model's.
+impl Printable for RunOut {
+    fn text(&self) -> String {
+        table(self)
+    }
+}
+
 fn table(r: &RunOut) -> String {
-    let opt = |x: Option<f64>| x.map_or("–".to_owned(), |x| format!("{x:.1}"));
+    let opt = |x: Option<f64>| Cell::from(x).in_unit(Unit::Fixed(1));
     let mut t = String::new();
     let _ = writeln!(
         t,
@@ -649,50 +646,31 @@ fn table(r: &RunOut) -> String {
     let _ = writeln!(t, "Live: {}.\n", r.live_model);
     let _ = writeln!(t, "Order: {}", r.order.join(" "));
     let _ = writeln!(t, "Submitted: {}\n", r.submitted.join(" "));
-    let _ = writeln!(
-        t,
-        "| pool | slots | jobs in order | predicted makespan (s) | two-stage flow shop (s) | measured makespan (s) |"
-    );
-    let _ = writeln!(t, "|---:|---:|---|---:|---:|---:|");
-    for (i, p) in r.pools.iter().enumerate() {
-        let _ = writeln!(
-            t,
-            "| {} | {} | {} | {:.1} | {:.1} | {} |",
-            i + 1,
-            p.slots,
-            p.jobs.join(" "),
-            p.predicted_makespan_s,
-            p.flow_shop_makespan_s,
-            opt(p.measured_makespan_s)
-        );
-    }
-    let _ = writeln!(
-        t,
-        "\n| job | pool | state | submitted (s) | map stage done (s) | predicted | answered (s) | predicted | peak containers / cap |"
-    );
-    let _ = writeln!(t, "|---|---:|---|---:|---:|---:|---:|---:|---:|");
+    let seconds = |h: &str| Column::new(h, Unit::Fixed(1));
+    let pools: &[Field<(usize, &PoolOut)>] = &[
+        (Column::new("pool", Unit::Count), |(i, _)| (i + 1).into()),
+        (Column::new("slots", Unit::Count), |(_, p)| p.slots.into()),
+        (Column::text("jobs in order"), |(_, p)| {
+            p.jobs.join(" ").into()
+        }),
+        (seconds("predicted makespan (s)"), |(_, p)| {
+            p.predicted_makespan_s.into()
+        }),
+        (seconds("two-stage flow shop (s)"), |(_, p)| {
+            p.flow_shop_makespan_s.into()
+        }),
+        (seconds("measured makespan (s)"), |(_, p)| {
+            p.measured_makespan_s.into()
+        }),
+    ];
+    t += &Table::of(pools, r.pools.iter().enumerate()).markdown();
     let mut rows: Vec<&JobOut> = r.jobs.iter().collect();
     rows.sort_by(|a, b| {
         a.submitted_s
             .unwrap_or(f64::MAX)
             .total_cmp(&b.submitted_s.unwrap_or(f64::MAX))
     });
-    for j in rows {
-        let _ = writeln!(
-            t,
-            "| {} | {} | {} | {} | {} | {:.1} | {} | {:.1} | {} / {} |",
-            j.id,
-            j.pool + 1,
-            j.state,
-            opt(j.submitted_s),
-            opt(j.map_stage_done_s),
-            j.predicted_map_stage_done_s,
-            opt(j.answered_s),
-            j.predicted_end_s,
-            j.peak_containers.map_or("–".into(), |p| p.to_string()),
-            j.max_containers
-        );
-    }
+    let _ = write!(t, "\n{}", Table::rows(rows).markdown());
     for j in r.jobs.iter().filter(|j| !j.answered) {
         let _ = writeln!(
             t,
@@ -774,6 +752,82 @@ mod tests {
         assert_eq!(flow_shop(&jobs, &johnson[0]), 47.0);
         let (reverse, _) = plan(&jobs, 4, OrderKind::ReverseJohnson, 1);
         assert_eq!(flow_shop(&jobs, &reverse[0]), 78.0);
+    }
+
+    /// The text as it printed before the tables went through the simulator's writer: both
+    /// tables' alignment, a missing time and peak, the jobs in submission order.
+    #[test]
+    fn the_run_prints_its_pools_and_jobs_as_it_always_has() {
+        let job = |id: &str, pool, submitted: Option<f64>| JobOut {
+            id: id.into(),
+            pool,
+            app: None,
+            state: "NOT SUBMITTED".into(),
+            answered: false,
+            submitted_s: submitted,
+            map_stage_done_s: None,
+            answered_s: None,
+            predicted_map_stage_done_s: 1.5,
+            predicted_end_s: 5.0,
+            max_containers: 1,
+            peak_containers: None,
+            job_seconds: None,
+            diagnostics: None,
+        };
+        let answered = JobOut {
+            state: "FINISHED".into(),
+            answered: true,
+            map_stage_done_s: Some(3.04),
+            answered_s: Some(9.96),
+            predicted_map_stage_done_s: 4.0,
+            predicted_end_s: 10.0,
+            max_containers: 2,
+            peak_containers: Some(2),
+            ..job("J1", 0, Some(0.0))
+        };
+        let pool = |slots, id: &str, predicted, measured| PoolOut {
+            slots,
+            jobs: vec![id.into()],
+            predicted_makespan_s: predicted,
+            measured_makespan_s: measured,
+            flow_shop_makespan_s: predicted + 0.5,
+        };
+        let out = RunOut {
+            order: vec!["J1".into(), "J2".into()],
+            pools: vec![pool(2, "J1", 10.0, Some(12.34)), pool(1, "J2", 5.0, None)],
+            predicted_makespan_s: 10.0,
+            measured_makespan_s: None,
+            flow_shop_makespan_s: 10.5,
+            policy: "balanced-pools",
+            submitted: vec!["J1".into()],
+            jobs: vec![job("J2", 1, None), answered],
+            answered: 1,
+            unanswered: 1,
+            slots: 3,
+            time_scale: 0.5,
+            predicted_makespan_unscaled_s: 20.0,
+            cluster: "http://127.0.0.1:1".into(),
+            source: "f.csv".into(),
+            seed: 1,
+            live_model: "M",
+        };
+        assert_eq!(
+            out.printed(false, "").unwrap(),
+            "Batch run: 2 jobs from f.csv, order balanced-pools, on http://127.0.0.1:1; 3 slots as the plan counts them, times × 0.5.\n\
+             Live: M.\n\n\
+             Order: J1 J2\n\
+             Submitted: J1\n\n\
+             | pool | slots | jobs in order | predicted makespan (s) | two-stage flow shop (s) | measured makespan (s) |\n\
+             |---:|---:|---|---:|---:|---:|\n\
+             | 1 | 2 | J1 | 10.0 | 10.5 | 12.3 |\n\
+             | 2 | 1 | J2 | 5.0 | 5.5 | – |\n\n\
+             | job | pool | state | submitted (s) | map stage done (s) | predicted | answered (s) | predicted | peak containers / cap |\n\
+             |---|---:|---|---:|---:|---:|---:|---:|---:|\n\
+             | J1 | 1 | FINISHED | 0.0 | 3.0 | 4.0 | 10.0 | 10.0 | 2 / 2 |\n\
+             | J2 | 2 | NOT SUBMITTED | – | – | 1.5 | – | 5.0 | – / 1 |\n\n\
+             J2 (not submitted) did not answer: NOT SUBMITTED\n\n\
+             Makespan: predicted 10.0 s (the two-stage flow shop's 10.5 s), measured – s.\n"
+        );
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! A local cluster: an rm and N nodemanagers on 127.0.0.1, as child processes of this one,
 //! stopped (nodemanagers first, so they stop their containers, then the rm) when dropped.
-//! `yard up` runs one in the foreground; `yard demo` and `yard replay` start one for their jobs.
+//! `yard up` runs one in the foreground; `yard demo`, `yard replay` and `yard batch run` start
+//! one for their jobs ([`Target`]: theirs, or a running rm's).
 
 use std::io::{BufRead, BufReader};
 use std::os::unix::process::CommandExt;
@@ -11,7 +12,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 
-use crate::client::Client;
+use crate::client::{Client, Rm};
+use crate::sim::BadInput;
 
 /// The daemons this process started and has not stopped, by pid, in the order they started:
 /// what [`stop_started`] stops when an interrupt leaves no time for their `Drop`s.
@@ -234,6 +236,127 @@ impl LocalCluster {
         std::iter::once(&mut self.rm)
             .chain(self.nms.iter_mut())
             .find_map(|d| d.exited().map(|s| (d.log.clone(), s)))
+    }
+}
+
+/// Where a command's jobs run (`yard replay`, `yard batch run`): a running rm (`--rm URL`), or
+/// a local cluster the command started and stops at the end.
+pub(crate) enum Target {
+    Running {
+        url: String,
+        client: Client,
+    },
+    Local {
+        cluster: LocalCluster,
+        /// Its state and logs, removed at the end unless kept ([`Target::finish`]).
+        dir: PathBuf,
+    },
+}
+
+impl Target {
+    /// The running rm at `url`, which must be of this host (yard's clusters are of one).
+    pub(crate) fn running(url: &str, token_file: Option<PathBuf>) -> Result<Target> {
+        let url = url.trim_end_matches('/').to_owned();
+        check_loopback(&url)?;
+        let client = Client::new(&Rm {
+            rm: url.clone(),
+            token_file,
+        })?;
+        Ok(Target::Running { url, client })
+    }
+
+    /// A local cluster for `command`'s jobs: `nodes` nodemanagers of `vcores` (memory for every
+    /// container to be a master's: vcores bind), the rm on a free port with `rm_args`, in
+    /// `yard-<command>-<pid>` under the temp directory; a spinner on stderr while it starts.
+    /// Where it does not start, its logs are kept and said.
+    pub(crate) fn start_local(
+        command: &str,
+        nodes: u32,
+        vcores: u32,
+        heartbeat_ms: u64,
+        rm_args: Vec<String>,
+    ) -> Result<Target> {
+        let dir = std::env::temp_dir().join(format!("yard-{command}-{}", std::process::id()));
+        let shape = Shape {
+            nodes,
+            memory_mb: 4096.max(u64::from(vcores) * 512),
+            vcores,
+            heartbeat_ms,
+            rm_bind: "127.0.0.1:0".into(),
+            rm_args,
+            dir: dir.clone(),
+            home: None,
+        };
+        let spinner =
+            indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
+        spinner.enable_steady_tick(Duration::from_millis(200));
+        spinner.set_message(format!(
+            "starting a local cluster: an rm and {nodes} nodemanagers on 127.0.0.1"
+        ));
+        let started = LocalCluster::start(&shape);
+        spinner.finish_and_clear();
+        match started {
+            Ok(cluster) => Ok(Target::Local { cluster, dir }),
+            Err(e) => {
+                eprintln!("logs kept in {}", dir.display());
+                Err(e.context("starting the local cluster"))
+            }
+        }
+    }
+
+    /// The rm's address.
+    pub(crate) fn url(&self) -> &str {
+        match self {
+            Target::Running { url, .. } => url,
+            Target::Local { cluster, .. } => &cluster.url,
+        }
+    }
+
+    pub(crate) fn client(&self) -> &Client {
+        match self {
+            Target::Running { client, .. } => client,
+            Target::Local { cluster, .. } => &cluster.client,
+        }
+    }
+
+    /// The local cluster's directory; `None` for a running rm.
+    pub(crate) fn dir(&self) -> Option<&Path> {
+        match self {
+            Target::Running { .. } => None,
+            Target::Local { dir, .. } => Some(dir),
+        }
+    }
+
+    /// Stops a local cluster and removes its directory, or keeps it (`keep`: the run failed,
+    /// or was asked to) and says where. A running rm is left as it was.
+    pub(crate) fn finish(self, keep: bool) {
+        if let Target::Local { cluster, dir } = self {
+            drop(cluster);
+            match keep {
+                false => {
+                    let _ = std::fs::remove_dir_all(&dir);
+                }
+                true => eprintln!("logs kept in {}", dir.display()),
+            }
+        }
+    }
+}
+
+/// `--rm` must be a loopback address: yard's clusters are of one host.
+pub(crate) fn check_loopback(url: &str) -> Result<()> {
+    let host = url
+        .split("://")
+        .nth(1)
+        .unwrap_or(url)
+        .split(['/', ':'])
+        .next()
+        .unwrap_or_default();
+    match host {
+        "127.0.0.1" | "localhost" | "[::1]" => Ok(()),
+        _ => Err(BadInput(format!(
+            "--rm {url}: yard runs jobs on a cluster of this host; give http://127.0.0.1:PORT"
+        ))
+        .into()),
     }
 }
 

@@ -12,6 +12,7 @@ use yard_cluster::scheduler::ClusterPolicy as RmPolicy;
 use yard_sim::experiment::{self, Preset, Setup};
 use yard_sim::report::Report;
 use yard_sim::shared::{self, DeadlineFactor};
+use yard_sim::table::Printable;
 use yard_sim::workloads::{self, WorkloadOptions};
 use yard_sim::{
     ClusterConfig, DeadlineConfig, Experiment, Model, ProfileSource, ProgressModel, TaskLaw,
@@ -526,7 +527,7 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
                 if args.json {
                     json.push(serde_json::to_value(&report)?);
                 } else {
-                    text += &format!("{title}{}\n", yard_sim::report::markdown(&report));
+                    text += &format!("{title}{}\n", report.text());
                 }
             }
             _ => {
@@ -534,7 +535,7 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
                 if args.json {
                     json.push(serde_json::to_value(&report)?);
                 } else {
-                    text += &format!("{title}{}\n", yard_sim::seeds::markdown(&report));
+                    text += &format!("{title}{}\n", report.text());
                 }
             }
         }
@@ -698,14 +699,7 @@ fn run_rm_policies(args: &SimArgs, base: Experiment) -> Result<()> {
         yard_sim::rm_policies::write_plots(dir, &report)
             .with_context(|| format!("writing plots to {}", dir.display()))?;
     }
-    let out = match args.json {
-        true => serde_json::to_string_pretty(&report)? + "\n",
-        false => format!(
-            "## rm-policies\n\n{}",
-            yard_sim::rm_policies::markdown(&report)
-        ),
-    };
-    crate::print(&out)?;
+    crate::print(&report.printed(args.json, "## rm-policies\n\n")?)?;
     Ok(())
 }
 
@@ -725,27 +719,15 @@ fn run_shared(args: &SimArgs, mut exp: Experiment) -> Result<()> {
         None => None,
     };
     let options = workload_options(args, exp.seed, args.skew, &exp.model);
-    let kept = |j: &yard_sim::job::SimJob| u64::from(j.maps()) >= args.min_maps;
-    let jobs: Vec<yard_sim::job::SimJob> = match &trace {
-        Some(w) => workloads::trace_jobs(w, &options)
-            .filter(|j| kept(j))
-            .take(args.jobs.unwrap_or(usize::MAX))
-            .collect(),
-        None => workloads::facebook_synthetic(
+    let jobs = day_jobs(
+        args,
+        trace.as_ref(),
+        &options,
+        (
+            args.jobs.unwrap_or(usize::MAX),
             args.jobs.unwrap_or(SYNTHETIC_JOBS),
-            SYNTHETIC_INTERARRIVAL_S,
-            &options,
-        )
-        .into_iter()
-        .filter(|j| kept(j))
-        .collect(),
-    };
-    if jobs.is_empty() {
-        return Err(BadInput(
-            "the workload has no jobs to simulate; check --jobs, --min-maps and the trace".into(),
-        )
-        .into());
-    }
+        ),
+    )?;
     let policies = args
         .policies
         .clone()
@@ -773,12 +755,37 @@ fn run_shared(args: &SimArgs, mut exp: Experiment) -> Result<()> {
         time_scale,
     );
     spinner.finish_and_clear();
-    let out = match args.json {
-        true => serde_json::to_string_pretty(&report)? + "\n",
-        false => format!("## shared cluster\n\n{}", shared::markdown(&report)),
-    };
-    crate::print(&out)?;
+    crate::print(&report.printed(args.json, "## shared cluster\n\n")?)?;
     Ok(())
+}
+
+/// The jobs of a day on the shared cluster (`--shared`, `--experiment overload`): the trace's
+/// first `trace_count` of at least `--min-maps` maps, or of ARIA's synthetic workload of
+/// `synthetic_count` jobs those of at least `--min-maps`; none is bad input.
+fn day_jobs(
+    args: &SimArgs,
+    trace: Option<&yard_workload::Workload>,
+    options: &WorkloadOptions,
+    (trace_count, synthetic_count): (usize, usize),
+) -> Result<Vec<yard_sim::job::SimJob>> {
+    let kept = |j: &yard_sim::job::SimJob| u64::from(j.maps()) >= args.min_maps;
+    let jobs: Vec<yard_sim::job::SimJob> = match trace {
+        Some(w) => workloads::trace_jobs(w, options)
+            .filter(|j| kept(j))
+            .take(trace_count)
+            .collect(),
+        None => workloads::facebook_synthetic(synthetic_count, SYNTHETIC_INTERARRIVAL_S, options)
+            .into_iter()
+            .filter(|j| kept(j))
+            .collect(),
+    };
+    if jobs.is_empty() {
+        return Err(BadInput(
+            "the workload has no jobs to simulate; check --jobs, --min-maps and the trace".into(),
+        )
+        .into());
+    }
+    Ok(jobs)
 }
 
 /// `--experiment overload`'s default workload: the shipped FB-2009 day, as every README command
@@ -858,24 +865,7 @@ fn run_overload(args: &SimArgs, mut exp: Experiment) -> Result<()> {
         let mut setup = setup.clone();
         setup.experiment.seed = seed;
         let options = workload_options(args, seed, args.skew, &exp.model);
-        let kept = |j: &yard_sim::job::SimJob| u64::from(j.maps()) >= args.min_maps;
-        let jobs: Vec<yard_sim::job::SimJob> = match &trace {
-            Some(w) => workloads::trace_jobs(w, &options)
-                .filter(|j| kept(j))
-                .take(count)
-                .collect(),
-            None => workloads::facebook_synthetic(count, SYNTHETIC_INTERARRIVAL_S, &options)
-                .into_iter()
-                .filter(|j| kept(j))
-                .collect(),
-        };
-        if jobs.is_empty() {
-            return Err(BadInput(
-                "the workload has no jobs to simulate; check --jobs, --min-maps and the trace"
-                    .into(),
-            )
-            .into());
-        }
+        let jobs = day_jobs(args, trace.as_ref(), &options, (count, count))?;
         spinner.set_message(format!(
             "overload, seed {seed}: {} jobs, each alone on the whole cluster (T_J)",
             jobs.len()
@@ -894,17 +884,8 @@ fn run_overload(args: &SimArgs, mut exp: Experiment) -> Result<()> {
         reports.push(report);
     }
     spinner.finish_and_clear();
-    let out = match args.json {
-        true => {
-            let value = match reports.len() {
-                1 => serde_json::to_value(&reports[0])?,
-                _ => serde_json::to_value(&reports)?,
-            };
-            serde_json::to_string_pretty(&value)? + "\n"
-        }
-        false => format!("## overload\n\n{}", overload::markdown(&reports, &workload)),
-    };
-    crate::print(&out)?;
+    let reports = overload::OverloadReports { reports, workload };
+    crate::print(&reports.printed(args.json, "## overload\n\n")?)?;
     Ok(())
 }
 
@@ -993,11 +974,7 @@ fn run_makespan(args: &SimArgs, first_seed: u64) -> Result<()> {
         makespan::write_plots(dir, &report)
             .with_context(|| format!("writing plots to {}", dir.display()))?;
     }
-    let out = match args.json {
-        true => serde_json::to_string_pretty(&report)? + "\n",
-        false => format!("## makespan\n\n{}", makespan::markdown(&report)),
-    };
-    crate::print(&out)?;
+    crate::print(&report.printed(args.json, "## makespan\n\n")?)?;
     Ok(())
 }
 
@@ -1049,14 +1026,7 @@ fn run_shared_scans(args: &SimArgs, first_seed: u64) -> Result<()> {
         let report =
             scans::run_deadlines(&setup, &deadlines, &progress).map_err(anyhow::Error::msg)?;
         bar.finish_and_clear();
-        let out = match args.json {
-            true => serde_json::to_string_pretty(&report)? + "\n",
-            false => format!(
-                "## shared scans with deadlines\n\n{}",
-                scans::deadline_markdown(&report)
-            ),
-        };
-        crate::print(&out)?;
+        crate::print(&report.printed(args.json, "## shared scans with deadlines\n\n")?)?;
         return Ok(());
     }
     let report = match &args.trace {
@@ -1083,10 +1053,9 @@ fn run_shared_scans(args: &SimArgs, first_seed: u64) -> Result<()> {
         scans::write_plots(dir, &report)
             .with_context(|| format!("writing plots to {}", dir.display()))?;
     }
-    let out = match args.json {
-        true => serde_json::to_string_pretty(&report)? + "\n",
-        false if args.grid => format!("## shared scans\n\n{}", scans::grid_markdown(&report)),
-        false => format!("## shared scans\n\n{}", scans::markdown(&report)),
+    let out = match (args.json, args.grid) {
+        (false, true) => format!("## shared scans\n\n{}", scans::grid_markdown(&report)),
+        _ => report.printed(args.json, "## shared scans\n\n")?,
     };
     crate::print(&out)?;
     Ok(())

@@ -36,7 +36,7 @@ use yard_cluster::batch::{self, BatchJob};
 
 use crate::job::SimJob;
 use crate::seeds::Spread;
-use crate::table::{Cell, Column, Field, Table, Unit};
+use crate::table::{Cell, Column, Field, Printable, Row, Table, Unit};
 
 /// The model, as every output's header states it.
 pub const MODEL: &str = "the paper's task/slot-level model (seed 003 §III-C, SimMR-like: every job submitted at 0, each task to the earliest-free slot, FIFO in the order, a job's reduces only after all its maps; N nodes of 1 map + 1 reduce slot), not yard's discrete-event shared cluster";
@@ -574,6 +574,36 @@ fn claims(rows: &[MakespanRow], workloads: &[Workload]) -> Vec<Claim> {
     out
 }
 
+impl Row for Claim {
+    fn fields() -> Vec<Field<Claim>> {
+        // The paper's gains are in percent already, as ours are (`gain`).
+        vec![
+            (Column::text("workload"), |c| c.workload.into()),
+            (Column::text("gain"), |c| c.gain.into()),
+            (Column::text("the paper says"), |c| c.paper.into()),
+            (Column::text("paper").right(), |c| {
+                match c.paper_lo == c.paper_hi {
+                    true => format!("{:.0} %", c.paper_lo),
+                    false => format!("{:.0}–{:.0} %", c.paper_lo, c.paper_hi),
+                }
+                .into()
+            }),
+            (Column::text("ours (over sizes)").right(), |c| {
+                format!("{:.1} % ({})", c.ours, c.over_sizes).into()
+            }),
+            (Column::text("within 5 points"), |c| {
+                if c.within_5_points { "yes" } else { "no" }.into()
+            }),
+        ]
+    }
+}
+
+impl Printable for MakespanReport {
+    fn text(&self) -> String {
+        markdown(self)
+    }
+}
+
 /// The report as Markdown: the header (model, jobs, seeds), a table per workload, the claims
 /// beside the paper's, and the goal.
 pub fn markdown(r: &MakespanReport) -> String {
@@ -650,26 +680,7 @@ pub fn markdown(r: &MakespanReport) -> String {
         t += &table.markdown();
     }
     let _ = writeln!(t, "\n### Beside the paper (seed 003 §IV-B; digest §4)\n");
-    // The paper's gains are in percent already, as ours are (`gain`).
-    let claims: &[Field<&Claim>] = &[
-        (Column::text("workload"), |c| c.workload.into()),
-        (Column::text("gain"), |c| c.gain.into()),
-        (Column::text("the paper says"), |c| c.paper.into()),
-        (Column::text("paper").right(), |c| {
-            match c.paper_lo == c.paper_hi {
-                true => format!("{:.0} %", c.paper_lo),
-                false => format!("{:.0}–{:.0} %", c.paper_lo, c.paper_hi),
-            }
-            .into()
-        }),
-        (Column::text("ours (over sizes)").right(), |c| {
-            format!("{:.1} % ({})", c.ours, c.over_sizes).into()
-        }),
-        (Column::text("within 5 points"), |c| {
-            if c.within_5_points { "yes" } else { "no" }.into()
-        }),
-    ];
-    t += &Table::of(claims, &r.claims).markdown();
+    t += &Table::rows(&r.claims).markdown();
     // How much any plan could still gain over Johnson's: 1 − bound / Johnson.
     let headroom: Vec<String> = r
         .setup

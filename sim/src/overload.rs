@@ -45,12 +45,12 @@ use yard_cluster::scheduler::ClusterPolicy as RmPolicy;
 use yard_workload::Workload;
 
 use crate::engine::Experiment;
-use crate::experiment::{par_map, quietly};
+use crate::experiment::quietly;
 use crate::job::SimJob;
 use crate::load::{Hog, LoadConfig, Node};
 use crate::report::Outcomes;
-use crate::shared::{DeadlineFactor, SharedJob, SharedResult, simulate_loaded_day};
-use crate::table::{Cell, Column, Field, Table, Unit};
+use crate::shared::{DeadlineFactor, SharedJob, SharedResult, each_day, simulate_loaded_day};
+use crate::table::{Cell, Column, Field, Printable, Table, Unit};
 
 /// What a day with the node load model needs beside its jobs.
 #[derive(Debug, Clone, PartialEq)]
@@ -372,6 +372,34 @@ pub struct OverloadReport {
     pub model: crate::config::Model,
 }
 
+/// The experiment's seeds as the command prints them: `--json`, one seed's report alone or
+/// the seeds' in a list; the text, [`markdown`] of them all on `workload`.
+#[derive(Debug, Clone)]
+pub struct OverloadReports {
+    pub reports: Vec<OverloadReport>,
+    /// The workload in words, for the text's header.
+    pub workload: String,
+}
+
+impl Serialize for OverloadReports {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::Error as _;
+        // Through a `serde_json::Value`, as `--json` has always printed it (its keys sorted).
+        match self.reports.as_slice() {
+            [one] => serde_json::to_value(one),
+            all => serde_json::to_value(all),
+        }
+        .map_err(S::Error::custom)?
+        .serialize(s)
+    }
+}
+
+impl Printable for OverloadReports {
+    fn text(&self) -> String {
+        markdown(&self.reports, &self.workload)
+    }
+}
+
 /// Each job's reduces' output over their input: the trace job's output over its shuffle bytes
 /// where it records both (matched by id), else 1.
 pub fn reduce_output_ratios(jobs: &[SimJob], trace: Option<&Workload>) -> Vec<f64> {
@@ -407,13 +435,12 @@ pub fn run(
             variants.push(v);
         }
     }
-    let mut days: Vec<(RmPolicy, PolicyKind, Variant)> = Vec::new();
-    for &rm in &setup.rm_policies {
-        for &p in &setup.policies {
-            days.extend(variants.iter().map(|&v| (rm, p, v)));
-        }
-    }
-    let day = |_, &(rm, policy, variant): &(RmPolicy, PolicyKind, Variant)| {
+    let pairs: Vec<(RmPolicy, PolicyKind)> = setup
+        .rm_policies
+        .iter()
+        .flat_map(|&rm| setup.policies.iter().map(move |&p| (rm, p)))
+        .collect();
+    let day = |(rm, policy): (RmPolicy, PolicyKind), variant: Variant| {
         let load = LoadSetup {
             load: setup.load,
             rule: setup.classifier.rule,
@@ -428,7 +455,10 @@ pub fn run(
         let (results, _, stats) = simulate_loaded_day(jobs, rm, policy, exp, &load);
         row(rm, policy, variant, &results, &stats)
     };
-    let rows = par_map(&days, day, &quietly);
+    let rows: Vec<OverloadRow> = each_day(&pairs, &variants, day, &quietly)
+        .into_iter()
+        .map(|(_, row)| row)
+        .collect();
     let mut goals = Vec::new();
     for day in rows.chunks(variants.len()) {
         if let [off, others @ ..] = day {

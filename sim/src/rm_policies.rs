@@ -16,10 +16,9 @@ use yard_appmaster::policy::{PolicyKind, Seconds};
 use yard_cluster::scheduler::ClusterPolicy as RmPolicy;
 
 use crate::engine::Experiment;
-use crate::experiment::par_map;
 use crate::report::Outcomes;
 use crate::shared::{self, DeadlineFactor, SharedJob, SharedResult};
-use crate::table::{Cell, Column, Field, Table, Unit};
+use crate::table::{Cell, Column, Field, Printable, Row, Table, Unit};
 use crate::workloads::{self, WorkloadOptions};
 
 /// What to run.
@@ -141,7 +140,8 @@ pub struct AriaReport {
 /// Runs the experiment; `progress(done, total)` after each day.
 pub fn run(setup: &AriaSetup, progress: &(dyn Fn(u64, u64) + Sync)) -> AriaReport {
     let exp = &setup.experiment;
-    let total = setup.runs * (setup.interarrivals.len() * setup.rm_policies.len()) as u64;
+    let per_run = (setup.interarrivals.len() * setup.rm_policies.len()) as u64;
+    let total = setup.runs * per_run;
     // Per run, per (inter-arrival, rm policy): the day's results and stats.
     let mut points: Vec<Vec<(f64, f64, PointSum)>> = Vec::new();
     for r in 0..setup.runs {
@@ -157,12 +157,7 @@ pub fn run(setup: &AriaSetup, progress: &(dyn Fn(u64, u64) + Sync)) -> AriaRepor
         let base = shared::prepare(jobs, &run_exp, DeadlineFactor::ARIA, 1.0);
         let work: f64 = base.iter().map(|j| j.job.task_seconds()).sum();
         let slots = f64::from(exp.cluster.nodes * exp.cluster.containers_per_node.max(1));
-        let pairs: Vec<(f64, RmPolicy)> = setup
-            .interarrivals
-            .iter()
-            .flat_map(|&ia| setup.rm_policies.iter().map(move |&rm| (ia, rm)))
-            .collect();
-        let day = |_, &(ia, rm): &(f64, RmPolicy)| {
+        let day = |ia: f64, rm: RmPolicy| {
             let jobs: Vec<SharedJob> = base
                 .iter()
                 .map(|j| SharedJob {
@@ -174,13 +169,13 @@ pub fn run(setup: &AriaSetup, progress: &(dyn Fn(u64, u64) + Sync)) -> AriaRepor
             PointSum::of(&results, &stats)
         };
         // The runs follow one another: the days before this run's are done.
-        let before = r * pairs.len() as u64;
-        let days = par_map(&pairs, day, &|d, _| progress(before + d, total));
+        let before = r * per_run;
+        let days = shared::each_day(&setup.interarrivals, &setup.rm_policies, day, &|d, _| {
+            progress(before + d, total)
+        });
         points.push(
-            pairs
-                .iter()
-                .zip(days)
-                .map(|(&(ia, _), sum)| {
+            days.into_iter()
+                .map(|((ia, _), sum)| {
                     let span = ia * (setup.jobs.max(1) as f64);
                     (ia, work / (span * slots), sum)
                 })
@@ -301,78 +296,99 @@ pub fn markdown(r: &AriaReport) -> String {
         r.runs.saturating_sub(1),
         r.rows.first().map_or(0, |x| x.jobs)
     );
-    let rows: &[Field<&AriaRow>] = &[
-        (Column::text("rm policy"), |x| x.rm_policy.as_str().into()),
-        (Column::new("mean inter-arrival s", Unit::Plain), |x| {
-            x.mean_interarrival_s.into()
-        }),
-        (Column::new("offered load", Unit::Fixed(2)), |x| {
-            x.offered_load.into()
-        }),
-        (Column::new("missed %", Unit::Percent(1)), |x| {
-            x.missed_fraction.into()
-        }),
-        (
-            Column::new("relative deadline exceeded %", Unit::Percent(1)),
-            |x| x.relative_deadline_exceeded.into(),
-        ),
-        (Column::new("mean completion s", Unit::Fixed(0)), |x| {
-            x.mean_completion_s.into()
-        }),
-        (Column::new("extra map tasks", Unit::Fixed(1)), |x| {
-            x.extra_map_tasks.into()
-        }),
-        (Column::new("extra reduce tasks", Unit::Fixed(1)), |x| {
-            x.extra_reduce_tasks.into()
-        }),
-        (Column::new("map tasks killed", Unit::Fixed(2)), |x| {
-            x.killed_map_tasks.into()
-        }),
-        (Column::new("unanswered", Unit::Fixed(1)), |x| {
-            x.unanswered.into()
-        }),
-    ];
-    t += &Table::of(rows, &r.rows).markdown();
-    // ARIA prints no figure for the policies that lend no containers.
-    let na = |h: &str| Column::new(h, Unit::Plain).missing("NA");
-    let paper: &[Field<&PaperRow>] = &[
-        (Column::text("rm policy"), |p| p.rm_policy.into()),
-        (Column::new("missed %", Unit::Percent(0)), |p| {
-            p.missed_fraction.into()
-        }),
-        (
-            Column::new("relative deadline exceeded %", Unit::Percent(2)),
-            |p| p.relative_deadline_exceeded.into(),
-        ),
-        (Column::new("mean completion s", Unit::Fixed(0)), |p| {
-            p.mean_completion_s.into()
-        }),
-        (na("extra map tasks"), |p| p.extra_map_tasks.into()),
-        (na("extra reduce tasks"), |p| p.extra_reduce_tasks.into()),
-        (na("map tasks killed"), |p| p.killed_map_tasks.into()),
-    ];
+    t += &Table::rows(&r.rows).markdown();
     let _ = write!(
         t,
         "\nTable II (ARIA's simulation; its inter-arrival time is not given):\n\n{}",
-        Table::of(paper, &r.paper).markdown()
+        Table::rows(&r.paper).markdown()
     );
-    let claims: &[Field<&Claim>] = &[
-        (Column::new("mean inter-arrival s", Unit::Plain), |c| {
-            c.mean_interarrival_s.into()
-        }),
-        (Column::text("claim"), |c| c.claim.into()),
-        (Column::text("holds"), |c| match c.holds {
-            Some(true) => "yes".into(),
-            Some(false) => "no".into(),
-            None => Cell::Missing,
-        }),
-    ];
     let _ = write!(
         t,
         "\nFig. 1's claims:\n\n{}",
-        Table::of(claims, &r.claims).markdown()
+        Table::rows(&r.claims).markdown()
     );
     t
+}
+
+impl Row for AriaRow {
+    fn fields() -> Vec<Field<AriaRow>> {
+        vec![
+            (Column::text("rm policy"), |x| x.rm_policy.as_str().into()),
+            (Column::new("mean inter-arrival s", Unit::Plain), |x| {
+                x.mean_interarrival_s.into()
+            }),
+            (Column::new("offered load", Unit::Fixed(2)), |x| {
+                x.offered_load.into()
+            }),
+            (Column::new("missed %", Unit::Percent(1)), |x| {
+                x.missed_fraction.into()
+            }),
+            (
+                Column::new("relative deadline exceeded %", Unit::Percent(1)),
+                |x| x.relative_deadline_exceeded.into(),
+            ),
+            (Column::new("mean completion s", Unit::Fixed(0)), |x| {
+                x.mean_completion_s.into()
+            }),
+            (Column::new("extra map tasks", Unit::Fixed(1)), |x| {
+                x.extra_map_tasks.into()
+            }),
+            (Column::new("extra reduce tasks", Unit::Fixed(1)), |x| {
+                x.extra_reduce_tasks.into()
+            }),
+            (Column::new("map tasks killed", Unit::Fixed(2)), |x| {
+                x.killed_map_tasks.into()
+            }),
+            (Column::new("unanswered", Unit::Fixed(1)), |x| {
+                x.unanswered.into()
+            }),
+        ]
+    }
+}
+
+impl Row for PaperRow {
+    fn fields() -> Vec<Field<PaperRow>> {
+        // ARIA prints no figure for the policies that lend no containers.
+        let na = |h: &str| Column::new(h, Unit::Plain).missing("NA");
+        vec![
+            (Column::text("rm policy"), |p| p.rm_policy.into()),
+            (Column::new("missed %", Unit::Percent(0)), |p| {
+                p.missed_fraction.into()
+            }),
+            (
+                Column::new("relative deadline exceeded %", Unit::Percent(2)),
+                |p| p.relative_deadline_exceeded.into(),
+            ),
+            (Column::new("mean completion s", Unit::Fixed(0)), |p| {
+                p.mean_completion_s.into()
+            }),
+            (na("extra map tasks"), |p| p.extra_map_tasks.into()),
+            (na("extra reduce tasks"), |p| p.extra_reduce_tasks.into()),
+            (na("map tasks killed"), |p| p.killed_map_tasks.into()),
+        ]
+    }
+}
+
+impl Row for Claim {
+    fn fields() -> Vec<Field<Claim>> {
+        vec![
+            (Column::new("mean inter-arrival s", Unit::Plain), |c| {
+                c.mean_interarrival_s.into()
+            }),
+            (Column::text("claim"), |c| c.claim.into()),
+            (Column::text("holds"), |c| match c.holds {
+                Some(true) => "yes".into(),
+                Some(false) => "no".into(),
+                None => Cell::Missing,
+            }),
+        ]
+    }
+}
+
+impl Printable for AriaReport {
+    fn text(&self) -> String {
+        markdown(self)
+    }
 }
 
 /// Writes one SVG per metric against the mean inter-arrival time, a line per cluster policy:

@@ -13,7 +13,7 @@ use serde::Serialize;
 use crate::config::Model;
 use crate::engine::{Moment, Phase};
 use crate::report::{self, Comparison, Report, Row};
-use crate::table::{Cell, Column, Table, Unit};
+use crate::table::{Cell, Column, Printable, Table, Unit};
 
 /// The mean of a figure over seeds and how far the seeds spread around it.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -258,6 +258,12 @@ const EMPTY_FIGURES: [(&str, &str); 3] = [
         "empty_estimation_error_p80",
     ),
 ];
+
+impl Printable for SeedsReport {
+    fn text(&self) -> String {
+        markdown(self)
+    }
+}
 
 /// The tables of [`report::markdown`], every figure as `mean ± sd` over the seeds.
 pub fn markdown(report: &SeedsReport) -> String {

@@ -279,6 +279,24 @@ pub fn simulate_day(
     (results, stats)
 }
 
+/// The experiments' day loop on the shared cluster (a shared day's report, the rm-policies and
+/// overload experiments): a day per pair of `a` × `b` — the cluster policy and what else the
+/// experiment varies — each `day(a, b)` on every core ([`par_map`]), returned beside its pair,
+/// `a` major (the order every report lists its days in); `progress(done, total)` after each.
+pub(crate) fn each_day<A: Copy + Sync, B: Copy + Sync, R: Send>(
+    a: &[A],
+    b: &[B],
+    day: impl Fn(A, B) -> R + Sync,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> Vec<((A, B), R)> {
+    let pairs: Vec<(A, B)> = a
+        .iter()
+        .flat_map(|&x| b.iter().map(move |&y| (x, y)))
+        .collect();
+    let results = par_map(&pairs, |_, &(x, y)| day(x, y), progress);
+    pairs.into_iter().zip(results).collect()
+}
+
 /// [`simulate_day`] with the node load model of the overload experiment (`crate::load`):
 /// background hogs on every node, tasks slowed by their node's load, each node's load sent to
 /// the rm every heartbeat, each job typed by its first finished map and reduce; with the rm's

@@ -1,12 +1,19 @@
-//! The one table writer behind every report the simulator prints (each experiment's, and
-//! `yard replay`'s): typed columns — a header, an alignment, the unit a cell's number prints
-//! in — and rows of [`Cell`]s, written as a Markdown table.
+//! The one table writer behind every report yard prints (each experiment's, `yard replay`'s and
+//! `yard batch run`'s): typed columns — a header, an alignment, the unit a cell's number prints
+//! in — and rows of [`Cell`]s, written as a Markdown table whose alignment line aligns each
+//! column; and the one way a report is printed ([`Printable`]): with `--json`, the report
+//! itself; without, its text.
 //!
-//! The experiments keep their own result structs (their `--json` is a contract); what they
-//! share is how a figure becomes text, so that a percentage or a missing value prints the
-//! same in every table.
+//! A row type whose table has fixed columns says them once, beside it ([`Row`]); a table
+//! whose columns depend on the run (a metric per column, a value per policy) builds its
+//! [`Column`]s and adds rows of [`Cell`]s itself. The reports keep their own result structs
+//! (their `--json` is a contract); what they share is how a figure becomes text, so that a
+//! percentage or a missing value prints the same in every table (and is `null` in the JSON).
 
+use std::borrow::Borrow;
 use std::fmt::Write as _;
+
+use serde::Serialize;
 
 /// How a column's numbers print.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -193,6 +200,28 @@ impl From<&str> for Cell {
 /// value, so the two cannot drift apart.
 pub type Field<T> = (Column, fn(&T) -> Cell);
 
+/// A report's row type with fixed columns: its [`Field`]s, kept with the type so that every
+/// table of it prints the same columns ([`Table::rows`]).
+pub trait Row: Sized {
+    fn fields() -> Vec<Field<Self>>;
+}
+
+/// A report as a command prints it: with `--json`, the report itself (its `Serialize`: the
+/// documented keys, `null` for a missing value); without, its text (what was run, its tables
+/// through [`Table`], their notes).
+pub trait Printable: Serialize {
+    fn text(&self) -> String;
+
+    /// What the command prints: the report's JSON, pretty and ending in a newline, or
+    /// `heading` (`## name` and a blank line, or nothing) before its text.
+    fn printed(&self, json: bool, heading: &str) -> serde_json::Result<String> {
+        Ok(match json {
+            true => serde_json::to_string_pretty(self)? + "\n",
+            false => format!("{heading}{}", self.text()),
+        })
+    }
+}
+
 /// A table: its columns, then rows of as many cells.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Table {
@@ -208,13 +237,19 @@ impl Table {
         }
     }
 
-    /// A table of `items`, a row each, every column filled by its field.
-    pub fn of<T>(fields: &[Field<T>], items: impl IntoIterator<Item = T>) -> Table {
+    /// A table of `items` (each a `T` or a reference to one), a row each, every column filled
+    /// by its field.
+    pub fn of<T, I: Borrow<T>>(fields: &[Field<T>], items: impl IntoIterator<Item = I>) -> Table {
         let mut table = Table::new(fields.iter().map(|(c, _)| c.clone()).collect());
         for item in items {
-            table.row(fields.iter().map(|(_, cell)| cell(&item)).collect());
+            table.row(fields.iter().map(|(_, cell)| cell(item.borrow())).collect());
         }
         table
+    }
+
+    /// A table of `items` in their type's columns ([`Row`]).
+    pub fn rows<'a, T: Row + 'a>(items: impl IntoIterator<Item = &'a T>) -> Table {
+        Table::of(&T::fields(), items)
     }
 
     /// Adds a row; it must have a cell for every column (a report's bug otherwise, not input's).
@@ -342,6 +377,76 @@ mod tests {
             t.markdown(),
             "| name | share % |\n|---|---:|\n| a | 50.0 |\n| b | 25.0 |\n"
         );
+    }
+
+    /// A report of rows of fixed columns ([`Row`]), printed both ways.
+    #[derive(Serialize)]
+    struct Share {
+        name: &'static str,
+        share: Option<f64>,
+        jobs: usize,
+    }
+
+    impl Row for Share {
+        fn fields() -> Vec<Field<Share>> {
+            vec![
+                (Column::text("name"), |x| x.name.into()),
+                (Column::new("share %", Unit::Percent(1)), |x| x.share.into()),
+                (Column::new("jobs", Unit::Count).left(), |x| x.jobs.into()),
+            ]
+        }
+    }
+
+    #[derive(Serialize)]
+    struct Shares {
+        seed: u64,
+        rows: Vec<Share>,
+    }
+
+    impl Printable for Shares {
+        fn text(&self) -> String {
+            format!(
+                "seed {}\n\n{}",
+                self.seed,
+                Table::rows(&self.rows).markdown()
+            )
+        }
+    }
+
+    #[test]
+    fn a_report_prints_its_rows_aligned_with_a_mark_for_a_missing_value_or_as_json_with_null() {
+        let r = Shares {
+            seed: 7,
+            rows: vec![
+                Share {
+                    name: "dart",
+                    share: Some(0.125),
+                    jobs: 12,
+                },
+                Share {
+                    name: "ps",
+                    share: None,
+                    jobs: 3,
+                },
+            ],
+        };
+        // Text left, numbers right unless the column says; a missing value is its mark.
+        assert_eq!(
+            r.printed(false, "## shares\n\n").unwrap(),
+            "## shares\n\nseed 7\n\n\
+             | name | share % | jobs |\n\
+             |---|---:|---|\n\
+             | dart | 12.5 | 12 |\n\
+             | ps | – | 3 |\n"
+        );
+        // JSON: the report itself, its numbers unrounded, a missing value null.
+        assert_eq!(
+            r.printed(true, "## shares\n\n").unwrap(),
+            "{\n  \"seed\": 7,\n  \"rows\": [\n    {\n      \"name\": \"dart\",\n      \"share\": 0.125,\n      \"jobs\": 12\n    },\n    {\n      \"name\": \"ps\",\n      \"share\": null,\n      \"jobs\": 3\n    }\n  ]\n}\n"
+        );
+        // A table of owned items and one of references agree.
+        let by_reference = Table::rows(&r.rows).markdown();
+        assert_eq!(Table::of(&Share::fields(), r.rows).markdown(), by_reference);
     }
 
     #[test]

@@ -41,8 +41,7 @@ use yard_cluster::scheduler::ClusterPolicy as RmPolicy;
 use yard_sim::shared::DeadlineFactor;
 use yard_sim::workloads::WorkloadOptions;
 
-use crate::client::{Client, Rm};
-use crate::local::{LocalCluster, Shape, stop_channel};
+use crate::local::{Target, stop_channel};
 use crate::sim::BadInput;
 use crate::trace::ReadArgs;
 
@@ -50,7 +49,8 @@ pub(crate) use live::poll_job;
 use live::replay;
 use predict::{experiment, predict};
 use prepare::{LiveJob, byte_scale, live_job, prepare, seed_kinds};
-use report::{markdown, report};
+use report::report;
+use yard_sim::table::Printable;
 
 #[derive(Args)]
 pub(crate) struct ReplayArgs {
@@ -178,20 +178,12 @@ pub(crate) fn run(args: ReplayArgs) -> Result<()> {
     let seed = args.read.seed.unwrap_or(DEFAULT_SEED);
     // The cluster: given, or the rm's.
     let remote = match &args.rm {
-        Some(url) => {
-            let url = url.trim_end_matches('/').to_owned();
-            check_loopback_or_any(&url)?;
-            let client = Client::new(&Rm {
-                rm: url.clone(),
-                token_file: args.token_file.clone(),
-            })?;
-            Some((url, client))
-        }
+        Some(url) => Some(Target::running(url, args.token_file.clone())?),
         None => None,
     };
     let nodes = match (&remote, args.nodes) {
         (_, Some(n)) => n,
-        (Some((url, client)), None) => {
+        (Some(Target::Running { url, client }), None) => {
             let n = client
                 .running_nodes()
                 .with_context(|| format!("asking {url} for its nodes"))?
@@ -201,10 +193,10 @@ pub(crate) fn run(args: ReplayArgs) -> Result<()> {
             }
             n
         }
-        (None, None) => 2,
+        (_, None) => 2,
     };
     let master_share = match &remote {
-        Some((url, client)) => {
+        Some(Target::Running { url, client }) => {
             let s = client
                 .call(reqwest::Method::GET, "/ws/v1/cluster/scheduler", None)
                 .with_context(|| format!("asking {url} for its scheduler"))?;
@@ -212,7 +204,7 @@ pub(crate) fn run(args: ReplayArgs) -> Result<()> {
                 .as_f64()
                 .with_context(|| format!("{url} does not say its masters' share (masterShare)"))?
         }
-        None => args.master_share,
+        _ => args.master_share,
     };
     let exp = experiment(
         nodes,
@@ -262,53 +254,39 @@ pub(crate) fn run(args: ReplayArgs) -> Result<()> {
     spinner.finish_and_clear();
 
     let stop = stop_channel()?;
-    let (dir, cluster) = match &remote {
-        Some(_) => (None, None),
-        None => {
-            let dir = std::env::temp_dir().join(format!("yard-replay-{}", std::process::id()));
-            let shape = Shape {
-                nodes,
-                // Vcores bind, as in the simulator: memory for every container to be a master's.
-                memory_mb: 4096.max(u64::from(args.containers) * 512),
-                vcores: args.containers,
-                heartbeat_ms: args.heartbeat_ms,
-                rm_bind: "127.0.0.1:0".into(),
-                rm_args: vec![
-                    "--scheduler".into(),
-                    args.scheduler.name().into(),
-                    "--master-share".into(),
-                    master_share.to_string(),
-                ],
-                dir: dir.clone(),
-                home: None,
-            };
-            let cluster = LocalCluster::start(&shape);
-            (Some(dir), Some(cluster))
-        }
-    };
-    let cluster = cluster.transpose()?;
-    let client = match (&remote, &cluster) {
-        (Some((_, c)), _) => c,
-        (None, Some(c)) => &c.client,
-        (None, None) => unreachable!("a cluster either way"),
+    let target = match remote {
+        Some(target) => target,
+        // Vcores bind, as in the simulator.
+        None => Target::start_local(
+            "replay",
+            nodes,
+            args.containers,
+            args.heartbeat_ms,
+            vec![
+                "--scheduler".into(),
+                args.scheduler.name().into(),
+                "--master-share".into(),
+                master_share.to_string(),
+            ],
+        )?,
     };
     let containers = (exp.cluster.nodes * exp.cluster.containers_per_node) as usize;
     // On the local cluster every job is its own kind, its history the simulator's profile
     // of it; a running rm's store is its own (`--rm`): the jobs are the kind `synthetic`.
     let mut live = live;
-    if let Some(dir) = &dir {
+    if let Some(dir) = target.dir() {
         seed_kinds(&dir.join("profiles.db"), &prepared, &mut live)?;
     }
-    let outcome = replay(client, &args, &live, seed, &prepared, containers, &stop);
-    drop(cluster);
-    if let Some(dir) = dir {
-        match (&outcome, args.keep) {
-            (Ok(_), false) => {
-                let _ = std::fs::remove_dir_all(&dir);
-            }
-            _ => eprintln!("logs kept in {}", dir.display()),
-        }
-    }
+    let outcome = replay(
+        target.client(),
+        &args,
+        &live,
+        seed,
+        &prepared,
+        containers,
+        &stop,
+    );
+    target.finish(outcome.is_err() || args.keep);
     let live_results = outcome?;
     let (sim_results, startup) = predict(&args, exp, &prepared, &live_results);
     let report = report(
@@ -320,30 +298,8 @@ pub(crate) fn run(args: ReplayArgs) -> Result<()> {
         &live_results,
         (master_share, startup),
     );
-    let out = match args.json {
-        true => serde_json::to_string_pretty(&report)? + "\n",
-        false => markdown(&args, nodes, &report),
-    };
-    crate::print(&out)?;
+    crate::print(&report.printed(args.json, "## replay\n\n")?)?;
     Ok(())
-}
-
-/// `--rm` must be a loopback address: yard's clusters are of one host.
-pub(crate) fn check_loopback_or_any(url: &str) -> Result<()> {
-    let host = url
-        .split("://")
-        .nth(1)
-        .unwrap_or(url)
-        .split(['/', ':'])
-        .next()
-        .unwrap_or_default();
-    match host {
-        "127.0.0.1" | "localhost" | "[::1]" => Ok(()),
-        _ => Err(BadInput(format!(
-            "--rm {url}: yard replays on a cluster of this host; give http://127.0.0.1:PORT"
-        ))
-        .into()),
-    }
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 use serde::Serialize;
 use yard_sim::engine::{MEASURABLE, Moment, Outcome};
 use yard_sim::shared::{SharedJob, SharedResult};
-use yard_sim::table::{Cell, Column, Field, Table, Unit};
+use yard_sim::table::{self, Cell, Column, Field, Printable, Table, Unit};
 
 use super::ReplayArgs;
 use super::live::LiveResult;
@@ -76,6 +76,9 @@ pub(super) struct Report {
     rows: Vec<Row>,
     /// Each job live and simulated, in submission order: where the two part.
     per_job: Vec<JobRow>,
+    /// What was replayed on what, the text's first line (the JSON says it in its own keys).
+    #[serde(skip)]
+    setup: String,
 }
 
 /// One job of the replay, live beside simulated.
@@ -277,6 +280,16 @@ pub(super) fn report(
         startup,
         rows: vec![live_row, sim_row],
         per_job,
+        setup: format!(
+            "{}: the first {n} jobs, times × {}, seed {seed}, on {nodes} × {} containers, masters in containers of their own within {master_share} of them ({} cluster policy, {} task policy); deadlines U[{}, {}]·T_J",
+            args.trace.display(),
+            args.time_scale,
+            args.containers,
+            args.scheduler.name(),
+            args.policy.name(),
+            args.deadline_factor.lo,
+            args.deadline_factor.hi,
+        ),
     }
 }
 
@@ -289,59 +302,57 @@ pub(super) fn median(xs: &[f64]) -> f64 {
     }
 }
 
-pub(super) fn markdown(args: &ReplayArgs, nodes: u32, r: &Report) -> String {
+impl table::Row for Row {
+    fn fields() -> Vec<Field<Row>> {
+        let pct = |h: &str| Column::new(h, Unit::Percent(1));
+        vec![
+            (Column::text("source"), |x| x.source.into()),
+            (Column::new("jobs", Unit::Count), |x| x.jobs.into()),
+            (pct("missed %"), |x| x.missed_fraction.into()),
+            (pct("empty %"), |x| x.empty_fraction.into()),
+            (pct("met %"), |x| x.met_fraction.into()),
+            (pct("processed %"), |x| x.mean_processed_fraction.into()),
+            (pct("k/k_max %"), |x| x.mean_k_over_k_max.into()),
+            (pct("median deviation %"), |x| x.median_deviation.into()),
+            (
+                pct("estimation error % median / p80 / mean (jobs)"),
+                |x| match x.estimation_error {
+                    Some(e) => format!(
+                        "{} ({} of {})",
+                        Cell::Joined(vec![e.median.into(), e.p80.into(), e.mean.into()])
+                            .in_unit(Unit::Percent(1)),
+                        e.jobs,
+                        x.estimation_error_jobs
+                    )
+                    .into(),
+                    None => format!("– (0 of {})", x.estimation_error_jobs).into(),
+                },
+            ),
+            (Column::new("unanswered", Unit::Count), |x| {
+                x.unanswered.into()
+            }),
+        ]
+    }
+}
+
+/// The text: what was replayed, the start-up costs, the rows and their difference, the legend.
+impl Printable for Report {
+    fn text(&self) -> String {
+        markdown(self)
+    }
+}
+
+fn markdown(r: &Report) -> String {
     use std::fmt::Write;
     let mut t = String::new();
-    let _ = writeln!(
-        t,
-        "## replay\n\n{}: the first {} jobs, times × {}, seed {}, on {} × {} containers, masters in containers of their own within {} of them ({} cluster policy, {} task policy); deadlines U[{}, {}]·T_J\n",
-        args.trace.display(),
-        r.jobs,
-        args.time_scale,
-        r.seed,
-        nodes,
-        args.containers,
-        r.master_share,
-        args.scheduler.name(),
-        args.policy.name(),
-        args.deadline_factor.lo,
-        args.deadline_factor.hi,
-    );
+    let _ = writeln!(t, "{}\n", r.setup);
     let s = &r.startup;
     let _ = writeln!(
         t,
         "The simulated masters start up in {:.3} s and tasks launch in {:.3} s ({}).\n",
         s.master_s, s.task_s, s.source
     );
-    let pct = |h: &str| Column::new(h, Unit::Percent(1));
-    let fields: &[Field<&Row>] = &[
-        (Column::text("source"), |x| x.source.into()),
-        (Column::new("jobs", Unit::Count), |x| x.jobs.into()),
-        (pct("missed %"), |x| x.missed_fraction.into()),
-        (pct("empty %"), |x| x.empty_fraction.into()),
-        (pct("met %"), |x| x.met_fraction.into()),
-        (pct("processed %"), |x| x.mean_processed_fraction.into()),
-        (pct("k/k_max %"), |x| x.mean_k_over_k_max.into()),
-        (pct("median deviation %"), |x| x.median_deviation.into()),
-        (
-            pct("estimation error % median / p80 / mean (jobs)"),
-            |x| match x.estimation_error {
-                Some(e) => format!(
-                    "{} ({} of {})",
-                    Cell::Joined(vec![e.median.into(), e.p80.into(), e.mean.into()])
-                        .in_unit(Unit::Percent(1)),
-                    e.jobs,
-                    x.estimation_error_jobs
-                )
-                .into(),
-                None => format!("– (0 of {})", x.estimation_error_jobs).into(),
-            },
-        ),
-        (Column::new("unanswered", Unit::Count), |x| {
-            x.unanswered.into()
-        }),
-    ];
-    let mut table = Table::of(fields, &r.rows);
+    let mut table = Table::rows(&r.rows);
     if let [live, sim] = r.rows.as_slice() {
         // The live row less the simulated one, in points; counts have no difference here.
         let diff = |a: f64, b: f64| Cell::Text(Unit::Points(1).format(a - b));
@@ -469,8 +480,13 @@ mod tests {
         assert_eq!(row.live.estimation_error, Some(2.0));
         assert_eq!(row.sim.estimation_error, Some(want));
         // The table shows median / p80 / mean and the jobs paired.
-        let table = markdown(&args(&[]), 2, &r);
+        let table = r.text();
         assert!(table.contains("200.0 / 200.0 / 200.0 (1 of"), "{table}");
+        // Its first line says what ran on what, from the flags.
+        assert!(
+            table.starts_with("t.tsv: the first 8 jobs, times × 1, seed 3, on 2 × 4 containers, masters in containers of their own within 0.5 of them (fifo cluster policy, dart task policy); deadlines U[1, 2]·T_J\n\nThe simulated"),
+            "{table}"
+        );
     }
 
     /// The whole table as it printed before the simulator's reports shared one writer: every
@@ -513,8 +529,9 @@ mod tests {
                 row("sim", 0.0, None, None),
             ],
             per_job: Vec::new(),
+            setup: "t.tsv: the first 4 jobs".into(),
         };
-        let text = markdown(&args(&[]), 2, &r);
+        let text = r.printed(false, "## replay\n\n").unwrap();
         let table = "| source | jobs | missed % | empty % | met % | processed % | k/k_max % | median deviation % | estimation error % median / p80 / mean (jobs) | unanswered |\n\
                      |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n\
                      | live | 4 | 25.0 | 25.0 | 50.0 | 50.0 | 80.0 | 12.5 | 10.0 / 20.0 / 15.0 (2 of 3) | 1 |\n\
@@ -522,7 +539,7 @@ mod tests {
                      | live − sim | | +25.0 | +0.0 | -25.0 | +0.0 | – | | – | |\n";
         assert!(text.contains(table), "{text}");
         assert!(
-            text.contains("The simulated masters start up in 1.500 s and tasks launch in 0.250 s (measured).\n\n| source"),
+            text.starts_with("## replay\n\nt.tsv: the first 4 jobs\n\nThe simulated masters start up in 1.500 s and tasks launch in 0.250 s (measured).\n\n| source"),
             "{text}"
         );
     }

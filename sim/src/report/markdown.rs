@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use super::{C12, PaperFigure, Report, Row, Stats, metric};
 use crate::result::{Moment, Phase};
-use crate::table::{Cell, Column, Table, Unit};
+use crate::table::{Cell, Column, Printable, Table, Unit};
 
 /// The main table's figures between `jobs` and the empty answers' error, in the one-seed table
 /// and the seeds' alike: each column's header and the [`metric`] it shows, in percent.
@@ -171,6 +171,12 @@ pub const LEGEND: &str = "Bins: `small`, `medium`, `large` and `all` count the j
          guard fired: the share of jobs not finished by then; guard cost: the mean processed \
          fraction lost against the same job without the guard (whose answer may have come \
          late); guard rescued: the jobs missed without the guard and met with it.";
+
+impl Printable for Report {
+    fn text(&self) -> String {
+        markdown(self)
+    }
+}
 
 /// The Markdown tables — outcomes and data, estimation error by phase and moment — then the
 /// paper's figures beside the simulated ones.

@@ -12,7 +12,7 @@ use super::figures::tasks;
 use super::workload::workload;
 use super::{DEADLINE_POLICIES, MODEL, ScansSetup, answers, policy, setup_line, workload_name};
 use crate::experiment::par_map;
-use crate::table::{Column, Field, Table, Unit};
+use crate::table::{Column, Field, Printable, Row, Table, Unit};
 
 /// The deadline variant's settings (module doc).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -199,6 +199,37 @@ pub fn run_deadlines(
     })
 }
 
+impl Row for DeadlineRow {
+    fn fields() -> Vec<Field<DeadlineRow>> {
+        // Every column left, as this table has always printed.
+        let fixed = |h: &str, d: usize| Column::new(h, Unit::Fixed(d)).left();
+        let count = |h: &str| Column::new(h, Unit::Count).left();
+        vec![
+            (Column::text("workload"), |x| x.workload.as_str().into()),
+            (Column::text("policy"), |x| x.policy.as_str().into()),
+            (count("deadline jobs"), |x| x.deadline_jobs.into()),
+            (fixed("full by deadline", 3), |x| {
+                x.full_by_deadline_fraction.into()
+            }),
+            (fixed("partial", 3), |x| x.partial_fraction.into()),
+            (fixed("empty", 3), |x| x.empty_fraction.into()),
+            (fixed("mean processed fraction", 3), |x| {
+                x.mean_processed_fraction.into()
+            }),
+            (count("other jobs"), |x| x.other_jobs.into()),
+            (fixed("other mean response s", 1), |x| {
+                x.other_mean_response_s.into()
+            }),
+        ]
+    }
+}
+
+impl Printable for DeadlineReport {
+    fn text(&self) -> String {
+        deadline_markdown(self)
+    }
+}
+
 /// The deadline variant's table, saying which jobs each figure is over.
 pub fn deadline_markdown(r: &DeadlineReport) -> String {
     let (s, d) = (&r.setup, &r.deadlines);
@@ -226,28 +257,8 @@ pub fn deadline_markdown(r: &DeadlineReport) -> String {
     );
     for &metric in &s.metrics {
         let _ = writeln!(t, "### {}\n", metric.name());
-        // Every column left, as this table has always printed.
-        let fixed = |h: &str, d: usize| Column::new(h, Unit::Fixed(d)).left();
-        let count = |h: &str| Column::new(h, Unit::Count).left();
-        let fields: &[Field<&DeadlineRow>] = &[
-            (Column::text("workload"), |x| x.workload.as_str().into()),
-            (Column::text("policy"), |x| x.policy.as_str().into()),
-            (count("deadline jobs"), |x| x.deadline_jobs.into()),
-            (fixed("full by deadline", 3), |x| {
-                x.full_by_deadline_fraction.into()
-            }),
-            (fixed("partial", 3), |x| x.partial_fraction.into()),
-            (fixed("empty", 3), |x| x.empty_fraction.into()),
-            (fixed("mean processed fraction", 3), |x| {
-                x.mean_processed_fraction.into()
-            }),
-            (count("other jobs"), |x| x.other_jobs.into()),
-            (fixed("other mean response s", 1), |x| {
-                x.other_mean_response_s.into()
-            }),
-        ];
         let rows = r.rows.iter().filter(|x| x.metric == metric.name());
-        let table = Table::of(fields, rows);
+        let table = Table::rows(rows);
         let _ = writeln!(t, "{}", table.markdown());
     }
     t

@@ -7,7 +7,14 @@ use yard_cluster::scans::Metric;
 
 use super::figures::{GRID_THETAS, Row, ScansReport};
 use super::{POLICIES, setup_line, workload_name};
-use crate::table::{Cell, Column, Table, Unit};
+use crate::table::{Cell, Column, Printable, Table, Unit};
+
+/// The text of a run over the correlation levels (or a trace); a θ grid's is [`grid_markdown`].
+impl Printable for ScansReport {
+    fn text(&self) -> String {
+        markdown(self)
+    }
+}
 
 /// The tables, beside the paper's figures.
 pub fn markdown(r: &ScansReport) -> String {

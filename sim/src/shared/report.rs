@@ -6,11 +6,11 @@ use yard_appmaster::policy::PolicyKind;
 use yard_cluster::scheduler::ClusterPolicy as RmPolicy;
 use yard_workload::SizeBin;
 
-use super::{DayStats, DeadlineFactor, SharedJob, SharedResult, simulate_day};
+use super::{DayStats, DeadlineFactor, SharedJob, SharedResult, each_day, simulate_day};
 use crate::engine::Experiment;
-use crate::experiment::{par_map, quietly};
+use crate::experiment::quietly;
 use crate::report::Outcomes;
-use crate::table::{Column, Field, Table, Unit};
+use crate::table::{Column, Field, Printable, Row, Table, Unit};
 
 /// One row of a shared day's report: a cluster policy and a task policy over a set of jobs.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -82,13 +82,10 @@ pub fn run_days(
     factor: DeadlineFactor,
     time_scale: f64,
 ) -> SharedReport {
-    let pairs: Vec<(RmPolicy, PolicyKind)> = rm_policies
-        .iter()
-        .flat_map(|&rm| policies.iter().map(move |&p| (rm, p)))
-        .collect();
-    let days = par_map(
-        &pairs,
-        |_, &(rm, p)| simulate_day(jobs, rm, p, exp),
+    let days = each_day(
+        rm_policies,
+        policies,
+        |rm, p| simulate_day(jobs, rm, p, exp),
         &quietly,
     );
     let mut report = SharedReport {
@@ -103,7 +100,7 @@ pub fn run_days(
         rows: Vec::new(),
         days: Vec::new(),
     };
-    for (&(rm, p), (results, stats)) in pairs.iter().zip(days) {
+    for ((rm, p), (results, stats)) in days {
         report.rows.extend(rows(rm, p, &results));
         report.days.push(DayRow {
             rm_policy: rm.name().to_owned(),
@@ -134,53 +131,69 @@ pub fn markdown(r: &SharedReport) -> String {
         r.time_scale,
         r.model.describe()
     );
-    let pct = |h: &str| Column::new(h, Unit::Percent(1));
-    let rows: &[Field<&SharedRow>] = &[
-        (Column::text("rm policy"), |x| x.rm_policy.as_str().into()),
-        (Column::text("policy"), |x| x.policy.as_str().into()),
-        (Column::text("bin"), |x| x.bin.as_str().into()),
-        (Column::new("jobs", Unit::Count), |x| x.outcomes.jobs.into()),
-        (pct("missed %"), |x| x.outcomes.missed_fraction.into()),
-        (pct("empty %"), |x| x.outcomes.empty_fraction.into()),
-        (pct("met %"), |x| x.outcomes.met_fraction.into()),
-        (pct("processed %"), |x| {
-            x.outcomes.mean_processed_fraction.into()
-        }),
-        (Column::new("mean completion s", Unit::Fixed(1)), |x| {
-            x.outcomes.mean_completion_s.into()
-        }),
-        (pct("relative deadline exceeded %"), |x| {
-            x.outcomes.relative_deadline_exceeded.into()
-        }),
-        (pct("median exceeded %"), |x| {
-            x.outcomes.median_deadline_exceeded.into()
-        }),
-        (Column::new("unanswered", Unit::Count), |x| {
-            x.outcomes.unanswered.into()
-        }),
-        (Column::new("preempted containers", Unit::Count), |x| {
-            x.preempted_containers.into()
-        }),
-    ];
-    t += &Table::of(rows, &r.rows).markdown();
+    t += &Table::rows(&r.rows).markdown();
     let _ = writeln!(
         t,
         "\nmissed: answered after D; empty: by D from no input (not a met deadline); met: by D from some input. Relative deadline exceeded: ARIA's sum over missed jobs of (completion − D)/D, over the jobs that answered (median exceeded: the median of (completion − D)/D over them); unanswered: jobs still running when the day gave up.\n"
     );
-    let count = |h: &str| Column::new(h, Unit::Count);
-    let days: &[Field<&DayRow>] = &[
-        (Column::text("rm policy"), |d| d.rm_policy.as_str().into()),
-        (Column::text("policy"), |d| d.policy.as_str().into()),
-        (count("spare allocations"), |d| {
-            d.stats.spare_allocations.into()
-        }),
-        (count("spare kills"), |d| d.stats.spare_kills.into()),
-        (count("rm events"), |d| d.stats.rm_events.into()),
-        (count("policy events"), |d| d.stats.policy_events.into()),
-        (Column::new("virtual span s", Unit::Fixed(0)), |d| {
-            d.stats.span.into()
-        }),
-    ];
-    t += &Table::of(days, &r.days).markdown();
+    t += &Table::rows(&r.days).markdown();
     t
+}
+
+impl Row for SharedRow {
+    fn fields() -> Vec<Field<SharedRow>> {
+        let pct = |h: &str| Column::new(h, Unit::Percent(1));
+        vec![
+            (Column::text("rm policy"), |x| x.rm_policy.as_str().into()),
+            (Column::text("policy"), |x| x.policy.as_str().into()),
+            (Column::text("bin"), |x| x.bin.as_str().into()),
+            (Column::new("jobs", Unit::Count), |x| x.outcomes.jobs.into()),
+            (pct("missed %"), |x| x.outcomes.missed_fraction.into()),
+            (pct("empty %"), |x| x.outcomes.empty_fraction.into()),
+            (pct("met %"), |x| x.outcomes.met_fraction.into()),
+            (pct("processed %"), |x| {
+                x.outcomes.mean_processed_fraction.into()
+            }),
+            (Column::new("mean completion s", Unit::Fixed(1)), |x| {
+                x.outcomes.mean_completion_s.into()
+            }),
+            (pct("relative deadline exceeded %"), |x| {
+                x.outcomes.relative_deadline_exceeded.into()
+            }),
+            (pct("median exceeded %"), |x| {
+                x.outcomes.median_deadline_exceeded.into()
+            }),
+            (Column::new("unanswered", Unit::Count), |x| {
+                x.outcomes.unanswered.into()
+            }),
+            (Column::new("preempted containers", Unit::Count), |x| {
+                x.preempted_containers.into()
+            }),
+        ]
+    }
+}
+
+impl Row for DayRow {
+    fn fields() -> Vec<Field<DayRow>> {
+        let count = |h: &str| Column::new(h, Unit::Count);
+        vec![
+            (Column::text("rm policy"), |d| d.rm_policy.as_str().into()),
+            (Column::text("policy"), |d| d.policy.as_str().into()),
+            (count("spare allocations"), |d| {
+                d.stats.spare_allocations.into()
+            }),
+            (count("spare kills"), |d| d.stats.spare_kills.into()),
+            (count("rm events"), |d| d.stats.rm_events.into()),
+            (count("policy events"), |d| d.stats.policy_events.into()),
+            (Column::new("virtual span s", Unit::Fixed(0)), |d| {
+                d.stats.span.into()
+            }),
+        ]
+    }
+}
+
+impl Printable for SharedReport {
+    fn text(&self) -> String {
+        markdown(self)
+    }
 }
