@@ -512,7 +512,8 @@ impl AppSpec {
         match self {
             AppSpec::Grep { pattern, .. } => format!("grep:{pattern}"),
             AppSpec::Topk { field, .. } => format!("topk:field={field}"),
-            // What its tasks run is what it costs: the same script is the same kind.
+            // What its tasks run is what it costs: the same script is the same kind. The
+            // aggregate's estimator is arithmetic on the answer's side, not a cost.
             AppSpec::Streaming {
                 mapper,
                 reducer,
@@ -520,6 +521,7 @@ impl AppSpec {
                 cmdenv,
                 keys,
                 files,
+                estimator: _,
             } => streaming::kind(&streaming::KindParts {
                 mapper,
                 reducer: reducer.as_deref(),
