@@ -7,11 +7,11 @@ mod support;
 
 use axum::http::{Method, StatusCode};
 use serde_json::{Value, json};
-use support::{Harness, token};
+use support::{Harness, registration, token};
 use yard_rm::cluster::{Cluster, Settings};
 use yard_rm::store::Store;
 use yard_wire::auth::{ClusterSecret, Principal};
-use yard_wire::protocol::{BlockReplicas, Dataset, RegisterNode, Resource};
+use yard_wire::protocol::{BlockReplicas, Dataset};
 
 fn harness() -> Harness {
     Harness::at(Settings::default(), 1_000)
@@ -31,6 +31,22 @@ async fn put(h: &Harness, owner: &str, name: &str) {
         .call_as(Some(&user(owner)), Method::PUT, &uri, Some(body))
         .await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+}
+
+/// A MapReduce job of `job`'s fields, accepted: its id.
+async fn submit(h: &Harness, job: Value) -> String {
+    let (status, reply) = h
+        .post("/ws/v1/yard/mapreduce/jobs", json!({ "job": job }))
+        .await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{reply}");
+    reply["job"]["id"].as_str().unwrap().to_owned()
+}
+
+/// YARN's kill of application `id`, which must be taken.
+async fn kill(h: &Harness, id: &str) {
+    let uri = format!("/ws/v1/cluster/apps/{id}/state");
+    let (status, reply) = h.put(&uri, json!({"state": "KILLED"})).await;
+    assert!(status.is_success(), "{status}: {reply}");
 }
 
 /// What `node`'s heartbeat reply tells it to delete.
@@ -116,14 +132,7 @@ async fn a_dataset_an_unfinished_job_reads_is_not_removed() {
     h.node("n1:8042", 4).await;
     h.node("n2:8042", 4).await;
     put(&h, "carol", "books").await;
-    let (status, reply) = h
-        .post(
-            "/ws/v1/yard/mapreduce/jobs",
-            json!({"job": {"app": "wordcount", "input": "books"}}),
-        )
-        .await;
-    assert_eq!(status, StatusCode::ACCEPTED, "{reply}");
-    let job = reply["job"]["id"].as_str().unwrap().to_owned();
+    let job = submit(&h, json!({"app": "wordcount", "input": "books"})).await;
     let (status, why) = h
         .call(Method::DELETE, "/ws/v1/yard/datasets/books", None)
         .await;
@@ -133,13 +142,7 @@ async fn a_dataset_an_unfinished_job_reads_is_not_removed() {
     assert_eq!(told(&h, "n1:8042").await, Value::Null, "nothing deleted");
 
     // Once the job ends, it may go.
-    let kill = h
-        .put(
-            &format!("/ws/v1/cluster/apps/{job}/state"),
-            json!({"state": "KILLED"}),
-        )
-        .await;
-    assert!(kill.0.is_success(), "{kill:?}");
+    kill(&h, &job).await;
     let (status, why) = h
         .call(Method::DELETE, "/ws/v1/yard/datasets/books", None)
         .await;
@@ -152,41 +155,20 @@ async fn a_job_that_ends_without_committing_its_output_has_its_parts_deleted() {
     h.node("n1:8042", 4).await;
     h.node("n2:8042", 4).await;
     put(&h, "carol", "books").await;
-    let (status, reply) = h
-        .post(
-            "/ws/v1/yard/mapreduce/jobs",
-            json!({"job": {"app": "wordcount", "input": "books", "output": "counts"}}),
-        )
-        .await;
-    assert_eq!(status, StatusCode::ACCEPTED, "{reply}");
-    let job = reply["job"]["id"].as_str().unwrap().to_owned();
+    let job = submit(
+        &h,
+        json!({"app": "wordcount", "input": "books", "output": "counts"}),
+    )
+    .await;
     // Running: nothing to delete.
     assert_eq!(told(&h, "n1:8042").await, Value::Null);
-    let kill = h
-        .put(
-            &format!("/ws/v1/cluster/apps/{job}/state"),
-            json!({"state": "KILLED"}),
-        )
-        .await;
-    assert!(kill.0.is_success(), "{kill:?}");
+    kill(&h, &job).await;
     // Every running node may hold a part: each is told, once; the input is untouched.
     for node in ["n1:8042", "n2:8042"] {
         assert_eq!(told(&h, node).await, json!(["counts"]), "{node}");
         assert_eq!(told(&h, node).await, Value::Null, "{node}");
     }
     assert!(h.get("/ws/v1/yard/datasets/books").await.0.is_success());
-}
-
-fn node(id: &str) -> RegisterNode {
-    RegisterNode {
-        node_id: id.into(),
-        rack: "r1".into(),
-        capability: Resource {
-            memory_mb: 4096,
-            vcores: 4,
-        },
-        containers: Vec::new(),
-    }
 }
 
 /// The store forgets a removed dataset: a restarted rm does not list it.
@@ -196,7 +178,7 @@ async fn a_removal_is_kept_across_a_restart() {
     let path = dir.path().join("rm.db");
     let store = Store::open(&path).await.unwrap();
     let mut before = Cluster::new(Settings::default(), ClusterSecret::new([1; 32]), 1_000);
-    before.register_node(1_000, node("n1:8042"));
+    before.register_node(1_000, registration("n1:8042"));
     for name in ["kept", "gone"] {
         let d = Dataset {
             name: name.into(),

@@ -1,25 +1,16 @@
 //! The rm's state survives a restart: what the store wrote, a new cluster restores.
 
+mod support;
+
 use std::collections::BTreeMap;
 
+use support::registration;
 use yard_cluster::app::YarnApplicationState;
 use yard_rm::cluster::{AppResult, Cluster, NewApp, NodeState, Settings};
 use yard_rm::store::Store;
 use yard_wire::auth::ClusterSecret;
 use yard_wire::deadline::Deadline;
-use yard_wire::protocol::{BlockReplicas, Dataset, RegisterNode, Resource};
-
-fn node(id: &str) -> RegisterNode {
-    RegisterNode {
-        node_id: id.into(),
-        rack: "r1".into(),
-        capability: Resource {
-            memory_mb: 4096,
-            vcores: 4,
-        },
-        containers: Vec::new(),
-    }
-}
+use yard_wire::protocol::{BlockReplicas, Dataset};
 
 #[tokio::test]
 async fn applications_and_nodes_come_back_after_a_restart() {
@@ -27,7 +18,7 @@ async fn applications_and_nodes_come_back_after_a_restart() {
     let path = dir.path().join("rm.db");
     let store = Store::open(&path).await.unwrap();
     let mut before = Cluster::new(Settings::default(), ClusterSecret::new([1; 32]), 1_000);
-    before.register_node(1_000, node("n1:8042"));
+    before.register_node(1_000, registration("n1:8042"));
     let running = before.new_application(1_500, "alice").unwrap();
     let mut new = NewApp::new(&running, "wordcount", "alice", "default");
     new.master_command = vec!["/bin/sh".into(), "-c".into(), "sleep 60".into()];
@@ -120,7 +111,7 @@ async fn applications_and_nodes_come_back_after_a_restart() {
     );
     // The running master re-registers with the new rm; the node registers again.
     after.master_registered(&running, None).unwrap();
-    after.register_node(9_500, node("n1:8042"));
+    after.register_node(9_500, registration("n1:8042"));
     assert_eq!(after.nodes().next().unwrap().state, NodeState::Running);
     // New ids do not collide with the old ones.
     assert_ne!(after.new_application(9_600, "alice").unwrap(), running);

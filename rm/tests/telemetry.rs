@@ -13,7 +13,7 @@ use support::{Harness, SECRET, token};
 use yard_rm::cluster::{Cluster, NodeState, Settings, TELEMETRY_HISTORY};
 use yard_rm::store::Store;
 use yard_wire::auth::{ClusterSecret, Principal};
-use yard_wire::protocol::{NodeHeartbeat, RegisterNode, Resource};
+use yard_wire::protocol::NodeHeartbeat;
 use yard_wire::telemetry::{ContainerUsage, NodeTelemetry, ProcessTreeUsage};
 
 /// An rm of the default settings started at 1 s.
@@ -381,17 +381,8 @@ async fn the_last_sample_survives_an_rm_restart() {
     let path = dir.path().join("rm.db");
     let store = Store::open(&path).await.unwrap();
     let mut before = Cluster::new(Settings::default(), ClusterSecret::new(SECRET), 1_000);
-    let node = |id: &str| RegisterNode {
-        node_id: id.into(),
-        rack: "r1".into(),
-        capability: Resource {
-            memory_mb: 4096,
-            vcores: 4,
-        },
-        containers: Vec::new(),
-    };
-    before.register_node(1_000, node("n1:8042"));
-    before.register_node(1_000, node("n2:8042")); // never sends a sample
+    before.register_node(1_000, support::registration("n1:8042"));
+    before.register_node(1_000, support::registration("n2:8042")); // never sends a sample
     let beat = |at: i64, t: NodeTelemetry| {
         (
             at,
@@ -432,7 +423,7 @@ async fn the_last_sample_survives_an_rm_restart() {
     assert_eq!(after.telemetry_history("n2:8042").count(), 0);
     // The API shows the last known load; the node registering again keeps it until its next
     // heartbeat.
-    after.register_node(9_500, node("n1:8042"));
+    after.register_node(9_500, support::registration("n1:8042"));
     let h = Harness::over(after, 1_000);
     let n = h.get_ok("/ws/v1/cluster/nodes/n1:8042").await;
     assert_eq!(n["node"]["state"], "RUNNING");

@@ -19,6 +19,19 @@ use yard_rm::rest::{Clock, Rm, router};
 use yard_wire::auth::{ClusterSecret, Principal};
 
 pub const SECRET: [u8; 32] = [7; 32];
+
+/// A node's registration: rack r1, 4 GiB and 4 vcores, nothing running.
+pub fn registration(id: &str) -> yard_wire::protocol::RegisterNode {
+    yard_wire::protocol::RegisterNode {
+        node_id: id.into(),
+        rack: "r1".into(),
+        capability: yard_wire::protocol::Resource {
+            memory_mb: 4096,
+            vcores: 4,
+        },
+        containers: Vec::new(),
+    }
+}
 /// The rm's clock at the start, ms since the epoch.
 pub const T0: i64 = 1_700_000_000_000;
 
