@@ -11,7 +11,6 @@ use support::{Harness, registration, token};
 use yard_rm::cluster::{Cluster, Settings};
 use yard_rm::store::Store;
 use yard_wire::auth::{ClusterSecret, Principal};
-use yard_wire::protocol::{BlockReplicas, Dataset};
 
 fn harness() -> Harness {
     Harness::at(Settings::default(), 1_000)
@@ -180,17 +179,9 @@ async fn a_removal_is_kept_across_a_restart() {
     let mut before = Cluster::new(Settings::default(), ClusterSecret::new([1; 32]), 1_000);
     before.register_node(1_000, registration("n1:8042"));
     for name in ["kept", "gone"] {
-        let d = Dataset {
-            name: name.into(),
-            created_ms: 0,
-            blocks: vec![BlockReplicas {
-                block: "b0".into(),
-                bytes: 7,
-                nodes: vec!["n1:8042".into()],
-                sha256: None,
-            }],
-        };
-        before.put_dataset(2_000, d, "carol").unwrap();
+        before
+            .put_dataset(2_000, support::one_block_dataset(name), "carol")
+            .unwrap();
     }
     store.save_changes(&before.take_changes()).await.unwrap();
     assert_eq!(before.remove_dataset("gone").unwrap(), 1);

@@ -10,7 +10,6 @@ use yard_rm::cluster::{AppResult, Cluster, NewApp, NodeState, Settings};
 use yard_rm::store::Store;
 use yard_wire::auth::ClusterSecret;
 use yard_wire::deadline::Deadline;
-use yard_wire::protocol::{BlockReplicas, Dataset};
 
 #[tokio::test]
 async fn applications_and_nodes_come_back_after_a_restart() {
@@ -43,17 +42,9 @@ async fn applications_and_nodes_come_back_after_a_restart() {
         .unwrap();
     before.put_recovery(&killed, kept("{}")).unwrap_err(); // not running: refused
     before.kill(&killed).unwrap();
-    let logs = Dataset {
-        name: "logs".into(),
-        created_ms: 0,
-        blocks: vec![BlockReplicas {
-            block: "b0".into(),
-            bytes: 7,
-            nodes: vec!["n1:8042".into()],
-            sha256: None,
-        }],
-    };
-    before.put_dataset(2_200, logs, "carol").unwrap();
+    before
+        .put_dataset(2_200, support::one_block_dataset("logs"), "carol")
+        .unwrap();
     let changes = before.take_changes();
     assert_eq!(
         (

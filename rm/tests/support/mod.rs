@@ -20,6 +20,20 @@ use yard_wire::auth::{ClusterSecret, Principal};
 
 pub const SECRET: [u8; 32] = [7; 32];
 
+/// Dataset `name`: one block `b0` of 7 bytes on n1:8042.
+pub fn one_block_dataset(name: &str) -> yard_wire::protocol::Dataset {
+    yard_wire::protocol::Dataset {
+        name: name.into(),
+        created_ms: 0,
+        blocks: vec![yard_wire::protocol::BlockReplicas {
+            block: "b0".into(),
+            bytes: 7,
+            nodes: vec!["n1:8042".into()],
+            sha256: None,
+        }],
+    }
+}
+
 /// A node's registration: rack r1, 4 GiB and 4 vcores, nothing running.
 pub fn registration(id: &str) -> yard_wire::protocol::RegisterNode {
     yard_wire::protocol::RegisterNode {
