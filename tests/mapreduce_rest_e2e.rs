@@ -39,16 +39,6 @@ fn once_running(http: &reqwest::blocking::Client, url: &str, location: &str) -> 
         .as_millis() as i64
 }
 
-/// `PUT …/apps/{id}/deadline`, which must be accepted.
-fn set_deadline(http: &reqwest::blocking::Client, url: &str, id: &str, deadline_ms: i64) {
-    let put = http
-        .put(format!("{url}/ws/v1/yard/apps/{id}/deadline"))
-        .json(&serde_json::json!({ "deadlineMs": deadline_ms }))
-        .send()
-        .unwrap();
-    assert_eq!(put.status().as_u16(), 200, "{}", put.text().unwrap());
-}
-
 #[test]
 fn a_dart_job_is_submitted_watched_and_answered_over_rest_alone() {
     let (tmp, c, http) = with_books("yard-mr-rest");

@@ -246,6 +246,70 @@ fn two_word_counts_share_one_scan_reading_each_block_once_for_both() {
     let _ = std::fs::remove_dir_all(&tmp);
 }
 
+/// A deadline given while jobs ride a scan (`PUT …/deadline`) reaches the host for its own job
+/// (from the rm) and for a rider (through the rider's master's poll): both stop riding in time
+/// and are judged against it. Without it they would read every block, exact and unjudged.
+#[test]
+fn a_deadline_given_to_jobs_on_a_scan_reaches_its_host_and_both_stop_riding_in_time() {
+    let tmp = work_dir("yard-scan-deadline");
+    let c = cluster_with(&tmp, &["--master-share", "0.5"]);
+    put_dataset(&c.url, &tmp, "text", "text", "1536KiB", "128KiB", 2, 7);
+    let dart = ["--policy", "dart"];
+    let first = shared_wordcount(&c, &dart);
+    let _first_processes = ProcessesOf::app(&first);
+    let host = eventually_for("the scan's host", Duration::from_secs(300), || {
+        scans(&c).into_iter().find(|s| s["host"] == first.as_str())
+    });
+    let status_url = format!("{}/status", host["url"].as_str().unwrap());
+    let host_token = job_token(&tmp, &first);
+    let second = shared_wordcount(&c, &dart);
+    let _second_processes = ProcessesOf::app(&second);
+    eventually_for("the second job riding", Duration::from_secs(300), || {
+        let jobs = get_as(&status_url, &host_token)["jobs"].clone();
+        (jobs.as_array().map_or(0, Vec::len) == 2).then_some(())
+    });
+    // Thirteen reads of at least a second, one at a time: far more than 5 s of scan left.
+    let moved = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64
+        + 5_000;
+    let http = admin_client(&c.url);
+    for id in [&first, &second] {
+        set_deadline(&http, &c.url, id, moved);
+    }
+    let answer = |id: &str| {
+        eventually_for("the answer", Duration::from_secs(300), || {
+            let view = get(&format!("{}/ws/v1/yard/apps/{id}", c.url));
+            view["app"]["answer"]
+                .is_object()
+                .then(|| view["app"].clone())
+        })
+    };
+    for id in [&first, &second] {
+        let app = answer(id);
+        let job = &app["answer"]["job"];
+        assert_eq!(job["policy"], "scan-deadline", "{id}: {job}");
+        assert_eq!(job["cutByDeadline"], true, "{id}: {job}");
+        assert!(
+            app["processedFraction"].as_f64().unwrap() < 1.0,
+            "{id}: {app}"
+        );
+        assert!(job["deadlineSeconds"].is_f64(), "{id}: {job}");
+        assert!(job["outcome"].is_string(), "{id}: {job}");
+    }
+    // The host heard it for both: its own job's from the rm, the rider's from its poll.
+    let log = master_log(&tmp, &first);
+    for id in [&first, &second] {
+        assert!(
+            log.contains(&format!("{id}: the deadline moved to {moved} (was none)")),
+            "{id}: {log}"
+        );
+    }
+    drop(c);
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
 #[test]
 fn a_shared_scan_under_another_policy_or_without_a_dataset_is_refused_with_what_to_fix() {
     for (args, says) in [

@@ -444,7 +444,7 @@ pub fn exact_counts(file: &Path) -> (u64, std::collections::HashMap<String, u64>
     (total, counts)
 }
 
-/// The master's stderr: the container of the application whose log says it registered.
+/// The master's stderr: the container of the application whose log is a master's.
 pub fn master_log(dir: &Path, application: &str) -> String {
     let suffix = application.trim_start_matches("application_");
     for i in 0..3 {
@@ -456,7 +456,9 @@ pub fn master_log(dir: &Path, application: &str) -> String {
                 continue;
             }
             let log = std::fs::read_to_string(e.path().join("stderr")).unwrap_or_default();
-            if log.contains("master: registered") {
+            // A MapReduce master registers; a shared scan's host or rider logs "master: …"
+            // from its first line; runners and tasks do neither.
+            if log.contains("master: registered") || log.starts_with("master: ") {
                 return log;
             }
         }
@@ -657,4 +659,15 @@ pub fn stored_profile(db: &Path, kind: &str) -> yard_profiles::Stored {
         let store = yard_profiles::ProfileStore::open(db).await.unwrap();
         store.load(kind).await.unwrap()
     })
+}
+
+/// `PUT …/apps/{id}/deadline` (yard's, YARN's application timeout update), which must be
+/// accepted.
+pub fn set_deadline(http: &reqwest::blocking::Client, url: &str, id: &str, deadline_ms: i64) {
+    let put = http
+        .put(format!("{url}/ws/v1/yard/apps/{id}/deadline"))
+        .json(&serde_json::json!({ "deadlineMs": deadline_ms }))
+        .send()
+        .unwrap();
+    assert_eq!(put.status().as_u16(), 200, "{}", put.text().unwrap());
 }

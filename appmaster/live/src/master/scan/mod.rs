@@ -16,7 +16,10 @@
 //! A job with a deadline (submitted under `dart`) keeps it by yard's scan-deadline rule, not
 //! Dart's estimator: it stops riding once the time left is under its guard plus two reads'
 //! time, and its reduces run at once on the blocks read for it; its answer is approximate, with
-//! its processed fraction and bounds. Every other job reads every block (an exact answer).
+//! its processed fraction and bounds. A deadline moved, or given to a job that had none, while
+//! it rides (`PUT …/deadline`) reaches the host through the job's master (each rider's poll
+//! carries it; the host hears its own from the rm) and the rule works to it from then on.
+//! Every other job reads every block (an exact answer).
 //!
 //! What it leaves out: a read that fails is read again; a map output that a reducer cannot
 //! fetch fails that job (its blocks are not read again for it). The host's `maxContainers`
@@ -160,6 +163,16 @@ struct Attach {
     guard_seconds: f64,
 }
 
+/// A rider's poll for its answer (`POST /mr/scan/riders/{n}`): the deadline its master holds
+/// now, from its own calls to the rm, so that one moved or given while it rides reaches the
+/// host (`None`: none, or a `full` job, which keeps no deadline).
+#[derive(Deserialize, serde::Serialize, Default)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RiderPoll {
+    #[serde(default)]
+    deadline_ms: Option<Deadline>,
+}
+
 struct Shared {
     state: Mutex<Scan>,
     changed: Notify,
@@ -245,7 +258,9 @@ pub(super) async fn job(
         &kind,
     )
     .await?;
-    // The job as it rides: a deadline only under `dart` (`full` is the exact answer).
+    // The job as it rides: a deadline only under `dart` (`full` is the exact answer), also
+    // one moved or given while it rides.
+    let follows = spec.job.policy != PolicyKind::Full;
     let me = Attach {
         application: application.to_owned(),
         app: app.clone(),
@@ -256,7 +271,7 @@ pub(super) async fn job(
     // Who scans the dataset: this master, or the host it attaches to. A host that is ending
     // refuses (409); by then it has handed the dataset back, so asking again finds another.
     let mut tries = 0;
-    let view = loop {
+    let (view, deadline) = loop {
         tries += 1;
         let join = JoinScan { url: url.clone() };
         let who: ScanJoined = serde_json::from_value(
@@ -276,11 +291,11 @@ pub(super) async fn job(
                 "{application} hosts the shared scan of {dataset} ({} blocks)",
                 population.maps
             ));
-            break host(&shared, rm, &dataset, me).await?;
+            break host(&shared, rm, &dataset, me, spec.deadline, follows).await?;
         }
         let host_url = who.scan.url;
-        match ride(rm, &host_url, &token, &me).await {
-            Ok(view) => break view,
+        match ride(rm, &host_url, &token, &me, spec.deadline, follows).await {
+            Ok(ridden) => break ridden,
             Err(e) if tries < 20 => {
                 log_line(&format!(
                     "cannot ride the scan at {host_url}: {e:#}; asking again"
@@ -293,15 +308,25 @@ pub(super) async fn job(
     if let Some(why) = view["error"].as_str() {
         bail!("the shared scan gave no answer: {why}");
     }
-    let result = result(spec, &kind, view, started_ms);
+    let result = result(&kind, view, (started_ms, deadline), follows);
     rm.app_call::<YardAppReply>(reqwest::Method::PUT, "result", &result)
         .await?;
     Ok(())
 }
 
 /// Rides the scan at `host`: attaches, then waits for the answer, calling the rm meanwhile
-/// (a master that goes silent is taken for dead) with how many blocks were read for it.
-async fn ride(rm: &RmClient, host: &str, token: &str, me: &Attach) -> Result<Value> {
+/// (a master that goes silent is taken for dead) with how many blocks were read for it. The
+/// rm's replies carry the job's deadline as it holds it now: one that moved (or was given)
+/// ends the wait at once and goes to the host with the next poll, when the job `follows`
+/// deadlines. Its view, and its deadline at the end.
+async fn ride(
+    rm: &RmClient,
+    host: &str,
+    token: &str,
+    me: &Attach,
+    mut deadline: Option<Deadline>,
+    follows: bool,
+) -> Result<(Value, Option<Deadline>)> {
     let (http, application) = (rm.http(), &me.application);
     let attached = http
         .post(format!("{host}/mr/scan/attach"))
@@ -319,13 +344,34 @@ async fn ride(rm: &RmClient, host: &str, token: &str, me: &Attach) -> Result<Val
         "{application} rides the shared scan at {host} as job {rider}"
     ));
     let mut unreachable_since: Option<Instant> = None;
+    let mut last = Value::Null;
     loop {
-        let view = http
+        let poll = RiderPoll {
+            deadline_ms: deadline.filter(|_| follows),
+        };
+        let asking = http
             .post(format!("{host}/mr/scan/riders/{rider}"))
             .bearer_auth(token)
-            .send()
-            .await
-            .and_then(|r| r.error_for_status());
+            .json(&poll)
+            .send();
+        tokio::pin!(asking);
+        // While the host holds the poll (up to `LONG_POLL`), the rm hears from this master
+        // every second.
+        let view = loop {
+            tokio::select! {
+                answer = &mut asking => break Some(answer.and_then(|r| r.error_for_status())),
+                () = tokio::time::sleep(RIDER_REPORT_EVERY) => {
+                    let now = report(rm, application, &last, false).await;
+                    if now.is_some() && now != deadline {
+                        deadline = now;
+                        if follows {
+                            break None; // asked again at once, with the new deadline
+                        }
+                    }
+                }
+            }
+        };
+        let Some(view) = view else { continue };
         let view = match view {
             Ok(r) => r.json::<Value>().await?,
             Err(e) => {
@@ -339,36 +385,58 @@ async fn ride(rm: &RmClient, host: &str, token: &str, me: &Attach) -> Result<Val
         };
         unreachable_since = None;
         let answered = !view["answer"].is_null() || !view["error"].is_null();
-        let (read, blocks) = (
-            view["blocksRead"].as_u64().unwrap_or(0) as u32,
-            view["blocks"].as_u64().unwrap_or(1).max(1) as u32,
-        );
-        let request = AllocateRequest {
-            application_id: application.to_owned(),
-            asks: Vec::new(),
-            releases: Vec::new(),
-            // Once answered the job is done, whatever share of the blocks it read.
-            progress: if answered {
-                1.0
-            } else {
-                f64::from(read) / f64::from(blocks)
-            },
-            tasks: Some(TaskCounts {
-                maps_done: read,
-                maps_to_run: blocks,
-                reduces_done: view["reducesDone"].as_u64().unwrap_or(0) as u32,
-            }),
-            job_type: None,
-            job: None,
-        };
-        if let Err(e) = rm
-            .app_call::<AllocateReply>(reqwest::Method::POST, "allocate", &request)
-            .await
-        {
-            log_line(&format!("allocate: {e:#}"));
+        let now = report(rm, application, &view, answered).await;
+        if now.is_some() {
+            deadline = now;
         }
         if answered {
-            return Ok(view);
+            return Ok((view, deadline));
+        }
+        last = view;
+    }
+}
+
+/// How often a rider's master calls the rm while the host holds its poll.
+const RIDER_REPORT_EVERY: Duration = Duration::from_secs(1);
+
+/// A rider's call to the rm (`allocate`, no asks): its progress from the host's latest view of
+/// it (`Null` before any). The deadline the rm holds now, if the call went through.
+async fn report(
+    rm: &RmClient,
+    application: &str,
+    view: &Value,
+    answered: bool,
+) -> Option<Deadline> {
+    let (read, blocks) = (
+        view["blocksRead"].as_u64().unwrap_or(0) as u32,
+        view["blocks"].as_u64().unwrap_or(1).max(1) as u32,
+    );
+    let request = AllocateRequest {
+        application_id: application.to_owned(),
+        asks: Vec::new(),
+        releases: Vec::new(),
+        // Once answered the job is done, whatever share of the blocks it read.
+        progress: if answered {
+            1.0
+        } else {
+            f64::from(read) / f64::from(blocks)
+        },
+        tasks: Some(TaskCounts {
+            maps_done: read,
+            maps_to_run: blocks,
+            reduces_done: view["reducesDone"].as_u64().unwrap_or(0) as u32,
+        }),
+        job_type: None,
+        job: None,
+    };
+    match rm
+        .app_call::<AllocateReply>(reqwest::Method::POST, "allocate", &request)
+        .await
+    {
+        Ok(reply) => reply.deadline,
+        Err(e) => {
+            log_line(&format!("allocate: {e:#}"));
+            None
         }
     }
 }
@@ -380,7 +448,9 @@ async fn host(
     rm: &Arc<RmClient>,
     dataset: &str,
     me: Attach,
-) -> Result<Value> {
+    mut deadline: Option<Deadline>,
+    follows: bool,
+) -> Result<(Value, Option<Deadline>)> {
     let application = me.application.clone();
     shared.with(|s| s.attach(me));
     let exe = std::env::current_exe()
@@ -396,10 +466,19 @@ async fn host(
         }
         let request = shared.look(|s| s.allocate_request());
         let releases = request.releases.clone();
-        match rm
+        let reply = rm
             .app_call::<AllocateReply>(reqwest::Method::POST, "allocate", &request)
-            .await
+            .await;
+        // The own job's deadline as the rm holds it now: moved or given while it rides.
+        if let Some(now) = reply.as_ref().ok().and_then(|r| r.deadline)
+            && deadline != Some(now)
         {
+            deadline = Some(now);
+            if follows {
+                shared.with(|s| s.move_deadline(0, now));
+            }
+        }
+        match reply {
             Ok(reply) if reply.allocated.is_empty() && reply.completed.is_empty() => {}
             Ok(reply) => {
                 for c in shared.with(|s| s.allocated(reply)) {
@@ -474,20 +553,25 @@ async fn host(
         "the shared scan of {dataset} ends: {}",
         shared.look(|s| s.status())
     ));
-    Ok(view)
+    Ok((view, deadline))
 }
 
 /// The result the rm keeps for a job on a shared scan: its answer with the job's metadata as a
 /// Dart job's (`answer`) and how the scan served it. Its policy is `full` (every block, the
-/// exact answer) or, with a deadline, `scan-deadline` (yard's rule, `Scan::cut_due`). `view`
-/// is the host's report of the job (`ScanState::rider_view`), which may come from another
-/// master over HTTP: read by key, its `scan` passed on as the host wrote it.
-fn result(spec: &Spec, kind: &str, view: Value, started_ms: i64) -> MasterAnswer {
+/// exact answer) or, for a job that `follows` deadlines and has one, `scan-deadline` (yard's
+/// rule, `Scan::cut_due`). `view` is the host's report of the job (`ScanState::rider_view`),
+/// which may come from another master over HTTP: read by key, its `scan` passed on as the
+/// host wrote it. Judged against the deadline as the rm held it at the end (it may have moved).
+fn result(
+    kind: &str,
+    view: Value,
+    (started_ms, deadline): (i64, Option<Deadline>),
+    follows: bool,
+) -> MasterAnswer {
     let finished_ms = now_ms();
     let fraction = view["processedFraction"].as_f64().unwrap_or(0.0);
-    let deadline_ms = spec.deadline_unless_full();
     let job = AnswerJob {
-        policy: match deadline_ms {
+        policy: match deadline.filter(|_| follows) {
             Some(_) => "scan-deadline".into(),
             None => PolicyKind::Full.name().into(),
         },
@@ -495,7 +579,7 @@ fn result(spec: &Spec, kind: &str, view: Value, started_ms: i64) -> MasterAnswer
         k: view["blocksRead"].as_u64().unwrap_or(0),
         maps: view["blocks"].as_u64().unwrap_or(0),
         processed_fraction: fraction,
-        times: against_deadline(spec.deadline, started_ms, finished_ms, fraction),
+        times: against_deadline(deadline, started_ms, finished_ms, fraction),
         run: None,
         scan: Some(ScanFigures {
             cut_by_deadline: view["cutByDeadline"].as_bool().unwrap_or(false),

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use crate::master::umbilical::{Gate, gate};
 use crate::{Done, Order, Outputs, Reply};
 
-use super::{Attach, Shared, Task};
+use super::{Attach, RiderPoll, Shared, Task};
 pub(super) fn kill() -> Reply {
     Reply {
         kill: true,
@@ -135,7 +135,15 @@ async fn attach(AxumState(shared): St, Json(body): Json<Attach>) -> axum::respon
 }
 
 /// A rider's master waits here for its answer: its view once it has one (or after a while).
-async fn rider(AxumState(shared): St, Path(rider): Path<usize>) -> Json<Value> {
+/// Each poll carries the deadline the rider's master holds now, which may have moved.
+async fn rider(
+    AxumState(shared): St,
+    Path(rider): Path<usize>,
+    Json(poll): Json<RiderPoll>,
+) -> Json<Value> {
+    if let Some(deadline) = poll.deadline_ms {
+        shared.with(|s| s.move_deadline(rider, deadline));
+    }
     let answered = shared
         .long_poll(|s| {
             let r = s.riders.get(rider)?;

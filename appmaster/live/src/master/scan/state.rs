@@ -7,6 +7,7 @@ use std::collections::{BTreeSet, HashMap, VecDeque};
 use serde_json::{Value, json};
 use yard_appmaster::apps::{AppSpec, Population};
 use yard_cluster::scans::CyclicScan;
+use yard_wire::deadline::Deadline;
 use yard_wire::protocol::{
     AllocateReply, AllocateRequest, Allocated, Resource, ResourceRequest, TaskCounts,
 };
@@ -174,6 +175,25 @@ impl Scan {
         Some(Order::Run {
             task: Box::new(spec),
         })
+    }
+
+    /// A deadline moved, or given to a job that had none, while the job rides (`PUT
+    /// …/deadline`, heard by its master from the rm): the scan-deadline rule works to it from
+    /// now on. A job that stopped riding or has its answer keeps what it has. Whether it moved.
+    pub(super) fn move_deadline(&mut self, rider: usize, deadline: Deadline) -> bool {
+        let Some(r) = self.riders.get_mut(rider) else {
+            return false;
+        };
+        if r.deadline == Some(deadline) || r.cut || r.outcome.is_some() {
+            return false;
+        }
+        log_line(&format!(
+            "{}: the deadline moved to {deadline} (was {})",
+            r.application,
+            r.deadline.map_or("none".into(), |d| d.to_string())
+        ));
+        r.deadline = Some(deadline);
+        true
     }
 
     /// Yard's scan-deadline rule: a job with a deadline stops riding once the time left is
@@ -407,6 +427,7 @@ impl Scan {
                 "blocksRead": r.read.len(),
                 "reducesDone": r.reduces_done,
                 "answered": r.outcome.is_some(),
+                "deadlineMs": r.deadline.map(Deadline::epoch_ms),
             })).collect::<Vec<_>>(),
         })
     }

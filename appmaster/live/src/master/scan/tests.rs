@@ -162,3 +162,26 @@ fn a_rider_stops_riding_when_its_deadline_nears_and_later_reads_skip_it() {
     assert_eq!(s.riders[0].read.len(), 4);
     assert_eq!(s.reads, [1, 1, 1, 1]);
 }
+
+#[test]
+fn a_deadline_given_while_a_job_rides_stops_it_in_time_and_one_that_stopped_keeps_its_own() {
+    let mut s = scan(4);
+    let now = 1_000_000;
+    s.attach(rider("a", None));
+    s.attach(rider("b", Some(now + 10_000)));
+    // Without a deadline "a" rides on.
+    assert!(!s.cut_due(now));
+    // Given one 2 s away (under its 1 s guard and two 1 s reads): it stops at once.
+    let soon = Deadline::from_epoch_ms(now + 2_000);
+    assert!(s.move_deadline(0, soon));
+    assert!(!s.move_deadline(0, soon), "the same deadline is no move");
+    assert!(s.cut_due(now));
+    assert!(s.riders[0].cut && !s.riders[1].cut);
+    assert_eq!(s.status()["jobs"][0]["deadlineMs"], now + 2_000);
+    // A job that stopped riding keeps the deadline it stopped by; "b" moved later rides on
+    // past its old one; a rider the host does not know is no move.
+    assert!(!s.move_deadline(0, Deadline::from_epoch_ms(now + 60_000)));
+    assert!(s.move_deadline(1, Deadline::from_epoch_ms(now + 60_000)));
+    assert!(!s.cut_due(now + 8_000));
+    assert!(!s.move_deadline(7, soon));
+}
