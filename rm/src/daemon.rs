@@ -85,6 +85,7 @@ pub async fn serve(
     cluster.restore(apps, nodes);
     cluster.restore_datasets(store.load_datasets().await.map_err(io::Error::other)?);
     cluster.restore_recovery(store.load_recovery().await.map_err(io::Error::other)?);
+    cluster.restore_deletes(store.load_deletes().await.map_err(io::Error::other)?);
     cluster.set_url(url.clone());
     for (name, value) in &options.master_env {
         cluster.set_master_env(name, value.clone());

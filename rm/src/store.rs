@@ -166,6 +166,16 @@ impl Store {
         Ok(out)
     }
 
+    /// Deletions of datasets' blocks not yet told: (node, dataset).
+    pub async fn load_deletes(&self) -> Result<Vec<(String, String)>, StoreError> {
+        let rows: Vec<(String, String)> = sqlx::query_as(
+            "SELECT node_id, dataset FROM dataset_deletes ORDER BY node_id, dataset",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows)
+    }
+
     /// Writes applications, nodes and datasets (inserting or replacing), in one transaction;
     /// with nothing to write, writes the database's header again (the journal's probe of a
     /// failing disk: it needs the room and write access a change does).
@@ -368,6 +378,7 @@ async fn write_changes(conn: &mut SqliteConnection, changes: &Changes) -> Result
         datasets,
         removed_datasets,
         recovery,
+        deletes,
     } = changes;
     if changes.is_empty() {
         // Page 1 written again, unchanged.
@@ -404,6 +415,17 @@ async fn write_changes(conn: &mut SqliteConnection, changes: &Changes) -> Result
     for name in removed_datasets {
         sqlx::query("DELETE FROM datasets WHERE name = ?")
             .bind(name)
+            .execute(&mut *conn)
+            .await?;
+    }
+    for (node, dataset, pending) in deletes {
+        let statement = match pending {
+            true => "INSERT OR IGNORE INTO dataset_deletes (node_id, dataset) VALUES (?, ?)",
+            false => "DELETE FROM dataset_deletes WHERE node_id = ? AND dataset = ?",
+        };
+        sqlx::query(statement)
+            .bind(node)
+            .bind(dataset)
             .execute(&mut *conn)
             .await?;
     }

@@ -196,3 +196,52 @@ async fn a_removal_is_kept_across_a_restart() {
     let names: Vec<&str> = after.datasets().map(|d| d.name.as_str()).collect();
     assert_eq!(names, ["kept"]);
 }
+
+/// A deletion not yet told when the rm stops is kept with the removal: the rm restarted on that
+/// state holds the name and tells the node in its next heartbeat reply; once told and saved, a
+/// later restart has nothing to tell.
+#[tokio::test]
+async fn a_deletion_not_yet_told_is_told_by_the_restarted_rm() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("rm.db");
+    let heartbeat = |c: &mut Cluster, now| {
+        let hb = yard_wire::protocol::NodeHeartbeat {
+            node_id: "n1:8042".into(),
+            running: Vec::new(),
+            completed: Vec::new(),
+            telemetry: Default::default(),
+        };
+        c.heartbeat(now, hb).delete_datasets
+    };
+    let store = Store::open(&path).await.unwrap();
+    let mut before = Cluster::new(Settings::default(), ClusterSecret::new([1; 32]), 1_000);
+    before.register_node(1_000, registration("n1:8042"));
+    before
+        .put_dataset(2_000, support::one_block_dataset("gone"), "carol")
+        .unwrap();
+    store.save_changes(&before.take_changes()).await.unwrap();
+    assert_eq!(before.remove_dataset("gone").unwrap(), 1);
+    store.save_changes(&before.take_changes()).await.unwrap();
+    before.release_deletes("gone");
+    drop((store, before)); // stopped before n1's next heartbeat
+
+    let store = Store::open(&path).await.unwrap();
+    let mut after = Cluster::new(Settings::default(), ClusterSecret::new([2; 32]), 9_000);
+    let (_, nodes) = store.load().await.unwrap();
+    assert_eq!(nodes.len(), 1);
+    after.register_node(9_000, registration("n1:8042"));
+    after.restore_datasets(store.load_datasets().await.unwrap());
+    after.restore_deletes(store.load_deletes().await.unwrap());
+    assert!(after.being_deleted("gone"), "the name waits for the node");
+    assert_eq!(heartbeat(&mut after, 9_500), ["gone"]);
+    assert!(heartbeat(&mut after, 9_600).is_empty(), "told once");
+    assert!(!after.being_deleted("gone"));
+    store.save_changes(&after.take_changes()).await.unwrap();
+    drop(store);
+
+    let store = Store::open(&path).await.unwrap();
+    assert!(
+        store.load_deletes().await.unwrap().is_empty(),
+        "told: gone from the store"
+    );
+}

@@ -17,6 +17,8 @@ pub struct Changes {
     pub removed_datasets: Vec<String>,
     /// Recovery entries written: (application, key, value).
     pub recovery: Vec<(String, String, String)>,
+    /// Deletions of datasets' blocks: (node, dataset, still to be told); told ones are removed.
+    pub deletes: Vec<(String, String, bool)>,
 }
 
 impl Changes {
@@ -26,6 +28,7 @@ impl Changes {
             && self.datasets.is_empty()
             && self.removed_datasets.is_empty()
             && self.recovery.is_empty()
+            && self.deletes.is_empty()
     }
 
     /// `later` on top of `self`: a record in both is `later`'s. Linear in both sizes.
@@ -58,6 +61,9 @@ impl Changes {
         );
         upsert(&mut self.recovery, later.recovery, |r| {
             format!("{}/{}", r.0, r.1)
+        });
+        upsert(&mut self.deletes, later.deletes, |d| {
+            format!("{}/{}", d.0, d.1)
         });
     }
 }
@@ -111,6 +117,7 @@ impl Cluster {
             datasets,
             removed_datasets,
             recovery,
+            deletes: self.take_dirty_deletes(),
         }
     }
 
@@ -131,5 +138,6 @@ impl Cluster {
                 .iter()
                 .map(|(app, key, _)| (app.clone(), key.clone())),
         );
+        self.mark_deletes_changed(&changes.deletes);
     }
 }

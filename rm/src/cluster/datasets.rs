@@ -9,6 +9,9 @@
 //! being deleted: no block map, upload grant or job output takes it, so no delete reaches a
 //! later dataset of the same name. A node lost before it is told keeps those blocks: orphans
 //! on its disk that nothing lists (deleting later could reach a reused name's blocks).
+//! Deletions not yet told are kept in the store with the removal that made them (saved in its
+//! transaction, the row gone with the first change saved after the telling), so an rm
+//! restarted in between tells them still, and the name waits for them as before.
 
 use std::collections::BTreeSet;
 
@@ -182,12 +185,60 @@ impl Cluster {
 
     /// The removal of `name` was refused: its held deletions go.
     pub fn drop_held_deletes(&mut self, name: &str) {
-        for d in self.deletes.values_mut() {
+        for (node, d) in self.deletes.iter_mut() {
             if d.get(name) == Some(&Release::Held) {
                 d.remove(name);
+                self.dirty_deletes.insert((node.clone(), name.to_owned()));
             }
         }
         self.deletes.retain(|_, d| !d.is_empty());
+    }
+
+    /// Deletions the store kept, not yet told when the rm stopped: told in their nodes' next
+    /// heartbeat replies (the removals that made them were saved with them).
+    pub fn restore_deletes(&mut self, deletes: Vec<(String, String)>) {
+        for (node, name) in deletes {
+            self.deletes
+                .entry(node)
+                .or_default()
+                .insert(name, Release::Released);
+        }
+    }
+
+    /// `node` is lost: it is told nothing more (the module doc says why).
+    pub(super) fn forget_deletes(&mut self, node: &str) {
+        for name in self
+            .deletes
+            .remove(node)
+            .into_iter()
+            .flat_map(|d| d.into_keys())
+        {
+            self.dirty_deletes.insert((node.to_owned(), name));
+        }
+    }
+
+    /// The deletions changed since the last call, for the store: (node, dataset, whether it
+    /// is still to be told).
+    pub(super) fn take_dirty_deletes(&mut self) -> Vec<(String, String, bool)> {
+        std::mem::take(&mut self.dirty_deletes)
+            .into_iter()
+            .map(|(node, name)| {
+                let pending = self
+                    .deletes
+                    .get(&node)
+                    .is_some_and(|d| d.contains_key(&name));
+                (node, name, pending)
+            })
+            .collect()
+    }
+
+    /// Deletions the store failed to write are written again with the next changes.
+    pub(super) fn mark_deletes_changed(&mut self, deletes: &[(String, String, bool)]) {
+        self.dirty_deletes.extend(
+            deletes
+                .iter()
+                .map(|(node, name, _)| (node.clone(), name.clone())),
+        );
     }
 
     /// An application ended: if it is a MapReduce job whose output was never committed, the
@@ -219,9 +270,10 @@ impl Cluster {
                 .is_some_and(|n| n.state == NodeState::Running)
             {
                 self.deletes
-                    .entry(node)
+                    .entry(node.clone())
                     .or_default()
                     .insert(name.to_owned(), release);
+                self.dirty_deletes.insert((node, name.to_owned()));
                 told += 1;
             }
         }
@@ -240,6 +292,7 @@ impl Cluster {
             .collect();
         for name in &released {
             mine.remove(name);
+            self.dirty_deletes.insert((node.to_owned(), name.clone()));
         }
         if mine.is_empty() {
             self.deletes.remove(node);

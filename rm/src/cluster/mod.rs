@@ -200,6 +200,8 @@ pub struct Cluster {
     /// Datasets whose blocks each node must delete, told in its next heartbeat reply once
     /// released (`datasets`).
     deletes: BTreeMap<String, BTreeMap<String, Release>>,
+    /// (node, dataset) deletions queued or told since the store last took them.
+    dirty_deletes: BTreeSet<(String, String)>,
     /// Applications and nodes changed since the store last took them.
     dirty_apps: BTreeSet<String>,
     dirty_nodes: BTreeSet<String>,
@@ -279,6 +281,7 @@ impl Cluster {
             launches: Vec::new(),
             stop_orders: BTreeMap::new(),
             deletes: BTreeMap::new(),
+            dirty_deletes: BTreeSet::new(),
             dirty_apps: BTreeSet::new(),
             dirty_nodes: BTreeSet::new(),
         }

@@ -229,7 +229,7 @@ impl Cluster {
             self.stop_orders.remove(id);
             // Told nothing more: a lost node keeps the blocks it was to delete (the module doc
             // of `datasets` says why).
-            self.deletes.remove(id);
+            self.forget_deletes(id);
             // Containers the rm was stopping there: their node will not report them now.
             let mut unreported = Vec::new();
             self.stopping.retain(|_, (node, counted_as)| {
