@@ -216,13 +216,7 @@ fn a_failed_jobs_diagnostics_carry_its_masters_reason() {
     let app: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}\n{err}"));
     assert_eq!(app["app"]["finalStatus"], "FAILED", "{app}");
     let id = app["app"]["id"].as_str().unwrap();
-    let report: Value = admin_client(&c.url)
-        .get(format!("{}/ws/v1/cluster/apps/{id}", c.url))
-        .send()
-        .unwrap()
-        .json()
-        .unwrap();
-    let diagnostics = report["app"]["diagnostics"].as_str().unwrap();
+    let diagnostics = app_diagnostics(&c.url, id);
     assert!(
         diagnostics.starts_with("the application master reported failure: ")
             && diagnostics.contains("failed 4 times"),

@@ -51,16 +51,7 @@ fn wordcount(c: &Cluster, input: &str, extra: &[&str]) -> (Value, Duration) {
 }
 
 fn runs_stored(c: &Cluster, kind: &str) -> usize {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    runtime.block_on(async {
-        let store = yard_profiles::ProfileStore::open(&c.profiles)
-            .await
-            .unwrap();
-        store.load(kind).await.unwrap().runs.len()
-    })
+    stored_profile(&c.profiles, kind).runs.len()
 }
 
 #[test]
