@@ -18,7 +18,8 @@ use yard_wire::deadline::{Deadline, DeadlineOutcome};
 use yard_wire::jobs::JobView;
 use yard_wire::views::{
     AppList, AppStateView, AppsReply, Classifier, FinalApplicationStatus, NodeList, NodeState,
-    NodesReply, OverloadView, QuotaBasis, QuotaView, YardAppView, YardLoad, YarnApplicationState,
+    NodesReply, OverloadView, QuotaBasis, QuotaView, YardAppReply, YardAppView, YardLoad,
+    YarnApplicationState,
 };
 
 use crate::sim::BadInput;
@@ -142,6 +143,26 @@ pub(crate) struct AppArgs {
     rm: Rm,
     /// The application id (application_…).
     id: String,
+    #[arg(long)]
+    json: bool,
+}
+
+/// `yard deadline ID IN`.
+#[derive(Args)]
+#[command(
+    after_help = "The deadline is AFTER from now on this machine's clock. A MapReduce job's master \
+hears it with its next call to the rm (within 0.1 s; a job on a shared scan within a second) and \
+works to it from then on; one given to a job that had none brings its deadline guard. `full` reads \
+everything whatever its deadline; the answer is judged against the deadline it ended with."
+)]
+pub(crate) struct DeadlineArgs {
+    #[command(flatten)]
+    rm: Rm,
+    /// The application id (application_…).
+    id: String,
+    /// The new deadline, from now: 90s, 5m, 1h, 500ms (a bare number is seconds).
+    #[arg(value_parser = parse_duration)]
+    after: Duration,
     #[arg(long)]
     json: bool,
 }
@@ -562,6 +583,32 @@ pub(crate) fn kill(args: AppArgs) -> Result<()> {
         return print_view(&AppStateView { state });
     }
     crate::print(&format!("{} killed\n", args.id))?;
+    Ok(())
+}
+
+/// Moves an application's deadline, or gives it one (`PUT /ws/v1/yard/apps/{id}/deadline`).
+pub(crate) fn deadline(args: DeadlineArgs) -> Result<()> {
+    let client = Client::new(&args.rm)?;
+    let state = client.typed(|rm| rm.app_state(&args.id))?;
+    if state.is_final() {
+        return Err(BadInput(format!(
+            "application {} has already ended: it is {state}",
+            args.id
+        ))
+        .into());
+    }
+    let now = crate::submit::epoch_ms();
+    let at = Deadline::after(now, args.after.as_millis().min(i64::MAX as u128) as i64);
+    let app = client.typed(|rm| rm.set_deadline(&args.id, at))?;
+    if args.json {
+        return print_view(&YardAppReply { app });
+    }
+    crate::print(&format!(
+        "{}: deadline {} ({} UTC)\n",
+        args.id,
+        deadline_text(app.deadline_ms.map(Deadline::epoch_ms), now),
+        date_time_text(at.epoch_ms())
+    ))?;
     Ok(())
 }
 

@@ -72,6 +72,8 @@ enum Command {
     App(client::AppArgs),
     /// Kill an application.
     Kill(client::AppArgs),
+    /// Move an application's deadline, or give it one: yard deadline ID 90s.
+    Deadline(client::DeadlineArgs),
     /// Print an application's containers' logs (YARN's `yarn logs -applicationId`).
     Logs(logs::LogsArgs),
     /// List nodes.
@@ -115,6 +117,7 @@ fn main() -> ExitCode {
         Command::Apps(args) => client::apps(args),
         Command::App(args) => client::app(args),
         Command::Kill(args) => client::kill(args),
+        Command::Deadline(args) => client::deadline(args),
         Command::Logs(args) => logs::logs(args),
         Command::Nodes(args) => client::nodes(args),
         Command::Auth(command) => auth::run(command),

@@ -269,15 +269,16 @@ fn a_deadline_given_to_jobs_on_a_scan_reaches_its_host_and_both_stop_riding_in_t
         (jobs.as_array().map_or(0, Vec::len) == 2).then_some(())
     });
     // Thirteen reads of at least a second, one at a time: far more than 5 s of scan left.
-    let moved = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_millis() as i64
-        + 5_000;
-    let http = admin_client(&c.url);
-    for id in [&first, &second] {
-        set_deadline(&http, &c.url, id, moved);
-    }
+    // `yard deadline ID 5s` for each: the rm's view after says when.
+    let moved: Vec<i64> = [&first, &second]
+        .iter()
+        .map(|id| {
+            let (code, out, err) = yard(&["deadline", id, "5s", "--json", "--rm", &c.url]);
+            assert_eq!(code, 0, "{err}");
+            let view: Value = serde_json::from_str(&out).unwrap();
+            view["app"]["deadlineMs"].as_i64().unwrap()
+        })
+        .collect();
     let answer = |id: &str| {
         eventually_for("the answer", Duration::from_secs(300), || {
             let view = get(&format!("{}/ws/v1/yard/apps/{id}", c.url));
@@ -300,12 +301,20 @@ fn a_deadline_given_to_jobs_on_a_scan_reaches_its_host_and_both_stop_riding_in_t
     }
     // The host heard it for both: its own job's from the rm, the rider's from its poll.
     let log = master_log(&tmp, &first);
-    for id in [&first, &second] {
+    for (id, moved) in [&first, &second].into_iter().zip(moved) {
         assert!(
             log.contains(&format!("{id}: the deadline moved to {moved} (was none)")),
             "{id}: {log}"
         );
     }
+    // An application that has ended has no deadline to move.
+    eventually_for("the host's end", Duration::from_secs(300), || {
+        let view = get(&format!("{}/ws/v1/yard/apps/{first}", c.url));
+        (view["app"]["finalStatus"] == "SUCCEEDED").then_some(())
+    });
+    let (code, _, err) = yard(&["deadline", &first, "5s", "--rm", &c.url]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("has already ended"), "{err}");
     drop(c);
     let _ = std::fs::remove_dir_all(&tmp);
 }

@@ -8,6 +8,7 @@
 use reqwest::{Method, StatusCode};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use yard_wire::deadline::Deadline;
 use yard_wire::hadoop::NewApplication;
 use yard_wire::jobs::{AnswerReply, AnswerView, JobReply, JobView, JobsReply};
 use yard_wire::logs::{AppLogs, AppLogsReply};
@@ -15,8 +16,8 @@ use yard_wire::protocol::Dataset;
 use yard_wire::replies::{DatasetSummary, DatasetsReply, IssuedToken, UploadGrant};
 use yard_wire::views::{
     AppReply, AppStateView, AppView, AppsReply, ClusterInfo, ClusterInfoReply, ClusterMetrics,
-    ClusterMetricsReply, NodeReply, NodeState, NodeView, NodesReply, YardAppReply, YardAppView,
-    YarnApplicationState,
+    ClusterMetricsReply, NodeReply, NodeState, NodeView, NodesReply, SetDeadline, YardAppReply,
+    YardAppView, YarnApplicationState,
 };
 
 /// Why a call did not succeed.
@@ -213,6 +214,21 @@ impl RmClient {
     pub async fn yard_app(&self, id: &str) -> Result<YardAppView, ClientError> {
         let path = format!("/ws/v1/yard/apps/{id}");
         let reply: YardAppReply = self.typed(Method::GET, &path, None).await?;
+        Ok(reply.app)
+    }
+
+    /// Moves an application's deadline, or gives it one (`PUT /ws/v1/yard/apps/{id}/deadline`):
+    /// yard's view of it after the change, which the rm committed.
+    pub async fn set_deadline(
+        &self,
+        id: &str,
+        deadline: Deadline,
+    ) -> Result<YardAppView, ClientError> {
+        let path = format!("/ws/v1/yard/apps/{id}/deadline");
+        let body = serde_json::json!(SetDeadline {
+            deadline_ms: deadline
+        });
+        let reply: YardAppReply = self.typed(Method::PUT, &path, Some(&body)).await?;
         Ok(reply.app)
     }
 
@@ -488,6 +504,10 @@ impl BlockingRmClient {
 
     pub fn yard_app(&self, id: &str) -> Result<YardAppView, ClientError> {
         self.runtime.block_on(self.inner.yard_app(id))
+    }
+
+    pub fn set_deadline(&self, id: &str, deadline: Deadline) -> Result<YardAppView, ClientError> {
+        self.runtime.block_on(self.inner.set_deadline(id, deadline))
     }
 
     pub fn nodes(&self, states: &[NodeState]) -> Result<Vec<NodeView>, ClientError> {
