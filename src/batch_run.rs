@@ -329,11 +329,12 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
                         );
                     }
                 }
+                // Unreachable exits 1 and a refusal 2, as every client command (the hint is
+                // this command's own).
                 Err(e) => {
-                    return Err(BadInput(format!(
-                        "--rm {url}: {e:#}: give the address `yard up` or `yard rm` printed, or leave --rm out for a local cluster"
-                    ))
-                    .into());
+                    return Err(e.context(format!(
+                        "--rm {url} (give the address `yard up` or `yard rm` printed, or leave --rm out for a local cluster)"
+                    )));
                 }
             }
             Some(target)

@@ -242,13 +242,15 @@ fn the_client_commands_submit_list_show_kill_and_say_what_went_wrong() {
         stderr.contains("no application application_0_0000"),
         "{stderr}"
     );
-    // No rm at all: exit 1 and where it looked.
+    // No rm at all: exit 1 and where it looked, said once (reqwest's wrappers repeated the
+    // URL twice more).
     let (code, _, stderr) = yard(&["nodes", "--rm", "http://127.0.0.1:9"]);
     assert_eq!(code, 1);
     assert!(
-        stderr.contains("cannot reach the rm at http://127.0.0.1:9"),
+        stderr.contains("cannot reach the rm at http://127.0.0.1:9: Connection refused"),
         "{stderr}"
     );
+    assert_eq!(stderr.matches("http://127.0.0.1:9").count(), 1, "{stderr}");
     let _ = std::fs::remove_dir_all(&tmp);
 }
 

@@ -23,12 +23,10 @@ use yard_wire::views::{
 /// Why a call did not succeed.
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {
-    #[error("cannot reach the rm at {base}: {source}")]
-    Unreachable {
-        base: String,
-        #[source]
-        source: reqwest::Error,
-    },
+    /// No answer: `reason` is the innermost cause ("Connection refused (os error 111)"), once
+    /// (reqwest's own wrappers repeat the URL at each level).
+    #[error("cannot reach the rm at {base}: {reason}; is it running there? (--rm URL or YARD_RM)")]
+    Unreachable { base: String, reason: String },
     /// 401: no credential, or one the rm does not accept.
     #[error("the rm refused: {error}")]
     Unauthorized { error: String },
@@ -49,6 +47,23 @@ pub enum ClientError {
     /// A 2xx whose JSON is not the type the route answers (an rm of another version?).
     #[error("{url} answered JSON this client cannot read ({error}); is the rm the same version?")]
     Unreadable { url: String, error: String },
+}
+
+impl ClientError {
+    fn unreachable(base: &str, e: &reqwest::Error) -> ClientError {
+        let mut root: &dyn std::error::Error = e;
+        while let Some(inner) = root.source() {
+            root = inner;
+        }
+        let reason = match e.is_timeout() {
+            true => "no answer in time".to_owned(),
+            false => root.to_string(),
+        };
+        ClientError::Unreachable {
+            base: base.to_owned(),
+            reason,
+        }
+    }
 }
 
 /// Hadoop's `/apps` filters, as `GET /ws/v1/cluster/apps` takes them; empty or `None`: any.
@@ -149,10 +164,7 @@ impl RmClient {
         let response = request
             .send()
             .await
-            .map_err(|source| ClientError::Unreachable {
-                base: self.base.clone(),
-                source,
-            })?;
+            .map_err(|e| ClientError::unreachable(&self.base, &e))?;
         let status = response.status();
         Ok((status, response.json().await.unwrap_or(Value::Null)))
     }
@@ -388,10 +400,7 @@ impl RmClient {
         if let Some(token) = &self.token {
             request = request.bearer_auth(token);
         }
-        let unreachable = |source| ClientError::Unreachable {
-            base: self.base.clone(),
-            source,
-        };
+        let unreachable = |e| ClientError::unreachable(&self.base, &e);
         let response = request.send().await.map_err(unreachable)?;
         let status = response.status();
         let body = response.bytes().await.map_err(unreachable)?;
