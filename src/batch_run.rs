@@ -642,7 +642,7 @@ fn table(r: &RunOut) -> String {
         r.policy,
         r.cluster,
         r.slots,
-        r.time_scale
+        crate::replay::time_scale_text(r.time_scale)
     );
     let _ = writeln!(t, "Live: {}.\n", r.live_model);
     let _ = writeln!(t, "Order: {}", r.order.join(" "));

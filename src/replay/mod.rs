@@ -147,6 +147,20 @@ fn parse_cost(s: &str) -> Result<f64, String> {
     }
 }
 
+/// A time scale for people, as it is usually given: `0.5`, `2`, `1/60` (not
+/// `0.016666666666666666`); else four decimals.
+pub(crate) fn time_scale_text(x: f64) -> String {
+    let short = (x * 1e4).round() / 1e4;
+    let inverse = 1.0 / x;
+    if (x - short).abs() < 1e-12 {
+        format!("{short}")
+    } else if (inverse - inverse.round()).abs() < 1e-9 {
+        format!("1/{}", inverse.round())
+    } else {
+        format!("{x:.4}")
+    }
+}
+
 pub(crate) fn parse_time_scale(s: &str) -> Result<f64, String> {
     let value = match s.split_once('/') {
         Some((a, b)) => match (a.trim().parse::<f64>(), b.trim().parse::<f64>()) {
@@ -371,5 +385,13 @@ mod tests {
         for bad in ["0", "-1", "1/0", "x", "1/x", "inf", ""] {
             assert!(parse_time_scale(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn time_scales_print_as_people_give_them() {
+        for (given, printed) in [("1/60", "1/60"), ("0.5", "0.5"), ("2", "2"), ("1/3", "1/3")] {
+            assert_eq!(time_scale_text(parse_time_scale(given).unwrap()), printed);
+        }
+        assert_eq!(time_scale_text(2.0 / 7.0), "0.2857");
     }
 }

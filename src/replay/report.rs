@@ -283,7 +283,7 @@ pub(super) fn report(
         setup: format!(
             "{}: the first {n} jobs, times × {}, seed {seed}, on {nodes} × {} containers, masters in containers of their own within {master_share} of them ({} cluster policy, {} task policy); deadlines U[{}, {}]·T_J",
             args.trace.display(),
-            args.time_scale,
+            super::time_scale_text(args.time_scale),
             args.containers,
             args.scheduler.name(),
             args.policy.name(),
