@@ -216,14 +216,9 @@ impl JobArgs {
             job.map_output_bytes = Some(self.map_output_bytes);
             job.reduce_seconds = Some(self.reduce_seconds);
         }
-        job.validate().map_err(|p| {
-            let hint = if p.field == "input" {
-                " (--input NAME; see `yard data ls`)"
-            } else {
-                ""
-            };
-            BadInput(format!("{}: {}{hint}", flag_of(p.field), p.problem))
-        })?;
+        // The problem names what to fix (`yard data ls` for an input), the flag says where.
+        job.validate()
+            .map_err(|p| BadInput(format!("{}: {}", flag_of(p.field), p.problem)))?;
         Ok(job)
     }
 }

@@ -251,6 +251,14 @@ fn the_client_commands_submit_list_show_kill_and_say_what_went_wrong() {
         "{stderr}"
     );
     assert_eq!(stderr.matches("http://127.0.0.1:9").count(), 1, "{stderr}");
+    // A job without its input: 2, before any call, the flag and the hint said once.
+    let (code, _, stderr) = yard(&["submit", "wordcount", "--rm", "http://127.0.0.1:9"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("--input: wordcount reads a dataset"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.matches("yard data ls").count(), 1, "{stderr}");
     let _ = std::fs::remove_dir_all(&tmp);
 }
 
