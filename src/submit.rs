@@ -270,11 +270,7 @@ pub(crate) fn submit_job(
 /// terminal); returns its view (answer included).
 pub(crate) fn wait(client: &Client, job: &Submitted, patience: Duration) -> Result<JobView> {
     let bar = ProgressBar::new(1);
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} [{bar:30}] {pos}/{len} maps {msg}")
-            .expect("a valid template")
-            .progress_chars("=> "),
-    );
+    bar.set_style(ProgressStyle::with_template(JOB_BAR).expect("a valid template"));
     let give_up = Instant::now() + patience;
     loop {
         let view = client.typed(|rm| rm.job(&job.id))?;
@@ -303,31 +299,64 @@ pub(crate) fn wait(client: &Client, job: &Submitted, patience: Duration) -> Resu
     }
 }
 
-/// The bar: maps done of all, launched, reduces, and the estimate against the deadline.
-fn show(bar: &ProgressBar, p: &ProgressView) {
+/// What the bar shows: the job proper's maps as a bar (done of all), or, while the task
+/// sampler runs, no bar (its few maps are not the job's: the bar would run to 3/3, then back
+/// to 0/33); and a message of launches, reduces and the estimate against the deadline.
+struct BarLine {
+    maps: Option<(u64, u64)>,
+    message: String,
+}
+
+fn bar_line(p: &ProgressView) -> BarLine {
     let (seen, now) = (&p.progress, p.at_ms);
-    bar.set_length(u64::from(seen.maps).max(1));
-    bar.set_position(u64::from(seen.maps_done));
-    let mut msg = format!(
-        "({} launched) · reduces {}/{}",
-        seen.maps_launched, seen.reduces_done, seen.reduces
-    );
-    if seen.phase == JobPhase::Sampling {
-        msg.push_str(" · task sampler");
-    }
+    let sampling = seen.phase == JobPhase::Sampling;
+    let mut message = match sampling {
+        true => format!(
+            "task sampler: {}/{} maps ({} launched) · reduces {}/{}",
+            seen.maps_done, seen.maps, seen.maps_launched, seen.reduces_done, seen.reduces
+        ),
+        false => format!(
+            "({} launched) · reduces {}/{}",
+            seen.maps_launched, seen.reduces_done, seen.reduces
+        ),
+    };
     if let Some(end) = p.estimated_end_ms {
-        let _ = write!(msg, " · answer in {:.1} s", (end - now) as f64 / 1000.0);
+        let _ = write!(message, " · answer in {:.1} s", (end - now) as f64 / 1000.0);
         if let Some(slack) = p.slack_ms {
             let verdict = if slack >= 0 { "before" } else { "after" };
             let _ = write!(
-                msg,
+                message,
                 ", {:.1} s {verdict} the deadline",
                 slack.abs() as f64 / 1000.0
             );
         }
     }
-    bar.set_message(msg);
+    BarLine {
+        maps: (!sampling).then(|| (u64::from(seen.maps_done), u64::from(seen.maps).max(1))),
+        message,
+    }
 }
+
+fn show(bar: &ProgressBar, p: &ProgressView) {
+    let line = bar_line(p);
+    let template = match line.maps {
+        Some((done, all)) => {
+            bar.set_length(all);
+            bar.set_position(done);
+            JOB_BAR
+        }
+        None => SAMPLER_BAR,
+    };
+    bar.set_style(
+        ProgressStyle::with_template(template)
+            .expect("a valid template")
+            .progress_chars("=> "),
+    );
+    bar.set_message(line.message);
+}
+
+const JOB_BAR: &str = "{spinner} [{bar:30}] {pos}/{len} maps {msg}";
+const SAMPLER_BAR: &str = "{spinner} {msg}";
 
 #[derive(Args)]
 pub(crate) struct SubmitArgs {
@@ -427,6 +456,35 @@ mod tests {
             .job
             .to_job("wordcount")
             .unwrap()
+    }
+
+    /// The task sampler's maps are not drawn as the job's bar: it shows only the job proper's
+    /// (a bar at 3/3 of the sample, then back at 0/33, was the jump this prevents).
+    #[test]
+    fn the_bar_counts_the_job_propers_maps_and_the_sampler_apart() {
+        let view = |phase: &str, done: u32, maps: u32| -> yard_wire::jobs::ProgressView {
+            serde_json::from_value(serde_json::json!({
+                "phase": phase, "policy": "dart", "maps": maps, "mapsLaunched": done,
+                "mapsDone": done, "k": done, "mapPhaseClosed": false, "reduces": 2,
+                "reducesDone": 0, "processedBytes": 0, "inputBytes": 1, "guarded": false,
+                "elapsedSeconds": 1.0, "estimateSeconds": null, "atMs": 1_000,
+                "estimatedEndMs": 3_500, "slackMs": -500,
+            }))
+            .unwrap()
+        };
+        let sampling = super::bar_line(&view("sampling", 3, 3));
+        assert_eq!(sampling.maps, None);
+        assert!(
+            sampling.message.starts_with("task sampler: 3/3 maps"),
+            "{}",
+            sampling.message
+        );
+        let job = super::bar_line(&view("running", 0, 33));
+        assert_eq!(job.maps, Some((0, 33)));
+        assert_eq!(
+            job.message,
+            "(0 launched) · reduces 0/2 · answer in 2.5 s, 0.5 s after the deadline"
+        );
     }
 
     /// A job without --seed draws its own, so two runs read different samples; a given one is
