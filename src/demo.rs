@@ -143,6 +143,7 @@ fn run(args: &DemoArgs, dir: &Path) -> Result<()> {
         vcores: args.vcores,
         heartbeat_ms: 100,
         rm_bind: "127.0.0.1:0".into(),
+        nm_base_port: None,
         rm_args: Vec::new(),
         dir: dir.to_owned(),
         home: Some(home.clone()),

@@ -148,6 +148,8 @@ pub(crate) struct Shape {
     pub(crate) heartbeat_ms: u64,
     /// Where the rm listens (port 0: any free one).
     pub(crate) rm_bind: String,
+    /// Nodemanager `i` listens on this port + `i`; `None`: any free one each.
+    pub(crate) nm_base_port: Option<u16>,
     /// More flags for the rm (`--scheduler edf`, `--overload-classifier on`, …).
     pub(crate) rm_args: Vec<String>,
     /// State, logs and the nodemanagers' work directories.
@@ -186,12 +188,15 @@ impl LocalCluster {
         let url = format!("http://{}", rm.addr);
         let mut nms = Vec::new();
         for i in 0..shape.nodes {
+            let port = shape
+                .nm_base_port
+                .map_or(0, |base| base.saturating_add(i as u16));
             let args: Vec<String> = [
                 "nm",
                 "--rm",
                 &url,
                 "--bind",
-                "127.0.0.1:0",
+                &format!("127.0.0.1:{port}"),
                 "--heartbeat-ms",
                 &shape.heartbeat_ms.to_string(),
                 "--work-dir",
@@ -283,6 +288,7 @@ impl Target {
             vcores,
             heartbeat_ms,
             rm_bind: "127.0.0.1:0".into(),
+            nm_base_port: None,
             rm_args,
             dir: dir.clone(),
             home: None,

@@ -45,11 +45,26 @@ pub(crate) struct UpArgs {
     /// directory, removed after it stops].
     #[arg(long)]
     dir: Option<PathBuf>,
+    /// Nodemanager i listens on 127.0.0.1:(PORT + i) [default: any free port each]. YARN's
+    /// nodemanagers use 8042 (one per host: here give a base such as 8042).
+    #[arg(long, value_name = "PORT")]
+    nm_base_port: Option<u16>,
 }
 
 pub(crate) fn up(args: UpArgs) -> Result<()> {
     if args.nodes == 0 || args.nodes > 64 {
         return Err(BadInput(format!("--nodes {}: give 1 to 64", args.nodes)).into());
+    }
+    if let Some(base) = args.nm_base_port
+        && (base == 0 || u32::from(base) + args.nodes - 1 > u32::from(u16::MAX))
+    {
+        return Err(BadInput(format!(
+            "--nm-base-port {base}: {} nodemanagers need ports {base} to {}: give a base from 1 to {}",
+            args.nodes,
+            u32::from(base) + args.nodes - 1,
+            u32::from(u16::MAX) + 1 - args.nodes
+        ))
+        .into());
     }
     if !args.bind.ip().is_loopback() {
         return Err(BadInput(format!(
@@ -75,12 +90,18 @@ pub(crate) fn up(args: UpArgs) -> Result<()> {
         vcores: args.vcores,
         heartbeat_ms: args.heartbeat_ms,
         rm_bind: args.bind.to_string(),
+        nm_base_port: args.nm_base_port,
         rm_args,
         dir: dir.clone(),
         home: None,
     };
     // Ctrl-C and SIGTERM are heard from the start: a cluster half started is stopped too.
     let stop = stop_channel()?;
+    eprintln!(
+        "state and logs in {} ({} when it stops)",
+        dir.display(),
+        if keep { "kept" } else { "removed" }
+    );
     let result = run(&shape, &stop);
     if keep {
         eprintln!("state and logs kept in {}", dir.display());

@@ -24,8 +24,20 @@ fn alive(pid: u32) -> bool {
 fn yard_up_runs_jobs_and_stops_everything_on_ctrl_c() {
     let tmp = work_dir("yard-up");
     let dir = tmp.join("cluster");
+    // Two free ports side by side for the nodemanagers (`--nm-base-port`): the kernel's pick
+    // and the next, both bound once to check.
+    let base = (0..100)
+        .find_map(|_| {
+            let first = std::net::TcpListener::bind("127.0.0.1:0").ok()?;
+            let port = first.local_addr().ok()?.port();
+            let next = port.checked_add(1)?;
+            std::net::TcpListener::bind(("127.0.0.1", next)).ok()?;
+            Some(port)
+        })
+        .expect("two free ports side by side");
     let mut up = Command::new(env!("CARGO_BIN_EXE_yard"))
         .args(["up", "--nodes", "2", "--bind", "127.0.0.1:0"])
+        .args(["--nm-base-port", &base.to_string()])
         .args(["--heartbeat-ms", "200", "--dir"])
         .arg(&dir)
         .env("YARD_HOME", yard_home())
@@ -64,13 +76,21 @@ fn yard_up_runs_jobs_and_stops_everything_on_ctrl_c() {
         "the token opens the targets list: {targets}"
     );
 
-    // Both nodes run by the time it says ready.
+    // Both nodes run by the time it says ready, on the ports asked for.
     let nodes = get(&format!("{url}/ws/v1/cluster/nodes?states=RUNNING"));
-    assert_eq!(
-        nodes["nodes"]["node"].as_array().map(Vec::len),
-        Some(2),
-        "{nodes}"
-    );
+    let mut ids: Vec<String> = nodes["nodes"]["node"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{nodes}"))
+        .iter()
+        .map(|n| n["id"].as_str().unwrap().to_owned())
+        .collect();
+    ids.sort();
+    let mut asked = vec![
+        format!("127.0.0.1:{base}"),
+        format!("127.0.0.1:{}", base + 1),
+    ];
+    asked.sort();
+    assert_eq!(ids, asked, "{nodes}");
 
     // A job runs on it: a container that would outlive the cluster if it were not stopped.
     let pid_file = tmp.join("sleeper.pid");
@@ -106,6 +126,13 @@ fn yard_up_runs_jobs_and_stops_everything_on_ctrl_c() {
     std::io::Read::read_to_string(&mut up.stderr.take().unwrap(), &mut said).unwrap();
     assert!(status.success(), "{status}: {said}");
     assert!(said.contains("stopped"), "{said}");
+    assert!(
+        said.contains(&format!(
+            "state and logs in {} (kept when it stops)",
+            dir.display()
+        )),
+        "it said where from the start: {said}"
+    );
     // Orphaned containers are reaped by init at once; give it a moment, not a fixed sleep.
     eventually("no process left", || {
         (processes_in(&dir).is_empty() && !alive(sleeper)).then_some(())
@@ -124,6 +151,8 @@ fn yard_up_refuses_what_it_cannot_run_with_exit_2() {
     for (args, says) in [
         (&["--bind", "0.0.0.0:0"][..], "127.0.0.1"),
         (&["--nodes", "0"][..], "--nodes 0"),
+        (&["--nm-base-port", "0"][..], "--nm-base-port 0"),
+        (&["--nm-base-port", "65535"][..], "ports 65535 to 65537"),
     ] {
         let (code, _, err) = yard(&[&["up"][..], args].concat());
         assert_eq!(code, 2, "{args:?}: {err}");
