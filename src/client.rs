@@ -493,6 +493,23 @@ pub(crate) fn deadline_text(deadline_ms: Option<i64>, now_ms: i64) -> String {
     }
 }
 
+/// `yard app`'s deadline: when (UTC), and beside it how it ended (`met`, `missed`, …) or, while
+/// pending, how far off it is; `-` without one. Once, not as raw ms beside yard's own copy.
+fn deadline_line(
+    deadline: Option<Deadline>,
+    outcome: Option<DeadlineOutcome>,
+    now_ms: i64,
+) -> String {
+    let Some(ms) = deadline.map(Deadline::epoch_ms) else {
+        return "-".into();
+    };
+    let standing = match outcome {
+        None | Some(DeadlineOutcome::Pending) => deadline_text(Some(ms), now_ms),
+        ended => outcome_text(ended).into(),
+    };
+    format!("{} UTC ({standing})", date_time_text(ms))
+}
+
 /// Where an application stands against its deadline, as the rm judged it (`deadlineOutcome`):
 /// `met`, `empty`, `missed` or `pending`; `-` without a deadline.
 pub(crate) fn outcome_text(outcome: Option<DeadlineOutcome>) -> &'static str {
@@ -522,6 +539,7 @@ pub(crate) fn app(args: AppArgs) -> Result<()> {
         return print_view(&json!({ "app": app, "yard": yard }));
     }
     let mut out = String::new();
+    let now = crate::submit::epoch_ms();
     // Every field of Hadoop's report, by its wire name (sorted, as `--json` shows them).
     let fields = match serde_json::to_value(&app)? {
         Value::Object(fields) => fields,
@@ -544,20 +562,18 @@ pub(crate) fn app(args: AppArgs) -> Result<()> {
                 dash => dash,
             },
             ("elapsedTime", Some(ms)) => elapsed_text(ms),
+            ("deadlineMs", _) => deadline_line(yard.deadline_ms, yard.deadline_outcome, now),
             ("deadlineOutcome", _) => outcome_text(app.deadline_outcome).into(),
             ("trackingUrl" | "applicationType", _) if text(v).is_empty() => "-".into(),
             _ => text(v),
         };
         let _ = writeln!(out, "{k:<width$}{shown}");
     }
-    let deadline = text(&json!(yard.deadline_ms));
     if yard.answer.as_ref().is_some_and(|a| a["job"].is_object()) {
         // A MapReduce job's answer, as `yard submit` prints it.
-        let _ = writeln!(out, "{:<width$}{deadline}", "deadlineMs");
         out.push('\n');
         out.push_str(&render(&Finished::from(&yard)));
     } else {
-        let _ = writeln!(out, "{:<width$}{deadline}", "deadlineMs");
         let fraction = text(&json!(yard.processed_fraction));
         let _ = writeln!(out, "{:<width$}{fraction}", "processedFraction");
         let answer = yard.answer.as_ref().map(text).unwrap_or_default();

@@ -737,6 +737,21 @@ fn yard_apps_and_yard_app_mark_each_deadline_met_empty_missed_or_pending() {
             .find(|l| l.starts_with("deadlineOutcome"))
             .unwrap_or_else(|| panic!("{shown}"));
         assert_eq!(line.split_whitespace().nth(1), Some(outcome), "{shown}");
+        // Its deadline once, as a UTC time with how it stands (not raw ms, not twice).
+        let deadlines: Vec<&str> = shown
+            .lines()
+            .filter(|l| l.starts_with("deadlineMs"))
+            .collect();
+        assert_eq!(deadlines.len(), 1, "{shown}");
+        let deadline = deadlines[0];
+        match outcome {
+            "-" => assert!(deadline.ends_with("  -"), "{shown}"),
+            "pending" => assert!(
+                deadline.ends_with(" ago)") || deadline.contains(" UTC (in "),
+                "{shown}"
+            ),
+            ended => assert!(deadline.ends_with(&format!(" UTC ({ended})")), "{shown}"),
+        }
     }
     let _ = std::fs::remove_dir_all(&tmp);
 }
