@@ -324,8 +324,9 @@ fn the_rm_web_ui_shows_a_dart_job_its_deadline_estimate_and_answer_in_headless_c
     assert!(chart.contains("class=\"deadline\""), "{chart}");
     assert!(chart.contains("deadline 600 s"), "{chart}");
     assert!(chart.contains("class=\"estimate-point\""), "{chart}");
-    // It ended: its phase no longer reads as running.
+    // It ended: its phase no longer reads as running, nor its map phase as just closed.
     assert!(!dom.contains("<dd>running"), "{dom}");
+    assert!(!dom.contains("map phase closed"), "{dom}");
     let dir = artifacts();
     browser.screenshot(&page, &dir.join("ui-application.png"));
 
@@ -365,6 +366,11 @@ fn the_rm_web_ui_shows_a_dart_job_its_deadline_estimate_and_answer_in_headless_c
     assert!(row.contains(&iso(deadline_ms)), "{row}");
     assert!(row.contains(&format!("{:.1} %", fraction * 100.0)), "{row}");
     assert!(row.contains("ui-grep"), "{row}");
+    // Ended: no last estimate against the deadline ("9m 49s early"), its outcome says it.
+    assert!(
+        !row.contains(" early</td>") && !row.contains(" late</td>"),
+        "{row}"
+    );
     let row = element(&dom, &format!("data-app=\"{plain}\""), "tr");
     assert!(row.contains("no deadline"), "{row}");
     assert!(

@@ -456,12 +456,20 @@
     ];
   }
 
-  // The job's figures beside the app's, when the app is a MapReduce job.
-  function jobFigures(job) {
+  // An application that has ended (its master reports no more).
+  function hasEnded(a) {
+    return ["FINISHED", "FAILED", "KILLED"].includes(a.state);
+  }
+
+  // The job's figures beside the app's, when the app is a MapReduce job. The estimate against
+  // the deadline is the running job's; once the app has ended its outcome says how it went
+  // (a killed job's last estimate read "9m 49s early").
+  function jobFigures(job, ended) {
     const p = (job && job.progress) || null;
+    const live = p && !ended && typeof p.slackMs === "number";
     return {
       maps: p ? num(p.mapsDone) + " / " + num(p.mapsLaunched) + " of " + num(p.maps) : DASH,
-      slack: p && typeof p.slackMs === "number" ? (p.slackMs >= 0 ? duration(p.slackMs) + " early" : duration(p.slackMs) + " late") : DASH,
+      slack: live ? (p.slackMs >= 0 ? duration(p.slackMs) + " early" : duration(p.slackMs) + " late") : DASH,
       processed: job && typeof job.processedFraction === "number" ? pct(job.processedFraction) : DASH,
     };
   }
@@ -473,7 +481,7 @@
     const now = Date.now();
     const appList = list(apps, "apps", "app").slice().sort((a, b) => (b.startedTime || 0) - (a.startedTime || 0));
     const rows = appList.map((a) => {
-      const f = jobFigures(byId[a.id]);
+      const f = jobFigures(byId[a.id], hasEnded(a));
       return h(
         "tr",
         { "data-app": a.id },
@@ -650,9 +658,9 @@
     const now = Date.now();
     const deadlineMs = typeof a.deadlineMs === "number" ? a.deadlineMs : null;
     const p = (job && job.progress) || null;
-    const f = jobFigures(job);
     // The master's last report may say "running" after the app ended (it reports no more).
-    const ended = ["FINISHED", "FAILED", "KILLED"].includes(a.state);
+    const ended = hasEnded(a);
+    const f = jobFigures(job, ended);
     const phase = p ? (ended && p.phase === "running" ? "ended" : p.phase) : null;
     let logs = null;
     try {
@@ -682,7 +690,7 @@
           deadlineMs !== null ? ["deadline outcome", outcomeBadge(a.deadlineOutcome) || DASH] : null,
           ["quota", a.quota === null || a.quota === undefined ? DASH : num(a.quota)],
           job ? ["task policy", p ? p.policy : (job.spec && job.spec.policy) || DASH] : null,
-          job ? ["phase", p ? phase + (p.guarded ? " (deadline guard fired)" : "") + (p.mapPhaseClosed ? ", map phase closed" : "") : "not started"] : null,
+          job ? ["phase", p ? phase + (p.guarded ? " (deadline guard fired)" : "") + (p.mapPhaseClosed && !ended ? ", map phase closed" : "") : "not started"] : null,
           job ? ["maps done / launched", h("span", { id: "maps" }, f.maps)] : null,
           job && p ? ["k (maps that count)", num(p.k)] : null,
           job && p ? ["reduces done", num(p.reducesDone) + " / " + num(p.reduces)] : null,
