@@ -583,17 +583,19 @@ pub(crate) fn app(args: AppArgs) -> Result<()> {
     Ok(())
 }
 
+/// Bad input if application `id` has ended: there is nothing left to change.
+fn not_ended(client: &Client, id: &str) -> Result<()> {
+    let state = client.typed(|rm| rm.app_state(id))?;
+    if state.is_final() {
+        return Err(BadInput(format!("application {id} has already ended: it is {state}")).into());
+    }
+    Ok(())
+}
+
 pub(crate) fn kill(args: AppArgs) -> Result<()> {
     let client = Client::new(&args.rm)?;
     // The rm takes a second kill as a retry of the first; a person is told it is done already.
-    let state = client.typed(|rm| rm.app_state(&args.id))?;
-    if state.is_final() {
-        return Err(BadInput(format!(
-            "application {} has already ended: it is {state}",
-            args.id
-        ))
-        .into());
-    }
+    not_ended(&client, &args.id)?;
     let state = client.typed(|rm| rm.kill(&args.id))?;
     if args.json {
         return print_view(&AppStateView { state });
@@ -605,14 +607,7 @@ pub(crate) fn kill(args: AppArgs) -> Result<()> {
 /// Moves an application's deadline, or gives it one (`PUT /ws/v1/yard/apps/{id}/deadline`).
 pub(crate) fn deadline(args: DeadlineArgs) -> Result<()> {
     let client = Client::new(&args.rm)?;
-    let state = client.typed(|rm| rm.app_state(&args.id))?;
-    if state.is_final() {
-        return Err(BadInput(format!(
-            "application {} has already ended: it is {state}",
-            args.id
-        ))
-        .into());
-    }
+    not_ended(&client, &args.id)?;
     let now = crate::submit::epoch_ms();
     let at = Deadline::after(now, args.after.as_millis().min(i64::MAX as u128) as i64);
     let app = client.typed(|rm| rm.set_deadline(&args.id, at))?;

@@ -34,6 +34,16 @@ fn shared_wordcount(c: &Cluster, extra: &[&str]) -> String {
     out.trim().to_owned()
 }
 
+/// Application `id`'s view once it has its answer.
+fn answered(c: &Cluster, id: &str) -> Value {
+    eventually_for("the answer", Duration::from_secs(300), || {
+        let view = get(&format!("{}/ws/v1/yard/apps/{id}", c.url));
+        view["app"]["answer"]
+            .is_object()
+            .then(|| view["app"].clone())
+    })
+}
+
 /// `kill -SIG pid`.
 fn signal(pid: u32, sig: &str) {
     let status = std::process::Command::new("kill")
@@ -123,14 +133,7 @@ fn two_word_counts_share_one_scan_reading_each_block_once_for_both() {
     let third = shared_wordcount(&c, &["--policy", "dart", "--deadline", "6s"]);
     let _third_processes = ProcessesOf::app(&third);
 
-    let answer = |id: &str| {
-        eventually_for("the answer", Duration::from_secs(300), || {
-            let view = get(&format!("{}/ws/v1/yard/apps/{id}", c.url));
-            view["app"]["answer"]
-                .is_object()
-                .then(|| view["app"].clone())
-        })
-    };
+    let answer = |id: &str| answered(&c, id);
     let (a, b) = (answer(&first), answer(&second));
     for app in [&a, &b] {
         let answer = &app["answer"];
@@ -279,14 +282,7 @@ fn a_deadline_given_to_jobs_on_a_scan_reaches_its_host_and_both_stop_riding_in_t
             view["app"]["deadlineMs"].as_i64().unwrap()
         })
         .collect();
-    let answer = |id: &str| {
-        eventually_for("the answer", Duration::from_secs(300), || {
-            let view = get(&format!("{}/ws/v1/yard/apps/{id}", c.url));
-            view["app"]["answer"]
-                .is_object()
-                .then(|| view["app"].clone())
-        })
-    };
+    let answer = |id: &str| answered(&c, id);
     for id in [&first, &second] {
         let app = answer(id);
         let job = &app["answer"]["job"];
