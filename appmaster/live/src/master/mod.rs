@@ -1025,6 +1025,7 @@ fn answer(
     let job = AnswerJob {
         policy: spec.job.policy.name().into(),
         kind: kind.into(),
+        seed: Some(spec.job.seed),
         k: p.k.into(),
         maps: p.maps.into(),
         processed_fraction: fraction,
