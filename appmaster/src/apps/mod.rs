@@ -534,6 +534,36 @@ impl AppSpec {
         }
     }
 
+    /// The job's kind in the profile store: [`Self::kind`]; for a streaming job that reduces,
+    /// `:reduces=N`; then `@` and its inputs joined by `+`. A recurring job is the same
+    /// app, parameters and inputs.
+    ///
+    /// The reduce count is in a streaming job's kind because what the profile keeps of the
+    /// reduces is per reducer: `p` (`partition_bytes`, the bytes one map sends one reducer)
+    /// and eq. 13's largest reduce input. A second run with another `-numReduceTasks` would
+    /// forecast its reduces from the first run's sizes, off by the ratio of the counts.
+    /// Storing them per map output byte instead would fix every kind, but change what every
+    /// stored profile means, built-in jobs' and their histories included; streaming kinds
+    /// are new, so the count joins them and built-in kinds stay as stored. Another count is
+    /// another kind, which runs the task sampler once. A map-only job has no reducer: no
+    /// count.
+    pub fn job_kind(&self, reduces: u32, inputs: &[&str]) -> String {
+        let mut kind = self.kind();
+        if matches!(
+            self,
+            AppSpec::Streaming {
+                reducer: Some(_),
+                ..
+            }
+        ) {
+            kind = format!("{kind}:reduces={reduces}");
+        }
+        if !inputs.is_empty() {
+            kind = format!("{kind}@{}", inputs.join("+"));
+        }
+        kind
+    }
+
     /// A streaming job with `-reducer aggregate`: Hadoop's aggregate reducer, built in
     /// ([`aggregate`]), instead of a command.
     pub fn is_aggregate(&self) -> bool {

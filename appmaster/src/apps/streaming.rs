@@ -499,9 +499,9 @@ pub(crate) struct KindParts<'a> {
 ///   they change which records a reducer groups, so what the reducer's command reads.
 ///
 /// Not hashed: the reduce count, which is the job's (`MapReduceJob::reduces`), not the
-/// app's, and is no part of any built-in kind either: a reduce's time is fitted over its
-/// input bytes (Dart eq. 9), which a different count moves along the same curve. Every
-/// field is length-prefixed, so no two different jobs encode alike. SHA-256 rather than
+/// app's: [`AppSpec::job_kind`](super::AppSpec::job_kind) adds it to the kind in the clear,
+/// and says why (the profile's partition size is per reducer). Every field is
+/// length-prefixed, so no two different jobs encode alike. SHA-256 rather than
 /// the shuffle's FNV-1a: the kind is chosen by whoever writes the script, and two scripts
 /// sharing a profile by a crafted collision would forecast one from the other.
 pub(crate) fn kind(parts: &KindParts<'_>) -> String {
@@ -1196,6 +1196,36 @@ mod tests {
             streaming(&["mapper=a b", "reducer=c"]).kind(),
             streaming(&["mapper=a", "reducer=b c"]).kind()
         );
+    }
+
+    /// A streaming job that reduces has its reduce count in its kind, in the clear (the
+    /// profile's partition size is per reducer); a map-only job and a built-in one have not,
+    /// so built-in kinds stay as the store has them.
+    #[test]
+    fn a_job_kind_has_the_reduce_count_of_a_streaming_job_that_reduces() {
+        let job = streaming(&["mapper=cat", "reducer=uniq -c"]);
+        let two = job.job_kind(2, &["books"]);
+        assert_eq!(two, format!("{}:reduces=2@books", job.kind()));
+        assert_ne!(job.job_kind(4, &["books"]), two);
+        assert_eq!(
+            job.job_kind(2, &["books"]),
+            two,
+            "the same run: the same kind"
+        );
+        let aggregate = streaming(&["mapper=cat", "reducer=aggregate"]);
+        assert!(aggregate.job_kind(3, &["b"]).ends_with(":reduces=3@b"));
+        let map_only = streaming(&["mapper=cat", "reducer=NONE"]);
+        assert_eq!(
+            map_only.job_kind(2, &["a", "b"]),
+            format!("{}@a+b", map_only.kind())
+        );
+        assert_eq!(
+            map_only.job_kind(4, &["a", "b"]),
+            map_only.job_kind(2, &["a", "b"])
+        );
+        let wordcount = AppSpec::parse("wordcount", &[]).unwrap();
+        assert_eq!(wordcount.job_kind(2, &["books"]), "wordcount@books");
+        assert_eq!(wordcount.job_kind(7, &["books"]), "wordcount@books");
     }
 
     #[test]

@@ -223,7 +223,7 @@ pub(super) async fn job(
     let dataset = spec.job.input.clone().ok_or_else(|| {
         anyhow!("a sharedScan job needs an input: the dataset whose scan to share")
     })?;
-    let kind = format!("{}@{dataset}", app.kind());
+    let kind = app.job_kind(spec.job.reduces, &[&dataset]);
     let maps = plan_maps(rm, &spec.job, &app).await?;
     anyhow::ensure!(!maps.is_empty(), "dataset {dataset} has no blocks");
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
