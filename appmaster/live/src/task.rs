@@ -20,7 +20,7 @@ use rand::seq::SliceRandom as _;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::json;
-use yard_appmaster::apps::{AppSpec, Split, sample_partitions, streaming};
+use yard_appmaster::apps::{AppSpec, CommandCut, Split, sample_partitions, streaming};
 use yard_appmaster::policy::Rng;
 
 use crate::{
@@ -664,7 +664,8 @@ impl Workplace {
     }
 
     /// [`Self::run`] for a reducer, whose feed stops at a key boundary once `cut` says so
-    /// ([`run_command_until`], whose log line says how much it was given).
+    /// ([`run_command_until`], whose log line says how much it was given); and how much, if
+    /// it was cut.
     fn run_until(
         &self,
         what: &str,
@@ -672,10 +673,10 @@ impl Workplace {
         env: &[(String, String)],
         stdin: &[u8],
         cut: Box<dyn Fn() -> bool + Send>,
-    ) -> Result<Vec<u8>> {
+    ) -> Result<(Vec<u8>, Option<CommandCut>)> {
         let path = self.path()?;
         run_command_until(what, command, (env, &self.dir, &path), stdin, Some(cut))
-            .map(|(stdout, _)| stdout)
+            .map(|(stdout, _, cut)| (stdout, cut))
     }
 
     /// This directory first on the commands' `PATH`.
@@ -717,10 +718,11 @@ fn run_command(
     place: (&[(String, String)], &Path, &std::ffi::OsStr),
     stdin: &[u8],
 ) -> Result<Vec<u8>> {
-    run_command_until(what, command, place, stdin, None).map(|(stdout, _)| stdout)
+    run_command_until(what, command, place, stdin, None).map(|(stdout, ..)| stdout)
 }
 
-/// [`run_command`], and how many bytes of `stdin` the command was given. With `cut` (a
+/// [`run_command`], how many bytes of `stdin` the command was given, and, if it was cut, the
+/// cut. With `cut` (a
 /// reducer's, asked every [`HOLD_SLICE`]), the feed goes in pieces of whole key groups
 /// ([`streaming::group_ends`]); once cut, it stops after its piece and closes the command's
 /// stdin, so the command answers for the keys it was given, each with all its values, as the
@@ -733,7 +735,7 @@ fn run_command_until(
     (env, dir, path): (&[(String, String)], &Path, &std::ffi::OsStr),
     stdin: &[u8],
     cut: Option<Box<dyn Fn() -> bool + Send>>,
-) -> Result<(Vec<u8>, usize)> {
+) -> Result<(Vec<u8>, usize, Option<CommandCut>)> {
     let mut child = Command::new("sh")
         .arg("-c")
         .arg(command)
@@ -845,7 +847,12 @@ fn run_command_until(
                 }
             );
         }
-        return Ok((stdout, fed));
+        let cut = was_cut.then_some(CommandCut {
+            fed_bytes: fed as u64,
+            input_bytes: total as u64,
+            stopped,
+        });
+        return Ok((stdout, fed, cut));
     }
     let stderr = String::from_utf8_lossy(&stderr);
     let lines: Vec<&str> = stderr.lines().collect();
@@ -1146,7 +1153,7 @@ fn reduce_task(
             let place = Workplace::new(&spec.attempt, files)?;
             let cut_while_fetching = progress.is_cut();
             let heard = progress.clone();
-            let stdout = place
+            let (stdout, cut) = place
                 .run_until(
                     "reducer",
                     reducer,
@@ -1157,6 +1164,14 @@ fn reduce_task(
                 .with_context(|| format!("reduce {reduce}"))?;
             (partial.output, partial.output_lines) = streaming::output_lines(&stdout);
             reducer_stdout = Some(stdout);
+            if let Some(cut) = cut {
+                // The answer covers what the command was fed: the policy counts a cut reduce
+                // by the bytes it reports folded (`Done::output_bytes`, into the processed
+                // fraction), so the kept bytes shrink by the share of the sorted lines fed,
+                // taken as the same share of the partitions' bytes.
+                kept_bytes = (kept_bytes as f64 * cut.fed_fraction()) as u64;
+                partial.command_cut = Some(cut);
+            }
         }
         Ok(partial)
     } else {
@@ -1400,7 +1415,7 @@ mod tests {
             })
         };
         let count = r#"while [ ! -e go ]; do sleep 0.01; done; awk -F '\t' '{ n[$1]++; lines++ } END { for (k in n) if (n[k] != 3) bad++; print lines, length(n), bad + 0 }'"#;
-        let (out, fed) = run_command_until(
+        let (out, fed, said) = run_command_until(
             "reducer",
             count,
             (&[], dir.path(), &path),
@@ -1412,6 +1427,15 @@ mod tests {
             fed < stdin.len() && ends.contains(&fed),
             "{fed} of {ends:?}"
         );
+        // The cut, as the answer will say it: what was fed, of what there was.
+        assert_eq!(
+            said,
+            Some(CommandCut {
+                fed_bytes: fed as u64,
+                input_bytes: stdin.len() as u64,
+                stopped: false
+            })
+        );
         let lines = stdin[..fed].iter().filter(|&&b| b == b'\n').count();
         // It answered (its END ran) from every line it was given, each key with all three
         // of its values.
@@ -1421,7 +1445,7 @@ mod tests {
         );
         // Uncut (and let go at once), the same command reads it all.
         let never = Box::new(|| false);
-        let (out, fed) = run_command_until(
+        let (out, fed, said) = run_command_until(
             "reducer",
             count,
             (&[], dir.path(), &path),
@@ -1429,11 +1453,14 @@ mod tests {
             Some(never),
         )
         .unwrap_or_else(|e| panic!("{e:#}"));
-        assert_eq!((out, fed), (b"27000 9000 0\n".to_vec(), stdin.len()));
+        assert_eq!(
+            (out, fed, said),
+            (b"27000 9000 0\n".to_vec(), stdin.len(), None)
+        );
 
         // One that goes on after its input ends is stopped: what it wrote is its output.
         let started = Instant::now();
-        let (out, fed) = run_command_until(
+        let (out, fed, said) = run_command_until(
             "reducer",
             "cat > /dev/null; echo so far; sleep 1000",
             (&[], dir.path(), &path),
@@ -1443,6 +1470,7 @@ mod tests {
         .unwrap();
         assert_eq!(out, b"so far\n");
         assert!(fed <= stdin.len());
+        assert!(said.is_some_and(|c| c.stopped), "{said:?}");
         assert!(started.elapsed() < Duration::from_secs(500));
         assert_eq!(COMMAND_GROUP.load(Ordering::SeqCst), 0);
     }

@@ -25,7 +25,9 @@
 //!   lines in partition order, or the maps' in map order, at most `outputCap`),
 //!   `outputLines` (all they wrote), `outputCap`, `truncated`, and `bounds`: none are
 //!   claimed for a user's command, whose output covers what was read (`processedFraction`),
-//!   unscaled. Its `notes` say so instead of the estimator's.
+//!   unscaled. Its `notes` say so instead of the estimator's. `reducesCut` lists the
+//!   reducers the deadline guard cut while their command ran (`reduce`, `fedBytes` of
+//!   `inputBytes`, `fedFraction`, `stopped`: killed after its grace), each with a note.
 //!
 //! Top lists are each reducer's largest keys merged by estimate (reducers' keys are disjoint),
 //! ties by key. Totals come from the maps' stats over the maps that finished (k of N); a key's
@@ -227,6 +229,34 @@ pub struct ReducePartial {
     /// `TYPE:id`, at most [`streaming::OUTPUT_CAP`] ([`aggregate`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub aggregates: Vec<aggregate::Reduced>,
+    /// Streaming: the deadline guard cut the reducer's command while it ran; `None` when
+    /// the command was given all its input.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command_cut: Option<CommandCut>,
+}
+
+/// A streaming reducer's command cut by the deadline guard while it ran: its stdin (the
+/// sorted `key<TAB>value` lines of the partitions the reduce kept) was closed at a key
+/// boundary, so its output is of the keys it was given, each with all its values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CommandCut {
+    /// Bytes of its stdin the command was fed, of all it would have been.
+    pub fed_bytes: u64,
+    pub input_bytes: u64,
+    /// Still running a grace period after its stdin closed, it was killed: its output is
+    /// what it wrote by then, which may stop short of the keys it was fed.
+    pub stopped: bool,
+}
+
+impl CommandCut {
+    /// The share of its input the command was fed, 0 to 1.
+    pub fn fed_fraction(&self) -> f64 {
+        match self.input_bytes {
+            0 => 1.0,
+            all => self.fed_bytes.min(all) as f64 / all as f64,
+        }
+    }
 }
 
 /// One key of a reducer's top list.
