@@ -196,6 +196,31 @@ pub struct Posting {
     pub line: u32,
 }
 
+/// The most characters a job kind has: the profile store's limit (`yard-profiles` checks
+/// it) and the rm's on a master's registration (`jobKind`).
+pub const MAX_KIND_CHARS: usize = 200;
+
+/// `kind` as the profile store takes it: unchanged when it has at most [`MAX_KIND_CHARS`]
+/// printable characters; else (a long grep pattern, long or many inputs: a job may name 101
+/// datasets of up to 200 characters) its head, each control character as `?`, then `~` and
+/// the first 128 bits of the whole kind's SHA-256 in hex, [`MAX_KIND_CHARS`] in all. Hashed,
+/// not refused: the kind is yard's key for a job's history, not a name the user chose, and a
+/// job Hadoop would run must not fail on it. The same job over the same inputs is still the
+/// same kind (its runs share a profile), two jobs differing past the head are two, and the
+/// head says what the job is.
+pub fn fit_kind(kind: String) -> String {
+    if kind.chars().count() <= MAX_KIND_CHARS && !kind.chars().any(char::is_control) {
+        return kind;
+    }
+    let hex = streaming::sha256_hex128(kind.as_bytes());
+    let head: String = kind
+        .chars()
+        .take(MAX_KIND_CHARS - 1 - hex.len())
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect();
+    format!("{head}~{hex}")
+}
+
 /// A reducer's partial answer: what it read, and its largest keys already estimated.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -565,8 +590,8 @@ impl AppSpec {
     }
 
     /// The job's kind in the profile store: [`Self::kind`]; for a streaming job that reduces,
-    /// `:reduces=N`; then `@` and its inputs joined by `+`. A recurring job is the same
-    /// app, parameters and inputs.
+    /// `:reduces=N`; then `@` and its inputs joined by `+`; at most [`MAX_KIND_CHARS`]
+    /// ([`fit_kind`]). A recurring job is the same app, parameters and inputs.
     ///
     /// The reduce count is in a streaming job's kind because what the profile keeps of the
     /// reduces is per reducer: `p` (`partition_bytes`, the bytes one map sends one reducer)
@@ -591,7 +616,7 @@ impl AppSpec {
         if !inputs.is_empty() {
             kind = format!("{kind}@{}", inputs.join("+"));
         }
-        kind
+        fit_kind(kind)
     }
 
     /// A streaming job with `-reducer aggregate`: Hadoop's aggregate reducer, built in

@@ -549,9 +549,18 @@ pub(crate) fn kind(parts: &KindParts<'_>) -> String {
             Err(_) => field(&mut h, f.content_base64.as_bytes()),
         }
     }
-    let digest = h.finalize();
-    let hex: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
-    format!("streaming:{hex}")
+    format!("streaming:{}", hex128(&h.finalize()))
+}
+
+/// The first 128 bits of a SHA-256 digest, in hex: enough to keep kinds apart.
+fn hex128(digest: &[u8]) -> String {
+    digest[..16].iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// [`hex128`] of `bytes`' SHA-256 (a kind too long for the store, [`super::fit_kind`]).
+pub(crate) fn sha256_hex128(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    hex128(&Sha256::digest(bytes))
 }
 
 #[cfg(test)]
@@ -1226,6 +1235,44 @@ mod tests {
         let wordcount = AppSpec::parse("wordcount", &[]).unwrap();
         assert_eq!(wordcount.job_kind(2, &["books"]), "wordcount@books");
         assert_eq!(wordcount.job_kind(7, &["books"]), "wordcount@books");
+    }
+
+    /// A kind over the store's limit (many long inputs, a long pattern) keeps its head and
+    /// hashes the whole into its tail: the store takes it, the same job is the same kind,
+    /// and a job differing past the head is another.
+    #[test]
+    fn a_kind_over_the_store_s_limit_keeps_its_head_and_hashes_the_rest() {
+        let stored = |k: &str| {
+            !k.is_empty()
+                && k.chars().count() <= super::super::MAX_KIND_CHARS
+                && !k.chars().any(char::is_control)
+        };
+        let wordcount = AppSpec::parse("wordcount", &[]).unwrap();
+        // The most a job may name: 101 datasets of 200 characters.
+        let names: Vec<String> = (0..101).map(|i| format!("{i:x>200}")).collect();
+        let inputs: Vec<&str> = names.iter().map(String::as_str).collect();
+        let kind = wordcount.job_kind(2, &inputs);
+        assert!(stored(&kind), "{kind}");
+        assert_eq!(kind.chars().count(), super::super::MAX_KIND_CHARS);
+        assert!(kind.starts_with("wordcount@xxxx"), "{kind}");
+        assert_eq!(wordcount.job_kind(2, &inputs), kind);
+        let mut other = inputs.clone();
+        other[100] = "another";
+        assert_ne!(wordcount.job_kind(2, &other), kind);
+        // At the limit a kind is as it was; one character over, it is fitted.
+        let fits = "d".repeat(super::super::MAX_KIND_CHARS - "wordcount@".len());
+        assert_eq!(wordcount.job_kind(2, &[&fits]), format!("wordcount@{fits}"));
+        let over = format!("{fits}d");
+        let fitted = wordcount.job_kind(2, &[&over]);
+        assert!(stored(&fitted) && fitted.contains('~'), "{fitted}");
+        // A streaming kind with its count, over many inputs: fitted too.
+        let job = streaming(&["mapper=cat", "reducer=uniq"]);
+        assert!(stored(&job.job_kind(3, &inputs)));
+        assert!(job.job_kind(3, &inputs).starts_with("streaming:"));
+        // A control character (a newline in a grep pattern) would be refused: fitted.
+        let grep = AppSpec::parse("grep", &["pattern=a\nb".to_owned()]).unwrap();
+        let kind = grep.job_kind(2, &["b"]);
+        assert!(stored(&kind) && kind.starts_with("grep:a?b@b~"), "{kind}");
     }
 
     #[test]
