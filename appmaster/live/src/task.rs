@@ -194,14 +194,53 @@ fn stop_command() {
     }
 }
 
-/// Progress shared with the reporting thread, as f64 bits; and whether the master's deadline
-/// guard cut this attempt (a reduce then answers from what it has folded in).
+/// Progress shared with the reporting thread, as f64 bits; whether the master's deadline
+/// guard cut this attempt (a reduce then answers from what it has folded in); and whether
+/// its work is over (its `done` posted or about to be).
 #[derive(Clone)]
-struct Progress(Arc<AtomicU64>, Arc<std::sync::atomic::AtomicBool>);
+struct Progress(
+    Arc<AtomicU64>,
+    Arc<std::sync::atomic::AtomicBool>,
+    Arc<std::sync::atomic::AtomicBool>,
+);
+
+/// What a reply to the progress long-poll asks of the attempt ([`heard`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Heard {
+    Nothing,
+    /// The deadline guard's cut, heard for the first time.
+    Cut,
+    /// A kill while the attempt works: it ends at once.
+    Kill,
+    /// Its work is over: the reporting stops, and the task ends as it was ending.
+    Over,
+}
+
+/// What `reply` asks of an attempt at `progress`. The master answers `kill` to any attempt
+/// it no longer counts live, and one that has posted `done` is no longer live: for it the
+/// reply is the end of its reports, not a kill (else every successful task's log ended
+/// "killed by the master", and its process could exit as killed before its `done` reply).
+fn heard(reply: &Reply, progress: &Progress) -> Heard {
+    match (reply.kill, progress.is_finished()) {
+        (true, true) => Heard::Over,
+        (true, false) => Heard::Kill,
+        _ if reply.cut && !progress.is_cut() => Heard::Cut,
+        _ => Heard::Nothing,
+    }
+}
 
 impl Progress {
     fn new() -> Progress {
-        Progress(Arc::new(AtomicU64::new(0)), Arc::default())
+        Progress(Arc::new(AtomicU64::new(0)), Arc::default(), Arc::default())
+    }
+
+    /// The attempt's work is done: a `kill` from now on is the master no longer following it.
+    fn finish(&self) {
+        self.2.store(true, Ordering::SeqCst);
+    }
+
+    fn is_finished(&self) -> bool {
+        self.2.load(Ordering::SeqCst)
     }
 
     fn cut(&self) {
@@ -244,16 +283,18 @@ pub fn task() -> Result<()> {
             loop {
                 let asked = Instant::now();
                 let body = json!({ "progress": progress.get(), "waitMs": wait_ms });
-                match post::<Reply>(&http, &url, &body) {
-                    Ok(r) if r.kill => {
+                let reply = post::<Reply>(&http, &url, &body);
+                match reply.map_or(Heard::Nothing, |r| heard(&r, &progress)) {
+                    Heard::Kill => {
                         eprintln!("task: killed by the master");
                         killed();
                     }
-                    Ok(r) if r.cut && !progress.is_cut() => {
+                    Heard::Cut => {
                         eprintln!("task: the deadline guard: answering from what is folded in");
                         progress.cut();
                     }
-                    _ => {}
+                    Heard::Over => return,
+                    Heard::Nothing => {}
                 }
                 // A master that answers at once (a shared scan's, a cut already heard, an
                 // error) is asked again only after the interval.
@@ -300,8 +341,11 @@ pub fn task() -> Result<()> {
             return Err(e);
         }
     };
+    progress.finish();
     let reply: Reply = post(&http, &format!("{base}/done"), &done)?;
     if reply.kill {
+        // Killed before its `done` came: the master did not take its work.
+        eprintln!("task: killed by the master before it took this attempt's work");
         killed();
     }
     Ok(())
@@ -1389,6 +1433,31 @@ mod tests {
         assert!(err.contains("was killed by signal 9"), "{err}");
         assert!(took < Duration::from_secs(500), "{took:?}");
         assert_eq!(COMMAND_GROUP.load(Ordering::SeqCst), 0);
+    }
+
+    /// A `kill` is a kill while the attempt works, and the end of its reports once it has
+    /// finished (the master answers `kill` to any attempt no longer live, a done one too);
+    /// a cut is heard once.
+    #[test]
+    fn a_kill_after_the_work_is_done_ends_the_reports_quietly() {
+        let p = Progress::new();
+        let kill = Reply {
+            kill: true,
+            ..Reply::default()
+        };
+        let cut = Reply {
+            cut: true,
+            ..Reply::default()
+        };
+        assert_eq!(heard(&Reply::default(), &p), Heard::Nothing);
+        assert_eq!(heard(&kill, &p), Heard::Kill);
+        assert_eq!(heard(&cut, &p), Heard::Cut);
+        p.cut();
+        assert_eq!(heard(&cut, &p), Heard::Nothing);
+        assert_eq!(heard(&kill, &p), Heard::Kill, "a cut attempt still works");
+        p.finish();
+        assert_eq!(heard(&kill, &p), Heard::Over);
+        assert_eq!(heard(&Reply::default(), &p), Heard::Nothing);
     }
 
     #[test]
