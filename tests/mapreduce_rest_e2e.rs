@@ -103,6 +103,11 @@ fn a_dart_job_is_submitted_watched_and_answered_over_rest_alone() {
         "{matches}"
     );
     assert_eq!(a["answer"]["job"]["deadlineMet"], true, "{a}");
+    // Posted without a seed: the rm drew one, the master ran with it, and the answer says
+    // which (to repeat the run).
+    let seed = &done["spec"]["seed"];
+    assert!(seed.is_u64(), "{done}");
+    assert_eq!(&a["answer"]["job"]["seed"], seed, "{a}");
     drop(c);
     let _ = std::fs::remove_dir_all(&tmp);
 }

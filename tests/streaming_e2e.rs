@@ -461,6 +461,31 @@ fn a_reducer_cut_by_the_guard_while_it_runs_answers_with_what_it_wrote() {
         .collect();
     let counted: Vec<String> = (1..=output.len()).map(|n| n.to_string()).collect();
     assert_eq!(output, counted, "{answer}");
+    // And the answer says it was cut: which reducer, how much of its input its command was
+    // fed (it wrote a line per key, so at least its lines' worth), in a note too, and the
+    // processed fraction counts only that.
+    let cut = answer["reducesCut"].as_array().unwrap();
+    assert_eq!(cut.len(), 1, "{answer}");
+    assert_eq!(cut[0]["reduce"], 0, "{answer}");
+    let (fed, input) = (
+        cut[0]["fedBytes"].as_u64().unwrap(),
+        cut[0]["inputBytes"].as_u64().unwrap(),
+    );
+    let share = cut[0]["fedFraction"].as_f64().unwrap();
+    assert!(fed < input && share < 1.0, "{answer}");
+    assert!(
+        fed / 30 >= lines,
+        "{lines} lines from {fed} bytes: {answer}"
+    );
+    assert!(
+        answer["notes"].as_array().unwrap().iter().any(|n| n
+            .as_str()
+            .unwrap()
+            .contains("cut reducer 0 while its command ran")),
+        "{answer}"
+    );
+    let processed = job["processedFraction"].as_f64().unwrap();
+    assert!(processed <= share + 1e-3, "{processed} > {share}: {job}");
     drop(c);
     let _ = std::fs::remove_dir_all(&tmp);
 }

@@ -91,7 +91,7 @@ fn a_script_s_second_run_forecasts_from_its_first_and_changed_files_start_cold()
     let first = run(&c, &tmp, "m.sh,stop.txt");
     let (kind, sampled) = kind_and_sampler(&first);
     assert!(
-        kind.starts_with("streaming:") && kind.ends_with("@books"),
+        kind.starts_with("streaming:") && kind.ends_with(":reduces=2@books"),
         "{kind}"
     );
     assert!(sampled, "a cold kind runs the task sampler: {first}");

@@ -75,7 +75,9 @@ pub struct MapReduceJob {
     pub policy: PolicyKind,
     #[serde(default = "default_reduces")]
     pub reduces: u32,
-    /// Seeds the master's random choices (the task sampler's blocks, reduce sampling).
+    /// Seeds the master's random choices (the task sampler's blocks, reduce sampling). Left
+    /// out over REST, the rm draws one and writes it into the job; the answer's `job.seed`
+    /// says which, to repeat the run.
     #[serde(default = "default_seed")]
     pub seed: u64,
     /// Memory of each task container.

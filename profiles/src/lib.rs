@@ -18,6 +18,7 @@ use sqlx::migrate::MigrateError;
 use sqlx::pool::PoolConnection;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions};
 use sqlx::{Row, Sqlite, SqlitePool};
+use yard_appmaster::apps::MAX_KIND_CHARS;
 use yard_appmaster::policy::{PowerLaw, Profile, Profiler, RunRecord};
 use yard_appmaster::typing::{KindType, Part, PartType, Probe, RateSource};
 use yard_cluster::ids::Bound;
@@ -50,7 +51,8 @@ pub enum ProfileError {
     },
     #[error("the profile database: {0}")]
     Query(#[from] sqlx::Error),
-    #[error("job kind {0:?}: name it with 1 to 200 printable characters")]
+    /// Masters fit their kinds to the limit (`AppSpec::job_kind`): this is the backstop.
+    #[error("job kind {0:?}: name it with 1 to {max} printable characters", max = MAX_KIND_CHARS)]
     BadKind(String),
     #[error("a reduce sample needs finite, non-negative bytes and seconds, not ({0}, {1})")]
     BadSample(f64, f64),
@@ -175,7 +177,9 @@ fn check_cluster(cluster: &str) -> Result<(), ProfileError> {
 }
 
 fn check_kind(kind: &str) -> Result<(), ProfileError> {
-    let ok = !kind.is_empty() && kind.chars().count() <= 200 && !kind.chars().any(char::is_control);
+    let ok = !kind.is_empty()
+        && kind.chars().count() <= MAX_KIND_CHARS
+        && !kind.chars().any(char::is_control);
     if ok {
         Ok(())
     } else {

@@ -113,6 +113,7 @@ pub async fn serve(
         metrics: Arc::new(crate::metrics::RmMetrics::started_at(started_ms)),
         scans: Default::default(),
         logs: Some(crate::logs::LogStore::open(options.logs.clone())?),
+        seeds: Default::default(),
     };
     if let Some(home) = &options.yard_home {
         let creds = LocalCredentials {

@@ -85,6 +85,7 @@ async fn a_failed_write_is_a_503_its_change_put_back_and_the_rm_recovers_by_itse
         metrics: Default::default(),
         scans: Default::default(),
         logs: None,
+        seeds: Default::default(),
     };
     // While no sidecar shared-memory file exists, a full or read-only disk cannot become a
     // SIGBUS (exclusive WAL keeps its index in the process's own memory).

@@ -174,6 +174,34 @@ async fn a_job_is_submitted_watched_and_answered_over_rest() {
     assert_eq!(r.body["answer"]["answer"]["words"]["low"], 4.0);
 }
 
+/// A job posted without a seed gets one the rm draws, written into the job its master runs
+/// (which a restarted master reads again) and shown in its view; two such jobs get two seeds,
+/// so two REST runs of an aggregate read two samples. A seed given is kept, 1 included.
+#[tokio::test]
+async fn a_job_without_a_seed_gets_one_drawn_and_a_given_seed_is_kept() {
+    let h = harness();
+    let mut seeds = Vec::new();
+    for seed in [None, None, Some(1), Some(42)] {
+        let mut job = json!({"app": "synthetic", "maps": 2, "mapSeconds": 0.5});
+        if let Some(seed) = seed {
+            job["seed"] = json!(seed);
+        }
+        let r = submit(&h, json!({ "job": job })).await;
+        assert_eq!(r.status, StatusCode::ACCEPTED, "{}", r.body);
+        let id = r.body["job"]["id"].as_str().unwrap().to_owned();
+        let shown = r.body["job"]["spec"]["seed"].as_u64().unwrap();
+        let c = h.rm.cluster.lock().unwrap();
+        let stored: MapReduceJob =
+            serde_json::from_str(&c.app(&id).unwrap().master_env[JOB_ENV]).unwrap();
+        assert_eq!(stored.seed, shown, "the master runs with the seed shown");
+        if let Some(seed) = seed {
+            assert_eq!(shown, seed, "a given seed is kept");
+        }
+        seeds.push(shown);
+    }
+    assert_ne!(seeds[0], seeds[1], "two jobs without a seed: two draws");
+}
+
 #[tokio::test]
 async fn bad_submissions_name_the_field_and_store_nothing() {
     let h = harness();

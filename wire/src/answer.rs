@@ -27,6 +27,12 @@ pub struct AnswerJob {
     pub policy: String,
     /// The job's kind in the profile store (`app@input`, `synthetic:NAME`, …).
     pub kind: String,
+    /// The seed of the master's random choices (the job's `seed`: given, else drawn by `yard
+    /// submit` or the rm): submitted again with it, a job makes the same choices (the task
+    /// sampler's blocks, the maps' order, reduce sampling), so reads the same sample. `null`
+    /// in an answer put before the seed was kept in it.
+    #[serde(default)]
+    pub seed: Option<u64>,
     /// Maps whose output reached the answer (Dart's k; on a shared scan, the blocks read for
     /// the job), of `maps`.
     pub k: u64,
@@ -212,6 +218,7 @@ mod tests {
         let job = AnswerJob {
             policy: "full".into(),
             kind: "wordcount@b".into(),
+            seed: None,
             k: 3,
             maps: 4,
             processed_fraction: 0.75,
@@ -224,7 +231,7 @@ mod tests {
         };
         assert_eq!(
             serde_json::to_value(&job).unwrap(),
-            json!({"policy": "full", "kind": "wordcount@b", "k": 3, "maps": 4,
+            json!({"policy": "full", "kind": "wordcount@b", "seed": null, "k": 3, "maps": 4,
                 "processedFraction": 0.75, "completionSeconds": 2.5, "deadlineSeconds": null,
                 "deadlineMet": null, "outcome": null, "cutByDeadline": false,
                 "sharedScan": {"host": "a"}})
@@ -238,6 +245,7 @@ mod tests {
         let job = AnswerJob {
             policy: "dart".into(),
             kind: "wordcount@b".into(),
+            seed: Some(7),
             k: 2,
             maps: 4,
             processed_fraction: 0.5,
@@ -297,6 +305,7 @@ mod tests {
         let mut had = vec![
             "policy",
             "kind",
+            "seed",
             "k",
             "maps",
             "processedFraction",
@@ -328,6 +337,7 @@ mod tests {
         keys.sort_unstable();
         assert_eq!(keys, had);
         assert_eq!(line["outcome"], "met");
+        assert_eq!(line["seed"], 7);
         assert_eq!(line["estimateAtEnd"], Value::Null);
         assert_eq!(line["jobType"], Value::Null);
         assert_eq!(

@@ -20,7 +20,7 @@ use rand::seq::SliceRandom as _;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::json;
-use yard_appmaster::apps::{AppSpec, Split, sample_partitions, streaming};
+use yard_appmaster::apps::{AppSpec, CommandCut, Split, sample_partitions, streaming};
 use yard_appmaster::policy::Rng;
 
 use crate::{
@@ -194,14 +194,53 @@ fn stop_command() {
     }
 }
 
-/// Progress shared with the reporting thread, as f64 bits; and whether the master's deadline
-/// guard cut this attempt (a reduce then answers from what it has folded in).
+/// Progress shared with the reporting thread, as f64 bits; whether the master's deadline
+/// guard cut this attempt (a reduce then answers from what it has folded in); and whether
+/// its work is over (its `done` posted or about to be).
 #[derive(Clone)]
-struct Progress(Arc<AtomicU64>, Arc<std::sync::atomic::AtomicBool>);
+struct Progress(
+    Arc<AtomicU64>,
+    Arc<std::sync::atomic::AtomicBool>,
+    Arc<std::sync::atomic::AtomicBool>,
+);
+
+/// What a reply to the progress long-poll asks of the attempt ([`heard`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Heard {
+    Nothing,
+    /// The deadline guard's cut, heard for the first time.
+    Cut,
+    /// A kill while the attempt works: it ends at once.
+    Kill,
+    /// Its work is over: the reporting stops, and the task ends as it was ending.
+    Over,
+}
+
+/// What `reply` asks of an attempt at `progress`. The master answers `kill` to any attempt
+/// it no longer counts live, and one that has posted `done` is no longer live: for it the
+/// reply is the end of its reports, not a kill (else every successful task's log ended
+/// "killed by the master", and its process could exit as killed before its `done` reply).
+fn heard(reply: &Reply, progress: &Progress) -> Heard {
+    match (reply.kill, progress.is_finished()) {
+        (true, true) => Heard::Over,
+        (true, false) => Heard::Kill,
+        _ if reply.cut && !progress.is_cut() => Heard::Cut,
+        _ => Heard::Nothing,
+    }
+}
 
 impl Progress {
     fn new() -> Progress {
-        Progress(Arc::new(AtomicU64::new(0)), Arc::default())
+        Progress(Arc::new(AtomicU64::new(0)), Arc::default(), Arc::default())
+    }
+
+    /// The attempt's work is done: a `kill` from now on is the master no longer following it.
+    fn finish(&self) {
+        self.2.store(true, Ordering::SeqCst);
+    }
+
+    fn is_finished(&self) -> bool {
+        self.2.load(Ordering::SeqCst)
     }
 
     fn cut(&self) {
@@ -244,16 +283,18 @@ pub fn task() -> Result<()> {
             loop {
                 let asked = Instant::now();
                 let body = json!({ "progress": progress.get(), "waitMs": wait_ms });
-                match post::<Reply>(&http, &url, &body) {
-                    Ok(r) if r.kill => {
+                let reply = post::<Reply>(&http, &url, &body);
+                match reply.map_or(Heard::Nothing, |r| heard(&r, &progress)) {
+                    Heard::Kill => {
                         eprintln!("task: killed by the master");
                         killed();
                     }
-                    Ok(r) if r.cut && !progress.is_cut() => {
+                    Heard::Cut => {
                         eprintln!("task: the deadline guard: answering from what is folded in");
                         progress.cut();
                     }
-                    _ => {}
+                    Heard::Over => return,
+                    Heard::Nothing => {}
                 }
                 // A master that answers at once (a shared scan's, a cut already heard, an
                 // error) is asked again only after the interval.
@@ -300,8 +341,11 @@ pub fn task() -> Result<()> {
             return Err(e);
         }
     };
+    progress.finish();
     let reply: Reply = post(&http, &format!("{base}/done"), &done)?;
     if reply.kill {
+        // Killed before its `done` came: the master did not take its work.
+        eprintln!("task: killed by the master before it took this attempt's work");
         killed();
     }
     Ok(())
@@ -664,7 +708,8 @@ impl Workplace {
     }
 
     /// [`Self::run`] for a reducer, whose feed stops at a key boundary once `cut` says so
-    /// ([`run_command_until`], whose log line says how much it was given).
+    /// ([`run_command_until`], whose log line says how much it was given); and how much, if
+    /// it was cut.
     fn run_until(
         &self,
         what: &str,
@@ -672,10 +717,10 @@ impl Workplace {
         env: &[(String, String)],
         stdin: &[u8],
         cut: Box<dyn Fn() -> bool + Send>,
-    ) -> Result<Vec<u8>> {
+    ) -> Result<(Vec<u8>, Option<CommandCut>)> {
         let path = self.path()?;
         run_command_until(what, command, (env, &self.dir, &path), stdin, Some(cut))
-            .map(|(stdout, _)| stdout)
+            .map(|(stdout, _, cut)| (stdout, cut))
     }
 
     /// This directory first on the commands' `PATH`.
@@ -717,10 +762,11 @@ fn run_command(
     place: (&[(String, String)], &Path, &std::ffi::OsStr),
     stdin: &[u8],
 ) -> Result<Vec<u8>> {
-    run_command_until(what, command, place, stdin, None).map(|(stdout, _)| stdout)
+    run_command_until(what, command, place, stdin, None).map(|(stdout, ..)| stdout)
 }
 
-/// [`run_command`], and how many bytes of `stdin` the command was given. With `cut` (a
+/// [`run_command`], how many bytes of `stdin` the command was given, and, if it was cut, the
+/// cut. With `cut` (a
 /// reducer's, asked every [`HOLD_SLICE`]), the feed goes in pieces of whole key groups
 /// ([`streaming::group_ends`]); once cut, it stops after its piece and closes the command's
 /// stdin, so the command answers for the keys it was given, each with all its values, as the
@@ -733,7 +779,7 @@ fn run_command_until(
     (env, dir, path): (&[(String, String)], &Path, &std::ffi::OsStr),
     stdin: &[u8],
     cut: Option<Box<dyn Fn() -> bool + Send>>,
-) -> Result<(Vec<u8>, usize)> {
+) -> Result<(Vec<u8>, usize, Option<CommandCut>)> {
     let mut child = Command::new("sh")
         .arg("-c")
         .arg(command)
@@ -845,7 +891,12 @@ fn run_command_until(
                 }
             );
         }
-        return Ok((stdout, fed));
+        let cut = was_cut.then_some(CommandCut {
+            fed_bytes: fed as u64,
+            input_bytes: total as u64,
+            stopped,
+        });
+        return Ok((stdout, fed, cut));
     }
     let stderr = String::from_utf8_lossy(&stderr);
     let lines: Vec<&str> = stderr.lines().collect();
@@ -1146,7 +1197,7 @@ fn reduce_task(
             let place = Workplace::new(&spec.attempt, files)?;
             let cut_while_fetching = progress.is_cut();
             let heard = progress.clone();
-            let stdout = place
+            let (stdout, cut) = place
                 .run_until(
                     "reducer",
                     reducer,
@@ -1157,6 +1208,14 @@ fn reduce_task(
                 .with_context(|| format!("reduce {reduce}"))?;
             (partial.output, partial.output_lines) = streaming::output_lines(&stdout);
             reducer_stdout = Some(stdout);
+            if let Some(cut) = cut {
+                // The answer covers what the command was fed: the policy counts a cut reduce
+                // by the bytes it reports folded (`Done::output_bytes`, into the processed
+                // fraction), so the kept bytes shrink by the share of the sorted lines fed,
+                // taken as the same share of the partitions' bytes.
+                kept_bytes = (kept_bytes as f64 * cut.fed_fraction()) as u64;
+                partial.command_cut = Some(cut);
+            }
         }
         Ok(partial)
     } else {
@@ -1376,6 +1435,31 @@ mod tests {
         assert_eq!(COMMAND_GROUP.load(Ordering::SeqCst), 0);
     }
 
+    /// A `kill` is a kill while the attempt works, and the end of its reports once it has
+    /// finished (the master answers `kill` to any attempt no longer live, a done one too);
+    /// a cut is heard once.
+    #[test]
+    fn a_kill_after_the_work_is_done_ends_the_reports_quietly() {
+        let p = Progress::new();
+        let kill = Reply {
+            kill: true,
+            ..Reply::default()
+        };
+        let cut = Reply {
+            cut: true,
+            ..Reply::default()
+        };
+        assert_eq!(heard(&Reply::default(), &p), Heard::Nothing);
+        assert_eq!(heard(&kill, &p), Heard::Kill);
+        assert_eq!(heard(&cut, &p), Heard::Cut);
+        p.cut();
+        assert_eq!(heard(&cut, &p), Heard::Nothing);
+        assert_eq!(heard(&kill, &p), Heard::Kill, "a cut attempt still works");
+        p.finish();
+        assert_eq!(heard(&kill, &p), Heard::Over);
+        assert_eq!(heard(&Reply::default(), &p), Heard::Nothing);
+    }
+
     #[test]
     fn a_reducer_cut_while_it_runs_answers_for_the_whole_keys_it_was_given() {
         let _one = COMMANDS.lock().unwrap_or_else(|e| e.into_inner());
@@ -1400,7 +1484,7 @@ mod tests {
             })
         };
         let count = r#"while [ ! -e go ]; do sleep 0.01; done; awk -F '\t' '{ n[$1]++; lines++ } END { for (k in n) if (n[k] != 3) bad++; print lines, length(n), bad + 0 }'"#;
-        let (out, fed) = run_command_until(
+        let (out, fed, said) = run_command_until(
             "reducer",
             count,
             (&[], dir.path(), &path),
@@ -1412,6 +1496,15 @@ mod tests {
             fed < stdin.len() && ends.contains(&fed),
             "{fed} of {ends:?}"
         );
+        // The cut, as the answer will say it: what was fed, of what there was.
+        assert_eq!(
+            said,
+            Some(CommandCut {
+                fed_bytes: fed as u64,
+                input_bytes: stdin.len() as u64,
+                stopped: false
+            })
+        );
         let lines = stdin[..fed].iter().filter(|&&b| b == b'\n').count();
         // It answered (its END ran) from every line it was given, each key with all three
         // of its values.
@@ -1421,7 +1514,7 @@ mod tests {
         );
         // Uncut (and let go at once), the same command reads it all.
         let never = Box::new(|| false);
-        let (out, fed) = run_command_until(
+        let (out, fed, said) = run_command_until(
             "reducer",
             count,
             (&[], dir.path(), &path),
@@ -1429,11 +1522,14 @@ mod tests {
             Some(never),
         )
         .unwrap_or_else(|e| panic!("{e:#}"));
-        assert_eq!((out, fed), (b"27000 9000 0\n".to_vec(), stdin.len()));
+        assert_eq!(
+            (out, fed, said),
+            (b"27000 9000 0\n".to_vec(), stdin.len(), None)
+        );
 
         // One that goes on after its input ends is stopped: what it wrote is its output.
         let started = Instant::now();
-        let (out, fed) = run_command_until(
+        let (out, fed, said) = run_command_until(
             "reducer",
             "cat > /dev/null; echo so far; sleep 1000",
             (&[], dir.path(), &path),
@@ -1443,6 +1539,7 @@ mod tests {
         .unwrap();
         assert_eq!(out, b"so far\n");
         assert!(fed <= stdin.len());
+        assert!(said.is_some_and(|c| c.stopped), "{said:?}");
         assert!(started.elapsed() < Duration::from_secs(500));
         assert_eq!(COMMAND_GROUP.load(Ordering::SeqCst), 0);
     }

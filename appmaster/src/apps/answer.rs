@@ -180,9 +180,35 @@ pub(crate) fn answer(
                     sum(|p| p.output_lines),
                 ),
             };
+            // Reducers the deadline guard cut while their command ran: the command answered
+            // for the keys it was fed, and the processed fraction counts only those (the
+            // task reports its kept bytes thinned by the share fed).
+            let mut cut = Vec::new();
+            for p in &parts {
+                let (Some(id), Some(c)) = (p.partition, p.command_cut) else {
+                    continue;
+                };
+                let fed = c.fed_fraction();
+                notes.push(format!(
+                    "the deadline guard cut reducer {id} while its command ran: it was fed \
+                     {:.1} % of its input ({} of {} bytes, whole keys), so its output is of \
+                     those keys{}; processedFraction counts only what it was fed",
+                    fed * 100.0,
+                    c.fed_bytes,
+                    c.input_bytes,
+                    if c.stopped {
+                        ", as far as it got before it was stopped"
+                    } else {
+                        ""
+                    }
+                ));
+                cut.push(json!({"reduce": id, "fedBytes": c.fed_bytes,
+                    "inputBytes": c.input_bytes, "fedFraction": fed, "stopped": c.stopped}));
+            }
             let cap = super::streaming::OUTPUT_CAP;
             let output: Vec<&String> = kept.into_iter().take(cap).collect();
             vec![
+                ("reducesCut", Value::Array(cut)),
                 ("mapper", json!(mapper)),
                 ("reducer", json!(reducer.as_deref().unwrap_or("NONE"))),
                 ("truncated", json!(lines > output.len() as u64)),

@@ -25,7 +25,9 @@
 //!   lines in partition order, or the maps' in map order, at most `outputCap`),
 //!   `outputLines` (all they wrote), `outputCap`, `truncated`, and `bounds`: none are
 //!   claimed for a user's command, whose output covers what was read (`processedFraction`),
-//!   unscaled. Its `notes` say so instead of the estimator's.
+//!   unscaled. Its `notes` say so instead of the estimator's. `reducesCut` lists the
+//!   reducers the deadline guard cut while their command ran (`reduce`, `fedBytes` of
+//!   `inputBytes`, `fedFraction`, `stopped`: killed after its grace), each with a note.
 //!
 //! Top lists are each reducer's largest keys merged by estimate (reducers' keys are disjoint),
 //! ties by key. Totals come from the maps' stats over the maps that finished (k of N); a key's
@@ -194,6 +196,31 @@ pub struct Posting {
     pub line: u32,
 }
 
+/// The most characters a job kind has: the profile store's limit (`yard-profiles` checks
+/// it) and the rm's on a master's registration (`jobKind`).
+pub const MAX_KIND_CHARS: usize = 200;
+
+/// `kind` as the profile store takes it: unchanged when it has at most [`MAX_KIND_CHARS`]
+/// printable characters; else (a long grep pattern, long or many inputs: a job may name 101
+/// datasets of up to 200 characters) its head, each control character as `?`, then `~` and
+/// the first 128 bits of the whole kind's SHA-256 in hex, [`MAX_KIND_CHARS`] in all. Hashed,
+/// not refused: the kind is yard's key for a job's history, not a name the user chose, and a
+/// job Hadoop would run must not fail on it. The same job over the same inputs is still the
+/// same kind (its runs share a profile), two jobs differing past the head are two, and the
+/// head says what the job is.
+pub fn fit_kind(kind: String) -> String {
+    if kind.chars().count() <= MAX_KIND_CHARS && !kind.chars().any(char::is_control) {
+        return kind;
+    }
+    let hex = streaming::sha256_hex128(kind.as_bytes());
+    let head: String = kind
+        .chars()
+        .take(MAX_KIND_CHARS - 1 - hex.len())
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect();
+    format!("{head}~{hex}")
+}
+
 /// A reducer's partial answer: what it read, and its largest keys already estimated.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -227,6 +254,34 @@ pub struct ReducePartial {
     /// `TYPE:id`, at most [`streaming::OUTPUT_CAP`] ([`aggregate`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub aggregates: Vec<aggregate::Reduced>,
+    /// Streaming: the deadline guard cut the reducer's command while it ran; `None` when
+    /// the command was given all its input.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command_cut: Option<CommandCut>,
+}
+
+/// A streaming reducer's command cut by the deadline guard while it ran: its stdin (the
+/// sorted `key<TAB>value` lines of the partitions the reduce kept) was closed at a key
+/// boundary, so its output is of the keys it was given, each with all its values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CommandCut {
+    /// Bytes of its stdin the command was fed, of all it would have been.
+    pub fed_bytes: u64,
+    pub input_bytes: u64,
+    /// Still running a grace period after its stdin closed, it was killed: its output is
+    /// what it wrote by then, which may stop short of the keys it was fed.
+    pub stopped: bool,
+}
+
+impl CommandCut {
+    /// The share of its input the command was fed, 0 to 1.
+    pub fn fed_fraction(&self) -> f64 {
+        match self.input_bytes {
+            0 => 1.0,
+            all => self.fed_bytes.min(all) as f64 / all as f64,
+        }
+    }
 }
 
 /// One key of a reducer's top list.
@@ -532,6 +587,36 @@ impl AppSpec {
             }),
             _ => self.name().to_owned(),
         }
+    }
+
+    /// The job's kind in the profile store: [`Self::kind`]; for a streaming job that reduces,
+    /// `:reduces=N`; then `@` and its inputs joined by `+`; at most [`MAX_KIND_CHARS`]
+    /// ([`fit_kind`]). A recurring job is the same app, parameters and inputs.
+    ///
+    /// The reduce count is in a streaming job's kind because what the profile keeps of the
+    /// reduces is per reducer: `p` (`partition_bytes`, the bytes one map sends one reducer)
+    /// and eq. 13's largest reduce input. A second run with another `-numReduceTasks` would
+    /// forecast its reduces from the first run's sizes, off by the ratio of the counts.
+    /// Storing them per map output byte instead would fix every kind, but change what every
+    /// stored profile means, built-in jobs' and their histories included; streaming kinds
+    /// are new, so the count joins them and built-in kinds stay as stored. Another count is
+    /// another kind, which runs the task sampler once. A map-only job has no reducer: no
+    /// count.
+    pub fn job_kind(&self, reduces: u32, inputs: &[&str]) -> String {
+        let mut kind = self.kind();
+        if matches!(
+            self,
+            AppSpec::Streaming {
+                reducer: Some(_),
+                ..
+            }
+        ) {
+            kind = format!("{kind}:reduces={reduces}");
+        }
+        if !inputs.is_empty() {
+            kind = format!("{kind}@{}", inputs.join("+"));
+        }
+        fit_kind(kind)
     }
 
     /// A streaming job with `-reducer aggregate`: Hadoop's aggregate reducer, built in

@@ -80,6 +80,7 @@ pub(crate) fn fold_with<'a>(
         output: Vec::new(),
         output_lines: 0,
         aggregates: Vec::new(),
+        command_cut: None,
     };
     for &&(split, bytes) in &order {
         // At least one partition: a cut reduce answers from something.

@@ -499,9 +499,9 @@ pub(crate) struct KindParts<'a> {
 ///   they change which records a reducer groups, so what the reducer's command reads.
 ///
 /// Not hashed: the reduce count, which is the job's (`MapReduceJob::reduces`), not the
-/// app's, and is no part of any built-in kind either: a reduce's time is fitted over its
-/// input bytes (Dart eq. 9), which a different count moves along the same curve. Every
-/// field is length-prefixed, so no two different jobs encode alike. SHA-256 rather than
+/// app's: [`AppSpec::job_kind`](super::AppSpec::job_kind) adds it to the kind in the clear,
+/// and says why (the profile's partition size is per reducer). Every field is
+/// length-prefixed, so no two different jobs encode alike. SHA-256 rather than
 /// the shuffle's FNV-1a: the kind is chosen by whoever writes the script, and two scripts
 /// sharing a profile by a crafted collision would forecast one from the other.
 pub(crate) fn kind(parts: &KindParts<'_>) -> String {
@@ -549,9 +549,18 @@ pub(crate) fn kind(parts: &KindParts<'_>) -> String {
             Err(_) => field(&mut h, f.content_base64.as_bytes()),
         }
     }
-    let digest = h.finalize();
-    let hex: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
-    format!("streaming:{hex}")
+    format!("streaming:{}", hex128(&h.finalize()))
+}
+
+/// The first 128 bits of a SHA-256 digest, in hex: enough to keep kinds apart.
+fn hex128(digest: &[u8]) -> String {
+    digest[..16].iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// [`hex128`] of `bytes`' SHA-256 (a kind too long for the store, [`super::fit_kind`]).
+pub(crate) fn sha256_hex128(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    hex128(&Sha256::digest(bytes))
 }
 
 #[cfg(test)]
@@ -1196,6 +1205,74 @@ mod tests {
             streaming(&["mapper=a b", "reducer=c"]).kind(),
             streaming(&["mapper=a", "reducer=b c"]).kind()
         );
+    }
+
+    /// A streaming job that reduces has its reduce count in its kind, in the clear (the
+    /// profile's partition size is per reducer); a map-only job and a built-in one have not,
+    /// so built-in kinds stay as the store has them.
+    #[test]
+    fn a_job_kind_has_the_reduce_count_of_a_streaming_job_that_reduces() {
+        let job = streaming(&["mapper=cat", "reducer=uniq -c"]);
+        let two = job.job_kind(2, &["books"]);
+        assert_eq!(two, format!("{}:reduces=2@books", job.kind()));
+        assert_ne!(job.job_kind(4, &["books"]), two);
+        assert_eq!(
+            job.job_kind(2, &["books"]),
+            two,
+            "the same run: the same kind"
+        );
+        let aggregate = streaming(&["mapper=cat", "reducer=aggregate"]);
+        assert!(aggregate.job_kind(3, &["b"]).ends_with(":reduces=3@b"));
+        let map_only = streaming(&["mapper=cat", "reducer=NONE"]);
+        assert_eq!(
+            map_only.job_kind(2, &["a", "b"]),
+            format!("{}@a+b", map_only.kind())
+        );
+        assert_eq!(
+            map_only.job_kind(4, &["a", "b"]),
+            map_only.job_kind(2, &["a", "b"])
+        );
+        let wordcount = AppSpec::parse("wordcount", &[]).unwrap();
+        assert_eq!(wordcount.job_kind(2, &["books"]), "wordcount@books");
+        assert_eq!(wordcount.job_kind(7, &["books"]), "wordcount@books");
+    }
+
+    /// A kind over the store's limit (many long inputs, a long pattern) keeps its head and
+    /// hashes the whole into its tail: the store takes it, the same job is the same kind,
+    /// and a job differing past the head is another.
+    #[test]
+    fn a_kind_over_the_store_s_limit_keeps_its_head_and_hashes_the_rest() {
+        let stored = |k: &str| {
+            !k.is_empty()
+                && k.chars().count() <= super::super::MAX_KIND_CHARS
+                && !k.chars().any(char::is_control)
+        };
+        let wordcount = AppSpec::parse("wordcount", &[]).unwrap();
+        // The most a job may name: 101 datasets of 200 characters.
+        let names: Vec<String> = (0..101).map(|i| format!("{i:x>200}")).collect();
+        let inputs: Vec<&str> = names.iter().map(String::as_str).collect();
+        let kind = wordcount.job_kind(2, &inputs);
+        assert!(stored(&kind), "{kind}");
+        assert_eq!(kind.chars().count(), super::super::MAX_KIND_CHARS);
+        assert!(kind.starts_with("wordcount@xxxx"), "{kind}");
+        assert_eq!(wordcount.job_kind(2, &inputs), kind);
+        let mut other = inputs.clone();
+        other[100] = "another";
+        assert_ne!(wordcount.job_kind(2, &other), kind);
+        // At the limit a kind is as it was; one character over, it is fitted.
+        let fits = "d".repeat(super::super::MAX_KIND_CHARS - "wordcount@".len());
+        assert_eq!(wordcount.job_kind(2, &[&fits]), format!("wordcount@{fits}"));
+        let over = format!("{fits}d");
+        let fitted = wordcount.job_kind(2, &[&over]);
+        assert!(stored(&fitted) && fitted.contains('~'), "{fitted}");
+        // A streaming kind with its count, over many inputs: fitted too.
+        let job = streaming(&["mapper=cat", "reducer=uniq"]);
+        assert!(stored(&job.job_kind(3, &inputs)));
+        assert!(job.job_kind(3, &inputs).starts_with("streaming:"));
+        // A control character (a newline in a grep pattern) would be refused: fitted.
+        let grep = AppSpec::parse("grep", &["pattern=a\nb".to_owned()]).unwrap();
+        let kind = grep.job_kind(2, &["b"]);
+        assert!(stored(&kind) && kind.starts_with("grep:a?b@b~"), "{kind}");
     }
 
     #[test]

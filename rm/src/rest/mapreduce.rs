@@ -18,14 +18,18 @@
 //! replaced by the next to ask. `GET /ws/v1/yard/mapreduce/scans` lists the scans running.
 //!
 //! The job as submitted rides in its master's environment (`YARD_JOB`), which the rm keeps
-//! with the application across restarts: that is how a job is told from any other app.
+//! with the application across restarts: that is how a job is told from any other app. A job
+//! posted without `seed` gets one the rm draws ([`Seeds`]), written into that job, so every
+//! REST run of an aggregate reads its own sample, a restarted master the same one, and the
+//! answer's `job.seed` says which (`yard submit` draws its own and prints it).
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 use axum::Json;
+use axum::body::{Body, Bytes};
 use axum::extract::rejection::{JsonRejection, QueryRejection};
-use axum::extract::{Path, Query, State};
+use axum::extract::{FromRequest, Path, Query, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::IntoResponse;
 use axum::routing::{get, post};
@@ -178,6 +182,66 @@ async fn leave_scan(State(rm): State<Rm>, Path(dataset): Path<String>, caller: C
     })
 }
 
+/// Where the rm draws the seed of a job posted without one: a generator of its own (ChaCha8,
+/// as the policies'), seeded from the OS at start ([`Seeds::default`]) or, for tests of the
+/// routes alone, fixed, so their replies are reproducible. The rm is a daemon, not a policy:
+/// its draws need not repeat, only differ.
+#[derive(Clone)]
+pub struct Seeds(Arc<Mutex<rand::rngs::ChaCha8Rng>>);
+
+impl Seeds {
+    /// Draws from `seed`'s sequence.
+    pub fn fixed(seed: u64) -> Seeds {
+        use rand::SeedableRng as _;
+        Seeds(Arc::new(Mutex::new(rand::rngs::ChaCha8Rng::seed_from_u64(
+            seed,
+        ))))
+    }
+
+    fn draw(&self) -> u64 {
+        use rand::Rng as _;
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).next_u64()
+    }
+}
+
+impl Default for Seeds {
+    /// Seeded from the OS: std's per-process random hash keys (as `yard submit`'s draw).
+    fn default() -> Seeds {
+        use std::hash::{BuildHasher, RandomState};
+        Seeds::fixed(RandomState::new().hash_one(std::process::id()))
+    }
+}
+
+/// A submission as posted, and whether its job named a seed. Read by axum's own `Json`
+/// (its rejections as on every route: content type, syntax, shape), then once more for
+/// `job.seed`: the job's type defaults a missing seed, which cannot tell "none" from 1.
+struct Posted {
+    submission: Submission,
+    seeded: bool,
+}
+
+impl<S: Send + Sync> FromRequest<S> for Posted {
+    type Rejection = JsonRejection;
+
+    async fn from_request(req: Request, state: &S) -> Result<Posted, JsonRejection> {
+        /// Only the one field looked at; the rest is `Submission`'s to check.
+        #[derive(Deserialize)]
+        struct Probe {
+            job: ProbeJob,
+        }
+        #[derive(Deserialize)]
+        struct ProbeJob {
+            seed: Option<serde::de::IgnoredAny>,
+        }
+        let (parts, body) = req.into_parts();
+        let bytes = Bytes::from_request(Request::from_parts(parts.clone(), body), state).await?;
+        let again = Request::from_parts(parts, Body::from(bytes.clone()));
+        let Json(submission) = Json::<Submission>::from_request(again, state).await?;
+        let seeded = serde_json::from_slice::<Probe>(&bytes).is_ok_and(|p| p.job.seed.is_some());
+        Ok(Posted { submission, seeded })
+    }
+}
+
 /// The body of `POST /ws/v1/yard/mapreduce/jobs`: the job, and who runs it, where, by when.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -243,10 +307,16 @@ fn master_program() -> Result<String, ApiError> {
 async fn submit(
     State(rm): State<Rm>,
     caller: Caller,
-    body: Result<Json<Submission>, JsonRejection>,
+    body: Result<Posted, JsonRejection>,
 ) -> Reply {
     caller.user()?;
-    let Json(s) = body?;
+    let Posted {
+        submission: mut s,
+        seeded,
+    } = body?;
+    if !seeded {
+        s.job.seed = rm.seeds.draw();
+    }
     let user = caller.submitter(s.user.as_deref())?;
     limits::check_name("queue", &s.queue)?;
     let name = s.name.clone().unwrap_or_else(|| s.job.app.clone());

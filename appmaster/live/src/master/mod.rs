@@ -591,13 +591,12 @@ async fn job(
     let guard = Gate::from_env()?;
     let app = app_spec(&spec.job)?;
     // A recurring job is the same application over the same (growing) dataset: its profile
-    // is kept per application, parameters and input.
+    // is kept per application, parameters and input (`AppSpec::job_kind`).
     // A synthetic job may name its own kind (`yard replay`: every trace job its own history).
     let kind = match (&spec.job.input, &app) {
-        (Some(_), _) => format!("{}@{}", app.kind(), spec.job.inputs().join("+")),
         (None, AppSpec::Synthetic { .. }) => synthetic_kind(&spec.job.param_list())
             .ok_or_else(|| anyhow!("params.kind: letters, digits, '-', '_', '.'"))?,
-        (None, _) => app.kind(),
+        _ => app.job_kind(spec.job.reduces, &spec.job.inputs()),
     };
     let exe = std::env::current_exe()
         .context("cannot find the yard binary for the task runners")?
@@ -1025,6 +1024,7 @@ fn answer(
     let job = AnswerJob {
         policy: spec.job.policy.name().into(),
         kind: kind.into(),
+        seed: Some(spec.job.seed),
         k: p.k.into(),
         maps: p.maps.into(),
         processed_fraction: fraction,

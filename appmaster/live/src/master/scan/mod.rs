@@ -223,7 +223,7 @@ pub(super) async fn job(
     let dataset = spec.job.input.clone().ok_or_else(|| {
         anyhow!("a sharedScan job needs an input: the dataset whose scan to share")
     })?;
-    let kind = format!("{}@{dataset}", app.kind());
+    let kind = app.job_kind(spec.job.reduces, &[&dataset]);
     let maps = plan_maps(rm, &spec.job, &app).await?;
     anyhow::ensure!(!maps.is_empty(), "dataset {dataset} has no blocks");
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
@@ -308,7 +308,12 @@ pub(super) async fn job(
     if let Some(why) = view["error"].as_str() {
         bail!("the shared scan gave no answer: {why}");
     }
-    let result = result(&kind, view, (started_ms, deadline), follows);
+    let result = result(
+        (&kind, spec.job.seed),
+        view,
+        (started_ms, deadline),
+        follows,
+    );
     rm.app_call::<YardAppReply>(reqwest::Method::PUT, "result", &result)
         .await?;
     Ok(())
@@ -563,7 +568,7 @@ async fn host(
 /// which may come from another master over HTTP: read by key, its `scan` passed on as the
 /// host wrote it. Judged against the deadline as the rm held it at the end (it may have moved).
 fn result(
-    kind: &str,
+    (kind, seed): (&str, u64),
     view: Value,
     (started_ms, deadline): (i64, Option<Deadline>),
     follows: bool,
@@ -576,6 +581,7 @@ fn result(
             None => PolicyKind::Full.name().into(),
         },
         kind: kind.into(),
+        seed: Some(seed),
         k: view["blocksRead"].as_u64().unwrap_or(0),
         maps: view["blocks"].as_u64().unwrap_or(0),
         processed_fraction: fraction,

@@ -234,6 +234,9 @@ fn a_runner_gets_a_local_map_then_its_output_is_listed_for_the_reducers() {
     assert!(!s.started(&task.attempt).kill);
     let done = done(30);
     assert!(!s.done(&task.attempt, done.clone()).kill);
+    // Done, it is no longer live: its progress long-poll is answered `kill`, which the task,
+    // having finished, takes as the end of its reports, not a kill (`task::heard`).
+    assert!(s.standing(&task.attempt).kill);
     // A second report of the same attempt is told to stop, and counts nothing.
     assert!(s.done(&task.attempt, done).kill);
     let job = s.job.as_ref().unwrap();
