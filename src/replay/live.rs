@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use serde_json::{Value, json};
+use serde_json::json;
 use yard_appmaster::policy::Seconds;
 use yard_sim::engine::MEASURABLE;
 use yard_sim::shared::SharedJob;
