@@ -40,11 +40,7 @@ pub(super) const MIN_CUT_SECONDS: f64 = 0.03;
 /// The seconds the policy gets (`JobSpec::deadline`): from now to the user's deadline, less
 /// the margin kept for the answer path ([`Deadline::seconds_from`]); `None` without one. The
 /// master's one conversion from the wire's deadline to the policy's.
-pub(super) fn policy_deadline(
-    deadline: Option<Deadline>,
-    now_ms: i64,
-    margin: f64,
-) -> Option<f64> {
+pub(super) fn policy_deadline(deadline: Option<Deadline>, now_ms: i64, margin: f64) -> Option<f64> {
     deadline.map(|d| d.seconds_from(now_ms, margin))
 }
 

@@ -319,7 +319,11 @@ fn a_deadline_changed_at_the_start_is_the_jobs_deadline() {
     assert_eq!(dart_with_deadline(Some(loose), Some(tight)), run_tight);
     // A job without a deadline may be given one: from then on it is the job's.
     assert_eq!(dart_with_deadline(None, Some(tight)), run_tight);
-    assert_eq!(dart_with_deadline(None, None).1, 3, "no deadline: every map");
+    assert_eq!(
+        dart_with_deadline(None, None).1,
+        3,
+        "no deadline: every map"
+    );
 }
 
 /// Without a deadline (`JobSpec::deadline` is `None`) every policy reads all the input and
@@ -366,13 +370,13 @@ fn without_a_deadline_every_policy_reads_everything_and_waits_for_nothing() {
         }
     }
     // The same `dart` given a deadline asks for its last moment at once.
-    let mut d = Driver::new(
-        Dart::new(PolicyKind::Dart, guarded),
-        spec(30.0),
-        3,
-    );
+    let mut d = Driver::new(Dart::new(PolicyKind::Dart, guarded), spec(30.0), 3);
     d.run();
-    assert!(d.count(|x| matches!(x, Decision::WakeAt(_))) > 0, "{:?}", d.log);
+    assert!(
+        d.count(|x| matches!(x, Decision::WakeAt(_))) > 0,
+        "{:?}",
+        d.log
+    );
 }
 
 /// What is done stays done: once `dart` closed its map phase for a tight deadline, a later

@@ -1087,9 +1087,7 @@ impl Run {
         let (true, Some(by)) = (on, self.cut_at()) else {
             return false;
         };
-        if self.core.k() == 0
-            || next.map + next.shuffle >= by
-        {
+        if self.core.k() == 0 || next.map + next.shuffle >= by {
             return false;
         }
         let k = f64::from(self.core.k());
@@ -1130,8 +1128,7 @@ impl Run {
     fn window(&self, now: Seconds) -> Option<Seconds> {
         let t_p = self.core.elapsed(now);
         let (k, skew) = (self.core.k(), self.v.skew);
-        self.deadline()
-            .map(|d| self.est.window(k, t_p, d, skew))
+        self.deadline().map(|d| self.est.window(k, t_p, d, skew))
     }
 
     /// Alg. 3's kill branches when the window `w` has no room for a copy (`w < T_m^a`).
@@ -1406,8 +1403,7 @@ impl Run {
             .filter(|&(a, rate)| {
                 let x = self.core.attempt(a);
                 let age = now - x.started;
-                let late = due
-                    && deadline.is_some_and(|d| now + remaining(x.progress, age) > d);
+                let late = due && deadline.is_some_and(|d| now + remaining(x.progress, age) > d);
                 age >= min_age && (rate < bar || late)
             })
             .map(|(a, _)| a)
