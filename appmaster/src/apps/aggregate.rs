@@ -298,12 +298,9 @@ pub struct Aggregate {
     #[serde(rename = "type")]
     pub aggregator: AggregateType,
     /// The scaled total (`kind` estimate) or what was seen (`kind` bound).
-    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub estimate: Option<f64>,
     /// The interval's ends; `null` where unbounded on that side.
-    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub low: Option<f64>,
-    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub high: Option<f64>,
     /// What the blocks read held: the sum, the histogram's count of values, the max, the min,
     /// the distinct values. As a JSON number (exact to 2⁵³; `output` has every digit).
