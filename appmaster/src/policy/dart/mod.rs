@@ -414,27 +414,26 @@ impl JobRun for Run {
                 if self.v.revise_reduces
                     && !cut_keeps
                     && let Some(d_max) = self.reduce_input_cap(reduce, t_p)
+                    && bytes as f64 > d_max
                 {
-                    if bytes as f64 > d_max {
-                        // With no time left (D ≤ T_p, a case the paper does not cover) a small
-                        // sample still answers; `sample_floor` (yard's) keeps that much even
-                        // when the time left fits less.
-                        let floor = if self.v.x.sample_floor || d_max <= 0.0 {
-                            self.config.min_reduce_sample * bytes as f64
-                        } else {
-                            0.0
-                        };
-                        keep = d_max.max(floor).floor() as u64;
-                        if self.v.x.sample_floor {
-                            // Whole bytes, as the reduce keeps them: a reduce that has input
-                            // keeps some (a cut to 0 bytes answers from nothing at once).
-                            keep = keep.max(1);
-                        }
-                        out.push(Decision::SampleReduceInput {
-                            reduce,
-                            keep_bytes: keep,
-                        });
+                    // With no time left (D ≤ T_p, a case the paper does not cover) a small
+                    // sample still answers; `sample_floor` (yard's) keeps that much even
+                    // when the time left fits less.
+                    let floor = if self.v.x.sample_floor || d_max <= 0.0 {
+                        self.config.min_reduce_sample * bytes as f64
+                    } else {
+                        0.0
+                    };
+                    keep = d_max.max(floor).floor() as u64;
+                    if self.v.x.sample_floor {
+                        // Whole bytes, as the reduce keeps them: a reduce that has input
+                        // keeps some (a cut to 0 bytes answers from nothing at once).
+                        keep = keep.max(1);
                     }
+                    out.push(Decision::SampleReduceInput {
+                        reduce,
+                        keep_bytes: keep,
+                    });
                 }
                 self.core.reduce_input(reduce, bytes, keep, now);
                 // The adapter hands reduces their input once the link drained.
