@@ -586,14 +586,9 @@ mod tests {
     }
 
     /// `maps` maps of 100 bytes, map i replicated on node i mod 8.
-    fn spec(
-        maps: u32,
-        reduces: u32,
-        deadline: impl Into<Option<Seconds>>,
-        allotment: Option<u32>,
-    ) -> JobSpec {
+    fn spec(maps: u32, reduces: u32, deadline: Seconds, allotment: Option<u32>) -> JobSpec {
         JobSpec {
-            deadline: deadline.into(),
+            deadline: Some(deadline),
             maps: (0..maps)
                 .map(|i| MapSpec {
                     bytes: 100,

@@ -327,14 +327,9 @@ mod tests {
     }
 
     /// `maps` maps of 100 bytes (map i on node i mod 8); T_l = 10, p = 1, B = 1, f(d) = d².
-    fn spec(
-        maps: u32,
-        reduces: u32,
-        deadline: impl Into<Option<Seconds>>,
-        allotment: Option<u32>,
-    ) -> JobSpec {
+    fn spec(maps: u32, reduces: u32, deadline: Seconds, allotment: Option<u32>) -> JobSpec {
         JobSpec {
-            deadline: deadline.into(),
+            deadline: Some(deadline),
             maps: (0..maps)
                 .map(|i| MapSpec {
                     bytes: 100,
