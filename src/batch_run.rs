@@ -50,6 +50,7 @@ use yard_appmaster::policy::PolicyKind;
 use yard_appmaster::submission::{MAX_EACH, MapReduceJob};
 use yard_cluster::batch::{self, BatchJob};
 use yard_sim::table::{Cell, Column, Field, Printable, Row, Table, Unit};
+use yard_wire::answer::AnswerJob;
 use yard_wire::jobs::JobView;
 use yard_wire::protocol::JobPhase;
 
@@ -553,10 +554,10 @@ fn execute(
                     r.answered_s = Some(now);
                     if let Some(answer) = &polled.answer {
                         // The master's own answer (its `job` line), opaque to the rm.
-                        let job = &answer.answer["job"];
+                        let run = AnswerJob::of(&answer.answer).and_then(|j| j.run);
                         r.answered = true;
-                        r.peak_containers = job["peakContainers"].as_u64();
-                        r.job_seconds = job["jobSeconds"].as_f64();
+                        r.peak_containers = run.as_ref().map(|f| u64::from(f.peak_containers));
+                        r.job_seconds = run.map(|f| f.job_seconds);
                     } else {
                         r.diagnostics = client.typed(|rm| rm.app(&app)).ok().map(|a| a.diagnostics);
                     }

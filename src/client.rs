@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 
 use yard_cluster::placement::Holder;
 use yard_rm::client::{AppsFilter, BlockingRmClient, ClientError};
+use yard_wire::answer::AnswerJob;
 use yard_wire::deadline::{Deadline, DeadlineOutcome};
 use yard_wire::jobs::JobView;
 use yard_wire::views::{
@@ -569,7 +570,7 @@ pub(crate) fn app(args: AppArgs) -> Result<()> {
         };
         let _ = writeln!(out, "{k:<width$}{shown}");
     }
-    if yard.answer.as_ref().is_some_and(|a| a["job"].is_object()) {
+    if yard.answer.as_ref().and_then(AnswerJob::of).is_some() {
         // A MapReduce job's answer, as `yard submit` prints it.
         out.push('\n');
         out.push_str(&render(&Finished::from(&yard)));
@@ -772,30 +773,25 @@ impl<'a> From<&'a JobView> for Finished<'a> {
 /// The answer for people: the job's line, then every estimated quantity, then top lists.
 pub(crate) fn render(a: &Finished) -> String {
     let answer = a.answer.unwrap_or(&Value::Null);
-    let job = &answer["job"];
     let mut out = String::new();
     let _ = writeln!(out, "{} {} {}", a.id, a.state, a.final_status);
-    if job.is_object() {
+    if let Some(job) = AnswerJob::of(answer) {
         // The rm's judgement when it gave one (it is the one `yard apps` shows), else the
         // master's own.
-        let outcome = a
-            .deadline_outcome
-            .map(DeadlineOutcome::name)
-            .or(job["outcome"].as_str());
-        let met = match outcome {
-            Some("met") => "deadline met",
-            Some("empty") => "deadline NOT met: answered in time from no input",
-            Some("missed") => "deadline MISSED",
-            Some("pending") => "deadline pending",
-            _ => "no deadline",
+        let met = match a.deadline_outcome.or(job.times.outcome) {
+            Some(DeadlineOutcome::Met) => "deadline met",
+            Some(DeadlineOutcome::Empty) => "deadline NOT met: answered in time from no input",
+            Some(DeadlineOutcome::Missed) => "deadline MISSED",
+            Some(DeadlineOutcome::Pending) => "deadline pending",
+            None => "no deadline",
         };
         let _ = writeln!(
             out,
             "policy {} · finished in {:.1} s{} · {met}",
-            text(&job["policy"]),
-            job["completionSeconds"].as_f64().unwrap_or(f64::NAN),
-            job["deadlineSeconds"]
-                .as_f64()
+            job.policy,
+            job.times.completion_seconds,
+            job.times
+                .deadline_seconds
                 .map(|d| format!(" of {d:.1} s"))
                 .unwrap_or_default(),
         );
@@ -808,8 +804,8 @@ pub(crate) fn render(a: &Finished) -> String {
             out,
             "processed {:.1} % of the input ({} of {} maps){exact}",
             100.0 * a.processed_fraction.unwrap_or(0.0),
-            job["k"],
-            job["maps"],
+            job.k,
+            job.maps,
         );
     }
     if let Some(o) = answer["outputDataset"].as_object() {

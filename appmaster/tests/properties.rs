@@ -22,7 +22,8 @@ struct Case {
     remote_factor: f64,
     /// Maps whose first attempt fails, and when.
     failures: Vec<(u32, f64)>,
-    deadline: f64,
+    /// `None`: no deadline.
+    deadline: Option<f64>,
     /// How wrong the profile is about map durations.
     profile_bias: f64,
     kind: PolicyKind,
@@ -47,7 +48,8 @@ fn case() -> impl Strategy<Value = Case> {
                 ),
                 1.0f64..2.0,
                 prop::collection::vec((0u32..maps.max(1), 0.5f64..10.0), 0..3),
-                5.0f64..300.0,
+                // One job in five has no deadline (`JobSpec::deadline` is `None`).
+                prop::option::weighted(0.8, 5.0f64..300.0),
                 0.5f64..2.0,
                 prop::sample::select(kinds()),
                 any::<u64>(),

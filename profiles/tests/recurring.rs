@@ -29,7 +29,7 @@ fn observed_run(scale: f64, w: f64, bytes: u64) -> RunRecord {
     o.event(
         0.0,
         &Event::JobStarted(JobSpec {
-            deadline: 1e6,
+            deadline: None,
             maps: Vec::new(),
             reduces: 2,
             profile: defaults(),

@@ -595,7 +595,9 @@ impl<'a> Run<'a> {
 
     fn spec(&self) -> JobSpec {
         JobSpec {
-            deadline: self.plan.deadline,
+            // A plan without a deadline (`Plan::bare`, `Plan::whole_cluster`: the MDT and
+            // `T_J` runs) keeps an infinite one for its own arithmetic; the policy is told none.
+            deadline: Some(self.plan.deadline).filter(|d| d.is_finite()),
             maps: self
                 .job
                 .truth

@@ -7,10 +7,11 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use serde_json::{Value, json};
+use serde_json::json;
 use yard_appmaster::policy::Seconds;
 use yard_sim::engine::MEASURABLE;
 use yard_sim::shared::SharedJob;
+use yard_wire::answer::{AnswerJob, Measured};
 use yard_wire::jobs::{AnswerView, JobView};
 use yard_wire::views::FinalApplicationStatus;
 
@@ -184,48 +185,46 @@ fn read_answer(
     shared: &SharedJob,
     containers: usize,
 ) {
-    // The master's own answer (its `job` line), opaque to the rm.
-    let job = &answer.answer["job"];
-    r.outcome = job["outcome"].as_str().map(str::to_owned);
     r.processed_fraction = answer.processed_fraction;
-    r.k = job["k"].as_u64().unwrap_or(0) as u32;
+    // The master's own answer (its `job` line), opaque to the rm: read by type.
+    let Some(job) = AnswerJob::of(&answer.answer) else {
+        return;
+    };
+    r.outcome = job.times.outcome.map(|o| o.name().to_owned());
+    r.k = u32::try_from(job.k).unwrap_or(u32::MAX);
     // The master's clock: its start is `deadlineSeconds` before the deadline, which is
     // `live.deadline` after the submission.
-    if let (Some(to_deadline), Some(completion)) = (
-        job["deadlineSeconds"].as_f64(),
-        job["completionSeconds"].as_f64(),
-    ) {
+    let completion = job.times.completion_seconds;
+    if let Some(to_deadline) = job.times.deadline_seconds {
         r.completion = Some(live.deadline - to_deadline + completion);
         r.master_start = Some(live.deadline - to_deadline);
     }
+    let Some(run) = job.run else {
+        return;
+    };
     // A cold profile store's first jobs run the task sampler before their phase: a job's
     // worth of work (seconds on a 2-job replay's median), not a start-up.
-    if let (Some(completion), Some(t), false) = (
-        job["completionSeconds"].as_f64(),
-        job["jobSeconds"].as_f64(),
-        job["taskSamplerRan"] == true,
-    ) {
-        r.master_startup = Some((completion - t).max(0.0));
+    if !run.task_sampler_ran {
+        r.master_startup = Some((completion - run.job_seconds).max(0.0));
     }
-    r.estimate_at_close = job["estimateAtClose"].as_f64();
-    r.map_closed_at = job["mapPhaseClosedAt"].as_f64();
-    r.job_seconds = job["jobSeconds"].as_f64();
-    r.guard_fired = job["guardFired"] == true;
-    r.task_sampler_ran = job["taskSamplerRan"] == true;
-    r.task_startup = job["schedulingOverheadMs"]["p50"]
-        .as_f64()
-        .map(|ms| ms / 1000.0);
+    r.estimate_at_close = run.estimate_at_close;
+    r.map_closed_at = run.map_phase_closed_at;
+    r.job_seconds = Some(run.job_seconds);
+    r.guard_fired = run.guard_fired;
+    r.task_sampler_ran = run.task_sampler_ran;
+    r.task_startup = run.scheduling_overhead_ms.map(|o| o.p50 / 1000.0);
     // The estimate in force at the answer (re-sent after a kill changed k, else the close's),
     // as the simulator scores it.
-    let in_force = job["estimateAtEnd"].as_f64().or(r.estimate_at_close);
-    if let (Some(t), Some(estimate)) = (job["jobSeconds"].as_f64(), in_force)
+    let in_force = run.estimate_at_end.or(r.estimate_at_close);
+    let t = run.job_seconds;
+    if let Some(estimate) = in_force
         && t >= MEASURABLE
     {
         r.estimation_error = Some((t - estimate).abs() / t);
     }
     r.k_max = Some(measured_k_max(
         shared,
-        &job["measured"],
+        &run.measured,
         live.byte_scale,
         containers,
     ));
@@ -234,13 +233,18 @@ fn read_answer(
 /// k_max of the job on the whole cluster by its deadline, its maps' and reduces' times as the
 /// cluster measured them: the planned times scaled by the measured mean over the planned mean
 /// (maps; reduces at the inputs they had), the planned ones where nothing was measured.
-fn measured_k_max(shared: &SharedJob, measured: &Value, byte_scale: f64, containers: usize) -> u32 {
+fn measured_k_max(
+    shared: &SharedJob,
+    measured: &Measured,
+    byte_scale: f64,
+    containers: usize,
+) -> u32 {
     let mut truth = shared.job.truth.clone();
     let planned_maps =
         truth.maps.iter().map(|m| m.duration).sum::<f64>() / truth.maps.len().max(1) as f64;
-    let measured_maps = [&measured["mapLocalSeconds"], &measured["mapRemoteSeconds"]]
-        .iter()
-        .filter_map(|v| v.as_f64())
+    let measured_maps = [measured.map_local_seconds, measured.map_remote_seconds]
+        .into_iter()
+        .flatten()
         .fold(None, |acc: Option<f64>, x| {
             Some(acc.map_or(x, |a| a.max(x)))
         });
@@ -250,14 +254,7 @@ fn measured_k_max(shared: &SharedJob, measured: &Value, byte_scale: f64, contain
             map.duration *= ratio;
         }
     }
-    let samples: Vec<(f64, f64)> = measured["reduceSamples"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|s| Some((s[0].as_f64()?, s[1].as_f64()?)))
-                .collect()
-        })
-        .unwrap_or_default();
+    let samples = &measured.reduce_samples;
     let planned: f64 = samples
         .iter()
         // The live reduce read the scaled bytes; the truth's law takes the trace's.

@@ -49,6 +49,14 @@ pub struct AnswerJob {
     pub scan: Option<ScanFigures>,
 }
 
+impl AnswerJob {
+    /// The `job` line of a master's answer (`JobView.answer`, `AnswerView.answer`), read by
+    /// type; `None` when the answer has none (not a yard MapReduce master's) or it is not one.
+    pub fn of(answer: &Value) -> Option<AnswerJob> {
+        AnswerJob::deserialize(answer.get("job")?).ok()
+    }
+}
+
 /// A job's times against its deadline, from the master's start, on the master's clock.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -75,8 +83,9 @@ pub struct RunFigures {
     pub reforecast_at: Option<f64>,
     /// When the policy finished, seconds from the phase's start.
     pub job_seconds: f64,
-    /// The policy's deadline, seconds from the phase's start (the master's margin kept).
-    pub policy_deadline: f64,
+    /// The policy's deadline, seconds from the phase's start (the master's margin kept);
+    /// `null` for a job without a deadline.
+    pub policy_deadline: Option<f64>,
     pub task_sampler_ran: bool,
     /// Maps an earlier master attempt finished, taken back.
     pub recovered_maps: u32,
@@ -262,7 +271,7 @@ mod tests {
                 estimate_at_end: None,
                 reforecast_at: None,
                 job_seconds: 2.4,
-                policy_deadline: 2.7,
+                policy_deadline: Some(2.7),
                 task_sampler_ran: false,
                 recovered_maps: 0,
                 guard_fired: false,
@@ -354,8 +363,12 @@ mod tests {
             json!({"mapLocalSeconds": 1.0, "mapRemoteSeconds": null,
                 "reduceSamples": [[100.0, 0.5]]})
         );
-        // And it reads back as it was written.
+        // And it reads back as it was written, alone or in its answer.
+        let answer = json!({"words": 3, "job": line.clone()});
+        assert_eq!(AnswerJob::of(&answer), Some(job.clone()));
         assert_eq!(serde_json::from_value::<AnswerJob>(line).unwrap(), job);
+        assert_eq!(AnswerJob::of(&json!({"words": 3})), None);
+        assert_eq!(AnswerJob::of(&json!({"job": {"policy": "dart"}})), None);
     }
 
     #[test]

@@ -166,8 +166,13 @@ impl AriaProfile {
     /// ARIA's `ComputeMinResources(J, D)` targeting `T_J^avg`, with at most `cap_m` map and
     /// `cap_r` reduce slots: the cluster's [`min_quota`] (the Lagrange optimum rounded up, each
     /// count in `[1, cap]`, 0 for a phase the job does not have; a capped count leaves the
-    /// other re-solved on the hyperbola; if nothing meets `D`, both caps).
-    pub fn min_slots(&self, deadline: Seconds, cap_m: u32, cap_r: u32) -> (u32, u32) {
+    /// other re-solved on the hyperbola; if nothing meets `D`, both caps). Without a deadline
+    /// any allocation finishes in time and the fewest slots win: one per phase the job has
+    /// (the Lagrange optimum's limit as `D` grows, which the bound of one slot rounds up to).
+    pub fn min_slots(&self, deadline: Option<Seconds>, cap_m: u32, cap_r: u32) -> (u32, u32) {
+        let Some(deadline) = deadline else {
+            return (self.n_m.min(1), self.n_r.min(1));
+        };
         let q = min_quota(
             &self.model(),
             self.n_m,
@@ -542,21 +547,21 @@ mod tests {
             close(p.avg(s_m, s_r).total, 120.0),
             "the optimum lies on the deadline"
         );
-        assert_eq!(p.min_slots(120.0, 100, 20), (15, 7));
+        assert_eq!(p.min_slots(Some(120.0), 100, 20), (15, 7));
         // D = 86.75 (= T_J^avg at (20, 10)): (20.7290, 9.1766) → (21, 10).
-        assert_eq!(p.min_slots(86.75, 100, 20), (21, 10));
+        assert_eq!(p.min_slots(Some(86.75), 100, 20), (21, 10));
     }
 
     #[test]
     fn capped_slots_resolve_the_other_phase_and_infeasible_takes_the_caps() {
         let p = digest();
         // S_M capped at 10: S_R = b / (D' − a/10) = 195 / (102.5 − 99.5) = 65 → capped at 20.
-        assert_eq!(p.min_slots(120.0, 10, 20), (10, 20));
+        assert_eq!(p.min_slots(Some(120.0), 10, 20), (10, 20));
         // S_M capped at 12: 195 / (102.5 − 82.9167) = 9.957 → 10.
-        assert_eq!(p.min_slots(120.0, 12, 20), (12, 10));
+        assert_eq!(p.min_slots(Some(120.0), 12, 20), (12, 10));
         // D ≤ c = 17.5: nothing meets it; everything granted.
-        assert_eq!(p.min_slots(17.0, 30, 8), (30, 8));
-        assert_eq!(p.min_slots(17.0, 500, 500), (100, 20));
+        assert_eq!(p.min_slots(Some(17.0), 30, 8), (30, 8));
+        assert_eq!(p.min_slots(Some(17.0), 500, 500), (100, 20));
     }
 
     #[test]
@@ -575,7 +580,7 @@ mod tests {
         let h = hyperbola(&p);
         assert!(close(h.b, 0.0) && close(h.c, 7.5));
         // a = 995, D = 107.5 → S_M = 995 / 100 = 9.95 → 10.
-        assert_eq!(p.min_slots(107.5, 100, 100), (10, 0));
+        assert_eq!(p.min_slots(Some(107.5), 100, 100), (10, 0));
         let e = p.avg(10.0, 0.0);
         assert!(e.shuffle == 0.0 && e.reduce == 0.0 && close(e.total, 99.5 + 7.5));
     }
@@ -583,7 +588,7 @@ mod tests {
     /// `maps` maps of 100 bytes, map i replicated on node i mod 8.
     fn spec(maps: u32, reduces: u32, deadline: Seconds, allotment: Option<u32>) -> JobSpec {
         JobSpec {
-            deadline,
+            deadline: Some(deadline),
             maps: (0..maps)
                 .map(|i| MapSpec {
                     bytes: 100,
@@ -640,7 +645,7 @@ mod tests {
             "{h:?}"
         );
         // D = c + 80: S_M = √35(√35+√90)/80 = 1.139 → 2, S_R = √90(√35+√90)/80 = 1.826 → 2.
-        assert_eq!(p.min_slots(54.6875 + 80.0, 4, 2), (2, 2));
+        assert_eq!(p.min_slots(Some(54.6875 + 80.0), 4, 2), (2, 2));
         // A grant of 2 halves the past run's reduce waves: ⌈2/1⌉ = 2 → Sh_typ^avg = 20.
         assert_eq!(AriaProfile::from_spec(&s, 4, 1).sht_avg, 20.0);
     }

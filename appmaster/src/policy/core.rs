@@ -86,7 +86,7 @@ pub(crate) fn drive<R: JobRun>(
             }
             Event::Wake => r.wake(now, out),
             Event::DeadlineChanged(deadline) => {
-                r.core_mut().spec.deadline = deadline;
+                r.core_mut().spec.deadline = Some(deadline);
                 r.event(now, Event::DeadlineChanged(deadline), out);
             }
             Event::Deadline => {

@@ -166,8 +166,14 @@ impl Profile {
 /// Everything a policy knows when the job starts.
 #[derive(Debug, Clone, PartialEq)]
 pub struct JobSpec {
-    /// `D`, seconds after the job's start.
-    pub deadline: Seconds,
+    /// `D`, seconds after the job's start; `None`: the job has no deadline (a live job
+    /// submitted without one, the simulator's runs of a job alone). Each policy says what it
+    /// does without one: `full` ignores `D` anyway; Dart's approach stage reads every map, its
+    /// revise stage only speculates (LATE's stragglers, with an unbounded window: eq. 11), Alg.
+    /// 5 samples nothing and its guard never fires; ARIA asks for the fewest slots (one per
+    /// phase: any allocation finishes by no deadline); PS reads every map. Someone may give a
+    /// running job a deadline (`Event::DeadlineChanged`); none takes one away.
+    pub deadline: Option<Seconds>,
     pub maps: Vec<MapSpec>,
     pub reduces: u32,
     pub profile: Profile,
@@ -231,7 +237,8 @@ pub enum Event {
     /// `Progress::reduces_abandoned`), and the job finishes with what it has.
     Deadline,
     /// `D` is now this many seconds after the job's start (`JobSpec::deadline`'s clock): its
-    /// deadline was changed while it ran (YARN's application timeout update; yard's `PUT
+    /// deadline was set or moved while it ran (a bare `Seconds`: a job without a deadline may
+    /// be given one, but none is taken away — yard's `PUT …/deadline` only sets one) (YARN's application timeout update; yard's `PUT
     /// …/deadline`). Every policy works to the new `D` from now on: `dart`'s approach stage
     /// launches while the estimate fits it and its last moment moves with it. What is done
     /// stays done: a closed map phase stays closed and a guard that fired stays fired. ARIA
@@ -336,8 +343,9 @@ pub struct PolicyConfig {
     /// master, Tez's reuse): a container runs the job's tasks one after another until the
     /// policy releases it.
     pub one_task_per_container: bool,
-    /// The run has a deadline guard (`Event::Guard` will come): `dart`'s `lone_map` launches a
-    /// map on its best case only then, since the guard is what stops waiting for it by `D`.
+    /// The run has a deadline guard (`Event::Guard` will come, once the job has a deadline):
+    /// `dart`'s `lone_map` launches a map on its best case only then, since the guard is what
+    /// stops waiting for it by `D`.
     /// Without one (`dart` as the paper is measured) a map that runs long would be a miss.
     pub guarded: bool,
     /// Seconds a cut reduce needs to emit its partial answer and report it (`CutReduce`): the

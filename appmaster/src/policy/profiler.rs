@@ -460,7 +460,7 @@ mod tests {
             replicas: Vec::new(),
         });
         let spec = JobSpec {
-            deadline: 100.0,
+            deadline: Some(100.0),
             maps: maps.to_vec(),
             reduces: 0,
             profile: defaults(),
@@ -487,7 +487,7 @@ mod tests {
     fn the_observer_sums_a_run_up_from_its_events_and_decisions() {
         let mut o = RunObserver::new();
         let spec = JobSpec {
-            deadline: 100.0,
+            deadline: Some(100.0),
             maps: Vec::new(),
             reduces: 2,
             profile: defaults(),

@@ -102,8 +102,12 @@ impl Linear {
         }
     }
 
-    /// The largest `k ≤ maps` with `T(k) < deadline`; at least 1 when `maps > 0`.
-    pub fn largest_k(&self, maps: u32, deadline: Seconds) -> u32 {
+    /// The largest `k ≤ maps` with `T(k) < deadline`; at least 1 when `maps > 0`. Without a
+    /// deadline every map: the sample is the whole input.
+    pub fn largest_k(&self, maps: u32, deadline: Option<Seconds>) -> u32 {
+        let Some(deadline) = deadline else {
+            return maps;
+        };
         (1..=maps)
             .rev()
             .find(|&k| self.predict(k).total < deadline)
@@ -325,7 +329,7 @@ mod tests {
     /// `maps` maps of 100 bytes (map i on node i mod 8); T_l = 10, p = 1, B = 1, f(d) = d².
     fn spec(maps: u32, reduces: u32, deadline: Seconds, allotment: Option<u32>) -> JobSpec {
         JobSpec {
-            deadline,
+            deadline: Some(deadline),
             maps: (0..maps)
                 .map(|i| MapSpec {
                     bytes: 100,
@@ -377,9 +381,9 @@ mod tests {
         let e = m.predict(3);
         assert_eq!((e.map, e.shuffle, e.reduce), (20.0, 3.0, 11.0));
         for (deadline, k) in [(40.0, 3), (41.0, 3), (41.5, 4), (5.0, 1), (1e3, 5)] {
-            assert_eq!(m.largest_k(5, deadline), k, "D = {deadline}");
+            assert_eq!(m.largest_k(5, Some(deadline)), k, "D = {deadline}");
         }
-        assert_eq!(m.largest_k(0, 1e3), 0);
+        assert_eq!(m.largest_k(0, Some(1e3)), 0);
         // Not told the grant: one container per map, a single wave: T(5) = 10 + 5 + 23 = 38.
         let mut rng = Rng::seed_from_u64(1);
         let run = Run::new(spec(5, 1, 40.0, None), 0.0, &mut rng);

@@ -97,10 +97,17 @@ impl Script {
         }
     }
 
-    /// `maps` maps of 64 MiB, map i's one replica on node i mod nodes.
-    pub fn job(&self, maps: u32, reduces: u32, deadline: Seconds, profile: Profile) -> JobSpec {
+    /// `maps` maps of 64 MiB, map i's one replica on node i mod nodes; `deadline` in seconds,
+    /// or `None` for a job without one.
+    pub fn job(
+        &self,
+        maps: u32,
+        reduces: u32,
+        deadline: impl Into<Option<Seconds>>,
+        profile: Profile,
+    ) -> JobSpec {
         JobSpec {
-            deadline,
+            deadline: deadline.into(),
             maps: (0..maps)
                 .map(|i| MapSpec {
                     bytes: 64 << 20,

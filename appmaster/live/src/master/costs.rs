@@ -37,15 +37,11 @@ pub(super) fn cut_delivery_seconds() -> f64 {
 /// The least lead the cut gets, however fast cuts were measured: a p99 over few samples is no
 /// promise.
 pub(super) const MIN_CUT_SECONDS: f64 = 0.03;
-/// The policy's deadline when the job has none: the policy counts seconds, so "none" is a
-/// number here, and only here.
-const NO_DEADLINE: f64 = 1e9;
-
-/// The seconds the policy gets: from now to the user's deadline, less the margin kept for the
-/// answer path ([`Deadline::seconds_from`]); the master's one conversion from the wire's
-/// deadline to the policy's.
-pub(super) fn policy_deadline(deadline: Option<Deadline>, now_ms: i64, margin: f64) -> f64 {
-    deadline.map_or(NO_DEADLINE, |d| d.seconds_from(now_ms, margin))
+/// The seconds the policy gets (`JobSpec::deadline`): from now to the user's deadline, less
+/// the margin kept for the answer path ([`Deadline::seconds_from`]); `None` without one. The
+/// master's one conversion from the wire's deadline to the policy's.
+pub(super) fn policy_deadline(deadline: Option<Deadline>, now_ms: i64, margin: f64) -> Option<f64> {
+    deadline.map(|d| d.seconds_from(now_ms, margin))
 }
 
 /// How a phase's deadline (the policy's seconds) follows the job's, which may move while it
@@ -59,8 +55,8 @@ pub(super) struct DeadlineBasis {
 }
 
 impl DeadlineBasis {
-    /// The policy's seconds for the basis's deadline ([`policy_deadline`]).
-    pub(super) fn seconds(&self) -> f64 {
+    /// The policy's seconds for the basis's deadline ([`policy_deadline`]); `None` without one.
+    pub(super) fn seconds(&self) -> Option<f64> {
         policy_deadline(self.deadline, self.at_ms, self.margin)
     }
 }
@@ -268,12 +264,13 @@ mod tests {
     fn the_policy_deadline_keeps_the_margin_and_never_goes_below_a_millisecond() {
         // Dart's D is counted from the phase's start: 10 s away, 0.3 s kept for the answer.
         let at = |ms| Some(Deadline::from_epoch_ms(ms));
-        assert_eq!(policy_deadline(at(11_000), 1_000, 0.3), 9.7);
-        assert_eq!(policy_deadline(at(11_000), 1_000, 0.05), 9.95);
+        assert_eq!(policy_deadline(at(11_000), 1_000, 0.3), Some(9.7));
+        assert_eq!(policy_deadline(at(11_000), 1_000, 0.05), Some(9.95));
         // Past, or eaten by the margin: the policy still gets a positive deadline.
-        assert_eq!(policy_deadline(at(1_000), 2_000, 0.3), 0.001);
-        assert_eq!(policy_deadline(at(1_100), 1_000, 0.3), 0.001);
-        assert_eq!(policy_deadline(None, 1_000, 0.3), NO_DEADLINE);
+        assert_eq!(policy_deadline(at(1_000), 2_000, 0.3), Some(0.001));
+        assert_eq!(policy_deadline(at(1_100), 1_000, 0.3), Some(0.001));
+        // No deadline is none for the policy too, whatever the margin.
+        assert_eq!(policy_deadline(None, 1_000, 0.3), None);
     }
 
     #[test]

@@ -238,8 +238,9 @@ impl MasterMetrics {
             {
                 self.estimate.with_label_values(&[policy]).set(e);
             }
-            if job.deadline.is_finite() {
-                self.deadline.with_label_values(&[policy]).set(job.deadline);
+            // A job without a deadline has no series (not a far number).
+            if let Some(deadline) = job.deadline.filter(|d| d.is_finite()) {
+                self.deadline.with_label_values(&[policy]).set(deadline);
             }
             self.elapsed.with_label_values(&[policy]).set(now.max(0.0));
             self.processed

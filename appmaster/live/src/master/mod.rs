@@ -369,7 +369,8 @@ struct Outcome {
     parts: BTreeMap<String, yard_wire::protocol::BlockReplicas>,
     population: Population,
     record: yard_appmaster::policy::RunRecord,
-    deadline: f64,
+    /// The policy's deadline at the end (`Job::deadline`; `None`: none).
+    deadline: Option<f64>,
     /// The job's deadline at the end (it may have moved while it ran; `None`: none, or the
     /// task sampler's phase).
     due: Option<Deadline>,
@@ -400,32 +401,45 @@ struct Outcome {
 async fn run_phase(shared: &Arc<Shared>, phase: Phase) -> Result<Outcome> {
     let mut basis = phase.basis;
     let guard_seconds = phase.guard;
-    let margin_for =
-        |deadline: f64| guard_seconds.map(|g| yard_appmaster::policy::guard_margin(g, deadline));
+    // No guard without a deadline: it waits for one (`PUT …/deadline` may give one).
+    let margin_for = |deadline: Option<f64>| {
+        deadline
+            .zip(guard_seconds)
+            .map(|(d, g)| yard_appmaster::policy::guard_margin(g, d))
+    };
     // Woken when the policy finishes: the answer goes at once, not at the next tick.
     let finished = with(shared, |s| {
         s.start_phase(phase);
         s.phase_finished.clone()
     });
     let started = tokio::time::Instant::now();
+    // The clamp keeps `Duration` in range (a policy's moment is any f64); it is no deadline.
     let at = |seconds: f64| started + Duration::from_secs_f64(seconds.clamp(0.0, 1e9));
     let mut tick = tokio::time::interval(TICK_EVERY);
     loop {
         let (guarded, asked, deadline) = with(shared, |s| {
-            s.job.as_ref().map_or((false, None, f64::INFINITY), |j| {
+            s.job.as_ref().map_or((false, None, None), |j| {
                 (j.policy.progress().guarded, j.wake_at, j.deadline)
             })
         });
-        let wake = match margin_for(deadline) {
-            Some(margin) if !guarded => at(deadline - margin),
-            Some(_) => at(deadline),
-            None => at(1e9),
-        };
+        // The guard's moment, then the deadline's; none without a guard (or a deadline).
+        let wake = deadline
+            .zip(margin_for(deadline))
+            .map(|(d, margin)| if guarded { at(d) } else { at(d - margin) });
         // The policy's own moment (`Decision::WakeAt`); any change may bring a new one.
-        let wake = asked.map_or(wake, |a| wake.min(at(a)));
+        let wake = match (wake, asked.map(at)) {
+            (Some(w), Some(a)) => Some(w.min(a)),
+            (w, a) => w.or(a),
+        };
+        let sleep = async {
+            match wake {
+                Some(wake) => tokio::time::sleep_until(wake).await,
+                None => std::future::pending().await,
+            }
+        };
         let ticked = tokio::select! {
             _ = tick.tick() => true,
-            _ = tokio::time::sleep_until(wake) => false,
+            _ = sleep => false,
             _ = finished.notified() => false,
             _ = shared.changed.notified() => false,
         };
@@ -433,21 +447,22 @@ async fn run_phase(shared: &Arc<Shared>, phase: Phase) -> Result<Outcome> {
         if let Some(fatal) = s.job.as_ref().and_then(|j| j.fatal.clone()) {
             bail!(fatal);
         }
-        let heard = s.deadline;
+        // A deadline set or moved (none is taken away: the rm only sets one).
         if let Some(b) = basis.as_mut()
-            && heard.is_some()
-            && heard != b.deadline
+            && let Some(heard) = s.deadline
+            && Some(heard) != b.deadline
             && let Some(job) = s.job.as_mut()
             && job.finished.is_none()
         {
-            b.deadline = heard;
-            let moved = b.seconds();
+            b.deadline = Some(heard);
+            // `costs::policy_deadline` of a deadline that is there.
+            let moved = heard.seconds_from(b.at_ms, b.margin);
             log_line(&format!(
-                "{:.3} s: the deadline moved: the policy's is {moved:.3} s (was {:.3} s)",
+                "{:.3} s: the deadline moved: the policy's is {moved:.3} s (was {})",
                 job.now(),
-                job.deadline
+                seconds_or_none(job.deadline)
             ));
-            job.deadline = moved;
+            job.deadline = Some(moved);
             s.feed(Event::DeadlineChanged(moved));
         }
         if let Some(job) = s.job.as_mut()
@@ -458,10 +473,11 @@ async fn run_phase(shared: &Arc<Shared>, phase: Phase) -> Result<Outcome> {
             s.feed(Event::Wake);
         }
         if let Some(job) = s.job.as_mut()
+            && let Some(deadline) = job.deadline
             && let Some(margin) = margin_for(job.deadline)
             && job.finished.is_none()
         {
-            let (now, deadline) = (job.now(), job.deadline);
+            let now = job.now();
             if !job.policy.progress().guarded && now >= deadline - margin {
                 log_line(&format!(
                     "{now:.3} s: the deadline guard fires ({margin:.1} s before the deadline): maps stop, reduces answer from what they have"
@@ -509,6 +525,11 @@ async fn run_phase(shared: &Arc<Shared>, phase: Phase) -> Result<Outcome> {
         drop(s);
         shared.changed.notify_waiters();
     }
+}
+
+/// `9.700 s`, or `none`: a policy deadline for the log.
+fn seconds_or_none(seconds: Option<f64>) -> String {
+    seconds.map_or("none".into(), |s| format!("{s:.3} s"))
 }
 
 /// Runs inside the master container the rm started.
@@ -806,8 +827,7 @@ async fn job(
             sampler: false,
             recovered,
             // The guard holds a deadline, one given while the job runs too (without one it
-            // waits at the far `NO_DEADLINE`); `full`'s contract is the exact answer, however
-            // late.
+            // waits for one); `full`'s contract is the exact answer, however late.
             guard: (spec.job.policy != PolicyKind::Full && spec.job.guard_seconds > 0.0)
                 .then_some(spec.job.guard_seconds),
             answer_cost: cut_lead,

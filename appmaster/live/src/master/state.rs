@@ -17,7 +17,7 @@ use yard_appmaster::policy::{
 use yard_wire::deadline::Deadline;
 use yard_wire::protocol::{JobPhase, JobProgress, Resource};
 
-use super::costs::{DeadlineBasis, policy_deadline};
+use super::costs::DeadlineBasis;
 use super::recovery::Recovered;
 use crate::{BlockRef, Order, OutputRef, Reply, TaskSpec, Work};
 
@@ -66,7 +66,9 @@ pub(super) struct Job {
     pub(super) observer: RunObserver,
     pub(super) rng: Rng,
     pub(super) started: Instant,
-    pub(super) deadline: f64,
+    /// The policy's deadline, seconds from the phase's start (`JobSpec::deadline`, and every
+    /// `DeadlineChanged` since); `None`: the job has none.
+    pub(super) deadline: Option<f64>,
     pub(super) maps: Vec<MapInput>,
     pub(super) population: Population,
     pub(super) launched: Vec<bool>,
@@ -247,12 +249,10 @@ pub(super) struct Phase {
 }
 
 impl Phase {
-    /// The policy's deadline, seconds from the phase's start: its basis's, or none.
-    pub(super) fn deadline(&self) -> f64 {
-        match self.basis {
-            Some(b) => b.seconds(),
-            None => policy_deadline(None, 0, 0.0),
-        }
+    /// The policy's deadline, seconds from the phase's start: its basis's, or none (the task
+    /// sampler's, or a job without a deadline).
+    pub(super) fn deadline(&self) -> Option<f64> {
+        self.basis.and_then(|b| b.seconds())
     }
 }
 
@@ -548,7 +548,7 @@ impl State {
                     )
                 });
                 log_line(&format!(
-                    "{now:.3} s: map phase closed at k = {k} of {} ({} done; {}), estimate {:.3} s ({parts}), deadline {:.3} s",
+                    "{now:.3} s: map phase closed at k = {k} of {} ({} done; {}), estimate {:.3} s ({parts}), deadline {}",
                     job.maps.len(),
                     p.maps_done,
                     match p.guarded {
@@ -556,7 +556,7 @@ impl State {
                         false => "by the policy",
                     },
                     estimate.map_or(f64::NAN, |e| e.total),
-                    job.deadline
+                    super::seconds_or_none(job.deadline)
                 ));
                 job.closed = Some((now, estimate));
             }

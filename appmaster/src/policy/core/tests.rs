@@ -9,7 +9,7 @@ use super::*;
 /// Three maps of 10 B and one reduce, with deadline `d`.
 fn spec(deadline: Seconds) -> JobSpec {
     JobSpec {
-        deadline,
+        deadline: Some(deadline),
         maps: (0..3)
             .map(|i| MapSpec {
                 bytes: 10,
@@ -285,12 +285,16 @@ fn every_policy_counts_recovered_maps_as_done_and_never_runs_them() {
     }
 }
 
-/// Runs `dart` to its end on `spec(first)`, its deadline changed to `then` as soon as it
-/// starts (before any container); the maps it launched and its `k`.
-fn dart_with_deadline(first: Seconds, then: Option<Seconds>) -> (Vec<MapId>, u32) {
+/// Runs `dart` to its end on `spec(first)` (`None`: no deadline), its deadline changed to
+/// `then` as soon as it starts (before any container); the maps it launched and its `k`.
+fn dart_with_deadline(first: Option<Seconds>, then: Option<Seconds>) -> (Vec<MapId>, u32) {
+    let spec = JobSpec {
+        deadline: first,
+        ..spec(0.0)
+    };
     let mut d = Driver::new(
         Dart::new(PolicyKind::Dart, PolicyConfig::default()),
-        spec(first),
+        spec,
         1,
     );
     if let Some(then) = then {
@@ -307,12 +311,72 @@ fn dart_with_deadline(first: Seconds, then: Option<Seconds>) -> (Vec<MapId>, u32
 fn a_deadline_changed_at_the_start_is_the_jobs_deadline() {
     let (tight, loose) = (2.5, 1e6);
     let (run_tight, run_loose) = (
-        dart_with_deadline(tight, None),
-        dart_with_deadline(loose, None),
+        dart_with_deadline(Some(tight), None),
+        dart_with_deadline(Some(loose), None),
     );
     assert!(run_tight.1 < run_loose.1, "{run_tight:?} {run_loose:?}");
-    assert_eq!(dart_with_deadline(tight, Some(loose)), run_loose);
-    assert_eq!(dart_with_deadline(loose, Some(tight)), run_tight);
+    assert_eq!(dart_with_deadline(Some(tight), Some(loose)), run_loose);
+    assert_eq!(dart_with_deadline(Some(loose), Some(tight)), run_tight);
+    // A job without a deadline may be given one: from then on it is the job's.
+    assert_eq!(dart_with_deadline(None, Some(tight)), run_tight);
+    assert_eq!(
+        dart_with_deadline(None, None).1,
+        3,
+        "no deadline: every map"
+    );
+}
+
+/// Without a deadline (`JobSpec::deadline` is `None`) every policy reads all the input and
+/// no policy acts on time: `dart` under a guard samples, kills and cuts nothing and asks for
+/// no wake (its guard waits for a deadline); ARIA asks for one container (any allocation
+/// finishes by no deadline); PS samples every map.
+#[test]
+fn without_a_deadline_every_policy_reads_everything_and_waits_for_nothing() {
+    let guarded = PolicyConfig {
+        guarded: true,
+        answer_cost: 0.25,
+        ..PolicyConfig::default()
+    };
+    let no_deadline = JobSpec {
+        deadline: None,
+        ..spec(0.0)
+    };
+    fn check<P: TaskPolicy>(policy: P, spec: &JobSpec) {
+        let name = policy.name();
+        let mut d = Driver::new(policy, spec.clone(), 3);
+        if name == "aria" {
+            assert_eq!(d.want, 1, "ARIA without a deadline: one slot");
+        }
+        d.run();
+        let p = d.finish().expect("finishes");
+        assert_eq!((p.k, p.maps_done), (3, 3), "{name}: {:?}", d.log);
+        let on_time = |x: &Decision| {
+            matches!(
+                x,
+                Decision::Kill(_)
+                    | Decision::SampleReduceInput { .. }
+                    | Decision::CutReduce { .. }
+                    | Decision::WakeAt(_)
+            )
+        };
+        assert_eq!(d.count(on_time), 0, "{name}: {:?}", d.log);
+        assert!(!p.guarded, "{name}");
+    }
+    for kind in PolicyKind::ALL {
+        match kind {
+            PolicyKind::Aria => check(Aria::new(guarded.clone()), &no_deadline),
+            PolicyKind::Ps => check(PreselectedSampling::new(guarded.clone()), &no_deadline),
+            dart => check(Dart::new(dart, guarded.clone()), &no_deadline),
+        }
+    }
+    // The same `dart` given a deadline asks for its last moment at once.
+    let mut d = Driver::new(Dart::new(PolicyKind::Dart, guarded), spec(30.0), 3);
+    d.run();
+    assert!(
+        d.count(|x| matches!(x, Decision::WakeAt(_))) > 0,
+        "{:?}",
+        d.log
+    );
 }
 
 /// What is done stays done: once `dart` closed its map phase for a tight deadline, a later

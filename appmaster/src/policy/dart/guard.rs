@@ -15,15 +15,16 @@ impl Run {
     }
 
     /// Whether `last_moment` (yard's) runs: under a guard, with Alg. 5 (which sizes the
-    /// reduces to the time the guard leaves them).
+    /// reduces to the time the guard leaves them), once the job has a deadline.
     pub(super) fn last_moment_on(&self) -> bool {
-        last_moment_on(self.v, &self.config)
+        last_moment_on(self.v, &self.config) && self.deadline().is_some()
     }
 
     /// `last_moment`: when (from the job's start) the last running reduces are cut, so that
-    /// their partial answers arrive by `D`.
-    pub(super) fn cut_at(&self) -> Seconds {
-        self.deadline() - self.config.answer_cost.max(0.0)
+    /// their partial answers arrive by `D`; `None` without a deadline (nothing is cut).
+    pub(super) fn cut_at(&self) -> Option<Seconds> {
+        self.deadline()
+            .map(|d| d - self.config.answer_cost.max(0.0))
     }
 
     /// `last_moment`: when (from the job's start) the guard stops the maps: once the time left
@@ -31,15 +32,16 @@ impl Run {
     /// (eq. 5's bandwidth), the reduces over it at Alg. 5's confidence (eq. 8–9, 13;
     /// `Estimator::reduce_bounded`), and the cut's answer. `None` while no map is done
     /// (stopping then would answer from nothing: the maps run while they could end in time)
-    /// or once no map runs or will be launched.
+    /// or once no map runs or will be launched, and without a deadline.
     pub(super) fn stop_maps_at(&self, t_p: Seconds) -> Option<Seconds> {
+        let cut = self.cut_at()?;
         let done = self.core.progress.maps_done;
         let over = self.core.map_phase_closed() && self.core.maps_running() == 0;
         if done == 0 || over {
             return None;
         }
         let answer = self.shuffle_left(t_p) + self.est.reduce_bounded(f64::from(done), self.v.skew);
-        Some(self.cut_at() - answer)
+        Some(cut - answer)
     }
 
     /// The output still to cross the link, at eq. 5's bandwidth.
@@ -53,16 +55,20 @@ impl Run {
 
     /// `last_moment`: asks to be woken at the next moment of its own — the guard's
     /// (`stop_maps_at`) until it fired, then the last reduces' cut. A moment that moved later
-    /// is not asked again: the earlier wake finds it not come yet and asks anew.
+    /// is not asked again: the earlier wake finds it not come yet and asks anew. Nothing
+    /// without a deadline: no moment is due.
     pub(super) fn ask_wake(&mut self, now: Seconds, out: &mut Vec<Decision>) {
+        let Some(cut) = self.cut_at() else {
+            return;
+        };
         let t_p = self.core.elapsed(now);
         let stop = match self.core.progress.guarded {
             false => self.stop_maps_at(t_p),
             true => None,
         };
         let at = match (stop, self.reduces_cut) {
-            (Some(stop), _) => stop.min(self.cut_at()),
-            (None, false) => self.cut_at(),
+            (Some(stop), _) => stop.min(cut),
+            (None, false) => cut,
             (None, true) => return,
         };
         let at = self.core.start + at.max(t_p);
@@ -79,6 +85,7 @@ impl Run {
     /// output's shuffle and the reduces over every output by then (`reduce_bounded`) fit
     /// before the cut. And every running reduce expected to end before the cut, or still
     /// waiting for its input (it is cut at the cut if it has not ended). In attempt order.
+    /// Without a deadline nothing is late: every live attempt.
     pub(super) fn last_moment_spares(&self, now: Seconds) -> Vec<AttemptId> {
         self.spared(now, true)
     }
@@ -87,6 +94,7 @@ impl Run {
     pub(super) fn spared(&self, now: Seconds, with_reduces: bool) -> Vec<AttemptId> {
         let t_p = self.core.elapsed(now);
         let by = self.cut_at();
+        let in_time = |end: Seconds| by.is_none_or(|by| end <= by);
         let done = self.core.progress.maps_done;
         let start = self.core.start;
         let sigma = self.map_spread();
@@ -112,9 +120,9 @@ impl Run {
                         // may call late a map that ends in time (the harsh model's C3 one-map
                         // jobs, at zero slack, answered empty for 10 % of them), and stopping
                         // it sooner only makes the answer empty sooner.
-                        t_p + shuffle + least <= by
+                        in_time(t_p + shuffle + least)
                     } else {
-                        e.expected_end() + shuffle + answer <= by
+                        in_time(e.expected_end() + shuffle + answer)
                             || folds_more.binary_search(id).is_ok()
                     }
                 }
@@ -128,7 +136,7 @@ impl Run {
                     };
                     let mean = law.at(kept as f64) * mean_of_median;
                     let e = Run::ending(x, ready - start, mean, law.spread, t_p, start);
-                    e.expected_end() <= by
+                    in_time(e.expected_end())
                 }
             })
             .map(|(id, _)| id)
@@ -146,9 +154,10 @@ impl Run {
     /// admitted by it too, not by whether the whole reduce still fits. In attempt order.
     pub(super) fn worth_waiting_for(&self, now: Seconds) -> Vec<AttemptId> {
         let x = self.v.x;
-        if !(x.wave_fill && x.time_cut && x.cut_tail && self.last_moment_on()) {
+        let on = x.wave_fill && x.time_cut && x.cut_tail && self.last_moment_on();
+        let (true, Some(by)) = (on, self.cut_at()) else {
             return Vec::new();
-        }
+        };
         let t_p = self.core.elapsed(now);
         let (start, sigma) = (self.core.start, self.map_spread());
         let bandwidth = self.est.bandwidth(t_p);
@@ -165,7 +174,7 @@ impl Run {
                 TaskRef::Reduce(_) => None,
             })
             .collect();
-        let (by, skew) = (self.cut_at(), self.v.skew);
+        let skew = self.v.skew;
         let done = f64::from(self.core.progress.maps_done);
         // Judged as a group, in the order they are expected to end: waiting for the first j
         // ends the map phase at the j-th end; the j that folds the most is kept (the most
@@ -202,7 +211,7 @@ impl Run {
     /// reduce Alg. 5 would leave (`min_reduce_sample` of one map's reduce input, at the fit's
     /// median) by `D`. An empty answer is right only when nothing could have been read; a
     /// map that then runs long is the guard's (and `kill_on_tick`'s) to stop. Alg. 1 as
-    /// printed tests the mean map (`dart-paper`).
+    /// printed tests the mean map (`dart-paper`). Without a deadline any map fits.
     pub(super) fn lone_map_fits(&self, m: MapId, locality: Locality, t_p: Seconds) -> bool {
         if !self.lone_map_on() || self.core.k() > 0 {
             return false;
@@ -226,7 +235,8 @@ impl Run {
             .map_or(f64::INFINITY, |s| s * away * scale);
         let duration = by_law.min(seen);
         let e = self.est.completion(1.0, t_p, duration, self.v.skew);
-        e.map + e.shuffle + self.least_reduce() < self.deadline()
+        let end = e.map + e.shuffle + self.least_reduce();
+        self.deadline().is_none_or(|d| end < d)
     }
 
     /// `lone_map`'s candidate on a container at `at`: the pending map whose input times its
@@ -235,19 +245,21 @@ impl Run {
     /// profile duration there, by input and locality, spread by `map_spread`) of ending
     /// with its shuffle and the least reduce by `D`. A lone map is all the answer will hold:
     /// the map the locality queue offers (`m`, kept on ties) may be the job's longest, or
-    /// one with no input. Runs once per job at most: after it, `k` is 1.
+    /// one with no input. Runs once per job at most: after it, `k` is 1. None without a
+    /// deadline, where every map fits (`fits`) and no lone map is needed.
     pub(super) fn lone_map_pick(
         &self,
         m: MapId,
         at: Location,
         t_p: Seconds,
     ) -> Option<(MapId, Seconds)> {
+        let d = self.deadline()?;
         if !self.lone_map_on() || self.core.k() > 0 {
             return None;
         }
         let sigma = self.map_spread().max(1e-6);
         let bandwidth = self.est.bandwidth(t_p);
-        let budget = self.deadline() - t_p - self.least_reduce();
+        let budget = d - t_p - self.least_reduce();
         let value = |m: MapId| {
             let locality = self.core.locality(m, at);
             let scale = self.input_scale(m);
@@ -300,7 +312,7 @@ impl Run {
     /// expected end (from its progress rate, or one profile duration from its start; the
     /// forecast's `ending`), then its output's shuffle at the measured bandwidth and the least
     /// reduce Alg. 5 would leave, by `D` (within `LONE_MAP_SLACK`: the guard's deadline event
-    /// ends anything later). In attempt order.
+    /// ends anything later; without a deadline every map ends in time). In attempt order.
     pub(super) fn maps_in_time(&self, now: Seconds, in_time: bool) -> Vec<AttemptId> {
         let t_p = self.core.elapsed(now);
         let start = self.core.start;
@@ -325,7 +337,9 @@ impl Run {
                 } else {
                     0.0
                 };
-                let fits = end + shuffle + reduce <= self.deadline() + LONE_MAP_SLACK;
+                let fits = self
+                    .deadline()
+                    .is_none_or(|d| end + shuffle + reduce <= d + LONE_MAP_SLACK);
                 (fits == in_time).then_some(id)
             })
             .collect();

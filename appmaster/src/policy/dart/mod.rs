@@ -33,6 +33,13 @@
 //! LATE keeps `dart`'s approach stage and speculates as LATE does; `full` launches every map and
 //! ignores the deadline.
 //!
+//! Without a deadline (`JobSpec::deadline` is `None`) every test against `D` passes, as at an
+//! unbounded `D`: Alg. 1 launches every map, eq. 11's window always has room for a copy (Alg. 3
+//! speculates on LATE's stragglers, nothing is killed for time), Alg. 5 samples nothing, no
+//! reduce or map runs late, the forecast is eq. 1's uncut, and the guard's extensions
+//! (`lone_map`, `last_moment`) stay off, asking no `WakeAt`, until a deadline is given
+//! (`Event::DeadlineChanged`).
+//!
 //! Where the paper leaves a gap, both Darts take the same reading (the digest's, where it has
 //! one; docs/decisions/dart.md lists them): rack-local counts as remote in eq. 2; the profile's
 //! bandwidth and an expected `T_q` before the shuffle starts, `T_NS ≥ 0`; eq. 10 strict; `e = 1`
@@ -316,11 +323,11 @@ impl JobRun for Run {
     /// `last_moment`: the guard's own moment, or the last reduces' cut.
     fn wake(&mut self, now: Seconds, out: &mut Vec<Decision>) {
         self.wake = None;
-        if !self.last_moment_on() {
+        let (true, Some(cut)) = (self.last_moment_on(), self.cut_at()) else {
             return;
-        }
+        };
         let t_p = self.core.elapsed(now);
-        if !self.reduces_cut && t_p >= self.cut_at() - WAKE_SLACK {
+        if !self.reduces_cut && t_p >= cut - WAKE_SLACK {
             // The guard's act, as its own moment's is (`progress().guarded` says the run left
             // its unguarded twin's path).
             if !self.core.progress.guarded {
@@ -402,30 +409,31 @@ impl JobRun for Run {
                 // the reduce had time for; a sample taken ahead, from the profile's law, keeps
                 // less whenever the reduce runs faster than the law says.
                 let cut_keeps = self.v.x.time_cut && self.v.x.cut_tail && self.last_moment_on();
-                if self.v.revise_reduces && !cut_keeps {
-                    // Alg. 5: cap the input at d_max = f⁻¹(D − T_p) (eq. 12) by uniform sampling
-                    // (with `node_pace`, on the reduce's node's observed pace).
-                    let d_max = self.reduce_input_cap(reduce, t_p);
-                    if bytes as f64 > d_max {
-                        // With no time left (D ≤ T_p, a case the paper does not cover) a small
-                        // sample still answers; `sample_floor` (yard's) keeps that much even
-                        // when the time left fits less.
-                        let floor = if self.v.x.sample_floor || d_max <= 0.0 {
-                            self.config.min_reduce_sample * bytes as f64
-                        } else {
-                            0.0
-                        };
-                        keep = d_max.max(floor).floor() as u64;
-                        if self.v.x.sample_floor {
-                            // Whole bytes, as the reduce keeps them: a reduce that has input
-                            // keeps some (a cut to 0 bytes answers from nothing at once).
-                            keep = keep.max(1);
-                        }
-                        out.push(Decision::SampleReduceInput {
-                            reduce,
-                            keep_bytes: keep,
-                        });
+                // Alg. 5: cap the input at d_max = f⁻¹(D − T_p) (eq. 12) by uniform sampling
+                // (with `node_pace`, on the reduce's node's observed pace); no cap without `D`.
+                if self.v.revise_reduces
+                    && !cut_keeps
+                    && let Some(d_max) = self.reduce_input_cap(reduce, t_p)
+                    && bytes as f64 > d_max
+                {
+                    // With no time left (D ≤ T_p, a case the paper does not cover) a small
+                    // sample still answers; `sample_floor` (yard's) keeps that much even
+                    // when the time left fits less.
+                    let floor = if self.v.x.sample_floor || d_max <= 0.0 {
+                        self.config.min_reduce_sample * bytes as f64
+                    } else {
+                        0.0
+                    };
+                    keep = d_max.max(floor).floor() as u64;
+                    if self.v.x.sample_floor {
+                        // Whole bytes, as the reduce keeps them: a reduce that has input
+                        // keeps some (a cut to 0 bytes answers from nothing at once).
+                        keep = keep.max(1);
                     }
+                    out.push(Decision::SampleReduceInput {
+                        reduce,
+                        keep_bytes: keep,
+                    });
                 }
                 self.core.reduce_input(reduce, bytes, keep, now);
                 // The adapter hands reduces their input once the link drained.
@@ -535,7 +543,8 @@ impl Run {
         }
     }
 
-    fn deadline(&self) -> Seconds {
+    /// `D`, if the job has one (the module documentation says what runs without).
+    fn deadline(&self) -> Option<Seconds> {
         self.core.spec.deadline
     }
 
@@ -589,8 +598,12 @@ impl Run {
                 };
             }
         }
-        if self.v.revise_reduces && self.v.x.forecast_cut {
-            let room = self.deadline() - e.map - e.shuffle;
+        // Without a deadline Alg. 5 cuts nothing: eq. 9's reduce phase stands.
+        if self.v.revise_reduces
+            && self.v.x.forecast_cut
+            && let Some(d) = self.deadline()
+        {
+            let room = d - e.map - e.shuffle;
             // The cut Alg. 5 makes keeps whole bytes, at least one with `sample_floor`: a
             // reduce of d bytes keeps at least 1/d of them.
             let mut floor = self.config.min_reduce_sample;
@@ -610,10 +623,13 @@ impl Run {
             e.reduce = latest.max(t_p) - s;
         }
         e.total = e.map + e.shuffle + e.reduce;
-        if self.v.x.forecast_cut && self.last_moment_on() {
+        if self.v.x.forecast_cut
+            && self.last_moment_on()
+            && let Some(d) = self.deadline()
+        {
             // The guard answers by `D` whatever runs then: it stops the maps and cuts the
             // reduces (the parts stay the uncut phases).
-            e.total = e.total.min(self.deadline());
+            e.total = e.total.min(d);
         }
         e
     }
@@ -1046,9 +1062,11 @@ impl Run {
     /// beats none. Alg. 1 as printed answers every job whose whole estimate exceeds `D` (most
     /// one-map jobs under a tight deadline) with nothing, at once. (A yard extension:
     /// `first_map`.)
+    /// Without a deadline every map fits.
     fn fits(&self, e: &Estimate) -> bool {
         let first_map = self.v.x.first_map && self.v.revise_reduces && self.core.k() == 0;
-        e.total < self.deadline() || (first_map && e.map + e.shuffle < self.deadline())
+        self.deadline()
+            .is_none_or(|d| e.total < d || (first_map && e.map + e.shuffle < d))
     }
 
     /// Alg. 1's test ([`Self::fits`]), or `wave_fill`'s (yard's): under `time_cut`'s guard a
@@ -1063,12 +1081,12 @@ impl Run {
     }
 
     fn fills_wave(&self, next: &Estimate, t_p: Seconds) -> bool {
-        let by = self.cut_at();
         let x = self.v.x;
-        if !(x.wave_fill && x.time_cut && x.cut_tail && self.last_moment_on())
-            || self.core.k() == 0
-            || next.map + next.shuffle >= by
-        {
+        let on = x.wave_fill && x.time_cut && x.cut_tail && self.last_moment_on();
+        let (true, Some(by)) = (on, self.cut_at()) else {
+            return false;
+        };
+        if self.core.k() == 0 || next.map + next.shuffle >= by {
             return false;
         }
         let k = f64::from(self.core.k());
@@ -1084,12 +1102,10 @@ impl Run {
         if self.stragglers.is_empty() {
             return false;
         }
-        let t_p = self.core.elapsed(now);
-        let w = self
-            .est
-            .window(self.core.k(), t_p, self.deadline(), self.v.skew); // eq. (11)
         let t_ma = self.est.all;
-        if w >= t_ma {
+        // Without a deadline the window is unbounded: always room for a copy.
+        let w = self.window(now);
+        if w.is_none_or(|w| w >= t_ma) {
             // Alg. 3 lines 6–8: time for a copy of the straggler with the most time left
             // (findMaxRemainingTime) that may run on c; k unchanged. `≥` is the pseudo-code's
             // (the prose says "larger than"); the digest follows the pseudo-code.
@@ -1101,8 +1117,17 @@ impl Run {
             self.core.launch_map(m, c, now, true, out);
             return true;
         }
-        self.kill_stragglers(w, now, out);
+        if let Some(w) = w {
+            self.kill_stragglers(w, now, out);
+        }
         false
+    }
+
+    /// Eq. (11)'s window `W` now, with the current `k`; `None` (unbounded) without a deadline.
+    fn window(&self, now: Seconds) -> Option<Seconds> {
+        let t_p = self.core.elapsed(now);
+        let (k, skew) = (self.core.k(), self.v.skew);
+        self.deadline().map(|d| self.est.window(k, t_p, d, skew))
     }
 
     /// Alg. 3's kill branches when the window `w` has no room for a copy (`w < T_m^a`).
@@ -1153,11 +1178,10 @@ impl Run {
         if self.stragglers.is_empty() {
             return;
         }
-        let t_p = self.core.elapsed(now);
-        let w = self
-            .est
-            .window(self.core.k(), t_p, self.deadline(), self.v.skew); // eq. (11)
-        if w < self.est.all {
+        // Eq. (11); without a deadline the window is unbounded and nothing is killed for time.
+        if let Some(w) = self.window(now)
+            && w < self.est.all
+        {
             self.kill_stragglers(w, now, out);
         }
     }
@@ -1246,7 +1270,10 @@ impl Run {
         if age <= 0.0 || x.progress <= 0.0 || age < self.config.straggler_min_age * expected {
             return;
         }
-        if x.reported + remaining(x.progress, age) > self.core.start + self.deadline() {
+        // Without a deadline no reduce runs late.
+        if let Some(d) = self.deadline()
+            && x.reported + remaining(x.progress, age) > self.core.start + d
+        {
             let node = x.node;
             self.reduce_revision[r.0 as usize] = Revision::Waiting;
             if !self.reduce_avoid.contains(&node) {
@@ -1265,7 +1292,9 @@ impl Run {
     /// finish by `D`; the maps have already measured the node, so yard uses what they
     /// measured. (A yard extension, not in the paper: `node_pace`. Without it no map is timed,
     /// so `pace` is 1: eq. 12 as printed.)
-    fn reduce_input_cap(&self, reduce: ReduceId, t_p: Seconds) -> f64 {
+    /// `None` without a deadline: no cap.
+    fn reduce_input_cap(&self, reduce: ReduceId, t_p: Seconds) -> Option<f64> {
+        let d = self.deadline()?;
         let (all, n_all) = self.all_pace;
         let pace = self
             .core
@@ -1276,7 +1305,7 @@ impl Run {
                 let elsewhere = (all - sum) / f64::from(n_all - n);
                 (sum / f64::from(n) / elsewhere).max(1.0)
             });
-        self.est.max_reduce_input(t_p, self.deadline(), pace)
+        Some(self.est.max_reduce_input(t_p, d, pace))
     }
 
     /// Alg. 3 copies a straggler on the premise that the copy runs at the job's average speed.
@@ -1291,10 +1320,10 @@ impl Run {
         if races.is_empty() {
             return;
         }
-        let t_p = self.core.elapsed(now);
-        let w = self
-            .est
-            .window(self.core.k(), t_p, self.deadline(), self.v.skew);
+        // Without a deadline the window is unbounded: every race can still be won.
+        let Some(w) = self.window(now) else {
+            return;
+        };
         let bar = if w > 0.0 {
             w
         } else {
@@ -1366,13 +1395,14 @@ impl Run {
         // still ends the job late. (A yard extension: `deadline_stragglers`.)
         let due =
             self.v.x.deadline_stragglers && self.v.revise_maps && self.core.map_phase_closed();
-        let deadline = self.core.start + self.deadline();
+        // Without a deadline no map ends late.
+        let deadline = self.deadline().map(|d| self.core.start + d);
         self.stragglers = running
             .into_iter()
             .filter(|&(a, rate)| {
                 let x = self.core.attempt(a);
                 let age = now - x.started;
-                let late = due && now + remaining(x.progress, age) > deadline;
+                let late = due && deadline.is_some_and(|d| now + remaining(x.progress, age) > d);
                 age >= min_age && (rate < bar || late)
             })
             .map(|(a, _)| a)
@@ -1381,7 +1411,9 @@ impl Run {
 }
 
 /// Whether `last_moment` (yard's) runs for variant `v` under `config`: under a guard, with
-/// Alg. 5 (which sizes the reduces to the time the guard leaves them).
+/// Alg. 5 (which sizes the reduces to the time the guard leaves them). `Run::last_moment_on`
+/// also wants a deadline; this is the configuration's half, which sizes the estimator at the
+/// start (a deadline may come later).
 fn last_moment_on(v: Variant, config: &PolicyConfig) -> bool {
     v.x.last_moment && config.guarded && v.revise_reduces && v.approach
 }

@@ -20,7 +20,7 @@ fn d1(kind: PolicyKind, deadline: Seconds, local: bool) -> (Run, ContainerId) {
 
 fn d1_spec(deadline: Seconds) -> JobSpec {
     JobSpec {
-        deadline,
+        deadline: Some(deadline),
         maps: (0..6)
             .map(|i| MapSpec {
                 bytes: 1,
@@ -92,7 +92,7 @@ fn lone_map_spec() -> JobSpec {
     profile.map_shortest = Some(6.0);
     profile.shuffle_bandwidth = 1_000.0;
     JobSpec {
-        deadline: 9.0,
+        deadline: Some(9.0),
         maps: vec![MapSpec {
             bytes: 64,
             replicas: vec![at(0)],
@@ -263,7 +263,7 @@ fn maps_of_4_bytes(reduce_a: Seconds) -> Profile {
 /// A job of `maps` 64-byte maps on node 0 and one reduce, due at `deadline`.
 fn node0_job(maps: usize, deadline: Seconds, profile: Profile) -> JobSpec {
     JobSpec {
-        deadline,
+        deadline: Some(deadline),
         maps: vec![
             MapSpec {
                 bytes: 64,
@@ -818,7 +818,7 @@ fn killed_after_the_close(x: Extensions) -> (Vec<Decision>, Vec<Decision>) {
     };
     let mut dart = Dart::new(PolicyKind::Dart, config);
     let spec = JobSpec {
-        deadline: 5.5,
+        deadline: Some(5.5),
         maps: (0..2)
             .map(|i| MapSpec {
                 bytes: 1,
@@ -1246,7 +1246,7 @@ fn revise_state(kind: PolicyKind, deadline: Seconds) -> (Run, ContainerId) {
 
 fn window(run: &Run) -> Seconds {
     run.est
-        .window(run.core.k(), NOW, run.deadline(), run.v.skew)
+        .window(run.core.k(), NOW, run.deadline().unwrap(), run.v.skew)
 }
 
 #[test]
@@ -1310,7 +1310,7 @@ fn wave(x: Extensions, n: u32, bandwidth: f64) -> Run {
     let mut profile = testing::d1_profile(10.0);
     profile.shuffle_bandwidth = bandwidth;
     let spec = JobSpec {
-        deadline: 1000.0,
+        deadline: Some(1000.0),
         maps: (0..n)
             .map(|i| MapSpec {
                 bytes: 1,

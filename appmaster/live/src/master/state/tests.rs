@@ -176,6 +176,41 @@ fn the_policy_is_told_the_container_cap_or_the_clusters_task_slots_as_its_allotm
     assert_eq!(want(Some(4), Some(2)), 2);
 }
 
+/// A job without a deadline: its policy is told none (ARIA then asks for the fewest slots,
+/// one, where a deadline sized it above), its deadline gauge has no series and its status
+/// says `null` — no far number stands for "none".
+#[test]
+fn a_job_without_a_deadline_tells_its_policy_none_and_shows_none() {
+    let mut s = state();
+    let job = s.job.as_ref().unwrap();
+    s.start_phase(Phase {
+        policy: PolicyKind::Aria,
+        maps: job.maps.clone(),
+        population: job.population,
+        profile: test_profile(),
+        basis: Some(DeadlineBasis {
+            deadline: None,
+            ..basis_in(1_500)
+        }),
+        sampler: false,
+        recovered: Vec::new(),
+        guard: Some(1.0),
+        answer_cost: 0.25,
+        warm_launch: None,
+    });
+    let job = s.job.as_ref().unwrap();
+    assert_eq!(job.deadline, None);
+    assert_eq!(job.want, 1, "ARIA without a deadline: one slot");
+    assert!(
+        !scrape(&s)
+            .keys()
+            .any(|k| k.starts_with("yard_mr_master_deadline_seconds")),
+        "{:?}",
+        scrape(&s)
+    );
+    assert_eq!(s.status()["deadline"], Value::Null);
+}
+
 #[test]
 fn max_containers_caps_the_asks_and_sends_an_over_grant_back() {
     let mut s = state();
