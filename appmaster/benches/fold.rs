@@ -61,7 +61,10 @@ fn partitions() -> Vec<(Split, Vec<u8>)> {
             let out = spec
                 .map(split, text.as_bytes(), REDUCES)
                 .expect("the map runs");
-            (split, out.partitions.into_iter().next().expect("reduce 0's"))
+            (
+                split,
+                out.partitions.into_iter().next().expect("reduce 0's"),
+            )
         })
         .collect()
 }

@@ -25,8 +25,7 @@ use yard_appmaster::policy::Rng;
 
 use crate::{
     BlockRef, Done, KILLED_EXIT, Measured, Order, OutputRef, Outputs, ReduceTail, Reply, TaskSpec,
-    Work,
-    job_token,
+    Work, job_token,
 };
 
 /// How often a task reports progress. Each report's reply waits up to this long for news (a
