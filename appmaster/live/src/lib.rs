@@ -197,6 +197,30 @@ pub(crate) struct Measured {
     /// unset; the master parses it and falls back on the default when it cannot.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub disk_rate_env: Option<String>,
+    /// A reduce: how its time after the map outputs went (issue 29: the answer's tail).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tail: Option<ReduceTail>,
+}
+
+/// A reduce's time, part by part: its fetch (from its start to its last map output, waits
+/// for maps included), its fold of what it kept, and its output part's write. What follows
+/// (the report) the master sees as the gap between this and its arrival.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(crate) struct ReduceTail {
+    pub fetch_seconds: f64,
+    pub fold_seconds: f64,
+    pub write_seconds: f64,
+}
+
+impl ReduceTail {
+    /// The fold's pace over `bytes` folded, for the logs: "N ms/MB", or "no bytes".
+    pub(crate) fn fold_rate(&self, bytes: u64) -> String {
+        match bytes {
+            0 => "no bytes".into(),
+            b => format!("{:.1} ms/MB", self.fold_seconds * 1e3 / (b as f64 / 1e6)),
+        }
+    }
 }
 
 impl Measured {

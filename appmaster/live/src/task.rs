@@ -24,8 +24,8 @@ use yard_appmaster::apps::{AppSpec, CommandCut, Split, sample_partitions, stream
 use yard_appmaster::policy::Rng;
 
 use crate::{
-    BlockRef, Done, KILLED_EXIT, Measured, Order, OutputRef, Outputs, Reply, TaskSpec, Work,
-    job_token,
+    BlockRef, Done, KILLED_EXIT, Measured, Order, OutputRef, Outputs, ReduceTail, Reply, TaskSpec,
+    Work, job_token,
 };
 
 /// How often a task reports progress. Each report's reply waits up to this long for news (a
@@ -657,6 +657,7 @@ fn map(
             output_bytes,
             seconds: started.elapsed().as_secs_f64(),
             disk_rate_env: Measured::disk_rate_env(),
+            tail: None,
         }),
     })
 }
@@ -969,6 +970,7 @@ fn scan_map(
             output_bytes,
             seconds: started.elapsed().as_secs_f64(),
             disk_rate_env: Measured::disk_rate_env(),
+            tail: None,
         }),
     })
 }
@@ -1137,10 +1139,10 @@ fn reduce_task(
     }
     progress.set(0.5);
     let bytes: u64 = fetched.iter().map(|(_, b)| b.len() as u64).sum();
+    let fetch_seconds = began.elapsed().as_secs_f64();
     eprintln!(
-        "reduce {reduce}: {} map outputs, {bytes} bytes in {:.3} s ({polls} polls, {:.3} s waiting for maps)",
+        "reduce {reduce}: {} map outputs, {bytes} bytes in {fetch_seconds:.3} s ({polls} polls, {:.3} s waiting for maps)",
         fetched.len(),
-        began.elapsed().as_secs_f64(),
         waited.as_secs_f64()
     );
     let reply: Reply = post(http, &format!("{base}/ready"), &json!({ "bytes": bytes }))?;
@@ -1163,6 +1165,9 @@ fn reduce_task(
         .iter()
         .map(|&i| (fetched[i].0, fetched[i].1.as_slice()))
         .collect();
+    // The answer's tail, measured part by part (issue 29): the fold from here, then the
+    // output part's write; the report's own time is the master's to see.
+    let folding = Instant::now();
     let mut kept_bytes: u64 = chosen.iter().map(|&i| sizes[i]).sum();
     let mut reducer_stdout = None;
     let partial = if let AppSpec::Synthetic { reduce_seconds, .. } = &spec.app {
@@ -1243,9 +1248,22 @@ fn reduce_task(
         partial
     }
     .with_context(|| format!("reduce {reduce}"))?;
+    let fold_seconds = folding.elapsed().as_secs_f64();
+    let writing = Instant::now();
     crate::output::reduce_part(http, base, spec, reduce, reducer_stdout, &kept, &partial)?;
+    let write_seconds = writing.elapsed().as_secs_f64();
     progress.set(1.0);
     let written = serde_json::to_vec(&partial).map_or(0, |json| json.len() as u64);
+    let tail = ReduceTail {
+        fetch_seconds,
+        fold_seconds,
+        write_seconds,
+    };
+    eprintln!(
+        "reduce {reduce}: folded {kept_bytes} bytes of {} partitions in {fold_seconds:.3} s ({}), output part in {write_seconds:.3} s; reporting",
+        partial.kept,
+        tail.fold_rate(kept_bytes)
+    );
     Ok(Done {
         output_bytes: kept_bytes,
         stats: None,
@@ -1256,6 +1274,7 @@ fn reduce_task(
             output_bytes: written,
             seconds: began.elapsed().saturating_sub(waited).as_secs_f64(),
             disk_rate_env: Measured::disk_rate_env(),
+            tail: Some(tail),
         }),
     })
 }

@@ -145,6 +145,32 @@ impl Run {
         spare
     }
 
+    /// `last_moment`, in Alg. 1: whether the guard would spare a map launched now, of input
+    /// `scale` times the mean map's and mean duration `duration` here, on what is known now —
+    /// `spared`'s rule for a map that starts at `t_p` (its expected end is `t_p + duration`
+    /// times its scale). The approach admits only such a map, so that the guard never stops
+    /// what the approach just launched unless news came since (a map slower than its mean, a
+    /// link slower than measured): Alg. 1's `T_J(k+1) < D` counts the reduces at the median
+    /// and ends at `D`, the guard's spare at Alg. 5's confidence and ends at the cut,
+    /// `answer_cost` before `D`, and between the two the guard killed a wave the approach had
+    /// just launched (the demo, issue 29: three maps launched 0.1 s before the guard's moment,
+    /// killed at it). Sparing what the approach admitted instead would hold the reduces for
+    /// outputs that, by the guard's own account, leave them less to fold by the cut.
+    pub(super) fn guard_spares_launch(&self, scale: f64, duration: Seconds, t_p: Seconds) -> bool {
+        if !self.last_moment_on() {
+            return true;
+        }
+        let by = self.cut_at();
+        let shuffle = self.output_shuffle(scale, self.est.bandwidth(t_p));
+        let done = self.core.progress.maps_done;
+        if done == 0 {
+            return t_p + shuffle + self.least_reduce() <= by;
+        }
+        let with_it = f64::from(done + self.core.maps_running() + 1);
+        let answer = self.est.reduce_bounded(with_it, self.v.skew);
+        t_p + duration * scale + shuffle + answer <= by
+    }
+
     /// `wave_fill`'s keeping rule (under `time_cut`'s guard; empty otherwise): the running maps
     /// worth waiting for by the cut's rule — the ones expected to end first, as many as make
     /// the reduces, cut at `D − answer_cost`, fold the most maps' worth (each map's expected

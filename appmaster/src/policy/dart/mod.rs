@@ -17,11 +17,11 @@
 //! - `kill_on_tick` (§4.2.1 Alg. 3): the kill branches also run on every tick, not only when a container is offered.
 //! - `first_map` (§4.1 Alg. 1 and eq. 10, §5.2.1): the first map need only fit with its shuffle (Alg. 5 then cuts the reduces); a failed map's restart test likewise.
 //! - `lone_map` (§4.1 Alg. 1, yard's deadline guard): with no map in `k`, a map is launched when the estimate says none fits but the shortest map the profile has seen (`Profile::map_shortest`) or its law gives a 0.13 % chance, its shuffle and the least reduce Alg. 5 would leave could end by `D` — of the pending maps, the one whose input times its law's chance to end in time is largest; the guard spares a running map that will still end in time while no map is done, and kills it on a tick once it no longer will.
-//! - `last_moment` (yard's deadline guard, beyond the paper): under a guard the maps stop at the last responsible moment, when the time left falls to what answering from the maps done takes (their output still on the link at eq. 5's bandwidth, the reduces over it at Alg. 5's confidence with the profile's measured spread, eq. 8–9 and 13, and `PolicyConfig::answer_cost`), not at a fixed margin; the fixed guard (`--guard-seconds`) is a floor that stops only what will no longer end in time; while no map is done no map is stopped, by the guard or by Alg. 3–4's kills, until even ending now would leave its output too late (a rate from noisy reports may call late a map that ends in time, and stopping it only makes the answer empty sooner); the last running reduces are cut `answer_cost` before `D`, not abandoned at it.
+//! - `last_moment` (yard's deadline guard, beyond the paper): under a guard the maps stop at the last responsible moment, when the time left falls to what answering from the maps done takes (their output still on the link at eq. 5's bandwidth, the reduces over it at Alg. 5's confidence with the profile's measured spread, eq. 8–9 and 13, and `PolicyConfig::answer_cost`), not at a fixed margin; the fixed guard (`--guard-seconds`) is a floor that stops only what will no longer end in time; while no map is done no map is stopped, by the guard or by Alg. 3–4's kills, until even ending now would leave its output too late (a rate from noisy reports may call late a map that ends in time, and stopping it only makes the answer empty sooner); the last running reduces are cut `answer_cost` before `D`, not abandoned at it; and Alg. 1 admits only a map the guard would spare at its launch on the same information (`guard_spares_launch`: its mean end, its output's shuffle and the reduces at Alg. 5's confidence by the cut), so the guard stops a map the approach launched only on news (issue 29: it had stopped a wave launched 0.1 s before; of the two ways to agree, this one, since sparing what Alg. 1 admitted leaves the cut reduces less to fold by the guard's own account).
 //! - `cut_tail` (§4.2.2 eq. 12, yard's deadline guard): under `last_moment`'s guard Alg. 5 sizes the reduces to the median reduce (`e = 1`, as the paper does) instead of `reduce_confidence`'s quantile of the wave's largest draw: the guard's cut at `D − answer_cost` takes the tail, and a reduce cut by time keeps the share of its input it had time for, where one sampled for a bound it seldom needs keeps less every time.
 //! - `time_cut` (§4.2.2 Alg. 5, yard's deadline guard): under `cut_tail`'s guard Alg. 5 samples no reduce's input ahead: each keeps all of it, and the guard's cut at `D − answer_cost` keeps what the reduce folded by then. A sample sized from the profile's law keeps less whenever the reduce runs faster than the law says, and the law is fitted on a few sample reduces (FB-2009 two-plus jobs, seeds 1–3: bytes vs the byte oracle C1/C2/C3 91.7/95.6/89.5 % → 92.2/96.4/90.5 %; FB-2010's first 4,000 jobs, held out: 90.7/95.6/88.7 → 91.7/96.6/90.1 %; missed and empty unchanged).
 //! - `wave_fill` (§4.1 Alg. 1, yard's deadline guard; off, `--dart-with` tries it): under `time_cut`'s guard a map Alg. 1 refuses still runs when its map and shuffle end before the cut and the reduces, cut at `D − answer_cost`, would fold at least as many maps' worth of output with it as without.
-//! - `busy_bandwidth` (§3.2 eq. 5): the shuffle's bandwidth is `V_p` over the time the link had bytes to move, not over `T_p − T_q`.
+//! - `busy_bandwidth` (§3.2 eq. 5): the shuffle's bandwidth is `V_p` over the time the link had bytes to move, not over `T_p − T_q`; a link has none to move before a reduce runs to pull them (`Estimator::reduce_launched`: live, the reduces start after the map close, and the wait read as a slow link).
 //! - `wave_end` (§3.1 eq. 2): the forecast's `T_M` is the expected *latest* end of the running maps (each from its start and progress, or the profile's duration for its locality scaled by its input, spread by `PolicyConfig::map_spread` or the job's measured spread; `running.rs`), not one mean map after the last launch; once the maps are over, when they ended.
 //! - `fifo_shuffle` (§3.2 eq. 3–7): the forecast's `T_NS` is what is left on the link after the last map when each output queues at the bandwidth, first come first served (`running.rs`), not the whole output over the bandwidth less an overlap guessed from mean map times; once the maps are over, the time since they ended plus the bytes still queued.
 //! - `elapsed_phases` (§3.3 eq. 1, 9): once the reduces have their input, the forecast's map and shuffle phases are the ones that happened and `T_R` runs from when the reduces started to the expected latest end of those still running (each from its start and kept input, or its progress rate), not a whole reduce phase from now.
@@ -932,7 +932,10 @@ impl Run {
             }
             self.reduce_revision[r.0 as usize] = Revision::Restarted;
         }
-        if !self.core.launch_next_reduce(c, now, out) {
+        if self.core.launch_next_reduce(c, now, out) {
+            // The link is busy only once a reduce pulls (eq. 5's busy time).
+            self.est.reduce_launched(self.core.elapsed(now));
+        } else {
             self.core.release(c, out);
         }
     }
@@ -995,7 +998,7 @@ impl Run {
             let best = self
                 .est
                 .completion(k_next, t_p, self.est.local, self.v.skew);
-            if !self.v.approach || !self.admits(&best, t_p) {
+            if !self.v.approach || !self.admits(&best, t_p, (1.0, self.est.local)) {
                 let e = self.closing_estimate(now);
                 self.core.close_map_phase(Some(e), out);
             }
@@ -1017,7 +1020,8 @@ impl Run {
         let e = self
             .est
             .completion(k_next, t_p, self.est.map_duration(locality), self.v.skew);
-        let fits = self.admits(&e, t_p);
+        let candidate = (self.input_scale(m), self.est.map_duration(locality));
+        let fits = self.admits(&e, t_p, candidate);
         let lone = match fits {
             true => None,
             false => self.lone_map_pick(m, at, t_p),
@@ -1076,8 +1080,14 @@ impl Run {
     /// `T_J(k+1)`, so at C3's zero slack an unbiased forecast refuses a job's last map half
     /// the time though it runs in the wave already running; the guard's last moment stops it
     /// if it runs long, and the cut takes the reduces' tail.
-    fn admits(&self, next: &Estimate, t_p: Seconds) -> bool {
-        self.fits(next) || self.fills_wave(next, t_p)
+    ///
+    /// Under `last_moment`'s guard a candidate Alg. 1 admits must also be one the guard
+    /// would spare were it to judge it now (`guard_spares_launch`): `candidate` is its input
+    /// in mean maps and its mean duration here.
+    fn admits(&self, next: &Estimate, t_p: Seconds, candidate: (f64, Seconds)) -> bool {
+        let (scale, duration) = candidate;
+        (self.fits(next) && self.guard_spares_launch(scale, duration, t_p))
+            || self.fills_wave(next, t_p)
     }
 
     fn fills_wave(&self, next: &Estimate, t_p: Seconds) -> bool {

@@ -1487,3 +1487,102 @@ fn elapsed_phases_counts_the_reduce_phase_from_when_the_reduces_started() {
     let e = yard.current_estimate(16.0);
     assert!((e.total - 28.0).abs() < 1e-9, "{e:?}");
 }
+
+#[test]
+fn the_guard_does_not_stop_a_map_the_approach_launched_without_news() {
+    // Maps of 5 s writing 4 B each, `f(d) = 0.1·d` (0.4 s of reduce per map), D = 11.5 s and
+    // an answer that costs 1 s: the guard's cut is at 10.5 s. Maps 0 and 1 run from 0 and end
+    // at 5. On map 0's container, Alg. 1 alone admits map 2: T_J(3) = 10 + 1.2 = 11.2 < D.
+    // But the guard's moment, the cut less the reduce over the two outputs done, is 9.7 s,
+    // and there map 2 — on time, no report says otherwise — cannot end, shuffle and be
+    // reduced with the others (1.2 s) by the cut: the guard would stop what the approach
+    // launched on the same information.
+    let config = PolicyConfig {
+        answer_cost: 1.0,
+        ..guarded()
+    };
+    let mut dart = Dart::new(PolicyKind::Dart, config);
+    send(
+        &mut dart,
+        0.0,
+        Event::JobStarted(node0_job(4, 11.5, maps_of_4_bytes(0.1))),
+    );
+    let mut launched = granted_at_zero(&mut dart, 2);
+    assert_eq!(launched.len(), 2, "maps 0 and 1 fit");
+    let mut killed = Vec::new();
+    let mut wake = None;
+    for &a in &launched.clone() {
+        let out = send(
+            &mut dart,
+            5.0,
+            Event::TaskFinished {
+                attempt: a,
+                output_bytes: 4,
+            },
+        );
+        launched.extend(launched_maps(&out));
+        wake = wake_asked(&out).or(wake);
+    }
+    // No news: no progress report, no map past its mean. The guard's moment comes (9.7 s
+    // with map 2 running, before its mean end at 10 s).
+    let stop = wake.expect("the guard's moment is asked for");
+    let out = send(&mut dart, stop, Event::Wake);
+    killed.extend(out.iter().filter_map(|d| match d {
+        Decision::Kill(a) => Some(*a),
+        _ => None,
+    }));
+    let stopped: Vec<&AttemptId> = launched.iter().filter(|a| killed.contains(a)).collect();
+    assert!(
+        stopped.is_empty(),
+        "launched {launched:?}, stopped {stopped:?}"
+    );
+    // The approach kept to the two maps the answer has time for.
+    assert_eq!(dart.progress().k, 2, "{:?}", dart.progress());
+    assert!(dart.progress().map_phase_closed);
+    // Without the guard's cost and tail to respect (no guard), Alg. 1 alone admits map 2.
+    let mut unguarded = Dart::new(PolicyKind::Dart, PolicyConfig::default());
+    send(
+        &mut unguarded,
+        0.0,
+        Event::JobStarted(node0_job(4, 11.5, maps_of_4_bytes(0.1))),
+    );
+    let first = granted_at_zero(&mut unguarded, 2);
+    let out = send(
+        &mut unguarded,
+        5.0,
+        Event::TaskFinished {
+            attempt: first[0],
+            output_bytes: 4,
+        },
+    );
+    assert_eq!(launched_maps(&out).len(), 1, "{out:?}");
+}
+
+#[test]
+fn a_reduce_pulls_the_shuffle_so_the_link_is_not_busy_before_one_runs() {
+    // Live, the reduces start once the map phase closes: the first map's output waits 10 s
+    // for them, then crosses in 1 s. Eq. 5 over the busy time counts from the first reduce.
+    let mut e = Estimator::new(&testing::d1_profile(5.0), 1, None, 0.8);
+    e.output_produced(5.0, 100.0);
+    e.output_produced(10.0, 100.0);
+    e.reduce_launched(15.0);
+    e.reduce_launched(15.5); // a second reduce moves nothing
+    e.bytes_shuffled(16.0, 100.0);
+    assert!(
+        (e.bandwidth(16.0) - 100.0).abs() < 1e-9,
+        "{}",
+        e.bandwidth(16.0)
+    );
+    // Counted from the first output, the wait read as a link of 9 B/s.
+    let mut from_output = Estimator::new(&testing::d1_profile(5.0), 1, None, 0.8);
+    from_output.output_produced(5.0, 100.0);
+    from_output.bytes_shuffled(16.0, 100.0);
+    assert!((from_output.bandwidth(16.0) - 100.0 / 11.0).abs() < 1e-9);
+    // Where bytes crossed before any reduce ran (the simulator's link), nothing changes.
+    let mut pushed = Estimator::new(&testing::d1_profile(5.0), 1, None, 0.8);
+    pushed.output_produced(5.0, 100.0);
+    pushed.bytes_shuffled(6.0, 50.0);
+    pushed.reduce_launched(15.0);
+    pushed.bytes_shuffled(16.0, 50.0);
+    assert!((pushed.bandwidth(16.0) - 100.0 / 11.0).abs() < 1e-9);
+}

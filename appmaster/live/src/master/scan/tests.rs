@@ -62,6 +62,7 @@ fn run_next(s: &mut Scan, c: &str) -> Option<TaskSpec> {
                 output_bytes: 1,
                 seconds: 0.5,
                 disk_rate_env: None,
+                tail: None,
             }),
         },
         Work::Reduce { population, .. } => Done {

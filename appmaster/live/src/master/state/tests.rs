@@ -692,6 +692,7 @@ fn measured(input: u64, output: u64, seconds: f64, rate: Option<&str>) -> Done {
             output_bytes: output,
             seconds,
             disk_rate_env: rate.map(str::to_owned),
+            tail: None,
         }),
         ..done(output)
     }

@@ -117,6 +117,19 @@ impl State {
             }
         }
         let task = live.task;
+        if let (TaskRef::Reduce(reduce), Some(t)) =
+            (task, done.measured.as_ref().and_then(|m| m.tail))
+        {
+            log_line(&format!(
+                "{:.3} s: reduce {} reported: fetch {:.3} s, fold {:.3} s ({}), output part {:.3} s",
+                job.now(),
+                reduce.0,
+                t.fetch_seconds,
+                t.fold_seconds,
+                t.fold_rate(done.output_bytes),
+                t.write_seconds
+            ));
+        }
         job.output.accepted(task, attempt);
         if let Some(measured) = &done.measured {
             self.probe(task, measured);
