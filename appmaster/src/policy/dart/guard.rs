@@ -157,10 +157,10 @@ impl Run {
     /// killed at it). Sparing what the approach admitted instead would hold the reduces for
     /// outputs that, by the guard's own account, leave them less to fold by the cut.
     pub(super) fn guard_spares_launch(&self, scale: f64, duration: Seconds, t_p: Seconds) -> bool {
-        if !self.last_moment_on() {
+        // Without a deadline the guard stops nothing.
+        let (true, Some(by)) = (self.last_moment_on(), self.cut_at()) else {
             return true;
-        }
-        let by = self.cut_at();
+        };
         let shuffle = self.output_shuffle(scale, self.est.bandwidth(t_p));
         let done = self.core.progress.maps_done;
         if done == 0 {
