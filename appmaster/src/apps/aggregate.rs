@@ -297,10 +297,14 @@ pub struct Aggregate {
     pub key: String,
     #[serde(rename = "type")]
     pub aggregator: AggregateType,
-    /// The scaled total (`kind` estimate) or what was seen (`kind` bound).
+    /// The scaled total (`kind` estimate) or what was seen (`kind` bound). Always sent, as
+    /// the interval's ends are (`null` when unknown): required in the schema.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub estimate: Option<f64>,
     /// The interval's ends; `null` where unbounded on that side.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub low: Option<f64>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub high: Option<f64>,
     /// What the blocks read held: the sum, the histogram's count of values, the max, the min,
     /// the distinct values. As a JSON number (exact to 2⁵³; `output` has every digit).
