@@ -19,6 +19,7 @@ use clap::Args;
 use serde_json::{Value, json};
 use yard_appmaster::apps::AppSpec;
 use yard_appmaster::policy::PolicyKind;
+use yard_wire::answer::AnswerJob;
 use yard_wire::views::FinalApplicationStatus;
 
 use crate::client::{Client, estimate_text, table};
@@ -446,20 +447,17 @@ fn against_full(runs: &[(PolicyKind, Value)], predicted: f64) -> String {
     let job = |p: PolicyKind| {
         runs.iter()
             .find(|(q, _)| *q == p)
-            .map(|(_, app)| &app["app"]["answer"]["job"])
+            .and_then(|(_, app)| job_of(app))
     };
     let (Some(full), Some(dart)) = (job(PolicyKind::Full), job(PolicyKind::Dart)) else {
         return String::new();
     };
     let mut out = String::new();
-    let full_share = full["deadlineSeconds"].as_f64().and_then(|d| {
-        let read = yard_appmaster_live::master::read_by(&full["inputRead"], d)?;
-        let all = full["inputRead"]["inputBytes"]
-            .as_u64()
-            .filter(|b| *b > 0)?;
-        Some(read as f64 / all as f64)
-    });
-    let dart_share = dart["processedFraction"].as_f64();
+    let full_share = full
+        .times
+        .deadline_seconds
+        .and_then(|d| read_share(&full, d));
+    let dart_share = Some(dart.processed_fraction);
     match (full_share, dart_share) {
         (Some(f), Some(d)) => {
             let _ = writeln!(
@@ -476,7 +474,7 @@ fn against_full(runs: &[(PolicyKind, Value)], predicted: f64) -> String {
         }
         _ => out.push_str("\nthe full run's input read over time is missing from its answer\n"),
     }
-    if let (Some(fit), Some(d)) = (what_fit(full, dart), dart_share)
+    if let (Some(fit), Some(d)) = (what_fit(&full, &dart), dart_share)
         && fit.share > 0.0
     {
         let _ = writeln!(
@@ -491,25 +489,22 @@ fn against_full(runs: &[(PolicyKind, Value)], predicted: f64) -> String {
             100.0 * d / fit.share
         );
     }
-    if let (Some(x), Some(y)) = (
-        dart["completionSeconds"].as_f64(),
-        dart["deadlineSeconds"].as_f64(),
+    if let (x, Some(y), Some(run)) = (
+        dart.times.completion_seconds,
+        dart.times.deadline_seconds,
+        &dart.run,
     ) && y > 0.0
     {
         let _ = writeln!(
             out,
             "dart answered at {x:.2} s of its {y:.2} s deadline ({:.0} %), counted from its master's start; \
-             it kept {} s for its answer and cut its last reduces {} s before it",
+             it kept {:.3} s for its answer and cut its last reduces {:.3} s before it",
             100.0 * x / y,
-            dart["liveCosts"]["finishMargin"]
-                .as_f64()
-                .map_or("—".into(), |m| format!("{m:.3}")),
-            dart["liveCosts"]["cutLead"]
-                .as_f64()
-                .map_or("—".into(), |m| format!("{m:.3}"))
+            run.live_costs.finish_margin,
+            run.live_costs.cut_lead,
         );
     }
-    if let Some(t) = full["jobSeconds"].as_f64() {
+    if let Some(t) = full.run.as_ref().map(|r| r.job_seconds) {
         let _ = writeln!(
             out,
             "the profile forecast {predicted:.2} s for the whole job; the full run's job took {t:.2} s \
@@ -528,26 +523,35 @@ struct Fit {
     share: f64,
 }
 
-fn what_fit(full: &Value, dart: &Value) -> Option<Fit> {
-    let last_map = dart["inputRead"]["at"].as_array()?.last()?[0].as_f64()?;
-    let tail = (dart["completionSeconds"].as_f64()? - last_map).max(0.0);
-    let by = full["deadlineSeconds"].as_f64()? - tail;
-    let read = yard_appmaster_live::master::read_by(&full["inputRead"], by)?;
-    let all = full["inputRead"]["inputBytes"]
-        .as_u64()
-        .filter(|b| *b > 0)?;
+fn what_fit(full: &AnswerJob, dart: &AnswerJob) -> Option<Fit> {
+    let (last_map, _) = dart.run.as_ref()?.input_read.at.last()?;
+    let tail = (dart.times.completion_seconds - last_map).max(0.0);
+    let by = full.times.deadline_seconds? - tail;
     Some(Fit {
         tail,
-        share: read as f64 / all as f64,
+        share: read_share(full, by)?,
     })
+}
+
+/// The share of its input a run had read by `seconds` from its master's start (its maps
+/// finished by then, its answer's `inputRead`); `None` without one.
+fn read_share(job: &AnswerJob, seconds: f64) -> Option<f64> {
+    let read = &job.run.as_ref()?.input_read;
+    (read.input_bytes > 0).then(|| read.by(seconds) as f64 / read.input_bytes as f64)
+}
+
+/// The answer's `job` line of an application as `yard submit --json` prints it.
+fn job_of(app: &Value) -> Option<AnswerJob> {
+    AnswerJob::of(&app["app"]["answer"])
 }
 
 /// Whether an application (`app` of the rm's answer) met its deadline. The rm's judgement is
 /// the one of record (it has the answer when the user does).
 fn met(app: &Value) -> String {
+    let job = AnswerJob::of(&app["answer"]);
     let outcome = app["deadlineOutcome"]
         .as_str()
-        .or(app["answer"]["job"]["outcome"].as_str());
+        .or(job.as_ref().and_then(|j| j.times.outcome.map(|o| o.name())));
     match outcome {
         Some("met") => "yes".into(),
         Some("empty") => "NO: answered from no input".into(),
@@ -563,11 +567,9 @@ fn met(app: &Value) -> String {
 /// clock (seconds from its job phase's start, after the master's setup and any task sampler),
 /// so they compare. `None` where the map phase closed without an estimate or the job took no
 /// time.
-fn close_error(job: &Value) -> Option<f64> {
-    let (estimate, took) = (
-        job["estimateAtCloseUncapped"].as_f64()?,
-        job["jobSeconds"].as_f64()?,
-    );
+fn close_error(job: &AnswerJob) -> Option<f64> {
+    let run = job.run.as_ref()?;
+    let (estimate, took) = (run.estimate_at_close_uncapped?, run.job_seconds);
     (took > 0.0).then(|| (took - estimate).abs() / took)
 }
 
@@ -583,20 +585,21 @@ fn recurring(dart: &[&Value], map_time: &[f64]) -> String {
     let mut capped = false;
     for (i, app) in dart.iter().enumerate() {
         let a = &app["app"];
-        let job = &a["answer"]["job"];
-        let error = close_error(job);
+        let job = job_of(app);
+        let run = job.as_ref().and_then(|j| j.run.as_ref());
+        let error = job.as_ref().and_then(close_error);
         errors.push(error);
         let profiled = map_time.get(i).copied().filter(|t| t.is_finite());
-        let measured = job["measured"]["mapLocalSeconds"].as_f64();
+        let measured = run.and_then(|r| r.measured.map_local_seconds);
         map_errors.push(match (profiled, measured) {
             (Some(p), Some(m)) if m > 0.0 => Some((m - p).abs() / m),
             _ => None,
         });
-        let estimate = job["estimateAtClose"].as_f64();
+        let estimate = run.and_then(|r| r.estimate_at_close);
         // `dart`'s estimate at close is its cut forecast (`forecast_cut`): at most D under its
         // guard, where eq. 1's T_J would pass it.
         let at_d = estimate
-            .zip(job["policyDeadline"].as_f64())
+            .zip(run.and_then(|r| r.policy_deadline))
             .is_some_and(|(e, d)| (e - d).abs() < 1e-6);
         capped |= at_d;
         let secs = |v: Option<f64>| v.map_or("—".into(), |s| format!("{s:.2} s"));
@@ -609,8 +612,8 @@ fn recurring(dart: &[&Value], map_time: &[f64]) -> String {
                 true => format!("{} (= D)", secs(estimate)),
                 false => secs(estimate),
             },
-            secs(job["estimateAtCloseUncapped"].as_f64()),
-            secs(job["jobSeconds"].as_f64()),
+            secs(run.and_then(|r| r.estimate_at_close_uncapped)),
+            secs(run.map(|r| r.job_seconds)),
             share(error),
             share(a["processedFraction"].as_f64()),
             met(a),
@@ -671,10 +674,6 @@ fn recurring(dart: &[&Value], map_time: &[f64]) -> String {
     out
 }
 
-fn seconds(v: &Value) -> String {
-    v.as_f64().map_or("—".into(), |s| format!("{s:.1} s"))
-}
-
 /// The two runs against the exact answer.
 fn side_by_side(runs: &[(PolicyKind, Value)], exact: &Value, deadline: Duration) -> String {
     let exact_words = exact["words"]["observed"].as_f64().unwrap_or(f64::NAN);
@@ -690,7 +689,7 @@ fn side_by_side(runs: &[(PolicyKind, Value)], exact: &Value, deadline: Duration)
     for (_, app) in runs {
         let a = &app["app"];
         let answer = &a["answer"];
-        let job = &answer["job"];
+        let job = AnswerJob::of(answer);
         let words = &answer["words"];
         let estimate = words["estimate"].as_f64().unwrap_or(f64::NAN);
         let error = estimate - exact_words;
@@ -706,13 +705,15 @@ fn side_by_side(runs: &[(PolicyKind, Value)], exact: &Value, deadline: Duration)
         };
         let cells = [
             format!("{:.1} s", deadline.as_secs_f64()),
-            seconds(&job["completionSeconds"]),
+            job.as_ref().map_or("—".into(), |j| {
+                format!("{:.1} s", j.times.completion_seconds)
+            }),
             met(a),
             format!(
                 "{:.1} % ({} of {} maps)",
                 100.0 * a["processedFraction"].as_f64().unwrap_or(0.0),
-                job["k"],
-                job["maps"]
+                job.as_ref().map_or("?".into(), |j| j.k.to_string()),
+                job.as_ref().map_or("?".into(), |j| j.maps.to_string())
             ),
             estimate_text(words),
             match error.is_finite() {
@@ -781,24 +782,76 @@ mod tests {
         assert_eq!(median(&[]), None);
     }
 
+    /// A master's `job` line with what the demo reads: answered `completion` s after its
+    /// master's start, its deadline, and its input read over time (of 100 bytes).
+    fn line(completion: f64, deadline: Option<f64>, at: Vec<(f64, u64)>) -> AnswerJob {
+        use yard_wire::answer::{DeadlineTimes, InputRead, LiveCostsView, Measured, RunFigures};
+        AnswerJob {
+            policy: "dart".into(),
+            kind: "wordcount@demo".into(),
+            seed: None,
+            k: at.len() as u64,
+            maps: 10,
+            processed_fraction: 0.0,
+            times: DeadlineTimes {
+                completion_seconds: completion,
+                deadline_seconds: deadline,
+                deadline_met: None,
+                outcome: None,
+            },
+            run: Some(RunFigures {
+                estimate_at_close: None,
+                estimate_at_close_uncapped: None,
+                map_phase_closed_at: None,
+                estimate_at_end: None,
+                reforecast_at: None,
+                job_seconds: completion,
+                policy_deadline: deadline,
+                task_sampler_ran: false,
+                recovered_maps: 0,
+                guard_fired: false,
+                reduces_abandoned: 0,
+                scheduling_overhead_ms: None,
+                live_costs: LiveCostsView {
+                    answer: None,
+                    launch: None,
+                    grant: None,
+                    cut: None,
+                    finish_margin: 0.03,
+                    cut_lead: 0.03,
+                },
+                input_read: InputRead {
+                    input_bytes: 100,
+                    at,
+                },
+                job_type: None,
+                max_containers: None,
+                peak_containers: 1,
+                measured: Measured {
+                    map_local_seconds: None,
+                    map_remote_seconds: None,
+                    reduce_samples: Vec::new(),
+                },
+            }),
+            scan: None,
+        }
+    }
+
     #[test]
     fn what_fit_is_the_full_runs_read_by_the_deadline_less_darts_answering_tail() {
-        let read = |at: serde_json::Value| serde_json::json!({ "at": at, "inputBytes": 100 });
-        let full = serde_json::json!({
-            "deadlineSeconds": 1.0,
-            "inputRead": read(serde_json::json!([[0.3, 20], [0.6, 50], [0.85, 70], [0.95, 80]])),
-        });
+        let full = line(
+            2.0,
+            Some(1.0),
+            vec![(0.3, 20), (0.6, 50), (0.85, 70), (0.95, 80)],
+        );
         // dart's last map ended at 0.7 s and it answered at 0.9 s: 0.2 s to answer, so what
         // fit is full's read by 0.8 s.
-        let dart = serde_json::json!({
-            "completionSeconds": 0.9,
-            "inputRead": read(serde_json::json!([[0.4, 30], [0.7, 45]])),
-        });
+        let dart = line(0.9, Some(1.0), vec![(0.4, 30), (0.7, 45)]);
         let fit = what_fit(&full, &dart).unwrap();
         assert!((fit.tail - 0.2).abs() < 1e-12);
         assert_eq!(fit.share, 0.5);
         // A dart run that read nothing has no tail to measure.
-        let empty = serde_json::json!({ "completionSeconds": 0.9, "inputRead": read(serde_json::json!([])) });
+        let empty = line(0.9, Some(1.0), Vec::new());
         assert!(what_fit(&full, &empty).is_none());
     }
 
@@ -811,18 +864,18 @@ mod tests {
         fraction: f64,
         outcome: &str,
     ) -> Value {
+        // Another clock (from the master's start): never the error's T.
+        let mut job = line(took + 5.0, Some(1.3), Vec::new());
+        if let Some(run) = &mut job.run {
+            run.estimate_at_close = estimate;
+            run.estimate_at_close_uncapped = uncapped;
+            run.job_seconds = took;
+            run.measured.map_local_seconds = maps;
+        }
         serde_json::json!({ "app": {
             "processedFraction": fraction,
             "deadlineOutcome": outcome,
-            "answer": { "job": {
-                "estimateAtClose": estimate,
-                "estimateAtCloseUncapped": uncapped,
-                "policyDeadline": 1.3,
-                "jobSeconds": took,
-                // Another clock (from the master's start): never the error's T.
-                "completionSeconds": took + 5.0,
-                "measured": { "mapLocalSeconds": maps },
-            } },
+            "answer": { "job": job },
         } })
     }
 

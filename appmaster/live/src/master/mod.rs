@@ -44,7 +44,6 @@ use anyhow::{Context, Result, anyhow, bail};
 use clap::Args;
 use rand::SeedableRng as _;
 use rand::seq::SliceRandom as _;
-use serde::Deserialize as _;
 use serde_json::Value;
 use tokio::sync::Notify;
 use yard_appmaster::apps::{
@@ -1072,13 +1071,6 @@ fn input_read(read: &[(f64, u64)], offset: f64, input_bytes: u64) -> InputRead {
         }
     }
     InputRead { input_bytes, at }
-}
-
-/// The bytes an answer's `inputRead` curve had read by `seconds` (from the master's start);
-/// `None` when it is not one ([`InputRead`]).
-pub fn read_by(input_read: &Value, seconds: f64) -> Option<u64> {
-    let read = InputRead::deserialize(input_read).ok()?;
-    Some(read.by(seconds))
 }
 
 /// A job's times against its deadline, as every answer carries them; its `outcome` by the
