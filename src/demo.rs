@@ -785,7 +785,7 @@ mod tests {
     /// A master's `job` line with what the demo reads: answered `completion` s after its
     /// master's start, its deadline, and its input read over time (of 100 bytes).
     fn line(completion: f64, deadline: Option<f64>, at: Vec<(f64, u64)>) -> AnswerJob {
-        use yard_wire::answer::{DeadlineTimes, InputRead, LiveCostsView, Measured, RunFigures};
+        use yard_wire::answer::{DeadlineTimes, InputRead, RunFigures};
         AnswerJob {
             policy: "dart".into(),
             kind: "wordcount@demo".into(),
@@ -800,38 +800,13 @@ mod tests {
                 outcome: None,
             },
             run: Some(RunFigures {
-                estimate_at_close: None,
-                estimate_at_close_uncapped: None,
-                map_phase_closed_at: None,
-                estimate_at_end: None,
-                reforecast_at: None,
                 job_seconds: completion,
                 policy_deadline: deadline,
-                task_sampler_ran: false,
-                recovered_maps: 0,
-                guard_fired: false,
-                reduces_abandoned: 0,
-                scheduling_overhead_ms: None,
-                live_costs: LiveCostsView {
-                    answer: None,
-                    launch: None,
-                    grant: None,
-                    cut: None,
-                    finish_margin: 0.03,
-                    cut_lead: 0.03,
-                },
                 input_read: InputRead {
                     input_bytes: 100,
                     at,
                 },
-                job_type: None,
-                max_containers: None,
-                peak_containers: 1,
-                measured: Measured {
-                    map_local_seconds: None,
-                    map_remote_seconds: None,
-                    reduce_samples: Vec::new(),
-                },
+                ..RunFigures::default()
             }),
             scan: None,
         }

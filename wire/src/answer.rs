@@ -70,7 +70,7 @@ pub struct DeadlineTimes {
 }
 
 /// What a MapReduce master's own run of the job measured (`appmaster/live/src/master`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RunFigures {
     /// Dart eq. (1)'s T_J when the map phase closed, seconds from the phase's start, capped
@@ -125,7 +125,7 @@ pub struct Overheads {
 }
 
 /// This cluster's measured costs (seconds), and the margin and cut lead this run kept.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LiveCostsView {
     pub answer: Option<CostQuantiles>,
@@ -145,7 +145,7 @@ pub struct CostQuantiles {
 }
 
 /// The input read over time: `[seconds from the master's start, bytes read by then]`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct InputRead {
     pub input_bytes: u64,
@@ -200,7 +200,7 @@ pub struct ProbeView {
 
 /// What this run measured (the job profiler's record): mean map seconds node-local and not,
 /// and every reduce's (input bytes, seconds).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Measured {
     pub map_local_seconds: Option<f64>,
