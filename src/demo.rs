@@ -178,6 +178,11 @@ fn run(args: &DemoArgs, dir: &Path) -> Result<()> {
     if !put.status.success() {
         bail!("yard data put: {}", String::from_utf8_lossy(&put.stderr));
     }
+    // The text and its blocks (about three times `--size`) are still dirty in the page
+    // cache: written back during the timed runs, they slowed the sampler's maps or the full
+    // run's by whatever the kernel flushed then (the full run's maps 0.13–0.21 s in runs
+    // minutes apart, the forecast 13–27 % off). Flushed now, before anything is timed.
+    nix::unistd::sync();
 
     let job = |policy: PolicyKind, sample_only: bool| JobArgs {
         input: Some("demo".into()),

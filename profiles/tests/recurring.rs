@@ -57,7 +57,7 @@ fn observed_run(scale: f64, w: f64, bytes: u64) -> RunRecord {
             },
         );
     }
-    o.fetched(bytes, 1.0);
+    o.fetched(99.0, bytes, 1.0);
     let ready = 100.0;
     for (r, d) in [1e4, 1e6].into_iter().enumerate() {
         let attempt = AttemptId(10 + r as u32);

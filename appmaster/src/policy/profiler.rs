@@ -80,8 +80,10 @@ pub struct RunObserver {
     partition: Mean,
     shuffle_bytes: f64,
     shuffle_window: Option<(Seconds, Seconds)>,
-    /// Bytes the reduces fetched and the seconds they spent fetching them (`fetched`).
+    /// Bytes the reduces fetched and the seconds some reduce was fetching (`fetched`), and
+    /// the end of the last fetch counted.
     fetch: (f64, Seconds),
+    fetched_until: Option<Seconds>,
     record: RunRecord,
 }
 
@@ -183,15 +185,23 @@ impl RunObserver {
         }
     }
 
-    /// A reduce fetched `bytes` of map output in `seconds` (the live task runner times its
-    /// fetches). Where any were timed, the run's bandwidth is their bytes over their seconds:
-    /// the window from the first shuffled byte to the last measures when outputs became
-    /// fetchable and when the reduces came for them (on a live cluster, after the maps freed
-    /// their containers), not the link.
-    pub fn fetched(&mut self, bytes: u64, seconds: Seconds) {
+    /// A reduce fetched `bytes` of map output in the `seconds` up to `now` (the live task
+    /// runner times its fetches). Where any were timed, the run's bandwidth is their bytes
+    /// over the time some reduce was fetching: the window from the first shuffled byte to the
+    /// last measures when outputs became fetchable and when the reduces came for them (on a
+    /// live cluster, after the maps freed their containers), not the link. The time is the
+    /// union of the fetches' spans, not their sum: the profile's bandwidth stands in for eq.
+    /// 5's `B_J^avg`, the job's aggregate, and two reduces fetching side by side move twice
+    /// the bytes in the same seconds (summed, the demo's profile read its two reduces' shuffle
+    /// at half its speed, and the guard stopped the maps a wave early; issue 29). Spans are
+    /// reported as they end, so one that ends before the last counted adds only what it
+    /// reaches past it.
+    pub fn fetched(&mut self, now: Seconds, bytes: u64, seconds: Seconds) {
         if seconds > 0.0 && bytes > 0 {
+            let from = self.fetched_until.map_or(now - seconds, |u| u.max(now - seconds));
             self.fetch.0 += bytes as f64;
-            self.fetch.1 += seconds;
+            self.fetch.1 += (now - from).max(0.0);
+            self.fetched_until = Some(self.fetched_until.map_or(now, |u| u.max(now)));
         }
     }
 
@@ -577,9 +587,27 @@ mod tests {
         assert_eq!((r.k, r.max_reduce_input), (3, 300));
         assert_eq!(r.reduce_samples, vec![(200.0, 4.0)]);
         // Fetches the reduces timed are the link's speed, not the window: 600 bytes in 0.5 s.
-        o.fetched(100, 0.1);
-        o.fetched(500, 0.4);
-        o.fetched(7, 0.0); // untimed: not counted
+        o.fetched(30.0, 100, 0.1);
+        o.fetched(31.0, 500, 0.4);
+        o.fetched(31.5, 7, 0.0); // untimed: not counted
         assert_eq!(o.record().shuffle_bandwidth, Some(1200.0));
+    }
+
+    #[test]
+    fn reduces_fetching_side_by_side_measure_the_jobs_bandwidth_not_one_reduces() {
+        let mut o = RunObserver::new();
+        // Two reduces fetch 100 bytes each over the same 0.1 s, then one fetches 100 more
+        // alone: 300 bytes while some reduce fetched for 0.2 s (summed, 0.3 s: 1,000 B/s).
+        o.fetched(1.0, 100, 0.1);
+        o.fetched(1.0, 100, 0.1);
+        o.fetched(1.2, 100, 0.1);
+        let b = o.record().shuffle_bandwidth.unwrap();
+        assert!((b - 1500.0).abs() < 1e-6, "{b}");
+        // A span reported late, inside the ones counted, adds its bytes and no time; one
+        // reaching past them adds the part past them.
+        o.fetched(1.15, 150, 0.1);
+        o.fetched(1.25, 150, 0.1);
+        let b = o.record().shuffle_bandwidth.unwrap();
+        assert!((b - 600.0 / 0.25).abs() < 1e-6, "{b}");
     }
 }

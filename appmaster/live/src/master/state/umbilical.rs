@@ -349,7 +349,8 @@ impl State {
         match self.attempt(name) {
             Some(a) if self.job.as_ref().is_some_and(|j| j.live(a).is_some()) => {
                 if let (Some(seconds), Some(job)) = (seconds, self.job.as_mut()) {
-                    job.observer.fetched(bytes, seconds);
+                    let now = job.now();
+                    job.observer.fetched(now, bytes, seconds);
                 }
                 self.feed(Event::ShuffleBytes(bytes));
                 self.metrics.shuffled(bytes);
