@@ -454,15 +454,10 @@ fn books_equal_what_nodes_run(c: &Cluster, seed: u64) {
     }
 }
 
-/// Seeded, randomized faults on a full cluster (3 nodes of 2 slots: a job's master and five
-/// tasks fill it): each round a job that asks for more than fits, and at a random moment
-/// either its master is killed with SIGKILL or the job is killed (`yard kill`). After every
-/// round the dead master's attempt 2 finishes the job (or the killed job stays KILLED), the
-/// next job still runs (nothing is wedged), and the rm's container book equals what the
-/// nodemanagers run. The seed is printed; `YARD_FAULT_SEED=N` replays one.
-#[test]
-fn seeded_master_deaths_and_kills_on_a_full_cluster_leave_the_books_equal_to_what_nodes_run() {
-    use rand::{RngExt, SeedableRng};
+/// The seed of a randomized fault test, printed, and its generator: `YARD_FAULT_SEED=N`
+/// replays one, else the clock picks it.
+fn fault_seed() -> (u64, rand::rngs::ChaCha8Rng) {
+    use rand::SeedableRng;
     let seed = std::env::var("YARD_FAULT_SEED")
         .ok()
         .and_then(|s| s.parse().ok())
@@ -473,7 +468,19 @@ fn seeded_master_deaths_and_kills_on_a_full_cluster_leave_the_books_equal_to_wha
                 .as_nanos() as u64
         });
     eprintln!("fault seed {seed} (replay with YARD_FAULT_SEED={seed})");
-    let mut rng = rand::rngs::ChaCha8Rng::seed_from_u64(seed);
+    (seed, rand::rngs::ChaCha8Rng::seed_from_u64(seed))
+}
+
+/// Seeded, randomized faults on a full cluster (3 nodes of 2 slots: a job's master and five
+/// tasks fill it): each round a job that asks for more than fits, and at a random moment
+/// either its master is killed with SIGKILL or the job is killed (`yard kill`). After every
+/// round the dead master's attempt 2 finishes the job (or the killed job stays KILLED), the
+/// next job still runs (nothing is wedged), and the rm's container book equals what the
+/// nodemanagers run. The seed is printed; `YARD_FAULT_SEED=N` replays one.
+#[test]
+fn seeded_master_deaths_and_kills_on_a_full_cluster_leave_the_books_equal_to_what_nodes_run() {
+    use rand::RngExt;
+    let (seed, mut rng) = fault_seed();
     let tmp = work_dir("yard-fault-books");
     let c = cluster(&tmp);
     for round in 0..3 {
@@ -526,5 +533,114 @@ fn seeded_master_deaths_and_kills_on_a_full_cluster_leave_the_books_equal_to_wha
     let last = synthetic(&c.url, "2", "0.2");
     assert_eq!(finished(&c.url, &last)["state"], "FINISHED", "seed {seed}");
     drop(c);
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// Seeded, randomized dataset puts and removals (`yard data put`, `yard data rm`), each
+/// acknowledged one followed at random by a SIGKILL of the rm and its restart on the same
+/// address and state: nothing acknowledged is lost. After the rounds, `yard data ls` lists
+/// exactly the datasets put and not removed, each reads back as it was put, and the nodes
+/// hold blocks of those and of no removed one (a removal the rm had not yet told the nodes
+/// when it died is told by the restarted rm). The seed is printed; `YARD_FAULT_SEED=N`
+/// replays one.
+#[test]
+fn seeded_puts_removals_and_rm_kills_leave_the_nodes_holding_exactly_the_listed_datasets() {
+    use rand::RngExt;
+    use rand::seq::IndexedRandom;
+    let (seed, mut rng) = fault_seed();
+    let tmp = work_dir("yard-fault-datasets");
+    let Cluster {
+        mut rm, nms, url, ..
+    } = cluster(&tmp);
+    let addr = rm.addr.clone();
+    let db = rm_db(&tmp);
+    // Three small texts, each put under several names.
+    let files: Vec<std::path::PathBuf> = (0..3)
+        .map(|i| {
+            let file = tmp.join(format!("text{i}.txt"));
+            let (code, _, err) = yard(&[
+                "data",
+                "gen",
+                "--kind",
+                "text",
+                "--size",
+                "48KiB",
+                "--seed",
+                &i.to_string(),
+                "--out",
+                file.to_str().unwrap(),
+            ]);
+            assert_eq!(code, 0, "{err}");
+            file
+        })
+        .collect();
+    // Name → the file it holds: the datasets acknowledged and not removed.
+    let mut live: std::collections::BTreeMap<String, std::path::PathBuf> = Default::default();
+    let mut removed: Vec<String> = Vec::new();
+    for round in 0..10 {
+        let put = live.len() < 2 || (live.len() < 5 && rng.random_bool(0.6));
+        if put {
+            let name = format!("d{round}");
+            let file = files.choose(&mut rng).unwrap().clone();
+            let replication = rng.random_range(1..=2u32);
+            put_file(&url, &file, &name, "16KiB", replication);
+            live.insert(name, file);
+        } else {
+            let names: Vec<String> = live.keys().cloned().collect();
+            let name = names.choose(&mut rng).unwrap().clone();
+            let (code, out, err) = yard(&["data", "rm", &name, "--rm", &url]);
+            assert_eq!(code, 0, "seed {seed}, round {round}: {out}{err}");
+            live.remove(&name);
+            removed.push(name);
+        }
+        if rng.random_bool(0.4) {
+            // At once: the acknowledgement is all there is; the rm's tick has saved nothing.
+            sigkill(rm.child.id());
+            let _ = rm.child.wait();
+            rm = start(&[
+                "rm",
+                "--bind",
+                &addr,
+                "--state-db",
+                db.to_str().unwrap(),
+                "--profiles-db",
+                tmp.join("profiles.db").to_str().unwrap(),
+            ]);
+            await_running(&rm, 3);
+        }
+    }
+    let (code, out, err) = yard(&["data", "ls", "--json", "--rm", &url]);
+    assert_eq!(code, 0, "seed {seed}: {err}");
+    let listed: Vec<String> = serde_json::from_str::<Value>(&out).unwrap()["datasets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["name"].as_str().unwrap().to_owned())
+        .collect();
+    let want: Vec<String> = live.keys().cloned().collect();
+    assert_eq!(listed, want, "seed {seed}: the rm lists");
+    for (name, file) in &live {
+        let (code, text, err) = yard(&["data", "cat", name, "--rm", &url]);
+        assert_eq!(code, 0, "seed {seed}: {name}: {err}");
+        assert!(
+            text == std::fs::read_to_string(file).unwrap(),
+            "seed {seed}: {name} reads back otherwise than it was put"
+        );
+    }
+    let held = |name: &str| -> usize {
+        (0..nms.len())
+            .filter(|i| tmp.join(format!("nm{i}/data/blocks/{name}")).exists())
+            .count()
+    };
+    eventually_for(
+        &format!("seed {seed}: the nodes delete every removed dataset {removed:?}"),
+        Duration::from_secs(30),
+        || removed.iter().all(|n| held(n) == 0).then_some(()),
+    );
+    for name in live.keys() {
+        assert!(held(name) > 0, "seed {seed}: no node holds {name}");
+    }
+    drop(nms);
+    drop(rm);
     let _ = std::fs::remove_dir_all(&tmp);
 }

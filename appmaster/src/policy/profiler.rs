@@ -198,7 +198,9 @@ impl RunObserver {
     /// reaches past it.
     pub fn fetched(&mut self, now: Seconds, bytes: u64, seconds: Seconds) {
         if seconds > 0.0 && bytes > 0 {
-            let from = self.fetched_until.map_or(now - seconds, |u| u.max(now - seconds));
+            let from = self
+                .fetched_until
+                .map_or(now - seconds, |u| u.max(now - seconds));
             self.fetch.0 += bytes as f64;
             self.fetch.1 += (now - from).max(0.0);
             self.fetched_until = Some(self.fetched_until.map_or(now, |u| u.max(now)));
