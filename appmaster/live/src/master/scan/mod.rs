@@ -350,6 +350,9 @@ async fn ride(
     ));
     let mut unreachable_since: Option<Instant> = None;
     let mut last = Value::Null;
+    // The rm hears from this master once a `RIDER_REPORT_EVERY`, however fast the host's
+    // views come, and at once with the answer.
+    let mut reported_at = Instant::now();
     loop {
         let poll = RiderPoll {
             deadline_ms: deadline.filter(|_| follows),
@@ -363,9 +366,11 @@ async fn ride(
         // While the host holds the poll (up to `LONG_POLL`), the rm hears from this master
         // every second.
         let view = loop {
+            let due = RIDER_REPORT_EVERY.saturating_sub(reported_at.elapsed());
             tokio::select! {
                 answer = &mut asking => break Some(answer.and_then(|r| r.error_for_status())),
-                () = tokio::time::sleep(RIDER_REPORT_EVERY) => {
+                () = tokio::time::sleep(due) => {
+                    reported_at = Instant::now();
                     let now = report(rm, application, &last, false).await;
                     if now.is_some() && now != deadline {
                         deadline = now;
@@ -390,9 +395,12 @@ async fn ride(
         };
         unreachable_since = None;
         let answered = !view["answer"].is_null() || !view["error"].is_null();
-        let now = report(rm, application, &view, answered).await;
-        if now.is_some() {
-            deadline = now;
+        if answered || reported_at.elapsed() >= RIDER_REPORT_EVERY {
+            reported_at = Instant::now();
+            let now = report(rm, application, &view, answered).await;
+            if now.is_some() {
+                deadline = now;
+            }
         }
         if answered {
             return Ok((view, deadline));
