@@ -123,24 +123,31 @@ fn a_word_count_with_a_loose_deadline_is_exact_and_each_run_feeds_the_profile_st
     let _ = std::fs::remove_dir_all(&tmp);
 }
 
-/// Runs `yard submit … --no-wait` with `args` and polls the rm every 20 ms until the
-/// application has an answer; asserts, by the test's own clock from just before the
-/// submission, that the answer came within `deadline`. Returns yard's view of the app.
+/// Runs `yard submit … --no-wait` with `args` and polls the rm until the application has an
+/// answer; asserts, by the test's own clock from just before the submission, that the answer
+/// was not late: the poll before the one that found it, which did not, was asked within
+/// `deadline`. What the polls prove and no more: the time a reply takes to come back is not
+/// the answer's (0.15 s on a host at load 8). Returns yard's view of the app.
 fn answered_within(c: &Cluster, args: &[&str], deadline: Duration) -> Value {
     let submitted = Instant::now();
     let (code, out, err) = yard(&[&["submit"][..], args, &["--no-wait", "--rm", &c.url]].concat());
     assert_eq!(code, 0, "{err}");
     let id = out.trim().to_owned();
-    let (app, seen) = eventually_for("the answer", Duration::from_secs(300), || {
+    let mut asked_before = submitted;
+    let (app, there_by) = eventually_for("the answer", Duration::from_secs(300), || {
+        let asked = Instant::now();
         let view = get(&format!("{}/ws/v1/yard/apps/{id}", c.url));
-        view["app"]["answer"]
+        // Not there when the last poll began: it came after that poll was asked.
+        let found = view["app"]["answer"]
             .is_object()
-            .then(|| (view["app"].clone(), Instant::now()))
+            .then(|| (view["app"].clone(), asked_before));
+        asked_before = asked;
+        found
     });
     assert!(
-        seen - submitted <= deadline,
-        "the answer came {:?} after the submission; the deadline was {deadline:?}",
-        seen - submitted
+        there_by - submitted <= deadline,
+        "the answer was still missing {:?} after the submission; the deadline was {deadline:?}",
+        there_by - submitted
     );
     app
 }
@@ -367,11 +374,20 @@ fn the_deadline_guard_answers_by_the_deadline_when_a_map_hangs_with_an_interval_
     assert!(k >= 1 && k < maps, "some maps, never the hung one: {job}");
     let fraction = app["processedFraction"].as_f64().unwrap();
     assert!(fraction > 0.0 && fraction < 1.0, "{fraction}: {job}");
-    // Every reduce in: the k maps' input reached the answer. A slow machine can make the guard
-    // cut a reduce too (its share of the maps' output is then missing, and says so): the
-    // fraction is only bounded then, never a matter of the machine's speed.
+    // The fraction is the maps' share thinned by what the reduces kept (a slow machine can make
+    // the guard cut a reduce while it folds, or abandon one before it starts): each part said.
+    let (input, kept) = (
+        job["reduceInputBytes"].as_f64().unwrap(),
+        job["reduceKeptBytes"].as_f64().unwrap(),
+    );
+    assert!(input > 0.0 && kept > 0.0 && kept <= input, "{job}");
     if job["reducesAbandoned"] == 0 {
-        assert!(fraction > 0.5, "{fraction}: {job}");
+        // Every reduce in: the maps that finished before the guard are most of the input.
+        let maps_share = fraction / (kept / input);
+        assert!(
+            maps_share > 0.5,
+            "{fraction} of which maps {maps_share}: {job}"
+        );
     }
     assert_eq!(answer["exact"], false);
     // The total, from the maps that ran, around the truth.

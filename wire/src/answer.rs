@@ -91,6 +91,14 @@ pub struct RunFigures {
     pub recovered_maps: u32,
     pub guard_fired: bool,
     pub reduces_abandoned: u32,
+    /// The reduces' input, and what they kept of it: Alg. 5's sampling, or the guard's cut of
+    /// a reduce while it folded. `processedFraction` is the finished maps' share of the input
+    /// times kept over input times the share of the reduces not abandoned, so a cut anywhere
+    /// shows in it and here. 0 and 0 in an answer from before they were reported.
+    #[serde(default)]
+    pub reduce_input_bytes: u64,
+    #[serde(default)]
+    pub reduce_kept_bytes: u64,
     /// From a container becoming free to its next task process starting, ms.
     pub scheduling_overhead_ms: Option<Overheads>,
     pub live_costs: LiveCostsView,
@@ -276,6 +284,8 @@ mod tests {
                 recovered_maps: 0,
                 guard_fired: false,
                 reduces_abandoned: 0,
+                reduce_input_bytes: 4096,
+                reduce_kept_bytes: 2048,
                 scheduling_overhead_ms: None,
                 live_costs: LiveCostsView {
                     answer: Some(CostQuantiles {
@@ -329,6 +339,8 @@ mod tests {
             "recoveredMaps",
             "guardFired",
             "reducesAbandoned",
+            "reduceInputBytes",
+            "reduceKeptBytes",
             "schedulingOverheadMs",
             "liveCosts",
             "inputRead",
@@ -368,6 +380,16 @@ mod tests {
         assert_eq!(AnswerJob::of(&answer), Some(job.clone()));
         assert_eq!(serde_json::from_value::<AnswerJob>(line).unwrap(), job);
         assert_eq!(AnswerJob::of(&json!({"words": 3})), None);
+        // A line from before the reduces' bytes were reported reads as 0 of 0.
+        let mut old = serde_json::to_value(&job).unwrap();
+        for key in ["reduceInputBytes", "reduceKeptBytes"] {
+            old.as_object_mut().unwrap().remove(key);
+        }
+        let read = serde_json::from_value::<AnswerJob>(old)
+            .unwrap()
+            .run
+            .unwrap();
+        assert_eq!((read.reduce_input_bytes, read.reduce_kept_bytes), (0, 0));
         assert_eq!(AnswerJob::of(&json!({"job": {"policy": "dart"}})), None);
     }
 

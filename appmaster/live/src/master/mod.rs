@@ -1020,6 +1020,8 @@ fn answer(
         recovered_maps: outcome.recovered,
         guard_fired: p.guarded,
         reduces_abandoned: p.reduces_abandoned,
+        reduce_input_bytes: p.reduce_input_bytes,
+        reduce_kept_bytes: p.reduce_kept_bytes,
         scheduling_overhead_ms: overhead_summary(&outcome.overheads),
         // This cluster's measured costs (`costs.rs`), seconds, and the margin this run kept.
         live_costs,
