@@ -5,7 +5,7 @@
 //! prints, `dart` what the extension adds, and `dart` less that one extension
 //! (`Dart::with_extensions`) what the paper does, so the difference is that extension's. The
 //! forecast's switches (`wave_end`, `fifo_shuffle`, `elapsed_phases`) change only the estimate,
-//! never a decision; their tests are beside them (`policy/dart/tests.rs`, `policy/running.rs`),
+//! never a decision; their tests are beside them (`policy/dart/tests/`, `policy/running.rs`),
 //! as is `input_scaled`'s (it changes decisions only where maps differ in input, which these
 //! scripts' equal blocks never do: `input_scaled_reads_a_finished_tail_split_…`). Then
 //! the ablations: each is `dart-paper` less exactly the part its name says (D-WOR: Alg. 3–5,
