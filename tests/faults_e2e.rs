@@ -553,7 +553,6 @@ fn seeded_puts_removals_and_rm_kills_leave_the_nodes_holding_exactly_the_listed_
         mut rm, nms, url, ..
     } = cluster(&tmp);
     let addr = rm.addr.clone();
-    let db = rm_db(&tmp);
     // Three small texts, each put under several names.
     let files: Vec<std::path::PathBuf> = (0..3)
         .map(|i| {
@@ -597,15 +596,7 @@ fn seeded_puts_removals_and_rm_kills_leave_the_nodes_holding_exactly_the_listed_
             // At once: the acknowledgement is all there is; the rm's tick has saved nothing.
             sigkill(rm.child.id());
             let _ = rm.child.wait();
-            rm = start(&[
-                "rm",
-                "--bind",
-                &addr,
-                "--state-db",
-                db.to_str().unwrap(),
-                "--profiles-db",
-                tmp.join("profiles.db").to_str().unwrap(),
-            ]);
+            rm = rm_again(&tmp, &addr);
             await_running(&rm, 3);
         }
     }

@@ -144,17 +144,7 @@ fn a_shells_output_is_printed_kept_after_it_ends_and_an_rm_restart_and_shown_to_
     // The node and the rm go; a new rm on the same state still shows them.
     drop(node);
     terminate(&mut rm);
-    let db = rm_db(&tmp);
-    let profiles = tmp.join("profiles.db");
-    let again = start(&[
-        "rm",
-        "--bind",
-        "127.0.0.1:0",
-        "--state-db",
-        db.to_str().unwrap(),
-        "--profiles-db",
-        profiles.to_str().unwrap(),
-    ]);
+    let again = rm_in(&tmp, &[]);
     let again_url = format!("http://{}", again.addr);
     shown(&again_url);
 

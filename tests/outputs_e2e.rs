@@ -228,17 +228,7 @@ fn a_jobs_output_is_a_dataset_read_back_exactly_refused_when_taken_and_kept_acro
         mut rm, nms, url, ..
     } = c;
     terminate(&mut rm);
-    let db = rm_db(&tmp);
-    let profiles = tmp.join("profiles.db");
-    let again = start(&[
-        "rm",
-        "--bind",
-        &addr,
-        "--state-db",
-        db.to_str().unwrap(),
-        "--profiles-db",
-        profiles.to_str().unwrap(),
-    ]);
+    let again = rm_again(&tmp, &addr);
     await_running(&again, 3);
     let (code, after, err) = yard(&["data", "cat", "counts", "--rm", &url]);
     assert_eq!(code, 0, "{err}");

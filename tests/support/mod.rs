@@ -194,14 +194,18 @@ pub fn rm_db(dir: &Path) -> std::path::PathBuf {
 }
 
 pub fn rm_in(dir: &Path, extra: &[&str]) -> Daemon {
+    rm_on(dir, "127.0.0.1:0", extra)
+}
+
+/// The rm on `dir`'s state again (after [`terminate`] or a SIGKILL), at `addr`, where its
+/// nodes look for it.
+pub fn rm_again(dir: &Path, addr: &str) -> Daemon {
+    rm_on(dir, addr, &[])
+}
+
+fn rm_on(dir: &Path, addr: &str, extra: &[&str]) -> Daemon {
     let db = rm_db(dir);
-    let mut args = vec![
-        "rm",
-        "--bind",
-        "127.0.0.1:0",
-        "--state-db",
-        db.to_str().unwrap(),
-    ];
+    let mut args = vec!["rm", "--bind", addr, "--state-db", db.to_str().unwrap()];
     args.extend(extra);
     // The profile store in the test's directory too, never the checkout's (the default is
     // the working directory's yard-profiles.db).
