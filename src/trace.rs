@@ -27,7 +27,8 @@ pub(crate) struct InspectArgs {
 /// How to read a trace; shared by every command that takes one.
 #[derive(Args)]
 pub(crate) struct ReadArgs {
-    /// The trace format (swim, rumen, sls, topology, synth); detected from the content when absent.
+    /// The trace format (swim, rumen, sls, topology, rumen-topology, synth); detected from the
+    /// content when absent.
     #[arg(long, value_name = "F")]
     format: Option<Format>,
     /// SWIM: input bytes per map task, one task per block (e.g. 64MiB, 128m, 1048576).

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -305,6 +305,18 @@ fn bad_input_is_one_line_naming_file_place_and_field_with_exit_code_2() {
             &[],
             &["type.json:1:", "mapTasks[0].startTime"],
         ),
+        (
+            "rumen-topology-as-sls.json",
+            RUMEN_TOPOLOGY.as_bytes().to_vec(),
+            &["--format", "topology"],
+            &["missing field `rack`", "--format rumen-topology"],
+        ),
+        (
+            "deeper.json",
+            br#"{"name": "<root>", "children": [{"name": "dc", "children": [{"name": "r", "children": [{"name": "h"}]}]}]}"#.to_vec(),
+            &[],
+            &["deeper.json:1:", "children[0].children[0].children", "to be a leaf"],
+        ),
     ];
     for (name, content, extra, wants) in cases {
         let (code, stderr) = inspect_bad(name, &content, extra);
@@ -315,4 +327,34 @@ fn bad_input_is_one_line_naming_file_place_and_field_with_exit_code_2() {
             assert!(stderr.contains(want), "{name}: `{want}` not in: {stderr}");
         }
     }
+}
+
+/// A Rumen topology as its `TopologyBuilder` writes one (hand-written: two racks, three hosts).
+const RUMEN_TOPOLOGY: &str = r#"{
+  "name" : "<root>",
+  "children" : [ {
+    "name" : "194.6.129",
+    "children" : [ { "name" : "cluster1040.example.com", "children" : null },
+                   { "name" : "cluster1041.example.com", "children" : null } ]
+  }, {
+    "name" : "194.6.130",
+    "children" : [ { "name" : "cluster1100.example.com", "children" : null } ]
+  } ]
+}
+"#;
+
+#[test]
+fn a_rumen_topology_is_detected_and_read_as_racks_and_hosts() {
+    let dir = std::env::temp_dir().join(format!("yard-test-{}-rumen-topology", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("topology.json");
+    std::fs::write(&path, RUMEN_TOPOLOGY).unwrap();
+    let v = inspect_json(path.to_str().unwrap());
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(v["format"], "rumen-topology", "{v}");
+    assert_eq!(
+        (&v["racks"], &v["nodes"], &v["jobs"]),
+        (&json!(2), &json!(3), &json!(0)),
+        "{v}"
+    );
 }

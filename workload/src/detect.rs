@@ -19,6 +19,7 @@ const KEYS: &[(&str, Format)] = &[
     ("\"num_jobs\"", Format::Synth),
     ("\"nodes_per_rack\"", Format::Synth),
     ("\"rack\"", Format::Topology),
+    ("\"children\"", Format::RumenTopology),
 ];
 
 /// How far into the file detection looks: far enough for any first object's keys.
@@ -42,7 +43,8 @@ pub fn detect(file: &str, bytes: &[u8]) -> Result<Format, TraceError> {
                     file,
                     Position::File,
                     "JSON, but no key of a known format (Rumen `jobID`, SLS `job.tasks`, \
-                     SYNTH `workloads`, topology `rack`); pass --format to say which",
+                     SYNTH `workloads`, topology `rack`, Rumen topology `children`); pass --format to \
+                     say which",
                 )
             });
     }
@@ -55,7 +57,7 @@ pub fn detect(file: &str, bytes: &[u8]) -> Result<Format, TraceError> {
         Position::Line(1),
         format!(
             "unknown trace format: expected a JSON object or a SWIM line `job<N>\\t<seconds>\\t…`, found {}; \
-             pass --format (swim, rumen, sls, topology, synth)",
+             pass --format (swim, rumen, sls, topology, rumen-topology, synth)",
             quote(line)
         ),
     ))
@@ -88,6 +90,10 @@ mod tests {
         assert_eq!(
             d("{\"rack\": \"r\", \"nodes\": []}").unwrap(),
             Format::Topology
+        );
+        assert_eq!(
+            d("{\"name\": \"<root>\", \"children\": []}").unwrap(),
+            Format::RumenTopology
         );
         // A Rumen job whose properties mention a rack is still Rumen: jobID comes first.
         assert_eq!(

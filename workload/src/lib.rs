@@ -1,5 +1,6 @@
 //! yard-workload: the workload model (jobs, tasks, attempts, topology) and the readers that turn
-//! every Hadoop/Facebook trace format — SWIM TSV, Rumen, SLS, SLS topology, SYNTH — into it.
+//! every Hadoop/Facebook trace format — SWIM TSV, Rumen, SLS, SLS topology, Rumen topology,
+//! SYNTH — into it.
 //!
 //! Readers are pure functions of the bytes (and, for SYNTH, a seed): no clock, no global state.
 //! Bad input is a [`TraceError`], never a panic.
@@ -9,6 +10,7 @@ pub mod error;
 mod json;
 pub mod model;
 mod rumen;
+mod rumen_topology;
 mod sls;
 mod summary;
 mod swim;
@@ -38,16 +40,21 @@ pub enum Format {
     Sls,
     /// Hadoop SLS topology files: concatenated `{"rack", "nodes"}` objects.
     Topology,
+    /// Rumen topology files (`TopologyBuilder`'s `LoggedNetworkTopology`): a `{"name",
+    /// "children"}` tree of racks and hosts.
+    #[serde(rename = "rumen-topology")]
+    RumenTopology,
     /// Hadoop SLS SYNTH generator configs, expanded with a seeded RNG.
     Synth,
 }
 
 impl Format {
-    pub const ALL: [Format; 5] = [
+    pub const ALL: [Format; 6] = [
         Format::Swim,
         Format::Rumen,
         Format::Sls,
         Format::Topology,
+        Format::RumenTopology,
         Format::Synth,
     ];
 
@@ -57,6 +64,7 @@ impl Format {
             Format::Rumen => "rumen",
             Format::Sls => "sls",
             Format::Topology => "topology",
+            Format::RumenTopology => "rumen-topology",
             Format::Synth => "synth",
         }
     }
@@ -126,7 +134,7 @@ pub fn parse(file: &str, bytes: &[u8], options: &ReadOptions) -> Result<Workload
         return Err(TraceError::new(
             file,
             Position::File,
-            "the file is empty; expected a trace (SWIM TSV, Rumen, SLS, topology or SYNTH JSON)",
+            "the file is empty; expected a trace (SWIM TSV, Rumen, SLS, topology, Rumen topology or SYNTH JSON)",
         ));
     }
     if options.block_bytes == 0 || options.reduce_bytes == 0 {
@@ -144,7 +152,17 @@ pub fn parse(file: &str, bytes: &[u8], options: &ReadOptions) -> Result<Workload
         Format::Swim => swim::parse(file, bytes, options),
         Format::Rumen => rumen::parse(file, bytes),
         Format::Sls => sls::parse(file, bytes),
-        Format::Topology => topology::parse(file, bytes),
+        Format::Topology => topology::parse(file, bytes).map_err(|mut e| {
+            // The SLS reader finds no `rack` in a Rumen tree: say what the file is instead.
+            if detect(file, bytes) == Ok(Format::RumenTopology) {
+                e.problem.push_str(
+                    "; the file reads as a Rumen topology (`name`/`children`): pass --format \
+                     rumen-topology, or no --format",
+                );
+            }
+            e
+        }),
+        Format::RumenTopology => rumen_topology::parse(file, bytes),
         Format::Synth => synth::parse(file, bytes, options.seed),
     }
 }
