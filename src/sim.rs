@@ -78,6 +78,12 @@ pub(crate) struct SimArgs {
     /// each with `--shared`, of 4 cores and 4 containers each for overload.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100_000))]
     nodes: Option<u32>,
+    /// `--shared`, `--experiment overload`: the cluster's nodes and racks from a topology file
+    /// (SLS's `nodes.json` or Rumen's `TopologyBuilder` tree, detected), instead of `--nodes`:
+    /// its hosts are the nodes; the simulator's racks are all of one size, its racks' mean
+    /// (rounded up). Containers per node stay the experiment's.
+    #[arg(long, value_name = "FILE", conflicts_with = "nodes")]
+    topology: Option<PathBuf>,
     /// One of the Dart paper's experiments: deadlines, estimation, stragglers, optimizations
     /// (they set configurations, policies and faults; `--configs`/`--policies` are then
     /// ignored); `rm-policies`: ARIA's cluster-policy experiment on its synthetic Facebook
@@ -390,6 +396,7 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
             ("--time-scale", args.time_scale.is_some()),
             ("--containers", args.containers.is_some()),
             ("--nodes", args.nodes.is_some()),
+            ("--topology", args.topology.is_some()),
         ];
         if let Some((flag, _)) = given.iter().find(|(_, g)| *g) {
             // The deadline slack also serves the shared-scans experiment's deadlines.
@@ -703,10 +710,45 @@ fn run_rm_policies(args: &SimArgs, base: Experiment) -> Result<()> {
     Ok(())
 }
 
+/// The shared cluster's nodes: `--topology`'s hosts (and its racks' mean size, rounded up,
+/// as the simulator's one rack size), else `--nodes`, else `default`.
+fn shape_cluster(args: &SimArgs, cluster: &mut ClusterConfig, default: u32) -> Result<()> {
+    let Some(path) = &args.topology else {
+        cluster.nodes = args.nodes.unwrap_or(default);
+        return Ok(());
+    };
+    let read = yard_workload::read_file(path, &yard_workload::ReadOptions::default())
+        .map_err(|e| BadInput(format!("--topology: {e}")))?;
+    if !matches!(
+        read.format,
+        yard_workload::Format::Topology | yard_workload::Format::RumenTopology
+    ) {
+        return Err(BadInput(format!(
+            "--topology {}: expected a topology (SLS's nodes.json or a Rumen topology), found a {} trace",
+            path.display(),
+            read.format
+        ))
+        .into());
+    }
+    let (nodes, racks) = (read.topology.nodes.len(), read.topology.racks.len());
+    cluster.nodes = u32::try_from(nodes)
+        .ok()
+        .filter(|n| *n <= 100_000)
+        .ok_or_else(|| {
+            BadInput(format!(
+                "--topology {}: {nodes} nodes, more than the 100000 the simulator takes",
+                path.display()
+            ))
+        })?;
+    // Hosts without a rack count as one rack of their own.
+    cluster.nodes_per_rack = cluster.nodes.div_ceil(racks.max(1) as u32);
+    Ok(())
+}
+
 /// `--shared`: every job of the trace (or the synthetic workload) on one cluster, under each
 /// cluster policy and task policy.
 fn run_shared(args: &SimArgs, mut exp: Experiment) -> Result<()> {
-    exp.cluster.nodes = args.nodes.unwrap_or(64);
+    shape_cluster(args, &mut exp.cluster, 64)?;
     exp.policy.one_task_per_container = args.containers.as_deref() == Some("per-task");
     let rm_policies = args
         .rm_policies
@@ -801,7 +843,7 @@ const OVERLOAD_CONTAINERS: u32 = 4;
 /// run without and with the rm's overload classifier on the same jobs and hogs, per seed.
 fn run_overload(args: &SimArgs, mut exp: Experiment) -> Result<()> {
     use yard_sim::overload::{self, OverloadSetup};
-    exp.cluster.nodes = args.nodes.unwrap_or(OVERLOAD_NODES);
+    shape_cluster(args, &mut exp.cluster, OVERLOAD_NODES)?;
     exp.cluster.containers_per_node = OVERLOAD_CONTAINERS;
     exp.policy.one_task_per_container = args.containers.as_deref() != Some("reuse");
     let path = match (&args.trace, args.synthetic) {

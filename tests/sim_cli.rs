@@ -653,3 +653,79 @@ fn the_rm_policies_experiment_prints_the_documented_json_and_aria_s_table_beside
     let out = yard_output(&["sim", "--experiment", "rm-policies", "--trace", TRACE]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn a_topology_file_shapes_the_shared_cluster() {
+    let shape = |topology: &str| {
+        let out = yard_output(&[
+            "sim",
+            "--trace",
+            TRACE,
+            "--shared",
+            "--jobs",
+            "5",
+            "--rm-policies",
+            "fifo",
+            "--policies",
+            "full",
+            "--topology",
+            topology,
+            "--json",
+        ]);
+        succeeded(&out);
+        let r = json_of(&out);
+        (
+            r["nodes"].as_u64().unwrap(),
+            r["nodes_per_rack"].as_u64().unwrap(),
+        )
+    };
+    // SLS's nodes.json: 19 named hosts in 5 racks (its last entry is nameless).
+    assert_eq!(shape("traces/sls/nodes.json"), (19, 4));
+    // A Rumen topology: 3 hosts in 2 racks.
+    let dir = std::env::temp_dir().join(format!("yard-sim-topology-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let rumen = dir.join("topology.json");
+    std::fs::write(
+        &rumen,
+        r#"{"name": "<root>", "children": [
+             {"name": "r1", "children": [{"name": "h1", "children": null}, {"name": "h2", "children": null}]},
+             {"name": "r2", "children": [{"name": "h3", "children": null}]}]}"#,
+    )
+    .unwrap();
+    assert_eq!(shape(rumen.to_str().unwrap()), (3, 2));
+    std::fs::remove_dir_all(&dir).unwrap();
+    // What is not a topology, or where a topology does not apply, is bad input.
+    for bad in [
+        vec!["sim", "--trace", TRACE, "--shared", "--topology", TRACE],
+        vec![
+            "sim",
+            "--trace",
+            TRACE,
+            "--topology",
+            "traces/sls/nodes.json",
+        ],
+        vec![
+            "sim",
+            "--trace",
+            TRACE,
+            "--shared",
+            "--nodes",
+            "4",
+            "--topology",
+            "traces/sls/nodes.json",
+        ],
+        vec![
+            "sim",
+            "--trace",
+            TRACE,
+            "--shared",
+            "--topology",
+            "no/such/file.json",
+        ],
+    ] {
+        let out = yard_output(&bad);
+        assert_eq!(out.status.code(), Some(2), "{bad:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("topology"), "{bad:?}: {err}");
+    }
+}

@@ -51,6 +51,8 @@ pub struct SharedReport {
     pub seed: u64,
     pub jobs: usize,
     pub nodes: u32,
+    /// The simulator's racks are all of this size (`--topology`: its racks' mean, rounded up).
+    pub nodes_per_rack: u32,
     pub containers_per_node: u32,
     pub deadline_factor: DeadlineFactor,
     pub time_scale: f64,
@@ -92,6 +94,7 @@ pub fn run_days(
         seed: exp.seed,
         jobs: jobs.len(),
         nodes: exp.cluster.nodes,
+        nodes_per_rack: exp.cluster.nodes_per_rack,
         containers_per_node: exp.cluster.containers_per_node,
         deadline_factor: factor,
         time_scale,
