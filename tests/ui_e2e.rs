@@ -541,7 +541,9 @@ fn the_rm_web_ui_shows_a_dart_job_its_deadline_estimate_and_answer_in_headless_c
         element(&dom, "class=\"container-id\"", "h1").contains("RUNNING"),
         "{dom}"
     );
-    assert!(dom.contains(&format!("href=\"#/nodes/{node}\"")), "{dom}");
+    // The node's page, its id escaped as a fragment's part (`:` as %3A).
+    let node_href = format!("href=\"#/nodes/{}\"", node.replace(':', "%3A"));
+    assert!(dom.contains(&node_href), "{node_href} in {dom}");
     let killed = http
         .put(format!("{}/ws/v1/cluster/apps/{sleeper}/state", c.url))
         .json(&serde_json::json!({"state": "KILLED"}))

@@ -10,13 +10,6 @@ use yard_rm::cluster::Settings;
 use yard_wire::auth::Principal;
 use yard_wire::replies::HistoryReply;
 
-/// The daemon's tick at `now`, the node beating first so it stays RUNNING.
-async fn tick(h: &Harness, now: i64) {
-    h.set_now(now);
-    h.heartbeat("n1:8042", 10.0, &[]).await;
-    h.rm.cluster.lock().unwrap().expire(now);
-}
-
 #[tokio::test]
 async fn the_history_holds_a_point_a_step_each_as_the_metrics_said_then() {
     let h = Harness::new(Settings::default());
@@ -26,13 +19,13 @@ async fn the_history_holds_a_point_a_step_each_as_the_metrics_said_then() {
         json!({"history": {"stepMs": 10_000, "spanMs": 3_600_000, "points": []}})
     );
     h.node("n1:8042", 4).await;
-    tick(&h, T0).await;
+    h.beat_and_tick("n1:8042", T0).await;
     let metrics_then = h.get_ok("/ws/v1/cluster/metrics").await["clusterMetrics"].clone();
     // Within the step: no new point, whatever changed.
     let id = h.running(json!({}), json!({})).await;
     h.allocate(&id, 2, 0.1).await;
-    tick(&h, T0 + 5_000).await;
-    tick(&h, T0 + 10_000).await;
+    h.beat_and_tick("n1:8042", T0 + 5_000).await;
+    h.beat_and_tick("n1:8042", T0 + 10_000).await;
     let metrics_now = h.get_ok("/ws/v1/cluster/metrics").await["clusterMetrics"].clone();
     let reply = h.get_ok("/ws/v1/yard/history").await;
     // The reply is the wire's type, exactly.

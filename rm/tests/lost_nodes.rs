@@ -47,13 +47,6 @@ fn holders(dataset: &Value) -> Vec<Vec<String>> {
         .collect()
 }
 
-/// n2 beats at `now`, then the daemon's tick.
-async fn beat_and_tick(h: &Harness, now: i64) {
-    h.set_now(now);
-    h.heartbeat("n2:8042", 10.0, &[]).await;
-    h.rm.cluster.lock().unwrap().expire(now);
-}
-
 #[tokio::test]
 async fn a_lost_node_is_listed_until_its_retention_then_forgotten_until_it_registers_again() {
     let h = Harness::new(settings());
@@ -70,7 +63,7 @@ async fn a_lost_node_is_listed_until_its_retention_then_forgotten_until_it_regis
     assert_eq!(status, StatusCode::OK, "{reply}");
     // n2 beats on; n1 falls silent at T0 and is LOST past the 10 s expiry.
     for s in 1..=12 {
-        beat_and_tick(&h, T0 + s * 1_000).await;
+        h.beat_and_tick("n2:8042", T0 + s * 1_000).await;
     }
     let nodes = h.get_ok("/ws/v1/cluster/nodes").await;
     assert_eq!(node_ids(&nodes), ["n1:8042 LOST", "n2:8042 RUNNING"]);
@@ -84,7 +77,7 @@ async fn a_lost_node_is_listed_until_its_retention_then_forgotten_until_it_regis
     let lost_at = lost_at.expect("marked when lost");
     // Within the retention it is still listed, and still named as a holder.
     for t in [20_000, 29_999] {
-        beat_and_tick(&h, lost_at + t).await;
+        h.beat_and_tick("n2:8042", lost_at + t).await;
     }
     assert_eq!(node_ids(&h.get_ok("/ws/v1/cluster/nodes").await).len(), 2);
     assert_eq!(
@@ -96,7 +89,7 @@ async fn a_lost_node_is_listed_until_its_retention_then_forgotten_until_it_regis
         1
     );
     // Past it, forgotten: not listed, not found, named nowhere, counted nowhere.
-    beat_and_tick(&h, lost_at + 30_000).await;
+    h.beat_and_tick("n2:8042", lost_at + 30_000).await;
     assert_eq!(
         node_ids(&h.get_ok("/ws/v1/cluster/nodes").await),
         ["n2:8042 RUNNING"]
