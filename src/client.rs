@@ -375,7 +375,10 @@ pub(crate) fn apps(args: AppsArgs) -> Result<()> {
     let apps = Client::new(&args.rm)?.typed(|rm| rm.apps(&filter))?;
     if args.json {
         return print_view(&AppsReply {
-            apps: AppList { app: apps },
+            apps: AppList {
+                total: apps.len() as u64,
+                app: apps,
+            },
         });
     }
     let now = crate::submit::epoch_ms();

@@ -30,6 +30,11 @@ pub(crate) struct RmArgs {
     /// A nodemanager silent this long is LOST, milliseconds [default: 10000].
     #[arg(long, env = "YARD_RM_NODE_EXPIRY_MS")]
     node_expiry_ms: Option<i64>,
+    /// A LOST node is forgotten this long after it was lost (no longer listed, nor named as a
+    /// block's holder; YARN's yarn.resourcemanager.node-removal-untracked.timeout-ms),
+    /// milliseconds [default: 60000].
+    #[arg(long, env = "YARD_RM_LOST_NODE_RETENTION_MS")]
+    lost_node_retention_ms: Option<i64>,
     /// The SQLite state database: applications and nodes survive a restart [default: yard-rm.db].
     #[arg(long, env = "YARD_RM_STATE_DB")]
     state_db: Option<PathBuf>,
@@ -169,6 +174,7 @@ struct ConfigFile {
 struct RmFile {
     bind: Option<SocketAddr>,
     node_expiry_ms: Option<i64>,
+    lost_node_retention_ms: Option<i64>,
     state_db: Option<PathBuf>,
     am_max_attempts: Option<u32>,
     profiles_db: Option<PathBuf>,
@@ -271,6 +277,16 @@ pub(crate) fn rm(args: RmArgs) -> Result<()> {
         .node_expiry_ms
         .or(file.node_expiry_ms)
         .unwrap_or(10_000);
+    let lost_node_retention_ms = args
+        .lost_node_retention_ms
+        .or(file.lost_node_retention_ms)
+        .unwrap_or(60_000);
+    if lost_node_retention_ms < 0 {
+        return Err(BadInput(format!(
+            "--lost-node-retention-ms {lost_node_retention_ms}: give milliseconds, 0 or more"
+        ))
+        .into());
+    }
     let state_db = args
         .state_db
         .or(file.state_db)
@@ -306,6 +322,7 @@ pub(crate) fn rm(args: RmArgs) -> Result<()> {
     init_logs();
     let settings = Settings {
         node_expiry_ms,
+        lost_node_retention_ms,
         am_max_attempts,
         master_share,
         scheduler,

@@ -5,8 +5,11 @@
 //! The rendered pages show the nodes with their verdicts, the job with its deadline, processed
 //! fraction, maps and the answer's 95 % interval, and the estimate-against-deadline chart;
 //! each application's deadline outcome as a badge beside its state (the late one FINISHED /
-//! SUCCEEDED, missed, and not green); screenshots of the job's page and the
-//! nodes go to `target/ui-artifacts/` (their paths are printed).
+//! SUCCEEDED, missed, and not green); the applications filtered and paged on the rm (a
+//! filter and a page given in the address); an attempt's and a container's pages with their
+//! logs; the overview's chart of the last hour from the rm's history; a stopped node LOST,
+//! then forgotten after its retention (off the nodes page and `yard data ls`). Screenshots
+//! of each page go to `target/ui-artifacts/` (their paths are printed).
 //!
 //! Without Chromium (`chromium`, or the program `YARD_CHROMIUM` names) the test says so
 //! loudly and passes, except under CI (`CI=true`), where it fails: `.ci/run` installs
@@ -234,7 +237,16 @@ fn the_rm_web_ui_shows_a_dart_job_its_deadline_estimate_and_answer_in_headless_c
 
     // A cluster that learns which nodes are overloaded, a Dart job with a deadline, and an
     // application without one.
-    let c = cluster_with(&tmp, &["--overload-classifier", "on"]);
+    // A lost node is forgotten 5 s after it was lost (the end of the test stops one).
+    let mut c = cluster_with(
+        &tmp,
+        &[
+            "--overload-classifier",
+            "on",
+            "--lost-node-retention-ms",
+            "5000",
+        ],
+    );
     let token = admin_token(&c.url).unwrap();
     put_dataset(&c.url, &tmp, "text", "books", "1MiB", "128KiB", 2, 3);
     let http = admin_client(&c.url);
@@ -351,6 +363,42 @@ fn the_rm_web_ui_shows_a_dart_job_its_deadline_estimate_and_answer_in_headless_c
     });
     let text = element(&dom, "id=\"log-text\"", "pre");
     assert!(text.contains("master: registered"), "{text}");
+
+    // Its attempt, linked from its page: the attempt's master container and every log of
+    // the attempt's containers; the master's (ended) container's own page with its logs.
+    let attempt_href = format!("#/apps/{id}/attempts/1");
+    let dom = browser.dom(&page, |d| d.contains("data-attempt=\"1\""));
+    assert!(
+        element(&dom, "data-attempt=\"1\"", "tr").contains(&format!("href=\"{attempt_href}\"")),
+        "{dom}"
+    );
+    let attempt_page = format!("{}/ui{attempt_href}?token={token}", c.url);
+    let dom = browser.dom(&attempt_page, |d| {
+        d.contains("class=\"attempt-id\"") && d.contains("data-log=")
+    });
+    let attempt = get_as(
+        &http,
+        &format!("{}/ws/v1/cluster/apps/{id}/appattempts/1", c.url),
+    );
+    let attempt_id = attempt["appAttempt"]["appAttemptId"].as_str().unwrap();
+    assert!(
+        element(&dom, "class=\"attempt-id\"", "h1").contains(attempt_id),
+        "{dom}"
+    );
+    let container_href = format!("{attempt_href}/containers/{master}");
+    assert!(dom.contains(&format!("href=\"{container_href}\"")), "{dom}");
+    let row = element(&dom, &format!("data-log=\"{master}/stderr\""), "tr");
+    assert!(row.contains(&href), "{row}");
+    browser.screenshot(&attempt_page, &dir.join("ui-attempt.png"));
+    let container_page = format!("{}/ui{container_href}?token={token}", c.url);
+    let dom = browser.dom(&container_page, |d| d.contains("class=\"container-id\""));
+    assert!(
+        element(&dom, "class=\"container-id\"", "h1").contains("ENDED"),
+        "the master's container ended with its job: {dom}"
+    );
+    let row = element(&dom, &format!("data-log=\"{master}/stderr\""), "tr");
+    assert!(row.contains(&href), "{row}");
+    browser.screenshot(&container_page, &dir.join("ui-container.png"));
 
     // The applications: the job with its deadline and processed fraction, the other without.
     let dom = browser.dom(&format!("{}/ui#/apps?token={token}", c.url), |d| {
@@ -481,6 +529,21 @@ fn the_rm_web_ui_shows_a_dart_job_its_deadline_estimate_and_answer_in_headless_c
     }
     assert!(dom.contains("Recent load"), "{dom}");
     browser.screenshot(&node_page, &dir.join("ui-node.png"));
+    // The running container's own page: RUNNING, on its node.
+    let dom = browser.dom(
+        &format!(
+            "{}/ui#/apps/{sleeper}/attempts/1/containers/{container}?token={token}",
+            c.url
+        ),
+        |d| d.contains("class=\"container-id\""),
+    );
+    assert!(
+        element(&dom, "class=\"container-id\"", "h1").contains("RUNNING"),
+        "{dom}"
+    );
+    // The node's page, its id escaped as a fragment's part (`:` as %3A).
+    let node_href = format!("href=\"#/nodes/{}\"", node.replace(':', "%3A"));
+    assert!(dom.contains(&node_href), "{node_href} in {dom}");
     let killed = http
         .put(format!("{}/ws/v1/cluster/apps/{sleeper}/state", c.url))
         .json(&serde_json::json!({"state": "KILLED"}))
@@ -490,6 +553,56 @@ fn the_rm_web_ui_shows_a_dart_job_its_deadline_estimate_and_answer_in_headless_c
     browser.screenshot(
         &format!("{}/ui#/apps?token={token}", c.url),
         &dir.join("ui-applications.png"),
+    );
+
+    // The applications filtered and paged on the rm: a filter in the address (its control
+    // shows it), only what the rm matched, and where the page is among them.
+    let filtered = format!("{}/ui#/apps?outcome=missed&token={token}", c.url);
+    let dom = browser.dom(&filtered, |d| {
+        d.contains(&format!("data-app=\"{late}\"")) && d.contains("id=\"pager\"")
+    });
+    for other in [&plain, &id, &sleeper] {
+        assert!(
+            !dom.contains(&format!("data-app=\"{other}\"")),
+            "{other} did not miss a deadline: {dom}"
+        );
+    }
+    assert!(
+        element(&dom, "id=\"pager\"", "nav").contains("1–1 of 1"),
+        "{dom}"
+    );
+    assert!(
+        element(&dom, "name=\"outcome\"", "select").contains("value=\"missed\" selected"),
+        "{dom}"
+    );
+    browser.screenshot(&filtered, &dir.join("ui-applications-missed.png"));
+    let page = get_as(
+        &http,
+        &format!("{}/ws/v1/cluster/apps?sort=id&limit=2&offset=2", c.url),
+    );
+    let total = page["apps"]["total"].as_u64().unwrap();
+    let on_page: Vec<String> = page["apps"]["app"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["id"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(total >= 4 && on_page.len() == 2, "{page}");
+    let dom = browser.dom(
+        &format!("{}/ui#/apps?sort=id&limit=2&offset=2&token={token}", c.url),
+        |d| {
+            on_page
+                .iter()
+                .all(|a| d.contains(&format!("data-app=\"{a}\"")))
+        },
+    );
+    assert_eq!(dom.matches("data-app=").count(), 2, "{dom}");
+    let pager = element(&dom, "id=\"pager\"", "nav");
+    assert!(pager.contains(&format!("3–4 of {total}")), "{pager}");
+    assert!(pager.contains("rel=\"prev\""), "{pager}");
+    assert!(
+        element(&dom, "data-sort=\"id\"", "a").contains("▲"),
+        "sorted by id, ascending: {dom}"
     );
 
     // The overview: the scheduler's policy and the counts.
@@ -507,10 +620,63 @@ fn the_rm_web_ui_shows_a_dart_job_its_deadline_estimate_and_answer_in_headless_c
     );
     assert!(dom.contains("3 running"), "three nodes: {dom}");
     assert!(dom.contains("FINISHED"), "{dom}");
+    // The last hour from the rm's own history: allocated capacity and applications, drawn
+    // once it has two samples (it samples every 10 s; the cluster has run for minutes).
+    let history = get_as(&http, &format!("{}/ws/v1/yard/history", c.url));
+    let points = history["history"]["points"].as_array().unwrap();
+    assert!(points.len() >= 2, "{history}");
+    assert!(
+        points
+            .iter()
+            .any(|p| p["appsRunning"].as_u64() > Some(0) && p["allocatedMB"].as_u64() > Some(0)),
+        "the rm saw its jobs run: {history}"
+    );
+    let capacity = element(&dom, "id=\"history-capacity\"", "figure");
+    for series in ["memory", "vcores"] {
+        assert!(
+            capacity.contains(&format!("data-series=\"{series}\"")),
+            "{capacity}"
+        );
+    }
+    let apps_chart = element(&dom, "id=\"history-apps\"", "figure");
+    assert!(
+        apps_chart.contains("data-series=\"running\""),
+        "{apps_chart}"
+    );
     browser.screenshot(
         &format!("{}/ui#/overview?token={token}", c.url),
         &dir.join("ui-overview.png"),
     );
+
+    // A node that stops is LOST, then forgotten after the retention: off the nodes page and
+    // no longer named as a holder of the dataset's blocks (`yard data ls`).
+    let books = get_as(&http, &format!("{}/ws/v1/yard/datasets/books", c.url));
+    let holder = books["blocks"][0]["nodes"][0].as_str().unwrap().to_owned();
+    let at = c
+        .nms
+        .iter()
+        .position(|n| n.addr == holder)
+        .unwrap_or_else(|| panic!("{holder} among the nodemanagers"));
+    let mut gone = c.nms.remove(at);
+    terminate(&mut gone);
+    eventually_for("the stopped node LOST", Duration::from_secs(60), || {
+        node_states(&c.rm)
+            .iter()
+            .any(|(n, s)| *n == holder && s == "LOST")
+            .then_some(())
+    });
+    eventually_for("the lost node forgotten", Duration::from_secs(60), || {
+        (!node_states(&c.rm).iter().any(|(n, _)| *n == holder)).then_some(())
+    });
+    let dom = browser.dom(&nodes_page, |d| d.contains("data-node="));
+    assert!(!dom.contains(&holder), "{holder} forgotten: {dom}");
+    let (code, ls, err) = yard(&["data", "ls", "--rm", &c.url, "books"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        !ls.contains(&holder),
+        "{holder} no longer holds blocks: {ls}"
+    );
+    assert!(ls.contains("127.0.0.1:"), "the other nodes still do: {ls}");
 
     drop(c);
     let _ = std::fs::remove_dir_all(&tmp);

@@ -354,6 +354,7 @@ impl Store {
                 last_heartbeat_ms: row.try_get("last_heartbeat_ms")?,
                 telemetry,
                 telemetry_ms,
+                lost_ms: None,
             });
         }
         Ok((apps, nodes))
@@ -375,6 +376,7 @@ async fn write_changes(conn: &mut SqliteConnection, changes: &Changes) -> Result
     let Changes {
         apps,
         nodes,
+        removed_nodes,
         datasets,
         removed_datasets,
         recovery,
@@ -411,6 +413,12 @@ async fn write_changes(conn: &mut SqliteConnection, changes: &Changes) -> Result
         .bind(owner)
         .execute(&mut *conn)
         .await?;
+    }
+    for node in removed_nodes {
+        sqlx::query("DELETE FROM nodes WHERE node_id = ?")
+            .bind(node)
+            .execute(&mut *conn)
+            .await?;
     }
     for name in removed_datasets {
         sqlx::query("DELETE FROM datasets WHERE name = ?")

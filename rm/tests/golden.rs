@@ -815,6 +815,25 @@ async fn every_route_replies_as_recorded() {
         None,
     )
     .await;
+    // yard's own: a search, sorted, one page of one past the first; and alice's own list.
+    g.call(
+        "cluster_apps_paged",
+        None,
+        admin,
+        get.clone(),
+        "/ws/v1/cluster/apps?search=application_&sort=-startedTime&limit=1&offset=1",
+        None,
+    )
+    .await;
+    g.call(
+        "cluster_apps_as_user",
+        None,
+        alice,
+        get.clone(),
+        "/ws/v1/cluster/apps?outcome=none,met,missed,pending,empty",
+        None,
+    )
+    .await;
     for (what, id) in [
         ("running", &a),
         ("finished", &b),
@@ -959,6 +978,7 @@ async fn every_route_replies_as_recorded() {
     for (name, route) in [
         ("yard_health", "/ws/v1/yard/health"),
         ("yard_books", "/ws/v1/yard/books"),
+        ("yard_history", "/ws/v1/yard/history"),
         ("yard_openapi", "/ws/v1/yard/openapi.json"),
     ] {
         g.call(name, Some(route), admin, get.clone(), route, None)
@@ -1315,8 +1335,8 @@ fn the_wire_views_read_their_routes_replies_back_exactly() {
     use yard_wire::jobs::{AnswerReply, JobReply, JobsReply, ScanJoined, ScanLeft, ScansReply};
     use yard_wire::protocol::{AllocateReply, Dataset, HeartbeatReply, Registered};
     use yard_wire::replies::{
-        BooksReply, DatasetsReply, FinalFiguresKept, HealthReply, IssuedToken, MasterRegistered,
-        Recovery, RecoveryKept, TargetGroup, Unregistered, UploadGrant, WhoAmI,
+        BooksReply, DatasetsReply, FinalFiguresKept, HealthReply, HistoryReply, IssuedToken,
+        MasterRegistered, Recovery, RecoveryKept, TargetGroup, Unregistered, UploadGrant, WhoAmI,
     };
     use yard_wire::views::{
         AppReply, AppStateView, AppsReply, ClusterInfoReply, ClusterMetricsReply, NodeReply,
@@ -1343,6 +1363,8 @@ fn the_wire_views_read_their_routes_replies_back_exactly() {
     let mut seen = BTreeSet::new();
     check::<AppsReply>(&mut seen, "cluster_apps");
     check::<AppsReply>(&mut seen, "cluster_apps_filtered");
+    check::<AppsReply>(&mut seen, "cluster_apps_paged");
+    check::<AppsReply>(&mut seen, "cluster_apps_as_user");
     for case in [
         "cluster_apps_one_running",
         "cluster_apps_one_finished",
@@ -1422,6 +1444,7 @@ fn the_wire_views_read_their_routes_replies_back_exactly() {
     }
     check::<HealthReply>(&mut seen, "yard_health");
     check::<BooksReply>(&mut seen, "yard_books");
+    check::<HistoryReply>(&mut seen, "yard_history");
     check::<Vec<TargetGroup>>(&mut seen, "prometheus_targets");
     for case in [
         "yard_apps_register",

@@ -77,6 +77,48 @@ pub struct HealthReply {
     pub health: Health,
 }
 
+/// `{"history": …}` (`GET /ws/v1/yard/history`): the cluster over the last hour.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct HistoryReply {
+    pub history: ClusterHistory,
+}
+
+/// The rm's own record of the cluster, sampled on its tick (kept in memory: a restarted rm
+/// starts a new one).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ClusterHistory {
+    /// At most one point this often, ms.
+    pub step_ms: i64,
+    /// Points older than this are dropped, ms.
+    pub span_ms: i64,
+    /// Oldest first.
+    pub points: Vec<HistoryPoint>,
+}
+
+/// The cluster at one moment, in the fields and units of Hadoop's cluster metrics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct HistoryPoint {
+    /// When, ms since the epoch.
+    pub at_ms: i64,
+    #[serde(rename = "allocatedMB")]
+    pub allocated_mb: u64,
+    /// The running nodes' memory.
+    #[serde(rename = "totalMB")]
+    pub total_mb: u64,
+    pub allocated_virtual_cores: u64,
+    pub total_virtual_cores: u64,
+    pub containers_allocated: u64,
+    pub apps_running: u64,
+    /// Submitted, not yet running (YARN's appsPending).
+    pub apps_pending: u64,
+    pub active_nodes: u64,
+}
+
 /// `{"books": …}` (`GET /ws/v1/yard/books`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

@@ -307,6 +307,10 @@ pub struct AppsReply {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AppList {
     pub app: Vec<AppView>,
+    /// yard's: how many applications the caller may read matched the filters, before yard's
+    /// `offset` and YARN's `limit` cut the page (so a reader of one page knows how many
+    /// there are).
+    pub total: u64,
 }
 
 /// `{"app": …}`: yard's view (`GET /ws/v1/yard/apps/{id}`, and `PUT …/deadline`'s reply).

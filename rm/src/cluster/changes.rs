@@ -12,6 +12,8 @@ use super::{AppInfo, AppRecord, Cluster, NodeInfo};
 pub struct Changes {
     pub apps: Vec<AppRecord>,
     pub nodes: Vec<NodeInfo>,
+    /// Nodes forgotten (LOST past the retention).
+    pub removed_nodes: Vec<String>,
     pub datasets: Vec<(Dataset, String)>,
     /// Datasets removed (`yard data rm`).
     pub removed_datasets: Vec<String>,
@@ -25,6 +27,7 @@ impl Changes {
     pub fn is_empty(&self) -> bool {
         self.apps.is_empty()
             && self.nodes.is_empty()
+            && self.removed_nodes.is_empty()
             && self.datasets.is_empty()
             && self.removed_datasets.is_empty()
             && self.recovery.is_empty()
@@ -47,7 +50,13 @@ impl Changes {
             }
         }
         upsert(&mut self.apps, later.apps, |a| a.id.clone());
+        // A node is either written or removed, as it last was.
+        self.removed_nodes
+            .retain(|n| !later.nodes.iter().any(|l| &l.node_id == n));
+        self.nodes
+            .retain(|n| !later.removed_nodes.contains(&n.node_id));
         upsert(&mut self.nodes, later.nodes, |n| n.node_id.clone());
+        upsert(&mut self.removed_nodes, later.removed_nodes, String::clone);
         // A dataset is either written or removed, as it last was.
         self.removed_datasets
             .retain(|n| !later.datasets.iter().any(|(d, _)| &d.name == n));
@@ -102,6 +111,13 @@ impl Cluster {
 
     /// Everything changed since the last call, for the store to write in one transaction.
     pub fn take_changes(&mut self) -> Changes {
+        // Marked nodes the rm no longer knows were forgotten (`prune_lost`).
+        let removed_nodes = self
+            .dirty_nodes
+            .iter()
+            .filter(|id| !self.nodes.contains_key(*id))
+            .cloned()
+            .collect();
         let (apps, nodes) = self.take_dirty();
         let recovery = std::mem::take(&mut self.dirty_recovery)
             .into_iter()
@@ -114,6 +130,7 @@ impl Cluster {
         Changes {
             apps,
             nodes,
+            removed_nodes,
             datasets,
             removed_datasets,
             recovery,
@@ -128,6 +145,8 @@ impl Cluster {
             .extend(changes.apps.iter().map(|a| a.id.clone()));
         self.dirty_nodes
             .extend(changes.nodes.iter().map(|n| n.node_id.clone()));
+        self.dirty_nodes
+            .extend(changes.removed_nodes.iter().cloned());
         self.dirty_datasets
             .extend(changes.datasets.iter().map(|(d, _)| d.name.clone()));
         self.dirty_datasets

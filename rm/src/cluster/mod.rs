@@ -34,6 +34,7 @@ mod apps;
 mod changes;
 mod containers;
 mod datasets;
+mod history;
 mod nodes;
 mod recovery;
 mod reports;
@@ -62,6 +63,11 @@ pub use undo::{Touch, Undo};
 pub struct Settings {
     /// A node silent this long is LOST.
     pub node_expiry_ms: i64,
+    /// A LOST node is forgotten this long after it was lost: no longer listed, nor named as
+    /// a block's holder, nor kept in the store (YARN's
+    /// `yarn.resourcemanager.node-removal-untracked.timeout-ms`, 60 s; `yard rm
+    /// --lost-node-retention-ms`). It registers again as a new node.
+    pub lost_node_retention_ms: i64,
     /// How long a container token stays valid after its grant.
     pub token_ttl_ms: i64,
     /// A granted container its node has not listed as running this long is taken back
@@ -88,6 +94,7 @@ impl Default for Settings {
     fn default() -> Self {
         Settings {
             node_expiry_ms: 10_000,
+            lost_node_retention_ms: 60_000,
             token_ttl_ms: 600_000,
             allocation_expiry_ms: 600_000,
             am_max_attempts: yard_cluster::app::DEFAULT_AM_MAX_ATTEMPTS,
@@ -222,6 +229,8 @@ pub struct Cluster {
     /// change: the ring stays here). Not stored: after a restart it starts from the last
     /// sample the store kept.
     telemetry_history: BTreeMap<String, TelemetryRing>,
+    /// The cluster over the last hour, sampled on the tick (`history.rs`).
+    history: history::History,
     /// While a state-changing request on an application runs under the journal: that
     /// application and the actions its transitions call for (stopping containers, asking for a
     /// master), held until the change is saved: a change whose write fails is put back, and
@@ -250,6 +259,7 @@ impl Cluster {
             url: None,
             master_env: BTreeMap::new(),
             telemetry_history: BTreeMap::new(),
+            history: history::History::default(),
             held: None,
             datasets: BTreeMap::new(),
             dirty_datasets: BTreeSet::new(),

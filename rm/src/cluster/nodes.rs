@@ -1,10 +1,11 @@
 //! Nodes: registration (a rejoining node's running containers taken back or stopped), the
-//! heartbeat (load in, ended containers in, containers to stop and masters to start out), and
-//! expiry (silent nodes LOST, silent masters failed, lifetimes and unstarted grants ended).
+//! heartbeat (load in, ended containers in, containers to stop and masters to start out),
+//! expiry (silent nodes LOST, silent masters failed, lifetimes and unstarted grants ended), and
+//! LOST nodes forgotten after their retention.
 
 use yard_wire::auth::Principal;
 use yard_wire::protocol::{
-    ContainerEnd, ContainerStatus, HeartbeatReply, NodeHeartbeat, RegisterNode, Resource,
+    ContainerEnd, ContainerStatus, Dataset, HeartbeatReply, NodeHeartbeat, RegisterNode, Resource,
     StartContainer, application_of, epoch_of,
 };
 use yard_wire::telemetry::NodeTelemetry;
@@ -33,6 +34,10 @@ pub struct NodeInfo {
     pub telemetry: NodeTelemetry,
     /// When the rm received `telemetry`, ms since the epoch (`None`: no sample yet).
     pub telemetry_ms: Option<i64>,
+    /// When the rm marked it LOST (`None` while it runs). Not stored: after a restart, a node
+    /// stored LOST was lost at its last heartbeat plus the expiry, one stored RUNNING at the
+    /// restart.
+    pub lost_ms: Option<i64>,
 }
 
 impl Cluster {
@@ -71,6 +76,7 @@ impl Cluster {
                 last_heartbeat_ms: now_ms,
                 telemetry,
                 telemetry_ms,
+                lost_ms: None,
             },
         );
         self.dirty_nodes.insert(self.node_names[&id].clone());
@@ -224,6 +230,7 @@ impl Cluster {
         for id in &lost {
             if let Some(n) = self.nodes.get_mut(id) {
                 n.state = NodeState::Lost;
+                n.lost_ms = Some(now_ms);
             }
             self.dirty_nodes.insert(id.clone());
             self.stop_orders.remove(id);
@@ -247,6 +254,7 @@ impl Cluster {
             self.launches.retain(|l| l.container.node_id != *id);
             self.schedule(SchedEvent::NodeRemoved(self.node_index[id]));
         }
+        self.prune_lost(now_ms);
         // Registered masters that fell silent: their attempt failed (its containers are
         // stopped; another attempt is launched while attempts remain).
         let silent: Vec<String> = self
@@ -309,8 +317,43 @@ impl Cluster {
         }
         // Quotas follow the time left; promised releases that did not come are reclaimed.
         self.schedule(SchedEvent::Tick);
+        self.sample_history(now_ms);
         self.debug_check();
         lost
+    }
+
+    /// Forgets nodes LOST longer than the retention: out of the nodes list, the block maps
+    /// the rm answers with ([`Cluster::known_replicas`]) and (marked changed, so) the store.
+    /// Returns the nodes forgotten now.
+    pub fn prune_lost(&mut self, now_ms: i64) -> Vec<String> {
+        let retention = self.settings.lost_node_retention_ms;
+        let pruned: Vec<String> = self
+            .nodes
+            .values()
+            .filter(|n| {
+                n.state == NodeState::Lost && n.lost_ms.is_some_and(|t| now_ms - t >= retention)
+            })
+            .map(|n| n.node_id.clone())
+            .collect();
+        for id in &pruned {
+            tracing::info!(node = %id, "lost node forgotten after the retention");
+            self.nodes.remove(id);
+            self.telemetry_history.remove(id);
+            // A node not in `nodes` is written as removed.
+            self.dirty_nodes.insert(id.clone());
+        }
+        pruned
+    }
+
+    /// `d` as the rm answers it: each block's replicas on the nodes it knows (running, or
+    /// lost within the retention). A forgotten node's are left out, not taken from the block
+    /// map: a node that registers again with its blocks holds them again.
+    pub fn known_replicas(&self, d: &Dataset) -> Dataset {
+        let mut d = d.clone();
+        for b in &mut d.blocks {
+            b.nodes.retain(|n| self.nodes.contains_key(n));
+        }
+        d
     }
 
     /// The largest container the cluster could hold: its largest running node (YARN's

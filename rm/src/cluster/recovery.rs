@@ -82,10 +82,18 @@ impl Cluster {
                     .or_default()
                     .push(at, n.telemetry.clone());
             }
+            // Lost when it was, or now: the retention runs from there (`prune_lost`).
+            let lost_ms = match n.state {
+                NodeState::Lost => {
+                    (n.last_heartbeat_ms + self.settings.node_expiry_ms).min(self.now_ms)
+                }
+                NodeState::Running => self.now_ms,
+            };
             self.nodes.insert(
                 n.node_id.clone(),
                 NodeInfo {
                     state: NodeState::Lost,
+                    lost_ms: Some(lost_ms),
                     ..n
                 },
             );

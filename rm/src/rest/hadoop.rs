@@ -349,15 +349,16 @@ pub(super) async fn node(State(rm): State<Rm>, Path(id): Path<String>, _caller: 
 
 pub(super) async fn apps(
     State(rm): State<Rm>,
-    _caller: Caller,
+    caller: Caller,
     query: Result<Query<Vec<(String, String)>>, QueryRejection>,
 ) -> Reply {
     let q = query_pairs(query, &APPS_PARAMS)?;
     let f = AppsFilter::parse(&q)?;
-    let app = rm.with(|c, now| {
-        c.apps()
-            .filter(|a| f.matches(a))
-            .take(f.limit)
+    let (app, total) = rm.with(|c, now| {
+        // Each caller lists what it may read: a user its own applications, an admin all.
+        let (page, total) = f.page(c.apps().filter(|a| caller.reader_of(a).is_ok()), now);
+        let app = page
+            .into_iter()
             .map(|a| {
                 let mut v = app_view(c, a, rm.started_ms, now);
                 // The other `deSelects` name objects yard does not send.
@@ -370,10 +371,11 @@ pub(super) async fn apps(
                 }
                 v
             })
-            .collect()
+            .collect();
+        (app, total)
     });
     ok_view(&AppsReply {
-        apps: AppList { app },
+        apps: AppList { app, total },
     })
 }
 

@@ -415,7 +415,14 @@ struct ListQuery {
     /// `active` (the default: not yet ended) or `all`.
     #[serde(default)]
     show: Option<String>,
+    /// Only these applications (comma-separated ids): the web UI asks for the jobs of the
+    /// page of applications it shows, not every job.
+    #[serde(default)]
+    ids: Option<String>,
 }
+
+/// The most ids one `?ids=` names (a page of the UI's applications is 25).
+const MAX_IDS: usize = 200;
 
 async fn list(
     State(rm): State<Rm>,
@@ -433,10 +440,40 @@ async fn list(
             ));
         }
     };
+    let ids: Option<Vec<&str>> = q.ids.as_deref().map(|v| {
+        v.split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .collect()
+    });
+    if let Some(ids) = &ids {
+        if ids.len() > MAX_IDS {
+            return Err(field_error(
+                "ids",
+                format!("{} ids: give at most {MAX_IDS}", ids.len()),
+            ));
+        }
+        if let Some(bad) = ids
+            .iter()
+            .find(|id| !yard_wire::protocol::is_application_id(id))
+        {
+            return Err(field_error(
+                "ids",
+                format!(
+                    "{:?} is not an application id (application_<cluster timestamp>_<sequence>)",
+                    echo(bad)
+                ),
+            ));
+        }
+    }
     let jobs = rm.with(|c, now| {
         c.apps()
             .filter(|a| a.master_env.contains_key(JOB_ENV) && caller.reader_of(a).is_ok())
             .filter(|a| all || !a.lifecycle.state.is_final())
+            .filter(|a| {
+                ids.as_ref()
+                    .is_none_or(|ids| ids.contains(&a.application_id.as_str()))
+            })
             .map(|a| job_view(a, now))
             .collect()
     });

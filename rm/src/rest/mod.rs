@@ -62,7 +62,7 @@ use protocol::{
 };
 use submission::submit;
 use yard::{
-    books, dataset, datasets, delete_dataset, final_figures, health, issue_token, openapi,
+    books, dataset, datasets, delete_dataset, final_figures, health, history, issue_token, openapi,
     prometheus_metrics, prometheus_targets, put_dataset, set_deadline, upload_grant, whoami,
     yard_app,
 };
@@ -379,6 +379,7 @@ pub fn routes() -> Vec<Route> {
         ("/ws/v1/yard/auth/tokens", &["post"], post(issue_token)),
         ("/ws/v1/yard/health", &["get"], get(health)),
         ("/ws/v1/yard/books", &["get"], get(books)),
+        ("/ws/v1/yard/history", &["get"], get(history)),
         (
             "/ws/v1/yard/datasets/{name}",
             &["get", "put", "delete"],

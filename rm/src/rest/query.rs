@@ -1,12 +1,16 @@
 //! Hadoop's query parameters: a route's pairs (an unknown key is a 400), name lists, time
-//! filters and `/apps`'s filter set.
+//! filters and `/apps`'s filter set, with yard's own beside YARN's where YARN has none: `search`
+//! (id or name), `outcome` (the deadline's), `sort` and `offset` (the web UI pages the list on
+//! the rm rather than fetch every application).
 
+use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
 use axum::extract::Query;
 use axum::extract::rejection::QueryRejection;
 use axum::http::StatusCode;
 use serde_json::{Value, json};
+use yard_wire::deadline::DeadlineOutcome;
 use yard_wire::limits::echo;
 use yard_wire::views::{FinalApplicationStatus, YarnApplicationState};
 
@@ -145,9 +149,86 @@ pub(super) struct AppsFilter {
     types: Vec<String>,
     tags: Vec<String>,
     pub(super) deselects: Vec<String>,
+    /// yard's: a case-insensitive part of the id or the name.
+    search: Option<String>,
+    /// yard's: the deadline outcomes wanted (`None`: no deadline).
+    outcomes: Vec<Option<DeadlineOutcome>>,
+    /// yard's: the order, and whether it is descending; `None` keeps the rm's (by id).
+    sort: Option<(SortKey, bool)>,
+    /// yard's: how many matching applications to skip before `limit` counts.
+    offset: usize,
 }
 
-pub(super) const APPS_PARAMS: [&str; 14] = [
+/// What yard's `sort` orders applications by: an application report's field, as YARN names
+/// it. Ties go by id, so pages do not overlap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SortKey {
+    Id,
+    Name,
+    User,
+    Queue,
+    ApplicationType,
+    State,
+    StartedTime,
+    FinishedTime,
+    Progress,
+    DeadlineMs,
+}
+
+/// `sort`'s names, in [`SortKey`]'s order.
+const SORT_KEYS: [(&str, SortKey); 10] = [
+    ("id", SortKey::Id),
+    ("name", SortKey::Name),
+    ("user", SortKey::User),
+    ("queue", SortKey::Queue),
+    ("applicationType", SortKey::ApplicationType),
+    ("state", SortKey::State),
+    ("startedTime", SortKey::StartedTime),
+    ("finishedTime", SortKey::FinishedTime),
+    ("progress", SortKey::Progress),
+    ("deadlineMs", SortKey::DeadlineMs),
+];
+
+/// `outcome`'s names: the rm's deadline outcomes, and `none` for no deadline.
+const OUTCOMES: [&str; 5] = ["met", "empty", "missed", "pending", "none"];
+
+impl SortKey {
+    fn compare(self, a: &AppInfo, b: &AppInfo) -> Ordering {
+        match self {
+            SortKey::Id => id_order(&a.application_id).cmp(&id_order(&b.application_id)),
+            // As a reader orders names: whatever their case.
+            SortKey::Name => {
+                (a.name.to_lowercase(), &a.name).cmp(&(b.name.to_lowercase(), &b.name))
+            }
+            SortKey::User => a.user.cmp(&b.user),
+            SortKey::Queue => a.queue.cmp(&b.queue),
+            SortKey::ApplicationType => a.yarn.application_type.cmp(&b.yarn.application_type),
+            SortKey::State => a.lifecycle.state.name().cmp(b.lifecycle.state.name()),
+            SortKey::StartedTime => a.submitted_ms.cmp(&b.submitted_ms),
+            // Unfinished (0 in the report) first, as the report's number sorts.
+            SortKey::FinishedTime => a.yarn.finished_ms.cmp(&b.yarn.finished_ms),
+            SortKey::Progress => a.progress.total_cmp(&b.progress),
+            // No deadline sorts after every deadline.
+            SortKey::DeadlineMs => {
+                let at = |x: &AppInfo| x.deadline.map_or(i64::MAX, |d| d.epoch_ms());
+                at(a).cmp(&at(b))
+            }
+        }
+    }
+}
+
+/// An id in issue order: `application_<cluster timestamp>_<sequence>` by its numbers (the
+/// sequence outgrows its four digits), anything else after, by text.
+fn id_order(id: &str) -> (i64, u64, &str) {
+    let numbers = id.strip_prefix("application_").and_then(|rest| {
+        let (ts, seq) = rest.split_once('_')?;
+        Some((ts.parse().ok()?, seq.parse().ok()?))
+    });
+    let (ts, seq) = numbers.unwrap_or((i64::MAX, u64::MAX));
+    (ts, seq, id)
+}
+
+pub(super) const APPS_PARAMS: [&str; 18] = [
     "state",
     "states",
     "finalStatus",
@@ -162,6 +243,10 @@ pub(super) const APPS_PARAMS: [&str; 14] = [
     "applicationTags",
     "name",
     "deSelects",
+    "search",
+    "outcome",
+    "sort",
+    "offset",
 ];
 
 /// What `deSelects` may leave out (YARN's `DeSelectType`).
@@ -235,7 +320,67 @@ impl AppsFilter {
             })
             .transpose()?
             .unwrap_or_default();
+        let offset = match q.get("offset") {
+            None => 0,
+            Some(v) => v
+                .trim()
+                .parse::<u64>()
+                .ok()
+                .map(|n| usize::try_from(n).unwrap_or(usize::MAX))
+                .ok_or_else(|| {
+                    bad_query(format!(
+                        "offset={:?}: offset is how many matching applications to skip, a whole number, 0 or more",
+                        echo(v)
+                    ))
+                })?,
+        };
+        let sort = q
+            .get("sort")
+            .map(|v| {
+                let v = v.trim();
+                let (name, descending) = match v.strip_prefix('-') {
+                    Some(name) => (name, true),
+                    None => (v, false),
+                };
+                SORT_KEYS
+                    .iter()
+                    .find(|(n, _)| n.eq_ignore_ascii_case(name))
+                    .map(|(_, key)| (*key, descending))
+                    .ok_or_else(|| {
+                        let keys: Vec<&str> = SORT_KEYS.iter().map(|(n, _)| *n).collect();
+                        bad_query(format!(
+                            "sort={:?}: sort by one of {}, with a leading - for descending (sort=-startedTime)",
+                            echo(v),
+                            keys.join(", ")
+                        ))
+                    })
+            })
+            .transpose()?;
+        let outcomes = lower_list(q.get("outcome"))
+            .into_iter()
+            .map(|o| {
+                DeadlineOutcome::ALL
+                    .into_iter()
+                    .find(|d| d.name() == o)
+                    .map(Some)
+                    .or_else(|| (o == "none").then_some(None))
+                    .ok_or_else(|| {
+                        bad_query(format!(
+                            "outcome={:?}: give one or more of {}, comma-separated (none: no deadline)",
+                            echo(&o),
+                            OUTCOMES.join(", ")
+                        ))
+                    })
+            })
+            .collect::<Result<_, _>>()?;
         Ok(AppsFilter {
+            search: q
+                .get("search")
+                .map(|s| s.trim().to_lowercase())
+                .filter(|s| !s.is_empty()),
+            outcomes,
+            sort,
+            offset,
             states,
             final_status,
             user: q.get("user").cloned(),
@@ -250,7 +395,31 @@ impl AppsFilter {
         })
     }
 
-    pub(super) fn matches(&self, a: &AppInfo) -> bool {
+    /// The page of `apps` the filters ask for, at `now` (a deadline's outcome moves with
+    /// it), and how many matched before `offset` and `limit`.
+    pub(super) fn page<'a>(
+        &self,
+        apps: impl Iterator<Item = &'a AppInfo>,
+        now: i64,
+    ) -> (Vec<&'a AppInfo>, u64) {
+        let mut matched: Vec<&AppInfo> = apps.filter(|a| self.matches(a, now)).collect();
+        if let Some((key, descending)) = self.sort {
+            matched.sort_by(|a, b| {
+                let by = key.compare(a, b);
+                let by = if descending { by.reverse() } else { by };
+                by.then_with(|| id_order(&a.application_id).cmp(&id_order(&b.application_id)))
+            });
+        }
+        let total = matched.len() as u64;
+        let page = matched
+            .into_iter()
+            .skip(self.offset)
+            .take(self.limit)
+            .collect();
+        (page, total)
+    }
+
+    fn matches(&self, a: &AppInfo, now: i64) -> bool {
         let finished = a.yarn.finished_ms.unwrap_or(0);
         (self.states.is_empty() || self.states.contains(&a.lifecycle.state))
             && self
@@ -273,5 +442,9 @@ impl AppsFilter {
                 || a.tags
                     .iter()
                     .any(|t| self.tags.contains(&t.to_ascii_lowercase())))
+            && self.search.as_ref().is_none_or(|s| {
+                a.application_id.to_lowercase().contains(s) || a.name.to_lowercase().contains(s)
+            })
+            && (self.outcomes.is_empty() || self.outcomes.contains(&a.deadline_outcome(now)))
     }
 }

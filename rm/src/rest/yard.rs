@@ -1,6 +1,6 @@
 //! yard's own client routes under `/ws/v1/yard/`: an application's deadline view, datasets and
-//! their upload grants, tokens, health, the container books, the OpenAPI document, and
-//! Prometheus' scrape targets and a finished master's final figures.
+//! their upload grants, tokens, health, the container books, the cluster's last hour, the
+//! OpenAPI document, and Prometheus' scrape targets and a finished master's final figures.
 
 use axum::Json;
 use axum::extract::rejection::JsonRejection;
@@ -15,8 +15,8 @@ use yard_wire::limits::{self, echo};
 use yard_wire::outputs::DatasetRemoved;
 use yard_wire::protocol::Dataset;
 use yard_wire::replies::{
-    BookedNode, Books, BooksReply, DatasetSummary, DatasetsReply, Health, HealthReply, IssuedToken,
-    StoreHealth, UploadGrant, WhoAmI,
+    BookedNode, Books, BooksReply, DatasetSummary, DatasetsReply, Health, HealthReply,
+    HistoryReply, IssuedToken, StoreHealth, UploadGrant, WhoAmI,
 };
 use yard_wire::views::{SetDeadline, YardAppReply};
 
@@ -132,7 +132,7 @@ pub(super) async fn dataset(
     Path(name): Path<String>,
     _caller: Caller,
 ) -> Reply {
-    let dataset = rm.with(|c, _| c.dataset(&name).cloned())?;
+    let dataset = rm.with(|c, _| c.dataset(&name).map(|d| c.known_replicas(d)))?;
     ok_view(&dataset)
 }
 
@@ -176,7 +176,7 @@ pub(super) async fn put_dataset(
         .commit(Touch::Dataset(name.clone()), |c, now| {
             let owner = may_write_dataset(c, &caller, &name)?;
             c.put_dataset(now, d, &owner)?;
-            Ok::<_, ApiError>(c.dataset(&name).cloned()?)
+            Ok::<_, ApiError>(c.dataset(&name).map(|d| c.known_replicas(d))?)
         })
         .await?;
     ok_view(&dataset)
@@ -332,6 +332,14 @@ pub(super) async fn books(State(rm): State<Rm>, caller: Caller) -> Reply {
         }
     });
     ok_view(&BooksReply { books })
+}
+
+/// The cluster over the last hour, as the rm sampled it (the web UI's overview chart). Any
+/// caller's token: counts only, as the cluster metrics.
+pub(super) async fn history(State(rm): State<Rm>, _caller: Caller) -> Reply {
+    ok_view(&HistoryReply {
+        history: rm.with(|c, _| c.history()),
+    })
 }
 
 pub(super) async fn openapi() -> Response {

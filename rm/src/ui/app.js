@@ -1,5 +1,7 @@
-// yard's rm web UI: one page with six views (overview, nodes, one node, applications, one
-// application, one log file), drawn from the rm's own REST API and redrawn every few seconds. No library,
+// yard's rm web UI: one page with eight views (overview, nodes, one node, applications, one
+// application, one attempt, one container, one log file), drawn from the rm's own REST API and
+// redrawn every few seconds (the applications table a page at a time, filtered, sorted and
+// paged by the rm). No library,
 // no build step, nothing fetched from anywhere but this rm. Every value from the API goes
 // into the page as text (textContent), never as markup.
 //
@@ -17,16 +19,29 @@
     nodes: "/ws/v1/cluster/nodes",
     node: "/ws/v1/cluster/nodes/{id}",
     apps: "/ws/v1/cluster/apps",
+    appStatistics: "/ws/v1/cluster/appstatistics",
     app: "/ws/v1/cluster/apps/{id}",
+    attempts: "/ws/v1/cluster/apps/{id}/appattempts",
+    attempt: "/ws/v1/cluster/apps/{id}/appattempts/{attempt}",
+    attemptContainers: "/ws/v1/cluster/apps/{id}/appattempts/{attempt}/containers",
+    attemptContainer: "/ws/v1/cluster/apps/{id}/appattempts/{attempt}/containers/{container}",
     jobs: "/ws/v1/yard/mapreduce/jobs",
     job: "/ws/v1/yard/mapreduce/jobs/{id}",
     whoami: "/ws/v1/yard/auth/whoami",
+    history: "/ws/v1/yard/history",
     logs: "/ws/v1/yard/apps/{id}/logs",
     logFile: "/ws/v1/yard/apps/{id}/logs/{container}/{file}",
   };
   // A log file's page shows its last bytes (`?start=-N`), as `yarn logs -size -N` would.
   const LOG_TAIL_BYTES = 65536;
   const REFRESH_MS = 3000;
+  // The applications table is filtered, sorted and paged on the rm: the page passes these
+  // `/apps` parameters on as the fragment gives them (`#/apps?states=RUNNING&sort=name`).
+  const APP_FILTERS = ["states", "queue", "user", "applicationTypes", "outcome", "search"];
+  const APP_PAGING = ["sort", "offset", "limit"];
+  const PAGE_SIZE = 25;
+  const DEFAULT_SORT = "-startedTime";
+  const APP_STATES = ["NEW", "NEW_SAVING", "SUBMITTED", "ACCEPTED", "RUNNING", "FINISHED", "FAILED", "KILLED"];
   const TOKEN_KEY = "yard.rm.token";
   const SVG = "http://www.w3.org/2000/svg";
 
@@ -84,7 +99,12 @@
     const { route, params } = parseHash();
     if (params.token) {
       setToken(params.token.trim());
-      history.replaceState(null, "", location.pathname + location.search + "#" + (route || "/overview"));
+      // The view's other parameters (the applications' filters) stay.
+      const rest = Object.entries(params)
+        .filter(([k]) => k !== "token")
+        .map(([k, v]) => encodeURIComponent(k) + "=" + encodeURIComponent(v));
+      const query = rest.length && route ? "?" + rest.join("&") : "";
+      history.replaceState(null, "", location.pathname + location.search + "#" + (route || "/overview") + query);
     }
   }
 
@@ -103,9 +123,14 @@
     if (parts[0] === "apps" && parts[1]) {
       const [id, container, file] = [parts[1], parts[3], parts[4]].map(decoded);
       if (parts[2] === "logs" && container && file) return { name: "log", id, container, file };
+      if (parts[2] === "attempts" && parts[3]) {
+        const attempt = decoded(parts[3]);
+        if (parts[4] === "containers" && parts[5]) return { name: "container", id, attempt, container: decoded(parts[5]) };
+        return { name: "attempt", id, attempt };
+      }
       return { name: "app", id };
     }
-    if (parts[0] === "apps") return { name: "apps" };
+    if (parts[0] === "apps") return { name: "apps", params: parseHash().params };
     return { name: "overview" };
   }
 
@@ -290,6 +315,29 @@
     return "#/apps/" + [id, "logs", container, file].map(encodeURIComponent).join("/");
   }
 
+  // The attempt a container belongs to: YARN's `container_[e<epoch>_]<ts>_<app>_<attempt>_<n>`.
+  function attemptOf(container) {
+    const parts = String(container).split("_");
+    return parts.length >= 4 ? parseInt(parts[parts.length - 2], 10) : NaN;
+  }
+
+  function attemptHref(id, attempt) {
+    return "#/apps/" + encodeURIComponent(id) + "/attempts/" + encodeURIComponent(attempt);
+  }
+
+  function containerHref(id, container) {
+    return attemptHref(id, attemptOf(container)) + "/containers/" + encodeURIComponent(container);
+  }
+
+  function containerLink(id, container) {
+    return isFinite(attemptOf(container)) ? h("a", { href: containerHref(id, container) }, container) : text(container);
+  }
+
+  // stdout and stderr of a container, linked to their pages.
+  function logLinks(id, container) {
+    return ["stdout", "stderr"].map((f) => [h("a", { href: logHref(id, container, f) }, f), " "]);
+  }
+
   function list(obj, key, inner) {
     const v = obj && obj[key];
     const l = v && v[inner];
@@ -299,26 +347,36 @@
   // ---- views --------------------------------------------------------------------------
 
   async function overview() {
-    const [m, sch, apps, nodes] = await Promise.all([
+    // Counts, not every application: by state from YARN's statistics, by deadline outcome
+    // from each outcome's `total` (one application fetched each).
+    const outcomeNames = Object.keys(OUTCOMES);
+    const [m, sch, stats, nodes, hist, ...byOutcome] = await Promise.all([
       api(API.metrics),
       api(API.scheduler),
-      api(API.apps),
+      api(API.appStatistics),
       api(API.nodes),
+      api(API.history),
+      ...outcomeNames.map((o) => api(API.apps, {}, "outcome=" + o + "&limit=1")),
     ]);
     const cm = m.clusterMetrics || {};
     const si = (sch.scheduler && sch.scheduler.schedulerInfo) || {};
-    const appList = list(apps, "apps", "app");
     const nodeList = list(nodes, "nodes", "node");
     const byState = {};
-    for (const a of appList) byState[a.state] = (byState[a.state] || 0) + 1;
+    let appCount = 0;
+    for (const st of list(stats, "appStatInfo", "statItem")) {
+      if (st.count > 0) byState[st.state] = st.count;
+      appCount += st.count || 0;
+    }
     const verdicts = {};
     for (const n of nodeList) {
       const v = (n.overload && n.overload.verdict) || "unknown";
       verdicts[v] = (verdicts[v] || 0) + 1;
     }
-    const withDeadline = appList.filter((a) => typeof a.deadlineMs === "number").length;
     const outcomes = {};
-    for (const a of appList) if (a.deadlineOutcome) outcomes[a.deadlineOutcome] = (outcomes[a.deadlineOutcome] || 0) + 1;
+    outcomeNames.forEach((o, i) => {
+      outcomes[o] = (byOutcome[i].apps && byOutcome[i].apps.total) || 0;
+    });
+    const withDeadline = outcomeNames.reduce((sum, o) => sum + outcomes[o], 0);
     const oc = si.overloadClassifier;
     const queues = list(si, "queues", "queue");
     return [
@@ -333,6 +391,8 @@
         card("vcores", num(cm.allocatedVirtualCores) + " / " + num(cm.totalVirtualCores), bar(cm.totalVirtualCores ? cm.allocatedVirtualCores / cm.totalVirtualCores : 0)),
         card("Containers", num(cm.containersAllocated), "allocated")
       ),
+      h("h2", {}, "The last hour"),
+      historyCharts((hist && hist.history) || {}),
       h("h2", {}, "Scheduler"),
       kv([
         ["policy", h("strong", { id: "policy" }, si.policy || DASH)],
@@ -348,8 +408,13 @@
         ["node verdicts", Object.keys(verdicts).length ? Object.entries(verdicts).map(([k, v]) => k + " " + v).join(" · ") : "no nodes"],
       ]),
       h("h2", {}, "Applications by state"),
-      appList.length
-        ? h("div", { class: "cards" }, Object.entries(byState).map(([k, v]) => card(k, String(v))), card("with a deadline", String(withDeadline), Object.keys(OUTCOMES).map((o) => o + " " + (outcomes[o] || 0)).join(" · ")))
+      appCount
+        ? h(
+            "div",
+            { class: "cards" },
+            Object.entries(byState).map(([k, v]) => card(h("a", { href: appsHash({ states: k }) }, k), String(v))),
+            card("with a deadline", String(withDeadline), outcomeNames.map((o) => [h("a", { href: appsHash({ outcome: o }) }, o), " " + outcomes[o] + " "]))
+          )
         : h("p", { class: "empty" }, "No applications yet."),
       h("h2", {}, "Queues"),
       table(
@@ -360,6 +425,77 @@
         "No queues."
       ),
     ];
+  }
+
+  // The rm's own history of the cluster (`API.history`): allocated capacity as a
+  // share of the running nodes', and running and pending applications, over the last hour.
+  function historyCharts(hist) {
+    const points = Array.isArray(hist.points) ? hist.points : [];
+    if (points.length < 2) {
+      return h("p", { class: "empty", id: "history-empty" }, "No history yet: the rm samples the cluster every " + duration(hist.stepMs || 10000) + " and draws it once it has two samples.");
+    }
+    const share = (used, total) => (total > 0 ? (100 * used) / total : 0);
+    // At least 5, so the axis counts in whole applications.
+    const maxApps = Math.max(5, ...points.map((p) => Math.max(p.appsRunning, p.appsPending)));
+    return h(
+      "div",
+      { class: "charts" },
+      lineChart("history-capacity", hist, "allocated (% of running nodes')", 100, (v) => num(Math.round(v)) + " %", [
+        { name: "memory", cls: "series-a", value: (p) => share(p.allocatedMB, p.totalMB) },
+        { name: "vcores", cls: "series-b", value: (p) => share(p.allocatedVirtualCores, p.totalVirtualCores) },
+      ]),
+      lineChart("history-apps", hist, "applications", maxApps, (v) => num(Math.round(v)), [
+        { name: "running", cls: "series-a", value: (p) => p.appsRunning },
+        { name: "pending", cls: "series-b", value: (p) => p.appsPending },
+      ])
+    );
+  }
+
+  // A small line chart of `series` over the history's span, ending at its last point; a gap
+  // of more than two steps (the rm was down) breaks the lines.
+  function lineChart(id, hist, label, ymax, fmt, series) {
+    const points = hist.points;
+    const W = 520, H = 200, L = 48, R = 12, T = 12, B = 36;
+    const end = points[points.length - 1].atMs;
+    const span = hist.spanMs || 3600000;
+    const X = (t) => L + ((t - (end - span)) / span) * (W - L - R);
+    const Y = (v) => H - B - (Math.min(v, ymax) / ymax) * (H - T - B);
+    const g = [];
+    for (const t of ticks(ymax)) {
+      g.push(s("line", { x1: L, x2: W - R, y1: Y(t), y2: Y(t), class: "grid" }));
+      g.push(s("text", { x: L - 6, y: Y(t) + 4, "text-anchor": "end", class: "tick" }, fmt(t)));
+    }
+    for (let m = 0; m <= span / 60000; m += 10) {
+      const x = X(end - m * 60000);
+      g.push(s("line", { x1: x, x2: x, y1: T, y2: H - B, class: "grid" }));
+      g.push(s("text", { x, y: H - B + 16, "text-anchor": "middle", class: "tick" }, m ? "−" + m + " min" : "now"));
+    }
+    g.push(s("text", { x: (L + W - R) / 2, y: H - 4, "text-anchor": "middle", class: "axis" }, "as sampled by the rm, up to " + utc(end)));
+    const gap = 2 * (hist.stepMs || 10000);
+    for (const sr of series) {
+      let run = [];
+      const flush = () => {
+        if (run.length) g.push(s("polyline", { points: run.join(" "), class: "line " + sr.cls, "data-series": sr.name }));
+        run = [];
+      };
+      points.forEach((p, i) => {
+        if (i > 0 && p.atMs - points[i - 1].atMs > gap) flush();
+        run.push(X(p.atMs).toFixed(1) + "," + Y(sr.value(p)).toFixed(1));
+      });
+      flush();
+    }
+    const last = points[points.length - 1];
+    return h(
+      "figure",
+      { class: "chart", id },
+      s("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H, role: "img", "aria-label": label + " over the last hour" }, g),
+      h(
+        "figcaption",
+        { class: "legend" },
+        h("strong", {}, label),
+        series.map((sr) => h("span", { class: "key key-" + sr.cls }, sr.name + " " + fmt(sr.value(last))))
+      )
+    );
   }
 
   function verdictCell(o) {
@@ -474,12 +610,105 @@
     };
   }
 
-  async function appsView() {
-    const [apps, jobs] = await Promise.all([api(API.apps), api(API.jobs, {}, "show=all")]);
+  // `#/apps` with these parameters (the empty ones left out).
+  function appsHash(params) {
+    // Escaped as parseHash unescapes (a space as %20: it reads no `+` as one).
+    const pairs = [];
+    for (const k of APP_FILTERS.concat(APP_PAGING)) {
+      const v = params[k];
+      if (v !== undefined && v !== null && String(v) !== "") pairs.push(k + "=" + encodeURIComponent(String(v)));
+    }
+    return "#/apps" + (pairs.length ? "?" + pairs.join("&") : "");
+  }
+
+  // The filter controls: each is an `/apps` parameter; a new filter starts at the first page.
+  function appFilters(p, stateKey) {
+    const field = (name, label, control) => h("label", { class: "filter" }, h("span", { class: "muted small" }, label), control);
+    // A value the list lacks (`states=RUNNING,ACCEPTED` from an address) is kept as one more.
+    const select = (name, options) => {
+      const given = p[name] || "";
+      const all = options.some(([v]) => v === given) ? options : options.concat([[given, given]]);
+      return h("select", { name }, all.map(([v, label]) => h("option", { value: v, selected: given === v }, label)));
+    };
+    const input = (name, placeholder, type) => h("input", { name, type: type || "text", value: p[name] || "", placeholder, size: 12 });
+    const form = h(
+      "form",
+      { id: "app-filters", class: "filters", "data-keep": "app-filters", "data-state": stateKey },
+      field("states", "state", select("states", [["", "any state"]].concat(APP_STATES.map((st) => [st, st])))),
+      field("outcome", "deadline outcome", select("outcome", [["", "any"], ["met", "met"], ["empty", "empty"], ["missed", "missed"], ["pending", "pending"], ["none", "no deadline"]])),
+      field("queue", "queue", input("queue", "any queue")),
+      field("user", "user", input("user", "any user")),
+      field("applicationTypes", "type", input("applicationTypes", "any type")),
+      field("search", "id or name contains", input("search", "search", "search")),
+      h("button", { type: "submit" }, "Filter"),
+      h("a", { href: "#/apps", class: "clear" }, "clear")
+    );
+    form.addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      const next = { sort: p.sort, limit: p.limit };
+      for (const k of APP_FILTERS) next[k] = (form.elements[k].value || "").trim();
+      location.hash = appsHash(next);
+    });
+    for (const sel of form.querySelectorAll("select")) sel.addEventListener("change", () => form.requestSubmit());
+    return form;
+  }
+
+  // A column header that sorts the list on the rm by `key` (again: the other way).
+  function sortHeader(p, label, key) {
+    const sort = p.sort || DEFAULT_SORT;
+    const here = sort.replace(/^-/, "") === key;
+    const descending = sort.startsWith("-");
+    const next = here && !descending ? "-" + key : key;
+    return h(
+      "a",
+      { href: appsHash(Object.assign({}, p, { sort: next, offset: "" })), class: "sort" + (here ? " sorted" : ""), "data-sort": key },
+      label,
+      here ? (descending ? " ▼" : " ▲") : null
+    );
+  }
+
+  // Where this page is among the matching applications, and the pages either side.
+  function pager(p, offset, limit, shown, total) {
+    const to = (o) => appsHash(Object.assign({}, p, { offset: o > 0 ? o : "" }));
+    const range = shown ? offset + 1 + "–" + (offset + shown) + " of " + total : total ? "none here of " + total : "none";
+    return h(
+      "nav",
+      { id: "pager", class: "pager" },
+      offset > 0 ? h("a", { href: to(Math.max(0, Math.min(offset - limit, total - limit))), rel: "prev" }, "← previous") : h("span", { class: "muted" }, "← previous"),
+      h("span", { class: "page-range" }, range),
+      offset + shown < total ? h("a", { href: to(offset + limit), rel: "next" }, "next →") : h("span", { class: "muted" }, "next →")
+    );
+  }
+
+  async function appsView(view) {
+    const p = view.params || {};
+    const limit = Math.max(1, parseInt(p.limit, 10) || PAGE_SIZE);
+    const offset = Math.max(0, parseInt(p.offset, 10) || 0);
+    const q = new URLSearchParams();
+    for (const k of APP_FILTERS) if (p[k]) q.set(k, p[k]);
+    q.set("sort", p.sort || DEFAULT_SORT);
+    q.set("offset", String(offset));
+    q.set("limit", String(limit));
+    const filtered = APP_FILTERS.some((k) => p[k]);
+    const controls = [h("h1", {}, "Applications"), appFilters(p, q.toString())];
+    const keep = h("div", { "data-keep": "apps-head", "data-state": q.toString() }, controls);
+    let apps;
+    try {
+      apps = await api(API.apps, {}, q.toString());
+    } catch (e) {
+      // A filter the rm refuses: say why under the controls, to be mended there.
+      if (e.status !== 400) throw e;
+      return { keep, body: h("p", { class: "error", id: "apps-error" }, e.message) };
+    }
+    const appList = list(apps, "apps", "app");
+    const total = apps.apps && typeof apps.apps.total === "number" ? apps.apps.total : appList.length;
+    // The MapReduce jobs among this page's applications, for their maps and answers.
     const byId = {};
-    for (const j of (jobs && jobs.jobs) || []) byId[j.id] = j;
+    if (appList.length) {
+      const jobs = await api(API.jobs, {}, "show=all&ids=" + encodeURIComponent(appList.map((a) => a.id).join(",")));
+      for (const j of (jobs && jobs.jobs) || []) byId[j.id] = j;
+    }
     const now = Date.now();
-    const appList = list(apps, "apps", "app").slice().sort((a, b) => (b.startedTime || 0) - (a.startedTime || 0));
     const rows = appList.map((a) => {
       const f = jobFigures(byId[a.id], hasEnded(a));
       return h(
@@ -490,6 +719,7 @@
         h("td", {}, a.applicationType),
         h("td", {}, stateBadge(a.state, a.finalStatus, a.deadlineOutcome)),
         h("td", { class: "outcome-cell" }, outcomeBadge(a.deadlineOutcome) || DASH),
+        h("td", { class: "started" }, moment(a.startedTime, now)),
         h("td", { class: "deadline" }, typeof a.deadlineMs === "number" ? moment(a.deadlineMs, now) : "no deadline"),
         h("td", {}, a.quota === null || a.quota === undefined ? DASH : num(a.quota)),
         h("td", {}, bar((a.progress || 0) / 100), " " + num(a.progress) + " %"),
@@ -498,14 +728,27 @@
         h("td", { class: "processed" }, f.processed)
       );
     });
-    return [
-      h("h1", {}, "Applications"),
-      table(
-        ["id", "name", "type", "state", "deadline outcome", "deadline", "quota", "progress", "maps done / launched", "estimate vs deadline", "processed fraction"],
-        rows,
-        "No applications yet."
-      ),
+    const headers = [
+      sortHeader(p, "id", "id"),
+      sortHeader(p, "name", "name"),
+      sortHeader(p, "type", "applicationType"),
+      sortHeader(p, "state", "state"),
+      "deadline outcome",
+      sortHeader(p, "started", "startedTime"),
+      sortHeader(p, "deadline", "deadlineMs"),
+      "quota",
+      sortHeader(p, "progress", "progress"),
+      "maps done / launched",
+      "estimate vs deadline",
+      "processed fraction",
     ];
+    return {
+      keep,
+      body: [
+        table(headers, rows, filtered ? "No application matches these filters." : total ? "No applications on this page." : "No applications yet."),
+        pager(p, offset, limit, appList.length, total),
+      ],
+    };
   }
 
   // Nice tick steps for an axis from 0 to `max`.
@@ -662,13 +905,7 @@
     const ended = hasEnded(a);
     const f = jobFigures(job, ended);
     const phase = p ? (ended && p.phase === "running" ? "ended" : p.phase) : null;
-    let logs = null;
-    try {
-      logs = (await api(API.logs, { id: view.id })).appLogs || null;
-    } catch (e) {
-      if (e.status === 401) throw e;
-      logs = { error: e.message };
-    }
+    const [logs, attempts] = await Promise.all([appLogs(view.id), api(API.attempts, { id: view.id })]);
     return [
       h("p", {}, h("a", { href: "#/apps" }, "← Applications")),
       h("h1", { class: "app-id" }, a.id || view.id, " ", stateBadge(a.state, a.finalStatus, a.deadlineOutcome), " ", outcomeBadge(a.deadlineOutcome)),
@@ -704,8 +941,125 @@
       job ? [h("h2", {}, "Answer"), h("section", { id: "answer" }, answerView(job))] : h("p", { class: "muted" }, "Not a MapReduce job: no estimate or answer to show."),
       h("h2", {}, "Diagnostics"),
       a.diagnostics ? h("pre", { class: "diagnostics" }, a.diagnostics) : h("p", { class: "empty" }, "None."),
+      h("h2", {}, "Attempts"),
+      attemptsTable(view.id, list(attempts, "appAttempts", "appAttempt"), now),
       h("h2", {}, "Logs"),
       h("section", { id: "logs" }, logsView(view.id, logs)),
+    ];
+  }
+
+  // The application's containers' logs, or why they cannot be listed.
+  async function appLogs(id) {
+    try {
+      return (await api(API.logs, { id })).appLogs || null;
+    } catch (e) {
+      if (e.status === 401) throw e;
+      return { error: e.message };
+    }
+  }
+
+  // Each master attempt: its page, state, node, times and its master's logs.
+  function attemptsTable(id, attempts, now) {
+    const rows = attempts.map((t) =>
+      h(
+        "tr",
+        { "data-attempt": t.id },
+        h("td", {}, h("a", { href: attemptHref(id, t.id) }, t.appAttemptId)),
+        h("td", {}, stateBadge(t.appAttemptState)),
+        h("td", {}, t.nodeId ? nodeLink(t.nodeId) : DASH),
+        h("td", {}, moment(t.startTime, now)),
+        h("td", {}, t.finishedTime > 0 ? moment(t.finishedTime, now) : "running"),
+        h("td", {}, t.containerId ? [containerLink(id, t.containerId), h("div", { class: "small" }, logLinks(id, t.containerId))] : DASH)
+      )
+    );
+    return table(["attempt", "state", "node", "started", "finished", "master's container"], rows, "No attempt yet: its master has not been placed.");
+  }
+
+  // One master attempt: what the rm knows of it, its running containers, and the logs of
+  // every container it ran (aggregated at the rm once each ended).
+  async function attemptView(view) {
+    const [t, containers, logs] = await Promise.all([
+      api(API.attempt, view).then((r) => r.appAttempt || {}),
+      api(API.attemptContainers, view).then((r) => list(r, "containers", "container")),
+      appLogs(view.id),
+    ]);
+    const now = Date.now();
+    const rows = containers.map((c) =>
+      h(
+        "tr",
+        { "data-container": c.containerId },
+        h("td", {}, containerLink(view.id, c.containerId), c.containerId === t.containerId ? h("span", { class: "muted small" }, " (master)") : null),
+        h("td", {}, nodeLink(c.nodeId)),
+        h("td", {}, num(c.allocatedMB) + " MB · " + num(c.allocatedVCores) + " vcores"),
+        h("td", {}, stateBadge(c.containerState)),
+        h("td", {}, moment(c.startedTime, now)),
+        h("td", {}, logLinks(view.id, c.containerId))
+      )
+    );
+    const mine = logs && !logs.error ? Object.assign({}, logs, { files: (logs.files || []).filter((f) => attemptOf(f.containerId) === t.id), missing: (logs.missing || []).filter((m) => attemptOf(m.containerId) === t.id) }) : logs;
+    return [
+      h("p", {}, h("a", { href: "#/apps/" + encodeURIComponent(view.id) }, "← " + view.id)),
+      h("h1", { class: "attempt-id" }, t.appAttemptId || view.attempt, " ", stateBadge(t.appAttemptState)),
+      kv([
+        ["application", appLink(view.id)],
+        ["master's container", t.containerId ? containerLink(view.id, t.containerId) : DASH],
+        ["node", t.nodeId ? nodeLink(t.nodeId) : DASH],
+        ["started", moment(t.startTime, now)],
+        ["finished", t.finishedTime > 0 ? moment(t.finishedTime, now) : "not yet"],
+        ["master's logs", t.containerId ? logLinks(view.id, t.containerId) : DASH],
+        ["diagnostics", t.diagnosticsInfo || DASH],
+      ]),
+      h("h2", {}, "Running containers"),
+      table(["container", "node", "resources", "state", "started", "logs"], rows, "None running: the rm keeps running containers only; the logs below are every container's."),
+      h("h2", {}, "Logs"),
+      h("section", { id: "logs" }, logsView(view.id, mine)),
+    ];
+  }
+
+  // One container: the rm's record while it runs (ended ones are not kept, as in YARN's rm),
+  // and its log files.
+  async function containerView(view) {
+    let c = null;
+    try {
+      c = (await api(API.attemptContainer, view)).container || null;
+    } catch (e) {
+      if (e.status !== 404) throw e; // 404: it ended (or never was); its logs say which
+    }
+    const logs = await appLogs(view.id);
+    const files = logs && !logs.error ? (logs.files || []).filter((f) => f.containerId === view.container) : [];
+    const missing = logs && !logs.error ? (logs.missing || []).filter((m) => m.containerId === view.container) : [];
+    const now = Date.now();
+    return [
+      h("p", {}, h("a", { href: attemptHref(view.id, view.attempt) }, "← attempt " + view.attempt + " of " + view.id)),
+      h("h1", { class: "container-id" }, view.container, " ", c ? stateBadge(c.containerState) : h("span", { class: "state" }, "ENDED")),
+      c
+        ? kv([
+            ["application", appLink(view.id)],
+            ["node", nodeLink(c.nodeId)],
+            ["resources", num(c.allocatedMB) + " MB · " + num(c.allocatedVCores) + " vcores"],
+            ["priority", num(c.priority)],
+            ["started", moment(c.startedTime, now)],
+            ["elapsed", duration(c.elapsedTime)],
+            ["diagnostics", c.diagnosticsInfo || DASH],
+          ])
+        : h("p", { class: "muted" }, "Not running: the rm keeps no record of an ended container, only its logs."),
+      h("h2", {}, "Logs"),
+      logs && logs.error ? h("p", { class: "error" }, "The logs cannot be listed: " + logs.error) : null,
+      table(
+        ["file", "bytes", "node", "from"],
+        files.map((l) =>
+          h(
+            "tr",
+            { "data-log": l.containerId + "/" + l.file },
+            h("td", {}, h("a", { href: logHref(view.id, l.containerId, l.file) }, l.file)),
+            h("td", {}, bytes(l.bytes), l.cut ? h("span", { class: "muted small" }, " (cut at the cap)") : null),
+            h("td", {}, nodeLink(l.nodeId)),
+            h("td", { class: "muted" }, l.source)
+          )
+        ),
+        "No log file of this container yet."
+      ),
+      missing.length ? h("ul", { class: "missing" }, missing.map((m) => h("li", {}, m.containerId + " on " + m.nodeId + ": " + m.reason))) : null,
     ];
   }
 
@@ -720,7 +1074,7 @@
       h(
         "tr",
         { "data-log": l.containerId + "/" + l.file },
-        h("td", {}, l.containerId, l.master ? h("span", { class: "muted small" }, " (master)") : null),
+        h("td", {}, containerLink(id, l.containerId), l.master ? h("span", { class: "muted small" }, " (master)") : null),
         h("td", {}, l.nodeId),
         h("td", {}, h("a", { href: logHref(id, l.containerId, l.file) }, l.file)),
         h("td", {}, bytes(l.bytes), l.cut ? h("span", { class: "muted small" }, " (cut at the cap)") : null),
@@ -745,7 +1099,7 @@
     ];
   }
 
-  const VIEWS = { overview, nodes: nodesView, node: nodeView, apps: appsView, app: appView, log: logView };
+  const VIEWS = { overview, nodes: nodesView, node: nodeView, apps: appsView, app: appView, attempt: attemptView, container: containerView, log: logView };
 
   // ---- the loop -----------------------------------------------------------------------
 
@@ -767,12 +1121,31 @@
     setStatus("", false);
   }
 
+  // A view's content into `main`. A view may return `{keep, body}`: its `keep` part (the
+  // filter controls) stays the same DOM while its `data-state` does, so a redraw every few
+  // seconds neither loses what is being typed there nor its focus; only `body` is redrawn.
+  function draw(main, content) {
+    if (!content || !content.keep) {
+      main.replaceChildren(append(document.createDocumentFragment(), [content]));
+      return;
+    }
+    const old = main.firstElementChild;
+    const same = old && old.dataset.keep === content.keep.dataset.keep && old.dataset.state === content.keep.dataset.state;
+    const body = append(document.createDocumentFragment(), [content.body]);
+    if (same) {
+      while (old.nextSibling) old.nextSibling.remove();
+      main.appendChild(body);
+    } else {
+      main.replaceChildren(content.keep, body);
+    }
+  }
+
   async function refresh() {
     clearTimeout(timer);
     const gen = ++generation;
     const view = currentView();
     for (const a of document.querySelectorAll("nav a")) {
-      const section = { app: "apps", log: "apps", node: "nodes" }[view.name] || view.name;
+      const section = { app: "apps", attempt: "apps", container: "apps", log: "apps", node: "nodes" }[view.name] || view.name;
       a.classList.toggle("active", a.dataset.view === section);
     }
     if (!token()) {
@@ -784,8 +1157,8 @@
     try {
       const content = await VIEWS[view.name](view);
       if (gen !== generation) return;
-      document.getElementById("view").replaceChildren(append(document.createDocumentFragment(), [content]));
-      document.title = "yard rm · " + (view.file ? view.container + " " + view.file : view.id || view.name);
+      draw(document.getElementById("view"), content);
+      document.title = "yard rm · " + (view.file ? view.container + " " + view.file : view.container || (view.attempt ? view.id + " attempt " + view.attempt : view.id || view.name));
       setStatus("updated " + new Date().toISOString().slice(11, 19) + " UTC · every " + REFRESH_MS / 1000 + " s", false);
     } catch (e) {
       if (gen !== generation) return;
@@ -794,8 +1167,8 @@
         showLogin("The rm refused the token: " + e.message);
         return;
       }
-      if (e.status === 404 && (view.name === "app" || view.name === "log" || view.name === "node")) {
-        const what = { log: "No log " + view.file + " of " + view.container + " in ", app: "No application ", node: "No node " }[view.name];
+      if (e.status === 404 && ["app", "attempt", "log", "node"].includes(view.name)) {
+        const what = { log: "No log " + view.file + " of " + view.container + " in ", app: "No application ", attempt: "No attempt " + view.attempt + " of ", node: "No node " }[view.name];
         document.getElementById("view").replaceChildren(h("p", { class: "error" }, what + view.id + " (" + e.message + ")."));
       }
       setStatus(e.message, true);

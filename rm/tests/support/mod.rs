@@ -277,6 +277,13 @@ impl Harness {
         reply
     }
 
+    /// The daemon's tick at `now`, `node` beating first so it stays RUNNING.
+    pub async fn beat_and_tick(&self, node: &str, now: i64) {
+        self.set_now(now);
+        self.heartbeat(node, 10.0, &[]).await;
+        self.rm.cluster.lock().unwrap().expire(now);
+    }
+
     pub async fn new_id(&self) -> String {
         let (status, created) = self
             .post("/ws/v1/cluster/apps/new-application", json!({}))

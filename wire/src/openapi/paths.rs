@@ -23,8 +23,8 @@ use crate::protocol::{
     RecoveryEntries, RegisterNode, Registered, Unregister,
 };
 use crate::replies::{
-    BooksReply, DatasetsReply, FinalFiguresKept, HealthReply, IssuedToken, MasterRegistered,
-    Recovery, RecoveryKept, TargetGroup, Unregistered, UploadGrant, WhoAmI,
+    BooksReply, DatasetsReply, FinalFiguresKept, HealthReply, HistoryReply, IssuedToken,
+    MasterRegistered, Recovery, RecoveryKept, TargetGroup, Unregistered, UploadGrant, WhoAmI,
 };
 use crate::views::{
     AppReply, AppStateView, AppsReply, ClusterInfoReply, ClusterMetricsReply, NodeReply,
@@ -260,7 +260,7 @@ pub(super) fn operations() -> Vec<Op> {
         Op::get("/ws/v1/cluster/nodes/{id}", Hadoop, "One node, as in the list, with yardLoadHistory: its recent load samples, oldest first")
             .param(path("id", "", json!({"type": "string"})))
             .reply::<NodeReply>("200", "OK"),
-        Op::get("/ws/v1/cluster/apps", Hadoop, "apps.app[]: each with YARN's 26 app fields and yard's deadlineMs, deadlineOutcome (met, empty, missed or pending), quota (null under fifo, fair and edf) and applicationTags (comma-separated). Every filter YARN documents is honoured; a value that makes no sense (an unknown state, a negative time, an end before its begin, limit 0) or an unknown parameter is a 400")
+        Op::get("/ws/v1/cluster/apps", Hadoop, "apps.app[]: each with YARN's 26 app fields and yard's deadlineMs, deadlineOutcome (met, empty, missed or pending), quota (null under fifo, fair and edf) and applicationTags (comma-separated). Every filter YARN documents is honoured, and yard's search, outcome, sort and offset page the list on the rm (apps.total: how many matched before offset and limit); a value that makes no sense (an unknown state, a negative time, an end before its begin, limit 0, an unknown sort key) or an unknown parameter is a 400. A user lists its own applications, an admin every one")
             .param(query("states", "comma-separated application states, e.g. RUNNING,ACCEPTED (case-insensitive)", json!({"type": "string", "pattern": "^((NEW_SAVING|SUBMITTED|ACCEPTED|FINISHED|RUNNING|FAILED|KILLED|NEW)(,(NEW_SAVING|SUBMITTED|ACCEPTED|FINISHED|RUNNING|FAILED|KILLED|NEW))*)?$"})))
             .param(query("state", "one application state (YARN's deprecated form; joins states)", json!({"type": "string", "pattern": "^((NEW_SAVING|SUBMITTED|ACCEPTED|FINISHED|RUNNING|FAILED|KILLED|NEW)(,(NEW_SAVING|SUBMITTED|ACCEPTED|FINISHED|RUNNING|FAILED|KILLED|NEW))*)?$"})))
             .param(query("finalStatus", "UNDEFINED, SUCCEEDED, FAILED or KILLED", json!({"type": "string", "enum": ["UNDEFINED", "SUCCEEDED", "FAILED", "KILLED"]})))
@@ -275,6 +275,10 @@ pub(super) fn operations() -> Vec<Op> {
             .param(query("applicationTypes", "comma-separated types (case-insensitive)", json!({"type": "string"})))
             .param(query("applicationTags", "comma-separated tags: applications with any of them (case-insensitive)", json!({"type": "string"})))
             .param(query("deSelects", "fields to leave out: resourceRequests, timeouts, appNodeLabelExpression, amNodeLabelExpression, resourceInfo", json!({"type": "string", "pattern": "^((appNodeLabelExpression|amNodeLabelExpression|resourceRequests|resourceInfo|timeouts)(,(appNodeLabelExpression|amNodeLabelExpression|resourceRequests|resourceInfo|timeouts))*)?$"})))
+            .param(query("search", "yard's: applications whose id or name contains this (case-insensitive)", json!({"type": "string"})))
+            .param(query("outcome", "yard's: comma-separated deadline outcomes: met, empty, missed, pending, none (no deadline)", json!({"type": "string", "pattern": "^((met|empty|missed|pending|none)(,(met|empty|missed|pending|none))*)?$"})))
+            .param(query("sort", "yard's: the order, by id, name, user, queue, applicationType, state, startedTime, finishedTime, progress or deadlineMs (none last); a leading - for descending; ties by id. Without it, by id", json!({"type": "string", "pattern": "^(-?(id|name|user|queue|applicationType|state|startedTime|finishedTime|progress|deadlineMs))?$"})))
+            .param(query("offset", "yard's: how many matching applications to skip before limit counts (0 or more); apps.total says how many matched", json!({"type": "integer", "minimum": 0, "maximum": i64::MAX})))
             .reply::<AppsReply>("200", "OK"),
         Op::post("/ws/v1/cluster/apps", Hadoop, "Submit an application (Hadoop's submission context): application-id, application-name, queue, user, priority (capped to the cluster's maximum, 0, as YARN does), am-container-spec (commands.command: a command or a list, run under /bin/sh -c; environment.entry[]; YARN's expansion {{VAR}} -> $VAR, <CPS> -> ':', <LOG_DIR> -> the container's directory, variables using it exported by the master's shell), max-app-attempts (1 to the rm's; 0 or less takes the rm's), resource {memory, vCores} (the master's container, at most the largest node's), application-type (at most 20 characters; YARN when absent), application-tags; yard's deadline-ms. unmanaged-AM or keep-containers-across-application-attempts true, a reservation-id and local-resources are 400s (yard has none of these). The deadline is deadline-ms, or a tag deadline=<epoch ms>; a deadline in the past, not a whole number, or out of 1..=253402300799999 is a 400 naming the field. 202 with a Location header (the application's report) and no body, as YARN")
             .body_schema(schema_ref("Submission"))
@@ -348,6 +352,8 @@ pub(super) fn operations() -> Vec<Op> {
             .open()
             .reply::<HealthReply>("200", "OK")
             .response("503", json!({"$ref": "#/components/responses/Error"})),
+        Op::get("/ws/v1/yard/history", Yard, "The cluster over the last hour, as the rm sampled it on its tick (at most every stepMs, kept spanMs, oldest first; in memory, so a restarted rm starts anew): each point's allocated and total memory and vcores, containers, running and pending applications and running nodes, in Hadoop's cluster metrics' names. Counts only, so any caller's token")
+            .reply::<HistoryReply>("200", "OK"),
         Op::get("/ws/v1/yard/books", Yard, "The rm's container book (admins only): {books: {consistent, problem, nodes: [{nodeId, state, containers}]}}. `consistent` says whether its invariants hold: the book holds exactly what the scheduler holds, for the same application and node, no node beyond its capacity, no container on a lost node, no id twice")
             .reply::<BooksReply>("200", "OK"),
         Op::get("/ws/v1/yard/apps/{id}/logs", Yard, "The application's containers' logs (YARN's `yarn logs -applicationId`): each file's container, node, size, whether it was cut and where it is read from (the aggregated store once its container ended and its node uploaded it, else its nodemanager), and the containers whose logs are missing and why. The owner or an admin")
@@ -383,6 +389,7 @@ pub(super) fn operations() -> Vec<Op> {
             .reply_with::<JobReply>("202", "Accepted: the job's view; `Location` names it", json!({"headers": {"Location": {"schema": {"type": "string"}, "description": "/ws/v1/yard/mapreduce/jobs/{id}"}}})),
         Op::get("/ws/v1/yard/mapreduce/jobs", Yard, "The caller's MapReduce jobs (an admin's: all)")
             .param(query("show", "active (default): not yet ended; all", json!({"type": "string", "enum": ["active", "all"]})))
+            .param(query("ids", "only these applications: comma-separated ids, at most 200 (each not a job, or not the caller's, is left out)", json!({"type": "string", "pattern": "^(application_[0-9]+_[0-9]+)?(,application_[0-9]+_[0-9]+)*$"})))
             .reply::<JobsReply>("200", "{\"jobs\": [the job's view]}"),
         Op::get("/ws/v1/yard/mapreduce/jobs/{id}", Yard, "A MapReduce job: state, the job as submitted, its master's progress, the estimate against the deadline, the answer once there is one")
             .param(app_id())
