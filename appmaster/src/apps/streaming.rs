@@ -3,8 +3,8 @@
 //! partitions (the hash of the key, or KeyFieldBasedPartitioner's fields of it), the
 //! combiner's and reducer's input written as sorted, grouped lines, shipped files
 //! ([`ShippedFile`]) checked, and the commands' output kept for the answer. The commands
-//! themselves run in the task process (`yard-appmaster-live`'s `task.rs`): this crate does
-//! no IO.
+//! themselves run in the task process (`yard-appmaster-live`'s `task/command.rs`): this
+//! crate does no IO.
 //!
 //! **Malformed records.** Hadoop Streaming passes bytes; yard's shuffle keys are UTF-8 text
 //! (the partition format, `records.rs`, stores and orders them as such) while values are any
