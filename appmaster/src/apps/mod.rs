@@ -780,10 +780,13 @@ impl AppSpec {
         cut: &mut dyn FnMut() -> bool,
     ) -> Result<(ReducePartial, Vec<u8>), AppError> {
         let mut records: Vec<(&str, &[u8])> = Vec::new();
-        let partial = reduce::fold_with(self, population, inputs, cut, &mut |_, rec| {
+        let mut partial = reduce::fold_with(self, population, inputs, cut, &mut |_, rec| {
             records.extend(rec.values().map(|v| (rec.key, v)));
         })?;
-        Ok((partial, streaming::reducer_input(records)))
+        // The fold keeps no table of keys for a user reducer (reduce.rs): the sort counts them.
+        let (stdin, keys) = streaming::sorted_input(&records);
+        partial.distinct_keys = keys;
+        Ok((partial, stdin))
     }
 
     /// One reduce task over the partitions it kept (one per map, tagged with the map's

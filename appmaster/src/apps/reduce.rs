@@ -63,6 +63,11 @@ pub(crate) fn fold_with<'a>(
         return Err(AppError::DuplicateInput { map: w[0] });
     }
     let order: Vec<&(Split, &'a [u8])> = inputs.iter().collect();
+    // A user reducer's answer is its command's output, no estimates: a table of its keys'
+    // sums (hundreds of thousands for a `cat` mapper) was most of its fold (issue 31's
+    // overhead), so it keeps none, and its caller counts its keys as it sorts them
+    // (`AppSpec::reducer_input`).
+    let user_reducer = tag == STREAMING_TAG && !spec.is_aggregate();
     let mut blocks = Sums::default();
     let mut accs: FastMap<&str, Acc> = FastMap::default();
     let mut partial = ReducePartial {
@@ -152,6 +157,9 @@ pub(crate) fn fold_with<'a>(
             }
             if tag == STREAMING_TAG {
                 each(split, rec);
+                if user_reducer {
+                    continue;
+                }
             }
             let acc = accs.entry(rec.key).or_default();
             let y = rec.count as f64;

@@ -3,8 +3,8 @@
 //! partitions (the hash of the key, or KeyFieldBasedPartitioner's fields of it), the
 //! combiner's and reducer's input written as sorted, grouped lines, shipped files
 //! ([`ShippedFile`]) checked, and the commands' output kept for the answer. The commands
-//! themselves run in the task process (`yard-appmaster-live`'s `task.rs`): this crate does
-//! no IO.
+//! themselves run in the task process (`yard-appmaster-live`'s `task/command.rs`): this
+//! crate does no IO.
 //!
 //! **Malformed records.** Hadoop Streaming passes bytes; yard's shuffle keys are UTF-8 text
 //! (the partition format, `records.rs`, stores and orders them as such) while values are any
@@ -87,11 +87,21 @@ impl Default for KeySettings {
     }
 }
 
+/// Where `sep` first occurs in `hay`: `memchr` for a one-byte separator (the TAB nearly
+/// every job has), `memmem` for a longer one, not a byte-by-byte `windows` search: a line
+/// without a TAB (every line a `cat` mapper writes) is searched to its end.
+fn find(hay: &[u8], sep: &[u8]) -> Option<usize> {
+    match sep {
+        [b] => memchr::memchr(*b, hay),
+        _ => memchr::memmem::find(hay, sep),
+    }
+}
+
 /// The byte offset of the `n`th (1-based) `sep` in `line`, if it has that many.
 fn nth(line: &[u8], sep: &[u8], n: u32) -> Option<usize> {
     let mut from = 0;
     for i in 1..=n {
-        let at = from + line[from..].windows(sep.len()).position(|w| w == sep)?;
+        let at = from + find(&line[from..], sep)?;
         if i == n {
             return Some(at);
         }
@@ -308,13 +318,17 @@ pub fn owned_lines<'a>(block: &'a [u8], first: bool, after: &[u8]) -> Cow<'a, [u
 
 /// Where the first line of `bytes` ends: the offset of its first `\n`.
 pub fn line_end(bytes: &[u8]) -> Option<usize> {
-    bytes.iter().position(|&b| b == b'\n')
+    memchr::memchr(b'\n', bytes)
 }
 
 /// A streaming output line as Hadoop reads it by default: the key up to the first tab, the
 /// value after it; a line without a tab is all key, with an empty value.
 pub fn key_value(line: &[u8]) -> (&[u8], &[u8]) {
-    KeySettings::default().key_value(line)
+    // Not through `KeySettings::default()`, which allocates its separators on every line.
+    match memchr::memchr(b'\t', line) {
+        Some(i) => (&line[..i], &line[i + 1..]),
+        None => (line, &[]),
+    }
 }
 
 /// A command's stdout as the answer keeps it: its first [`OUTPUT_CAP`] lines (lossy UTF-8)
@@ -343,16 +357,43 @@ pub(crate) fn partitioned<'a>(
     keys: &KeySettings,
     reduces: u32,
 ) -> Result<Vec<Records<'a>>, AppError> {
-    let mut parts: Vec<Records<'a>> = vec![Vec::new(); reduces as usize];
+    let mut parts: Vec<Vec<Headed<'a>>> = vec![Vec::new(); reduces as usize];
     for (i, line) in lines(stdout).enumerate() {
         let (k, v) = keys.key_value(line);
         let key = utf8_key(command, i, k)?;
-        parts[keys.partition(k, reduces) as usize].push((key, v));
+        parts[keys.partition(k, reduces) as usize].push((head(k), key, v));
     }
-    for part in &mut parts {
-        part.sort_by(|a, b| a.0.cmp(b.0));
-    }
-    Ok(parts)
+    Ok(parts.into_iter().map(sorted).collect())
+}
+
+/// A record with its key's [`head`], which the sort compares first.
+type Headed<'a> = (u64, &'a str, &'a [u8]);
+
+/// A key's first eight bytes as one number, big-endian and zero-padded: for keys `a < b`,
+/// `head(a) <= head(b)`, so heads that differ order their keys, and only equal heads need
+/// the keys' bytes. Most comparisons of a sort then read no key from the command's output
+/// (megabytes, far out of cache) nor call `memcmp`.
+fn head(key: &[u8]) -> u64 {
+    let mut eight = [0u8; 8];
+    let n = key.len().min(8);
+    eight[..n].copy_from_slice(&key[..n]);
+    u64::from_be_bytes(eight)
+}
+
+/// `records` sorted by key, stably (a key's values keep their order), heads first.
+fn sorted(mut records: Vec<Headed<'_>>) -> Records<'_> {
+    records.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(b.1)));
+    records.into_iter().map(|(_, k, v)| (k, v)).collect()
+}
+
+/// [`sorted`] of records without their heads.
+fn sort_records<'a>(records: &[(&'a str, &'a [u8])]) -> Records<'a> {
+    sorted(
+        records
+            .iter()
+            .map(|&(k, v)| (head(k.as_bytes()), k, v))
+            .collect(),
+    )
 }
 
 /// A combiner's output for partition `p`, read as records (TAB and one key field, as a
@@ -379,10 +420,9 @@ pub(crate) fn combined<'a>(
                 ),
             });
         }
-        records.push((key, v));
+        records.push((head(k), key, v));
     }
-    records.sort_by(|a, b| a.0.cmp(b.0));
-    Ok(records)
+    Ok(sorted(records))
 }
 
 fn utf8_key<'a>(command: &'static str, i: usize, key: &'a [u8]) -> Result<&'a str, AppError> {
@@ -432,16 +472,26 @@ pub(crate) fn map(
 /// The reducer's (or a combiner's) stdin from its records, `(key, value)` in any order:
 /// sorted by key (stable, so a key's values keep their order), one `key<TAB>value` line
 /// each, so equal keys are consecutive as Hadoop streams them.
-pub fn reducer_input(mut records: Vec<(&str, &[u8])>) -> Vec<u8> {
-    records.sort_by(|a, b| a.0.cmp(b.0));
-    let mut out = Vec::new();
-    for (key, value) in records {
+pub fn reducer_input(records: Vec<(&str, &[u8])>) -> Vec<u8> {
+    sorted_input(&records).0
+}
+
+/// [`reducer_input`], and how many distinct keys it holds.
+pub(crate) fn sorted_input(records: &[(&str, &[u8])]) -> (Vec<u8>, u64) {
+    let records = sort_records(records);
+    let bytes = records.iter().map(|(k, v)| k.len() + v.len() + 2).sum();
+    let mut out = Vec::with_capacity(bytes);
+    let mut keys = 0;
+    for (i, (key, value)) in records.iter().enumerate() {
+        if i == 0 || records[i - 1].0 != *key {
+            keys += 1;
+        }
         out.extend_from_slice(key.as_bytes());
         out.push(b'\t');
         out.extend_from_slice(value);
         out.push(b'\n');
     }
-    out
+    (out, keys)
 }
 
 /// Where a reducer's stdin ([`reducer_input`]) may be cut so that every key the command
@@ -458,7 +508,7 @@ pub fn group_ends(input: &[u8], every: usize) -> Vec<usize> {
     while from < input.len() {
         let end = line_end(&input[from..]).map_or(input.len(), |i| from + i + 1);
         let line = &input[from..end];
-        let this = line.split(|&b| b == b'\t').next().unwrap_or_default();
+        let this = memchr::memchr(b'\t', line).map_or(line, |tab| &line[..tab]);
         if previous.is_some_and(|p| p != this) && from - last >= every.max(1) {
             ends.push(from);
             last = from;
@@ -1283,5 +1333,151 @@ mod tests {
         let (kept, total) = output_lines(&many);
         assert_eq!((kept.len(), total), (OUTPUT_CAP, OUTPUT_CAP as u64 + 5));
         assert_eq!(kept[0], "0");
+    }
+
+    /// The map's pure path as it was before issue 31's overhead work, kept as the oracle of
+    /// the fast one: separators found by `windows`, keys sorted as `&str`s, stably.
+    mod before {
+        use super::super::{KeySettings, Records, lines, partition_of, utf8_key};
+        use crate::apps::AppError;
+
+        fn nth(line: &[u8], sep: &[u8], n: u32) -> Option<usize> {
+            let mut from = 0;
+            for i in 1..=n {
+                let at = from + line[from..].windows(sep.len()).position(|w| w == sep)?;
+                if i == n {
+                    return Some(at);
+                }
+                from = at + sep.len();
+            }
+            None
+        }
+
+        fn key_value<'a>(k: &KeySettings, line: &'a [u8]) -> (&'a [u8], &'a [u8]) {
+            let sep = k.separator.as_bytes();
+            match nth(line, sep, k.key_fields) {
+                Some(i) => (&line[..i], &line[i + sep.len()..]),
+                None => (line, &[]),
+            }
+        }
+
+        fn partition(k: &KeySettings, key: &[u8], reduces: u32) -> u32 {
+            let Some((a, b)) = k.partition_fields else {
+                return partition_of(key, reduces);
+            };
+            let sep = k.key_field_separator.as_bytes();
+            let start = match a {
+                1 => Some(0),
+                _ => nth(key, sep, a - 1).map(|i| i + sep.len()),
+            };
+            let Some(start) = start else {
+                return partition_of(b"", reduces);
+            };
+            let end = nth(key, sep, b).unwrap_or(key.len()).max(start);
+            partition_of(&key[start..end], reduces)
+        }
+
+        pub(super) fn partitioned<'a>(
+            stdout: &'a [u8],
+            keys: &KeySettings,
+            reduces: u32,
+        ) -> Result<Vec<Records<'a>>, AppError> {
+            let mut parts: Vec<Records<'a>> = vec![Vec::new(); reduces as usize];
+            for (i, line) in lines(stdout).enumerate() {
+                let (k, v) = key_value(keys, line);
+                let key = utf8_key("mapper", i, k)?;
+                parts[partition(keys, k, reduces) as usize].push((key, v));
+            }
+            for part in &mut parts {
+                part.sort_by(|a, b| a.0.cmp(b.0));
+            }
+            Ok(parts)
+        }
+
+        pub(super) fn reducer_input(mut records: Vec<(&str, &[u8])>) -> Vec<u8> {
+            records.sort_by(|a, b| a.0.cmp(b.0));
+            let mut out = Vec::new();
+            for (key, value) in records {
+                out.extend_from_slice(key.as_bytes());
+                out.push(b'\t');
+                out.extend_from_slice(value);
+                out.push(b'\n');
+            }
+            out
+        }
+    }
+
+    proptest::proptest! {
+        /// Issue 31's fast map path (`memchr` separators, keys sorted by their heads first)
+        /// is the old one to the byte: the same records in the same partitions in the same
+        /// order, the same partitions written, the same reducer input, the same error for a
+        /// key that is not UTF-8; over keys that share heads, are shorter than eight bytes,
+        /// hold NULs (a head's padding), CRs and the separators.
+        #[test]
+        fn the_fast_map_path_is_the_old_one_to_the_byte(
+            lines in proptest::collection::vec("[ab\\t.:\\x00\\r\u{e9}]{0,12}", 0..40),
+            poisoned in proptest::collection::vec(proptest::bool::weighted(0.02), 40),
+            separator in proptest::sample::select(vec!["\t", ".", "::"]),
+            key_fields in 1u32..4,
+            field_separator in proptest::sample::select(vec!["\t", ".", "a:"]),
+            fields in proptest::option::of((1u32..4, 0u32..3)),
+            reduces in 1u32..5,
+            last_newline in proptest::bool::ANY,
+        ) {
+            let keys = KeySettings {
+                separator: separator.into(),
+                key_fields,
+                key_field_separator: field_separator.into(),
+                partition_fields: fields.map(|(a, more)| (a, a + more)),
+            };
+            let mut stdout = Vec::new();
+            for (i, line) in lines.iter().enumerate() {
+                stdout.extend_from_slice(line.as_bytes());
+                if poisoned[i] {
+                    // Not UTF-8: in a key, a malformed record; in a value, bytes.
+                    stdout.push(0xff);
+                }
+                if i + 1 < lines.len() || last_newline {
+                    stdout.push(b'\n');
+                }
+            }
+            let old = before::partitioned(&stdout, &keys, reduces);
+            let new = partitioned("mapper", &stdout, &keys, reduces);
+            let (old, new) = match (old, new) {
+                (Ok(old), Ok(new)) => (old, new),
+                (Err(old), Err(new)) => {
+                    proptest::prop_assert_eq!(old.to_string(), new.to_string());
+                    return Ok(());
+                }
+                (old, new) => {
+                    return Err(proptest::test_runner::TestCaseError::fail(format!(
+                        "before {old:?}, now {new:?}"
+                    )));
+                }
+            };
+            proptest::prop_assert_eq!(&old, &new);
+            let mut spec = streaming(&["mapper=cat"]);
+            if let AppSpec::Streaming { keys: k, .. } = &mut spec {
+                *k = keys.clone();
+            }
+            let split = Split { index: 3, bytes: 10 };
+            let written = spec
+                .map_streamed(split, b"in\n", &stdout, reduces, &mut no_combiner)
+                .unwrap();
+            let mut w = Writer::new(spec.tag(), split.index, reduces);
+            map(b"in\n", &stdout, &old, false, &mut w);
+            proptest::prop_assert_eq!(written.partitions, w.finish().0);
+            // The records as a reducer gets them, in the order written (a key's values in
+            // that order): the same stdin.
+            let mut records: Vec<(&str, &[u8])> = Vec::new();
+            for line in super::lines(&stdout) {
+                let (k, v) = keys.key_value(line);
+                records.push((std::str::from_utf8(k).unwrap(), v));
+            }
+            let (stdin, keys) = sorted_input(&records);
+            let distinct: std::collections::BTreeSet<&str> = records.iter().map(|r| r.0).collect();
+            proptest::prop_assert_eq!(keys, distinct.len() as u64);
+            proptest::prop_assert_eq!(stdin, before::reducer_input(records));
+        }
     }
 }

@@ -10,6 +10,7 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use yard_appmaster::apps::MAX_KIND_CHARS;
 use yard_wire::deadline::DeadlineOutcome;
 use yard_wire::limits::{self, FieldError, echo};
 use yard_wire::protocol::{
@@ -127,11 +128,13 @@ impl MasterRegistration {
             }
         }
         if let Some(kind) = &self.job_kind
-            && (kind.is_empty() || kind.chars().count() > 200 || kind.chars().any(char::is_control))
+            && (kind.is_empty()
+                || kind.chars().count() > MAX_KIND_CHARS
+                || kind.chars().any(char::is_control))
         {
             return Err(FieldError {
                 field: "jobKind".into(),
-                problem: "1 to 200 printable characters".into(),
+                problem: format!("1 to {MAX_KIND_CHARS} printable characters"),
             }
             .into());
         }
