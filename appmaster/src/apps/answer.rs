@@ -191,11 +191,16 @@ pub(crate) fn answer(
                 let fed = c.fed_fraction();
                 notes.push(format!(
                     "the deadline guard cut reducer {id} while its command ran: it was fed \
-                     {:.1} % of its input ({} of {} bytes, whole keys), so its output is of \
+                     {:.1} % of its input ({} of {} bytes, {}), so its output is of \
                      those keys{}; processedFraction counts only what it was fed",
                     fed * 100.0,
                     c.fed_bytes,
                     c.input_bytes,
+                    if c.stopped {
+                        "to where it was stopped"
+                    } else {
+                        "whole keys"
+                    },
                     if c.stopped {
                         ", as far as it got before it was stopped"
                     } else {
