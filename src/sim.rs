@@ -78,6 +78,11 @@ pub(crate) struct SimArgs {
     /// each with `--shared`, of 4 cores and 4 containers each for overload.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100_000))]
     nodes: Option<u32>,
+    /// `--shared`: capacity queues, the file `yard rm --queues` reads (docs/queues.md); a
+    /// queue without a policy runs each day's cluster policy. Job i goes to the (i mod N)-th
+    /// queue, each job its own user; the report adds a row per queue.
+    #[arg(long, value_name = "FILE", requires = "shared")]
+    queues: Option<std::path::PathBuf>,
     /// One of the Dart paper's experiments: deadlines, estimation, stragglers, optimizations
     /// (they set configurations, policies and faults; `--configs`/`--policies` are then
     /// ignored); `rm-policies`: ARIA's cluster-policy experiment on its synthetic Facebook
@@ -707,6 +712,9 @@ fn run_rm_policies(args: &SimArgs, base: Experiment) -> Result<()> {
 /// cluster policy and task policy.
 fn run_shared(args: &SimArgs, mut exp: Experiment) -> Result<()> {
     exp.cluster.nodes = args.nodes.unwrap_or(64);
+    if let Some(path) = &args.queues {
+        exp.cluster.queues = Some(crate::daemons::read_queue_file(path)?);
+    }
     exp.policy.one_task_per_container = args.containers.as_deref() == Some("per-task");
     let rm_policies = args
         .rm_policies
