@@ -139,33 +139,28 @@ fn a_flood_cannot_hold_another_teams_guarantee_past_the_preemption_wait() {
 fn a_bad_queue_file_is_refused_at_start_saying_what_to_fix() {
     let tmp = work_dir("yard-queues-bad");
     let path = tmp.join("queues.toml");
-    std::fs::write(
-        &path,
-        "[[queue]]\nname = \"a\"\ncapacity = 60\n\n[[queue]]\nname = \"b\"\ncapacity = 30\n",
-    )
-    .unwrap();
     let db = tmp.join("rm.db");
-    let (code, _, stderr) = yard(&[
-        "rm",
-        "--queues",
-        path.to_str().unwrap(),
-        "--state-db",
-        db.to_str().unwrap(),
-    ]);
+    // `yard rm` on a queue file of `text`: its exit code and stderr.
+    let start = |text: &str| {
+        std::fs::write(&path, text).unwrap();
+        let (code, _, stderr) = yard(&[
+            "rm",
+            "--queues",
+            path.to_str().unwrap(),
+            "--state-db",
+            db.to_str().unwrap(),
+        ]);
+        (code, stderr)
+    };
+    let (code, stderr) =
+        start("[[queue]]\nname = \"a\"\ncapacity = 60\n\n[[queue]]\nname = \"b\"\ncapacity = 30\n");
     assert_eq!(code, 2, "{stderr}");
     assert!(
         stderr.contains("the queues' capacities sum to 90 %, not 100 (a 60, b 30)"),
         "{stderr}"
     );
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    std::fs::write(&path, "[[queue]]\nname = \"a\"\ncapacity = 100\nmax = 3\n").unwrap();
-    let (code, _, stderr) = yard(&[
-        "rm",
-        "--queues",
-        path.to_str().unwrap(),
-        "--state-db",
-        db.to_str().unwrap(),
-    ]);
+    let (code, stderr) = start("[[queue]]\nname = \"a\"\ncapacity = 100\nmax = 3\n");
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("unknown field `max`"), "{stderr}");
     let _ = std::fs::remove_dir_all(&tmp);
