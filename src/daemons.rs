@@ -58,6 +58,12 @@ pub(crate) struct RmArgs {
     /// beyond the quotas, reclaimed for earlier deadlines) [default: fifo].
     #[arg(long, env = "YARD_RM_SCHEDULER", value_name = "NAME")]
     scheduler: Option<String>,
+    /// Capacity queues: a TOML file of `[[queue]]` tables (name, capacity, maximum-capacity,
+    /// user-limit-factor, acl-submit-applications, policy) and an optional `[preemption]`
+    /// table (max_wait_before_kill, ms). See docs/queues.md [default: one queue, default, at
+    /// 100 %, running --scheduler].
+    #[arg(long, env = "YARD_RM_QUEUES", value_name = "FILE")]
+    queues: Option<PathBuf>,
     /// The overload classifier: keeps tasks off nodes it has learned to call overloaded, under
     /// any cluster policy. paper (or on): seed 002's; yard: yard's variant (the node's load
     /// projected with the task, "at the maximum" apart from "above it", labels over the next
@@ -181,6 +187,7 @@ struct RmFile {
     secret_file: Option<PathBuf>,
     master_share: Option<f64>,
     scheduler: Option<String>,
+    queues: Option<PathBuf>,
     overload_classifier: Option<String>,
     overload_load_source: Option<String>,
     overload_max_load_per_core: Option<f64>,
@@ -315,6 +322,10 @@ pub(crate) fn rm(args: RmArgs) -> Result<()> {
             .map_err(|e| BadInput(format!("--scheduler: {e}")))?,
         None => yard_cluster::policy::ClusterPolicy::default(),
     };
+    let queues = match args.queues.or(file.queues) {
+        Some(path) => Some(queue_file(&path, scheduler)?),
+        None => None,
+    };
     let secret_file = args
         .secret_file
         .or(file.secret_file)
@@ -327,6 +338,7 @@ pub(crate) fn rm(args: RmArgs) -> Result<()> {
         master_share,
         scheduler,
         overload,
+        queues,
         ..Settings::default()
     };
     let tick = Duration::from_millis((node_expiry_ms / 4).clamp(50, 1000) as u64);
@@ -354,6 +366,38 @@ pub(crate) fn rm(args: RmArgs) -> Result<()> {
     runtime()?
         .block_on(yard_rm::daemon::serve(options, announce, stop_signal()))
         .with_context(|| format!("serving the rm on {bind}"))
+}
+
+/// Reads and checks the `--queues` file; queues without a policy run `scheduler`. Anything
+/// wrong is bad input (exit 2) naming the file and what to fix.
+pub(crate) fn queue_file(
+    path: &std::path::Path,
+    scheduler: yard_cluster::policy::ClusterPolicy,
+) -> Result<yard_cluster::queues::Queues> {
+    read_queue_file(path)?
+        .into_queues(scheduler)
+        .map_err(|e| BadInput(format!("--queues {}: {e}", path.display())).into())
+}
+
+/// Reads a `--queues` file and checks it (as for any policy): `yard rm`'s and `yard sim`'s.
+pub(crate) fn read_queue_file(path: &std::path::Path) -> Result<yard_cluster::queues::QueueFile> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        BadInput(format!(
+            "--queues {}: cannot read the queue file: {e}",
+            path.display()
+        ))
+    })?;
+    let file: yard_cluster::queues::QueueFile = toml::from_str(&text).map_err(|e| {
+        BadInput(format!(
+            "--queues {}: {}",
+            path.display(),
+            e.to_string().trim_end().replace('\n', " ")
+        ))
+    })?;
+    file.clone()
+        .into_queues(yard_cluster::policy::ClusterPolicy::default())
+        .map_err(|e| BadInput(format!("--queues {}: {e}", path.display())))?;
+    Ok(file)
 }
 
 /// The overload classifier's settings from the flags and the file; `None` when it is off. A

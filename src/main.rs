@@ -11,6 +11,7 @@ mod data_read;
 mod demo;
 mod local;
 mod logs;
+mod queues;
 mod replay;
 mod shell;
 mod sim;
@@ -78,6 +79,8 @@ enum Command {
     Logs(logs::LogsArgs),
     /// List nodes.
     Nodes(client::NodesArgs),
+    /// List the capacity queues: each one's capacity, maximum, use, applications and policy.
+    Queues(queues::QueuesArgs),
     /// Credentials: print your bearer token, or (admins) issue one for a user or a node.
     #[command(subcommand)]
     Auth(auth::AuthCommand),
@@ -120,6 +123,7 @@ fn main() -> ExitCode {
         Command::Deadline(args) => client::deadline(args),
         Command::Logs(args) => logs::logs(args),
         Command::Nodes(args) => client::nodes(args),
+        Command::Queues(args) => queues::queues(args),
         Command::Auth(command) => auth::run(command),
         Command::Data(command) => data::run(command),
         Command::Shell(args) => shell::shell(args),

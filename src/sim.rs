@@ -84,6 +84,11 @@ pub(crate) struct SimArgs {
     /// (rounded up). Containers per node stay the experiment's.
     #[arg(long, value_name = "FILE", conflicts_with = "nodes")]
     topology: Option<PathBuf>,
+    /// `--shared`: capacity queues, the file `yard rm --queues` reads (docs/queues.md); a
+    /// queue without a policy runs each day's cluster policy. Job i goes to the (i mod N)-th
+    /// queue, each job its own user; the report adds a row per queue.
+    #[arg(long, value_name = "FILE", requires = "shared")]
+    queues: Option<std::path::PathBuf>,
     /// One of the Dart paper's experiments: deadlines, estimation, stragglers, optimizations
     /// (they set configurations, policies and faults; `--configs`/`--policies` are then
     /// ignored); `rm-policies`: ARIA's cluster-policy experiment on its synthetic Facebook
@@ -749,6 +754,9 @@ fn shape_cluster(args: &SimArgs, cluster: &mut ClusterConfig, default: u32) -> R
 /// cluster policy and task policy.
 fn run_shared(args: &SimArgs, mut exp: Experiment) -> Result<()> {
     shape_cluster(args, &mut exp.cluster, 64)?;
+    if let Some(path) = &args.queues {
+        exp.cluster.queues = Some(crate::daemons::read_queue_file(path)?);
+    }
     exp.policy.one_task_per_container = args.containers.as_deref() == Some("per-task");
     let rm_policies = args
         .rm_policies

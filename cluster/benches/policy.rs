@@ -77,6 +77,7 @@ impl Bench {
             b.send(SchedEvent::AppAdded {
                 app,
                 queue: "default".into(),
+                user: String::new(),
                 weight: 1.0,
             });
             let deadline = b.now_ms + 3_600_000 + (b.mix.next() % 3_600_000) as i64;

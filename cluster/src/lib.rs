@@ -5,6 +5,7 @@
 //!
 //! - `scheduler`: the state machine that places containers (YARN's asks, quotas, preemption);
 //! - `policy`: FIFO, fair, EDF, MinEDF, MinEDF-WC, their quotas and reclamation;
+//! - `queues`: capacity queues (YARN's CapacityScheduler, leaves of `root`), their checks;
 //! - `aria`: ARIA's bounds model and minimum quota, for the rm and the master;
 //! - `classifier`: the naive-Bayes overload classifier (seed 002);
 //! - `batch` and `scans`: batch plans (Johnson, BalancedPools, seed 003) and shared scans
@@ -20,5 +21,6 @@ pub mod classifier;
 pub mod ids;
 pub mod placement;
 pub mod policy;
+pub mod queues;
 pub mod scans;
 pub mod scheduler;

@@ -33,9 +33,13 @@ use crate::ids::Bound;
 pub use crate::ids::{AppId, ContainerId, NodeId, RackId};
 pub use crate::policy::ClusterPolicy;
 use crate::policy::{self, JobModel, JobQuota, JobView, SpareCounts, Stage};
+use crate::queues::Queues;
 
 mod placing;
+mod queues;
 mod quota;
+
+pub use queues::QueueUsage;
 
 /// Memory and cores, YARN's two resource kinds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
@@ -118,9 +122,12 @@ pub enum SchedEvent {
     },
     /// A node lost (silent past the expiry interval) or removed: its containers are gone.
     NodeRemoved(NodeId),
+    /// An application arrives in `queue` (by name; see [`Queues::index_of`]) for `user` (who
+    /// counts against the queue's user limit).
     AppAdded {
         app: AppId,
         queue: String,
+        user: String,
         weight: f64,
     },
     /// The application finished or was killed: its asks go, its containers are returned.
@@ -239,6 +246,9 @@ struct AskSet {
 }
 
 struct App {
+    /// Its queue's index in the scheduler's [`Queues`].
+    queue: usize,
+    user: String,
     arrival: u64,
     weight: f64,
     used: Resources,
@@ -318,7 +328,13 @@ pub const DEFAULT_MASTER_SHARE: f64 = 0.1;
 
 /// The cluster scheduler. See the module documentation.
 pub struct Scheduler {
+    /// The rm's policy: the one queue's when there is no queue file.
     policy: ClusterPolicy,
+    /// The capacity queues (one, `default`, without a queue file) and what each holds.
+    queues: Queues,
+    queue_state: Vec<queues::QueueState>,
+    /// What each (queue, user) holds: the user limit's book.
+    user_used: BTreeMap<(usize, String), Resources>,
     target: Target,
     master_share: f64,
     /// What masters' containers hold now.
@@ -366,6 +382,9 @@ impl Scheduler {
     pub fn new(policy: ClusterPolicy) -> Self {
         Scheduler {
             policy,
+            queues: Queues::single(policy),
+            queue_state: vec![queues::QueueState::default()],
+            user_used: BTreeMap::new(),
             target: Target::Avg,
             master_share: DEFAULT_MASTER_SHARE,
             masters_used: Resources::default(),
@@ -493,10 +512,18 @@ impl Scheduler {
                     self.requota_all(out);
                 }
             }
-            SchedEvent::AppAdded { app, weight, .. } => {
+            SchedEvent::AppAdded {
+                app,
+                queue,
+                user,
+                weight,
+            } => {
                 self.arrivals += 1;
                 let arrival = self.arrivals;
+                let queue = self.queues.index_of(&queue);
                 self.apps.entry(app).or_insert(App {
+                    queue,
+                    user,
                     arrival,
                     weight: if weight > 0.0 { weight } else { 1.0 },
                     used: Resources::default(),
@@ -518,11 +545,12 @@ impl Scheduler {
                 self.requota(app, out);
             }
             SchedEvent::AppRemoved(app) => {
-                if let Some(a) = self.apps.remove(&app) {
-                    for c in a.containers {
-                        self.free(c);
-                    }
+                // Freed while the app is known, so its queue and user are credited.
+                let held = self.apps.get(&app).map(|a| a.containers.clone());
+                for c in held.into_iter().flatten() {
+                    self.free(c);
                 }
+                self.apps.remove(&app);
             }
             SchedEvent::AsksWithdrawn(app) => {
                 if let Some(a) = self.apps.get_mut(&app) {
@@ -604,8 +632,8 @@ impl Scheduler {
             }
         }
         self.schedule(out);
-        if self.policy.work_conserving() {
-            if let Some(app) = asked {
+        if self.any_work_conserving() {
+            if let Some(app) = asked.filter(|a| self.app_policy(*a).work_conserving()) {
                 self.arrival_check(app, out);
             }
             let due: Vec<AppId> = self
@@ -619,6 +647,7 @@ impl Scheduler {
             }
             self.reclaim_for_masters(out);
         }
+        self.restore_guarantees(out);
     }
 
     /// What `app` holds now.
@@ -663,3 +692,6 @@ mod tests;
 
 #[cfg(test)]
 mod policy_tests;
+
+#[cfg(test)]
+mod queue_tests;

@@ -9,7 +9,7 @@ use reqwest::{Method, StatusCode};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use yard_wire::deadline::Deadline;
-use yard_wire::hadoop::NewApplication;
+use yard_wire::hadoop::{NewApplication, SchedulerInfo, SchedulerReply};
 use yard_wire::jobs::{AnswerReply, AnswerView, JobReply, JobView, JobsReply};
 use yard_wire::logs::{AppLogs, AppLogsReply};
 use yard_wire::protocol::Dataset;
@@ -255,6 +255,14 @@ impl RmClient {
         };
         let reply: NodesReply = self.typed(Method::GET, &path, None).await?;
         Ok(reply.nodes.node)
+    }
+
+    /// The scheduler and its queues (`GET /ws/v1/cluster/scheduler`).
+    pub async fn scheduler(&self) -> Result<SchedulerInfo, ClientError> {
+        let reply: SchedulerReply = self
+            .typed(Method::GET, "/ws/v1/cluster/scheduler", None)
+            .await?;
+        Ok(reply.scheduler.scheduler_info)
     }
 
     /// One node, with its recent load samples (`GET /ws/v1/cluster/nodes/{id}`).
@@ -525,6 +533,10 @@ impl BlockingRmClient {
 
     pub fn node(&self, id: &str) -> Result<NodeView, ClientError> {
         self.runtime.block_on(self.inner.node(id))
+    }
+
+    pub fn scheduler(&self) -> Result<SchedulerInfo, ClientError> {
+        self.runtime.block_on(self.inner.scheduler())
     }
 
     pub fn app_state(&self, id: &str) -> Result<YarnApplicationState, ClientError> {

@@ -9,8 +9,8 @@
 //! What happens between scrapes (heartbeats, allocate latency, completed containers, the
 //! deadline outcomes masters report) is counted by the REST handlers.
 //!
-//! Labels are bounded: states, policy names, verdicts, stages, and node ids (one per node of
-//! the cluster). Never an application or container id.
+//! Labels are bounded: states, policy names, verdicts, stages, node ids (one per node of the
+//! cluster) and queue names (the rm's queue file's). Never an application or container id.
 
 use std::sync::Mutex;
 
@@ -80,6 +80,9 @@ pub struct RmMetrics {
     spare_allocations: IntCounterVec,
     spare_kills: IntCounterVec,
     policy: IntGaugeVec,
+    queue_memory: IntGaugeVec,
+    queue_apps: IntGaugeVec,
+    queue_preempted: IntCounterVec,
     start_time: Gauge,
     /// Finished masters' last expositions (`PUT /ws/v1/yard/apps/{id}/metrics`).
     pub finals: Mutex<FinalFigures>,
@@ -314,6 +317,21 @@ impl RmMetrics {
                 "The rm's cluster policy (1 for the one in force)",
                 &["policy"],
             ),
+            queue_memory: int_gauges(
+                "yard_rm_queue_memory_bytes",
+                "A capacity queue's memory: allocated to its applications, guaranteed (its capacity) and its maximum",
+                &["queue", "kind"],
+            ),
+            queue_apps: int_gauges(
+                "yard_rm_queue_apps",
+                "A capacity queue's unfinished applications: running, or pending their master",
+                &["queue", "state"],
+            ),
+            queue_preempted: counters(
+                "yard_rm_queue_preempted_containers_total",
+                "Containers taken back from a capacity queue to restore other queues' guarantees",
+                &["queue"],
+            ),
             start_time,
             registry,
             scrape: Mutex::new(()),
@@ -519,6 +537,52 @@ impl RmMetrics {
         if let Some(o) = report.overload {
             mirror(&self.classifier_labels.with_label_values(&["good"]), o.good);
             mirror(&self.classifier_labels.with_label_values(&["bad"]), o.bad);
+        }
+        self.refresh_queues(c, &report.queues, m.total_mb);
+    }
+
+    /// Each capacity queue's memory, applications and preemptions (the queues are the rm's
+    /// configuration: a bounded label set).
+    fn refresh_queues(
+        &self,
+        c: &Cluster,
+        usage: &[yard_cluster::scheduler::QueueUsage],
+        total_mb: u64,
+    ) {
+        let queues = c.queues();
+        let n = queues.len();
+        let (mut allocated, mut running, mut pending) =
+            (vec![0u64; n], vec![0i64; n], vec![0i64; n]);
+        for a in c.apps().filter(|a| !a.lifecycle.state.is_final()) {
+            let q = queues.index_of(&a.queue);
+            // What it holds now (the time only counts its memory-seconds).
+            allocated[q] += c.usage(&a.application_id, 0).allocated_mb;
+            match a.lifecycle.state {
+                YarnApplicationState::Running => running[q] += 1,
+                _ => pending[q] += 1,
+            }
+        }
+        const MB: i64 = 1 << 20;
+        let share = |pct: f64| (total_mb as f64 * pct / 100.0) as i64 * MB;
+        for (i, q) in queues.all().iter().enumerate() {
+            let name = q.name.as_str();
+            let memory =
+                |kind: &str, v: i64| self.queue_memory.with_label_values(&[name, kind]).set(v);
+            memory("allocated", allocated[i] as i64 * MB);
+            memory("guaranteed", share(q.capacity));
+            memory("maximum", share(q.maximum_capacity));
+            self.queue_apps
+                .with_label_values(&[name, "running"])
+                .set(running[i]);
+            self.queue_apps
+                .with_label_values(&[name, "pending"])
+                .set(pending[i]);
+            if let Some(u) = usage.get(i) {
+                mirror(
+                    &self.queue_preempted.with_label_values(&[name]),
+                    u.preempted,
+                );
+            }
         }
     }
 

@@ -1076,6 +1076,13 @@ async fn every_route_replies_as_recorded() {
         ),
         // 400
         (
+            "error_400_queue",
+            alice,
+            post.clone(),
+            jobs.into(),
+            js(json!({"job": {"app": "wordcount", "input": "books"}, "queue": "nowhere"})),
+        ),
+        (
             "error_400_limit",
             admin,
             get.clone(),

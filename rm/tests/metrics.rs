@@ -128,9 +128,11 @@ async fn the_scrape_is_valid_text_named_yard_rm_what_unit_with_no_app_or_contain
         }
     }
     assert!(families >= 20, "only {families} families");
-    // Labels are bounded: their names are a fixed few, and no value is an id.
+    // Labels are bounded: their names are a fixed few (a queue's: the rm's queue file's), and
+    // no value is an id.
     let allowed: BTreeSet<&str> = [
         "state", "kind", "node", "verdict", "label", "stage", "end", "policy", "outcome", "le",
+        "queue",
     ]
     .into();
     for s in &samples {

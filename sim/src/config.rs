@@ -37,6 +37,11 @@ pub struct ClusterConfig {
     /// the task runner's) to start. Set by `yard replay` as `master_startup_s` is. 0: tasks
     /// start at once.
     pub task_startup_s: f64,
+    /// The shared cluster only: capacity queues, as `yard rm --queues` reads them (a queue
+    /// without a policy runs the day's cluster policy); job `i` goes to the `i mod N`-th
+    /// queue, each job its own user. `None`: one queue, as the rm without a queue file.
+    #[serde(skip)]
+    pub queues: Option<yard_cluster::queues::QueueFile>,
 }
 
 impl Default for ClusterConfig {
@@ -54,6 +59,7 @@ impl Default for ClusterConfig {
             master_share: None,
             master_startup_s: 0.0,
             task_startup_s: 0.0,
+            queues: None,
         }
     }
 }

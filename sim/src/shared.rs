@@ -418,9 +418,20 @@ impl<'a> Day<'a> {
             jobs,
             plans,
             policy,
-            sched: match c.master_share {
-                Some(share) => Scheduler::new(rm).with_master_share(share),
-                None => Scheduler::new(rm),
+            sched: {
+                let s = match c.master_share {
+                    Some(share) => Scheduler::new(rm).with_master_share(share),
+                    None => Scheduler::new(rm),
+                };
+                match &c.queues {
+                    // Checked when read (`yard sim --queues`); a file this day cannot take
+                    // runs as one queue rather than stop the other days.
+                    Some(file) => match file.clone().into_queues(rm) {
+                        Ok(queues) => s.with_queues(queues),
+                        Err(_) => s,
+                    },
+                    None => s,
+                }
             },
             runs: (0..n).map(|_| None).collect(),
             results: vec![None; n],
@@ -543,9 +554,17 @@ impl<'a> Day<'a> {
         self.active += 1;
         let j = &self.jobs[i];
         let app = AppId(i as u64);
+        let (queue, user) = match &self.exp.cluster.queues {
+            Some(file) if !file.queue.is_empty() => (
+                file.queue[i % file.queue.len()].name.clone(),
+                format!("job{i}"),
+            ),
+            _ => ("default".into(), String::new()),
+        };
         self.rm(SchedEvent::AppAdded {
             app,
-            queue: "default".into(),
+            queue,
+            user,
             weight: 1.0,
         });
         let deadline_ms = ((j.arrival + j.deadline) * 1e3).round() as i64;

@@ -78,7 +78,11 @@ pub struct QueueList {
     pub queue: Vec<QueueInfo>,
 }
 
-/// One queue as YARN's capacity scheduler lists it (`capacitySchedulerLeafQueueInfo`).
+/// One queue as YARN's capacity scheduler lists it (`capacitySchedulerLeafQueueInfo`): its
+/// capacities in percent (`capacity` and `maxCapacity` of its parent, `root`, so equal to the
+/// absolute ones; `usedCapacity` of its own capacity, `absoluteUsedCapacity` of the cluster),
+/// its applications and what they hold; and yard's own: the policy that orders its
+/// applications and the containers taken back from it for other queues' guarantees.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
@@ -88,7 +92,19 @@ pub struct QueueInfo {
     pub queue_name: String,
     pub queue_path: String,
     pub state: QueueState,
+    /// Its unfinished applications: running (`numActiveApplications`) and waiting for their
+    /// master (`numPendingApplications`).
     pub num_applications: u64,
+    pub num_active_applications: u64,
+    pub num_pending_applications: u64,
+    pub num_containers: u64,
+    /// One user may hold this many times the queue's capacity.
+    pub user_limit_factor: f64,
+    /// yard's: the cluster policy within the queue (`fifo`, `fair`, `edf`, `minedf`,
+    /// `minedf-wc`).
+    pub policy: String,
+    /// yard's: containers taken back from it to restore other queues' guarantees.
+    pub preempted_containers: u64,
     pub resources_used: ResourceView,
     pub capacities: QueueCapacities,
     #[serde(flatten)]

@@ -1,6 +1,7 @@
 //! The scheduler's passes: which application goes next (the policy's order), which node a
 //! container goes to (locality, the classifier, packing or spreading), and the book of grants.
 
+use super::queues::Turns;
 use super::{
     App, AppId, Assignment, ClusterPolicy, ContainerId, MASTER_PRIORITY, Node, NodeId, Place,
     Placement, REFUSALS_SHOWN, Refusal, Resources, Scheduler,
@@ -64,7 +65,7 @@ impl Scheduler {
     pub(super) fn schedule(&mut self, out: &mut Vec<Assignment>) {
         self.pass(Pass::Masters, out);
         self.pass(Pass::Tasks(Tier::Quota), out);
-        if self.policy.work_conserving() {
+        if self.any_work_conserving() {
             self.pass(Pass::Tasks(Tier::Spare), out);
         }
     }
@@ -74,31 +75,43 @@ impl Scheduler {
         match pass {
             Pass::Masters => a.has_master_ask(),
             Pass::Tasks(t) => {
-                a.waiting() > 0 && policy::tier(self.policy, a.quota.as_ref(), a.tasks) == Some(t)
+                a.waiting() > 0
+                    && policy::tier(self.policy_of(a), a.quota.as_ref(), a.tasks) == Some(t)
             }
         }
     }
 
-    /// One tier. The turn is a heap keyed by the policy: only the app just served changes its
-    /// key, so a pass costs O((grants + waiting apps) · log apps), not O(waiting apps²) (a
-    /// thousand apps queued behind the masters' cap made that minutes).
+    /// One tier. Each queue's turn is a heap keyed by its policy: only the app just served
+    /// changes its key, so a pass costs O((grants + waiting apps) · log apps), not
+    /// O(waiting apps²) (a thousand apps queued behind the masters' cap made that minutes).
+    /// Which queue's turn comes next is the queues' rule (`queues.rs`): the least used against
+    /// its guarantee.
     fn pass(&mut self, pass: Pass, out: &mut Vec<Assignment>) {
         use std::cmp::Reverse;
-        use std::collections::BinaryHeap;
         if self.room.is_empty() {
             return;
         }
-        // Neither changes within a pass.
-        let total_weight: f64 = self.apps.values().map(|a| a.weight).sum();
-        let cluster = self.capacity.memory_mb;
-        let mut turn: BinaryHeap<Reverse<(OrderKey, AppId)>> = self
-            .apps
-            .iter()
-            .filter(|(_, a)| self.eligible(pass, a))
-            .map(|(id, a)| Reverse((self.order_key(pass, a, cluster, total_weight), *id)))
-            .collect();
-        while let Some(Reverse((_, app))) = turn.pop() {
-            if let Some(a) = self.place_one(app, pass == Pass::Masters) {
+        // Neither changes within a pass: each queue's total weight and its guaranteed memory
+        // (fair shares are of the queue's share).
+        let n = self.queue_state.len();
+        let mut total_weight = vec![0.0; n];
+        for a in self.apps.values() {
+            total_weight[a.queue] += a.weight;
+        }
+        let shares: Vec<u64> = (0..n).map(|q| self.guarantee(q).memory_mb).collect();
+        let mut turns: Vec<Turns<OrderKey>> = vec![Turns::new(); n];
+        for (id, a) in &self.apps {
+            if self.eligible(pass, a) {
+                let key = self.order_key(pass, a, shares[a.queue], total_weight[a.queue]);
+                turns[a.queue].push(Reverse((key, *id)));
+            }
+        }
+        while let Some(q) = self.next_queue(&turns) {
+            let Some(Reverse((_, app))) = turns[q].pop() else {
+                break;
+            };
+            let headroom = self.apps.get(&app).and_then(|a| self.headroom(a));
+            if let Some(a) = self.place_one(app, pass == Pass::Masters, headroom) {
                 if pass == Pass::Tasks(Tier::Spare) {
                     self.counts.spare_allocations += 1;
                     if self.apps[&app].view(app).stage() == Stage::Map {
@@ -107,10 +120,8 @@ impl Scheduler {
                 }
                 out.push(a);
                 if let Some(next) = self.apps.get(&app).filter(|a| self.eligible(pass, a)) {
-                    turn.push(Reverse((
-                        self.order_key(pass, next, cluster, total_weight),
-                        app,
-                    )));
+                    let key = self.order_key(pass, next, shares[q], total_weight[q]);
+                    turns[q].push(Reverse((key, app)));
                 }
                 if self.room.is_empty() {
                     return;
@@ -129,7 +140,7 @@ impl Scheduler {
                 let eu = u.value(age_s, a.stage()) * self.best_p_good(a);
                 OrderKey(-eu, a.arrival)
             }
-            _ => OrderKey::of(self.policy, a, cluster_mb, total_weight),
+            _ => OrderKey::of(self.policy_of(a), a, cluster_mb, total_weight),
         }
     }
 
@@ -192,8 +203,14 @@ impl Scheduler {
     /// somewhere: node-local where it asked for nodes, else rack-local, else anywhere if it
     /// relaxes locality. With the overload classifier, a task goes only where it is judged
     /// good (or unknown, or a probe), and anywhere means the likeliest-good node; when every
-    /// node with room is refused, the app keeps a [`Refusal`] saying so.
-    fn place_one(&mut self, app: AppId, masters: bool) -> Option<Assignment> {
+    /// node with room is refused, the app keeps a [`Refusal`] saying so. An ask larger than
+    /// `headroom` (MB its queue and user may still take; `None`: no limit) is passed over.
+    fn place_one(
+        &mut self,
+        app: AppId,
+        masters: bool,
+        headroom: Option<u64>,
+    ) -> Option<Assignment> {
         let a = self.apps.get(&app)?;
         let filter = self.overload.is_some() && !masters;
         // Refused nodes, with P(good) there.
@@ -228,6 +245,9 @@ impl Scheduler {
                 continue;
             }
             if priority == MASTER_PRIORITY && !self.master_fits(size) {
+                continue;
+            }
+            if headroom.is_some_and(|h| size.memory_mb > h) {
                 continue;
             }
             if spread {
@@ -421,6 +441,7 @@ impl Scheduler {
             n.containers.insert(container);
         }
         self.note_room(node);
+        self.queue_book(app, size, true);
         if let Some(a) = self.apps.get_mut(&app) {
             a.used = a.used.plus(size);
             a.containers.insert(container);
@@ -447,6 +468,7 @@ impl Scheduler {
                 n.containers.remove(&c);
             }
             self.note_room(node);
+            self.queue_book(app, size, false);
             if let Some(a) = self.apps.get_mut(&app) {
                 a.used = a.used.minus(size);
                 a.containers.remove(&c);

@@ -49,6 +49,7 @@ fn job(s: &mut Scheduler, now_ms: i64, app: u64, deadline_s: Option<i64>, maps: 
         SchedEvent::AppAdded {
             app,
             queue: "q".into(),
+            user: String::new(),
             weight: 1.0,
         },
     );

@@ -6,7 +6,7 @@ use crate::policy::{self, ClusterState, Due, JobView, QuotaBasis, Reclaim, Stage
 
 impl Scheduler {
     pub(super) fn requota_all(&mut self, out: &mut Vec<Assignment>) {
-        if self.policy.uses_quota() {
+        if self.any_quota() {
             let apps: Vec<AppId> = self.apps.keys().copied().collect();
             for app in apps {
                 self.requota(app, out);
@@ -19,14 +19,16 @@ impl Scheduler {
         let Some(a) = self.apps.get(&app) else {
             return;
         };
-        if !self.policy.uses_quota() {
+        let kind = self.policy_of(a);
+        if !kind.uses_quota() {
             return;
         }
+        // Each queue's policy sizes quotas within the queue's guarantee.
         let q = policy::quota_of(
-            self.policy,
+            kind,
             &a.view(app),
             self.now_ms,
-            self.slots(a.task_size),
+            self.queue_slots(a.queue, a.task_size),
             self.target,
         );
         if a.quota != Some(q) {
@@ -66,25 +68,42 @@ impl Scheduler {
         }
         let size = a.task_size.unwrap_or(Resources::new(1, 1));
         let new = a.view(app);
+        // Alg. 1 runs within the queue: its jobs only, its room only (up to its maximum).
+        let a = &self.apps[&app];
+        let queue = a.queue;
+        let headroom = self.headroom(a);
+        let kind = self.policy_of(a);
         let views: Vec<JobView> = self
             .apps
             .iter()
-            .filter(|(id, _)| **id != app)
+            .filter(|(id, a)| **id != app && a.queue == queue)
             .map(|(id, a)| a.view(*id))
             .collect();
         let others: Vec<&JobView> = views.iter().collect();
-        // Free now, plus what is already being taken back.
-        let free = self
+        // Free now (as far as the queue may grow), plus what is already being taken back.
+        let free_now = self
             .nodes
             .values()
             .map(|n| n.capacity.minus(n.used).holds(size))
-            .fold(0u32, u32::saturating_add)
-            .saturating_add(self.preempting.len() as u32);
+            .fold(0u32, u32::saturating_add);
+        let free_now = match headroom {
+            Some(h) => free_now.min(Resources::new(h, u32::MAX).holds(size)),
+            None => free_now,
+        };
+        let taking_back = if self.queue_state.len() == 1 {
+            self.preempting.len()
+        } else {
+            self.preempting
+                .iter()
+                .filter(|c| self.in_queue(c, queue))
+                .count()
+        };
+        let free = free_now.saturating_add(taking_back as u32);
         let at = ClusterState {
-            kind: self.policy,
+            kind,
             free,
             now_ms: self.now_ms,
-            slots: self.slots(Some(size)),
+            slots: self.queue_slots(queue, Some(size)),
             target: self.target,
         };
         let decision = policy::reclaim(&new, &others, at, predict);
@@ -118,13 +137,14 @@ impl Scheduler {
             .copied()
             .collect();
         for c in chosen {
-            self.take_back(c, out);
+            self.take_back(c, true, out);
         }
     }
 
     /// Preempts one task container: it no longer counts as its job's, and stays booked on its
-    /// node until it has ended.
-    fn take_back(&mut self, c: ContainerId, out: &mut Vec<Assignment>) {
+    /// node until it has ended. `spare`: MinEDF-WC taking back a spare container (counted in
+    /// [`SpareCounts`](crate::policy::SpareCounts)); else a queue's guarantee restored.
+    pub(super) fn take_back(&mut self, c: ContainerId, spare: bool, out: &mut Vec<Assignment>) {
         let Some(&(app, _, _)) = self.containers.get(&c) else {
             return;
         };
@@ -134,13 +154,15 @@ impl Scheduler {
         if let Some(a) = self.apps.get_mut(&app) {
             a.tasks = a.tasks.saturating_sub(1);
         }
-        self.counts.spare_kills += 1;
-        if self
-            .apps
-            .get(&app)
-            .is_some_and(|a| a.view(app).stage() == Stage::Map)
-        {
-            self.counts.spare_map_kills += 1;
+        if spare {
+            self.counts.spare_kills += 1;
+            if self
+                .apps
+                .get(&app)
+                .is_some_and(|a| a.view(app).stage() == Stage::Map)
+            {
+                self.counts.spare_map_kills += 1;
+            }
         }
         out.push(Assignment::Preempt { app, container: c });
     }
@@ -155,14 +177,15 @@ impl Scheduler {
         let mut waiting: Vec<((Due, u64), AppId, Resources)> = self
             .apps
             .iter()
-            .filter(|(_, a)| a.deadline.is_some())
+            .filter(|(_, a)| a.deadline.is_some() && self.policy_of(a).work_conserving())
             .filter_map(|(id, a)| {
                 let (&(_, size), _) = a.asks.iter().find(|((p, _), _)| *p == MASTER_PRIORITY)?;
                 Some((edf_key(a.deadline, a.arrival), *id, size))
             })
             .collect();
         waiting.sort();
-        for (_, _, size) in waiting {
+        for (_, app, size) in waiting {
+            let queue = self.apps[&app].queue;
             if !self.master_fits(size) {
                 continue;
             }
@@ -180,11 +203,11 @@ impl Scheduler {
             if fits_now || coming {
                 continue;
             }
-            // Spare containers, latest deadline first, each job's newest first.
+            // Spare containers of its queue, latest deadline first, each job's newest first.
             let mut lenders: Vec<((Due, u64), AppId)> = self
                 .apps
                 .iter()
-                .filter(|(id, a)| a.view(**id).extra() > 0)
+                .filter(|(id, a)| a.queue == queue && a.view(**id).extra() > 0)
                 .map(|(id, a)| (edf_key(a.deadline, a.arrival), *id))
                 .collect();
             lenders.sort_by(|a, b| b.cmp(a));
@@ -198,13 +221,8 @@ impl Scheduler {
                 })
             });
             if let Some(&c) = victim {
-                self.take_back(c, out);
+                self.take_back(c, true, out);
             }
         }
-    }
-
-    /// Containers of `size` the whole cluster could hold: the cap of every quota.
-    pub(super) fn slots(&self, size: Option<Resources>) -> u32 {
-        self.capacity.holds(size.unwrap_or(Resources::new(1, 1)))
     }
 }

@@ -40,6 +40,7 @@ fn add(s: &mut Scheduler, app: u64) -> Vec<Assignment> {
         SchedEvent::AppAdded {
             app: AppId(app),
             queue: "default".into(),
+            user: String::new(),
             weight: 1.0,
         },
         &mut out,
@@ -261,6 +262,7 @@ fn fcfs_utility_serves_the_oldest_job_first_whatever_the_policy() {
         SchedEvent::AppAdded {
             app: AppId(1),
             queue: "q".into(),
+            user: String::new(),
             weight: 1.0,
         },
         &mut out,
@@ -270,6 +272,7 @@ fn fcfs_utility_serves_the_oldest_job_first_whatever_the_policy() {
         SchedEvent::AppAdded {
             app: AppId(2),
             queue: "q".into(),
+            user: String::new(),
             weight: 1.0,
         },
         &mut out,
@@ -329,6 +332,7 @@ fn fcfs_utility_serves_the_oldest_job_first_whatever_the_policy() {
             SchedEvent::AppAdded {
                 app: AppId(app),
                 queue: "q".into(),
+                user: String::new(),
                 weight: 1.0,
             },
             &mut out,

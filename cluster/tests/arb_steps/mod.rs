@@ -248,6 +248,7 @@ pub fn event(w: &mut World, st: &Step) -> Option<SchedEvent> {
             SchedEvent::AppAdded {
                 app: AppId(a),
                 queue: "q".into(),
+                user: String::new(),
                 weight: 1.0,
             }
         }

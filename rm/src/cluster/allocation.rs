@@ -213,15 +213,15 @@ impl Cluster {
         }
     }
 
-    /// An above-quota task container taken back (MinEDF-WC): freed at once (YARN's
-    /// scheduler, too, frees a container it kills and lets the node catch up), its node told to
-    /// stop it and its master that it was preempted (the attempt in it is lost, and runs
-    /// again).
+    /// A task container taken back — above its job's quota (MinEDF-WC), or from a queue above
+    /// its capacity for one below its own: freed at once (YARN's scheduler, too, frees a
+    /// container it kills and lets the node catch up), its node told to stop it and its master
+    /// that it was preempted (the attempt in it is lost, and runs again).
     fn preempt(&mut self, container: scheduler::ContainerId) {
         let Some(id) = self.book.id_of(container).cloned() else {
             return;
         };
-        tracing::info!(container = %id, "preempted: above its quota, for an earlier deadline");
+        tracing::info!(container = %id, "preempted: above its quota or its queue's capacity");
         self.end_task(&id, ContainerEnd::Preempted);
     }
 

@@ -375,7 +375,19 @@ impl Cluster {
                 caller: caller.user().unwrap_or("?").to_owned(),
             });
         }
+        self.check_queue(&new.queue, &new.user, caller.is_admin())?;
         self.submit(now_ms, new)
+    }
+
+    /// Whether `user` may submit to `queue`: it must exist, and its acl-submit-applications
+    /// admit the user (an `admin` caller may submit to any queue).
+    pub fn check_queue(&self, queue: &str, user: &str, admin: bool) -> Result<(), ClusterError> {
+        Ok(self.scheduler.queues().check_submit(queue, user, admin)?)
+    }
+
+    /// The capacity queues (one, `default`, without a queue file).
+    pub fn queues(&self) -> &yard_cluster::queues::Queues {
+        self.scheduler.queues()
     }
 
     /// Submits an application whose id this rm issued; it is accepted at once and its
@@ -454,6 +466,7 @@ impl Cluster {
         self.schedule(SchedEvent::AppAdded {
             app,
             queue: queue.to_owned(),
+            user: user.to_owned(),
             weight: 1.0,
         });
         if let Some(d) = deadline {

@@ -27,6 +27,7 @@ pub use crate::book::ContainerMeta;
 use yard_cluster::app::{AppAction, InvalidTransition};
 use yard_cluster::classifier::ClassifierConfig;
 use yard_cluster::policy::ClusterPolicy;
+use yard_cluster::queues::{QueueError, Queues};
 use yard_cluster::scheduler::{self, AppId, RackId, Scheduler};
 
 mod allocation;
@@ -88,6 +89,9 @@ pub struct Settings {
     /// The overload classifier, a placement filter under the cluster policy (`yard rm
     /// --overload-classifier on`); `None`: off.
     pub overload: Option<ClassifierConfig>,
+    /// The capacity queues (`yard rm --queues FILE`); `None`: one `default` queue at 100 %
+    /// running `scheduler`.
+    pub queues: Option<Queues>,
 }
 
 impl Default for Settings {
@@ -106,6 +110,7 @@ impl Default for Settings {
             scheduler: ClusterPolicy::Fifo,
             master_share: scheduler::DEFAULT_MASTER_SHARE,
             overload: None,
+            queues: None,
         }
     }
 }
@@ -158,6 +163,9 @@ pub enum ClusterError {
     DatasetInUse { name: String, app: String },
     #[error("dataset {} is being deleted from its nodes: try again once their next heartbeats have told them (a few seconds)", echo(.0))]
     BeingDeleted(String),
+    /// An unknown queue, or one whose ACL refuses the user (the message names both).
+    #[error("{0}")]
+    Queue(#[from] QueueError),
 }
 
 /// The rm's state (the daemon holds it behind a `Mutex`); the module doc says which file owns
@@ -268,6 +276,10 @@ impl Cluster {
             dirty_recovery: BTreeSet::new(),
             scheduler: {
                 let s = Scheduler::new(settings.scheduler).with_master_share(settings.master_share);
+                let s = match settings.queues.clone() {
+                    Some(queues) => s.with_queues(queues),
+                    None => s,
+                };
                 match settings.overload {
                     Some(config) => s.with_overload_classifier(config),
                     None => s,

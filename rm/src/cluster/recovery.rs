@@ -110,7 +110,7 @@ impl Cluster {
                 AppInfo {
                     application_id: r.id.clone(),
                     name: r.name,
-                    user: r.user,
+                    user: r.user.clone(),
                     queue: r.queue.clone(),
                     lifecycle: r.lifecycle,
                     progress: r.progress,
@@ -142,6 +142,7 @@ impl Cluster {
                 self.schedule(SchedEvent::AppAdded {
                     app,
                     queue: r.queue,
+                    user: r.user,
                     weight: 1.0,
                 });
                 self.schedule(SchedEvent::Deadline {

@@ -3,7 +3,7 @@
 use yard_cluster::app::YarnApplicationState;
 use yard_cluster::classifier::ModelCounts;
 use yard_cluster::policy::{ClusterPolicy, SpareCounts};
-use yard_cluster::scheduler::Resources;
+use yard_cluster::scheduler::{QueueUsage, Resources};
 
 use super::{Cluster, NodeState};
 
@@ -17,6 +17,8 @@ pub struct SchedulerReport {
     pub spare: SpareCounts,
     /// The overload classifier's counts and settings, when on.
     pub overload: Option<ModelCounts>,
+    /// Each queue as the scheduler sees it, in the order of [`Cluster::queues`].
+    pub queues: Vec<QueueUsage>,
 }
 
 /// Cluster-wide counts, as Hadoop's `/ws/v1/cluster/metrics` reports them.
@@ -83,6 +85,7 @@ impl Cluster {
             masters_used: self.scheduler.masters_used(),
             spare: self.scheduler.spare_counts(),
             overload: self.scheduler.overload().map(|c| c.counts()),
+            queues: self.scheduler.queue_usage(),
         }
     }
 }

@@ -2,8 +2,6 @@
 //! applications with their statistics, attempts, containers, queue, priority, timeouts and
 //! state (submission itself is [`super::submission`]).
 
-use std::collections::BTreeMap;
-
 use axum::Json;
 use axum::extract::rejection::{JsonRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
@@ -14,7 +12,7 @@ use serde_json::{Value, json};
 use yard_wire::hadoop::{
     AppAttemptList, AppAttemptReply, AppAttemptsReply, AppPriority, AppQueue, AppStatisticsReply,
     AppTimeoutList, AppTimeoutReply, AppTimeoutsReply, ContainerList, ContainerReply,
-    ContainersReply, NewApplication, QueueList, QueueState, SchedulerApp, SchedulerApps,
+    ContainersReply, NewApplication, QueueInfo, QueueList, QueueState, SchedulerApp, SchedulerApps,
     SchedulerInfo, SchedulerReply, SchedulerWrapper, StatItem, StatItems,
 };
 use yard_wire::limits::echo;
@@ -27,8 +25,8 @@ use super::caller::{Caller, owned};
 use super::query::{APPS_PARAMS, AppsFilter, bad_query, lower_list, name_list, query_pairs};
 use super::time::parse_iso8601;
 use super::views::{
-    app_view, attempt_id, attempt_view, classifier_counts, container_view, node_detail_view,
-    node_view, percent, queue_info, quota_view, timeout_view, yarn_node_state,
+    QueueUse, app_view, attempt_id, attempt_view, classifier_counts, container_view,
+    node_detail_view, node_view, percent, queue_info, quota_view, timeout_view, yarn_node_state,
 };
 use super::{ApiError, Host, Reply, Rm, app_location, ok_view};
 use crate::cluster::{ClusterError, NodeState, Touch};
@@ -99,23 +97,38 @@ pub(super) async fn metrics(State(rm): State<Rm>, _caller: Caller) -> Reply {
     })
 }
 
-/// YARN's `scheduler.schedulerInfo`: which policy runs (`type`, and yard's `policy` name), the
-/// cluster's capacity as YARN's FIFO scheduler reports it, the queues as YARN's capacity
-/// scheduler lists them (`queueName` `root` and its `queues`), MinEDF-WC's spare counts, and
-/// every unfinished application's deadline and quota.
+/// YARN's `scheduler.schedulerInfo`: which policy runs (`type`: `capacityScheduler` under a
+/// queue file, else the rm's policy as YARN would name its scheduler; yard's `policy` name),
+/// the cluster's capacity as YARN's FIFO scheduler reports it, the queues as YARN's capacity
+/// scheduler lists them (`queueName` `root` and its leaf `queues`, each with its capacities,
+/// use, applications and policy; without a queue file the one `default`), MinEDF-WC's spare
+/// counts, and every unfinished application's deadline and quota.
 pub(super) async fn scheduler(State(rm): State<Rm>, _caller: Caller) -> Reply {
     let (report, metrics, app, queues) = rm.with(|c, now| {
-        let mut queues: BTreeMap<String, (u64, u64, usize)> = BTreeMap::new();
-        queues.insert("default".into(), (0, 0, 0));
+        let (report, metrics) = (c.scheduler_report(), c.metrics());
+        let config = c.queues();
+        let mut queues: Vec<QueueUse> = report
+            .queues
+            .iter()
+            .map(|u| QueueUse {
+                preempted: u.preempted,
+                ..QueueUse::default()
+            })
+            .collect();
         let apps: Vec<SchedulerApp> = c
             .apps()
             .filter(|a| !a.lifecycle.state.is_final())
             .map(|a| {
                 let u = c.usage(&a.application_id, now);
-                let q = queues.entry(a.queue.clone()).or_default();
-                q.0 += u.allocated_mb;
-                q.1 += u.allocated_vcores;
-                q.2 += 1;
+                let q = &mut queues[config.index_of(&a.queue)];
+                q.used_mb += u.allocated_mb;
+                q.used_vcores += u.allocated_vcores;
+                q.containers += c.running_containers(&a.application_id) as u64;
+                if a.lifecycle.state == YarnApplicationState::Running {
+                    q.running += 1;
+                } else {
+                    q.pending += 1;
+                }
                 SchedulerApp {
                     id: a.application_id.clone(),
                     state: a.lifecycle.state,
@@ -128,23 +141,25 @@ pub(super) async fn scheduler(State(rm): State<Rm>, _caller: Caller) -> Reply {
                 }
             })
             .collect();
-        (c.scheduler_report(), c.metrics(), apps, queues)
+        let queue: Vec<QueueInfo> = config
+            .all()
+            .iter()
+            .zip(queues)
+            .map(|(q, u)| queue_info(q, u, metrics.total_mb))
+            .collect();
+        let kind = if config.configured() {
+            "capacityScheduler"
+        } else {
+            report.policy.yarn_type()
+        };
+        (report, metrics, apps, (kind, queue))
     });
-    let queue = queues
-        .iter()
-        .map(|(name, (mb, vcores, n))| {
-            let used = ResourceView {
-                memory: *mb,
-                v_cores: u32::try_from(*vcores).unwrap_or(u32::MAX),
-            };
-            queue_info(name, used, *n, metrics.total_mb)
-        })
-        .collect();
+    let (kind, queue) = queues;
     let used = percent(metrics.allocated_mb, metrics.total_mb);
     ok_view(&SchedulerReply {
         scheduler: SchedulerWrapper {
             scheduler_info: SchedulerInfo {
-                kind: report.policy.yarn_type().into(),
+                kind: kind.into(),
                 policy: report.policy.name().into(),
                 queue_name: "root".into(),
                 qstate: QueueState::Running,

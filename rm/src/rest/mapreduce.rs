@@ -314,11 +314,14 @@ async fn submit(
         submission: mut s,
         seeded,
     } = body?;
+    let user = caller.submitter(s.user.as_deref())?;
+    limits::check_name("queue", &s.queue)?;
+    // An unknown or refusing queue is the caller's 400 before anything is spent on the job
+    // (a seed, an id).
+    rm.with(|c, _| c.check_queue(&s.queue, &user, caller.0.is_admin()))?;
     if !seeded {
         s.job.seed = rm.seeds.draw();
     }
-    let user = caller.submitter(s.user.as_deref())?;
-    limits::check_name("queue", &s.queue)?;
     let name = s.name.clone().unwrap_or_else(|| s.job.app.clone());
     limits::check_name("name", &name)?;
     s.job

@@ -223,7 +223,7 @@ impl From<ClusterError> for ApiError {
             | ClusterError::Ended(_)
             | ClusterError::DatasetInUse { .. }
             | ClusterError::BeingDeleted(_) => StatusCode::CONFLICT,
-            ClusterError::BadDataset { .. } => StatusCode::BAD_REQUEST,
+            ClusterError::BadDataset { .. } | ClusterError::Queue(_) => StatusCode::BAD_REQUEST,
             ClusterError::UnknownDataset(_) => StatusCode::NOT_FOUND,
             ClusterError::BadAsk { .. } | ClusterError::BadProgress(_) => StatusCode::BAD_REQUEST,
         };

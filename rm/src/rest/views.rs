@@ -16,6 +16,7 @@ use super::time::iso8601;
 use crate::cluster::{AppInfo, Cluster, ClusterError, NodeInfo, NodeState};
 use yard_cluster::classifier::{ModelCounts, NodeOverload, Verdict};
 use yard_cluster::policy::JobQuota;
+use yard_cluster::queues::QueueConfig;
 
 /// `{"app": …}` as `id` stands at `now`, built by a route that changed it inside the same
 /// [`super::Rm::commit`] closure, under the lock of the change: what was committed, never a
@@ -83,17 +84,36 @@ pub(super) fn percent(used: u64, total: u64) -> f64 {
     }
 }
 
-/// One queue as YARN's capacity scheduler lists it. yard's queues are names applications are
-/// submitted under: each may use the whole cluster (capacity 100 %), none is configured.
-pub(super) fn queue_info(name: &str, used: ResourceView, apps: usize, total_mb: u64) -> QueueInfo {
-    let capacity = capacities(percent(used.memory, total_mb));
+/// What a queue holds now, as the scheduler route adds it up from the book.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct QueueUse {
+    pub used_mb: u64,
+    pub used_vcores: u64,
+    pub running: u64,
+    pub pending: u64,
+    pub containers: u64,
+    pub preempted: u64,
+}
+
+/// One queue as YARN's capacity scheduler lists it, on a cluster of `total_mb`.
+pub(super) fn queue_info(q: &QueueConfig, u: QueueUse, total_mb: u64) -> QueueInfo {
+    let capacity = capacities(q, u.used_mb, total_mb);
     QueueInfo {
         kind: "capacitySchedulerLeafQueueInfo".into(),
-        queue_name: name.to_owned(),
-        queue_path: format!("root.{name}"),
+        queue_name: q.name.clone(),
+        queue_path: format!("root.{}", q.name),
         state: QueueState::Running,
-        num_applications: apps as u64,
-        resources_used: used,
+        num_applications: u.running + u.pending,
+        num_active_applications: u.running,
+        num_pending_applications: u.pending,
+        num_containers: u.containers,
+        user_limit_factor: q.user_limit_factor,
+        policy: q.policy.name().into(),
+        preempted_containers: u.preempted,
+        resources_used: ResourceView {
+            memory: u.used_mb,
+            v_cores: u32::try_from(u.used_vcores).unwrap_or(u32::MAX),
+        },
         capacities: QueueCapacities {
             queue_capacities_by_partition: vec![PartitionCapacities {
                 partition_name: String::new(),
@@ -104,16 +124,25 @@ pub(super) fn queue_info(name: &str, used: ResourceView, apps: usize, total_mb: 
     }
 }
 
-/// A queue's capacities, as YARN lists them for the queue and for each of its partitions: it
-/// may use the whole cluster, of which it uses `used` percent.
-fn capacities(used: f64) -> Capacities {
+/// A queue's capacities, as YARN lists them for the queue and for each of its partitions: its
+/// parent is `root` (the whole cluster), so its capacities are also its absolute ones; it uses
+/// `used_mb` of the cluster's `total_mb`, which YARN's `usedCapacity` reads against the
+/// queue's own capacity.
+fn capacities(q: &QueueConfig, used_mb: u64, total_mb: u64) -> Capacities {
+    let absolute_used = percent(used_mb, total_mb);
     Capacities {
-        capacity: 100.0,
-        used_capacity: used,
-        max_capacity: 100.0,
-        absolute_capacity: 100.0,
-        absolute_used_capacity: used,
-        absolute_max_capacity: 100.0,
+        capacity: q.capacity,
+        used_capacity: if q.capacity >= 100.0 {
+            absolute_used
+        } else if q.capacity > 0.0 {
+            absolute_used * 100.0 / q.capacity
+        } else {
+            0.0
+        },
+        max_capacity: q.maximum_capacity,
+        absolute_capacity: q.capacity,
+        absolute_used_capacity: absolute_used,
+        absolute_max_capacity: q.maximum_capacity,
     }
 }
 

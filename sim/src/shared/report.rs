@@ -45,6 +45,43 @@ pub fn rows(rm: RmPolicy, policy: PolicyKind, results: &[SharedResult]) -> Vec<S
     out
 }
 
+/// With capacity queues, one row per queue (`bin`: `queue NAME`) over its jobs: job `i` of
+/// `jobs` ran in the `i mod N`-th queue.
+fn queue_rows(
+    rm: RmPolicy,
+    policy: PolicyKind,
+    jobs: &[SharedJob],
+    results: &[SharedResult],
+    exp: &Experiment,
+) -> Vec<SharedRow> {
+    let Some(file) = exp.cluster.queues.as_ref().filter(|f| !f.queue.is_empty()) else {
+        return Vec::new();
+    };
+    let n = file.queue.len();
+    let index: std::collections::BTreeMap<&str, usize> = jobs
+        .iter()
+        .enumerate()
+        .map(|(i, j)| (j.job.id.as_str(), i))
+        .collect();
+    file.queue
+        .iter()
+        .enumerate()
+        .map(|(k, q)| {
+            let of: Vec<&SharedResult> = results
+                .iter()
+                .filter(|r| index.get(r.result.job.as_str()).is_some_and(|i| i % n == k))
+                .collect();
+            SharedRow {
+                rm_policy: rm.name().to_owned(),
+                policy: policy.name().to_owned(),
+                bin: format!("queue {}", q.name),
+                outcomes: Outcomes::of(of.iter().map(|r| &r.result)),
+                preempted_containers: of.iter().map(|r| u64::from(r.preempted)).sum(),
+            }
+        })
+        .collect()
+}
+
 /// A shared day's report: every (cluster policy, task policy) pair on the same jobs.
 #[derive(Debug, Clone, Serialize)]
 pub struct SharedReport {
@@ -105,6 +142,7 @@ pub fn run_days(
     };
     for ((rm, p), (results, stats)) in days {
         report.rows.extend(rows(rm, p, &results));
+        report.rows.extend(queue_rows(rm, p, jobs, &results, exp));
         report.days.push(DayRow {
             rm_policy: rm.name().to_owned(),
             policy: p.name().to_owned(),

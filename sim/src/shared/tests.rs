@@ -319,3 +319,67 @@ fn deadline_factors_parse_or_say_what_to_fix() {
         assert!(DeadlineFactor::parse(bad).is_err(), "{bad}");
     }
 }
+
+/// Capacity queues on the shared cluster: `a` (queue `a`) floods the one node; `b` (queue
+/// `b`, arriving at 1 s) waits out the preemption wait, then takes back its guaranteed half,
+/// and answers far sooner than behind `a` under one FIFO queue.
+#[test]
+fn a_queue_takes_its_guarantee_back_from_a_flood_after_the_wait() {
+    use yard_cluster::queues::{PreemptionFile, QueueEntry, QueueFile};
+    let plain = cluster(1, 4);
+    let entry = |name: &str| QueueEntry {
+        name: name.into(),
+        capacity: 50.0,
+        maximum_capacity: None,
+        user_limit_factor: Some(2.0),
+        acl_submit_applications: None,
+        policy: None,
+    };
+    let mut queued = plain.clone();
+    queued.cluster.queues = Some(QueueFile {
+        preemption: PreemptionFile {
+            max_wait_before_kill: Some(5_000),
+        },
+        queue: vec![entry("a"), entry("b")],
+    });
+    let day = |exp: &Experiment| {
+        let a = with_deadline(job("a", 0.0, 20, 10.0, 1), exp, 1000.0);
+        let b = with_deadline(job("b", 1.0, 4, 10.0, 1), exp, 1000.0);
+        simulate_day(&[a, b], RmPolicy::Fifo, PolicyKind::Full, exp).0
+    };
+    let (alone, shared) = (day(&plain), day(&queued));
+    let b_plain = by_id(&alone, "b");
+    let (a_queued, b_queued) = (by_id(&shared, "a"), by_id(&shared, "b"));
+    assert_eq!(b_plain.preempted, 0);
+    assert!(a_queued.preempted >= 2, "{a_queued:?}");
+    assert_eq!(b_queued.preempted, 0);
+    assert!(
+        b_queued.result.completion + 20.0 < b_plain.result.completion,
+        "b: {} with queues, {} behind a's flood",
+        b_queued.result.completion,
+        b_plain.result.completion
+    );
+    // The report adds a row per queue, over its own job.
+    let jobs = [
+        with_deadline(job("a", 0.0, 20, 10.0, 1), &queued, 1000.0),
+        with_deadline(job("b", 1.0, 4, 10.0, 1), &queued, 1000.0),
+    ];
+    let report = run_days(
+        &jobs,
+        &[RmPolicy::Fifo],
+        &[PolicyKind::Full],
+        &queued,
+        DeadlineFactor::ARIA,
+        1.0,
+    );
+    let per_queue: Vec<(&str, u64)> = report
+        .rows
+        .iter()
+        .filter(|r| r.bin.starts_with("queue "))
+        .map(|r| (r.bin.as_str(), r.preempted_containers))
+        .collect();
+    assert_eq!(per_queue.len(), 2, "{:?}", report.rows);
+    assert_eq!(per_queue[0].0, "queue a");
+    assert_eq!(per_queue[0].1, u64::from(a_queued.preempted));
+    assert_eq!(per_queue[1], ("queue b", 0));
+}
