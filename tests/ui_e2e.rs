@@ -621,7 +621,8 @@ fn the_rm_web_ui_shows_a_dart_job_its_deadline_estimate_and_answer_in_headless_c
     assert!(dom.contains("3 running"), "three nodes: {dom}");
     assert!(dom.contains("FINISHED"), "{dom}");
     // The last hour from the rm's own history: allocated capacity and applications, drawn
-    // once it has two samples (it samples every 10 s; the cluster has run for minutes).
+    // once it has two points (one per 10 s step, each the most of its step's readings, the
+    // open step's last: the jobs above ran in one of them however fast they were).
     let history = get_as(&http, &format!("{}/ws/v1/yard/history", c.url));
     let points = history["history"]["points"].as_array().unwrap();
     assert!(points.len() >= 2, "{history}");

@@ -1,5 +1,6 @@
 //! `GET /ws/v1/yard/history`: the cluster over the last hour as the rm sampled it on its tick
-//! (the web UI's overview chart), one point a step, each what the cluster metrics said then.
+//! (the web UI's overview chart), one point a step, each the most the cluster metrics said in
+//! its step.
 
 mod support;
 
@@ -11,7 +12,7 @@ use yard_wire::auth::Principal;
 use yard_wire::replies::HistoryReply;
 
 #[tokio::test]
-async fn the_history_holds_a_point_a_step_each_as_the_metrics_said_then() {
+async fn the_history_holds_a_point_a_step_each_the_most_the_metrics_said_in_it() {
     let h = Harness::new(Settings::default());
     let empty = h.get_ok("/ws/v1/yard/history").await;
     assert_eq!(
@@ -21,7 +22,7 @@ async fn the_history_holds_a_point_a_step_each_as_the_metrics_said_then() {
     h.node("n1:8042", 4).await;
     h.beat_and_tick("n1:8042", T0).await;
     let metrics_then = h.get_ok("/ws/v1/cluster/metrics").await["clusterMetrics"].clone();
-    // Within the step: no new point, whatever changed.
+    // Within the step: no new point, but what changed is in the step's point.
     let id = h.running(json!({}), json!({})).await;
     h.allocate(&id, 2, 0.1).await;
     h.beat_and_tick("n1:8042", T0 + 5_000).await;
@@ -35,8 +36,11 @@ async fn the_history_holds_a_point_a_step_each_as_the_metrics_said_then() {
         points.iter().map(|p| p.at_ms).collect::<Vec<_>>(),
         [T0, T0 + 10_000]
     );
+    // The job started inside the first step: its point holds the most of each figure, the
+    // job's; the first reading, before it, had none of it.
+    assert_eq!(metrics_then["appsRunning"], 0, "{metrics_then}");
     for (point, metrics) in [
-        (&reply["history"]["points"][0], &metrics_then),
+        (&reply["history"]["points"][0], &metrics_now),
         (&reply["history"]["points"][1], &metrics_now),
     ] {
         for field in [
@@ -55,10 +59,10 @@ async fn the_history_holds_a_point_a_step_each_as_the_metrics_said_then() {
             );
         }
     }
-    // The job's master and its two containers, on a 4-vcore node.
+    // The job's master and its two containers, on a 4-vcore node, in both steps.
     assert_eq!(
         (points[0].apps_running, points[0].allocated_virtual_cores),
-        (0, 0)
+        (1, 3)
     );
     assert_eq!(
         (points[1].apps_running, points[1].allocated_virtual_cores),

@@ -1,8 +1,10 @@
 //! The cluster over the last hour, for the web UI's overview chart: what Hadoop's cluster
 //! metrics say (allocated memory and vcores against the running nodes', containers, running
-//! and pending applications, running nodes), sampled on the rm's tick at most once every
-//! [`HISTORY_STEP_MS`] and kept [`HISTORY_SPAN_MS`]: a ring of at most 361 points, in memory
-//! only (a restarted rm starts a new history; a gap in the points shows where it was down).
+//! and pending applications, running nodes), one point per [`HISTORY_STEP_MS`] kept
+//! [`HISTORY_SPAN_MS`]: a ring of at most 361 points, in memory only (a restarted rm starts a
+//! new history; a gap in the points shows where it was down). Each point is the most of each
+//! figure over the rm's ticks in its step, not one tick's reading: a job that ran between two
+//! readings ten seconds apart would not show at all. The step still open is the last point.
 
 use std::collections::VecDeque;
 
@@ -10,29 +12,43 @@ use yard_wire::replies::{ClusterHistory, HistoryPoint};
 
 use super::Cluster;
 
-/// At most one point this often: 360 to the hour.
+/// One point per step: 360 to the hour.
 pub const HISTORY_STEP_MS: i64 = 10_000;
 /// Points older than this go.
 pub const HISTORY_SPAN_MS: i64 = 3_600_000;
 
-/// The points, oldest first, each at least [`HISTORY_STEP_MS`] after the one before.
+/// The closed points, oldest first, each at least [`HISTORY_STEP_MS`] after the one before,
+/// and the open one (the current step's most so far).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct History {
     points: VecDeque<HistoryPoint>,
+    open: Option<HistoryPoint>,
 }
 
 impl History {
-    /// Keeps `p` unless it comes less than a step after the last point (or before it: a
-    /// clock set back adds nothing until it passes the last point again).
+    /// Takes `p` into the open step while it is less than a step after the step's start
+    /// (each figure the larger of the two); else closes that step and opens one at `p`. A
+    /// reading from before the open step's start (a clock set back) adds nothing.
     pub fn record(&mut self, p: HistoryPoint) {
-        if self
-            .points
-            .back()
-            .is_some_and(|last| p.at_ms - last.at_ms < HISTORY_STEP_MS)
-        {
-            return;
+        match &mut self.open {
+            Some(o) if p.at_ms < o.at_ms => return,
+            Some(o) if p.at_ms - o.at_ms < HISTORY_STEP_MS => {
+                o.allocated_mb = o.allocated_mb.max(p.allocated_mb);
+                o.total_mb = o.total_mb.max(p.total_mb);
+                o.allocated_virtual_cores =
+                    o.allocated_virtual_cores.max(p.allocated_virtual_cores);
+                o.total_virtual_cores = o.total_virtual_cores.max(p.total_virtual_cores);
+                o.containers_allocated = o.containers_allocated.max(p.containers_allocated);
+                o.apps_running = o.apps_running.max(p.apps_running);
+                o.apps_pending = o.apps_pending.max(p.apps_pending);
+                o.active_nodes = o.active_nodes.max(p.active_nodes);
+                return;
+            }
+            _ => {}
         }
-        self.points.push_back(p);
+        if let Some(closed) = self.open.replace(p) {
+            self.points.push_back(closed);
+        }
         while self
             .points
             .front()
@@ -42,12 +58,12 @@ impl History {
         }
     }
 
-    /// The points, as the route answers them.
+    /// The points, as the route answers them: the closed ones, then the open step's.
     pub fn view(&self) -> ClusterHistory {
         ClusterHistory {
             step_ms: HISTORY_STEP_MS,
             span_ms: HISTORY_SPAN_MS,
-            points: self.points.iter().copied().collect(),
+            points: self.points.iter().chain(&self.open).copied().collect(),
         }
     }
 }
@@ -56,14 +72,6 @@ impl Cluster {
     /// Records the cluster as it stands at `now_ms` (the tick calls this; most calls keep
     /// nothing, a step not having passed).
     pub(super) fn sample_history(&mut self, now_ms: i64) {
-        if self
-            .history
-            .points
-            .back()
-            .is_some_and(|last| now_ms - last.at_ms < HISTORY_STEP_MS)
-        {
-            return;
-        }
         let m = self.metrics();
         self.history.record(HistoryPoint {
             at_ms: now_ms,
@@ -122,5 +130,28 @@ mod tests {
         assert_eq!(kept.len(), 361);
         assert_eq!((kept[0], kept[360]), (3_600_000, 7_200_000));
         assert!(kept.windows(2).all(|w| w[1] - w[0] == HISTORY_STEP_MS));
+    }
+
+    #[test]
+    fn a_point_is_the_most_of_its_step_so_a_short_job_between_readings_shows() {
+        let mut h = History::default();
+        h.record(at(0));
+        // A job runs from 2 s to 6 s; the readings at 0 and 10 s see nothing of it.
+        h.record(HistoryPoint {
+            apps_running: 1,
+            allocated_mb: 1024,
+            ..at(3_000)
+        });
+        h.record(at(7_000));
+        let open = h.view().points;
+        assert_eq!(open.len(), 1, "the step is still open, and shown");
+        assert_eq!(
+            (open[0].at_ms, open[0].apps_running, open[0].allocated_mb),
+            (0, 1, 1024)
+        );
+        h.record(at(10_000));
+        let points = h.view().points;
+        assert_eq!(times(&h), [0, 10_000]);
+        assert_eq!((points[0].apps_running, points[1].apps_running), (1, 0));
     }
 }
