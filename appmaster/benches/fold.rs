@@ -9,13 +9,15 @@
 
 use std::collections::HashMap;
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rand::{RngExt as _, SeedableRng as _};
 use rand_distr::{Distribution as _, Zipf};
 use yard_appmaster::apps::records::Reader;
 use yard_appmaster::apps::{AppSpec, Population, Split};
 use yard_appmaster::policy::Rng;
+
+mod common;
 
 const MAPS: u32 = 15;
 const REDUCES: u32 = 2;
@@ -70,15 +72,8 @@ fn partitions() -> Vec<(Split, Vec<u8>)> {
 }
 
 /// The least time of `ROUNDS` runs of `f`.
-fn best(mut f: impl FnMut()) -> Duration {
-    (0..ROUNDS)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed()
-        })
-        .min()
-        .expect("rounds")
+fn best(f: impl FnMut()) -> Duration {
+    common::best(ROUNDS as usize, f)
 }
 
 fn main() {

@@ -10,12 +10,14 @@
 //! ms/MB (the best of `ROUNDS`) and the ratio; figures, not assertions.
 
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rand::{RngExt as _, SeedableRng as _};
 use rand_distr::{Distribution as _, Zipf};
 use yard_appmaster::apps::{AppSpec, Population, Split, streaming};
 use yard_appmaster::policy::Rng;
+
+mod common;
 
 /// The block size of the `streaming` bench (`YARD_BENCH_STREAMING_BLOCK`'s default).
 const BLOCK: usize = 2 << 20;
@@ -77,15 +79,8 @@ fn blocks() -> Vec<Vec<u8>> {
 }
 
 /// The least time of `ROUNDS` runs of `f`.
-fn best(mut f: impl FnMut()) -> Duration {
-    (0..ROUNDS)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed()
-        })
-        .min()
-        .expect("rounds")
+fn best(f: impl FnMut()) -> Duration {
+    common::best(ROUNDS as usize, f)
 }
 
 /// Partitions as the reduce functions take them.
